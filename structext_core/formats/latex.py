@@ -1,0 +1,32 @@
+"""LaTeX: ``\\section{}`` headings, ``\\textbf{}`` runs, ``\\includegraphics`` figures."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from . import Document
+from . import markup
+
+LANGUAGE = "latex"
+COMMANDS = ["section", "subsection", "subsubsection", "paragraph", "subparagraph"]
+
+SYNTAX = markup.Syntax(
+    language=LANGUAGE,
+    label="LaTeX",
+    heading=lambda level, name: f"\\{COMMANDS[level - 1]}{{{name}}}",
+    heading_re=re.compile(r"^\\(section|subsection|subsubsection|paragraph|subparagraph)\*?\{(.*)\}\s*$"),
+    level_of=lambda command: COMMANDS.index(command) + 1,
+    bold=lambda words: f"\\textbf{{{words}}}",
+    bold_re=re.compile(r"\\textbf\{([^}]*)\}"),
+    image=lambda name: f"\\includegraphics[width=0.5\\textwidth]{{{name}}}",
+    image_re=re.compile(r"\\includegraphics(?:\[[^\]]*\])?\{([^}]*)\}"),
+    image_noun="figure",
+)
+MAX_DEPTH = len(COMMANDS)
+
+
+def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_errors: bool = False) -> Document:
+    if depth > MAX_DEPTH:
+        raise ValueError(f"LaTeX has heading commands for depth up to {MAX_DEPTH}, got {depth}")
+    return markup.generate(SYNTAX, rng, depth, width, col)

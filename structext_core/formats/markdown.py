@@ -1,0 +1,26 @@
+"""Markdown: ``# x`` headings, ``**bold**`` runs, ``![alt](name.ext "hover text")`` images."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from . import Document
+from . import markup
+
+LANGUAGE = "markdown"
+SYNTAX = markup.Syntax(
+    language=LANGUAGE,
+    label="markdown",
+    heading=lambda level, name: "#" * level + " " + name,
+    heading_re=re.compile(r"^(#{1,6})\s+(.*)$"),
+    level_of=len,
+    bold=lambda words: f"**{words}**",
+    bold_re=re.compile(r"\*\*(.+?)\*\*"),
+    image=lambda name: f'![alt]({name} "hover text")',
+    image_re=re.compile(r"!\[[^\]]*\]\(\s*([^\s)]+)(?:\s+\"[^\"]*\")?\s*\)"),
+)
+
+
+def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_errors: bool = False) -> Document:
+    return markup.generate(SYNTAX, rng, depth, width, col)

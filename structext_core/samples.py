@@ -1,0 +1,68 @@
+"""The sample schema and JSONL reading and writing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterable
+
+FIELDS = ["id", "suite", "language", "task", "task_id", "depth", "width", "col", "seed",
+          "reference", "question", "requirement", "answer", "rule_hint", "params"]
+
+
+class SampleError(ValueError):
+    """A sample file or line that does not follow the schema."""
+
+
+def write_jsonl(path: str | Path, rows: Iterable[dict]) -> int:
+    """Write one JSON object a line (UTF-8, keys in schema order); returns the count."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    n = 0
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False))
+            fh.write("\n")
+            n += 1
+    tmp.replace(path)  # a reader never sees half a file
+    return n
+
+
+def validate(row: object, where: str) -> dict:
+    """Check one sample against the schema; raise SampleError naming ``where``."""
+    if not isinstance(row, dict):
+        raise SampleError(f"{where}: expected a JSON object, got {type(row).__name__}")
+    missing = [f for f in FIELDS if f not in row]
+    if missing:
+        raise SampleError(f"{where}: missing field(s) {', '.join(missing)}")
+    for name in ("reference", "question", "answer", "language"):
+        if not isinstance(row[name], str):
+            raise SampleError(f"{where}: field {name!r} must be a string")
+    for name in ("task_id", "depth", "width"):
+        if not isinstance(row[name], int):
+            raise SampleError(f"{where}: field {name!r} must be an integer")
+    return row
+
+
+def read_jsonl(path: str | Path, *, validate_rows: bool = True) -> list[dict]:
+    """Read a sample file; a malformed line raises SampleError naming the file and line."""
+    path = Path(path)
+    rows = []
+    try:
+        fh = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise SampleError(f"{path}: cannot open ({exc.strerror})") from None
+    with fh:
+        try:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise SampleError(f"{path}, line {lineno}: not valid JSON ({exc.msg})") from None
+                rows.append(validate(row, f"{path}, line {lineno}") if validate_rows else row)
+        except UnicodeDecodeError:
+            raise SampleError(f"{path}: not UTF-8 text") from None
+    return rows
