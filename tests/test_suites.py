@@ -1,0 +1,106 @@
+import collections
+import hashlib
+import json
+
+import pytest
+
+from structext_core import suites
+from structext_core.tasks import TASKS
+
+SPEC_MEAN_LENGTH = {(1, 1): 100, (1, 2): 158, (1, 3): 195, (2, 1): 545, (2, 2): 1644, (2, 3): 3443,
+                    (3, 1): 4502, (3, 2): 31567, (3, 3): 103006}
+
+
+@pytest.fixture(scope="module")
+def test_hard():
+    return suites.generate_suite("test-hard", seed=0)
+
+
+def _digest(rows):
+    return hashlib.sha256("\n".join(json.dumps(r, sort_keys=True) for r in rows).encode()).hexdigest()
+
+
+def test_test_suite_composition():
+    rows = suites.generate_suite("test", seed=0)
+    assert len(rows) == 3712
+    cells = collections.Counter((r["task_id"], r["depth"], r["width"]) for r in rows)
+    assert set(cells.values()) == {64}
+    assert set(cells) == {(t, d, 1) for t in TASKS for d in (1, 2)}
+    assert len({r["id"] for r in rows}) == 3712
+
+
+def test_test_hard_composition(test_hard):
+    assert len(test_hard) == 2088
+    cells = collections.Counter((r["task_id"], r["depth"], r["width"]) for r in test_hard)
+    assert set(cells.values()) == {8}
+    assert len(cells) == 29 * 9
+
+
+def test_test_hard_lengths_near_the_original(test_hard):
+    lengths = collections.defaultdict(list)
+    for r in test_hard:
+        lengths[(r["depth"], r["width"])].append(len(r["reference"]))
+    for cell, want in SPEC_MEAN_LENGTH.items():
+        mean = sum(lengths[cell]) / len(lengths[cell])
+        assert 0.8 * want <= mean <= 1.25 * want, (cell, mean, want)
+
+
+def test_same_seed_same_bytes_other_seed_other_bytes(test_hard):
+    again = suites.generate_suite("test-hard", seed=0)
+    assert _digest(again) == _digest(test_hard)
+    other = suites.generate_suite("test-hard", seed=1)
+    assert _digest(other) != _digest(test_hard)
+
+
+def test_any_sample_rebuilds_alone(test_hard):
+    sample = test_hard[1234]
+    alone = suites.generate_sample(sample["task_id"], sample["depth"], sample["width"], seed=0,
+                                   index=int(sample["id"].rsplit("-", 1)[1]), suite="test-hard")
+    assert alone == sample
+
+
+def test_generation_ignores_global_random_state():
+    import random
+    random.seed(1)
+    a = suites.generate_cell(8, 2, 2, 3, seed=5)
+    random.seed(99)
+    random.random()
+    b = suites.generate_cell(8, 2, 2, 3, seed=5)
+    assert a == b
+
+
+def test_sample_schema_fields():
+    from structext_core.samples import FIELDS
+    s = suites.generate_sample(11, 2, 1, seed=3)
+    assert list(s) == FIELDS
+    assert s["suite"] == "custom" and s["task"] == "PathCompose" and s["params"]["value"] in s["reference"]
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(depths=(0,), widths=(1,), per_cell=1), "depth and width start at 1"),
+    (dict(depths=(1,), widths=(1,), per_cell=0), "per-task"),
+    (dict(depths=(4,), widths=(4,), per_cell=1), "nodes per document"),
+    (dict(depths=(1,), widths=(1,), per_cell=1, task_ids=(30,)), "unknown task"),
+    (dict(depths=(6,), widths=(1,), per_cell=1, task_ids=(24,)), "(?i)latex has headings"),
+])
+def test_custom_grid_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        suites.SuiteConfig("custom", **kwargs).validate()
+
+
+def test_csv_rows_option_makes_bigger_tables():
+    s = suites.generate_sample(2, 1, 1, csv_rows=30)
+    assert s["reference"].count("\n") == 2 * 30 + 2
+    default = suites.generate_sample(2, 2, 1)
+    assert default["reference"].count("\n") == 2 * 2 + 2
+
+
+def test_load_or_generate_writes_once(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setitem(suites.SUITES, "tiny", suites.SuiteConfig("tiny", (1,), (1,), 1, task_ids=(1, 5)))
+    rows = suites.load_or_generate("tiny", data_dir=tmp_path, progress=lambda d, t: calls.append((d, t)))
+    assert len(rows) == 2 and calls[-1] == (2, 2)
+    assert (tmp_path / "tiny.jsonl").exists()
+    calls.clear()
+    assert suites.load_or_generate("tiny", data_dir=tmp_path, progress=lambda d, t: calls.append(d)) == rows
+    assert calls == []  # read back, not generated again
