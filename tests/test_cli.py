@@ -60,6 +60,7 @@ def test_generate_errors_are_messages(tmp_path, capsys, monkeypatch, args, messa
 
 def test_audit_reports_disagreements_and_unreadable_files(tmp_path, capsys):
     rows = suites.generate_cell(6, 2, 1, 3, seed=1)
+    true_answer = rows[1]["answer"]
     rows[1] = dict(rows[1], answer="99")
     good = tmp_path / "s.jsonl"
     samples.write_jsonl(good, rows)
@@ -81,7 +82,7 @@ def test_audit_reports_disagreements_and_unreadable_files(tmp_path, capsys):
     lines = [json.loads(l) for l in report.read_text().splitlines()]
     assert len(lines) == 9
     wrong = next(l for l in lines if l["status"] == "disagree")
-    assert wrong["claimed"] == "99" and wrong["solver"] == rows[1]["answer"] and "differs" in wrong["reason"]
+    assert wrong["claimed"] == "99" and wrong["solver"] == true_answer and "differs" in wrong["reason"]
 
 
 def test_audit_exit_status_and_traceback_free_output_as_a_process(tmp_path):
