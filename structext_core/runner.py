@@ -1,0 +1,352 @@
+"""Send prompts to any OpenAI-compatible chat endpoint and collect the responses.
+
+Works with vLLM, the llama.cpp server, Ollama (``http://localhost:11434/v1``) and hosted
+APIs: it POSTs ``{base_url}/chat/completions`` with one user message per prompt.
+
+* bounded concurrency: at most ``concurrency`` requests in flight (one per worker thread);
+* retries with exponential backoff and jitter on timeouts, connection errors, 408, 409, 425,
+  429 and 5xx (a ``Retry-After`` header is honoured, capped at ``backoff_max``); other
+  4xx answers (bad model name, bad key) fail at once;
+* resume: the output file is appended to line by line, one line per answered prompt, and
+  samples already answered there (same model and setting) are skipped on the next run; a
+  line cut short by a crash is dropped;
+* the API key is read from an environment variable (``OPENAI_API_KEY`` unless told
+  otherwise) and sent only as a bearer token, never written anywhere.
+
+Output lines follow the results contract: ``sample_id, model, prompt`` (the setting name),
+``response``, plus ``demonstrations``, ``finish_reason``, ``usage``, ``latency_s`` and
+``attempts``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import random
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+
+
+class EndpointError(Exception):
+    """A request that failed; ``retryable`` says whether trying again may help."""
+
+    def __init__(self, message: str, retryable: bool, retry_after: float | None = None):
+        super().__init__(message)
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+class RunStopped(EndpointError):
+    """The run was stopped while this request waited to be retried."""
+
+    def __init__(self):
+        super().__init__("run stopped", retryable=False)
+
+
+class ResumeFileError(ValueError):
+    """The output file to resume cannot be read (a damaged line that is not the last)."""
+
+
+@dataclass(frozen=True)
+class EndpointConfig:
+    """Where and how to ask. ``api_key`` None sends no Authorization header."""
+
+    base_url: str
+    model: str
+    api_key: str | None = None
+    timeout: float = 300.0
+    temperature: float = 0.0
+    max_tokens: int | None = None
+    extra_body: Mapping = field(default_factory=dict)
+
+    def __repr__(self) -> str:  # never show the key in logs or tracebacks
+        return f"EndpointConfig(base_url={self.base_url!r}, model={self.model!r}, api_key={'***' if self.api_key else None})"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently to retry a failing request."""
+
+    max_retries: int = 5
+    backoff_base: float = 1.0
+    backoff_max: float = 60.0
+
+    def delay(self, attempt: int, rng: random.Random, retry_after: float | None = None) -> float:
+        """Seconds to wait before retry number ``attempt`` (1-based): full jitter in
+        [base * 2**(attempt-1) / 2, base * 2**(attempt-1)], or the server's Retry-After."""
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.backoff_max)
+        ceiling = min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1))
+        return ceiling * (0.5 + 0.5 * rng.random())
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One successful answer."""
+
+    text: str
+    finish_reason: str | None
+    usage: Mapping | None
+
+
+def api_key_from_env(name: str = DEFAULT_API_KEY_ENV) -> str | None:
+    """The API key in environment variable ``name``, or None when unset or empty."""
+    value = os.environ.get(name, "").strip()
+    return value or None
+
+
+def _retry_after_seconds(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None  # an HTTP date: fall back to our own backoff
+
+
+def chat_completion(config: EndpointConfig, prompt: str) -> Completion:
+    """Ask once. Raises :class:`EndpointError` (with ``retryable``) on any failure."""
+    body = {"model": config.model, "messages": [{"role": "user", "content": prompt}],
+            "temperature": config.temperature, **dict(config.extra_body)}
+    if config.max_tokens is not None:
+        body["max_tokens"] = config.max_tokens
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if config.api_key:
+        headers["Authorization"] = f"Bearer {config.api_key}"
+    url = config.base_url.rstrip("/") + "/chat/completions"
+    request = urllib.request.Request(url, data=json.dumps(body).encode("utf-8"), headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=config.timeout) as response:
+            payload = response.read()
+    except urllib.error.HTTPError as exc:
+        detail = exc.read(500).decode("utf-8", "replace").strip()
+        raise EndpointError(
+            f"HTTP {exc.code} from {url}" + (f": {detail}" if detail else ""),
+            retryable=exc.code in RETRYABLE_STATUS or exc.code >= 500,
+            retry_after=_retry_after_seconds(exc.headers.get("Retry-After") if exc.headers else None),
+        ) from None
+    except (urllib.error.URLError, TimeoutError, socket.timeout, ConnectionError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise EndpointError(f"cannot reach {url}: {reason}", retryable=True) from None
+    try:
+        data = json.loads(payload)
+        choice = data["choices"][0]
+        text = choice["message"].get("content") or ""
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        raise EndpointError(f"malformed answer from {url}: {payload[:200]!r}", retryable=True) from None
+    return Completion(text=text, finish_reason=choice.get("finish_reason"), usage=data.get("usage"))
+
+
+def ask_with_retries(
+    config: EndpointConfig,
+    prompt: str,
+    policy: RetryPolicy,
+    rng: random.Random,
+    stop: threading.Event | None = None,
+) -> tuple[Completion, int]:
+    """Ask until an answer comes, a non-retryable error, or retries run out: (answer, attempts)."""
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return chat_completion(config, prompt), attempt
+        except EndpointError as exc:
+            if not exc.retryable or attempt > policy.max_retries:
+                raise
+            delay = policy.delay(attempt, rng, exc.retry_after)
+        if stop is not None:
+            if stop.wait(delay):
+                raise RunStopped()
+        else:
+            time.sleep(delay)
+
+
+def answered_samples(path: str | os.PathLike, model: str, setting: str, repair: bool = False) -> set[str]:
+    """Sample ids already answered in ``path`` by ``model`` under ``setting``.
+
+    A damaged last line (a write cut short by a crash) is not counted; with ``repair`` it
+    is also removed from the file, and a missing final newline is added, so appending can
+    go on. A damaged line elsewhere raises :class:`ResumeFileError` naming it.
+    """
+    path = Path(path)
+    if not path.exists():
+        return set()
+    raw = path.read_bytes()
+    lines = raw.split(b"\n")
+    done: set[str] = set()
+    offset = 0
+    for number, line in enumerate(lines, start=1):
+        start, offset = offset, offset + len(line) + 1
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            if not isinstance(row, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            if number == len(lines):  # the last line, without its newline: cut short
+                if repair:
+                    with path.open("r+b") as handle:
+                        handle.truncate(start)
+                break
+            raise ResumeFileError(f"{path}:{number}: not a JSON object; cannot resume from this file") from None
+        if number == len(lines) and repair:  # complete, but no newline after it
+            with path.open("ab") as handle:
+                handle.write(b"\n")
+        if row.get("model") == model and row.get("prompt") == setting and isinstance(row.get("response"), str):
+            done.add(str(row.get("sample_id")))
+    return done
+
+
+class RunInProgressError(RuntimeError):
+    """Another run is appending to the same output file."""
+
+
+def _lock_exclusively(handle, path: Path) -> None:
+    """Hold an advisory lock on the output file for the run, so two runs cannot interleave."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no advisory locks, proceed
+        return
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise RunInProgressError(f"another run is writing to {path}; wait for it or choose another --out") from None
+
+
+@dataclass
+class RunSummary:
+    """What a run did."""
+
+    total: int = 0
+    skipped: int = 0
+    answered: int = 0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    stopped_early: str | None = None
+
+    @property
+    def finished(self) -> int:
+        """Prompts handled in this run (answered or failed)."""
+        return self.answered + len(self.failures)
+
+
+def _result_row(item: Mapping, config: EndpointConfig, setting: str, completion: Completion,
+                attempts: int, latency: float) -> dict:
+    return {
+        "sample_id": str(item["sample_id"]),
+        "model": config.model,
+        "prompt": setting,
+        "response": completion.text,
+        "demonstrations": list(item.get("demonstrations") or []),
+        "finish_reason": completion.finish_reason,
+        "usage": completion.usage,
+        "latency_s": round(latency, 3),
+        "attempts": attempts,
+    }
+
+
+def run_prompts(
+    items: Iterable[Mapping],
+    config: EndpointConfig,
+    out_path: str | os.PathLike,
+    setting: str,
+    concurrency: int = 4,
+    policy: RetryPolicy = RetryPolicy(),
+    max_consecutive_failures: int = 20,
+    progress: Callable[[RunSummary], None] | None = None,
+    seed: int = 0,
+) -> RunSummary:
+    """Answer every prompt not yet answered in ``out_path``, appending one line per answer.
+
+    ``items`` are prompt records ``{sample_id, prompt, demonstrations?}`` (the output of
+    ``python -m structext_core prompts``). ``concurrency`` worker threads each hold at most
+    one request. Failed prompts (after retries) are listed in the summary and not written,
+    so the next run tries them again. After ``max_consecutive_failures`` failures in a row
+    the run stops (the endpoint is likely down). ``progress(summary)`` is called after each
+    finished prompt, from the calling thread, which alone writes the file. On an
+    interruption (KeyboardInterrupt) every answer received so far is on disk; requests in
+    flight are abandoned (the workers are daemon threads).
+    """
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    items = list(items)
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with out_path.open("a", encoding="utf-8") as out:
+        _lock_exclusively(out, out_path)
+        done = answered_samples(out_path, config.model, setting, repair=True)
+        todo = [item for item in items if str(item["sample_id"]) not in done]
+        summary = RunSummary(total=len(items), skipped=len(items) - len(todo))
+        if todo:
+            _answer(todo, config, out, setting, concurrency, policy, max_consecutive_failures, progress,
+                     seed, summary)
+    return summary
+
+
+def _answer(todo: list[Mapping], config: EndpointConfig, out, setting: str, concurrency: int,
+            policy: RetryPolicy, max_consecutive_failures: int,
+            progress: Callable[[RunSummary], None] | None, seed: int, summary: RunSummary) -> None:
+    """Ask for every item of ``todo`` with ``concurrency`` workers; the caller's thread writes ``out``."""
+    stop = threading.Event()
+    inbox: queue.Queue = queue.Queue()
+    for item in todo:
+        inbox.put(item)
+    outbox: queue.Queue = queue.Queue()
+    seeds = random.Random(seed)
+
+    def worker(rng: random.Random) -> None:
+        while not stop.is_set():
+            try:
+                item = inbox.get_nowait()
+            except queue.Empty:
+                return
+            started = time.monotonic()
+            try:
+                completion, attempts = ask_with_retries(config, str(item["prompt"]), policy, rng, stop)
+            except RunStopped:
+                return
+            except EndpointError as exc:
+                outbox.put((item, None, str(exc)))
+            else:
+                row = _result_row(item, config, setting, completion, attempts, time.monotonic() - started)
+                outbox.put((item, row, None))
+
+    workers = [
+        threading.Thread(target=worker, args=(random.Random(seeds.random()),), daemon=True,
+                         name=f"structext-run-{number}")
+        for number in range(min(concurrency, len(todo)))
+    ]
+    consecutive_failures = 0
+    try:
+        for thread in workers:
+            thread.start()
+        while any(thread.is_alive() for thread in workers) or not outbox.empty():
+            try:
+                item, row, error = outbox.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            if row is not None:
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                out.flush()
+                summary.answered += 1
+                consecutive_failures = 0
+            else:
+                summary.failures.append((str(item["sample_id"]), error))
+                consecutive_failures += 1
+                if consecutive_failures >= max_consecutive_failures and not stop.is_set():
+                    summary.stopped_early = f"stopped after {consecutive_failures} failures in a row; last: {error}"
+                    stop.set()
+            if progress is not None:
+                progress(summary)
+    finally:
+        stop.set()
