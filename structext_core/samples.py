@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import threading
 from pathlib import Path
 from typing import Iterable
 
@@ -18,7 +20,8 @@ def write_jsonl(path: str | Path, rows: Iterable[dict]) -> int:
     """Write one JSON object a line (UTF-8, keys in schema order); returns the count."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    # A name of this writer's own: two sessions generating at once never share a half file.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     n = 0
     with open(tmp, "w", encoding="utf-8") as fh:
         for row in rows:

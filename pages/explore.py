@@ -1,0 +1,88 @@
+"""Explore: browse samples by format, task, depth and width; see them rendered and raw; export."""
+
+import streamlit as st
+
+from structext_core import browse, ui_suites
+from structext_core.formats import LANGUAGES
+from structext_core.tasks import TASKS
+
+st.title("Explore samples")
+
+files = browse.list_suite_files()
+if not files:
+    st.warning("No suites yet: open Home once to generate the default suites.")
+    st.stop()
+
+names = [f.name for f in files]
+suite_name = st.selectbox("Suite", names, key="explore_suite")
+suite_file = files[names.index(suite_name)]
+rows = ui_suites.load_suite(suite_file.path)
+index = ui_suites.load_index(suite_file.path)
+by_id = {r["id"]: r for r in rows}
+
+c = st.columns([2, 3, 1, 1])
+formats = c[0].multiselect("Format", [l for l in LANGUAGES if l in set(index["format"])], key="explore_formats", placeholder="Any")
+task_choices = [t for t in sorted(TASKS) if t in set(index["task_id"]) and (not formats or TASKS[t].language in formats)]
+task_ids = c[1].multiselect("Task", task_choices, format_func=browse.task_label, key="explore_tasks", placeholder="Any")
+depths = c[2].multiselect("Depth", sorted(index["depth"].unique().tolist()), key="explore_depths", placeholder="Any")
+widths = c[3].multiselect("Width", sorted(index["width"].unique().tolist()), key="explore_widths", placeholder="Any")
+
+selected = browse.filter_index(index, formats, task_ids, depths, widths)
+st.caption(f"{len(selected):,} of {len(index):,} samples match.")
+if selected.empty:
+    st.info("No sample matches these filters.")
+    st.stop()
+
+ids = selected["id"].tolist()
+left, right = st.columns([4, 1])
+right.download_button(
+    f"Download {len(ids):,} as JSONL", data=lambda: browse.to_jsonl_bytes([by_id[i] for i in ids]),
+    file_name=f"{suite_name}-selection.jsonl", mime="application/jsonl", key="explore_download")
+current = st.session_state.get("explore_sample")
+if current not in ids:
+    st.session_state["explore_sample"] = ids[0]
+sample_id = left.selectbox("Sample", ids, key="explore_sample",
+                           format_func=lambda i: f"{i}  ({by_id[i]['language']}, {len(by_id[i]['reference']):,} chars)")
+sample = by_id[sample_id]
+task = TASKS[sample["task_id"]]
+
+st.subheader(f"{browse.task_label(task.task_id)}")
+st.caption(f"format **{sample['language']}** · category **{sample['task']}** · depth **{sample['depth']}** · "
+           f"width **{sample['width']}** · col **{sample['col']}** · seed **{sample['seed']}** · "
+           f"{len(sample['reference']):,} characters")
+
+q, a = st.columns(2)
+with q:
+    st.markdown("**Question**")
+    st.write(sample["question"])
+    st.markdown("**Requirement**")
+    st.write(sample["requirement"])
+    if sample.get("params"):
+        st.markdown("**Built from**")
+        st.json(sample["params"], expanded=True)
+with a:
+    st.markdown("**Answer**")
+    st.code(sample["answer"], language=None)
+    st.markdown("**Rule hint**")
+    st.info(sample["rule_hint"])
+
+st.markdown("**Reference**")
+rendered, raw = st.tabs(["Rendered", "Raw text"])
+with rendered:
+    view = browse.preview(sample["language"], sample["reference"])
+    if view.note:
+        st.caption(view.note)
+    with st.container(height=560):
+        if view.kind == "markdown":
+            st.markdown(view.data)
+        elif view.kind == "json":
+            st.json(view.data, expanded=2)
+        elif view.kind == "tables":
+            for table in view.data:
+                st.dataframe(table, hide_index=True, width="stretch")
+        elif view.kind == "graph":
+            st.graphviz_chart(view.data)
+with raw:
+    lang = {"json": "json", "yaml": "yaml", "xml": "xml", "markdown": "markdown", "latex": "latex"}.get(sample["language"])
+    with st.container(height=560):
+        st.code(sample["reference"], language=lang, line_numbers=True)

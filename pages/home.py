@@ -1,0 +1,81 @@
+"""Home: what StrucText Studio is, the suites on disk, and generating them."""
+
+import streamlit as st
+
+from structext_core import browse, suites, ui, ui_suites
+from structext_core.tasks import TASKS
+
+st.title("StrucText Studio")
+st.markdown(
+    "A workbench for **StrucText-Eval**, the benchmark that asks whether language models can reason over "
+    "structure-rich text with the meaning taken out: JSON, YAML, XML, CSV, a tree format, Markdown, LaTeX "
+    f"and Org, **{len(TASKS)} tasks**, difficulty set by depth, width and columns, every answer computed by rule."
+)
+cols = st.columns(3)
+cols[0].markdown("**Explore** the generated suites: every sample with its reference, question, answer and rule hint.")
+cols[1].markdown("**Annotate**: answer Test-Hard questions against the clock, or rewrite samples into real-world "
+                 "scenarios for Real-Test (log in first).")
+cols[2].markdown("**Results**: heatmaps of model and human scores by format, task, depth and width.")
+
+missing = browse.missing_default_suites()
+if missing:
+    st.info(f"First start: generating the default suites ({', '.join(missing)}). This takes a few seconds.")
+    bar = st.progress(0.0, text="Starting…")
+    for name in missing:
+        suites.load_or_generate(
+            name, progress=lambda done, total, name=name: bar.progress(done / total, text=f"Generating {name}: {done:,} of {total:,} samples"))
+    bar.progress(1.0, text="Done")
+    st.success(f"Generated {', '.join(missing)} into `{suites.data_dir()}`.")
+
+st.header("Suites")
+files = browse.list_suite_files()
+if not files:
+    st.warning(f"No suite files in `{suites.data_dir()}`.")
+for f in files:
+    index = ui_suites.load_index(f.path)
+    stats = browse.suite_stats(index)
+    with st.expander(f"**{f.name}**: {len(index):,} samples", expanded=f.name in browse.DEFAULT_SUITES):
+        m = st.columns(4)
+        m[0].metric("Samples", f"{len(index):,}")
+        m[1].metric("Formats", index["format"].nunique())
+        m[2].metric("Tasks", index["task_id"].nunique())
+        m[3].metric("Mean reference", f"{index['reference_chars'].mean():,.0f} chars")
+        left, right = st.columns(2)
+        left.caption("By format")
+        left.dataframe(stats["format"], hide_index=True, width="stretch")
+        right.caption("By depth and width")
+        right.dataframe(stats["grid"], hide_index=True, width="stretch")
+        st.caption(f"File: `{f.path}` ({f.size_bytes / 1e6:,.1f} MB)")
+
+user = ui.current_user()
+if user and user["role"] == "admin":
+    st.header("Generate a suite")
+    with st.form("home_generate"):
+        c = st.columns(3)
+        kind = c[0].selectbox("Suite", ["test", "test-hard", "custom"], key="home_kind")
+        seed = c[1].number_input("Seed", min_value=0, value=0, step=1, key="home_seed")
+        name = c[2].text_input("Name (custom)", value="custom", key="home_name")
+        c2 = st.columns(3)
+        depths = c2[0].multiselect("Depths (custom)", [1, 2, 3, 4], default=[1, 2], key="home_depths")
+        widths = c2[1].multiselect("Widths (custom)", [1, 2, 3, 4], default=[1], key="home_widths")
+        per_cell = c2[2].number_input("Samples per task and cell (custom)", 1, 500, 8, key="home_per_cell")
+        go = st.form_submit_button("Generate", type="primary")
+    if go:
+        try:
+            if kind == "custom":
+                if not name.strip() or not name.replace("-", "").replace("_", "").isalnum():
+                    raise ValueError("the name may use letters, digits, - and _ only")
+                if name in browse.DEFAULT_SUITES:
+                    raise ValueError(f"{name!r} is a default suite's name; choose another")
+                config = suites.SuiteConfig(name, tuple(sorted(depths)), tuple(sorted(widths)), int(per_cell))
+            else:
+                config, name = suites.SUITES[kind], kind
+            config.validate()
+        except ValueError as exc:
+            st.error(f"Cannot generate: {exc}.")
+        else:
+            bar = st.progress(0.0, text="Starting…")
+            rows = suites.generate_suite(config, seed=int(seed), progress=lambda d, t: bar.progress(d / t, text=f"{d:,} of {t:,} samples"))
+            from structext_core import samples
+            samples.write_jsonl(suites.suite_path(name), rows)
+            st.success(f"Wrote {len(rows):,} samples to `{suites.suite_path(name)}`.")

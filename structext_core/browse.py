@@ -1,0 +1,184 @@
+"""What the Home and Explore pages show: suite files, statistics, filters, previews.
+
+Pure functions over samples; the pages only draw what these return.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import samples as samples_mod
+from . import suites
+from .formats import ReadError, csv_format, json_format, xml_format, yaml_format
+from .tasks import ABBREVIATIONS, TASKS
+
+DEFAULT_SUITES = ("test", "test-hard")
+MAX_GRAPH_EDGES = 300
+
+
+@dataclass
+class SuiteFile:
+    name: str
+    path: Path
+    size_bytes: int
+
+
+def list_suite_files(data_dir: str | Path | None = None) -> list[SuiteFile]:
+    """Every ``*.jsonl`` in the suite folder, the default suites first."""
+    folder = Path(data_dir or suites.data_dir())
+    if not folder.exists():
+        return []
+    files = [SuiteFile(p.stem, p, p.stat().st_size) for p in folder.glob("*.jsonl")]
+    order = {name: i for i, name in enumerate(DEFAULT_SUITES)}
+    return sorted(files, key=lambda f: (order.get(f.name, len(order)), f.name))
+
+
+def missing_default_suites(data_dir: str | Path | None = None) -> list[str]:
+    return [name for name in DEFAULT_SUITES if not suites.suite_path(name, data_dir).exists()]
+
+
+def task_label(task_id: int) -> str:
+    """``8 · json TR: json-object-by-id``."""
+    t = TASKS[task_id]
+    return f"{task_id} · {t.language} {ABBREVIATIONS[t.category]}: {t.slug}"
+
+
+def index_frame(rows: list[dict]) -> pd.DataFrame:
+    """One line per sample with what the filters and statistics need (no texts)."""
+    return pd.DataFrame({
+        "id": [r["id"] for r in rows],
+        "format": [r["language"] for r in rows],
+        "task": [r["task"] for r in rows],
+        "task_id": [r["task_id"] for r in rows],
+        "depth": [r["depth"] for r in rows],
+        "width": [r["width"] for r in rows],
+        "reference_chars": [len(r["reference"]) for r in rows],
+        "answer_chars": [len(r["answer"]) for r in rows],
+    })
+
+
+def filter_index(index: pd.DataFrame, formats=None, task_ids=None, depths=None, widths=None) -> pd.DataFrame:
+    """Rows matching every given filter (an empty or None filter keeps everything)."""
+    mask = pd.Series(True, index=index.index)
+    for column, wanted in (("format", formats), ("task_id", task_ids), ("depth", depths), ("width", widths)):
+        if wanted:
+            mask &= index[column].isin(list(wanted))
+    return index[mask]
+
+
+def suite_stats(index: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Counts and mean lengths by format and by (depth, width)."""
+    def table(by: list[str]) -> pd.DataFrame:
+        out = index.groupby(by).agg(samples=("id", "size"), ref=("reference_chars", "mean"),
+                                    ans=("answer_chars", "mean")).reset_index()
+        out["ref"] = out["ref"].round(0).astype(int)
+        out["ans"] = out["ans"].round(0).astype(int)
+        return out.rename(columns={"ref": "mean reference chars", "ans": "mean answer chars"})
+
+    return {"format": table(["format"]), "grid": table(["depth", "width"])}
+
+
+def to_jsonl_bytes(rows: list[dict]) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
+
+
+# ---- previews ----------------------------------------------------------------------
+
+@dataclass
+class Preview:
+    """How to show a reference rendered: ``kind`` is markdown, json, tables, graph or none."""
+
+    kind: str
+    data: Any = None
+    note: str = ""
+
+
+_MD_IMAGE = re.compile(r"!\[[^\]]*\]\(\s*([^\s)]+)(?:\s+\"[^\"]*\")?\s*\)")
+_LATEX_IMAGE = re.compile(r"\\includegraphics(?:\[[^\]]*\])?\{([^}]*)\}")
+_LATEX_BOLD = re.compile(r"\\textbf\{([^}]*)\}")
+_LATEX_HEADING = re.compile(r"^\\(section|subsection|subsubsection|paragraph|subparagraph)\*?\{(.*)\}\s*$")
+_ORG_HEADING = re.compile(r"^(\*+)\s+(.*)$")
+_ORG_BOLD = re.compile(r"(?<!\*)\*([^*\s](?:[^*]*?[^*\s])?)\*(?!\*)")
+_ORG_IMAGE = re.compile(r"\[\[([^\]]+)\]\]")
+_LATEX_LEVEL = {"section": 1, "subsection": 2, "subsubsection": 3, "paragraph": 4, "subparagraph": 5}
+
+
+def _image_chip(name: str) -> str:
+    return f" :material/image: `{name}` "
+
+
+def _first_line_title(lines: list[str]) -> list[str]:
+    return ([f"**{lines[0]}**", ""] + lines[1:]) if lines else lines
+
+
+def markup_as_markdown(language: str, reference: str) -> str:
+    """Markdown, LaTeX or Org shown as Markdown: headings, bold, and image names as chips
+    (the files do not exist, so they are named rather than drawn)."""
+    lines = reference.split("\n")
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if language == "markdown":
+            out.append(_MD_IMAGE.sub(lambda m: _image_chip(m.group(1)), line))
+        elif language == "latex":
+            m = _LATEX_HEADING.match(line)
+            if m and i > 0:
+                out.append("#" * min(_LATEX_LEVEL[m.group(1)], 6) + " " + m.group(2))
+            else:
+                line = _LATEX_IMAGE.sub(lambda m: _image_chip(m.group(1)), line)
+                out.append(_LATEX_BOLD.sub(r"**\1**", line))
+        elif language == "org":
+            m = _ORG_HEADING.match(line)
+            if m and i > 0:
+                out.append("#" * min(len(m.group(1)), 6) + " " + m.group(2))
+            else:
+                line = _ORG_IMAGE.sub(lambda m: _image_chip(m.group(1)), line)
+                out.append(_ORG_BOLD.sub(r"**\1**", line))
+    return "\n\n".join(_first_line_title(out))
+
+
+def xml_as_data(reference: str) -> Any:
+    """An element tree as nested dicts: tag, attributes, text, children."""
+    def convert(el) -> dict:
+        node: dict[str, Any] = {"tag": el.tag}
+        if el.attrib:
+            node["attributes"] = dict(el.attrib)
+        own = [(el.text or "").strip()] + [(c.tail or "").strip() for c in el]
+        own_text = " ".join(t for t in own if t)
+        if own_text:
+            node["text"] = own_text
+        if len(el):
+            node["children"] = [convert(c) for c in el if isinstance(c.tag, str)]
+        return node
+
+    return convert(xml_format.parse(reference))
+
+
+def preview(language: str, reference: str) -> Preview:
+    """The rendered view of a reference, or why there is none."""
+    try:
+        if language in ("markdown", "latex", "org"):
+            return Preview("markdown", markup_as_markdown(language, reference))
+        if language == "json":
+            return Preview("json", json.loads(reference))
+        if language == "yaml":
+            return Preview("json", yaml_format.load(reference), "YAML shown as its parsed data")
+        if language == "xml":
+            return Preview("json", xml_as_data(reference), "XML shown as its element tree")
+        if language == "csv":
+            return Preview("tables", [pd.DataFrame(rows, columns=header) for header, rows in csv_format.tables(reference)])
+        if language == "tree":
+            edges = [line.split("->", 1) for line in reference.splitlines() if "->" in line]
+            if len(edges) > MAX_GRAPH_EDGES:
+                return Preview("none", note=f"{len(edges):,} edges are too many to draw; see the raw text.")
+            dot = "digraph {\n  node [shape=circle, fontsize=10];\n" + "".join(
+                f'  "{a.strip()}" -> "{b.strip()}";\n' for a, b in edges) + "}"
+            return Preview("graph", dot)
+    except (ValueError, ReadError) as exc:
+        return Preview("none", note=f"This reference does not parse as {language}: {exc}")
+    return Preview("none", note=f"No rendered view for {language}.")
