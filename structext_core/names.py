@@ -55,13 +55,13 @@ def key_name(n: int) -> str:
     return KEY_NAMES[n] if n < TABLE_SIZE else base26(n, REVERSED).upper()
 
 
-def names_range(kind: str, start: int, count: int) -> list[str]:
-    """``count`` consecutive names of ``kind`` (node, value or key) from ``start``."""
+def names_range(kind: str, start: int, count: int) -> tuple[str, ...]:
+    """``count`` consecutive names of ``kind`` (node, tag, value or key) from ``start``."""
     table = {"node": NODE_NAMES, "tag": TAG_NAMES, "value": VALUE_NAMES, "key": KEY_NAMES}[kind]
     if start + count <= TABLE_SIZE:
-        return list(table[start:start + count])
+        return table[start:start + count]
     one = {"node": node_name, "tag": tag_name, "value": value_name, "key": key_name}[kind]
-    return [one(i) for i in range(start, start + count)]
+    return tuple(one(i) for i in range(start, start + count))
 
 
 # One word per letter, as in the released samples (the first word of each

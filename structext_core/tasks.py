@@ -260,11 +260,13 @@ def _object_sample(rng: random.Random, doc: Document) -> dict:
 
 def _value_sample(rng: random.Random, doc: Document) -> dict:
     node = rng.choice(list(doc.tree.walk()))
-    return {"value": rng.choice(node.fields)[1]}
+    return {"value": rng.choice(node.values)}
 
 
 def _access_path(doc: Document, value: str) -> str:
     for node in doc.tree.walk():
+        if value not in node.values:
+            continue
         for key, v in node.fields:
             if v == value:
                 steps = "".join(f'["subs"][{n.child_position()}]' for n in node.path()[1:])
@@ -396,7 +398,7 @@ register(Task(
               "opens the same tag is the answer.",
     sample=_value_sample,
     question=lambda p: f"What is the tag with attribute of value {p['value']}?",
-    expected=lambda doc, p: next(n.tag for n in doc.tree.walk() if p["value"] in dict(n.fields).values()),
+    expected=lambda doc, p: next(n.tag for n in doc.tree.walk() if p["value"] in n.values),
     parse=lambda q: {"value": _match(r"attribute of value (.+?)\s*\?", q, "a value").group(1)},
     solve=lambda ref, p, d, w: xml_format.tag_with_attribute_value(ref, p["value"]),
 ))

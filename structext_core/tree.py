@@ -24,10 +24,16 @@ class Node:
     level: int
     name: str
     tag: str
-    fields: list[tuple[str, str]] = field(default_factory=list)
+    keys: tuple[str, ...] = ()
+    values: tuple[str, ...] = ()
     children: list["Node"] = field(default_factory=list)
     parent: "Node | None" = field(default=None, repr=False)
     preorder: "list[Node] | None" = field(default=None, repr=False)  # kept on a built tree's root
+
+    @property
+    def fields(self) -> list[tuple[str, str]]:
+        """``(KEY, value)`` pairs in document order."""
+        return list(zip(self.keys, self.values))
 
     def walk(self) -> Iterator["Node"]:
         """Pre-order (depth-first) traversal, the order every format uses."""
@@ -100,11 +106,10 @@ def build_tree(
     values = names.names_range("value", value_start, n_fields)
     levels, parents = _shape(depth, width)
     tags = names.names_range("tag", 0, total)
-    pairs = list(zip(keys, values))
     nodes: list[Node] = []
     f = 0
     for idx, n in enumerate(counts):
-        nodes.append(Node(idx, levels[idx], node_names[idx], tags[idx], pairs[f:f + n], [], None))
+        nodes.append(Node(idx, levels[idx], node_names[idx], tags[idx], keys[f:f + n], values[f:f + n], [], None))
         f += n
     for idx in range(1, total):
         parent = nodes[parents[idx]]

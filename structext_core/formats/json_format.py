@@ -19,7 +19,7 @@ def _render(node: Node, lines: list[str], depth: int, drop: "random.Random | Non
     ind = " " * depth
     lines.append(ind + "{")
     lines.append(f'{ind}"id":"{node.name}",')
-    lines.extend(f'{ind}"{k}":"{v}",' for k, v in node.fields)
+    lines.extend([f'{ind}"{k}":"{v}",' for k, v in zip(node.keys, node.values)])
     if node.children:
         lines.append(ind + '"subs":[')
         for i, child in enumerate(node.children):

@@ -23,7 +23,7 @@ def element_text(node: Node) -> str:
 
 def _render(node: Node, lines: list[str], depth: int, drop: "random.Random | None") -> None:
     ind = " " * depth
-    attrs = "".join(f' {k}="{v}"' for k, v in node.fields)
+    attrs = "".join([f' {k}="{v}"' for k, v in zip(node.keys, node.values)])
     lines.append(f"{ind}<{node.tag}{attrs}>")
     for child in node.children:
         _render(child, lines, depth + 1, drop)

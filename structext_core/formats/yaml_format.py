@@ -27,7 +27,7 @@ def _render(node: Node, lines: list[str], indent: int, item: bool, errors: "rand
     first = (pad + "- ") if item else pad
     inner = pad + "  " if item else pad
     lines.append(f'{first}id: "{node.name}"')
-    lines.extend(f"{inner}{k}: {v}" for k, v in node.fields)
+    lines.extend([f"{inner}{k}: {v}" for k, v in zip(node.keys, node.values)])
     if node.children:
         lines.append(inner + "subs: ")
         for child in node.children:
