@@ -67,12 +67,14 @@ with a:
     st.info(sample["rule_hint"])
 
 st.markdown("**Reference**")
+# Long references scroll inside a fixed frame; short ones take the space they need.
+frame_height = 560 if sample["reference"].count("\n") > 24 else None
 rendered, raw = st.tabs(["Rendered", "Raw text"])
 with rendered:
     view = browse.preview(sample["language"], sample["reference"])
     if view.note:
         st.caption(view.note)
-    with st.container(height=560):
+    with st.container(height=frame_height):
         if view.kind == "markdown":
             st.markdown(view.data)
         elif view.kind == "json":
@@ -84,5 +86,5 @@ with rendered:
             st.graphviz_chart(view.data)
 with raw:
     lang = {"json": "json", "yaml": "yaml", "xml": "xml", "markdown": "markdown", "latex": "latex"}.get(sample["language"])
-    with st.container(height=560):
+    with st.container(height=frame_height):
         st.code(sample["reference"], language=lang, line_numbers=True)

@@ -1,0 +1,96 @@
+"""The README's run command serves a Home page that renders without an error, and Explore works."""
+
+import os
+import re
+import shlex
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def readme_run_command() -> str:
+    """The streamlit part of the README's first set-up command."""
+    text = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```bash\n(.*?)```", text, re.S)
+    run = next(b for b in blocks if "streamlit run app.py" in b).strip()
+    assert run.count("\n") == 0, "the run command is one line"
+    last = run.split("&&")[-1].strip()
+    assert last.endswith("streamlit run app.py"), last
+    return last
+
+
+def test_readme_has_exactly_two_setup_commands():
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Set up on a fresh machine", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"```bash\n(.*?)```", section, re.S)
+    assert [c.strip() for c in commands] == [
+        "python3 -m venv .venv && .venv/bin/pip install -r requirements.txt && .venv/bin/streamlit run app.py",
+        "bash .ci/run",
+    ]
+
+
+@pytest.fixture(scope="module")
+def readme_server(tmp_path_factory):
+    """The README's command, as written, on a free port with private data folders."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    base = tmp_path_factory.mktemp("readme")
+    env = {**os.environ, "STRUCTEXT_DB": str(base / "db.sqlite"), "STRUCTEXT_DATA_DIR": str(base / "suites")}
+    env.pop("STRUCTEXT_ADMIN_USER", None)
+    env.pop("STRUCTEXT_ADMIN_PASSWORD", None)
+    cmd = shlex.split(readme_run_command()) + [f"--server.port={port}", "--server.address=127.0.0.1",
+                                               "--server.headless=true"]
+    log = open(base / "log.txt", "wb")
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        assert proc.poll() is None, (base / "log.txt").read_text()
+        try:
+            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            pass
+        assert time.monotonic() < deadline, "the app did not start"
+        time.sleep(0.3)
+    yield url, base
+    proc.terminate()
+    proc.wait(timeout=15)
+
+
+@pytest.mark.browser
+def test_home_renders_and_generates_defaults(readme_server, page, wait_for_app, screenshot):
+    url, base = readme_server
+    page.goto(url)
+    page.get_by_text("Generated test, test-hard").wait_for(timeout=120_000)
+    wait_for_app(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.get_by_role("heading", name="StrucText Studio", exact=True).count() == 1
+    assert page.get_by_text("Welcome: create the admin account").count() == 1  # first run, in the sidebar
+    assert (base / "suites" / "test.jsonl").exists() and (base / "suites" / "test-hard.jsonl").exists()
+    screenshot(page, "home")
+
+
+@pytest.mark.browser
+def test_explore_shows_a_json_sample(readme_server, page, wait_for_app, screenshot):
+    url, _ = readme_server
+    page.goto(url + "/explore")
+    wait_for_app(page)
+    page.get_by_text("3,712 of 3,712 samples match").wait_for()
+    page.locator('[data-testid="stMultiSelect"]').first.click()
+    page.get_by_role("option", name="json", exact=True).click()
+    page.keyboard.press("Escape")
+    page.get_by_text("640 of 3,712 samples match").wait_for()
+    wait_for_app(page)
+    assert page.get_by_text("8 · json TR: json-object-by-id").count() == 1
+    page.get_by_role("tab", name="Raw text").click()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    screenshot(page, "explore-json")
