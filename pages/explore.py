@@ -68,7 +68,7 @@ with a:
 
 st.markdown("**Reference**")
 # Long references scroll inside a fixed frame; short ones take the space they need.
-frame_height = 560 if sample["reference"].count("\n") > 24 else None
+frame_height = 560 if sample["reference"].count("\n") > 24 else "content"
 rendered, raw = st.tabs(["Rendered", "Raw text"])
 with rendered:
     view = browse.preview(sample["language"], sample["reference"])
