@@ -329,7 +329,11 @@ def read_results(
     """Read, validate and match a results file (either format); see :func:`parse_results`."""
     path = Path(path)
     try:
-        with path.open(encoding="utf-8") as handle:
+        handle = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise ResultsImportError(str(path), [Problem(0, f"cannot open ({exc.strerror or exc})")]) from None
+    try:
+        with handle:
             return parse_results(handle, samples, source=str(path), prompt=prompt)[1]
     except UnicodeDecodeError as exc:
         raise ResultsImportError(str(path), [Problem(0, f"not UTF-8 text ({exc.reason})")]) from None

@@ -11,7 +11,10 @@ How the tokens are made equal to rouge-score's (``rouge_score/tokenize.py`` with
 ``use_stemmer=False``): the text is lower-cased with ``str.lower`` (full Unicode lower-casing,
 so e.g. the Kelvin sign ``K`` becomes ``k``), every run of characters outside ``[a-z0-9]``
 (which includes every other non-ASCII character) becomes a separator, and empty pieces are
-dropped. That is exactly ``re.findall("[a-z0-9]+", text.lower())``.
+dropped. That is exactly ``re.findall("[a-z0-9]+", text.lower())``; it is computed as one
+``str.translate`` over ASCII text plus a whitespace split, which is about ten times faster
+than the regex (non-ASCII text is lower-cased and its remaining non-ASCII characters turned
+into separators first). Once the LCS is bit-parallel, tokenising is most of the time left.
 
 How the tokens reach the bit-parallel path: rapidfuzz compares sequences element by element;
 given a list of Python strings it would hash them. Instead, every distinct token of the pair
@@ -33,7 +36,8 @@ DEFAULT_THRESHOLD = 0.75
 
 ANSWER_MARKER = "### Answer:"
 
-_TOKEN_RE = re.compile(r"[a-z0-9]+")
+# ASCII letters to lower case, ASCII digits kept, every other ASCII character to a space.
+_ASCII_TOKEN_TABLE = str.maketrans({chr(c): chr(c).lower() if chr(c).isalnum() else " " for c in range(128)})
 # A line that starts (after optional blanks) with "### Answer:"; what follows on that line
 # and on later lines is the answer.
 _ANSWER_LINE_RE = re.compile(r"^[ \t]*###[ \t]*Answer[ \t]*:", re.MULTILINE)
@@ -45,7 +49,11 @@ _MAX_DISTINCT_TOKENS = 0x110000 - _SURROGATE_SPAN
 
 def tokenize(text: str) -> list[str]:
     """Return rouge-score's tokens for ``text`` (lower-cased ``[a-z0-9]+`` runs, no stemming)."""
-    return _TOKEN_RE.findall(text.lower())
+    if not text.isascii():
+        # Unicode lower-casing can turn a non-ASCII character into ASCII (KELVIN SIGN -> "k");
+        # every character still outside ASCII is then a separator, like "?" is.
+        text = text.lower().encode("ascii", "replace").decode("ascii")
+    return text.translate(_ASCII_TOKEN_TABLE).split()
 
 
 def _token_code_point(index: int) -> str:

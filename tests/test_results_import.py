@@ -259,6 +259,8 @@ def test_read_results_from_a_file(tmp_path, samples):
     path.write_bytes(b"\xff\xfe{")
     with pytest.raises(ResultsImportError, match="not UTF-8"):
         read_results(path, samples)
+    with pytest.raises(ResultsImportError, match="missing.jsonl: cannot open"):
+        read_results(tmp_path / "missing.jsonl", samples)
 
 
 # ---------------------------------------------------------------- the score command

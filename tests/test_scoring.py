@@ -128,6 +128,20 @@ def test_tokens_equal_rouge_score_tokens(text):
     assert tokenize(text) == tokenizers.DefaultTokenizer(use_stemmer=False).tokenize(text)
 
 
+def test_tokens_equal_rouge_score_tokens_on_random_text():
+    # Characters from ASCII, Latin-1, other scripts, lone surrogates and the letters whose
+    # lower case is ASCII; the fast path must split and lower-case exactly as rouge-score.
+    rng = random.Random("tokens")
+    alphabet = ([chr(c) for c in range(128)] + [chr(c) for c in range(0xA0, 0x250)]
+                + ["\u212a", "\u0130", "\u017f", "\ud800", "\udfff", "中", "🙂", "\u2028", "\u00a0"])
+    tokenizer = tokenizers.DefaultTokenizer(use_stemmer=False)
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        if rng.random() < 0.3:
+            text = text.encode("ascii", "ignore").decode("ascii")  # the ASCII fast path
+        assert tokenize(text) == tokenizer.tokenize(text), repr(text)
+
+
 @pytest.mark.parametrize("answer, response, expected", [
     ("a b c", "a c b", 2 / 3),                   # LCS 2 of 3 and 3
     ("a b c d", "a b c", 2 * 1 * 0.75 / 1.75),   # precision 1, recall 3/4
