@@ -266,6 +266,11 @@ def data_version(db: sqlite_utils.Database) -> tuple:
     return tuple(stored) + tuple(human)
 
 
+def has_results(version: tuple) -> bool:
+    """Whether a :func:`data_version` fingerprint counts any stored result or human response."""
+    return bool(version[0]) or bool(version[3])
+
+
 def load_results(db: sqlite_utils.Database, include_humans: bool = True) -> pd.DataFrame:
     """Every stored model result (without the texts) plus, when asked, the human baseline.
 

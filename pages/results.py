@@ -1,0 +1,398 @@
+"""Results: heatmaps of model and human results, the paper's tables, drill-down to samples.
+
+UI only: every number comes from ``structext_core.results_view`` (and ``paper``).
+Public page; loading and deleting results needs an admin.
+"""
+
+import pandas as pd
+import streamlit as st
+
+from structext_core import paper, results, storage, ui
+from structext_core import results_view as rv
+
+SOURCE_IMPORTED = "Imported results (models and people)"
+SOURCE_PAPER = "Paper tables"
+VIEWS = (
+    "Heatmap",
+    "Depth x width (Fig. 4)",
+    "People vs models (Fig. 7)",
+    "Test vs Real-Test (Fig. 6)",
+    "Metric correlation (Fig. 5)",
+    "Compare two models",
+)
+PAPER_VIEWS = (
+    "Table 3: Test, by format",
+    "Table 3: Test, by task category",
+    "Table 3: Test, overall",
+    "Table 4: Test-Hard, models and humans",
+    "Table 6: Test-Hard, six metrics",
+    "Figure 5: metric correlation (from Table 6)",
+)
+DIMENSION_TITLES = {"model": "model", "prompt": "prompt", "suite": "suite", "format": "format",
+                    "task": "task category", "depth": "depth", "width": "width"}
+
+
+# ---------------------------------------------------------------- cached data
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def load_frame(db_path: str, version: tuple) -> pd.DataFrame:
+    """Stored results and the human baseline; ``version`` changes whenever they do."""
+    return rv.load_results(storage.open_db(db_path))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def value_frame(db_path: str, version: tuple, metric: str, mode: str, threshold: float) -> pd.DataFrame:
+    return rv.with_value(load_frame(db_path, version), metric, mode, threshold)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def heatmap_cells(db_path, version, metric, mode, threshold, filters, row, col) -> pd.DataFrame:
+    frame = rv.apply_filters(value_frame(db_path, version, metric, mode, threshold), dict(filters))
+    return rv.heatmap_frame(frame, row, col)
+
+
+@st.cache_data(max_entries=8, show_spinner="Rendering the image...")
+def png_of(spec_json: str) -> bytes:
+    import json
+
+    import vl_convert
+
+    return vl_convert.vegalite_to_png(json.loads(spec_json), scale=2)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def svg_of(spec_json: str) -> bytes:
+    import json
+
+    import vl_convert
+
+    return vl_convert.vegalite_to_svg(json.loads(spec_json)).encode("utf-8")
+
+
+# ---------------------------------------------------------------- small widgets
+
+
+def exports(name: str, chart=None, table: pd.DataFrame | None = None) -> None:
+    """PNG and SVG of the chart (rendered on click) and CSV of the table."""
+    columns = st.columns(3)
+    if chart is not None:
+        spec = chart.to_json()
+        columns[0].download_button("PNG", data=lambda: png_of(spec), file_name=f"{name}.png", mime="image/png",
+                                   key=f"rs_png_{name}", icon=":material/image:")
+        columns[1].download_button("SVG", data=lambda: svg_of(spec), file_name=f"{name}.svg",
+                                   mime="image/svg+xml", key=f"rs_svg_{name}", icon=":material/draw:")
+    if table is not None:
+        columns[2].download_button("CSV", data=rv.csv_bytes(table), file_name=f"{name}.csv", mime="text/csv",
+                                   key=f"rs_csv_{name}", icon=":material/table:")
+
+
+def show_chart(chart, name: str, table: pd.DataFrame | None = None) -> None:
+    st.altair_chart(chart, width="content")
+    exports(name, chart, table)
+
+
+def import_messages() -> None:
+    for kind, text in st.session_state.pop("rs_messages", []):
+        getattr(st, kind)(text)
+
+
+# ---------------------------------------------------------------- admin: loading results
+
+
+def admin_panel(db) -> None:
+    user = ui.current_user()
+    if user is None or user["role"] != "admin":
+        st.caption("Results are loaded by an admin (log in as admin to upload or delete result files).")
+        return
+    with st.expander("Load results (admin)", expanded=False):
+        files = rv.sample_files()
+        if not files:
+            st.info("No sample files found in the suites folder: generate Test / Test-Hard on the Home page "
+                    "first, so results can be matched to their samples.")
+            return
+        names = [f.name for f in files]
+        default = names.index("test-hard.jsonl") if "test-hard.jsonl" in names else 0
+        chosen = st.selectbox("Samples the results answer", names, index=default, key="rs_samples_file")
+        uploads = st.file_uploader(
+            "Result files (.jsonl): our schema {sample_id, model, prompt, response} or the original "
+            "repository's evaluation output", type=["jsonl", "json"], accept_multiple_files=True,
+            key="rs_upload", max_upload_size=rv.MAX_UPLOAD_MB + 10,
+        )
+        prompt = st.text_input("Prompt label for original-format files (optional)", key="rs_prompt_label",
+                               help="Leave empty to derive it from the file name and the hint / shot fields.")
+        folder = rv.results_dir()
+        left, right = st.columns(2)
+        if left.button("Import uploaded files", type="primary", disabled=not uploads, key="rs_import"):
+            import_uploads(db, files[names.index(chosen)], uploads, prompt.strip() or None, user)
+            st.rerun()
+        if right.button(f"Import new files from {folder}", key="rs_import_folder"):
+            import_from_folder(db, files[names.index(chosen)], folder, user)
+            st.rerun()
+        stored = rv.list_uploads(db)
+        if len(stored):
+            st.dataframe(stored[["id", "filename", "source", "model", "rows_stored", "uploaded"]], hide_index=True)
+            labels = {f"#{r.id} {r.filename} ({r.rows_stored} rows)": int(r.id) for r in stored.itertuples()}
+            victim = st.selectbox("Delete an upload", list(labels), key="rs_delete_choice")
+            if st.button("Delete this upload and its results", key="rs_delete"):
+                gone = rv.delete_upload(db, labels[victim])
+                st.session_state["rs_messages"] = [("success", f"Deleted {victim}: {gone} result rows removed.")]
+                st.rerun()
+
+
+def _samples(path):
+    from structext_core.samples import read_jsonl
+
+    return results.SampleIndex(read_jsonl(path))
+
+
+def import_uploads(db, samples_path, uploads, prompt, user) -> None:
+    messages = []
+    with st.spinner(f"Reading {samples_path.name} and scoring..."):
+        index = _samples(samples_path)
+        for upload in uploads:
+            try:
+                summary = rv.import_results(db, upload.getvalue(), upload.name, index, user_id=user["id"],
+                                            prompt=prompt)
+            except results.ResultsImportError as error:
+                messages.append(("error", rv.describe_problems(error)))
+                continue
+            messages.append(("success", f"Imported {summary.n_rows} results from **{summary.filename}** "
+                                        f"({summary.file_format} format; models {', '.join(summary.models)}; "
+                                        f"prompts {', '.join(summary.prompts)})."))
+    st.session_state["rs_messages"] = messages
+
+
+def import_from_folder(db, samples_path, folder, user) -> None:
+    if not folder.is_dir():
+        st.session_state["rs_messages"] = [("error", f"The results folder {folder} does not exist.")]
+        return
+    with st.spinner(f"Importing {folder}..."):
+        report = rv.import_folder(db, folder, _samples(samples_path), user_id=user["id"])
+    messages = [("success", f"Imported {s.n_rows} results from **{s.filename}**.") for s in report.imported]
+    messages += [("error", rv.describe_problems(e)) for e in report.failed]
+    if report.skipped:
+        messages.append(("info", f"Already imported, skipped: {', '.join(report.skipped)}."))
+    if not messages:
+        messages.append(("info", f"No .jsonl files in {folder}."))
+    st.session_state["rs_messages"] = messages
+
+
+# ---------------------------------------------------------------- paper tables
+
+
+def paper_page() -> None:
+    st.caption("The paper's published tables (StrucText-Eval, Tables 3, 4 and 6), shipped with the app; "
+               "the values are shown exactly as printed.")
+    with st.expander("Where these figures come from"):
+        st.markdown(paper.source_note())
+    view = st.selectbox("Table", PAPER_VIEWS, key="rs_paper_view")
+    if view.startswith("Figure 5"):
+        corr = paper.metric_correlations()
+        show_chart(rv.correlation_chart(corr, "Correlation of metrics across the 12 models of Table 6"),
+                   "paper_figure5", corr)
+        st.caption("Pearson r across the 12 models' Table 6 scores. The paper's own figures (ROUGE-L 0.9932, "
+                   "GPT-4o judge 0.9937, exact match 0.9501 against human judgement) were computed on its "
+                   "samples, so they differ slightly from these table-level values.")
+        return
+    name = {"Table 3": "table3", "Table 4": "table4", "Table 6": "table6"}[view[:7]]
+    kind = {"by format": "format", "by task category": "task", "overall": "overall"}.get(view.split(", ")[-1])
+    cells = rv.paper_heatmap_cells(name, kind if name == "table3" else None)
+    table_info = paper.TABLES[name]
+    row_title = "model / prompt" if name == "table3" else "model"
+    col_title = {"table3": kind or "column", "table4": "prompt", "table6": "metric"}[name]
+    chart = rv.paper_heatmap_chart(cells, table_info.title, row_title, col_title)
+    st.write(table_info.caption)
+    show_chart(chart, f"paper_{name}_{kind or 'all'}", paper.load_table(name))
+    st.dataframe(paper.load_table(name), hide_index=True)
+
+
+# ---------------------------------------------------------------- imported results
+
+
+def choose_filters(frame: pd.DataFrame, dimensions) -> dict:
+    options = rv.filter_options(frame)
+    chosen = {}
+    with st.expander("Filters", expanded=False):
+        columns = st.columns(3)
+        for i, dimension in enumerate(dimensions):
+            values = options.get(dimension, [])
+            if len(values) > 1:
+                chosen[dimension] = tuple(columns[i % 3].multiselect(
+                    DIMENSION_TITLES[dimension], values, key=f"rs_filter_{dimension}",
+                    placeholder="all"))
+    return {k: v for k, v in chosen.items() if v}
+
+
+def drill(frame: pd.DataFrame, db, row: str, col: str, cells: pd.DataFrame, key: str) -> None:
+    st.subheader("Samples behind a cell")
+    rows_available = rv.axis_order(cells, "row")
+    cols_available = rv.axis_order(cells, "col")
+    left, right = st.columns(2)
+    row_value = left.selectbox(DIMENSION_TITLES.get(row, row), rows_available, key=f"rs_{key}_drill_row")
+    col_value = right.selectbox(DIMENSION_TITLES.get(col, col), cols_available, key=f"rs_{key}_drill_col")
+    part = rv.cell_rows(frame, row, row_value, col, col_value)
+    if part.empty:
+        st.info(f"No results for {row} {row_value} and {col} {col_value}.")
+        return
+    samples = rv.drill_down(part, db=db)
+    st.caption(f"{len(part)} results in this cell; "
+               f"{'the 200 lowest-scoring' if len(part) > 200 else 'all'} shown, lowest score first.")
+    summary = samples.drop(columns=["reference", "question", "requirement", "answer", "response"])
+    st.dataframe(summary, hide_index=True, key=f"rs_{key}_drill_table")
+    exports(f"drilldown_{key}", table=samples)
+    labels = [f"{r.sample_id} · {r.model} · {r.prompt} · {r.value:.1f}" for r in samples.itertuples()]
+    pick = st.selectbox("Sample", range(len(labels)), format_func=labels.__getitem__, key=f"rs_{key}_drill_pick")
+    item = samples.iloc[pick]
+    st.markdown(f"**Question.** {item['question']}")
+    st.markdown(f"**Requirement.** {item['requirement']}")
+    a, b = st.columns(2)
+    a.markdown("**Answer**")
+    a.code(item["answer"], language=None, wrap_lines=True)
+    b.markdown(f"**Response** (extracted answer; ROUGE-L {item['rouge_l']:.3f}, exact match "
+               f"{int(item['exact_match'])})")
+    b.code(item["answer_extracted"], language=None, wrap_lines=True)
+    with st.expander("Full response"):
+        st.code(item["response"], language=None, wrap_lines=True)
+    with st.expander(f"Reference ({len(item['reference']):,} characters)"):
+        st.code(item["reference"][:200_000], language=None, height=400)
+
+
+def imported_page(db, db_path: str, version: tuple) -> None:
+    frame_all = load_frame(db_path, version)
+    sources = rv.describe_sources(frame_all)
+    st.caption(f"{len(frame_all):,} scored results from {len(sources)} source(s): imported files (kept in the "
+               "database) and the human baseline studies (models `human:<annotator>` and the pool `human`).")
+    with st.expander("Sources"):
+        st.dataframe(sources, hide_index=True)
+        exports("sources", table=sources)
+
+    c1, c2, c3, c4 = st.columns([2, 2, 2, 3])
+    metric = c1.selectbox("Metric", list(rv.METRICS), format_func=rv.METRICS.get, key="rs_metric")
+    mode = c2.radio("ROUGE-L", rv.MODES, horizontal=True, key="rs_mode", disabled=metric != "rouge_l",
+                    help="thresholded: a ROUGE-L below the threshold counts as 0 (the paper's rule)")
+    threshold = c3.slider("Threshold", 0.0, 1.0, 0.75, 0.05, key="rs_threshold",
+                          disabled=metric != "rouge_l" or mode != "thresholded")
+    view = c4.selectbox("View", VIEWS, key="rs_view")
+    value_title = f"{rv.METRICS[metric]}{' ≥ ' + format(threshold, 'g') if metric == 'rouge_l' and mode == 'thresholded' else ''} (%)"
+    values = value_frame(db_path, version, metric, mode, threshold)
+
+    if view == "Heatmap":
+        a, b = st.columns(2)
+        row = a.selectbox("Rows", rv.DIMENSIONS, index=0, key="rs_row", format_func=DIMENSION_TITLES.get)
+        col = b.selectbox("Columns", rv.DIMENSIONS, index=3, key="rs_col", format_func=DIMENSION_TITLES.get)
+        if row == col:
+            st.warning("Rows and columns show the same dimension: choose two different ones.")
+            return
+        filters = choose_filters(values, [d for d in rv.DIMENSIONS if d not in (row, col)])
+        cells = heatmap_cells(db_path, version, metric, mode, threshold, tuple(sorted(filters.items())), row, col)
+        if cells.empty:
+            st.info("No results match these filters.")
+            return
+        chart = rv.heatmap_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col],
+                                 title=f"{value_title} by {DIMENSION_TITLES[row]} and {DIMENSION_TITLES[col]}",
+                                 value_title=value_title)
+        show_chart(chart, f"heatmap_{row}_{col}", rv.cells_table(cells, row, col))
+        st.caption("Cells show the mean; rows and columns are sorted by their mean, best first. "
+                   "Hover a cell for n and the 95 % bootstrap interval.")
+        drill(rv.apply_filters(values, filters), db, row, col, cells, "heatmap")
+        return
+
+    filters = choose_filters(values, rv.DIMENSIONS)
+    frame = rv.apply_filters(values, filters)
+    if frame.empty:
+        st.info("No results match these filters.")
+        return
+
+    if view.startswith("Depth x width"):
+        cells = rv.depth_width_frame(frame)
+        show_chart(rv.depth_width_chart(cells, value_title), "depth_width", cells)
+        st.caption("Each model's mean per depth (rows) and width (columns), as the paper's Figure 4. "
+                   "Below: how much the per-format and per-task means spread within each cell (standard "
+                   "deviation, points).")
+        show_chart(rv.spread_chart(cells), "depth_width_spread")
+    elif view.startswith("People vs models"):
+        people = sorted(m for m in frame["model"].unique() if rv.is_human(str(m)))
+        if not people:
+            st.info("No human-baseline results yet: they appear here once annotators have answered a study.")
+            return
+        reference = st.selectbox("Items answered by", people, key="rs_people",
+                                 help="Models are scored on exactly the items these people answered.")
+        cells = rv.people_vs_models_frame(frame, people=reference)
+        st.caption(f"{int(cells['items'].iloc[0])} items answered by {reference}; every bar uses only those items.")
+        chart = rv.interval_bars_chart(cells, "task", "model", f"{value_title} by task category, same items",
+                                       value_title, "task category")
+        show_chart(chart, "people_vs_models", cells)
+    elif view.startswith("Test vs Real-Test"):
+        cells = rv.test_vs_real_frame(frame)
+        if cells.empty:
+            st.info("This view needs models with results on both Test and Real-Test (suite names `test` and "
+                    "`real-test`).")
+            return
+        chart = rv.interval_bars_chart(cells, "model", "set", f"{value_title}: Test against Real-Test", value_title)
+        show_chart(chart, "test_vs_real", cells)
+    elif view.startswith("Metric correlation"):
+        by = st.multiselect("One point per", ["model", "prompt", "format", "task", "depth", "width"],
+                            default=["model", "prompt"], key="rs_corr_by")
+        if not by:
+            st.info("Choose at least one grouping.")
+            return
+        table = rv.metric_table(frame, by, threshold)
+        metrics = [m for m in rv.CORRELATION_METRICS.values() if m in table.columns]
+        if len(table) < 3 or len(metrics) < 2:
+            st.info(f"Correlation needs at least 3 groups and 2 metrics; there are {len(table)} group(s) and "
+                    f"{len(metrics)} metric(s).")
+            st.dataframe(table, hide_index=True)
+            return
+        corr = rv.correlation_frame(table, metrics)
+        show_chart(rv.correlation_chart(corr, f"Correlation of metrics over {len(table)} groups"),
+                   "metric_correlation", corr)
+        st.dataframe(table.round(2), hide_index=True)
+        exports("metric_means", table=table)
+    elif view == "Compare two models":
+        models = sorted(frame["model"].unique())
+        if len(models) < 2:
+            st.info("Comparing needs results of at least two models.")
+            return
+        a, b, c, d = st.columns(4)
+        model_a = a.selectbox("Model A", models, index=0, key="rs_model_a")
+        model_b = b.selectbox("Model B", models, index=1, key="rs_model_b")
+        dims = [x for x in rv.DIMENSIONS if x != "model"]
+        row = c.selectbox("Rows", dims, index=dims.index("format"), key="rs_pair_row",
+                          format_func=DIMENSION_TITLES.get)
+        col = d.selectbox("Columns", dims, index=dims.index("depth"), key="rs_pair_col",
+                          format_func=DIMENSION_TITLES.get)
+        if model_a == model_b or row == col:
+            st.warning("Choose two different models and two different dimensions.")
+            return
+        cells = rv.paired_frame(frame, model_a, model_b, row, col)
+        if cells.empty:
+            st.info(f"{model_a} and {model_b} share no samples (same sample and prompt).")
+            return
+        chart = rv.paired_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col],
+                                f"{model_a} minus {model_b} ({value_title}), shared samples")
+        show_chart(chart, "paired", cells)
+        st.caption(f"{int(cells['n'].sum())} shared samples. Cells show the mean paired difference in points; "
+                   "* marks p < 0.05 (sign-flip permutation test, no correction for the number of cells).")
+        pair = frame[frame["model"].isin([model_a, model_b])]
+        drill(pair, db, row, col, cells.assign(row_rank=cells["row_rank"], col_rank=cells["col_rank"]), "paired")
+
+
+# ---------------------------------------------------------------- page
+
+st.title("Results")
+db = ui.get_db()
+db_path = str(storage.default_db_path())
+version = rv.data_version(db)
+has_results = rv.has_results(version)
+import_messages()
+source = st.radio("Data", [SOURCE_IMPORTED, SOURCE_PAPER], index=0 if has_results else 1, horizontal=True,
+                  key="rs_source")
+if source == SOURCE_PAPER:
+    paper_page()
+elif not has_results:
+    st.info("No results yet. An admin can load result files below; meanwhile the paper's tables are under "
+            f"“{SOURCE_PAPER}”.")
+else:
+    imported_page(db, db_path, version)
+admin_panel(db)
