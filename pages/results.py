@@ -35,13 +35,16 @@ DIMENSION_TITLES = {"model": "model", "prompt": "prompt", "suite": "suite", "for
 # ---------------------------------------------------------------- cached data
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
+# The two large frames are cached as resources: cache_data would pickle and copy 100,000
+# rows on every run. They are shared between sessions, so nothing may modify them
+# (results_view's functions return new frames).
+@st.cache_resource(max_entries=2, show_spinner=False)
 def load_frame(db_path: str, version: tuple) -> pd.DataFrame:
     """Stored results and the human baseline; ``version`` changes whenever they do."""
     return rv.load_results(storage.open_db(db_path))
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=4, show_spinner=False)
 def value_frame(db_path: str, version: tuple, metric: str, mode: str, threshold: float) -> pd.DataFrame:
     return rv.with_value(load_frame(db_path, version), metric, mode, threshold)
 
