@@ -1,0 +1,259 @@
+"""Real-Test campaigns: setup, drafts, submission, review, flags, export (no Streamlit)."""
+
+import json
+from collections import Counter
+
+import pytest
+
+from structext_core import accounts, campaign, rewrite, storage
+from structext_core.audit import audit
+from structext_core.suites import SuiteConfig, generate_cell, generate_suite
+
+
+@pytest.fixture
+def db(tmp_path):
+    return storage.open_db(tmp_path / "structext.db")
+
+
+@pytest.fixture(scope="module")
+def small_suite():
+    """Every task at depths 1 and 2, two samples each (116 samples)."""
+    return generate_suite(SuiteConfig("test", depths=(1, 2), widths=(1,), per_cell=2))
+
+
+@pytest.fixture
+def people(db, monkeypatch):
+    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)  # fast hashing in tests
+    admin = accounts.create_user(db, "lead", "password1", "admin")
+    ann1 = accounts.create_user(db, "ann1", "password1", "annotator")
+    ann2 = accounts.create_user(db, "ann2", "password1", "annotator")
+    return admin, ann1, ann2
+
+
+def test_catalogue_has_at_least_928_distinct_scenarios():
+    shipped = campaign.shipped_scenarios()
+    assert len(shipped) >= 928
+    assert len({s.lower() for s in shipped}) == len(shipped)
+    assert {"athletics: sprint results", "glassware specifications: wine glass dimensions"} <= set(shipped)
+
+
+def test_admin_adds_scenarios_without_duplicates(db, people):
+    admin, ann1, _ = people
+    added, present = campaign.add_scenarios(db, "bee keeping: hive inspections\nATHLETICS: Sprint Results\n", admin)
+    assert added == ["bee keeping: hive inspections"] and present == ["ATHLETICS: Sprint Results"]
+    assert campaign.scenario_catalogue(db)[-1] == "bee keeping: hive inspections"
+    with pytest.raises(campaign.CampaignError, match="Only an admin"):
+        campaign.add_scenarios(db, "x: y", ann1)
+    with pytest.raises(campaign.CampaignError, match="No scenario given"):
+        campaign.add_scenarios(db, "  \n", admin)
+
+
+def test_paper_draw_is_16_per_task_and_depth():
+    suite = generate_suite("test")
+    drawn = campaign.draw_stratified(suite, 928, seed=1)
+    counts = Counter((s["task_id"], s["depth"]) for s in drawn)
+    assert len(drawn) == 928 and len(counts) == 58 and set(counts.values()) == {16}
+    assert len({s["id"] for s in drawn}) == 928
+    assert [s["id"] for s in campaign.draw_stratified(suite, 928, seed=1)] == [s["id"] for s in drawn]
+    assert [s["id"] for s in campaign.draw_stratified(suite, 928, seed=2)] != [s["id"] for s in drawn]
+
+
+@pytest.mark.parametrize("n", [1, 57, 59, 100, 116])
+def test_any_number_is_drawn_as_evenly_as_possible(small_suite, n):
+    drawn = campaign.draw_stratified(small_suite, n, seed=0)
+    counts = Counter((s["task_id"], s["depth"]) for s in drawn)
+    assert len(drawn) == n
+    assert max(counts.values()) - min(counts.get(k, 0) for k in {(s["task_id"], s["depth"]) for s in small_suite}) <= 1
+
+
+def test_draw_refuses_impossible_numbers(small_suite):
+    with pytest.raises(campaign.CampaignError, match="holds 116 samples; cannot draw 117"):
+        campaign.draw_stratified(small_suite, 117)
+    with pytest.raises(campaign.CampaignError):
+        campaign.draw_stratified(small_suite, 0)
+
+
+def test_setup_assigns_distinct_scenarios_and_balances_annotators(db, people, small_suite):
+    admin, ann1, ann2 = people
+    cid = campaign.create_campaign(db, "Pilot", small_suite, 58, [ann1["id"], ann2["id"]], admin, seed=3)
+    items = campaign.list_items(db, cid)
+    assert len(items) == 58
+    assert len({i["scenario"].lower() for i in items}) == 58
+    per_annotator = Counter(i["annotator"] for i in items)
+    assert per_annotator == {"ann1": 29, "ann2": 29}
+    for name in ("ann1", "ann2"):
+        formats = Counter(i["language"] for i in items if i["annotator"] == name)
+        assert len(formats) == 8  # each gets every format
+    assert all(i["status"] == "todo" for i in items)
+    assert campaign.list_campaigns(db, annotator_id=ann1["id"])[0]["name"] == "Pilot"
+
+
+def test_setup_refusals_write_nothing(db, people, small_suite, monkeypatch):
+    admin, ann1, _ = people
+    with pytest.raises(campaign.CampaignError, match="needs a name"):
+        campaign.create_campaign(db, " ", small_suite, 5, [ann1["id"]], admin)
+    with pytest.raises(campaign.CampaignError, match="at least one annotator"):
+        campaign.create_campaign(db, "A", small_suite, 5, [], admin)
+    with pytest.raises(campaign.CampaignError, match="Only an admin"):
+        campaign.create_campaign(db, "A", small_suite, 5, [ann1["id"]], ann1)
+    monkeypatch.setattr(campaign, "shipped_scenarios", lambda: ["one", "two"])
+    with pytest.raises(campaign.CampaignError, match="catalogue has 2 scenarios but 5 samples"):
+        campaign.create_campaign(db, "A", small_suite, 5, [ann1["id"]], admin)
+    assert db.execute("SELECT COUNT(*) FROM rewrite_campaigns").fetchone()[0] == 0
+    assert db.execute("SELECT COUNT(*) FROM rewrite_items").fetchone()[0] == 0
+
+
+def test_duplicate_campaign_name_is_refused(db, people, small_suite):
+    admin, ann1, _ = people
+    campaign.create_campaign(db, "Pilot", small_suite, 3, [ann1["id"]], admin)
+    with pytest.raises(campaign.CampaignError, match="exists already"):
+        campaign.create_campaign(db, "pilot", small_suite, 3, [ann1["id"]], admin)
+
+
+def one_item(db, people, task_id=8, depth=1):
+    admin, ann1, _ = people
+    samples = generate_cell(task_id, depth, 1, 1, suite="test")
+    cid = campaign.create_campaign(db, f"C{task_id}", samples, 1, [ann1["id"]], admin)
+    return campaign.list_items(db, cid)[0]["id"], cid
+
+
+def mapping_for(sample):
+    out = {}
+    for i, token in enumerate(rewrite.extract_tokens(sample)):
+        if "number" in token.kinds:
+            out[token.text] = str(int(float(token.text)) * 2)
+        elif "file" in token.kinds:
+            out[token.text] = f"photo_{i}.jpg"
+        else:
+            out[token.text] = f"Name{i}"
+    return out
+
+
+def test_draft_is_saved_and_read_back(db, people):
+    _, ann1, ann2 = people
+    item_id, _ = one_item(db, people)
+    sample = campaign.get_item(db, item_id)["sample"]
+    assert campaign.working_copy(db, item_id) == (rewrite.original_texts(sample), {})
+    mapping = mapping_for(sample)
+    texts = rewrite.apply_mapping(sample, mapping)
+    campaign.save_draft(db, item_id, ann1, texts, {**mapping, "unused": ""})
+    again = storage.open_db(db.conn.execute("PRAGMA database_list").fetchone()[2])  # a fresh connection
+    assert campaign.working_copy(again, item_id) == (texts, mapping)
+    assert campaign.get_item(again, item_id)["status"] == "draft"
+    with pytest.raises(campaign.CampaignError, match="assigned to ann1, not to you"):
+        campaign.save_draft(db, item_id, ann2, texts, mapping)
+    campaign.reset_draft(db, item_id, ann1)
+    assert campaign.working_copy(db, item_id) == (rewrite.original_texts(sample), {})
+
+
+def test_submission_with_broken_structure_is_refused_and_writes_nothing(db, people):
+    admin, ann1, _ = people
+    item_id, _ = one_item(db, people, task_id=9)
+    sample = campaign.get_item(db, item_id)["sample"]
+    texts = rewrite.apply_mapping(sample, mapping_for(sample))
+    broken = rewrite.Texts(texts.reference.replace('"subs":[]', '"Extra":"x",\n"subs":[]', 1), texts.question,
+                           texts.answer)
+    with pytest.raises(campaign.SubmissionRefused, match="structure check fails .*a field was added") as info:
+        campaign.submit(db, item_id, ann1, broken, {})
+    assert not info.value.report.structure_ok
+    with pytest.raises(campaign.SubmissionRefused, match="only an admin can accept an exception"):
+        campaign.submit(db, item_id, ann1, broken, {}, exception_reason="the scenario needs it")
+    assert db.execute("SELECT COUNT(*) FROM rewrite_submissions").fetchone()[0] == 0
+    assert campaign.get_item(db, item_id)["status"] == "todo"
+    # An admin may accept the structure exception with a written reason ...
+    campaign.submit(db, item_id, admin, broken, {}, exception_reason="extra field agreed with the authors")
+    assert campaign.latest_submission(db, item_id)["exception_reason"] == "extra field agreed with the authors"
+    assert campaign.get_item(db, item_id)["status"] == "submitted"
+
+
+def test_answer_check_is_never_waived(db, people):
+    admin, _, _ = people
+    item_id, _ = one_item(db, people, task_id=9)
+    sample = campaign.get_item(db, item_id)["sample"]
+    texts = rewrite.apply_mapping(sample, mapping_for(sample))
+    wrong = rewrite.Texts(texts.reference, texts.question, "Somebody")
+    with pytest.raises(campaign.SubmissionRefused, match="answer check fails .*cannot be waived"):
+        campaign.submit(db, item_id, admin, wrong, {}, exception_reason="please")
+
+
+def test_review_approve_and_return_with_comment(db, people):
+    admin, ann1, _ = people
+    item_id, _ = one_item(db, people)
+    sample = campaign.get_item(db, item_id)["sample"]
+    texts = rewrite.apply_mapping(sample, mapping_for(sample))
+    campaign.submit(db, item_id, ann1, texts, mapping_for(sample))
+    with pytest.raises(campaign.CampaignError, match="is submitted: it can no longer be changed"):
+        campaign.save_draft(db, item_id, ann1, texts, {})
+    with pytest.raises(campaign.CampaignError, match="needs a comment"):
+        campaign.review(db, item_id, admin, "returned", " ")
+    with pytest.raises(campaign.CampaignError, match="Only an admin"):
+        campaign.review(db, item_id, ann1, "approved")
+    campaign.review(db, item_id, admin, "returned", "Use one city per object.")
+    assert campaign.get_item(db, item_id)["status"] == "returned"
+    assert campaign.latest_review(db, item_id)["comment"] == "Use one city per object."
+    campaign.save_draft(db, item_id, ann1, texts, {})  # editable again, stays 'returned' until resubmitted
+    assert campaign.get_item(db, item_id)["status"] == "returned"
+    campaign.submit(db, item_id, ann1, texts, {})
+    campaign.review(db, item_id, admin, "approved")
+    assert campaign.get_item(db, item_id)["status"] == "approved"
+    with pytest.raises(campaign.CampaignError, match="not waiting for review"):
+        campaign.review(db, item_id, admin, "approved")
+
+
+def test_flags_are_listed_for_the_admin_and_resolved(db, people):
+    admin, ann1, ann2 = people
+    item_id, cid = one_item(db, people)
+    with pytest.raises(campaign.CampaignError, match="Say what is wrong"):
+        campaign.flag_sample(db, item_id, ann1, "bad")
+    with pytest.raises(campaign.CampaignError, match="not to you"):
+        campaign.flag_sample(db, item_id, ann2, "the answer is wrong")
+    flag_id = campaign.flag_sample(db, item_id, ann1, "The answer misses the second object.")
+    flags = campaign.list_flags(db, cid, open_only=True)
+    assert [(f["flagged_by"], f["reason"]) for f in flags] == [("ann1", "The answer misses the second object.")]
+    campaign.resolve_flag(db, flag_id, admin, "Checked: the sample is right.")
+    assert campaign.list_flags(db, cid, open_only=True) == []
+    with pytest.raises(campaign.CampaignError, match="resolved already"):
+        campaign.resolve_flag(db, flag_id, admin, "again")
+
+
+def test_export_of_approved_rewrites_audits_clean(db, people, small_suite, tmp_path):
+    admin, ann1, ann2 = people
+    cid = campaign.create_campaign(db, "Full", small_suite, 58, [ann1["id"], ann2["id"]], admin, seed=5)
+    with pytest.raises(campaign.CampaignError, match="No approved rewrite"):
+        campaign.export_campaign(db, cid, tmp_path / "out")
+    owners = {"ann1": ann1, "ann2": ann2}
+    for row in campaign.list_items(db, cid):
+        sample = campaign.get_item(db, row["id"])["sample"]
+        mapping = mapping_for(sample)
+        campaign.submit(db, row["id"], owners[row["annotator"]], rewrite.apply_mapping(sample, mapping), mapping)
+        campaign.review(db, row["id"], admin, "approved")
+    result = campaign.export_campaign(db, cid, tmp_path / "out")
+    assert result.count == 58
+    rows = [json.loads(line) for line in result.jsonl.read_text().splitlines()]
+    assert {r["suite"] for r in rows} == {"real-test"}
+    assert all(r["source_id"].startswith("test-t") and r["scenario"] for r in rows)
+    assert len({r["id"] for r in rows}) == 58
+    assert not any("Name" in r["source_id"] for r in rows)
+    summary = audit([result.jsonl])
+    assert summary.line() == "audited 58 samples: 58 agree, 0 disagree, 0 unsupported"
+    summary = audit([result.layout])
+    assert summary.line() == "audited 58 samples: 58 agree, 0 disagree, 0 unsupported"
+    assert progress_row(db, cid, "ann1")["approved"] == 29
+
+
+def progress_row(db, cid, name):
+    return next(r for r in campaign.progress(db, cid) if r["annotator"] == name)
+
+
+def test_export_refuses_a_sample_the_audit_rejects(db, people, tmp_path):
+    admin, ann1, _ = people
+    item_id, cid = one_item(db, people, task_id=9)
+    sample = campaign.get_item(db, item_id)["sample"]
+    campaign.submit(db, item_id, ann1, rewrite.original_texts(sample), {})
+    campaign.review(db, item_id, admin, "approved")
+    # Tamper with the stored submission (as a buggy tool might): export must refuse.
+    db.execute("UPDATE rewrite_submissions SET answer = 'nobody' WHERE item_id = ?", [item_id])
+    db.conn.commit()
+    with pytest.raises(campaign.CampaignError, match="audit disagrees on real-test-t09"):
+        campaign.export_campaign(db, cid, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
