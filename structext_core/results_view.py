@@ -60,6 +60,9 @@ HUMAN_SOURCE_PREFIX = "human-study:"
 DEFAULT_N_BOOT = 500
 SIGNIFICANCE = 0.05
 COLOR_SCHEME = "viridis"
+# width / height mean the plotting area; axes, labels and legend come on top. (Streamlit's
+# default for a plain chart is "fit", which squeezes all of that into width x height.)
+PAD = alt.AutoSizeParams(type="pad", contains="padding")
 DIFF_SCHEME = "redblue"
 
 LOAD_COLUMNS = (
@@ -416,6 +419,11 @@ def axis_order(cells: pd.DataFrame, axis: str) -> list[str]:
     return pairs[f"{axis}_label"].astype(str).tolist()
 
 
+def _label_angle(labels: Sequence[str]) -> int:
+    """Column labels upright when short (depths, widths), slanted when long (model names)."""
+    return 0 if max((len(str(label)) for label in labels), default=0) <= 4 else -40
+
+
 def _text_colour(field: str, threshold: float):
     # Viridis is dark at the bottom of the scale: white text there, black above.
     return alt.condition(f"datum['{field}'] < {threshold}", alt.value("white"), alt.value("black"))
@@ -438,7 +446,7 @@ def heatmap_chart(
     )[["row_label", "col_label", "mean", "n", "ci_low", "ci_high"]]
     rows, cols = axis_order(cells, "row"), axis_order(cells, "col")
     base = alt.Chart(data).encode(
-        x=alt.X("col_label:N", title=col, sort=cols, axis=alt.Axis(labelAngle=-40, labelLimit=160)),
+        x=alt.X("col_label:N", title=col, sort=cols, axis=alt.Axis(labelAngle=_label_angle(cols), labelLimit=160, labelOverlap=False)),
         y=alt.Y("row_label:N", title=row, sort=rows, axis=alt.Axis(labelLimit=220)),
     )
     tooltip = [
@@ -455,7 +463,7 @@ def heatmap_chart(
         text=alt.Text("mean:Q", format=".1f"), color=_text_colour("mean", 55), tooltip=tooltip,
     )
     return (rect + text).properties(
-        title=title, width=max(cell_size * len(cols), 120), height=max(28 * len(rows), 60),
+        autosize=PAD, title=title, width=max(cell_size * len(cols), 120), height=max(28 * len(rows), 60),
     )
 
 
@@ -495,7 +503,8 @@ def depth_width_chart(cells: pd.DataFrame, value_title: str = "score (%)") -> al
         alt.Tooltip("task_std:Q", format=".1f", title="STD across tasks"),
     ]
     base = alt.Chart().encode(
-        x=alt.X("width:O", title="width"), y=alt.Y("depth:O", title="depth"),
+        x=alt.X("width:O", title="width", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("depth:O", title="depth", axis=alt.Axis(labelAngle=0)),
     )
     rect = base.mark_rect(stroke="white").encode(
         color=alt.Color("mean:Q", title=value_title, scale=alt.Scale(domain=[0, 100], scheme=COLOR_SCHEME)),
@@ -517,7 +526,9 @@ def spread_chart(cells: pd.DataFrame) -> alt.FacetChart:
     long["width"] = long["width"].astype(int).astype(str)
     long["model"] = long["model"].astype(str)
     long["std"] = long["std"].astype(float)
-    base = alt.Chart().encode(x=alt.X("width:O"), y=alt.Y("depth:O"))
+    long = long[long["std"].notna()]  # one format / task only in the cell: no spread to show
+    base = alt.Chart().encode(x=alt.X("width:O", axis=alt.Axis(labelAngle=0)),
+                              y=alt.Y("depth:O", axis=alt.Axis(labelAngle=0)))
     rect = base.mark_rect(stroke="white").encode(
         color=alt.Color("std:Q", title="STD (points)", scale=alt.Scale(domain=[0, 50], scheme="oranges")),
         tooltip=["model:N", "spread:N", "depth:N", "width:N", alt.Tooltip("std:Q", format=".1f")],
@@ -525,7 +536,7 @@ def spread_chart(cells: pd.DataFrame) -> alt.FacetChart:
     text = base.mark_text(fontSize=12).encode(text=alt.Text("std:Q", format=".1f"),
                                               color=alt.condition("datum.std > 30", alt.value("white"),
                                                                   alt.value("black")))
-    return alt.layer(rect, text, data=long).properties(width=150, height=130).facet(
+    return alt.layer(rect, text, data=long).properties(width=110, height=100).facet(
         row=alt.Row("spread:N", title=None, header=alt.Header(labelFontSize=12, labelLimit=200)),
         column=alt.Column("model:N", title=None, header=alt.Header(labelFontSize=12, labelLimit=200)),
     ).properties(title="Spread across formats and tasks")
@@ -579,8 +590,10 @@ def interval_bars_chart(cells: pd.DataFrame, x: str, offset: str, title: str, va
                         legend=alt.Legend(labelLimit=260)),
         tooltip=tooltip,
     )
-    whiskers = base.mark_rule(color="black").encode(y="ci_low:Q", y2="ci_high:Q", tooltip=tooltip)
-    return (bars + whiskers).properties(title=title, width=max(70 * data[x].nunique(), 240), height=300)
+    # the rule sits at the start of its band unless told to take the middle
+    whiskers = base.mark_rule(color="black", strokeWidth=1.5).encode(
+        xOffset=alt.XOffset(f"{offset}:N", bandPosition=0.5), y="ci_low:Q", y2="ci_high:Q", tooltip=tooltip)
+    return (bars + whiskers).properties(autosize=PAD, title=title, width=max(70 * data[x].nunique(), 240), height=300)
 
 
 # ------------------------------------------------------------------ Figure 6: Test vs Real-Test
@@ -659,7 +672,7 @@ def correlation_chart(corr: pd.DataFrame, title: str) -> alt.LayerChart:
         text=alt.Text("r:Q", format=".3f"),
         color=alt.condition("abs(datum.r) > 0.8", alt.value("white"), alt.value("black")), tooltip=tooltip,
     )
-    return (rect + text).properties(title=title, width=90 * len(order), height=40 * len(order))
+    return (rect + text).properties(autosize=PAD, title=title, width=90 * len(order), height=40 * len(order))
 
 
 # ------------------------------------------------------------------ paired comparison
@@ -724,7 +737,7 @@ def paired_chart(cells: pd.DataFrame, row: str, col: str, title: str) -> alt.Lay
     ]
     rows, cols = axis_order(cells, "row"), axis_order(cells, "col")
     base = alt.Chart(data).encode(
-        x=alt.X("col_label:N", sort=cols, title=col, axis=alt.Axis(labelAngle=-40, labelLimit=160)),
+        x=alt.X("col_label:N", sort=cols, title=col, axis=alt.Axis(labelAngle=_label_angle(cols), labelLimit=160, labelOverlap=False)),
         y=alt.Y("row_label:N", sort=rows, title=row, axis=alt.Axis(labelLimit=220)),
     )
     rect = base.mark_rect(stroke="white").encode(
@@ -735,7 +748,7 @@ def paired_chart(cells: pd.DataFrame, row: str, col: str, title: str) -> alt.Lay
         text="text:N", color=alt.condition("abs(datum.diff) > 60", alt.value("white"), alt.value("black")),
         tooltip=tooltip,
     )
-    return (rect + text).properties(title=title, width=max(52 * len(cols), 120), height=max(28 * len(rows), 60))
+    return (rect + text).properties(autosize=PAD, title=title, width=max(52 * len(cols), 120), height=max(28 * len(rows), 60))
 
 
 # ------------------------------------------------------------------ drill-down
@@ -849,7 +862,7 @@ def paper_heatmap_chart(cells: pd.DataFrame, title: str, row_title: str, col_tit
     data = cells[["row_label", "col_label", "mean", "label"]]
     base = alt.Chart(data).encode(
         x=alt.X("col_label:N", sort=cols, title=col_title,
-                axis=alt.Axis(labelAngle=-40, labelLimit=160, orient="top")),
+                axis=alt.Axis(labelAngle=-40, labelLimit=160, labelOverlap=False, orient="top")),
         y=alt.Y("row_label:N", sort=rows, title=row_title, axis=alt.Axis(labelLimit=240)),
     )
     tooltip = [alt.Tooltip("row_label:N", title=row_title), alt.Tooltip("col_label:N", title=col_title),
@@ -858,8 +871,9 @@ def paper_heatmap_chart(cells: pd.DataFrame, title: str, row_title: str, col_tit
         color=alt.Color("mean:Q", title=value_title, scale=alt.Scale(domain=[0, 100], scheme=COLOR_SCHEME)),
         tooltip=tooltip,
     )
-    text = base.mark_text(fontSize=10).encode(text="label:N", color=_text_colour("mean", 55), tooltip=tooltip)
-    return (rect + text).properties(title=title, width=max(44 * len(cols), 160), height=max(20 * len(rows), 60))
+    text = base.mark_text(fontSize=11).encode(text="label:N", color=_text_colour("mean", 55), tooltip=tooltip)
+    return (rect + text).properties(autosize=PAD, title=title, width=max(50 * len(cols), 160),
+                                    height=max(22 * len(rows), 60))
 
 
 # ------------------------------------------------------------------ export

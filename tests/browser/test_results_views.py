@@ -1,0 +1,122 @@
+"""The Results page in a real browser: every view renders, with screenshots to look at.
+
+Data: the same real scored results as the AppTest tests (generated samples, responses scored
+by the core, a human study answered through the study API), written into this module's
+server database before the first page load.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from test_results_view import build_dataset  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def results_url(app_env, app_server):
+    build_dataset(Path(app_env["db_path"]).parent)
+    return app_server
+
+
+def settle(page, wait_for_app):
+    time.sleep(0.4)  # let the rerun start before waiting for it to finish
+    wait_for_app(page)
+
+
+def no_exception(page):
+    assert page.locator('[data-testid="stException"]').count() == 0, page.locator(
+        '[data-testid="stException"]').first.inner_text()
+
+
+def charts_drawn(page, count: int | None = None):
+    """Wait until the page's Vega charts have drawn (a canvas or svg inside each)."""
+    charts = page.locator('[data-testid="stVegaLiteChart"]')
+    charts.first.wait_for(state="visible")
+    n = charts.count()
+    for i in range(n):
+        charts.nth(i).locator("canvas, svg").first.wait_for(state="attached")
+    if count is not None:
+        assert n == count
+    return n
+
+
+def choose(page, wait_for_app, label: str, option: str):
+    page.get_by_label(label, exact=True).click()
+    page.get_by_role("option", name=option, exact=True).click()
+    settle(page, wait_for_app)
+
+
+def shoot(page, screenshot, name):
+    """Screenshot the whole page: Streamlit scrolls inside its main block, so the window is
+    made as tall as the content first."""
+    height = page.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], section, div')]"
+        ".map(e => e.scrollHeight))")
+    page.set_viewport_size({"width": 1400, "height": min(max(900, int(height) + 40), 6000)})
+    time.sleep(0.8)  # charts re-render at the new size
+    return screenshot(page, name)
+
+
+def open_results(page, url, wait_for_app):
+    """The app's home, then Results from the navigation (public: no log-in)."""
+    page.goto(url)
+    wait_for_app(page, timeout=60_000)
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Results").click()
+    page.get_by_role("heading", name="Results").first.wait_for()
+    wait_for_app(page, timeout=60_000)
+    no_exception(page)
+
+
+def test_imported_heatmap_and_drill_down(page, results_url, wait_for_app, screenshot):
+    open_results(page, results_url, wait_for_app)
+    charts_drawn(page, 1)
+    assert page.get_by_text("Samples behind a cell").is_visible()
+    for label in ("PNG", "SVG", "CSV"):
+        assert page.get_by_role("button", name=label).first.is_visible()
+    shoot(page, screenshot, "results_heatmap_model_format")
+    choose(page, wait_for_app, "Rows", "task category")
+    choose(page, wait_for_app, "Columns", "depth")
+    charts_drawn(page, 1)
+    no_exception(page)
+    shoot(page, screenshot, "results_heatmap_task_depth")
+    page.get_by_text("Full response").click()
+    page.get_by_text("Reference (").click()
+    time.sleep(0.5)
+    shoot(page, screenshot, "results_drill_down")
+
+
+@pytest.mark.parametrize("view, name, n_charts", [
+    ("Depth x width (Fig. 4)", "results_fig4_depth_width", 2),
+    ("People vs models (Fig. 7)", "results_fig7_people_vs_models", 1),
+    ("Test vs Real-Test (Fig. 6)", "results_fig6_test_vs_real", 1),
+    ("Metric correlation (Fig. 5)", "results_fig5_metric_correlation", 1),
+    ("Compare two models", "results_compare_two_models", 1),
+])
+def test_each_view_renders(page, results_url, wait_for_app, screenshot, view, name, n_charts):
+    open_results(page, results_url, wait_for_app)
+    choose(page, wait_for_app, "View", view)
+    charts_drawn(page, n_charts)
+    no_exception(page)
+    shoot(page, screenshot, name)
+
+
+@pytest.mark.parametrize("table, name", [
+    ("Table 3: Test, by format", "results_paper_table3_formats"),
+    ("Table 4: Test-Hard, models and humans", "results_paper_table4"),
+    ("Table 6: Test-Hard, six metrics", "results_paper_table6"),
+    ("Figure 5: metric correlation (from Table 6)", "results_paper_figure5"),
+])
+def test_paper_tables_render(page, results_url, wait_for_app, screenshot, table, name):
+    open_results(page, results_url, wait_for_app)
+    page.get_by_text("Paper tables", exact=True).click()
+    settle(page, wait_for_app)
+    choose(page, wait_for_app, "Table", table)
+    charts_drawn(page, 1)
+    no_exception(page)
+    shoot(page, screenshot, name)
