@@ -292,6 +292,30 @@ def validate_mapping(sample: dict, mapping: dict[str, str | None]) -> list[Probl
     return problems
 
 
+def parse_mapping_text(text: str) -> dict[str, str]:
+    """Read pasted mapping lines ``token -> replacement`` (blank lines and ``#`` comments skipped).
+
+    Raises :class:`MappingError` naming every line that is not of that shape.
+    """
+    mapping: dict[str, str] = {}
+    problems: list[Problem] = []
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        old, arrow, new = line.partition("->")
+        if not arrow or not old.strip() or not new.strip():
+            problems.append(Problem("mapping", f"line {lineno}", f"expected 'token -> replacement', got {raw!r}"))
+            continue
+        if old.strip() in mapping and mapping[old.strip()] != new.strip():
+            problems.append(Problem("mapping", f"line {lineno}", f"{old.strip()!r} is mapped twice"))
+            continue
+        mapping[old.strip()] = new.strip()
+    if problems:
+        raise MappingError(problems)
+    return mapping
+
+
 def substitute(text: str, mapping: dict[str, str]) -> str:
     """Replace whole tokens of ``text`` that ``mapping`` names (one pass, never chained)."""
     if not mapping:

@@ -175,6 +175,15 @@ def test_plain_values_may_repeat():
     assert rw.validate_mapping(s, {g: "woman" for g in genders}) == []
 
 
+def test_pasted_mapping_lines_are_read_and_bad_lines_named():
+    assert rw.parse_mapping_text("k -> Tokyo\n\n# comment\nZ ->  City  \n") == {"k": "Tokyo", "Z": "City"}
+    with pytest.raises(rw.MappingError) as info:
+        rw.parse_mapping_text("k -> Tokyo\nk Osaka\nk -> Kyoto")
+    assert [p.where for p in info.value.problems] == ["line 2", "line 3"]
+    assert "expected 'token -> replacement'" in info.value.problems[0].message
+    assert "mapped twice" in info.value.problems[1].message
+
+
 def test_has_free_edits():
     s = sample(9, depth=1)
     mapping = faithful_mapping(s)

@@ -1,0 +1,215 @@
+"""Rewrite campaigns (admin): set up, review queue, flags, progress and export.
+
+UI only: every rule and write lives in ``structext_core.campaign`` and ``structext_core.rewrite``.
+"""
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from structext_core import accounts, audit, campaign, rewrite, suites, ui
+
+FORMAT_NAMES = {"csv": "CSV", "json": "JSON", "yaml": "YAML", "xml": "XML", "tree": "Tree",
+                "markdown": "Markdown", "latex": "LaTeX", "org": "Org"}
+CODE_LANGUAGE = {"json": "json", "yaml": "yaml", "xml": "xml", "markdown": "markdown", "latex": "latex",
+                 "csv": "text", "tree": "text", "org": "text"}
+EXPORT_ROOT = Path(__file__).resolve().parent.parent / "annotations" / "exports"
+
+user = ui.require_role("admin")
+db = ui.get_db()
+
+
+def flash(kind: str, message: str) -> None:
+    st.session_state["ca_flash"] = (kind, message)
+
+
+def show_flash() -> None:
+    message = st.session_state.pop("ca_flash", None)
+    if message:
+        getattr(st, message[0])(message[1])
+
+
+# ---------------------------------------------------------------- callbacks
+
+def on_review(item_id: int, decision: str) -> None:
+    comment = st.session_state.get(f"ca_comment_{item_id}", "")
+    try:
+        campaign.review(ui.get_db(), item_id, user, decision, comment)
+    except campaign.CampaignError as error:
+        flash("error", str(error))
+        return
+    flash("success", "Approved." if decision == "approved" else "Returned to the annotator with your comment.")
+
+
+def on_resolve(flag_id: int) -> None:
+    try:
+        campaign.resolve_flag(ui.get_db(), flag_id, user, st.session_state.get(f"ca_resolution_{flag_id}", ""))
+    except campaign.CampaignError as error:
+        flash("error", str(error))
+        return
+    flash("success", f"Flag {flag_id} resolved.")
+
+
+def on_add_scenarios() -> None:
+    try:
+        added, present = campaign.add_scenarios(ui.get_db(), st.session_state.get("ca_new_scenarios", ""), user)
+    except campaign.CampaignError as error:
+        flash("error", str(error))
+        return
+    st.session_state["ca_new_scenarios"] = ""
+    note = f" ({len(present)} were in the catalogue already)" if present else ""
+    flash("success", f"Added {len(added)} scenario(s){note}.")
+
+
+# ---------------------------------------------------------------- tabs
+
+def setup_tab() -> None:
+    st.markdown("Draw samples from **Test**, stratified by task and depth (the paper's Real-Test: 928 = 29 tasks "
+                "× 2 depths × 16), give each its own scenario and deal them evenly to the annotators.")
+    people = accounts.list_users(db)
+    labels = {p["id"]: f"{p['username']} ({p['role']})" for p in people}
+    annotators = [p["id"] for p in people if p["role"] == "annotator"]
+    with st.form("ca_setup"):
+        name = st.text_input("Campaign name", placeholder="Real-Test 2026")
+        left, right = st.columns(2)
+        n = left.number_input("Samples", min_value=1, max_value=suites.SUITES["test"].size, value=928, step=1,
+                              help="928 is the paper's size; any number is drawn as evenly as possible.")
+        seed = right.number_input("Seed", min_value=0, value=0, step=1)
+        chosen = st.multiselect("Annotators", list(labels), default=annotators, format_func=labels.get)
+        submitted = st.form_submit_button("Create campaign", type="primary")
+    if not submitted:
+        return
+    with st.spinner("Loading Test and drawing samples…"):
+        try:
+            samples = suites.load_or_generate("test")
+            cid = campaign.create_campaign(db, name, samples, int(n), chosen, user, seed=int(seed))
+        except campaign.CampaignError as error:
+            st.error(str(error))
+            return
+    st.session_state["ca_select_next"] = cid  # the selector is drawn already: select it on the rerun
+    flash("success", f"Campaign {name.strip()!r} created with {int(n)} items.")
+    st.rerun()
+
+
+def review_tab(campaign_id: int) -> None:
+    queue = campaign.list_items(db, campaign_id, status="submitted")
+    if not queue:
+        st.info("Nothing waits for review.", icon=":material/done_all:")
+        return
+    by_id = {i["id"]: i for i in queue}
+    item_id = st.selectbox("Submitted rewrite", list(by_id), key="ca_review_item",
+                           format_func=lambda i: (f"#{by_id[i]['position']} · {FORMAT_NAMES[by_id[i]['language']]} · "
+                                                  f"task {by_id[i]['task_id']} · {by_id[i]['scenario']} · by "
+                                                  f"{by_id[i]['annotator']}"))
+    item = campaign.get_item(db, item_id)
+    submission = campaign.latest_submission(db, item_id)
+    sample = item["sample"]
+    report = rewrite.check_rewrite(sample, submission["reference"], submission["question"], submission["answer"])
+    if report.ok:
+        st.success("Both checks pass.", icon=":material/check_circle:")
+    else:
+        st.error("Checks:\n" + "\n".join(f"- {p}" for p in report.problems), icon=":material/error:")
+    if submission["exception_reason"]:
+        st.warning(f"Structure exception accepted by {submission['submitted_by_name']}: "
+                   f"{submission['exception_reason']}", icon=":material/gavel:")
+    st.caption(f"Scenario: **{item['scenario']}** · source {item['sample_id']}")
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.markdown("**Original**")
+        st.code(sample["reference"], language=CODE_LANGUAGE[sample["language"]], line_numbers=True)
+        st.markdown(f"**Question:** {sample['question']}")
+        st.code(sample["answer"], language="text")
+    with right:
+        st.markdown("**Rewrite**")
+        st.code(submission["reference"], language=CODE_LANGUAGE[sample["language"]], line_numbers=True)
+        st.markdown(f"**Question:** {submission['question']}")
+        st.code(submission["answer"], language="text")
+    st.text_area("Comment for the annotator (needed to send it back)", key=f"ca_comment_{item_id}", height=80)
+    a, b = st.columns(2)
+    a.button("Approve", key=f"ca_approve_{item_id}", type="primary", icon=":material/verified:",
+             on_click=on_review, args=(item_id, "approved"))
+    b.button("Send back", key=f"ca_return_{item_id}", icon=":material/undo:", on_click=on_review,
+             args=(item_id, "returned"))
+
+
+def flags_tab(campaign_id: int) -> None:
+    flags = campaign.list_flags(db, campaign_id)
+    if not flags:
+        st.info("No source sample has been flagged.", icon=":material/flag:")
+        return
+    st.dataframe(pd.DataFrame([{"flag": f["id"], "#": f["position"], "sample": f["sample_id"],
+                                "by": f["flagged_by"], "reason": f["reason"],
+                                "resolution": f["resolution"] or "open"} for f in flags]),
+                 hide_index=True, width="stretch")
+    open_flags = [f for f in flags if f["resolved_at"] is None]
+    if not open_flags:
+        return
+    by_id = {f["id"]: f for f in open_flags}
+    flag_id = st.selectbox("Open flag", list(by_id), key="ca_flag",
+                           format_func=lambda i: f"flag {i} · {by_id[i]['sample_id']} · {by_id[i]['reason'][:60]}")
+    st.text_input("What was done about it", key=f"ca_resolution_{flag_id}")
+    st.button("Resolve", key=f"ca_resolve_{flag_id}", on_click=on_resolve, args=(flag_id,))
+
+
+def export_tab(campaign_id: int, name: str) -> None:
+    rows = campaign.progress(db, campaign_id)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-").lower() or f"campaign-{campaign_id}"
+    directory = st.text_input("Export folder", value=str(EXPORT_ROOT / slug), key=f"ca_export_dir_{campaign_id}")
+    if not st.button("Export approved rewrites", key="ca_export", type="primary", icon=":material/download:"):
+        return
+    try:
+        result = campaign.export_campaign(db, campaign_id, directory)
+    except (campaign.CampaignError, OSError) as error:
+        st.error(f"Not exported: {error}")
+        return
+    summary_jsonl = audit.audit([result.jsonl])
+    summary_layout = audit.audit([result.layout])
+    st.success(f"Exported {result.count} samples to {result.jsonl} and {result.layout}.")
+    st.code(f"{result.jsonl.name}: {summary_jsonl.line()}\nofficial/: {summary_layout.line()}", language="text")
+    st.download_button("Download real-test.jsonl", result.jsonl.read_bytes(), file_name="real-test.jsonl",
+                       mime="application/jsonl")
+
+
+def scenarios_tab() -> None:
+    catalogue = campaign.scenario_catalogue(db)
+    st.markdown(f"The catalogue holds **{len(catalogue)}** scenarios ({len(campaign.shipped_scenarios())} shipped "
+                "with the app); each campaign gives every sample a different one.")
+    st.text_area("Add scenarios, one a line", key="ca_new_scenarios", height=100,
+                 placeholder="bee keeping: hive inspections")
+    st.button("Add to the catalogue", key="ca_add_scenarios", on_click=on_add_scenarios)
+    with st.expander("Browse the catalogue"):
+        st.dataframe(pd.DataFrame({"scenario": catalogue}), hide_index=True, width="stretch", height=300)
+
+
+# ---------------------------------------------------------------- the page
+
+st.title("Rewrite campaigns")
+show_flash()
+campaigns = campaign.list_campaigns(db)
+campaign_id = plain_name = None
+if campaigns:
+    names = {c["id"]: f"{c['name']} ({c['approved']}/{c['n_items']} approved)" for c in campaigns}
+    if "ca_select_next" in st.session_state:
+        st.session_state["ca_campaign"] = st.session_state.pop("ca_select_next")
+    if st.session_state.get("ca_campaign") not in names:
+        st.session_state["ca_campaign"] = campaigns[0]["id"]
+    campaign_id = st.selectbox("Campaign", list(names), format_func=names.get, key="ca_campaign",
+                               help="The campaign the review queue, flags and export tabs show.")
+    plain_name = next(c["name"] for c in campaigns if c["id"] == campaign_id)
+setup, review, flags, export, scenarios = st.tabs(["Set up", "Review queue", "Flags", "Progress & export",
+                                                   "Scenarios"])
+with setup:
+    setup_tab()
+with scenarios:
+    scenarios_tab()
+for tab, show in ((review, review_tab), (flags, flags_tab), (export, export_tab)):
+    with tab:
+        if campaign_id is None:
+            st.info("Create a campaign first.", icon=":material/info:")
+        elif show is export_tab:
+            export_tab(campaign_id, plain_name)
+        else:
+            show(campaign_id)
