@@ -50,9 +50,9 @@ def value_frame(db_path: str, version: tuple, metric: str, mode: str, threshold:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def heatmap_cells(db_path, version, metric, mode, threshold, filters, row, col) -> pd.DataFrame:
+def heatmap_cells(db_path, version, metric, mode, threshold, filters, row, col, sort) -> pd.DataFrame:
     frame = rv.apply_filters(value_frame(db_path, version, metric, mode, threshold), dict(filters))
-    return rv.heatmap_frame(frame, row, col)
+    return rv.heatmap_frame(frame, row, col, sort=sort)
 
 
 @st.cache_data(max_entries=8, show_spinner="Rendering the image...")
@@ -281,14 +281,16 @@ def imported_page(db, db_path: str, version: tuple) -> None:
     values = value_frame(db_path, version, metric, mode, threshold)
 
     if view == "Heatmap":
-        a, b = st.columns(2)
+        a, b, c = st.columns([2, 2, 1])
         row = a.selectbox("Rows", rv.DIMENSIONS, index=0, key="rs_row", format_func=DIMENSION_TITLES.get)
         col = b.selectbox("Columns", rv.DIMENSIONS, index=3, key="rs_col", format_func=DIMENSION_TITLES.get)
+        sort = c.radio("Sort rows and columns", ["mean", "name"], horizontal=True, key="rs_sort",
+                       format_func={"mean": "by mean", "name": "by name"}.get)
         if row == col:
             st.warning("Rows and columns show the same dimension: choose two different ones.")
             return
         filters = choose_filters(values, [d for d in rv.DIMENSIONS if d not in (row, col)])
-        cells = heatmap_cells(db_path, version, metric, mode, threshold, tuple(sorted(filters.items())), row, col)
+        cells = heatmap_cells(db_path, version, metric, mode, threshold, tuple(sorted(filters.items())), row, col, sort)
         if cells.empty:
             st.info("No results match these filters.")
             return
@@ -296,7 +298,7 @@ def imported_page(db, db_path: str, version: tuple) -> None:
                                  title=f"{value_title} by {DIMENSION_TITLES[row]} and {DIMENSION_TITLES[col]}",
                                  value_title=value_title)
         show_chart(chart, f"heatmap_{row}_{col}", rv.cells_table(cells, row, col))
-        st.caption("Cells show the mean; rows and columns are sorted by their mean, best first. "
+        st.caption("Cells show the mean; rows and columns are sorted by their mean, best first (or by name). "
                    "Hover a cell for n and the 95 % bootstrap interval.")
         drill(rv.apply_filters(values, filters), db, row, col, cells, "heatmap")
         return
@@ -348,8 +350,13 @@ def imported_page(db, db_path: str, version: tuple) -> None:
             st.dataframe(table, hide_index=True)
             return
         corr = rv.correlation_frame(table, metrics)
-        show_chart(rv.correlation_chart(corr, f"Correlation of metrics over {len(table)} groups"),
+        n_complete = int(corr["n"].iloc[0])
+        show_chart(rv.correlation_chart(corr, f"Correlation of metrics over {n_complete} groups"),
                    "metric_correlation", corr)
+        st.caption(f"Pearson r over the {n_complete} groups that have every metric "
+                   f"({len(table) - n_complete} without, e.g. people have no BLEU). Human judgements of model "
+                   "responses are not stored yet; the paper's correlations with them are under Paper tables, "
+                   "Figure 5.")
         st.dataframe(table.round(2), hide_index=True)
         exports("metric_means", table=table)
     elif view == "Compare two models":

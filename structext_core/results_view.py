@@ -389,11 +389,13 @@ def heatmap_frame(
     col: str,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
+    sort: str = "mean",
 ) -> pd.DataFrame:
     """One cell per (row, col) value with ``mean``, ``n``, ``ci_low``, ``ci_high`` (percent).
 
     The row and column values become text labels (``row_label``, ``col_label``);
-    ``row_rank`` / ``col_rank`` order them by their overall mean, best first.
+    ``row_rank`` / ``col_rank`` order them by their overall mean, best first (``sort="mean"``,
+    ties alphabetical) or by the values themselves (``sort="name"``: depth 1, 2, 3...).
     ``frame`` needs a ``value`` column (:func:`with_value`).
     """
     if row == col:
@@ -405,9 +407,11 @@ def heatmap_frame(
     cells = cells[cells["n"] > 0].copy()
     cells["row_label"] = _labels(cells[row])
     cells["col_label"] = _labels(cells[col])
+    if sort not in ("mean", "name"):
+        raise ValueError(f"unknown sort {sort!r}: use 'mean' or 'name'")
     for axis, name in (("row", row), ("col", col)):
         means = frame.groupby(name, dropna=False, observed=True)["value"].mean()
-        order = means.sort_values(ascending=False, kind="stable")
+        order = means.sort_values(ascending=False, kind="stable") if sort == "mean" else means.sort_index()
         ranks = {str(k): i for i, k in enumerate(order.index)}
         cells[f"{axis}_rank"] = cells[f"{axis}_label"].map(ranks).fillna(len(ranks)).astype(int)
     return cells.reset_index(drop=True)
@@ -661,7 +665,7 @@ def correlation_chart(corr: pd.DataFrame, title: str) -> alt.LayerChart:
     order = list(dict.fromkeys(corr["metric_a"]))
     data = corr.assign(r=corr["r"].astype(float))
     base = alt.Chart(data).encode(
-        x=alt.X("metric_b:N", sort=order, title=None, axis=alt.Axis(labelAngle=-30, labelLimit=200)),
+        x=alt.X("metric_b:N", sort=order, title=None, axis=alt.Axis(labelAngle=-30, labelLimit=200, labelOverlap=False)),
         y=alt.Y("metric_a:N", sort=order, title=None, axis=alt.Axis(labelLimit=200)),
     )
     tooltip = ["metric_a:N", "metric_b:N", alt.Tooltip("r:Q", format=".4f"), "n:Q"]

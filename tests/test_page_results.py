@@ -147,6 +147,15 @@ def test_heatmap_rows_columns_filters_and_raw_switch(env):
     assert raw["mean"].sum() > data["mean"].sum()
 
 
+def test_sort_by_name_orders_depths_naturally(env):
+    at = open_page()
+    at.selectbox(key="rs_row").set_value("depth")
+    at.radio(key="rs_sort").set_value("name")
+    at.run()
+    spec = charts(at)[0][0]
+    assert spec["layer"][0]["encoding"]["y"]["sort"] == ["1", "2"]
+
+
 def test_threshold_control_defaults_to_075_and_changes_values(env):
     at = open_page()
     assert at.slider(key="rs_threshold").value == 0.75

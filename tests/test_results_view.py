@@ -318,6 +318,14 @@ def test_heatmap_rows_and_columns_sorted_by_mean(frame):
     assert rv.axis_order(cells, "col") == list(col_means.index)
 
 
+def test_heatmap_sorted_by_name(frame):
+    cells = rv.heatmap_frame(rv.with_value(frame), "depth", "model", n_boot=20, sort="name")
+    assert rv.axis_order(cells, "row") == ["1", "2"]
+    assert rv.axis_order(cells, "col") == sorted(set(frame["model"]))
+    with pytest.raises(ValueError, match="unknown sort"):
+        rv.heatmap_frame(rv.with_value(frame), "depth", "model", sort="size")
+
+
 def test_heatmap_same_dimension_twice_is_refused(frame):
     with pytest.raises(ValueError, match="different dimensions"):
         rv.heatmap_frame(rv.with_value(frame), "model", "model")
