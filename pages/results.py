@@ -82,12 +82,13 @@ def exports(name: str, chart=None, table: pd.DataFrame | None = None) -> None:
     if chart is not None:
         spec = chart.to_json()
         columns[0].download_button("PNG", data=lambda: png_of(spec), file_name=f"{name}.png", mime="image/png",
-                                   key=f"rs_png_{name}", icon=":material/image:")
+                                   key=f"rs_png_{name}", icon=":material/image:", on_click="ignore")
         columns[1].download_button("SVG", data=lambda: svg_of(spec), file_name=f"{name}.svg",
-                                   mime="image/svg+xml", key=f"rs_svg_{name}", icon=":material/draw:")
+                                   mime="image/svg+xml", key=f"rs_svg_{name}", icon=":material/draw:",
+                                   on_click="ignore")
     if table is not None:
         columns[2].download_button("CSV", data=rv.csv_bytes(table), file_name=f"{name}.csv", mime="text/csv",
-                                   key=f"rs_csv_{name}", icon=":material/table:")
+                                   key=f"rs_csv_{name}", icon=":material/table:", on_click="ignore")
 
 
 def show_chart(chart, name: str, table: pd.DataFrame | None = None) -> None:

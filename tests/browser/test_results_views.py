@@ -78,7 +78,7 @@ def test_imported_heatmap_and_drill_down(page, results_url, wait_for_app, screen
     charts_drawn(page, 1)
     assert page.get_by_text("Samples behind a cell").is_visible()
     for label in ("PNG", "SVG", "CSV"):
-        assert page.get_by_role("button", name=label).first.is_visible()
+        assert page.get_by_test_id("stDownloadButton").filter(has_text=label).first.is_visible()
     shoot(page, screenshot, "results_heatmap_model_format")
     choose(page, wait_for_app, "Rows", "task category")
     choose(page, wait_for_app, "Columns", "depth")
@@ -120,3 +120,46 @@ def test_paper_tables_render(page, results_url, wait_for_app, screenshot, table,
     charts_drawn(page, 1)
     no_exception(page)
     shoot(page, screenshot, name)
+
+
+def test_chart_downloads_are_png_and_svg(page, results_url, wait_for_app, tmp_path):
+    open_results(page, results_url, wait_for_app)
+    charts_drawn(page, 1)
+    for label, magic in (("PNG", b"\x89PNG\r\n\x1a\n"), ("SVG", b"<svg")):
+        with page.expect_download(timeout=60_000) as info:
+            # (not the chart toolbar's own "Download as PNG": our buttons under the chart)
+            page.get_by_test_id("stDownloadButton").filter(has_text=label).first.click()
+        path = tmp_path / info.value.suggested_filename
+        info.value.save_as(path)
+        assert path.read_bytes().lstrip().startswith(magic), label
+        assert path.name == f"heatmap_model_format.{label.lower()}"
+
+
+def test_admin_bad_upload_names_the_line_and_imports_nothing(page, app_env, results_url, wait_for_app,
+                                                            screenshot):
+    from structext_core import storage
+
+    page.goto(results_url)
+    wait_for_app(page, timeout=60_000)
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_label("User name", exact=True).fill(app_env["admin_user"])
+    sidebar.get_by_label("Password", exact=True).fill(app_env["admin_password"])
+    sidebar.get_by_role("button", name="Log in").click()
+    sidebar.get_by_text(f"Logged in as {app_env['admin_user']}").wait_for()
+    sidebar.get_by_role("link", name="Results").click()
+    wait_for_app(page)
+    before = storage.open_db(app_env["db_path"]).execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    page.get_by_text("Load results (admin)").click()
+    bad = b'{"sample_id": "test-hard-t01-d1w1-000", "model": "m", "prompt": "naive", "response": "x"}\n{oops\n'
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
+        files=[{"name": "bad.jsonl", "mimeType": "application/json", "buffer": bad}])
+    settle(page, wait_for_app)
+    page.get_by_role("button", name="Import uploaded files").click()
+    settle(page, wait_for_app)
+    alert = page.get_by_test_id("stAlertContentError").first
+    alert.wait_for()
+    assert "bad.jsonl was not imported, nothing was stored" in alert.inner_text()
+    assert "line 2: not valid JSON" in alert.inner_text()
+    after = storage.open_db(app_env["db_path"]).execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    assert after == before
+    shoot(page, screenshot, "results_admin_bad_upload")
