@@ -55,6 +55,12 @@ def heatmap_cells(db_path, version, metric, mode, threshold, filters, row, col, 
     return rv.heatmap_frame(frame, row, col, sort=sort)
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def drill_rows(db_path: str, version: tuple, part: pd.DataFrame) -> pd.DataFrame:
+    """The samples behind a cell (reading the suite files is the slow part: cached)."""
+    return rv.drill_down(part, db=storage.open_db(db_path))
+
+
 @st.cache_data(max_entries=8, show_spinner="Rendering the image...")
 def png_of(spec_json: str) -> bytes:
     import json
@@ -239,7 +245,7 @@ def drill(frame: pd.DataFrame, db, row: str, col: str, cells: pd.DataFrame, key:
     if part.empty:
         st.info(f"No results for {row} {row_value} and {col} {col_value}.")
         return
-    samples = rv.drill_down(part, db=db)
+    samples = drill_rows(str(storage.default_db_path()), rv.data_version(db), part)
     st.caption(f"{len(part)} results in this cell; "
                f"{'the 200 lowest-scoring' if len(part) > 200 else 'all'} shown, lowest score first.")
     summary = samples.drop(columns=["reference", "question", "requirement", "answer", "response"])
