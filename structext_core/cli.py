@@ -13,6 +13,9 @@ from pathlib import Path
 from . import audit as audit_mod
 from . import official, samples, suites
 from .progress import ProgressLine
+from .tree import node_count
+
+PARALLEL_MIN_NODES = 100_000  # Test: about 17,000 nodes in all; Test-Hard: about 280,000
 
 
 class UsageError(Exception):
@@ -49,16 +52,18 @@ def generate_rows(config: suites.SuiteConfig, seed: int, jobs: int, progress=Non
     config.validate()
     cells = config.cells()
     rows: list[dict] = []
-    work = [(config, seed, cell) for cell in cells]
-    if jobs > 1 and config.size >= 500:
+    jobs_list = [(config, seed, cell) for cell in cells]
+    # Worker processes cost about half a second to start: worth it only for big trees (Test-Hard).
+    work = sum(node_count(d, w) for _, d, w in cells) * config.per_cell
+    if jobs > 1 and work >= PARALLEL_MIN_NODES:
         ctx = multiprocessing.get_context("fork")
         with ctx.Pool(jobs) as pool:
-            for chunk in pool.imap(_cell_worker, work, chunksize=2):
+            for chunk in pool.imap(_cell_worker, jobs_list, chunksize=2):
                 rows.extend(chunk)
                 if progress:
                     progress(len(rows), config.size)
     else:
-        for job in work:
+        for job in jobs_list:
             rows.extend(_cell_worker(job))
             if progress:
                 progress(len(rows), config.size)

@@ -453,6 +453,8 @@ def _pathwalk_expected(doc: Document, p: dict) -> str:
 
 def empty_list_answer(noun: str) -> str:
     """The original generator's answer when a document has none of the asked items."""
+    if noun == "bold text":
+        return "No bold texts presented in file."
     return f"No {noun} is included in the file."
 
 
@@ -506,7 +508,8 @@ _markup_tasks(org, 27)
 assert sorted(TASKS) == list(range(1, 30)), sorted(TASKS)
 
 
-_EMPTY_LIST = re.compile(r"^No [\w ]+? (?:is|are) (?:included|found)\b[^\n]*$", re.I)
+# "No image file is included in the file.", "No bold texts presented in file." and the like.
+_EMPTY_LIST = re.compile(r"^No [\w ]+? (?:(?:is|are) )?(?:included|found|presented)\b[^\n]*$", re.I)
 
 
 def normalise(answer: str, kind: str) -> object:

@@ -122,21 +122,29 @@ def headings(syntax: Syntax, text: str, depth: int | None = None, width: int | N
         m = syntax.heading_re.match(line)
         if m and i > 0:
             found.append(Heading(i, syntax.level_of(m.group(1))))
-    if depth and width and depth > 1 and found and all(h.level == 1 for h in found):
+    if depth and width and depth > 1 and found:
         found = _levels_from_shape(found, depth, width)
     return lines, found
 
 
 def _levels_from_shape(found: list[Heading], depth: int, width: int) -> list[Heading]:
-    """Recover levels of a flat document written by the original LaTeX renderer.
+    """Recover the levels of a document written by the original LaTeX renderer.
 
-    The released LaTeX samples write every heading as ``\\section`` whatever its
-    level. Their trees are complete, so when the number of headings matches a
-    complete tree of the sample's depth and width, the pre-order position of a
-    heading tells its level.
+    The original wrote level L as ``'sub' * (L - 2) + 'section'``: levels 1 and 2
+    both as ``\\section``, level 3 as ``\\subsection``. Its trees are complete, so
+    when the headings match a complete tree of the sample's depth and width with
+    every level shifted that way, the pre-order position of a heading tells its level.
     """
     if len(found) != node_count(depth, width) - 1:
         return found
+    levels = _shape_levels(depth, width)
+    if all(h.level == max(level - 1, 1) for h, level in zip(found, levels)):
+        return [Heading(h.line, level) for h, level in zip(found, levels)]
+    return found
+
+
+def _shape_levels(depth: int, width: int) -> list[int]:
+    """Levels of the non-root nodes of a complete tree, in pre-order."""
     k = fan_out(depth, width)
     levels: list[int] = []
 
@@ -148,7 +156,7 @@ def _levels_from_shape(found: list[Heading], depth: int, width: int) -> list[Hea
                 visit(level + 1)
 
     visit(0)
-    return [Heading(h.line, lvl) for h, lvl in zip(found, levels)]
+    return levels
 
 
 def section_content(syntax: Syntax, text: str, positions: list[int], depth: int | None = None,
