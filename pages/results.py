@@ -97,9 +97,25 @@ def exports(name: str, chart=None, table: pd.DataFrame | None = None) -> None:
                                    key=f"rs_csv_{name}", icon=":material/table:", on_click="ignore")
 
 
-def show_chart(chart, name: str, table: pd.DataFrame | None = None) -> None:
-    st.altair_chart(chart, width="content")
+def show_chart(chart, name: str, table: pd.DataFrame | None = None, select_key: str | None = None):
+    """Draw a chart with its exports; with ``select_key``, a click on a cell reruns the page
+    and the selection state is returned."""
+    if select_key is None:
+        st.altair_chart(chart, width="content")
+        event = None
+    else:
+        event = st.altair_chart(chart, width="content", on_select="rerun", key=select_key,
+                                selection_mode=rv.CELL_SELECTION)
     exports(name, chart, table)
+    return event
+
+
+def follow_click(event, key: str) -> None:
+    """Point the drill-down's row and column boxes at the heatmap cell just clicked."""
+    picked = rv.picked_cell(event.selection if event is not None else None)
+    if picked is not None and picked != st.session_state.get(f"rs_{key}_picked"):
+        st.session_state[f"rs_{key}_picked"] = picked
+        st.session_state[f"rs_{key}_drill_row"], st.session_state[f"rs_{key}_drill_col"] = picked
 
 
 def import_messages() -> None:
@@ -238,6 +254,9 @@ def drill(frame: pd.DataFrame, db, row: str, col: str, cells: pd.DataFrame, key:
     st.subheader("Samples behind a cell")
     rows_available = rv.axis_order(cells, "row")
     cols_available = rv.axis_order(cells, "col")
+    for widget, options in ((f"rs_{key}_drill_row", rows_available), (f"rs_{key}_drill_col", cols_available)):
+        if st.session_state.get(widget) not in (None, *options):
+            del st.session_state[widget]  # a cell picked before the filters changed
     left, right = st.columns(2)
     row_value = left.selectbox(DIMENSION_TITLES.get(row, row), rows_available, key=f"rs_{key}_drill_row")
     col_value = right.selectbox(DIMENSION_TITLES.get(col, col), cols_available, key=f"rs_{key}_drill_col")
@@ -252,7 +271,10 @@ def drill(frame: pd.DataFrame, db, row: str, col: str, cells: pd.DataFrame, key:
     st.dataframe(summary, hide_index=True, key=f"rs_{key}_drill_table")
     exports(f"drilldown_{key}", table=samples)
     labels = [f"{r.sample_id} · {r.model} · {r.prompt} · {r.value:.1f}" for r in samples.itertuples()]
-    pick = st.selectbox("Sample", range(len(labels)), format_func=labels.__getitem__, key=f"rs_{key}_drill_pick")
+    # One box per cell: with one key for all cells the browser kept showing the previous
+    # cell's label after another cell was picked.
+    pick = st.selectbox("Sample", range(len(labels)), format_func=labels.__getitem__,
+                        key=f"rs_{key}_drill_pick_{row_value}_{col_value}")
     item = samples.iloc[pick]
     st.markdown(f"**Question.** {item['question']}")
     st.markdown(f"**Requirement.** {item['requirement']}")
@@ -303,10 +325,12 @@ def imported_page(db, db_path: str, version: tuple) -> None:
             return
         chart = rv.heatmap_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col],
                                  title=f"{value_title} by {DIMENSION_TITLES[row]} and {DIMENSION_TITLES[col]}",
-                                 value_title=value_title)
-        show_chart(chart, f"heatmap_{row}_{col}", rv.cells_table(cells, row, col))
+                                 value_title=value_title, selectable=True)
+        event = show_chart(chart, f"heatmap_{row}_{col}", rv.cells_table(cells, row, col),
+                           select_key=f"rs_heatmap_chart_{row}_{col}")
+        follow_click(event, "heatmap")
         st.caption("Cells show the mean; rows and columns are sorted by their mean, best first (or by name). "
-                   "Hover a cell for n and the 95 % bootstrap interval.")
+                   "Hover a cell for n and the 95 % bootstrap interval; click it to see its samples below.")
         drill(rv.apply_filters(values, filters), db, row, col, cells, "heatmap")
         return
 

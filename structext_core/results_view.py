@@ -433,6 +433,22 @@ def _text_colour(field: str, threshold: float):
     return alt.condition(f"datum['{field}'] < {threshold}", alt.value("white"), alt.value("black"))
 
 
+CELL_SELECTION = "cell"
+"""Name of the heatmap's point selection (the clicked cell)."""
+
+
+def picked_cell(selection: Mapping | None) -> tuple[str, str] | None:
+    """(row label, column label) of the cell clicked in a selectable heatmap, from Streamlit's
+    selection state (``event.selection``), or None."""
+    points = (selection or {}).get(CELL_SELECTION) or []
+    if not points:
+        return None
+    point = points[0]
+    if "row_label" not in point or "col_label" not in point:
+        return None
+    return str(point["row_label"]), str(point["col_label"])
+
+
 def heatmap_chart(
     cells: pd.DataFrame,
     row: str,
@@ -440,9 +456,13 @@ def heatmap_chart(
     title: str = "",
     value_title: str = "score (%)",
     cell_size: int = 46,
+    selectable: bool = False,
 ) -> alt.LayerChart:
     """The heatmap: a cell per (row, col), its mean printed in it, colour on a fixed 0-100 scale;
-    n and the 95 % interval in the tooltip; rows and columns sorted by mean."""
+    n and the 95 % interval in the tooltip; rows and columns sorted by mean.
+
+    ``selectable`` adds a point selection named :data:`CELL_SELECTION` over ``row_label`` and
+    ``col_label`` (a click picks a cell; the page drills down into it)."""
     data = cells.assign(
         row_label=cells["row_label"].astype(str), col_label=cells["col_label"].astype(str),
         mean=cells["mean"].astype(float), ci_low=cells["ci_low"].astype(float),
@@ -463,6 +483,13 @@ def heatmap_chart(
         color=alt.Color("mean:Q", title=value_title, scale=alt.Scale(domain=[0, 100], scheme=COLOR_SCHEME)),
         tooltip=tooltip,
     )
+    if selectable:
+        cell = alt.selection_point(name=CELL_SELECTION, fields=["row_label", "col_label"], clear=False)
+        rect = rect.add_params(cell).encode(
+            # empty=False: before any click no cell is outlined
+            stroke=alt.condition(cell, alt.value("#ff4b4b"), alt.value("white"), empty=False),
+            strokeWidth=alt.condition(cell, alt.value(3), alt.value(0.5), empty=False),
+        )
     text = base.mark_text(fontSize=11).encode(
         text=alt.Text("mean:Q", format=".1f"), color=_text_colour("mean", 55), tooltip=tooltip,
     )

@@ -190,6 +190,16 @@ def test_drill_down_from_a_cell(env):
     assert "CSV" in download_labels(at)
 
 
+def test_drill_down_sample_box_follows_the_cell(env):
+    at = open_page()
+    select(at, "rs_heatmap_drill_row", "good")
+    first = [b for b in at.selectbox if b.label == "Sample"][0]
+    assert all(" · good · " in option for option in first.options)
+    select(at, "rs_heatmap_drill_row", "weak")
+    second = [b for b in at.selectbox if b.label == "Sample"][0]
+    assert all(" · weak · " in option for option in second.options)
+
+
 @pytest.mark.parametrize("view, n_charts", [("Depth x width (Fig. 4)", 2), ("People vs models (Fig. 7)", 1),
                                            ("Test vs Real-Test (Fig. 6)", 1), ("Metric correlation (Fig. 5)", 1),
                                            ("Compare two models", 1)])

@@ -516,3 +516,14 @@ def test_describe_sources(frame):
     sources = rv.describe_sources(frame)
     assert set(sources["source"]) == {"upload:hard.jsonl", "upload:test.jsonl", "human-study:pilot"}
     assert sources["rows"].sum() == len(frame)
+
+
+def test_selectable_heatmap_and_picked_cell(frame):
+    cells = rv.heatmap_frame(rv.with_value(frame), "model", "format", n_boot=20)
+    spec = rv.heatmap_chart(cells, "model", "format", selectable=True).to_dict()
+    params = spec.get("params") or spec["layer"][0]["params"]  # Altair lifts layer params to the top
+    assert params[0]["name"] == rv.CELL_SELECTION
+    assert params[0]["select"]["fields"] == ["row_label", "col_label"]
+    assert rv.picked_cell({"cell": [{"row_label": "good", "col_label": "json"}]}) == ("good", "json")
+    assert rv.picked_cell({"cell": []}) is None and rv.picked_cell(None) is None
+    assert rv.picked_cell({"cell": [{"row_label": "good"}]}) is None

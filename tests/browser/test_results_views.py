@@ -163,3 +163,26 @@ def test_admin_bad_upload_names_the_line_and_imports_nothing(page, app_env, resu
     after = storage.open_db(app_env["db_path"]).execute("SELECT COUNT(*) FROM results").fetchone()[0]
     assert after == before
     shoot(page, screenshot, "results_admin_bad_upload")
+
+
+def test_clicking_a_heatmap_cell_drills_into_it(page, results_url, wait_for_app, screenshot):
+    open_results(page, results_url, wait_for_app)
+    charts_drawn(page, 1)
+    cells = page.locator('[data-testid="stVegaLiteChart"] path[aria-roledescription="rect mark"]')
+    target = cells.nth(cells.count() - 1)  # the bottom-right cell: not the drill-down's default
+    label = target.get_attribute("aria-label")  # Vega describes each mark: "model: weak; format: json; ..."
+    described = dict(part.split(": ", 1) for part in label.split("; "))
+    target.click(position={"x": 4, "y": 4})  # a corner: the printed number is a separate mark
+    settle(page, wait_for_app)
+    no_exception(page)
+    boxes = page.get_by_test_id("stSelectbox")
+    row_box = boxes.filter(has=page.get_by_text("model", exact=True)).last
+    col_box = boxes.filter(has=page.get_by_text("format", exact=True)).last
+    shown = [box.inner_text() + " " + " ".join(i.input_value() for i in box.locator("input").all())
+             for box in (row_box, col_box)]
+    assert described["model"] in shown[0], shown
+    assert described["format"] in shown[1], shown
+    sample_box = boxes.filter(has=page.get_by_text("Sample", exact=True)).last
+    sample_shown = sample_box.inner_text() + " ".join(i.input_value() for i in sample_box.locator("input").all())
+    assert f" · {described['model']} · " in sample_shown, sample_shown  # regression: a stale label stayed
+    shoot(page, screenshot, "results_heatmap_cell_clicked")
