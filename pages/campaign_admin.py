@@ -26,9 +26,12 @@ def flash(kind: str, message: str) -> None:
 
 
 def show_flash() -> None:
+    """The message of the last action, in a container that is always there, so the elements
+    after it keep their place (and an open tab or expander stays open)."""
     message = st.session_state.pop("ca_flash", None)
+    box = st.container()
     if message:
-        getattr(st, message[0])(message[1])
+        getattr(box, message[0])(message[1])
 
 
 # ---------------------------------------------------------------- callbacks
@@ -118,12 +121,12 @@ def review_tab(campaign_id: int) -> None:
     left, right = st.columns(2, gap="large")
     with left:
         st.markdown("**Original**")
-        st.code(sample["reference"], language=CODE_LANGUAGE[sample["language"]], line_numbers=True)
+        st.code(sample["reference"], language=CODE_LANGUAGE[sample["language"]], line_numbers=True, wrap_lines=True)
         st.markdown(f"**Question:** {sample['question']}")
         st.code(sample["answer"], language="text")
     with right:
         st.markdown("**Rewrite**")
-        st.code(submission["reference"], language=CODE_LANGUAGE[sample["language"]], line_numbers=True)
+        st.code(submission["reference"], language=CODE_LANGUAGE[sample["language"]], line_numbers=True, wrap_lines=True)
         st.markdown(f"**Question:** {submission['question']}")
         st.code(submission["answer"], language="text")
     st.text_area("Comment for the annotator (needed to send it back)", key=f"ca_comment_{item_id}", height=80)

@@ -134,7 +134,7 @@ def on_reset(item_id: int) -> None:
     flash("success", "Started again from the original.")
 
 
-def on_submit(item_id: int, tokens: list[rewrite.Token], position: int) -> None:
+def on_submit(item_id: int, tokens: list[rewrite.Token], position: int, queue: list[int]) -> None:
     reason = st.session_state.get(k("exception", item_id), "") if is_admin else None
     try:
         campaign.submit(ui.get_db(), item_id, user, current_texts(item_id), current_mapping(item_id, tokens),
@@ -146,6 +146,12 @@ def on_submit(item_id: int, tokens: list[rewrite.Token], position: int) -> None:
         flash("error", str(error))
         return
     flash("success", f"Submitted item #{position} for review.")
+    # Move on to the next item still to do in the queue (after this one, then from the start).
+    statuses = {i["id"]: i["status"] for i in campaign.list_items(ui.get_db(), st.session_state["rw_campaign"])}
+    later = queue[queue.index(item_id) + 1:] + queue[:queue.index(item_id)]
+    upcoming = [i for i in later if statuses.get(i) in campaign.EDITABLE]
+    if upcoming:
+        st.session_state["rw_item"] = upcoming[0]
 
 
 def on_flag(item_id: int) -> None:
@@ -161,10 +167,15 @@ def on_flag(item_id: int) -> None:
 # ---------------------------------------------------------------- pieces of the page
 
 def show_flash() -> None:
+    """The message of the last action, in a container that is always there, so the elements
+    after it keep their place (and an open tab or expander stays open)."""
     message = st.session_state.pop("rw_flash", None)
+    box = st.container()
     if message:
         kind, text = message
-        getattr(st, kind)(text)
+        getattr(box, kind)(text)
+        if kind == "success":  # the page top may be out of sight: say it where the user looks too
+            st.toast(text, icon=":material/check_circle:")
 
 
 def show_guidelines(expanded: bool) -> None:
@@ -177,7 +188,7 @@ def show_guidelines(expanded: bool) -> None:
 
 def show_original(sample: dict) -> None:
     st.markdown("**Original**")
-    st.code(sample["reference"], language=CODE_LANGUAGE[sample["language"]], line_numbers=True)
+    st.code(sample["reference"], language=CODE_LANGUAGE[sample["language"]], line_numbers=True, wrap_lines=True)
     st.markdown(f"**Question:** {sample['question']}  \n*{sample['requirement']}*")
     st.markdown("**Answer**")
     st.code(sample["answer"], language="text")
@@ -204,7 +215,7 @@ def show_mapping(item_id: int, sample: dict, tokens: list[rewrite.Token]) -> Non
         },
         on_change=save, args=(item_id, tokens),
     )
-    with st.expander("Paste mapping lines", icon=":material/content_paste:"):
+    with st.expander("Paste mapping lines", icon=":material/content_paste:", key=k("paste_box", item_id)):
         st.text_area("One `token -> real-world value` a line", key=k("paste", item_id), height=120,
                      placeholder="k -> Stadium\nZ -> City\nw -> Eugene")
         st.button("Add to the table", key=k("paste_btn", item_id), on_click=on_paste, args=(item_id, tokens))
@@ -222,8 +233,9 @@ def show_mapping(item_id: int, sample: dict, tokens: list[rewrite.Token]) -> Non
 
 def show_editor(item_id: int, sample: dict, tokens: list[rewrite.Token]) -> None:
     st.markdown("**2 · Edit the result**")
-    lines = sample["reference"].count("\n") + 1
-    st.text_area("Reference", key=k("ref", item_id), height=min(max(120, 24 * lines), 520),
+    # Tall enough for the whole reference (long markup lines wrap), never taller than a screen.
+    rows = sum(1 + len(line) // 70 for line in st.session_state[k("ref", item_id)].split("\n"))
+    st.text_area("Reference", key=k("ref", item_id), height=min(max(120, 24 * rows + 20), 560),
                  on_change=save, args=(item_id, tokens))
     st.text_area("Question", key=k("q", item_id), height=80, on_change=save, args=(item_id, tokens),
                  help="Keep the sentence; change only its values.")
@@ -252,13 +264,13 @@ def show_checks(report: rewrite.CheckReport) -> None:
         st.warning(warning, icon=":material/info:")
 
 
-def show_actions(item: dict, report: rewrite.CheckReport, tokens: list[rewrite.Token]) -> None:
+def show_actions(item: dict, report: rewrite.CheckReport, tokens: list[rewrite.Token], queue: list[int]) -> None:
     item_id = item["id"]
     if is_admin and report.answer_ok and not report.structure_ok:
         st.text_input("Exception reason (admin only)", key=k("exception", item_id),
                       help="Accept this rewrite although the structure check fails; say why.")
     st.button("Submit for review", key=k("submit", item_id), type="primary", icon=":material/send:",
-              on_click=on_submit, args=(item_id, tokens, item["position"]))
+              on_click=on_submit, args=(item_id, tokens, item["position"], queue))
     if not report.ok:
         st.caption("Submitting is refused until both checks pass.")
 
@@ -282,13 +294,14 @@ def show_read_only(item: dict) -> None:
     with right:
         st.markdown("**Your rewrite**")
         if submission:
-            st.code(submission["reference"], language=CODE_LANGUAGE[item["language"]], line_numbers=True)
+            st.code(submission["reference"], language=CODE_LANGUAGE[item["language"]], line_numbers=True,
+                    wrap_lines=True)
             st.markdown(f"**Question:** {submission['question']}")
             st.markdown("**Answer**")
             st.code(submission["answer"], language="text")
 
 
-def workspace(item: dict) -> None:
+def workspace(item: dict, queue: list[int]) -> None:
     sample = item["sample"]
     item_id = item["id"]
     st.subheader(f"#{item['position']} · {item['scenario']}")
@@ -316,7 +329,7 @@ def workspace(item: dict) -> None:
         texts = current_texts(item_id)
         report = rewrite.check_rewrite(sample, texts.reference, texts.question, texts.answer)
         show_checks(report)
-        show_actions(item, report, tokens)
+        show_actions(item, report, tokens, queue)
         show_flag(item_id)
 
 
@@ -358,4 +371,4 @@ item_id = st.selectbox(
                            f"{by_id[i]['task_id']} · depth {by_id[i]['depth']} · {by_id[i]['scenario']} · "
                            f"{STATUS_LABELS[by_id[i]['status']]}"))
 st.divider()
-workspace(campaign.get_item(db, item_id))
+workspace(campaign.get_item(db, item_id), list(by_id))
