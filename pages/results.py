@@ -411,12 +411,14 @@ def imported_page(db, db_path: str, version: tuple) -> None:
             st.info(f"{model_a} and {model_b} share no samples (same sample and prompt).")
             return
         chart = rv.paired_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col],
-                                f"{model_a} minus {model_b} ({value_title}), shared samples")
-        show_chart(chart, "paired", cells)
+                                f"{model_a} minus {model_b} ({value_title}), shared samples", selectable=True)
+        event = show_chart(chart, "paired", cells, select_key=f"rs_paired_chart_{model_a}_{model_b}_{row}_{col}")
+        follow_click(event, "paired")
         st.caption(f"{int(cells['n'].sum())} shared samples. Cells show the mean paired difference in points; "
-                   "* marks p < 0.05 (sign-flip permutation test, no correction for the number of cells).")
+                   "* marks p < 0.05 (sign-flip permutation test, no correction for the number of cells). "
+                   "Click a cell to see its samples below.")
         pair = frame[frame["model"].isin([model_a, model_b])]
-        drill(pair, db, row, col, cells.assign(row_rank=cells["row_rank"], col_rank=cells["col_rank"]), "paired")
+        drill(pair, db, row, col, cells, "paired")
 
 
 # ---------------------------------------------------------------- page

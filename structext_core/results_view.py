@@ -449,6 +449,16 @@ def picked_cell(selection: Mapping | None) -> tuple[str, str] | None:
     return str(point["row_label"]), str(point["col_label"])
 
 
+def _selectable(rect: alt.Chart) -> alt.Chart:
+    """A rect layer with the cell selection; the picked cell gets a red outline."""
+    cell = alt.selection_point(name=CELL_SELECTION, fields=["row_label", "col_label"], clear=False)
+    return rect.add_params(cell).encode(
+        # empty=False: before any click no cell is outlined
+        stroke=alt.condition(cell, alt.value("#ff4b4b"), alt.value("white"), empty=False),
+        strokeWidth=alt.condition(cell, alt.value(3), alt.value(0.5), empty=False),
+    )
+
+
 def heatmap_chart(
     cells: pd.DataFrame,
     row: str,
@@ -484,12 +494,7 @@ def heatmap_chart(
         tooltip=tooltip,
     )
     if selectable:
-        cell = alt.selection_point(name=CELL_SELECTION, fields=["row_label", "col_label"], clear=False)
-        rect = rect.add_params(cell).encode(
-            # empty=False: before any click no cell is outlined
-            stroke=alt.condition(cell, alt.value("#ff4b4b"), alt.value("white"), empty=False),
-            strokeWidth=alt.condition(cell, alt.value(3), alt.value(0.5), empty=False),
-        )
+        rect = _selectable(rect)
     text = base.mark_text(fontSize=11).encode(
         text=alt.Text("mean:Q", format=".1f"), color=_text_colour("mean", 55), tooltip=tooltip,
     )
@@ -751,8 +756,9 @@ def paired_frame(
     return cells
 
 
-def paired_chart(cells: pd.DataFrame, row: str, col: str, title: str) -> alt.LayerChart:
-    """Paired differences on a fixed -100..100 diverging scale; ``*`` marks p < 0.05."""
+def paired_chart(cells: pd.DataFrame, row: str, col: str, title: str, selectable: bool = False) -> alt.LayerChart:
+    """Paired differences on a fixed -100..100 diverging scale; ``*`` marks p < 0.05.
+    ``selectable``: a click picks a cell (see :func:`heatmap_chart`)."""
     data = cells.assign(
         row_label=cells["row_label"].astype(str), col_label=cells["col_label"].astype(str),
         diff=cells["diff"].astype(float), ci_low=cells["ci_low"].astype(float),
@@ -775,6 +781,8 @@ def paired_chart(cells: pd.DataFrame, row: str, col: str, title: str) -> alt.Lay
         color=alt.Color("diff:Q", title="A - B (points)", scale=alt.Scale(domain=[-100, 100], scheme=DIFF_SCHEME)),
         tooltip=tooltip,
     )
+    if selectable:
+        rect = _selectable(rect)
     text = base.mark_text(fontSize=11).encode(
         text="text:N", color=alt.condition("abs(datum.diff) > 60", alt.value("white"), alt.value("black")),
         tooltip=tooltip,

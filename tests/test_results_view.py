@@ -527,3 +527,10 @@ def test_selectable_heatmap_and_picked_cell(frame):
     assert rv.picked_cell({"cell": [{"row_label": "good", "col_label": "json"}]}) == ("good", "json")
     assert rv.picked_cell({"cell": []}) is None and rv.picked_cell(None) is None
     assert rv.picked_cell({"cell": [{"row_label": "good"}]}) is None
+
+
+def test_paired_chart_selectable(frame):
+    cells = rv.paired_frame(rv.with_value(frame), "good", "weak", "format", "depth", n_boot=20, n_perm=100)
+    spec = rv.paired_chart(cells, "format", "depth", "t", selectable=True).to_dict()
+    params = spec.get("params") or spec["layer"][0]["params"]
+    assert params[0]["name"] == rv.CELL_SELECTION
