@@ -417,7 +417,7 @@ def imported_page(db, db_path: str, version: tuple) -> None:
         st.caption(f"{int(cells['n'].sum())} shared samples. Cells show the mean paired difference in points; "
                    "* marks p < 0.05 (sign-flip permutation test, no correction for the number of cells). "
                    "Click a cell to see its samples below.")
-        pair = frame[frame["model"].isin([model_a, model_b])]
+        pair = rv.shared_rows(frame, model_a, model_b)
         drill(pair, db, row, col, cells, "paired")
 
 

@@ -726,6 +726,17 @@ def item_means(frame: pd.DataFrame, models: Sequence[str]) -> pd.DataFrame:
     return part.groupby(keys, observed=True, dropna=False, sort=False)["value"].mean().reset_index()
 
 
+def shared_rows(frame: pd.DataFrame, model_a: str, model_b: str) -> pd.DataFrame:
+    """The rows of both models on the (sample, prompt) pairs both answered: what a paired
+    comparison's cell is made of, for its drill-down."""
+    keys = ["sample_id", "prompt"]
+    a = frame.loc[frame["model"] == model_a, keys].drop_duplicates()
+    b = frame.loc[frame["model"] == model_b, keys].drop_duplicates()
+    both = a.merge(b, on=keys)
+    part = frame[frame["model"].isin([model_a, model_b])]
+    return part.merge(both, on=keys, how="inner")
+
+
 def paired_frame(
     frame: pd.DataFrame,
     model_a: str,

@@ -534,3 +534,12 @@ def test_paired_chart_selectable(frame):
     spec = rv.paired_chart(cells, "format", "depth", "t", selectable=True).to_dict()
     params = spec.get("params") or spec["layer"][0]["params"]
     assert params[0]["name"] == rv.CELL_SELECTION
+
+
+def test_shared_rows_are_the_paired_samples(frame):
+    values = rv.with_value(frame)
+    rows = rv.shared_rows(values, "human", "good")
+    items = set(values.loc[values["model"] == "human", "sample_id"])
+    assert set(rows["sample_id"]) == items
+    assert Counter(rows["model"]) == {"human": 24, "good": 12}  # good's naive answers only: people saw no hints
+    assert set(rows.loc[rows["model"] == "good", "prompt"]) == {"naive"}
