@@ -140,10 +140,12 @@ def admin_panel(db) -> None:
         names = [f.name for f in files]
         default = names.index("test-hard.jsonl") if "test-hard.jsonl" in names else 0
         chosen = st.selectbox("Samples the results answer", names, index=default, key="rs_samples_file")
+        # The browser refuses files above 4x the limit; between the limit and that, the import
+        # says why in its own words (size, limit, what to do instead).
         uploads = st.file_uploader(
             "Result files (.jsonl): our schema {sample_id, model, prompt, response} or the original "
             "repository's evaluation output", type=["jsonl", "json"], accept_multiple_files=True,
-            key="rs_upload", max_upload_size=rv.MAX_UPLOAD_MB + 10,
+            key="rs_upload", max_upload_size=4 * rv.MAX_UPLOAD_MB,
         )
         prompt = st.text_input("Prompt label for original-format files (optional)", key="rs_prompt_label",
                                help="Leave empty to derive it from the file name and the hint / shot fields.")

@@ -280,7 +280,8 @@ def test_admin_uploads_a_file_and_the_heatmap_shows_it(admin_env):
 
 
 @pytest.mark.parametrize("case, where", [("not JSON", "line 2"), ("missing field", "line 2"),
-                                         ("unknown sample", "line 3"), ("Latin-1", "line 2"), ("UTF-16", "line 1")])
+                                         ("unknown sample", "line 3"), ("Latin-1", "line 2"), ("UTF-16", "line 1"),
+                                         ("50 MB", "file")])
 def test_bad_upload_on_the_page_says_what_and_where(admin_env, case, where):
     from test_results_view import bad_uploads
 
