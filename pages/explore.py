@@ -6,6 +6,10 @@ from structext_core import browse, ui_suites
 from structext_core.formats import LANGUAGES
 from structext_core.tasks import TASKS
 
+from structext_core.ui_frame import ensure_frame
+
+ensure_frame()
+
 st.title("Explore samples")
 
 files = browse.list_suite_files()

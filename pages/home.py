@@ -5,6 +5,10 @@ import streamlit as st
 from structext_core import browse, suites, ui, ui_suites
 from structext_core.tasks import TASKS
 
+from structext_core.ui_frame import ensure_frame
+
+ensure_frame()
+
 st.title("StrucText Studio")
 st.markdown(
     "A workbench for **StrucText-Eval**, the benchmark that asks whether language models can reason over "

@@ -10,6 +10,10 @@ import streamlit as st
 from structext_core import paper, results, storage, ui
 from structext_core import results_view as rv
 
+from structext_core.ui_frame import ensure_frame
+
+ensure_frame()
+
 SOURCE_IMPORTED = "Imported results (models and people)"
 SOURCE_PAPER = "Paper tables"
 VIEWS = (
