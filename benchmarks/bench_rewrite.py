@@ -1,0 +1,98 @@
+"""How long the Real-Test live checks take on the largest Test sample of each format.
+
+The workspace reruns both checks on every change, so they must stay instant while
+typing (goal: under 50 ms each). For each format the largest Test reference is
+rewritten with a faithful mapping (every token renamed, numbers doubled), then the
+structure check (parse + skeleton) and the answer check (the core's solver on the
+rewrite) are timed separately, along with token extraction and applying the mapping.
+
+    .venv/bin/python benchmarks/bench_rewrite.py [--repeat 200] [--hard]
+
+``--hard`` adds the largest Test-Hard sample of each format (references up to ~100,000
+characters) as a stress figure; the 50 ms goal is for Test, the suite Real-Test draws from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from structext_core import rewrite  # noqa: E402
+from structext_core.formats import LANGUAGES  # noqa: E402
+from structext_core.suites import generate_suite  # noqa: E402
+
+GOAL_MS = 50.0
+
+
+def faithful_mapping(sample: dict) -> dict[str, str]:
+    mapping = {}
+    for i, token in enumerate(rewrite.extract_tokens(sample)):
+        if "number" in token.kinds:
+            mapping[token.text] = str(int(float(token.text)) * 2)
+        elif "file" in token.kinds:
+            mapping[token.text] = f"photo_{i}.jpg"
+        else:
+            mapping[token.text] = f"Real{i}x"
+    return mapping
+
+
+def timed(fn, repeat: int) -> tuple[float, float]:
+    """Median and worst time of ``fn()`` in milliseconds."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times), max(times)
+
+
+def largest_per_format(samples: list[dict]) -> dict[str, dict]:
+    best: dict[str, dict] = {}
+    for s in samples:
+        if len(s["reference"]) > len(best.get(s["language"], {"reference": ""})["reference"]):
+            best[s["language"]] = s
+    return best
+
+
+def run(samples: list[dict], repeat: int, label: str) -> bool:
+    print(f"\n{label}: largest sample of each format, {repeat} runs each (median / worst, ms)")
+    header = f"{'format':9} {'sample':22} {'chars':>7} {'tokens':>6}  {'structure':>15} {'answer':>15} " \
+             f"{'all checks':>15} {'apply map':>15}"
+    print(header)
+    print("-" * len(header))
+    ok = True
+    for language in LANGUAGES:
+        s = largest_per_format(samples)[language]
+        mapping = faithful_mapping(s)
+        texts = rewrite.apply_mapping(s, mapping)
+        report = rewrite.check_rewrite(s, texts.reference, texts.question, texts.answer)
+        assert report.ok, (s["id"], [str(p) for p in report.problems])
+        structure = timed(lambda: rewrite.check_structure(language, s["reference"], texts.reference), repeat)
+        answer = timed(lambda: rewrite.check_answer(s, texts.reference, texts.question, texts.answer), repeat)
+        full = timed(lambda: rewrite.check_rewrite(s, texts.reference, texts.question, texts.answer), repeat)
+        apply = timed(lambda: rewrite.apply_mapping(s, mapping), repeat)
+        ok &= structure[0] < GOAL_MS and answer[0] < GOAL_MS
+        cells = "".join(f" {m:7.2f} / {w:6.2f}" for m, w in (structure, answer, full, apply))
+        print(f"{language:9} {s['id']:22} {len(s['reference']):7,} {len(mapping):6}{cells}")
+    return ok
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument("--hard", action="store_true", help="also time the largest Test-Hard samples")
+    args = parser.parse_args()
+    ok = run(generate_suite("test"), args.repeat, "Test")
+    print(f"\ngoal: each check under {GOAL_MS:.0f} ms (median) on Test: {'met' if ok else 'NOT met'}")
+    if args.hard:
+        run(generate_suite("test-hard"), max(5, args.repeat // 20), "Test-Hard (stress)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
