@@ -16,17 +16,26 @@ class SampleError(ValueError):
     """A sample file or line that does not follow the schema."""
 
 
+def to_jsonl_line(row: dict) -> str:
+    """One sample as a JSONL line (UTF-8 text kept as is, keys in the row's order)."""
+    return json.dumps(row, ensure_ascii=False) + "\n"
+
+
 def write_jsonl(path: str | Path, rows: Iterable[dict]) -> int:
     """Write one JSON object a line (UTF-8, keys in schema order); returns the count."""
+    return write_jsonl_lines(path, (to_jsonl_line(row) for row in rows))
+
+
+def write_jsonl_lines(path: str | Path, lines: Iterable[str]) -> int:
+    """Write ready JSONL lines atomically: readers never see half a file. Returns the count."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     # A name of this writer's own: two sessions generating at once never share a half file.
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     n = 0
     with open(tmp, "w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False))
-            fh.write("\n")
+        for line in lines:
+            fh.write(line)
             n += 1
     tmp.replace(path)  # a reader never sees half a file
     return n
