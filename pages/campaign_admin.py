@@ -123,11 +123,13 @@ def review_tab(campaign_id: int) -> None:
         st.markdown("**Original**")
         st.code(sample["reference"], language=CODE_LANGUAGE[sample["language"]], line_numbers=True, wrap_lines=True)
         st.markdown(f"**Question:** {sample['question']}")
+        st.markdown("**Answer**")
         st.code(sample["answer"], language="text")
     with right:
         st.markdown("**Rewrite**")
         st.code(submission["reference"], language=CODE_LANGUAGE[sample["language"]], line_numbers=True, wrap_lines=True)
         st.markdown(f"**Question:** {submission['question']}")
+        st.markdown("**Answer**")
         st.code(submission["answer"], language="text")
     st.text_area("Comment for the annotator (needed to send it back)", key=f"ca_comment_{item_id}", height=80)
     a, b = st.columns(2)

@@ -139,11 +139,8 @@ def on_submit(item_id: int, tokens: list[rewrite.Token], position: int, queue: l
     try:
         campaign.submit(ui.get_db(), item_id, user, current_texts(item_id), current_mapping(item_id, tokens),
                         exception_reason=reason)
-    except campaign.SubmissionRefused as error:
-        flash("error", str(error))
-        return
-    except campaign.CampaignError as error:
-        flash("error", str(error))
+    except campaign.CampaignError as error:  # refused: said beside the button, where the user looks
+        st.session_state[k("refused", item_id)] = str(error)
         return
     flash("success", f"Submitted item #{position} for review.")
     # Move on to the next item still to do in the queue (after this one, then from the start).
@@ -271,7 +268,10 @@ def show_actions(item: dict, report: rewrite.CheckReport, tokens: list[rewrite.T
                       help="Accept this rewrite although the structure check fails; say why.")
     st.button("Submit for review", key=k("submit", item_id), type="primary", icon=":material/send:",
               on_click=on_submit, args=(item_id, tokens, item["position"], queue))
-    if not report.ok:
+    refused = st.session_state.pop(k("refused", item_id), None)
+    if refused:
+        st.error(refused, icon=":material/block:")
+    elif not report.ok:
         st.caption("Submitting is refused until both checks pass.")
 
 

@@ -91,6 +91,26 @@ def go_to(page, link_name, wait_for_app):
     wait_for_app(page)
 
 
+def set_text(page, label, value, wait_for_app):
+    box = page.get_by_label(label, exact=True)
+    box.fill(value)
+    box.press("Control+Enter")  # commits the text area (a rerun: the checks run again)
+    wait_for_app(page)
+
+
+def refused_then_repaired(page, expected, wait_for_app, screenshot):
+    """A free edit that drops a field: the structure check says where, and submitting is refused."""
+    broken = "\n".join(line for line in expected.reference.split("\n") if '"Surface"' not in line)
+    set_text(page, "Reference", broken, wait_for_app)
+    page.get_by_text("a field is missing", exact=False).first.wait_for()
+    page.get_by_role("button", name="Submit for review").click()
+    page.get_by_text("Submission refused", exact=False).first.wait_for()
+    wait_for_app(page)
+    page.get_by_text("Submission refused", exact=False).first.scroll_into_view_if_needed()
+    screenshot(page, "rewrite-3-0-json-refused")
+    set_text(page, "Reference", expected.reference, wait_for_app)
+
+
 def rewrite_current_item(page, sample, wait_for_app, screenshot, name):
     mapping = realistic_mapping(sample)
     box = page.get_by_label("One `token -> real-world value` a line")
@@ -109,6 +129,10 @@ def rewrite_current_item(page, sample, wait_for_app, screenshot, name):
     assert page.get_by_label("Question", exact=True).input_value() == expected.question
     page.get_by_text("Structure: reads as the original does; same skeleton.").wait_for()
     page.get_by_text("Answer: the solver derives the rewritten answer").wait_for()
+    if sample["language"] == "json":
+        refused_then_repaired(page, expected, wait_for_app, screenshot)
+        page.get_by_text("Structure: reads as the original does; same skeleton.").wait_for()
+    page.get_by_text("Structure: reads as the original does", exact=False).scroll_into_view_if_needed()
     screenshot(page, name)
     page.get_by_role("button", name="Submit for review").click()
     page.get_by_text("for review.", exact=False).first.wait_for()
