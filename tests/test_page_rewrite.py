@@ -176,3 +176,19 @@ def test_admin_can_accept_a_structure_exception(setup):
     assert not at.exception
     submission = campaign.latest_submission(storage.open_db(), setup["item"]["id"])
     assert submission["exception_reason"] == "The scenario needs a surface field."
+
+
+def test_submitting_moves_on_to_the_next_item_to_do(isolated_env, monkeypatch):
+    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    db = storage.open_db()
+    admin = accounts.create_user(db, "lead", "password1", "admin")
+    ann = accounts.create_user(db, "ann1", "password1", "annotator")
+    samples = generate_cell(9, 1, 1, 2, suite="test")
+    cid = campaign.create_campaign(db, "Two", samples, 2, [ann["id"]], admin)
+    first, second = campaign.list_items(db, cid)
+    at = run_as(ann)
+    assert at.selectbox(key="rw_item").value == first["id"]
+    button(at, "Submit for review").click().run()  # the untouched original passes both checks
+    assert not at.exception
+    assert at.selectbox(key="rw_item").value == second["id"]
+    assert at.subheader[0].value.startswith("#2 · ")
