@@ -67,10 +67,7 @@ if user and user["role"] == "admin":
     if go:
         try:
             if kind == "custom":
-                if not name.strip() or not name.replace("-", "").replace("_", "").isalnum():
-                    raise ValueError("the name may use letters, digits, - and _ only")
-                if name in browse.DEFAULT_SUITES:
-                    raise ValueError(f"{name!r} is a default suite's name; choose another")
+                browse.check_suite_name(name)
                 config = suites.SuiteConfig(name, tuple(sorted(depths)), tuple(sorted(widths)), int(per_cell))
             else:
                 config, name = suites.SUITES[kind], kind
@@ -83,3 +80,21 @@ if user and user["role"] == "admin":
             from structext_core import samples
             samples.write_jsonl(suites.suite_path(name), rows)
             st.success(f"Wrote {len(rows):,} samples to `{suites.suite_path(name)}`.")
+
+    st.header("Serve the authors' released samples")
+    st.caption("Reads a folder in the authors' layout (`0Shotbenchmark/<format>/<Category>/*.json`) into a "
+               "suite file that Explore and the studies can use.")
+    with st.form("home_import"):
+        folder = st.text_input("Folder", value=str(browse.DEFAULT_OFFICIAL_DIR), key="home_import_folder")
+        import_name = st.text_input("Suite name", value="official", key="home_import_name")
+        go_import = st.form_submit_button("Import")
+    if go_import:
+        try:
+            count, problems = browse.import_official(folder, import_name)
+        except ValueError as exc:
+            st.error(f"Cannot import: {exc}.")
+        else:
+            for problem in problems:
+                st.warning(problem)
+            if count:
+                st.success(f"Imported {count:,} samples as suite `{import_name}`.")

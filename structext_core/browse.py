@@ -19,6 +19,8 @@ from .formats import ReadError, csv_format, json_format, xml_format, yaml_format
 from .tasks import ABBREVIATIONS, TASKS
 
 DEFAULT_SUITES = ("test", "test-hard")
+DEFAULT_OFFICIAL_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures" / "official"
+_SUITE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 MAX_GRAPH_EDGES = 300
 
 
@@ -41,6 +43,29 @@ def list_suite_files(data_dir: str | Path | None = None) -> list[SuiteFile]:
 
 def missing_default_suites(data_dir: str | Path | None = None) -> list[str]:
     return [name for name in DEFAULT_SUITES if not suites.suite_path(name, data_dir).exists()]
+
+
+def check_suite_name(name: str) -> str:
+    """A new suite's file name: letters, digits, - and _; not a default suite's name."""
+    if not _SUITE_NAME.match(name or ""):
+        raise ValueError("the name may use letters, digits, - and _ only (at most 64)")
+    if name in DEFAULT_SUITES:
+        raise ValueError(f"{name!r} is a default suite's name; choose another")
+    return name
+
+
+def import_official(folder: str | Path, name: str, data_dir: str | Path | None = None) -> tuple[int, list[str]]:
+    """Read the authors' released files into the suite ``name``; returns (count, problems).
+
+    Unreadable files are named in the problems and skipped; nothing is written when
+    no file could be read."""
+    from . import official
+
+    check_suite_name(name)
+    rows, problems = official.read_folder(folder)
+    if rows:
+        samples_mod.write_jsonl(suites.suite_path(name, data_dir), [dict(r, suite=name) for r in rows])
+    return len(rows), problems
 
 
 def task_label(task_id: int) -> str:

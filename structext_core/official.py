@@ -155,3 +155,19 @@ def write_layout(samples: list[dict], directory: str | Path) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(content, ensure_ascii=False, indent=1), encoding="utf-8")
     return len(samples)
+
+
+def read_folder(root: str | Path) -> tuple[list[dict], list[str]]:
+    """Every released sample below ``root`` in our schema, and a message per unreadable file."""
+    rows, problems = [], []
+    root = Path(root)
+    if not root.is_dir():
+        return [], [f"{root}: no such folder"]
+    for path in find_files(root):
+        try:
+            rows.append(read_file(path))
+        except OfficialFileError as exc:
+            problems.append(str(exc))
+    if not rows and not problems:
+        problems.append(f"{root}: holds no .json sample files")
+    return rows, problems

@@ -68,3 +68,25 @@ def test_large_tree_is_not_drawn():
     sample = suites.generate_sample(5, 3, 3)
     view = browse.preview("tree", sample["reference"])
     assert view.kind == "none" and "too many" in view.note
+
+
+def test_import_official_serves_the_released_samples(official_dir, tmp_path):
+    count, problems = browse.import_official(official_dir, "released", data_dir=tmp_path)
+    assert count == 116 and problems == []
+    rows = samples.read_jsonl(tmp_path / "released.jsonl")
+    assert {r["suite"] for r in rows} == {"released"} and len({r["task_id"] for r in rows}) == 29
+    from structext_core import audit
+    assert audit.audit([tmp_path / "released.jsonl"]).line() == "audited 116 samples: 116 agree, 0 disagree, 0 unsupported"
+
+
+def test_import_official_names_bad_files_and_writes_nothing_without_samples(tmp_path):
+    folder = tmp_path / "rel"
+    (folder / "0Shotbenchmark" / "json" / "PathWalk").mkdir(parents=True)
+    (folder / "0Shotbenchmark" / "json" / "PathWalk" / "1.x_1.json").write_text("{broken")
+    count, problems = browse.import_official(folder, "rel", data_dir=tmp_path)
+    assert count == 0 and len(problems) == 1 and "1.x_1.json: not valid JSON" in problems[0]
+    assert not (tmp_path / "rel.jsonl").exists()
+    with pytest.raises(ValueError, match="default suite"):
+        browse.import_official(folder, "test", data_dir=tmp_path)
+    with pytest.raises(ValueError, match="letters, digits"):
+        browse.import_official(folder, "../evil", data_dir=tmp_path)

@@ -89,3 +89,17 @@ def test_explore_switches_suite_and_narrows_to_one(small_defaults):
 def test_explore_without_suites_points_to_home(isolated_env):
     at = AppTest.from_file(str(ROOT / "pages" / "explore.py"), default_timeout=30).run()
     assert any("open Home" in w.value for w in at.warning)
+
+
+def test_home_admin_imports_released_samples_for_explore(small_defaults, official_dir):
+    at = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60)
+    at.session_state["user"] = {"id": 1, "username": "lead", "role": "admin"}
+    at.run()
+    at.text_input(key="home_import_folder").input(str(official_dir))
+    at.text_input(key="home_import_name").input("released")
+    next(b for b in at.button if b.label == "Import").click().run()
+    assert not at.exception
+    assert any("Imported 116 samples" in s.value for s in at.success)
+    explore = AppTest.from_file(str(ROOT / "pages" / "explore.py"), default_timeout=60).run()
+    explore.selectbox(key="explore_suite").select("released").run()
+    assert "116 of 116 samples match" in explore.caption[0].value
