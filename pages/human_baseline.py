@@ -10,6 +10,7 @@ from structext_core import study, ui
 FORMAT_NAMES = {"csv": "CSV", "json": "JSON", "yaml": "YAML", "xml": "XML", "tree": "Tree",
                 "markdown": "Markdown", "latex": "LaTeX", "org": "Org"}
 REFERENCE_HEIGHT = 560
+REFERENCE_FIT_LINES = 24
 
 user = ui.require_role("annotator", "admin")
 db = ui.get_db()
@@ -133,7 +134,7 @@ def finished_screen(chosen: dict) -> None:
         f"You have answered all {progress['total']} questions of {chosen['name']} "
         f"({progress['gave_up']} given up). Thank you!"
     )
-    st.balloons()
+    st.write(f"Time spent answering, pauses excluded: **{study.format_duration(progress['seconds'])}**.")
 
 
 def paused_screen(view: study.QuestionView) -> None:
@@ -157,15 +158,16 @@ def question_screen(view: study.QuestionView) -> None:
 
     reference_column, answer_column = st.columns([3, 2], gap="medium")
     with reference_column:
-        lines = view.reference.count("\n") + 1
+        lines = len(view.reference.splitlines())
         head_left, head_right = st.columns([3, 1], vertical_alignment="center")
         head_left.markdown(
             f"**Reference** · {FORMAT_NAMES.get(view.language, view.language)} · "
             f"{lines:,} lines · {len(view.reference):,} characters"
         )
         wrap = head_right.toggle("Wrap lines", key="hb_wrap")
-        st.code(view.reference, language=None, line_numbers=True, wrap_lines=wrap,
-                height=REFERENCE_HEIGHT)
+        # A fixed, scrolling height for long references; short ones take their own height.
+        height = REFERENCE_HEIGHT if lines > REFERENCE_FIT_LINES else "content"
+        st.code(view.reference, language=None, line_numbers=True, wrap_lines=wrap, height=height)
     with answer_column:
         st.markdown("**Question**")
         st.text(view.question)
@@ -182,7 +184,7 @@ def answer_form(view: study.QuestionView) -> None:
             "Your answer", value=view.draft, height=220, key=f"hb_text_{view.assignment_id}",
             placeholder="Type or paste your answer here", disabled=confirming,
         )
-        submit_col, pause_col, give_up_col = st.columns(3)
+        submit_col, pause_col, give_up_col = st.columns([3, 2, 2])
         # The first submit button is the one Ctrl+Enter presses.
         submit_col.form_submit_button(
             "Submit answer", type="primary", width="stretch", disabled=confirming,

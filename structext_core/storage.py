@@ -16,7 +16,11 @@ so that a writer waits for the lock up front (instead of failing half way) and e
 submission is durable the moment the call returns.
 
 Connections are not shared between threads: Streamlit runs every session in its own
-thread, so open one connection per script run (``structext_core.ui.get_db``).
+thread, so open one connection per script run (``structext_core.ui.get_db``). Writers of
+one process also queue on a per-file lock before asking SQLite for its write lock: SQLite's
+busy handler sleeps in growing steps (up to 100 ms) and is not fair, which under 16 busy
+writers let single submissions wait over a second; the in-process lock hands the write
+turn over as soon as it is free (writers in other processes still meet the busy timeout).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -39,6 +44,18 @@ DEFAULT_DB_PATH = PROJECT_ROOT / "annotations" / "structext.db"
 BUSY_TIMEOUT_MS = 15_000
 #: Extra attempts when the lock is still busy after the timeout (very long writers).
 LOCK_RETRIES = 3
+
+
+# One lock per database file, shared by the threads of this process (deliberately: it is
+# what makes writers of different sessions take turns promptly). Guarded by _LOCKS_GUARD.
+_WRITE_LOCKS: dict[str, threading.RLock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def _write_lock_for(path: Path) -> threading.RLock:
+    key = str(path.resolve())
+    with _LOCKS_GUARD:
+        return _WRITE_LOCKS.setdefault(key, threading.RLock())
 
 
 class SchemaTooNewError(RuntimeError):
@@ -69,11 +86,14 @@ def open_db(path: str | Path | None = None) -> sqlite_utils.Database:
         path = default_db_path()
     if str(path) == ":memory:":
         conn = sqlite3.connect(":memory:", timeout=BUSY_TIMEOUT_MS / 1000)
+        lock = threading.RLock()
     else:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000)
+        lock = _write_lock_for(path)
     db = sqlite_utils.Database(conn)
+    db.structext_write_lock = lock  # used by write_transaction
     db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     db.execute("PRAGMA foreign_keys = ON")
     if str(path) != ":memory:":
@@ -131,15 +151,17 @@ def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Databa
     Taking the write lock at the start means two writers never deadlock on a lock
     upgrade; the busy timeout makes a writer wait its turn. Must not be nested.
     """
-    _begin_immediate(db.conn)
-    try:
-        yield db
-    except BaseException:
-        if db.conn.in_transaction:
-            db.conn.execute("ROLLBACK")
-        raise
-    else:
-        db.conn.execute("COMMIT")
+    lock = getattr(db, "structext_write_lock", None) or contextlib.nullcontext()
+    with lock:
+        _begin_immediate(db.conn)
+        try:
+            yield db
+        except BaseException:
+            if db.conn.in_transaction:
+                db.conn.execute("ROLLBACK")
+            raise
+        else:
+            db.conn.execute("COMMIT")
 
 
 def _begin_immediate(conn: sqlite3.Connection) -> None:

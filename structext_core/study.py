@@ -28,6 +28,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pandas as pd
 import sqlite_utils
@@ -36,6 +37,7 @@ from structext_core import aggregate, scoring
 from structext_core.storage import write_transaction
 
 DEFAULT_SUITE = "test-hard"
+BUILT_IN_SUITES = ("test-hard", "test")
 DEFAULT_N_ITEMS = 500
 PASS_THRESHOLD = scoring.DEFAULT_THRESHOLD
 DEFAULT_RULE = (
@@ -126,17 +128,7 @@ def create_study(
     Raises :class:`StudyError` for an empty or taken name, an empty rule, no annotators,
     an account that is not an annotator, or a question count outside the suite's size.
     """
-    name = (name or "").strip()
-    if not name:
-        raise StudyError("Study name is empty: give the study a name, e.g. 'pilot-1'.")
-    rule_text = (rule_text or "").strip()
-    if not rule_text:
-        raise StudyError("The study rule is empty: write what annotators may and may not use.")
-    if not annotator_ids:
-        raise StudyError("No annotators chosen: pick at least one annotator for the study.")
-    if db.execute("SELECT 1 FROM studies WHERE name = ? COLLATE NOCASE", [name]).fetchone():
-        raise StudyError(f"A study named {name!r} already exists: choose another name.")
-    _check_annotators(db, annotator_ids)
+    name, rule_text = validate_setup(db, name, rule_text, annotator_ids)
     drawn = stratified_draw(samples, int(n_items), seed)
     created = now()
     with write_transaction(db):
@@ -165,6 +157,32 @@ def create_study(
         for user_id in dict.fromkeys(annotator_ids):
             _assign(db, study_id, seed, user_id, created)
     return study_id
+
+
+def validate_setup(
+    db: sqlite_utils.Database, name: str, rule_text: str, annotator_ids: Sequence[int]
+) -> tuple[str, str]:
+    """Check a study's name, rule and annotators before anything is loaded or written;
+    return the cleaned name and rule. Raises :class:`StudyError` saying what to fix."""
+    name = (name or "").strip()
+    if not name:
+        raise StudyError("Study name is empty: give the study a name, e.g. 'pilot-1'.")
+    rule_text = (rule_text or "").strip()
+    if not rule_text:
+        raise StudyError("The study rule is empty: write what annotators may and may not use.")
+    if not annotator_ids:
+        raise StudyError("No annotators chosen: pick at least one annotator for the study.")
+    if db.execute("SELECT 1 FROM studies WHERE name = ? COLLATE NOCASE", [name]).fetchone():
+        raise StudyError(f"A study named {name!r} already exists: choose another name.")
+    _check_annotators(db, annotator_ids)
+    return name, rule_text
+
+
+def available_suites(directory: str | Path) -> list[str]:
+    """Suites a study can draw from: Test-Hard and Test (generated on first use), then
+    every other ``<name>.jsonl`` in the suites folder."""
+    stored = sorted(path.stem for path in Path(directory).glob("*.jsonl")) if Path(directory).is_dir() else []
+    return [*BUILT_IN_SUITES, *(name for name in stored if name not in BUILT_IN_SUITES)]
 
 
 def _check_annotators(db: sqlite_utils.Database, user_ids: Iterable[int]) -> None:
@@ -532,15 +550,17 @@ def response_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
 
 
 def annotator_progress(db: sqlite_utils.Database, study_id: int, user_id: int) -> dict:
-    """``{answered, gave_up, total}`` for one annotator in one study."""
-    answered, gave_up_count = db.execute(
-        "SELECT COUNT(*), COALESCE(SUM(gave_up), 0) FROM responses WHERE study_id = ? AND user_id = ?",
+    """``{answered, gave_up, total, seconds}`` for one annotator in one study (seconds:
+    time spent on answered items, pauses excluded)."""
+    answered, gave_up_count, seconds = db.execute(
+        "SELECT COUNT(*), COALESCE(SUM(gave_up), 0), COALESCE(SUM(elapsed_seconds), 0)"
+        " FROM responses WHERE study_id = ? AND user_id = ?",
         [study_id, user_id],
     ).fetchone()
     total = db.execute(
         "SELECT COUNT(*) FROM assignments WHERE study_id = ? AND user_id = ?", [study_id, user_id]
     ).fetchone()[0]
-    return {"answered": answered, "gave_up": gave_up_count, "total": total}
+    return {"answered": answered, "gave_up": gave_up_count, "total": total, "seconds": seconds}
 
 
 # ---------------------------------------------------------------- scoring
@@ -665,7 +685,9 @@ def progress_table(db: sqlite_utils.Database, study_id: int, at: float | None = 
     df["done_pct"] = (100 * df["answered"] / df["total"].where(df["total"] > 0)).round(1)
     df["hours_answering"] = (df["answer_seconds"] / 3600).round(2)
     df["hours_paused"] = (df["paused_seconds"] / 3600).round(2)
-    df["last_answer"] = df["last_submitted_at"].map(_iso)
+    df["last_answer"] = df["last_submitted_at"].map(
+        lambda t: None if pd.isna(t) else datetime.fromtimestamp(t, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
+    )
     df["rule_accepted"] = df["rule_accepted_at"].notna()
     return df[["annotator", "answered", "gave_up", "remaining", "total", "done_pct",
                "hours_answering", "hours_paused", "last_answer", "rule_accepted"]]

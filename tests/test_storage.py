@@ -144,3 +144,19 @@ def test_many_processes_opening_a_new_file_migrate_it_once(tmp_path):
     assert versions == [storage.latest_version()] * 12
     db = storage.open_db(path)
     assert db.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == len(storage.MIGRATIONS)
+
+
+def test_nested_write_transaction_is_an_error_not_a_deadlock(db_path):
+    db = storage.open_db(db_path)
+    with pytest.raises(sqlite3.OperationalError, match="within a transaction"):
+        with storage.write_transaction(db):
+            with storage.write_transaction(db):
+                pass
+    assert not db.conn.in_transaction
+
+
+def test_writers_in_one_process_share_one_lock_per_file(db_path, tmp_path):
+    first, second = storage.open_db(db_path), storage.open_db(db_path)
+    other = storage.open_db(tmp_path / "other.db")
+    assert first.structext_write_lock is second.structext_write_lock
+    assert first.structext_write_lock is not other.structext_write_lock

@@ -150,7 +150,7 @@ def test_admins_cannot_take_part(db, samples, admin):
 def test_add_annotator_later(db, samples, annotators):
     study_id = make_study(db, samples, annotators[:2])
     study.add_annotator(db, study_id, annotators[2]["id"])
-    assert study.annotator_progress(db, study_id, annotators[2]["id"]) == {"answered": 0, "gave_up": 0, "total": 10}
+    assert study.annotator_progress(db, study_id, annotators[2]["id"]) == {"answered": 0, "gave_up": 0, "total": 10, "seconds": 0}
     with pytest.raises(study.StudyError, match="already takes part"):
         study.add_annotator(db, study_id, annotators[2]["id"])
 
@@ -276,7 +276,7 @@ def test_give_up_is_recorded_with_its_time(db, started):
     submission = study.give_up(db, user_id, view.assignment_id, at=25.5)
     assert submission.gave_up and submission.elapsed_seconds == 15.5
     assert db.execute("SELECT response, gave_up FROM responses").fetchone() == ("", 1)
-    assert study.annotator_progress(db, study_id, user_id) == {"answered": 1, "gave_up": 1, "total": 10}
+    assert study.annotator_progress(db, study_id, user_id) == {"answered": 1, "gave_up": 1, "total": 10, "seconds": 15.5}
 
 
 def test_closed_study_takes_no_answers(db, started):
@@ -554,3 +554,11 @@ def test_publish_results_replaces_earlier_publication(db, samples, annotators, a
                                            (3600, "1:00:00"), (36061, "10:01:01"), (-4, "0:00")])
 def test_format_duration(seconds, text):
     assert study.format_duration(seconds) == text
+
+
+def test_available_suites_lists_built_ins_then_stored_files(tmp_path):
+    assert study.available_suites(tmp_path / "missing") == ["test-hard", "test"]
+    for name in ("zeta", "test-hard", "alpha"):
+        (tmp_path / f"{name}.jsonl").write_text("")
+    (tmp_path / "notes.txt").write_text("")
+    assert study.available_suites(tmp_path) == ["test-hard", "test", "alpha", "zeta"]
