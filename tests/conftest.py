@@ -23,3 +23,17 @@ def isolated_env(tmp_path, monkeypatch):
     monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "structext.db"))
     monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
     return tmp_path
+
+
+@pytest.fixture(autouse=True)
+def _restore_main_module():
+    """Put ``sys.modules["__main__"]`` back after each test.
+
+    Streamlit's AppTest runs the page as ``__main__`` from a temporary file and leaves it
+    there. A later test that starts ``spawn`` workers would then make each child import
+    that deleted file, fail, and be replaced for ever: the pool never returns.
+    """
+    main = sys.modules.get("__main__")
+    yield
+    if sys.modules.get("__main__") is not main:
+        sys.modules["__main__"] = main
