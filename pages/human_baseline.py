@@ -6,12 +6,14 @@ UI only; the clock, the blinding and every write live in ``structext_core.study`
 import streamlit as st
 
 from structext_core import study, ui
+from structext_core.ui_frame import ensure_frame
 
 FORMAT_NAMES = {"csv": "CSV", "json": "JSON", "yaml": "YAML", "xml": "XML", "tree": "Tree",
                 "markdown": "Markdown", "latex": "LaTeX", "org": "Org"}
 REFERENCE_HEIGHT = 560
 REFERENCE_FIT_LINES = 24
 
+ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_role("annotator", "admin")
 db = ui.get_db()
 

@@ -9,7 +9,9 @@ import pandas as pd
 import streamlit as st
 
 from structext_core import accounts, samples, study, suites, ui
+from structext_core.ui_frame import ensure_frame
 
+ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_role("admin")
 db = ui.get_db()
 
@@ -148,7 +150,7 @@ def manage_study(chosen: dict) -> None:
             f"Suite {chosen['suite']} · seed {chosen['seed']} · correctness shown after each answer: "
             f"{'yes' if chosen['show_correctness'] else 'no'}"
         )
-        members = set(study.progress_table(db, chosen["id"])["annotator"])
+        members = set(study.annotator_names(db, chosen["id"]))
         others = [u for u in accounts.list_users(db, role="annotator") if u["username"] not in members]
         add_col, status_col = st.columns(2, vertical_alignment="bottom")
         newcomer = add_col.selectbox("Add an annotator", others, index=None, format_func=lambda u: u["username"],

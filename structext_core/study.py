@@ -86,6 +86,12 @@ def stratified_draw(samples: Sequence[dict], n: int, seed: int = 0) -> list[dict
             f"Number of questions must be between 1 and {len(samples):,} "
             f"(the size of the suite), got {n:,}."
         )
+    repeated = [sample_id for sample_id, times in Counter(s["id"] for s in samples).items() if times > 1]
+    if repeated:
+        raise StudyError(
+            f"The suite has {len(repeated)} sample id(s) used more than once (e.g. {repeated[0]!r}): "
+            "every sample needs its own id."
+        )
     rng = random.Random(f"structext-study-draw|{seed}|{n}")
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for sample in sorted(samples, key=lambda s: s["id"]):
@@ -224,6 +230,14 @@ def add_annotator(db: sqlite_utils.Database, study_id: int, user_id: int) -> Non
         raise StudyError("That annotator already takes part in this study.")
     with write_transaction(db):
         _assign(db, study_id, study["seed"], user_id, now())
+
+
+def annotator_names(db: sqlite_utils.Database, study_id: int) -> list[str]:
+    """User names of the study's annotators, sorted."""
+    return [row[0] for row in db.execute(
+        "SELECT u.username FROM study_annotators sa JOIN users u ON u.id = sa.user_id"
+        " WHERE sa.study_id = ? ORDER BY u.username COLLATE NOCASE", [study_id],
+    )]
 
 
 def get_study(db: sqlite_utils.Database, study_id: int) -> dict:
@@ -652,9 +666,8 @@ def responses_frame(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
     return df
 
 
-def progress_table(db: sqlite_utils.Database, study_id: int, at: float | None = None) -> pd.DataFrame:
+def progress_table(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
     """Per annotator: answered, gave up, remaining, share done, time spent, last answer."""
-    at = now() if at is None else at
     rows = list(
         db.query(
             """

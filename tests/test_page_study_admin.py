@@ -316,3 +316,16 @@ def test_admin_from_environment_skips_the_first_run_screen(db, monkeypatch):
     monkeypatch.setenv("STRUCTEXT_ADMIN_PASSWORD", "boss password")
     at = log_in(frame_app(), "boss", "boss password")
     assert at.session_state["user"]["role"] == "admin"
+
+
+def test_add_an_annotator_from_the_dashboard(db, people, mini_suite):
+    ann3 = accounts.create_user(db, "ann3", "password-123", "annotator")
+    study_id = study.create_study(db, name="pilot", suite="mini", samples=mini_suite, n_items=4,
+                                  annotator_ids=[people["ann1"]["id"]])
+    at = open_page(people["lead"])
+    chooser = widget(at.selectbox, "Add an annotator")
+    assert chooser.options == ["ann2", "ann3"]  # members and admins are not offered
+    chooser.select(ann3)
+    at = click(at.run(), "Add to study")
+    assert "ann3 now takes part in pilot." in at.success[0].value
+    assert study.annotator_names(db, study_id) == ["ann1", "ann3"]

@@ -149,7 +149,9 @@ def test_admins_cannot_take_part(db, samples, admin):
 
 def test_add_annotator_later(db, samples, annotators):
     study_id = make_study(db, samples, annotators[:2])
+    assert study.annotator_names(db, study_id) == ["ann1", "ann2"]
     study.add_annotator(db, study_id, annotators[2]["id"])
+    assert study.annotator_names(db, study_id) == ["ann1", "ann2", "ann3"]
     assert study.annotator_progress(db, study_id, annotators[2]["id"]) == {"answered": 0, "gave_up": 0, "total": 10, "seconds": 0}
     with pytest.raises(study.StudyError, match="already takes part"):
         study.add_annotator(db, study_id, annotators[2]["id"])
@@ -562,3 +564,8 @@ def test_available_suites_lists_built_ins_then_stored_files(tmp_path):
         (tmp_path / f"{name}.jsonl").write_text("")
     (tmp_path / "notes.txt").write_text("")
     assert study.available_suites(tmp_path) == ["test-hard", "test", "alpha", "zeta"]
+
+
+def test_draw_refuses_a_suite_with_repeated_ids(samples):
+    with pytest.raises(study.StudyError, match="used more than once"):
+        study.stratified_draw([*samples, samples[0]], 5)
