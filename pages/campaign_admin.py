@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from structext_core import accounts, audit, campaign, rewrite, suites, ui
+from structext_core.ui_frame import ensure_frame
 
 FORMAT_NAMES = {"csv": "CSV", "json": "JSON", "yaml": "YAML", "xml": "XML", "tree": "Tree",
                 "markdown": "Markdown", "latex": "LaTeX", "org": "Org"}
@@ -17,6 +18,7 @@ CODE_LANGUAGE = {"json": "json", "yaml": "yaml", "xml": "xml", "markdown": "mark
                  "csv": "text", "tree": "text", "org": "text"}
 EXPORT_ROOT = Path(__file__).resolve().parent.parent / "annotations" / "exports"
 
+ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_role("admin")
 db = ui.get_db()
 

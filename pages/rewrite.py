@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from structext_core import campaign, rewrite, ui
+from structext_core.ui_frame import ensure_frame
 
 FORMAT_NAMES = {"csv": "CSV", "json": "JSON", "yaml": "YAML", "xml": "XML", "tree": "Tree",
                 "markdown": "Markdown", "latex": "LaTeX", "org": "Org"}
@@ -18,6 +19,7 @@ CODE_LANGUAGE = {"json": "json", "yaml": "yaml", "xml": "xml", "markdown": "mark
 STATUS_LABELS = {"todo": "to do", "draft": "draft", "submitted": "submitted", "returned": "returned",
                  "approved": "approved"}
 
+ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_role("annotator", "admin")
 is_admin = user["role"] == "admin"
 db = ui.get_db()
