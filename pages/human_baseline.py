@@ -212,7 +212,11 @@ st.title("Human baseline")
 studies = study.studies_for_annotator(db, user["id"])
 if not studies:
     show_messages()
-    st.info("You do not take part in an open study. The study lead adds you when a study is set up.")
+    if user["role"] == "admin":
+        st.info("Admins do not answer in studies: they can see the answers. This is the annotators' page; "
+                "set up and follow studies under **Studies** (Admin).")
+    else:
+        st.info("You do not take part in an open study. The study lead adds you when a study is set up.")
     st.stop()
 
 chosen = choose_study(studies)

@@ -322,12 +322,8 @@ def export_section(chosen: dict) -> None:
         help="One row per answer as model human:<annotator>, and again as model human (the pool).",
     )
     st.divider()
-    st.write("Put the human results beside the models on the Results page (replaces an earlier publication "
-             "of this study).")
-    if st.button("Publish to the Results page", type="primary"):
-        count = study.publish_results(db, study_id, user["id"])
-        st.success(f"Published {count:,} rows: models 'human' and 'human:<annotator>', source "
-                   f"'human-study:{stem}'.")
+    st.write("**Results** (under *Benchmark*) shows this study's answers as they are committed, beside the "
+             "models: model `human:<annotator>` per person and `human` for the pool.")
 
 
 # ---------------------------------------------------------------- the page

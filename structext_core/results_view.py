@@ -278,9 +278,8 @@ def load_results(db: sqlite_utils.Database, include_humans: bool = True) -> pd.D
     """Every stored model result (without the texts) plus, when asked, the human baseline.
 
     Columns :data:`LOAD_COLUMNS` (the sample's format in ``format``). Human rows come from
-    :func:`structext_core.study.human_results` for every study with responses; result rows
-    that a study published into the ``results`` table are left out so people are not
-    counted twice. ``row_id`` is the ``results`` id (None for human rows, which carry their
+    :func:`structext_core.study.human_results` for every study with responses, read live;
+    ``human-study:`` is their source label, so stored rows under that label are left out. ``row_id`` is the ``results`` id (None for human rows, which carry their
     ``response`` instead).
     """
     cursor = db.conn.execute(

@@ -991,35 +991,3 @@ def human_results(db: sqlite_utils.Database, study_id: int) -> list[dict]:
                 "elapsed_seconds": float(record["elapsed_seconds"]),
             })
     return rows
-
-
-RESULT_COLUMNS = ("sample_id", "model", "prompt", "suite", "language", "task", "task_id",
-                  "depth", "width", "response", "rouge_l", "score", "exact_match")
-
-
-def publish_results(db: sqlite_utils.Database, study_id: int, user_id: int | None = None) -> int:
-    """Write :func:`human_results` into the ``results`` table (replacing an earlier
-    publication of the same study) so the results page shows people beside models.
-
-    Returns the number of rows written.
-    """
-    study = get_study(db, study_id)
-    rows = human_results(db, study_id)
-    source = f"human-study:{study['name']}"
-    stamp = now()
-    with write_transaction(db):
-        db.execute("DELETE FROM results WHERE source = ?", [source])
-        db.execute("DELETE FROM uploads WHERE source = ?", [source])
-        upload_id = db.execute(
-            "INSERT INTO uploads (filename, source, model, note, n_rows, uploaded_by, uploaded_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [f"{study['name']}-human.jsonl", source, "human", "human baseline study", len(rows),
-             user_id, stamp],
-        ).lastrowid
-        for row in rows:
-            db.execute(
-                f"INSERT INTO results (source, upload_id, imported_at, {', '.join(RESULT_COLUMNS)})"
-                f" VALUES (?, ?, ?, {', '.join('?' * len(RESULT_COLUMNS))})",
-                [source, upload_id, stamp, *(row[c] for c in RESULT_COLUMNS)],
-            )
-    return len(rows)

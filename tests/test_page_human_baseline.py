@@ -92,6 +92,13 @@ def test_annotator_without_a_study_is_told_so(db, people):
     assert "do not take part in an open study" in at.info[0].value
 
 
+def test_admin_is_pointed_to_the_studies_page(db, people):
+    new_study(db, people)
+    at = open_page(people["lead"])
+    assert "Admins do not answer in studies" in at.info[0].value
+    assert not at.text_area and not at.code  # no question, no reference
+
+
 def test_rule_is_shown_and_recorded_before_the_first_question(db, people):
     study_id = new_study(db, people, rule_text="No tools. No web. **Really.**")
     at = open_page(people["ann1"])

@@ -145,13 +145,6 @@ def test_results_survive_reopening_the_database(dataset, frame):
     pd.testing.assert_frame_equal(again.reset_index(drop=True), frame.reset_index(drop=True))
 
 
-def test_published_human_rows_are_not_counted_twice(tmp_path):
-    data = build_dataset(tmp_path)
-    before = Counter(rv.load_results(data["db"])["model"])
-    study.publish_results(data["db"], data["study_id"], data["admin"]["id"])
-    assert Counter(rv.load_results(data["db"])["model"]) == before
-
-
 def test_data_version_changes_with_imports(fresh):
     db, samples = fresh
     before = rv.data_version(db)

@@ -543,15 +543,6 @@ def test_human_results_follow_the_model_result_schema(db, samples, annotators):
     assert sum(pool) / len(pool) == pytest.approx(0.5)
 
 
-def test_publish_results_replaces_earlier_publication(db, samples, annotators, admin):
-    study_id = run_study(db, samples, annotators, policy_all_half_none, n_items=4)
-    assert study.publish_results(db, study_id, admin["id"]) == 24
-    assert study.publish_results(db, study_id, admin["id"]) == 24
-    assert count(db, "results") == 24 and count(db, "uploads") == 1
-    models = {r[0] for r in db.execute("SELECT DISTINCT model FROM results")}
-    assert models == {"human", "human:ann1", "human:ann2", "human:ann3"}
-
-
 @pytest.mark.parametrize("seconds, text", [(0, "0:00"), (59.9, "0:59"), (61, "1:01"), (3599, "59:59"),
                                            (3600, "1:00:00"), (36061, "10:01:01"), (-4, "0:00")])
 def test_format_duration(seconds, text):
