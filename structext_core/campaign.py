@@ -280,7 +280,8 @@ def reset_draft(db: sqlite_utils.Database, item_id: int, user: dict) -> None:
 
 def submit(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.Texts,
            mapping: dict[str, str | None], exception_reason: str | None = None) -> rewrite.CheckReport:
-    """Submit a rewrite for review; refused (:class:`SubmissionRefused`) unless both checks pass.
+    """Submit a rewrite for review; refused (:class:`SubmissionRefused`) unless both checks pass
+    and the reference differs from the abstract original.
 
     An admin may submit a rewrite whose structure check fails with a written
     ``exception_reason``; the answer check is never waived (the export must audit).
@@ -290,6 +291,9 @@ def submit(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.T
     _require_editable(item)
     report = rewrite.check_rewrite(item["sample"], texts.reference, texts.question, texts.answer)
     reason = (exception_reason or "").strip()
+    if texts.reference == item["sample"]["reference"]:
+        raise SubmissionRefused("Submission refused: the reference is still the abstract original. Rewrite its "
+                                "values into the scenario first (Map values, or Edit the result).", report)
     if not report.answer_ok:
         raise SubmissionRefused("Submission refused: the answer check fails (" +
                                 "; ".join(str(p) for p in report.answer) + "). The answer check cannot be waived.",

@@ -241,6 +241,16 @@ def test_export_of_approved_rewrites_audits_clean(db, people, small_suite, tmp_p
     assert progress_row(db, cid, "ann1")["approved"] == 29
 
 
+def test_unchanged_original_is_refused_and_nothing_is_written(db, people):
+    _, ann1, _ = people
+    item_id, _ = one_item(db, people, task_id=9)
+    sample = campaign.get_item(db, item_id)["sample"]
+    with pytest.raises(campaign.SubmissionRefused, match="still the abstract original"):
+        campaign.submit(db, item_id, ann1, rewrite.original_texts(sample), {})
+    assert campaign.get_item(db, item_id)["status"] == "todo"
+    assert campaign.latest_submission(db, item_id) is None
+
+
 def progress_row(db, cid, name):
     return next(r for r in campaign.progress(db, cid) if r["annotator"] == name)
 
@@ -249,7 +259,8 @@ def test_export_refuses_a_sample_the_audit_rejects(db, people, tmp_path):
     admin, ann1, _ = people
     item_id, cid = one_item(db, people, task_id=9)
     sample = campaign.get_item(db, item_id)["sample"]
-    campaign.submit(db, item_id, ann1, rewrite.original_texts(sample), {})
+    mapping = mapping_for(sample)
+    campaign.submit(db, item_id, ann1, rewrite.apply_mapping(sample, mapping), mapping)
     campaign.review(db, item_id, admin, "approved")
     # Tamper with the stored submission (as a buggy tool might): export must refuse.
     db.execute("UPDATE rewrite_submissions SET answer = 'nobody' WHERE item_id = ?", [item_id])

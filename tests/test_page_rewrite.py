@@ -151,7 +151,8 @@ def test_faithful_submission_goes_to_review_and_becomes_read_only(setup):
 
 def test_returned_item_shows_the_comment(setup):
     db, item_id = setup["db"], setup["item"]["id"]
-    campaign.submit(db, item_id, setup["ann"], rewrite.original_texts(setup["sample"]), {})
+    mapping = {"k": "Stadium", "Z": "City", "w": "Eugene", "l": "Track", "Y": "Surface", "v": "rubber"}
+    campaign.submit(db, item_id, setup["ann"], rewrite.apply_mapping(setup["sample"], mapping), mapping)
     campaign.review(db, item_id, setup["admin"], "returned", "Pick a real stadium name.")
     at = run_as(setup["ann"])
     assert any("Returned by lead: Pick a real stadium name." in w.value for w in at.warning)
@@ -188,7 +189,17 @@ def test_submitting_moves_on_to_the_next_item_to_do(isolated_env, monkeypatch):
     first, second = campaign.list_items(db, cid)
     at = run_as(ann)
     assert at.selectbox(key="rw_item").value == first["id"]
-    button(at, "Submit for review").click().run()  # the untouched original passes both checks
+    button(at, "Submit for review").click().run()
+    assert any("still the abstract original" in e.value for e in at.error)  # nothing rewritten yet
+    assert at.selectbox(key="rw_item").value == first["id"]
+    assert campaign.get_item(db, first["id"])["status"] == "todo"
+
+    sample = campaign.get_item(db, first["id"])["sample"]
+    mapping = {token.text: f"Name{i}" for i, token in enumerate(rewrite.extract_tokens(sample))
+               if "number" not in token.kinds and "file" not in token.kinds}
+    campaign.save_draft(db, first["id"], ann, rewrite.apply_mapping(sample, mapping), mapping)
+    at = run_as(ann)
+    button(at, "Submit for review").click().run()
     assert not at.exception
     assert at.selectbox(key="rw_item").value == second["id"]
     assert at.subheader[0].value.startswith("#2 · ")
