@@ -174,7 +174,9 @@ def dashboard_section(chosen: dict) -> None:
         progress, hide_index=True,
         column_config={
             "done_pct": st.column_config.ProgressColumn("done", format="%.0f%%", min_value=0, max_value=100),
-            "gave_up": "gave up", "hours_answering": "hours answering", "hours_paused": "hours paused",
+            "gave_up": "gave up",
+            "hours_answering": st.column_config.NumberColumn("hours answering", format="%.2f"),
+            "hours_paused": st.column_config.NumberColumn("hours paused", format="%.2f"),
             "last_answer": "last answer (UTC)", "rule_accepted": "rule accepted",
         },
     )

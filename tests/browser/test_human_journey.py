@@ -134,6 +134,14 @@ def test_admin_creates_a_study_and_an_annotator_finishes_it(
     assert third_paused >= 1.5  # the pause was excluded ...
     assert third_elapsed >= 3  # ... and the clock ran across the reload
 
+    # The admin's dashboard now has figures.
+    log_in(page, app_server, app_env["admin_user"], app_env["admin_password"], wait_for_app)
+    go_to(page, "Studies", wait_for_app)
+    page.get_by_role("heading", name="Time per question").wait_for()
+    assert page.get_by_text("No answers yet").count() == 0
+    wait_for_app(page)
+    screenshot(page, "journey-9-admin-dashboard")
+
 
 def annotator_journey(tab, base_url, wait_for_app, screenshot):
     log_in(tab, base_url, ANNOTATOR, ANNOTATOR_PASSWORD, wait_for_app)
@@ -144,11 +152,13 @@ def annotator_journey(tab, base_url, wait_for_app, screenshot):
 
     answer = tab.get_by_label("Your answer")
     answer.wait_for()
+    wait_for_app(tab)  # type into the finished page, not one a script run is still replacing
     assert question_number(tab) == 1
     screenshot(tab, "journey-5-question-1")
     answer.fill("first answer")
     tab.get_by_role("button", name="Submit answer").click()
     tab.get_by_text("Question 2 of").wait_for()
+    wait_for_app(tab)
 
     # Ctrl+Enter in the answer box submits the form.
     answer = tab.get_by_label("Your answer")
@@ -186,6 +196,7 @@ def annotator_journey(tab, base_url, wait_for_app, screenshot):
     tab.get_by_role("button", name="Resume").click()
     answer = tab.get_by_label("Your answer")
     answer.wait_for()
+    wait_for_app(tab)
     assert answer.input_value() == "third answer"  # the draft came back
     tab.get_by_role("button", name="Submit answer").click()
     tab.get_by_text("You have answered all 3 questions").wait_for()
