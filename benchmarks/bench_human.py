@@ -126,7 +126,13 @@ def setup_render_db(db_path: Path, item: dict) -> dict:
 
 
 def bench_server_render(item: dict, repeats: int) -> None:
+    import logging
+
     from streamlit.testing.v1 import AppTest
+
+    # AppTest outside a server: Streamlit warns about the missing run context on every call.
+    for name in ("streamlit.runtime.scriptrunner_utils.script_run_context", "streamlit"):
+        logging.getLogger(name).setLevel(logging.ERROR)
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["STRUCTEXT_DB"] = str(Path(tmp) / "render.db")
