@@ -248,6 +248,18 @@ def working_copy(db: sqlite_utils.Database, item_id: int) -> tuple[rewrite.Texts
     return rewrite.Texts(draft["reference"], draft["question"], draft["answer"]), draft["mapping"]
 
 
+def _write_draft(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.Texts,
+                 mapping: dict[str, str | None], now: float) -> None:
+    """Insert or replace the item's draft (inside the caller's write transaction)."""
+    db.execute(
+        "INSERT INTO rewrite_drafts (item_id, reference, question, answer, mapping_json, saved_by, saved_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(item_id) DO UPDATE SET reference = excluded.reference, "
+        "question = excluded.question, answer = excluded.answer, mapping_json = excluded.mapping_json, "
+        "saved_by = excluded.saved_by, saved_at = excluded.saved_at",
+        [item_id, texts.reference, texts.question, texts.answer,
+         json.dumps(rewrite.clean_mapping(mapping), ensure_ascii=False), user["id"], now])
+
+
 def save_draft(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.Texts,
                mapping: dict[str, str | None]) -> float:
     """Save the working copy (committed at once); returns the time saved."""
@@ -256,13 +268,7 @@ def save_draft(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewri
     _require_editable(item)
     now = time.time()
     with write_transaction(db):
-        db.execute(
-            "INSERT INTO rewrite_drafts (item_id, reference, question, answer, mapping_json, saved_by, saved_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(item_id) DO UPDATE SET reference = excluded.reference, "
-            "question = excluded.question, answer = excluded.answer, mapping_json = excluded.mapping_json, "
-            "saved_by = excluded.saved_by, saved_at = excluded.saved_at",
-            [item_id, texts.reference, texts.question, texts.answer,
-             json.dumps(rewrite.clean_mapping(mapping), ensure_ascii=False), user["id"], now])
+        _write_draft(db, item_id, user, texts, mapping, now)
         db.execute("UPDATE rewrite_items SET status = 'draft' WHERE id = ? AND status = 'todo'", [item_id])
     return now
 
@@ -309,13 +315,7 @@ def submit(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.T
         reason = ""  # nothing to except
     now = time.time()
     with write_transaction(db):
-        db.execute(
-            "INSERT INTO rewrite_drafts (item_id, reference, question, answer, mapping_json, saved_by, saved_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(item_id) DO UPDATE SET reference = excluded.reference, "
-            "question = excluded.question, answer = excluded.answer, mapping_json = excluded.mapping_json, "
-            "saved_by = excluded.saved_by, saved_at = excluded.saved_at",
-            [item_id, texts.reference, texts.question, texts.answer,
-             json.dumps(rewrite.clean_mapping(mapping), ensure_ascii=False), user["id"], now])
+        _write_draft(db, item_id, user, texts, mapping, now)
         db.execute(
             "INSERT INTO rewrite_submissions (item_id, reference, question, answer, mapping_json, structure_ok, "
             "answer_ok, exception_reason, submitted_by, submitted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
