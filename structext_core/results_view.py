@@ -279,8 +279,9 @@ def load_results(db: sqlite_utils.Database, include_humans: bool = True) -> pd.D
 
     Columns :data:`LOAD_COLUMNS` (the sample's format in ``format``). Human rows come from
     :func:`structext_core.study.human_results` for every study with responses, read live;
-    ``human-study:`` is their source label, so stored rows under that label are left out. ``row_id`` is the ``results`` id (None for human rows, which carry their
-    ``response`` instead).
+    ``human-study:`` is their source label, so stored rows under that label are left out.
+    ``row_id`` is the ``results`` id (None for human rows, which carry their ``response``
+    instead).
     """
     cursor = db.conn.execute(
         "SELECT id AS row_id, source, upload_id, sample_id, model, prompt, suite, language AS format, task,"
