@@ -4,19 +4,17 @@ UI only: every rule and write lives in ``structext_core.campaign`` and ``structe
 """
 
 import re
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from structext_core import accounts, audit, campaign, rewrite, suites, ui
+from structext_core import accounts, audit, campaign, rewrite, storage, suites, ui
 from structext_core.ui_frame import ensure_frame
 
 FORMAT_NAMES = {"csv": "CSV", "json": "JSON", "yaml": "YAML", "xml": "XML", "tree": "Tree",
                 "markdown": "Markdown", "latex": "LaTeX", "org": "Org"}
 CODE_LANGUAGE = {"json": "json", "yaml": "yaml", "xml": "xml", "markdown": "markdown", "latex": "latex",
                  "csv": "text", "tree": "text", "org": "text"}
-EXPORT_ROOT = Path(__file__).resolve().parent.parent / "annotations" / "exports"
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_role("admin")
@@ -164,7 +162,7 @@ def export_tab(campaign_id: int, name: str) -> None:
     rows = campaign.progress(db, campaign_id)
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     slug = re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-").lower() or f"campaign-{campaign_id}"
-    directory = st.text_input("Export folder", value=str(EXPORT_ROOT / slug), key=f"ca_export_dir_{campaign_id}")
+    directory = st.text_input("Export folder", value=str(storage.default_db_path().parent / "exports" / slug), key=f"ca_export_dir_{campaign_id}")
     if not st.button("Export approved rewrites", key="ca_export", type="primary", icon=":material/download:"):
         return
     try:

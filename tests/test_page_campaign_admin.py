@@ -127,6 +127,13 @@ def test_export_writes_both_layouts_and_shows_the_audit(env):
     assert all(r["suite"] == "real-test" and r["source_id"] and r["scenario"] for r in rows)
 
 
+def test_default_export_folder_sits_beside_the_database(env):
+    cid = submitted_campaign(env, n=1)
+    at = run_as(env["admin"])
+    folder = Path(at.text_input(key=f"ca_export_dir_{cid}").value)
+    assert folder.parent == env["tmp"] / "exports"  # STRUCTEXT_DB lives in env["tmp"]
+
+
 def test_admin_adds_scenarios(env):
     at = run_as(env["admin"])
     before = len(campaign.scenario_catalogue(storage.open_db()))
