@@ -29,18 +29,6 @@ from structext_core.suites import generate_suite  # noqa: E402
 GOAL_MS = 50.0
 
 
-def faithful_mapping(sample: dict) -> dict[str, str]:
-    mapping = {}
-    for i, token in enumerate(rewrite.extract_tokens(sample)):
-        if "number" in token.kinds:
-            mapping[token.text] = str(int(float(token.text)) * 2)
-        elif "file" in token.kinds:
-            mapping[token.text] = f"photo_{i}.jpg"
-        else:
-            mapping[token.text] = f"Real{i}x"
-    return mapping
-
-
 def timed(fn, repeat: int) -> tuple[float, float]:
     """Median and worst time of ``fn()`` in milliseconds."""
     times = []
@@ -68,7 +56,7 @@ def run(samples: list[dict], repeat: int, label: str) -> bool:
     ok = True
     for language in LANGUAGES:
         s = largest_per_format(samples)[language]
-        mapping = faithful_mapping(s)
+        mapping = rewrite.mechanical_mapping(s)
         texts = rewrite.apply_mapping(s, mapping)
         report = rewrite.check_rewrite(s, texts.reference, texts.question, texts.answer)
         assert report.ok, (s["id"], [str(p) for p in report.problems])

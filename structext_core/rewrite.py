@@ -209,6 +209,23 @@ def extract_tokens(sample: dict) -> list[Token]:
     return list(tokens.values())
 
 
+def mechanical_mapping(sample: dict) -> dict[str, str]:
+    """A faithful mapping of every token of ``sample``, made without a scenario: names
+    become ``Real<i>x``, file names ``photo_<i>.jpg``, and numbers double (so every
+    comparison keeps its sense). What the checks, the export and the benchmarks use
+    to exercise a complete rewrite end to end.
+    """
+    mapping = {}
+    for i, token in enumerate(extract_tokens(sample)):
+        if "number" in token.kinds:
+            mapping[token.text] = str(int(float(token.text)) * 2)
+        elif "file" in token.kinds:
+            mapping[token.text] = f"photo_{i}.jpg"
+        else:
+            mapping[token.text] = f"Real{i}x"
+    return mapping
+
+
 # ---- mapping ---------------------------------------------------------------------
 
 _MARKUP_FORBIDDEN = "*\\{}[]`"

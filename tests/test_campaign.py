@@ -117,24 +117,12 @@ def one_item(db, people, task_id=8, depth=1):
     return campaign.list_items(db, cid)[0]["id"], cid
 
 
-def mapping_for(sample):
-    out = {}
-    for i, token in enumerate(rewrite.extract_tokens(sample)):
-        if "number" in token.kinds:
-            out[token.text] = str(int(float(token.text)) * 2)
-        elif "file" in token.kinds:
-            out[token.text] = f"photo_{i}.jpg"
-        else:
-            out[token.text] = f"Name{i}"
-    return out
-
-
 def test_draft_is_saved_and_read_back(db, people):
     _, ann1, ann2 = people
     item_id, _ = one_item(db, people)
     sample = campaign.get_item(db, item_id)["sample"]
     assert campaign.working_copy(db, item_id) == (rewrite.original_texts(sample), {})
-    mapping = mapping_for(sample)
+    mapping = rewrite.mechanical_mapping(sample)
     texts = rewrite.apply_mapping(sample, mapping)
     campaign.save_draft(db, item_id, ann1, texts, {**mapping, "unused": ""})
     again = storage.open_db(db.conn.execute("PRAGMA database_list").fetchone()[2])  # a fresh connection
@@ -150,7 +138,7 @@ def test_submission_with_broken_structure_is_refused_and_writes_nothing(db, peop
     admin, ann1, _ = people
     item_id, _ = one_item(db, people, task_id=9)
     sample = campaign.get_item(db, item_id)["sample"]
-    texts = rewrite.apply_mapping(sample, mapping_for(sample))
+    texts = rewrite.apply_mapping(sample, rewrite.mechanical_mapping(sample))
     broken = rewrite.Texts(texts.reference.replace('"subs":[]', '"Extra":"x",\n"subs":[]', 1), texts.question,
                            texts.answer)
     with pytest.raises(campaign.SubmissionRefused, match="structure check fails .*a field was added") as info:
@@ -170,7 +158,7 @@ def test_answer_check_is_never_waived(db, people):
     admin, _, _ = people
     item_id, _ = one_item(db, people, task_id=9)
     sample = campaign.get_item(db, item_id)["sample"]
-    texts = rewrite.apply_mapping(sample, mapping_for(sample))
+    texts = rewrite.apply_mapping(sample, rewrite.mechanical_mapping(sample))
     wrong = rewrite.Texts(texts.reference, texts.question, "Somebody")
     with pytest.raises(campaign.SubmissionRefused, match="answer check fails .*cannot be waived"):
         campaign.submit(db, item_id, admin, wrong, {}, exception_reason="please")
@@ -180,8 +168,8 @@ def test_review_approve_and_return_with_comment(db, people):
     admin, ann1, _ = people
     item_id, _ = one_item(db, people)
     sample = campaign.get_item(db, item_id)["sample"]
-    texts = rewrite.apply_mapping(sample, mapping_for(sample))
-    campaign.submit(db, item_id, ann1, texts, mapping_for(sample))
+    texts = rewrite.apply_mapping(sample, rewrite.mechanical_mapping(sample))
+    campaign.submit(db, item_id, ann1, texts, rewrite.mechanical_mapping(sample))
     with pytest.raises(campaign.CampaignError, match="is submitted: it can no longer be changed"):
         campaign.save_draft(db, item_id, ann1, texts, {})
     with pytest.raises(campaign.CampaignError, match="needs a comment"):
@@ -224,7 +212,7 @@ def test_export_of_approved_rewrites_audits_clean(db, people, small_suite, tmp_p
     owners = {"ann1": ann1, "ann2": ann2}
     for row in campaign.list_items(db, cid):
         sample = campaign.get_item(db, row["id"])["sample"]
-        mapping = mapping_for(sample)
+        mapping = rewrite.mechanical_mapping(sample)
         campaign.submit(db, row["id"], owners[row["annotator"]], rewrite.apply_mapping(sample, mapping), mapping)
         campaign.review(db, row["id"], admin, "approved")
     result = campaign.export_campaign(db, cid, tmp_path / "out")
@@ -233,7 +221,7 @@ def test_export_of_approved_rewrites_audits_clean(db, people, small_suite, tmp_p
     assert {r["suite"] for r in rows} == {"real-test"}
     assert all(r["source_id"].startswith("test-t") and r["scenario"] for r in rows)
     assert len({r["id"] for r in rows}) == 58
-    assert not any("Name" in r["source_id"] for r in rows)
+    assert not any("Real" in r["source_id"] for r in rows)
     summary = audit([result.jsonl])
     assert summary.line() == "audited 58 samples: 58 agree, 0 disagree, 0 unsupported"
     summary = audit([result.layout])
@@ -259,7 +247,7 @@ def test_export_refuses_a_sample_the_audit_rejects(db, people, tmp_path):
     admin, ann1, _ = people
     item_id, cid = one_item(db, people, task_id=9)
     sample = campaign.get_item(db, item_id)["sample"]
-    mapping = mapping_for(sample)
+    mapping = rewrite.mechanical_mapping(sample)
     campaign.submit(db, item_id, ann1, rewrite.apply_mapping(sample, mapping), mapping)
     campaign.review(db, item_id, admin, "approved")
     # Tamper with the stored submission (as a buggy tool might): export must refuse.
