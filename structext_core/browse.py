@@ -18,7 +18,7 @@ from . import suites
 from .formats import ReadError, csv_format, json_format, xml_format, yaml_format
 from .tasks import ABBREVIATIONS, TASKS
 
-DEFAULT_SUITES = ("test", "test-hard")
+DEFAULT_SUITES = tuple(suites.SUITES)  # the paper's suites: ("test", "test-hard")
 DEFAULT_OFFICIAL_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures" / "official"
 _SUITE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 MAX_GRAPH_EDGES = 300
