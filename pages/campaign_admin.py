@@ -9,12 +9,9 @@ import pandas as pd
 import streamlit as st
 
 from structext_core import accounts, audit, campaign, rewrite, storage, suites, ui
+from structext_core.formats import DISPLAY_NAMES, HIGHLIGHT
 from structext_core.ui_frame import ensure_frame
 
-FORMAT_NAMES = {"csv": "CSV", "json": "JSON", "yaml": "YAML", "xml": "XML", "tree": "Tree",
-                "markdown": "Markdown", "latex": "LaTeX", "org": "Org"}
-CODE_LANGUAGE = {"json": "json", "yaml": "yaml", "xml": "xml", "markdown": "markdown", "latex": "latex",
-                 "csv": "text", "tree": "text", "org": "text"}
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_role("admin")
@@ -103,7 +100,7 @@ def review_tab(campaign_id: int) -> None:
         return
     by_id = {i["id"]: i for i in queue}
     item_id = st.selectbox("Submitted rewrite", list(by_id), key="ca_review_item",
-                           format_func=lambda i: (f"#{by_id[i]['position']} · {FORMAT_NAMES[by_id[i]['language']]} · "
+                           format_func=lambda i: (f"#{by_id[i]['position']} · {DISPLAY_NAMES[by_id[i]['language']]} · "
                                                   f"task {by_id[i]['task_id']} · {by_id[i]['scenario']} · by "
                                                   f"{by_id[i]['annotator']}"))
     item = campaign.get_item(db, item_id)
@@ -121,13 +118,13 @@ def review_tab(campaign_id: int) -> None:
     left, right = st.columns(2, gap="large")
     with left:
         st.markdown("**Original**")
-        st.code(sample["reference"], language=CODE_LANGUAGE[sample["language"]], line_numbers=True, wrap_lines=True)
+        st.code(sample["reference"], language=HIGHLIGHT.get(sample["language"], "text"), line_numbers=True, wrap_lines=True)
         st.markdown(f"**Question:** {sample['question']}")
         st.markdown("**Answer**")
         st.code(sample["answer"], language="text")
     with right:
         st.markdown("**Rewrite**")
-        st.code(submission["reference"], language=CODE_LANGUAGE[sample["language"]], line_numbers=True, wrap_lines=True)
+        st.code(submission["reference"], language=HIGHLIGHT.get(sample["language"], "text"), line_numbers=True, wrap_lines=True)
         st.markdown(f"**Question:** {submission['question']}")
         st.markdown("**Answer**")
         st.code(submission["answer"], language="text")

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from structext_core import browse, ui_suites
-from structext_core.formats import LANGUAGES
+from structext_core.formats import HIGHLIGHT, LANGUAGES
 from structext_core.tasks import TASKS
 
 from structext_core.ui_frame import ensure_frame
@@ -89,6 +89,6 @@ with rendered:
         elif view.kind == "graph":
             st.graphviz_chart(view.data)
 with raw:
-    lang = {"json": "json", "yaml": "yaml", "xml": "xml", "markdown": "markdown", "latex": "latex"}.get(sample["language"])
+    lang = HIGHLIGHT.get(sample["language"])
     with st.container(height=frame_height):
         st.code(sample["reference"], language=lang, line_numbers=True)

@@ -6,10 +6,9 @@ UI only; the clock, the blinding and every write live in ``structext_core.study`
 import streamlit as st
 
 from structext_core import study, ui
+from structext_core.formats import DISPLAY_NAMES
 from structext_core.ui_frame import ensure_frame
 
-FORMAT_NAMES = {"csv": "CSV", "json": "JSON", "yaml": "YAML", "xml": "XML", "tree": "Tree",
-                "markdown": "Markdown", "latex": "LaTeX", "org": "Org"}
 REFERENCE_HEIGHT = 560
 REFERENCE_FIT_LINES = 24
 
@@ -163,7 +162,7 @@ def question_screen(view: study.QuestionView) -> None:
         lines = len(view.reference.splitlines())
         head_left, head_right = st.columns([3, 1], vertical_alignment="center")
         head_left.markdown(
-            f"**Reference** · {FORMAT_NAMES.get(view.language, view.language)} · "
+            f"**Reference** · {DISPLAY_NAMES.get(view.language, view.language)} · "
             f"{lines:,} lines · {len(view.reference):,} characters"
         )
         wrap = head_right.toggle("Wrap lines", key="hb_wrap")

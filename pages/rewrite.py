@@ -10,12 +10,9 @@ import pandas as pd
 import streamlit as st
 
 from structext_core import campaign, rewrite, ui
+from structext_core.formats import DISPLAY_NAMES, HIGHLIGHT
 from structext_core.ui_frame import ensure_frame
 
-FORMAT_NAMES = {"csv": "CSV", "json": "JSON", "yaml": "YAML", "xml": "XML", "tree": "Tree",
-                "markdown": "Markdown", "latex": "LaTeX", "org": "Org"}
-CODE_LANGUAGE = {"json": "json", "yaml": "yaml", "xml": "xml", "markdown": "markdown", "latex": "latex",
-                 "csv": "text", "tree": "text", "org": "text"}
 STATUS_LABELS = {"todo": "to do", "draft": "draft", "submitted": "submitted", "returned": "returned",
                  "approved": "approved"}
 
@@ -187,7 +184,7 @@ def show_guidelines(expanded: bool) -> None:
 
 def show_original(sample: dict) -> None:
     st.markdown("**Original**")
-    st.code(sample["reference"], language=CODE_LANGUAGE[sample["language"]], line_numbers=True, wrap_lines=True)
+    st.code(sample["reference"], language=HIGHLIGHT.get(sample["language"], "text"), line_numbers=True, wrap_lines=True)
     st.markdown(f"**Question:** {sample['question']}  \n*{sample['requirement']}*")
     st.markdown("**Answer**")
     st.code(sample["answer"], language="text")
@@ -296,7 +293,7 @@ def show_read_only(item: dict) -> None:
     with right:
         st.markdown("**Your rewrite**")
         if submission:
-            st.code(submission["reference"], language=CODE_LANGUAGE[item["language"]], line_numbers=True,
+            st.code(submission["reference"], language=HIGHLIGHT.get(item["language"], "text"), line_numbers=True,
                     wrap_lines=True)
             st.markdown(f"**Question:** {submission['question']}")
             st.markdown("**Answer**")
@@ -307,7 +304,7 @@ def workspace(item: dict, queue: list[int]) -> None:
     sample = item["sample"]
     item_id = item["id"]
     st.subheader(f"#{item['position']} · {item['scenario']}")
-    st.caption(f"{FORMAT_NAMES[item['language']]} · {sample['task']} (task {item['task_id']}) · depth "
+    st.caption(f"{DISPLAY_NAMES[item['language']]} · {sample['task']} (task {item['task_id']}) · depth "
                f"{item['depth']} · source {item['sample_id']} · {STATUS_LABELS[item['status']]}"
                + (f" · assigned to {item['annotator']}" if item["annotator_id"] != user["id"] else ""))
     if item["status"] not in campaign.EDITABLE:
@@ -359,7 +356,7 @@ if not items:
 done = sum(i["status"] in ("submitted", "approved") for i in items)
 st.progress(done / len(items), text=f"{done} of {len(items)} submitted or approved")
 with st.expander(f"Queue ({len(items)} items)", icon=":material/list:"):
-    st.dataframe(pd.DataFrame([{"#": i["position"], "format": FORMAT_NAMES[i["language"]], "task": i["task_id"],
+    st.dataframe(pd.DataFrame([{"#": i["position"], "format": DISPLAY_NAMES[i["language"]], "task": i["task_id"],
                                 "depth": i["depth"], "scenario": i["scenario"], "annotator": i["annotator"],
                                 "status": STATUS_LABELS[i["status"]]} for i in items]),
                  hide_index=True, width="stretch")
@@ -369,7 +366,7 @@ if st.session_state.get("rw_item") not in by_id:
     st.session_state["rw_item"] = next((i["id"] for i in items if i["status"] in campaign.EDITABLE), items[0]["id"])
 item_id = st.selectbox(
     "Item", list(by_id), key="rw_item",
-    format_func=lambda i: (f"#{by_id[i]['position']} · {FORMAT_NAMES[by_id[i]['language']]} · task "
+    format_func=lambda i: (f"#{by_id[i]['position']} · {DISPLAY_NAMES[by_id[i]['language']]} · task "
                            f"{by_id[i]['task_id']} · depth {by_id[i]['depth']} · {by_id[i]['scenario']} · "
                            f"{STATUS_LABELS[by_id[i]['status']]}"))
 st.divider()

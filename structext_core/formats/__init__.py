@@ -10,6 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 LANGUAGES = ["tree", "csv", "json", "yaml", "xml", "markdown", "latex", "org"]
+#: How the app names each format.
+DISPLAY_NAMES = {"tree": "Tree", "csv": "CSV", "json": "JSON", "yaml": "YAML", "xml": "XML",
+                 "markdown": "Markdown", "latex": "LaTeX", "org": "Org"}
+#: Syntax highlighting for ``st.code``; the other formats are shown as plain text.
+HIGHLIGHT = {"json": "json", "yaml": "yaml", "xml": "xml", "markdown": "markdown", "latex": "latex"}
 
 
 class ReadError(ValueError):
