@@ -19,7 +19,8 @@ from .formats import ReadError, csv_format, json_format, xml_format, yaml_format
 from .tasks import ABBREVIATIONS, TASKS
 
 DEFAULT_SUITES = tuple(suites.SUITES)  # the paper's suites: ("test", "test-hard")
-DEFAULT_OFFICIAL_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures" / "official"
+# The authors' released samples, shipped with the package (see data/official/SOURCE.md).
+DEFAULT_OFFICIAL_DIR = Path(__file__).resolve().parent / "data" / "official"
 _SUITE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 MAX_GRAPH_EDGES = 300
 

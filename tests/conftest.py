@@ -7,13 +7,16 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 SHARED = ROOT.parent / "shared"
-OFFICIAL = SHARED / "fixtures" / "official"
+# The released samples, shipped inside the package (an unchanged copy of the shared fixtures),
+# so the tests need nothing outside the clone.
+OFFICIAL = ROOT / "structext_core" / "data" / "official"
+SHARED_OFFICIAL = SHARED / "fixtures" / "official"
 
 
 @pytest.fixture
 def official_dir() -> Path:
     if not OFFICIAL.exists():
-        pytest.fail(f"the released fixtures are missing at {OFFICIAL}")
+        pytest.fail(f"the released samples are missing at {OFFICIAL}")
     return OFFICIAL
 
 

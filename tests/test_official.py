@@ -3,8 +3,22 @@
 import json
 from pathlib import Path
 
+import pytest
+
+from conftest import SHARED_OFFICIAL
 from structext_core import audit, official, suites
 from structext_core.tasks import TASKS
+
+
+def test_shipped_copy_is_the_shared_fixtures_unchanged(official_dir):
+    if not SHARED_OFFICIAL.is_dir():
+        pytest.skip(f"shared fixtures not present at {SHARED_OFFICIAL}")
+    shared = {p.relative_to(SHARED_OFFICIAL): p for p in SHARED_OFFICIAL.rglob("*") if p.is_file()}
+    shipped = {p.relative_to(official_dir): p for p in official_dir.rglob("*") if p.is_file()}
+    assert set(shipped) - set(shared) == {Path("SOURCE.md")}
+    assert set(shared) <= set(shipped)
+    for relative, path in shared.items():
+        assert shipped[relative].read_bytes() == path.read_bytes(), relative
 
 
 def test_every_released_sample_agrees(official_dir):
