@@ -21,6 +21,14 @@ def official_dir() -> Path:
 
 
 @pytest.fixture
+def shared_official_dir() -> Path:
+    """The shared fixtures the shipped copy came from; skips when they are not beside the clone."""
+    if not SHARED_OFFICIAL.is_dir():
+        pytest.skip(f"shared fixtures not present at {SHARED_OFFICIAL}")
+    return SHARED_OFFICIAL
+
+
+@pytest.fixture
 def isolated_env(tmp_path, monkeypatch):
     """A database and suite folder of the test's own."""
     monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "structext.db"))

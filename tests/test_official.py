@@ -3,17 +3,12 @@
 import json
 from pathlib import Path
 
-import pytest
-
-from conftest import SHARED_OFFICIAL
 from structext_core import audit, official, suites
 from structext_core.tasks import TASKS
 
 
-def test_shipped_copy_is_the_shared_fixtures_unchanged(official_dir):
-    if not SHARED_OFFICIAL.is_dir():
-        pytest.skip(f"shared fixtures not present at {SHARED_OFFICIAL}")
-    shared = {p.relative_to(SHARED_OFFICIAL): p for p in SHARED_OFFICIAL.rglob("*") if p.is_file()}
+def test_shipped_copy_is_the_shared_fixtures_unchanged(official_dir, shared_official_dir):
+    shared = {p.relative_to(shared_official_dir): p for p in shared_official_dir.rglob("*") if p.is_file()}
     shipped = {p.relative_to(official_dir): p for p in official_dir.rglob("*") if p.is_file()}
     assert set(shipped) - set(shared) == {Path("SOURCE.md")}
     assert set(shared) <= set(shipped)
