@@ -396,8 +396,23 @@ def _m002_rewrite_campaigns(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m003_sessions_and_login(db: sqlite_utils.Database) -> None:
+    """Log-in sessions (tokens) and failed log-in attempts. (Filled in by the log-in work.)"""
+
+
+def _m004_honest_clock(db: sqlite_utils.Database) -> None:
+    """Heartbeats, active tab, idle and away time of study answers. (Filled in by the clock work.)"""
+
+
+def _m005_access(db: sqlite_utils.Database) -> None:
+    """App settings (public read-only mode) and per-study visibility. (Filled in by the access work.)"""
+
+
 #: The schema, in order. Append new migrations; never edit or renumber shipped ones.
 MIGRATIONS: list[Migration] = [
     Migration(1, "users, studies, human-baseline answers, model results", _m001_initial),
     Migration(2, "Real-Test rewrite campaigns, drafts, reviews and flags", _m002_rewrite_campaigns),
+    Migration(3, "log-in sessions and failed log-in attempts", _m003_sessions_and_login),
+    Migration(4, "the honest clock: heartbeats, active tab, idle and away time", _m004_honest_clock),
+    Migration(5, "app settings and per-study visibility on Results", _m005_access),
 ]
