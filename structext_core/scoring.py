@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from rapidfuzz.distance import LCSseq
+
+from structext_core.fast_bleu import sentence_bleu
 
 DEFAULT_THRESHOLD = 0.75
 """The paper's rule: a ROUGE-L F1 below this counts as 0."""
@@ -115,22 +116,16 @@ def exact_match(answer: str, response: str) -> int:
     return int(normalize_whitespace(answer) == normalize_whitespace(response))
 
 
-@lru_cache(maxsize=1)
-def _bleu_metric():
-    from sacrebleu.metrics import BLEU
-
-    # effective_order: a short answer without 4-grams is not scored 0 by construction.
-    return BLEU(effective_order=True)
-
-
 def bleu(answer: str, response: str) -> float:
-    """Sentence BLEU of ``response`` against ``answer`` from sacrebleu, scaled to [0, 1].
+    """Sentence BLEU of ``response`` against ``answer``, scaled to [0, 1].
 
-    sacrebleu's defaults (13a tokenisation, exponential smoothing) with effective order.
+    Equal to sacrebleu's ``BLEU(effective_order=True).sentence_score(response, [answer])``
+    (13a tokenisation, exponential smoothing), computed by :mod:`structext_core.fast_bleu`
+    with each answer counted once.
     """
     if not answer.strip() or not response.strip():
         return 0.0
-    value = _bleu_metric().sentence_score(response, [answer]).score / 100.0
+    value = sentence_bleu(answer, response) / 100.0
     return min(1.0, max(0.0, value))  # sacrebleu can return 100.00000000000004
 
 
