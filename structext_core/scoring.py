@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from rapidfuzz.distance import LCSseq
 
 from structext_core.fast_bleu import sentence_bleu
+from structext_core.paper_rouge import rouge_l_paper
 
 DEFAULT_THRESHOLD = 0.75
 """The paper's rule: a ROUGE-L F1 below this counts as 0."""
@@ -162,6 +163,8 @@ class ResponseScore:
     bleu: float
     rouge_l_full: float
     score_full: float
+    rouge_l_paper: float = 0.0
+    score_paper: float = 0.0
 
     def as_dict(self) -> dict:
         """The fields as a plain dict, ready to merge into a result row."""
@@ -174,6 +177,8 @@ class ResponseScore:
             "bleu": self.bleu,
             "rouge_l_full": self.rouge_l_full,
             "score_full": self.score_full,
+            "rouge_l_paper": self.rouge_l_paper,
+            "score_paper": self.score_paper,
         }
 
 
@@ -188,6 +193,7 @@ def score_response(
     answer_tokens = tokenize(answer)
     rouge = rouge_l_from_tokens(answer_tokens, tokenize(extracted))
     rouge_full = rouge_l_from_tokens(answer_tokens, tokenize(response))
+    rouge_paper = rouge_l_paper(answer, response)
     return ResponseScore(
         answer_extracted=extracted,
         has_marker=has_answer_marker(response),
@@ -197,4 +203,6 @@ def score_response(
         bleu=bleu(answer, extracted) if with_bleu else float("nan"),
         rouge_l_full=rouge_full,
         score_full=apply_threshold(rouge_full, threshold),
+        rouge_l_paper=rouge_paper,
+        score_paper=apply_threshold(rouge_paper, threshold),
     )

@@ -232,7 +232,8 @@ def test_score_response_scores_the_extracted_answer_and_the_whole_text():
     assert result.rouge_l_full == pytest.approx(SCORER.score(answer, response)["rougeL"].fmeasure)
     assert result.rouge_l_full < 0.75 and result.score_full == 0.0
     assert set(result.as_dict()) == {"answer_extracted", "has_marker", "rouge_l", "score", "exact_match",
-                                     "bleu", "rouge_l_full", "score_full"}
+                                     "bleu", "rouge_l_full", "score_full",
+                                     "rouge_l_paper", "score_paper"}
 
 
 def test_score_response_threshold_is_adjustable():
@@ -240,3 +241,17 @@ def test_score_response_threshold_is_adjustable():
     strict = score_response("a b c d", "### Answer: a b")
     assert loose.score == pytest.approx(2 / 3)
     assert strict.score == 0.0
+
+
+def test_score_response_carries_the_papers_metric_on_the_whole_response():
+    from rouge import Rouge
+
+    answer = "q->u->v"
+    response = "### Reasoning:\nThe root is q. v hangs under u.\n### Answer:\nq->u->v"
+    result = score_response(answer, response)
+    expected = Rouge().get_scores(response, answer)[0]["rouge-l"]["f"]
+    assert result.rouge_l_paper == pytest.approx(expected, abs=1e-12)
+    assert result.score_paper == (expected if expected >= 0.75 else 0.0)
+    # an upper-cased answer: the strict metric lower-cases, the authors' keeps case
+    shouted = score_response("Z: Y, X: W", "z: y, x: w")
+    assert shouted.rouge_l == 1.0 and shouted.rouge_l_paper < 0.75 and shouted.score_paper == 0.0
