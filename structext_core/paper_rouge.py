@@ -25,7 +25,10 @@ no table. Where the library raises on an empty text the score is 0.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import chain
+
+from structext_core.lcs import lcs_length
 
 __all__ = ["paper_sentences", "rouge_l_paper"]
 
@@ -51,6 +54,14 @@ def reconstructed_lcs_words(reference: list[str], evaluated: list[str]) -> set[s
     width = len(evaluated)
     if not reference or not width:
         return set()
+    # Whatever the tie-breaking, an LCS as long as one side is that whole side.
+    length = lcs_length(reference, evaluated)
+    if length == 0:
+        return set()
+    if length == len(reference):
+        return set(reference)
+    if length == width:
+        return set(evaluated)
     masks = _match_masks(evaluated)
     full = (1 << width) - 1
     vector = full
@@ -78,6 +89,13 @@ def reconstructed_lcs_words(reference: list[str], evaluated: list[str]) -> set[s
     return words
 
 
+@lru_cache(maxsize=8192)
+def _answer_side(answer: str) -> tuple[list[list[str]], frozenset[str], list[frozenset[str]]]:
+    """An answer's sentences, word types and per-sentence word sets, computed once per answer."""
+    sentences = paper_sentences(answer)
+    return sentences, frozenset(chain.from_iterable(sentences)), [frozenset(s) for s in sentences]
+
+
 def rouge_l_paper(answer: str, response: str) -> float:
     """ROUGE-L F of ``response`` against ``answer`` as pltrdy ``rouge`` 1.0.1 computes it.
 
@@ -85,19 +103,17 @@ def rouge_l_paper(answer: str, response: str) -> float:
     returns; 0.0 where it raises because a text has no sentence (empty, or only dots), and
     the true value where it raises ``RecursionError`` (long sentences).
     """
-    reference = paper_sentences(answer)
+    reference, reference_types, reference_sets = _answer_side(answer)
     evaluated = paper_sentences(response)
     if not reference or not evaluated:
         return 0.0
-    reference_types = set(chain.from_iterable(reference))
     evaluated_types = set(chain.from_iterable(evaluated))
     reachable = len(reference_types & evaluated_types)
     union: set[str] = set()
     evaluated_sets = [set(sentence) for sentence in evaluated]
-    for ref_sentence in reference:
+    for ref_sentence, ref_set in zip(reference, reference_sets):
         if len(union) == reachable:
             break
-        ref_set = set(ref_sentence)
         for eval_sentence, eval_set in zip(evaluated, evaluated_sets):
             common = ref_set & eval_set
             if common <= union:

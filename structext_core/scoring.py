@@ -16,11 +16,7 @@ dropped. That is exactly ``re.findall("[a-z0-9]+", text.lower())``; it is comput
 than the regex (non-ASCII text is lower-cased and its remaining non-ASCII characters turned
 into separators first). Once the LCS is bit-parallel, tokenising is most of the time left.
 
-How the tokens reach the bit-parallel path: rapidfuzz compares sequences element by element;
-given a list of Python strings it would hash them. Instead, every distinct token of the pair
-is mapped to one code point, so both sides become ``str`` objects whose characters stand for
-tokens. The mapping is injective, so the LCS of the code-point strings is the LCS of the
-token sequences, with no hashing and no chance of collision.
+How the tokens reach the bit-parallel path: see :mod:`structext_core.lcs`.
 """
 
 from __future__ import annotations
@@ -28,9 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rapidfuzz.distance import LCSseq
-
 from structext_core.fast_bleu import sentence_bleu
+from structext_core.lcs import lcs_length
 from structext_core.paper_rouge import rouge_l_paper
 
 DEFAULT_THRESHOLD = 0.75
@@ -43,10 +38,6 @@ _ASCII_TOKEN_TABLE = str.maketrans({chr(c): chr(c).lower() if chr(c).isalnum() e
 # A line that starts (after optional blanks) with "### Answer:"; what follows on that line
 # and on later lines is the answer.
 _ANSWER_LINE_RE = re.compile(r"^[ \t]*###[ \t]*Answer[ \t]*:", re.MULTILINE)
-# Code points 0xD800-0xDFFF are surrogates; skip them so every token maps to a valid
-# code point. 0x110000 - 0x800 distinct tokens per pair is far more than any sample holds.
-_SURROGATE_START, _SURROGATE_SPAN = 0xD800, 0x800
-_MAX_DISTINCT_TOKENS = 0x110000 - _SURROGATE_SPAN
 
 
 def tokenize(text: str) -> list[str]:
@@ -56,25 +47,6 @@ def tokenize(text: str) -> list[str]:
         # every character still outside ASCII is then a separator, like "?" is.
         text = text.lower().encode("ascii", "replace").decode("ascii")
     return text.translate(_ASCII_TOKEN_TABLE).split()
-
-
-def _token_code_point(index: int) -> str:
-    return chr(index if index < _SURROGATE_START else index + _SURROGATE_SPAN)
-
-
-def lcs_length(tokens_a: list[str], tokens_b: list[str]) -> int:
-    """Length of the longest common subsequence of two token lists (bit-parallel)."""
-    if not tokens_a or not tokens_b:
-        return 0
-    distinct = dict.fromkeys(tokens_a)
-    distinct.update(dict.fromkeys(tokens_b))
-    if len(distinct) > _MAX_DISTINCT_TOKENS:  # pragma: no cover - needs >1.1M distinct tokens
-        ids = {token: index for index, token in enumerate(distinct)}
-        return int(LCSseq.similarity([ids[t] for t in tokens_a], [ids[t] for t in tokens_b]))
-    code = {token: _token_code_point(index) for index, token in enumerate(distinct)}
-    encoded_a = "".join(map(code.__getitem__, tokens_a))
-    encoded_b = "".join(map(code.__getitem__, tokens_b))
-    return int(LCSseq.similarity(encoded_a, encoded_b))
 
 
 def rouge_l_from_tokens(answer_tokens: list[str], response_tokens: list[str]) -> float:
