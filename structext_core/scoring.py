@@ -21,7 +21,9 @@ How the tokens reach the bit-parallel path: see :mod:`structext_core.lcs`.
 
 from __future__ import annotations
 
+import multiprocessing
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from structext_core.fast_bleu import sentence_bleu
@@ -178,3 +180,48 @@ def score_response(
         rouge_l_paper=rouge_paper,
         score_paper=apply_threshold(rouge_paper, threshold),
     )
+
+
+def _score_chunk(chunk: tuple[list[tuple[str, str]], float, bool]) -> list[dict]:
+    pairs, threshold, with_bleu = chunk
+    return [score_response(answer, response, threshold, with_bleu).as_dict() for answer, response in pairs]
+
+
+def score_many(
+    pairs: Sequence[tuple[str, str]],
+    threshold: float = DEFAULT_THRESHOLD,
+    with_bleu: bool = True,
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    chunk_size: int = 2000,
+) -> list[dict]:
+    """Score many ``(answer, response)`` pairs; the result dicts come back in input order.
+
+    Pairs are scored grouped by answer, so each answer is tokenised and counted once per
+    chunk (the answer-side caches of :mod:`fast_bleu` and :mod:`paper_rouge`). ``jobs`` > 1
+    forks worker processes: use it from the command line, not from a threaded server.
+    ``progress(done, total)`` is called after each chunk.
+    """
+    order = sorted(range(len(pairs)), key=lambda i: pairs[i][0])
+    chunks = [order[start:start + chunk_size] for start in range(0, len(order), chunk_size)]
+    work = [([pairs[i] for i in chunk], threshold, with_bleu) for chunk in chunks]
+    results: list[dict | None] = [None] * len(pairs)
+    done = 0
+
+    def collect(chunk: list[int], scored: list[dict]) -> None:
+        nonlocal done
+        for index, row in zip(chunk, scored):
+            results[index] = row
+        done += len(chunk)
+        if progress is not None:
+            progress(done, len(pairs))
+
+    if jobs > 1 and len(chunks) > 1:
+        context = multiprocessing.get_context("fork")
+        with context.Pool(min(jobs, len(chunks))) as pool:
+            for chunk, scored in zip(chunks, pool.imap(_score_chunk, work)):
+                collect(chunk, scored)
+    else:
+        for chunk, item in zip(chunks, work):
+            collect(chunk, _score_chunk(item))
+    return results  # type: ignore[return-value]
