@@ -13,9 +13,10 @@ from typing import Any
 
 import pandas as pd
 
+from . import limits
 from . import samples as samples_mod
 from . import suites
-from .formats import ReadError, csv_format, json_format, xml_format, yaml_format
+from .formats import ReadError, csv_format, json_format, latex, markdown, org, xml_format, yaml_format
 from .tasks import ABBREVIATIONS, TASKS
 
 DEFAULT_SUITES = tuple(suites.SUITES)  # the paper's suites: ("test", "test-hard")
@@ -48,7 +49,9 @@ def missing_default_suites(data_dir: str | Path | None = None) -> list[str]:
 
 def check_suite_name(name: str) -> str:
     """A new suite's file name: letters, digits, - and _; not a default suite's name."""
-    if not _SUITE_NAME.match(name or ""):
+    if len(name or "") > 64:
+        raise ValueError(f"the suite name is {len(name):,} characters long; the limit is 64 characters")
+    if not _SUITE_NAME.fullmatch(name or ""):  # fullmatch: '$' would let a trailing newline through
         raise ValueError("the name may use letters, digits, - and _ only (at most 64)")
     if name in DEFAULT_SUITES:
         raise ValueError(f"{name!r} is a default suite's name; choose another")
@@ -125,13 +128,14 @@ class Preview:
     note: str = ""
 
 
-_MD_IMAGE = re.compile(r"!\[[^\]]*\]\(\s*([^\s)]+)(?:\s+\"[^\"]*\")?\s*\)")
-_LATEX_IMAGE = re.compile(r"\\includegraphics(?:\[[^\]]*\])?\{([^}]*)\}")
-_LATEX_BOLD = re.compile(r"\\textbf\{([^}]*)\}")
-_LATEX_HEADING = re.compile(r"^\\(section|subsection|subsubsection|paragraph|subparagraph)\*?\{(.*)\}\s*$")
-_ORG_HEADING = re.compile(r"^(\*+)\s+(.*)$")
-_ORG_BOLD = re.compile(r"(?<!\*)\*([^*\s](?:[^*]*?[^*\s])?)\*(?!\*)")
-_ORG_IMAGE = re.compile(r"\[\[([^\]]+)\]\]")
+# The formats' own patterns (linear on any line a reference may hold).
+_MD_IMAGE = markdown.SYNTAX.image_re
+_LATEX_IMAGE = latex.SYNTAX.image_re
+_LATEX_BOLD = latex.SYNTAX.bold_re
+_LATEX_HEADING = latex.SYNTAX.heading_re
+_ORG_HEADING = org.SYNTAX.heading_re
+_ORG_BOLD = org.SYNTAX.bold_re
+_ORG_IMAGE = org.SYNTAX.image_re
 _LATEX_LEVEL = {"section": 1, "subsection": 2, "subsubsection": 3, "paragraph": 4, "subparagraph": 5}
 
 
@@ -186,12 +190,17 @@ def xml_as_data(reference: str) -> Any:
 
 
 def preview(language: str, reference: str) -> Preview:
-    """The rendered view of a reference, or why there is none."""
+    """The rendered view of a reference, or why there is none (text beyond a limit of
+    :mod:`structext_core.limits` is not parsed: the note names the limit and where)."""
+    try:
+        limits.check_reference(language, reference)
+    except limits.ParseLimitError as exc:
+        return Preview("none", note=f"This reference is too large or too deeply nested to show rendered: {exc}")
     try:
         if language in ("markdown", "latex", "org"):
             return Preview("markdown", markup_as_markdown(language, reference))
         if language == "json":
-            return Preview("json", json.loads(reference))
+            return Preview("json", json_format.load(reference))
         if language == "yaml":
             return Preview("json", yaml_format.load(reference), "YAML shown as its parsed data")
         if language == "xml":

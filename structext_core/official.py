@@ -10,8 +10,11 @@ import hashlib
 import json
 import re
 from pathlib import Path
+from typing import Iterable
 
+from . import limits
 from .formats import LANGUAGES
+from .outputs import export_into
 from .tasks import FOLDER_CATEGORIES, TASKS, Task, task_for
 
 LAYOUT_ROOT = "0Shotbenchmark"
@@ -54,7 +57,7 @@ def identify_task(language: str, category: str, file_name: str, question: str) -
 
 def _safe_parse(task: Task, question: str) -> dict | None:
     try:
-        return task.parse(question)
+        return task.parse(limits.check_question(question))
     except ValueError:
         return None
 
@@ -63,13 +66,19 @@ def read_file(path: str | Path) -> dict:
     """One released file as a sample of our schema (suite ``official``)."""
     path = Path(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read(limits.MAX_RECORD_CHARS + 1)  # never more than the limit in memory
+        if len(text) > limits.MAX_RECORD_CHARS:
+            raise OfficialFileError(f"{path}: the file is {limits.record_too_long()}")
+        raw = limits.loads_json(text, "the file")
     except OSError as exc:
         raise OfficialFileError(f"{path}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise OfficialFileError(f"{path}: not UTF-8 text") from None
+    except UnicodeDecodeError as exc:
+        raise OfficialFileError(f"{path}: not UTF-8 text ({exc.reason})") from None
     except json.JSONDecodeError as exc:
         raise OfficialFileError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except ValueError as exc:  # a limit (nesting, lone surrogate) or a number of more than 4,300 digits
+        raise OfficialFileError(f"{path}: {exc}") from None
     if not isinstance(raw, dict):
         raise OfficialFileError(f"{path}: expected a JSON object")
     missing = [k for k in ("Question", "Answer", "Reference", "Label") if k not in raw]
@@ -79,8 +88,9 @@ def read_file(path: str | Path) -> dict:
     language = str(label.get("typename", path.parent.parent.name)).lower()
     if language not in LANGUAGES:
         raise OfficialFileError(f"{path}: unknown format {language!r}")
-    others = label.get("other_label_list") or [path.parent.name]
-    category = FOLDER_CATEGORIES.get(others[0], others[0])
+    others = label.get("other_label_list")
+    folder = others[0] if isinstance(others, list) and others and isinstance(others[0], str) else path.parent.name
+    category = FOLDER_CATEGORIES.get(folder, folder)
     try:
         task = identify_task(language, category, path.name, str(raw["Question"]))
     except OfficialFileError as exc:
@@ -142,19 +152,24 @@ def to_official(sample: dict, number: int) -> tuple[str, dict]:
     return rel, content
 
 
-def write_layout(samples: list[dict], directory: str | Path) -> int:
-    """Write ``samples`` in the authors' layout below ``directory``; returns the file count."""
-    directory = Path(directory)
+def write_layout(samples: Iterable[dict], directory: str | Path) -> int:
+    """Write ``samples`` in the authors' layout below ``directory``; returns the file count.
+
+    ``directory`` is an export folder (:func:`structext_core.outputs.export_into`): new, empty or
+    holding our earlier export, whose files are replaced; anything else is refused with an
+    :class:`~structext_core.outputs.OutputError` before a file is written. ``samples`` may be
+    a generator: they are written one by one, never held together."""
     counters: dict[tuple, int] = {}
-    for sample in samples:
-        key = (sample["task_id"], sample["depth"], sample["width"])
-        number = counters.get(key, 0)
-        counters[key] = number + 1
-        rel, content = to_official(sample, number)
-        path = directory / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(content, ensure_ascii=False, indent=1), encoding="utf-8")
-    return len(samples)
+    with export_into(directory, writer="authors' layout") as stage:
+        for sample in samples:
+            key = (sample["task_id"], sample["depth"], sample["width"])
+            number = counters.get(key, 0)
+            counters[key] = number + 1
+            rel, content = to_official(sample, number)
+            path = stage / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(content, ensure_ascii=False, indent=1), encoding="utf-8")
+    return sum(counters.values())
 
 
 def read_folder(root: str | Path) -> tuple[list[dict], list[str]]:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import yaml
 from lxml import etree
 
+from . import limits
 from .formats import ReadError, get_module, json_format, markup, tree_format, xml_format, yaml_format
 from .tasks import TASKS, answers_agree
 
@@ -442,7 +443,7 @@ def _role(key: str) -> str:
 
 
 def _json_shapes(text: str) -> list[ObjectShape]:
-    root = json.loads(text, object_pairs_hook=_Pairs)
+    root = json_format.load(text, object_pairs_hook=_Pairs)
     brace_lines = []
     for m in json_format._TOKEN.finditer(text):
         if m.group() == "{":
@@ -467,7 +468,7 @@ def _json_shapes(text: str) -> list[ObjectShape]:
 
 
 def _yaml_shapes(text: str) -> list[ObjectShape]:
-    node = yaml.compose(text, Loader=yaml_format._BaseLoader)
+    node = yaml_format.compose(text)
     shapes: list[ObjectShape] = []
 
     def kind(n: yaml.Node) -> str:
@@ -578,13 +579,17 @@ class CsvTable:
 
 def read_csv_tables(text: str) -> list[CsvTable]:
     """Tables separated by blank lines, with line numbers; raises ReadError saying where."""
+    limits.check_reference("csv", text)
     tables_: list[CsvTable] = []
     current: CsvTable | None = None
     for lineno, line in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
         if not line.strip():
             current = None
             continue
-        cells = [c.strip() for c in next(csv.reader([line]))]
+        try:
+            cells = [c.strip() for c in next(csv.reader([line]))]
+        except csv.Error as exc:
+            raise ReadError(f"line {lineno}: {exc}") from None
         if current is None:
             current = CsvTable(cells, lineno, [], [])
             tables_.append(current)
@@ -668,14 +673,21 @@ def _compare_tree(original: str, rewrite: str) -> list[Problem]:
     if len(o_order) != len(r_order):
         return [Problem("structure", "document", f"{len(o_order)} nodes in the original, {len(r_order)} in the "
                                                  "rewrite")]
-    o_depth = {n: o_tree.depth_of(n) for n in o_order}
-    r_depth = {n: r_tree.depth_of(n) for n in r_order}
+    o_depth, r_depth = _depths(o_tree, o_order), _depths(r_tree, r_order)
     for (_, _, oc), (line, _, rc) in zip(_tree_edges(original), _tree_edges(rewrite)):
         if o_depth[oc] != r_depth.get(rc, -1):
             return [Problem("structure", f"line {line}", f"this edge leads to depth {r_depth.get(rc)} in the rewrite, "
                                                          f"to depth {o_depth[oc]} in the original: keep the edges in "
                                                          "the original (depth-first) order")]
     return []
+
+
+def _depths(tree: tree_format.EdgeTree, preorder: list[str]) -> dict[str, int]:
+    """Every node's depth in one pass (a parent comes before its children in pre-order)."""
+    depth = {tree.root: 0}
+    for node in preorder[1:]:
+        depth[node] = depth[tree.parent[node]] + 1
+    return depth
 
 
 def _preorder(tree: tree_format.EdgeTree) -> list[str]:
@@ -751,10 +763,16 @@ def _compare_markup(language: str, original: str, rewrite: str) -> list[Problem]
     return []
 
 
+# A string to its closing quote, or (unterminated) to the end of the line; an attribute that
+# starts a name (never mid-word). Both stay linear on any line a rewrite may hold.
+_JSON_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?')
+_XML_ATTRIBUTE = re.compile(r'(?<![\w.\-])[A-Za-z_][\w.\-]*+\s*+=\s*+"[^"]*+"')
+
+
 def _line_signature(language: str, line: str) -> str:
     """The shape of one line with the data masked (for documents that do not parse)."""
     if language == "json":
-        return re.sub(r'"(?:[^"\\]|\\.)*"', lambda m: m.group() if m.group() in ('"id"', '"subs"') else '"…"', line)
+        return _JSON_STRING.sub(lambda m: m.group() if m.group() in ('"id"', '"subs"') else '"…"', line)
     if language == "yaml":
         stray = re.match(r"^(\s*):\S", line)
         if stray:  # the original's injected error line, ':word'
@@ -769,7 +787,7 @@ def _line_signature(language: str, line: str) -> str:
     if language == "xml":
         if not line.strip().startswith("<"):
             return re.match(r"^\s*", line).group() + "…"
-        line = re.sub(r'([A-Za-z_][\w.\-]*)\s*=\s*"[^"]*"', 'A="…"', line)
+        line = _XML_ATTRIBUTE.sub('A="…"', line)
         return re.sub(r"<(/?)[A-Za-z_][\w.\-]*", r"<\1T", line)
     return line
 
@@ -792,12 +810,13 @@ def _compare_lines(language: str, original: str, rewrite: str) -> list[Problem]:
 # ---- the checks ------------------------------------------------------------------
 
 def _parse_error(language: str, text: str) -> str | None:
-    """What the format's reader says about ``text`` (None: it reads)."""
+    """What the format's reader says about ``text`` (None: it reads). The text is within
+    the limits (:func:`check_structure` checks them first)."""
     try:
         if language == "json":
             json.loads(text)
         elif language == "yaml":
-            yaml.load(text, Loader=yaml_format._SafeLoader)
+            yaml_format.safe_load(text)
         elif language == "xml":
             xml_format.parse(text)
         elif language == "csv":
@@ -809,11 +828,10 @@ def _parse_error(language: str, text: str) -> str | None:
                 return "the document is empty"
     except json.JSONDecodeError as exc:
         return f"line {exc.lineno}, column {exc.colno}: {exc.msg}"
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        return f"{where}{getattr(exc, 'problem', None) or exc}"
     except ReadError as exc:
+        message = str(exc)
+        return message.removeprefix("not valid YAML: ") if language == "yaml" else message
+    except ValueError as exc:  # a JSON number of more than 4,300 digits
         return str(exc)
     return None
 
@@ -847,7 +865,16 @@ class CheckReport:
 
 
 def check_structure(language: str, original: str, rewrite: str) -> tuple[list[Problem], list[Problem]]:
-    """(parse problems, skeleton problems) of ``rewrite`` against ``original``."""
+    """(parse problems, skeleton problems) of ``rewrite`` against ``original``.
+
+    Either text beyond a limit of :mod:`structext_core.limits` (size, lines, nesting, aliases,
+    entities, control characters...) is one parse problem naming the limit and where; no
+    parser sees it."""
+    for who, text in (("original", original), ("rewrite", rewrite)):
+        try:
+            limits.check_reference(language, text, f"the {who}")
+        except limits.ParseLimitError as exc:
+            return [Problem("parse", who, f"cannot be checked: {exc}")], []
     o_error, r_error = _parse_error(language, original), _parse_error(language, rewrite)
     if o_error is None and r_error is not None:
         return [Problem("parse", "rewrite", f"does not read as {language}: {r_error}")], []
@@ -891,6 +918,13 @@ def check_answer(sample: dict, reference: str, question: str, answer: str) -> tu
     """Solve the rewritten question from the rewritten reference; compare with the rewritten answer."""
     task = TASKS[sample["task_id"]]
     try:
+        limits.check_question(question)
+        if len(answer) > limits.MAX_INPUT_CHARS:
+            limits.refuse("MAX_INPUT_CHARS", len(answer), f"the answer has {len(answer):,} characters")
+    except limits.ParseLimitError as exc:
+        where = "answer" if exc.limit == "MAX_INPUT_CHARS" else "question"
+        return [Problem("answer", where, str(exc))], None
+    try:
         task.parse(question)
     except ReadError as exc:
         return [Problem("answer", "question", f"the question can no longer be read ({exc}); keep the original "
@@ -911,7 +945,7 @@ def check_answer(sample: dict, reference: str, question: str, answer: str) -> tu
     return [Problem("answer", "answer", detail)], solved
 
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]++\.[\w.]")  # starts a word: linear on any text
 _PHONE = re.compile(r"\b\d{3}[-. ]\d{3}[-. ]\d{4}\b")
 
 
@@ -920,6 +954,8 @@ def check_rewrite(sample: dict, reference: str, question: str, answer: str) -> C
     report = CheckReport()
     report.parse, report.structure = check_structure(sample["language"], sample["reference"], reference)
     report.answer, report.solved = check_answer(sample, reference, question, answer)
+    if max(len(reference), len(question), len(answer)) > limits.MAX_INPUT_CHARS:
+        return report  # refused above; not searched for tokens or addresses either
     present = set(TOKEN_RE.findall(reference))  # one pass, not one search per token
     left = [t.text for t in extract_tokens(sample) if len(t.text) > 1 and t.text in present]
     if left:

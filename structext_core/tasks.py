@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from . import limits
 from .formats import Document, ReadError, csv_format, json_format, markup, tree_format, xml_format, yaml_format
 from .formats import latex, markdown, org
 from .names import ordinal
@@ -57,8 +58,11 @@ class Task:
         return RELEASED_FOLDERS.get(self.category, self.category)
 
     def solve_text(self, reference: str, question: str, depth: int = 0, width: int = 0) -> str:
-        """Solve from the reference text and the question wording."""
-        return self.solve(reference, self.parse(question), depth, width)
+        """Solve from the reference text and the question wording.
+
+        Text beyond a limit of :mod:`structext_core.limits` raises its ``ParseLimitError``
+        (a ``ReadError``), as does every other text the solver cannot read."""
+        return self.solve(reference, self.parse(limits.check_question(question)), depth, width)
 
 
 TASKS: dict[int, Task] = {}
@@ -496,7 +500,8 @@ def _markup_tasks(module, first_id: int) -> None:
         question=lambda p: f"Extract all included {syntax.image_noun} files.",
         expected=lambda doc, p: _list_answer(markup.expected_list(doc, "images"), image_noun),
         parse=_no_params,
-        solve=lambda ref, p, d, w: _list_answer(markup.extract(syntax.image_re, ref), image_noun),
+        solve=lambda ref, p, d, w: _list_answer(markup.extract(syntax.image_re, ref, language=syntax.language),
+                                                image_noun),
         answer_kind="lines",
     ))
 

@@ -10,6 +10,7 @@ import csv
 import io
 import random
 
+from .. import limits
 from ..names import node_name
 from . import Document, ReadError
 
@@ -61,10 +62,15 @@ def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_err
 
 def tables(text: str) -> list[tuple[list[str], list[dict]]]:
     """The tables of the reference (separated by blank lines): header and row dicts."""
+    limits.check_reference(LANGUAGE, text)
     blocks = [b for b in text.replace("\r\n", "\n").strip().split("\n\n") if b.strip()]
     out = []
     for n, block in enumerate(blocks, 1):
-        rows = list(csv.reader(io.StringIO(block.strip())))
+        reader = csv.reader(io.StringIO(block.strip()))
+        try:
+            rows = list(reader)
+        except csv.Error as exc:
+            raise ReadError(f"table {n}, row {reader.line_num}: {exc}") from None
         header = [h.strip() for h in rows[0]]
         body = []
         for lineno, row in enumerate(rows[1:], 2):

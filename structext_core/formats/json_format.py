@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .. import limits
 from ..tree import Node, build_tree
 from . import Document, ReadError, dedent_excerpt, line_column
 
@@ -45,12 +46,27 @@ def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_err
 
 
 def parses(text: str) -> bool:
-    """What the real parser says: does ``text`` load as JSON?"""
+    """What the real parser says: does ``text`` load as JSON? (Text beyond a limit of
+    :mod:`structext_core.limits` raises :class:`~structext_core.limits.ParseLimitError`.)"""
     try:
-        json.loads(text)
-    except ValueError:
+        load(text)
+    except ReadError as exc:
+        if isinstance(exc, limits.ParseLimitError):
+            raise
         return False
     return True
+
+
+def load(text: str, **kwargs) -> Any:
+    """``json.loads`` within the limits; ReadError (a ParseLimitError for a limit) when it
+    does not read. ``kwargs`` go to ``json.loads``."""
+    limits.check_reference(LANGUAGE, text)
+    try:
+        return json.loads(text, **kwargs)
+    except json.JSONDecodeError as exc:
+        raise ReadError(f"not valid JSON: {exc}") from None
+    except ValueError as exc:  # a number of more than 4,300 digits
+        raise ReadError(f"not readable as JSON: {exc}") from None
 
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]')
@@ -68,10 +84,7 @@ class Span:
 
 def objects(text: str) -> list[Span]:
     """Every object of a valid JSON document, in document order."""
-    try:
-        json.loads(text)
-    except ValueError as exc:
-        raise ReadError(f"not valid JSON: {exc}") from None
+    load(text)
     decoder = json.JSONDecoder()
     spans: list[Span] = []
     depth = 0

@@ -18,9 +18,11 @@ SYNTAX = markup.Syntax(
     heading_re=re.compile(r"^\\(section|subsection|subsubsection|paragraph|subparagraph)\*?\{(.*)\}\s*$"),
     level_of=lambda command: COMMANDS.index(command) + 1,
     bold=lambda words: f"\\textbf{{{words}}}",
-    bold_re=re.compile(r"\\textbf\{([^}]*)\}"),
+    # An argument ends at the first closing brace and may not open another: each match
+    # attempt stops at the next brace, so no line costs quadratic time.
+    bold_re=re.compile(r"\\textbf\{([^{}]*+)\}"),
     image=lambda name: f"\\includegraphics[width=0.5\\textwidth]{{{name}}}",
-    image_re=re.compile(r"\\includegraphics(?:\[[^\]]*\])?\{([^}]*)\}"),
+    image_re=re.compile(r"\\includegraphics(?:\[[^\[\]{}]*+\])?\{([^{}]*+)\}"),
     image_noun="figure",
 )
 MAX_DEPTH = len(COMMANDS)

@@ -18,7 +18,9 @@ SYNTAX = markup.Syntax(
     bold=lambda words: f"**{words}**",
     bold_re=re.compile(r"\*\*(.+?)\*\*"),
     image=lambda name: f'![alt]({name} "hover text")',
-    image_re=re.compile(r"!\[[^\]]*\]\(\s*([^\s)]+)(?:\s+\"[^\"]*\")?\s*\)"),
+    # No part may run past a bracket or parenthesis: each match attempt stops at the next
+    # image, so a line of many unfinished images costs linear time, not quadratic.
+    image_re=re.compile(r"!\[[^\[\]]*+\]\(\s*+([^\s()\[\]]++)(?:\s++\"[^\"\[\]]*+\")?\s*+\)"),
 )
 
 

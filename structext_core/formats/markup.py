@@ -12,8 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from .. import limits
 from ..names import IMAGE_EXTENSIONS, VOCABULARY, node_name
-from ..tree import Node, build_tree, fan_out, node_count
+from ..tree import Node, build_tree, fan_out
 from . import Document, ReadError
 
 BOLD_RATE = 0.5
@@ -116,6 +117,7 @@ class Heading:
 
 def headings(syntax: Syntax, text: str, depth: int | None = None, width: int | None = None) -> tuple[list[str], list[Heading]]:
     """Lines of the document and its headings (the root line is not a heading)."""
+    limits.check_reference(syntax.language, text)
     lines = text.replace("\r\n", "\n").split("\n")
     found = []
     for i, line in enumerate(lines):
@@ -135,8 +137,8 @@ def _levels_from_shape(found: list[Heading], depth: int, width: int) -> list[Hea
     when the headings match a complete tree of the sample's depth and width with
     every level shifted that way, the pre-order position of a heading tells its level.
     """
-    if len(found) != node_count(depth, width) - 1:
-        return found
+    if depth > len(LEVEL_NAMES) + 2 or capped_node_count(depth, width, len(found) + 1) != len(found) + 1:
+        return found  # (depth and width come from a file: never build a huge tree's shape)
     levels = _shape_levels(depth, width)
     if all(h.level == max(level - 1, 1) for h, level in zip(found, levels)):
         return [Heading(h.line, level) for h, level in zip(found, levels)]
@@ -192,8 +194,20 @@ def section_content(syntax: Syntax, text: str, positions: list[int], depth: int 
     return "\n".join(lines[chosen.line:end_line]).strip()
 
 
-def extract(pattern: re.Pattern, text: str, syntax: Syntax | None = None) -> list[str]:
+def capped_node_count(depth: int, width: int, cap: int) -> int:
+    """Nodes of a complete tree, or ``cap + 1`` as soon as the count passes ``cap``."""
+    k, total, level_size = fan_out(depth, width), 0, 1
+    for _ in range(depth + 1):
+        total += level_size
+        if total > cap:
+            return cap + 1
+        level_size *= k
+    return total
+
+
+def extract(pattern: re.Pattern, text: str, syntax: Syntax | None = None, language: str | None = None) -> list[str]:
     """Every match of ``pattern`` outside heading lines, in document order."""
+    limits.check_reference(language or (syntax.language if syntax else "markup"), text)
     out: list[str] = []
     for i, line in enumerate(text.replace("\r\n", "\n").split("\n")):
         if syntax is not None and i > 0 and syntax.heading_re.match(line):

@@ -18,7 +18,7 @@ SYNTAX = markup.Syntax(
     bold=lambda words: f"*{words}*",
     bold_re=re.compile(r"(?<!\*)\*([^*\s](?:[^*]*?[^*\s])?)\*(?!\*)"),
     image=lambda name: f"[[{name}]]",
-    image_re=re.compile(r"\[\[([^\]]+)\]\]"),
+    image_re=re.compile(r"\[\[([^\[\]]++)\]\]"),  # stops at the next bracket: linear on any line
 )
 
 

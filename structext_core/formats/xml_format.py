@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass
 
 from lxml import etree
 
+from .. import limits
 from ..names import VOCABULARY
 from ..tree import Node, build_tree
 from . import Document, ReadError, dedent_excerpt, line_column
@@ -55,10 +55,14 @@ def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_err
 
 def _parser() -> etree.XMLParser:
     # No entity expansion, no DTD loading, no network: a reference is data, never instructions.
-    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True)
+    # No huge_tree either: libxml2 keeps its own limits on depth, text nodes and amplification.
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
 
 
 def parse(text: str) -> etree._Element:
+    """The element tree of ``text`` within the limits (entity declarations refused);
+    ReadError saying where when it is not well-formed."""
+    limits.check_reference(LANGUAGE, text)
     try:
         return etree.fromstring(text.encode("utf-8"), _parser())
     except etree.XMLSyntaxError as exc:
@@ -66,15 +70,15 @@ def parse(text: str) -> etree._Element:
 
 
 def parses(text: str) -> bool:
-    """What the real parser says: is ``text`` well-formed XML?"""
+    """What the real parser says: is ``text`` well-formed XML? (Text beyond a limit of
+    :mod:`structext_core.limits` raises :class:`~structext_core.limits.ParseLimitError`.)"""
     try:
         parse(text)
-    except ReadError:
+    except ReadError as exc:
+        if isinstance(exc, limits.ParseLimitError):
+            raise
         return False
     return True
-
-
-_TAG = re.compile(r"<(/?)([A-Za-z_][\w.\-:]*)((?:\s+[^\s=>/]+\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*(/?)>")
 
 
 @dataclass
@@ -86,16 +90,20 @@ class Element:
 
 
 def elements(text: str) -> list[Element]:
-    """Elements in document order with their positions (the text must be well-formed)."""
+    """Elements in document order with their positions (the text must be well-formed).
+
+    Tags inside comments, CDATA sections and processing instructions are not elements."""
     parse(text)
     out: list[Element] = []
     stack: list[Element] = []
-    for m in _TAG.finditer(text):
-        closing, tag, _attrs, selfclosing = m.groups()
-        if closing:
-            el = stack.pop()
-            el.content_end = m.start()
-        elif selfclosing:
+    for m in limits.XML_TOKEN.finditer(text):
+        tag = m.group("name")
+        if tag is None:
+            continue
+        if m.group("close"):
+            if stack:
+                stack.pop().content_end = m.start()
+        elif m.group("empty"):
             out.append(Element(tag, m.start(), m.end(), m.end()))
         else:
             el = Element(tag, m.start(), m.end(), -1)

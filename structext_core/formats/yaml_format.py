@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from .. import limits
 from ..tree import Node, build_tree
 from . import Document, ReadError, dedent_excerpt, line_column
 
@@ -51,12 +52,43 @@ def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_err
 
 
 def parses(text: str) -> bool:
-    """What the real parser says: does PyYAML's safe loader accept ``text``?"""
+    """What the real parser says: does PyYAML's safe loader accept ``text``? (Text beyond a
+    limit of :mod:`structext_core.limits` raises :class:`~structext_core.limits.ParseLimitError`.)"""
     try:
-        yaml.load(text, Loader=_SafeLoader)
-    except yaml.YAMLError:
+        safe_load(text)
+    except ReadError as exc:
+        if isinstance(exc, limits.ParseLimitError):
+            raise
         return False
     return True
+
+
+def safe_load(text: str) -> Any:
+    """PyYAML's safe loader within the limits; ReadError (a ParseLimitError for a limit)
+    saying where when it does not read."""
+    limits.check_reference(LANGUAGE, text)
+    try:
+        return yaml.load(text, Loader=_SafeLoader)
+    except yaml.YAMLError as exc:
+        raise ReadError(f"not valid YAML: {describe_error(exc)}") from None
+    except ValueError as exc:  # a number of more than 4,300 digits
+        raise ReadError(f"not readable as YAML: {exc}") from None
+
+
+def compose(text: str) -> "yaml.Node | None":
+    """The document's node graph (every scalar a string) within the limits."""
+    limits.check_reference(LANGUAGE, text)
+    try:
+        return yaml.compose(text, Loader=_BaseLoader)
+    except yaml.YAMLError as exc:
+        raise ReadError(f"not valid YAML: {describe_error(exc)}") from None
+
+
+def describe_error(exc: "yaml.YAMLError") -> str:
+    """``line L, column C: problem`` for a YAML error."""
+    mark = getattr(exc, "problem_mark", None)
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+    return f"{where}{getattr(exc, 'problem', None) or exc}"
 
 
 def clean(value: str) -> str:
@@ -74,10 +106,11 @@ class Span:
 
 def load(text: str) -> Any:
     """Load with every scalar kept as a string (``no`` stays ``"no"``)."""
+    limits.check_reference(LANGUAGE, text)
     try:
         return _clean_tree(yaml.load(text, Loader=_BaseLoader))
     except yaml.YAMLError as exc:
-        raise ReadError(f"not valid YAML: {exc}") from None
+        raise ReadError(f"not valid YAML: {describe_error(exc)}") from None
 
 
 def _clean_tree(obj: Any) -> Any:
@@ -90,10 +123,7 @@ def _clean_tree(obj: Any) -> Any:
 
 def objects(text: str) -> list[Span]:
     """Every mapping of the document, in document order, with its position."""
-    try:
-        node = yaml.compose(text, Loader=_BaseLoader)
-    except yaml.YAMLError as exc:
-        raise ReadError(f"not valid YAML: {exc}") from None
+    node = compose(text)
     constructor = yaml.constructor.BaseConstructor()
     spans: list[Span] = []
 
