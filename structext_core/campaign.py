@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
+import re
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from . import official, rewrite
+from . import limits, official, outputs, rewrite, sandbox
 from .audit import AGREE, audit_sample
 from .samples import FIELDS, write_jsonl
 from .storage import write_transaction
@@ -73,6 +73,7 @@ def scenario_catalogue(db: sqlite_utils.Database) -> list[str]:
 def add_scenarios(db: sqlite_utils.Database, text: str, user: dict) -> tuple[list[str], list[str]]:
     """Add scenarios (one a line) to the catalogue; returns (added, already present)."""
     _require_admin(user)
+    _require_length("list of scenarios", text or "", "MAX_DRAFT_CHARS")
     names = [line.strip() for line in text.splitlines() if line.strip()]
     if not names:
         raise CampaignError("No scenario given: write one scenario a line, like 'bakery: bread recipes'.")
@@ -137,6 +138,7 @@ def create_campaign(db: sqlite_utils.Database, name: str, samples: list[dict], n
     name = (name or "").strip()
     if not name:
         raise CampaignError("The campaign needs a name, like 'Real-Test 2026'.")
+    _require_length("campaign name", name, "MAX_NAME_CHARS")
     annotators = sorted(set(annotator_ids))
     if not annotators:
         raise CampaignError("Choose at least one annotator.")
@@ -214,6 +216,22 @@ def get_item(db: sqlite_utils.Database, item_id: int) -> dict:
     return row
 
 
+def _require_length(field: str, text: str, limit_name: str) -> None:
+    """:class:`CampaignError` when ``text`` is longer than the stored-field limit ``limit_name``."""
+    try:
+        limits.check_length(field, text, limit_name)
+    except limits.LimitError as exc:
+        raise CampaignError(str(exc)) from None
+
+
+def _require_draft_sizes(texts: rewrite.Texts, mapping: dict[str, str | None]) -> None:
+    """Each text and the stored mapping within ``MAX_DRAFT_CHARS`` (before any check runs on them)."""
+    for part in ("reference", "question", "answer"):
+        _require_length(f"rewritten {part}", getattr(texts, part), "MAX_DRAFT_CHARS")
+    stored = json.dumps(rewrite.clean_mapping(mapping), ensure_ascii=False)
+    _require_length("value mapping (as stored)", stored, "MAX_DRAFT_CHARS")
+
+
 def _require_admin(user: dict) -> None:
     if user.get("role") != "admin":
         raise CampaignError("Only an admin can do this.")
@@ -263,6 +281,7 @@ def _write_draft(db: sqlite_utils.Database, item_id: int, user: dict, texts: rew
 def save_draft(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.Texts,
                mapping: dict[str, str | None]) -> float:
     """Save the working copy (committed at once); returns the time saved."""
+    _require_draft_sizes(texts, mapping)
     item = get_item(db, item_id)
     _require_access(item, user)
     _require_editable(item)
@@ -292,10 +311,14 @@ def submit(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.T
     An admin may submit a rewrite whose structure check fails with a written
     ``exception_reason``; the answer check is never waived (the export must audit).
     """
+    _require_draft_sizes(texts, mapping)
+    _require_length("exception reason", exception_reason or "", "MAX_NOTE_CHARS")
     item = get_item(db, item_id)
     _require_access(item, user)
     _require_editable(item)
-    report = rewrite.check_rewrite(item["sample"], texts.reference, texts.question, texts.answer)
+    report = sandbox.check_rewrite(item["sample"], texts.reference, texts.question, texts.answer)
+    if isinstance(report, sandbox.Unchecked):  # a check that cannot complete never lets a text through
+        raise CampaignError(f"Submission refused: {report.message} Nothing was submitted; the saved draft stays as it is.")
     reason = (exception_reason or "").strip()
     if texts.reference == item["sample"]["reference"]:
         raise SubmissionRefused("Submission refused: the reference is still the abstract original. Rewrite its "
@@ -345,6 +368,7 @@ def review(db: sqlite_utils.Database, item_id: int, user: dict, decision: str, c
     if decision not in ("approved", "returned"):
         raise CampaignError(f"Unknown decision {decision!r}: approve or return.")
     comment = (comment or "").strip()
+    _require_length("review comment", comment, "MAX_NOTE_CHARS")
     if decision == "returned" and not comment:
         raise CampaignError("Say what to change: returning a rewrite needs a comment for the annotator.")
     item = get_item(db, item_id)
@@ -363,6 +387,7 @@ def review(db: sqlite_utils.Database, item_id: int, user: dict, decision: str, c
 def flag_sample(db: sqlite_utils.Database, item_id: int, user: dict, reason: str) -> int:
     """Flag the source sample of an item as wrong; the admin sees it in the flag list."""
     reason = (reason or "").strip()
+    _require_length("flag reason", reason, "MAX_NOTE_CHARS")
     if len(reason) < 5:
         raise CampaignError("Say what is wrong with the source sample (at least a few words).")
     item = get_item(db, item_id)
@@ -391,6 +416,7 @@ def list_flags(db: sqlite_utils.Database, campaign_id: int | None = None, open_o
 def resolve_flag(db: sqlite_utils.Database, flag_id: int, user: dict, resolution: str) -> None:
     _require_admin(user)
     resolution = (resolution or "").strip()
+    _require_length("flag resolution", resolution, "MAX_NOTE_CHARS")
     if not resolution:
         raise CampaignError("Write what was done about the flag.")
     with write_transaction(db):
@@ -440,6 +466,14 @@ class ExportResult:
     jsonl: Path
     layout: Path
     count: int
+    suite: Path | None = None  # the copy in the suites folder, when one was asked for
+
+
+def suite_file(db: sqlite_utils.Database, campaign_id: int, suites_dir: str | Path) -> Path:
+    """Where a campaign's Real-Test suite lives among the suites: ``real-test-<campaign name>.jsonl``."""
+    row = db.execute("SELECT name FROM rewrite_campaigns WHERE id = ?", [campaign_id]).fetchone()
+    slug = re.sub(r"[^a-z0-9_-]+", "-", (row[0] if row else "").lower()).strip("-") or str(campaign_id)
+    return Path(suites_dir) / f"{SUITE_NAME}-{slug}.jsonl"
 
 
 def export_samples(db: sqlite_utils.Database, campaign_id: int) -> list[dict]:
@@ -453,12 +487,20 @@ def export_samples(db: sqlite_utils.Database, campaign_id: int) -> list[dict]:
     return samples
 
 
-def export_campaign(db: sqlite_utils.Database, campaign_id: int, directory: str | Path) -> ExportResult:
+def export_campaign(db: sqlite_utils.Database, campaign_id: int, directory: str | Path,
+                    suites_dir: str | Path | None = None) -> ExportResult:
     """Write ``real-test.jsonl`` and the authors' layout (``official/``) under ``directory``.
 
-    Every sample is audited first; if any disagrees, nothing is written and the
-    :class:`CampaignError` names the samples.
+    ``directory`` must be new, empty or hold an earlier export (its ``.structext-export``
+    marker, see :mod:`structext_core.outputs`): only that export's files are replaced, nothing
+    else is touched. Every sample is audited first; if any disagrees, or the folder is refused,
+    nothing is written and the :class:`CampaignError` says why. With ``suites_dir`` the samples
+    are also written there as :func:`suite_file`, a suite like Test and Test-Hard.
     """
+    try:
+        outputs.check_export_folder(directory)
+    except outputs.OutputError as exc:
+        raise CampaignError(str(exc)) from None
     samples = export_samples(db, campaign_id)
     if not samples:
         raise CampaignError("No approved rewrite to export yet.")
@@ -467,11 +509,18 @@ def export_campaign(db: sqlite_utils.Database, campaign_id: int, directory: str 
         raise CampaignError("Not exported: the audit disagrees on " +
                             "; ".join(f"{sid} ({reason})" for sid, reason in bad[:5]))
     directory = Path(directory)
-    jsonl = directory / f"{SUITE_NAME}.jsonl"
-    write_jsonl(jsonl, samples)
-    layout = directory / "official"
-    stale = layout / official.LAYOUT_ROOT
-    if stale.is_dir():  # our own folder from an earlier export: a smaller export must not leave files behind
-        shutil.rmtree(stale)
-    official.write_layout(samples, layout)
-    return ExportResult(jsonl, layout, len(samples))
+    try:
+        with outputs.export_into(directory, writer=f"Real-Test export of campaign {campaign_id}") as stage:
+            write_jsonl(stage / f"{SUITE_NAME}.jsonl", samples)
+            official.write_layout(samples, stage / "official")
+    except outputs.OutputError as exc:
+        raise CampaignError(str(exc)) from None
+    suite = None
+    if suites_dir is not None:  # the suite the rest of the app sees: prompts, run, score, Results
+        suite = suite_file(db, campaign_id, suites_dir)
+        try:
+            write_jsonl(suite, samples)  # all or nothing
+        except OSError as exc:
+            raise CampaignError(f"Exported to {directory}, but the suite could not be written to {suite}: "
+                                f"{exc.strerror or exc}") from None
+    return ExportResult(directory / f"{SUITE_NAME}.jsonl", directory / "official", len(samples), suite)

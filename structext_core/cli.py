@@ -6,16 +6,22 @@ import argparse
 import json
 import multiprocessing
 import os
+import shutil
 import sys
-from collections import defaultdict
+from collections import defaultdict, deque
 from pathlib import Path
+from typing import Callable, Iterator
 
 from . import audit as audit_mod
-from . import official, samples, suites
+from . import official, outputs, samples, suites
 from .progress import ProgressLine
-from .tree import node_count
+from .tasks import TASKS
 
 PARALLEL_MIN_NODES = 100_000  # Test: about 17,000 nodes in all; Test-Hard: about 280,000
+CHUNK_CHARS = 4_000_000  # a worker hands back at most about this many characters at a time
+CHUNK_SAMPLES = 64
+MAX_JOBS = 64
+ALLOW_LARGE_HINT = "add --allow-large to go beyond it deliberately"
 
 
 class UsageError(Exception):
@@ -23,65 +29,104 @@ class UsageError(Exception):
 
 
 def _int_list(text: str) -> tuple[int, ...]:
-    """``1,2,3`` or ``1-3`` -> (1, 2, 3)."""
-    out: list[int] = []
+    """``1,2,3`` or ``1-3`` -> (1, 2, 3); a range is checked before it is built."""
+    bounds: list[tuple[int, int]] = []
     try:
         for part in text.split(","):
             part = part.strip()
             if "-" in part:
                 lo, hi = part.split("-", 1)
-                out.extend(range(int(lo), int(hi) + 1))
+                bounds.append((int(lo), int(hi)))
             elif part:
-                out.append(int(part))
+                bounds.append((int(part), int(part)))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected numbers like 1,2,3 or 1-3, got {text!r}") from None
-    if not out:
+        raise argparse.ArgumentTypeError(f"expected numbers like 1,2,3 or 1-3, got {text[:100]!r}") from None
+    if not bounds:
         raise argparse.ArgumentTypeError("expected at least one number")
-    return tuple(out)
+    count = 0
+    for lo, hi in bounds:
+        if hi < lo:
+            raise argparse.ArgumentTypeError(f"the range {lo}-{hi} runs backwards; write it as {hi}-{lo}")
+        count += hi - lo + 1
+        if count > suites.MAX_LIST_VALUES:
+            raise argparse.ArgumentTypeError(
+                f"{text[:100]!r} holds {count:,} values or more; a list takes at most {suites.MAX_LIST_VALUES:,} "
+                "(even with --allow-large)")
+    values = tuple(n for lo, hi in bounds for n in range(lo, hi + 1))
+    if len(set(values)) < len(values):  # a cell twice would give two samples the same id
+        twice = next(n for i, n in enumerate(values) if n in values[:i])
+        raise argparse.ArgumentTypeError(f"{text[:100]!r} names {twice} more than once")
+    return values
 
 
-def _cell_worker(job: tuple) -> list[dict]:
-    config, seed, cell = job
-    task_id, depth, width = cell
-    return suites.generate_cell(task_id, depth, width, config.per_cell, seed=seed, suite=config.name,
-                                col=config.col, csv_rows=config.csv_rows)
+def _chunk_lines(job: tuple) -> list[str]:
+    """A piece of a cell as JSONL lines, encoded in the worker (half the cost of a big suite)."""
+    return [samples.to_jsonl_line(row) for row in _chunk_rows(job)]
 
 
-def _cell_lines(job: tuple) -> list[str]:
-    """A cell's samples as JSONL lines, encoded in the worker (half the cost of a big suite)."""
-    return [samples.to_jsonl_line(row) for row in _cell_worker(job)]
+def _chunk_rows(job: tuple) -> list[dict]:
+    config, seed, (task_id, depth, width, start, count) = job
+    return suites.generate_cell(task_id, depth, width, count, seed=seed, suite=config.name, col=config.col,
+                                start_index=start, csv_rows=config.csv_rows)
 
 
-def generate_rows(config: suites.SuiteConfig, seed: int, jobs: int, progress=None, encode: bool = False) -> list:
-    """Generate a suite, in ``jobs`` processes when worthwhile; the order never depends on ``jobs``.
+def _chunks(config: suites.SuiteConfig) -> Iterator[tuple[int, int, int, int, int]]:
+    """(task, depth, width, first index, count): the suite in order, in pieces small enough to hold."""
+    for task_id, depth, width in config.cells():
+        chars = suites.estimate_sample_chars(TASKS[task_id].language, depth, width, config.col, config.csv_rows)
+        size = max(1, min(CHUNK_SAMPLES, CHUNK_CHARS // chars))
+        for start in range(0, config.per_cell, size):
+            yield task_id, depth, width, start, min(size, config.per_cell - start)
 
-    With ``encode`` the result is the JSONL lines instead of the sample dicts."""
-    config.validate()
-    cells = config.cells()
-    rows: list[dict] = []
-    jobs_list = [(config, seed, cell) for cell in cells]
-    # Worker processes cost about half a second to start: worth it only for big trees (Test-Hard).
-    work = sum(node_count(d, w) for _, d, w in cells) * config.per_cell
+
+def stream_chunks(config: suites.SuiteConfig, seed: int, jobs: int, encode: bool = False,
+                  progress: Callable[[int, int], None] | None = None) -> Iterator[list]:
+    """The suite's samples (or, with ``encode``, their JSONL lines) in order, a piece at a time.
+
+    With ``jobs`` > 1 and a big enough suite, pieces are built in worker processes, at most a few
+    ahead of the one being written, so memory holds a few pieces whatever the suite's size. The
+    order, and so the bytes written, never depend on ``jobs``. ``config`` is validated by the caller."""
+    build = _chunk_lines if encode else _chunk_rows
+    work = config.per_cell * len(config.task_ids) * sum(
+        suites.capped_node_count(d, w, PARALLEL_MIN_NODES) for d in config.depths for w in config.widths)
+    pieces = ((config, seed, chunk) for chunk in _chunks(config))
+    done = 0
     if jobs > 1 and work >= PARALLEL_MIN_NODES:
         ctx = multiprocessing.get_context("fork")
         with ctx.Pool(jobs) as pool:
-            for chunk in pool.imap(_cell_lines if encode else _cell_worker, jobs_list, chunksize=2):
-                rows.extend(chunk)
-                if progress:
-                    progress(len(rows), config.size)
+            pending: deque = deque()
+            for piece in pieces:
+                pending.append(pool.apply_async(build, (piece,)))
+                if len(pending) >= 4 * jobs:
+                    chunk = pending.popleft().get()
+                    done += len(chunk)
+                    _report(progress, done, config.size)
+                    yield chunk
+            while pending:
+                chunk = pending.popleft().get()
+                done += len(chunk)
+                _report(progress, done, config.size)
+                yield chunk
     else:
-        for job in jobs_list:
-            rows.extend(_cell_lines(job) if encode else _cell_worker(job))
-            if progress:
-                progress(len(rows), config.size)
-    return rows
+        for piece in pieces:
+            chunk = build(piece)
+            done += len(chunk)
+            _report(progress, done, config.size)
+            yield chunk
 
 
-def cmd_generate(args: argparse.Namespace) -> int:
+def _report(progress: Callable[[int, int], None] | None, done: int, total: int) -> None:
+    if progress:
+        progress(done, total)
+
+
+def _generate_config(args: argparse.Namespace) -> suites.SuiteConfig:
+    """The suite the command line asks for, validated (UsageError otherwise)."""
     if args.suite == "custom":
-        config = suites.SuiteConfig("custom", depths=args.depth or (1,), widths=args.width or (1,),
-                                    per_cell=args.per_task or 8, col=args.col or 6,
-                                    task_ids=args.tasks or tuple(range(1, 30)), csv_rows=args.csv_rows)
+        config = suites.SuiteConfig(
+            "custom", depths=args.depth or (1,), widths=args.width or (1,),
+            per_cell=8 if args.per_task is None else args.per_task, col=6 if args.col is None else args.col,
+            task_ids=args.tasks or tuple(range(1, 30)), csv_rows=args.csv_rows, allow_large=args.allow_large)
     else:
         given = [name for name in ("depth", "width", "per_task", "col", "tasks", "csv_rows")
                  if getattr(args, name) is not None]
@@ -91,23 +136,75 @@ def cmd_generate(args: argparse.Namespace) -> int:
         config = suites.SUITES[args.suite]
     try:
         config.validate()
+    except suites.SizeLimitError as exc:
+        raise UsageError(f"{exc} ({ALLOW_LARGE_HINT})") from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    return config
+
+
+def _check_generate_outputs(args: argparse.Namespace, config: suites.SuiteConfig) -> None:
+    """--out and --official-dir can be written and the disk can hold the estimate: before any work."""
+    try:
+        outputs.check_output_file(args.out, "--out")
+        if args.official_dir:
+            outputs.check_export_folder(args.official_dir)
+            if Path(args.official_dir).resolve() in Path(args.out).resolve().parents:
+                raise UsageError(f"--out {args.out} lies inside --official-dir {args.official_dir}: "
+                                 "keep the JSONL file outside the layout's folder")
+    except outputs.OutputError as exc:
+        raise UsageError(str(exc)) from None
+    if not 0 <= args.jobs <= MAX_JOBS:
+        raise UsageError(f"--jobs must be between 0 (automatic) and {MAX_JOBS}, got {args.jobs}")
+    needed = config.estimated_chars() * (2 if args.official_dir else 1)
+    folder = Path(args.out).resolve().parent
+    while not folder.exists():
+        folder = folder.parent
+    free = shutil.disk_usage(folder).free
+    if needed > free:
+        raise UsageError(f"the suite needs about {needed / 1e9:,.1f} GB of disk space; {free / 1e9:,.1f} GB "
+                         f"are free in {folder}")
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    """``generate``: validate, then stream the suite to --out (and --official-dir)."""
+    config = _generate_config(args)
+    _check_generate_outputs(args, config)
     jobs = args.jobs if args.jobs else min(2, os.cpu_count() or 1)
     progress = ProgressLine(f"generating {config.name}", config.size)
+    written = n_layout = 0
+    try:
+        with samples.jsonl_writer(args.out) as fh:
+            if args.official_dir:
+                def rows_also_written() -> Iterator[dict]:
+                    nonlocal written
+                    for chunk in stream_chunks(config, args.seed, jobs, progress=progress):
+                        for row in chunk:
+                            fh.write(samples.to_jsonl_line(row))
+                            yield row
+                        written += len(chunk)
+
+                n_layout = official.write_layout(rows_also_written(), args.official_dir)
+            else:
+                for chunk in stream_chunks(config, args.seed, jobs, encode=True, progress=progress):
+                    fh.writelines(chunk)
+                    written += len(chunk)
+    except outputs.OutputError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}") from None
+    print(f"wrote {written:,} samples to {args.out}")
     if args.official_dir:
-        rows = generate_rows(config, args.seed, jobs, progress)
-        n = samples.write_jsonl(args.out, rows)
-    else:
-        n = samples.write_jsonl_lines(args.out, generate_rows(config, args.seed, jobs, progress, encode=True))
-    print(f"wrote {n:,} samples to {args.out}")
-    if args.official_dir:
-        official.write_layout(rows, args.official_dir)
-        print(f"wrote {n:,} files in the authors' layout under {args.official_dir}")
+        print(f"wrote {n_layout:,} files in the authors' layout under {args.official_dir}")
     return 0
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
+    if args.report:
+        try:
+            outputs.check_output_file(args.report, "--report")
+        except outputs.OutputError as exc:
+            raise UsageError(str(exc)) from None
     line = ProgressLine("auditing")
     summary = audit_mod.audit(args.paths, progress=lambda n: line(n))
     problems = [v for v in summary.verdicts if v.status != audit_mod.AGREE]
@@ -176,6 +273,9 @@ def build_parser(with_results: bool = True) -> argparse.ArgumentParser:
     g.add_argument("--out", required=True, help="output .jsonl file")
     g.add_argument("--official-dir", help="also write the authors' folder layout here")
     g.add_argument("--jobs", type=int, default=0, help="worker processes (default: up to 2)")
+    g.add_argument("--allow-large", action="store_true",
+                   help="custom: lift the default size limits (nodes per document, --col, --per-task, "
+                        "--csv-rows, samples in all, estimated size; see the README)")
     g.set_defaults(func=cmd_generate)
 
     a = sub.add_parser("audit", help="solve samples from their text and compare with their answers")

@@ -16,16 +16,76 @@ from typing import Callable, Iterable
 from . import samples as samples_mod
 from .formats import get_module
 from .tasks import TASKS
-from .tree import node_count
 
 Progress = Callable[[int, int], None]
-MAX_NODES = 60_000  # larger trees make references of tens of megabytes
 MAX_HEADING_DEPTH = {"markdown": 6, "latex": 5}
+
+# Default size limits of a grid. Each one is lifted by ``SuiteConfig(allow_large=True)``
+# (``generate --allow-large``); they keep a typo from filling a disk or a server's memory.
+MAX_NODES = 60_000  # nodes per document: larger trees make references of tens of megabytes
+MAX_COL = 50  # fields per node go up to depth x col
+MAX_PER_TASK = 10_000  # samples per task and grid cell
+MAX_CSV_ROWS = 100_000  # rows per CSV table (about 57 characters each)
+MAX_SAMPLES = 1_000_000  # samples in all
+MAX_OUTPUT_CHARS = 1_000_000_000  # estimated characters of the JSONL file (about 1 GB)
+# Never lifted: no grid can use more values than this, and a range is checked before it is built.
+MAX_LIST_VALUES = 1_000
+
+# Estimated JSONL characters of one sample: SAMPLE_BASE_CHARS, plus per node and per field of the
+# tree (a node has (depth x col + 1) / 2 fields on average). Least-squares fits over Test-Hard at
+# col 1, 6 and 20 (2,088 samples each). Whole suites: Test-Hard 2% over its file, Test 17% over.
+SAMPLE_BASE_CHARS = 600
+CHARS_PER_NODE_AND_FIELD = {"tree": (8, 0), "json": (52, 25), "yaml": (33, 18), "xml": (26, 13),
+                            "markdown": (25, 13), "latex": (50, 13), "org": (16, 13)}
+CSV_CHARS_PER_ROW = 57
+BYTES_PER_CHAR_IN_MEMORY = 12  # peak memory while one sample is built and encoded (measured: 4 to 9)
+
+
+class SizeLimitError(ValueError):
+    """A grid above one of the default size limits; ``allow_large`` lifts it."""
+
+
+def capped_node_count(depth: int, width: int, cap: int) -> int:
+    """:func:`node_count`, or ``cap + 1`` as soon as the count passes ``cap`` (no huge numbers)."""
+    k = depth * width
+    total, level_size = 0, 1
+    for _ in range(depth + 1):
+        total += level_size
+        if total > cap:
+            return cap + 1
+        level_size *= k
+    return total
+
+
+def estimate_sample_chars(language: str, depth: int, width: int, col: int, csv_rows: int | None = None,
+                          cap: int = 10**15) -> int:
+    """Estimated length of one sample's JSONL line (at most ``cap + 1``)."""
+    if language == "csv":
+        return SAMPLE_BASE_CHARS + CSV_CHARS_PER_ROW * (csv_rows or depth)
+    per_node, per_field = CHARS_PER_NODE_AND_FIELD[language]
+    nodes = capped_node_count(depth, width, cap)
+    if nodes > cap:
+        return cap + 1
+    return min(cap + 1, SAMPLE_BASE_CHARS + round(nodes * (per_node + per_field * (depth * col + 1) / 2)))
+
+
+def available_memory() -> int | None:
+    """Bytes of memory the system can still hand out (``MemAvailable``), None when unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 @dataclass(frozen=True)
 class SuiteConfig:
-    """A grid: every task at every (depth, width) with ``per_cell`` samples."""
+    """A grid: every task at every (depth, width) with ``per_cell`` samples.
+
+    ``allow_large`` lifts the default size limits (``MAX_NODES`` and the others above)."""
 
     name: str
     depths: tuple[int, ...]
@@ -34,37 +94,96 @@ class SuiteConfig:
     col: int = 6
     task_ids: tuple[int, ...] = tuple(range(1, 30))
     csv_rows: int | None = None  # None: the original's ``depth`` rows
+    allow_large: bool = False
 
     def validate(self) -> "SuiteConfig":
-        if not self.depths or not self.widths:
-            raise ValueError("give at least one depth and one width")
-        if min(self.depths) < 1 or min(self.widths) < 1:
-            raise ValueError("depth and width start at 1")
-        if self.per_cell < 1:
-            raise ValueError("per-task count must be at least 1")
-        if not 1 <= self.col <= 50:
-            raise ValueError(f"col must be between 1 and 50, got {self.col}")
-        unknown = sorted(set(self.task_ids) - set(TASKS))
-        if unknown:
-            raise ValueError(f"unknown task id(s) {unknown}; tasks are 1 to 29")
-        for d in self.depths:
-            for w in self.widths:
-                if node_count(d, w) > MAX_NODES:
-                    raise ValueError(f"depth {d} x width {w} gives {node_count(d, w):,} nodes per document; "
-                                     f"the limit is {MAX_NODES:,}")
+        """Check the grid before anything is built; raise ValueError (SizeLimitError for a size
+        above a default limit) saying what and what the limit is."""
+        self._validate_values()
+        self._validate_sizes()
         for tid in self.task_ids:
             limit = MAX_HEADING_DEPTH.get(TASKS[tid].language)
             if limit and max(self.depths) > limit:
                 raise ValueError(f"{TASKS[tid].language} has headings for depth up to {limit}, "
                                  f"got depth {max(self.depths)} (task {tid})")
+        self._validate_memory()
         return self
+
+    def _validate_values(self) -> None:
+        if not self.depths or not self.widths or not self.task_ids:
+            raise ValueError("give at least one depth, one width and one task")
+        for what, values in (("depths", self.depths), ("widths", self.widths), ("tasks", self.task_ids)):
+            if len(values) > MAX_LIST_VALUES:
+                raise ValueError(f"{len(values):,} {what} given; a grid takes at most {MAX_LIST_VALUES:,}")
+        if min(self.depths) < 1 or min(self.widths) < 1:
+            raise ValueError("depth and width start at 1")
+        if self.per_cell < 1:
+            raise ValueError(f"per-task count must be at least 1, got {self.per_cell}")
+        if self.col < 1:
+            raise ValueError(f"col must be at least 1, got {self.col}")
+        if self.csv_rows is not None and self.csv_rows < 1:
+            raise ValueError(f"csv-rows must be at least 1, got {self.csv_rows}")
+        unknown = sorted(set(self.task_ids) - set(TASKS))
+        if unknown:
+            raise ValueError(f"unknown task id(s) {unknown}; tasks are 1 to 29")
+
+    def _validate_sizes(self) -> None:
+        if self.allow_large:
+            return
+        depth, width = max(self.depths), max(self.widths)
+        nodes = capped_node_count(depth, width, MAX_NODES)
+        if nodes > MAX_NODES:
+            raise SizeLimitError(f"depth {depth} x width {width} gives more than {MAX_NODES:,} nodes per document; "
+                                 f"the limit is {MAX_NODES:,} nodes per document")
+        if self.col > MAX_COL:
+            raise SizeLimitError(f"col {self.col:,} is above the limit of {MAX_COL}")
+        if self.per_cell > MAX_PER_TASK:
+            raise SizeLimitError(f"per-task {self.per_cell:,} is above the limit of {MAX_PER_TASK:,} samples "
+                                 "per task and grid cell")
+        if self.csv_rows is not None and self.csv_rows > MAX_CSV_ROWS:
+            raise SizeLimitError(f"csv-rows {self.csv_rows:,} is above the limit of {MAX_CSV_ROWS:,} rows per table")
+        if self.size > MAX_SAMPLES:
+            raise SizeLimitError(f"the grid makes {self.size:,} samples; the limit is {MAX_SAMPLES:,} samples")
+        chars = self.estimated_chars()
+        if chars > MAX_OUTPUT_CHARS:
+            raise SizeLimitError(f"the grid makes about {chars:,} characters of JSONL; the limit is "
+                                 f"{MAX_OUTPUT_CHARS:,} characters")
+
+    def _validate_memory(self) -> None:
+        """Even with ``allow_large``: one document must fit in the memory the system has free."""
+        free = available_memory()
+        if free is None:
+            return
+        languages = {TASKS[t].language for t in self.task_ids}
+        cap = free // BYTES_PER_CHAR_IN_MEMORY
+        largest = max(estimate_sample_chars(lang, max(self.depths), max(self.widths), self.col, self.csv_rows, cap)
+                      for lang in languages)
+        if largest > cap:
+            shown = "more than" if largest == cap + 1 else "about"
+            raise ValueError(f"one sample at depth {max(self.depths)} x width {max(self.widths)} needs {shown} "
+                             f"{largest * BYTES_PER_CHAR_IN_MEMORY / 1e9:,.1f} GB of memory to build; "
+                             f"{free / 1e9:,.1f} GB are free")
+
+    def estimated_chars(self) -> int:
+        """Estimated characters of the whole suite as JSONL (see ``CHARS_PER_NODE_AND_FIELD``)."""
+        per_language: dict[str, int] = {}
+        for tid in self.task_ids:
+            language = TASKS[tid].language
+            per_language[language] = per_language.get(language, 0) + 1
+        cap = 10**15
+        total = 0
+        for language, n_tasks in per_language.items():
+            for d in self.depths:
+                for w in self.widths:
+                    total += n_tasks * estimate_sample_chars(language, d, w, self.col, self.csv_rows, cap)
+        return total * self.per_cell
 
     def cells(self) -> list[tuple[int, int, int]]:
         return [(t, d, w) for t in self.task_ids for d in self.depths for w in self.widths]
 
     @property
     def size(self) -> int:
-        return len(self.cells()) * self.per_cell
+        return len(self.task_ids) * len(self.depths) * len(self.widths) * self.per_cell
 
 
 SUITES = {

@@ -161,3 +161,13 @@ def test_first_admin_bad_input(db, username, password, message):
     with pytest.raises(accounts.AccountError, match=message):
         accounts.create_first_admin(db, username, password)
     assert not accounts.has_admin(db)
+
+
+def test_user_name_over_the_limit_is_refused_and_at_the_limit_accepted(db):
+    """Issue 11: every stored text field is bounded; user names at 64 characters."""
+    with pytest.raises(accounts.AccountError, match="User name is too long: at most 64 characters"):
+        accounts.create_user(db, "a" * 65, "correct horse", "annotator")
+    with pytest.raises(accounts.AccountError, match="too long"):
+        accounts.create_user(db, "a" * 30_000_000, "correct horse", "annotator")
+    assert user_count(db) == 0
+    assert accounts.create_user(db, "a" * 64, "correct horse", "annotator")["username"] == "a" * 64

@@ -1,11 +1,13 @@
 """Real-Test campaigns: setup, drafts, submission, review, flags, export (no Streamlit)."""
 
 import json
+import re
+import shutil
 from collections import Counter
 
 import pytest
 
-from structext_core import accounts, campaign, rewrite, storage
+from structext_core import accounts, campaign, limits, outputs, rewrite, storage
 from structext_core.audit import audit
 from structext_core.suites import SuiteConfig, generate_cell, generate_suite
 
@@ -256,3 +258,203 @@ def test_export_refuses_a_sample_the_audit_rejects(db, people, tmp_path):
     with pytest.raises(campaign.CampaignError, match="audit disagrees on real-test-t09"):
         campaign.export_campaign(db, cid, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+# ---- size limits on stored text (issue 11) ------------------------------------------------
+
+
+def too_long(field, limit_name):
+    """The refusal message for a text one character over ``limit_name``."""
+    limit = getattr(limits, limit_name)
+    return re.escape(f"The {field} is {limit + 1:,} characters long; the limit is {limit:,} characters "
+                     f"(STRUCTEXT_LIMIT_{limit_name} raises it).")
+
+
+def stored_rows(db):
+    tables = ("rewrite_campaigns", "rewrite_items", "rewrite_drafts", "rewrite_submissions", "rewrite_reviews",
+              "rewrite_flags", "rewrite_scenarios")
+    return {t: db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in tables}
+
+
+def test_campaign_name_over_the_limit_is_refused_and_at_the_limit_accepted(db, people, small_suite):
+    admin, ann1, _ = people
+    with pytest.raises(campaign.CampaignError, match=too_long("campaign name", "MAX_NAME_CHARS")):
+        campaign.create_campaign(db, "n" * (limits.MAX_NAME_CHARS + 1), small_suite, 2, [ann1["id"]], admin)
+    assert stored_rows(db)["rewrite_campaigns"] == 0 and stored_rows(db)["rewrite_items"] == 0
+    campaign.create_campaign(db, "n" * limits.MAX_NAME_CHARS, small_suite, 2, [ann1["id"]], admin)
+    assert campaign.list_campaigns(db)[0]["name"] == "n" * limits.MAX_NAME_CHARS
+
+
+@pytest.mark.parametrize("part", ["reference", "question", "answer"])
+def test_draft_text_over_the_limit_is_refused_and_at_the_limit_saved(db, people, part):
+    _, ann1, _ = people
+    item_id, _ = one_item(db, people)
+    sample = campaign.get_item(db, item_id)["sample"]
+    original = rewrite.original_texts(sample).as_dict()
+    over = rewrite.Texts(**{**original, part: "x" * (limits.MAX_DRAFT_CHARS + 1)})
+    with pytest.raises(campaign.CampaignError, match=too_long(f"rewritten {part}", "MAX_DRAFT_CHARS")):
+        campaign.save_draft(db, item_id, ann1, over, {})
+    with pytest.raises(campaign.CampaignError, match=too_long(f"rewritten {part}", "MAX_DRAFT_CHARS")):
+        campaign.submit(db, item_id, ann1, over, {})
+    assert campaign.get_draft(db, item_id) is None and campaign.latest_submission(db, item_id) is None
+    assert campaign.get_item(db, item_id)["status"] == "todo"
+    at_limit = rewrite.Texts(**{**original, part: "x" * limits.MAX_DRAFT_CHARS})
+    campaign.save_draft(db, item_id, ann1, at_limit, {})
+    assert len(campaign.get_draft(db, item_id)[part]) == limits.MAX_DRAFT_CHARS
+
+
+def test_mapping_over_the_limit_is_refused_and_at_the_limit_saved(db, people):
+    _, ann1, _ = people
+    item_id, _ = one_item(db, people)
+    texts = rewrite.original_texts(campaign.get_item(db, item_id)["sample"])
+    overhead = len(json.dumps({"a": ""}))  # the stored JSON around the one value
+    with pytest.raises(campaign.CampaignError, match=too_long("value mapping (as stored)", "MAX_DRAFT_CHARS")):
+        campaign.save_draft(db, item_id, ann1, texts, {"a": "v" * (limits.MAX_DRAFT_CHARS - overhead + 1)})
+    assert campaign.get_draft(db, item_id) is None
+    campaign.save_draft(db, item_id, ann1, texts, {"a": "v" * (limits.MAX_DRAFT_CHARS - overhead)})
+    assert len(campaign.get_draft(db, item_id)["mapping"]["a"]) == limits.MAX_DRAFT_CHARS - overhead
+
+
+def test_exception_reason_over_the_limit_is_refused_and_at_the_limit_accepted(db, people):
+    admin, _, _ = people
+    item_id, _ = one_item(db, people, task_id=9)
+    sample = campaign.get_item(db, item_id)["sample"]
+    texts = rewrite.apply_mapping(sample, rewrite.mechanical_mapping(sample))
+    broken = rewrite.Texts(texts.reference.replace('"subs":[]', '"Extra":"x",\n"subs":[]', 1), texts.question,
+                           texts.answer)
+    with pytest.raises(campaign.CampaignError, match=too_long("exception reason", "MAX_NOTE_CHARS")):
+        campaign.submit(db, item_id, admin, broken, {}, exception_reason="r" * (limits.MAX_NOTE_CHARS + 1))
+    assert stored_rows(db)["rewrite_submissions"] == 0 and campaign.get_draft(db, item_id) is None
+    campaign.submit(db, item_id, admin, broken, {}, exception_reason="r" * limits.MAX_NOTE_CHARS)
+    assert len(campaign.latest_submission(db, item_id)["exception_reason"]) == limits.MAX_NOTE_CHARS
+
+
+def test_review_comment_over_the_limit_is_refused_and_at_the_limit_accepted(db, people):
+    admin, ann1, _ = people
+    item_id, _ = one_item(db, people)
+    sample = campaign.get_item(db, item_id)["sample"]
+    mapping = rewrite.mechanical_mapping(sample)
+    campaign.submit(db, item_id, ann1, rewrite.apply_mapping(sample, mapping), mapping)
+    with pytest.raises(campaign.CampaignError, match=too_long("review comment", "MAX_NOTE_CHARS")):
+        campaign.review(db, item_id, admin, "returned", "c" * (limits.MAX_NOTE_CHARS + 1))
+    assert stored_rows(db)["rewrite_reviews"] == 0 and campaign.get_item(db, item_id)["status"] == "submitted"
+    campaign.review(db, item_id, admin, "returned", "c" * limits.MAX_NOTE_CHARS)
+    assert len(campaign.latest_review(db, item_id)["comment"]) == limits.MAX_NOTE_CHARS
+
+
+def test_flag_reason_and_resolution_over_the_limit_are_refused(db, people):
+    admin, ann1, _ = people
+    item_id, cid = one_item(db, people)
+    with pytest.raises(campaign.CampaignError, match=too_long("flag reason", "MAX_NOTE_CHARS")):
+        campaign.flag_sample(db, item_id, ann1, "f" * (limits.MAX_NOTE_CHARS + 1))
+    assert stored_rows(db)["rewrite_flags"] == 0
+    flag_id = campaign.flag_sample(db, item_id, ann1, "f" * limits.MAX_NOTE_CHARS)
+    with pytest.raises(campaign.CampaignError, match=too_long("flag resolution", "MAX_NOTE_CHARS")):
+        campaign.resolve_flag(db, flag_id, admin, "d" * (limits.MAX_NOTE_CHARS + 1))
+    assert len(campaign.list_flags(db, cid, open_only=True)) == 1
+    campaign.resolve_flag(db, flag_id, admin, "d" * limits.MAX_NOTE_CHARS)
+    flag = campaign.list_flags(db, cid)[0]
+    assert len(flag["reason"]) == len(flag["resolution"]) == limits.MAX_NOTE_CHARS and flag["resolved_at"]
+
+
+def test_scenario_list_over_the_limit_is_refused_and_at_the_limit_added(db, people, monkeypatch):
+    admin, _, _ = people
+    monkeypatch.setattr(limits, "MAX_DRAFT_CHARS", 2_000)  # read when called: a smaller limit keeps this quick
+    lines = [f"scenario number {i:05d}: tests" for i in range(200)]  # 30 characters and a newline each
+    text = "\n".join(lines)[:2_000]
+    with pytest.raises(campaign.CampaignError, match=too_long("list of scenarios", "MAX_DRAFT_CHARS")):
+        campaign.add_scenarios(db, text + "x", admin)
+    assert stored_rows(db)["rewrite_scenarios"] == 0
+    added, _ = campaign.add_scenarios(db, text, admin)
+    assert len(text) == 2_000 and len(added) == text.count("\n") + 1
+
+
+# ---- export folders: only ever our own files (issue 11) ------------------------------------
+
+def approved_campaign(db, people, n=3, name="Export"):
+    admin, ann1, _ = people
+    samples = [s for t in (8, 9, 13) for s in generate_cell(t, 1, 1, 1, suite="test")]
+    cid = campaign.create_campaign(db, name, samples, n, [ann1["id"]], admin)
+    for row in campaign.list_items(db, cid):
+        sample = campaign.get_item(db, row["id"])["sample"]
+        mapping = rewrite.mechanical_mapping(sample)
+        campaign.submit(db, row["id"], ann1, rewrite.apply_mapping(sample, mapping), mapping)
+        campaign.review(db, row["id"], admin, "approved")
+    return cid
+
+
+def snapshot(folder):
+    """Every file below ``folder`` with its bytes."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_export_refuses_a_folder_with_files_of_someone_else(db, people, tmp_path):
+    cid = approved_campaign(db, people)
+    folder = tmp_path / "thesis"
+    (folder / "official" / "0Shotbenchmark").mkdir(parents=True)
+    (folder / "official" / "0Shotbenchmark" / "chapter.json").write_text("{}")
+    (folder / "notes.txt").write_text("mine")
+    before = snapshot(folder)
+    with pytest.raises(campaign.CampaignError, match="already holds files that no StrucText export wrote"):
+        campaign.export_campaign(db, cid, folder)
+    assert snapshot(folder) == before
+
+
+def test_export_refuses_the_shipped_samples_folder(db, people, tmp_path, official_dir):
+    """The reported accident: pointed at (a copy of) the shipped samples, 116 files became 1."""
+    cid = approved_campaign(db, people)
+    copy = tmp_path / "data"
+    shutil.copytree(official_dir, copy / "official")
+    before = snapshot(copy)
+    assert len([p for p in before if p.endswith(".json")]) == 116
+    for target in (copy, copy / "official"):
+        with pytest.raises(campaign.CampaignError, match="no StrucText export wrote"):
+            campaign.export_campaign(db, cid, target)
+    assert snapshot(copy) == before
+    with pytest.raises(outputs.OutputError):  # the real one too (checked only: nothing is written)
+        outputs.check_export_folder(official_dir.parent)
+
+
+def test_re_export_replaces_only_our_files(db, people, tmp_path):
+    cid = approved_campaign(db, people)
+    folder = tmp_path / "export"
+    first = campaign.export_campaign(db, cid, folder)
+    ours = set(snapshot(folder))
+    assert outputs.MARKER in ours and "real-test.jsonl" in ours and first.count == 3
+    # Someone adds files beside ours, inside our folders too.
+    (folder / "README.txt").write_text("my notes")
+    json_folder = next((folder / "official" / "0Shotbenchmark").glob("json/*"))
+    (json_folder / "annotated.json").write_text('{"mine": true}')
+    # A smaller export later: one item sent back.
+    db.execute("UPDATE rewrite_items SET status = 'submitted' WHERE campaign_id = ? AND task_id = 13", [cid])
+    db.conn.commit()
+    second = campaign.export_campaign(db, cid, folder)
+    after = snapshot(folder)
+    assert second.count == 2
+    assert after["README.txt"] == b"my notes"
+    assert (json_folder / "annotated.json").read_text() == '{"mine": true}'
+    assert len([r for r in after if r.endswith(".json") and "0Shotbenchmark" in r]) == 2 + 1  # ours + theirs
+    assert len(second.jsonl.read_text().splitlines()) == 2
+    assert audit([second.layout]).line() == "audited 3 samples: 2 agree, 0 disagree, 1 unsupported"
+    assert not [p for p in folder.iterdir() if p.name.startswith(outputs.STAGING_PREFIX)]
+
+
+def test_failed_export_leaves_the_earlier_export_as_it_was(db, people, tmp_path, monkeypatch):
+    cid = approved_campaign(db, people)
+    folder = tmp_path / "export"
+    campaign.export_campaign(db, cid, folder)
+    before = snapshot(folder)
+
+    def disk_full(samples, directory):
+        (directory / "0Shotbenchmark").mkdir(parents=True)
+        (directory / "0Shotbenchmark" / "half.json").write_text("{")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(campaign.official, "write_layout", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        campaign.export_campaign(db, cid, folder)
+    assert snapshot(folder) == before
+    assert not [p for p in folder.iterdir() if p.name.startswith(outputs.STAGING_PREFIX)]
+    with pytest.raises(OSError):
+        campaign.export_campaign(db, cid, tmp_path / "new")
+    assert not (tmp_path / "new").exists()  # a folder the failed export created is gone again

@@ -3,11 +3,12 @@
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from structext_core import samples, suites
+from structext_core import cli, official, samples, suites
 from structext_core.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,3 +108,165 @@ def test_stats_on_a_malformed_file_names_the_line(tmp_path, capsys):
     path.write_text('{"id": 1}\n')
     assert main(["stats", str(path)]) == 2
     assert "line 1: missing field(s)" in capsys.readouterr().err
+
+
+# ---- generate: sizes validated before anything is built; streamed output (issue 11) --------
+
+
+def generate_status(args):
+    """Exit status of ``main(args)``, argparse's own errors included."""
+    try:
+        return main(args)
+    except SystemExit as exc:
+        return exc.code
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--depth", "1-1000000000"], "holds 1,000,000,000 values or more; a list takes at most 1,000"),
+    (["--tasks", "1-5,1-999"], "a list takes at most 1,000"),
+    (["--depth", "3-1"], "the range 3-1 runs backwards"),
+    (["--tasks", "1-5,3"], "'1-5,3' names 3 more than once"),
+    (["--depth", "100000"], "more than 60,000 nodes per document; the limit is 60,000 nodes per document "
+                            "(add --allow-large to go beyond it deliberately)"),
+    (["--depth", "100000", "--allow-large", "--tasks", "8"], "of memory to build"),
+    (["--per-task", "1000000000"], "per-task 1,000,000,000 is above the limit of 10,000 samples per task and grid "
+                                   "cell (add --allow-large"),
+    (["--per-task", "1000000000", "--allow-large"], "GB of disk space"),
+    (["--csv-rows", "100000000", "--tasks", "1"], "csv-rows 100,000,000 is above the limit of 100,000 rows per "
+                                                  "table (add --allow-large"),
+    (["--csv-rows", "1000000000000", "--tasks", "1", "--allow-large"], "of memory to build"),
+    (["--col", "51"], "col 51 is above the limit of 50 (add --allow-large"),
+    (["--depth", "6", "--col", "50", "--tasks", "8"], "characters of JSONL; the limit is 1,000,000,000 characters "
+                                                      "(add --allow-large"),
+    (["--depth", "1", "--width", "1-1000", "--per-task", "10000", "--tasks", "1"],
+     "samples; the limit is 1,000,000 samples (add --allow-large"),
+    (["--per-task", "0"], "per-task count must be at least 1, got 0"),
+    (["--per-task", "-3"], "per-task count must be at least 1, got -3"),
+    (["--col", "0"], "col must be at least 1, got 0"),
+    (["--csv-rows", "0"], "csv-rows must be at least 1, got 0"),
+    (["--jobs", "1000"], "--jobs must be between 0 (automatic) and 64"),
+])
+def test_absurd_generate_sizes_are_refused_at_once(tmp_path, capsys, args, message):
+    out = tmp_path / "x.jsonl"
+    started = time.monotonic()
+    assert generate_status(["generate", "--suite", "custom", *args, "--out", str(out)]) == 2
+    assert time.monotonic() - started < 5
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()[-1]) < 400
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_allow_large_lifts_a_default_limit_deliberately(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(suites, "MAX_PER_TASK", 2)
+    args = ["generate", "--suite", "custom", "--tasks", "1", "--per-task", "3", "--out", str(tmp_path / "x.jsonl")]
+    assert main(args) == 2
+    assert "above the limit of 2 samples per task and grid cell (add --allow-large" in capsys.readouterr().err
+    assert main(args + ["--allow-large"]) == 0
+    assert len((tmp_path / "x.jsonl").read_text().splitlines()) == 3
+
+
+@pytest.mark.parametrize("kind", ["folder", "under a file", "device"])
+def test_generate_out_that_cannot_be_written_is_one_line_and_writes_nothing(tmp_path, capsys, kind):
+    (tmp_path / "file").write_text("x")
+    out = {"folder": tmp_path, "under a file": tmp_path / "file" / "x.jsonl", "device": "/dev/null"}[kind]
+    assert main(["generate", "--suite", "custom", "--tasks", "1", "--per-task", "1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --out ") and len(err.splitlines()) == 1 and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"] and (tmp_path / "file").read_text() == "x"
+
+
+@pytest.mark.parametrize("command", [
+    ["score", "r.jsonl", "--samples", "s.jsonl", "--out"],
+    ["prompts", "--samples", "s.jsonl", "--setting", "naive", "--out"],
+    ["run", "--base-url", "http://localhost:9/v1", "--model", "m", "--setting", "naive", "--samples", "s.jsonl",
+     "--out"],
+])
+def test_results_commands_refuse_an_out_folder_before_any_work(tmp_path, capsys, command):
+    assert main(command + [str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"error: --out {tmp_path}: is a folder; give a file name inside it, such as {tmp_path / 'out.jsonl'}"
+    assert list(tmp_path.iterdir()) == []
+
+
+def small_grid():
+    return suites.SuiteConfig("custom", depths=(1, 2, 3), widths=(1, 2), per_cell=5, task_ids=(1, 8, 15, 20, 25, 27))
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_streamed_file_equals_the_in_memory_suite(tmp_path, monkeypatch, jobs):
+    monkeypatch.setattr(cli, "CHUNK_SAMPLES", 2)  # cells of 5 go out in pieces of 2, 2 and 1
+    monkeypatch.setattr(cli, "PARALLEL_MIN_NODES", 0)  # the worker pool even for a small grid
+    reference = "".join(samples.to_jsonl_line(row) for row in suites.generate_suite(small_grid(), seed=4))
+    out = tmp_path / "s.jsonl"
+    assert main(["generate", "--suite", "custom", "--depth", "1-3", "--width", "1,2", "--per-task", "5",
+                 "--tasks", "1,8,15,20,25,27", "--seed", "4", "--jobs", str(jobs), "--out", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == reference
+    assert reference.count("\n") == 6 * 3 * 2 * 5
+
+
+def test_generation_is_a_stream_not_a_list(monkeypatch):
+    built = []
+    real = suites.generate_cell
+    monkeypatch.setattr(suites, "generate_cell", lambda *a, **k: built.append(a) or real(*a, **k))
+    monkeypatch.setattr(cli, "CHUNK_SAMPLES", 2)
+    stream = cli.stream_chunks(small_grid(), seed=0, jobs=1, encode=True)
+    first = next(stream)
+    assert len(first) == 2 and len(built) == 1  # one piece built, not the suite's 180 samples
+    assert sum(len(chunk) for chunk in stream) == small_grid().size - 2
+
+
+def test_an_interrupted_generate_leaves_the_old_file_and_no_half_file(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "s.jsonl"
+    out.write_text("the old suite\n")
+    pieces = []
+
+    def interrupted(job):
+        pieces.append(job)
+        if len(pieces) == 3:
+            raise KeyboardInterrupt
+        return real(job)
+
+    real = cli._chunk_lines
+    monkeypatch.setattr(cli, "_chunk_lines", interrupted)
+    assert main(["generate", "--suite", "test", "--jobs", "1", "--out", str(out)]) == 130
+    assert out.read_text() == "the old suite\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.jsonl"]
+
+
+def test_official_dir_of_someone_else_is_refused_before_anything_is_written(tmp_path, capsys):
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("keep")
+    out = tmp_path / "x.jsonl"
+    assert main(["generate", "--suite", "custom", "--tasks", "1", "--per-task", "1", "--out", str(out),
+                 "--official-dir", str(theirs)]) == 2
+    assert "already holds files that no StrucText export wrote" in capsys.readouterr().err
+    assert not out.exists() and [p.name for p in theirs.iterdir()] == ["notes.txt"]
+
+
+def test_official_dir_re_export_replaces_our_layout(tmp_path, capsys):
+    layout = tmp_path / "official"
+    base = ["generate", "--suite", "custom", "--tasks", "8", "--out", str(tmp_path / "x.jsonl"),
+            "--official-dir", str(layout)]
+    assert main(base + ["--per-task", "3"]) == 0
+    (layout / "mine.txt").write_text("keep")
+    assert main(base + ["--per-task", "1"]) == 0
+    assert len(official.find_files(layout)) == 1 and (layout / "mine.txt").read_text() == "keep"
+    assert capsys.readouterr().out.strip().splitlines()[-1] == f"wrote 1 files in the authors' layout under {layout}"
+
+
+def test_out_inside_the_official_dir_is_refused(tmp_path, capsys):
+    layout = tmp_path / "layout"
+    assert main(["generate", "--suite", "custom", "--tasks", "1", "--per-task", "1", "--out", str(layout / "x.jsonl"),
+                 "--official-dir", str(layout)]) == 2
+    assert "lies inside --official-dir" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_audit_report_that_is_a_folder_is_refused_before_the_audit(tmp_path, capsys):
+    path = tmp_path / "s.jsonl"
+    samples.write_jsonl(path, suites.generate_cell(8, 1, 1, 1))
+    assert main(["audit", str(path), "--report", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip() == (f"error: --report {tmp_path}: is a folder; give a file name inside it, "
+                                               f"such as {tmp_path / 'out.jsonl'}")

@@ -4,8 +4,9 @@ import json
 
 import pytest
 
-from structext_core import suites
+from structext_core import browse, suites
 from structext_core.tasks import TASKS
+from structext_core.tree import node_count
 
 SPEC_MEAN_LENGTH = {(1, 1): 100, (1, 2): 158, (1, 3): 195, (2, 1): 545, (2, 2): 1644, (2, 3): 3443,
                     (3, 1): 4502, (3, 2): 31567, (3, 3): 103006}
@@ -104,3 +105,53 @@ def test_load_or_generate_writes_once(tmp_path, monkeypatch):
     calls.clear()
     assert suites.load_or_generate("tiny", data_dir=tmp_path, progress=lambda d, t: calls.append(d)) == rows
     assert calls == []  # read back, not generated again
+
+
+# ---- size limits and estimates (issue 11) ---------------------------------------------------
+
+def test_capped_node_count_is_exact_below_the_cap_and_instant_above():
+    for depth in range(1, 7):
+        for width in range(1, 5):
+            assert suites.capped_node_count(depth, width, 10**12) == node_count(depth, width)
+    assert suites.capped_node_count(10**9, 10**9, 60_000) == 60_001  # no 10**18-digit numbers
+
+
+@pytest.mark.parametrize("name", ["test", "test-hard"])
+def test_size_estimate_is_close_to_the_real_file(name, test_hard):
+    rows = test_hard if name == "test-hard" else suites.generate_suite("test", seed=0)
+    real = sum(len(json.dumps(r, ensure_ascii=False)) + 1 for r in rows)
+    estimate = suites.SUITES[name].estimated_chars()
+    assert 0.8 < estimate / real < 1.25, (estimate, real)
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(depths=(7,), widths=(1,), per_cell=1, task_ids=(8,)), "more than 60,000 nodes per document"),
+    (dict(depths=(1,), widths=(1,), per_cell=10_001), "above the limit of 10,000 samples per task"),
+    (dict(depths=(1,), widths=(1,), per_cell=1, csv_rows=100_001, task_ids=(1,)), "above the limit of 100,000 rows"),
+    (dict(depths=(1,), widths=(1,), per_cell=1, col=51), "col 51 is above the limit of 50"),
+    (dict(depths=(1,), widths=tuple(range(1, 201)), per_cell=200), "the limit is 1,000,000 samples"),
+    (dict(depths=(3,), widths=(3,), per_cell=10_000, task_ids=(8,)), "characters of JSONL; the limit is"),
+])
+def test_default_size_limits_and_allow_large(kwargs, message):
+    with pytest.raises(suites.SizeLimitError, match=message):
+        suites.SuiteConfig("custom", **kwargs).validate()
+    suites.SuiteConfig("custom", **kwargs, allow_large=True).validate()  # validated only: nothing is built
+
+
+def test_limits_that_allow_large_does_not_lift():
+    with pytest.raises(ValueError, match="a grid takes at most 1,000"):
+        suites.SuiteConfig("custom", depths=(1,), widths=tuple(range(1, 1002)), per_cell=1, allow_large=True).validate()
+    with pytest.raises(ValueError, match="GB of memory to build"):
+        suites.SuiteConfig("custom", depths=(10**6,), widths=(1,), per_cell=1, task_ids=(8,),
+                           allow_large=True).validate()
+
+
+@pytest.mark.parametrize("name,message", [
+    ("a" * 65, "the suite name is 65 characters long; the limit is 64 characters"),
+    ("pilot\n", "letters, digits, - and _ only"),
+    ("../x", "letters, digits, - and _ only"),
+])
+def test_suite_names_are_bounded(name, message):
+    with pytest.raises(ValueError, match=message):
+        browse.check_suite_name(name)
+    assert browse.check_suite_name("a" * 64) == "a" * 64
