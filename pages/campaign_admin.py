@@ -8,13 +8,13 @@ import re
 import pandas as pd
 import streamlit as st
 
-from structext_core import accounts, audit, campaign, rewrite, storage, suites, ui
+from structext_core import accounts, audit, campaign, sandbox, storage, suites, ui
 from structext_core.formats import DISPLAY_NAMES, HIGHLIGHT
 from structext_core.ui_frame import ensure_frame
 
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
-user = ui.require_role("admin")
+user = ui.require_page("campaign_admin")
 db = ui.get_db()
 
 
@@ -106,8 +106,10 @@ def review_tab(campaign_id: int) -> None:
     item = campaign.get_item(db, item_id)
     submission = campaign.latest_submission(db, item_id)
     sample = item["sample"]
-    report = rewrite.check_rewrite(sample, submission["reference"], submission["question"], submission["answer"])
-    if report.ok:
+    report = sandbox.check_rewrite(sample, submission["reference"], submission["question"], submission["answer"])
+    if isinstance(report, sandbox.Unchecked):
+        st.error(report.message, icon=":material/report:")
+    elif report.ok:
         st.success("Both checks pass.", icon=":material/check_circle:")
     else:
         st.error("Checks:\n" + "\n".join(f"- {p}" for p in report.problems), icon=":material/error:")
@@ -163,13 +165,14 @@ def export_tab(campaign_id: int, name: str) -> None:
     if not st.button("Export approved rewrites", key="ca_export", type="primary", icon=":material/download:"):
         return
     try:
-        result = campaign.export_campaign(db, campaign_id, directory)
+        result = campaign.export_campaign(db, campaign_id, directory, suites_dir=suites.data_dir())
     except (campaign.CampaignError, OSError) as error:
         st.error(f"Not exported: {error}")
         return
     summary_jsonl = audit.audit([result.jsonl])
     summary_layout = audit.audit([result.layout])
-    st.success(f"Exported {result.count} samples to {result.jsonl} and {result.layout}.")
+    st.success(f"Exported {result.count} samples to {result.jsonl} and {result.layout}, and added the suite "
+               f"{result.suite.name} to the suites folder (prompts, run, score and the Results page use it).")
     st.code(f"{result.jsonl.name}: {summary_jsonl.line()}\nofficial/: {summary_layout.line()}", language="text")
     st.download_button("Download real-test.jsonl", result.jsonl.read_bytes(), file_name="real-test.jsonl",
                        mime="application/jsonl")

@@ -1,14 +1,20 @@
-"""Explore: browse samples by format, task, depth and width; see them rendered and raw; export."""
+"""Explore: browse samples by format, task, depth and width; see them rendered and raw; export.
+
+Researchers and admins see every suite; visitors and annotators only in public read-only mode,
+and then only suites in no open study, without any sample of an open study (``access``).
+"""
 
 import streamlit as st
 
-from structext_core import browse, ui_suites
+from structext_core import access, browse, sandbox, ui, ui_suites
 from structext_core.formats import HIGHLIGHT, LANGUAGES
 from structext_core.tasks import TASKS
 
 from structext_core.ui_frame import ensure_frame
 
 ensure_frame()
+user = ui.require_page("explore")
+db = ui.get_db()
 
 st.title("Explore samples")
 
@@ -16,12 +22,23 @@ files = browse.list_suite_files()
 if not files:
     st.warning("No suites yet: open Home once to generate the default suites.")
     st.stop()
+shown = access.visible_suites(db, user, [f.name for f in files])
+if not shown:
+    st.info("Every suite is part of an open study, so its answers stay sealed until the study is closed.")
+    st.stop()
+if access.restricted(access.role_of(user)):
+    st.caption("Public read-only mode: suites of open studies are not shown, nor any sample of an open study.")
+files = [f for f in files if f.name in shown]
+hidden = access.hidden_samples(db, user)
 
 names = [f.name for f in files]
 suite_name = st.selectbox("Suite", names, key="explore_suite")
 suite_file = files[names.index(suite_name)]
 rows = ui_suites.load_suite(suite_file.path)
 index = ui_suites.load_index(suite_file.path)
+if hidden:
+    rows = hidden.keep(rows)
+    index = index[index["id"].isin({r["id"] for r in rows})]
 by_id = {r["id"]: r for r in rows}
 
 c = st.columns([2, 3, 1, 1])
@@ -75,7 +92,7 @@ st.markdown("**Reference**")
 frame_height = 560 if sample["reference"].count("\n") > 24 else "content"
 rendered, raw = st.tabs(["Rendered", "Raw text"])
 with rendered:
-    view = browse.preview(sample["language"], sample["reference"])
+    view = sandbox.preview(sample["language"], sample["reference"])  # in a worker: the file may be hostile
     if view.note:
         st.caption(view.note)
     with st.container(height=frame_height):

@@ -9,7 +9,7 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from structext_core import campaign, rewrite, ui
+from structext_core import access, campaign, rewrite, sandbox, ui
 from structext_core.formats import DISPLAY_NAMES, HIGHLIGHT
 from structext_core.ui_frame import ensure_frame
 
@@ -17,7 +17,7 @@ STATUS_LABELS = {"todo": "to do", "draft": "draft", "submitted": "submitted", "r
                  "approved": "approved"}
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
-user = ui.require_role("annotator", "admin")
+user = ui.require_page("rewrite")
 is_admin = user["role"] == "admin"
 db = ui.get_db()
 
@@ -244,8 +244,12 @@ def show_editor(item_id: int, sample: dict, tokens: list[rewrite.Token]) -> None
               on_click=on_reset, args=(item_id,))
 
 
-def show_checks(report: rewrite.CheckReport) -> None:
+def show_checks(report: rewrite.CheckReport | sandbox.Unchecked) -> None:
     st.markdown("**Checks**")
+    if isinstance(report, sandbox.Unchecked):  # the text stays editable: fix it and the checks run again
+        fix = ": shorten or simplify the reference, or start again from the original" if report.too_big else ""
+        st.error(f"{report.message} The text stays editable{fix}.", icon=":material/report:")
+        return
     if report.structure_ok:
         st.success("Structure: reads as the original does; same skeleton.", icon=":material/check_circle:")
     else:
@@ -260,9 +264,11 @@ def show_checks(report: rewrite.CheckReport) -> None:
         st.warning(warning, icon=":material/info:")
 
 
-def show_actions(item: dict, report: rewrite.CheckReport, tokens: list[rewrite.Token], queue: list[int]) -> None:
+def show_actions(item: dict, report: rewrite.CheckReport | sandbox.Unchecked, tokens: list[rewrite.Token],
+                 queue: list[int]) -> None:
     item_id = item["id"]
-    if is_admin and report.answer_ok and not report.structure_ok:
+    checked = isinstance(report, rewrite.CheckReport)
+    if is_admin and checked and report.answer_ok and not report.structure_ok:
         st.text_input("Exception reason (admin only)", key=k("exception", item_id),
                       help="Accept this rewrite although the structure check fails; say why.")
     st.button("Submit for review", key=k("submit", item_id), type="primary", icon=":material/send:",
@@ -270,7 +276,7 @@ def show_actions(item: dict, report: rewrite.CheckReport, tokens: list[rewrite.T
     refused = st.session_state.pop(k("refused", item_id), None)
     if refused:
         st.error(refused, icon=":material/block:")
-    elif not report.ok:
+    elif not checked or not report.ok:
         st.caption("Submitting is refused until both checks pass.")
 
 
@@ -307,6 +313,10 @@ def workspace(item: dict, queue: list[int]) -> None:
     st.caption(f"{DISPLAY_NAMES[item['language']]} · {sample['task']} (task {item['task_id']}) · depth "
                f"{item['depth']} · source {item['sample_id']} · {STATUS_LABELS[item['status']]}"
                + (f" · assigned to {item['annotator']}" if item["annotator_id"] != user["id"] else ""))
+    sealed = access.rewrite_answer_refusal(db, user, sample)
+    if sealed:  # the sample is also a question this annotator may still have to answer
+        st.warning(sealed, icon=":material/lock:")
+        return
     if item["status"] not in campaign.EDITABLE:
         show_read_only(item)
         return
@@ -326,7 +336,7 @@ def workspace(item: dict, queue: list[int]) -> None:
         show_editor(item_id, sample, tokens)
     with bottom_right:
         texts = current_texts(item_id)
-        report = rewrite.check_rewrite(sample, texts.reference, texts.question, texts.answer)
+        report = sandbox.check_rewrite(sample, texts.reference, texts.question, texts.answer)
         show_checks(report)
         show_actions(item, report, tokens, queue)
         show_flag(item_id)

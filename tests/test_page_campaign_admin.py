@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from structext_core import accounts, campaign, rewrite, storage
+from structext_core import accounts, campaign, rewrite, sandbox, storage
 from structext_core.samples import write_jsonl
+from structext_core.sandbox_worker import TEST_FUNCTIONS_ENV
 from structext_core.suites import SuiteConfig, generate_suite
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "campaign_admin.py")
@@ -141,3 +142,51 @@ def test_admin_adds_scenarios(env):
     button(at, "Add to the catalogue").click().run()
     assert "Added 1 scenario(s) (1 were in the catalogue already)." in [s.value for s in at.success]
     assert len(campaign.scenario_catalogue(storage.open_db())) == before + 1
+
+
+def test_export_into_a_folder_of_someone_else_is_refused_with_a_message(env):
+    """Issue 11: the export never deletes files it did not write (once: 116 shipped samples became 1)."""
+    cid = submitted_campaign(env, n=1)
+    for row in campaign.list_items(env["db"], cid):
+        campaign.review(env["db"], row["id"], env["admin"], "approved")
+    theirs = env["tmp"] / "theirs"
+    (theirs / "official" / "0Shotbenchmark").mkdir(parents=True)
+    (theirs / "official" / "0Shotbenchmark" / "sample.json").write_text('{"keep": true}')
+    at = run_as(env["admin"])
+    at.text_input(key=f"ca_export_dir_{cid}").input(str(theirs)).run()
+    button(at, "Export approved rewrites").click().run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert any(e.startswith(f"Not exported: {theirs} already holds files that no StrucText export wrote")
+               and "export into a new or empty folder" in e for e in errors), errors
+    assert not any("Exported" in s.value for s in at.success)
+    assert sorted(p.relative_to(theirs).as_posix() for p in theirs.rglob("*") if p.is_file()) == \
+        ["official/0Shotbenchmark/sample.json"]
+    # The same export into a new folder works, and again into that folder (our own marker).
+    fresh = env["tmp"] / "fresh"
+    at.text_input(key=f"ca_export_dir_{cid}").input(str(fresh)).run()
+    for _ in range(2):
+        button(at, "Export approved rewrites").click().run()
+        assert any("Exported 1 samples" in s.value for s in at.success)
+    assert (fresh / ".structext-export").is_file()
+
+
+def test_review_of_a_submission_that_cannot_be_checked_says_so_and_can_be_sent_back(env, monkeypatch):
+    monkeypatch.setenv(TEST_FUNCTIONS_ENV, "1")  # the worker crashes on the marker below (test mode only)
+    pool = sandbox.WorkerPool(workers=1, timeout=2)
+    monkeypatch.setattr(sandbox, "_default", pool)
+    try:
+        cid = submitted_campaign(env, n=1)
+        item = campaign.list_items(env["db"], cid)[0]
+        with storage.write_transaction(env["db"]):  # as if it had slipped through before
+            env["db"].execute("UPDATE rewrite_submissions SET reference = reference || ? WHERE item_id = ?",
+                              ["\n<<sandbox-test:crash>>", item["id"]])
+        at = run_as(env["admin"])
+        assert not at.exception
+        assert ("This text is too large or too deeply nested to check: the check crashed (segmentation fault)."
+                in [e.value for e in at.error])
+        at.text_area(key=f"ca_comment_{item['id']}").input("Keep the nesting of the original.").run()
+        button(at, "Send back").click().run()
+        assert campaign.get_item(storage.open_db(), item["id"])["status"] == "returned"
+    finally:
+        pool.shutdown()

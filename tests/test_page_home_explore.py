@@ -3,9 +3,17 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from structext_core import samples, suites
+from structext_core import samples, sandbox, suites
+from structext_core.sandbox_worker import TEST_FUNCTIONS_ENV
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+RESEARCHER = {"id": 7, "username": "reader", "role": "researcher"}  # Explore is for researchers and admins
+
+
+def explore_page(timeout: int = 60) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / "explore.py"), default_timeout=timeout)
+    at.session_state["user"] = RESEARCHER
+    return at
 
 
 @pytest.fixture
@@ -54,7 +62,7 @@ def test_home_generation_form_is_admin_only_and_validates(small_defaults):
 def _explore(env):
     suites.load_or_generate("test", data_dir=env / "suites")
     suites.load_or_generate("test-hard", data_dir=env / "suites")
-    return AppTest.from_file(str(ROOT / "pages" / "explore.py"), default_timeout=60).run()
+    return explore_page().run()
 
 
 def test_explore_filters_and_shows_one_sample(small_defaults):
@@ -87,7 +95,7 @@ def test_explore_switches_suite_and_narrows_to_one(small_defaults):
 
 
 def test_explore_without_suites_points_to_home(isolated_env):
-    at = AppTest.from_file(str(ROOT / "pages" / "explore.py"), default_timeout=30).run()
+    at = explore_page(30).run()
     assert any("open Home" in w.value for w in at.warning)
 
 
@@ -100,6 +108,25 @@ def test_home_admin_imports_released_samples_for_explore(small_defaults, officia
     next(b for b in at.button if b.label == "Import").click().run()
     assert not at.exception
     assert any("Imported 116 samples" in s.value for s in at.success)
-    explore = AppTest.from_file(str(ROOT / "pages" / "explore.py"), default_timeout=60).run()
+    explore = explore_page().run()
     explore.selectbox(key="explore_suite").select("released").run()
     assert "116 of 116 samples match" in explore.caption[0].value
+
+
+def test_explore_preview_that_crashes_its_worker_is_a_note_and_the_raw_text_shows(small_defaults, monkeypatch):
+    monkeypatch.setenv(TEST_FUNCTIONS_ENV, "1")  # the worker crashes on the marker below (test mode only)
+    pool = sandbox.WorkerPool(workers=1, timeout=2)
+    monkeypatch.setattr(sandbox, "_default", pool)
+    try:
+        sample = dict(suites.generate_cell(8, 1, 1, 1, suite="hostile")[0])
+        sample["reference"] = '{"id": "<<sandbox-test:crash>>", "subs": []}'
+        samples.write_jsonl(small_defaults / "suites" / "hostile.jsonl", [sample])
+        suites.load_or_generate("test", data_dir=small_defaults / "suites")
+        at = explore_page().run()
+        at.selectbox(key="explore_suite").select("hostile").run()
+        assert not at.exception
+        assert ("This text is too large or too deeply nested to preview: the preview crashed (segmentation fault)."
+                in [c.value for c in at.caption])
+        assert sample["reference"] in [c.value for c in at.code]
+    finally:
+        pool.shutdown()

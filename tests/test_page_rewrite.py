@@ -1,11 +1,14 @@
 """AppTest of pages/rewrite.py: queue, mapping, free edit, refused submission, drafts, flags."""
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from structext_core import accounts, campaign, rewrite, storage
+from structext_core import accounts, campaign, rewrite, sandbox, storage
+from structext_core.sandbox_worker import TEST_FUNCTIONS_ENV
 from structext_core.suites import generate_cell
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "rewrite.py")
@@ -202,3 +205,110 @@ def test_submitting_moves_on_to_the_next_item_to_do(isolated_env, monkeypatch):
     assert not at.exception
     assert at.selectbox(key="rw_item").value == second["id"]
     assert at.subheader[0].value.startswith("#2 · ")
+
+
+# ---------------------------------------------------------------- drafts that cannot be checked
+
+@pytest.fixture
+def check_workers(monkeypatch):
+    """The server's check workers, with the test-only poison markers on and a 2 s budget."""
+    monkeypatch.setenv(TEST_FUNCTIONS_ENV, "1")
+    pool = sandbox.WorkerPool(workers=2, timeout=2)
+    monkeypatch.setattr(sandbox, "_default", pool)
+    yield pool
+    pool.shutdown()
+
+
+def test_a_draft_whose_check_hangs_opens_says_why_and_can_be_fixed(setup, check_workers):
+    db, item_id, original = setup["db"], setup["item"]["id"], setup["sample"]["reference"]
+    hanging = original + "\n<<sandbox-test:hang>>"  # the worker loops for ever on it (test mode only)
+    campaign.save_draft(db, item_id, setup["ann"], rewrite.Texts(hanging, setup["sample"]["question"],
+                                                                  setup["sample"]["answer"]), {})
+    start = time.monotonic()
+    at = run_as(setup["ann"])
+    assert time.monotonic() - start < 10
+    assert not at.exception
+    assert text_area(at, "Reference").value == hanging  # the item opens with the draft, editable
+    assert [e.value for e in at.error] == [
+        "This text is too large or too deeply nested to check: the check timed out after 2 s. The text stays "
+        "editable: shorten or simplify the reference, or start again from the original."]
+    assert not at.success
+    button(at, "Submit for review").click().run()
+    assert any(e.value.startswith("Submission refused: This text is too large or too deeply nested to check")
+               for e in at.error)
+    assert campaign.get_item(db, item_id)["status"] == "draft"
+    assert db.execute("SELECT COUNT(*) FROM rewrite_submissions").fetchone()[0] == 0
+    # The annotator fixes the text: it is saved and checked again.
+    text_area(at, "Reference").input(original).run()
+    assert not at.exception and not at.error
+    assert [s.value for s in at.success][:2] == [
+        "Structure: reads as the original does; same skeleton.",
+        "Answer: the solver derives the rewritten answer from the rewritten reference."]
+    assert campaign.get_draft(db, item_id)["reference"] == original
+
+
+def test_a_yaml_draft_nested_50000_deep_opens_and_can_be_fixed(isolated_env, monkeypatch, check_workers):
+    """PyYAML's C loader segfaults on this draft in the plain core: the page process would die."""
+    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    db = storage.open_db()
+    admin = accounts.create_user(db, "lead", "password1", "admin")
+    ann = accounts.create_user(db, "ann1", "password1", "annotator")
+    sample = generate_cell(13, 1, 1, 1, suite="test")[0]
+    cid = campaign.create_campaign(db, "Deep", [sample], 1, [ann["id"]], admin)
+    item_id = campaign.list_items(db, cid)[0]["id"]
+    deep = "[" * 50_000 + "]" * 50_000
+    campaign.save_draft(db, item_id, ann, rewrite.Texts(deep, sample["question"], sample["answer"]), {})
+    at = run_as(ann)
+    assert not at.exception
+    assert text_area(at, "Reference").value == deep
+    errors = [e.value for e in at.error]
+    # The check workers say it cannot be checked (or, once the parsers bound depth, the parse says why).
+    assert any("too large or too deeply nested to check" in e or e.startswith("Structure:") for e in errors), errors
+    text_area(at, "Reference").input(sample["reference"]).run()
+    assert not at.exception and not at.error
+    assert campaign.get_draft(db, item_id)["reference"] == sample["reference"]
+
+
+def test_other_sessions_are_served_while_one_draft_hangs(isolated_env, monkeypatch, check_workers):
+    """Two annotators at once: the one whose draft hangs waits out its budget, the other does not."""
+    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    db = storage.open_db()
+    admin = accounts.create_user(db, "lead", "password1", "admin")
+    ann1 = accounts.create_user(db, "ann1", "password1", "annotator")
+    ann2 = accounts.create_user(db, "ann2", "password1", "annotator")
+    cid = campaign.create_campaign(db, "Two", generate_cell(8, 1, 1, 2, suite="test"), 2, [ann1["id"], ann2["id"]],
+                                   admin)
+    first = campaign.list_items(db, cid, annotator_id=ann1["id"])[0]
+    sample = campaign.get_item(db, first["id"])["sample"]
+    campaign.save_draft(db, first["id"], ann1, rewrite.Texts(sample["reference"] + "\n<<sandbox-test:hang>>",
+                                                              sample["question"], sample["answer"]), {})
+    run_as(ann2)  # both workers up
+    finished: dict[str, float] = {}
+    start = time.monotonic()
+
+    def session(user: dict) -> None:
+        at = run_as(user)
+        assert not at.exception
+        finished[user["username"]] = time.monotonic() - start
+
+    hanging = threading.Thread(target=session, args=(ann1,))
+    hanging.start()
+    time.sleep(0.5)
+    session(ann2)
+    hanging.join(30)
+    assert not hanging.is_alive()
+    assert finished["ann2"] < finished["ann1"]
+    assert finished["ann1"] >= 2  # the hanging draft's check ran its whole budget meanwhile
+
+
+def test_when_no_check_worker_can_start_the_page_says_so_and_stays_editable(setup, monkeypatch):
+    monkeypatch.setattr(sandbox, "_default", None)
+    monkeypatch.setenv(sandbox.ENV_WORKERS, "two")  # a misconfigured server: no worker starts
+    at = run_as(setup["ann"])
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "The checks cannot run on this server: STRUCTEXT_SANDBOX_WORKERS='two' is not a whole number. Ask the "
+        "administrator. The text stays editable."]
+    edited = setup["sample"]["reference"].replace('"w"', '"Eugene"')
+    text_area(at, "Reference").input(edited).run()
+    assert campaign.get_draft(storage.open_db(), setup["item"]["id"])["reference"] == edited
