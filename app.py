@@ -7,22 +7,34 @@ from pathlib import Path
 
 import streamlit as st
 
-from structext_core import accounts, ui
+from structext_core import access, accounts, ui
+from structext_core.ui_frame import ensure_frame
 
+ensure_frame()  # a fresh server's first run comes through the legacy pages/ mode: leave it before any widget
 st.set_page_config(page_title="StrucText Studio", page_icon=":material/account_tree:", layout="wide")
 
 HERE = Path(__file__).parent
 
 
-def page(file: str, title: str, icon: str, default: bool = False):
-    """A page of ``pages/``, or None while its file is not there (the app still runs)."""
-    path = HERE / "pages" / file
-    return st.Page(str(path), title=title, icon=icon, default=default) if path.exists() else None
+def navigation_pages(role: str, public_mode_on: bool) -> dict[str, list]:
+    """Every page of ``access.PAGES`` by section; the ones ``role`` may not open are hidden
+    from the menu but keep their URL, where the page's own guard says why it is refused."""
+    sections: dict[str, list] = {}
+    for info in access.PAGES:
+        path = HERE / "pages" / info.file
+        if not path.exists():  # a page still being written: the app runs without it
+            continue
+        visible = access.can_open(role, info.key, public_mode_on)
+        sections.setdefault(info.section, []).append(st.Page(
+            str(path), title=info.title, icon=info.icon, default=info.default,
+            url_path=info.url_path or None, visibility="visible" if visible else "hidden"))
+    return sections
 
 
 db = ui.get_db()
 accounts.ensure_admin_from_env(db)
 has_admin = accounts.has_admin(db)
+ui.restore_session()  # a reload keeps the log-in (session cookie); a revoked or expired one ends here
 user = ui.current_user()
 
 with st.sidebar:
@@ -34,15 +46,4 @@ with st.sidebar:
     else:
         ui.logout_button()
 
-sections = {
-    "Benchmark": [page("home.py", "Home", ":material/home:", default=True), page("explore.py", "Explore", ":material/search:"),
-                  page("results.py", "Results", ":material/monitoring:")],
-}
-if user and user["role"] in ("annotator", "admin"):
-    sections["Annotate"] = [page("human_baseline.py", "Human baseline", ":material/timer:"),
-                            page("rewrite.py", "Real-Test rewriting", ":material/edit_note:")]
-if user and user["role"] == "admin":
-    sections["Admin"] = [page("study_admin.py", "Studies", ":material/science:"), page("campaign_admin.py", "Rewrite campaigns", ":material/folder_managed:")]
-
-sections = {name: [p for p in pages if p is not None] for name, pages in sections.items()}
-st.navigation({name: pages for name, pages in sections.items() if pages}).run()
+ui.run_page(st.navigation(navigation_pages(access.role_of(user), access.public_mode(db))))  # errors: an id, no traceback

@@ -2,12 +2,13 @@
 
 import streamlit as st
 
-from structext_core import browse, suites, ui, ui_suites
+from structext_core import access, browse, suites, ui, ui_suites
 from structext_core.tasks import TASKS
 
 from structext_core.ui_frame import ensure_frame
 
 ensure_frame()
+user = ui.require_page("home")
 
 st.title("StrucText Studio")
 st.markdown(
@@ -51,8 +52,7 @@ for f in files:
         right.dataframe(stats["grid"], hide_index=True, width="stretch")
         st.caption(f"File: `{f.path}` ({f.size_bytes / 1e6:,.1f} MB)")
 
-user = ui.current_user()
-if user and user["role"] == "admin":
+if access.can(access.role_of(user), "load_data"):
     st.header("Generate a suite")
     with st.form("home_generate"):
         c = st.columns(3)

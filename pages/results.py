@@ -1,18 +1,21 @@
 """Results: heatmaps of model and human results, the paper's tables, drill-down to samples.
 
-UI only: every number comes from ``structext_core.results_view`` (and ``paper``).
-Public page; loading and deleting results needs an admin.
+UI only: every number comes from ``structext_core.results_view`` (and ``paper``); what each
+role sees is decided by ``structext_core.access`` (visitors and annotators: the paper's tables,
+and in public read-only mode model results of suites in no open study; researchers and
+admins: everything; loading and deleting results: admins).
 """
 
 import pandas as pd
 import streamlit as st
 
-from structext_core import paper, results, storage, ui
+from structext_core import access, paper, results, storage, ui
 from structext_core import results_view as rv
 
 from structext_core.ui_frame import ensure_frame
 
 ensure_frame()
+user = ui.require_page("results")
 
 SOURCE_IMPORTED = "Imported results (models and people)"
 SOURCE_PAPER = "Paper tables"
@@ -48,14 +51,21 @@ def load_frame(db_path: str, version: tuple) -> pd.DataFrame:
     return rv.load_results(storage.open_db(db_path))
 
 
+@st.cache_resource(max_entries=8, show_spinner=False)
+def scoped_frame(db_path: str, version: tuple, scope: access.ResultsScope) -> pd.DataFrame:
+    """The rows this session's role may see (``scope`` from ``access.results_scope``)."""
+    return access.filter_results(load_frame(db_path, version), scope)
+
+
 @st.cache_resource(max_entries=4, show_spinner=False)
-def value_frame(db_path: str, version: tuple, metric: str, mode: str, threshold: float) -> pd.DataFrame:
-    return rv.with_value(load_frame(db_path, version), metric, mode, threshold)
+def value_frame(db_path: str, version: tuple, scope: access.ResultsScope, metric: str, mode: str,
+                threshold: float) -> pd.DataFrame:
+    return rv.with_value(scoped_frame(db_path, version, scope), metric, mode, threshold)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def heatmap_cells(db_path, version, metric, mode, threshold, filters, row, col, sort) -> pd.DataFrame:
-    frame = rv.apply_filters(value_frame(db_path, version, metric, mode, threshold), dict(filters))
+def heatmap_cells(db_path, version, scope, metric, mode, threshold, filters, row, col, sort) -> pd.DataFrame:
+    frame = rv.apply_filters(value_frame(db_path, version, scope, metric, mode, threshold), dict(filters))
     return rv.heatmap_frame(frame, row, col, sort=sort)
 
 
@@ -131,8 +141,7 @@ def import_messages() -> None:
 
 
 def admin_panel(db) -> None:
-    user = ui.current_user()
-    if user is None or user["role"] != "admin":
+    if not access.can(access.role_of(user), "load_data"):
         st.caption("Results are loaded by an admin (log in as admin to upload or delete result files).")
         return
     with st.expander("Load results (admin)", expanded=False):
@@ -147,8 +156,9 @@ def admin_panel(db) -> None:
         # The browser refuses files above 4x the limit; between the limit and that, the import
         # says why in its own words (size, limit, what to do instead).
         uploads = st.file_uploader(
-            "Result files (.jsonl): our schema {sample_id, model, prompt, response} or the original "
-            "repository's evaluation output", type=["jsonl", "json"], accept_multiple_files=True,
+            "Result files: our schema {sample_id, model, prompt, response}, the original repository's "
+            "evaluation output, an Inspect AI log (.eval, .json) or an lm-eval samples_*.jsonl",
+            type=["jsonl", "json", "eval"], accept_multiple_files=True,
             key="rs_upload", max_upload_size=4 * rv.MAX_UPLOAD_MB,
         )
         prompt = st.text_input("Prompt label for original-format files (optional)", key="rs_prompt_label",
@@ -206,7 +216,7 @@ def import_from_folder(db, samples_path, folder, user) -> None:
     if report.skipped:
         messages.append(("info", f"Already imported, skipped: {', '.join(report.skipped)}."))
     if not messages:
-        messages.append(("info", f"No .jsonl files in {folder}."))
+        messages.append(("info", f"No result files (.jsonl, .json, .eval) in {folder}."))
     st.session_state["rs_messages"] = messages
 
 
@@ -270,7 +280,11 @@ def drill(frame: pd.DataFrame, db, row: str, col: str, cells: pd.DataFrame, key:
     if part.empty:
         st.info(f"No results for {row} {row_value} and {col} {col_value}.")
         return
-    samples = drill_rows(str(storage.default_db_path()), rv.data_version(db), part)
+    samples = access.drop_hidden_samples(drill_rows(str(storage.default_db_path()), rv.data_version(db), part),
+                                         access.hidden_samples(db, user))
+    if samples.empty:
+        st.info("The samples behind this cell are in an open study: they stay hidden until it is closed.")
+        return
     st.caption(f"{len(part)} results in this cell; "
                f"{'the 200 lowest-scoring' if len(part) > 200 else 'all'} shown, lowest score first.")
     summary = samples.drop(columns=["reference", "question", "requirement", "answer", "response"])
@@ -296,11 +310,16 @@ def drill(frame: pd.DataFrame, db, row: str, col: str, cells: pd.DataFrame, key:
         st.code(item["reference"][:200_000], language=None, height=400)
 
 
-def imported_page(db, db_path: str, version: tuple) -> None:
-    frame_all = load_frame(db_path, version)
+def imported_page(db, db_path: str, version: tuple, scope: access.ResultsScope) -> None:
+    frame_all = scoped_frame(db_path, version, scope)
     sources = rv.describe_sources(frame_all)
-    st.caption(f"{len(frame_all):,} scored results from {len(sources)} source(s): imported files (kept in the "
-               "database) and the human baseline studies (models `human:<annotator>` and the pool `human`).")
+    if access.restricted(access.role_of(user)):
+        st.caption(f"{len(frame_all):,} scored model results of the suites in no open study (public read-only "
+                   "mode); samples of open studies and human results are left out.")
+    else:
+        st.caption(f"{len(frame_all):,} scored results from {len(sources)} source(s): imported files (kept in "
+                   "the database) and the human baseline studies (models `human:<annotator>` and the pool "
+                   "`human`).")
     with st.expander("Sources"):
         st.dataframe(sources, hide_index=True)
         exports("sources", table=sources)
@@ -313,7 +332,7 @@ def imported_page(db, db_path: str, version: tuple) -> None:
                           disabled=metric != "rouge_l" or mode != "thresholded")
     view = c4.selectbox("View", VIEWS, key="rs_view")
     value_title = f"{rv.METRICS[metric]}{' ≥ ' + format(threshold, 'g') if metric == 'rouge_l' and mode == 'thresholded' else ''} (%)"
-    values = value_frame(db_path, version, metric, mode, threshold)
+    values = value_frame(db_path, version, scope, metric, mode, threshold)
 
     if view == "Heatmap":
         a, b, c = st.columns([2, 2, 1])
@@ -325,7 +344,8 @@ def imported_page(db, db_path: str, version: tuple) -> None:
             st.warning("Rows and columns show the same dimension: choose two different ones.")
             return
         filters = choose_filters(values, [d for d in rv.DIMENSIONS if d not in (row, col)])
-        cells = heatmap_cells(db_path, version, metric, mode, threshold, tuple(sorted(filters.items())), row, col, sort)
+        cells = heatmap_cells(db_path, version, scope, metric, mode, threshold, tuple(sorted(filters.items())), row,
+                              col, sort)
         if cells.empty:
             st.info("No results match these filters.")
             return
@@ -433,15 +453,23 @@ st.title("Results")
 db = ui.get_db()
 db_path = str(storage.default_db_path())
 version = rv.data_version(db)
-has_results = rv.has_results(version)
+scope = access.results_scope(db, user, load_frame(db_path, version)["suite"].unique())
+has_results = rv.has_results(version) and not scoped_frame(db_path, version, scope).empty
 import_messages()
+if scope == access.ResultsScope():  # the paper's tables only
+    st.caption("Model and human results are shown to researchers and admins; here are the paper's tables.")
+    paper_page()
+    st.stop()
 source = st.radio("Data", [SOURCE_IMPORTED, SOURCE_PAPER], index=0 if has_results else 1, horizontal=True,
                   key="rs_source")
 if source == SOURCE_PAPER:
     paper_page()
+elif not has_results and access.restricted(access.role_of(user)):
+    st.info("No model results of suites outside open studies yet; the paper's tables are under "
+            f"“{SOURCE_PAPER}”.")
 elif not has_results:
     st.info("No results yet. An admin can load result files below; meanwhile the paper's tables are under "
             f"“{SOURCE_PAPER}”.")
 else:
-    imported_page(db, db_path, version)
+    imported_page(db, db_path, version, scope)
 admin_panel(db)

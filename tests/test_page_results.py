@@ -36,7 +36,10 @@ def empty_env(tmp_path, monkeypatch):
     return tmp_path
 
 
-def open_page(user=None) -> AppTest:
+RESEARCHER = {"id": 98, "username": "reader", "role": "researcher"}  # sees every result
+
+
+def open_page(user=RESEARCHER) -> AppTest:
     at = AppTest.from_file(str(PAGE), default_timeout=60)
     if user is not None:
         at.session_state["user"] = user
@@ -244,8 +247,10 @@ def test_compare_two_models_marks_significant_cells_and_drills_down(env):
 
 
 def test_upload_needs_an_admin(env):
-    at = open_page({"id": 99, "username": "ann", "role": "annotator"})
+    at = open_page()  # a researcher sees every result, but loads none
+    assert at.radio(key="rs_source").value != "Paper tables" and at.get("vega_lite_chart")
     assert not at.get("file_uploader")
+    assert any("loaded by an admin" in c.value for c in at.caption)
 
 
 @pytest.fixture

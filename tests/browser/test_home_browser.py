@@ -81,7 +81,12 @@ def test_home_renders_and_generates_defaults(readme_server, page, wait_for_app, 
 
 @pytest.mark.browser
 def test_explore_shows_a_json_sample(readme_server, page, wait_for_app, screenshot):
-    url, _ = readme_server
+    from structext_core import access, accounts, storage
+
+    url, base = readme_server
+    # Explore is for researchers and admins; an admin opens it to everyone (public read-only mode).
+    db = storage.open_db(base / "db.sqlite")
+    access.set_public_mode(db, True, accounts.create_user(db, "lead", "admin-password-1", "admin"))
     page.goto(url + "/explore")
     wait_for_app(page)
     page.get_by_text("3,712 of 3,712 samples match").wait_for()

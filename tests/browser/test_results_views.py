@@ -18,9 +18,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from test_results_view import build_dataset  # noqa: E402
 
 
+READER, READER_PASSWORD = "reader", "reader-password-1"  # a researcher: sees every result
+
+
 @pytest.fixture(scope="module")
 def results_url(app_env, app_server):
+    from structext_core import accounts, storage
+
     build_dataset(Path(app_env["db_path"]).parent)
+    accounts.create_user(storage.open_db(app_env["db_path"]), READER, READER_PASSWORD, "researcher")
     return app_server
 
 
@@ -64,9 +70,15 @@ def shoot(page, screenshot, name):
 
 
 def open_results(page, url, wait_for_app):
-    """The app's home, then Results from the navigation (public: no log-in)."""
+    """The app's home, log in as a researcher, then Results from the navigation."""
     page.goto(url)
     wait_for_app(page, timeout=60_000)
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_label("User name", exact=True).fill(READER)
+    sidebar.get_by_label("Password", exact=True).fill(READER_PASSWORD)
+    sidebar.get_by_role("button", name="Log in").click()
+    sidebar.get_by_text(f"Logged in as {READER}").wait_for()
+    wait_for_app(page)
     page.get_by_test_id("stSidebar").get_by_role("link", name="Results").click()
     page.get_by_role("heading", name="Results").first.wait_for()
     wait_for_app(page, timeout=60_000)

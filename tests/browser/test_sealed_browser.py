@@ -1,0 +1,213 @@
+"""An annotator in an open Test-Hard study, in a real browser, looks everywhere for answers.
+
+ann1 takes part in an open Test-Hard study (ann2 too, and has answered six questions). ann1
+logs in, visits every page of the navigation, clicks every download offered (expanders opened
+first), then opens every page's URL directly. The answers and rule hints of the study's items,
+ann2's responses and per-person results must appear nowhere: not in the page text or HTML, not
+in any downloaded file, not in any WebSocket frame the browser received (binary protobuf,
+searched as raw bytes). Run with the public read-only mode off and on.
+
+Positive controls make the search meaningful: ann1's own question does arrive over the
+WebSocket, and with the public mode on the downloads carry answers of the Test suite.
+Screenshots of what ann1 sees: tests/screenshots/sealed-<mode>-explore.png and -results.png.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from structext_core import access, accounts, campaign, samples as samples_mod, storage, study, suites
+from structext_core import results_view as rv
+
+pytestmark = pytest.mark.browser
+
+ANN1, ANN1_PASSWORD = "ann1", "ann1-password-1"
+HARD = suites.SuiteConfig("test-hard", (2,), (1, 2), 1)  # 58 samples
+TEST = suites.SuiteConfig("test", (1,), (1,), 1)  # 29 samples
+HEADINGS = {"Home": "StrucText Studio", "Explore": "Explore samples", "Results": "Results",
+            "Human baseline": "Human baseline", "Real-Test rewriting": "Real-Test rewriting"}
+
+
+def model_lines(rows):
+    return [json.dumps({"sample_id": s["id"], "model": model, "prompt": "naive",
+                        "response": f"### Answer:\n{s['answer'] if model == 'good' else 'no idea'}"})
+            for model in ("good", "weak") for s in rows]
+
+
+@pytest.fixture(scope="module")
+def world(app_env):
+    """Written before the server starts (so Home finds the suites and generates nothing)."""
+    hard, test = suites.generate_suite(HARD, seed=0), suites.generate_suite(TEST, seed=0)
+    samples_mod.write_jsonl(app_env["data_dir"] / "test-hard.jsonl", hard)
+    samples_mod.write_jsonl(app_env["data_dir"] / "test.jsonl", test)
+    db = storage.open_db(app_env["db_path"])
+    admin = accounts.create_user(db, app_env["admin_user"], app_env["admin_password"], "admin")
+    ann1 = accounts.create_user(db, ANN1, ANN1_PASSWORD, "annotator")
+    ann2 = accounts.create_user(db, "ann2", "ann2-password-1", "annotator")
+    study_id = study.create_study(db, name="hard-pilot", suite="test-hard", samples=hard, n_items=24,
+                                  annotator_ids=[ann1["id"], ann2["id"]])
+    responses = []
+    for who, count in ((ann2, 6), (ann1, 2)):
+        study.accept_rule(db, study_id, who["id"])
+        for n in range(count):
+            view = study.open_question(db, study_id, who["id"])
+            text = f"{who['username']} typed reply {n} qzvx"
+            study.submit_answer(db, who["id"], view.assignment_id, text)
+            if who is ann2:
+                responses.append(text)
+    for name, rows in (("hard.jsonl", hard), ("test.jsonl", test)):
+        rv.import_results(db, "\n".join(model_lines(rows)).encode(), name, rows, user_id=admin["id"])
+    campaign.create_campaign(db, "Real pilot", test, 4, [ann1["id"]], admin)
+    items = [json.loads(r[0]) for r in db.execute("SELECT sample_json FROM study_items WHERE study_id = ?",
+                                                   [study_id])]
+    current = study.open_question(db, study_id, ann1["id"])
+    return {"db_path": app_env["db_path"], "admin": admin, "ann1": ann1, "items": items, "responses": responses, "test": test,
+            "current_question": current.question}
+
+
+@pytest.fixture(scope="module")
+def base_url(world, app_server):
+    return app_server
+
+
+def forms(text: str) -> list[bytes]:
+    """A text's bytes raw (page, protobuf, Arrow), inside JSON and inside CSV."""
+    variants = {text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1], text.replace('"', '""')}
+    return [v.encode("utf-8") for v in variants]
+
+
+def secrets_of(world) -> dict[str, list[bytes]]:
+    items = world["items"]
+    references = "\n".join(s["reference"] for s in items)
+    # Answers long and specific enough not to match by chance, and not copied out of a
+    # reference ann1 is legitimately shown on the question page.
+    answers = {f"answer of {s['id']}": s["answer"] for s in items
+               if len(s["answer"]) >= 12 and s["answer"] not in references}
+    assert len(answers) >= 8
+    secrets = {**answers,
+               **{f"rule hint of task {s['task_id']}": s["rule_hint"] for s in items},
+               **{f"ann2's response {i}": r for i, r in enumerate(world["responses"])},
+               "per-person results of ann2": "human:ann2"}
+    return {label: forms(text) for label, text in secrets.items()}
+
+
+class Evidence:
+    """Everything the browser received: WebSocket frames, page texts and HTML, downloads."""
+
+    def __init__(self, page):
+        self.frames: list[bytes] = []
+        self.pages: list[tuple[str, bytes]] = []
+        self.downloads: list[tuple[str, bytes]] = []
+        page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+
+    def _frame(self, payload) -> None:
+        self.frames.append(payload if isinstance(payload, bytes) else payload.encode("utf-8"))
+
+    def snapshot(self, page, where: str) -> None:
+        self.pages.append((f"{where} text", page.inner_text("body").encode("utf-8")))
+        self.pages.append((f"{where} html", page.content().encode("utf-8")))
+
+    def leaks(self, secrets) -> dict[str, list[str]]:
+        blobs = [(f"websocket frame {i}", f) for i, f in enumerate(self.frames)] + self.pages + [
+            (f"download {name}", data) for name, data in self.downloads]
+        found = {}
+        for label, variants in secrets.items():
+            places = [where for where, blob in blobs if any(v in blob for v in variants)]
+            if places:
+                found[label] = places[:5]
+        return found
+
+
+def settle(page, wait_for_app):
+    time.sleep(0.5)
+    wait_for_app(page, timeout=60_000)
+
+
+def sidebar(page):
+    return page.get_by_test_id("stSidebar")
+
+
+def log_in_if_needed(page, wait_for_app):
+    logged_in = sidebar(page).get_by_text(f"Logged in as {ANN1}")
+    form = sidebar(page).get_by_role("button", name="Log in")
+    logged_in.or_(form).first.wait_for()
+    if logged_in.count():
+        return
+    sidebar(page).get_by_label("User name", exact=True).fill(ANN1)
+    sidebar(page).get_by_label("Password", exact=True).fill(ANN1_PASSWORD)
+    sidebar(page).get_by_role("button", name="Log in").click()
+    sidebar(page).get_by_text(f"Logged in as {ANN1}").wait_for()
+    settle(page, wait_for_app)
+
+
+def click_every_download(page, wait_for_app, evidence, where: str) -> int:
+    for summary in page.locator('[data-testid="stExpander"] summary').all():
+        if summary.is_visible():
+            summary.click()
+    time.sleep(0.3)
+    buttons = page.get_by_test_id("stDownloadButton")
+    for i in range(buttons.count()):
+        button = buttons.nth(i)
+        if not button.is_visible():
+            continue
+        with page.expect_download(timeout=60_000) as info:
+            button.locator("button").click()
+        download = info.value
+        evidence.downloads.append((f"{where}: {download.suggested_filename}", open(download.path(), "rb").read()))
+        settle(page, wait_for_app)
+    return buttons.count()
+
+
+@pytest.mark.parametrize("public", [False, True], ids=["public-off", "public-on"])
+def test_annotator_finds_no_sealed_answer_anywhere(base_url, world, page, wait_for_app, screenshot, public):
+    mode = "public-on" if public else "public-off"
+    access.set_public_mode(storage.open_db(world["db_path"]), public, world["admin"])
+    evidence = Evidence(page)
+    page.goto(base_url)
+    wait_for_app(page, timeout=60_000)
+    log_in_if_needed(page, wait_for_app)
+
+    nav = page.get_by_test_id("stSidebarNav").get_by_role("link")
+    titles = [nav.nth(i).inner_text().strip().split("\n")[-1] for i in range(nav.count())]  # after the icon
+    expected = [p.title for p in access.PAGES if access.can_open("annotator", p.key, public)]
+    assert titles == expected
+    slugs = {p.title: p.url_path for p in access.PAGES}
+    for i, title in enumerate(titles):
+        nav.nth(i).click()
+        # The page has changed when the URL has and the new page's first run has finished.
+        page.wait_for_url(f"{base_url}/{slugs[title]}")
+        page.get_by_test_id("stMain").get_by_role("heading", name=HEADINGS[title], exact=True).wait_for()
+        settle(page, wait_for_app)
+        assert page.get_by_test_id("stException").count() == 0, title
+        click_every_download(page, wait_for_app, evidence, title)
+        evidence.snapshot(page, title)
+        if title in ("Explore", "Results"):
+            screenshot(page, f"sealed-{mode}-{title.lower()}")
+
+    for info in access.PAGES:
+        page.goto(f"{base_url}/{info.url_path}")
+        wait_for_app(page, timeout=60_000)
+        log_in_if_needed(page, wait_for_app)
+        refusal = access.refusal(world["ann1"], info.key, public)
+        if refusal is not None:
+            page.get_by_text(refusal).wait_for()
+            assert page.get_by_test_id("stMain").get_by_test_id("stElementContainer").count() == 1, info.key
+        else:
+            assert page.get_by_test_id("stException").count() == 0, info.key
+            page.get_by_role("heading").first.wait_for()
+        evidence.snapshot(page, f"/{info.url_path}")
+        if info.key == "explore" and refusal is not None:
+            screenshot(page, f"sealed-{mode}-explore")
+
+    # The search can find things: ann1's own question arrived over the WebSocket ...
+    received = b"".join(evidence.frames)
+    assert world["current_question"].encode("utf-8") in received
+    if public:  # ... and the Test suite's answers are in the downloads they were offered.
+        downloaded = b"".join(data for _, data in evidence.downloads)
+        assert any(any(v in downloaded for v in forms(s["answer"])) for s in world["test"] if len(s["answer"]) >= 12)
+        assert len(evidence.downloads) >= 3
+    assert evidence.leaks(secrets_of(world)) == {}
+
