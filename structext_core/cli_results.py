@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from structext_core import aggregate, prompts, results, runner, scoring
+from structext_core import aggregate, outputs, prompts, results, runner, scoring
 
 EXIT_OK = 0
 EXIT_INCOMPLETE = 1  # run: some prompts still have no answer
@@ -88,6 +88,18 @@ def _load_samples(path: str) -> list[dict]:
     return rows
 
 
+def _out_problem(path: str | None) -> str | None:
+    """Why ``--out`` cannot be written (a folder, a device, no permission), or None: checked
+    before any work, so a mistake costs nothing and writes nothing."""
+    if path is None:
+        return None
+    try:
+        outputs.check_output_file(path, "--out")
+    except outputs.OutputError as exc:
+        return str(exc)
+    return None
+
+
 def _write_jsonl(path: str, rows: list[dict]) -> None:
     from structext_core.samples import write_jsonl
 
@@ -126,6 +138,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     """``score``: import, validate, score and summarise a results file."""
     if not 0.0 <= args.threshold <= 1.0:
         return _error(f"--threshold must lie in [0, 1], got {args.threshold}")
+    if problem := _out_problem(args.out):
+        return _error(problem)
     by = [c.strip() for c in args.by.split(",") if c.strip()]
     try:
         samples = _load_samples(args.samples)
@@ -140,12 +154,23 @@ def cmd_score(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     except (ValueError, OSError) as exc:  # SampleError is a ValueError
         return _error(str(exc))
+    failed = sum(1 for row in rows if row.get("failed"))
+    if failed:
+        print(f"note: {failed} of {len(rows)} responses are failed calls (a <JUMP> or a harness error) and score 0; "
+              "the `failed` column marks them", file=sys.stderr)
     progress = ProgressLine("scoring")
     try:
         scored = results.score_results(rows, index, threshold=args.threshold, with_bleu=not args.no_bleu,
                                        progress=progress.update)
     finally:
         progress.close()
+    if not args.keep_epochs:  # harness logs: one row per sample, its epochs averaged
+        from structext_core.harness import average_epochs
+
+        responses, scored = len(scored), average_epochs(scored)
+        if len(scored) < responses:
+            print(f"averaged {responses} responses over their epochs: one row per sample "
+                  "(--keep-epochs keeps them apart)")
     frame = results.scored_frame(scored)
     try:
         table = aggregate.summarise(frame, by=by, n_boot=args.n_boot, seed=args.seed)
@@ -167,6 +192,8 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def cmd_prompts(args: argparse.Namespace) -> int:
     """``prompts``: write one prompt record per sample."""
+    if problem := _out_problem(args.out):
+        return _error(problem)
     try:
         prompts.check_setting(args.setting, args.shots)
         samples = _load_samples(args.samples)
@@ -239,6 +266,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         return _error("--concurrency must be at least 1")
     if not args.base_url.startswith(("http://", "https://")):
         return _error(f"--base-url must start with http:// or https://, got {args.base_url!r}")
+    if problem := _out_problem(args.out):
+        return _error(problem)
     try:
         setting, items = _run_items(args)
         already = runner.answered_samples(args.out, args.model, setting)
@@ -294,7 +323,8 @@ def register(subparsers) -> None:
         description="Import a results file (our schema or the original repository's evaluation output), "
                     "score every response and print the mean score per model and prompt.")
     score.add_argument("results", help="results .jsonl: {sample_id, model, prompt, response} lines, "
-                                       "or the original's {index, q, a, r, info} lines")
+                                       "or the original's {index, q, a, r, info} lines, or a harness log: "
+                                       "Inspect AI .eval / .json, lm-eval samples_*.jsonl or results_*.json")
     score.add_argument("--samples", required=True, help="the samples .jsonl the results answer")
     score.add_argument("--out", help="write the scored rows here (.jsonl)")
     score.add_argument("--threshold", type=float, default=scoring.DEFAULT_THRESHOLD,
@@ -307,6 +337,8 @@ def register(subparsers) -> None:
     score.add_argument("--no-bleu", action="store_true", help="skip BLEU (faster on very long answers)")
     score.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the 95%% interval")
     score.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    score.add_argument("--keep-epochs", action="store_true",
+                       help="harness logs: keep one row per epoch / repeat (default: average them per sample)")
     score.set_defaults(func=cmd_score)
 
     prompt = subparsers.add_parser(
@@ -343,3 +375,6 @@ def register(subparsers) -> None:
     run.add_argument("--api-key-env", default=runner.DEFAULT_API_KEY_ENV,
                      help="environment variable holding the API key (default %(default)s)")
     run.set_defaults(func=cmd_run)
+
+    from structext_core import cli_harness
+    cli_harness.register(subparsers)

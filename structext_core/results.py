@@ -32,6 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from structext_core import limits
 from structext_core.scoring import DEFAULT_THRESHOLD, score_response
 
 SAMPLE_FIELDS = ("suite", "language", "task", "task_id", "depth", "width")
@@ -195,16 +196,24 @@ def _check_original(obj: Mapping) -> str | None:
     return None
 
 
-def _parse_lines(lines: Iterable[str], parsed: _Parsed) -> str | None:
-    """Decode and check every line; returns the file's format."""
+def _parse_lines(lines: Iterable[str | None], parsed: _Parsed) -> str | None:
+    """Decode and check every line (None: a line beyond MAX_RECORD_CHARS, not held in
+    memory); returns the file's format. Each line is held to the limits of
+    :mod:`structext_core.limits` before it is decoded."""
     file_format = None
     for number, line in enumerate(lines, start=1):
+        if line is None or len(line) > limits.MAX_RECORD_CHARS:
+            parsed.problem(number, f"the line is {limits.record_too_long()}")
+            continue
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = limits.loads_json(line, "the line")
         except json.JSONDecodeError as exc:
             parsed.problem(number, f"not valid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        except ValueError as exc:  # a limit (nesting, lone surrogate) or a number of more than 4,300 digits
+            parsed.problem(number, str(exc))
             continue
         if not isinstance(obj, dict):
             parsed.problem(number, f"expected a JSON object, got {type(obj).__name__}")
@@ -326,15 +335,23 @@ def read_results(
     samples: SampleIndex | Iterable[Mapping],
     prompt: str | None = None,
 ) -> list[dict]:
-    """Read, validate and match a results file (either format); see :func:`parse_results`."""
+    """Read, validate and match a results file (either format); see :func:`parse_results`.
+
+    Inspect AI logs and lm-evaluation-harness files, recognised by their content, are read
+    by :func:`structext_core.harness.read_log` (rows then carry ``epoch``)."""
+    from structext_core import harness  # imported here: harness builds on this module
+
     path = Path(path)
+    if harness.detect_path(path) is not None:
+        return harness.read_log(path, samples, prompt=prompt)[1]
     try:
         handle = path.open(encoding="utf-8")
     except OSError as exc:
         raise ResultsImportError(str(path), [Problem(0, f"cannot open ({exc.strerror or exc})")]) from None
     try:
         with handle:
-            return parse_results(handle, samples, source=str(path), prompt=prompt)[1]
+            lines = (line for _, line in limits.read_record_lines(handle))
+            return parse_results(lines, samples, source=str(path), prompt=prompt)[1]
     except UnicodeDecodeError as exc:
         raise ResultsImportError(str(path), [Problem(0, f"not UTF-8 text ({exc.reason})")]) from None
 

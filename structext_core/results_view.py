@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 import sqlite_utils
 
-from structext_core import aggregate, results, study
+from structext_core import aggregate, harness, results, study
 from structext_core.results import Problem, ResultsImportError
 from structext_core.scoring import DEFAULT_THRESHOLD
 from structext_core.storage import write_transaction
@@ -137,13 +137,52 @@ def import_results(
     fields, names unknown samples or repeats a result. ``source`` defaults to
     ``upload:<filename>``; the file's SHA-256 is kept in the upload's note.
     """
-    lines = decode_upload(data, filename, max_bytes=max_bytes)
     index = samples if isinstance(samples, results.SampleIndex) else results.SampleIndex(samples)
-    file_format, rows = results.parse_results(lines, index, source=filename, prompt=prompt)
-    scored = results.score_results(rows, index, threshold=threshold)
+    if harness.detect_format(data[:65536]) is None:
+        lines = decode_upload(data, filename, max_bytes=max_bytes)
+        file_format, rows = results.parse_results(lines, index, source=filename, prompt=prompt)
+    else:  # an Inspect AI log or an lm-eval samples file, recognised by its content
+        if len(data) > max_bytes:
+            decode_upload(data, filename, max_bytes=max_bytes)  # raises the size message
+        file_format, rows = harness.parse_bytes(data, filename, index, prompt=prompt)
+    return _store_rows(db, rows, index, filename, file_format, hashlib.sha256(data).hexdigest(),
+                       source=source or f"upload:{filename}", user_id=user_id, threshold=threshold)
+
+
+def import_harness_file(
+    db: sqlite_utils.Database,
+    path: str | Path,
+    samples: results.SampleIndex | Iterable[Mapping],
+    *,
+    user_id: int | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    source: str | None = None,
+) -> ImportSummary:
+    """Import a harness log from disk, streamed and without the upload cap (the folder import).
+
+    Epochs are averaged per sample; all or nothing, like :func:`import_results`.
+    """
+    path = Path(path)
+    index = samples if isinstance(samples, results.SampleIndex) else results.SampleIndex(samples)
+    file_format, rows = harness.read_log(path, index)
+    return _store_rows(db, rows, index, path.name, file_format, file_sha256(path),
+                       source=source or f"folder:{path.name}", user_id=user_id, threshold=threshold)
+
+
+def file_sha256(path: str | Path) -> str:
+    """The SHA-256 of a file, read in blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _store_rows(db, rows, index, filename, file_format, sha256, *, source, user_id, threshold) -> ImportSummary:
+    scored = harness.average_epochs(results.score_results(rows, index, threshold=threshold))
     upload_id = save_scored(
-        db, scored, filename=filename, source=source or f"upload:{filename}", user_id=user_id,
-        note=f"sha256:{hashlib.sha256(data).hexdigest()} format:{file_format}",
+        db, scored, filename=filename, source=source, user_id=user_id,
+        note=f"sha256:{sha256} format:{file_format}",
     )
     return ImportSummary(
         upload_id=upload_id, filename=filename, file_format=file_format, n_rows=len(scored),
@@ -236,15 +275,33 @@ def import_folder(
     user_id: int | None = None,
     threshold: float = DEFAULT_THRESHOLD,
 ) -> FolderReport:
-    """Import every ``*.jsonl`` file of ``folder`` not imported before (same SHA-256).
+    """Import every ``*.jsonl`` file and harness log (``*.eval``, ``*.json``) of ``folder`` not
+    imported before (same SHA-256).
 
     Each file is all or nothing on its own: a bad file is reported and the others go in.
-    No size limit applies here (the files are already on the server).
+    No size limit applies here (the files are already on the server); harness logs are
+    streamed. An lm-eval ``results_*.json`` is read with its ``samples_*.jsonl``, not on its own.
     """
     index = samples if isinstance(samples, results.SampleIndex) else results.SampleIndex(samples)
     done = imported_hashes(db)
     imported, skipped, failed = [], [], []
-    for path in sorted(Path(folder).glob("*.jsonl")):
+    paths = sorted(p for p in Path(folder).iterdir() if p.suffix in (".jsonl", ".json", ".eval") and p.is_file())
+    for path in paths:
+        kind = harness.detect_path(path)
+        if kind == harness.FORMAT_LM_EVAL_RESULTS:
+            continue
+        if kind is not None or path.suffix != ".jsonl":  # a .json / .eval that is no log is reported
+            digest = file_sha256(path)
+            if digest in done:
+                skipped.append(path.name)
+                continue
+            try:
+                imported.append(import_harness_file(db, path, index, user_id=user_id, threshold=threshold))
+            except ResultsImportError as exc:
+                failed.append(exc)
+                continue
+            done.add(digest)
+            continue
         data = path.read_bytes()
         if hashlib.sha256(data).hexdigest() in done:
             skipped.append(path.name)
