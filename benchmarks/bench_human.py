@@ -11,7 +11,12 @@ Writers do what the answering page does, each with its own connection: open the 
 question (stamps its first showing), then submit it. "threads" is how Streamlit runs
 sessions (one server process, one thread per session); "processes" adds true parallelism.
 The latency of a submission is the wall time of ``study.submit_answer`` (validation,
-``BEGIN IMMEDIATE``, waiting for the write lock, insert, ``COMMIT`` with fsync).
+scoring, ``BEGIN IMMEDIATE``, waiting for the write lock, insert, ``COMMIT`` with fsync).
+
+Heartbeats: the cost of ``study.heartbeat`` for one annotator, as the page's clock fragment
+calls it every second: a due heartbeat writes (once per ``STRUCTEXT_HEARTBEAT_SECONDS``),
+the others only read. The load of 50 annotators on a running server is
+``benchmarks/bench_annotators.py``.
 """
 
 from __future__ import annotations
@@ -109,6 +114,33 @@ def bench_writers(mode: str, writers: int, submissions: int) -> None:
     print(f"  throughput {len(submit) / wall:,.0f} answered questions/s ({wall:.1f} s from the common start)")
     for error in errors[:5]:
         print("  error:", error)
+
+
+def bench_heartbeats(annotators: int, rounds: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        db_path = Path(tmp) / "beats.db"
+        study_id, user_ids = make_study(db_path, annotators, 2)
+        db = storage.open_db(db_path)
+        settings = study.clock_settings()
+        start = time.time()
+        views = {user_id: study.open_question(db, study_id, user_id, at=start, tab=f"tab{user_id}")
+                 for user_id in user_ids}
+        writes, reads = [], []
+        for round_number in range(1, rounds + 1):
+            for user_id, view in views.items():
+                moment = start + round_number * settings.heartbeat_seconds
+                for timings, at in ((writes, moment), (reads, moment + 1)):
+                    began = time.perf_counter()
+                    study.heartbeat(db, user_id, view.assignment_id, f"tab{user_id}", at=at, settings=settings)
+                    timings.append((time.perf_counter() - began) * 1000)
+    print(f"\nheartbeats: {annotators} annotators x {rounds} rounds, one connection "
+          f"(heartbeat every {settings.heartbeat_seconds:g} s, clock fragment every 1 s)")
+    print(f"  due (writes) ms: p50 {percentile(writes, 50):.2f}  p95 {percentile(writes, 95):.2f}  "
+          f"max {max(writes):.2f}")
+    print(f"  not due (reads) ms: p50 {percentile(reads, 50):.2f}  p95 {percentile(reads, 95):.2f}  "
+          f"max {max(reads):.2f}")
+    per_second = annotators * (percentile(writes, 50) / settings.heartbeat_seconds + percentile(reads, 50)) / 1000
+    print(f"  database time for {annotators} annotators: about {per_second:.3f} s per second of wall time")
 
 
 def largest_item() -> dict:
@@ -243,10 +275,12 @@ def main() -> None:
     parser.add_argument("--mode", choices=["threads", "processes", "both"], default="both")
     parser.add_argument("--repeats", type=int, default=10, help="server render repetitions")
     parser.add_argument("--browser", action="store_true", help="also measure in headless Chromium")
+    parser.add_argument("--heartbeat-annotators", type=int, default=50)
     args = parser.parse_args()
     print(f"SQLite {storage.sqlite3.sqlite_version}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     for mode in (["threads", "processes"] if args.mode == "both" else [args.mode]):
         bench_writers(mode, args.writers, args.submissions)
+    bench_heartbeats(args.heartbeat_annotators, rounds=20)
     item = largest_item()
     bench_server_render(item, args.repeats)
     if args.browser:

@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from structext_core import accounts, samples, study, suites, ui
+from structext_core import access, accounts, samples, study, suites, ui
 from structext_core.ui_frame import ensure_frame
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
-user = ui.require_role("admin")
+user = ui.require_page("study_admin")
 db = ui.get_db()
 
 SECTIONS = ["Dashboard", "Set up a study", "Accounts", "Export"]
@@ -136,8 +136,65 @@ def accounts_section() -> None:
             except accounts.AccountError as error:
                 st.error(f"The password was not changed. {error}")
             else:
-                st.session_state["sa_success"] = f"New password set for {who!r}."
+                st.session_state["sa_success"] = f"New password set for {who!r}. Their open sessions have ended."
                 st.rerun()
+    login_locks_block()
+    public_mode_block()
+
+
+def login_locks_block() -> None:
+    st.markdown("**Failed log-ins and locks**")
+    failures = accounts.login_failures(db)
+    if not failures:
+        st.caption(f"No account has failed log-ins on record. After {accounts.MAX_FAILED_LOGINS} failed "
+                   "attempts a user name is locked for a minute, then longer with each further failure.")
+        return
+    st.dataframe(
+        pd.DataFrame([{"user name": f["username"], "failed attempts": f["failures"],
+                       "locked for": accounts.format_duration(f["locked_seconds"]) if f["locked_seconds"] else "not locked"}
+                      for f in failures]),
+        hide_index=True,
+    )
+    with st.form("sa_unlock"):
+        who = st.selectbox("Account to unlock", [f["username"] for f in failures], key="sa_unlock_user")
+        if st.form_submit_button("Unlock"):
+            accounts.unlock_login(db, who)
+            st.session_state["sa_success"] = f"{who!r} is unlocked: their failed log-ins are cleared."
+            st.rerun()
+
+
+# ---------------------------------------------------------------- who sees what (structext_core.access)
+
+
+def on_public_mode() -> None:
+    on = bool(st.session_state["sa_public_mode"])
+    access.set_public_mode(ui.get_db(), on, user)
+    st.session_state["sa_success"] = f"Public read-only mode is {'on' if on else 'off'}."
+
+
+def public_mode_block() -> None:
+    st.markdown("**Public read-only mode**")
+    st.toggle(
+        "Let visitors and annotators browse Explore and the model results of suites in no open study",
+        value=access.public_mode(db), key="sa_public_mode", on_change=on_public_mode,
+        help="Off by default. Even when on, no sample of an open study and no human result is shown to them.",
+    )
+
+
+def on_results_when_closed(study_id: int) -> None:
+    on = bool(st.session_state[f"sa_results_when_closed_{study_id}"])
+    access.set_results_when_closed(ui.get_db(), study_id, on, user)
+    st.session_state["sa_success"] = ("The study's human results reach Results once it is closed." if on else
+                                      "The study's human results reach Results as they are committed.")
+
+
+def results_visibility_block(chosen: dict) -> None:
+    st.checkbox(
+        "Show this study's human results on Results only once it is closed",
+        value=bool(chosen["results_when_closed"]), key=f"sa_results_when_closed_{chosen['id']}",
+        on_change=on_results_when_closed, args=(chosen["id"],),
+        help="Results shows human results to researchers and admins only, never to annotators or visitors.",
+    )
 
 
 # ---------------------------------------------------------------- dashboard
@@ -168,6 +225,7 @@ def manage_study(chosen: dict) -> None:
 
 def dashboard_section(chosen: dict) -> None:
     manage_study(chosen)
+    results_visibility_block(chosen)
     st.subheader("Progress")
     progress = study.progress_table(db, chosen["id"])
     st.dataframe(
@@ -175,11 +233,20 @@ def dashboard_section(chosen: dict) -> None:
         column_config={
             "done_pct": st.column_config.ProgressColumn("done", format="%.0f%%", min_value=0, max_value=100),
             "gave_up": "gave up",
-            "hours_answering": st.column_config.NumberColumn("hours answering", format="%.2f"),
-            "hours_paused": st.column_config.NumberColumn("hours paused", format="%.2f"),
+            "hours_answering": st.column_config.NumberColumn(
+                "hours answering", format="%.2f", help="Active time: the question on screen in the annotator's tab."),
+            "hours_paused": st.column_config.NumberColumn(
+                "hours paused", format="%.2f", help="Pause button and idle auto-pauses, until Resume."),
+            "hours_idle": st.column_config.NumberColumn(
+                "hours idle", format="%.2f", help="The time without input before each idle auto-pause."),
+            "hours_away": st.column_config.NumberColumn(
+                "hours away", format="%.2f",
+                help="No heartbeat from the page: tab closed or hidden, connection lost, machine asleep."),
             "last_answer": "last answer (UTC)", "rule_accepted": "rule accepted",
         },
     )
+    st.caption("Hours of answered questions. Answering (active) + paused + idle + away = the time from "
+               "each question's first showing to its submission; time per question below is active time.")
     with st.spinner("Scoring new answers…"):
         df = study.responses_frame(db, chosen["id"])
     if df.empty:

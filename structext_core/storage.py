@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -397,15 +398,129 @@ def _m002_rewrite_campaigns(db: sqlite_utils.Database) -> None:
 
 
 def _m003_sessions_and_login(db: sqlite_utils.Database) -> None:
-    """Log-in sessions (tokens) and failed log-in attempts. (Filled in by the log-in work.)"""
+    """Log-in sessions (tokens), failed log-in attempts and the key that signs the tokens.
+
+    ``login_sessions`` keeps only the sha256 of each token (a copy of the database does not
+    hold a usable cookie); ``login_failures`` is keyed by the sha256 of the lower-cased user
+    name as typed, existing or not, so it neither stores stray passwords typed as a name
+    nor tells which names exist (structext_core.accounts).
+    """
+    _run_script(
+        db,
+        """
+        CREATE TABLE login_sessions (
+            token_hash TEXT PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            created_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            revoked_at REAL,
+            revoked_reason TEXT
+        );
+        CREATE INDEX login_sessions_by_user ON login_sessions (user_id);
+        CREATE INDEX login_sessions_by_expiry ON login_sessions (expires_at);
+        CREATE TABLE login_failures (
+            name_key TEXT PRIMARY KEY,
+            failures INTEGER NOT NULL,
+            last_failed_at REAL NOT NULL,
+            locked_until REAL
+        );
+        CREATE TABLE login_secret (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            secret TEXT NOT NULL,
+            created_at REAL NOT NULL
+        )
+        """,
+    )
 
 
 def _m004_honest_clock(db: sqlite_utils.Database) -> None:
-    """Heartbeats, active tab, idle and away time of study answers. (Filled in by the clock work.)"""
+    """Heartbeats, active tab, idle and away time of study answers (structext_core.study).
+
+    ``study_annotators.active_tab`` is the one browser tab that may show the annotator's
+    question of that study. Each assignment keeps its own clock: ``last_beat_at`` (the last
+    heartbeat of the active tab; NULL while paused), the seconds booked so far as active,
+    away and idle, the last input and the active total at that input (to re-book the time
+    before an idle auto-pause as idle), when the tab was hidden, and how often another tab
+    took the question over. A pause records why (``button`` or ``idle``). Responses keep
+    the split: ``elapsed_seconds`` is from now on the active time; away, idle and wall time
+    (first showing to submission) are new. Answers committed before this migration keep
+    NULL there. A question open at migration time carries its old clock over as active time.
+    """
+    _run_script(
+        db,
+        """
+        ALTER TABLE study_annotators ADD COLUMN active_tab TEXT;
+        ALTER TABLE study_annotators ADD COLUMN tab_claimed_at REAL;
+        ALTER TABLE assignments ADD COLUMN last_beat_at REAL;
+        ALTER TABLE assignments ADD COLUMN hidden_at REAL;
+        ALTER TABLE assignments ADD COLUMN active_seconds REAL NOT NULL DEFAULT 0;
+        ALTER TABLE assignments ADD COLUMN away_seconds REAL NOT NULL DEFAULT 0;
+        ALTER TABLE assignments ADD COLUMN idle_seconds REAL NOT NULL DEFAULT 0;
+        ALTER TABLE assignments ADD COLUMN last_input_at REAL;
+        ALTER TABLE assignments ADD COLUMN active_at_last_input REAL NOT NULL DEFAULT 0;
+        ALTER TABLE assignments ADD COLUMN draft_saved_at REAL;
+        ALTER TABLE assignments ADD COLUMN takeovers INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE pauses ADD COLUMN reason TEXT NOT NULL DEFAULT 'button'
+            CHECK (reason IN ('button', 'idle'));
+        ALTER TABLE responses ADD COLUMN away_seconds REAL;
+        ALTER TABLE responses ADD COLUMN idle_seconds REAL;
+        ALTER TABLE responses ADD COLUMN wall_seconds REAL;
+        ALTER TABLE responses ADD COLUMN idle_pauses INTEGER;
+        ALTER TABLE responses ADD COLUMN takeovers INTEGER;
+        CREATE INDEX pauses_by_assignment ON pauses (assignment_id)
+        """,
+    )
+    moment = time.time()
+    # Open, shown, unanswered questions: the old clock so far becomes active time.
+    db.execute(
+        """
+        UPDATE assignments SET
+            active_seconds = MAX(0, COALESCE(paused_at, :now) - first_shown_at - paused_seconds),
+            last_beat_at = CASE WHEN paused_at IS NULL THEN :now END,
+            last_input_at = :now,
+            active_at_last_input = MAX(0, COALESCE(paused_at, :now) - first_shown_at - paused_seconds)
+        WHERE first_shown_at IS NOT NULL
+          AND id NOT IN (SELECT assignment_id FROM responses)
+        """,
+        {"now": moment},
+    )
+
+
+_ROLE_CHECK = re.compile(r"CHECK \(role IN \([^)]*\)\)")
 
 
 def _m005_access(db: sqlite_utils.Database) -> None:
-    """App settings (public read-only mode) and per-study visibility. (Filled in by the access work.)"""
+    """App settings (public read-only mode), per-study visibility on Results, the researcher role.
+
+    The role list lives in a CHECK constraint of ``users``. SQLite cannot alter a CHECK, and
+    rebuilding ``users`` inside the migration's transaction would fire the foreign keys of every
+    table that points at it, so the constraint's text is rewritten in the schema, the
+    procedure SQLite documents for loosening a CHECK (www.sqlite.org/lang_altertable.html).
+    """
+    _run_script(
+        db,
+        """
+        CREATE TABLE app_settings (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL,
+            updated_by INTEGER REFERENCES users(id),
+            updated_at REAL NOT NULL
+        );
+        ALTER TABLE studies ADD COLUMN results_when_closed INTEGER NOT NULL DEFAULT 0
+        """,
+    )
+    sql = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'users'").fetchone()[0]
+    new_sql, found = _ROLE_CHECK.subn("CHECK (role IN ('annotator', 'researcher', 'admin'))", sql)
+    if found != 1:
+        raise RuntimeError(f"migration 5: expected one role CHECK in the users table, found {found}: {sql}")
+    schema_version_now = db.execute("PRAGMA schema_version").fetchone()[0]
+    db.execute("PRAGMA writable_schema = ON")
+    try:
+        db.execute("UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'users'", [new_sql])
+        # A new schema version makes every connection (this one too) read the changed table.
+        db.execute(f"PRAGMA schema_version = {int(schema_version_now) + 1}")
+    finally:
+        db.execute("PRAGMA writable_schema = OFF")
 
 
 #: The schema, in order. Append new migrations; never edit or renumber shipped ones.

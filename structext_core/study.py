@@ -4,10 +4,11 @@ A *study* is a fixed draw of samples (stratified over format x task x (depth, wi
 copied into the database so it is self-contained, and a list of annotators. Every
 annotator answers the same items, each in an own shuffled order, one at a time.
 
-Timing is server-side only. An item's clock starts when the server first shows it
-(``assignments.first_shown_at``) and runs until the answer is committed, minus paused
-time. A reload, a closed tab or a lost connection changes nothing: the next page load
-finds the same open item and the same start time.
+Timing is server-side only, and counts only while the question is on screen in a
+connected tab (the honest clock, below): one tab per annotator and study holds the
+question, its heartbeats book active time, a silent gap longer than the grace is away
+time, Pause (or an idle auto-pause) is paused time. A reload or a reopened tab finds the
+same open item, the same clock and the draft as last typed.
 
 Blinding: :func:`open_question` reads only the reference, question and requirement of
 the current item (with ``json_extract``), so ground truth and rule hints never reach
@@ -22,6 +23,7 @@ import io
 import itertools
 import json
 import math
+import os
 import random
 import time
 from collections import Counter, defaultdict
@@ -33,7 +35,7 @@ from pathlib import Path
 import pandas as pd
 import sqlite_utils
 
-from structext_core import aggregate, scoring, suites
+from structext_core import aggregate, limits, scoring, suites
 from structext_core.storage import write_transaction
 
 DEFAULT_SUITE = "test-hard"
@@ -177,6 +179,11 @@ def validate_setup(
     rule_text = (rule_text or "").strip()
     if not rule_text:
         raise StudyError("The study rule is empty: write what annotators may and may not use.")
+    try:
+        limits.check_length("study name", name, "MAX_NAME_CHARS")
+        limits.check_length("study rule", rule_text, "MAX_NOTE_CHARS")
+    except limits.LimitError as exc:
+        raise StudyError(str(exc)) from None
     if not annotator_ids:
         raise StudyError("No annotators chosen: pick at least one annotator for the study.")
     if db.execute("SELECT 1 FROM studies WHERE name = ? COLLATE NOCASE", [name]).fetchone():
@@ -286,6 +293,142 @@ def studies_for_annotator(db: sqlite_utils.Database, user_id: int) -> list[dict]
     )
 
 
+# ---------------------------------------------------------------- the honest clock
+#
+# Each question has its own clock, kept by the server from signs of life of the one tab
+# that holds the annotator's study (``study_annotators.active_tab``): the page's showing of
+# the question, its heartbeats (every ``heartbeat_seconds``), input reports and the
+# Pause / Resume / Submit actions. Every such moment books the time since the previous one
+# (``assignments.last_beat_at``) to exactly one account:
+#
+# - active: the gap was at most ``grace_seconds`` and the tab was visible;
+# - away: a longer gap (tab closed, connection lost, machine asleep: the clock stopped at
+#   the last heartbeat), or the tab was hidden;
+# - paused: from a pause to its resume (Pause button, or the idle auto-pause);
+# - idle: the active time between the last input and an idle auto-pause, re-booked.
+#
+# So active + away + idle + paused = the wall time from the first showing to submission.
+
+HEARTBEAT_ENV = "STRUCTEXT_HEARTBEAT_SECONDS"
+IDLE_PAUSE_ENV = "STRUCTEXT_IDLE_PAUSE_SECONDS"
+DEFAULT_HEARTBEAT_SECONDS = 5.0
+DEFAULT_IDLE_PAUSE_SECONDS = 300.0
+#: A gap between two signs of life counts as active time up to this many heartbeats.
+GRACE_FACTOR = 2.5
+PAUSE_REASONS = ("button", "idle")
+#: The oldest input an input report may date back to (the page reports at least this often).
+MAX_INPUT_AGE = 30.0
+
+
+class TakenOverError(StudyError):
+    """The question is held by another tab of the same annotator."""
+
+
+@dataclass(frozen=True)
+class ClockSettings:
+    """How often the page sends a heartbeat, and after how long without input it pauses."""
+
+    heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS
+    #: 0 switches the idle auto-pause off.
+    idle_pause_seconds: float = DEFAULT_IDLE_PAUSE_SECONDS
+
+    @property
+    def grace_seconds(self) -> float:
+        """The longest gap between two heartbeats that still counts as active time."""
+        return GRACE_FACTOR * self.heartbeat_seconds
+
+
+def _env_seconds(environ: dict, name: str, default: float, low: float, high: float, zero_ok: bool) -> float:
+    raw = (environ.get(name) or "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if (zero_ok and value == 0) or low <= value <= high:
+        return value
+    also = " (or 0 for never)" if zero_ok else ""
+    raise StudyError(f"{name}={raw!r} must be a number of seconds from {low:g} to {high:g}{also}.")
+
+
+def clock_settings(environ: dict | None = None) -> ClockSettings:
+    """The clock settings from ``STRUCTEXT_HEARTBEAT_SECONDS`` (default 5, from 1 to 60) and
+    ``STRUCTEXT_IDLE_PAUSE_SECONDS`` (default 300, from 10 to 86400, 0 for never).
+
+    Raises :class:`StudyError` naming the variable when one is not a number in range.
+    """
+    environ = os.environ if environ is None else environ
+    return ClockSettings(
+        heartbeat_seconds=_env_seconds(environ, HEARTBEAT_ENV, DEFAULT_HEARTBEAT_SECONDS, 1, 60, False),
+        idle_pause_seconds=_env_seconds(environ, IDLE_PAUSE_ENV, DEFAULT_IDLE_PAUSE_SECONDS, 10, 86_400, True),
+    )
+
+
+def shown_seconds(row: dict, grace: float, at: float) -> float:
+    """Active seconds of an open question at ``at``: the booked active time plus the gap
+    since the last heartbeat while that gap is still within the grace."""
+    seconds = row["active_seconds"] or 0.0
+    last = row["last_beat_at"]
+    if last is None or row["paused_at"] is not None or row["hidden_at"] is not None:
+        return seconds
+    gap = at - last
+    return seconds + gap if 0 < gap <= grace else seconds
+
+
+def _advance(row: dict, at: float, grace: float, visible: bool = True) -> dict:
+    """The clock columns after a sign of life of the active tab at ``at`` (see above)."""
+    if row["last_beat_at"] is None or row["paused_at"] is not None:
+        return {}
+    gap = max(0.0, at - row["last_beat_at"])
+    changes = {"last_beat_at": max(row["last_beat_at"], at), "hidden_at": None if visible else at}
+    if row["hidden_at"] is not None or gap > grace:
+        changes["away_seconds"] = row["away_seconds"] + gap
+    else:
+        changes["active_seconds"] = row["active_seconds"] + gap
+    if not visible and row["hidden_at"] is not None:
+        changes["hidden_at"] = row["hidden_at"]
+    return changes
+
+
+def _update_assignment(db: sqlite_utils.Database, assignment_id: int, changes: dict) -> None:
+    if changes:
+        columns = ", ".join(f"{column} = ?" for column in changes)
+        db.execute(f"UPDATE assignments SET {columns} WHERE id = ?", [*changes.values(), assignment_id])
+
+
+def _start_pause(db: sqlite_utils.Database, row: dict, at: float, reason: str, grace: float) -> dict:
+    """Inside a write transaction: book the time up to ``at`` and pause the question.
+
+    An idle pause re-books the active time since the last input as idle time.
+    """
+    state = {**row, **_advance(row, at, grace)}
+    changes = {key: state[key] for key in ("active_seconds", "away_seconds", "idle_seconds")}
+    if reason == "idle":
+        idle = max(0.0, state["active_seconds"] - (row["active_at_last_input"] or 0.0))
+        changes["active_seconds"] = state["active_seconds"] - idle
+        changes["idle_seconds"] = state["idle_seconds"] + idle
+    changes.update(paused_at=at, pause_count=row["pause_count"] + 1, last_beat_at=None, hidden_at=None)
+    _update_assignment(db, row["id"], changes)
+    db.execute("INSERT INTO pauses (assignment_id, started_at, reason) VALUES (?, ?, ?)", [row["id"], at, reason])
+    return {**row, **changes}
+
+
+def _input_now(row: dict, at: float) -> dict:
+    """The columns that say: the annotator gave input at ``at`` (after booking the time)."""
+    return {"last_input_at": at, "active_at_last_input": row["active_seconds"]}
+
+
+def _input_at(row: dict, at: float, age: float) -> dict:
+    """Like :func:`_input_now` for an input ``age`` seconds before ``at`` (time booked up to
+    ``at``): never before the previous input, and the active total then at most ``age`` less."""
+    age = min(max(0.0, age if math.isfinite(age) else 0.0), MAX_INPUT_AGE)
+    previous = row["last_input_at"] if row["last_input_at"] is not None else at - age
+    moment = min(at, max(previous, at - age))
+    active_then = max(row["active_at_last_input"] or 0.0, row["active_seconds"] - (at - moment))
+    return {"last_input_at": moment, "active_at_last_input": min(active_then, row["active_seconds"])}
+
+
 # ---------------------------------------------------------------- answering
 
 
@@ -305,6 +448,14 @@ class QuestionView:
     paused_seconds: float
     paused_at: float | None
     draft: str
+    active_seconds: float = 0.0
+    last_beat_at: float | None = None
+    hidden_at: float | None = None
+    grace_seconds: float = GRACE_FACTOR * DEFAULT_HEARTBEAT_SECONDS
+    #: True when another tab of the annotator holds the question (this one must not show it).
+    held_elsewhere: bool = False
+    #: Why the question is paused: ``button`` or ``idle`` (None when running).
+    pause_reason: str | None = None
 
     @property
     def paused(self) -> bool:
@@ -312,18 +463,28 @@ class QuestionView:
         return self.paused_at is not None
 
     def elapsed(self, at: float | None = None) -> float:
-        """Seconds spent on the item so far, paused time excluded."""
-        return elapsed_seconds(self.first_shown_at, self.paused_seconds, self.paused_at, at)
+        """Active seconds on the item so far (the honest clock; see the module notes)."""
+        return shown_seconds(
+            {"active_seconds": self.active_seconds, "last_beat_at": self.last_beat_at,
+             "paused_at": self.paused_at, "hidden_at": self.hidden_at},
+            self.grace_seconds, now() if at is None else at,
+        )
 
 
-def elapsed_seconds(
-    first_shown_at: float, paused_seconds: float, paused_at: float | None, at: float | None = None
-) -> float:
-    """Time on an item from its first showing until ``at`` (default now), pauses excluded."""
-    end = now() if at is None else at
-    if paused_at is not None:
-        end = min(end, paused_at)
-    return max(0.0, end - first_shown_at - paused_seconds)
+@dataclass(frozen=True)
+class ClockStatus:
+    """What a heartbeat or an input report found.
+
+    ``state``: ``active`` (this tab holds the running question), ``hidden`` (it holds it,
+    but the tab is not visible), ``elsewhere`` (another tab took it over), ``paused``
+    (paused in any tab, or just now for idleness), ``answered`` (submitted, here or in
+    another tab) or ``closed`` (the study was closed). ``seconds``: the active time.
+    ``draft_saved``: whether a draft sent along was stored (None when none was sent).
+    """
+
+    state: str
+    seconds: float
+    draft_saved: bool | None = None
 
 
 def format_duration(seconds: float) -> str:
@@ -360,13 +521,21 @@ def _membership(db: sqlite_utils.Database, study_id: int, user_id: int) -> dict:
     return rows[0]
 
 
-_CURRENT_SQL = """
-    SELECT a.id AS assignment_id, a.seq, a.first_shown_at, a.paused_at, a.paused_seconds,
-           a.draft, i.language,
+_CLOCK_COLUMNS = """
+    a.id, a.study_id, a.user_id, a.item_id, a.seq, a.first_shown_at, a.paused_at, a.paused_seconds,
+    a.pause_count, a.draft, a.last_beat_at, a.hidden_at, a.active_seconds, a.away_seconds,
+    a.idle_seconds, a.last_input_at, a.active_at_last_input, a.takeovers, sa.active_tab,
+    (SELECT p.reason FROM pauses p WHERE p.assignment_id = a.id AND p.ended_at IS NULL
+      ORDER BY p.id DESC LIMIT 1) AS pause_reason
+"""
+
+_CURRENT_SQL = f"""
+    SELECT {_CLOCK_COLUMNS}, i.language,
            json_extract(i.sample_json, '$.reference') AS reference,
            json_extract(i.sample_json, '$.question') AS question,
            json_extract(i.sample_json, '$.requirement') AS requirement
     FROM assignments a
+    JOIN study_annotators sa ON sa.study_id = a.study_id AND sa.user_id = a.user_id
     JOIN study_items i ON i.id = a.item_id
     LEFT JOIN responses r ON r.assignment_id = a.id
     WHERE a.study_id = ? AND a.user_id = ? AND r.id IS NULL
@@ -374,16 +543,40 @@ _CURRENT_SQL = """
     LIMIT 1
 """
 
+_ASSIGNMENT_SQL = f"""
+    SELECT {_CLOCK_COLUMNS}, s.status, r.id AS response_id
+    FROM assignments a
+    JOIN study_annotators sa ON sa.study_id = a.study_id AND sa.user_id = a.user_id
+    JOIN studies s ON s.id = a.study_id
+    LEFT JOIN responses r ON r.assignment_id = a.id
+    WHERE a.id = ? AND a.user_id = ?
+"""
+
 
 def open_question(
-    db: sqlite_utils.Database, study_id: int, user_id: int, at: float | None = None
+    db: sqlite_utils.Database,
+    study_id: int,
+    user_id: int,
+    at: float | None = None,
+    *,
+    tab: str | None = None,
+    take_over: bool = True,
+    settings: ClockSettings | None = None,
 ) -> QuestionView | None:
-    """The annotator's current item, its clock started if this is its first showing.
+    """The annotator's current item, shown to the browser tab ``tab``.
+
+    The first showing starts the item's clock. With a ``tab``, the tab claims the
+    annotator's study (one active tab per annotator and study): a tab that never showed the
+    study takes it over (``take_over=True``); a tab that did and was taken over since
+    (``take_over=False``) gets a view with ``held_elsewhere`` set and must not show the item.
+    Showing a running item is a heartbeat. Without a ``tab`` (scripts) no tab is tracked.
 
     Returns None when every item is answered. Raises :class:`StudyError` when the
     annotator is not in the study, the study is closed or the rule is not accepted yet.
     Only the reference, question and requirement of the sample are read.
     """
+    at = now() if at is None else at
+    settings = settings or clock_settings()
     member = _membership(db, study_id, user_id)
     if member["rule_accepted_at"] is None:
         raise StudyError("Read and accept the study rule before the first question.")
@@ -391,46 +584,208 @@ def open_question(
     if not rows:
         return None
     row = rows[0]
-    if row["first_shown_at"] is None:
+    # A paused question is hidden in every tab anyway; the tab that resumes it claims it.
+    elsewhere = (tab is not None and row["active_tab"] not in (None, tab) and not take_over
+                 and row["paused_at"] is None)
+    if not elsewhere and _show_needs_write(row, tab, at, settings):
         with write_transaction(db):
-            db.execute(
-                "UPDATE assignments SET first_shown_at = ? WHERE id = ? AND first_shown_at IS NULL",
-                [now() if at is None else at, row["assignment_id"]],
-            )
-            # Another tab may have been first: its start time is the one that counts.
-            row["first_shown_at"] = db.execute(
-                "SELECT first_shown_at FROM assignments WHERE id = ?", [row["assignment_id"]]
-            ).fetchone()[0]
+            fresh = _clock_row(db, user_id, row["id"])
+            if fresh["response_id"] is None:
+                _show(db, fresh, tab, at, settings)
+            row.update(_clock_row(db, user_id, row["id"]))
+    return _view(row, member["n_items"], settings, elsewhere)
+
+
+def _show_needs_write(row: dict, tab: str | None, at: float, settings: ClockSettings) -> bool:
+    if row["first_shown_at"] is None:
+        return True
+    if row["paused_at"] is not None:
+        return False  # a paused question is claimed by the tab that resumes it
+    if tab is not None and row["active_tab"] != tab:
+        return True
+    return row["last_beat_at"] is None or at - row["last_beat_at"] >= settings.heartbeat_seconds
+
+
+def _show(db: sqlite_utils.Database, row: dict, tab: str | None, at: float, settings: ClockSettings) -> None:
+    """Inside a write transaction: the item is on screen in ``tab`` at ``at``."""
+    if row["first_shown_at"] is None:
+        _update_assignment(db, row["id"], {"first_shown_at": at, "last_beat_at": at, "last_input_at": at,
+                                           "active_at_last_input": 0.0})
+        # Another tab may have been first: its start time is the one that counts.
+        row = _clock_row(db, row["user_id"], row["id"])
+    if row["paused_at"] is not None:
+        return
+    if tab is not None and row["active_tab"] != tab:
+        _claim(db, row, tab, at, settings)
+    else:
+        _update_assignment(db, row["id"], _advance(row, at, settings.grace_seconds))
+
+
+def _claim(db: sqlite_utils.Database, row: dict, tab: str, at: float, settings: ClockSettings) -> None:
+    """Inside a write transaction: ``tab`` takes the annotator's study over (a sign of life
+    and an input). The tab that held it learns so at its next heartbeat."""
+    db.execute(
+        "UPDATE study_annotators SET active_tab = ?, tab_claimed_at = ? WHERE study_id = ? AND user_id = ?",
+        [tab, at, row["study_id"], row["user_id"]],
+    )
+    # A gap since the old tab's last heartbeat is booked as any other gap.
+    changes = {"takeovers": row["takeovers"] + (row["active_tab"] is not None),
+               **_advance(row, at, settings.grace_seconds)}
+    changes.update(_input_now({**row, **changes}, at))
+    _update_assignment(db, row["id"], changes)
+
+
+def take_over(
+    db: sqlite_utils.Database, study_id: int, user_id: int, tab: str,
+    at: float | None = None, settings: ClockSettings | None = None,
+) -> None:
+    """"Continue here": ``tab`` takes the study's current question over from another tab."""
+    at = now() if at is None else at
+    settings = settings or clock_settings()
+    _membership(db, study_id, user_id)
+    with write_transaction(db):
+        rows = list(db.query(_CURRENT_SQL, [study_id, user_id]))
+        if rows:
+            _show(db, _clock_row(db, user_id, rows[0]["id"]), tab, at, settings)
+
+
+def _view(row: dict, total: int, settings: ClockSettings, held_elsewhere: bool) -> QuestionView:
     return QuestionView(
-        assignment_id=row["assignment_id"],
-        study_id=study_id,
+        assignment_id=row["id"],
+        study_id=row["study_id"],
         seq=row["seq"],
-        total=member["n_items"],
+        total=total,
         language=row["language"],
-        reference=row["reference"],
-        question=row["question"],
-        requirement=row["requirement"] or "",
+        reference="" if held_elsewhere else row["reference"],
+        question="" if held_elsewhere else row["question"],
+        requirement="" if held_elsewhere else row["requirement"] or "",
         first_shown_at=row["first_shown_at"],
         paused_seconds=row["paused_seconds"],
         paused_at=row["paused_at"],
-        draft=row["draft"] or "",
+        draft="" if held_elsewhere else row["draft"] or "",
+        active_seconds=row["active_seconds"],
+        last_beat_at=row["last_beat_at"],
+        hidden_at=row["hidden_at"],
+        grace_seconds=settings.grace_seconds,
+        held_elsewhere=held_elsewhere,
+        pause_reason=row["pause_reason"],
     )
+
+
+def _clock_row(db: sqlite_utils.Database, user_id: int, assignment_id: int) -> dict:
+    rows = list(db.query(_ASSIGNMENT_SQL, [assignment_id, user_id]))
+    if not rows:
+        raise StudyError("That question is not one of yours.")
+    return rows[0]
+
+
+def _clock_state(row: dict, tab: str | None) -> str | None:
+    """Why a tab may not run this question's clock now (None: it may)."""
+    if row["response_id"] is not None:
+        return "answered"
+    if row["status"] != "open":
+        return "closed"
+    if row["paused_at"] is not None:
+        return "paused"
+    if row["first_shown_at"] is None:
+        return "answered"  # not this tab's question yet: the page reloads the current one
+    if tab is not None and row["active_tab"] not in (None, tab):
+        return "elsewhere"
+    return None
+
+
+def heartbeat(
+    db: sqlite_utils.Database,
+    user_id: int,
+    assignment_id: int,
+    tab: str | None,
+    at: float | None = None,
+    *,
+    visible: bool = True,
+    settings: ClockSettings | None = None,
+) -> ClockStatus:
+    """The page is alive and shows the question in ``tab`` (``visible``: the tab is on screen).
+
+    Books the time since the last heartbeat (at most one write per ``heartbeat_seconds``),
+    pauses the question with reason ``idle`` after ``idle_pause_seconds`` without input,
+    and tells the tab when it must stop showing the question (``elsewhere``, ``paused``,
+    ``answered``, ``closed``): only the active tab's heartbeats count.
+    """
+    at = now() if at is None else at
+    settings = settings or clock_settings()
+    row = _clock_row(db, user_id, assignment_id)
+    if (state := _clock_state(row, tab)) is not None:
+        return ClockStatus(state, shown_seconds(row, settings.grace_seconds, at))
+    if not (_is_idle(row, at, settings, visible) or _beat_due(row, at, settings, visible)):
+        return ClockStatus("active" if visible else "hidden", shown_seconds(row, settings.grace_seconds, at))
+    with write_transaction(db):
+        row = _clock_row(db, user_id, assignment_id)
+        if (state := _clock_state(row, tab)) is not None:
+            return ClockStatus(state, shown_seconds(row, settings.grace_seconds, at))
+        if _is_idle(row, at, settings, visible):
+            row = _start_pause(db, row, at, "idle", settings.grace_seconds)
+            return ClockStatus("paused", row["active_seconds"])
+        row = {**row, **_advance(row, at, settings.grace_seconds, visible)}
+        _update_assignment(db, assignment_id, {key: row[key] for key in
+                                               ("last_beat_at", "hidden_at", "active_seconds", "away_seconds")})
+    return ClockStatus("active" if visible else "hidden", row["active_seconds"])
+
+
+def _is_idle(row: dict, at: float, settings: ClockSettings, visible: bool) -> bool:
+    limit = settings.idle_pause_seconds
+    return bool(limit) and visible and row["last_input_at"] is not None and at - row["last_input_at"] >= limit
+
+
+def _beat_due(row: dict, at: float, settings: ClockSettings, visible: bool) -> bool:
+    if row["last_beat_at"] is None or visible != (row["hidden_at"] is None):
+        return True
+    return at - row["last_beat_at"] >= settings.heartbeat_seconds
+
+
+def record_activity(
+    db: sqlite_utils.Database,
+    user_id: int,
+    assignment_id: int,
+    tab: str | None,
+    at: float | None = None,
+    *,
+    draft: str | None = None,
+    visible: bool = True,
+    input_age: float = 0.0,
+    settings: ClockSettings | None = None,
+) -> ClockStatus:
+    """Input in ``tab`` (keys, mouse, scroll, typing) and, when given, the answer as typed so far.
+
+    A visible report is input (it resets the idle time): the last input was ``input_age``
+    seconds before ``at`` (reports are throttled; the page says how old its last input is,
+    trusted up to :data:`MAX_INPUT_AGE` seconds). A hidden report only says the tab left
+    the screen. The draft is kept only for the tab that holds the question and only up to
+    ``MAX_RESPONSE_CHARS`` (``draft_saved`` is False otherwise). Nothing is written for a
+    tab that lost the question or for a paused, answered or closed one.
+    """
+    at = now() if at is None else at
+    settings = settings or clock_settings()
+    with write_transaction(db):
+        row = _clock_row(db, user_id, assignment_id)
+        if (state := _clock_state(row, tab)) is not None:
+            return ClockStatus(state, shown_seconds(row, settings.grace_seconds, at),
+                               None if draft is None else False)
+        changes = _advance(row, at, settings.grace_seconds, visible)
+        if visible:
+            changes.update(_input_at({**row, **changes}, at, input_age))
+        saved = None
+        if draft is not None:
+            saved = len(draft) <= MAX_RESPONSE_CHARS
+            if saved:
+                changes.update(draft=draft, draft_saved_at=at)
+        _update_assignment(db, assignment_id, changes)
+        row = {**row, **changes}
+    return ClockStatus("active" if visible else "hidden", row["active_seconds"], saved)
 
 
 def _open_assignment(db: sqlite_utils.Database, user_id: int, assignment_id: int) -> dict:
     """Inside a write transaction: the assignment if it is this user's open, shown item."""
-    rows = list(
-        db.query(
-            "SELECT a.*, s.status, r.id AS response_id FROM assignments a"
-            " JOIN studies s ON s.id = a.study_id"
-            " LEFT JOIN responses r ON r.assignment_id = a.id"
-            " WHERE a.id = ? AND a.user_id = ?",
-            [assignment_id, user_id],
-        )
-    )
-    if not rows:
-        raise StudyError("That question is not one of yours.")
-    row = rows[0]
+    row = _clock_row(db, user_id, assignment_id)
     if row["response_id"] is not None:
         raise StaleQuestionError(
             "That question was already submitted (a second click or another tab); "
@@ -444,43 +799,65 @@ def _open_assignment(db: sqlite_utils.Database, user_id: int, assignment_id: int
 
 
 def pause_question(
-    db: sqlite_utils.Database, user_id: int, assignment_id: int, draft: str = "", at: float | None = None
+    db: sqlite_utils.Database,
+    user_id: int,
+    assignment_id: int,
+    draft: str = "",
+    at: float | None = None,
+    *,
+    tab: str | None = None,
+    reason: str = "button",
+    settings: ClockSettings | None = None,
 ) -> None:
-    """Stop the item's clock and keep the draft answer; pausing twice changes nothing more."""
+    """Stop the item's clock and keep the draft answer; pausing twice changes nothing more.
+
+    A pause hides the question in every tab of the annotator. The draft is kept when
+    ``tab`` holds the question (or no tab is given), so a tab that lost the question does
+    not overwrite the other tab's draft.
+    """
+    if reason not in PAUSE_REASONS:
+        raise StudyError(f"A pause's reason is one of {', '.join(PAUSE_REASONS)}, got {reason!r}.")
+    if len(draft or "") > MAX_RESPONSE_CHARS:
+        raise StudyError(
+            f"Your draft has {len(draft):,} characters; the limit is {MAX_RESPONSE_CHARS:,}. "
+            "Shorten it before you pause."
+        )
     at = now() if at is None else at
+    settings = settings or clock_settings()
     with write_transaction(db):
         row = _open_assignment(db, user_id, assignment_id)
-        if row["paused_at"] is not None:
-            db.execute("UPDATE assignments SET draft = ? WHERE id = ?", [draft, assignment_id])
-            return
-        db.execute(
-            "UPDATE assignments SET paused_at = ?, pause_count = pause_count + 1, draft = ?"
-            " WHERE id = ?",
-            [at, draft, assignment_id],
-        )
-        db.execute(
-            "INSERT INTO pauses (assignment_id, started_at) VALUES (?, ?)", [assignment_id, at]
-        )
+        if tab is None or row["active_tab"] in (None, tab):
+            _update_assignment(db, assignment_id, {"draft": draft, "draft_saved_at": at})
+        if row["paused_at"] is None:
+            _start_pause(db, row, at, reason, settings.grace_seconds)
 
 
 def resume_question(
-    db: sqlite_utils.Database, user_id: int, assignment_id: int, at: float | None = None
+    db: sqlite_utils.Database,
+    user_id: int,
+    assignment_id: int,
+    at: float | None = None,
+    *,
+    tab: str | None = None,
+    settings: ClockSettings | None = None,
 ) -> None:
-    """Restart the item's clock; the paused interval is added to its paused time."""
+    """Restart the item's clock in ``tab`` (which takes the question over); the paused
+    interval is added to its paused time."""
     at = now() if at is None else at
+    settings = settings or clock_settings()
     with write_transaction(db):
         row = _open_assignment(db, user_id, assignment_id)
-        if row["paused_at"] is None:
-            return
-        db.execute(
-            "UPDATE assignments SET paused_seconds = paused_seconds + ?, paused_at = NULL"
-            " WHERE id = ?",
-            [max(0.0, at - row["paused_at"]), assignment_id],
-        )
-        db.execute(
-            "UPDATE pauses SET ended_at = ? WHERE assignment_id = ? AND ended_at IS NULL",
-            [at, assignment_id],
-        )
+        if row["paused_at"] is not None:
+            _update_assignment(db, assignment_id, {
+                "paused_seconds": row["paused_seconds"] + max(0.0, at - row["paused_at"]),
+                "paused_at": None, "last_beat_at": at, "hidden_at": None,
+                **_input_now(row, at),
+            })
+            db.execute("UPDATE pauses SET ended_at = ? WHERE assignment_id = ? AND ended_at IS NULL",
+                       [at, assignment_id])
+            row = _clock_row(db, user_id, assignment_id)
+        if tab is not None and row["active_tab"] != tab:
+            _claim(db, row, tab, at, settings)
 
 
 @dataclass(frozen=True)
@@ -494,11 +871,19 @@ class Submission:
 
 
 def submit_answer(
-    db: sqlite_utils.Database, user_id: int, assignment_id: int, response: str, at: float | None = None
+    db: sqlite_utils.Database,
+    user_id: int,
+    assignment_id: int,
+    response: str,
+    at: float | None = None,
+    *,
+    tab: str | None = None,
+    settings: ClockSettings | None = None,
 ) -> Submission:
-    """Commit the answer to the item; its clock stops now.
+    """Commit the answer to the item, scored in the same transaction; its clock stops now.
 
-    Raises :class:`StudyError` for an empty or overlong answer or a paused item, and
+    Raises :class:`StudyError` for an empty or overlong answer or a paused item,
+    :class:`TakenOverError` when another tab holds the question, and
     :class:`StaleQuestionError` when the item was already answered (nothing is changed).
     """
     response = response or ""
@@ -508,41 +893,69 @@ def submit_answer(
         raise StudyError(
             f"Your answer has {len(response):,} characters; the limit is {MAX_RESPONSE_CHARS:,}."
         )
-    return _record(db, user_id, assignment_id, response, gave_up=False, at=at)
+    return _record(db, user_id, assignment_id, response, False, at, tab, settings)
 
 
 def give_up(
-    db: sqlite_utils.Database, user_id: int, assignment_id: int, at: float | None = None
+    db: sqlite_utils.Database,
+    user_id: int,
+    assignment_id: int,
+    at: float | None = None,
+    *,
+    tab: str | None = None,
+    settings: ClockSettings | None = None,
 ) -> Submission:
     """Record that the annotator gave up on the item, with the time spent on it."""
-    return _record(db, user_id, assignment_id, "", gave_up=True, at=at)
+    return _record(db, user_id, assignment_id, "", True, at, tab, settings)
 
 
 def _record(
-    db: sqlite_utils.Database, user_id: int, assignment_id: int, response: str, gave_up: bool, at: float | None
+    db: sqlite_utils.Database, user_id: int, assignment_id: int, response: str, gave_up: bool,
+    at: float | None, tab: str | None, settings: ClockSettings | None,
 ) -> Submission:
     at = now() if at is None else at
+    settings = settings or clock_settings()
+    rouge, exact = _score(_answer_of(db, user_id, assignment_id), response, gave_up)
     with write_transaction(db):
         row = _open_assignment(db, user_id, assignment_id)
+        if tab is not None and row["active_tab"] not in (None, tab):
+            raise TakenOverError(
+                "This question is open in another tab, so it was not submitted here. "
+                "Answer it in that tab, or press 'Continue here'."
+            )
         if row["paused_at"] is not None:
             raise StudyError("This question is paused: resume it before you answer.")
-        elapsed = elapsed_seconds(row["first_shown_at"], row["paused_seconds"], None, at)
+        final = {**row, **_advance(row, at, settings.grace_seconds)}
+        idle_pauses = db.execute(
+            "SELECT COUNT(*) FROM pauses WHERE assignment_id = ? AND reason = 'idle'", [assignment_id]
+        ).fetchone()[0]
         response_id = db.execute(
             "INSERT INTO responses (assignment_id, study_id, user_id, item_id, response, gave_up,"
-            " submitted_at, elapsed_seconds, paused_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " submitted_at, elapsed_seconds, paused_seconds, away_seconds, idle_seconds, wall_seconds,"
+            " idle_pauses, takeovers, rouge_l, exact_match, scored_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                assignment_id,
-                row["study_id"],
-                user_id,
-                row["item_id"],
-                response,
-                int(gave_up),
-                at,
-                elapsed,
-                row["paused_seconds"],
+                assignment_id, row["study_id"], user_id, row["item_id"], response, int(gave_up), at,
+                final["active_seconds"], row["paused_seconds"], final["away_seconds"],
+                final["idle_seconds"], max(0.0, at - row["first_shown_at"]), idle_pauses,
+                row["takeovers"], rouge, exact, at,
             ],
         ).lastrowid
-    return Submission(response_id, assignment_id, elapsed, gave_up)
+        _update_assignment(db, assignment_id, {key: final[key] for key in
+                                               ("last_beat_at", "hidden_at", "active_seconds", "away_seconds")})
+    return Submission(response_id, assignment_id, final["active_seconds"], gave_up)
+
+
+def _answer_of(db: sqlite_utils.Database, user_id: int, assignment_id: int) -> str:
+    """The ground truth of the user's assignment (for scoring on the server only)."""
+    found = db.execute(
+        "SELECT json_extract(i.sample_json, '$.answer') FROM assignments a"
+        " JOIN study_items i ON i.id = a.item_id WHERE a.id = ? AND a.user_id = ?",
+        [assignment_id, user_id],
+    ).fetchone()
+    if found is None:
+        raise StudyError("That question is not one of yours.")
+    return found[0] or ""
 
 
 def response_feedback(db: sqlite_utils.Database, user_id: int, response_id: int) -> dict | None:
@@ -553,20 +966,22 @@ def response_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
     """
     rows = list(
         db.query(
-            "SELECT r.id, s.show_correctness FROM responses r JOIN studies s ON s.id = r.study_id"
-            " WHERE r.id = ? AND r.user_id = ?",
+            "SELECT r.id, r.rouge_l, r.exact_match, s.show_correctness FROM responses r"
+            " JOIN studies s ON s.id = r.study_id WHERE r.id = ? AND r.user_id = ?",
             [response_id, user_id],
         )
     )
     if not rows or not rows[0]["show_correctness"]:
         return None
-    rouge, exact = _score_rows(db, [response_id])[response_id]
+    rouge, exact = rows[0]["rouge_l"], rows[0]["exact_match"]
+    if rouge is None or exact is None:  # committed before answers were scored on commit
+        rouge, exact = _score_rows(db, [response_id])[response_id]
     return {"correct": rouge >= PASS_THRESHOLD, "rouge_l": rouge, "exact_match": exact}
 
 
 def annotator_progress(db: sqlite_utils.Database, study_id: int, user_id: int) -> dict:
     """``{answered, gave_up, total, seconds}`` for one annotator in one study (seconds:
-    time spent on answered items, pauses excluded)."""
+    active time on answered items)."""
     answered, gave_up_count, seconds = db.execute(
         "SELECT COUNT(*), COALESCE(SUM(gave_up), 0), COALESCE(SUM(elapsed_seconds), 0)"
         " FROM responses WHERE study_id = ? AND user_id = ?",
@@ -581,8 +996,16 @@ def annotator_progress(db: sqlite_utils.Database, study_id: int, user_id: int) -
 # ---------------------------------------------------------------- scoring
 
 
+def _score(answer: str | None, response: str | None, gave_up: bool) -> tuple[float, int]:
+    """ROUGE-L and exact match of one answer (a give-up scores 0)."""
+    if gave_up:
+        return 0.0, 0
+    return scoring.rouge_l(answer or "", response or ""), scoring.exact_match(answer or "", response or "")
+
+
 def _score_rows(db: sqlite_utils.Database, response_ids: Sequence[int]) -> dict[int, tuple[float, int]]:
-    """Score the given responses against their items' answers and store the scores."""
+    """Score the given responses against their items' answers and store the scores
+    (responses committed before scoring moved into the commit)."""
     scores: dict[int, tuple[float, int]] = {}
     for chunk_start in range(0, len(response_ids), 200):
         chunk = list(response_ids[chunk_start:chunk_start + 200])
@@ -594,18 +1017,14 @@ def _score_rows(db: sqlite_utils.Database, response_ids: Sequence[int]) -> dict[
         ).fetchall()
         computed = []
         for response_id, response, gave_up_flag, answer in rows:
-            if gave_up_flag:
-                rouge, exact = 0.0, 0
-            else:
-                rouge = scoring.rouge_l(answer, response)
-                exact = scoring.exact_match(answer, response)
-            scores[response_id] = (rouge, exact)
-            computed.append((rouge, exact, response_id))
+            scores[response_id] = _score(answer, response, bool(gave_up_flag))
+            computed.append((*scores[response_id], response_id))
         stamp = now()
         with write_transaction(db):
             for rouge, exact, response_id in computed:
                 db.execute(
-                    "UPDATE responses SET rouge_l = ?, exact_match = ?, scored_at = ? WHERE id = ?",
+                    "UPDATE responses SET rouge_l = ?, exact_match = ?, scored_at = ?"
+                    " WHERE id = ? AND rouge_l IS NULL",
                     [rouge, exact, stamp, response_id],
                 )
     return scores
@@ -626,10 +1045,12 @@ def score_pending(db: sqlite_utils.Database, study_id: int) -> int:
 def responses_frame(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
     """One row per committed response, with item metadata, timing and scores.
 
-    Scores any unscored responses first. Columns include ``annotator``, ``sample_id``,
-    ``language``, ``task``, ``depth``, ``width``, ``reference_chars``, ``response``,
-    ``answer`` (ground truth; admin only), ``gave_up``, ``elapsed_seconds``,
-    ``paused_seconds``, ``rouge_l``, ``score`` (paper rule), ``passed``, ``exact_match``.
+    Columns include ``annotator``, ``sample_id``, ``language``, ``task``, ``depth``,
+    ``width``, ``reference_chars``, ``response``, ``answer`` (ground truth; admin only),
+    ``gave_up``, ``elapsed_seconds`` (active time), ``paused_seconds``, ``idle_seconds``,
+    ``away_seconds``, ``wall_seconds``, ``rouge_l``, ``score`` (paper rule), ``passed``,
+    ``exact_match``. Answers are scored when committed; a row without a score (committed
+    by older code, or read half way) is scored here, so a read never fails on it.
     """
     score_pending(db, study_id)
     rows = list(
@@ -640,7 +1061,8 @@ def responses_frame(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
                    i.sample_id, i.language, i.task, i.task_id, i.depth, i.width,
                    i.reference_chars, json_extract(i.sample_json, '$.answer') AS answer,
                    r.response, r.gave_up, a.first_shown_at, r.submitted_at,
-                   r.elapsed_seconds, r.paused_seconds, a.pause_count,
+                   r.elapsed_seconds, r.paused_seconds, r.idle_seconds, r.away_seconds,
+                   r.wall_seconds, a.pause_count, r.idle_pauses, r.takeovers,
                    r.rouge_l, r.exact_match
             FROM responses r
             JOIN assignments a ON a.id = r.assignment_id
@@ -653,14 +1075,21 @@ def responses_frame(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
             [study_id],
         )
     )
+    for row in rows:
+        if row["rouge_l"] is None or row["exact_match"] is None:
+            row["rouge_l"], row["exact_match"] = _score(row["answer"], row["response"], bool(row["gave_up"]))
     columns = [
         "response_id", "study", "suite", "annotator", "user_id", "seq", "item_id", "item_position",
         "sample_id", "language", "task", "task_id", "depth", "width", "reference_chars", "answer",
         "response", "gave_up", "first_shown_at", "submitted_at", "elapsed_seconds",
-        "paused_seconds", "pause_count", "rouge_l", "exact_match",
+        "paused_seconds", "idle_seconds", "away_seconds", "wall_seconds", "pause_count",
+        "idle_pauses", "takeovers", "rouge_l", "exact_match",
     ]
     df = pd.DataFrame(rows, columns=columns)
     df["gave_up"] = df["gave_up"].astype(bool)
+    for column in ("rouge_l", "elapsed_seconds", "paused_seconds", "idle_seconds", "away_seconds",
+                   "wall_seconds"):
+        df[column] = df[column].astype(float)
     df["passed"] = df["rouge_l"] >= PASS_THRESHOLD
     df["score"] = df["rouge_l"].where(df["passed"], 0.0).astype(float)
     df["exact_match"] = df["exact_match"].astype(float)
@@ -668,7 +1097,12 @@ def responses_frame(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
 
 
 def progress_table(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
-    """Per annotator: answered, gave up, remaining, share done, time spent, last answer."""
+    """Per annotator: answered, gave up, remaining, share done, time spent, last answer.
+
+    Hours of answered questions: ``hours_answering`` (active), ``hours_paused`` (Pause and
+    idle auto-pauses), ``hours_idle`` (active time re-booked before an idle auto-pause)
+    and ``hours_away`` (no heartbeat: tab closed, connection lost, tab hidden).
+    """
     rows = list(
         db.query(
             """
@@ -679,6 +1113,8 @@ def progress_table(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
                    COALESCE(SUM(r.gave_up), 0) AS gave_up,
                    COALESCE(SUM(r.elapsed_seconds), 0) AS answer_seconds,
                    COALESCE(SUM(r.paused_seconds), 0) AS paused_seconds,
+                   COALESCE(SUM(r.idle_seconds), 0) AS idle_seconds,
+                   COALESCE(SUM(r.away_seconds), 0) AS away_seconds,
                    MAX(r.submitted_at) AS last_submitted_at
             FROM study_annotators sa
             JOIN users u ON u.id = sa.user_id
@@ -692,19 +1128,21 @@ def progress_table(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
     )
     df = pd.DataFrame(
         rows,
-        columns=["annotator", "rule_accepted_at", "total", "answered", "gave_up",
-                 "answer_seconds", "paused_seconds", "last_submitted_at"],
+        columns=["annotator", "rule_accepted_at", "total", "answered", "gave_up", "answer_seconds",
+                 "paused_seconds", "idle_seconds", "away_seconds", "last_submitted_at"],
     )
     df["remaining"] = df["total"] - df["answered"]
     df["done_pct"] = (100 * df["answered"] / df["total"].where(df["total"] > 0)).round(1)
-    df["hours_answering"] = (df["answer_seconds"] / 3600).round(2)
-    df["hours_paused"] = (df["paused_seconds"] / 3600).round(2)
+    for name, column in (("answering", "answer_seconds"), ("paused", "paused_seconds"),
+                         ("idle", "idle_seconds"), ("away", "away_seconds")):
+        df[f"hours_{name}"] = (df[column].astype(float) / 3600).round(2)
     df["last_answer"] = df["last_submitted_at"].map(
         lambda t: None if pd.isna(t) else datetime.fromtimestamp(t, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
     )
     df["rule_accepted"] = df["rule_accepted_at"].notna()
     return df[["annotator", "answered", "gave_up", "remaining", "total", "done_pct",
-               "hours_answering", "hours_paused", "last_answer", "rule_accepted"]]
+               "hours_answering", "hours_paused", "hours_idle", "hours_away", "last_answer",
+               "rule_accepted"]]
 
 
 def accuracy_by(df: pd.DataFrame, by: Sequence[str], n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
@@ -923,11 +1361,17 @@ EXPORT_COLUMNS = [
     "width", "reference_chars", "answer", "response", "gave_up", "first_shown_at",
     "submitted_at", "elapsed_seconds", "paused_seconds", "pause_count", "rouge_l", "score",
     "passed", "exact_match", "flagged_fast",
+    # The honest clock (answers committed before it have None here).
+    "idle_seconds", "away_seconds", "wall_seconds", "idle_pauses", "takeovers",
 ]
 
 
 def export_rows(db: sqlite_utils.Database, study_id: int) -> list[dict]:
-    """Every response of the study with timing (ISO-8601 UTC) and scores, for CSV/JSONL."""
+    """Every response of the study with timing (ISO-8601 UTC) and scores, for CSV/JSONL.
+
+    ``elapsed_seconds`` is the active time; ``elapsed_seconds + paused_seconds +
+    idle_seconds + away_seconds = wall_seconds`` (first showing to submission).
+    """
     df = responses_frame(db, study_id)
     flagged = set(flag_fast(df)["response_id"]) if not df.empty else set()
     rows = []
@@ -937,13 +1381,16 @@ def export_rows(db: sqlite_utils.Database, study_id: int) -> list[dict]:
         record["flagged_fast"] = record["response_id"] in flagged
         record["exact_match"] = int(record["exact_match"])
         record["passed"] = bool(record["passed"])
+        for column in ("idle_pauses", "takeovers"):
+            record[column] = None if pd.isna(record[column]) else int(record[column])
         rows.append({key: _plain(record[key]) for key in EXPORT_COLUMNS})
     return rows
 
 
 def _plain(value):
-    """numpy scalars to Python values, for json.dumps."""
-    return value.item() if hasattr(value, "item") else value
+    """numpy scalars to Python values and NaN to None, for json.dumps and CSV."""
+    value = value.item() if hasattr(value, "item") else value
+    return None if isinstance(value, float) and math.isnan(value) else value
 
 
 def to_csv(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:

@@ -10,10 +10,11 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 
-from structext_core import accounts, storage, study, suites
+from structext_core import accounts, results_view, storage, study, suites
 
 ROOT = Path(__file__).resolve().parent.parent
 WRITERS = 16
@@ -74,6 +75,72 @@ def test_sixteen_writers_lose_and_duplicate_nothing(tmp_path):
     per_user = db.execute("SELECT user_id, COUNT(*) FROM responses GROUP BY user_id").fetchall()
     assert sorted(count for _, count in per_user) == [SUBMISSIONS] * WRITERS
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+READER_SUBMISSIONS = 100
+READER_DEADLINE_SECONDS = 300
+
+
+def read_while_writing(args):
+    """One reader doing what a view does, again and again until every answer is in.
+
+    Returns (kind, reads, answers seen by each read, failures): a failure is any exception,
+    as a page would have shown it.
+    """
+    kind, db_path, study_id, expected = args
+    db = storage.open_db(db_path)
+    reads, seen, failures = 0, [], []
+    deadline = time.monotonic() + READER_DEADLINE_SECONDS
+    while time.monotonic() < deadline:
+        finished = db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] >= expected
+        try:
+            if kind == "dashboard":  # the Studies dashboard's frames
+                frame = study.responses_frame(db, study_id)
+                study.progress_table(db, study_id)
+                study.annotator_summary(frame)
+                study.time_summary(frame)
+                study.flag_fast(frame)
+                seen.append(len(frame))
+            elif kind == "export":
+                rows = study.export_rows(db, study_id)
+                study.to_csv(rows)
+                study.to_jsonl(rows)
+                seen.append(len(rows))
+            else:  # Results: every stored result plus the human baseline, read live
+                frame = results_view.load_results(db)
+                seen.append(int((frame["model"] == "human").sum()))
+            reads += 1
+        except Exception as error:  # what a page would have shown
+            failures.append(repr(error))
+        if finished:
+            break
+    return kind, reads, seen, failures
+
+
+def writer_or_reader(args):
+    return answer_all(args[1:]) if args[0] == "write" else read_while_writing(args)
+
+
+def test_views_read_without_failing_while_sixteen_writers_submit(tmp_path):
+    """Dashboard, export and Results read live while 16 annotators submit: no read fails
+    (answers are scored in the commit that stores them, and reads tolerate unscored rows)."""
+    db_path = tmp_path / "read.db"
+    study_id, user_ids = make_load_study(db_path, WRITERS, READER_SUBMISSIONS)
+    expected = WRITERS * READER_SUBMISSIONS
+    readers = [(kind, db_path, study_id, expected) for kind in ("dashboard", "export", "results")]
+    writers = [("write", db_path, study_id, user_id) for user_id in user_ids]
+    with multiprocessing.get_context("spawn").Pool(len(readers) + len(writers)) as pool:
+        outcomes = pool.map(writer_or_reader, readers + writers, chunksize=1)
+    read_outcomes, write_outcomes = outcomes[:len(readers)], outcomes[len(readers):]
+    assert [error for _, errors in write_outcomes for error in errors] == []
+    assert sum(len(acks) for acks, _ in write_outcomes) == expected
+    for kind, reads, seen, failures in read_outcomes:
+        assert failures == [], f"{kind}: {len(failures)} of {reads + len(failures)} reads failed: {failures[:3]}"
+        assert seen[-1] == expected, kind  # the last read saw every answer
+        # Real concurrency: this reader saw the study at several stages of being answered.
+        assert len(set(seen)) >= 2 and min(seen) < expected, (kind, seen)
+    db = storage.open_db(db_path)
+    assert db.execute("SELECT COUNT(*) FROM responses WHERE rouge_l IS NULL").fetchone()[0] == 0
 
 
 WRITER_SCRIPT = textwrap.dedent("""

@@ -164,16 +164,43 @@ def test_pause_hides_the_question_and_resume_restores_the_draft(db, people):
     assert paused_at is None and paused_seconds > 0 and ended is not None
 
 
-def test_reload_mid_question_keeps_the_question_and_the_clock(db, people):
+def test_reload_mid_question_keeps_the_question_the_clock_and_the_draft(db, people):
     _, at = started_page(db, people)
-    assignment_id, first_shown, question = current_row(db, people["ann1"]["id"])
-    # Pretend the question was first shown 100 s ago, then the tab was closed.
-    db.execute("UPDATE assignments SET first_shown_at = ? WHERE id = ?", [first_shown - 100, assignment_id])
-    reloaded = open_page(people["ann1"])  # a new session, as after a refresh
+    user_id = people["ann1"]["id"]
+    assignment_id, first_shown, question = current_row(db, user_id)
+    # 100 s of active time, the answer typed so far saved as a draft (what the page's activity
+    # component does every few seconds while typing), then the tab closed 60 s ago.
+    status = study.record_activity(db, user_id, assignment_id, None, draft="typed so far\nline two")
+    assert status.draft_saved
+    closed_at = study.now() - 60
+    db.execute("UPDATE assignments SET active_seconds = 100, last_beat_at = ?, first_shown_at = ?"
+               " WHERE id = ?", [closed_at, closed_at - 100, assignment_id])
+    reloaded = open_page(people["ann1"])  # a new session, as after a refresh or a reopened tab
     assert shown_question(reloaded) == question
+    assert answer_box(reloaded).value == "typed so far\nline two"
     minutes, seconds = reloaded.metric[0].value.split(":")
-    assert int(minutes) * 60 + int(seconds) >= 100
-    assert current_row(db, people["ann1"]["id"])[1] == first_shown - 100  # not restarted
+    assert 100 <= int(minutes) * 60 + int(seconds) < 110  # the 60 s with the tab closed do not count
+    active, away, first = db.execute("SELECT active_seconds, away_seconds, first_shown_at FROM assignments"
+                                     " WHERE id = ?", [assignment_id]).fetchone()
+    assert first == closed_at - 100  # not restarted
+    assert active == 100 and 60 <= away < 70
+
+
+def test_give_up_then_keep_answering_keeps_the_text(db, people):
+    _, at = started_page(db, people)
+    assignment_id, _, question = current_row(db, people["ann1"]["id"])
+    answer_box(at).input("almost there")
+    at = click(at, "Give up")
+    assert "Give up on this question?" in at.warning[0].value
+    assert answer_box(at).value == "almost there"
+    at = click(at, "No, keep answering")
+    assert shown_question(at) == question and not at.warning
+    assert answer_box(at).value == "almost there"
+    assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 0
+    # The text was also saved as the draft when Give up was pressed.
+    assert db.execute("SELECT draft FROM assignments WHERE id = ?", [assignment_id]).fetchone()[0] == "almost there"
+    click(at, "Submit answer")
+    assert db.execute("SELECT response FROM responses").fetchall() == [("almost there",)]
 
 
 def test_give_up_asks_first_and_records_the_time(db, people):
@@ -189,16 +216,77 @@ def test_give_up_asks_first_and_records_the_time(db, people):
     assert "Question **2** of 4" in at.get("progress")[0].proto.text
 
 
+def shows_nothing_of_the_question(at, question) -> bool:
+    texts = [t.value for t in at.text] + [m.value for m in at.markdown]
+    return not at.code and not at.text_area and not any(question in t for t in texts)
+
+
+def test_a_second_tab_takes_the_question_over(db, people):
+    _, first_tab = started_page(db, people)
+    assignment_id, _, question = current_row(db, people["ann1"]["id"])
+    answer_box(first_tab).input("typed in tab one")
+    second_tab = open_page(people["ann1"])  # the same annotator opens the page in another tab
+    assert shown_question(second_tab) == question
+    # Tab one still shows its old page; what it sends now is refused and kept for later.
+    first_tab = click(first_tab, "Submit answer")
+    assert "open in another tab" in first_tab.error[0].value
+    assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 0
+    assert first_tab.subheader[0].value == "This question is open in another tab"
+    assert shows_nothing_of_the_question(first_tab, question)
+    # Tab one takes it back with "Continue here"; its unsent text comes along.
+    first_tab = click(first_tab, "Continue here")
+    assert shown_question(first_tab) == question
+    assert answer_box(first_tab).value == "typed in tab one"
+    second_tab.run()  # what the second tab's heartbeat makes it do
+    assert second_tab.subheader[0].value == "This question is open in another tab"
+    assert shows_nothing_of_the_question(second_tab, question)
+    assert db.execute("SELECT takeovers FROM assignments WHERE id = ?", [assignment_id]).fetchone()[0] == 2
+
+
+def test_pause_in_one_tab_hides_the_question_in_every_tab(db, people):
+    _, first_tab = started_page(db, people)
+    _, _, question = current_row(db, people["ann1"]["id"])
+    second_tab = open_page(people["ann1"])
+    second_tab = click(second_tab, "Pause")
+    assert second_tab.subheader[0].value.startswith("Paused: question 1 of 4")
+    assert shows_nothing_of_the_question(second_tab, question)
+    first_tab.run()
+    assert shows_nothing_of_the_question(first_tab, question)
+    third_tab = open_page(people["ann1"])  # a tab opened now: paused too, nothing to read
+    assert third_tab.subheader[0].value.startswith("Paused: question 1 of 4")
+    assert shows_nothing_of_the_question(third_tab, question)
+    third_tab = click(third_tab, "Resume")  # resuming in a tab moves the question there
+    assert shown_question(third_tab) == question
+    second_tab.run()
+    assert second_tab.subheader[0].value == "This question is open in another tab"
+
+
 def test_second_tab_cannot_answer_an_answered_question(db, people):
     _, first_tab = started_page(db, people)
     second_tab = open_page(people["ann1"])
-    answer_box(first_tab).input("from tab one")
-    click(first_tab, "Submit answer")
     answer_box(second_tab).input("from tab two")
-    second_tab = click(second_tab, "Submit answer")
-    assert "already submitted" in second_tab.info[0].value
-    assert db.execute("SELECT response FROM responses").fetchall() == [("from tab one",)]
-    assert "Question **2** of 4" in second_tab.get("progress")[0].proto.text
+    click(second_tab, "Submit answer")
+    answer_box(first_tab).input("from tab one")
+    first_tab = click(first_tab, "Submit answer")  # its page still showed the answered question
+    assert "already submitted" in first_tab.info[0].value
+    assert db.execute("SELECT response FROM responses").fetchall() == [("from tab two",)]
+    # The next question belongs to the tab in use; this one offers to continue here.
+    assert first_tab.subheader[0].value == "This question is open in another tab"
+    assert any("Question 2 of 4" in m.value for m in first_tab.markdown)
+
+
+def test_the_question_page_shows_no_figure_that_identifies_the_sample(db, people):
+    _, at = started_page(db, people)
+    assignment_id = current_row(db, people["ann1"]["id"])[0]
+    sample_id, reference = db.execute(
+        "SELECT i.sample_id, json_extract(i.sample_json, '$.reference') FROM assignments a"
+        " JOIN study_items i ON i.id = a.item_id WHERE a.id = ?", [assignment_id]).fetchone()
+    assert at.code[0].value == reference  # the page is the question page
+    shown = " ".join([m.value for m in at.markdown] + [c.value for c in at.caption] + [t.value for t in at.text]
+                     + [f"{m.label} {m.value}" for m in at.metric])
+    assert "characters" not in shown and "lines" not in shown
+    assert f"{len(reference):,}" not in shown and str(len(reference)) not in shown
+    assert sample_id not in shown
 
 
 @pytest.mark.parametrize("show", [False, True])

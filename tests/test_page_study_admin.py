@@ -181,7 +181,10 @@ def answered_study(db, people, mini_suite):
         while (view := study.open_question(db, study_id, user_id, at=clock)) is not None:
             truth = db.execute("SELECT json_extract(i.sample_json, '$.answer') FROM assignments a"
                                " JOIN study_items i ON i.id = a.item_id WHERE a.id = ?", [view.assignment_id]).fetchone()[0]
-            clock += 1.0 if (name == "ann2" and view.seq == 1) else 60.0
+            took = 1.0 if (name == "ann2" and view.seq == 1) else 60.0
+            for beat in range(5, int(took), 5):  # the page's heartbeats while the question is on screen
+                study.heartbeat(db, user_id, view.assignment_id, None, at=clock + beat)
+            clock += took
             wrong = name == "ann2" and view.seq % 2 == 0
             study.submit_answer(db, user_id, view.assignment_id, "zzz not it" if wrong else truth, at=clock)
     return study_id
