@@ -90,9 +90,9 @@ export default function (component) {
   return () => hub.detach(setStateValue);
 }
 """
-_activity = st.components.v2.component("structext_answer_activity", js=ACTIVITY_JS)
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
+_activity = st.components.v2.component("structext_answer_activity", js=ACTIVITY_JS)
 user = ui.require_page("human_baseline")
 db = ui.get_db()
 # This browser tab: a reload or a new tab is a new Streamlit session, so a new tab id.
