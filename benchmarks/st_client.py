@@ -1,0 +1,186 @@
+"""A minimal Streamlit websocket client that speaks the browser's protocol.
+
+It lets a benchmark put dozens of simulated people on one running ``streamlit run app.py``
+without dozens of browsers competing with the server for two cores. It does what the
+frontend does, and nothing more: it opens ``/_stcore/stream``, asks for script runs with the
+widget values a person has set (``BackMsg.rerun_script``), answers ``auto_rerun`` requests of
+fragments (``@st.fragment(run_every=...)``) at their interval, and reads the elements the
+server sends back (``ForwardMsg``). A run is over when ``script_finished`` arrives.
+
+Only what the benchmarks need is modelled: text inputs and areas, buttons and form
+submitters, the navigation, fragments. Custom components and file uploads are not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+WIDGET_TYPES = {"text_input", "text_area", "button", "selectbox", "checkbox", "toggle", "radio"}
+
+
+@dataclass
+class Widget:
+    id: str
+    kind: str
+    label: str
+    form_id: str = ""
+
+
+@dataclass
+class RunResult:
+    seconds: float
+    texts: list[str] = field(default_factory=list)
+    status: str = ""
+
+
+class StreamlitClient:
+    """One browser tab's worth of protocol: ``await client.connect()``, then ``run``/``click``."""
+
+    def __init__(self, base_url: str, cookies: dict[str, str] | None = None):
+        self.base_url = base_url.rstrip("/")
+        self.cookies = cookies or {}
+        self.ws = None
+        self.widgets: dict[str, Widget] = {}  # by label, the latest element with that label
+        self.values: dict[str, WidgetState] = {}  # by widget id: what this "person" has set
+        self.pages: dict[str, str] = {}  # page name -> page_script_hash
+        self.page_hash = ""
+        self.fragments: dict[str, float] = {}  # fragment id -> interval (s)
+        self._reader: asyncio.Task | None = None
+        self._finished = asyncio.Event()
+        self._texts: list[str] = []
+        self._drawn: set[str] = set()  # widget ids drawn by the current run
+        self._status = ""
+        self._lock = asyncio.Lock()  # one run at a time, as the frontend does
+        self._fragment_tasks: dict[str, asyncio.Task] = {}
+        self.fragment_latencies: list[float] = []
+        self.errors: list[str] = []
+
+    # ------------------------------------------------------------------ connection
+    async def connect(self) -> None:
+        host = self.base_url.split("://", 1)[1]
+        headers = {}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        self.ws = await websockets.connect(
+            f"ws://{host}/_stcore/stream", subprotocols=["streamlit"], origin=self.base_url,
+            max_size=None, additional_headers=headers or None, open_timeout=30,
+        )
+        self._reader = asyncio.create_task(self._read_loop())
+
+    async def close(self) -> None:
+        for task in self._fragment_tasks.values():
+            task.cancel()
+        if self._reader:
+            self._reader.cancel()
+        if self.ws is not None:
+            await self.ws.close()
+
+    async def _read_loop(self) -> None:
+        try:
+            async for data in self.ws:
+                message = ForwardMsg()
+                message.ParseFromString(data)
+                self._handle(message)
+        except (asyncio.CancelledError, websockets.ConnectionClosed):
+            pass
+
+    def _handle(self, message: ForwardMsg) -> None:
+        kind = message.WhichOneof("type")
+        if kind == "navigation":
+            for page in message.navigation.app_pages:
+                self.pages[page.page_name] = page.page_script_hash
+        elif kind == "delta":
+            self._handle_delta(message.delta)
+        elif kind == "auto_rerun":
+            fragment, interval = message.auto_rerun.fragment_id, message.auto_rerun.interval
+            if fragment and fragment not in self._fragment_tasks:
+                self.fragments[fragment] = interval
+                self._fragment_tasks[fragment] = asyncio.create_task(self._auto_rerun(fragment, interval))
+        elif kind == "script_finished":
+            # A run that ended in st.rerun() is followed by the rerun: wait for that one.
+            if message.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                self._status = ForwardMsg.ScriptFinishedStatus.Name(message.script_finished)
+                self._finished.set()
+
+    def _handle_delta(self, delta) -> None:
+        if delta.WhichOneof("type") != "new_element":
+            return
+        element = delta.new_element
+        kind = element.WhichOneof("type")
+        inner = getattr(element, kind)
+        if kind in WIDGET_TYPES:
+            self.widgets[inner.label] = Widget(inner.id, kind, inner.label, getattr(inner, "form_id", ""))
+            self._drawn.add(inner.id)
+        elif kind == "exception":
+            self.errors.append(inner.message)
+        for attribute in ("body", "text", "label"):
+            value = getattr(inner, attribute, None)
+            if isinstance(value, str) and value:
+                self._texts.append(value)
+                break
+
+    # ------------------------------------------------------------------ runs
+    async def run(self, fragment_id: str = "", triggers: tuple[Widget, ...] = (), timeout: float = 60) -> RunResult:
+        """Ask for one script run (or one fragment run) and wait until it has finished."""
+        async with self._lock:
+            message = BackMsg()
+            state = message.rerun_script
+            state.query_string = ""
+            state.page_script_hash = self.page_hash
+            state.fragment_id = fragment_id
+            state.is_auto_rerun = bool(fragment_id) and not triggers
+            for value in self.values.values():
+                state.widget_states.widgets.append(value)
+            for widget in triggers:
+                trigger = state.widget_states.widgets.add()
+                trigger.id = widget.id
+                trigger.trigger_value = True
+            self._finished.clear()
+            self._texts = []
+            self._drawn = set()
+            started = time.perf_counter()
+            await self.ws.send(message.SerializeToString())
+            await asyncio.wait_for(self._finished.wait(), timeout)
+            if not fragment_id:  # as the browser does, forget the values of widgets no longer drawn
+                self.values = {key: value for key, value in self.values.items() if key in self._drawn}
+            return RunResult(time.perf_counter() - started, list(self._texts), self._status)
+
+    async def _auto_rerun(self, fragment_id: str, interval: float) -> None:
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                result = await self.run(fragment_id=fragment_id)
+                self.fragment_latencies.append(result.seconds)
+            except (asyncio.TimeoutError, websockets.ConnectionClosed) as error:
+                self.errors.append(f"fragment run: {error!r}")
+                return
+
+    async def open_page(self, name: str) -> RunResult:
+        self.page_hash = self.pages[name]
+        self.values.clear()
+        return await self.run()
+
+    def widget(self, label: str) -> Widget:
+        try:
+            return self.widgets[label]
+        except KeyError:
+            raise KeyError(f"no widget labelled {label!r}; have {sorted(self.widgets)}") from None
+
+    def type_text(self, label: str, text: str) -> None:
+        """Set a text input or area, as typing and leaving the box does."""
+        widget = self.widget(label)
+        value = WidgetState()
+        value.id = widget.id
+        value.string_value = text
+        self.values[widget.id] = value
+
+    async def click(self, label: str) -> RunResult:
+        """Press a button or form submit button (a trigger, sent once)."""
+        return await self.run(triggers=(self.widget(label),))
