@@ -16,6 +16,7 @@ from typing import Callable, Iterable
 from . import samples as samples_mod
 from .formats import get_module
 from .tasks import TASKS
+from .tree import capped_node_count
 
 Progress = Callable[[int, int], None]
 MAX_HEADING_DEPTH = {"markdown": 6, "latex": 5}
@@ -43,18 +44,6 @@ BYTES_PER_CHAR_IN_MEMORY = 12  # peak memory while one sample is built and encod
 
 class SizeLimitError(ValueError):
     """A grid above one of the default size limits; ``allow_large`` lifts it."""
-
-
-def capped_node_count(depth: int, width: int, cap: int) -> int:
-    """:func:`node_count`, or ``cap + 1`` as soon as the count passes ``cap`` (no huge numbers)."""
-    k = depth * width
-    total, level_size = 0, 1
-    for _ in range(depth + 1):
-        total += level_size
-        if total > cap:
-            return cap + 1
-        level_size *= k
-    return total
 
 
 def estimate_sample_chars(language: str, depth: int, width: int, col: int, csv_rows: int | None = None,

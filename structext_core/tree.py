@@ -81,6 +81,18 @@ def node_count(depth: int, width: int) -> int:
     return sum(k**level for level in range(depth + 1))
 
 
+def capped_node_count(depth: int, width: int, cap: int) -> int:
+    """:func:`node_count`, or ``cap + 1`` as soon as the count passes ``cap`` (no huge numbers)."""
+    k = fan_out(depth, width)
+    total, level_size = 0, 1
+    for _ in range(depth + 1):
+        total += level_size
+        if total > cap:
+            return cap + 1
+        level_size *= k
+    return total
+
+
 def build_tree(
     rng: random.Random,
     depth: int,

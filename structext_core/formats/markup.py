@@ -14,7 +14,7 @@ from typing import Callable
 
 from .. import limits
 from ..names import IMAGE_EXTENSIONS, VOCABULARY, node_name
-from ..tree import Node, build_tree, fan_out
+from ..tree import Node, build_tree, capped_node_count, fan_out
 from . import Document, ReadError
 
 BOLD_RATE = 0.5
@@ -192,17 +192,6 @@ def section_content(syntax: Syntax, text: str, positions: list[int], depth: int 
     assert chosen is not None
     end_line = found[hi].line if hi < len(found) else len(lines)
     return "\n".join(lines[chosen.line:end_line]).strip()
-
-
-def capped_node_count(depth: int, width: int, cap: int) -> int:
-    """Nodes of a complete tree, or ``cap + 1`` as soon as the count passes ``cap``."""
-    k, total, level_size = fan_out(depth, width), 0, 1
-    for _ in range(depth + 1):
-        total += level_size
-        if total > cap:
-            return cap + 1
-        level_size *= k
-    return total
 
 
 def extract(pattern: re.Pattern, text: str, syntax: Syntax | None = None, language: str | None = None) -> list[str]:
