@@ -134,6 +134,12 @@ def _percent(value) -> str:
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:.1f}"
 
 
+METRIC_DESCRIPTIONS = {
+    "strict": "metric strict: rouge-score's ROUGE-L on the text after the last '### Answer:' line",
+    "paper": "metric paper: the authors' ROUGE-L (pltrdy rouge 1.0.1) on the whole response, as in the paper",
+}
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     """``score``: import, validate, score and summarise a results file."""
     if not 0.0 <= args.threshold <= 1.0:
@@ -161,7 +167,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     progress = ProgressLine("scoring")
     try:
         scored = results.score_results(rows, index, threshold=args.threshold, with_bleu=not args.no_bleu,
-                                       progress=progress.update)
+                                       progress=progress.update, metric=args.metric)
     finally:
         progress.close()
     if not args.keep_epochs:  # harness logs: one row per sample, its epochs averaged
@@ -177,7 +183,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     except KeyError as exc:
         return _error(f"--by: {exc.args[0]}")
     print(f"scored {len(scored)} responses from {args.results} against {len(samples)} samples "
-          f"(threshold {args.threshold:g}, scores on the text after the last '### Answer:' line)")
+          f"(threshold {args.threshold:g}; {METRIC_DESCRIPTIONS[args.metric]})")
     print(format_summary(table))
     if args.out:
         try:
@@ -329,6 +335,10 @@ def register(subparsers) -> None:
     score.add_argument("--out", help="write the scored rows here (.jsonl)")
     score.add_argument("--threshold", type=float, default=scoring.DEFAULT_THRESHOLD,
                        help="ROUGE-L below this scores 0 (default: %(default)s, the paper's rule)")
+    score.add_argument("--metric", choices=results.METRICS, default="strict",
+                       help="which ROUGE-L is `score`: strict (rouge-score tokens on the text after '### Answer:') "
+                            "or paper (the authors' pltrdy rouge on the whole response, as in the paper's tables); "
+                            "default: %(default)s. Both are always in the scored rows.")
     score.add_argument("--by", default="model,prompt",
                        help="comma-separated columns to group the summary by (default: %(default)s); "
                             "any of model, prompt, suite, format, task, task_id, depth, width")

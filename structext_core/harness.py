@@ -747,7 +747,7 @@ def parse_bytes(data: bytes, filename: str, samples: SampleIndex | Iterable[Mapp
 
 # ------------------------------------------------------------------ epochs
 
-AVERAGED_FIELDS = ("rouge_l", "score", "exact_match", "bleu", "rouge_l_full", "score_full",
+AVERAGED_FIELDS = ("rouge_l", "score", "score_strict", "exact_match", "bleu", "rouge_l_full", "score_full",
                    "rouge_l_paper", "score_paper", "has_marker")
 """Per-epoch fields averaged by :func:`average_epochs` (``has_marker`` becomes a fraction)."""
 

@@ -40,7 +40,12 @@ SAMPLE_FIELDS = ("suite", "language", "task", "task_id", "depth", "width")
 
 SCORE_FIELDS = (
     "answer_extracted", "has_marker", "rouge_l", "score", "exact_match", "bleu", "rouge_l_full", "score_full",
+    "rouge_l_paper", "score_paper", "score_strict", "metric",
 )
+METRICS = ("strict", "paper")
+"""Which thresholded ROUGE-L is ``score``: ``strict`` (rouge-score's tokens on the extracted
+answer, ``score_strict``) or ``paper`` (the authors' pltrdy ``rouge`` on the whole response,
+``score_paper``). Every scored row says which in ``metric``."""
 REQUIRED_FIELDS = ("sample_id", "model", "prompt", "response")
 ORIGINAL_FIELDS = ("index", "q", "a", "r", "info")
 ORIGINAL_INFO_FIELDS = ("type", "task", "depth", "width", "llm_engine", "rule_hint", "few_shot_num")
@@ -364,12 +369,17 @@ def score_results(
     threshold: float = DEFAULT_THRESHOLD,
     with_bleu: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    metric: str = "strict",
 ) -> list[dict]:
     """Score result rows against their samples' answers; see the module docstring for the fields.
 
     Every row's ``sample_id`` must be in ``samples`` (``read_results`` guarantees it);
-    ``progress(done, total)`` is called after each row.
+    ``progress(done, total)`` is called after each row. ``metric`` (one of :data:`METRICS`)
+    says which thresholded ROUGE-L becomes ``score``; both stay in the row as
+    ``score_strict`` and ``score_paper``.
     """
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}: choose one of {', '.join(METRICS)}")
     index = samples if isinstance(samples, SampleIndex) else SampleIndex(samples)
     rows = list(rows)
     scored = []
@@ -377,6 +387,10 @@ def score_results(
         sample = index.by_id[row["sample_id"]]
         result = dict(row)
         result.update(score_response(str(sample["answer"]), row["response"], threshold, with_bleu).as_dict())
+        result["score_strict"] = result["score"]
+        if metric == "paper":
+            result["score"] = result["score_paper"]
+        result["metric"] = metric
         result["threshold"] = threshold
         for key in SAMPLE_FIELDS:
             result[key] = sample.get(key)

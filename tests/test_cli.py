@@ -270,3 +270,31 @@ def test_audit_report_that_is_a_folder_is_refused_before_the_audit(tmp_path, cap
     assert main(["audit", str(path), "--report", str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip() == (f"error: --report {tmp_path}: is a folder; give a file name inside it, "
                                                f"such as {tmp_path / 'out.jsonl'}")
+
+
+def test_score_metric_chooses_which_rouge_l_is_score(tmp_path, capsys):
+    """--metric paper makes the authors' metric `score`; both stay in every row, named."""
+    from structext_core import suites
+    from structext_core.cli import main
+
+    sample = suites.generate_sample(8, 1, 1, seed=0, suite="custom")
+    samples_file = tmp_path / "samples.jsonl"
+    samples_file.write_text(json.dumps(sample) + "\n")
+    upper = {"sample_id": sample["id"], "model": "m", "prompt": "naive", "response": sample["answer"].upper()}
+    results_file = tmp_path / "results.jsonl"
+    results_file.write_text(json.dumps(upper) + "\n")
+    rows = {}
+    for metric in ("strict", "paper"):
+        out = tmp_path / f"{metric}.jsonl"
+        assert main(["score", str(results_file), "--samples", str(samples_file), "--out", str(out),
+                     "--metric", metric]) == 0
+        assert f"metric {metric}" in capsys.readouterr().out
+        rows[metric] = json.loads(out.read_text())
+    strict, paper = rows["strict"], rows["paper"]
+    assert strict["metric"] == "strict" and paper["metric"] == "paper"
+    # upper-cased: the strict metric lower-cases (1.0), the authors' keeps case (below 0.75: 0)
+    assert strict["score"] == strict["score_strict"] == 1.0
+    assert paper["score"] == paper["score_paper"] == 0.0 and paper["score_strict"] == 1.0
+    with pytest.raises(SystemExit) as refused:
+        main(["score", str(results_file), "--samples", str(samples_file), "--metric", "bogus"])
+    assert refused.value.code == 2
