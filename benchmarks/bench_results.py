@@ -1,4 +1,5 @@
-"""Benchmark: 100,000 scored result rows to the Results page's first heatmap.
+"""Benchmark: 100,000 scored result rows to the Results page's first heatmap, and the import of
+one Test-Hard result file.
 
 Builds a temporary database holding ``--rows`` scored results (default 100,000: 12 models x
 4 prompts over the Test-Hard grid of 29 tasks x 3 depths x 3 widths x 8 samples, cut to the
@@ -19,12 +20,33 @@ Run from the repository root:
     .venv/bin/python benchmarks/bench_results.py --rows 200000 --repeats 5
 
 The target (issue 6) is at most 2 s of server time to the first heatmap for 100,000 rows.
+
+Then the import (issue 12: importing Test-Hard result files on the page took 12.7 s for two
+files; the target is at most 2 s for one). It generates the Test-Hard suite (2,088 samples,
+41 MB) and a result file answering every sample (a mix of what models write: the answer after
+``### Answer:``, reasoning first, a perturbed answer, an upper-cased one, a refusal), and times,
+side by side:
+
+1. the previous path: the suite file read and parsed for the import, as the page did on every
+   click, then validation, scoring and storing;
+2. the import now, cold: the suite parsed once (``results_store.sample_index``) and nothing
+   scored before in the process (each answer prepared for the first time);
+3. the import now, warm: a second file against the same suite (parsed suite reused, answers
+   already prepared), the usual case of an admin loading a run's files one after the other;
+4. its parts alone: reading the suite; scoring the same (answer, response) pairs with
+   ``scoring.score_many``, cold; storing the scored rows (``save_scored``);
+5. the page: ``AppTest`` clicking "Import uploaded files" with the file, twice (the script run,
+   including the rerun that redraws the heatmap with the new rows).
+
+    .venv/bin/python benchmarks/bench_results.py --import-only
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import random
 import statistics
 import tempfile
 import time
@@ -32,9 +54,11 @@ from pathlib import Path
 
 import numpy as np
 
-from structext_core.benchmark.suites import SUITES, sample_id
+from structext_core.benchmark.samples import read_jsonl, write_jsonl
+from structext_core.benchmark.suites import SUITES, generate_suite, sample_id
 from structext_core.benchmark.tasks import TASKS
-from structext_core.studio import results_store, storage
+from structext_core.evaluation import fast_bleu, paper_rouge, results, scoring
+from structext_core.studio import accounts, results_store, storage
 from structext_core.views import charts
 from structext_core.views import results as result_views
 
@@ -65,7 +89,7 @@ def synthetic_rows(n_rows: int, seed: int = 0) -> list[dict]:
                     "prompt": prompt, "suite": "test-hard", "language": task.language, "task": task.category,
                     "task_id": task_id, "depth": depth, "width": width, "response": "### Answer:\nx",
                     "answer_extracted": "x", "rouge_l": rouge, "score": rouge if rouge >= 0.75 else 0.0,
-                    "exact_match": int(rouge == 1.0), "bleu": rouge * 0.9,
+                    "exact_match": int(rouge == 1.0), "bleu": rouge * 0.9, "rouge_l_paper": rouge * 0.95,
                 })
     return rows
 
@@ -102,6 +126,7 @@ def page_first_heatmap(db_path: Path, data_dir: Path) -> tuple[float, float]:
     st.cache_data.clear()
     st.cache_resource.clear()
     at = AppTest.from_file(str(ROOT / "pages" / "results.py"), default_timeout=120)
+    at.session_state["user"] = {"id": 1, "username": "bench-reader", "role": "researcher"}  # sees every result
     start = time.perf_counter()
     at.run()
     elapsed = time.perf_counter() - start
@@ -118,12 +143,133 @@ def page_first_heatmap(db_path: Path, data_dir: Path) -> tuple[float, float]:
     return elapsed, rerun
 
 
+ISSUE_12_SECONDS_FOR_TWO_FILES = 12.7
+IMPORT_GOAL_SECONDS = 2.0
+
+
+def model_response(answer: str, index: int, rng: random.Random) -> str:
+    """What a model writes, in turn: the answer after the marker, reasoning first, a perturbed
+    answer, an upper-cased one, a refusal."""
+    kind = index % 5
+    if kind == 0:
+        return "### Answer:\n" + answer
+    if kind == 1:
+        return "### Reasoning:\nI read the reference and followed the ids.\n### Answer:\n" + answer
+    if kind == 2:
+        return "### Answer:\n" + " ".join(w for w in answer.split(" ") if rng.random() > 0.15)
+    if kind == 3:
+        return answer.upper()
+    return "I cannot determine the answer from the reference."
+
+
+def result_file(samples: list[dict], model: str, seed: int) -> bytes:
+    rng = random.Random(seed)
+    return "\n".join(json.dumps({"sample_id": s["id"], "model": model, "prompt": "naive",
+                                 "response": model_response(s["answer"], i, rng)})
+                     for i, s in enumerate(samples)).encode()
+
+
+def forget_prepared_answers() -> None:
+    """Empty the scoring caches (each answer prepared once per process): a cold import."""
+    for module, name in ((scoring, "prepare_answer"), (fast_bleu, "answer_ngrams"), (paper_rouge, "paper_reference")):
+        cached = getattr(module, name, None)
+        if hasattr(cached, "cache_clear"):
+            cached.cache_clear()
+
+
+def _timed(function):
+    start = time.perf_counter()
+    value = function()
+    return time.perf_counter() - start, value
+
+
+def import_figures(tmp: Path) -> None:
+    """Time one Test-Hard result file's import, now and the previous way, and its parts."""
+    suites_dir = tmp / "suites"
+    samples = generate_suite("test-hard", seed=0)
+    suite = suites_dir / "test-hard.jsonl"
+    write_jsonl(suite, samples)
+    files = {name: result_file(samples, name, seed) for seed, name in enumerate(("model-a", "model-b", "model-c"))}
+    print(f"\nimport: Test-Hard suite of {len(samples):,} samples ({suite.stat().st_size / 1e6:.0f} MB), result files "
+          f"of {len(samples):,} responses ({len(files['model-a']) / 1e6:.1f} MB each)")
+
+    def cold() -> None:
+        results_store.clear_sample_indexes()
+        forget_prepared_answers()
+
+    def previous(db, name) -> results_store.ImportSummary:  # the page parsed the suite on every click
+        return results_store.import_results(db, files[name], f"{name}.jsonl", results.SampleIndex(read_jsonl(suite)))
+
+    def now(db, name) -> results_store.ImportSummary:
+        return results_store.import_results(db, files[name], f"{name}.jsonl", results_store.sample_index(suite))
+
+    cold()
+    db = storage.open_db(tmp / "previous.db")
+    previous_first, _ = _timed(lambda: previous(db, "model-a"))
+    previous_second, _ = _timed(lambda: previous(db, "model-b"))
+    cold()
+    db = storage.open_db(tmp / "now.db")
+    now_first, summary = _timed(lambda: now(db, "model-a"))
+    now_second, _ = _timed(lambda: now(db, "model-b"))
+    assert summary.n_rows == len(samples)
+
+    cold()
+    read_seconds, index = _timed(lambda: results_store.read_sample_index(suite))
+    pairs = [(str(s["answer"]), json.loads(line)["response"])
+             for s, line in zip(samples, files["model-a"].decode().splitlines())]
+    score_seconds, scored = _timed(lambda: scoring.score_many(pairs))
+    rows = results.score_results([json.loads(line) for line in files["model-a"].decode().splitlines()], index)
+    store_seconds, _ = _timed(lambda: results_store.save_scored(storage.open_db(tmp / "store.db"), rows, "x", "x"))
+
+    print(f"  issue 12 (before):                       {ISSUE_12_SECONDS_FOR_TWO_FILES:5.2f} s for two files, "
+          f"{ISSUE_12_SECONDS_FOR_TWO_FILES / 2:.2f} s a file")
+    print(f"  previous path (suite parsed per import): {previous_first:5.2f} s first file, {previous_second:5.2f} s next")
+    print(f"  now (suite parsed once):                 {now_first:5.2f} s first file, {now_second:5.2f} s next"
+          f"   goal <= {IMPORT_GOAL_SECONDS:g} s")
+    print(f"  parts: read the suite {read_seconds:.2f} s; score_many alone (cold) {score_seconds:.2f} s; "
+          f"store {len(rows):,} rows {store_seconds:.2f} s")
+    page_first, page_second = page_import(tmp, suites_dir, files)
+    print(f"  the page (AppTest click, with the rerun): {page_first:5.2f} s first file, {page_second:5.2f} s next")
+
+
+def page_import(tmp: Path, suites_dir: Path, files: dict[str, bytes]) -> tuple[float, float]:
+    """Seconds of the page's script run when an admin imports a file, for two files in turn."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    os.environ["STRUCTEXT_DB"] = str(tmp / "page.db")
+    os.environ["STRUCTEXT_DATA_DIR"] = str(suites_dir)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    results_store.clear_sample_indexes()
+    forget_prepared_answers()
+    admin = accounts.create_user(storage.open_db(), "bench-admin", "bench-password", "admin")
+    at = AppTest.from_file(str(ROOT / "pages" / "results.py"), default_timeout=300)
+    at.session_state["user"] = {"id": admin["id"], "username": admin["username"], "role": "admin"}
+    at.run()
+    seconds = []
+    for name in ("model-b", "model-c"):
+        at.file_uploader(key="rs_upload").set_value((f"{name}.jsonl", files[name], "application/json"))
+        at.run()
+        button = next(b for b in at.button if b.label == "Import uploaded files")
+        elapsed, _ = _timed(lambda: button.click().run())
+        if at.exception or not any(f"from **{name}.jsonl**" in s.value for s in at.success):
+            raise RuntimeError(f"the page did not import {name}: {[e.value for e in at.exception]}")
+        seconds.append(elapsed)
+    return seconds[0], seconds[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--import-only", action="store_true", help="time the import of a Test-Hard file only")
     args = parser.parse_args()
 
+    if args.import_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            import_figures(Path(tmp))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         db_path = Path(tmp) / "bench.db"
         start = time.perf_counter()
@@ -145,6 +291,8 @@ def main() -> None:
               "  target <= 2 s")
         print(f"  rerun after choosing other rows (data cached): median {statistics.median(rerun):.3f} s  "
               f"(min {min(rerun):.3f}, max {max(rerun):.3f})")
+    with tempfile.TemporaryDirectory() as tmp:
+        import_figures(Path(tmp))
 
 
 if __name__ == "__main__":

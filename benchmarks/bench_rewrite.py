@@ -26,8 +26,8 @@ import statistics
 import sys
 import time
 
-from structext_core.benchmark import browse
 from structext_core.benchmark.formats import LANGUAGES
+from structext_core.benchmark.preview import preview
 from structext_core.benchmark.suites import generate_suite
 from structext_core.studio import (
     rewrite,
@@ -89,7 +89,7 @@ def run_preview(samples: list[dict], repeat: int, label: str) -> None:
     print("-" * len(header))
     for language in LANGUAGES:
         s = largest_per_format(samples)[language]
-        direct = timed(lambda: browse.preview(language, s["reference"]), repeat)
+        direct = timed(lambda: preview(language, s["reference"]), repeat)
         worker = timed(lambda: sandbox.preview(language, s["reference"]), repeat)
         cells = "".join(f" {m:7.2f} / {w:6.2f}" for m, w in (direct, worker))
         print(f"{language:9} {s['id']:22} {len(s['reference']):7,} {cells} {worker[0] - direct[0]:+6.2f}")

@@ -101,9 +101,13 @@ def main() -> None:
     def progress(done: int, total: int) -> None:
         print(f"\rscored {done:,} of {total:,}", end="", file=sys.stderr, flush=True)
 
+    load_before = os.getloadavg()[0]
+    cpu_before = os.times()
     started = time.perf_counter()
     scored = scoring.score_many(pairs, jobs=args.jobs, progress=progress)
     ours = time.perf_counter() - started
+    cpu_after = os.times()  # the workers have been reaped: their time is in children_*
+    ours_cpu = sum(after - before for after, before in zip(cpu_after[:4], cpu_before[:4]))
     print(file=sys.stderr)
     assert len(scored) == len(pairs)
 
@@ -135,6 +139,8 @@ def main() -> None:
         print(f"{name + ', one metric, 1 core':<44}{len(rows):>12,}{seconds:>10.1f}"
               f"{seconds / len(rows) * 1e6:>9.0f}us{seconds * len(pairs) / len(rows):>13.0f}s*{note}")
     print("* extrapolated from the subsample to all rows")
+    print(f"  ours used {ours_cpu:.1f} CPU seconds in all processes ({ours_cpu / len(pairs) * 1e6:.0f}us a row); "
+          f"load average {load_before:.2f} when it started: other work on the machine stretches the wall time")
     print(f"  pltrdy rouge was given only the {len(small):,} subsample rows of at most {AUTHORS_MAX_WORDS:,} words a side "
           "(its cell dict exhausts memory on the longest Test-Hard pairs), so its figure is an underestimate")
     full = MODELS * PROMPTS * 5800

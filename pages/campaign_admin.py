@@ -3,34 +3,19 @@
 UI only: every rule and write lives in ``structext_core.studio.campaign`` and ``structext_core.studio.rewrite``.
 """
 
-import re
-
 import pandas as pd
 import streamlit as st
 
 from pages import ui
 from pages.ui.frame import ensure_frame
-from structext_core import settings
-from structext_core.benchmark import audit, suites
-from structext_core.benchmark.formats import DISPLAY_NAMES, HIGHLIGHT
+from pages.ui.widgets import original_and_rewrite
+from structext_core.benchmark import suites
+from structext_core.benchmark.formats import DISPLAY_NAMES
 from structext_core.studio import accounts, campaign, sandbox
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page("campaign_admin")
 db = ui.get_db()
-
-
-def flash(kind: str, message: str) -> None:
-    st.session_state["ca_flash"] = (kind, message)
-
-
-def show_flash() -> None:
-    """The message of the last action, in a container that is always there, so the elements
-    after it keep their place (and an open tab or expander stays open)."""
-    message = st.session_state.pop("ca_flash", None)
-    box = st.container()
-    if message:
-        getattr(box, message[0])(message[1])
 
 
 # ---------------------------------------------------------------- callbacks
@@ -40,29 +25,29 @@ def on_review(item_id: int, decision: str) -> None:
     try:
         campaign.review(ui.get_db(), item_id, user, decision, comment)
     except campaign.CampaignError as error:
-        flash("error", str(error))
+        ui.flash("error", str(error))
         return
-    flash("success", "Approved." if decision == "approved" else "Returned to the annotator with your comment.")
+    ui.flash("success", "Approved." if decision == "approved" else "Returned to the annotator with your comment.")
 
 
 def on_resolve(flag_id: int) -> None:
     try:
         campaign.resolve_flag(ui.get_db(), flag_id, user, st.session_state.get(f"ca_resolution_{flag_id}", ""))
     except campaign.CampaignError as error:
-        flash("error", str(error))
+        ui.flash("error", str(error))
         return
-    flash("success", f"Flag {flag_id} resolved.")
+    ui.flash("success", f"Flag {flag_id} resolved.")
 
 
 def on_add_scenarios() -> None:
     try:
         added, present = campaign.add_scenarios(ui.get_db(), st.session_state.get("ca_new_scenarios", ""), user)
     except campaign.CampaignError as error:
-        flash("error", str(error))
+        ui.flash("error", str(error))
         return
     st.session_state["ca_new_scenarios"] = ""
     note = f" ({len(present)} were in the catalogue already)" if present else ""
-    flash("success", f"Added {len(added)} scenario(s){note}.")
+    ui.flash("success", f"Added {len(added)} scenario(s){note}.")
 
 
 # ---------------------------------------------------------------- tabs
@@ -72,14 +57,14 @@ def setup_tab() -> None:
                 "× 2 depths × 16), give each its own scenario and deal them evenly to the annotators.")
     people = accounts.list_users(db)
     labels = {p["id"]: f"{p['username']} ({p['role']})" for p in people}
-    annotators = [p["id"] for p in people if p["role"] == "annotator"]
     with st.form("ca_setup"):
         name = st.text_input("Campaign name", placeholder="Real-Test 2026")
         left, right = st.columns(2)
         n = left.number_input("Samples", min_value=1, max_value=suites.SUITES["test"].size, value=928, step=1,
                               help="928 is the paper's size; any number is drawn as evenly as possible.")
         seed = right.number_input("Seed", min_value=0, value=0, step=1)
-        chosen = st.multiselect("Annotators", list(labels), default=annotators, format_func=labels.get)
+        chosen = st.multiselect("Annotators", list(labels), format_func=labels.get,
+                                help="The samples are dealt evenly to the annotators chosen here.")
         submitted = st.form_submit_button("Create campaign", type="primary")
     if not submitted:
         return
@@ -91,7 +76,7 @@ def setup_tab() -> None:
             st.error(str(error))
             return
     st.session_state["ca_select_next"] = cid  # the selector is drawn already: select it on the rerun
-    flash("success", f"Campaign {name.strip()!r} created with {int(n)} items.")
+    ui.flash("success", f"Campaign {name.strip()!r} created with {int(n)} items.")
     st.rerun()
 
 
@@ -107,8 +92,7 @@ def review_tab(campaign_id: int) -> None:
                                                   f"{by_id[i]['annotator']}"))
     item = campaign.get_item(db, item_id)
     submission = campaign.latest_submission(db, item_id)
-    sample = item["sample"]
-    report = sandbox.check_rewrite(sample, submission["reference"], submission["question"], submission["answer"])
+    report = campaign.check_submission(item, submission)
     if isinstance(report, sandbox.Unchecked):
         st.error(report.message, icon=":material/report:")
     elif report.ok:
@@ -119,19 +103,7 @@ def review_tab(campaign_id: int) -> None:
         st.warning(f"Structure exception accepted by {submission['submitted_by_name']}: "
                    f"{submission['exception_reason']}", icon=":material/gavel:")
     st.caption(f"Scenario: **{item['scenario']}** · source {item['sample_id']}")
-    left, right = st.columns(2, gap="large")
-    with left:
-        st.markdown("**Original**")
-        st.code(sample["reference"], language=HIGHLIGHT.get(sample["language"], "text"), line_numbers=True, wrap_lines=True)
-        st.markdown(f"**Question:** {sample['question']}")
-        st.markdown("**Answer**")
-        st.code(sample["answer"], language="text")
-    with right:
-        st.markdown("**Rewrite**")
-        st.code(submission["reference"], language=HIGHLIGHT.get(sample["language"], "text"), line_numbers=True, wrap_lines=True)
-        st.markdown(f"**Question:** {submission['question']}")
-        st.markdown("**Answer**")
-        st.code(submission["answer"], language="text")
+    original_and_rewrite(item["sample"], campaign.submitted_texts(submission))
     st.text_area("Comment for the annotator (needed to send it back)", key=f"ca_comment_{item_id}", height=80)
     a, b = st.columns(2)
     a.button("Approve", key=f"ca_approve_{item_id}", type="primary", icon=":material/verified:",
@@ -149,7 +121,7 @@ def flags_tab(campaign_id: int) -> None:
                                 "by": f["flagged_by"], "reason": f["reason"],
                                 "resolution": f["resolution"] or "open"} for f in flags]),
                  hide_index=True, width="stretch")
-    open_flags = [f for f in flags if f["resolved_at"] is None]
+    open_flags = campaign.list_flags(db, campaign_id, open_only=True)
     if not open_flags:
         return
     by_id = {f["id"]: f for f in open_flags}
@@ -162,8 +134,8 @@ def flags_tab(campaign_id: int) -> None:
 def export_tab(campaign_id: int, name: str) -> None:
     rows = campaign.progress(db, campaign_id)
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-").lower() or f"campaign-{campaign_id}"
-    directory = st.text_input("Export folder", value=str(settings.exports_dir() / slug), key=f"ca_export_dir_{campaign_id}")
+    directory = st.text_input("Export folder", value=str(campaign.default_export_dir(name, campaign_id)),
+                              key=f"ca_export_dir_{campaign_id}")
     if not st.button("Export approved rewrites", key="ca_export", type="primary", icon=":material/download:"):
         return
     try:
@@ -171,11 +143,10 @@ def export_tab(campaign_id: int, name: str) -> None:
     except (campaign.CampaignError, OSError) as error:
         st.error(f"Not exported: {error}")
         return
-    summary_jsonl = audit.audit([result.jsonl])
-    summary_layout = audit.audit([result.layout])
+    audited = campaign.export_audit(result)
     st.success(f"Exported {result.count} samples to {result.jsonl} and {result.layout}, and added the suite "
                f"{result.suite.name} to the suites folder (prompts, run, score and the Results page use it).")
-    st.code(f"{result.jsonl.name}: {summary_jsonl.line()}\nofficial/: {summary_layout.line()}", language="text")
+    st.code("\n".join(audited), language="text")
     st.download_button("Download real-test.jsonl", result.jsonl.read_bytes(), file_name="real-test.jsonl",
                        mime="application/jsonl")
 
@@ -194,7 +165,7 @@ def scenarios_tab() -> None:
 # ---------------------------------------------------------------- the page
 
 st.title("Rewrite campaigns")
-show_flash()
+ui.show_flash()
 campaigns = campaign.list_campaigns(db)
 campaign_id = plain_name = None
 if campaigns:

@@ -9,10 +9,11 @@ import streamlit as st
 from pages import ui
 from pages.ui import suites as ui_suites
 from pages.ui.frame import ensure_frame
-from structext_core.benchmark import browse
-from structext_core.benchmark.formats import HIGHLIGHT, LANGUAGES
+from structext_core.benchmark import suites
+from structext_core.benchmark.formats import HIGHLIGHT
 from structext_core.benchmark.tasks import TASKS
 from structext_core.studio import access, sandbox
+from structext_core.views import explore
 
 ensure_frame()
 user = ui.require_page("explore")
@@ -20,37 +21,37 @@ db = ui.get_db()
 
 st.title("Explore samples")
 
-files = browse.list_suite_files()
+files = suites.suite_files()
 if not files:
     st.warning("No suites yet: open Home once to generate the default suites.")
     st.stop()
-shown = access.visible_suites(db, user, [f.name for f in files])
+shown = access.visible_suites(db, user, [f.stem for f in files])
 if not shown:
     st.info("Every suite is part of an open study, so its answers stay sealed until the study is closed.")
     st.stop()
 if access.restricted(access.role_of(user)):
     st.caption("Public read-only mode: suites of open studies are not shown, nor any sample of an open study.")
-files = [f for f in files if f.name in shown]
+files = [f for f in files if f.stem in shown]
 hidden = access.hidden_samples(db, user)
 
-names = [f.name for f in files]
+names = [f.stem for f in files]
 suite_name = st.selectbox("Suite", names, key="explore_suite")
 suite_file = files[names.index(suite_name)]
-rows = ui_suites.load_suite(suite_file.path)
-index = ui_suites.load_index(suite_file.path)
+rows = ui_suites.load_suite(suite_file)
+index = ui_suites.load_index(suite_file)
 if hidden:
     rows = hidden.keep(rows)
     index = index[index["id"].isin({r["id"] for r in rows})]
 by_id = {r["id"]: r for r in rows}
 
 c = st.columns([2, 3, 1, 1])
-formats = c[0].multiselect("Format", [lang for lang in LANGUAGES if lang in set(index["format"])], key="explore_formats", placeholder="Any")
-task_choices = [t for t in sorted(TASKS) if t in set(index["task_id"]) and (not formats or TASKS[t].language in formats)]
-task_ids = c[1].multiselect("Task", task_choices, format_func=browse.task_label, key="explore_tasks", placeholder="Any")
+formats = c[0].multiselect("Format", explore.format_choices(index), key="explore_formats", placeholder="Any")
+task_ids = c[1].multiselect("Task", explore.task_choices(index, formats), format_func=explore.task_label,
+                            key="explore_tasks", placeholder="Any")
 depths = c[2].multiselect("Depth", sorted(index["depth"].unique().tolist()), key="explore_depths", placeholder="Any")
 widths = c[3].multiselect("Width", sorted(index["width"].unique().tolist()), key="explore_widths", placeholder="Any")
 
-selected = browse.filter_index(index, formats, task_ids, depths, widths)
+selected = explore.filter_index(index, formats, task_ids, depths, widths)
 st.caption(f"{len(selected):,} of {len(index):,} samples match.")
 if selected.empty:
     st.info("No sample matches these filters.")
@@ -59,7 +60,7 @@ if selected.empty:
 ids = selected["id"].tolist()
 left, right = st.columns([4, 1])
 right.download_button(
-    f"Download {len(ids):,} as JSONL", data=lambda: browse.to_jsonl_bytes([by_id[i] for i in ids]),
+    f"Download {len(ids):,} as JSONL", data=lambda: explore.selection_jsonl(by_id[i] for i in ids),
     file_name=f"{suite_name}-selection.jsonl", mime="application/jsonl", key="explore_download")
 current = st.session_state.get("explore_sample")
 if current not in ids:
@@ -69,7 +70,7 @@ sample_id = left.selectbox("Sample", ids, key="explore_sample",
 sample = by_id[sample_id]
 task = TASKS[sample["task_id"]]
 
-st.subheader(f"{browse.task_label(task.task_id)}")
+st.subheader(explore.task_label(task.task_id))
 st.caption(f"format **{sample['language']}** · category **{sample['task']}** · depth **{sample['depth']}** · "
            f"width **{sample['width']}** · col **{sample['col']}** · seed **{sample['seed']}** · "
            f"{len(sample['reference']):,} characters")
@@ -89,6 +90,21 @@ with a:
     st.markdown("**Rule hint**")
     st.info(sample["rule_hint"])
 
+
+
+def show_tables(tables) -> None:
+    for table in tables:
+        st.dataframe(table, hide_index=True, width="stretch")
+
+
+# How each kind of preview is drawn (structext_core.benchmark.formats.Preview); "none" draws nothing.
+SHOW_PREVIEW = {
+    "markdown": st.markdown,
+    "json": lambda data: st.json(data, expanded=2),
+    "tables": show_tables,
+    "graph": st.graphviz_chart,
+}
+
 st.markdown("**Reference**")
 # Long references scroll inside a fixed frame; short ones take the space they need.
 frame_height = 560 if sample["reference"].count("\n") > 24 else "content"
@@ -98,15 +114,7 @@ with rendered:
     if view.note:
         st.caption(view.note)
     with st.container(height=frame_height):
-        if view.kind == "markdown":
-            st.markdown(view.data)
-        elif view.kind == "json":
-            st.json(view.data, expanded=2)
-        elif view.kind == "tables":
-            for table in view.data:
-                st.dataframe(table, hide_index=True, width="stretch")
-        elif view.kind == "graph":
-            st.graphviz_chart(view.data)
+        SHOW_PREVIEW.get(view.kind, lambda data: None)(view.data)
 with raw:
     lang = HIGHLIGHT.get(sample["language"])
     with st.container(height=frame_height):

@@ -5,9 +5,11 @@ import streamlit as st
 from pages import ui
 from pages.ui import suites as ui_suites
 from pages.ui.frame import ensure_frame
-from structext_core.benchmark import browse, suites
+from structext_core import settings
+from structext_core.benchmark import samples, suites
 from structext_core.benchmark.tasks import TASKS
 from structext_core.studio import access
+from structext_core.views import explore
 
 ensure_frame()
 user = ui.require_page("home")
@@ -24,7 +26,7 @@ cols[1].markdown("**Annotate**: answer Test-Hard questions against the clock, or
                  "scenarios for Real-Test (log in first).")
 cols[2].markdown("**Results**: heatmaps of model and human scores by format, task, depth and width.")
 
-missing = browse.missing_default_suites()
+missing = suites.missing_default_suites()
 if missing:
     st.info(f"First start: generating the default suites ({', '.join(missing)}). This takes a few seconds.")
     bar = st.progress(0.0, text="Starting…")
@@ -35,13 +37,13 @@ if missing:
     st.success(f"Generated {', '.join(missing)} into `{suites.data_dir()}`.")
 
 st.header("Suites")
-files = browse.list_suite_files()
+files = suites.suite_files()
 if not files:
     st.warning(f"No suite files in `{suites.data_dir()}`.")
-for f in files:
-    index = ui_suites.load_index(f.path)
-    stats = browse.suite_stats(index)
-    with st.expander(f"**{f.name}**: {len(index):,} samples", expanded=f.name in browse.DEFAULT_SUITES):
+for path in files:
+    index = ui_suites.load_index(path)
+    stats = explore.suite_stats(index)
+    with st.expander(f"**{path.stem}**: {len(index):,} samples", expanded=path.stem in suites.SUITES):
         m = st.columns(4)
         m[0].metric("Samples", f"{len(index):,}")
         m[1].metric("Formats", index["format"].nunique())
@@ -52,7 +54,7 @@ for f in files:
         left.dataframe(stats["format"], hide_index=True, width="stretch")
         right.caption("By depth and width")
         right.dataframe(stats["grid"], hide_index=True, width="stretch")
-        st.caption(f"File: `{f.path}` ({f.size_bytes / 1e6:,.1f} MB)")
+        st.caption(f"File: `{path}` ({path.stat().st_size / 1e6:,.1f} MB)")
 
 if access.can(access.role_of(user), "load_data"):
     st.header("Generate a suite")
@@ -69,7 +71,7 @@ if access.can(access.role_of(user), "load_data"):
     if go:
         try:
             if kind == "custom":
-                browse.check_suite_name(name)
+                suites.check_suite_name(name)
                 config = suites.SuiteConfig(name, tuple(sorted(depths)), tuple(sorted(widths)), int(per_cell))
             else:
                 config, name = suites.SUITES[kind], kind
@@ -79,7 +81,6 @@ if access.can(access.role_of(user), "load_data"):
         else:
             bar = st.progress(0.0, text="Starting…")
             rows = suites.generate_suite(config, seed=int(seed), progress=lambda d, t: bar.progress(d / t, text=f"{d:,} of {t:,} samples"))
-            from structext_core.benchmark import samples
             samples.write_jsonl(suites.suite_path(name), rows)
             st.success(f"Wrote {len(rows):,} samples to `{suites.suite_path(name)}`.")
 
@@ -87,12 +88,12 @@ if access.can(access.role_of(user), "load_data"):
     st.caption("Reads a folder in the authors' layout (`0Shotbenchmark/<format>/<Category>/*.json`) into a "
                "suite file that Explore and the studies can use.")
     with st.form("home_import"):
-        folder = st.text_input("Folder", value=str(browse.DEFAULT_OFFICIAL_DIR), key="home_import_folder")
+        folder = st.text_input("Folder", value=str(settings.official_dir()), key="home_import_folder")
         import_name = st.text_input("Suite name", value="official", key="home_import_name")
         go_import = st.form_submit_button("Import")
     if go_import:
         try:
-            count, problems = browse.import_official(folder, import_name)
+            count, problems = suites.import_official(folder, import_name)
         except ValueError as exc:
             st.error(f"Cannot import: {exc}.")
         else:

@@ -4,7 +4,8 @@ UI only: every number comes from ``structext_core.studio.results_store``, ``stru
 and ``structext_core.views.charts`` (and ``paper``); what each
 role sees is decided by ``structext_core.studio.access`` (visitors and annotators: the paper's tables,
 and in public read-only mode model results of suites in no open study; researchers and
-admins: everything; loading and deleting results: admins).
+admins: everything; loading and deleting results: admins). Every chart and export names its
+metric (``views.results.ValueChoice``): strict or the paper's ROUGE-L, exact match or BLEU.
 """
 
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ import streamlit as st
 
 from pages import ui
 from pages.ui.frame import ensure_frame
+from structext_core.benchmark import suites
 from structext_core.evaluation import paper, results
 from structext_core.studio import access, results_store, storage
 from structext_core.views import charts
@@ -22,8 +24,6 @@ from structext_core.views import results as result_views
 ensure_frame()
 user = ui.require_page("results")
 
-SOURCE_IMPORTED = "Imported results (models and people)"
-SOURCE_PAPER = "Paper tables"
 DIMENSION_TITLES = {"model": "model", "prompt": "prompt", "suite": "suite", "format": "format",
                     "task": "task category", "depth": "depth", "width": "width"}
 
@@ -47,14 +47,14 @@ def scoped_frame(db_path: str, version: tuple, scope: access.ResultsScope) -> pd
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def value_frame(db_path: str, version: tuple, scope: access.ResultsScope, metric: str, mode: str,
-                threshold: float) -> pd.DataFrame:
-    return result_views.with_value(scoped_frame(db_path, version, scope), metric, mode, threshold)
+def value_frame(db_path: str, version: tuple, scope: access.ResultsScope,
+                choice: result_views.ValueChoice) -> pd.DataFrame:
+    return result_views.with_choice(scoped_frame(db_path, version, scope), choice)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def heatmap_cells(db_path, version, scope, metric, mode, threshold, filters, row, col, sort) -> pd.DataFrame:
-    frame = result_views.apply_filters(value_frame(db_path, version, scope, metric, mode, threshold), dict(filters))
+def heatmap_cells(db_path, version, scope, choice, filters, row, col, sort) -> pd.DataFrame:
+    frame = result_views.apply_filters(value_frame(db_path, version, scope, choice), dict(filters))
     return result_views.heatmap_frame(frame, row, col, sort=sort)
 
 
@@ -100,9 +100,15 @@ def exports(name: str, chart=None, table: pd.DataFrame | None = None) -> None:
                                    key=f"rs_csv_{name}", icon=":material/table:", on_click="ignore")
 
 
-def show_chart(chart, name: str, table: pd.DataFrame | None = None, select_key: str | None = None):
+def show_chart(chart, name: str, table: pd.DataFrame | None = None, select_key: str | None = None,
+               choice: result_views.ValueChoice | None = None):
     """Draw a chart with its exports; with ``select_key``, a click on a cell reruns the page
-    and the selection state is returned."""
+    and the selection state is returned. With ``choice``, the chart's subtitle says how its
+    values are computed, and the file names and the CSV's ``metric`` column name the metric."""
+    if choice is not None:
+        chart = charts.subtitled(chart, choice.description)
+        name = choice.file_name(name)
+        table = choice.label_table(table) if table is not None else None
     if select_key is None:
         st.altair_chart(chart, width="content")
         event = None
@@ -121,11 +127,6 @@ def follow_click(event, key: str) -> None:
         st.session_state[f"rs_{key}_drill_row"], st.session_state[f"rs_{key}_drill_col"] = picked
 
 
-def import_messages() -> None:
-    for kind, text in st.session_state.pop("rs_messages", []):
-        getattr(st, kind)(text)
-
-
 # ---------------------------------------------------------------- admin: loading results
 
 
@@ -134,7 +135,7 @@ def admin_panel(db) -> None:
         st.caption("Results are loaded by an admin (log in as admin to upload or delete result files).")
         return
     with st.expander("Load results (admin)", expanded=False):
-        files = results_store.sample_files()
+        files = suites.suite_files()
         if not files:
             st.info("No sample files found in the suites folder: generate Test / Test-Hard on the Home page "
                     "first, so results can be matched to their samples.")
@@ -161,52 +162,46 @@ def admin_panel(db) -> None:
             import_from_folder(db, files[names.index(chosen)], folder, user)
             st.rerun()
         stored = results_store.list_uploads(db)
-        if len(stored):
-            st.dataframe(stored[["id", "filename", "source", "model", "rows_stored", "uploaded"]], hide_index=True)
-            labels = {f"#{r.id} {r.filename} ({r.rows_stored} rows)": int(r.id) for r in stored.itertuples()}
-            victim = st.selectbox("Delete an upload", list(labels), key="rs_delete_choice")
+        if stored:
+            st.dataframe(result_views.uploads_table(stored), hide_index=True)
+            by_id = {u.id: u for u in stored}
+            victim = st.selectbox("Delete an upload", list(by_id), key="rs_delete_choice",
+                                  format_func=lambda upload_id: by_id[upload_id].label)
             if st.button("Delete this upload and its results", key="rs_delete"):
-                gone = results_store.delete_upload(db, labels[victim])
-                st.session_state["rs_messages"] = [("success", f"Deleted {victim}: {gone} result rows removed.")]
+                gone = results_store.delete_upload(db, victim)
+                ui.flash("success", f"Deleted {by_id[victim].label}: {gone} result rows removed.")
                 st.rerun()
 
 
-def _samples(path):
-    from structext_core.benchmark.samples import read_jsonl
-
-    return results.SampleIndex(read_jsonl(path))
-
-
 def import_uploads(db, samples_path, uploads, prompt, user) -> None:
-    messages = []
     with st.spinner(f"Reading {samples_path.name} and scoring..."):
-        index = _samples(samples_path)
+        index = results_store.sample_index(samples_path)
         for upload in uploads:
             try:
                 summary = results_store.import_results(db, upload.getvalue(), upload.name, index, user_id=user["id"],
-                                            prompt=prompt)
+                                                       prompt=prompt)
             except results.ResultsImportError as error:
-                messages.append(("error", results_store.describe_problems(error)))
+                ui.flash("error", results_store.describe_problems(error))
                 continue
-            messages.append(("success", f"Imported {summary.n_rows} results from **{summary.filename}** "
-                                        f"({summary.file_format} format; models {', '.join(summary.models)}; "
-                                        f"prompts {', '.join(summary.prompts)})."))
-    st.session_state["rs_messages"] = messages
+            ui.flash("success", f"Imported {summary.n_rows} results from **{summary.filename}** "
+                                f"({summary.file_format} format; models {', '.join(summary.models)}; "
+                                f"prompts {', '.join(summary.prompts)}).")
 
 
 def import_from_folder(db, samples_path, folder, user) -> None:
     if not folder.is_dir():
-        st.session_state["rs_messages"] = [("error", f"The results folder {folder} does not exist.")]
+        ui.flash("error", f"The results folder {folder} does not exist.")
         return
     with st.spinner(f"Importing {folder}..."):
-        report = results_store.import_folder(db, folder, _samples(samples_path), user_id=user["id"])
-    messages = [("success", f"Imported {s.n_rows} results from **{s.filename}**.") for s in report.imported]
-    messages += [("error", results_store.describe_problems(e)) for e in report.failed]
+        report = results_store.import_folder(db, folder, results_store.sample_index(samples_path), user_id=user["id"])
+    for summary in report.imported:
+        ui.flash("success", f"Imported {summary.n_rows} results from **{summary.filename}**.")
+    for error in report.failed:
+        ui.flash("error", results_store.describe_problems(error))
     if report.skipped:
-        messages.append(("info", f"Already imported, skipped: {', '.join(report.skipped)}."))
-    if not messages:
-        messages.append(("info", f"No result files (.jsonl, .json, .eval) in {folder}."))
-    st.session_state["rs_messages"] = messages
+        ui.flash("info", f"Already imported, skipped: {', '.join(report.skipped)}.")
+    if not (report.imported or report.failed or report.skipped):
+        ui.flash("info", f"No result files (.jsonl, .json, .eval) in {folder}.")
 
 
 # ---------------------------------------------------------------- paper tables
@@ -222,17 +217,19 @@ def paper_page() -> None:
     view = result_views.PAPER_VIEWS[key]
     if view.table is None:
         corr = paper.metric_correlations()
-        show_chart(charts.correlation_chart(corr, "Correlation of metrics across the 12 models of Table 6"),
-                   "paper_figure5", corr)
+        chart = charts.subtitled(charts.correlation_chart(corr, "Correlation of metrics across the 12 models of "
+                                                                "Table 6"), view.metric)
+        show_chart(chart, view.file_name(), view.label_table(corr))
         st.caption("Pearson r across the 12 models' Table 6 scores. The paper's own figures (ROUGE-L 0.9932, "
                    "GPT-4o judge 0.9937, exact match 0.9501 against human judgement) were computed on its "
                    "samples, so they differ slightly from these table-level values.")
         return
     cells = result_views.paper_heatmap_cells(view.table, view.kind)
     table_info = paper.TABLES[view.table]
-    chart = charts.paper_heatmap_chart(cells, table_info.title, view.row_title, view.col_title)
+    chart = charts.subtitled(charts.paper_heatmap_chart(cells, table_info.title, view.row_title, view.col_title,
+                                                        view.metric), view.metric)
     st.write(table_info.caption)
-    show_chart(chart, f"paper_{view.table}_{view.kind or 'all'}", paper.load_table(view.table))
+    show_chart(chart, view.file_name(), view.label_table(paper.load_table(view.table)))
     st.dataframe(paper.load_table(view.table), hide_index=True)
 
 
@@ -253,7 +250,7 @@ def choose_filters(frame: pd.DataFrame, dimensions) -> dict:
     return {k: v for k, v in chosen.items() if v}
 
 
-def drill(frame: pd.DataFrame, db, row: str, col: str, cells: pd.DataFrame, key: str) -> None:
+def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.DataFrame, key: str) -> None:
     st.subheader("Samples behind a cell")
     rows_available = result_views.axis_order(cells, "row")
     cols_available = result_views.axis_order(cells, "col")
@@ -267,16 +264,16 @@ def drill(frame: pd.DataFrame, db, row: str, col: str, cells: pd.DataFrame, key:
     if part.empty:
         st.info(f"No results for {row} {row_value} and {col} {col_value}.")
         return
-    samples = access.drop_hidden_samples(drill_rows(str(storage.default_db_path()), results_store.data_version(db), part),
-                                         access.hidden_samples(db, user))
+    samples = access.drop_hidden_samples(drill_rows(chosen.db_path, chosen.version, part),
+                                         access.hidden_samples(chosen.db, user))
     if samples.empty:
         st.info("The samples behind this cell are in an open study: they stay hidden until it is closed.")
         return
     st.caption(f"{len(part)} results in this cell; "
-               f"{'the 200 lowest-scoring' if len(part) > 200 else 'all'} shown, lowest score first.")
+               f"{'the 200 lowest-scoring' if len(part) > 200 else 'all'} shown, lowest {chosen.choice.title} first.")
     summary = samples.drop(columns=["reference", "question", "requirement", "answer", "response"])
     st.dataframe(summary, hide_index=True, key=f"rs_{key}_drill_table")
-    exports(f"drilldown_{key}", table=samples)
+    exports(chosen.choice.file_name(f"drilldown_{key}"), table=chosen.choice.label_table(samples))
     labels = [f"{r.sample_id} · {r.model} · {r.prompt} · {r.value:.1f}" for r in samples.itertuples()]
     # One box per cell: with one key for all cells the browser kept showing the previous
     # cell's label after another cell was picked.
@@ -288,8 +285,8 @@ def drill(frame: pd.DataFrame, db, row: str, col: str, cells: pd.DataFrame, key:
     a, b = st.columns(2)
     a.markdown("**Answer**")
     a.code(item["answer"], language=None, wrap_lines=True)
-    b.markdown(f"**Response** (extracted answer; ROUGE-L {item['rouge_l']:.3f}, exact match "
-               f"{int(item['exact_match'])})")
+    b.markdown(f"**Response** (extracted answer; strict ROUGE-L {item['rouge_l']:.3f}, paper ROUGE-L "
+               f"{item['rouge_l_paper']:.3f}, exact match {int(item['exact_match'])})")
     b.code(item["answer_extracted"], language=None, wrap_lines=True)
     with st.expander("Full response"):
         st.code(item["response"], language=None, wrap_lines=True)
@@ -297,19 +294,35 @@ def drill(frame: pd.DataFrame, db, row: str, col: str, cells: pd.DataFrame, key:
         st.code(item["reference"][:200_000], language=None, height=400)
 
 
+def choose_values(view: str) -> result_views.ValueChoice:
+    """The metric controls. The ROUGE-L version is remembered per view, and a view that redraws
+    one of the paper's figures opens on the paper's metric."""
+    c1, c2, c3, c4 = st.columns([2, 3, 2, 2])
+    metric = c1.selectbox("Metric", list(result_views.METRICS), format_func=result_views.METRICS.get, key="rs_metric")
+    rouge_options = list(result_views.ROUGE_METRICS)
+    rouge = c2.radio("ROUGE-L", rouge_options, index=rouge_options.index(result_views.VIEWS[view].default_rouge),
+                     format_func=result_views.ROUGE_METRICS.get, key=f"rs_rouge_{view}",
+                     disabled=metric != "rouge_l" or view == "metric_correlation",
+                     help="; ".join(result_views.ROUGE_DESCRIPTIONS.values()))
+    mode = c3.radio("Scores", result_views.MODES, horizontal=True, key="rs_mode", disabled=metric != "rouge_l",
+                    help="thresholded: a ROUGE-L below the threshold counts as 0 (the paper's rule)")
+    threshold = c4.slider("Threshold", 0.0, 1.0, 0.75, 0.05, key="rs_threshold",
+                          disabled=metric != "rouge_l" or mode != "thresholded")
+    return result_views.ValueChoice(metric, rouge, mode, threshold)
+
+
 def imported_page(db, db_path: str, version: tuple, scope: access.ResultsScope) -> None:
     frame_all = scoped_frame(db_path, version, scope)
     sources_block(frame_all)
-    c1, c2, c3, c4 = st.columns([2, 2, 2, 3])
-    metric = c1.selectbox("Metric", list(result_views.METRICS), format_func=result_views.METRICS.get, key="rs_metric")
-    mode = c2.radio("ROUGE-L", result_views.MODES, horizontal=True, key="rs_mode", disabled=metric != "rouge_l",
-                    help="thresholded: a ROUGE-L below the threshold counts as 0 (the paper's rule)")
-    threshold = c3.slider("Threshold", 0.0, 1.0, 0.75, 0.05, key="rs_threshold",
-                          disabled=metric != "rouge_l" or mode != "thresholded")
-    view = c4.selectbox("View", list(result_views.VIEWS), format_func=result_views.VIEWS.get, key="rs_view")
-    chosen = Chosen(db, db_path, version, scope, metric, mode, threshold,
-                    result_views.value_title(metric, mode, threshold))
-    values = value_frame(db_path, version, scope, metric, mode, threshold)
+    view = st.selectbox("View", list(result_views.VIEWS), format_func=lambda key: result_views.VIEWS[key].label,
+                        key="rs_view")
+    choice = choose_values(view)
+    chosen = Chosen(db, db_path, version, scope, choice)
+    values = value_frame(db_path, version, scope, choice)
+    missing = result_views.missing_values(values, choice)
+    if missing and view != "metric_correlation":
+        st.caption(f"{missing:,} model results have no {choice.title.removesuffix(' (%)')} (stored before the "
+                   "paper's metric was); they are left out. Re-import their files to score them.")
     if view == "heatmap":
         heatmap_view(chosen, values)
         return
@@ -342,10 +355,7 @@ class Chosen:
     db_path: str
     version: tuple
     scope: access.ResultsScope
-    metric: str
-    mode: str
-    threshold: float
-    value_title: str
+    choice: result_views.ValueChoice
 
 
 def heatmap_view(chosen: Chosen, values: pd.DataFrame) -> None:
@@ -358,29 +368,29 @@ def heatmap_view(chosen: Chosen, values: pd.DataFrame) -> None:
         st.warning("Rows and columns show the same dimension: choose two different ones.")
         return
     filters = choose_filters(values, [d for d in result_views.DIMENSIONS if d not in (row, col)])
-    cells = heatmap_cells(chosen.db_path, chosen.version, chosen.scope, chosen.metric, chosen.mode,
-                          chosen.threshold, tuple(sorted(filters.items())), row, col, sort)
+    cells = heatmap_cells(chosen.db_path, chosen.version, chosen.scope, chosen.choice,
+                          tuple(sorted(filters.items())), row, col, sort)
     if cells.empty:
         st.info("No results match these filters.")
         return
-    title = f"{chosen.value_title} by {DIMENSION_TITLES[row]} and {DIMENSION_TITLES[col]}"
+    title = f"{chosen.choice.title} by {DIMENSION_TITLES[row]} and {DIMENSION_TITLES[col]}"
     chart = charts.heatmap_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col], title=title,
-                                 value_title=chosen.value_title, selectable=True)
+                                 value_title=chosen.choice.title, selectable=True)
     event = show_chart(chart, f"heatmap_{row}_{col}", result_views.cells_table(cells, row, col),
-                       select_key=f"rs_heatmap_chart_{row}_{col}")
+                       select_key=f"rs_heatmap_chart_{row}_{col}", choice=chosen.choice)
     follow_click(event, "heatmap")
     st.caption("Cells show the mean; rows and columns are sorted by their mean, best first (or by name). "
                "Hover a cell for n and the 95 % bootstrap interval; click it to see its samples below.")
-    drill(result_views.apply_filters(values, filters), chosen.db, row, col, cells, "heatmap")
+    drill(result_views.apply_filters(values, filters), chosen, row, col, cells, "heatmap")
 
 
 def depth_width_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     cells = result_views.depth_width_frame(frame)
-    show_chart(charts.depth_width_chart(cells, chosen.value_title), "depth_width", cells)
+    show_chart(charts.depth_width_chart(cells, chosen.choice.title), "depth_width", cells, choice=chosen.choice)
     st.caption("Each model's mean per depth (rows) and width (columns), as the paper's Figure 4. "
                "Below: how much the per-format and per-task means spread within each cell (standard "
                "deviation, points).")
-    show_chart(charts.spread_chart(cells), "depth_width_spread")
+    show_chart(charts.spread_chart(cells, chosen.choice.title), "depth_width_spread", choice=chosen.choice)
 
 
 def people_vs_models_view(chosen: Chosen, frame: pd.DataFrame) -> None:
@@ -392,9 +402,10 @@ def people_vs_models_view(chosen: Chosen, frame: pd.DataFrame) -> None:
                              help="Models are scored on exactly the items these people answered.")
     cells = result_views.people_vs_models_frame(frame, people=reference)
     st.caption(f"{int(cells['items'].iloc[0])} items answered by {reference}; every bar uses only those items.")
-    chart = charts.interval_bars_chart(cells, "task", "model", f"{chosen.value_title} by task category, same items",
-                                       chosen.value_title, "task category")
-    show_chart(chart, "people_vs_models", cells)
+    value_title = chosen.choice.title
+    chart = charts.interval_bars_chart(cells, "task", "model", f"{value_title} by task category, same items",
+                                       value_title, "task category")
+    show_chart(chart, "people_vs_models", cells, choice=chosen.choice)
 
 
 def test_vs_real_view(chosen: Chosen, frame: pd.DataFrame) -> None:
@@ -403,9 +414,9 @@ def test_vs_real_view(chosen: Chosen, frame: pd.DataFrame) -> None:
         st.info("This view needs models with results on both Test and Real-Test (suite names `test` and "
                 "`real-test`).")
         return
-    chart = charts.interval_bars_chart(cells, "model", "set", f"{chosen.value_title}: Test against Real-Test",
-                                       chosen.value_title)
-    show_chart(chart, "test_vs_real", cells)
+    value_title = chosen.choice.title
+    chart = charts.interval_bars_chart(cells, "model", "set", f"{value_title}: Test against Real-Test", value_title)
+    show_chart(chart, "test_vs_real", cells, choice=chosen.choice)
 
 
 def metric_correlation_view(chosen: Chosen, frame: pd.DataFrame) -> None:
@@ -414,7 +425,8 @@ def metric_correlation_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     if not by:
         st.info("Choose at least one grouping.")
         return
-    table = result_views.metric_table(frame, by, chosen.threshold)
+    threshold = chosen.choice.threshold
+    table = result_views.metric_table(frame, by, threshold)
     metrics = [m for m in result_views.CORRELATION_METRICS.values() if m in table.columns]
     if len(table) < 3 or len(metrics) < 2:
         st.info(f"Correlation needs at least 3 groups and 2 metrics; there are {len(table)} group(s) and "
@@ -423,14 +435,17 @@ def metric_correlation_view(chosen: Chosen, frame: pd.DataFrame) -> None:
         return
     corr = result_views.correlation_frame(table, metrics)
     n_complete = int(corr["n"].iloc[0])
-    show_chart(charts.correlation_chart(corr, f"Correlation of metrics over {n_complete} groups"),
-               "metric_correlation", corr)
+    chart = charts.subtitled(
+        charts.correlation_chart(corr, f"Correlation of metrics over {n_complete} groups"),
+        f"both ROUGE-L versions (strict: extracted answer; paper: whole response), thresholded at {threshold:g} "
+        "and raw, exact match and BLEU")
+    show_chart(chart, f"metric_correlation_t{threshold:g}", corr)
     st.caption(f"Pearson r over the {n_complete} groups that have every metric "
                f"({len(table) - n_complete} without, e.g. people have no BLEU). Human judgements of model "
                "responses are not stored yet; the paper's correlations with them are under Paper tables, "
                "Figure 5.")
     st.dataframe(table.round(2), hide_index=True)
-    exports("metric_means", table=table)
+    exports(f"metric_means_t{threshold:g}", table=table)
 
 
 def paired_view(chosen: Chosen, frame: pd.DataFrame) -> None:
@@ -452,13 +467,14 @@ def paired_view(chosen: Chosen, frame: pd.DataFrame) -> None:
         st.info(f"{model_a} and {model_b} share no samples (same sample and prompt).")
         return
     chart = charts.paired_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col],
-                                f"{model_a} minus {model_b} ({chosen.value_title}), shared samples", selectable=True)
-    event = show_chart(chart, "paired", cells, select_key=f"rs_paired_chart_{model_a}_{model_b}_{row}_{col}")
+                                f"{model_a} minus {model_b} ({chosen.choice.title}), shared samples", selectable=True)
+    event = show_chart(chart, "paired", cells, select_key=f"rs_paired_chart_{model_a}_{model_b}_{row}_{col}",
+                       choice=chosen.choice)
     follow_click(event, "paired")
     st.caption(f"{int(cells['n'].sum())} shared samples. Cells show the mean paired difference in points; "
                "* marks p < 0.05 (sign-flip permutation test, no correction for the number of cells). "
                "Click a cell to see its samples below.")
-    drill(result_views.shared_rows(frame, model_a, model_b), chosen.db, row, col, cells, "paired")
+    drill(result_views.shared_rows(frame, model_a, model_b), chosen, row, col, cells, "paired")
 
 
 #: Every view but the heatmap works on the filtered frame; the heatmap filters around its axes.
@@ -479,21 +495,21 @@ db_path = str(storage.default_db_path())
 version = results_store.data_version(db)
 scope = access.results_scope(db, user, load_frame(db_path, version)["suite"].unique())
 has_results = results_store.has_results(version) and not scoped_frame(db_path, version, scope).empty
-import_messages()
+ui.show_flash()
 if scope == access.ResultsScope():  # the paper's tables only
     st.caption("Model and human results are shown to researchers and admins; here are the paper's tables.")
     paper_page()
     st.stop()
-source = st.radio("Data", [SOURCE_IMPORTED, SOURCE_PAPER], index=0 if has_results else 1, horizontal=True,
-                  key="rs_source")
-if source == SOURCE_PAPER:
+source = st.radio("Data", list(result_views.SOURCES), index=0 if has_results else 1, horizontal=True,
+                  format_func=result_views.SOURCES.get, key="rs_source")
+paper_label = result_views.SOURCES["paper"]
+if source == "paper":
     paper_page()
 elif not has_results and access.restricted(access.role_of(user)):
-    st.info("No model results of suites outside open studies yet; the paper's tables are under "
-            f"“{SOURCE_PAPER}”.")
+    st.info(f"No model results of suites outside open studies yet; the paper's tables are under “{paper_label}”.")
 elif not has_results:
-    st.info("No results yet. An admin can load result files below; meanwhile the paper's tables are under "
-            f"“{SOURCE_PAPER}”.")
+    st.info(f"No results yet. An admin can load result files below; meanwhile the paper's tables are under "
+            f"“{paper_label}”.")
 else:
     imported_page(db, db_path, version, scope)
 admin_panel(db)

@@ -11,7 +11,8 @@ import streamlit as st
 
 from pages import ui
 from pages.ui.frame import ensure_frame
-from structext_core.benchmark.formats import DISPLAY_NAMES, HIGHLIGHT
+from pages.ui.widgets import original_and_rewrite, original_panel
+from structext_core.benchmark.formats import DISPLAY_NAMES
 from structext_core.studio import access, campaign, rewrite, sandbox
 
 STATUS_LABELS = {"todo": "to do", "draft": "draft", "submitted": "submitted", "returned": "returned",
@@ -19,7 +20,7 @@ STATUS_LABELS = {"todo": "to do", "draft": "draft", "submitted": "submitted", "r
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page("rewrite")
-is_admin = user["role"] == "admin"
+oversees = campaign.oversees(user)  # sees every annotator's items, may accept a structure exception
 db = ui.get_db()
 
 
@@ -34,9 +35,7 @@ def load_item_state(item_id: int) -> None:
     if k("ref", item_id) in st.session_state and k("base", item_id) in st.session_state:
         return
     texts, mapping = campaign.working_copy(db, item_id)
-    st.session_state[k("ref", item_id)] = texts.reference
-    st.session_state[k("q", item_id)] = texts.question
-    st.session_state[k("a", item_id)] = texts.answer
+    set_texts(item_id, texts)
     st.session_state[k("base", item_id)] = dict(mapping)
     st.session_state.setdefault(k("ver", item_id), 0)
 
@@ -52,17 +51,24 @@ def editor_key(item_id: int) -> str:
 
 def current_mapping(item_id: int, tokens: list[rewrite.Token]) -> dict[str, str]:
     """The saved mapping with the table's unsaved cell edits on top."""
-    mapping = dict(st.session_state.get(k("base", item_id), {}))
     edits = st.session_state.get(editor_key(item_id)) or {}
-    for row, change in (edits.get("edited_rows") or {}).items():
-        row = int(row)
-        if "replacement" in change and 0 <= row < len(tokens):
-            mapping[tokens[row].text] = change["replacement"] or ""
-    return rewrite.clean_mapping(mapping)
+    return campaign.table_mapping(st.session_state.get(k("base", item_id), {}), tokens, edits.get("edited_rows"))
 
 
-def flash(kind: str, message: str) -> None:
-    st.session_state["rw_flash"] = (kind, message)
+def set_texts(item_id: int, texts: rewrite.Texts) -> None:
+    st.session_state[k("ref", item_id)] = texts.reference
+    st.session_state[k("q", item_id)] = texts.question
+    st.session_state[k("a", item_id)] = texts.answer
+
+
+def new_table(item_id: int) -> None:
+    """Draw the mapping table afresh (its unsaved edits dropped) on the next run."""
+    st.session_state[k("ver", item_id)] = st.session_state.get(k("ver", item_id), 0) + 1
+
+
+def done(message: str) -> None:
+    """A success, said at the page top and as a toast (the top may be out of sight)."""
+    ui.flash("success", message, toast=True)
 
 
 # ---------------------------------------------------------------- callbacks (run before the page is drawn)
@@ -72,7 +78,7 @@ def save(item_id: int, tokens: list[rewrite.Token]) -> None:
     try:
         saved = campaign.save_draft(ui.get_db(), item_id, user, current_texts(item_id), mapping)
     except campaign.CampaignError as error:
-        flash("error", str(error))
+        ui.flash("error", str(error))
         return
     st.session_state[k("saved", item_id)] = saved
 
@@ -80,100 +86,74 @@ def save(item_id: int, tokens: list[rewrite.Token]) -> None:
 def on_apply_mapping(item_id: int, sample: dict, tokens: list[rewrite.Token]) -> None:
     mapping = current_mapping(item_id, tokens)
     applied_before = st.session_state.get(k("applied", item_id), st.session_state.get(k("base", item_id), {}))
-    texts = current_texts(item_id)
-    if (texts != rewrite.original_texts(sample) and rewrite.has_free_edits(sample, applied_before, texts)
-            and not st.session_state.get(k("confirm", item_id))):
-        flash("warning", "The result has free edits that applying the mapping would replace. Tick "
-                         "'Replace my free edits' and apply again, or keep editing by hand.")
-        return
     try:
-        new = rewrite.apply_mapping(sample, mapping)
-    except rewrite.MappingError as error:
-        flash("error", "The mapping was not applied; nothing changed:\n" +
-              "\n".join(f"- {p}" for p in error.problems))
+        new = campaign.mapped_texts(sample, current_texts(item_id), mapping, applied_before,
+                                    replace_free_edits=bool(st.session_state.get(k("confirm", item_id))))
+    except campaign.FreeEditsAtRisk as warning:
+        ui.flash("warning", str(warning))
         return
-    st.session_state[k("ref", item_id)] = new.reference
-    st.session_state[k("q", item_id)] = new.question
-    st.session_state[k("a", item_id)] = new.answer
+    except campaign.CampaignError as error:
+        ui.flash("error", str(error))
+        return
+    set_texts(item_id, new)
     st.session_state[k("applied", item_id)] = mapping
     st.session_state[k("confirm", item_id)] = False
     save(item_id, tokens)
-    flash("success", f"Applied {len(mapping)} replacement(s) to the reference, the question and the answer.")
+    done(f"Applied {len(mapping)} replacement(s) to the reference, the question and the answer.")
 
 
 def on_paste(item_id: int, tokens: list[rewrite.Token]) -> None:
-    text = st.session_state.get(k("paste", item_id), "")
     try:
-        pasted = rewrite.parse_mapping_text(text)
-    except rewrite.MappingError as error:
-        flash("error", "The pasted lines were not read; nothing changed:\n" +
-              "\n".join(f"- {p}" for p in error.problems))
+        mapping, pasted = campaign.paste_mapping(st.session_state.get(k("paste", item_id), ""), tokens,
+                                                 current_mapping(item_id, tokens))
+    except campaign.CampaignError as error:
+        ui.flash("error", str(error))
         return
-    known = {t.text for t in tokens}
-    unknown = [old for old in pasted if old not in known]
-    if unknown:
-        flash("error", f"Not tokens of this sample: {', '.join(repr(u) for u in unknown)}; nothing changed.")
-        return
-    mapping = {**current_mapping(item_id, tokens), **pasted}
     st.session_state[k("base", item_id)] = mapping
-    st.session_state[k("ver", item_id)] = st.session_state.get(k("ver", item_id), 0) + 1  # a fresh table
+    new_table(item_id)
     st.session_state[k("paste", item_id)] = ""
     save(item_id, tokens)
-    flash("success", f"Added {len(pasted)} row(s) to the mapping table. Press 'Apply mapping' to use them.")
+    done(f"Added {pasted} row(s) to the mapping table. Press 'Apply mapping' to use them.")
 
 
 def on_reset(item_id: int) -> None:
     try:
         campaign.reset_draft(ui.get_db(), item_id, user)
     except campaign.CampaignError as error:
-        flash("error", str(error))
+        ui.flash("error", str(error))
         return
     for name in ("ref", "q", "a", "base", "applied", "saved"):
         st.session_state.pop(k(name, item_id), None)
-    st.session_state[k("ver", item_id)] = st.session_state.get(k("ver", item_id), 0) + 1
-    flash("success", "Started again from the original.")
+    new_table(item_id)
+    done("Started again from the original.")
 
 
-def on_submit(item_id: int, tokens: list[rewrite.Token], position: int, queue: list[int]) -> None:
-    reason = st.session_state.get(k("exception", item_id), "") if is_admin else None
+def on_submit(item_id: int, tokens: list[rewrite.Token], position: int) -> None:
+    reason = st.session_state.get(k("exception", item_id), "") if oversees else None
     try:
         campaign.submit(ui.get_db(), item_id, user, current_texts(item_id), current_mapping(item_id, tokens),
                         exception_reason=reason)
     except campaign.CampaignError as error:  # refused: said beside the button, where the user looks
         st.session_state[k("refused", item_id)] = str(error)
         return
-    flash("success", f"Submitted item #{position} for review.")
-    # Move on to the next item still to do in the queue (after this one, then from the start).
-    statuses = {i["id"]: i["status"] for i in campaign.list_items(ui.get_db(), st.session_state["rw_campaign"])}
-    later = queue[queue.index(item_id) + 1:] + queue[:queue.index(item_id)]
-    upcoming = [i for i in later if statuses.get(i) in campaign.EDITABLE]
-    if upcoming:
-        st.session_state["rw_item"] = upcoming[0]
+    done(f"Submitted item #{position} for review.")
+    items = campaign.queue(ui.get_db(), st.session_state["rw_campaign"], user, st.session_state.get("rw_all", False))
+    upcoming = campaign.next_to_do(items, item_id)
+    if upcoming is not None:
+        st.session_state["rw_item"] = upcoming
 
 
 def on_flag(item_id: int) -> None:
     try:
         campaign.flag_sample(ui.get_db(), item_id, user, st.session_state.get(k("flag", item_id), ""))
     except campaign.CampaignError as error:
-        flash("error", str(error))
+        ui.flash("error", str(error))
         return
     st.session_state[k("flag", item_id)] = ""
-    flash("success", "Thank you: the source sample is flagged for the admin.")
+    done("Thank you: the source sample is flagged for the admin.")
 
 
 # ---------------------------------------------------------------- pieces of the page
-
-def show_flash() -> None:
-    """The message of the last action, in a container that is always there, so the elements
-    after it keep their place (and an open tab or expander stays open)."""
-    message = st.session_state.pop("rw_flash", None)
-    box = st.container()
-    if message:
-        kind, text = message
-        getattr(box, kind)(text)
-        if kind == "success":  # the page top may be out of sight: say it where the user looks too
-            st.toast(text, icon=":material/check_circle:")
-
 
 def show_guidelines(expanded: bool) -> None:
     with st.expander("Guidelines", expanded=expanded, icon=":material/menu_book:"):
@@ -181,14 +161,6 @@ def show_guidelines(expanded: bool) -> None:
         st.caption("Work in two ways that combine: map every abstract token to a real-world value (the table "
                    "applies each one everywhere at once), then polish the result by hand. The checks run on "
                    "every change; submitting needs both to pass.")
-
-
-def show_original(sample: dict) -> None:
-    st.markdown("**Original**")
-    st.code(sample["reference"], language=HIGHLIGHT.get(sample["language"], "text"), line_numbers=True, wrap_lines=True)
-    st.markdown(f"**Question:** {sample['question']}  \n*{sample['requirement']}*")
-    st.markdown("**Answer**")
-    st.code(sample["answer"], language="text")
 
 
 def show_mapping(item_id: int, sample: dict, tokens: list[rewrite.Token]) -> None:
@@ -265,19 +237,17 @@ def show_checks(report: rewrite.CheckReport | sandbox.Unchecked) -> None:
         st.warning(warning, icon=":material/info:")
 
 
-def show_actions(item: dict, report: rewrite.CheckReport | sandbox.Unchecked, tokens: list[rewrite.Token],
-                 queue: list[int]) -> None:
+def show_actions(item: dict, report: rewrite.CheckReport | sandbox.Unchecked, tokens: list[rewrite.Token]) -> None:
     item_id = item["id"]
-    checked = isinstance(report, rewrite.CheckReport)
-    if is_admin and checked and report.answer_ok and not report.structure_ok:
+    if campaign.may_accept_exception(user, report):
         st.text_input("Exception reason (admin only)", key=k("exception", item_id),
                       help="Accept this rewrite although the structure check fails; say why.")
     st.button("Submit for review", key=k("submit", item_id), type="primary", icon=":material/send:",
-              on_click=on_submit, args=(item_id, tokens, item["position"], queue))
+              on_click=on_submit, args=(item_id, tokens, item["position"]))
     refused = st.session_state.pop(k("refused", item_id), None)
     if refused:
         st.error(refused, icon=":material/block:")
-    elif not checked or not report.ok:
+    elif not isinstance(report, rewrite.CheckReport) or not report.ok:
         st.caption("Submitting is refused until both checks pass.")
 
 
@@ -294,20 +264,11 @@ def show_read_only(item: dict) -> None:
         st.success(f"Approved by {review['reviewer'] if review else 'an admin'}.", icon=":material/verified:")
     else:
         st.info("Submitted: waiting for review. You can open it again if it is returned.", icon=":material/hourglass_top:")
-    left, right = st.columns(2)
-    with left:
-        show_original(item["sample"])
-    with right:
-        st.markdown("**Your rewrite**")
-        if submission:
-            st.code(submission["reference"], language=HIGHLIGHT.get(item["language"], "text"), line_numbers=True,
-                    wrap_lines=True)
-            st.markdown(f"**Question:** {submission['question']}")
-            st.markdown("**Answer**")
-            st.code(submission["answer"], language="text")
+    original_and_rewrite(item["sample"], campaign.submitted_texts(submission) if submission else None,
+                         "Your rewrite")
 
 
-def workspace(item: dict, queue: list[int]) -> None:
+def workspace(item: dict) -> None:
     sample = item["sample"]
     item_id = item["id"]
     st.subheader(f"#{item['position']} · {item['scenario']}")
@@ -329,7 +290,7 @@ def workspace(item: dict, queue: list[int]) -> None:
     tokens = rewrite.extract_tokens(sample)
     top_left, top_right = st.columns(2, gap="large")
     with top_left:
-        show_original(sample)
+        original_panel(sample)
     with top_right:
         show_mapping(item_id, sample, tokens)
     bottom_left, bottom_right = st.columns(2, gap="large")
@@ -339,7 +300,7 @@ def workspace(item: dict, queue: list[int]) -> None:
         texts = current_texts(item_id)
         report = sandbox.check_rewrite(sample, texts.reference, texts.question, texts.answer)
         show_checks(report)
-        show_actions(item, report, tokens, queue)
+        show_actions(item, report, tokens)
         show_flag(item_id)
 
 
@@ -347,9 +308,9 @@ def workspace(item: dict, queue: list[int]) -> None:
 
 st.title("Real-Test rewriting")
 st.caption("Rewrite abstract samples into real-world scenarios, keeping the structure and the answer.")
-show_flash()
+ui.show_flash()
 
-campaigns = campaign.list_campaigns(db, None if is_admin else user["id"])
+campaigns = campaign.campaigns_for(db, user)
 if not campaigns:
     st.info("No rewrite campaign has items for you yet. An admin sets campaigns up on the "
             "'Rewrite campaigns' page.", icon=":material/inbox:")
@@ -357,15 +318,15 @@ if not campaigns:
 
 names = {c["id"]: c["name"] for c in campaigns}
 campaign_id = st.selectbox("Campaign", list(names), format_func=names.get, key="rw_campaign")
-show_all = st.toggle("Show every annotator's items", key="rw_all") if is_admin else False
-items = campaign.list_items(db, campaign_id, annotator_id=None if show_all else user["id"])
+everyone = st.toggle("Show every annotator's items", key="rw_all") if oversees else False
+items = campaign.queue(db, campaign_id, user, everyone)
 if not items:
     st.info("You have no items in this campaign." + (" Turn on 'Show every annotator's items' to see all."
-                                                     if is_admin else ""), icon=":material/inbox:")
+                                                     if oversees else ""), icon=":material/inbox:")
     st.stop()
 
-done = sum(i["status"] in ("submitted", "approved") for i in items)
-st.progress(done / len(items), text=f"{done} of {len(items)} submitted or approved")
+finished = campaign.done_count(items)
+st.progress(finished / len(items), text=f"{finished} of {len(items)} submitted or approved")
 with st.expander(f"Queue ({len(items)} items)", icon=":material/list:"):
     st.dataframe(pd.DataFrame([{"#": i["position"], "format": DISPLAY_NAMES[i["language"]], "task": i["task_id"],
                                 "depth": i["depth"], "scenario": i["scenario"], "annotator": i["annotator"],
@@ -374,11 +335,11 @@ with st.expander(f"Queue ({len(items)} items)", icon=":material/list:"):
 
 by_id = {i["id"]: i for i in items}
 if st.session_state.get("rw_item") not in by_id:
-    st.session_state["rw_item"] = next((i["id"] for i in items if i["status"] in campaign.EDITABLE), items[0]["id"])
+    st.session_state["rw_item"] = campaign.first_to_do(items)
 item_id = st.selectbox(
     "Item", list(by_id), key="rw_item",
     format_func=lambda i: (f"#{by_id[i]['position']} · {DISPLAY_NAMES[by_id[i]['language']]} · task "
                            f"{by_id[i]['task_id']} · depth {by_id[i]['depth']} · {by_id[i]['scenario']} · "
                            f"{STATUS_LABELS[by_id[i]['status']]}"))
 st.divider()
-workspace(campaign.get_item(db, item_id), list(by_id))
+workspace(campaign.get_item(db, item_id))

@@ -1,4 +1,4 @@
-"""Cached suite loading for the pages (imports Streamlit; the logic is in browse.py)."""
+"""Cached suite loading for the pages (imports Streamlit; the logic is in structext_core.views.explore)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from structext_core.benchmark import browse, samples
+from structext_core.benchmark import samples
+from structext_core.views import explore
 
 
 @st.cache_data(max_entries=4, show_spinner="Loading samples…")
@@ -17,7 +18,7 @@ def _load(path: str, mtime: float) -> list[dict]:
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def _index(path: str, mtime: float) -> pd.DataFrame:
-    return browse.index_frame(_load(path, mtime))
+    return explore.index_frame(_load(path, mtime))
 
 
 def load_suite(path: str | Path) -> list[dict]:

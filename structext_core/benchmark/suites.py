@@ -8,18 +8,19 @@ rebuilt alone and nothing depends on the global random state or on ``hash()``.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
 from structext_core import settings
+from structext_core.benchmark import official
 from structext_core.benchmark import samples as samples_mod
 from structext_core.benchmark.formats import get_module
 from structext_core.benchmark.tasks import TASKS
 from structext_core.benchmark.tree import capped_node_count
 
 Progress = Callable[[int, int], None]
-MAX_HEADING_DEPTH = {"markdown": 6, "latex": 5}
 
 # Default size limits of a grid. Each one is lifted by ``SuiteConfig(allow_large=True)``
 # (``generate --allow-large``); they keep a typo from filling a disk or a server's memory.
@@ -32,14 +33,11 @@ MAX_OUTPUT_CHARS = 1_000_000_000  # estimated characters of the JSONL file (abou
 # Never lifted: no grid can use more values than this, and a range is checked before it is built.
 MAX_LIST_VALUES = 1_000
 
-# Estimated JSONL characters of one sample: SAMPLE_BASE_CHARS, plus per node and per field of the
-# tree (a node has (depth x col + 1) / 2 fields on average). Least-squares fits over Test-Hard at
-# col 1, 6 and 20 (2,088 samples each). Whole suites: Test-Hard 2% over its file, Test 17% over.
+# Estimated JSONL characters of one sample: SAMPLE_BASE_CHARS, plus what the format's ``SIZE``
+# says its document adds (:mod:`structext_core.benchmark.formats.sizes`).
 SAMPLE_BASE_CHARS = 600
-CHARS_PER_NODE_AND_FIELD = {"tree": (8, 0), "json": (52, 25), "yaml": (33, 18), "xml": (26, 13),
-                            "markdown": (25, 13), "latex": (50, 13), "org": (16, 13)}
-CSV_CHARS_PER_ROW = 57
 BYTES_PER_CHAR_IN_MEMORY = 12  # peak memory while one sample is built and encoded (measured: 4 to 9)
+_SUITE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
 class SizeLimitError(ValueError):
@@ -48,14 +46,9 @@ class SizeLimitError(ValueError):
 
 def estimate_sample_chars(language: str, depth: int, width: int, col: int, csv_rows: int | None = None,
                           cap: int = 10**15) -> int:
-    """Estimated length of one sample's JSONL line (at most ``cap + 1``)."""
-    if language == "csv":
-        return SAMPLE_BASE_CHARS + CSV_CHARS_PER_ROW * (csv_rows or depth)
-    per_node, per_field = CHARS_PER_NODE_AND_FIELD[language]
-    nodes = capped_node_count(depth, width, cap)
-    if nodes > cap:
-        return cap + 1
-    return min(cap + 1, SAMPLE_BASE_CHARS + round(nodes * (per_node + per_field * (depth * col + 1) / 2)))
+    """Estimated length of one sample's JSONL line (at most ``cap + 1`` for a format that
+    grows with its tree)."""
+    return get_module(language).SIZE.sample_chars(SAMPLE_BASE_CHARS, depth, width, col, csv_rows, cap)
 
 
 def available_memory() -> int | None:
@@ -91,7 +84,7 @@ class SuiteConfig:
         self._validate_values()
         self._validate_sizes()
         for tid in self.task_ids:
-            limit = MAX_HEADING_DEPTH.get(TASKS[tid].language)
+            limit = get_module(TASKS[tid].language).MAX_DEPTH
             if limit and max(self.depths) > limit:
                 raise ValueError(f"{TASKS[tid].language} has headings for depth up to {limit}, "
                                  f"got depth {max(self.depths)} (task {tid})")
@@ -154,7 +147,7 @@ class SuiteConfig:
                              f"{free / 1e9:,.1f} GB are free")
 
     def estimated_chars(self) -> int:
-        """Estimated characters of the whole suite as JSONL (see ``CHARS_PER_NODE_AND_FIELD``)."""
+        """Estimated characters of the whole suite as JSONL (see :func:`estimate_sample_chars`)."""
         per_language: dict[str, int] = {}
         for tid in self.task_ids:
             language = TASKS[tid].language
@@ -190,11 +183,7 @@ def generate_sample(task_id: int, depth: int, width: int, *, seed: int = 0, inde
     """Build one sample; the same arguments always give the same sample."""
     task = TASKS[task_id]
     rng = random.Random(f"structext|{suite}|{seed}|{task_id}|{depth}|{width}|{col}|{csv_rows}|{index}")
-    module = get_module(task.language)
-    if task.language == "csv" and csv_rows:
-        doc = module.generate(rng, depth, width, col, rows=csv_rows)
-    else:
-        doc = module.generate(rng, depth, width, col, inject_errors=task.inject_errors)
+    doc = get_module(task.language).generate(rng, depth, width, col, inject_errors=task.inject_errors, rows=csv_rows)
     params = task.sample(rng, doc)
     return {
         "id": sample_id(suite, task_id, depth, width, index),
@@ -261,6 +250,34 @@ def suite_files(directory: str | Path | None = None) -> list[Path]:
 
 def suite_path(name: str, directory: str | Path | None = None) -> Path:
     return Path(directory or data_dir()) / f"{name}.jsonl"
+
+
+def missing_default_suites(data_dir: str | Path | None = None) -> list[str]:
+    """The paper's suites (Test, Test-Hard) that have no file yet."""
+    return [name for name in SUITES if not suite_path(name, data_dir).exists()]
+
+
+def check_suite_name(name: str) -> str:
+    """A new suite's file name: letters, digits, - and _; not a default suite's name."""
+    if len(name or "") > 64:
+        raise ValueError(f"the suite name is {len(name):,} characters long; the limit is 64 characters")
+    if not _SUITE_NAME.fullmatch(name or ""):  # fullmatch: '$' would let a trailing newline through
+        raise ValueError("the name may use letters, digits, - and _ only (at most 64)")
+    if name in SUITES:
+        raise ValueError(f"{name!r} is a default suite's name; choose another")
+    return name
+
+
+def import_official(folder: str | Path, name: str, data_dir: str | Path | None = None) -> tuple[int, list[str]]:
+    """Read the authors' released files into the suite ``name``; returns (count, problems).
+
+    Unreadable files are named in the problems and skipped; nothing is written when
+    no file could be read."""
+    check_suite_name(name)
+    rows, problems = official.read_folder(folder)
+    if rows:
+        samples_mod.write_jsonl(suite_path(name, data_dir), [dict(r, suite=name) for r in rows])
+    return len(rows), problems
 
 
 def load_or_generate(name: str, data_dir: str | Path | None = None, progress: Progress | None = None,

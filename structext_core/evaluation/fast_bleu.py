@@ -13,13 +13,18 @@ tokens on average) that is about 3 ms a pair, most of it counting. Here:
   run only when the text holds one; a long text is tokenised word by word, each distinct
   word once (see ``_WORD_TOKENS``);
 - n-grams are counted as integers: each token becomes its index in the answer's vocabulary
-  (or -1), an n-gram the base-V number of its indices, and matching counts come from sorted
-  arrays (``numpy.unique`` and ``searchsorted``). An n-gram with a token the answer lacks
-  cannot match, so it only counts towards the total.
+  (V for a token the answer lacks), an n-gram the base-(V+1) number of its indices times 4
+  plus its order minus one, so the answer's 1- to 4-grams are one sorted array with their
+  counts, made once. A response's n-grams of every order are then found with one
+  ``searchsorted`` and counted with one ``bincount`` (or, when few are found in a long
+  answer, a ``unique`` of the found ones alone), clipped by the answer's counts and summed
+  per order. An n-gram with a token the answer lacks cannot match, so it only counts towards
+  the total. (Vocabularies of over 38,000 tokens, where those keys would overflow int64, are
+  searched order by order.)
 
-A short response (the usual case: most answers are a few tokens) is counted in ``Counter``s of
-tuples instead, against the answer's own, built on first use: for a handful of tokens numpy's
-per-call overhead costs more than the counting. A response with the answer's very tokens
+A very short response against a short answer is counted in ``Counter``s of tuples instead,
+against the answer's own, built on first use: for a handful of tokens numpy's per-call
+overhead costs more than the counting. A response with the answer's very tokens
 gets the answer's own score (every n-gram matches), computed once; one that shares no token
 with the answer scores 0, as in sacrebleu.
 
@@ -56,6 +61,8 @@ _FAST_PASSES = (
 _FAST_DASH = re.compile(r"(?<=[0-9])-")
 # Base-V keys of 4-grams must fit in int64: V**4 < 2**63.
 _MAX_VOCABULARY = 55_000
+# Combined keys (base-V number * 4 + order - 1) must fit in int64: 4 * V**4 < 2**63.
+_MAX_COMBINED_BASE = 38_000
 
 
 def _normalize_line(text: str) -> str:
@@ -111,7 +118,8 @@ def tokenize_13a(text: str) -> list[str]:
 class AnswerNgrams:
     """An answer's tokens, vocabulary and n-gram counts, computed once."""
 
-    __slots__ = ("tokens", "length", "vocabulary", "keys", "counts", "counters", "_small_counters", "_identical")
+    __slots__ = ("tokens", "length", "vocabulary", "keys", "counts", "all_keys", "all_counts", "all_orders",
+                 "counters", "_small_counters", "_identical")
 
     def __init__(self, answer: str):
         tokens = tokenize_13a(answer)
@@ -120,6 +128,9 @@ class AnswerNgrams:
         self.vocabulary = {token: index for index, token in enumerate(dict.fromkeys(tokens))}
         self.keys: list[np.ndarray] = []
         self.counts: list[np.ndarray] = []
+        self.all_keys: np.ndarray | None = None
+        self.all_counts: np.ndarray | None = None
+        self.all_orders: np.ndarray | None = None
         self.counters: list[Counter] | None = None
         self._small_counters: list[Counter] | None = None
         self._identical: float | None = None
@@ -127,8 +138,15 @@ class AnswerNgrams:
             self.counters = _tuple_counters(tokens)
             return
         ids = np.fromiter(map(self.vocabulary.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+        base = len(self.vocabulary) + 1
+        if base <= _MAX_COMBINED_BASE:
+            # every order in one sorted array: an n-gram's key is its base-V number times 4
+            # plus n - 1, so one search and one count serve the four orders
+            self.all_keys, self.all_counts = np.unique(_combined_keys(ids, base), return_counts=True)
+            self.all_orders = (self.all_keys & 3).astype(np.intp)
+            return
         for order in range(1, MAX_ORDER + 1):
-            keys, valid = _ngram_keys(ids, order, len(self.vocabulary) + 1)
+            keys, valid = _ngram_keys(ids, order, base)
             unique, counts = np.unique(keys[valid], return_counts=True)
             self.keys.append(unique)
             self.counts.append(counts)
@@ -165,20 +183,54 @@ def _ngram_keys(ids: np.ndarray, order: int, base: int) -> tuple[np.ndarray, np.
     return keys, valid
 
 
+def _combined_keys(ids: np.ndarray, base: int) -> np.ndarray:
+    """Every 1- to 4-gram of ``ids`` (digits below ``base``) as base-``base`` number * 4 + order - 1."""
+    parts = [ids * 4]
+    keys = ids
+    for order in range(2, min(MAX_ORDER, len(ids)) + 1):
+        keys = keys[:-1] * base + ids[order - 1:]
+        parts.append(keys * 4 + (order - 1))
+    return np.concatenate(parts)
+
+
 @lru_cache(maxsize=8192)
 def answer_ngrams(answer: str) -> AnswerNgrams:
     """The answer's n-grams, cached: a suite's answers are counted once, not once per response."""
     return AnswerNgrams(answer)
 
 
-# Responses of at most this many tokens are counted in Counters, longer ones with numpy.
-_SMALL_RESPONSE = 40
+# Responses of at most this many tokens, against answers of at most _SMALL_ANSWER tokens, are
+# counted in Counters; the rest with numpy (a long answer's tuple counters cost more to build
+# than a few short responses save).
+_SMALL_RESPONSE = 12
+_SMALL_ANSWER = 400
 
 
 def _matches(reference: AnswerNgrams, tokens: list[str]) -> list[int]:
-    if reference.counters is not None or len(tokens) <= _SMALL_RESPONSE:
+    if reference.counters is not None or (len(tokens) <= _SMALL_RESPONSE and reference.length <= _SMALL_ANSWER):
         return [sum(min(count, ref[gram]) for gram, count in hyp.items() if gram in ref)
                 for hyp, ref in zip(_tuple_counters(tokens), reference.tuple_counters())]
+    if reference.all_keys is not None:
+        # a token the answer lacks is the digit V: no n-gram holding it is among the answer's
+        base = len(reference.vocabulary) + 1
+        ids = np.fromiter(map(reference.vocabulary.get, tokens, repeat(base - 1)), dtype=np.int64, count=len(tokens))
+        keys = _combined_keys(ids, base)
+        ref_keys = reference.all_keys
+        if not len(ref_keys):
+            return [0] * MAX_ORDER
+        where = np.searchsorted(ref_keys, keys)
+        np.minimum(where, len(ref_keys) - 1, out=where)
+        found = where[ref_keys[where] == keys]
+        if not len(found):
+            return [0] * MAX_ORDER
+        if len(found) * 16 < len(ref_keys):  # few hits in a long answer: count the hits alone
+            where, counts = np.unique(found, return_counts=True)
+            clipped = np.minimum(counts, reference.all_counts[where])
+            orders = reference.all_orders[where]
+        else:
+            clipped = np.minimum(np.bincount(found, minlength=len(ref_keys)), reference.all_counts)
+            orders = reference.all_orders
+        return np.bincount(orders, weights=clipped, minlength=MAX_ORDER).astype(np.int64).tolist()
     ids = np.fromiter(map(reference.vocabulary.get, tokens, repeat(-1)), dtype=np.int64, count=len(tokens))
     base = len(reference.vocabulary) + 1
     correct = []

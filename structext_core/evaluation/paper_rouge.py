@@ -25,8 +25,11 @@ no table. Where the library raises on an empty text the score is 0.
 What makes it fast across a suite (:class:`PaperReference`, built once per answer): the
 answer's sentences, word types and per-sentence codes are kept; a response's words that the
 answer sentence lacks are dropped before the LCS (the library's traceback only ever moves left
-across such a column, so the words it reconstructs are the same); and when the LCS is as long
-as one side, that side's words are the answer without any traceback.
+across such a column, so the words it reconstructs are the same); the answer's words that the
+response lacks cost no big-integer work (a run of them is one traceback row, see
+:func:`_traceback_words`); when the LCS is as long as one side, that side's words are the
+answer without any traceback; and an answer of one sentence (most answers) skips the
+bookkeeping of which answer words are still reachable.
 """
 
 from __future__ import annotations
@@ -57,32 +60,48 @@ def _traceback_words(reference: list[str], evaluated: list[str]) -> set[str]:
 
     Row ``i`` of the LCS table is kept as the bit set of columns where it grows by one
     (``L[i][j] - L[i][j-1] == 1`` at bit ``j-1``).
+
+    A reference word that ``evaluated`` lacks leaves its row equal to the one above it, and
+    in the traceback a run of such rows acts as one: the first moves left to just after the
+    nearest growth column, and the next ones, over the same bits, stay there. So each run is
+    kept as one row and costs no big-integer work.
     """
     width = len(evaluated)
     masks = _match_masks(evaluated)
+    get = masks.get
     full = (1 << width) - 1
     vector = full
-    grows = [0]
+    grows = 0
+    rows: list[tuple[str | None, int, int]] = []
+    in_run = False
     for word in reference:
-        matched = vector & masks.get(word, 0)
-        vector = ((vector + matched) | (vector - matched)) & full
-        grows.append(~vector & full)
+        match = get(word, 0)
+        if not match:
+            if not in_run:
+                rows.append((None, 0, grows))
+                in_run = True
+            continue
+        in_run = False
+        matched = vector & match
+        if matched:
+            vector = ((vector + matched) | (vector - matched)) & full
+            grows = ~vector & full
+        rows.append((word, match, grows))
     words: set[str] = set()
-    i, j = len(reference), width
-    while i > 0 and j > 0:
-        word = reference[i - 1]
-        match = masks.get(word, 0)
+    j = width
+    for word, match, row in reversed(rows):
+        if j == 0:
+            break
         # the nearest column at or left of j where the traceback stops moving left
-        candidates = (grows[i] | match) & ((1 << j) - 1)
+        candidates = (row | match) & ((1 << j) - 1)
         if not candidates:
             break
         column = candidates.bit_length() - 1
         if (match >> column) & 1:
-            words.add(word)
+            words.add(word)  # type: ignore[arg-type]  # match is 0 on a run's row
             j = column
         else:
             j = column + 1
-        i -= 1
     return words
 
 
@@ -133,37 +152,66 @@ class PaperReference:
         evaluated = paper_sentences(response)
         if not self.sentences or not evaluated:
             return 0.0
-        evaluated_types = set(chain.from_iterable(evaluated))
-        reachable = len(self.types.intersection(evaluated_types))
-        union: set[str] = set()
-        if reachable:
-            evaluated_sets = [frozenset(sentence) for sentence in evaluated]
-            count, start = len(evaluated), 0
-            for index, (ref_sentence, ref_set) in enumerate(zip(self.sentences, self.sets)):
-                # The words this sentence could still add. The union does not depend on the
-                # order of the pairs, nor on pairs skipped because they cannot add a word, so the
-                # search starts after the last productive response sentence (a response that
-                # follows the answer finds each sentence's partner at once).
-                needed = evaluated_types.intersection(ref_set)
-                needed.difference_update(union)
-                first = start
-                for step in range(count if needed else 0):
-                    position = (first + step) % count
-                    if needed.isdisjoint(evaluated_sets[position]):
-                        continue
-                    words = _sentence_lcs_words(ref_sentence, ref_set, self.coder(index), evaluated[position])
-                    if not needed.isdisjoint(words):
-                        union.update(words)
-                        needed.difference_update(words)
-                        start = position + 1
-                        if not needed:
-                            break
-                if len(union) == reachable:
-                    break
+        if len(evaluated) == 1:
+            evaluated_types = set(evaluated[0])
+        else:
+            evaluated_types = set(chain.from_iterable(evaluated))
+        if len(self.sentences) == 1:
+            # one pair per response sentence, one answer sentence: no bookkeeping of which
+            # answer words are still reachable
+            union = self._union_one_sentence(evaluated, evaluated_types)
+        else:
+            union = self._union(evaluated, evaluated_types)
         overlap = len(union)
         recall = overlap / len(self.types)
         precision = overlap / len(evaluated_types)
         return 2.0 * ((precision * recall) / (precision + recall + 1e-8))
+
+    def _union_one_sentence(self, evaluated: list[list[str]], evaluated_types: set[str]) -> set[str] | frozenset[str]:
+        ref_sentence, ref_set, coder = self.sentences[0], self.sets[0], self.coder(0)
+        if len(evaluated) == 1:
+            # the words of one LCS are words of both sides: nothing to intersect first
+            return _sentence_lcs_words(ref_sentence, ref_set, coder, evaluated[0])
+        needed = evaluated_types.intersection(ref_set)
+        union: set[str] = set()
+        for sentence in evaluated:
+            if needed.isdisjoint(sentence):
+                continue
+            words = _sentence_lcs_words(ref_sentence, ref_set, coder, sentence)
+            union.update(words)
+            needed.difference_update(words)
+            if not needed:
+                break
+        return union
+
+    def _union(self, evaluated: list[list[str]], evaluated_types: set[str]) -> set[str]:
+        reachable = len(self.types.intersection(evaluated_types))
+        union: set[str] = set()
+        if not reachable:
+            return union
+        count, start = len(evaluated), 0
+        for index, (ref_sentence, ref_set) in enumerate(zip(self.sentences, self.sets)):
+            # The words this sentence could still add. The union does not depend on the
+            # order of the pairs, nor on pairs skipped because they cannot add a word, so the
+            # search starts after the last productive response sentence (a response that
+            # follows the answer finds each sentence's partner at once).
+            needed = evaluated_types.intersection(ref_set)
+            needed.difference_update(union)
+            first = start
+            for step in range(count if needed else 0):
+                position = (first + step) % count
+                if needed.isdisjoint(evaluated[position]):
+                    continue
+                words = _sentence_lcs_words(ref_sentence, ref_set, self.coder(index), evaluated[position])
+                if not needed.isdisjoint(words):
+                    union.update(words)
+                    needed.difference_update(words)
+                    start = position + 1
+                    if not needed:
+                        break
+            if len(union) == reachable:
+                break
+        return union
 
 
 @lru_cache(maxsize=8192)

@@ -268,6 +268,34 @@ def _score_span(indices: list[int]) -> list[dict]:
     return scored
 
 
+# A row's cost, roughly: a fixed part plus its characters (every metric is linear or close).
+_ROW_COST = 200
+
+
+def _balanced_chunks(pairs: Sequence[tuple[str, str]], order: list[int], chunk_size: int, jobs: int) -> list[list[int]]:
+    """``order`` cut into chunks of at most ``chunk_size`` rows and about an eighth of a worker's
+    share of the characters, heaviest first: a few long answers (Test-Hard's) neither sit in
+    one chunk nor come last, so no worker waits for another at the end."""
+    costs = [_ROW_COST + len(pairs[i][0]) + len(pairs[i][1]) for i in order]
+    cap = max(1, sum(costs) // (jobs * 8))
+    chunks: list[list[int]] = []
+    chunk: list[int] = []
+    chunk_costs: list[int] = []
+    weight = 0
+    for index, cost in zip(order, costs):
+        if chunk and (len(chunk) >= chunk_size or weight + cost > cap):
+            chunks.append(chunk)
+            chunk_costs.append(weight)
+            chunk, weight = [], 0
+        chunk.append(index)
+        weight += cost
+    if chunk:
+        chunks.append(chunk)
+        chunk_costs.append(weight)
+    ranking = sorted(range(len(chunks)), key=chunk_costs.__getitem__, reverse=True)
+    return [chunks[k] for k in ranking]
+
+
 def score_many(
     pairs: Sequence[tuple[str, str]],
     threshold: float = DEFAULT_THRESHOLD,
@@ -280,12 +308,16 @@ def score_many(
 
     Pairs are scored grouped by answer, so each answer is prepared once per process
     (:class:`PreparedAnswer`). ``jobs`` > 1 forks worker processes, which inherit the pairs
-    rather than receive them: use it from the command line, not from a threaded server.
+    rather than receive them: use it from the command line, not from a threaded server; the
+    chunks they get are cut by size as well as rows, heaviest first.
     ``progress(done, total)`` is called after each chunk.
     """
     global _WORK
     order = sorted(range(len(pairs)), key=lambda i: pairs[i][0])
-    chunks = [order[start:start + chunk_size] for start in range(0, len(order), chunk_size)]
+    if jobs > 1:
+        chunks = _balanced_chunks(pairs, order, chunk_size, jobs)
+    else:
+        chunks = [order[start:start + chunk_size] for start in range(0, len(order), chunk_size)]
     results: list[dict | None] = [None] * len(pairs)
     done = 0
 

@@ -7,6 +7,12 @@ submit; a submission is refused unless the rewrite passes the structure and answ
 checks of :mod:`structext_core.studio.rewrite` (an admin may accept a structure exception with
 a written reason; the answer check is never waived, so every exported sample audits).
 Admins approve or return submissions with a comment; anyone may flag a source sample.
+Who counts as an admin here is read from the one role table (:mod:`structext_core.studio.access`):
+whoever may open the Rewrite campaigns page oversees every campaign (:func:`oversees`).
+
+The annotator's queue (which items, in which order, which one next, what counts as done)
+and the workspace's steps (the mapping table's edits, pasted mapping lines, applying a
+mapping without losing free edits) are here too, so the pages only draw them.
 
 Every write is one committed transaction (:func:`structext_core.studio.storage.write_transaction`);
 a refused action raises :class:`CampaignError` with a message saying what and where,
@@ -27,16 +33,18 @@ import sqlite_utils
 
 from structext_core import settings
 from structext_core.benchmark import draws, limits, official, outputs
-from structext_core.benchmark.audit import AGREE, audit_sample
+from structext_core.benchmark.audit import AGREE, audit, audit_sample
 from structext_core.benchmark.samples import FIELDS, write_jsonl
 from structext_core.benchmark.tasks import TASKS
-from structext_core.studio import rewrite, sandbox
+from structext_core.studio import access, rewrite, sandbox
 from structext_core.studio.storage import write_transaction
 
 SCENARIO_FILE = settings.scenario_file()
 PAPER_PER_STRATUM = 16
 SUITE_NAME = "real-test"
 EDITABLE = ("todo", "draft", "returned")
+DONE = ("submitted", "approved")  # what counts as done in an annotator's queue
+STATUSES = ("todo", "draft", "submitted", "returned", "approved")
 MAX_SCENARIO_LENGTH = 120
 
 
@@ -203,6 +211,42 @@ def get_item(db: sqlite_utils.Database, item_id: int) -> dict:
     return row
 
 
+# ---- the annotator's queue ----------------------------------------------------------
+
+def campaigns_for(db: sqlite_utils.Database, user: dict) -> list[dict]:
+    """The campaigns ``user`` works in (newest first): every one for an overseer, else those
+    with items assigned to them."""
+    return list_campaigns(db, None if oversees(user) else user["id"])
+
+
+def queue(db: sqlite_utils.Database, campaign_id: int, user: dict, everyone: bool = False) -> list[dict]:
+    """The items of ``user`` in a campaign, in queue order; with ``everyone`` an overseer gets
+    every annotator's items (anyone else still gets only their own)."""
+    return list_items(db, campaign_id, annotator_id=None if everyone and oversees(user) else user["id"])
+
+
+def done_count(items: list[dict]) -> int:
+    """How many of ``items`` are done (submitted or approved: nothing left for the annotator)."""
+    return sum(item["status"] in DONE for item in items)
+
+
+def first_to_do(items: list[dict]) -> int | None:
+    """The item to open first: the first one still editable in queue order, else the first
+    (None for an empty queue)."""
+    return next((i["id"] for i in items if i["status"] in EDITABLE), items[0]["id"] if items else None)
+
+
+def next_to_do(items: list[dict], item_id: int) -> int | None:
+    """The item to open after ``item_id``: the next one still editable after it in queue order,
+    then from the start; None when no other item is left to do (or ``item_id`` is not queued)."""
+    ids = [i["id"] for i in items]
+    if item_id not in ids:
+        return None
+    at = ids.index(item_id)
+    later = items[at + 1:] + items[:at]
+    return next((i["id"] for i in later if i["status"] in EDITABLE), None)
+
+
 def _require_length(field: str, text: str, limit_name: str) -> None:
     """:class:`CampaignError` when ``text`` is longer than the stored-field limit ``limit_name``."""
     try:
@@ -219,13 +263,20 @@ def _require_draft_sizes(texts: rewrite.Texts, mapping: dict[str, str | None]) -
     _require_length("value mapping (as stored)", stored, "MAX_DRAFT_CHARS")
 
 
+def oversees(user: dict | None) -> bool:
+    """Whether ``user`` oversees the campaigns (sets them up, reviews, sees and may work on every
+    item, accepts a structure exception): whoever the role table lets open the Rewrite campaigns
+    page (:data:`structext_core.studio.access.PAGES`)."""
+    return user is not None and access.can_open(access.role_of(user), "campaign_admin")
+
+
 def _require_admin(user: dict) -> None:
-    if user.get("role") != "admin":
+    if not oversees(user):
         raise CampaignError("Only an admin can do this.")
 
 
 def _require_access(item: dict, user: dict) -> None:
-    if user.get("role") != "admin" and item["annotator_id"] != user["id"]:
+    if not oversees(user) and item["annotator_id"] != user["id"]:
         raise CampaignError(f"Item {item['position']} of this campaign is assigned to {item['annotator']}, not to you.")
 
 
@@ -288,6 +339,75 @@ def reset_draft(db: sqlite_utils.Database, item_id: int, user: dict) -> None:
         db.execute("DELETE FROM rewrite_drafts WHERE item_id = ?", [item_id])
 
 
+# ---- the workspace's steps (nothing written: the page saves with save_draft) ----------------
+
+class FreeEditsAtRisk(CampaignError):
+    """Applying the mapping would throw away free edits the annotator has not agreed to lose."""
+
+
+def _bullets(problems: list) -> str:
+    return "\n".join(f"- {p}" for p in problems)
+
+
+def table_mapping(saved: dict[str, str], tokens: list[rewrite.Token], row_edits: dict | None) -> dict[str, str]:
+    """The mapping the table shows: ``saved`` with its unsaved cell edits on top.
+
+    ``row_edits`` is ``{row: {column: value}}`` (row as the table hands it over, number or text),
+    row ``n`` being ``tokens[n]``; an edit of another column, or of a row the table does not
+    have, is ignored, and an emptied cell keeps the token.
+    """
+    mapping = dict(saved)
+    for row, change in (row_edits or {}).items():
+        row = int(row)
+        if "replacement" in change and 0 <= row < len(tokens):
+            mapping[tokens[row].text] = change["replacement"] or ""
+    return rewrite.clean_mapping(mapping)
+
+
+def paste_mapping(text: str, tokens: list[rewrite.Token], mapping: dict[str, str]) -> tuple[dict[str, str], int]:
+    """``mapping`` with pasted ``token -> value`` lines on top, and how many lines were read.
+
+    Raises :class:`CampaignError` (nothing changed) for text over ``MAX_DRAFT_CHARS``, a line
+    that does not read, or a token the sample does not have.
+    """
+    _require_length("pasted mapping lines", text or "", "MAX_DRAFT_CHARS")
+    try:
+        pasted = rewrite.parse_mapping_text(text or "")
+    except rewrite.MappingError as error:
+        raise CampaignError("The pasted lines were not read; nothing changed:\n" + _bullets(error.problems)) from None
+    known = {t.text for t in tokens}
+    unknown = [old for old in pasted if old not in known]
+    if unknown:
+        raise CampaignError(f"Not tokens of this sample: {', '.join(repr(u) for u in unknown)}; nothing changed.")
+    return {**mapping, **pasted}, len(pasted)
+
+
+def mapped_texts(sample: dict, texts: rewrite.Texts, mapping: dict[str, str | None],
+                 applied_before: dict[str, str | None], replace_free_edits: bool = False) -> rewrite.Texts:
+    """The workspace's texts after applying ``mapping`` to the original ``sample``.
+
+    ``texts`` are the current texts, ``applied_before`` the mapping they were last built from.
+    Raises :class:`FreeEditsAtRisk` when ``texts`` hold edits by hand that the mapping would
+    replace and ``replace_free_edits`` is off, and :class:`CampaignError` listing the problems
+    when the mapping cannot be applied; either way nothing changed.
+    """
+    if (not replace_free_edits and texts != rewrite.original_texts(sample)
+            and rewrite.has_free_edits(sample, applied_before, texts)):
+        raise FreeEditsAtRisk("The result has free edits that applying the mapping would replace. Tick "
+                              "'Replace my free edits' and apply again, or keep editing by hand.")
+    try:
+        return rewrite.apply_mapping(sample, mapping)
+    except rewrite.MappingError as error:
+        raise CampaignError("The mapping was not applied; nothing changed:\n" + _bullets(error.problems)) from None
+
+
+def may_accept_exception(user: dict | None, report: rewrite.CheckReport | sandbox.Unchecked) -> bool:
+    """Whether ``user`` may submit this rewrite with a structure exception: an overseer, and a
+    report that ran, whose answer check passes and structure check fails."""
+    return (oversees(user) and isinstance(report, rewrite.CheckReport) and report.answer_ok
+            and not report.structure_ok)
+
+
 # ---- submit, review -----------------------------------------------------------------
 
 def submit(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.Texts,
@@ -318,7 +438,7 @@ def submit(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.T
         if not reason:
             raise SubmissionRefused("Submission refused: the structure check fails (" +
                                     "; ".join(str(p) for p in report.parse + report.structure) + ").", report)
-        if user.get("role") != "admin":
+        if not oversees(user):
             raise SubmissionRefused("Submission refused: only an admin can accept an exception to the structure "
                                     "check.", report)
     elif reason:
@@ -341,6 +461,18 @@ def latest_submission(db: sqlite_utils.Database, item_id: int) -> dict | None:
                          "LEFT JOIN users u ON u.id = s.submitted_by WHERE item_id = ? ORDER BY s.id DESC LIMIT 1",
                          [item_id]))
     return rows[0] if rows else None
+
+
+def submitted_texts(submission: dict) -> rewrite.Texts:
+    """The reference, question and answer of a submission (a row of :func:`latest_submission`)."""
+    return rewrite.Texts(submission["reference"], submission["question"], submission["answer"])
+
+
+def check_submission(item: dict, submission: dict) -> rewrite.CheckReport | sandbox.Unchecked:
+    """The checks of a submitted rewrite, run again for the reviewer (the sandbox's answer when
+    they cannot complete)."""
+    texts = submitted_texts(submission)
+    return sandbox.check_rewrite(item["sample"], texts.reference, texts.question, texts.answer)
 
 
 def latest_review(db: sqlite_utils.Database, item_id: int) -> dict | None:
@@ -420,8 +552,7 @@ def progress(db: sqlite_utils.Database, campaign_id: int) -> list[dict]:
     counts: dict[str, Counter] = defaultdict(Counter)
     for row in list_items(db, campaign_id):
         counts[row["annotator"]][row["status"]] += 1
-    statuses = ("todo", "draft", "submitted", "returned", "approved")
-    return [{"annotator": name, **{s: c[s] for s in statuses}, "total": sum(c.values())}
+    return [{"annotator": name, **{s: c[s] for s in STATUSES}, "total": sum(c.values())}
             for name, c in sorted(counts.items())]
 
 
@@ -459,8 +590,26 @@ class ExportResult:
 def suite_file(db: sqlite_utils.Database, campaign_id: int, suites_dir: str | Path) -> Path:
     """Where a campaign's Real-Test suite lives among the suites: ``real-test-<campaign name>.jsonl``."""
     row = db.execute("SELECT name FROM rewrite_campaigns WHERE id = ?", [campaign_id]).fetchone()
-    slug = re.sub(r"[^a-z0-9_-]+", "-", (row[0] if row else "").lower()).strip("-") or str(campaign_id)
-    return Path(suites_dir) / f"{SUITE_NAME}-{slug}.jsonl"
+    return Path(suites_dir) / f"{SUITE_NAME}-{_slug(row[0] if row else '') or campaign_id}.jsonl"
+
+
+def _slug(name: str) -> str:
+    """``name`` as a file name: lower case, each run of other characters than a-z, 0-9, _ and -
+    one dash, no dash at either end (may be empty)."""
+    return re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-")
+
+
+def default_export_dir(name: str, campaign_id: int) -> Path:
+    """Where the export of campaign ``name`` goes unless the admin names another folder:
+    ``exports/<name as a file name>`` beside the database."""
+    return settings.exports_dir() / (_slug(name) or f"campaign-{campaign_id}")
+
+
+def export_audit(result: ExportResult) -> list[str]:
+    """The audit of what :func:`export_campaign` wrote, one line a layout, as the command line
+    says it: ``real-test.jsonl: audited 3 samples: 3 agree, ...`` and ``official/: ...``."""
+    return [f"{result.jsonl.name}: {audit([result.jsonl]).line()}",
+            f"{result.layout.name}/: {audit([result.layout]).line()}"]
 
 
 def export_samples(db: sqlite_utils.Database, campaign_id: int) -> list[dict]:

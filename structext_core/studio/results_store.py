@@ -1,12 +1,24 @@
 """Model results in the database: reading uploads and harness logs, importing files and folders
 (validated and scored by :mod:`structext_core.evaluation.results`, kept in the ``results`` and
 ``uploads`` tables), and loading them back, with the human baseline's rows
-(:func:`structext_core.studio.study.human_results`: models ``human:<annotator>`` and ``human``)."""
+(:func:`structext_core.studio.study.human_results`: models ``human:<annotator>`` and ``human``).
+
+Every row carries both ROUGE-L metrics: ``rouge_l`` (strict: rouge-score's tokens on the
+extracted answer) and ``rouge_l_paper`` (the authors' pltrdy ``rouge`` on the whole response);
+rows imported before the paper's metric was stored have NaN there.
+
+What crosses into the app is typed: :class:`ImportSummary` (one import), :class:`FolderReport`
+(a folder import) and :class:`StoredUpload` (a stored results file).
+
+The suite a file is matched against is parsed once per file version (:func:`sample_index`):
+a Test-Hard suite is 41 MB of JSON, and reading it again for every import cost more than
+storing the scored rows."""
 
 from __future__ import annotations
 
 import hashlib
 import math
+import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -17,7 +29,8 @@ import pandas as pd
 import sqlite_utils
 
 from structext_core import settings
-from structext_core.evaluation import harness, results
+from structext_core.benchmark.samples import read_jsonl
+from structext_core.evaluation import harness, results, scoring
 from structext_core.evaluation.results import Problem, ResultsImportError
 from structext_core.evaluation.scoring import DEFAULT_THRESHOLD
 from structext_core.studio import study
@@ -30,12 +43,12 @@ HUMAN_SOURCE_PREFIX = "human-study:"
 
 LOAD_COLUMNS = (
     "row_id", "source", "upload_id", "sample_id", "model", "prompt", "suite", "format", "task",
-    "task_id", "depth", "width", "rouge_l", "score", "exact_match", "bleu",
+    "task_id", "depth", "width", "rouge_l", "score", "exact_match", "bleu", "rouge_l_paper",
 )
 INSERT_COLUMNS = (
     "source", "sample_id", "model", "prompt", "suite", "language", "task", "task_id", "depth",
     "width", "response", "answer_extracted", "rouge_l", "score", "exact_match", "bleu", "imported_at",
-    "upload_id",
+    "upload_id", "rouge_l_paper", "score_paper",
 )
 
 
@@ -67,6 +80,45 @@ def decode_upload(data: bytes, filename: str, max_bytes: int = MAX_UPLOAD_BYTES)
         line = text.count("\n", 0, text.index("\x00")) + 1
         raise ResultsImportError(filename, [Problem(line, "the file holds NUL characters: it is not a text file")])
     return text.splitlines()
+
+
+# ------------------------------------------------------------------ the samples results answer
+
+_INDEX_LOCK = threading.Lock()
+_INDEXES: dict[str, tuple[tuple[int, int], results.SampleIndex]] = {}
+_MAX_INDEXES = 2  # Test and Test-Hard; a parsed Test-Hard suite holds about 100 MB
+
+
+def read_sample_index(path: str | Path) -> results.SampleIndex:
+    """The samples of a suite file, parsed (no cache: what :func:`sample_index` caches)."""
+    return results.SampleIndex(read_jsonl(path))
+
+
+def sample_index(path: str | Path) -> results.SampleIndex:
+    """The samples of a suite file, parsed once per version of the file (path, size and
+    modification time) and shared by every import that follows. The index is never changed
+    after it is built, so sessions may share it."""
+    path = Path(path).resolve()
+    stat = path.stat()
+    version = (stat.st_mtime_ns, stat.st_size)
+    key = str(path)
+    with _INDEX_LOCK:
+        cached = _INDEXES.get(key)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+    index = read_sample_index(path)  # outside the lock: other suites stay available meanwhile
+    with _INDEX_LOCK:
+        _INDEXES.pop(key, None)
+        while len(_INDEXES) >= _MAX_INDEXES:
+            _INDEXES.pop(next(iter(_INDEXES)))
+        _INDEXES[key] = (version, index)
+    return index
+
+
+def clear_sample_indexes() -> None:
+    """Forget the parsed suites (benchmarks time a cold import with it)."""
+    with _INDEX_LOCK:
+        _INDEXES.clear()
 
 
 @dataclass(frozen=True)
@@ -192,17 +244,42 @@ def save_scored(
     return upload_id
 
 
-def list_uploads(db: sqlite_utils.Database) -> pd.DataFrame:
-    """Every upload with its row count (human-study publications included)."""
-    rows = list(db.query(
+@dataclass(frozen=True)
+class StoredUpload:
+    """One stored results file (or human-study publication) and what it holds."""
+
+    id: int
+    filename: str
+    source: str
+    model: str
+    n_rows: int
+    note: str
+    uploaded_at: float
+    rows_stored: int
+    with_paper_metric: int
+    """How many of its rows carry the paper's ROUGE-L (0 for files imported before it was stored)."""
+
+    @property
+    def uploaded(self) -> str:
+        """When, as ``YYYY-MM-DD HH:MM UTC``."""
+        return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(self.uploaded_at))
+
+    @property
+    def label(self) -> str:
+        """``#3 run.jsonl (2088 rows)``: how the page names it in its delete box."""
+        return f"#{self.id} {self.filename} ({self.rows_stored} rows)"
+
+
+def list_uploads(db: sqlite_utils.Database) -> list[StoredUpload]:
+    """Every upload with its row count (human-study publications included), oldest first."""
+    cursor = db.execute(
         "SELECT u.id, u.filename, u.source, u.model, u.n_rows, u.note, u.uploaded_at,"
-        " (SELECT COUNT(*) FROM results r WHERE r.upload_id = u.id) AS rows_stored"
-        " FROM uploads u ORDER BY u.id"
-    ))
-    frame = pd.DataFrame(rows, columns=["id", "filename", "source", "model", "n_rows", "note", "uploaded_at",
-                                        "rows_stored"])
-    frame["uploaded"] = pd.to_datetime(frame["uploaded_at"], unit="s", utc=True).dt.strftime("%Y-%m-%d %H:%M UTC")
-    return frame
+        " COUNT(r.id), COUNT(r.rouge_l_paper)"
+        " FROM uploads u LEFT JOIN results r ON r.upload_id = u.id GROUP BY u.id ORDER BY u.id"
+    )
+    return [StoredUpload(int(id_), filename or "", source or "", model or "", int(n_rows or 0), note or "",
+                         float(uploaded_at), int(stored), int(paper))
+            for id_, filename, source, model, n_rows, note, uploaded_at, stored, paper in cursor.fetchall()]
 
 
 def delete_upload(db: sqlite_utils.Database, upload_id: int) -> int:
@@ -305,7 +382,7 @@ def load_results(db: sqlite_utils.Database, include_humans: bool = True) -> pd.D
     """
     cursor = db.conn.execute(
         "SELECT id AS row_id, source, upload_id, sample_id, model, prompt, suite, language AS format, task,"
-        " task_id, depth, width, rouge_l, score, exact_match, bleu FROM results"
+        " task_id, depth, width, rouge_l, score, exact_match, bleu, rouge_l_paper FROM results"
         f" WHERE source IS NULL OR source NOT LIKE '{HUMAN_SOURCE_PREFIX}%'"
     )
     frame = pd.DataFrame.from_records(cursor.fetchall(), columns=LOAD_COLUMNS)
@@ -317,7 +394,10 @@ def load_results(db: sqlite_utils.Database, include_humans: bool = True) -> pd.D
 
 
 def human_frame(db: sqlite_utils.Database) -> pd.DataFrame:
-    """The human baseline of every study in the model-result schema (with ``response``)."""
+    """The human baseline of every study in the model-result schema (with ``response``).
+
+    ``rouge_l_paper`` is the paper's ROUGE-L of each response against its item's answer
+    (0 for a question given up), computed here: the study stores the strict one only."""
     parts = []
     for item in study.list_studies(db):
         rows = study.human_results(db, item["id"])
@@ -327,14 +407,27 @@ def human_frame(db: sqlite_utils.Database) -> pd.DataFrame:
             part["row_id"] = None
             part["upload_id"] = None
             part["bleu"] = np.nan
+            part["rouge_l_paper"] = _paper_rouge_of_people(db, item["id"], part)
             parts.append(part[[*LOAD_COLUMNS, "response"]])
     if not parts:
         return pd.DataFrame(columns=[*LOAD_COLUMNS, "response"])
     return pd.concat(parts, ignore_index=True)
 
 
+def _paper_rouge_of_people(db: sqlite_utils.Database, study_id: int, part: pd.DataFrame) -> list[float]:
+    answers = dict(db.execute(
+        "SELECT sample_id, json_extract(sample_json, '$.answer') FROM study_items WHERE study_id = ?", [study_id]))
+    # the pool repeats every person's rows: each (item, response) is scored once
+    pairs = sorted({(str(s), str(r)) for s, r in zip(part["sample_id"], part["response"])})
+    scored = scoring.score_many([(str(answers.get(s) or ""), r) for s, r in pairs], with_bleu=False)
+    paper = {pair: values["rouge_l_paper"] for pair, values in zip(pairs, scored)}
+    gave_up = part["gave_up"] if "gave_up" in part.columns else [False] * len(part)
+    return [0.0 if quit_ else paper[(str(s), str(r))]
+            for s, r, quit_ in zip(part["sample_id"], part["response"], gave_up)]
+
+
 def _typed(frame: pd.DataFrame) -> pd.DataFrame:
-    for column in ("rouge_l", "score", "exact_match", "bleu"):
+    for column in ("rouge_l", "score", "exact_match", "bleu", "rouge_l_paper"):
         frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(float)
     for column in ("depth", "width", "task_id"):
         frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("Int64")
@@ -358,20 +451,9 @@ def describe_sources(frame: pd.DataFrame) -> pd.DataFrame:
 
 # ------------------------------------------------------------------ page helpers
 
-RESULTS_DIR_ENV = settings.RESULTS_DIR_ENV
-
-
 def results_dir() -> Path:
     """The folder scanned by "import folder": ``$STRUCTEXT_RESULTS_DIR`` or ``annotations/results``."""
     return settings.results_dir()
-
-
-def sample_files(data_dir: str | Path | None = None) -> list[Path]:
-    """The sample files (``*.jsonl``) results can be matched against."""
-    from structext_core.benchmark import suites
-
-    folder = Path(data_dir) if data_dir is not None else suites.data_dir()
-    return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
 
 
 def describe_problems(error: ResultsImportError, limit: int = 20) -> str:

@@ -32,7 +32,7 @@ from structext_core import settings
 #: What a worker may be asked to run: name -> (module, function). Nothing else runs.
 FUNCTIONS: dict[str, tuple[str, str]] = {
     "check_rewrite": ("structext_core.studio.rewrite", "check_rewrite"),
-    "preview": ("structext_core.benchmark.browse", "preview"),
+    "preview": ("structext_core.benchmark.preview", "preview"),
 }
 #: Set to ``1`` (tests only) to add the ``_test_*`` functions below and the poison markers.
 TEST_FUNCTIONS_ENV = settings.SANDBOX_TEST_FUNCTIONS_ENV

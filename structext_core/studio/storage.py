@@ -521,6 +521,19 @@ def _m005_access(db: sqlite_utils.Database) -> None:
         db.execute("PRAGMA writable_schema = OFF")
 
 
+def _m006_paper_rouge(db: sqlite_utils.Database) -> None:
+    """The paper's metric beside ours on every stored model result: ``rouge_l_paper`` (the
+    authors' ROUGE-L on the whole response) and ``score_paper`` (thresholded). Rows imported
+    before keep NULL there (their files are not kept; re-import them to get the paper's metric)."""
+    _run_script(
+        db,
+        """
+        ALTER TABLE results ADD COLUMN rouge_l_paper REAL;
+        ALTER TABLE results ADD COLUMN score_paper REAL
+        """,
+    )
+
+
 #: The schema, in order. Append new migrations; never edit or renumber shipped ones.
 MIGRATIONS: list[Migration] = [
     Migration(1, "users, studies, human-baseline answers, model results", _m001_initial),
@@ -528,4 +541,5 @@ MIGRATIONS: list[Migration] = [
     Migration(3, "log-in sessions and failed log-in attempts", _m003_sessions_and_login),
     Migration(4, "the honest clock: heartbeats, active tab, idle and away time", _m004_honest_clock),
     Migration(5, "app settings and per-study visibility on Results", _m005_access),
+    Migration(6, "the paper's ROUGE-L beside ours on stored model results", _m006_paper_rouge),
 ]

@@ -97,6 +97,15 @@ def heatmap_chart(
     )
 
 
+def subtitled(chart: alt.TopLevelMixin, subtitle: str) -> alt.TopLevelMixin:
+    """``chart`` with ``subtitle`` under its title (how its values are computed), one line per
+    ``"; "``-separated part, never cut at the chart's width."""
+    title = chart.title if isinstance(chart.title, str) else ""
+    lines = [part for part in subtitle.split("; ") if part]
+    return chart.properties(title=alt.TitleParams(text=title or " ", subtitle=lines if len(lines) > 1 else subtitle,
+                                                  anchor="start", limit=2000))
+
+
 def depth_width_chart(cells: pd.DataFrame, value_title: str = "score (%)") -> alt.FacetChart:
     """Figure 4: a depth (rows) x width (columns) grid per model; the tooltip adds the spread."""
     data = cells.assign(
@@ -124,11 +133,12 @@ def depth_width_chart(cells: pd.DataFrame, value_title: str = "score (%)") -> al
                                               color=_text_colour("mean", 55), tooltip=tooltip)
     return alt.layer(rect, text, data=data).properties(width=150, height=130).facet(
         facet=alt.Facet("model:N", title=None, header=alt.Header(labelFontSize=12, labelLimit=200)), columns=4,
-    ).properties(title="Depth x width per model")
+    ).properties(title=f"Depth x width per model: {value_title}")
 
 
-def spread_chart(cells: pd.DataFrame) -> alt.FacetChart:
-    """Figure 4's spread panels: STD across formats and across tasks per (depth, width) and model."""
+def spread_chart(cells: pd.DataFrame, value_title: str = "score (%)") -> alt.FacetChart:
+    """Figure 4's spread panels: STD across formats and across tasks per (depth, width) and model,
+    in points of ``value_title``."""
     long = cells.melt(id_vars=["model", "depth", "width"], value_vars=["format_std", "task_std"],
                       var_name="spread", value_name="std")
     long["spread"] = long["spread"].map({"format_std": "STD across formats", "task_std": "STD across tasks"})
@@ -149,7 +159,7 @@ def spread_chart(cells: pd.DataFrame) -> alt.FacetChart:
     return alt.layer(rect, text, data=long).properties(width=110, height=100).facet(
         row=alt.Row("spread:N", title=None, header=alt.Header(labelFontSize=12, labelLimit=200)),
         column=alt.Column("model:N", title=None, header=alt.Header(labelFontSize=12, labelLimit=200)),
-    ).properties(title="Spread across formats and tasks")
+    ).properties(title=f"Spread across formats and tasks: STD of {value_title} in points")
 
 
 def interval_bars_chart(cells: pd.DataFrame, x: str, offset: str, title: str, value_title: str = "score (%)",

@@ -344,6 +344,55 @@ def test_latex_in_the_original_shifted_heading_style(depth, width):
         assert solve(25, shifted, sample["question"], depth, width) == want
 
 
+# ---- the format interface: every registered format offers all of it ----------------------
+
+#: Every name of the interface (formats/__init__.py documents each), with what it must be.
+INTERFACE = {
+    "LANGUAGE": str, "generate": callable, "MAX_DEPTH": (int, type(None)), "SIZE": ("sample_chars",),
+    "preview": callable, "RESERVED_WORDS": frozenset, "rewrite_tokens": callable, "value_problem": callable,
+    "parse_error": callable, "line_signature": callable, "compare_structure": callable,
+}
+
+
+def interface_gaps(module) -> list[str]:
+    """The names of the interface ``module`` lacks or offers as the wrong kind of thing."""
+    gaps = []
+    for name, kind in INTERFACE.items():
+        value = getattr(module, name, None)
+        if kind is callable:
+            ok = callable(value)
+        elif isinstance(kind, tuple) and isinstance(kind[0], str):
+            ok = all(callable(getattr(value, attr, None)) for attr in kind)
+        else:
+            ok = hasattr(module, name) and isinstance(value, kind)
+        if not ok:
+            gaps.append(name)
+    return gaps
+
+
+def test_the_interface_test_knows_the_documented_interface():
+    from structext_core.benchmark import formats
+
+    assert tuple(INTERFACE) == formats.INTERFACE
+    import types
+    ninth = types.ModuleType("toml_format")
+    ninth.LANGUAGE, ninth.generate, ninth.preview = "toml", lambda *a, **k: None, lambda text: None
+    assert interface_gaps(ninth) == ["MAX_DEPTH", "SIZE", "RESERVED_WORDS", "rewrite_tokens", "value_problem",
+                                     "parse_error", "line_signature", "compare_structure"]
+
+
+def test_the_registry_is_the_one_table_of_formats():
+    from structext_core.benchmark import formats
+
+    assert LANGUAGES == list(formats.REGISTRY) == ["tree", "csv", "json", "yaml", "xml", "markdown", "latex", "org"]
+    assert list(formats.DISPLAY_NAMES) == LANGUAGES
+    assert set(formats.HIGHLIGHT) <= set(LANGUAGES)
+    assert formats.get_module("xml") is xml_format and formats.get_module("latex") is latex
+    for bad in ("toml", "", None, ["json"]):
+        with pytest.raises(ValueError, match="unknown format"):
+            formats.get_module(bad)
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_format_offers_the_whole_interface(language):
     """A ninth format that forgets a piece of the interface fails here, not in a page."""
@@ -351,12 +400,15 @@ def test_every_format_offers_the_whole_interface(language):
     from structext_core.benchmark.suites import generate_sample
 
     module = formats.get_module(language)
+    assert interface_gaps(module) == [], f"{module.__name__} lacks {interface_gaps(module)}"
     assert module.LANGUAGE == language
-    for name in ("generate", "preview", "rewrite_tokens", "value_problem", "parse_error", "line_signature"):
-        assert callable(getattr(module, name, None)), f"{module.__name__} has no {name}()"
-    assert isinstance(module.RESERVED_WORDS, frozenset)
-    task_id = min(t for t, task in TASKS.items() if task.language == language)
+    task_id = min(t for t, task in TASKS.items() if task.language == language and not task.inject_errors)
     sample = generate_sample(task_id, 2, 1, seed=3)
+    # generate: deterministic per random state; every format takes ``rows`` (only CSV uses it).
+    doc = module.generate(random.Random(5), 2, 1, 3, inject_errors=False, rows=4)
+    assert doc.reference == module.generate(random.Random(5), 2, 1, 3, rows=4).reference
+    assert module.MAX_DEPTH is None or module.MAX_DEPTH >= 2
+    assert 600 < module.SIZE.sample_chars(600, 2, 1, 6, None, 10**15) < 10**6
     view = module.preview(sample["reference"])
     assert isinstance(view, formats.Preview) and view.kind in {"markdown", "json", "tables", "graph", "none"}
     tokens = module.rewrite_tokens(sample["reference"])
@@ -366,3 +418,11 @@ def test_every_format_offers_the_whole_interface(language):
     assert module.value_problem("Plain_Name", {"tag"}) is None
     assert module.parse_error(sample["reference"]) is None
     assert isinstance(module.line_signature(sample["reference"].split("\n")[1]), str)
+    # compare_structure: a document has its own skeleton; one without its last line has not.
+    assert module.compare_structure(sample["reference"], sample["reference"]) == []
+    shorter = sample["reference"].rsplit("\n", 1)[0]
+    try:
+        problems = module.compare_structure(sample["reference"], shorter)
+    except ReadError:
+        problems = ["unreadable"]
+    assert problems and all(isinstance(p, (formats.Problem, str)) for p in problems)

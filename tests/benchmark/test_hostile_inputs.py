@@ -3,7 +3,7 @@ names the limit or the problem, within seconds, and writes nothing.
 
 Entry points: the audit (of a .jsonl sample file and of a released .json file, in process
 and as the ``audit`` command), each live check (``rewrite.check_rewrite`` and
-``rewrite.check_structure``), the Explore preview (``browse.preview``), the results import
+``rewrite.check_structure``), the Explore preview (``benchmark.preview.preview``), the results import
 (``results.parse_results`` / ``results.read_results``) and the ``score`` command. Every risky
 call runs in a forked child with a time limit and an address-space limit, so a regression to
 a hang, a segfault or a memory blow-up fails its test instead of taking pytest down.
@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from structext_core.benchmark import audit, browse, limits
+from structext_core.benchmark import audit, limits
+from structext_core.benchmark import preview as explore_preview
 from structext_core.benchmark.suites import generate_sample
 from structext_core.evaluation import results
 from structext_core.studio import rewrite
@@ -169,7 +170,7 @@ def structure_check(language: str, text: str) -> str:
 
 
 def preview(language: str, text: str) -> str:
-    shown = browse.preview(language, text)
+    shown = explore_preview.preview(language, text)
     assert shown.kind == "none", shown.kind
     return shown.note
 
@@ -263,7 +264,7 @@ def test_adversarial_long_lines_within_the_limits_stay_fast():
                 text = "\n".join([head, *[line] * 5, *rest])
                 start = time.perf_counter()
                 rewrite.check_rewrite(s, text, s["question"], line)
-                browse.preview(language, text)
+                explore_preview.preview(language, text)
                 audit.audit_sample(dict(s, reference=text), "case")
                 worst = max(worst, time.perf_counter() - start)
         return worst

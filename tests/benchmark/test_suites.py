@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from structext_core.benchmark import browse, suites
+from structext_core.benchmark import samples, suites
 from structext_core.benchmark.tasks import TASKS
 from structext_core.benchmark.tree import node_count
 
@@ -153,5 +153,37 @@ def test_limits_that_allow_large_does_not_lift():
 ])
 def test_suite_names_are_bounded(name, message):
     with pytest.raises(ValueError, match=message):
-        browse.check_suite_name(name)
-    assert browse.check_suite_name("a" * 64) == "a" * 64
+        suites.check_suite_name(name)
+    assert suites.check_suite_name("a" * 64) == "a" * 64
+
+
+# ---- suite files: listing, the default suites, importing the authors' release --------------
+
+def test_suite_files_listed_defaults_first(tmp_path):
+    for name in ("zeta", "test-hard", "test"):
+        samples.write_jsonl(tmp_path / f"{name}.jsonl", [])
+    assert [f.stem for f in suites.suite_files(tmp_path)] == ["test", "test-hard", "zeta"]
+    assert suites.missing_default_suites(tmp_path) == []
+    assert suites.missing_default_suites(tmp_path / "nothing") == ["test", "test-hard"]
+
+
+def test_import_official_serves_the_released_samples(official_dir, tmp_path):
+    count, problems = suites.import_official(official_dir, "released", data_dir=tmp_path)
+    assert count == 116 and problems == []
+    rows = samples.read_jsonl(tmp_path / "released.jsonl")
+    assert {r["suite"] for r in rows} == {"released"} and len({r["task_id"] for r in rows}) == 29
+    from structext_core.benchmark import audit
+    assert audit.audit([tmp_path / "released.jsonl"]).line() == "audited 116 samples: 116 agree, 0 disagree, 0 unsupported"
+
+
+def test_import_official_names_bad_files_and_writes_nothing_without_samples(tmp_path):
+    folder = tmp_path / "rel"
+    (folder / "0Shotbenchmark" / "json" / "PathWalk").mkdir(parents=True)
+    (folder / "0Shotbenchmark" / "json" / "PathWalk" / "1.x_1.json").write_text("{broken")
+    count, problems = suites.import_official(folder, "rel", data_dir=tmp_path)
+    assert count == 0 and len(problems) == 1 and "1.x_1.json: not valid JSON" in problems[0]
+    assert not (tmp_path / "rel.jsonl").exists()
+    with pytest.raises(ValueError, match="default suite"):
+        suites.import_official(folder, "test", data_dir=tmp_path)
+    with pytest.raises(ValueError, match="letters, digits"):
+        suites.import_official(folder, "../evil", data_dir=tmp_path)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.studio.test_results_view import build_dataset
+from tests.results_data import build_dataset
 
 READER, READER_PASSWORD = "reader", "reader-password-1"  # a researcher: sees every result
 
@@ -89,6 +89,15 @@ def test_imported_heatmap_and_drill_down(page, results_url, wait_for_app, screen
         # (the Sources expander, still closed, holds another CSV button)
         assert page.locator('[data-testid="stDownloadButton"]:visible', has_text=label).count() >= 1, label
     shoot(page, screenshot, "results_heatmap_model_format")
+    # the paper's ROUGE-L instead of ours: the title says so
+    page.get_by_text("paper (the authors': the whole response)", exact=True).click()
+    settle(page, wait_for_app)
+    charts_drawn(page, 1)
+    no_exception(page)
+    assert page.locator('[data-testid="stVegaLiteChart"]').get_by_text("paper ROUGE-L ≥ 0.75 (%) by model and format").count()
+    shoot(page, screenshot, "results_heatmap_paper_metric")
+    page.get_by_text("strict (ours: the extracted answer)", exact=True).click()
+    settle(page, wait_for_app)
     choose(page, wait_for_app, "Rows", "task category")
     choose(page, wait_for_app, "Columns", "depth")
     charts_drawn(page, 1)
@@ -141,7 +150,7 @@ def test_chart_downloads_are_png_and_svg(page, results_url, wait_for_app, tmp_pa
         path = tmp_path / info.value.suggested_filename
         info.value.save_as(path)
         assert path.read_bytes().lstrip().startswith(magic), label
-        assert path.name == f"heatmap_model_format.{label.lower()}"
+        assert path.name == f"heatmap_model_format_rouge_l_strict_t0.75.{label.lower()}"  # names its metric
 
 
 def test_admin_bad_upload_names_the_line_and_imports_nothing(page, app_env, results_url, wait_for_app,

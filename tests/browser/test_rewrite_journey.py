@@ -150,6 +150,9 @@ def test_rewrite_by_mapping_submit_approve_export_audit(app_server, app_env, jou
     samples_box = page.get_by_role("spinbutton", name="Samples")
     samples_box.fill("2")
     samples_box.press("Tab")
+    page.get_by_role("combobox", name="Annotators").click()  # nobody is chosen until the admin chooses
+    page.get_by_role("option", name=f"{ANNOTATOR} (annotator)", exact=True).click()
+    page.keyboard.press("Escape")
     page.get_by_role("button", name="Create campaign").click()
     page.get_by_text(f"Campaign '{CAMPAIGN}' created with 2 items.").wait_for()
     wait_for_app(page)

@@ -94,3 +94,39 @@ def test_scoring_bleu_uses_it_and_keeps_its_scale():
     assert scoring.bleu(answer, response) == pytest.approx(sacre(answer, response) / 100, abs=1e-12)
     assert scoring.bleu(answer, "") == 0.0
     assert scoring.bleu(answer, answer) == 1.0
+
+
+def test_every_counting_path_equals_sacrebleu():
+    """One answer prepared once, many responses: tiny responses against a short answer
+    (Counter path), against a long one (numpy, few hits: only the hits counted), and long
+    responses (numpy, one search for the four orders)."""
+    rng = random.Random(9)
+    hard = sorted((row["answer"] for row in generate_suite("test-hard", seed=0)), key=len)
+    short_answer = "a b c d a b"
+    long_answers = [hard[-300], hard[-40], "x " * 500 + "y z"]
+    seen = set()
+    for answer in [short_answer, *long_answers]:
+        ngrams = fast_bleu.answer_ngrams(answer)
+        words = answer.split()
+        responses = [
+            "I cannot determine the answer from the reference.", words[0], " ".join(words[:3]),
+            " ".join(words[5:9]), answer.upper(), answer + "\n" + answer, "a b c d a b a b a b",
+            " ".join(rng.choice(words) for _ in range(30)), " ".join(rng.sample(words, min(12, len(words)))),
+        ]
+        for response in responses:
+            tokens = fast_bleu.tokenize_13a(response)
+            small = len(tokens) <= fast_bleu._SMALL_RESPONSE and ngrams.length <= fast_bleu._SMALL_ANSWER
+            seen.add("counter" if small else "numpy")
+            assert abs(fast_bleu.sentence_bleu(answer, response) - sacre(answer, response)) <= 1e-9, (answer[:40], response[:40])
+    assert seen == {"counter", "numpy"}
+
+
+def test_an_answer_between_the_combined_and_the_tuple_limits():
+    """38,000 to 55,000 distinct tokens: per-order integer keys, still equal."""
+    rng = random.Random(3)
+    answer = " ".join(f"t{i}" for i in range(40_000))
+    ngrams = fast_bleu.answer_ngrams(answer)
+    assert ngrams.all_keys is None and ngrams.counters is None and len(ngrams.keys) == 4
+    words = answer.split()
+    for response in (" ".join(word for word in words if rng.random() > 0.1), "t5 t6 t7 zz t8", words[-1]):
+        assert abs(fast_bleu.sentence_bleu(answer, response) - sacre(answer, response)) <= 1e-9

@@ -629,7 +629,7 @@ def test_an_approved_campaign_export_lands_as_a_suite_the_app_uses(tmp_path, mon
     result = campaign.export_campaign(db, cid, tmp_path / "export", suites_dir=suites_dir)
     assert result.suite == suites_dir / "real-test-spring-2026.jsonl"
     assert result.suite.read_bytes() == result.jsonl.read_bytes()
-    assert result.suite in results_store.sample_files(suites_dir)  # the Results page offers it
+    assert result.suite in suites.suite_files(suites_dir)  # the Results page offers it
     real_rows = samples_mod.read_jsonl(result.suite)
 
     # prompts, export-task and score work on it like on any suite
@@ -670,7 +670,7 @@ def test_the_campaign_page_export_adds_the_suite(request):
     assert not at.exception
     assert any("added the suite real-test-pilot.jsonl to the suites folder" in s.value for s in at.success)
     suite_path = env["tmp"] / "suites" / "real-test-pilot.jsonl"
-    assert suite_path in results_store.sample_files(env["tmp"] / "suites")
+    assert suite_path in suites.suite_files(env["tmp"] / "suites")
     assert len(samples_mod.read_jsonl(suite_path)) == 2
 
 

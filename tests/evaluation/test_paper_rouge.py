@@ -13,7 +13,12 @@ import pytest
 from rouge import Rouge
 
 from structext_core.benchmark.suites import generate_suite
-from structext_core.evaluation.paper_rouge import paper_sentences, reconstructed_lcs_words, rouge_l_paper
+from structext_core.evaluation.paper_rouge import (
+    _traceback_words,
+    paper_sentences,
+    reconstructed_lcs_words,
+    rouge_l_paper,
+)
 
 LIBRARY = Rouge()
 
@@ -156,6 +161,52 @@ def test_reconstruction_follows_the_librarys_tie_breaking():
         x = [rng.choice("abcd") for _ in range(rng.randint(1, 12))]
         y = [rng.choice("abcd") for _ in range(rng.randint(1, 12))]
         assert reconstructed_lcs_words(x, y) == set(_recon_lcs(x, y)._ngrams)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_one_sentence_answers(seed):
+    """Answers without a dot (most answers): against one response sentence the LCS words
+    are the union at once; against several, each sentence adds its words."""
+    rng = random.Random(70 + seed)
+    undotted = [piece for piece in PIECES if "." not in piece]
+    mismatches = []
+    for _ in range(1500):
+        answer = "".join(rng.choice(undotted) + rng.choice([" ", "\n", ""]) for _ in range(rng.randint(1, 25)))
+        words = answer.split()
+        response = rng.choice([
+            answer, answer.upper(), answer + "\n" + answer, answer + ". " + answer.upper(),
+            "### Reasoning:\nI read it. The path follows the ids.\n### Answer:\n" + answer,
+            ". ".join(rng.sample(words, len(words))), " ".join(w for w in words if rng.random() > 0.3) + ". x",
+            random_text(rng, 30),
+        ])
+        expected, got = library_f(answer, response), rouge_l_paper(answer, response)
+        if (0.0 if expected is None else expected) != pytest.approx(got, abs=1e-9):
+            mismatches.append((answer, response, expected, got))
+    assert mismatches == []
+
+
+def test_a_long_one_sentence_answer_upper_cased():
+    """A 2,000-word sentence whose words mostly lack from the upper-cased response: long runs
+    of rows without a match in the traceback (the library needs a deep stack here)."""
+    answer = " ".join(generate_suite("test-hard", seed=0)[0]["answer"].split()[:200] * 10)
+    answer = " ".join(answer.split()[:2000])
+    for response in (answer.upper(), answer.upper() + "\n" + answer[: len(answer) // 2]):
+        expected = in_deep_thread(library_f, answer, response)
+        assert abs(rouge_l_paper(answer, response) - expected) <= 1e-9
+
+
+def test_traceback_over_runs_of_words_the_other_side_lacks():
+    """Reference words the evaluated side lacks come in runs (each run is one traceback row);
+    the evaluated side also has words the reference lacks (the unfiltered traceback)."""
+    from rouge.rouge_score import _recon_lcs
+
+    rng = random.Random(6)
+    for _ in range(3000):
+        x = [rng.choice("abcdefghij") for _ in range(rng.randint(1, 40))]
+        y = [rng.choice("abcxyz") for _ in range(rng.randint(1, 25))]
+        expected = set(_recon_lcs(x, y)._ngrams)
+        assert _traceback_words(x, y) == expected, (x, y)
+        assert reconstructed_lcs_words(x, y) == expected, (x, y)
 
 
 def test_sentences_as_the_library_splits_them():

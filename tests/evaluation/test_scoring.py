@@ -369,3 +369,15 @@ def test_score_many_in_workers_equals_one_process_and_score_response():
         assert score_response(answer, response).as_dict() == row
     without_bleu = scoring.score_many(SCALE_PAIRS[:30], with_bleu=False)
     assert all(row["bleu"] != row["bleu"] for row in without_bleu)  # nan
+
+
+def test_chunks_for_workers_cover_every_row_once_heaviest_first():
+    pairs = SCALE_PAIRS
+    order = sorted(range(len(pairs)), key=lambda i: pairs[i][0])
+    chunks = scoring._balanced_chunks(pairs, order, 50, 2)
+    assert sorted(i for chunk in chunks for i in chunk) == list(range(len(pairs)))
+    assert all(0 < len(chunk) <= 50 for chunk in chunks)
+    weights = [sum(scoring._ROW_COST + len(pairs[i][0]) + len(pairs[i][1]) for i in chunk) for chunk in chunks]
+    assert weights == sorted(weights, reverse=True)
+    # the long Test-Hard answers are spread over several chunks, not one
+    assert len(chunks) > len(pairs) // 50 + 1

@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 from structext_core.benchmark import samples as samples_mod
 from structext_core.benchmark import suites
 from structext_core.studio import access, accounts, campaign, results_store, storage, study
-from tests.studio.test_results_view import result_lines
+from tests.results_data import result_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 HARD = suites.SuiteConfig("test-hard", (2,), (1, 2), 1)  # 58 samples: every task, two cells

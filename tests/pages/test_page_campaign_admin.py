@@ -50,7 +50,8 @@ def test_setup_creates_a_balanced_campaign(env):
     assert "Create a campaign first." in [i.value for i in at.info]
     at.text_input[0].input("Pilot")
     at.number_input[0].set_value(58)
-    assert set(at.multiselect[0].value) == {env["ann1"]["id"], env["ann2"]["id"]}
+    assert at.multiselect[0].value == []  # as the study form: nobody is chosen until the admin chooses
+    at.multiselect[0].select(env["ann1"]["id"]).select(env["ann2"]["id"])
     at.button[0].click().run()  # the form's submit button
     assert not at.exception
     assert "Campaign 'Pilot' created with 58 items." in [s.value for s in at.success]
@@ -65,6 +66,10 @@ def test_setup_refusal_is_a_message_and_writes_nothing(env):
     at.number_input[0].set_value(10)
     at.button[0].click().run()  # no name
     assert "The campaign needs a name" in at.error[0].value
+    assert campaign.list_campaigns(storage.open_db()) == []
+    at.text_input[0].input("Pilot")
+    at.button[0].click().run()  # a name, but no annotator chosen
+    assert "Choose at least one annotator." in at.error[0].value
     assert campaign.list_campaigns(storage.open_db()) == []
 
 
@@ -85,6 +90,15 @@ def test_review_approve_and_send_back(env):
     at = run_as(env["admin"])
     assert "Both checks pass." in [s.value for s in at.success]
     assert at.selectbox(key="ca_review_item").value == first["id"]
+    # The original beside the rewrite: one panel each, reference, question and answer.
+    source = campaign.get_item(env["db"], first["id"])["sample"]
+    rewritten = campaign.latest_submission(env["db"], first["id"])
+    assert [m.value for m in at.markdown if m.value in ("**Original**", "**Rewrite**")] == ["**Original**", "**Rewrite**"]
+    codes = [c.value for c in at.code]
+    assert [source["reference"], source["answer"], rewritten["reference"], rewritten["answer"]] == codes[:4]
+    shown = [m.value for m in at.markdown]
+    for question in (source["question"], rewritten["question"]):  # the rewrite keeps the requirement
+        assert f"**Question:** {question}  \n*{source['requirement']}*" in shown
     button(at, "Approve").click().run()
     assert not at.exception
     assert campaign.get_item(storage.open_db(), first["id"])["status"] == "approved"

@@ -1,17 +1,19 @@
 """The Results page, run with Streamlit's AppTest on real scored results and the paper's tables."""
 
+import io
 import json
 from pathlib import Path
 
 import pandas as pd
 import pytest
+import streamlit.elements.widgets.button as st_button
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
 from structext_core.evaluation import paper
 from structext_core.studio import results_store, storage
 from structext_core.views import results as result_views
-from tests.studio.test_results_view import build_dataset, hard_samples, make_test_and_real_samples, result_lines
+from tests.results_data import build_dataset, hard_samples, make_test_and_real_samples, result_lines
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "results.py"
 
@@ -78,7 +80,7 @@ def select(at, key, value) -> AppTest:
 
 def test_fresh_install_shows_the_paper_tables(empty_env):
     at = open_page()
-    assert at.radio(key="rs_source").value == "Paper tables"
+    assert at.radio(key="rs_source").value == "paper"
     (spec, frames), = charts(at)
     data = frames[0]
     long = paper.long_table("table3")
@@ -114,7 +116,7 @@ def test_every_paper_view_reproduces_its_table(empty_env, view, name, kind):
 
 def test_heatmap_of_imported_results(env):
     at = open_page()
-    assert at.radio(key="rs_source").value == "Imported results (models and people)"
+    assert at.radio(key="rs_source").value == "imported"
     (spec, frames), = charts(at)[:1]
     data = frames[0]
     frame = result_views.with_value(results_store.load_results(storage.open_db()))
@@ -217,7 +219,8 @@ def test_people_vs_models_view_uses_the_people_items(env):
     data = charts(at)[0][1][0]
     assert {"human", "human:ann1", "human:ann2", "good", "weak"} == set(data["model"])
     assert any("12 items answered by human" in c.value for c in at.caption)
-    frame = result_views.with_value(results_store.load_results(storage.open_db()))
+    # a view of the paper's figures opens on the paper's metric
+    frame = result_views.with_value(results_store.load_results(storage.open_db()), rouge="paper")
     items = set(frame.loc[frame["model"] == "human", "sample_id"])
     good = frame[(frame["model"] == "good") & frame["sample_id"].isin(items)].groupby("task")["value"].mean()
     mine = data[data["model"] == "good"].set_index("task")["mean"]
@@ -247,14 +250,14 @@ def test_compare_two_models_marks_significant_cells_and_drills_down(env):
 
 def test_upload_needs_an_admin(env):
     at = open_page()  # a researcher sees every result, but loads none
-    assert at.radio(key="rs_source").value != "Paper tables" and at.get("vega_lite_chart")
+    assert at.radio(key="rs_source").value != "paper" and at.get("vega_lite_chart")
     assert not at.get("file_uploader")
     assert any("loaded by an admin" in c.value for c in at.caption)
 
 
 @pytest.fixture
 def admin_env(tmp_path, monkeypatch):
-    from tests.studio.test_results_view import build_dataset as build
+    from tests.results_data import build_dataset as build
 
     data = build(tmp_path, with_humans=False)
     monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "structext.db"))
@@ -287,7 +290,7 @@ def test_admin_uploads_a_file_and_the_heatmap_shows_it(admin_env):
                                          ("unknown sample", "line 3"), ("Latin-1", "line 2"), ("UTF-16", "line 1"),
                                          ("50 MB", "file")])
 def test_bad_upload_on_the_page_says_what_and_where(admin_env, case, where):
-    from tests.studio.test_results_view import bad_uploads
+    from tests.results_data import bad_uploads
 
     at = open_page(admin_env["admin"])
     db = storage.open_db()
@@ -315,3 +318,111 @@ def test_folder_import_and_delete(admin_env):
     [b for b in at.button if b.label == "Delete this upload and its results"][0].click().run()
     assert any("5 result rows removed" in s.value for s in at.success)
     assert "extra" not in set(results_store.load_results(storage.open_db())["model"])
+
+
+# ---------------------------------------------------------------- strict or the paper's ROUGE-L
+
+
+class Downloads:
+    """Every download button's file name, and its bytes when they are given up front (the
+    chart images are rendered on click: their bytes are not asked for here)."""
+
+    def __init__(self, monkeypatch):
+        self.files: dict[str, bytes | None] = {}
+        original = st_button.marshall_file
+
+        def capture(coordinates, data, proto, mimetype, file_name=None, **kwargs):
+            content = None if callable(data) else (data.encode("utf-8") if isinstance(data, str) else bytes(data))
+            self.files[file_name or ""] = content
+            return original(coordinates, data, proto, mimetype, file_name, **kwargs)
+
+        monkeypatch.setattr(st_button, "marshall_file", capture)
+
+    def csv(self, name) -> pd.DataFrame:
+        return pd.read_csv(io.BytesIO(self.files[name]))
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    return Downloads(monkeypatch)
+
+
+def titles(spec) -> tuple[str, str]:
+    """A chart's title and subtitle (its lines joined)."""
+    title = spec["title"]
+    subtitle = title.get("subtitle", "")
+    return title["text"], "; ".join(subtitle) if isinstance(subtitle, list) else subtitle
+
+
+def test_the_metric_control_defaults_to_ours_on_the_heatmap(env):
+    at = open_page()
+    control = at.radio(key="rs_rouge_heatmap")
+    assert control.value == "strict" and control.options == [
+        "strict (ours: the extracted answer)", "paper (the authors': the whole response)"]
+    text, subtitle = titles(charts(at)[0][0])
+    assert text.startswith("strict ROUGE-L ≥ 0.75 (%) by model and format")
+    assert "rouge-score" in subtitle and "'### Answer:'" in subtitle
+
+
+@pytest.mark.parametrize("view", ["depth_width", "people_vs_models", "test_vs_real"])
+def test_views_of_the_papers_figures_open_on_its_metric(env, view):
+    at = select(open_page(), "rs_view", view)
+    assert at.radio(key=f"rs_rouge_{view}").value == "paper"
+    frame = result_views.with_value(results_store.load_results(storage.open_db()), rouge="paper")
+    for spec, _ in charts(at):
+        text, subtitle = titles(spec)
+        assert "paper ROUGE-L ≥ 0.75 (%)" in text, text
+        assert "pltrdy rouge" in subtitle and "whole response" in subtitle
+    if view == "test_vs_real":
+        data = charts(at)[0][1][0]
+        weak = frame[(frame["model"] == "weak") & (frame["suite"] == "real-test")]["value"].mean()
+        assert data[(data["model"] == "weak") & (data["set"] == "Real-Test")]["mean"].item() == pytest.approx(weak)
+
+
+def test_switching_to_the_papers_metric_changes_the_heatmap(env):
+    at = open_page()
+    strict = charts(at)[0][1][0]
+    at.radio(key="rs_rouge_heatmap").set_value("paper").run()
+    assert not at.exception
+    (spec, frames), = charts(at)[:1]
+    paper = frames[0]
+    assert titles(spec)[0].startswith("paper ROUGE-L ≥ 0.75 (%)")
+    frame = result_views.with_value(results_store.load_results(storage.open_db()), rouge="paper")
+    expected = frame.groupby(["model", "format"])["value"].mean()
+    for record in paper.to_dict("records"):
+        assert record["mean"] == pytest.approx(expected.loc[(record["row_label"], record["col_label"])])
+    # the responses reason before their answer: the paper's metric, on the whole response, is lower
+    assert paper["mean"].sum() < strict["mean"].sum()
+    # each view keeps its own choice: the heatmap's does not move Figure 4's
+    select(at, "rs_view", "depth_width")
+    assert at.radio(key="rs_rouge_depth_width").value == "paper"
+
+
+def test_exports_name_the_metric(env, downloads):
+    at = open_page()
+    names = set(downloads.files)
+    for ext in ("png", "svg", "csv"):
+        assert f"heatmap_model_format_rouge_l_strict_t0.75.{ext}" in names
+    table = downloads.csv("heatmap_model_format_rouge_l_strict_t0.75.csv")
+    assert list(table.columns[:2]) == ["metric", "threshold"]
+    assert set(table["metric"]) == {"rouge_l_strict"} and set(table["threshold"]) == {0.75}
+    assert any(n.startswith("drilldown_heatmap_rouge_l_strict_t0.75") for n in names)
+    downloads.files.clear()
+    at.radio(key="rs_rouge_heatmap").set_value("paper").run()
+    at.radio(key="rs_mode").set_value("raw").run()
+    table = downloads.csv("heatmap_model_format_rouge_l_paper_raw.csv")
+    assert set(table["metric"]) == {"rouge_l_paper"} and table["threshold"].isna().all()
+    drill = downloads.csv("drilldown_heatmap_rouge_l_paper_raw.csv")
+    assert set(drill["metric"]) == {"rouge_l_paper"} and "rouge_l_paper" in drill.columns
+
+
+def test_paper_tables_name_their_metric(empty_env, downloads):
+    at = open_page()
+    text, subtitle = titles(charts(at)[0][0])
+    assert subtitle == "paper ROUGE-L ≥ 0.75 (%), as printed"
+    table = downloads.csv("paper_table3_format_rouge_l_paper.csv")
+    assert set(table["metric"]) == {"rouge_l_paper"}
+    assert table.drop(columns="metric").astype(str).equals(paper.load_table("table3"))
+    select(at, "rs_paper_view", "table6")
+    assert titles(charts(at)[0][0])[1] == "six metrics (%), as printed"
+    assert "paper_table6_all_table6_metrics.csv" in downloads.files

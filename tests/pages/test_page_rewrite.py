@@ -61,6 +61,7 @@ def test_workspace_shows_original_guidelines_tokens_and_passing_checks(setup):
     assert not at.exception
     item = setup["item"]
     assert at.subheader[0].value == f"#1 · {item['scenario']}"
+    assert not at.toggle  # only an admin may show every annotator's items
     assert any("Keep the data structure and format" in m.value for m in at.markdown)
     editor = at.data_editor[0]
     assert list(editor.value["token"]) == [t.text for t in rewrite.extract_tokens(setup["sample"])]
@@ -84,6 +85,7 @@ def test_mapping_by_table_edit_applies_everywhere_and_saves_a_draft(setup):
     assert '"City":"Eugene"' in expected.reference
     assert text_area(at, "Question").value == expected.question
     assert "Applied 3 replacement(s)" in at.success[0].value
+    assert "Applied 3 replacement(s)" in at.toast[0].value  # the page top may be out of sight
     draft = campaign.get_draft(storage.open_db(), item_id)
     assert draft["reference"] == expected.reference
     assert draft["mapping"] == {tokens[r].text: v for v, r in wanted.items()}
@@ -150,6 +152,11 @@ def test_faithful_submission_goes_to_review_and_becomes_read_only(setup):
     assert campaign.get_item(storage.open_db(), item_id)["status"] == "submitted"
     assert any("waiting for review" in i.value for i in at.info)
     assert not [t for t in at.text_area if t.label == "Reference"]
+    # Read only: the original beside the submitted rewrite.
+    submitted = rewrite.apply_mapping(setup["sample"], mapping)
+    assert "**Your rewrite**" in [m.value for m in at.markdown]
+    assert [c.value for c in at.code] == [setup["sample"]["reference"], setup["sample"]["answer"],
+                                          submitted.reference, submitted.answer]
 
 
 def test_returned_item_shows_the_comment(setup):
@@ -171,6 +178,7 @@ def test_flag_source_sample(setup):
 
 def test_admin_can_accept_a_structure_exception(setup):
     at = run_as(setup["admin"], rw_all=True)
+    assert at.toggle(key="rw_all").value
     # An extra field on the root (not part of the answer, the excerpt of the nested object).
     broken = setup["sample"]["reference"].replace('"subs":[', '"Extra":"x",\n"subs":[', 1)
     text_area(at, "Reference").input(broken).run()

@@ -1,5 +1,6 @@
 """Real-Test campaigns: setup, drafts, submission, review, flags, export (no Streamlit)."""
 
+import dataclasses
 import json
 import re
 import shutil
@@ -10,7 +11,7 @@ import pytest
 from structext_core.benchmark import limits, outputs
 from structext_core.benchmark.audit import audit
 from structext_core.benchmark.suites import SuiteConfig, generate_cell, generate_suite
-from structext_core.studio import accounts, campaign, rewrite, storage
+from structext_core.studio import access, accounts, campaign, rewrite, sandbox, storage
 
 
 @pytest.fixture
@@ -113,6 +114,14 @@ def test_duplicate_campaign_name_is_refused(db, people, small_suite):
         campaign.create_campaign(db, "pilot", small_suite, 3, [ann1["id"]], admin)
 
 
+def with_an_extra_field(sample):
+    """A faithful rewrite of a task-9 JSON ``sample`` with a field added to its root: the answer
+    check passes, the structure check does not."""
+    texts = rewrite.apply_mapping(sample, rewrite.mechanical_mapping(sample))
+    return rewrite.Texts(texts.reference.replace('"subs":[]', '"Extra":"x",\n"subs":[]', 1), texts.question,
+                         texts.answer)
+
+
 def one_item(db, people, task_id=8, depth=1):
     admin, ann1, _ = people
     samples = generate_cell(task_id, depth, 1, 1, suite="test")
@@ -137,13 +146,137 @@ def test_draft_is_saved_and_read_back(db, people):
     assert campaign.working_copy(db, item_id) == (rewrite.original_texts(sample), {})
 
 
+
+# ---- the annotator's queue and the workspace's steps ----------------------------------
+
+def test_oversees_is_read_from_the_role_table(people, monkeypatch):
+    admin, ann1, _ = people
+    researcher = {"id": 99, "username": "reader", "role": "researcher"}
+    assert campaign.oversees(admin) and not campaign.oversees(ann1)
+    assert not campaign.oversees(researcher) and not campaign.oversees(None)
+    # The one table decides: let researchers open the Rewrite campaigns page and they oversee too.
+    pages = tuple(dataclasses.replace(p, rule=access.Rule(p.rule.always | {"researcher"}))
+                  if p.key == "campaign_admin" else p for p in access.PAGES)
+    monkeypatch.setattr(access, "_PAGES", {p.key: p for p in pages})
+    assert campaign.oversees(researcher)
+
+
+def test_queue_is_ones_own_unless_an_overseer_asks_for_everyone(db, people, small_suite):
+    admin, ann1, ann2 = people
+    cid = campaign.create_campaign(db, "Pilot", small_suite, 6, [ann1["id"], ann2["id"]], admin)
+    everyone = campaign.list_items(db, cid)
+    own = [i for i in everyone if i["annotator_id"] == ann1["id"]]
+    assert len(own) == 3 and [i["position"] for i in own] == sorted(i["position"] for i in own)
+    assert campaign.queue(db, cid, ann1) == own
+    assert campaign.queue(db, cid, ann1, everyone=True) == own  # an annotator never sees the others' items
+    assert campaign.queue(db, cid, admin) == []  # none of them is the admin's own
+    assert campaign.queue(db, cid, admin, everyone=True) == everyone
+    loner = accounts.create_user(db, "ann3", "password1", "annotator")
+    assert [c["id"] for c in campaign.campaigns_for(db, ann1)] == [cid]
+    assert campaign.campaigns_for(db, loner) == []
+    assert [c["id"] for c in campaign.campaigns_for(db, admin)] == [cid]
+
+
+def statuses(*names):
+    return [{"id": n, "status": name} for n, name in enumerate(names, 1)]
+
+
+def test_first_and_next_to_do_follow_the_queue_and_pass_over_done_items():
+    items = statuses("submitted", "todo", "approved", "returned", "draft")
+    assert campaign.done_count(items) == 2
+    assert campaign.first_to_do(items) == 2
+    assert campaign.next_to_do(items, 2) == 4
+    assert campaign.next_to_do(items, 4) == 5
+    assert campaign.next_to_do(items, 5) == 2  # after the last, from the start
+    assert campaign.next_to_do(items, 1) == 2
+    assert campaign.next_to_do(items, 42) is None  # not in this queue
+    assert campaign.next_to_do(statuses("draft", "submitted"), 1) is None  # nothing else left to do
+    assert campaign.first_to_do(statuses("submitted", "approved")) == 1  # all done: the first, read only
+    assert campaign.first_to_do([]) is None
+    assert campaign.done_count([]) == 0
+
+
+def test_submitting_moves_the_queue_on(db, people):
+    admin, ann1, _ = people
+    samples = generate_cell(9, 1, 1, 3, suite="test")
+    cid = campaign.create_campaign(db, "Three", samples, 3, [ann1["id"]], admin)
+    first, second, third = campaign.queue(db, cid, ann1)
+    assert campaign.first_to_do(campaign.queue(db, cid, ann1)) == first["id"]
+    for item in (first, second):
+        sample = campaign.get_item(db, item["id"])["sample"]
+        mapping = rewrite.mechanical_mapping(sample)
+        campaign.submit(db, item["id"], ann1, rewrite.apply_mapping(sample, mapping), mapping)
+    items = campaign.queue(db, cid, ann1)
+    assert campaign.done_count(items) == 2
+    assert campaign.next_to_do(items, second["id"]) == third["id"]
+    assert campaign.first_to_do(items) == third["id"]
+
+
+def test_table_mapping_puts_the_cell_edits_on_the_saved_mapping():
+    sample = generate_cell(8, 1, 1, 1, suite="test")[0]
+    tokens = rewrite.extract_tokens(sample)
+    first, second, third = (t.text for t in tokens[:3])
+    saved = {first: "Stadium", second: "City"}
+    edits = {"1": {"replacement": "Town"},  # rows as text or number, as the table hands them over
+             2: {"replacement": " Eugene "},
+             0: {"replacement": None},  # an emptied cell keeps the token
+             len(tokens): {"replacement": "nowhere"},  # no such row
+             -1: {"replacement": "nowhere"}}
+    assert campaign.table_mapping(saved, tokens, edits) == {second: "Town", third: "Eugene"}
+    assert campaign.table_mapping(saved, tokens, {0: {"role": "id"}}) == saved  # another column
+    assert campaign.table_mapping(saved, tokens, None) == saved
+
+
+def test_pasted_lines_join_the_mapping_or_nothing_changes():
+    sample = generate_cell(8, 1, 1, 1, suite="test")[0]
+    tokens = rewrite.extract_tokens(sample)
+    first, second = tokens[0].text, tokens[1].text
+    assert campaign.paste_mapping(f"{first} -> Stadium\n\n# a comment\n{second} -> City", tokens,
+                                  {first: "Arena", "x": "y"}) == ({first: "Stadium", "x": "y", second: "City"}, 2)
+    with pytest.raises(campaign.CampaignError, match=r"not read; nothing changed:\n- .*line 2: expected"):
+        campaign.paste_mapping(f"{first} -> Stadium\nStadium", tokens, {})
+    with pytest.raises(campaign.CampaignError, match=r"Not tokens of this sample: 'nope'; nothing changed"):
+        campaign.paste_mapping("nope -> Stadium", tokens, {})
+    with pytest.raises(campaign.CampaignError, match=too_long("pasted mapping lines", "MAX_DRAFT_CHARS")):
+        campaign.paste_mapping("x" * (limits.MAX_DRAFT_CHARS + 1), tokens, {})
+
+
+def test_applying_a_mapping_keeps_free_edits_unless_told_to_replace_them():
+    sample = generate_cell(8, 1, 1, 1, suite="test")[0]
+    mapping = rewrite.mechanical_mapping(sample)
+    original = rewrite.original_texts(sample)
+    mapped = rewrite.apply_mapping(sample, mapping)
+    assert campaign.mapped_texts(sample, original, mapping, {}) == mapped
+    assert campaign.mapped_texts(sample, mapped, mapping, mapping) == mapped  # built by the mapping alone
+    edited = rewrite.Texts(mapped.reference + " ", mapped.question, mapped.answer)
+    with pytest.raises(campaign.FreeEditsAtRisk, match="Tick 'Replace my free edits'"):
+        campaign.mapped_texts(sample, edited, mapping, mapping)
+    assert campaign.mapped_texts(sample, edited, mapping, mapping, replace_free_edits=True) == mapped
+    first = rewrite.extract_tokens(sample)[0].text
+    with pytest.raises(campaign.CampaignError, match=r"mapping was not applied; nothing changed:\n- "):
+        campaign.mapped_texts(sample, original, {first: 'Say "hi"'}, {})
+
+
+def test_a_structure_exception_is_offered_to_an_overseer_whose_answer_check_passes(people):
+    admin, ann1, _ = people
+    sample = generate_cell(9, 1, 1, 1, suite="test")[0]
+    texts = rewrite.apply_mapping(sample, rewrite.mechanical_mapping(sample))
+    broken = with_an_extra_field(sample)
+    structure_fails = rewrite.check_rewrite(sample, broken.reference, broken.question, broken.answer)
+    assert structure_fails.answer_ok and not structure_fails.structure_ok
+    passes = rewrite.check_rewrite(sample, texts.reference, texts.question, texts.answer)
+    answer_fails = rewrite.check_rewrite(sample, broken.reference, broken.question, "Somebody")
+    assert campaign.may_accept_exception(admin, structure_fails)
+    assert not campaign.may_accept_exception(ann1, structure_fails)
+    assert not campaign.may_accept_exception(admin, passes)
+    assert not campaign.may_accept_exception(admin, answer_fails)
+    assert not campaign.may_accept_exception(admin, sandbox.Unchecked("timeout", "the check timed out after 2 s"))
+
+
 def test_submission_with_broken_structure_is_refused_and_writes_nothing(db, people):
     admin, ann1, _ = people
     item_id, _ = one_item(db, people, task_id=9)
-    sample = campaign.get_item(db, item_id)["sample"]
-    texts = rewrite.apply_mapping(sample, rewrite.mechanical_mapping(sample))
-    broken = rewrite.Texts(texts.reference.replace('"subs":[]', '"Extra":"x",\n"subs":[]', 1), texts.question,
-                           texts.answer)
+    broken = with_an_extra_field(campaign.get_item(db, item_id)["sample"])
     with pytest.raises(campaign.SubmissionRefused, match="structure check fails .*a field was added") as info:
         campaign.submit(db, item_id, ann1, broken, {})
     assert not info.value.report.structure_ok
@@ -319,10 +452,7 @@ def test_mapping_over_the_limit_is_refused_and_at_the_limit_saved(db, people):
 def test_exception_reason_over_the_limit_is_refused_and_at_the_limit_accepted(db, people):
     admin, _, _ = people
     item_id, _ = one_item(db, people, task_id=9)
-    sample = campaign.get_item(db, item_id)["sample"]
-    texts = rewrite.apply_mapping(sample, rewrite.mechanical_mapping(sample))
-    broken = rewrite.Texts(texts.reference.replace('"subs":[]', '"Extra":"x",\n"subs":[]', 1), texts.question,
-                           texts.answer)
+    broken = with_an_extra_field(campaign.get_item(db, item_id)["sample"])
     with pytest.raises(campaign.CampaignError, match=too_long("exception reason", "MAX_NOTE_CHARS")):
         campaign.submit(db, item_id, admin, broken, {}, exception_reason="r" * (limits.MAX_NOTE_CHARS + 1))
     assert stored_rows(db)["rewrite_submissions"] == 0 and campaign.get_draft(db, item_id) is None
@@ -459,3 +589,29 @@ def test_failed_export_leaves_the_earlier_export_as_it_was(db, people, tmp_path,
     with pytest.raises(OSError):
         campaign.export_campaign(db, cid, tmp_path / "new")
     assert not (tmp_path / "new").exists()  # a folder the failed export created is gone again
+
+
+def test_export_audit_says_what_the_command_line_says(db, people, tmp_path):
+    cid = approved_campaign(db, people)
+    result = campaign.export_campaign(db, cid, tmp_path / "out")
+    assert campaign.export_audit(result) == ["real-test.jsonl: audited 3 samples: 3 agree, 0 disagree, 0 unsupported",
+                                             "official/: audited 3 samples: 3 agree, 0 disagree, 0 unsupported"]
+
+
+@pytest.mark.parametrize(("name", "folder"), [("Real-Test 2026", "real-test-2026"), ("  Pilot / B  ", "pilot-b"),
+                                              ("***", "campaign-7"), ("Über_set", "ber_set")])
+def test_default_export_folder_is_the_name_as_a_file_name_beside_the_database(name, folder, tmp_path, monkeypatch):
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "structext.db"))
+    assert campaign.default_export_dir(name, 7) == tmp_path / "exports" / folder
+
+
+def test_the_reviewer_sees_the_checks_of_the_submitted_texts(db, people):
+    admin, ann1, _ = people
+    item_id, _ = one_item(db, people, task_id=9)
+    item = campaign.get_item(db, item_id)
+    broken = with_an_extra_field(item["sample"])
+    campaign.submit(db, item_id, admin, broken, {}, exception_reason="agreed")
+    submission = campaign.latest_submission(db, item_id)
+    assert campaign.submitted_texts(submission) == broken
+    report = campaign.check_submission(item, submission)
+    assert report.answer_ok and not report.structure_ok

@@ -102,7 +102,7 @@ def test_importing_the_core_starts_no_process():
         import os, sys
         from pathlib import Path
         sys.path.insert(0, sys.argv[1])
-        from structext_core.benchmark import browse
+        from structext_core.benchmark import preview
         from structext_core.studio import campaign
         from structext_core.cli import main as cli
         from structext_core.studio import rewrite
@@ -345,11 +345,11 @@ def test_preview_of_a_hostile_reference_is_a_note(default_test_pool, language, r
 
 
 def test_preview_through_the_worker_equals_the_preview_in_process(default_test_pool):
-    from structext_core.benchmark import browse
+    from structext_core.benchmark.preview import preview
 
     for task_id in (1, 8, 13, 18, 21, 5):
         s = sample_of(task_id)
-        isolated, direct = sandbox.preview(s["language"], s["reference"]), browse.preview(s["language"], s["reference"])
+        isolated, direct = sandbox.preview(s["language"], s["reference"]), preview(s["language"], s["reference"])
         assert (isolated.kind, isolated.note) == (direct.kind, direct.note)
         if direct.kind == "tables":
             assert all(a.equals(b) for a, b in zip(isolated.data, direct.data))

@@ -33,6 +33,7 @@ def test_every_paper_view_names_a_shipped_table(key):
 
 
 def test_value_title_says_the_metric_and_its_cut():
-    assert result_views.value_title("rouge_l", "thresholded", 0.75) == "ROUGE-L ≥ 0.75 (%)"
-    assert result_views.value_title("rouge_l", "raw", 0.75) == "ROUGE-L (%)"
+    assert result_views.value_title("rouge_l", "thresholded", 0.75) == "strict ROUGE-L ≥ 0.75 (%)"
+    assert result_views.value_title("rouge_l", "thresholded", 0.75, "paper") == "paper ROUGE-L ≥ 0.75 (%)"
+    assert result_views.value_title("rouge_l", "raw", 0.75) == "strict ROUGE-L (%)"
     assert result_views.value_title("bleu", "thresholded", 0.5) == "BLEU (%)"

@@ -12,10 +12,13 @@ import random
 from dataclasses import dataclass
 
 from structext_core.benchmark import limits
-from structext_core.benchmark.formats import Document, Preview, ReadError, tokens_in
+from structext_core.benchmark.formats import NUMBER_RE, Document, Preview, Problem, ReadError, tokens_in
+from structext_core.benchmark.formats.sizes import RowSize
 from structext_core.benchmark.names import node_name
 
 LANGUAGE = "csv"
+MAX_DEPTH = None
+SIZE = RowSize(per_row=57)
 PEOPLE_COLUMNS = ["primeKey", "gender", "age", "name", "height", "weight", "color"]
 JOBS_COLUMNS = ["primeKey", "status", "salary", "company", "location"]
 COLORS = ["swarthy", "olive", "brown", "fair", "tan", "pale", "ruddy", "dark"]
@@ -173,6 +176,63 @@ def parse_error(text: str) -> str | None:
         return str(exc)
     return None
 
+
 def line_signature(line: str) -> str:
     """A line's shape with the data masked (this format's lines are compared as they are)."""
     return line
+
+
+# ---- the skeleton, for the rewrite check ----------------------------------------------
+
+def compare_structure(original: str, rewrite: str) -> list[Problem]:
+    """Tables, headers, row counts and numeric columns, then the join: rows that shared a
+    ``primeKey`` across tables still do."""
+    o_tables, r_tables = read_tables(original), read_tables(rewrite)
+    if len(o_tables) != len(r_tables):
+        return [Problem("structure", "document", f"{len(o_tables)} table(s) in the original, {len(r_tables)} in "
+                                                 "the rewrite (tables are separated by one blank line)")]
+    problems = [p for n, (o, r) in enumerate(zip(o_tables, r_tables), 1) for p in _compare_table(n, o, r)]
+    if not problems and len(r_tables) > 1:
+        problems = _join_problems(o_tables, r_tables)
+    return problems
+
+
+def _compare_table(n: int, o: CsvTable, r: CsvTable) -> list[Problem]:
+    where = f"table {n} (header on line {r.header_line})"
+    if o.header != r.header:
+        return [Problem("structure", where, f"the columns are {','.join(r.header)}; they must stay "
+                                            f"{','.join(o.header)}")]
+    if len(o.rows) != len(r.rows):
+        if len(r.rows) > len(o.rows):
+            extra = r.row_lines[len(o.rows)]
+            detail = f"an extra row starts on line {extra} ({','.join(r.rows[len(o.rows)])})"
+        else:
+            detail = "a row is missing"
+        return [Problem("structure", where, f"{len(o.rows)} row(s) in the original, {len(r.rows)} in the "
+                                            f"rewrite: {detail}")]
+    return [Problem("structure", f"line {line}, column {name}", f"{cells[col]!r} is not a number; {name} must "
+                                                                "stay a number")
+            for col, name in enumerate(r.header) if name in NUMERIC_COLUMNS
+            for cells, line in zip(r.rows, r.row_lines) if not NUMBER_RE.match(cells[col])]
+
+
+def _join_problems(original: list[CsvTable], rewrite: list[CsvTable]) -> list[Problem]:
+    problems: list[Problem] = []
+    o_keys, r_keys = [_keys(t) for t in original], [_keys(t) for t in rewrite]
+    first = set(r_keys[0])
+    for n in range(1, len(rewrite)):
+        if set(o_keys[n]) <= set(o_keys[0]):
+            problems.extend(Problem("structure", f"line {line}, column primeKey",
+                                    f"primeKey {key!r} has no row in table 1: the tables no longer join")
+                            for key, line in zip(r_keys[n], rewrite[n].row_lines) if key not in first)
+    for n, keys in enumerate(r_keys, 1):
+        if len(set(keys)) != len(keys) and len(set(o_keys[n - 1])) == len(o_keys[n - 1]):
+            problems.append(Problem("structure", f"table {n}", "two rows share a primeKey"))
+    return problems
+
+
+def _keys(table: CsvTable) -> list[str]:
+    if "primeKey" not in table.header:
+        return []
+    i = table.header.index("primeKey")
+    return [row[i] for row in table.rows]

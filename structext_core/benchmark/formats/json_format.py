@@ -9,10 +9,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from structext_core.benchmark import limits
-from structext_core.benchmark.formats import Document, Preview, ReadError, dedent_excerpt, line_column, tokens_in
+from structext_core.benchmark.formats import (
+    Document,
+    Preview,
+    Problem,
+    ReadError,
+    dedent_excerpt,
+    line_column,
+    shapes,
+    tokens_in,
+)
+from structext_core.benchmark.formats.sizes import NodeSize
 from structext_core.benchmark.tree import Node, build_tree
 
 LANGUAGE = "json"
+MAX_DEPTH = None
+SIZE = NodeSize(per_node=52, per_field=25)
 ERROR_RATE = 0.2  # each closing brace is dropped with this probability
 
 
@@ -40,7 +52,8 @@ def render(root: Node, *, depth: int = 0, drop: "random.Random | None" = None) -
     return "\n".join(lines)
 
 
-def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_errors: bool = False) -> Document:
+def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_errors: bool = False,
+             rows: int | None = None) -> Document:
     root = build_tree(rng, depth, width, col)
     return Document(render(root, drop=rng if inject_errors else None), root)
 
@@ -174,3 +187,48 @@ def parse_error(text: str) -> str | None:
     except ValueError as exc:  # a number of more than 4,300 digits
         return str(exc)
     return None
+
+
+# ---- the skeleton, for the rewrite check ----------------------------------------------
+
+class _Pairs(list):
+    """A JSON object as its list of (key, value) pairs: duplicate keys survive."""
+
+
+def _type_name(value: object) -> str:
+    if isinstance(value, _Pairs):
+        return "object"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, bool):
+        return "true/false"
+    if value is None:
+        return "null"
+    return "number"
+
+
+def skeleton(text: str) -> list[shapes.ObjectShape]:
+    """Every object of the document in pre-order, with the line of its opening brace."""
+    root = load(text, object_pairs_hook=_Pairs)
+    brace_lines = [text.count("\n", 0, m.start()) + 1 for m in _TOKEN.finditer(text) if m.group() == "{"]
+    found: list[shapes.ObjectShape] = []
+    stack: list[tuple[object, str]] = [(root, "obj")]
+    while stack:  # pre-order without recursion: the nesting comes from the text
+        obj, path = stack.pop()
+        if isinstance(obj, _Pairs):
+            line = brace_lines[len(found)] if len(found) < len(brace_lines) else 0
+            roles = tuple(f"{shapes.role(k)}:{_type_name(v)}" for k, v in obj)
+            subs = [v for k, v in obj if k == "subs"]
+            children = len(subs[0]) if subs and isinstance(subs[0], list) else 0
+            found.append(shapes.ObjectShape(path, line, roles, children, tuple(k for k, _ in obj)))
+            stack.extend(reversed([(v, f'{path}["{k}"]') for k, v in obj]))
+        elif isinstance(obj, list):
+            stack.extend(reversed([(item, f"{path}[{i}]") for i, item in enumerate(obj)]))
+    return found
+
+
+def compare_structure(original: str, rewrite: str) -> list[Problem]:
+    """Where the rewrite's objects differ from the original's (:func:`shapes.compare`)."""
+    return shapes.compare(skeleton(original), skeleton(rewrite), "object")

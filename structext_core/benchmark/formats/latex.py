@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from functools import partial
 
 from structext_core.benchmark.formats import Document, markup
 
@@ -25,27 +26,24 @@ SYNTAX = markup.Syntax(
     image_noun="figure",
 )
 MAX_DEPTH = len(COMMANDS)
+SIZE = markup.size(per_node=50)
 
 
-def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_errors: bool = False) -> Document:
+def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_errors: bool = False,
+             rows: int | None = None) -> Document:
     if depth > MAX_DEPTH:
         raise ValueError(f"LaTeX has heading commands for depth up to {MAX_DEPTH}, got {depth}")
     return markup.generate(SYNTAX, rng, depth, width, col)
-
-
-def preview(reference: str):
-    """The document shown as Markdown (:func:`markup.as_markdown`)."""
-    return markup.preview(SYNTAX, reference)
 
 
 RESERVED_WORDS = frozenset({"section", "subsection", "subsubsection", "paragraph", "subparagraph", "textbf",
                             "includegraphics", "width", "0.5", "textwidth"})
 
 
-def rewrite_tokens(reference: str) -> list[tuple[str, str]]:
-    return markup.rewrite_tokens(SYNTAX, reference)
-
-
+# The rest of the format interface is markup's, bound to this syntax.
+preview = partial(markup.preview, SYNTAX)
+rewrite_tokens = partial(markup.rewrite_tokens, SYNTAX)
 value_problem = markup.value_problem
 parse_error = markup.parse_error
 line_signature = markup.line_signature
+compare_structure = partial(markup.compare_structure, SYNTAX)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import random
 import re
+from functools import partial
 
-from structext_core.benchmark.formats import Document, markup
+from structext_core.benchmark.formats import markup
 
 LANGUAGE = "markdown"
 SYNTAX = markup.Syntax(
@@ -21,22 +21,10 @@ SYNTAX = markup.Syntax(
     # image, so a line of many unfinished images costs linear time, not quadratic.
     image_re=re.compile(r"!\[[^\[\]]*+\]\(\s*+([^\s()\[\]]++)(?:\s++\"[^\"\[\]]*+\")?\s*+\)"),
 )
-
-
-def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_errors: bool = False) -> Document:
-    return markup.generate(SYNTAX, rng, depth, width, col)
-
-
-def preview(reference: str):
-    """The document shown as Markdown (:func:`markup.as_markdown`)."""
-    return markup.preview(SYNTAX, reference)
-
-
+MAX_DEPTH = 6  # ###### is the deepest heading
+SIZE = markup.size(per_node=25)
+generate = partial(markup.generate, SYNTAX)
 RESERVED_WORDS = frozenset({"alt", "hover", "text"})
-
-
-def rewrite_tokens(reference: str) -> list[tuple[str, str]]:
-    return markup.rewrite_tokens(SYNTAX, reference)
 
 
 def value_problem(new: str, kinds: set[str]) -> str | None:
@@ -48,5 +36,9 @@ def value_problem(new: str, kinds: set[str]) -> str | None:
     return None
 
 
+# The rest of the format interface is markup's, bound to this syntax.
+preview = partial(markup.preview, SYNTAX)
+rewrite_tokens = partial(markup.rewrite_tokens, SYNTAX)
 parse_error = markup.parse_error
 line_signature = markup.line_signature
+compare_structure = partial(markup.compare_structure, SYNTAX)

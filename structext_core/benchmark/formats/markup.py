@@ -3,6 +3,10 @@
 The first line holds the root's name, then the root's paragraph; every other node
 is a heading line followed by one paragraph of vocabulary words, in which a bold
 run and an included image may be inserted.
+
+Each markup module describes its language in one :class:`Syntax`; everything else of the
+format interface is written here once, driven by that syntax (the modules bind it with
+``functools.partial``).
 """
 
 from __future__ import annotations
@@ -13,13 +17,20 @@ from dataclasses import dataclass
 from typing import Callable
 
 from structext_core.benchmark import limits
-from structext_core.benchmark.formats import Document, Preview, ReadError, tokens_in
+from structext_core.benchmark.formats import Document, Preview, Problem, ReadError, tokens_in
+from structext_core.benchmark.formats.sizes import NodeSize
 from structext_core.benchmark.names import IMAGE_EXTENSIONS, VOCABULARY, node_name
 from structext_core.benchmark.tree import Node, build_tree, capped_node_count, fan_out
 
 BOLD_RATE = 0.5
 IMAGE_RATE = 0.5
 LEVEL_NAMES = ["section", "subsection", "subsubsection"]
+#: Characters per node grow with the heading syntax; per field with the shared paragraph words.
+PER_FIELD_CHARS = 13
+
+
+def size(per_node: int) -> NodeSize:
+    return NodeSize(per_node=per_node, per_field=PER_FIELD_CHARS)
 
 
 @dataclass(frozen=True)
@@ -70,7 +81,8 @@ def make_paragraph(rng: random.Random, syntax: Syntax, rest: str, first: str, im
     return Paragraph(text, bolds, images)
 
 
-def generate(syntax: Syntax, rng: random.Random, depth: int, width: int, col: int) -> Document:
+def generate(syntax: Syntax, rng: random.Random, depth: int, width: int, col: int, *,
+             inject_errors: bool = False, rows: int | None = None) -> Document:
     root = build_tree(rng, depth, width, col, with_fields=False)
     base = [rng.choice(VOCABULARY) for _ in range(max(1, depth * col))]
     rest = "".join(" " + w for w in base[1:])
@@ -279,6 +291,76 @@ def parse_error(text: str) -> str | None:
     """Markup always reads; only an empty document is refused."""
     return None if text.strip() else "the document is empty"
 
+
 def line_signature(line: str) -> str:
     """A line's shape with the data masked (this format's lines are compared as they are)."""
     return line
+
+
+# ---- the skeleton, for the rewrite check ----------------------------------------------
+
+@dataclass(frozen=True)
+class Block:
+    """A heading (or the root line) and the lines beneath it up to the next heading."""
+
+    line: int
+    level: int
+    title: str
+    lines: int
+    bolds: int
+    images: int
+
+
+def blocks(syntax: Syntax, text: str) -> list[Block]:
+    """The heading hierarchy of a document, block by block (the title line first, level 0)."""
+    lines, heads = headings(syntax, text)
+    starts = [(0, 0)] + [(h.line, h.level) for h in heads]
+    out = []
+    for i, (start, level) in enumerate(starts):
+        end = starts[i + 1][0] if i + 1 < len(starts) else len(lines)
+        body = [ln for ln in lines[start + 1:end] if ln.strip()]
+        m = syntax.heading_re.match(lines[start]) if start > 0 else None
+        title = m.group(2) if m else lines[start]
+        bolds = sum(len(syntax.bold_re.findall(syntax.image_re.sub(" ", ln))) for ln in body)
+        images = sum(len(syntax.image_re.findall(ln)) for ln in body)
+        out.append(Block(start + 1, level, title.strip(), len(body), bolds, images))
+    return out
+
+
+_LEVEL_LABELS = {0: "the title line", 1: "section", 2: "subsection", 3: "subsubsection"}
+
+
+def compare_structure(syntax: Syntax, original: str, rewrite: str) -> list[Problem]:
+    """The title line, then the first block whose level, lines, bold runs or images differ,
+    then a different number of headings."""
+    o_blocks, r_blocks = blocks(syntax, original), blocks(syntax, rewrite)
+    if not r_blocks[0].title:
+        return [Problem("structure", "line 1", "the first line holds the document's title; it is empty")]
+    for n, (o, r) in enumerate(zip(o_blocks, r_blocks)):
+        difference = _block_difference(o, r)
+        if difference:
+            label = "the title line" if n == 0 else f"heading {n} {r.title!r}"
+            where = f"{label} (line {r.line} of the rewrite, line {o.line} of the original)"
+            return [Problem("structure", where, difference)]
+    if len(o_blocks) != len(r_blocks):
+        if len(r_blocks) > len(o_blocks):
+            extra = r_blocks[len(o_blocks)]
+            detail = f"the first extra heading is {extra.title!r} on line {extra.line}"
+        else:
+            detail = f"the original's heading {o_blocks[len(r_blocks)].title!r} has no counterpart"
+        return [Problem("structure", "document", f"{len(o_blocks) - 1} headings in the original, "
+                                                 f"{len(r_blocks) - 1} in the rewrite: {detail}")]
+    return []
+
+
+def _block_difference(o: Block, r: Block) -> str | None:
+    if o.level != r.level:
+        return (f"level {r.level} ({_LEVEL_LABELS.get(r.level, r.level)}) in the rewrite, "
+                f"level {o.level} ({_LEVEL_LABELS.get(o.level, o.level)}) in the original")
+    if o.lines != r.lines:
+        return f"{o.lines} paragraph line(s) beneath it in the original, {r.lines} in the rewrite"
+    if o.bolds != r.bolds:
+        return f"{o.bolds} bold run(s) in its paragraph in the original, {r.bolds} in the rewrite"
+    if o.images != r.images:
+        return f"{o.images} image(s) in its paragraph in the original, {r.images} in the rewrite"
+    return None

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import random
 import re
+from functools import partial
 
-from structext_core.benchmark.formats import Document, markup
+from structext_core.benchmark.formats import markup
 
 LANGUAGE = "org"
 SYNTAX = markup.Syntax(
@@ -19,24 +19,16 @@ SYNTAX = markup.Syntax(
     image=lambda name: f"[[{name}]]",
     image_re=re.compile(r"\[\[([^\[\]]++)\]\]"),  # stops at the next bracket: linear on any line
 )
-
-
-def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_errors: bool = False) -> Document:
-    return markup.generate(SYNTAX, rng, depth, width, col)
-
-
-def preview(reference: str):
-    """The document shown as Markdown (:func:`markup.as_markdown`)."""
-    return markup.preview(SYNTAX, reference)
-
-
+MAX_DEPTH = None
+SIZE = markup.size(per_node=16)
+generate = partial(markup.generate, SYNTAX)
 RESERVED_WORDS = frozenset()
 
 
-def rewrite_tokens(reference: str) -> list[tuple[str, str]]:
-    return markup.rewrite_tokens(SYNTAX, reference)
-
-
+# The rest of the format interface is markup's, bound to this syntax.
+preview = partial(markup.preview, SYNTAX)
+rewrite_tokens = partial(markup.rewrite_tokens, SYNTAX)
 value_problem = markup.value_problem
 parse_error = markup.parse_error
 line_signature = markup.line_signature
+compare_structure = partial(markup.compare_structure, SYNTAX)

@@ -5,10 +5,13 @@ from __future__ import annotations
 import random
 
 from structext_core.benchmark import limits
-from structext_core.benchmark.formats import MAX_GRAPH_EDGES, Document, Preview, ReadError, tokens_in
+from structext_core.benchmark.formats import MAX_GRAPH_EDGES, Document, Preview, Problem, ReadError, tokens_in
+from structext_core.benchmark.formats.sizes import NodeSize
 from structext_core.benchmark.tree import Node, build_tree
 
 LANGUAGE = "tree"
+MAX_DEPTH = None
+SIZE = NodeSize(per_node=8, per_field=0)
 
 
 def render(root: Node) -> str:
@@ -16,7 +19,8 @@ def render(root: Node) -> str:
     return "\n".join(f"{n.parent.name}->{n.name}" for n in root.walk() if n.parent is not None)
 
 
-def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_errors: bool = False) -> Document:
+def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_errors: bool = False,
+             rows: int | None = None) -> Document:
     root = build_tree(rng, depth, width, col, with_fields=False)
     return Document(render(root), root)
 
@@ -99,6 +103,22 @@ class EdgeTree:
             stack.extend((c, d + 1) for c in self.children.get(node, []))
         return best
 
+    def preorder(self) -> list[str]:
+        """Every node, depth-first, children in the order of their edges."""
+        out, stack = [], [self.root]
+        while stack:
+            node = stack.pop()
+            out.append(node)
+            stack.extend(reversed(self.children.get(node, [])))
+        return out
+
+    def depths(self, preorder: list[str]) -> dict[str, int]:
+        """Every node's depth in one pass over :meth:`preorder` (a parent before its children)."""
+        depth = {self.root: 0}
+        for node in preorder[1:]:
+            depth[node] = depth[self.parent[node]] + 1
+        return depth
+
 
 def preview(reference: str) -> Preview:
     """The tree drawn as a graph (Graphviz dot), unless it has too many edges to read."""
@@ -129,6 +149,40 @@ def parse_error(text: str) -> str | None:
         return str(exc)
     return None
 
+
 def line_signature(line: str) -> str:
     """A line's shape with the data masked (this format's lines are compared as they are)."""
     return line
+
+
+# ---- the skeleton, for the rewrite check ----------------------------------------------
+
+def compare_structure(original: str, rewrite: str) -> list[Problem]:
+    """The first node (in pre-order) with another number of children, then the node count,
+    then the first edge that leads to another depth (the edges' order)."""
+    o_tree, r_tree = EdgeTree(original), EdgeTree(rewrite)
+    o_order, r_order = o_tree.preorder(), r_tree.preorder()
+    for o_name, r_name in zip(o_order, r_order):
+        oc, rc = len(o_tree.children.get(o_name, [])), len(r_tree.children.get(r_name, []))
+        if oc != rc:
+            return [Problem("structure", f"node {r_name!r} (was {o_name!r})",
+                            f"{oc} child(ren) in the original, {rc} in the rewrite")]
+    if len(o_order) != len(r_order):
+        return [Problem("structure", "document", f"{len(o_order)} nodes in the original, {len(r_order)} in the "
+                                                 "rewrite")]
+    o_depth, r_depth = o_tree.depths(o_order), r_tree.depths(r_order)
+    for (_, _, oc), (line, _, rc) in zip(_edges(original), _edges(rewrite)):
+        if o_depth[oc] != r_depth.get(rc, -1):
+            return [Problem("structure", f"line {line}", f"this edge leads to depth {r_depth.get(rc)} in the rewrite, "
+                                                         f"to depth {o_depth[oc]} in the original: keep the edges in "
+                                                         "the original (depth-first) order")]
+    return []
+
+
+def _edges(text: str) -> list[tuple[int, str, str]]:
+    edges = []
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        if raw.strip():
+            parent, _, child = raw.partition("->")
+            edges.append((lineno, parent.strip(), child.strip()))
+    return edges

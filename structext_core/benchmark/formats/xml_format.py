@@ -10,11 +10,22 @@ from typing import Any
 from lxml import etree
 
 from structext_core.benchmark import limits
-from structext_core.benchmark.formats import Document, Preview, ReadError, dedent_excerpt, line_column, tokens_in
+from structext_core.benchmark.formats import (
+    Document,
+    Preview,
+    Problem,
+    ReadError,
+    dedent_excerpt,
+    line_column,
+    tokens_in,
+)
+from structext_core.benchmark.formats.sizes import NodeSize
 from structext_core.benchmark.names import VOCABULARY
 from structext_core.benchmark.tree import Node, build_tree
 
 LANGUAGE = "xml"
+MAX_DEPTH = None
+SIZE = NodeSize(per_node=26, per_field=13)
 DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>'
 ERROR_RATE = 0.2  # each end tag is dropped with this probability
 
@@ -50,7 +61,8 @@ def render_content(node: Node) -> str:
     return "\n".join(lines).strip()
 
 
-def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_errors: bool = False) -> Document:
+def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_errors: bool = False,
+             rows: int | None = None) -> Document:
     root = build_tree(rng, depth, width, col)
     return Document(render(root, drop=rng if inject_errors else None), root)
 
@@ -205,3 +217,59 @@ def parse_error(text: str) -> str | None:
     except ValueError as exc:
         return str(exc)
     return None
+
+
+# ---- the skeleton, for the rewrite check ----------------------------------------------
+
+@dataclass(frozen=True)
+class ElementShape:
+    """One element in document order: where, how many attributes and children, any text."""
+
+    path: str
+    line: int
+    tag: str
+    attributes: int
+    children: int
+    has_text: bool
+
+
+def skeleton(text: str) -> list[ElementShape]:
+    """Every element of the document in document order (libxml2 bounds the nesting)."""
+    root = parse(text)
+    found: list[ElementShape] = []
+    stack: list[tuple[etree._Element, str]] = [(root, f"/{root.tag}")]
+    while stack:
+        el, path = stack.pop()
+        kids = [c for c in el if isinstance(c.tag, str)]
+        has_text = bool((el.text or "").strip()) or any((c.tail or "").strip() for c in el)
+        found.append(ElementShape(path, el.sourceline or 0, el.tag, len(el.attrib), len(kids), has_text))
+        stack.extend(reversed([(child, f"{path}/{child.tag}[{i}]") for i, child in enumerate(kids, 1)]))
+    return found
+
+
+def compare_structure(original: str, rewrite: str) -> list[Problem]:
+    """The declaration, then the first element whose attributes, children or text differ,
+    then a different number of elements."""
+    problems = _compare_elements(skeleton(original), skeleton(rewrite))
+    if original.startswith("<?xml") and not rewrite.startswith("<?xml"):
+        problems.insert(0, Problem("structure", "line 1", "the XML declaration is missing"))
+    return problems
+
+
+def _compare_elements(original: list[ElementShape], rewrite: list[ElementShape]) -> list[Problem]:
+    for o, r in zip(original, rewrite):
+        where = f"element {r.path} (line {r.line} of the rewrite, <{o.tag}> on line {o.line} of the original)"
+        if o.attributes != r.attributes:
+            what = "an attribute is missing" if r.attributes < o.attributes else "an attribute was added"
+            return [Problem("structure", where, f"{what}: {o.attributes} attribute(s) in the original, "
+                                                f"{r.attributes} in the rewrite")]
+        if o.children != r.children:
+            return [Problem("structure", where, f"{o.children} child element(s) in the original, "
+                                                f"{r.children} in the rewrite")]
+        if o.has_text != r.has_text:
+            state = "has no text line" if o.has_text else "has a text line the original does not have"
+            return [Problem("structure", where, f"the element {state}")]
+    if len(original) != len(rewrite):
+        return [Problem("structure", "document", f"{len(original)} elements in the original, {len(rewrite)} in the "
+                                                 "rewrite: the nesting differs")]
+    return []

@@ -14,10 +14,22 @@ from typing import Any
 import yaml
 
 from structext_core.benchmark import limits
-from structext_core.benchmark.formats import Document, Preview, ReadError, dedent_excerpt, line_column, tokens_in
+from structext_core.benchmark.formats import (
+    Document,
+    Preview,
+    Problem,
+    ReadError,
+    dedent_excerpt,
+    line_column,
+    shapes,
+    tokens_in,
+)
+from structext_core.benchmark.formats.sizes import NodeSize
 from structext_core.benchmark.tree import Node, build_tree
 
 LANGUAGE = "yaml"
+MAX_DEPTH = None
+SIZE = NodeSize(per_node=33, per_field=18)
 ERROR_RATE = 0.2  # a stray ``:word`` line follows each node with this probability
 
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -47,7 +59,8 @@ def render(root: Node, *, errors: "random.Random | None" = None) -> str:
     return "\n".join(lines)
 
 
-def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_errors: bool = False) -> Document:
+def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_errors: bool = False,
+             rows: int | None = None) -> Document:
     root = build_tree(rng, depth, width, col)
     return Document(render(root, errors=rng if inject_errors else None), root)
 
@@ -77,12 +90,35 @@ def safe_load(text: str) -> Any:
 
 
 def compose(text: str) -> "yaml.Node | None":
-    """The document's node graph (every scalar a string) within the limits."""
+    """The document's node graph (every scalar a string) within the limits; a ReadError for
+    an alias inside the collection it names (``&a [*a]``), which no walk could finish."""
     limits.check_reference(LANGUAGE, text)
     try:
-        return yaml.compose(text, Loader=_BaseLoader)
+        node = yaml.compose(text, Loader=_BaseLoader)
     except yaml.YAMLError as exc:
         raise ReadError(f"not valid YAML: {describe_error(exc)}") from None
+    _refuse_cycles(node)
+    return node
+
+
+def _refuse_cycles(root: "yaml.Node | None") -> None:
+    """Depth-first with an explicit stack; a collection met again while still open is a cycle."""
+    open_ids: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)] if root is not None else []
+    while stack:
+        node, leaving = stack.pop()
+        if leaving:
+            open_ids.discard(id(node))
+            continue
+        if not isinstance(node, yaml.CollectionNode):
+            continue
+        if id(node) in open_ids:
+            raise ReadError(f"not valid YAML: line {node.start_mark.line + 1}, column {node.start_mark.column + 1}: "
+                            "an alias stands inside the collection it names, so the document never ends")
+        open_ids.add(id(node))
+        stack.append((node, True))
+        items = node.value if isinstance(node, yaml.SequenceNode) else [n for pair in node.value for n in pair]
+        stack.extend((item, False) for item in reversed(items))
 
 
 def describe_error(exc: "yaml.YAMLError") -> str:
@@ -203,3 +239,32 @@ def parse_error(text: str) -> str | None:
     except ValueError as exc:
         return str(exc).removeprefix("not valid YAML: ")
     return None
+
+
+# ---- the skeleton, for the rewrite check ----------------------------------------------
+
+def _kind(node: yaml.Node) -> str:
+    return {"MappingNode": "object", "SequenceNode": "list"}.get(type(node).__name__, "text")
+
+
+def skeleton(text: str) -> list[shapes.ObjectShape]:
+    """Every mapping of the document in pre-order, with its first line."""
+    found: list[shapes.ObjectShape] = []
+    stack: list[tuple[yaml.Node | None, str]] = [(compose(text), "obj")]
+    while stack:  # pre-order without recursion: the nesting comes from the text
+        node, path = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            keys = tuple(clean(str(k.value)) for k, _ in node.value)
+            roles = tuple(f"{shapes.role(k)}:{_kind(v)}" for k, (_, v) in zip(keys, node.value))
+            subs = [v for k, (_, v) in zip(keys, node.value) if k == "subs"]
+            children = len(subs[0].value) if subs and isinstance(subs[0], yaml.SequenceNode) else 0
+            found.append(shapes.ObjectShape(path, node.start_mark.line + 1, roles, children, keys))
+            stack.extend(reversed([(v, f'{path}["{k}"]') for k, (_, v) in zip(keys, node.value)]))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(reversed([(item, f"{path}[{i}]") for i, item in enumerate(node.value)]))
+    return found
+
+
+def compare_structure(original: str, rewrite: str) -> list[Problem]:
+    """Where the rewrite's mappings differ from the original's (:func:`shapes.compare`)."""
+    return shapes.compare(skeleton(original), skeleton(rewrite), "mapping")

@@ -1,4 +1,4 @@
-"""Real-Test rewriting core: token extraction, mapping, and the structure and answer checks."""
+"""The live checks: a faithful rewrite passes; a broken structure or answer is caught and located."""
 
 import json
 import re
@@ -6,22 +6,9 @@ import re
 import pytest
 
 from structext_core.benchmark.formats import LANGUAGES
-from structext_core.benchmark.suites import generate_sample
 from structext_core.benchmark.tasks import TASKS
 from structext_core.studio import rewrite as rw
-
-
-def sample(task_id, depth=2, index=0):
-    return generate_sample(task_id, depth, 1, seed=0, index=index, suite="test")
-
-
-def rewritten(s, mapping=None):
-    return rw.apply_mapping(s, rw.mechanical_mapping(s) if mapping is None else mapping)
-
-
-def check(s, texts):
-    return rw.check_rewrite(s, texts.reference, texts.question, texts.answer)
-
+from tests.studio.rewrite.support import check, edited, only_structure_problem, rewritten, sample
 
 # ---- faithful rewrites ------------------------------------------------------------
 
@@ -56,145 +43,7 @@ def test_realistic_json_rewrite_by_hand():
     assert check(s, texts).ok
 
 
-# ---- token extraction and mapping ---------------------------------------------------
-
-def test_tokens_have_roles_and_exclude_syntax_words():
-    s = sample(8, depth=1)
-    tokens = {t.text: t.kinds for t in rw.extract_tokens(s)}
-    assert tokens == {"k": ["id"], "Z": ["key"], "w": ["value"], "l": ["id", "question"], "Y": ["key"],
-                      "v": ["value"]}
-
-
-def test_csv_tokens_are_cells_not_headers():
-    s = sample(2, depth=2)
-    texts = {t.text for t in rw.extract_tokens(s)}
-    assert not texts & {"primeKey", "salary", "height", "location", "gender"}
-    threshold = str(s["params"]["threshold"])
-    kinds = {t.text: t.kinds for t in rw.extract_tokens(s)}
-    assert kinds[threshold] == ["number"]  # the question's threshold is mappable too
-
-
-def test_markup_tokens_cover_headings_words_bold_and_files():
-    s = sample(21)
-    kinds = {k for t in rw.extract_tokens(s) for k in t.kinds}
-    assert kinds == {"heading", "word", "bold", "file"}
-    assert not {t.text for t in rw.extract_tokens(s)} & rw.RESERVED["markdown"]
-
-
-def test_substitution_replaces_whole_tokens_only():
-    assert rw.substitute("male,female\nmale", {"male": "men"}) == "men,female\nmen"
-    assert rw.substitute("a->ab\nab->b", {"a": "Root", "ab": "Child"}) == "Root->Child\nChild->b"
-    assert rw.substitute("![alt](vq.png \"hover text\")", {"vq.png": "x.jpg"}) == '![alt](x.jpg "hover text")'
-
-
-def test_substitution_is_one_pass_never_chained():
-    assert rw.substitute("k->l", {"k": "l", "l": "m"}) == "l->m"
-
-
-def test_question_frame_is_kept_even_when_a_token_equals_a_frame_word():
-    s = sample(6, depth=2)
-    node = s["params"]["node"]
-    texts = rw.apply_mapping(s, {node: "the"})
-    assert texts.question == "What is the depth of node the?"
-    assert check(s, texts).answer_ok
-
-
-def test_count_answers_are_never_mapped():
-    s = sample(5, depth=1)  # tree height: answer "1"
-    s = {**s, "reference": s["reference"]}
-    texts = rw.apply_mapping(s, {t.text: "1" for t in rw.extract_tokens(s)[:1]})
-    assert texts.answer == s["answer"]
-
-
-def test_empty_and_unchanged_replacements_mean_unmapped():
-    s = sample(9, depth=1)
-    first = rw.extract_tokens(s)[0].text
-    assert rw.clean_mapping({first: "  ", "x": None, "y": "y", "z": " Zed "}) == {"z": "Zed"}
-    assert rw.apply_mapping(s, {first: ""}) == rw.original_texts(s)
-
-
-@pytest.mark.parametrize("task_id, pick, replacement, expected", [
-    (1, "cell", "New York, NY", "comma"),
-    (8, "value", 'say "hi"', "double quote"),
-    (13, "value", "time: noon", "YAML"),
-    (18, "tag", "Race Event", "XML tag and attribute names"),
-    (18, "value", "R&D", "markup characters"),
-    (5, "node", "a->b", "'->'"),
-    (21, "word", "**loud**", "markup"),
-    (23, "file", "my photo.png", "file name"),
-    (2, "number", "lots", "number"),
-])
-def test_replacements_that_would_break_the_format_are_refused(task_id, pick, replacement, expected):
-    s = sample(task_id)
-    tokens = rw.extract_tokens(s)
-    if pick == "cell":
-        token = next(t for t in tokens if "location" in t.kinds)
-    else:
-        token = next(t for t in tokens if pick in t.kinds)
-    problems = rw.validate_mapping(s, {token.text: replacement})
-    assert len(problems) == 1
-    assert token.text in problems[0].where and expected in problems[0].message
-    with pytest.raises(rw.MappingError):
-        rw.apply_mapping(s, {token.text: replacement})
-
-
-def test_unknown_token_and_reserved_word_are_refused():
-    s = sample(8)
-    problems = rw.validate_mapping(s, {"nope-not-here": "X", rw.extract_tokens(s)[1].text: "subs"})
-    messages = " | ".join(str(p) for p in problems)
-    assert "'nope-not-here' is not an abstract token" in messages
-    assert "word of the json syntax" in messages
-
-
-def test_two_ids_may_not_get_the_same_name():
-    s = sample(8)
-    ids = [t.text for t in rw.extract_tokens(s) if "id" in t.kinds]
-    problems = rw.validate_mapping(s, {ids[0]: "Tokyo", ids[1]: "Tokyo"})
-    assert len(problems) == 1 and "both would be named 'Tokyo'" in problems[0].message
-    # ... nor take the name of a token left as it is
-    problems = rw.validate_mapping(s, {ids[0]: ids[1]})
-    assert len(problems) == 1 and f"both would be named {ids[1]!r}" in problems[0].message
-
-
-def test_plain_values_may_repeat():
-    s = sample(1)
-    genders = [t.text for t in rw.extract_tokens(s) if "gender" in t.kinds]
-    assert rw.validate_mapping(s, {g: "woman" for g in genders}) == []
-
-
-def test_pasted_mapping_lines_are_read_and_bad_lines_named():
-    assert rw.parse_mapping_text("k -> Tokyo\n\n# comment\nZ ->  City  \n") == {"k": "Tokyo", "Z": "City"}
-    with pytest.raises(rw.MappingError) as info:
-        rw.parse_mapping_text("k -> Tokyo\nk Osaka\nk -> Kyoto")
-    assert [p.where for p in info.value.problems] == ["line 2", "line 3"]
-    assert "expected 'token -> replacement'" in info.value.problems[0].message
-    assert "mapped twice" in info.value.problems[1].message
-
-
-def test_has_free_edits():
-    s = sample(9, depth=1)
-    mapping = rw.mechanical_mapping(s)
-    texts = rw.apply_mapping(s, mapping)
-    assert not rw.has_free_edits(s, mapping, texts)
-    edited = rw.Texts(texts.reference.replace("Real", "Reel", 1), texts.question, texts.answer)
-    assert rw.has_free_edits(s, mapping, edited)
-
-
 # ---- structure check: caught and located ---------------------------------------------
-
-def edited(s, reference=None, question=None, answer=None, mapping=None):
-    base = rewritten(s, mapping)
-    return rw.check_rewrite(s, reference(base.reference) if reference else base.reference,
-                            question(base.question) if question else base.question,
-                            answer(base.answer) if answer else base.answer)
-
-
-def only_structure_problem(report):
-    assert not report.structure_ok
-    problems = report.parse + report.structure
-    assert problems, report
-    return problems[0]
-
 
 def test_json_dropped_field_is_caught_with_path_and_line():
     s = sample(9)  # answer: an id, so only the structure check can see a dropped field
@@ -430,3 +279,19 @@ def test_warnings_for_leftover_tokens_and_contact_details():
     report = rw.check_rewrite(s, s["reference"] + " mail me at jo@example.com", s["question"], s["answer"])
     assert any("still in the reference" in w for w in report.warnings)
     assert any("e-mail" in w for w in report.warnings)
+
+
+def test_yaml_alias_inside_its_own_collection_is_a_parse_problem():
+    s = sample(13)
+    texts = rewritten(s)
+    for recursive in ("&a [*a]", "a: &x\n  b: *x\n"):
+        report = rw.check_rewrite(s, recursive, texts.question, texts.answer)
+        assert not report.structure_ok
+        assert any("alias stands inside the collection it names" in p.message for p in report.parse), report.parse
+
+
+def test_every_format_compares_its_own_structure():
+    for language in LANGUAGES:
+        task_id = min(t for t, task in TASKS.items() if task.language == language and not task.inject_errors)
+        s = sample(task_id)
+        assert rw.check_structure(language, s["reference"], rewritten(s).reference) == ([], [])

@@ -1,0 +1,34 @@
+"""Widgets more than one page draws (Streamlit; the data they show comes from the core)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from structext_core.benchmark.formats import HIGHLIGHT
+from structext_core.studio import rewrite
+
+
+def texts_panel(title: str, texts: rewrite.Texts, language: str, requirement: str | None = None) -> None:
+    """A sample's reference (highlighted as ``language``, numbered lines), question (with the
+    ``requirement`` under it, if given) and answer, under a bold ``title``."""
+    st.markdown(f"**{title}**")
+    st.code(texts.reference, language=HIGHLIGHT.get(language, "text"), line_numbers=True, wrap_lines=True)
+    st.markdown(f"**Question:** {texts.question}" + (f"  \n*{requirement}*" if requirement else ""))
+    st.markdown("**Answer**")
+    st.code(texts.answer, language="text")
+
+
+def original_panel(sample: dict) -> None:
+    """The abstract original of a rewrite: :func:`texts_panel` of the source ``sample``."""
+    texts_panel("Original", rewrite.original_texts(sample), sample["language"], sample.get("requirement"))
+
+
+def original_and_rewrite(sample: dict, rewritten: rewrite.Texts | None, title: str = "Rewrite") -> None:
+    """The original beside its rewrite (``title`` over it; nothing on that side for None). The
+    rewrite keeps the original's requirement: both sides show it, so they stay level."""
+    left, right = st.columns(2, gap="large")
+    with left:
+        original_panel(sample)
+    with right:
+        if rewritten is not None:
+            texts_panel(title, rewritten, sample["language"], sample.get("requirement"))

@@ -1,0 +1,249 @@
+"""Storing results: imports from uploads and folders (all or nothing, every problem named),
+deletion, loading back with the human baseline, the parsed-suite cache, and both ROUGE-L
+metrics on every stored row. Real data: see tests/results_data.py."""
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from structext_core.benchmark.samples import write_jsonl
+from structext_core.evaluation import results, scoring
+from structext_core.evaluation.results import ResultsImportError
+from structext_core.studio import results_store, storage
+from tests.results_data import (
+    bad_uploads,
+    build_dataset,
+    count,
+    hard_samples,
+    original_line,
+    response_for,
+    result_lines,
+)
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    return build_dataset(tmp_path_factory.mktemp("results"))
+
+
+@pytest.fixture
+def frame(dataset):
+    return results_store.load_results(dataset["db"])
+
+
+@pytest.fixture
+def fresh(tmp_path):
+    db = storage.open_db(tmp_path / "fresh.db")
+    return db, hard_samples()
+
+
+# ---------------------------------------------------------------- storage
+
+
+def test_load_results_has_models_and_people(dataset, frame):
+    models = Counter(frame["model"])
+    assert models["good"] == models["weak"] == 72 * 2 + 36
+    assert models["human"] == 24 and models["human:ann1"] == models["human:ann2"] == 12
+    assert len(frame) == dataset["n_model_rows"] + 48
+    assert set(frame["format"]) == {"csv", "tree", "json", "yaml", "xml", "markdown"}
+    assert set(frame["suite"]) == {"test-hard", "test", "real-test"}
+
+
+def test_stored_scores_are_the_cores_scores(dataset, frame):
+    hard = {s["id"]: s for s in dataset["hard"]}
+    stored = frame[(frame["model"] == "good") & (frame["prompt"] == "naive") & (frame["suite"] == "test-hard")]
+    for index, sample in enumerate(dataset["hard"]):
+        row = stored[stored["sample_id"] == sample["id"]].iloc[0]
+        expected = results.score_response(hard[sample["id"]]["answer"], response_for("good", index, sample["answer"]))
+        assert row["rouge_l"] == pytest.approx(expected.rouge_l, abs=1e-12)
+        assert row["score"] == pytest.approx(expected.score, abs=1e-12)
+        assert row["exact_match"] == expected.exact_match
+
+
+def test_results_survive_reopening_the_database(dataset, frame):
+    reopened = storage.open_db(Path(dataset["db"].conn.execute("PRAGMA database_list").fetchone()[2]))
+    again = results_store.load_results(reopened)
+    pd.testing.assert_frame_equal(again.reset_index(drop=True), frame.reset_index(drop=True))
+
+
+def test_data_version_changes_with_imports(fresh):
+    db, samples = fresh
+    before = results_store.data_version(db)
+    results_store.import_results(db, "\n".join(result_lines(samples[:3], models=("good",))).encode(), "a.jsonl", samples)
+    assert results_store.data_version(db) != before
+
+
+def test_delete_upload_removes_its_rows_only(fresh):
+    db, samples = fresh
+    first = results_store.import_results(db, "\n".join(result_lines(samples[:4], models=("good",))).encode(), "a.jsonl", samples)
+    results_store.import_results(db, "\n".join(result_lines(samples[:4], models=("weak",))).encode(), "b.jsonl", samples)
+    assert results_store.delete_upload(db, first.upload_id) == 4
+    assert set(results_store.load_results(db)["model"]) == {"weak"}
+    assert [u.filename for u in results_store.list_uploads(db)] == ["b.jsonl"]
+
+
+def test_import_summary_and_upload_note(fresh):
+    db, samples = fresh
+    data = "\n".join(result_lines(samples[:5], models=("good", "weak"), prompts=("naive", "hint"))).encode()
+    summary = results_store.import_results(db, data, "run.jsonl", samples, user_id=None)
+    assert (summary.n_rows, summary.models, summary.prompts, summary.file_format) == (
+        20, ("good", "weak"), ("hint", "naive"), "ours")
+    upload, = results_store.list_uploads(db)
+    assert upload.note.startswith(f"sha256:{hashlib.sha256(data).hexdigest()}")
+    assert upload.rows_stored == 20
+
+
+def test_original_repository_output_is_imported_and_scored(fresh):
+    db, samples = fresh
+    lines = [original_line(s, i) for i, s in enumerate(samples[:6])]
+    summary = results_store.import_results(db, "\n".join(lines).encode(), "gpt.jsonl", samples)
+    assert summary.file_format == "original" and summary.models == ("orig-model",)
+    frame = results_store.load_results(db)
+    assert sorted(frame["sample_id"]) == sorted(s["id"] for s in samples[:6])
+    assert (frame["score"] == 1.0).all()
+
+
+# ---------------------------------------------------------------- bad uploads: say what and where, import nothing
+
+
+@pytest.mark.parametrize("case", ["not JSON", "missing field", "unknown sample", "50 MB", "Latin-1", "UTF-16"])
+def test_bad_upload_names_what_and_where_and_imports_nothing(fresh, case):
+    db, samples = fresh
+    data, where, what = bad_uploads(samples)[case]
+    before = (count(db, "results"), count(db, "uploads"))
+    with pytest.raises(ResultsImportError) as raised:
+        results_store.import_results(db, data, "upload.jsonl", samples)
+    message = results_store.describe_problems(raised.value)
+    assert "**upload.jsonl** was not imported, nothing was stored" in message
+    assert f"- {where}: " in message and what in message
+    assert (count(db, "results"), count(db, "uploads")) == before
+
+
+def test_a_50_mb_upload_is_refused_before_reading(fresh):
+    db, samples = fresh
+    data = b"x" * (50 * 1024 * 1024)
+    with pytest.raises(ResultsImportError) as raised:
+        results_store.import_results(db, data, "huge.jsonl", samples)
+    assert raised.value.problems[0].line == 0
+    assert "at most 40 MB" in raised.value.problems[0].message
+
+
+def test_utf8_with_byte_order_mark_is_accepted(fresh):
+    db, samples = fresh
+    data = "\ufeff" + "\n".join(result_lines(samples[:2], models=("good",)))
+    assert results_store.import_results(db, data.encode("utf-8"), "bom.jsonl", samples).n_rows == 2
+
+
+def test_import_folder_imports_new_good_files_and_reports_bad_ones(fresh, tmp_path):
+    db, samples = fresh
+    folder = tmp_path / "incoming"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text("\n".join(result_lines(samples[:4], models=("good",))), encoding="utf-8")
+    (folder / "b.jsonl").write_text("{broken\n", encoding="utf-8")
+    report = results_store.import_folder(db, folder, samples)
+    assert [s.filename for s in report.imported] == ["a.jsonl"]
+    assert [e.source for e in report.failed] == ["b.jsonl"] and report.failed[0].problems[0].line == 1
+    again = results_store.import_folder(db, folder, samples)
+    assert again.skipped == ["a.jsonl"] and not again.imported
+    assert count(db, "results") == 4
+
+
+def test_describe_sources(frame):
+    sources = results_store.describe_sources(frame)
+    assert set(sources["source"]) == {"upload:hard.jsonl", "upload:test.jsonl", "human-study:pilot"}
+    assert sources["rows"].sum() == len(frame)
+
+
+# ---------------------------------------------------------------- both ROUGE-L metrics, typed uploads
+
+
+def test_both_rouge_metrics_are_stored_as_the_core_scores_them(fresh):
+    db, samples = fresh
+    rows = [{"sample_id": s["id"], "model": "m", "prompt": "naive", "response": response}
+            for s in samples[:6] for response in (f"Reasoning first.\n### Answer:\n{s['answer'].upper()}",)]
+    results_store.import_results(db, "\n".join(json.dumps(r) for r in rows).encode(), "run.jsonl", samples)
+    stored = {r["sample_id"]: r for r in db.query("SELECT sample_id, rouge_l, score, rouge_l_paper, score_paper "
+                                                   "FROM results")}
+    by_id = {s["id"]: s for s in samples}
+    for row in rows:
+        expected = scoring.score_response(by_id[row["sample_id"]]["answer"], row["response"])
+        got = stored[row["sample_id"]]
+        assert got["rouge_l"] == pytest.approx(expected.rouge_l, abs=1e-12)
+        assert got["score"] == pytest.approx(expected.score, abs=1e-12)  # score stays the strict one
+        assert got["rouge_l_paper"] == pytest.approx(expected.rouge_l_paper, abs=1e-12)
+        assert got["score_paper"] == pytest.approx(expected.score_paper, abs=1e-12)
+    frame = results_store.load_results(db)
+    assert "rouge_l_paper" in frame.columns and frame["rouge_l_paper"].notna().all()
+
+
+def test_people_carry_the_papers_metric_of_their_answers(dataset, frame):
+    people = frame[frame["model"].str.startswith("human:")]
+    answers = {s["id"]: s["answer"] for s in dataset["hard"]}
+    for row in people.to_dict("records"):
+        expected = scoring.score_response(answers[row["sample_id"]], row["response"]).rouge_l_paper
+        assert row["rouge_l_paper"] == pytest.approx(expected)
+    assert (people.loc[people["model"] == "human:ann1", "rouge_l_paper"] > 0.99).all()  # ann1 typed every answer
+    pool = frame[frame["model"] == "human"].sort_values(["sample_id", "response"])["rouge_l_paper"].to_numpy()
+    assert np.allclose(np.sort(pool), np.sort(people["rouge_l_paper"].to_numpy()))
+
+
+def test_uploads_are_typed_records(fresh):
+    db, samples = fresh
+    results_store.import_results(db, "\n".join(result_lines(samples[:3], models=("good",))).encode(), "a.jsonl",
+                                 samples)
+    upload, = results_store.list_uploads(db)
+    assert isinstance(upload, results_store.StoredUpload)
+    assert (upload.filename, upload.source, upload.model, upload.n_rows, upload.rows_stored) == (
+        "a.jsonl", "upload:a.jsonl", "good", 3, 3)
+    assert upload.with_paper_metric == 3 and upload.label == f"#{upload.id} a.jsonl (3 rows)"
+    assert upload.uploaded.endswith(" UTC")
+    with pytest.raises(AttributeError):
+        upload.filename = "b.jsonl"
+
+
+def test_rows_stored_before_the_papers_metric_load_as_missing(fresh):
+    db, samples = fresh
+    summary = results_store.import_results(db, "\n".join(result_lines(samples[:4], models=("old",))).encode(),
+                                           "old.jsonl", samples)
+    db.execute("UPDATE results SET rouge_l_paper = NULL, score_paper = NULL WHERE upload_id = ?", [summary.upload_id])
+    db.conn.commit()
+    frame = results_store.load_results(db)
+    assert frame["rouge_l_paper"].isna().all() and frame["rouge_l"].notna().all()
+    assert results_store.list_uploads(db)[0].with_paper_metric == 0
+
+
+def test_the_suite_is_parsed_once_per_version_of_its_file(tmp_path):
+    path = tmp_path / "test-hard.jsonl"
+    samples = hard_samples()
+    write_jsonl(path, samples[:10])
+    results_store.clear_sample_indexes()
+    first = results_store.sample_index(path)
+    assert results_store.sample_index(path) is first and len(first) == 10
+    assert first.by_id == results_store.read_sample_index(path).by_id
+    write_jsonl(path, samples[:20])  # a new version of the file: parsed again
+    second = results_store.sample_index(path)
+    assert second is not first and len(second) == 20
+
+
+def test_migration_6_keeps_rows_stored_before_it(tmp_path, monkeypatch):
+    samples = hard_samples()
+    path = tmp_path / "old.db"
+    monkeypatch.setattr(storage, "MIGRATIONS", storage.MIGRATIONS[:5])
+    old = storage.open_db(path)
+    old.execute("INSERT INTO uploads (filename, source, model, note, n_rows, uploaded_at) "
+                "VALUES ('old.jsonl', 'upload:old.jsonl', 'm', '', 1, 0)")
+    old.execute("INSERT INTO results (source, sample_id, model, prompt, suite, language, task, task_id, depth, width,"
+                " rouge_l, score, exact_match, bleu, upload_id) VALUES ('upload:old.jsonl', ?, 'm', 'naive',"
+                " 'test-hard', 'csv', 'Join', 1, 1, 1, 0.5, 0.0, 0, 0.1, 1)", [samples[0]["id"]])
+    old.conn.commit()
+    old.conn.close()
+    monkeypatch.undo()
+    db = storage.open_db(path)
+    frame = results_store.load_results(db)
+    assert frame["rouge_l"].tolist() == [0.5] and frame["rouge_l_paper"].isna().all()
+    assert results_store.list_uploads(db)[0].with_paper_metric == 0

@@ -1,0 +1,16 @@
+"""The Results data shared by the view and chart tests: one real dataset per test package."""
+
+import pytest
+
+from structext_core.studio import results_store
+from tests.results_data import build_dataset
+
+
+@pytest.fixture(scope="package")
+def dataset(tmp_path_factory):
+    return build_dataset(tmp_path_factory.mktemp("results"))
+
+
+@pytest.fixture
+def frame(dataset):
+    return results_store.load_results(dataset["db"])
