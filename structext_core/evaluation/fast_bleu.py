@@ -10,8 +10,8 @@ tokens on average) that is about 3 ms a pair, most of it counting. Here:
 - ``13a`` is applied with the same expressions, except the first (pad every ASCII symbol
   with spaces), which replaces one character at a time and is therefore exactly a
   ``str.translate``; the other three only ever match around ``.``, ``,`` and ``-``, so they
-  run only when the text holds one; a long text is tokenised word by word, each distinct
-  word once (see ``_WORD_TOKENS``);
+  run only when the text holds one (Test-Hard's words are mostly distinct, so a cache of
+  words' tokens cost more on a first import than it saved over 420,000 rows: none is kept);
 - n-grams are counted as integers: each token becomes its index in the answer's vocabulary
   (V for a token the answer lacks), an n-gram the base-(V+1) number of its indices times 4
   plus its order minus one, so the answer's 1- to 4-grams are one sorted array with their
@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from functools import lru_cache
-from itertools import chain, repeat
+from itertools import repeat
 
 import numpy as np
 from sacrebleu.metrics import BLEU
@@ -88,38 +88,21 @@ def _split_normalized(line: str) -> list[str]:
     return line.split()
 
 
-class _WordTokens(dict):
-    """A word's 13a tokens, computed on first sight (bounded: cleared when it grows too big)."""
-
-    def __missing__(self, word: str) -> list[str]:
-        if len(self) >= _MAX_CACHED_WORDS:
-            self.clear()
-        tokens = self[word] = _split_normalized(word)
-        return tokens
-
-
-# 13a's regular expressions only look one character either side of ".", "," and "-", and a
-# blank is neither a digit nor a symbol, so after the whole-line steps a long text's tokens
-# are its whitespace-separated words' tokens one after another: each distinct word is
-# tokenised once, and long texts (whose words repeat) are not run through the expressions.
-_LONG_TEXT = 400
-_MAX_CACHED_WORDS = 200_000
-_WORD_TOKENS = _WordTokens()
-
-
 def tokenize_13a(text: str) -> list[str]:
     """sacrebleu's ``13a`` tokens of ``text`` (after its ``rstrip``), as a list."""
-    line = _normalize_line(text)
-    if len(line) < _LONG_TEXT:
-        return _split_normalized(line)
-    return list(chain.from_iterable(map(_WORD_TOKENS.__getitem__, line.split())))
+    return _split_normalized(_normalize_line(text))
 
 
 class AnswerNgrams:
-    """An answer's tokens, vocabulary and n-gram counts, computed once."""
+    """An answer's tokens and vocabulary, computed once; its n-gram counts on first need.
+
+    Many responses never need the counts (a response that is the answer, or shares no token
+    with it, is scored without them), so a suite's answers are cheap to prepare and each
+    answer's n-grams are counted when the first response that needs them comes.
+    """
 
     __slots__ = ("tokens", "length", "vocabulary", "keys", "counts", "all_keys", "all_counts", "all_orders",
-                 "counters", "_small_counters", "_identical")
+                 "counters", "_small_counters", "_identical", "_counted")
 
     def __init__(self, answer: str):
         tokens = tokenize_13a(answer)
@@ -134,22 +117,34 @@ class AnswerNgrams:
         self.counters: list[Counter] | None = None
         self._small_counters: list[Counter] | None = None
         self._identical: float | None = None
+        self._counted = False
+
+    def count(self) -> AnswerNgrams:
+        """Count the answer's n-grams (once; a second call, or a second thread, finds them)."""
+        if self._counted:
+            return self
+        tokens = self.tokens
         if len(self.vocabulary) + 1 > _MAX_VOCABULARY:
             self.counters = _tuple_counters(tokens)
-            return
-        ids = np.fromiter(map(self.vocabulary.__getitem__, tokens), dtype=np.int64, count=len(tokens))
-        base = len(self.vocabulary) + 1
-        if base <= _MAX_COMBINED_BASE:
-            # every order in one sorted array: an n-gram's key is its base-V number times 4
-            # plus n - 1, so one search and one count serve the four orders
-            self.all_keys, self.all_counts = np.unique(_combined_keys(ids, base), return_counts=True)
-            self.all_orders = (self.all_keys & 3).astype(np.intp)
-            return
-        for order in range(1, MAX_ORDER + 1):
-            keys, valid = _ngram_keys(ids, order, base)
-            unique, counts = np.unique(keys[valid], return_counts=True)
-            self.keys.append(unique)
-            self.counts.append(counts)
+        else:
+            ids = np.fromiter(map(self.vocabulary.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+            base = len(self.vocabulary) + 1
+            if base <= _MAX_COMBINED_BASE:
+                # every order in one sorted array: an n-gram's key is its base-V number times 4
+                # plus n - 1, so one search and one count serve the four orders
+                all_keys, self.all_counts = np.unique(_combined_keys(ids, base), return_counts=True)
+                self.all_orders = (all_keys & 3).astype(np.intp)
+                self.all_keys = all_keys
+            else:
+                keys, counts = [], []
+                for order in range(1, MAX_ORDER + 1):
+                    order_keys, valid = _ngram_keys(ids, order, base)
+                    unique, unique_counts = np.unique(order_keys[valid], return_counts=True)
+                    keys.append(unique)
+                    counts.append(unique_counts)
+                self.keys, self.counts = keys, counts
+        self._counted = True
+        return self
 
     def tuple_counters(self) -> list[Counter]:
         """The answer's 1- to 4-grams counted as tuples of tokens (built on first use)."""
@@ -207,6 +202,7 @@ _SMALL_ANSWER = 400
 
 
 def _matches(reference: AnswerNgrams, tokens: list[str]) -> list[int]:
+    reference.count()
     if reference.counters is not None or (len(tokens) <= _SMALL_RESPONSE and reference.length <= _SMALL_ANSWER):
         return [sum(min(count, ref[gram]) for gram, count in hyp.items() if gram in ref)
                 for hyp, ref in zip(_tuple_counters(tokens), reference.tuple_counters())]

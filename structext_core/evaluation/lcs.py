@@ -35,6 +35,11 @@ def _token_code_point(index: int) -> str:
     return chr(index if index < _SURROGATE_START else index + _SURROGATE_SPAN)
 
 
+# The first code points in order, made once: most token lists have fewer distinct tokens,
+# and zipping with this string is the dictionary built in C.
+_FIRST_CODES = "".join(map(_token_code_point, range(_SURROGATE_START)))
+
+
 def lcs_of_codes(first: str | Sequence[int], second: str | Sequence[int]) -> int:
     """LCS length of two code sequences, exact; tries a narrow band first on long, alike pairs.
 
@@ -73,7 +78,10 @@ class EncodedReference:
             self.codes: dict = {token: index for index, token in enumerate(distinct)}
             self.encoded: str | list[int] = [self.codes[t] for t in tokens]
             return
-        self.codes = {token: _token_code_point(index) for index, token in enumerate(distinct)}
+        if len(distinct) <= len(_FIRST_CODES):
+            self.codes = dict(zip(distinct, _FIRST_CODES))
+        else:
+            self.codes = {token: _token_code_point(index) for index, token in enumerate(distinct)}
         self.encoded = "".join(map(self.codes.__getitem__, tokens))
 
     def encode(self, tokens: Sequence[str]) -> str | list[int]:
