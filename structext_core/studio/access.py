@@ -98,6 +98,8 @@ PAGES: tuple[Page, ...] = (
          _rule((ANNOTATOR, ADMIN))),
     Page("study_admin", "study_admin.py", "Studies", ":material/science:", "Admin", "study_admin",
          _rule((ADMIN,))),
+    Page("adjudication", "adjudication.py", "Adjudication", ":material/gavel:", "Admin", "adjudication",
+         _rule((ADMIN,))),
     Page("campaign_admin", "campaign_admin.py", "Rewrite campaigns", ":material/folder_managed:", "Admin",
          "campaign_admin", _rule((ADMIN,))),
 )

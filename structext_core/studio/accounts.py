@@ -4,6 +4,15 @@ Passwords are stored as ``scrypt$n$r$p$salt$hash`` (base64 salt and hash, 16-byt
 random salt per password), checked in constant time. The first admin comes from the
 environment (``STRUCTEXT_ADMIN_USER`` / ``STRUCTEXT_ADMIN_PASSWORD``) or from the
 first-run screen.
+
+An account is *active*, *disabled* (``users.disabled_at``: it cannot log in, its sessions
+ended, its data stays; an admin enables it again) or *deleted*. A deleted account keeps its
+row, because answers, rewrites and reviews point at it: its name becomes ``deleted-user-<id>``
+(the old name is free again), its password hash the unusable :data:`DELETED_PASSWORD_HASH`,
+and, when the admin chose to, its study answers and unfinished rewrite work are removed
+(:func:`deletion_plan` says exactly what). The last enabled admin can be neither disabled nor
+deleted. Every change an admin makes here is written to the audit log
+(:mod:`structext_core.studio.changes`) in the same transaction as the change.
 """
 
 from __future__ import annotations
@@ -22,7 +31,7 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from structext_core import settings
-from structext_core.studio import durations
+from structext_core.studio import changes, durations
 from structext_core.studio.storage import write_transaction
 
 ROLES = ("annotator", "researcher", "admin")
@@ -31,6 +40,11 @@ ADMIN_PASSWORD_ENV = settings.ADMIN_PASSWORD_ENV
 MIN_PASSWORD_LENGTH = 8
 MAX_USERNAME_LENGTH = 64
 USERNAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+#: Names of deleted accounts are this prefix and the account's id; no one else may take one.
+DELETED_NAME_PREFIX = "deleted-user-"
+#: The password hash of a deleted account: not of the ``scrypt$...`` form, so no password matches.
+DELETED_PASSWORD_HASH = "!deleted"
+STATUSES = ("active", "disabled", "deleted")
 
 # scrypt cost: n=2**14, r=8 needs 16 MiB and ~50 ms per hash, which makes guessing slow.
 SCRYPT_N, SCRYPT_R, SCRYPT_P, SCRYPT_DKLEN = 2**14, 8, 1, 32
@@ -94,6 +108,10 @@ def validate_username(username: str) -> str:
             f"User name {name!r} has characters that are not allowed: use letters, digits, "
             "'.', '_' and '-', starting with a letter or digit."
         )
+    if name.lower().startswith(DELETED_NAME_PREFIX):
+        raise AccountError(
+            f"User names starting with {DELETED_NAME_PREFIX!r} are kept for deleted accounts: choose another."
+        )
     return name
 
 
@@ -108,8 +126,11 @@ def _validate_role(role: str) -> None:
         raise AccountError(f"Role {role!r} is unknown: choose one of {', '.join(ROLES)}.")
 
 
-def create_user(db: sqlite_utils.Database, username: str, password: str, role: str) -> dict:
-    """Create an account and return it as ``{id, username, role}``.
+def create_user(
+    db: sqlite_utils.Database, username: str, password: str, role: str, *, by_user: int | None = None
+) -> dict:
+    """Create an account and return it as ``{id, username, role}``; ``by_user`` (the admin, None
+    for scripts) is who the audit log names.
 
     Raises :class:`AccountError` for an empty or malformed name, a short password, an
     unknown role or a name already taken (names are case-insensitive).
@@ -124,6 +145,7 @@ def create_user(db: sqlite_utils.Database, username: str, password: str, role: s
                 "INSERT INTO users (username, password_hash, role, created_at) VALUES (?, ?, ?, ?)",
                 [name, password_hash, role, time.time()],
             )
+            changes.record(db, by_user, "account.create", f"user:{cursor.lastrowid}", role=role)
     except sqlite3.IntegrityError:
         raise AccountError(f"User name {name!r} is already taken: choose another.") from None
     return {"id": cursor.lastrowid, "username": name, "role": role}
@@ -214,33 +236,56 @@ def ensure_admin_from_env(db: sqlite_utils.Database) -> None:
             raise
 
 
-def list_users(db: sqlite_utils.Database, role: str | None = None) -> list[dict]:
-    """Accounts ``{id, username, role, created_at}`` ordered by name, optionally one role."""
+_STATUS_SQL = (
+    f"CASE WHEN password_hash = '{DELETED_PASSWORD_HASH}' THEN 'deleted'"
+    " WHEN disabled_at IS NOT NULL THEN 'disabled' ELSE 'active' END"
+)
+
+
+def list_users(
+    db: sqlite_utils.Database, role: str | None = None, *, include_inactive: bool = False
+) -> list[dict]:
+    """Accounts ``{id, username, role, created_at, status}`` ordered by name, optionally one
+    role. Only active ones (those that can log in and be given work) unless ``include_inactive``,
+    which adds the disabled and deleted ones (``status`` says which)."""
+    clauses, params = [], []
     if role is not None:
         _validate_role(role)
-        return list(
-            db.query(
-                "SELECT id, username, role, created_at FROM users WHERE role = ? "
-                "ORDER BY username COLLATE NOCASE",
-                [role],
-            )
-        )
-    return list(
-        db.query("SELECT id, username, role, created_at FROM users ORDER BY username COLLATE NOCASE")
-    )
+        clauses.append("role = ?")
+        params.append(role)
+    if not include_inactive:
+        clauses.append(f"{_STATUS_SQL} = 'active'")
+    where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+    return list(db.query(
+        f"SELECT id, username, role, created_at, {_STATUS_SQL} AS status FROM users {where}"
+        " ORDER BY username COLLATE NOCASE",
+        params,
+    ))
 
 
-def set_password(db: sqlite_utils.Database, username: str, password: str) -> None:
+def account_status(db: sqlite_utils.Database, user_id: int) -> str | None:
+    """``active``, ``disabled`` or ``deleted`` (None: no such account)."""
+    row = db.execute(f"SELECT {_STATUS_SQL} FROM users WHERE id = ?", [user_id]).fetchone()
+    return row[0] if row else None
+
+
+def set_password(
+    db: sqlite_utils.Database, username: str, password: str, *, by_user: int | None = None
+) -> None:
     """Replace the password of ``username`` and end every log-in session of that account
-    (in the same transaction); :class:`AccountError` if unknown or too short."""
+    (in the same transaction); :class:`AccountError` if unknown, deleted or too short.
+    ``by_user`` (the admin) is who the audit log names."""
     validate_password(password)
     user = get_user(db, username)
     if user is None:
         raise AccountError(f"There is no user named {username!r}.")
+    if account_status(db, user["id"]) == "deleted":
+        raise AccountError(f"{user['username']!r} is a deleted account: it has no password to set.")
     password_hash = hash_password(password)
     with write_transaction(db):
         db.execute("UPDATE users SET password_hash = ? WHERE id = ?", [password_hash, user["id"]])
-        _revoke_user_sessions(db, user["id"], "password changed", time.time())
+        ended = _revoke_user_sessions(db, user["id"], "password changed", time.time())
+        changes.record(db, by_user, "account.password_reset", f"user:{user['id']}", sessions_ended=ended)
 
 
 # ---------------------------------------------------------------- log-in sessions
@@ -266,8 +311,9 @@ SESSION_ROWS_KEPT_SECONDS = 7 * 24 * 3600
 @dataclass(frozen=True)
 class SessionCheck:
     """What a session token is worth: ``user`` (``{id, username, role}``) when it is valid,
-    else None and ``reason``: ``"malformed"``, ``"forged"``, ``"expired"``, ``"revoked"`` or
-    ``"unknown"`` (signed by us but not on record, e.g. its account was deleted)."""
+    else None and ``reason``: ``"malformed"``, ``"forged"``, ``"expired"``, ``"revoked"``,
+    ``"disabled"`` (its account is disabled or deleted) or ``"unknown"`` (signed by us but not
+    on record, e.g. its account was deleted)."""
 
     user: dict | None
     reason: str | None = None
@@ -345,13 +391,15 @@ def verify_session(db: sqlite_utils.Database, token: str | None, *, now: float |
     if int(parts[1]) <= now:
         return SessionCheck(None, "expired")
     rows = list(db.query(
-        "SELECT s.expires_at, s.revoked_at, u.id, u.username, u.role FROM login_sessions s"
-        " JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?",
+        f"SELECT s.expires_at, s.revoked_at, u.id, u.username, u.role, {_STATUS_SQL} AS status"
+        " FROM login_sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?",
         [_token_hash(token)],
     ))
     if not rows:
         return SessionCheck(None, "unknown")
     row = rows[0]
+    if row["status"] != "active":  # disabling ends the sessions too; this holds whatever happens
+        return SessionCheck(None, "disabled")
     if row["revoked_at"] is not None:
         return SessionCheck(None, "revoked")
     if row["expires_at"] <= now:
@@ -366,11 +414,14 @@ def revoke_user_sessions(db: sqlite_utils.Database, user_id: int, reason: str) -
         return _revoke_user_sessions(db, user_id, reason, time.time())
 
 
-def _revoke_user_sessions(db: sqlite_utils.Database, user_id: int, reason: str, now: float) -> int:
+def _revoke_user_sessions(
+    db: sqlite_utils.Database, user_id: int, reason: str, now: float, *, keep_token: str | None = None
+) -> int:
+    """Inside a write transaction: end the open sessions of ``user_id``, all but ``keep_token``'s."""
     cursor = db.execute(
         "UPDATE login_sessions SET revoked_at = ?, revoked_reason = ?"
-        " WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ?",
-        [now, reason, user_id, now],
+        " WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? AND token_hash != ?",
+        [now, reason, user_id, now, _token_hash(keep_token) if keep_token else ""],
     )
     return cursor.rowcount
 
@@ -390,6 +441,8 @@ MAX_LOCK_SECONDS = 3600
 FAILURE_MEMORY_SECONDS = 24 * 3600
 _NAME_CHARS_KEPT = 1024
 WRONG_LOGIN_MESSAGE = "Log-in failed: the user name or the password is wrong."
+DISABLED_MESSAGE = "This account is disabled: ask an admin to enable it again."
+WRONG_CURRENT_PASSWORD = "The current password is wrong: your password was not changed."
 
 
 @dataclass(frozen=True)
@@ -431,12 +484,28 @@ def log_in(
     """Check a log-in attempt against the throttle and the password (see the notes above)."""
     now = time.time() if now is None else now
     key = _name_key(username)
+    locked, failures, lock = _count_attempt(db, key, now)
+    if locked:
+        return LoginOutcome(None, locked_message(locked), locked)
+    user = authenticate(db, username, password)  # slow (scrypt): outside the write lock
+    if user is not None:
+        with write_transaction(db):
+            db.execute("DELETE FROM login_failures WHERE name_key = ?", [key])
+        if account_status(db, user["id"]) != "active":  # told only to whoever knows the password
+            return LoginOutcome(None, DISABLED_MESSAGE)
+        return LoginOutcome(user)
+    return LoginOutcome(None, _failure_message(WRONG_LOGIN_MESSAGE, failures, lock), lock)
+
+
+def _count_attempt(db: sqlite_utils.Database, key: str, now: float) -> tuple[float, int, float]:
+    """Count one attempt on the name ``key`` before its password is checked: (seconds of a lock
+    already running, then nothing is counted; failures so far with this one; the lock it starts)."""
     with write_transaction(db):
         row = db.execute(
             "SELECT failures, last_failed_at, locked_until FROM login_failures WHERE name_key = ?", [key]
         ).fetchone()
         if row is not None and row[2] is not None and now < row[2]:
-            return LoginOutcome(None, locked_message(row[2] - now), row[2] - now)
+            return row[2] - now, 0, 0.0
         failures = row[0] if row is not None and now - row[1] < FAILURE_MEMORY_SECONDS else 0
         failures += 1
         lock = lock_seconds(failures)
@@ -446,30 +515,72 @@ def log_in(
             " last_failed_at = excluded.last_failed_at, locked_until = excluded.locked_until",
             [key, failures, now, now + lock if lock else None],
         )
-    user = authenticate(db, username, password)  # slow (scrypt): outside the write lock
-    if user is not None:
-        with write_transaction(db):
-            db.execute("DELETE FROM login_failures WHERE name_key = ?", [key])
-        return LoginOutcome(user)
+    return 0.0, failures, lock
+
+
+def _failure_message(wrong: str, failures: int, lock: float) -> str:
+    """``wrong``, and what the failures so far mean: the lock just started, or how many are left."""
     if lock:
-        return LoginOutcome(None, (
-            f"{WRONG_LOGIN_MESSAGE} After {failures} failed attempts this user name is locked for "
-            f"{format_duration(lock)}: try again then, or ask an admin to unlock it."
-        ), lock)
+        return (f"{wrong} After {failures} failed attempts this user name is locked for "
+                f"{format_duration(lock)}: try again then, or ask an admin to unlock it.")
     left = MAX_FAILED_LOGINS - failures
     if left <= 2:
         attempts = "attempt locks" if left == 1 else "attempts lock"
-        return LoginOutcome(None, (
-            f"{WRONG_LOGIN_MESSAGE} {left} more failed {attempts} this user name for "
-            f"{format_duration(FIRST_LOCK_SECONDS)}."
-        ))
-    return LoginOutcome(None, WRONG_LOGIN_MESSAGE)
+        return f"{wrong} {left} more failed {attempts} this user name for {format_duration(FIRST_LOCK_SECONDS)}."
+    return wrong
 
 
-def unlock_login(db: sqlite_utils.Database, username: str) -> bool:
+def change_own_password(
+    db: sqlite_utils.Database,
+    user_id: int,
+    current_password: str,
+    new_password: str,
+    *,
+    keep_token: str | None = None,
+    now: float | None = None,
+) -> int:
+    """A logged-in person changes their own password; returns how many of their other sessions
+    ended. The session of ``keep_token`` (the one making the change) stays logged in.
+
+    The current password is checked like a log-in and counts on the same throttle (a wrong one
+    is a failed log-in of that user name, and a locked name cannot change its password either),
+    so this form is no way round the lock. Raises :class:`AccountError` saying what is wrong
+    (short new password, wrong current password, a lock, the same password again); then
+    nothing changed but the failure count.
+    """
+    now = time.time() if now is None else now
+    validate_password(new_password)
+    row = db.execute(
+        f"SELECT username, password_hash, {_STATUS_SQL} FROM users WHERE id = ?", [user_id]
+    ).fetchone()
+    if row is None or row[2] != "active":
+        raise AccountError("This account cannot change its password: it is disabled or deleted. Ask an admin.")
+    username, stored = row[0], row[1]
+    key = _name_key(username)
+    locked, failures, lock = _count_attempt(db, key, now)
+    if locked:
+        raise AccountError(locked_message(locked))
+    if not verify_password(current_password or "", stored):  # slow (scrypt): outside the write lock
+        raise AccountError(_failure_message(WRONG_CURRENT_PASSWORD, failures, lock))
+    with write_transaction(db):
+        db.execute("DELETE FROM login_failures WHERE name_key = ?", [key])
+    if hmac.compare_digest((new_password or "").encode("utf-8"), (current_password or "").encode("utf-8")):
+        raise AccountError("The new password is the same as the current one: choose another.")
+    password_hash = hash_password(new_password)
+    with write_transaction(db):
+        db.execute("UPDATE users SET password_hash = ? WHERE id = ?", [password_hash, user_id])
+        ended = _revoke_user_sessions(db, user_id, "password changed", now, keep_token=keep_token)
+        changes.record(db, user_id, "account.password_change", f"user:{user_id}", other_sessions_ended=ended)
+    return ended
+
+
+def unlock_login(db: sqlite_utils.Database, username: str, *, by_user: int | None = None) -> bool:
     """Clear the failed attempts and any lock of ``username`` (admin); True if there were any."""
+    user = get_user(db, username)
     with write_transaction(db):
         cursor = db.execute("DELETE FROM login_failures WHERE name_key = ?", [_name_key(username)])
+        if cursor.rowcount and user is not None:
+            changes.record(db, by_user, "account.unlock", f"user:{user['id']}")
     return cursor.rowcount > 0
 
 
@@ -485,9 +596,237 @@ def login_failures(db: sqlite_utils.Database, *, now: float | None = None) -> li
         ).fetchall()
     }
     found = []
-    for user in list_users(db):
+    for user in list_users(db, include_inactive=True):
         if (entry := rows.get(_name_key(user["username"]))) is not None:
             failures, locked_until = entry
             remaining = max(0.0, locked_until - now) if locked_until is not None else 0.0
             found.append({"username": user["username"], "failures": failures, "locked_seconds": remaining})
     return sorted(found, key=lambda row: (-row["locked_seconds"], row["username"].lower()))
+
+
+# ---------------------------------------------------------------- disable, enable, delete
+#
+# Each change is one write transaction that re-reads the account and the admins inside it, so
+# two admins acting at once cannot disable the last two enabled admins between them.
+
+
+def _account(db: sqlite_utils.Database, user_id: int) -> dict:
+    rows = list(db.query(
+        f"SELECT id, username, role, disabled_at, {_STATUS_SQL} AS status FROM users WHERE id = ?", [user_id]
+    ))
+    if not rows:
+        raise AccountError(f"There is no account with id {user_id}.")
+    return rows[0]
+
+
+def _check_may_end(db: sqlite_utils.Database, account: dict, by_user: int | None, verb: str) -> None:
+    """Inside a write transaction: refuse to ``verb`` (disable, delete) one's own account or the
+    last enabled admin."""
+    if by_user is not None and account["id"] == by_user:
+        raise AccountError(f"You cannot {verb} your own account: ask another admin to do it.")
+    if account["role"] == "admin" and account["status"] == "active":
+        others = db.execute(
+            f"SELECT COUNT(*) FROM users WHERE role = 'admin' AND id != ? AND {_STATUS_SQL} = 'active'",
+            [account["id"]],
+        ).fetchone()[0]
+        if not others:
+            raise AccountError(
+                f"{account['username']!r} is the last enabled admin: it cannot be {verb}d. "
+                "Create or enable another admin first."
+            )
+
+
+def disable_user(db: sqlite_utils.Database, user_id: int, *, by_user: int | None) -> int:
+    """Disable an account: it can no longer log in and every open session of it ends at once;
+    its data stays. Returns how many sessions ended. :class:`AccountError` (nothing changed) for
+    an unknown, deleted or already disabled account, one's own, or the last enabled admin."""
+    now = time.time()
+    with write_transaction(db):
+        account = _account(db, user_id)
+        if account["status"] == "deleted":
+            raise AccountError(f"{account['username']!r} is deleted already.")
+        if account["status"] == "disabled":
+            raise AccountError(f"{account['username']!r} is disabled already.")
+        _check_may_end(db, account, by_user, "disable")
+        db.execute("UPDATE users SET disabled_at = ? WHERE id = ?", [now, user_id])
+        ended = _revoke_user_sessions(db, user_id, "account disabled", now)
+        changes.record(db, by_user, "account.disable", f"user:{user_id}", sessions_ended=ended)
+    return ended
+
+
+def enable_user(db: sqlite_utils.Database, user_id: int, *, by_user: int | None) -> None:
+    """Let a disabled account log in again (with its old password). :class:`AccountError` for an
+    unknown, deleted or active account."""
+    with write_transaction(db):
+        account = _account(db, user_id)
+        if account["status"] == "deleted":
+            raise AccountError(f"{account['username']!r} is a deleted account: it cannot be enabled again.")
+        if account["status"] == "active":
+            raise AccountError(f"{account['username']!r} is not disabled.")
+        db.execute("UPDATE users SET disabled_at = NULL WHERE id = ?", [user_id])
+        changes.record(db, by_user, "account.enable", f"user:{user_id}")
+
+
+@dataclass(frozen=True)
+class DeletionPlan:
+    """What deleting an account does, counted: the admin reads it before confirming, and
+    :func:`delete_user` returns it as it was carried out.
+
+    Either way the account gets the name ``new_name`` and can no longer log in. With *keep
+    their data* everything below stays under that name; with *remove their data* the counts
+    in :attr:`removed` are deleted, and what :attr:`kept_anyway` lists stays.
+    """
+
+    user_id: int
+    username: str
+    role: str
+    new_name: str
+    #: Studies they take part in (or took part in, before being removed from them).
+    studies: int
+    study_answers: int
+    #: Questions of their queues not answered yet (with any draft typed so far).
+    unanswered: int
+    study_flags: int
+    #: Rewrite items dealt to them, approved or not.
+    rewrite_items: int
+    #: Of those not approved: drafts, and submissions (with their reviews) to delete.
+    rewrite_drafts: int
+    rewrite_submissions: int
+    rewrite_flags: int
+    approved_rewrites: int
+    #: Reviews and audit-log entries they wrote as an admin (kept: the record of who decided what).
+    reviews_written: int
+
+    @property
+    def keep(self) -> list[str]:
+        """What *keep their data* does, one sentence a line."""
+        return [
+            f"The account is renamed {self.new_name!r} and can no longer log in; the name "
+            f"{self.username!r} is free again. Its open sessions end.",
+            f"Their {self.study_answers} study answer(s) stay, under {self.new_name!r}; in the "
+            f"{self.studies} study(ies) they take part in they are marked removed (the export says so) "
+            "and their unanswered questions are no longer asked.",
+            f"Their {self.rewrite_items} rewrite item(s) ({self.approved_rewrites} approved) stay in their "
+            f"campaigns under {self.new_name!r}, drafts and submissions included.",
+        ]
+
+    @property
+    def removed(self) -> list[str]:
+        """What *remove their data* deletes, one line per kind of record."""
+        return [
+            f"{self.study_answers} study answer(s) with their timing and any score override",
+            f"{self.unanswered} unanswered question(s) of their queues, with any draft typed",
+            f"their place in {self.studies} study(ies) (the studies themselves stay)",
+            f"{self.study_flags} flag(s) they raised on study questions",
+            f"{self.rewrite_drafts} rewrite draft(s) and {self.rewrite_submissions} submission(s) "
+            "(with their reviews) of their rewrite items that are not approved; those items go back "
+            f"to 'to do' and stay in their campaigns under {self.new_name!r}",
+            f"{self.rewrite_flags} flag(s) they raised on rewrite samples",
+        ]
+
+    @property
+    def kept_anyway(self) -> list[str]:
+        """What *remove their data* cannot remove, and why."""
+        return [
+            f"{self.approved_rewrites} approved rewrite(s): they are part of the campaign's Real-Test "
+            f"export and are kept, under {self.new_name!r}",
+            f"{self.reviews_written} review(s) they wrote, and the audit log of the changes they made: "
+            "the record of who decided what",
+            "studies and campaigns they created (they belong to the project)",
+        ]
+
+
+def _new_name(db: sqlite_utils.Database, user_id: int) -> str:
+    name = f"{DELETED_NAME_PREFIX}{user_id}"
+    suffix = 1
+    while db.execute("SELECT 1 FROM users WHERE username = ? COLLATE NOCASE AND id != ?",
+                     [name, user_id]).fetchone():
+        suffix += 1  # a name taken before the prefix was reserved
+        name = f"{DELETED_NAME_PREFIX}{user_id}-{suffix}"
+    return name
+
+
+_UNAPPROVED_ITEMS = "SELECT id FROM rewrite_items WHERE annotator_id = ? AND status != 'approved'"
+
+
+def deletion_plan(db: sqlite_utils.Database, user_id: int) -> DeletionPlan:
+    """Count what deleting ``user_id`` would keep and remove (nothing is written).
+    :class:`AccountError` for an unknown or already deleted account."""
+    account = _account(db, user_id)
+    if account["status"] == "deleted":
+        raise AccountError(f"{account['username']!r} is deleted already.")
+    return _plan(db, account)
+
+
+def _plan(db: sqlite_utils.Database, account: dict) -> DeletionPlan:
+    user_id = account["id"]
+
+    def one(sql: str) -> int:
+        return int(db.execute(sql, [user_id]).fetchone()[0])
+
+    return DeletionPlan(
+        user_id=user_id, username=account["username"], role=account["role"], new_name=_new_name(db, user_id),
+        studies=one("SELECT COUNT(*) FROM study_annotators WHERE user_id = ?"),
+        study_answers=one("SELECT COUNT(*) FROM responses WHERE user_id = ?"),
+        unanswered=one("SELECT COUNT(*) FROM assignments a WHERE a.user_id = ?"
+                       " AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.assignment_id = a.id)"),
+        study_flags=one("SELECT COUNT(*) FROM study_flags WHERE user_id = ?"),
+        rewrite_items=one("SELECT COUNT(*) FROM rewrite_items WHERE annotator_id = ?"),
+        rewrite_drafts=one(f"SELECT COUNT(*) FROM rewrite_drafts WHERE item_id IN ({_UNAPPROVED_ITEMS})"),
+        rewrite_submissions=one(f"SELECT COUNT(*) FROM rewrite_submissions WHERE item_id IN ({_UNAPPROVED_ITEMS})"),
+        rewrite_flags=one("SELECT COUNT(*) FROM rewrite_flags WHERE user_id = ?"),
+        approved_rewrites=one("SELECT COUNT(*) FROM rewrite_items WHERE annotator_id = ? AND status = 'approved'"),
+        reviews_written=one("SELECT COUNT(*) FROM rewrite_reviews WHERE reviewer_id = ?"),
+    )
+
+
+def delete_user(
+    db: sqlite_utils.Database, user_id: int, *, remove_data: bool, by_user: int | None
+) -> DeletionPlan:
+    """Delete an account, keeping its data under an anonymous name or removing what can be
+    removed (see :class:`DeletionPlan`, which is returned as carried out). One transaction:
+    everything or, on any refusal or error, nothing. :class:`AccountError` for an unknown or
+    deleted account, one's own, or the last enabled admin."""
+    now = time.time()
+    with write_transaction(db):
+        account = _account(db, user_id)
+        if account["status"] == "deleted":
+            raise AccountError(f"{account['username']!r} is deleted already.")
+        _check_may_end(db, account, by_user, "delete")
+        plan = _plan(db, account)
+        if remove_data:
+            _remove_data(db, user_id)
+        else:
+            db.execute("UPDATE study_annotators SET removed_at = ? WHERE user_id = ? AND removed_at IS NULL",
+                       [now, user_id])
+        db.execute(
+            "UPDATE users SET username = ?, password_hash = ?, disabled_at = COALESCE(disabled_at, ?) WHERE id = ?",
+            [plan.new_name, DELETED_PASSWORD_HASH, now, user_id],
+        )
+        db.execute("DELETE FROM login_sessions WHERE user_id = ?", [user_id])
+        db.execute("DELETE FROM login_failures WHERE name_key = ?", [_name_key(account["username"])])
+        counts = {key: value for key, value in vars(plan).items() if isinstance(value, int) and key != "user_id"}
+        changes.record(db, by_user, "account.delete", f"user:{user_id}",
+                       data="removed" if remove_data else "kept", new_name=plan.new_name, **counts)
+    return plan
+
+
+def _remove_data(db: sqlite_utils.Database, user_id: int) -> None:
+    """Inside :func:`delete_user`'s transaction: the study answers and queues, flags, and the
+    unapproved rewrite work of ``user_id`` (children first, so no foreign key is left dangling)."""
+    mine = "SELECT id FROM responses WHERE user_id = ?"
+    queue = "SELECT id FROM assignments WHERE user_id = ?"
+    for sql in (
+        f"DELETE FROM score_overrides WHERE response_id IN ({mine})",
+        "DELETE FROM responses WHERE user_id = ?",
+        f"DELETE FROM pauses WHERE assignment_id IN ({queue})",
+        "DELETE FROM assignments WHERE user_id = ?",
+        "DELETE FROM study_annotators WHERE user_id = ?",
+        "DELETE FROM study_flags WHERE user_id = ?",
+        f"DELETE FROM rewrite_reviews WHERE item_id IN ({_UNAPPROVED_ITEMS})",
+        f"DELETE FROM rewrite_submissions WHERE item_id IN ({_UNAPPROVED_ITEMS})",
+        f"DELETE FROM rewrite_drafts WHERE item_id IN ({_UNAPPROVED_ITEMS})",
+        "UPDATE rewrite_items SET status = 'todo' WHERE annotator_id = ? AND status != 'approved'",
+        "DELETE FROM rewrite_flags WHERE user_id = ?",
+    ):
+        db.execute(sql, [user_id])

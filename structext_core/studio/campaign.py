@@ -36,7 +36,7 @@ from structext_core.benchmark import draws, limits, official, outputs
 from structext_core.benchmark.audit import AGREE, audit, audit_sample
 from structext_core.benchmark.samples import FIELDS, write_jsonl
 from structext_core.benchmark.tasks import TASKS
-from structext_core.studio import access, rewrite, sandbox
+from structext_core.studio import access, accounts, changes, rewrite, sandbox
 from structext_core.studio.storage import write_transaction
 
 SCENARIO_FILE = settings.scenario_file()
@@ -134,13 +134,7 @@ def create_campaign(db: sqlite_utils.Database, name: str, samples: list[dict], n
     if not name:
         raise CampaignError("The campaign needs a name, like 'Real-Test 2026'.")
     _require_length("campaign name", name, "MAX_NAME_CHARS")
-    annotators = sorted(set(annotator_ids))
-    if not annotators:
-        raise CampaignError("Choose at least one annotator.")
-    known = {r["id"] for r in db.query("SELECT id FROM users")}
-    unknown = [a for a in annotators if a not in known]
-    if unknown:
-        raise CampaignError(f"Unknown user id(s) {unknown}.")
+    annotators = _check_people(db, annotator_ids)
     drawn = draw_stratified(samples, n, seed)
     scenarios = scenario_catalogue(db)
     if len(scenarios) < len(drawn):
@@ -148,9 +142,7 @@ def create_campaign(db: sqlite_utils.Database, name: str, samples: list[dict], n
                             f"(no repeats): add {len(drawn) - len(scenarios)} more scenarios, or draw fewer samples.")
     rng = random.Random(f"real-test|assign|{seed}")
     chosen = rng.sample(scenarios, len(drawn))
-    # Deal in stratum order so every annotator gets a like mix of formats, tasks and depths.
-    dealt = sorted(drawn, key=lambda s: (s["language"], s["task_id"], s["depth"], s["id"]))
-    owner = {s["id"]: annotators[i % len(annotators)] for i, s in enumerate(dealt)}
+    owner = _deal(drawn, annotators)
     order = list(drawn)
     rng.shuffle(order)  # queue order: formats mixed
     if db.execute("SELECT 1 FROM rewrite_campaigns WHERE name = ? COLLATE NOCASE", [name]).fetchone():
@@ -166,18 +158,136 @@ def create_campaign(db: sqlite_utils.Database, name: str, samples: list[dict], n
                 "sample_json, annotator_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [campaign_id, position, s["id"], s["language"], s["task_id"], s["depth"], scenario,
                  json.dumps(s, ensure_ascii=False), owner[s["id"]]])
+        changes.record(db, user["id"], "campaign.create", f"campaign:{campaign_id}", n_items=len(drawn))
     return campaign_id
 
 
-def list_campaigns(db: sqlite_utils.Database, annotator_id: int | None = None) -> list[dict]:
-    """Campaigns (newest first) with item counts; only those with items for ``annotator_id`` if given."""
-    where, args = "", []
+def _check_people(db: sqlite_utils.Database, annotator_ids: list[int]) -> list[int]:
+    """The chosen annotators, sorted; :class:`CampaignError` for none, an unknown id, or an
+    account that is disabled or deleted."""
+    annotators = sorted(set(annotator_ids))
+    if not annotators:
+        raise CampaignError("Choose at least one annotator.")
+    statuses = {a: accounts.account_status(db, a) for a in annotators}
+    unknown = [a for a, status in statuses.items() if status is None]
+    if unknown:
+        raise CampaignError(f"Unknown user id(s) {unknown}.")
+    inactive = [a for a, status in statuses.items() if status != "active"]
+    if inactive:
+        names = [db.execute("SELECT username FROM users WHERE id = ?", [a]).fetchone()[0] for a in inactive]
+        raise CampaignError(f"{', '.join(repr(n) for n in names)}: disabled or deleted account(s) cannot be "
+                            "given rewrite items. Enable them first, or choose others.")
+    return annotators
+
+
+def _deal(samples: list[dict], annotators: list[int]) -> dict[str, int]:
+    """Who rewrites which sample: dealt in turn in stratum order, so every annotator gets a like
+    mix of formats, tasks and depths."""
+    dealt = sorted(samples, key=lambda s: (s["language"], s["task_id"], s["depth"], s["id"]))
+    return {s["id"]: annotators[i % len(annotators)] for i, s in enumerate(dealt)}
+
+
+def list_campaigns(db: sqlite_utils.Database, annotator_id: int | None = None, *,
+                   include_archived: bool = True) -> list[dict]:
+    """Campaigns (newest first) with item counts; only those with items for ``annotator_id`` if
+    given; the archived ones (``archived_at`` set) too unless ``include_archived`` is off."""
+    clauses, args = [], []
     if annotator_id is not None:
-        where, args = "WHERE c.id IN (SELECT campaign_id FROM rewrite_items WHERE annotator_id = ?)", [annotator_id]
+        clauses.append("c.id IN (SELECT campaign_id FROM rewrite_items WHERE annotator_id = ?)")
+        args.append(annotator_id)
+    if not include_archived:
+        clauses.append("c.archived_at IS NULL")
+    where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
     return list(db.query(
-        f"SELECT c.id, c.name, c.source_suite, c.n_items, c.seed, c.created_at, "
+        f"SELECT c.id, c.name, c.source_suite, c.n_items, c.seed, c.created_at, c.archived_at, "
         f"(SELECT COUNT(*) FROM rewrite_items i WHERE i.campaign_id = c.id AND i.status = 'approved') AS approved "
         f"FROM rewrite_campaigns c {where} ORDER BY c.id DESC", args))
+
+
+# ---- lifecycle: rename, archive, clone -----------------------------------------------
+
+def _campaign(db: sqlite_utils.Database, campaign_id: int) -> dict:
+    rows = list(db.query("SELECT * FROM rewrite_campaigns WHERE id = ?", [campaign_id]))
+    if not rows:
+        raise CampaignError(f"There is no campaign with id {campaign_id}.")
+    return rows[0]
+
+
+def _new_campaign_name(db: sqlite_utils.Database, name: str, keep_id: int | None = None) -> str:
+    name = (name or "").strip()
+    if not name:
+        raise CampaignError("The campaign needs a name, like 'Real-Test 2026'.")
+    _require_length("campaign name", name, "MAX_NAME_CHARS")
+    if db.execute("SELECT 1 FROM rewrite_campaigns WHERE name = ? COLLATE NOCASE AND id IS NOT ?",
+                  [name, keep_id]).fetchone():
+        raise CampaignError(f"A campaign named {name!r} exists already: choose another name.")
+    return name
+
+
+def rename_campaign(db: sqlite_utils.Database, campaign_id: int, name: str, user: dict) -> str:
+    """Give a campaign a new name (unique, any case); returns it. Its next export goes to the
+    new name's folder and suite file (:func:`default_export_dir`, :func:`suite_file`); files
+    already exported keep theirs."""
+    _require_admin(user)
+    with write_transaction(db):
+        old = _campaign(db, campaign_id)["name"]
+        name = _new_campaign_name(db, name, keep_id=campaign_id)
+        if name == old:
+            raise CampaignError(f"The campaign is called {name!r} already: type another name.")
+        db.execute("UPDATE rewrite_campaigns SET name = ? WHERE id = ?", [name, campaign_id])
+        changes.record(db, user["id"], "campaign.rename", f"campaign:{campaign_id}", old=old, new=name)
+    return name
+
+
+def set_campaign_archived(db: sqlite_utils.Database, campaign_id: int, archived: bool, user: dict) -> None:
+    """Archive a campaign (hidden from annotators and from the default chooser, no more drafts,
+    submissions, reviews or flags; kept whole and still exported) or bring it back."""
+    _require_admin(user)
+    with write_transaction(db):
+        row = _campaign(db, campaign_id)
+        if (row["archived_at"] is not None) == archived:
+            raise CampaignError(f"Campaign {row['name']!r} is {'archived' if archived else 'not archived'} already.")
+        db.execute("UPDATE rewrite_campaigns SET archived_at = ? WHERE id = ?",
+                   [time.time() if archived else None, campaign_id])
+        changes.record(db, user["id"], "campaign.archive" if archived else "campaign.unarchive",
+                       f"campaign:{campaign_id}")
+
+
+def clone_campaign(db: sqlite_utils.Database, campaign_id: int, name: str, annotator_ids: list[int],
+                   user: dict) -> int:
+    """A new campaign with the same samples, scenarios and queue order as ``campaign_id``, under
+    a new ``name``, dealt afresh to the annotators chosen here (every item needs one), all items
+    to do: no drafts, submissions or reviews are copied. Returns its id."""
+    _require_admin(user)
+    name = _new_campaign_name(db, name)
+    annotators = _check_people(db, annotator_ids)
+    with write_transaction(db):
+        source = _campaign(db, campaign_id)
+        name = _new_campaign_name(db, name)  # again inside the lock: another admin may have taken it
+        items = list(db.query("SELECT position, sample_id, language, task_id, depth, scenario, sample_json "
+                              "FROM rewrite_items WHERE campaign_id = ? ORDER BY position", [campaign_id]))
+        samples = [json.loads(item["sample_json"]) for item in items]
+        owner = _deal(samples, annotators)
+        new_id = db.execute(
+            "INSERT INTO rewrite_campaigns (name, source_suite, n_items, seed, created_by, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [name, source["source_suite"], source["n_items"], source["seed"], user["id"], time.time()]).lastrowid
+        for item, sample in zip(items, samples):
+            db.execute(
+                "INSERT INTO rewrite_items (campaign_id, position, sample_id, language, task_id, depth, scenario, "
+                "sample_json, annotator_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [new_id, item["position"], item["sample_id"], item["language"], item["task_id"], item["depth"],
+                 item["scenario"], item["sample_json"], owner[sample["id"]]])
+        changes.record(db, user["id"], "campaign.clone", f"campaign:{new_id}", source=campaign_id,
+                       annotators=annotators)
+    return new_id
+
+
+def _require_open_campaign(db: sqlite_utils.Database, item: dict) -> None:
+    row = db.execute("SELECT name, archived_at FROM rewrite_campaigns WHERE id = ?", [item["campaign_id"]]).fetchone()
+    if row is not None and row[1] is not None:
+        raise CampaignError(f"Campaign {row[0]!r} is archived: nothing in it can be changed until an admin "
+                            "brings it back.")
 
 
 # ---- items, drafts ------------------------------------------------------------------
@@ -215,8 +325,8 @@ def get_item(db: sqlite_utils.Database, item_id: int) -> dict:
 
 def campaigns_for(db: sqlite_utils.Database, user: dict) -> list[dict]:
     """The campaigns ``user`` works in (newest first): every one for an overseer, else those
-    with items assigned to them."""
-    return list_campaigns(db, None if oversees(user) else user["id"])
+    with items assigned to them; archived ones are left out."""
+    return list_campaigns(db, None if oversees(user) else user["id"], include_archived=False)
 
 
 def queue(db: sqlite_utils.Database, campaign_id: int, user: dict, everyone: bool = False) -> list[dict]:
@@ -323,6 +433,7 @@ def save_draft(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewri
     item = get_item(db, item_id)
     _require_access(item, user)
     _require_editable(item)
+    _require_open_campaign(db, item)
     now = time.time()
     with write_transaction(db):
         _write_draft(db, item_id, user, texts, mapping, now)
@@ -335,6 +446,7 @@ def reset_draft(db: sqlite_utils.Database, item_id: int, user: dict) -> None:
     item = get_item(db, item_id)
     _require_access(item, user)
     _require_editable(item)
+    _require_open_campaign(db, item)
     with write_transaction(db):
         db.execute("DELETE FROM rewrite_drafts WHERE item_id = ?", [item_id])
 
@@ -410,6 +522,17 @@ def may_accept_exception(user: dict | None, report: rewrite.CheckReport | sandbo
 
 # ---- submit, review -----------------------------------------------------------------
 
+#: Why an untouched original is no rewrite: said before Submit (the workspace) and by a refused Submit.
+NOT_REWRITTEN = ("the reference is still the abstract original. Rewrite its values into the scenario first "
+                 "(Map values, or Edit the result).")
+
+
+def not_rewritten(sample: dict, texts: rewrite.Texts) -> bool:
+    """Whether ``texts`` leave the reference of ``sample`` as it is: nothing to check yet (the
+    original passes its own checks trivially) and nothing :func:`submit` accepts."""
+    return texts.reference == sample["reference"]
+
+
 def submit(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.Texts,
            mapping: dict[str, str | None], exception_reason: str | None = None) -> rewrite.CheckReport:
     """Submit a rewrite for review; refused (:class:`SubmissionRefused`) unless both checks pass
@@ -423,13 +546,13 @@ def submit(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.T
     item = get_item(db, item_id)
     _require_access(item, user)
     _require_editable(item)
+    _require_open_campaign(db, item)
     report = sandbox.check_rewrite(item["sample"], texts.reference, texts.question, texts.answer)
     if isinstance(report, sandbox.Unchecked):  # a check that cannot complete never lets a text through
         raise CampaignError(f"Submission refused: {report.message} Nothing was submitted; the saved draft stays as it is.")
     reason = (exception_reason or "").strip()
-    if texts.reference == item["sample"]["reference"]:
-        raise SubmissionRefused("Submission refused: the reference is still the abstract original. Rewrite its "
-                                "values into the scenario first (Map values, or Edit the result).", report)
+    if not_rewritten(item["sample"], texts):
+        raise SubmissionRefused(f"Submission refused: {NOT_REWRITTEN}", report)
     if not report.answer_ok:
         raise SubmissionRefused("Submission refused: the answer check fails (" +
                                 "; ".join(str(p) for p in report.answer) + "). The answer check cannot be waived.",
@@ -470,9 +593,17 @@ def submitted_texts(submission: dict) -> rewrite.Texts:
 
 def check_submission(item: dict, submission: dict) -> rewrite.CheckReport | sandbox.Unchecked:
     """The checks of a submitted rewrite, run again for the reviewer (the sandbox's answer when
-    they cannot complete)."""
+    they cannot complete). The checks are deterministic, so their warnings (abstract tokens left,
+    contact details) are the ones the annotator saw when submitting these texts: nothing more
+    is stored for them."""
     texts = submitted_texts(submission)
     return sandbox.check_rewrite(item["sample"], texts.reference, texts.question, texts.answer)
+
+
+def submission_diff(item: dict, submission: dict) -> list[rewrite.TextDiff]:
+    """What the submitted rewrite changed in the original's reference, question and answer
+    (:func:`structext_core.studio.rewrite.diff_texts`, bounded)."""
+    return rewrite.diff_texts(rewrite.original_texts(item["sample"]), submitted_texts(submission))
 
 
 def latest_review(db: sqlite_utils.Database, item_id: int) -> dict | None:
@@ -491,6 +622,7 @@ def review(db: sqlite_utils.Database, item_id: int, user: dict, decision: str, c
     if decision == "returned" and not comment:
         raise CampaignError("Say what to change: returning a rewrite needs a comment for the annotator.")
     item = get_item(db, item_id)
+    _require_open_campaign(db, item)
     if item["status"] != "submitted":
         raise CampaignError(f"Item {item['position']} is {item['status']}, not waiting for review.")
     submission = latest_submission(db, item_id)
@@ -511,6 +643,7 @@ def flag_sample(db: sqlite_utils.Database, item_id: int, user: dict, reason: str
         raise CampaignError("Say what is wrong with the source sample (at least a few words).")
     item = get_item(db, item_id)
     _require_access(item, user)
+    _require_open_campaign(db, item)
     with write_transaction(db):
         cursor = db.execute("INSERT INTO rewrite_flags (item_id, sample_id, user_id, reason, created_at) "
                             "VALUES (?, ?, ?, ?, ?)", [item_id, item["sample_id"], user["id"], reason, time.time()])

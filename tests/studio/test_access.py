@@ -23,6 +23,7 @@ EXPECTED_PAGES = {
     "human_baseline": ("-",    "Y",      "-",       "Y"),
     "rewrite":        ("-",    "Y",      "-",       "Y"),
     "study_admin":    ("-",    "-",      "-",       "Y"),
+    "adjudication":   ("-",    "-",      "-",       "Y"),
     "campaign_admin": ("-",    "-",      "-",       "Y"),
 }
 EXPECTED_CAPABILITIES = {
@@ -306,10 +307,15 @@ def test_migration_5_adds_the_researcher_role_and_keeps_existing_rows(tmp_path, 
     path = tmp_path / "old.db"
     monkeypatch.setattr(storage, "MIGRATIONS", storage.MIGRATIONS[:4])
     old = storage.open_db(path)
-    ann = accounts.create_user(old, "ann1", "password1", "annotator")
+    # Rows as the code of schema 4 wrote them (today's code writes columns of later migrations).
+    with storage.write_transaction(old):
+        ann = old.execute("INSERT INTO users (username, password_hash, role, created_at)"
+                          " VALUES ('ann1', ?, 'annotator', 0)", [accounts.hash_password("password1")]).lastrowid
+        old.execute("INSERT INTO studies (name, suite, n_items, seed, rule_text, created_at)"
+                    " VALUES ('s', 'test', 2, 0, 'rule', 0)")
+        old.execute("INSERT INTO study_annotators (study_id, user_id, added_at) VALUES (1, ?, 0)", [ann])
     with pytest.raises(Exception, match="CHECK"):
         old.execute("INSERT INTO users (username, password_hash, role, created_at) VALUES ('r', 'x', 'researcher', 0)")
-    study.create_study(old, name="s", suite="test", samples=samples_of("test"), n_items=2, annotator_ids=[ann["id"]])
     old.conn.close()
     monkeypatch.undo()
     monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)

@@ -171,3 +171,270 @@ def test_user_name_over_the_limit_is_refused_and_at_the_limit_accepted(db):
         accounts.create_user(db, "a" * 30_000_000, "correct horse", "annotator")
     assert user_count(db) == 0
     assert accounts.create_user(db, "a" * 64, "correct horse", "annotator")["username"] == "a" * 64
+
+
+# ---------------------------------------------------------------- lifecycle: disable, enable, delete
+
+from structext_core.benchmark.suites import SuiteConfig, generate_suite  # noqa: E402
+from structext_core.studio import campaign, changes, rewrite, study  # noqa: E402
+from tests.studio.study.support import grid_samples, make_study, run_study  # noqa: E402
+
+
+@pytest.fixture
+def team(db, monkeypatch):
+    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)  # fast hashing: many accounts below
+    return {name: accounts.create_user(db, name, "password-123", role)
+            for name, role in (("lead", "admin"), ("boss", "admin"), ("ann1", "annotator"),
+                               ("ann2", "annotator"), ("ann3", "annotator"))}
+
+
+def actions(db, target=None):
+    return [c.action for c in changes.history(db, target)]
+
+
+def test_a_disabled_account_cannot_log_in_and_its_sessions_end(db, team):
+    ann1 = team["ann1"]
+    token = accounts.issue_session(db, ann1["id"])
+    assert accounts.disable_user(db, ann1["id"], by_user=team["lead"]["id"]) == 1
+    assert accounts.verify_session(db, token) == accounts.SessionCheck(None, "disabled")
+    # Told only to whoever knows the password; a wrong one reads as any failed log-in.
+    assert accounts.log_in(db, "ann1", "password-123") == accounts.LoginOutcome(None, accounts.DISABLED_MESSAGE)
+    assert accounts.log_in(db, "ann1", "wrong one").message == accounts.WRONG_LOGIN_MESSAGE
+    assert "ann1" not in [u["username"] for u in accounts.list_users(db)]  # not offered for new work
+    listed = {u["username"]: u["status"] for u in accounts.list_users(db, include_inactive=True)}
+    assert listed["ann1"] == "disabled" and listed["ann2"] == "active"
+    change = changes.history(db, f"user:{ann1['id']}")[0]
+    assert (change.action, change.by, change.detail) == ("account.disable", "lead", {"sessions_ended": 1})
+    accounts.enable_user(db, ann1["id"], by_user=team["lead"]["id"])
+    assert accounts.log_in(db, "ann1", "password-123").user == ann1
+    assert accounts.verify_session(db, token).reason == "revoked"  # enabling brings no old session back
+    assert actions(db, f"user:{ann1['id']}")[:2] == ["account.enable", "account.disable"]
+
+
+@pytest.mark.parametrize("act, setup, message", [
+    ("disable", "disable", "is disabled already"),
+    ("enable", None, "is not disabled"),
+    ("disable", "self", "cannot disable your own account"),
+    ("delete", "self", "cannot delete your own account"),
+    ("enable", "delete", "deleted account: it cannot be enabled"),
+    ("disable", "delete", "is deleted already"),
+    ("delete", "delete", "is deleted already"),
+])
+def test_refused_account_changes_say_why_and_change_nothing(db, team, act, setup, message):
+    lead, target = team["lead"]["id"], team["ann1"]["id"]
+    if setup == "disable":
+        accounts.disable_user(db, target, by_user=lead)
+    elif setup == "delete":
+        accounts.delete_user(db, target, remove_data=False, by_user=lead)
+    elif setup == "self":
+        target = lead
+    before = (list(db.query("SELECT * FROM users ORDER BY id")), len(changes.history(db)))
+    call = {"disable": lambda: accounts.disable_user(db, target, by_user=lead),
+            "enable": lambda: accounts.enable_user(db, target, by_user=lead),
+            "delete": lambda: accounts.delete_user(db, target, remove_data=True, by_user=lead)}[act]
+    with pytest.raises(accounts.AccountError, match=message):
+        call()
+    assert (list(db.query("SELECT * FROM users ORDER BY id")), len(changes.history(db))) == before
+
+
+def test_unknown_account_is_a_clear_error(db, team):
+    for call in (lambda: accounts.disable_user(db, 999, by_user=None), lambda: accounts.deletion_plan(db, 999),
+                 lambda: accounts.delete_user(db, 999, remove_data=False, by_user=None)):
+        with pytest.raises(accounts.AccountError, match="no account with id 999"):
+            call()
+
+
+def test_the_last_enabled_admin_can_be_neither_disabled_nor_deleted(db, team):
+    lead, boss = team["lead"]["id"], team["boss"]["id"]
+    ann1 = team["ann1"]["id"]
+    accounts.disable_user(db, boss, by_user=lead)  # two admins: one may go
+    for call, verb in ((lambda: accounts.disable_user(db, lead, by_user=ann1), "disabled"),
+                       (lambda: accounts.delete_user(db, lead, remove_data=False, by_user=ann1), "deleted")):
+        with pytest.raises(accounts.AccountError, match=f"'lead' is the last enabled admin: it cannot be {verb}"):
+            call()
+    assert accounts.account_status(db, lead) == "active"
+    # A disabled admin is no enabled admin: deleting it leaves the last one as it is.
+    accounts.delete_user(db, boss, remove_data=False, by_user=lead)
+    accounts.create_user(db, "boss", "password-123", "admin")  # the name is free again
+    accounts.disable_user(db, lead, by_user=accounts.get_user(db, "boss")["id"])
+
+
+def test_user_names_of_deleted_accounts_are_reserved(db):
+    with pytest.raises(accounts.AccountError, match="kept for deleted accounts"):
+        accounts.create_user(db, "Deleted-User-7", "correct horse", "annotator")
+
+
+@pytest.fixture
+def busy_ann1(db, team):
+    """ann1 and ann2 answer 4 questions of a study (ann1 flags one, the lead overrides one score),
+    and ann1 has three rewrite items: one approved, one submitted, one with a draft."""
+    samples = grid_samples()
+    annotators = [team["ann1"], team["ann2"]]
+    study_id = run_study(db, samples, annotators, lambda name, index, answer: answer, n_items=4)
+    second = make_study(db, samples, [team["ann1"]], name="second", n_items=3)
+    study.accept_rule(db, second, team["ann1"]["id"])
+    view = study.open_question(db, second, team["ann1"]["id"])
+    study.record_activity(db, team["ann1"]["id"], view.assignment_id, None, draft="half an answer")
+    ann1_response = db.execute("SELECT id, item_id FROM responses WHERE user_id = ? ORDER BY id",
+                               [team["ann1"]["id"]]).fetchone()
+    with storage.write_transaction(db):
+        db.execute("INSERT INTO study_flags (study_id, item_id, user_id, kind, note, created_at)"
+                   " VALUES (?, ?, ?, 'unclear', 'which node?', 1.0)", [study_id, ann1_response[1], team["ann1"]["id"]])
+        db.execute("INSERT INTO score_overrides (response_id, score, reason, by_user, at) VALUES (?, 1, 'ok', ?, 1)",
+                   [ann1_response[0], team["lead"]["id"]])
+    suite = generate_suite(SuiteConfig("test", depths=(1,), widths=(1,), per_cell=1))
+    cid = campaign.create_campaign(db, "Pilot", suite, 3, [team["ann1"]["id"]], team["lead"])
+    items = [row["id"] for row in campaign.list_items(db, cid)]
+    for item_id in items:
+        sample = campaign.get_item(db, item_id)["sample"]
+        campaign.save_draft(db, item_id, team["ann1"], rewrite.original_texts(sample), {})
+    with storage.write_transaction(db):  # the checks run in worker processes: write the outcome directly
+        for item_id, status in zip(items[:2], ("approved", "submitted")):
+            submission = db.execute(
+                "INSERT INTO rewrite_submissions (item_id, reference, question, answer, structure_ok, answer_ok,"
+                " submitted_by, submitted_at) VALUES (?, 'r', 'q', 'a', 1, 1, ?, 1)", [item_id, team["ann1"]["id"]],
+            ).lastrowid
+            if status == "approved":
+                db.execute("INSERT INTO rewrite_reviews (item_id, submission_id, reviewer_id, decision, reviewed_at)"
+                           " VALUES (?, ?, ?, 'approved', 1)", [item_id, submission, team["lead"]["id"]])
+            db.execute("UPDATE rewrite_items SET status = ? WHERE id = ?", [status, item_id])
+    campaign.flag_sample(db, items[2], team["ann1"], "The sample names a missing node.")
+    return {"study": study_id, "second": second, "campaign": cid, "items": items}
+
+
+def count_of(db, sql, *args):
+    return db.execute(sql, args).fetchone()[0]
+
+
+def test_the_deletion_plan_counts_what_each_choice_does(db, team, busy_ann1):
+    plan = accounts.deletion_plan(db, team["ann1"]["id"])
+    assert (plan.username, plan.new_name) == ("ann1", f"deleted-user-{team['ann1']['id']}")
+    assert (plan.studies, plan.study_answers, plan.unanswered, plan.study_flags) == (2, 4, 3, 1)
+    assert (plan.rewrite_items, plan.rewrite_drafts, plan.rewrite_submissions, plan.approved_rewrites,
+            plan.rewrite_flags, plan.reviews_written) == (3, 2, 1, 1, 1, 0)
+    assert "4 study answer(s) with their timing and any score override" in plan.removed
+    assert any(line.startswith("1 approved rewrite(s)") for line in plan.kept_anyway)
+    assert any(f"renamed {plan.new_name!r}" in line and "'ann1' is free again" in line for line in plan.keep)
+    assert count_of(db, "SELECT COUNT(*) FROM audit_log WHERE action = 'account.delete'") == 0  # a plan writes nothing
+
+
+def test_delete_keeping_the_data_renames_and_keeps_everything(db, team, busy_ann1):
+    ann1 = team["ann1"]["id"]
+    token = accounts.issue_session(db, ann1)
+    before = {table: count_of(db, f"SELECT COUNT(*) FROM {table}") for table in (
+        "responses", "assignments", "study_flags", "score_overrides", "rewrite_drafts", "rewrite_submissions")}
+    plan = accounts.delete_user(db, ann1, remove_data=False, by_user=team["lead"]["id"])
+    name = plan.new_name
+    assert {table: count_of(db, f"SELECT COUNT(*) FROM {table}") for table in before} == before
+    assert accounts.verify_session(db, token).reason == "unknown"  # its sessions are gone
+    assert accounts.log_in(db, "ann1", "password-123").user is None
+    assert accounts.log_in(db, name, "password-123").user is None  # the anonymous name has no password
+    assert accounts.account_status(db, ann1) == "deleted" and accounts.get_user(db, "ann1") is None
+    assert accounts.create_user(db, "ann1", "password-123", "annotator")["id"] != ann1  # the name is free
+    rows = study.export_rows(db, busy_ann1["study"])
+    assert {(r["annotator"], r["annotator_removed"]) for r in rows} == {(name, True), ("ann2", False)}
+    assert study.studies_for_annotator(db, ann1) == []
+    assert {i["annotator"] for i in campaign.list_items(db, busy_ann1["campaign"])} == {name}
+    change = changes.history(db, f"user:{ann1}")[0]
+    assert change.action == "account.delete" and change.detail["data"] == "kept"
+    assert "ann1" not in repr(change.detail)  # the record names no one by the old name
+
+
+def test_delete_removing_the_data_removes_exactly_what_the_plan_says(db, team, busy_ann1):
+    ann1, ann2 = team["ann1"]["id"], team["ann2"]["id"]
+    plan = accounts.deletion_plan(db, ann1)
+    ann2_answers = count_of(db, "SELECT COUNT(*) FROM responses WHERE user_id = ?", ann2)
+    done = accounts.delete_user(db, ann1, remove_data=True, by_user=team["lead"]["id"])
+    assert done == plan
+    for table, column in (("responses", "user_id"), ("assignments", "user_id"), ("study_annotators", "user_id"),
+                          ("study_flags", "user_id"), ("rewrite_flags", "user_id")):
+        assert count_of(db, f"SELECT COUNT(*) FROM {table} WHERE {column} = ?", ann1) == 0, table
+    assert count_of(db, "SELECT COUNT(*) FROM score_overrides") == 0
+    assert count_of(db, "SELECT COUNT(*) FROM pauses p JOIN assignments a ON a.id = p.assignment_id") == \
+        count_of(db, "SELECT COUNT(*) FROM pauses")  # no pause left without its question
+    assert count_of(db, "SELECT COUNT(*) FROM responses WHERE user_id = ?", ann2) == ann2_answers
+    approved, submitted, drafted = busy_ann1["items"]
+    statuses = {i["id"]: i["status"] for i in campaign.list_items(db, busy_ann1["campaign"])}
+    assert statuses == {approved: "approved", submitted: "todo", drafted: "todo"}
+    assert campaign.latest_submission(db, approved) is not None and campaign.latest_review(db, approved) is not None
+    assert campaign.get_draft(db, approved) is not None  # the approved rewrite is kept whole
+    assert campaign.latest_submission(db, submitted) is None and campaign.get_draft(db, drafted) is None
+    assert study.get_study(db, busy_ann1["study"]).n_annotators == 1  # the study itself stays
+    assert changes.history(db, f"user:{ann1}")[0].detail["data"] == "removed"
+
+
+def test_a_deletion_that_fails_half_way_changes_nothing(db, team, busy_ann1, monkeypatch):
+    ann1 = team["ann1"]["id"]
+    snapshot = {table: list(db.query(f"SELECT * FROM {table}")) for table in (
+        "users", "responses", "assignments", "study_annotators", "rewrite_items", "rewrite_drafts", "audit_log")}
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(changes, "record", broken)  # the last write of the transaction fails
+    with pytest.raises(RuntimeError, match="disk full"):
+        accounts.delete_user(db, ann1, remove_data=True, by_user=team["lead"]["id"])
+    assert {table: list(db.query(f"SELECT * FROM {table}")) for table in snapshot} == snapshot
+
+
+# ---------------------------------------------------------------- one's own password
+
+
+def test_changing_ones_own_password_keeps_this_session_and_ends_the_others(db, team):
+    ann1 = team["ann1"]["id"]
+    here, elsewhere = accounts.issue_session(db, ann1), accounts.issue_session(db, ann1)
+    other_person = accounts.issue_session(db, team["ann2"]["id"])
+    assert accounts.change_own_password(db, ann1, "password-123", "a brand new one", keep_token=here) == 1
+    assert accounts.verify_session(db, here).user == team["ann1"]
+    assert accounts.verify_session(db, elsewhere).reason == "revoked"
+    assert accounts.verify_session(db, other_person).user == team["ann2"]
+    assert accounts.log_in(db, "ann1", "a brand new one").user == team["ann1"]
+    assert actions(db, f"user:{ann1}") == ["account.password_change", "account.create"]
+
+
+@pytest.mark.parametrize("current, new, message", [
+    ("password-123", "short", "Password is too short"),
+    ("wrong one", "a brand new one", "The current password is wrong: your password was not changed."),
+    ("password-123", "password-123", "same as the current one"),
+])
+def test_a_refused_password_change_says_why_and_changes_nothing(db, team, current, new, message):
+    ann1 = team["ann1"]["id"]
+    token = accounts.issue_session(db, ann1)
+    with pytest.raises(accounts.AccountError, match=message):
+        accounts.change_own_password(db, ann1, current, new, keep_token=token)
+    assert accounts.log_in(db, "ann1", "password-123").user == team["ann1"]
+    assert accounts.verify_session(db, token).user == team["ann1"]
+    assert actions(db, f"user:{ann1}") == ["account.create"]
+
+
+def test_wrong_current_passwords_count_on_the_log_in_throttle(db, team):
+    ann1 = team["ann1"]["id"]
+    messages = []
+    for _ in range(accounts.MAX_FAILED_LOGINS):
+        with pytest.raises(accounts.AccountError) as refused:
+            accounts.change_own_password(db, ann1, "wrong one", "a brand new one")
+        messages.append(str(refused.value))
+    assert "2 more failed attempts lock this user name" in messages[2]
+    assert "After 5 failed attempts this user name is locked for 1 min" in messages[-1]
+    # Locked: neither the right current password nor a log-in gets through.
+    with pytest.raises(accounts.AccountError, match="Too many failed log-ins for this user name"):
+        accounts.change_own_password(db, ann1, "password-123", "a brand new one")
+    assert accounts.log_in(db, "ann1", "password-123").locked_seconds > 0
+    assert accounts.login_failures(db)[0]["username"] == "ann1"
+
+
+def test_a_disabled_account_cannot_change_its_password(db, team):
+    accounts.disable_user(db, team["ann1"]["id"], by_user=team["lead"]["id"])
+    with pytest.raises(accounts.AccountError, match="disabled or deleted"):
+        accounts.change_own_password(db, team["ann1"]["id"], "password-123", "a brand new one")
+
+
+def test_admin_changes_are_recorded(db, team):
+    lead = team["lead"]["id"]
+    created = accounts.create_user(db, "ann9", "password-123", "annotator", by_user=lead)
+    accounts.set_password(db, "ann9", "another password", by_user=lead)
+    accounts.log_in(db, "ann9", "wrong")
+    accounts.unlock_login(db, "ann9", by_user=lead)
+    history = changes.history(db, f"user:{created['id']}")
+    assert [(c.action, c.by) for c in history] == [
+        ("account.unlock", "lead"), ("account.password_reset", "lead"), ("account.create", "lead")]

@@ -615,3 +615,137 @@ def test_the_reviewer_sees_the_checks_of_the_submitted_texts(db, people):
     assert campaign.submitted_texts(submission) == broken
     report = campaign.check_submission(item, submission)
     assert report.answer_ok and not report.structure_ok
+
+
+# ---- lifecycle: rename, archive, clone --------------------------------------------------
+
+from structext_core.studio import changes  # noqa: E402
+
+
+def campaign_tables(db):
+    return {table: list(db.query(f"SELECT * FROM {table} ORDER BY rowid")) for table in (
+        "rewrite_campaigns", "rewrite_items", "rewrite_drafts", "audit_log")}
+
+
+def test_rename_a_campaign(db, people, small_suite, tmp_path):
+    admin, ann1, _ = people
+    cid = campaign.create_campaign(db, "Pilot", small_suite, 3, [ann1["id"]], admin)
+    assert campaign.rename_campaign(db, cid, " Real-Test 2026 ", admin) == "Real-Test 2026"
+    assert campaign.list_campaigns(db)[0]["name"] == "Real-Test 2026"
+    assert campaign.suite_file(db, cid, tmp_path).name == "real-test-real-test-2026.jsonl"  # the next export
+    change = changes.history(db, f"campaign:{cid}")[0]
+    assert (change.action, change.by, change.detail) == ("campaign.rename", "lead",
+                                                         {"old": "Pilot", "new": "Real-Test 2026"})
+
+
+@pytest.mark.parametrize("name, who, message", [
+    ("", "admin", "needs a name"),
+    ("OTHER", "admin", "A campaign named 'OTHER' exists already"),
+    ("Pilot", "admin", "is called 'Pilot' already"),
+    ("New", "ann1", "Only an admin"),
+])
+def test_a_refused_rename_writes_nothing(db, people, small_suite, name, who, message):
+    admin, ann1, _ = people
+    cid = campaign.create_campaign(db, "Pilot", small_suite, 3, [ann1["id"]], admin)
+    campaign.create_campaign(db, "Other", small_suite, 3, [ann1["id"]], admin)
+    before = campaign_tables(db)
+    with pytest.raises(campaign.CampaignError, match=message):
+        campaign.rename_campaign(db, cid, name, admin if who == "admin" else ann1)
+    assert campaign_tables(db) == before
+
+
+def test_an_archived_campaign_is_hidden_from_annotators_and_takes_no_changes(db, people, small_suite):
+    admin, ann1, _ = people
+    cid = campaign.create_campaign(db, "Pilot", small_suite, 2, [ann1["id"]], admin)
+    item_id = campaign.list_items(db, cid)[0]["id"]
+    sample = campaign.get_item(db, item_id)["sample"]
+    texts = rewrite.original_texts(sample)
+    campaign.save_draft(db, item_id, ann1, texts, {})
+    campaign.set_campaign_archived(db, cid, True, admin)
+    assert campaign.campaigns_for(db, ann1) == [] and campaign.campaigns_for(db, admin) == []
+    assert campaign.list_campaigns(db, include_archived=False) == []
+    assert campaign.list_campaigns(db)[0]["archived_at"] is not None  # kept whole, listed on request
+    assert campaign.get_draft(db, item_id)["reference"] == texts.reference
+    before = campaign_tables(db)
+    for refused in (lambda: campaign.save_draft(db, item_id, ann1, texts, {}),
+                    lambda: campaign.reset_draft(db, item_id, ann1),
+                    lambda: campaign.submit(db, item_id, ann1, texts, {}),
+                    lambda: campaign.flag_sample(db, item_id, ann1, "The sample is wrong somehow.")):
+        with pytest.raises(campaign.CampaignError, match="Campaign 'Pilot' is archived"):
+            refused()
+    assert campaign_tables(db) == before
+    with pytest.raises(campaign.CampaignError, match="archived already"):
+        campaign.set_campaign_archived(db, cid, True, admin)
+    with pytest.raises(campaign.CampaignError, match="Only an admin"):
+        campaign.set_campaign_archived(db, cid, False, ann1)
+    campaign.set_campaign_archived(db, cid, False, admin)
+    assert [c["id"] for c in campaign.campaigns_for(db, ann1)] == [cid]
+    campaign.save_draft(db, item_id, ann1, texts, {})
+    assert [c.action for c in changes.history(db, f"campaign:{cid}")] == [
+        "campaign.unarchive", "campaign.archive", "campaign.create"]
+
+
+def test_a_clone_has_the_same_items_dealt_afresh_and_no_work(db, people, small_suite):
+    admin, ann1, ann2 = people
+    cid = campaign.create_campaign(db, "Pilot", small_suite, 6, [ann1["id"]], admin, seed=4)
+    first = campaign.list_items(db, cid)[0]["id"]
+    campaign.save_draft(db, first, ann1, rewrite.original_texts(campaign.get_item(db, first)["sample"]), {})
+    copy = campaign.clone_campaign(db, cid, "Pilot (2)", [ann1["id"], ann2["id"]], admin)
+    source, cloned = campaign.list_items(db, cid), campaign.list_items(db, copy)
+    same = ("position", "sample_id", "language", "task_id", "depth", "scenario")
+    assert [[i[k] for k in same] for i in cloned] == [[i[k] for k in same] for i in source]
+    assert Counter(i["annotator"] for i in cloned) == {"ann1": 3, "ann2": 3}
+    assert {i["status"] for i in cloned} == {"todo"} and campaign.get_draft(db, cloned[0]["id"]) is None
+    row = next(c for c in campaign.list_campaigns(db) if c["id"] == copy)
+    assert (row["name"], row["n_items"], row["seed"], row["source_suite"]) == ("Pilot (2)", 6, 4, "test")
+    assert changes.history(db, f"campaign:{copy}")[0].detail == {"source": cid,
+                                                                 "annotators": sorted([ann1["id"], ann2["id"]])}
+
+
+@pytest.mark.parametrize("name, who, message", [
+    ("pilot", "ann1", "A campaign named 'pilot' exists already"),
+    (" ", "ann1", "needs a name"),
+    ("Copy", None, "Choose at least one annotator"),
+    ("Copy", "disabled", "'ann2': disabled or deleted account"),
+])
+def test_a_refused_clone_writes_nothing(db, people, small_suite, name, who, message):
+    admin, ann1, ann2 = people
+    cid = campaign.create_campaign(db, "Pilot", small_suite, 3, [ann1["id"]], admin)
+    accounts.disable_user(db, ann2["id"], by_user=admin["id"])
+    before = campaign_tables(db)
+    chosen = {"ann1": [ann1["id"]], None: [], "disabled": [ann2["id"]]}[who]
+    with pytest.raises(campaign.CampaignError, match=message):
+        campaign.clone_campaign(db, cid, name, chosen, admin)
+    assert campaign_tables(db) == before
+
+
+def test_not_rewritten_is_the_rule_submit_applies(db, people):
+    item_id, _ = one_item(db, people, task_id=9)
+    sample = campaign.get_item(db, item_id)["sample"]
+    original = rewrite.original_texts(sample)
+    assert campaign.not_rewritten(sample, original)
+    # A changed question alone leaves the reference as it is: still nothing rewritten.
+    assert campaign.not_rewritten(sample, rewrite.Texts(original.reference, original.question + " ", original.answer))
+    assert not campaign.not_rewritten(sample, rewrite.apply_mapping(sample, rewrite.mechanical_mapping(sample)))
+    with pytest.raises(campaign.SubmissionRefused) as refused:
+        campaign.submit(db, item_id, people[1], original, {})
+    assert campaign.NOT_REWRITTEN in str(refused.value)
+
+
+def test_review_shows_the_warnings_the_annotator_saw_and_the_diff(db, people):
+    """Nothing new is stored: the review's rerun of the checks gives the warnings of the submission."""
+    _, ann1, _ = people
+    item_id, _ = one_item(db, people, task_id=8, depth=2)
+    sample = campaign.get_item(db, item_id)["sample"]
+    mapping = rewrite.mechanical_mapping(sample)
+    long_tokens = [t.text for t in rewrite.extract_tokens(sample) if len(t.text) > 1]
+    assert long_tokens  # the sample has a token of two or more letters to leave behind
+    left = {k: v for k, v in mapping.items() if k != long_tokens[0]}
+    texts = rewrite.apply_mapping(sample, left)
+    at_submission = campaign.submit(db, item_id, ann1, texts, left)
+    assert any("still in the reference" in w and long_tokens[0] in w for w in at_submission.warnings)
+    item, submission = campaign.get_item(db, item_id), campaign.latest_submission(db, item_id)
+    assert campaign.check_submission(item, submission).warnings == at_submission.warnings
+    reference, question, answer = campaign.submission_diff(item, submission)
+    assert reference.compared and reference.added == reference.removed > 0
+    assert f"+{texts.reference.split(chr(10))[1]}" in reference.text.split("\n")

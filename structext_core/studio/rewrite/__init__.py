@@ -11,7 +11,8 @@ This package is pure (no Streamlit, no database); its API is re-exported here:
   task's own template, so its frame is never touched);
 - ``checks``: :func:`check_rewrite` runs the live checks: the rewrite reads in its format as
   the original does, its skeleton equals the original's (per format), and the answer the
-  core's solver derives from the rewritten reference equals the rewritten answer.
+  core's solver derives from the rewritten reference equals the rewritten answer;
+- ``diff``: :func:`diff_texts` shows a reviewer what a rewrite changed, line by line (bounded).
 
 What depends on the format (where its data is, what a value may hold, how it reads, its
 skeleton) is the format module's (:mod:`structext_core.benchmark.formats`). Every problem is
@@ -27,6 +28,7 @@ from structext_core.benchmark.formats.markup import Block
 from structext_core.benchmark.formats.shapes import ObjectShape
 from structext_core.benchmark.formats.xml_format import ElementShape
 from structext_core.studio.rewrite.checks import CheckReport, check_answer, check_rewrite, check_structure
+from structext_core.studio.rewrite.diff import TextDiff, diff_text, diff_texts
 from structext_core.studio.rewrite.mapping import (
     FILE_NAME_RE,
     FIXED_ANSWER_CATEGORIES,
@@ -57,8 +59,9 @@ from structext_core.studio.rewrite.tokens import (
 __all__ = [
     "FILE_NAME_RE", "FIXED_ANSWER_CATEGORIES", "FIXED_ANSWER_TASKS", "GUIDELINES", "IDENTIFIER_KINDS",
     "MAPPABLE_PARAMS", "NUMBER_RE", "NUMERIC_COLUMNS", "NUMERIC_PARAMS", "RESERVED",
-    "Block", "CheckReport", "CsvTable", "ElementShape", "MappingError", "ObjectShape", "Problem", "Texts", "Token",
-    "apply_mapping", "check_answer", "check_rewrite", "check_structure", "clean_mapping", "extract_tokens",
+    "Block", "CheckReport", "CsvTable", "ElementShape", "MappingError", "ObjectShape", "Problem", "TextDiff", "Texts",
+    "Token", "apply_mapping", "check_answer", "check_rewrite", "check_structure", "clean_mapping", "diff_text",
+    "diff_texts", "extract_tokens",
     "has_free_edits", "mechanical_mapping", "original_texts", "parse_mapping_text", "question_params",
     "read_csv_tables", "rewrite_question", "substitute", "validate_mapping",
 ]

@@ -19,6 +19,17 @@ Blinding: :func:`open_question` reads only the reference, question and requireme
 the current item (with ``json_extract``), so ground truth and rule hints never reach
 the annotator's page. Correctness feedback (:func:`response_feedback`) exists only when
 the study allows it, and only for an answer already committed.
+
+Adjudication (:func:`adjudication_items`, :func:`override_score`): the lead may set a
+response's score by hand with a reason; that final score is what the dashboard, the export
+and Results count, the automatic score kept beside it.
+
+Quality control (quality): optional *practice* items, answered first with the score and the
+answer key shown after each (:func:`practice_feedback`, only for a committed answer), and
+*gold* items mixed in at each annotator's own random places (:func:`gold_report`: who is
+below the study's gold pass mark); neither is counted in any figure, export of counted rows
+or Results (:data:`COUNTED_KINDS`). Annotators flag broken or unclear questions
+(:func:`flag_question`); the lead resolves them (:func:`resolve_flag`).
 """
 
 from structext_core.evaluation.agreement import (  # noqa: F401
@@ -28,6 +39,23 @@ from structext_core.evaluation.agreement import (  # noqa: F401
     pairwise_agreement,
 )
 from structext_core.studio import durations
+from structext_core.studio.study.adjudication import (  # noqa: F401
+    ITEM_ORDERS,
+    MAX_REASON_CHARS,
+    AdjudicationError,
+    ItemDetail,
+    ItemSummary,
+    Override,
+    ResponseDetail,
+    adjudication_item,
+    adjudication_items,
+    clear_override,
+    history_table,
+    items_table,
+    moment_text,
+    override_history,
+    override_score,
+)
 from structext_core.studio.study.answering import (  # noqa: F401
     AnnotatorProgress,
     ClockStatus,
@@ -61,6 +89,7 @@ from structext_core.studio.study.clock import (  # noqa: F401
     shown_seconds,
 )
 from structext_core.studio.study.dashboard import (  # noqa: F401
+    COUNTED_KINDS,
     accuracy_by,
     agreement_summary,
     annotator_summary,
@@ -77,14 +106,30 @@ from structext_core.studio.study.export import (  # noqa: F401
     to_csv,
     to_jsonl,
 )
-from structext_core.studio.study.scores import score_pending  # noqa: F401
+from structext_core.studio.study.progress import OwnProgress, own_progress  # noqa: F401
+from structext_core.studio.study.quality import (  # noqa: F401
+    FLAG_KINDS,
+    GOLD_REPORT_COLUMNS,
+    MAX_FLAG_NOTE_CHARS,
+    Flag,
+    PracticeFeedback,
+    flag_question,
+    flags,
+    gold_report,
+    practice_feedback,
+    resolve_flag,
+)
+from structext_core.studio.study.scores import automatic_score, final_score, score_pending  # noqa: F401
 from structext_core.studio.study.store import (  # noqa: F401
     BUILT_IN_SUITES,
+    DEFAULT_GOLD_PASS,
     DEFAULT_N_ITEMS,
     DEFAULT_RULE,
     DEFAULT_SUITE,
     FAST_FRACTION_OF_MEDIAN,
     FAST_MIN_SECONDS,
+    GOLD_SHORT_ANSWER_CHARS,
+    MAX_PRACTICE_ITEMS,
     MAX_RESPONSE_CHARS,
     PASS_THRESHOLD,
     STRATUM_KEYS,
@@ -92,19 +137,28 @@ from structext_core.studio.study.store import (  # noqa: F401
     StaleQuestionError,
     Study,
     StudyError,
+    StudyMember,
     add_annotator,
     annotator_names,
     annotator_order,
     available_suites,
+    clone_study,
     create_study,
     first_unfinished,
     get_study,
+    gold_draw,
     list_studies,
     now,
+    practice_draw,
+    remove_annotator,
+    rename_study,
+    replace_annotator,
+    set_study_archived,
     set_study_status,
     stratified_draw,
     stratum,
     studies_for_annotator,
+    study_members,
     validate_setup,
 )
 

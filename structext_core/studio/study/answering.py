@@ -50,6 +50,10 @@ class QuestionView:
     held_elsewhere: bool = False
     #: Why the question is paused: ``button`` or ``idle`` (None when running).
     pause_reason: str | None = None
+    item_id: int = 0
+    #: A practice question (``seq`` and ``total`` then count the practice round). A gold
+    #: item looks like any other question: nothing here tells them apart.
+    practice: bool = False
 
     @property
     def paused(self) -> bool:
@@ -96,13 +100,17 @@ def accept_rule(db: sqlite_utils.Database, study_id: int, user_id: int, at: floa
 def _membership(db: sqlite_utils.Database, study_id: int, user_id: int) -> dict:
     rows = list(
         db.query(
-            "SELECT s.status, s.n_items, sa.rule_accepted_at FROM study_annotators sa"
+            "SELECT s.status, s.n_items, sa.rule_accepted_at, sa.removed_at, s.archived_at FROM study_annotators sa"
             " JOIN studies s ON s.id = sa.study_id WHERE sa.study_id = ? AND sa.user_id = ?",
             [study_id, user_id],
         )
     )
     if not rows:
         raise StudyError("You do not take part in this study.")
+    if rows[0]["removed_at"] is not None:
+        raise StudyError("The study lead has taken you off this study; your answers so far are kept.")
+    if rows[0]["archived_at"] is not None:
+        raise StudyError("This study has been archived by the study lead; answers are no longer taken.")
     if rows[0]["status"] != "open":
         raise StudyError("This study has been closed by the study lead; answers are no longer taken.")
     return rows[0]
@@ -117,7 +125,11 @@ _CLOCK_COLUMNS = """
 """
 
 _CURRENT_SQL = f"""
-    SELECT {_CLOCK_COLUMNS}, i.language,
+    SELECT {_CLOCK_COLUMNS}, i.language, i.kind = 'practice' AS practice,
+           (SELECT COUNT(*) FROM assignments p JOIN study_items pi ON pi.id = p.item_id
+             WHERE p.study_id = a.study_id AND p.user_id = a.user_id AND pi.kind = 'practice') AS n_practice,
+           (SELECT COUNT(*) FROM assignments p
+             WHERE p.study_id = a.study_id AND p.user_id = a.user_id) AS n_assigned,
            json_extract(i.sample_json, '$.reference') AS reference,
            json_extract(i.sample_json, '$.question') AS question,
            json_extract(i.sample_json, '$.requirement') AS requirement
@@ -131,7 +143,9 @@ _CURRENT_SQL = f"""
 """
 
 _ASSIGNMENT_SQL = f"""
-    SELECT {_CLOCK_COLUMNS}, s.status, r.id AS response_id
+    SELECT {_CLOCK_COLUMNS}, r.id AS response_id,
+           -- archived, or taken off the study: closed for this annotator
+           CASE WHEN s.archived_at IS NOT NULL OR sa.removed_at IS NOT NULL THEN 'closed' ELSE s.status END AS status
     FROM assignments a
     JOIN study_annotators sa ON sa.study_id = a.study_id AND sa.user_id = a.user_id
     JOIN studies s ON s.id = a.study_id
@@ -180,7 +194,7 @@ def open_question(
             if fresh["response_id"] is None:
                 _show(db, fresh, tab, at, settings)
             row.update(_clock_row(db, user_id, row["id"]))
-    return _view(row, member["n_items"], settings, elsewhere)
+    return _view(row, settings, elsewhere)
 
 
 def _show_needs_write(row: dict, tab: str | None, at: float, settings: ClockSettings) -> bool:
@@ -236,12 +250,14 @@ def take_over(
             _show(db, _clock_row(db, user_id, rows[0]["id"]), tab, at, settings)
 
 
-def _view(row: dict, total: int, settings: ClockSettings, held_elsewhere: bool) -> QuestionView:
+def _view(row: dict, settings: ClockSettings, held_elsewhere: bool) -> QuestionView:
+    # Practice questions come first (seq 1 to n_practice) and are counted on their own.
+    practice, n_practice = bool(row["practice"]), row["n_practice"]
     return QuestionView(
         assignment_id=row["id"],
         study_id=row["study_id"],
-        seq=row["seq"],
-        total=total,
+        seq=row["seq"] if practice else row["seq"] - n_practice,
+        total=n_practice if practice else row["n_assigned"] - n_practice,
         language=row["language"],
         reference="" if held_elsewhere else row["reference"],
         question="" if held_elsewhere else row["question"],
@@ -256,6 +272,8 @@ def _view(row: dict, total: int, settings: ClockSettings, held_elsewhere: bool) 
         grace_seconds=settings.grace_seconds,
         held_elsewhere=held_elsewhere,
         pause_reason=row["pause_reason"],
+        item_id=row["item_id"],
+        practice=practice,
     )
 
 

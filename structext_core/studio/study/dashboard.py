@@ -10,26 +10,36 @@ import sqlite_utils
 
 from structext_core.evaluation import aggregate
 from structext_core.evaluation.agreement import fleiss_kappa, krippendorff_alpha_nominal, pairwise_agreement
-from structext_core.studio.study.scores import _score, score_pending
+from structext_core.studio.study.scores import OVERRIDE_JOIN, _score, score_pending
 from structext_core.studio.study.store import FAST_FRACTION_OF_MEDIAN, FAST_MIN_SECONDS, PASS_THRESHOLD
 
 # ---------------------------------------------------------------- dashboard
 
+#: The kinds of study item the baseline counts: the study's own, not practice or gold ones.
+COUNTED_KINDS = ("study",)
+_NOT_PRACTICE = "SELECT id FROM study_items WHERE study_id = sa.study_id AND kind != 'practice'"
 
-def responses_frame(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
+
+def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[str] = COUNTED_KINDS) -> pd.DataFrame:
     """One row per committed response, with item metadata, timing and scores.
+
+    Only the responses to items of ``kinds`` (``kind`` column): by default the study's own
+    items, the ones the baseline counts; practice and gold items are read on request.
 
     Columns include ``annotator``, ``sample_id``, ``language``, ``task``, ``depth``,
     ``width``, ``reference_chars``, ``response``, ``answer`` (ground truth; admin only),
     ``gave_up``, ``elapsed_seconds`` (active time), ``paused_seconds``, ``idle_seconds``,
-    ``away_seconds``, ``wall_seconds``, ``rouge_l``, ``score`` (paper rule), ``passed``,
-    ``exact_match``. Answers are scored when committed; a row without a score (committed
-    by older code, or read half way) is scored here, so a read never fails on it.
+    ``away_seconds``, ``wall_seconds``, ``rouge_l``, ``score_auto`` (paper rule),
+    ``score_override``, ``override_reason``, ``override_by``, ``override_at`` (the lead's
+    override in force, else None), ``score`` (the score that counts: the override, else
+    ``score_auto``), ``passed`` (``score`` at or above the pass threshold), ``exact_match``.
+    Answers are scored when committed; a row without a score (committed by older code, or
+    read half way) is scored here, so a read never fails on it.
     """
     score_pending(db, study_id)
     rows = list(
         db.query(
-            """
+            f"""
             SELECT r.id AS response_id, s.name AS study, s.suite, u.username AS annotator,
                    r.user_id, a.seq, i.id AS item_id, i.position AS item_position,
                    i.sample_id, i.language, i.task, i.task_id, i.depth, i.width,
@@ -37,16 +47,18 @@ def responses_frame(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
                    r.response, r.gave_up, a.first_shown_at, r.submitted_at,
                    r.elapsed_seconds, r.paused_seconds, r.idle_seconds, r.away_seconds,
                    r.wall_seconds, a.pause_count, r.idle_pauses, r.takeovers,
-                   r.rouge_l, r.exact_match
+                   r.rouge_l, r.exact_match, i.kind, o.score AS score_override, o.reason AS override_reason,
+                   ou.username AS override_by, o.at AS override_at
             FROM responses r
             JOIN assignments a ON a.id = r.assignment_id
             JOIN study_items i ON i.id = r.item_id
             JOIN studies s ON s.id = r.study_id
             JOIN users u ON u.id = r.user_id
-            WHERE r.study_id = ?
+            {OVERRIDE_JOIN}
+            WHERE r.study_id = ? AND i.kind IN ({",".join("?" * len(kinds))})
             ORDER BY u.username, a.seq
             """,
-            [study_id],
+            [study_id, *kinds],
         )
     )
     for row in rows:
@@ -57,15 +69,18 @@ def responses_frame(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
         "sample_id", "language", "task", "task_id", "depth", "width", "reference_chars", "answer",
         "response", "gave_up", "first_shown_at", "submitted_at", "elapsed_seconds",
         "paused_seconds", "idle_seconds", "away_seconds", "wall_seconds", "pause_count",
-        "idle_pauses", "takeovers", "rouge_l", "exact_match",
+        "idle_pauses", "takeovers", "rouge_l", "exact_match", "kind", "score_override", "override_reason",
+        "override_by", "override_at",
     ]
     df = pd.DataFrame(rows, columns=columns)
     df["gave_up"] = df["gave_up"].astype(bool)
     for column in ("rouge_l", "elapsed_seconds", "paused_seconds", "idle_seconds", "away_seconds",
                    "wall_seconds"):
         df[column] = df[column].astype(float)
-    df["passed"] = df["rouge_l"] >= PASS_THRESHOLD
-    df["score"] = df["rouge_l"].where(df["passed"], 0.0).astype(float)
+    df["score_auto"] = df["rouge_l"].where(df["rouge_l"] >= PASS_THRESHOLD, 0.0).astype(float)
+    df["score_override"] = df["score_override"].astype(float)
+    df["score"] = df["score_override"].where(df["score_override"].notna(), df["score_auto"])  # what counts
+    df["passed"] = df["score"] >= PASS_THRESHOLD
     df["exact_match"] = df["exact_match"].astype(float)
     return df
 
@@ -76,13 +91,15 @@ def progress_table(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
     Hours of answered questions: ``hours_answering`` (active), ``hours_paused`` (Pause and
     idle auto-pauses), ``hours_idle`` (active time re-booked before an idle auto-pause)
     and ``hours_away`` (no heartbeat: tab closed, connection lost, tab hidden).
+    Practice questions are left out; gold ones are in (to the annotator they are questions).
     """
     rows = list(
         db.query(
-            """
+            f"""
             SELECT u.username AS annotator, sa.rule_accepted_at,
                    (SELECT COUNT(*) FROM assignments a
-                     WHERE a.study_id = sa.study_id AND a.user_id = sa.user_id) AS total,
+                     WHERE a.study_id = sa.study_id AND a.user_id = sa.user_id
+                       AND a.item_id IN ({_NOT_PRACTICE})) AS total,
                    COUNT(r.id) AS answered,
                    COALESCE(SUM(r.gave_up), 0) AS gave_up,
                    COALESCE(SUM(r.elapsed_seconds), 0) AS answer_seconds,
@@ -93,6 +110,7 @@ def progress_table(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
             FROM study_annotators sa
             JOIN users u ON u.id = sa.user_id
             LEFT JOIN responses r ON r.study_id = sa.study_id AND r.user_id = sa.user_id
+                AND r.item_id IN ({_NOT_PRACTICE})
             WHERE sa.study_id = ?
             GROUP BY sa.user_id
             ORDER BY u.username

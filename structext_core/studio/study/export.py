@@ -11,7 +11,7 @@ import pandas as pd
 import sqlite_utils
 
 from structext_core.benchmark.samples import to_jsonl_line
-from structext_core.studio.study.dashboard import flag_fast, responses_frame
+from structext_core.studio.study.dashboard import COUNTED_KINDS, flag_fast, responses_frame
 
 # ---------------------------------------------------------------- export
 
@@ -29,21 +29,35 @@ EXPORT_COLUMNS = [
     "passed", "exact_match", "flagged_fast",
     # The honest clock (answers committed before it have None here).
     "idle_seconds", "away_seconds", "wall_seconds", "idle_pauses", "takeovers",
+    # The lead's override in force (Adjudication): ``score`` and ``passed`` follow it when set;
+    # ``score_auto`` is the automatic score (paper rule) beside it.
+    "score_auto", "score_override", "override_reason", "override_by", "override_at",
+    # ``study`` (counted), ``practice`` or ``gold`` (not counted; exported on request).
+    "kind",
+    # True when the annotator was removed from the study later (their answers are kept).
+    "annotator_removed",
 ]
 
 
-def export_rows(db: sqlite_utils.Database, study_id: int) -> list[dict]:
+def export_rows(db: sqlite_utils.Database, study_id: int, kinds: Sequence[str] = COUNTED_KINDS) -> list[dict]:
     """Every response of the study with timing (ISO-8601 UTC) and scores, for CSV/JSONL.
+
+    By default the counted responses only; ``kinds=("practice", "gold")`` lists the others
+    (practice round, gold items) apart, with the same columns.
 
     ``elapsed_seconds`` is the active time; ``elapsed_seconds + paused_seconds +
     idle_seconds + away_seconds = wall_seconds`` (first showing to submission).
     """
-    df = responses_frame(db, study_id)
+    df = responses_frame(db, study_id, kinds)
     flagged = set(flag_fast(df)["response_id"]) if not df.empty else set()
+    removed = {row[0] for row in db.execute(
+        "SELECT user_id FROM study_annotators WHERE study_id = ? AND removed_at IS NOT NULL", [study_id])}
     rows = []
     for record in df.to_dict("records"):
+        record["annotator_removed"] = record["user_id"] in removed
         record["first_shown_at"] = _iso(record["first_shown_at"])
         record["submitted_at"] = _iso(record["submitted_at"])
+        record["override_at"] = _iso(record["override_at"])
         record["flagged_fast"] = record["response_id"] in flagged
         record["exact_match"] = int(record["exact_match"])
         record["passed"] = bool(record["passed"])
@@ -80,17 +94,21 @@ def human_results(db: sqlite_utils.Database, study_id: int) -> list[dict]:
     One row per response with ``model`` ``human:<annotator>``, and the same rows again
     with ``model`` ``human`` (the pool: its mean is the paper's human figure over all
     responses). ``prompt`` is ``naive``: people saw the question and requirement only.
+    A lead's override in force counts: it is ``score`` and takes the place of ``rouge_l``
+    too, so every view of Results (raw or thresholded) counts it; the automatic values stay
+    in ``rouge_l_auto`` and ``score_auto``, the override in ``score_override``.
     """
     df = responses_frame(db, study_id)
     rows = []
     for pooled in (False, True):
         for record in df.to_dict("records"):
+            override = None if pd.isna(record["score_override"]) else float(record["score_override"])
             rows.append({
                 "sample_id": record["sample_id"],
                 "model": "human" if pooled else f"human:{record['annotator']}",
                 "prompt": "naive",
                 "response": record["response"],
-                "rouge_l": float(record["rouge_l"]),
+                "rouge_l": float(record["rouge_l"]) if override is None else override,
                 "score": float(record["score"]),
                 "exact_match": int(record["exact_match"]),
                 "suite": record["suite"],
@@ -103,5 +121,8 @@ def human_results(db: sqlite_utils.Database, study_id: int) -> list[dict]:
                 "study": record["study"],
                 "gave_up": bool(record["gave_up"]),
                 "elapsed_seconds": float(record["elapsed_seconds"]),
+                "rouge_l_auto": float(record["rouge_l"]),
+                "score_auto": float(record["score_auto"]),
+                "score_override": override,
             })
     return rows

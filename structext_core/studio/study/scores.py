@@ -1,4 +1,5 @@
-"""Scores of human answers, computed at commit and for any row left unscored."""
+"""Scores of human answers, computed at commit and for any row left unscored, and the score
+that counts: a lead's override when one is in force, else the automatic score."""
 
 
 from collections.abc import Sequence
@@ -7,7 +8,7 @@ import sqlite_utils
 
 from structext_core.evaluation import scoring
 from structext_core.studio.storage import write_transaction
-from structext_core.studio.study.store import now
+from structext_core.studio.study.store import PASS_THRESHOLD, now
 
 # ---------------------------------------------------------------- scoring
 
@@ -53,3 +54,25 @@ def score_pending(db: sqlite_utils.Database, study_id: int) -> int:
     )]
     _score_rows(db, pending)
     return len(pending)
+
+
+# ---------------------------------------------------------------- the score that counts
+
+#: SQL joining, to the responses ``r`` of a query, the override in force ``o`` (the newest
+#: ``score_overrides`` row of the response, unless its score is NULL: cleared, the automatic
+#: score counts again) and its author ``ou``. One place, so every reader agrees on "newest".
+OVERRIDE_JOIN = (
+    " LEFT JOIN score_overrides o ON o.id = (SELECT MAX(so.id) FROM score_overrides so"
+    " WHERE so.response_id = r.id) AND o.score IS NOT NULL"
+    " LEFT JOIN users ou ON ou.id = o.by_user"
+)
+
+
+def automatic_score(rouge_l: float) -> float:
+    """The paper's rule: the ROUGE-L F1, or 0 below the pass threshold."""
+    return rouge_l if rouge_l >= PASS_THRESHOLD else 0.0
+
+
+def final_score(automatic: float, override: float | None) -> float:
+    """The score that counts: the lead's override when one is in force, else the automatic score."""
+    return automatic if override is None else override

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -15,6 +16,7 @@ import sqlite_utils
 
 from structext_core.benchmark import draws, limits, suites
 from structext_core.evaluation import scoring
+from structext_core.studio import accounts, changes
 from structext_core.studio.storage import write_transaction
 
 DEFAULT_SUITE = "test-hard"
@@ -31,6 +33,13 @@ MAX_RESPONSE_CHARS = 200_000
 FAST_MIN_SECONDS = 5.0
 FAST_FRACTION_OF_MEDIAN = 0.25
 STRATUM_KEYS = ("language", "task", "depth", "width")
+#: Most practice items a study may have (they come before every annotator's first question).
+MAX_PRACTICE_ITEMS = 20
+#: A gold answer at most this long, on one line, counts as short (see :func:`gold_draw`).
+GOLD_SHORT_ANSWER_CHARS = 40
+#: Answers a careless person guesses right half the time: never preferred as gold.
+_GUESSABLE_ANSWERS = frozenset({"true", "false", "yes", "no", "0", "1"})
+DEFAULT_GOLD_PASS = 0.5
 
 
 class StudyError(ValueError):
@@ -81,6 +90,56 @@ def stratified_draw(samples: Sequence[dict], n: int, seed: int = 0) -> list[dict
     )
 
 
+def _rest(samples: Sequence[dict], taken: Sequence[dict]) -> list[dict]:
+    """The samples that share neither an id nor a reference text with ``taken``."""
+    ids = {s["id"] for s in taken}
+    references = {s["reference"] for s in taken}
+    return [s for s in samples if s["id"] not in ids and s["reference"] not in references]
+
+
+def _gold_rank(sample: dict) -> tuple[int, int]:
+    """Sort key of gold candidates: short one-line answers that cannot be guessed first, then
+    the rest by the length of their answer."""
+    answer = str(sample.get("answer") or "").strip()
+    short = (0 < len(answer) <= GOLD_SHORT_ANSWER_CHARS and "\n" not in answer
+             and answer.lower() not in _GUESSABLE_ANSWERS)
+    return (0 if short else 1, len(answer))
+
+
+def gold_draw(samples: Sequence[dict], n: int, seed: int = 0) -> list[dict]:
+    """``n`` gold items of ``samples`` (which exclude the study's own items), spread over strata.
+
+    Gold items check care, not skill, so they should be items that a careful person answers
+    right and that the scores judge without doubt. The preferred ones have a short answer on
+    one line (at most :data:`GOLD_SHORT_ANSWER_CHARS` characters): ROUGE-L on such an answer
+    is close to exact match, so a miss means a wrong answer, not a disagreement about how much
+    of a long answer to copy. Answers a guess gets right half the time (``True``, ``no``,
+    ``0``) are not preferred. The draw is stratified over the shortest ``max(3n, n)``
+    candidates, so gold items are not all from one task, and deterministic for (samples, n, seed).
+    """
+    if n == 0:
+        return []
+    if n > len(samples):
+        raise StudyError(f"Not enough samples left for {n} gold items after the study's questions "
+                         f"({len(samples)} left): ask for fewer.")
+    ranked = sorted(samples, key=lambda s: (*_gold_rank(s), s["id"]))
+    pool = ranked[:max(3 * n, n)]
+    return draws.stratified_draw(pool, n, stratum=stratum, seed=f"structext-study-gold|{seed}|{n}",
+                                 allocation=draws.EVEN, order=lambda key: tuple(str(part) for part in key))
+
+
+def practice_draw(samples: Sequence[dict], n: int, seed: int = 0) -> list[dict]:
+    """``n`` practice items of ``samples`` (which exclude the study's and the gold items),
+    spread evenly over strata so a short practice round shows several formats and tasks."""
+    if n == 0:
+        return []
+    if n > len(samples):
+        raise StudyError(f"Not enough samples left for {n} practice items after the study's questions "
+                         f"({len(samples)} left): ask for fewer.")
+    return draws.stratified_draw(samples, n, stratum=stratum, seed=f"structext-study-practice|{seed}|{n}",
+                                 allocation=draws.EVEN, order=lambda key: tuple(str(part) for part in key))
+
+
 def annotator_order(item_ids: Sequence[int], seed: int, study_id: int, user_id: int) -> list[int]:
     """This annotator's own shuffled order of the study's items (deterministic)."""
     order = list(item_ids)
@@ -100,25 +159,37 @@ def create_study(
     seed: int = 0,
     show_correctness: bool = False,
     created_by: int | None = None,
+    practice_items: int = 0,
+    gold_items: int = 0,
+    gold_pass: float = DEFAULT_GOLD_PASS,
 ) -> int:
     """Create a study with a stratified draw of ``n_items`` from ``samples``; return its id.
 
+    ``practice_items`` (answered first, with feedback, not counted; :func:`practice_draw`) and
+    ``gold_items`` (mixed in, not counted, checking care; :func:`gold_draw`) are drawn from
+    the rest of the suite: no sample (and no reference text) is in two of the three draws.
     Raises :class:`StudyError` for an empty or taken name, an empty rule, no annotators,
-    an account that is not an annotator, or a question count outside the suite's size.
+    an account that is not an annotator, a question count outside the suite's size, too many
+    practice or gold items, or a gold pass mark outside 0 to 100 %.
     """
     name, rule_text = validate_setup(db, name, rule_text, annotator_ids)
+    practice_items, gold_items, gold_pass = _check_quality_setup(practice_items, gold_items, gold_pass, n_items)
     drawn = stratified_draw(samples, int(n_items), seed)
+    gold = gold_draw(_rest(samples, drawn), gold_items, seed)
+    practice = practice_draw(_rest(samples, [*drawn, *gold]), practice_items, seed)
     created = now()
     with write_transaction(db):
         study_id = db.execute(
             "INSERT INTO studies (name, suite, n_items, seed, rule_text, show_correctness,"
-            " created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [name, suite, len(drawn), seed, rule_text, int(show_correctness), created_by, created],
+            " created_by, created_at, practice_items, gold_items, gold_pass) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [name, suite, len(drawn), seed, rule_text, int(show_correctness), created_by, created,
+             len(practice), len(gold), gold_pass],
         ).lastrowid
-        for position, sample in enumerate(drawn, 1):
+        kinds = ["study"] * len(drawn) + ["gold"] * len(gold) + ["practice"] * len(practice)
+        for position, (sample, kind) in enumerate(zip([*drawn, *gold, *practice], kinds), 1):
             db.execute(
                 "INSERT INTO study_items (study_id, position, sample_id, language, task, task_id,"
-                " depth, width, reference_chars, sample_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " depth, width, reference_chars, sample_json, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     study_id,
                     position,
@@ -130,11 +201,26 @@ def create_study(
                     sample["width"],
                     len(sample["reference"]),
                     json.dumps(sample, ensure_ascii=False),
+                    kind,
                 ],
             )
         for user_id in dict.fromkeys(annotator_ids):
             _assign(db, study_id, seed, user_id, created)
     return study_id
+
+
+def _check_quality_setup(practice_items: int, gold_items: int, gold_pass: float,
+                         n_items: int) -> tuple[int, int, float]:
+    """The numbers of practice and gold items and the gold pass mark, checked."""
+    practice_items, gold_items, gold_pass = int(practice_items), int(gold_items), float(gold_pass)
+    if not 0 <= practice_items <= MAX_PRACTICE_ITEMS:
+        raise StudyError(f"Practice items must be between 0 and {MAX_PRACTICE_ITEMS}, got {practice_items}.")
+    if not 0 <= gold_items <= int(n_items):
+        raise StudyError(f"Gold items must be between 0 and the number of questions ({int(n_items):,}), "
+                         f"got {gold_items:,}.")
+    if not 0.0 <= gold_pass <= 1.0:
+        raise StudyError(f"The gold pass mark must be between 0 and 100 %, got {gold_pass:.0%}.")
+    return practice_items, gold_items, gold_pass
 
 
 def validate_setup(
@@ -178,6 +264,9 @@ def _check_annotators(db: sqlite_utils.Database, user_ids: Iterable[int]) -> Non
                 f"{row[0]!r} is an {row[1]}, not an annotator: admins see the answers, so they "
                 "cannot take part blind. Create an annotator account for them."
             )
+        status = accounts.account_status(db, user_id)
+        if status != "active":
+            raise StudyError(f"{row[0]!r} is a {status} account: it cannot take part in a study.")
 
 
 def _assign(db: sqlite_utils.Database, study_id: int, seed: int, user_id: int, at: float) -> None:
@@ -186,27 +275,34 @@ def _assign(db: sqlite_utils.Database, study_id: int, seed: int, user_id: int, a
         "INSERT INTO study_annotators (study_id, user_id, added_at) VALUES (?, ?, ?)",
         [study_id, user_id, at],
     )
-    item_ids = [row[0] for row in db.execute(
-        "SELECT id FROM study_items WHERE study_id = ? ORDER BY position", [study_id]
-    )]
-    for seq, item_id in enumerate(annotator_order(item_ids, seed, study_id, user_id), 1):
+    items = db.execute("SELECT id, kind FROM study_items WHERE study_id = ? ORDER BY position", [study_id]).fetchall()
+    # Practice first; gold mixed among the study's items at random places of this annotator's order.
+    practice = [item_id for item_id, kind in items if kind == "practice"]
+    counted_and_gold = [item_id for item_id, kind in items if kind != "practice"]
+    order = [*annotator_order(practice, seed, study_id, user_id),
+             *annotator_order(counted_and_gold, seed, study_id, user_id)]
+    for seq, item_id in enumerate(order, 1):
         db.execute(
             "INSERT INTO assignments (study_id, user_id, item_id, seq) VALUES (?, ?, ?, ?)",
             [study_id, user_id, item_id, seq],
         )
 
 
-def add_annotator(db: sqlite_utils.Database, study_id: int, user_id: int) -> None:
+def add_annotator(db: sqlite_utils.Database, study_id: int, user_id: int, *, by_user: int | None = None) -> None:
     """Add an annotator to an existing study with an own shuffled order of all its items."""
     study = get_study(db, study_id)
     _check_annotators(db, [user_id])
     taken = db.execute(
-        "SELECT 1 FROM study_annotators WHERE study_id = ? AND user_id = ?", [study_id, user_id]
+        "SELECT removed_at FROM study_annotators WHERE study_id = ? AND user_id = ?", [study_id, user_id]
     ).fetchone()
+    if taken and taken[0] is not None:
+        raise StudyError("That annotator was removed from this study: their answers are kept as removed, "
+                         "and they cannot join it again.")
     if taken:
         raise StudyError("That annotator already takes part in this study.")
     with write_transaction(db):
         _assign(db, study_id, study.seed, user_id, now())
+        changes.record(db, by_user, "study.add_annotator", f"study:{study_id}", user_id=user_id)
 
 
 def annotator_names(db: sqlite_utils.Database, study_id: int) -> list[str]:
@@ -234,6 +330,20 @@ class Study:
     created_by: int | None
     created_at: float
     n_annotators: int
+    #: Practice items (answered first, with feedback) and gold items (mixed in); neither is
+    #: counted in ``n_items`` or in the baseline. An annotator below ``gold_pass`` (a share
+    #: of 0 to 1) on gold is flagged for the lead (:func:`~structext_core.studio.study.gold_report`).
+    practice_items: int = 0
+    gold_items: int = 0
+    gold_pass: float = DEFAULT_GOLD_PASS
+    #: When the study was archived (None: not archived). An archived study is hidden from its
+    #: annotators and from the default chooser, takes no answers, and is kept whole.
+    archived_at: float | None = None
+
+    @property
+    def archived(self) -> bool:
+        """True while the study is archived."""
+        return self.archived_at is not None
 
     @classmethod
     def from_row(cls, row: dict) -> Study:
@@ -246,7 +356,7 @@ class Study:
     def label(self) -> str:
         """One line naming the study for a chooser: name, suite, size, annotators, status."""
         return (f"{self.name} · {self.suite} · {self.n_items} questions · "
-                f"{self.n_annotators} annotators · {self.status}")
+                f"{self.n_annotators} annotators · {self.status}" + (" · archived" if self.archived else ""))
 
     def __getitem__(self, key: str):
         # Read access by column name, for callers written against the row dict it was.
@@ -254,7 +364,8 @@ class Study:
 
 
 _STUDY_SQL = """
-    SELECT s.*, (SELECT COUNT(*) FROM study_annotators a WHERE a.study_id = s.id) AS n_annotators
+    SELECT s.*, (SELECT COUNT(*) FROM study_annotators a
+                  WHERE a.study_id = s.id AND a.removed_at IS NULL) AS n_annotators
     FROM studies s
 """
 
@@ -267,18 +378,21 @@ def get_study(db: sqlite_utils.Database, study_id: int) -> Study:
     return Study.from_row(rows[0])
 
 
-def list_studies(db: sqlite_utils.Database) -> list[Study]:
-    """All studies, newest first, with the number of annotators."""
-    return [Study.from_row(row) for row in db.query(f"{_STUDY_SQL} ORDER BY s.created_at DESC, s.id DESC")]
+def list_studies(db: sqlite_utils.Database, *, include_archived: bool = True) -> list[Study]:
+    """Studies, newest first, with the number of annotators (removed ones not counted); the
+    archived ones too unless ``include_archived`` is off (the lead's day-to-day chooser)."""
+    where = "" if include_archived else "WHERE s.archived_at IS NULL"
+    return [Study.from_row(row) for row in db.query(f"{_STUDY_SQL} {where} ORDER BY s.created_at DESC, s.id DESC")]
 
 
-def set_study_status(db: sqlite_utils.Database, study_id: int, status: str) -> None:
+def set_study_status(db: sqlite_utils.Database, study_id: int, status: str, *, by_user: int | None = None) -> None:
     """Open or close a study (annotators cannot answer in a closed study)."""
     if status not in ("open", "closed"):
         raise StudyError(f"Study status must be 'open' or 'closed', got {status!r}.")
     get_study(db, study_id)
     with write_transaction(db):
         db.execute("UPDATE studies SET status = ? WHERE id = ?", [status, study_id])
+        changes.record(db, by_user, f"study.{'open' if status == 'open' else 'close'}", f"study:{study_id}")
 
 
 @dataclass(frozen=True)
@@ -289,10 +403,13 @@ class AnnotatorStudy:
     name: str
     rule_text: str
     show_correctness: bool
+    #: Every question this annotator answers, practice ones included.
     n_items: int
     #: When the annotator accepted the study rule (None: not yet).
     rule_accepted_at: float | None
     answered: int
+    #: Of ``n_items``, the practice questions that come first.
+    practice_items: int = 0
 
     @property
     def finished(self) -> bool:
@@ -306,15 +423,20 @@ class AnnotatorStudy:
 
 
 def studies_for_annotator(db: sqlite_utils.Database, user_id: int) -> list[AnnotatorStudy]:
-    """Open studies this annotator takes part in, with their progress, oldest first."""
+    """Open studies this annotator takes part in, with their progress, oldest first (not the
+    archived ones, nor those they were removed from)."""
     rows = db.query(
         """
-        SELECT s.id, s.name, s.rule_text, s.show_correctness, s.n_items,
+        SELECT s.id, s.name, s.rule_text, s.show_correctness,
+               (SELECT COUNT(*) FROM assignments a
+                 WHERE a.study_id = s.id AND a.user_id = sa.user_id) AS n_items,
                sa.rule_accepted_at,
+               (SELECT COUNT(*) FROM assignments a JOIN study_items i ON i.id = a.item_id
+                 WHERE a.study_id = s.id AND a.user_id = sa.user_id AND i.kind = 'practice') AS practice_items,
                (SELECT COUNT(*) FROM responses r
                  WHERE r.study_id = s.id AND r.user_id = sa.user_id) AS answered
         FROM studies s JOIN study_annotators sa ON sa.study_id = s.id
-        WHERE sa.user_id = ? AND s.status = 'open'
+        WHERE sa.user_id = ? AND s.status = 'open' AND s.archived_at IS NULL AND sa.removed_at IS NULL
         ORDER BY s.created_at, s.id
         """,
         [user_id],
@@ -325,3 +447,190 @@ def studies_for_annotator(db: sqlite_utils.Database, user_id: int) -> list[Annot
 def first_unfinished(studies: Sequence[AnnotatorStudy]) -> int:
     """Index of the first study the annotator has not finished (0 when all are finished)."""
     return next((index for index, item in enumerate(studies) if not item.finished), 0)
+
+
+# ---------------------------------------------------------------- lifecycle: rename, archive, clone, members
+#
+# Each change is one write transaction that re-reads what it checks, and writes its record in
+# the audit log (structext_core.studio.changes) in the same transaction.
+
+
+def _check_new_name(db: sqlite_utils.Database, name: str, keep_id: int | None = None) -> str:
+    """The cleaned study name, or :class:`StudyError` (empty, too long, taken by another study)."""
+    name = (name or "").strip()
+    if not name:
+        raise StudyError("Study name is empty: give the study a name, e.g. 'pilot-1'.")
+    try:
+        limits.check_length("study name", name, "MAX_NAME_CHARS")
+    except limits.LimitError as exc:
+        raise StudyError(str(exc)) from None
+    if db.execute("SELECT 1 FROM studies WHERE name = ? COLLATE NOCASE AND id IS NOT ?", [name, keep_id]).fetchone():
+        raise StudyError(f"A study named {name!r} already exists: choose another name.")
+    return name
+
+
+def rename_study(db: sqlite_utils.Database, study_id: int, name: str, *, by_user: int | None) -> str:
+    """Give a study a new name (unique, any case); returns the name as stored."""
+    with write_transaction(db):
+        old = get_study(db, study_id).name
+        name = _check_new_name(db, name, keep_id=study_id)
+        if name == old:
+            raise StudyError(f"The study is called {name!r} already: type another name.")
+        try:
+            db.execute("UPDATE studies SET name = ? WHERE id = ?", [name, study_id])
+        except sqlite3.IntegrityError:  # the unique index, should the check above ever miss
+            raise StudyError(f"A study named {name!r} already exists: choose another name.") from None
+        changes.record(db, by_user, "study.rename", f"study:{study_id}", old=old, new=name)
+    return name
+
+
+def set_study_archived(db: sqlite_utils.Database, study_id: int, archived: bool, *, by_user: int | None) -> None:
+    """Archive a study (hidden from its annotators and from the default chooser, closed for
+    answering, kept whole: answers, export and Results are unchanged) or bring it back."""
+    with write_transaction(db):
+        study = get_study(db, study_id)
+        if study.archived == archived:
+            raise StudyError(f"Study {study.name!r} is {'archived' if archived else 'not archived'} already.")
+        db.execute("UPDATE studies SET archived_at = ? WHERE id = ?", [now() if archived else None, study_id])
+        changes.record(db, by_user, "study.archive" if archived else "study.unarchive", f"study:{study_id}")
+
+
+def clone_study(
+    db: sqlite_utils.Database, study_id: int, *, name: str, annotator_ids: Sequence[int] = (),
+    by_user: int | None,
+) -> int:
+    """A new open study with the same suite, settings, rule and items (practice and gold
+    included, same positions) as ``study_id``, under a new ``name``; no answers, and only the
+    annotators chosen here (none is fine: add them later), each with an own new order.
+    Returns its id."""
+    with write_transaction(db):
+        source = get_study(db, study_id)
+        name = _check_new_name(db, name)
+        _check_annotators(db, annotator_ids)
+        created = now()
+        new_id = db.execute(
+            "INSERT INTO studies (name, suite, n_items, seed, rule_text, show_correctness, status,"
+            " created_by, created_at, results_when_closed, practice_items, gold_items, gold_pass)"
+            " SELECT ?, suite, n_items, seed, rule_text, show_correctness, 'open', ?, ?,"
+            " results_when_closed, practice_items, gold_items, gold_pass FROM studies WHERE id = ?",
+            [name, by_user, created, study_id],
+        ).lastrowid
+        db.execute(
+            "INSERT INTO study_items (study_id, position, sample_id, language, task, task_id, depth, width,"
+            " reference_chars, sample_json, kind) SELECT ?, position, sample_id, language, task, task_id,"
+            " depth, width, reference_chars, sample_json, kind FROM study_items WHERE study_id = ? ORDER BY position",
+            [new_id, study_id],
+        )
+        for user_id in dict.fromkeys(annotator_ids):
+            _assign(db, new_id, source.seed, user_id, created)
+        changes.record(db, by_user, "study.clone", f"study:{new_id}", source=study_id,
+                       annotators=list(dict.fromkeys(annotator_ids)))
+    return new_id
+
+
+@dataclass(frozen=True)
+class StudyMember:
+    """An annotator of a study, as the lead manages them: still taking part or removed."""
+
+    user_id: int
+    username: str
+    added_at: float
+    #: When they were removed from the study (None: taking part), and who took their place.
+    removed_at: float | None
+    replaced_by: str | None
+    answered: int
+    total: int
+
+    @property
+    def removed(self) -> bool:
+        """True once the annotator was removed from the study."""
+        return self.removed_at is not None
+
+    @property
+    def status(self) -> str:
+        """``taking part``, ``removed`` or ``removed, replaced by <name>``."""
+        if not self.removed:
+            return "taking part"
+        return f"removed, replaced by {self.replaced_by}" if self.replaced_by else "removed"
+
+
+def study_members(db: sqlite_utils.Database, study_id: int) -> list[StudyMember]:
+    """Everyone who takes or took part in the study, by name, with their answers so far."""
+    rows = db.query(
+        """
+        SELECT sa.user_id, u.username, sa.added_at, sa.removed_at, r.username AS replaced_by,
+               (SELECT COUNT(*) FROM responses x WHERE x.study_id = sa.study_id AND x.user_id = sa.user_id)
+                 AS answered,
+               (SELECT COUNT(*) FROM assignments a WHERE a.study_id = sa.study_id AND a.user_id = sa.user_id)
+                 AS total
+        FROM study_annotators sa JOIN users u ON u.id = sa.user_id
+        LEFT JOIN users r ON r.id = sa.replaced_by
+        WHERE sa.study_id = ? ORDER BY u.username COLLATE NOCASE
+        """,
+        [study_id],
+    )
+    return [StudyMember(**row) for row in rows]
+
+
+def _member_to_remove(db: sqlite_utils.Database, study_id: int, user_id: int) -> str:
+    row = db.execute(
+        "SELECT u.username, sa.removed_at FROM study_annotators sa JOIN users u ON u.id = sa.user_id"
+        " WHERE sa.study_id = ? AND sa.user_id = ?", [study_id, user_id],
+    ).fetchone()
+    if row is None:
+        raise StudyError("That account does not take part in this study.")
+    if row[1] is not None:
+        raise StudyError(f"{row[0]!r} was removed from this study already.")
+    return row[0]
+
+
+def remove_annotator(db: sqlite_utils.Database, study_id: int, user_id: int, *, by_user: int | None) -> int:
+    """Take an annotator off a study: they no longer see it or answer in it; their answers so
+    far are kept (dashboard, Results, and the export, marked ``annotator_removed``). Returns
+    how many answers they keep."""
+    with write_transaction(db):
+        get_study(db, study_id)
+        _member_to_remove(db, study_id, user_id)
+        answered = _remove(db, study_id, user_id, None)
+        changes.record(db, by_user, "study.remove_annotator", f"study:{study_id}", user_id=user_id,
+                       answers_kept=answered)
+    return answered
+
+
+def replace_annotator(
+    db: sqlite_utils.Database, study_id: int, user_id: int, replacement_id: int, *, by_user: int | None
+) -> int:
+    """Remove an annotator (as :func:`remove_annotator`) and give ``replacement_id`` the same
+    questions in the same order as they had (practice first, as for everyone). The removed
+    person's answers stay theirs; the replacement answers every question afresh, so the
+    study keeps a full set of answers per person. Returns how many questions the replacement got."""
+    with write_transaction(db):
+        get_study(db, study_id)
+        _member_to_remove(db, study_id, user_id)
+        _check_annotators(db, [replacement_id])
+        there = db.execute("SELECT removed_at FROM study_annotators WHERE study_id = ? AND user_id = ?",
+                           [study_id, replacement_id]).fetchone()
+        if there is not None:
+            raise StudyError("The replacement already takes part in this study." if there[0] is None else
+                             "The replacement was removed from this study before: choose someone else.")
+        answered = _remove(db, study_id, user_id, replacement_id)
+        db.execute("INSERT INTO study_annotators (study_id, user_id, added_at) VALUES (?, ?, ?)",
+                   [study_id, replacement_id, now()])
+        given = db.execute(
+            "INSERT INTO assignments (study_id, user_id, item_id, seq)"
+            " SELECT study_id, ?, item_id, seq FROM assignments WHERE study_id = ? AND user_id = ? ORDER BY seq",
+            [replacement_id, study_id, user_id],
+        ).rowcount
+        changes.record(db, by_user, "study.replace_annotator", f"study:{study_id}", user_id=user_id,
+                       replacement_id=replacement_id, answers_kept=answered, questions_given=given)
+    return given
+
+
+def _remove(db: sqlite_utils.Database, study_id: int, user_id: int, replacement_id: int | None) -> int:
+    """Inside a write transaction: mark the membership removed (its tab loses the question)."""
+    db.execute(
+        "UPDATE study_annotators SET removed_at = ?, replaced_by = ?, active_tab = NULL"
+        " WHERE study_id = ? AND user_id = ?", [now(), replacement_id, study_id, user_id],
+    )
+    return db.execute("SELECT COUNT(*) FROM responses WHERE study_id = ? AND user_id = ?",
+                      [study_id, user_id]).fetchone()[0]
