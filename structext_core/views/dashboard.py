@@ -73,9 +73,9 @@ def statistic_text(value: float) -> str:
 
 
 def accounts_table(users: Sequence[dict]) -> pd.DataFrame:
-    """Accounts (:func:`structext_core.studio.accounts.list_users`) with their creation time
-    as ``YYYY-MM-DD HH:MM`` (UTC)."""
-    table = pd.DataFrame(list(users), columns=["username", "role", "created_at"])
+    """Accounts (:func:`structext_core.studio.accounts.list_users`) with their status (active,
+    disabled, deleted) and creation time as ``YYYY-MM-DD HH:MM`` (UTC)."""
+    table = pd.DataFrame(list(users), columns=["username", "role", "status", "created_at"])
     table["created_at"] = pd.to_datetime(table["created_at"], unit="s").dt.strftime("%Y-%m-%d %H:%M")
     return table
 
@@ -88,4 +88,35 @@ def login_failures_table(failures: Sequence[dict]) -> pd.DataFrame:
           "locked for": durations.words(f["locked_seconds"]) if f["locked_seconds"] else "not locked"}
          for f in failures],
         columns=["user name", "failed attempts", "locked for"],
+    )
+
+
+def _utc_minutes(seconds: float | None) -> str | None:
+    return None if seconds is None else pd.Timestamp(seconds, unit="s").strftime("%Y-%m-%d %H:%M")
+
+
+#: The text a gold report's ``check`` shows: a lead reads a word, not True.
+CHECK_WORK = "check this person's work"
+
+
+def gold_table(report: pd.DataFrame) -> pd.DataFrame:
+    """The gold report (:func:`structext_core.studio.study.gold_report`) as the dashboard shows
+    it: ``check`` as :data:`CHECK_WORK` or ``ok``, those to check first."""
+    below = report["check"].astype(bool)
+    table = report.assign(check=below.map({True: CHECK_WORK, False: "ok"}), _ok=~below)
+    return table.sort_values(["_ok", "annotator"]).drop(columns="_ok").reset_index(drop=True)
+
+
+FLAG_COLUMNS = ["flag", "question", "sample_id", "annotator", "kind", "note", "flagged", "resolved_by",
+                "resolved", "resolution"]
+
+
+def flags_table(flags: Sequence) -> pd.DataFrame:
+    """Flags on questions (:func:`structext_core.studio.study.flags`) as rows: the flag's id,
+    the question's position in the study's draw, who flagged it and why, times in UTC."""
+    return pd.DataFrame(
+        [{"flag": f.id, "question": f.position, "sample_id": f.sample_id, "annotator": f.username,
+          "kind": f.kind, "note": f.note, "flagged": _utc_minutes(f.created_at), "resolved_by": f.resolved_by,
+          "resolved": _utc_minutes(f.resolved_at), "resolution": f.resolution} for f in flags],
+        columns=FLAG_COLUMNS,
     )

@@ -2,11 +2,21 @@
 as JSONL. The pages (``pages/home.py``, ``pages/explore.py``) only place these on the screen;
 the rendered view of a reference is :func:`structext_core.benchmark.preview.preview` (run
 in a worker by ``structext_core.studio.sandbox.preview``).
+
+Explore reruns its whole script on every filter change, so a suite is read and indexed once
+per file version (:func:`load_suite_view`), not once per click: reading Test-Hard (41 MB) takes
+most of a second, and even a copied cache (``st.cache_data`` unpickles what it returns) took a
+third of one. A long reference's raw text is shown a page of lines at a time
+(:func:`raw_page`): drawing 11,000 highlighted lines takes the browser seconds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
 
 import pandas as pd
 
@@ -71,3 +81,96 @@ def suite_stats(index: pd.DataFrame) -> dict[str, pd.DataFrame]:
 def selection_jsonl(rows: Iterable[dict]) -> bytes:
     """The chosen samples as a JSONL file's bytes (the sample file's own lines)."""
     return "".join(samples.to_jsonl_line(r) for r in rows).encode("utf-8")
+
+
+# ---- a suite read once per file version ------------------------------------------------
+
+#: How many suite files (each version of a file counts once) stay read; Test-Hard holds ~100 MB.
+VIEW_CACHE_ENTRIES = 4
+
+
+@dataclass(frozen=True)
+class SuiteView:
+    """A suite's samples in file order, the same by id, and the index the filters run on.
+
+    One view serves every session that browses the file (:func:`load_suite_view`): read it,
+    never change it; :meth:`keep` makes a narrower view for one person.
+    """
+
+    rows: tuple[dict, ...]
+    by_id: Mapping[str, dict]
+    index: pd.DataFrame
+
+    @classmethod
+    def of(cls, rows: Iterable[dict]) -> SuiteView:
+        rows = tuple(rows)
+        return cls(rows, MappingProxyType({r["id"]: r for r in rows}), index_frame(list(rows)))
+
+    def keep(self, rows: Iterable[dict]) -> SuiteView:
+        """A view of ``rows`` (some of this view's samples, as a sealing filter returns them:
+        possibly copies with a field withheld), its index cut from this one's."""
+        rows = tuple(rows)
+        ids = {r["id"] for r in rows}
+        return SuiteView(rows, MappingProxyType({r["id"]: r for r in rows}),
+                         self.index[self.index["id"].isin(ids)])
+
+
+def load_suite_view(path: str | Path) -> SuiteView:
+    """The :class:`SuiteView` of a suite file, read once per version of the file (its path,
+    modification time and size); a changed file is read again. Raises what
+    :func:`structext_core.benchmark.samples.read_jsonl` raises for a file that does not read."""
+    path = Path(path)
+    stat = path.stat()
+    return _read_view(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=VIEW_CACHE_ENTRIES)
+def _read_view(path: str, mtime_ns: int, size: int) -> SuiteView:
+    # mtime_ns and size are only the key: a file rewritten in place reads again.
+    return SuiteView.of(samples.read_jsonl(path))
+
+
+def clear_view_cache() -> None:
+    """Forget every read suite (the benchmark's "uncached" runs and tests use it)."""
+    _read_view.cache_clear()
+
+
+# ---- long raw text a page at a time ---------------------------------------------------------
+
+#: References up to this many lines are shown whole and highlighted; longer ones a page at a time.
+RAW_PAGE_LINES = 400
+
+
+@dataclass(frozen=True)
+class RawPage:
+    """One page of a reference's lines: ``text`` holds lines ``first``..``last`` (1-based) of
+    ``total``; ``page`` of ``pages``."""
+
+    text: str
+    first: int
+    last: int
+    total: int
+    page: int
+    pages: int
+
+    @property
+    def whole(self) -> bool:
+        return self.pages == 1
+
+    def numbered(self) -> str:
+        """The page's lines, each after its number in the whole reference (a page's own line
+        numbers would restart at 1)."""
+        width = len(str(self.total))
+        return "\n".join(f"{n:>{width}}  {line}" for n, line in enumerate(self.text.split("\n"), self.first))
+
+
+def raw_page(reference: str, page: int = 1, lines: int = RAW_PAGE_LINES) -> RawPage:
+    """Page ``page`` (1-based; clamped into range) of ``reference`` cut into ``lines`` lines a page."""
+    if lines < 1:
+        raise ValueError("a page holds at least one line")
+    all_lines = reference.split("\n")
+    pages = max(1, -(-len(all_lines) // lines))
+    page = min(max(1, int(page)), pages)
+    first = (page - 1) * lines
+    chunk = all_lines[first:first + lines]
+    return RawPage("\n".join(chunk), first + 1, first + len(chunk), len(all_lines), page, pages)

@@ -61,12 +61,38 @@ def test_statistics_print_to_three_decimals_or_not_available():
 
 
 def test_accounts_and_failed_log_ins_as_tables():
-    users = [{"id": 1, "username": "ann1", "role": "annotator", "created_at": 86400.0 + 3 * 3600 + 60}]
+    users = [{"id": 1, "username": "ann1", "role": "annotator", "created_at": 86400.0 + 3 * 3600 + 60,
+              "status": "disabled"}]
     assert dashboard.accounts_table(users).to_dict("records") == [
-        {"username": "ann1", "role": "annotator", "created_at": "1970-01-02 03:01"}]
+        {"username": "ann1", "role": "annotator", "status": "disabled", "created_at": "1970-01-02 03:01"}]
     failures = [{"username": "ann1", "failures": 6, "locked_seconds": 61.5},
                 {"username": "ann2", "failures": 2, "locked_seconds": 0.0}]
     assert dashboard.login_failures_table(failures).to_dict("records") == [
         {"user name": "ann1", "failed attempts": 6, "locked for": "1 min 2 s"},
         {"user name": "ann2", "failed attempts": 2, "locked for": "not locked"}]
     assert list(dashboard.login_failures_table([]).columns) == ["user name", "failed attempts", "locked for"]
+
+
+def test_gold_report_as_a_table_puts_those_to_check_first():
+    report = pd.DataFrame({"annotator": ["ann1", "ann2", "ann3"], "gold_answered": [4, 4, 2],
+                           "gold_passed": [4, 1, 0], "gold_accuracy": [100.0, 25.0, 0.0],
+                           "check": [False, True, True]})
+    table = dashboard.gold_table(report)
+    assert table["annotator"].tolist() == ["ann2", "ann3", "ann1"]
+    assert table["check"].tolist() == [dashboard.CHECK_WORK, dashboard.CHECK_WORK, "ok"]
+    assert dashboard.gold_table(report.iloc[:0]).empty
+
+
+def test_flags_as_a_table():
+    open_flag = study.Flag(id=3, study_id=1, item_id=9, position=4, sample_id="s-4", username="ann1", kind="broken",
+                           note="key wrong", created_at=0.0, resolved_by=None, resolved_at=None, resolution=None)
+    done = study.Flag(id=5, study_id=1, item_id=9, position=4, sample_id="s-4", username=None, kind="other",
+                      note="typo", created_at=60.0, resolved_by="lead", resolved_at=120.0, resolution="fixed")
+    table = dashboard.flags_table([open_flag, done])
+    assert list(table.columns) == dashboard.FLAG_COLUMNS
+    assert table.iloc[0][["flag", "question", "annotator", "kind", "flagged"]].tolist() == [
+        3, 4, "ann1", "broken", "1970-01-01 00:00"]
+    assert pd.isna(table.loc[0, "resolved"]) and pd.isna(table.loc[0, "resolution"])  # still open
+    assert table.iloc[1][["resolved_by", "resolved", "resolution"]].tolist() == ["lead", "1970-01-01 00:02", "fixed"]
+    assert pd.isna(table.loc[1, "annotator"])  # the account was deleted
+    assert dashboard.flags_table([]).empty and list(dashboard.flags_table([]).columns) == dashboard.FLAG_COLUMNS

@@ -48,3 +48,78 @@ def test_jsonl_export_round_trips(rows, tmp_path):
     assert samples.read_jsonl(path) == rows
     samples.write_jsonl(tmp_path / "y.jsonl", rows)  # the same lines as a suite file
     assert path.read_bytes() == (tmp_path / "y.jsonl").read_bytes()
+
+
+# ---- a suite read once per file version (Explore's filter changes must not read it again) ----
+
+@pytest.fixture
+def suite_path(rows, tmp_path):
+    path = tmp_path / "pilot.jsonl"
+    samples.write_jsonl(path, rows)
+    explore.clear_view_cache()
+    yield path
+    explore.clear_view_cache()
+
+
+def test_suite_view_is_read_once_per_file_version(suite_path, rows, monkeypatch):
+    reads = []
+    real = samples.read_jsonl
+    monkeypatch.setattr(samples, "read_jsonl", lambda path: reads.append(path) or real(path))
+    first = explore.load_suite_view(suite_path)
+    assert explore.load_suite_view(suite_path) is first and len(reads) == 1
+    assert list(first.rows) == rows and first.by_id[rows[3]["id"]] == rows[3]
+    samples.write_jsonl(suite_path, rows[:5])  # rewritten: a new size (and time) reads again
+    second = explore.load_suite_view(suite_path)
+    assert len(reads) == 2 and len(second.rows) == 5 and len(second.index) == 5
+
+
+def test_suite_view_filters_give_what_a_fresh_index_gives(suite_path, rows):
+    """The cached index answers every filter as the index built afresh from the file did."""
+    view = explore.load_suite_view(suite_path)
+    fresh = explore.index_frame(samples.read_jsonl(suite_path))
+    for filters in ({}, {"formats": ["json", "yaml"]}, {"depths": [2]}, {"task_ids": [8, 21], "widths": [1]},
+                    {"formats": ["csv"], "task_ids": [8]}):
+        got = explore.filter_index(view.index, **filters)
+        want = explore.filter_index(fresh, **filters)
+        assert got["id"].tolist() == want["id"].tolist()
+    assert view.index.equals(fresh)
+
+
+def test_suite_view_of_a_file_that_does_not_read_raises_and_is_not_kept(tmp_path):
+    path = tmp_path / "broken.jsonl"
+    path.write_text('{"id": \n', encoding="utf-8")
+    with pytest.raises(samples.SampleError, match="line 1"):
+        explore.load_suite_view(path)
+    with pytest.raises(samples.SampleError):  # not cached as if it were a suite
+        explore.load_suite_view(path)
+
+
+def test_keep_narrows_rows_index_and_lookup(rows):
+    view = explore.SuiteView.of(rows)
+    kept = [dict(r, rule_hint="withheld") for r in rows if r["language"] != "json"]
+    narrow = view.keep(kept)
+    assert len(narrow.rows) == len(narrow.index) == len(rows) - 3
+    assert "json" not in set(narrow.index["format"])
+    assert narrow.by_id[kept[0]["id"]]["rule_hint"] == "withheld"
+    assert len(view.rows) == len(rows)  # the shared view is untouched
+    with pytest.raises(TypeError):
+        view.by_id["x"] = {}  # read-only: every session shares it
+
+
+# ---- long raw text a page at a time ----------------------------------------------------------
+
+def test_raw_page_cuts_a_long_reference_into_numbered_pages():
+    text = "\n".join(f"line {n}" for n in range(1, 1001))
+    first = explore.raw_page(text, 1, lines=400)
+    assert (first.first, first.last, first.total, first.pages, first.whole) == (1, 400, 1000, 3, False)
+    last = explore.raw_page(text, 3, lines=400)
+    assert (last.first, last.last) == (801, 1000) and last.text.split("\n")[0] == "line 801"
+    assert last.numbered().split("\n")[0] == " 801  line 801"  # numbered as in the whole reference
+    assert explore.raw_page(text, 99, lines=400).page == 3 and explore.raw_page(text, -2, lines=400).page == 1
+
+
+def test_raw_page_of_a_short_reference_is_the_whole_text():
+    page = explore.raw_page('{"a": 1}\n{"b": 2}')
+    assert page.whole and page.text == '{"a": 1}\n{"b": 2}' and (page.first, page.last) == (1, 2)
+    with pytest.raises(ValueError):
+        explore.raw_page("x", 1, lines=0)
