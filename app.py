@@ -46,5 +46,6 @@ with st.sidebar:
         ui.login_form()
     else:
         ui.logout_button()
+        ui.account_box()
 
 ui.run_page(st.navigation(navigation_pages(access.role_of(user), access.public_mode(db))))  # errors: an id, no traceback

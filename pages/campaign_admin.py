@@ -8,7 +8,7 @@ import streamlit as st
 
 from pages import ui
 from pages.ui.frame import ensure_frame
-from pages.ui.widgets import original_and_rewrite
+from pages.ui.widgets import original_and_rewrite, rewrite_diff
 from structext_core.benchmark import suites
 from structext_core.benchmark.formats import DISPLAY_NAMES
 from structext_core.studio import accounts, campaign, sandbox
@@ -55,14 +55,17 @@ def on_add_scenarios() -> None:
 def setup_tab() -> None:
     st.markdown("Draw samples from **Test**, stratified by task and depth (the paper's Real-Test: 928 = 29 tasks "
                 "× 2 depths × 16), give each its own scenario and deal them evenly to the annotators.")
-    people = accounts.list_users(db)
-    labels = {p["id"]: f"{p['username']} ({p['role']})" for p in people}
+    labels = annotator_labels()
+    if not labels:
+        st.info("There are no annotator accounts yet: create them under **Studies**, *Accounts* first.")
+    # The same fields, labels, order and defaults as the study set-up form: name, number, seed of
+    # the draw, annotators (enabled annotator accounts by name, nobody chosen beforehand).
     with st.form("ca_setup"):
-        name = st.text_input("Campaign name", placeholder="Real-Test 2026")
+        name = st.text_input("Campaign name", placeholder="e.g. Real-Test 2026")
         left, right = st.columns(2)
-        n = left.number_input("Samples", min_value=1, max_value=suites.SUITES["test"].size, value=928, step=1,
-                              help="928 is the paper's size; any number is drawn as evenly as possible.")
-        seed = right.number_input("Seed", min_value=0, value=0, step=1)
+        n = left.number_input("Number of samples", min_value=1, max_value=suites.SUITES["test"].size, value=928,
+                              step=1, help="928 is the paper's size; any number is drawn as evenly as possible.")
+        seed = right.number_input("Seed of the draw", min_value=0, value=0, step=1)
         chosen = st.multiselect("Annotators", list(labels), format_func=labels.get,
                                 help="The samples are dealt evenly to the annotators chosen here.")
         submitted = st.form_submit_button("Create campaign", type="primary")
@@ -77,6 +80,71 @@ def setup_tab() -> None:
             return
     st.session_state["ca_select_next"] = cid  # the selector is drawn already: select it on the rerun
     ui.flash("success", f"Campaign {name.strip()!r} created with {int(n)} items.")
+    st.rerun()
+
+
+def annotator_labels() -> dict[int, str]:
+    """Enabled annotator accounts, id to name, ordered by name (as on the study set-up form)."""
+    return {p["id"]: p["username"] for p in accounts.list_users(db, role="annotator")}
+
+
+def manage_tab(chosen: dict) -> None:
+    campaign_id, name = chosen["id"], chosen["name"]
+    if chosen["archived_at"] is not None:
+        st.info("This campaign is archived: hidden from its annotators and from the campaign list, and nothing in "
+                "it can be changed. Its items and rewrites are kept, and it can still be exported.",
+                icon=":material/inventory_2:")
+    rename_col, archive_col = st.columns(2, gap="large")
+    with rename_col, st.form(f"ca_rename_{campaign_id}"):
+        new_name = st.text_input("New name", value=name, key=f"ca_rename_name_{campaign_id}")
+        st.caption("The next export goes to the new name's folder and suite file "
+                   f"(`{campaign.SUITE_NAME}-<name>.jsonl`); files exported before keep their names.")
+        if st.form_submit_button("Rename"):
+            try:
+                stored = campaign.rename_campaign(db, campaign_id, new_name, user)
+            except campaign.CampaignError as error:
+                st.error(f"The campaign was not renamed. {error}")
+            else:
+                reselect(campaign_id, f"Campaign {name!r} is now called {stored!r}.")
+    with archive_col:
+        archived = chosen["archived_at"] is not None
+        st.caption("Archived: hidden from annotators and from the campaign list (unless **Show archived "
+                   "campaigns** is on); nothing can be changed in it. Nothing was deleted." if archived else
+                   "Archiving hides the campaign from its annotators and from the campaign list and stops all "
+                   "changes (drafts, submissions, reviews, flags). It is kept whole and can still be exported.")
+        if st.button("Bring back from the archive" if archived else "Archive the campaign",
+                     key=f"ca_archive_{campaign_id}"):
+            try:
+                campaign.set_campaign_archived(db, campaign_id, not archived, user)
+            except campaign.CampaignError as error:
+                st.error(str(error))
+            else:
+                reselect(campaign_id, f"Campaign {name!r} is back from the archive." if archived else
+                         f"Campaign {name!r} is archived. Turn on Show archived campaigns to see it.")
+    labels = annotator_labels()
+    with st.form(f"ca_clone_{campaign_id}"):
+        st.markdown("**Copy the campaign**")
+        st.caption("A new campaign with the same samples, scenarios and queue order, every item to do: no "
+                   "drafts, submissions or reviews are copied. The items are dealt evenly to the annotators "
+                   "chosen here (every item needs one).")
+        copy_name = st.text_input("Name of the copy", key=f"ca_clone_name_{campaign_id}",
+                                  placeholder=f"e.g. {name} (2)")
+        copy_people = st.multiselect("Annotators of the copy", list(labels), format_func=labels.get,
+                                     key=f"ca_clone_annotators_{campaign_id}")
+        if st.form_submit_button("Create the copy"):
+            try:
+                copy_id = campaign.clone_campaign(db, campaign_id, copy_name, copy_people, user)
+            except campaign.CampaignError as error:
+                st.error(f"No copy was made. {error}")
+            else:
+                reselect(copy_id, f"Campaign {copy_name.strip()!r} created as a copy of {name!r} for "
+                                  f"{len(copy_people)} annotator(s).")
+
+
+def reselect(campaign_id: int, message: str) -> None:
+    """Say what was done and put ``campaign_id`` in the chooser on the rerun."""
+    ui.flash("success", message)
+    st.session_state["ca_select_next"] = campaign_id
     st.rerun()
 
 
@@ -99,11 +167,19 @@ def review_tab(campaign_id: int) -> None:
         st.success("Both checks pass.", icon=":material/check_circle:")
     else:
         st.error("Checks:\n" + "\n".join(f"- {p}" for p in report.problems), icon=":material/error:")
+    warnings = [] if isinstance(report, sandbox.Unchecked) else report.warnings
+    if warnings:  # the checks are deterministic: the very warnings the annotator saw when submitting
+        st.warning("The annotator saw these warnings when submitting:\n" + "\n".join(f"- {w}" for w in warnings),
+                   icon=":material/info:")
     if submission["exception_reason"]:
         st.warning(f"Structure exception accepted by {submission['submitted_by_name']}: "
                    f"{submission['exception_reason']}", icon=":material/gavel:")
     st.caption(f"Scenario: **{item['scenario']}** · source {item['sample_id']}")
-    original_and_rewrite(item["sample"], campaign.submitted_texts(submission))
+    changed, both = st.tabs(["What changed", "Side by side"])
+    with changed:
+        rewrite_diff(campaign.submission_diff(item, submission))
+    with both:
+        original_and_rewrite(item["sample"], campaign.submitted_texts(submission))
     st.text_area("Comment for the annotator (needed to send it back)", key=f"ca_comment_{item_id}", height=80)
     a, b = st.columns(2)
     a.button("Approve", key=f"ca_approve_{item_id}", type="primary", icon=":material/verified:",
@@ -166,28 +242,39 @@ def scenarios_tab() -> None:
 
 st.title("Rewrite campaigns")
 ui.show_flash()
-campaigns = campaign.list_campaigns(db)
-campaign_id = plain_name = None
+every_campaign = campaign.list_campaigns(db)
+show_archived = False
+if any(c["archived_at"] is not None for c in every_campaign):
+    show_archived = st.toggle("Show archived campaigns", key="ca_show_archived",
+                              help="Archived campaigns are hidden from their annotators and from this list; "
+                                   "they are kept whole.")
+campaigns = [c for c in every_campaign if show_archived or c["archived_at"] is None]
+campaign_id = plain_name = chosen_campaign = None
 if campaigns:
-    names = {c["id"]: f"{c['name']} ({c['approved']}/{c['n_items']} approved)" for c in campaigns}
+    names = {c["id"]: f"{c['name']} ({c['approved']}/{c['n_items']} approved)"
+                      + (" · archived" if c["archived_at"] is not None else "") for c in campaigns}
     if "ca_select_next" in st.session_state:
         st.session_state["ca_campaign"] = st.session_state.pop("ca_select_next")
     if st.session_state.get("ca_campaign") not in names:
         st.session_state["ca_campaign"] = campaigns[0]["id"]
     campaign_id = st.selectbox("Campaign", list(names), format_func=names.get, key="ca_campaign",
                                help="The campaign the review queue, flags and export tabs show.")
-    plain_name = next(c["name"] for c in campaigns if c["id"] == campaign_id)
-setup, review, flags, export, scenarios = st.tabs(["Set up", "Review queue", "Flags", "Progress & export",
-                                                   "Scenarios"])
+    chosen_campaign = next(c for c in campaigns if c["id"] == campaign_id)
+    plain_name = chosen_campaign["name"]
+setup, review, flags, export, manage, scenarios = st.tabs(["Set up", "Review queue", "Flags", "Progress & export",
+                                                           "Manage", "Scenarios"])
 with setup:
     setup_tab()
 with scenarios:
     scenarios_tab()
-for tab, show in ((review, review_tab), (flags, flags_tab), (export, export_tab)):
+for tab, show in ((review, review_tab), (flags, flags_tab), (export, export_tab), (manage, manage_tab)):
     with tab:
         if campaign_id is None:
-            st.info("Create a campaign first.", icon=":material/info:")
+            st.info("Every campaign is archived: turn on **Show archived campaigns** to see them."
+                    if every_campaign else "Create a campaign first.", icon=":material/info:")
         elif show is export_tab:
             export_tab(campaign_id, plain_name)
+        elif show is manage_tab:
+            manage_tab(chosen_campaign)
         else:
             show(campaign_id)

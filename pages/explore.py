@@ -7,13 +7,36 @@ and then only suites in no open study, without any sample of an open study (``ac
 import streamlit as st
 
 from pages import ui
-from pages.ui import suites as ui_suites
 from pages.ui.frame import ensure_frame
-from structext_core.benchmark import suites
-from structext_core.benchmark.formats import HIGHLIGHT
+from structext_core.benchmark import samples, suites
+from structext_core.benchmark.formats import HIGHLIGHT, Preview
 from structext_core.benchmark.tasks import TASKS
 from structext_core.studio import access, sandbox
 from structext_core.views import explore
+
+#: An answer longer than this many lines scrolls in a frame this many pixels high.
+ANSWER_LINES_IN_FULL = 12
+ANSWER_FRAME = 300
+
+
+
+class PreviewNotNow(Exception):
+    """The check workers could not make a preview just now (busy, unavailable): said, not cached."""
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def rendered_view(language: str, reference: str) -> Preview:
+    """The rendered view of a reference, made in a check worker (the file may be hostile) and
+    kept, so a filter change that keeps the sample, or a return to it, does not parse it again
+    (a large YAML reference takes the worker half a second). A text the worker could not
+    preview (too large, nested too deeply) is kept as its note; a busy or missing worker is not."""
+    result = sandbox.run("preview", language, reference)
+    if isinstance(result, sandbox.Unchecked):
+        if not result.too_big:
+            raise PreviewNotNow(result.describe("preview"))  # not cached: the next run asks again
+        return Preview("none", note=result.describe("preview"))
+    return result
+
 
 ensure_frame()
 user = ui.require_page("explore")
@@ -37,12 +60,15 @@ hidden = access.hidden_samples(db, user)
 names = [f.stem for f in files]
 suite_name = st.selectbox("Suite", names, key="explore_suite")
 suite_file = files[names.index(suite_name)]
-rows = ui_suites.load_suite(suite_file)
-index = ui_suites.load_index(suite_file)
+try:  # read once per version of the file, shared by every session (not copied per run)
+    with st.spinner("Loading samples…"):
+        view = explore.load_suite_view(suite_file)
+except (samples.SampleError, OSError) as error:
+    st.error(f"The suite {suite_name!r} cannot be read: {error}", icon=":material/error:")
+    st.stop()
 if hidden:
-    rows = hidden.keep(rows)
-    index = index[index["id"].isin({r["id"] for r in rows})]
-by_id = {r["id"]: r for r in rows}
+    view = view.keep(hidden.keep(view.rows))
+index, by_id = view.index, view.by_id
 
 c = st.columns([2, 3, 1, 1])
 formats = c[0].multiselect("Format", explore.format_choices(index), key="explore_formats", placeholder="Any")
@@ -85,11 +111,13 @@ with q:
         st.markdown("**Built from**")
         st.json(sample["params"], expanded=True)
 with a:
-    st.markdown("**Answer**")
-    st.code(sample["answer"], language=None)
+    answer_lines = sample["answer"].count("\n") + 1
+    st.markdown("**Answer**" + (f" ({answer_lines:,} lines)" if answer_lines > 1 else ""))
+    # A long answer scrolls in a frame of its own, so it never pushes the reference off the screen.
+    with st.container(height=ANSWER_FRAME if answer_lines > ANSWER_LINES_IN_FULL else "content", key="explore_answer"):
+        st.code(sample["answer"], language=None)
     st.markdown("**Rule hint**")
     st.info(sample["rule_hint"])
-
 
 
 def show_tables(tables) -> None:
@@ -108,14 +136,30 @@ SHOW_PREVIEW = {
 st.markdown("**Reference**")
 # Long references scroll inside a fixed frame; short ones take the space they need.
 frame_height = 560 if sample["reference"].count("\n") > 24 else "content"
-rendered, raw = st.tabs(["Rendered", "Raw text"])
-with rendered:
-    view = sandbox.preview(sample["language"], sample["reference"])  # in a worker: the file may be hostile
-    if view.note:
-        st.caption(view.note)
-    with st.container(height=frame_height):
-        SHOW_PREVIEW.get(view.kind, lambda data: None)(view.data)
-with raw:
-    lang = HIGHLIGHT.get(sample["language"])
-    with st.container(height=frame_height):
-        st.code(sample["reference"], language=lang, line_numbers=True)
+# Only the open tab is drawn: each view of a long reference costs the browser a second or more.
+rendered, raw = st.tabs(["Rendered", "Raw text"], key="explore_view", on_change="rerun")
+if rendered.open:
+    with rendered:
+        try:
+            preview = rendered_view(sample["language"], sample["reference"])
+        except PreviewNotNow as busy:
+            preview = Preview("none", note=str(busy))
+        if preview.note:
+            st.caption(preview.note)
+        with st.container(height=frame_height):
+            SHOW_PREVIEW.get(preview.kind, lambda data: None)(preview.data)
+if raw.open:
+    with raw:
+        lang = HIGHLIGHT.get(sample["language"])
+        first = explore.raw_page(sample["reference"])
+        if first.whole:
+            with st.container(height=frame_height):
+                st.code(sample["reference"], language=lang, line_numbers=True)
+        else:
+            number = st.number_input(f"Page (of {first.pages:,})", min_value=1, max_value=first.pages, step=1,
+                                     key=f"explore_raw_page_{sample_id}")
+            page = explore.raw_page(sample["reference"], number)
+            st.caption(f"Lines {page.first:,}–{page.last:,} of {page.total:,}, {explore.RAW_PAGE_LINES} a page "
+                       "(the download above holds the whole file).")
+            with st.container(height=frame_height):
+                st.code(page.numbered(), language=lang)

@@ -17,6 +17,7 @@ from pages import ui
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark.formats import DISPLAY_NAMES
 from structext_core.studio import durations, study
+from structext_core.views import reference as viewer
 
 REFERENCE_HEIGHT = 560
 REFERENCE_FIT_LINES = 24
@@ -25,6 +26,8 @@ TICK_SECONDS = 1.0
 #: The activity component reports typed text at most this often, other input less often.
 TEXT_REPORT_MS = 2500
 ACTIVITY_REPORT_MS = 10_000
+#: How often the annotator's own progress panel (sidebar) is refreshed.
+PROGRESS_REFRESH_SECONDS = 30.0
 
 # Runs in the app's page (components v2 mount no iframe), so it sees the whole document:
 # keys, mouse, wheel, scroll and touch anywhere are input; `input` events of the answer box
@@ -64,6 +67,16 @@ function makeHub() {
     }
     onActivity();
   };
+  // A button of the answer's form (Submit, Pause, Add lines…) sends the text with it; a
+  // pending text report, read before the page updates the box, would be older than that.
+  const onClick = (event) => {
+    const answer = box();
+    const form = answer && answer.closest('[data-testid="stForm"]');
+    if (form && event.target instanceof Element && event.target.closest("button") && form.contains(event.target)) {
+      hub.dirty = false;
+    }
+    onActivity();
+  };
   const onVisibility = () => {
     hub.hiddenChanged = true; hub.active = !document.hidden;
     if (hub.active) hub.lastInput = Date.now();
@@ -73,6 +86,7 @@ function makeHub() {
     document.addEventListener(name, onActivity, { capture: true, passive: true });
   }
   document.addEventListener("input", onInput, true);
+  document.addEventListener("click", onClick, true);
   document.addEventListener("visibilitychange", onVisibility);
   hub.attach = (data, send) => {
     if (!hub.data || hub.data.assignment !== data.assignment) {
@@ -112,6 +126,80 @@ def _answer_text(assignment_id: int) -> str:
     return st.session_state.get(_text_key(assignment_id), "") or ""
 
 
+def _key(name: str, assignment_id: int) -> str:
+    """A page key of one question's reference tools (a new question starts them afresh)."""
+    return f"hb_{name}_{assignment_id}"
+
+
+def _remember_answer(assignment_id: int, text: str | None = None) -> None:
+    """The answer as this page last knew it (the form's text, an input report's text, or
+    the text after "Add lines"): what the answer box's height and the size note follow."""
+    st.session_state["hb_answer_seen"] = (assignment_id, _answer_text(assignment_id) if text is None else text)
+
+
+def _known_answer(assignment_id: int) -> str:
+    seen = st.session_state.get("hb_answer_seen")
+    return seen[1] if seen and seen[0] == assignment_id else _answer_text(assignment_id)
+
+
+def on_search_changed(assignment_id: int) -> None:
+    """A new search: no match is chosen yet; the window stays where it was, unmarked."""
+    st.session_state[_key("hit", assignment_id)] = None
+    target = st.session_state.get(_key("target", assignment_id))
+    if target is not None:
+        st.session_state[_key("target", assignment_id)] = (target[0], None)
+
+
+def _show_line(assignment_id: int, line: int, hit: viewer.Hit | None) -> None:
+    """Show the window around ``line``; From / To line start there, ready to take it."""
+    st.session_state[_key("target", assignment_id)] = (line, hit)
+    st.session_state[_key("from", assignment_id)] = line
+    st.session_state[_key("to", assignment_id)] = line
+
+
+def on_hit_chosen(assignment_id: int, hits: tuple[viewer.Hit, ...]) -> None:
+    chosen = st.session_state.get(_key("hit", assignment_id))
+    if chosen is not None and 0 <= chosen < len(hits):
+        _show_line(assignment_id, hits[chosen].line, hits[chosen])
+
+
+def on_go_to(assignment_id: int) -> None:
+    line = st.session_state.get(_key("goto", assignment_id))
+    if line is not None:  # checked against the reference when the window is drawn
+        _show_line(assignment_id, line, None)
+
+
+def on_whole_reference(assignment_id: int) -> None:
+    st.session_state[_key("target", assignment_id)] = None
+    st.session_state[_key("goto", assignment_id)] = None
+    st.session_state[_key("hit", assignment_id)] = None
+
+
+def on_add_lines(assignment_id: int, reference: str) -> None:
+    """"Add lines X–Y to the answer": the lines verbatim at the end of the answer (the rule of
+    :func:`viewer.append`), saved as the draft as typing is. The form sent the text as typed
+    so far with the click, so nothing typed is lost. A bad range changes nothing."""
+    text = _answer_text(assignment_id)
+    first, last = (st.session_state.get(_key(name, assignment_id)) for name in ("from", "to"))
+    try:
+        lines = viewer.take(viewer.Lines.of(reference), first, last)
+        combined = viewer.append(text, lines, max_chars=study.MAX_RESPONSE_CHARS)
+    except viewer.ReferenceInputError as error:
+        st.session_state[_key("take_error", assignment_id)] = f"Nothing was added. {error}"
+        return
+    st.session_state[_text_key(assignment_id)] = combined
+    _remember_answer(assignment_id, combined)
+    try:
+        status = study.record_activity(ui.get_db(), user["id"], assignment_id, tab_id, draft=combined,
+                                       settings=settings)
+    except study.StudyError as error:
+        _note(error)
+        return
+    if status.state == "elsewhere":
+        st.session_state["hb_carry"] = (assignment_id, combined)  # for "Continue here", as on_submit keeps it
+    ui.flash("toast", f"Added lines {first:,}–{last:,} to your answer.")
+
+
 def _note(error: study.StudyError) -> None:
     """Keep a user error for the next drawing of the page (a stale question is only a notice)."""
     ui.flash("info" if isinstance(error, study.StaleQuestionError) else "error", str(error))
@@ -131,6 +219,10 @@ def _after_answer(submission: study.Submission | None, seq: int) -> None:
         return
     verb = "Gave up on" if submission.gave_up else "Saved your answer to"
     ui.flash("toast", f"{verb} question {seq} (time {study.format_duration(submission.elapsed_seconds)}).")
+    practice = study.practice_feedback(ui.get_db(), user["id"], submission.response_id)
+    if practice is not None:  # shown on a screen of its own before the next question
+        st.session_state["hb_practice_feedback"] = practice
+        return
     feedback = study.response_feedback(ui.get_db(), user["id"], submission.response_id)
     if feedback is not None:
         st.session_state["hb_feedback"] = feedback
@@ -184,6 +276,28 @@ def on_continue_here(study_id: int) -> None:
         st.session_state.pop(_text_key(assignment_id), None)
 
 
+def on_practice_seen() -> None:
+    st.session_state.pop("hb_practice_feedback", None)
+
+
+def _flag_keys(assignment_id: int) -> tuple[str, str, str]:
+    return f"hb_flag_kind_{assignment_id}", f"hb_flag_note_{assignment_id}", f"hb_flag_said_{assignment_id}"
+
+
+def on_flag(study_id: int, item_id: int, assignment_id: int) -> None:
+    """Send the report; nothing else changes (no pause, no submission, the draft stays)."""
+    kind_key, note_key, said_key = _flag_keys(assignment_id)
+    try:
+        study.flag_question(ui.get_db(), study_id, user["id"], item_id, st.session_state.get(kind_key),
+                            st.session_state.get(note_key, ""))
+    except study.StudyError as error:
+        st.session_state[said_key] = ("error", f"The report was not sent. {error}")
+    else:
+        st.session_state[note_key] = ""
+        st.session_state[said_key] = ("success", "Thank you: the study lead will look at this question. "
+                                                 "Carry on answering it; its clock and your answer are as they were.")
+
+
 def on_accept_rule(study_id: int) -> None:
     _report(lambda db, user_id: study.accept_rule(db, study_id, user_id))
 
@@ -223,9 +337,17 @@ def activity_watch(assignment_id: int) -> None:
         default={"report": None}, on_report_change=_ignore,
     )
     report = study.ActivityReport.parse(result.report, assignment_id)
-    if report is None or report.seq == st.session_state.get("hb_report_seq"):
-        return  # not this question's, or already handled (this fragment also runs with every page run)
+    # Not this question's, or already handled (this fragment also runs with every page run).
+    if report is not None and report.seq != st.session_state.get("hb_report_seq"):
+        _take_report(assignment_id, report)
+    st.caption(f"Your answer: {viewer.answer_size(_known_answer(assignment_id))}",
+               help="As last sent by this page: it follows your typing every few seconds.")
+
+
+def _take_report(assignment_id: int, report: study.ActivityReport) -> None:
     st.session_state["hb_report_seq"] = report.seq
+    if report.text is not None:
+        _remember_answer(assignment_id, report.text)
     st.session_state["hb_visible"] = report.visible
     status = study.record_activity(ui.get_db(), user["id"], assignment_id, tab_id, draft=report.text,
                                    visible=report.visible, input_age=report.input_age, settings=settings)
@@ -236,12 +358,40 @@ def activity_watch(assignment_id: int) -> None:
                    "longer saved as you type. Shorten it.")
 
 
+@st.fragment
+def flag_box(view: study.QuestionView) -> None:
+    """"Report a problem with this question". A fragment: sending a report reruns only this
+    box, so the answer box (and what is typed in it) and the clock are left alone."""
+    kind_key, note_key, said_key = _flag_keys(view.assignment_id)
+    with st.expander("Report a problem with this question", expanded=said_key in st.session_state):
+        with st.form(f"hb_flag_form_{view.assignment_id}", border=False):
+            st.selectbox("What is wrong", list(study.FLAG_KINDS), format_func=study.FLAG_KINDS.get, key=kind_key)
+            st.text_area("Note for the study lead (optional)", key=note_key, height=80,
+                         max_chars=study.MAX_FLAG_NOTE_CHARS, placeholder="What looks wrong, and where")
+            st.form_submit_button("Send report", on_click=on_flag,
+                                  args=(view.study_id, view.item_id, view.assignment_id))
+        if said := st.session_state.get(said_key):
+            (st.success if said[0] == "success" else st.error)(said[1])
+
+
 @st.fragment(run_every=TICK_SECONDS * 3)
 def pause_watch(assignment_id: int) -> None:
     """On the pause screen: rerun the page when the question is resumed (or answered) elsewhere."""
     status = study.heartbeat(ui.get_db(), user["id"], assignment_id, tab_id, settings=settings)
     if status.state != "paused":
         st.rerun(scope="app")
+
+
+@st.fragment(run_every=PROGRESS_REFRESH_SECONDS)
+def own_progress_panel(study_id: int) -> None:
+    """The annotator's own day in the study (sidebar): answered of the counted questions,
+    active time, breaks (Pause, and idle auto-pauses apart). Nothing about any item."""
+    mine = study.own_progress(ui.get_db(), study_id, user["id"], grace_seconds=settings.grace_seconds)
+    with st.container(border=True):
+        st.markdown("**Your progress**")
+        st.markdown("  \n".join(f"{label}: **{value}**" for label, value in mine.rows),
+                    help="Active time counts every question of this study so far, the open one up to now. "
+                         "Pauses: with the Pause button; idle auto-pauses: after no input.")
 
 
 def show_messages() -> None:
@@ -270,8 +420,11 @@ def rule_screen(chosen: study.AnnotatorStudy) -> None:
         st.markdown(chosen.rule_text)
     idle = (f" After {_idle_time()} without any input (keys, mouse, scrolling) the question "
             "pauses by itself." if settings.idle_pause_seconds else "")
+    practice = (f"- First come **{chosen.practice_items} practice questions**: they are not counted, and after "
+                "each you see your score and the answer key.\n" if chosen.practice_items else "")
     st.markdown(
-        f"- You will answer **{chosen.n_items} questions**, one at a time, in your own order.\n"
+        practice +
+        f"- You will answer **{chosen.n_items - chosen.practice_items} questions**, one at a time, in your own order.\n"
         "- Each question's clock counts while the question is on screen in your tab. It stops "
         "when you close the tab, hide it or lose the connection; you come back to the same "
         "question, the same clock and your answer as typed.\n"
@@ -282,6 +435,29 @@ def rule_screen(chosen: study.AnnotatorStudy) -> None:
     )
     st.button("I have read the rule: start", type="primary", on_click=on_accept_rule,
               args=(chosen.id,))
+
+
+def practice_feedback_screen(feedback: study.PracticeFeedback) -> None:
+    """After a practice question: the score and the answer key, before the next question is
+    shown (so reading this counts on no question's clock)."""
+    with st.container(border=True):
+        st.subheader(f"Practice question {feedback.seq} of {feedback.total}: how you did")
+        if feedback.gave_up:
+            st.warning("You gave up on this one. Here is the answer the study expects.")
+        else:
+            verdict = "passed" if feedback.passed else "not passed"
+            (st.success if feedback.passed else st.warning)(
+                f"Your answer **{verdict}**: ROUGE-L {feedback.rouge_l:.2f} (the pass mark is "
+                f"{study.PASS_THRESHOLD:.2f}), exact match {'yes' if feedback.exact_match else 'no'}.")
+            st.markdown("**Your answer**")
+            st.code(feedback.response, language=None)
+        st.markdown("**The answer key**")
+        st.code(feedback.answer, language=None)
+        last = feedback.seq >= feedback.total
+        st.caption("Practice is not counted. " + ("Next come the study's questions; their answers are not shown."
+                                                   if last else ""))
+        st.button("Start the study" if last else "Next practice question", type="primary",
+                  on_click=on_practice_seen)
 
 
 def finished_screen(chosen: study.AnnotatorStudy) -> None:
@@ -321,21 +497,14 @@ def question_screen(view: study.QuestionView) -> None:
     top_left, top_right = st.columns([4, 1], vertical_alignment="bottom")
     with top_left:
         st.progress((view.seq - 1) / view.total,
-                    text=f"Question **{view.seq}** of {view.total}")
+                    text=f"{'Practice question' if view.practice else 'Question'} **{view.seq}** of {view.total}")
     with top_right:
         clock(view.assignment_id)
     show_messages()
 
     reference_column, answer_column = st.columns([3, 2], gap="medium")
     with reference_column:
-        lines = len(view.reference.splitlines())
-        head_left, head_right = st.columns([3, 1], vertical_alignment="center")
-        # No length or other figure that would single the sample out elsewhere in the app.
-        head_left.markdown(f"**Reference** · {DISPLAY_NAMES.get(view.language, view.language)}")
-        wrap = head_right.toggle("Wrap lines", key="hb_wrap")
-        # A fixed, scrolling height for long references; short ones take their own height.
-        height = REFERENCE_HEIGHT if lines > REFERENCE_FIT_LINES else "content"
-        st.code(view.reference, language=None, line_numbers=True, wrap_lines=wrap, height=height)
+        reference_panel(view)
     with answer_column:
         st.markdown("**Question**")
         st.text(view.question)
@@ -344,18 +513,93 @@ def question_screen(view: study.QuestionView) -> None:
             st.text(view.requirement)
         answer_form(view)
         activity_watch(view.assignment_id)
+        flag_box(view)
+
+
+def reference_panel(view: study.QuestionView) -> None:
+    """The reference with line numbers and the tools for long answers: search (the number of
+    matches; choosing one shows the lines around it, marked) and go to a line. The lines
+    "Add lines" takes are set beside the answer box (:func:`line_range`). Everything is
+    computed from the reference alone (:mod:`structext_core.views.reference`)."""
+    aid = view.assignment_id
+    lines = viewer.Lines.of(view.reference)
+    head_left, case_col, wrap_col = st.columns([2, 1, 1], vertical_alignment="center")
+    # No length or other figure that would single the sample out elsewhere in the app.
+    head_left.markdown(f"**Reference** · {DISPLAY_NAMES.get(view.language, view.language)}")
+    matching = case_col.toggle("Match case", key=_key("case", aid), on_change=on_search_changed, args=(aid,))
+    wrap = wrap_col.toggle("Wrap lines", key="hb_wrap")
+    find_col, go_col = st.columns([3, 1], vertical_alignment="bottom")
+    query = find_col.text_input("Search the reference", key=_key("find", aid), max_chars=viewer.MAX_QUERY_CHARS,
+                                placeholder="A key or a value, as plain text", on_change=on_search_changed,
+                                args=(aid,))
+    go_col.number_input("Go to line", value=None, step=1, key=_key("goto", aid), placeholder="Line",
+                        on_change=on_go_to, args=(aid,))
+    if query:
+        search_results(aid, lines, query, matching)
+    reference_view(view, lines, wrap)
+
+
+def line_range(aid: int) -> None:
+    """From / To line, right under the "Add lines" button they set (outside the answer's
+    form: Enter in a box of the form would press its first button, Submit)."""
+    from_col, to_col = st.columns(2)
+    from_col.number_input("From line", value=None, step=1, key=_key("from", aid), placeholder="First line",
+                          help="Lines From to To of the reference go into your answer, exactly as they "
+                               "are, with **Add lines**. Choosing a match or a line fills both.")
+    to_col.number_input("To line", value=None, step=1, key=_key("to", aid), placeholder="Last line")
+
+
+def search_results(aid: int, lines: viewer.Lines, query: str, matching: bool) -> None:
+    try:
+        found = viewer.search(lines, query, case_sensitive=matching)
+    except viewer.ReferenceInputError as error:
+        st.error(str(error))
+        return
+    if not found.hits:
+        st.caption(found.summary)
+        return
+    st.selectbox(found.summary, list(range(len(found.hits))), index=None, key=_key("hit", aid),
+                 format_func=lambda i: found.hits[i].label, placeholder="Choose a match to show it",
+                 on_change=on_hit_chosen, args=(aid, found.hits))
+
+
+def reference_view(view: study.QuestionView, lines: viewer.Lines, wrap: bool) -> None:
+    """The lines around the chosen match or line (the match marked), else the whole reference."""
+    aid = view.assignment_id
+    target = st.session_state.get(_key("target", aid))
+    if target is not None:
+        line, hit = target
+        try:
+            around = viewer.window(lines, line, hit=hit)
+        except viewer.ReferenceInputError as error:
+            st.error(str(error))
+        else:
+            caption_col, back_col = st.columns([3, 1], vertical_alignment="center")
+            caption_col.caption(around.caption)
+            back_col.button("Whole reference", key=_key("whole", aid), width="stretch",
+                            on_click=on_whole_reference, args=(aid,))
+            st.html(viewer.window_html(around, wrap=wrap, max_height=REFERENCE_HEIGHT))
+            return
+    # A fixed, scrolling height for long references; short ones take their own height.
+    height = REFERENCE_HEIGHT if len(lines) > REFERENCE_FIT_LINES else "content"
+    st.code(view.reference, language=None, line_numbers=True, wrap_lines=wrap, height=height)
 
 
 def answer_form(view: study.QuestionView) -> None:
+    aid = view.assignment_id
     confirming = st.session_state.get("hb_confirm_give_up") == view.assignment_id
     # The draft as last saved fills a box this session has not drawn yet (reload, new tab,
     # after a pause); a box it has drawn keeps its own text.
     st.session_state.setdefault(_text_key(view.assignment_id), view.draft)
+    if st.session_state.get("hb_answer_drawn") != (aid, _answer_text(aid)):
+        _remember_answer(aid)  # the form sent this text (or the box is new): the newest known
+    st.session_state["hb_answer_drawn"] = (aid, _answer_text(aid))
     with st.form(f"hb_form_{view.assignment_id}", border=False):
         # Never disabled: Streamlit drops the value a disabled widget receives, which is how
-        # "Give up" (it submits the form) used to lose the text typed so far.
+        # "Give up" (it submits the form) used to lose the text typed so far. Its height
+        # follows the answer's lines (within bounds) each time the page is drawn.
         st.text_area(
-            ANSWER_LABEL, height=220, key=_text_key(view.assignment_id),
+            ANSWER_LABEL, height=viewer.answer_box_height(_known_answer(aid)), key=_text_key(view.assignment_id),
             placeholder="Type or paste your answer here",
         )
         submit_col, pause_col, give_up_col = st.columns([3, 2, 2])
@@ -368,6 +612,19 @@ def answer_form(view: study.QuestionView) -> None:
                                      on_click=on_pause, args=(view.assignment_id,))
         give_up_col.form_submit_button("Give up", width="stretch", disabled=confirming,
                                        on_click=on_give_up_asked, args=(view.assignment_id,))
+        # A button of the form, so the text typed so far comes with the click; after the
+        # first one (Ctrl+Enter presses Submit). Keyed: a new label keeps the same button.
+        first, last = (st.session_state.get(_key(name, aid)) for name in ("from", "to"))
+        span = f" {first:,}–{last:,}" if first is not None and last is not None else ""
+        st.form_submit_button(
+            f"Add lines{span} to the answer", key=_key("add", aid), width="stretch", disabled=confirming,
+            on_click=on_add_lines, args=(aid, view.reference),
+            help="Adds lines From to To of the reference (set below), exactly as they are, on a "
+                 "new line at the end of your answer. Saved as your draft.",
+        )
+    line_range(aid)
+    if take_error := st.session_state.pop(_key("take_error", aid), None):
+        st.error(take_error)
     if confirming:
         st.warning("Give up on this question? It is recorded as given up and cannot be answered later.")
         yes, no = st.columns(2)
@@ -400,6 +657,15 @@ chosen = choose_study(studies)
 if chosen.rule_accepted_at is None:
     show_messages()
     rule_screen(chosen)
+    st.stop()
+
+with st.sidebar:
+    own_progress_panel(chosen.id)
+
+practice_seen = st.session_state.get("hb_practice_feedback")
+if practice_seen is not None and practice_seen.study_id == chosen.id:
+    show_messages()
+    practice_feedback_screen(practice_seen)
     st.stop()
 
 # Studies this tab has shown: it takes no question of those back from another tab unasked.

@@ -217,8 +217,13 @@ def show_editor(item_id: int, sample: dict, tokens: list[rewrite.Token]) -> None
               on_click=on_reset, args=(item_id,))
 
 
-def show_checks(report: rewrite.CheckReport | sandbox.Unchecked) -> None:
+def show_checks(report: rewrite.CheckReport | sandbox.Unchecked | None) -> None:
+    """The live checks' results; None for an untouched original, which would pass its own checks."""
     st.markdown("**Checks**")
+    if report is None:
+        st.info(f"Not rewritten yet: {campaign.NOT_REWRITTEN} The checks run once it differs.",
+                icon=":material/edit_note:")
+        return
     if isinstance(report, sandbox.Unchecked):  # the text stays editable: fix it and the checks run again
         fix = ": shorten or simplify the reference, or start again from the original" if report.too_big else ""
         st.error(f"{report.message} The text stays editable{fix}.", icon=":material/report:")
@@ -237,16 +242,21 @@ def show_checks(report: rewrite.CheckReport | sandbox.Unchecked) -> None:
         st.warning(warning, icon=":material/info:")
 
 
-def show_actions(item: dict, report: rewrite.CheckReport | sandbox.Unchecked, tokens: list[rewrite.Token]) -> None:
+def show_actions(item: dict, report: rewrite.CheckReport | sandbox.Unchecked | None,
+                 tokens: list[rewrite.Token]) -> None:
     item_id = item["id"]
     if campaign.may_accept_exception(user, report):
         st.text_input("Exception reason (admin only)", key=k("exception", item_id),
                       help="Accept this rewrite although the structure check fails; say why.")
+    untouched = report is None
     st.button("Submit for review", key=k("submit", item_id), type="primary", icon=":material/send:",
-              on_click=on_submit, args=(item_id, tokens, item["position"]))
+              on_click=on_submit, args=(item_id, tokens, item["position"]), disabled=untouched,
+              help="Nothing to submit yet: the reference is still the abstract original." if untouched else None)
     refused = st.session_state.pop(k("refused", item_id), None)
     if refused:
         st.error(refused, icon=":material/block:")
+    elif untouched:
+        st.caption("Submitting opens once the reference is rewritten: it is still the abstract original.")
     elif not isinstance(report, rewrite.CheckReport) or not report.ok:
         st.caption("Submitting is refused until both checks pass.")
 
@@ -298,7 +308,8 @@ def workspace(item: dict) -> None:
         show_editor(item_id, sample, tokens)
     with bottom_right:
         texts = current_texts(item_id)
-        report = sandbox.check_rewrite(sample, texts.reference, texts.question, texts.answer)
+        report = (None if campaign.not_rewritten(sample, texts)  # nothing to check: the original passes its own
+                  else sandbox.check_rewrite(sample, texts.reference, texts.question, texts.answer))
         show_checks(report)
         show_actions(item, report, tokens)
         show_flag(item_id)

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import ui
+from pages.ui import widgets
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark import samples, suites
 from structext_core.studio import access, accounts, study
@@ -21,8 +22,18 @@ SECTIONS = ["Dashboard", "Set up a study", "Accounts", "Export"]
 PERCENT = st.column_config.NumberColumn(format="%.1f")
 
 
-def pick_study(studies: list[study.Study]) -> study.Study:
-    return st.selectbox("Study", studies, key="sa_study", format_func=lambda s: s.label)
+def pick_study(studies: list[study.Study]) -> study.Study | None:
+    """The study chooser; archived studies only while "Show archived studies" is on."""
+    show_archived = False
+    if any(s.archived for s in studies):
+        show_archived = st.toggle("Show archived studies", key="sa_show_archived",
+                                  help="Archived studies are hidden from their annotators and from this list; "
+                                       "they are kept whole.")
+    shown = [s for s in studies if show_archived or not s.archived]
+    if not shown:
+        st.info("Every study is archived: turn on **Show archived studies** to see them, or set up a new one.")
+        return None
+    return widgets.pick_study(shown, key="sa_study")
 
 
 # ---------------------------------------------------------------- set up
@@ -52,13 +63,33 @@ def setup_section() -> None:
             "Tell annotators after each answer whether it was correct", value=False,
             help="Off by default: feedback can change how people answer.",
         )
-        st.caption("Questions are drawn in proportion to format x task x (depth, width).")
+        quality = quality_inputs()
+        st.caption("Questions are drawn in proportion to format x task x (depth, width); practice and gold "
+                   "items come from the rest of the suite.")
         submitted = st.form_submit_button("Create study", type="primary")
     if submitted:
-        create_study(name, suite_name, int(n_items), int(seed), chosen, rule_text, show_correctness)
+        create_study(name, suite_name, int(n_items), int(seed), chosen, rule_text, show_correctness, **quality)
 
 
-def create_study(name, suite_name, n_items, seed, chosen, rule_text, show_correctness) -> None:
+def quality_inputs() -> dict:
+    """Practice round and gold items of a new study (inside the setup form)."""
+    practice_col, gold_col, pass_col = st.columns(3)
+    practice = practice_col.number_input(
+        "Practice items", min_value=0, max_value=study.MAX_PRACTICE_ITEMS, value=0, step=1,
+        help="Answered first by every annotator, who then sees the score and the answer key. "
+             "Not counted anywhere.")
+    gold = gold_col.number_input(
+        "Gold items", min_value=0, value=0, step=1,
+        help="Items with short, clear answers mixed in at random places; annotators cannot tell them "
+             "apart. Not counted in the baseline: they show whose work to check.")
+    gold_pass = pass_col.number_input(
+        "Gold pass mark (%)", min_value=0, max_value=100, value=round(100 * study.DEFAULT_GOLD_PASS), step=5,
+        help="An annotator whose share of gold items passed is below this is flagged on the dashboard.")
+    return {"practice_items": int(practice), "gold_items": int(gold), "gold_pass": gold_pass / 100}
+
+
+def create_study(name, suite_name, n_items, seed, chosen, rule_text, show_correctness,
+                 practice_items=0, gold_items=0, gold_pass=study.DEFAULT_GOLD_PASS) -> None:
     annotator_ids = [u["id"] for u in chosen]
     try:
         study.validate_setup(db, name, rule_text, annotator_ids)
@@ -71,11 +102,14 @@ def create_study(name, suite_name, n_items, seed, chosen, rule_text, show_correc
         study_id = study.create_study(
             db, name=name, suite=suite_name, samples=pool, n_items=n_items, annotator_ids=annotator_ids,
             rule_text=rule_text, seed=seed, show_correctness=show_correctness, created_by=user["id"],
+            practice_items=practice_items, gold_items=gold_items, gold_pass=gold_pass,
         )
     except (study.StudyError, samples.SampleError) as error:
         st.error(f"The study was not created. {error}")
         return
-    ui.flash("success", f"Study {name.strip()!r} created with {n_items} questions for "
+    extras = "".join(f", {count} {kind} items" for kind, count in (("practice", practice_items),
+                                                                     ("gold", gold_items)) if count)
+    ui.flash("success", f"Study {name.strip()!r} created with {n_items} questions{extras} for "
                         f"{len(annotator_ids)} annotator(s).")
     st.session_state["sa_study_id"] = study_id
     st.rerun()
@@ -85,11 +119,13 @@ def create_study(name, suite_name, n_items, seed, chosen, rule_text, show_correc
 
 
 def accounts_section() -> None:
-    users = accounts.list_users(db)
+    everyone = accounts.list_users(db, include_inactive=True)
+    users = [u for u in everyone if u["status"] != "deleted"]
     st.dataframe(
-        dashboard.accounts_table(users),
+        dashboard.accounts_table(everyone),
         hide_index=True,
         column_config={"username": "user name", "role": st.column_config.TextColumn("role", width="small"),
+                       "status": st.column_config.TextColumn("status", width="small"),
                        "created_at": "created (UTC)"},
     )
     create_col, reset_col = st.columns(2, gap="large")
@@ -101,7 +137,7 @@ def accounts_section() -> None:
         role = st.radio("Role", accounts.ROLES, horizontal=True, key="sa_new_role")
         if st.form_submit_button("Create account", type="primary"):
             try:
-                created = accounts.create_user(db, username, password, role)
+                created = accounts.create_user(db, username, password, role, by_user=user["id"])
             except accounts.AccountError as error:
                 st.error(f"No account was created. {error}")
             else:
@@ -113,14 +149,99 @@ def accounts_section() -> None:
         new_password = st.text_input("New password", type="password", key="sa_reset_password")
         if st.form_submit_button("Set password"):
             try:
-                accounts.set_password(db, who, new_password)
+                accounts.set_password(db, who, new_password, by_user=user["id"])
             except accounts.AccountError as error:
                 st.error(f"The password was not changed. {error}")
             else:
                 ui.flash("success", f"New password set for {who!r}. Their open sessions have ended.")
                 st.rerun()
+    account_lifecycle_block(users)
     login_locks_block()
     public_mode_block()
+
+
+def _md(text: str) -> str:
+    """``text`` for st.markdown: names may hold ``_`` and ``*``, which must not turn into emphasis."""
+    return text.replace("\\", "\\\\").replace("_", "\\_").replace("*", "\\*")
+
+
+def _bullets(lines: list[str]) -> str:
+    return "\n".join(f"- {_md(line)}" for line in lines)
+
+
+def account_lifecycle_block(users: list[dict]) -> None:
+    st.markdown("**Disable, enable or delete an account**")
+    by_id = {u["id"]: u for u in users}
+    picked = st.selectbox(
+        "Account to change", list(by_id), key="sa_life_user",
+        format_func=lambda i: f"{by_id[i]['username']} ({by_id[i]['role']}, {by_id[i]['status']})",
+    )
+    if picked is None:
+        return
+    account = by_id[picked]
+    name = account["username"]
+    disable_col, delete_col = st.columns(2, gap="large")
+    with disable_col:
+        if account["status"] == "active":
+            st.caption("A disabled account cannot log in, and its open sessions end at once. Its answers, "
+                       "rewrites and studies stay as they are; enable it again at any time.")
+            if st.button("Disable account", key="sa_disable"):
+                try:
+                    ended = accounts.disable_user(db, picked, by_user=user["id"])
+                except accounts.AccountError as error:
+                    st.error(f"{name!r} was not disabled. {error}")
+                else:
+                    ui.flash("success", f"{name!r} is disabled: it cannot log in, and {ended} open session(s) ended.")
+                    st.rerun()
+        else:
+            st.caption("Disabled: this account cannot log in. Enabled again, it logs in with its old password.")
+            if st.button("Enable account", key="sa_enable"):
+                try:
+                    accounts.enable_user(db, picked, by_user=user["id"])
+                except accounts.AccountError as error:
+                    st.error(f"{name!r} was not enabled. {error}")
+                else:
+                    ui.flash("success", f"{name!r} is enabled: it can log in again.")
+                    st.rerun()
+    with delete_col:
+        delete_account_block(account)
+
+
+DELETE_MODES = {"keep": "keep their data (under an anonymous name)", "remove": "remove their data"}
+
+
+def delete_account_block(account: dict) -> None:
+    plan = accounts.deletion_plan(db, account["id"])
+    name = account["username"]
+    mode = st.radio("Delete the account and", list(DELETE_MODES), format_func=DELETE_MODES.get,
+                    key="sa_delete_mode")
+    if mode == "keep":
+        st.markdown(_bullets(plan.keep))
+    else:
+        st.markdown(_bullets([f"The account is renamed {plan.new_name!r} and can no longer log in; the name "
+                              f"{name!r} is free again. Its open sessions end."]))
+        st.markdown("**Removed:**\n" + _bullets(plan.removed))
+        st.markdown("**Kept, as it cannot be removed:**\n" + _bullets(plan.kept_anyway))
+    if st.session_state.get("sa_delete_pending") != [account["id"], mode]:
+        if st.button("Delete account…", key="sa_delete"):
+            st.session_state["sa_delete_pending"] = [account["id"], mode]
+            st.rerun()
+        return
+    st.warning(f"Delete {name!r} and {DELETE_MODES[mode].split(' (')[0]}? This cannot be undone.")
+    yes_col, no_col = st.columns(2)
+    if yes_col.button(f"Yes, delete {name}", key="sa_delete_yes", type="primary"):
+        st.session_state.pop("sa_delete_pending", None)
+        try:
+            done = accounts.delete_user(db, account["id"], remove_data=mode == "remove", by_user=user["id"])
+        except accounts.AccountError as error:
+            st.error(f"{name!r} was not deleted. {error}")
+            return
+        kept = "their data is kept under that name" if mode == "keep" else "their data is removed as listed"
+        ui.flash("success", f"Account {name!r} is deleted: it is now {done.new_name!r}, and {kept}.")
+        st.rerun()
+    if no_col.button("Cancel", key="sa_delete_no"):
+        st.session_state.pop("sa_delete_pending", None)
+        st.rerun()
 
 
 def login_locks_block() -> None:
@@ -137,7 +258,7 @@ def login_locks_block() -> None:
     with st.form("sa_unlock"):
         who = st.selectbox("Account to unlock", [f["username"] for f in failures], key="sa_unlock_user")
         if st.form_submit_button("Unlock"):
-            accounts.unlock_login(db, who)
+            accounts.unlock_login(db, who, by_user=user["id"])
             ui.flash("success", f"{who!r} is unlocked: their failed log-ins are cleared.")
             st.rerun()
 
@@ -179,6 +300,13 @@ def results_visibility_block(chosen: study.Study) -> None:
 # ---------------------------------------------------------------- dashboard
 
 
+def reselect(study_id: int, message: str) -> None:
+    """Say what was done and keep (or put) ``study_id`` in the chooser on the rerun."""
+    ui.flash("success", message)
+    st.session_state["sa_study_id"] = study_id
+    st.rerun()
+
+
 def manage_study(chosen: study.Study) -> None:
     with st.expander("Study details and annotators"):
         st.markdown(f"**Rule:** {chosen.rule_text}")
@@ -186,23 +314,131 @@ def manage_study(chosen: study.Study) -> None:
             f"Suite {chosen.suite} · seed {chosen.seed} · correctness shown after each answer: "
             f"{'yes' if chosen.show_correctness else 'no'}"
         )
-        members = set(study.annotator_names(db, chosen.id))
-        others = [u for u in accounts.list_users(db, role="annotator") if u["username"] not in members]
+        members = study.study_members(db, chosen.id)
+        if members:  # a static table: the dashboard's data frames below keep their places
+            st.table(pd.DataFrame([{"annotator": m.username, "status": m.status, "answered": m.answered,
+                                    "questions": m.total} for m in members]).set_index("annotator"))
+        taken = {m.username for m in members}
+        others = [u for u in accounts.list_users(db, role="annotator") if u["username"] not in taken]
         add_col, status_col = st.columns(2, vertical_alignment="bottom")
         newcomer = add_col.selectbox("Add an annotator", others, index=None, format_func=lambda u: u["username"],
                                      placeholder="Choose an annotator", key="sa_add_annotator")
         if add_col.button("Add to study", disabled=newcomer is None):
-            study.add_annotator(db, chosen.id, newcomer["id"])
+            study.add_annotator(db, chosen.id, newcomer["id"], by_user=user["id"])
             ui.flash("success", f"{newcomer['username']} now takes part in {chosen.name}.")
             st.rerun()
         target = "closed" if chosen.status == "open" else "open"
         label = "Close the study (no more answers)" if target == "closed" else "Reopen the study"
         if status_col.button(label):
-            study.set_study_status(db, chosen.id, target)
+            study.set_study_status(db, chosen.id, target, by_user=user["id"])
             st.rerun()
+        remove_annotator_form(chosen, [m for m in members if not m.removed], others)
+    with st.expander("Rename, archive or copy the study"):
+        rename_col, archive_col = st.columns(2, gap="large")
+        with rename_col:
+            rename_form(chosen)
+        with archive_col:
+            archive_block(chosen)
+        clone_form(chosen)
+
+
+def remove_annotator_form(chosen: study.Study, active: list[study.StudyMember], others: list[dict]) -> None:
+    if not active:
+        return
+    with st.form(f"sa_remove_annotator_{chosen.id}"):
+        st.markdown("**Take an annotator off the study**")
+        left, right = st.columns(2)
+        leaving = left.selectbox("Annotator to take off", active, key="sa_remove_who",
+                                 format_func=lambda m: f"{m.username} ({m.answered} of {m.total} answered)")
+        replacement = right.selectbox("Replacement (optional)", others, index=None, key="sa_replacement",
+                                      format_func=lambda u: u["username"], placeholder="Nobody: only take them off")
+        st.caption("The annotator no longer sees the study and answers nothing more in it. Their answers so far "
+                   "are kept: they stay in the dashboard and on Results, and the export marks them "
+                   "(annotator_removed). A replacement gets the same questions in the same order as the person "
+                   "they replace and answers every one of them afresh; the answers already given stay the "
+                   "removed person's. This cannot be undone.")
+        sure = st.checkbox("Yes, take them off this study", key="sa_remove_sure")
+        submitted = st.form_submit_button("Take off the study")
+    if not submitted:
+        return
+    if not sure:
+        st.error("Nothing changed: tick 'Yes, take them off this study' to confirm.")
+        return
+    try:
+        if replacement is None:
+            kept = study.remove_annotator(db, chosen.id, leaving.user_id, by_user=user["id"])
+            message = f"{leaving.username} is off {chosen.name}; their {kept} answer(s) are kept."
+        else:
+            given = study.replace_annotator(db, chosen.id, leaving.user_id, replacement["id"], by_user=user["id"])
+            message = (f"{replacement['username']} replaces {leaving.username} in {chosen.name} with the same "
+                       f"{given} questions in the same order; {leaving.username}'s {leaving.answered} answer(s) "
+                       "are kept as theirs.")
+    except study.StudyError as error:
+        st.error(f"Nothing changed. {error}")
+        return
+    reselect(chosen.id, message)
+
+
+def rename_form(chosen: study.Study) -> None:
+    with st.form(f"sa_rename_{chosen.id}"):
+        new_name = st.text_input("New name", value=chosen.name, key=f"sa_rename_name_{chosen.id}")
+        submitted = st.form_submit_button("Rename")
+    if submitted:
+        try:
+            stored = study.rename_study(db, chosen.id, new_name, by_user=user["id"])
+        except study.StudyError as error:
+            st.error(f"The study was not renamed. {error}")
+            return
+        reselect(chosen.id, f"Study {chosen.name!r} is now called {stored!r}.")
+
+
+def archive_block(chosen: study.Study) -> None:
+    if chosen.archived:
+        st.caption("Archived: hidden from its annotators and from the study list (unless **Show archived "
+                   "studies** is on), closed for answering. Nothing was deleted.")
+        label = "Bring back from the archive"
+    else:
+        st.caption("Archiving hides the study from its annotators and from the study list, and closes it for "
+                   "answering. It is kept whole: dashboard, export and Results still have every answer.")
+        label = "Archive the study"
+    if st.button(label, key=f"sa_archive_{chosen.id}"):
+        try:
+            study.set_study_archived(db, chosen.id, not chosen.archived, by_user=user["id"])
+        except study.StudyError as error:
+            st.error(str(error))
+            return
+        if chosen.archived:
+            reselect(chosen.id, f"Study {chosen.name!r} is back from the archive.")
+        else:
+            reselect(chosen.id, f"Study {chosen.name!r} is archived. Turn on Show archived studies to see it.")
+
+
+def clone_form(chosen: study.Study) -> None:
+    with st.form(f"sa_clone_{chosen.id}"):
+        st.markdown("**Copy the study**")
+        st.caption("A new open study with the same suite, settings, rule and questions (practice and gold "
+                   "included), and no answers. Only the annotators chosen here take part (none is fine: add "
+                   "them later), each in an own new order.")
+        copy_name = st.text_input("Name of the copy", key=f"sa_clone_name_{chosen.id}",
+                                  placeholder=f"e.g. {chosen.name}-2")
+        copy_annotators = st.multiselect("Annotators of the copy", accounts.list_users(db, role="annotator"),
+                                         format_func=lambda u: u["username"], key=f"sa_clone_annotators_{chosen.id}")
+        submitted = st.form_submit_button("Create the copy")
+    if submitted:
+        try:
+            copy_id = study.clone_study(db, chosen.id, name=copy_name,
+                                        annotator_ids=[u["id"] for u in copy_annotators], by_user=user["id"])
+        except study.StudyError as error:
+            st.error(f"No copy was made. {error}")
+            return
+        reselect(copy_id, f"Study {copy_name.strip()!r} created as a copy of {chosen.name!r} with "
+                          f"{len(copy_annotators)} annotator(s).")
 
 
 def dashboard_section(chosen: study.Study) -> None:
+    if chosen.archived:
+        st.info("This study is archived: hidden from its annotators and closed for answering. Its data is kept "
+                "whole.", icon=":material/inventory_2:")
     manage_study(chosen)
     results_visibility_block(chosen)
     st.subheader("Progress")
@@ -226,6 +462,11 @@ def dashboard_section(chosen: study.Study) -> None:
     )
     st.caption("Hours of answered questions. Answering (active) + paused + idle + away = the time from "
                "each question's first showing to its submission; time per question below is active time.")
+    if chosen.practice_items or chosen.gold_items:
+        st.caption(f"Practice items ({chosen.practice_items}) are left out of every figure; gold items "
+                   f"({chosen.gold_items}) are in the progress above and out of every other figure.")
+    gold_block(chosen)
+    flags_block(chosen)
     with st.spinner("Scoring new answers…"):
         df = study.responses_frame(db, chosen.id)
     if df.empty:
@@ -236,6 +477,65 @@ def dashboard_section(chosen: study.Study) -> None:
     time_block(df)
     agreement_block(df)
     fast_block(df)
+
+
+def gold_block(chosen: study.Study) -> None:
+    if not chosen.gold_items:
+        return
+    st.subheader("Gold items")
+    report = study.gold_report(db, chosen.id)
+    if report.empty:
+        st.caption(f"{chosen.gold_items} gold items are mixed in; no one has answered one yet.")
+        return
+    table = dashboard.gold_table(report)
+    to_check = table.loc[table["check"] == dashboard.CHECK_WORK, "annotator"].tolist()
+    if to_check:
+        st.warning(f"Below the gold pass mark ({chosen.gold_pass:.0%}): {', '.join(to_check)}. "
+                   "Check this person's work.")
+    st.dataframe(table, hide_index=True, column_config={
+        "gold_answered": "gold answered", "gold_passed": "gold passed",
+        "gold_accuracy": st.column_config.NumberColumn("gold accuracy (%)", format="%.1f"),
+    })
+
+
+def on_resolve_flag(study_id: int) -> None:
+    flag_id = st.session_state.get(f"sa_flag_pick_{study_id}")
+    resolution = st.session_state.get(f"sa_flag_resolution_{study_id}", "")
+    if flag_id is None:
+        ui.flash("error", "Choose the flag to resolve.")
+        return
+    try:
+        study.resolve_flag(ui.get_db(), flag_id, user, resolution)
+    except (study.StudyError, access.AccessError) as error:
+        ui.flash("error", f"The flag was not resolved. {error}")
+        return
+    st.session_state[f"sa_flag_resolution_{study_id}"] = ""
+    ui.flash("success", f"Flag {flag_id} resolved.")
+
+
+def flags_block(chosen: study.Study) -> None:
+    st.subheader("Flags on questions")
+    everything = study.flags(db, chosen.id)
+    still_open = [f for f in everything if f.is_open]
+    st.metric("Open flags", len(still_open), help="Questions annotators reported as broken or unclear.")
+    show_all = st.toggle("Show resolved flags too", key=f"sa_flags_all_{chosen.id}") if everything else False
+    shown = everything if show_all else still_open
+    if not shown:
+        st.caption("No open flag." if everything else "No annotator has flagged a question.")
+        return
+    st.dataframe(dashboard.flags_table(shown), hide_index=True,
+                 column_config={"flagged": "flagged (UTC)", "resolved": "resolved (UTC)", "resolved_by": "resolved by"})
+    if not still_open:
+        return
+    by_id = {f.id: f for f in still_open}
+    with st.form(f"sa_resolve_flag_{chosen.id}", border=False):
+        pick_col, note_col = st.columns([2, 3], vertical_alignment="bottom")
+        pick_col.selectbox("Flag to resolve", list(by_id), key=f"sa_flag_pick_{chosen.id}",
+                           format_func=lambda flag_id: (f"#{flag_id} · question {by_id[flag_id].position} · "
+                                                        f"{by_id[flag_id].kind} · {by_id[flag_id].username}"))
+        note_col.text_input("What was done", key=f"sa_flag_resolution_{chosen.id}", max_chars=study.MAX_FLAG_NOTE_CHARS,
+                            placeholder="e.g. answer key checked: it is right")
+        st.form_submit_button("Resolve flag", on_click=on_resolve_flag, args=(chosen.id,))
 
 
 def headline(df: pd.DataFrame) -> None:
@@ -340,6 +640,14 @@ def export_section(chosen: study.Study) -> None:
         file_name=f"{stem}-human-results.jsonl", mime="application/jsonl", on_click="ignore",
         help="One row per answer as model human:<annotator>, and again as model human (the pool).",
     )
+    if chosen.practice_items or chosen.gold_items:
+        st.download_button(
+            "Practice and gold answers (CSV)",
+            lambda: study.to_csv(study.export_rows(ui.get_db(), study_id, kinds=("practice", "gold")),
+                                 study.EXPORT_COLUMNS),
+            file_name=f"{stem}-practice-and-gold.csv", mime="text/csv", on_click="ignore",
+            help="Not counted, so not in the files above; the column kind says which each row is.",
+        )
     st.divider()
     st.write("**Results** (under *Benchmark*) shows this study's answers as they are committed, beside the "
              "models: model `human:<annotator>` per person and `human` for the pool.")
@@ -350,7 +658,7 @@ def export_section(chosen: study.Study) -> None:
 st.title("Human-baseline studies")
 ui.show_flash()
 all_studies = study.list_studies(db)
-if "sa_study_id" in st.session_state:  # a study just created: select it
+if "sa_study_id" in st.session_state:  # a study just created, renamed, copied: select it
     created_id = st.session_state.pop("sa_study_id")
     st.session_state["sa_study"] = next((s for s in all_studies if s.id == created_id), None)
 tabs = st.tabs(SECTIONS, key="sa_section", on_change="rerun",
@@ -367,4 +675,5 @@ for tab, section in zip(tabs, SECTIONS):
             st.info("No study yet: create one under **Set up a study**.")
         else:
             chosen = pick_study(all_studies)
-            (dashboard_section if section == "Dashboard" else export_section)(chosen)
+            if chosen is not None:
+                (dashboard_section if section == "Dashboard" else export_section)(chosen)

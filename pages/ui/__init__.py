@@ -33,6 +33,7 @@ ERROR_LOG_ENV = settings.ERROR_LOG_ENV
 SESSION_NOTICES = {
     "expired": "Your session expired, log in again.",
     "revoked": "Your session was ended (logged out elsewhere, or the password was changed): log in again.",
+    "disabled": accounts.DISABLED_MESSAGE,
 }
 
 # Runs in the app's page itself (components v2 mount no iframe), so it can write the cookie
@@ -169,6 +170,41 @@ def logout_button() -> None:
         accounts.revoke_user_sessions(get_db(), user["id"], "logged out")
         _end_session(notice=None)
         st.rerun()
+
+
+def account_box() -> None:
+    """The logged-in person's own account, under the log-out button: change the password with the
+    current one and the new one twice. This session stays logged in (its token is kept); every
+    other session of the account ends. A wrong current password counts as a failed log-in of
+    the name (the same lock), so the form is no way round it."""
+    user = current_user()
+    if user is None:
+        return
+    with st.expander("Account", icon=":material/manage_accounts:"):
+        with st.form("own_password_form", clear_on_submit=True):
+            st.markdown("**Change my password**")
+            current = st.text_input("Current password", type="password", key="own_current_password",
+                                    autocomplete="current-password")
+            new = st.text_input("New password", type="password", key="own_new_password",
+                                autocomplete="new-password",
+                                help=f"At least {accounts.MIN_PASSWORD_LENGTH} characters.")
+            repeat = st.text_input("Repeat the new password", type="password", key="own_repeat_password",
+                                   autocomplete="new-password")
+            submitted = st.form_submit_button("Change password")
+        if not submitted:
+            return
+        if new != repeat:
+            st.error("The two new passwords differ: type the same new password in both boxes. "
+                     "Your password was not changed.")
+            return
+        try:
+            ended = accounts.change_own_password(get_db(), user["id"], current, new,
+                                                 keep_token=st.session_state.get(TOKEN_KEY))
+        except accounts.AccountError as error:
+            st.error(str(error))
+            return
+        others = f" {ended} other session(s) of your account ended." if ended else ""
+        st.success(f"Your password is changed; you stay logged in here.{others}")
 
 
 def restore_session() -> None:

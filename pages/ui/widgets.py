@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from structext_core.benchmark.formats import HIGHLIGHT
-from structext_core.studio import rewrite
+from structext_core.studio import rewrite, study
 
 
 def texts_panel(title: str, texts: rewrite.Texts, language: str, requirement: str | None = None) -> None:
@@ -32,3 +32,24 @@ def original_and_rewrite(sample: dict, rewritten: rewrite.Texts | None, title: s
     with right:
         if rewritten is not None:
             texts_panel(title, rewritten, sample["language"], sample.get("requirement"))
+
+
+def rewrite_diff(diffs: list[rewrite.TextDiff]) -> None:
+    """What a rewrite changed (:func:`structext_core.studio.rewrite.diff_texts`): one unified
+    diff a part, removed lines marked ``-`` (red) and added ones ``+`` (green), under a line
+    that counts them; a part not compared, or cut, says so."""
+    st.markdown("**What changed** (original → rewrite, line by line)")
+    for diff in diffs:
+        part = diff.part.capitalize()
+        if not diff.compared:
+            st.caption(f"{part}: {diff.note}")
+            continue
+        st.caption(f"{part}: {diff.summary}." + (f" {diff.note}" if diff.note else ""))
+        if not diff.identical:
+            with st.container(height=420 if diff.text.count("\n") > 16 else "content"):
+                st.code(diff.text, language="diff", wrap_lines=True)
+
+
+def pick_study(studies: list[study.Study], key: str, label: str = "Study") -> study.Study:
+    """A chooser of ``studies`` (name, suite, size, annotators, status); its choice is kept under ``key``."""
+    return st.selectbox(label, studies, key=key, format_func=lambda s: s.label)

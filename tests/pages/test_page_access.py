@@ -180,7 +180,7 @@ def test_annotator_finds_nothing_sealed_on_results_views_and_drill_downs(env, mo
     """Beyond the default view: each Results view and the drill-down, as ann1."""
     access.set_public_mode(storage.open_db(), public, env["people"]["admin"])
     secrets = secrets_of(env)
-    for view in ("heatmap", "people_vs_models", "paired", "depth_width"):
+    for view in ("heatmap", "people_vs_models", "paired", "depth_width", "leaderboard"):
         downloads = Downloads(monkeypatch)
         at = run_page("results", env["people"]["ann1"], rs_view=view, rs_row="suite", rs_col="model")
         if not public:

@@ -95,7 +95,12 @@ def test_review_approve_and_send_back(env):
     rewritten = campaign.latest_submission(env["db"], first["id"])
     assert [m.value for m in at.markdown if m.value in ("**Original**", "**Rewrite**")] == ["**Original**", "**Rewrite**"]
     codes = [c.value for c in at.code]
-    assert [source["reference"], source["answer"], rewritten["reference"], rewritten["answer"]] == codes[:4]
+    # "What changed" first (one diff a changed part), then the two side by side.
+    diffs = campaign.submission_diff(campaign.get_item(env["db"], first["id"]), rewritten)
+    shown_diffs = [d.text for d in diffs if not d.identical]
+    assert codes[:len(shown_diffs)] == shown_diffs and codes[0].startswith("--- original reference")
+    assert [source["reference"], source["answer"], rewritten["reference"], rewritten["answer"]] == \
+        codes[len(shown_diffs):len(shown_diffs) + 4]
     shown = [m.value for m in at.markdown]
     for question in (source["question"], rewritten["question"]):  # the rewrite keeps the requirement
         assert f"**Question:** {question}  \n*{source['requirement']}*" in shown
@@ -204,3 +209,120 @@ def test_review_of_a_submission_that_cannot_be_checked_says_so_and_can_be_sent_b
         assert campaign.get_item(storage.open_db(), item["id"])["status"] == "returned"
     finally:
         pool.shutdown()
+
+
+# ---- lifecycle: rename, archive, clone; the set-up forms agree (issue 13) ------------------
+
+STUDY_PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "study_admin.py")
+
+
+def click(at, label):
+    return button(at, label).click().run()
+
+
+def run_study_page(user, **state):
+    at = AppTest.from_file(STUDY_PAGE, default_timeout=60)
+    at.session_state["user"] = user
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def test_both_set_up_forms_have_the_same_shared_fields_and_defaults(env):
+    accounts.create_user(env["db"], "ann0", "password1", "annotator")
+    accounts.disable_user(env["db"], env["ann2"]["id"], by_user=env["admin"]["id"])
+    studies = run_study_page(env["admin"], sa_section="Set up a study")
+    campaigns = run_as(env["admin"])
+    assert not studies.exception and not campaigns.exception
+    for at in (studies, campaigns):
+        labels = [w.label for w in (*at.text_input, *at.number_input, *at.multiselect)]
+        assert [label for label in labels if label in ("Seed of the draw", "Annotators")] == \
+            ["Seed of the draw", "Annotators"]  # the same labels, in the same order
+        assert next(n for n in at.number_input if n.label == "Seed of the draw").value == 0
+        chooser = next(m for m in at.multiselect if m.label == "Annotators")
+        assert chooser.value == []  # nobody chosen beforehand
+        assert chooser.options == ["ann0", "ann1"]  # enabled annotators by name: no admin, no disabled account
+
+
+def test_rename_a_campaign_from_the_manage_tab(env):
+    db = env["db"]
+    cid = campaign.create_campaign(db, "Pilot", env["suite"], 2, [env["ann1"]["id"]], env["admin"])
+    campaign.create_campaign(db, "Other", env["suite"], 2, [env["ann1"]["id"]], env["admin"])
+    at = run_as(env["admin"], ca_campaign=cid)
+    at.text_input(key=f"ca_rename_name_{cid}").input("other")
+    at = click(at, "Rename")
+    assert "The campaign was not renamed. A campaign named 'other' exists already" in at.error[0].value
+    at.text_input(key=f"ca_rename_name_{cid}").input("Real-Test 2026")
+    at = click(at, "Rename")
+    assert "Campaign 'Pilot' is now called 'Real-Test 2026'." in [s.value for s in at.success]
+    assert at.selectbox(key="ca_campaign").value == cid  # still the chosen one
+    assert next(c for c in campaign.list_campaigns(db) if c["id"] == cid)["name"] == "Real-Test 2026"
+
+
+def test_archive_hides_the_campaign_until_show_archived_is_on(env):
+    db = env["db"]
+    cid = campaign.create_campaign(db, "Pilot", env["suite"], 2, [env["ann1"]["id"]], env["admin"])
+    at = click(run_as(env["admin"]), "Archive the campaign")
+    assert "Campaign 'Pilot' is archived. Turn on Show archived campaigns to see it." in [s.value for s in at.success]
+    assert campaign.campaigns_for(db, env["ann1"]) == []
+    assert any("Every campaign is archived" in i.value for i in at.info)
+    at = at.toggle(key="ca_show_archived").set_value(True).run()
+    assert at.selectbox(key="ca_campaign").value == cid
+    assert any("This campaign is archived" in i.value for i in at.info)
+    at = click(at, "Bring back from the archive")
+    assert [c["id"] for c in campaign.campaigns_for(db, env["ann1"])] == [cid]
+
+
+def test_clone_a_campaign_for_chosen_annotators(env):
+    db = env["db"]
+    cid = campaign.create_campaign(db, "Pilot", env["suite"], 4, [env["ann1"]["id"]], env["admin"])
+    at = run_as(env["admin"])
+    at.text_input(key=f"ca_clone_name_{cid}").input("Pilot (2)")
+    at = click(at, "Create the copy")
+    assert "No copy was made. Choose at least one annotator." in at.error[0].value
+    assert len(campaign.list_campaigns(db)) == 1
+    at.multiselect(key=f"ca_clone_annotators_{cid}").select(env["ann2"]["id"])
+    at = click(at, "Create the copy")
+    assert "Campaign 'Pilot (2)' created as a copy of 'Pilot' for 1 annotator(s)." in [s.value for s in at.success]
+    copy = at.selectbox(key="ca_campaign").value
+    assert copy != cid
+    assert [i["sample_id"] for i in campaign.list_items(db, copy)] == [i["sample_id"] for i in campaign.list_items(db, cid)]
+    assert {i["annotator"] for i in campaign.list_items(db, copy)} == {"ann2"}
+
+
+def test_review_shows_what_changed_and_the_warnings_the_annotator_saw(env):
+    db = env["db"]
+    sample = next(s for s in env["suite"] if s["task_id"] == 8 and s["depth"] == 2)
+    cid = campaign.create_campaign(db, "Warned", [sample], 1, [env["ann1"]["id"]], env["admin"])
+    item = campaign.list_items(db, cid)[0]
+    mapping = rewrite.mechanical_mapping(sample)
+    left_behind = next(t.text for t in rewrite.extract_tokens(sample) if len(t.text) > 1)
+    partial = {k: v for k, v in mapping.items() if k != left_behind}
+    texts = rewrite.apply_mapping(sample, partial)
+    seen = campaign.submit(db, item["id"], env["ann1"], texts, partial).warnings
+    assert seen
+    at = run_as(env["admin"])
+    assert not at.exception
+    assert "The annotator saw these warnings when submitting:\n" + "\n".join(f"- {w}" for w in seen) in [
+        w.value for w in at.warning]
+    diff_codes = [c for c in at.code if c.language == "diff"]
+    assert diff_codes and diff_codes[0].value.startswith("--- original reference\n+++ rewritten reference\n@@ ")
+    reference_diff = diff_codes[0].value.split("\n")
+    assert f"-{sample['reference'].split(chr(10))[1]}" in reference_diff
+    assert f"+{texts.reference.split(chr(10))[1]}" in reference_diff
+    captions = [c.value for c in at.caption]
+    reference = campaign.submission_diff(campaign.get_item(db, item["id"]), campaign.latest_submission(db, item["id"]))[0]
+    assert f"Reference: +{reference.added} / -{reference.removed} lines." in captions
+
+
+def test_review_of_a_rewrite_too_long_to_compare_says_so(env, monkeypatch):
+    from structext_core.studio.rewrite import diff as diff_module
+
+    cid = submitted_campaign(env, n=1)
+    monkeypatch.setattr(diff_module, "MAX_DIFF_INPUT_LINES", 3)  # every reference here is longer
+    at = run_as(env["admin"])
+    assert not at.exception
+    assert any(c.value.startswith("Reference: Not compared: the original's reference has ") for c in at.caption)
+    assert not [c for c in at.code if c.language == "diff" and c.value.startswith("--- original reference")]
+    item = campaign.list_items(env["db"], cid)[0]
+    assert campaign.latest_submission(env["db"], item["id"])["reference"] in [c.value for c in at.code]  # side by side

@@ -78,8 +78,12 @@ def test_explore_filters_and_shows_one_sample(small_defaults):
     want = next(s for s in sample if s["task_id"] == 11)
     assert at.selectbox(key="explore_sample").value == want["id"]
     codes = [c.value for c in at.code]
-    assert want["answer"] in codes and want["reference"] in codes
+    assert want["answer"] in codes and want["reference"] not in codes  # the Rendered tab opens first
+    assert len(at.json) == 2  # "Built from" and the rendered reference
     assert any(want["rule_hint"] == i.value for i in at.info)
+    at.session_state["explore_view"] = "Raw text"  # the tab a click opens (AppTest cannot click tabs)
+    at.run()
+    assert want["reference"] in [c.value for c in at.code] and len(at.json) == 1  # only the open tab is drawn
 
 
 def test_explore_switches_suite_and_narrows_to_one(small_defaults):
@@ -128,6 +132,74 @@ def test_explore_preview_that_crashes_its_worker_is_a_note_and_the_raw_text_show
         assert not at.exception
         assert ("This text is too large or too deeply nested to preview: the preview crashed (segmentation fault)."
                 in [c.value for c in at.caption])
+        at.session_state["explore_view"] = "Raw text"
+        at.run()
         assert sample["reference"] in [c.value for c in at.code]
     finally:
         pool.shutdown()
+
+
+def _block_holding(node, element):
+    """The block whose children include ``element`` (AppTest keeps a container's height there)."""
+    for child in getattr(node, "children", {}).values():
+        if child is element:
+            return node
+        found = _block_holding(child, element)
+        if found is not None:
+            return found
+    return None
+
+
+def test_explore_long_answer_scrolls_in_its_frame_and_long_raw_text_pages(isolated_env):
+    sample = suites.generate_cell(8, 3, 3, 1, suite="big")[0]  # 141 answer lines, 11,288 reference lines
+    short = suites.generate_cell(11, 1, 1, 1, suite="big", start_index=1)[0]
+    samples.write_jsonl(isolated_env / "suites" / "big.jsonl", [sample, short])
+    at = explore_page().run()
+    assert not at.exception
+    answer = next(c for c in at.code if c.value == sample["answer"])
+    assert _block_holding(at._tree, answer).proto.height_config.pixel_height == 300
+    assert "**Answer** (141 lines)" in [m.value for m in at.markdown]
+    at.session_state["explore_view"] = "Raw text"
+    at.run()
+    assert at.number_input(key=f"explore_raw_page_{sample['id']}").value == 1
+    assert any("Lines 1–400 of 11,288" in c.value for c in at.caption)
+    lines = sample["reference"].split("\n")
+    assert [c for c in at.code if c.value.startswith("    1  " + lines[0])]
+    at.number_input(key=f"explore_raw_page_{sample['id']}").set_value(3).run()
+    assert any("Lines 801–1,200 of 11,288" in c.value for c in at.caption)
+    page = next(c.value for c in at.code if c.value.startswith("  801  "))
+    assert page.split("\n")[-1] == f" 1200  {lines[1199]}"
+    # A short answer takes the space it needs; a short reference is shown whole, highlighted.
+    at.selectbox(key="explore_sample").select(short["id"]).run()
+    answer = next(c for c in at.code if c.value == short["answer"])
+    assert not _block_holding(at._tree, answer).proto.height_config.HasField("pixel_height")
+    assert short["reference"] in [c.value for c in at.code] and not at.number_input
+
+
+def test_explore_names_a_suite_file_that_does_not_read(isolated_env):
+    (isolated_env / "suites").mkdir()
+    (isolated_env / "suites" / "broken.jsonl").write_text('{"id": "x"\n', encoding="utf-8")
+    at = explore_page().run()
+    assert not at.exception
+    assert any("The suite 'broken' cannot be read" in e.value and "line 1" in e.value for e in at.error)
+
+
+def test_explore_keeps_a_preview_but_not_a_busy_workers_answer(isolated_env, monkeypatch):
+    sample = suites.generate_cell(8, 1, 2, 1, seed=4242, suite="kept")[0]  # a reference no other test previews
+    samples.write_jsonl(isolated_env / "suites" / "kept.jsonl", [sample])
+    calls = []
+    real_run = sandbox.run
+
+    def run(name, *args):
+        calls.append(name)
+        if len(calls) == 1:
+            return sandbox.Unchecked("busy", "no worker came free within 60 s")
+        return real_run(name, *args)
+
+    monkeypatch.setattr(sandbox, "run", run)
+    at = explore_page().run()
+    assert any("The previews are busy" in c.value for c in at.caption) and len(at.json) == 1
+    at.run()  # asks again: the busy answer was not kept
+    assert not any("busy" in c.value for c in at.caption) and len(at.json) == 2 and calls == ["preview"] * 2
+    at.multiselect(key="explore_depths").select(1).run()  # a filter change keeping the sample: no new preview
+    assert len(at.json) == 2 and calls == ["preview"] * 2

@@ -1,9 +1,11 @@
 """The answering page, run with Streamlit's AppTest against a temporary database."""
 
+import html
 import json
 from pathlib import Path
 
 import pytest
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.testing.v1 import AppTest
 
@@ -283,8 +285,11 @@ def test_the_question_page_shows_no_figure_that_identifies_the_sample(db, people
         "SELECT i.sample_id, json_extract(i.sample_json, '$.reference') FROM assignments a"
         " JOIN study_items i ON i.id = a.item_id WHERE a.id = ?", [assignment_id]).fetchone()
     assert at.code[0].value == reference  # the page is the question page
-    shown = " ".join([m.value for m in at.markdown] + [c.value for c in at.caption] + [t.value for t in at.text]
-                     + [f"{m.label} {m.value}" for m in at.metric])
+    # The size of the annotator's own answer is theirs to see; it says nothing of the sample.
+    own = [c.value for c in at.caption if c.value.startswith("Your answer: ")]
+    assert own == ["Your answer: 0 lines · 0 characters"]
+    shown = " ".join([m.value for m in at.markdown] + [c.value for c in at.caption if c.value not in own]
+                     + [t.value for t in at.text] + [f"{m.label} {m.value}" for m in at.metric])
     assert "characters" not in shown and "lines" not in shown
     assert f"{len(reference):,}" not in shown and str(len(reference)) not in shown
     assert sample_id not in shown
@@ -372,3 +377,322 @@ def test_sample_copy_in_the_database_does_hold_the_answer(db, people):
     new_study(db, people)
     stored = [json.loads(r[0]) for r in db.execute("SELECT sample_json FROM study_items")]
     assert all(s["answer"] and s["rule_hint"] for s in stored)
+
+
+# ---------------------------------------------------------------- practice round and flags (quality)
+
+
+def _truth(db, assignment_id):
+    return db.execute("SELECT json_extract(i.sample_json, '$.answer') FROM assignments a"
+                      " JOIN study_items i ON i.id = a.item_id WHERE a.id = ?", [assignment_id]).fetchone()[0]
+
+
+def test_rule_screen_announces_the_practice_round(db, people):
+    new_study(db, people, n_items=4, practice_items=2, gold_items=1)
+    at = open_page(people["ann1"])
+    shown = " ".join(m.value for m in at.markdown)
+    assert "First come **2 practice questions**" in shown
+    assert "You will answer **5 questions**" in shown  # 4 + 1 gold: gold looks like any question
+
+
+def test_practice_feedback_comes_after_submitting_and_not_before(db, people):
+    _, at = started_page(db, people, n_items=4, practice_items=2)
+    assignment_id = current_row(db, people["ann1"]["id"])[0]
+    truth = _truth(db, assignment_id)
+    assert "Practice question **1** of 2" in at.get("progress")[0].proto.text
+    assert not any("answer key" in m.value for m in at.markdown)  # not before answering
+    assert truth not in [c.value for c in at.code]
+    answer_box(at).input(truth)
+    at = click(at, "Submit answer")
+    assert not at.exception
+    assert any("Practice question 1 of 2: how you did" in s.value for s in at.subheader)
+    assert any("Your answer **passed**: ROUGE-L 1.00" in s.value for s in at.success)
+    assert [c.value for c in at.code] == [truth, truth]  # their answer and the key
+    assert not at.text_area  # no question while the feedback is on screen ...
+    assert current_row(db, people["ann1"]["id"])[1] is None  # ... so the next one's clock has not started
+    at = click(at, "Next practice question")
+    assert "Practice question **2** of 2" in at.get("progress")[0].proto.text
+    second = current_row(db, people["ann1"]["id"])[0]
+    at = click(at, "Give up")
+    at = click(at, "Yes, give up")
+    assert any("You gave up on this one" in w.value for w in at.warning)
+    assert [c.value for c in at.code] == [_truth(db, second)]
+    at = click(at, "Start the study")
+    assert "Question **1** of 4" in at.get("progress")[0].proto.text
+    answer_box(at).input("a guess")
+    at = click(at, "Submit answer")
+    assert "Question **2** of 4" in at.get("progress")[0].proto.text  # no feedback on study questions
+    assert not any("how you did" in s.value for s in at.subheader)
+
+
+def test_practice_round_never_sends_an_unanswered_items_answer(db, people, sent_messages):
+    """Practice keys appear only once their item is answered; no gold or study key, no hint, ever."""
+    samples = []
+    for index, sample in enumerate(samples_for_test(n_tasks=20)):
+        samples.append({**sample, "answer": f"{SENTINEL_ANSWER}{index:03d}",
+                        "rule_hint": f"{SENTINEL_HINT}{index:03d}"})
+    study_id = new_study(db, people, samples=samples, n_items=8, practice_items=3, gold_items=3)
+    kind_of = dict(db.execute("SELECT json_extract(sample_json, '$.answer'), kind FROM study_items"
+                              " WHERE study_id = ?", [study_id]).fetchall())
+    at = click(open_page(people["ann1"]), "I have read the rule: start")
+    answered_practice: set[str] = set()
+    for step in range(20):
+        sent = b"".join(sent_messages).decode("utf-8", "replace")
+        sent_messages.clear()
+        leaked = {key for key in kind_of if key in sent}
+        assert leaked <= answered_practice, f"step {step}: sent {leaked - answered_practice}"
+        assert SENTINEL_HINT not in sent
+        if not at.text_area:
+            break
+        assignment_id = current_row(db, people["ann1"]["id"])[0]
+        key = _truth(db, assignment_id)
+        answer_box(at).input(f"guess {step}")
+        at = click(at, "Submit answer")
+        if kind_of[key] == "practice":
+            answered_practice.add(key)
+            sent = b"".join(sent_messages).decode("utf-8", "replace")
+            assert key in sent  # the feedback screen did send this item's key
+            at = click(at, "Start the study" if len(answered_practice) == 3 else "Next practice question")
+    assert "You have answered all 14 questions" in at.success[-1].value and len(answered_practice) == 3
+
+
+def test_flagging_a_question_keeps_the_draft_and_the_clock(db, people):
+    study_id, at = started_page(db, people)
+    assignment_id, _, question = current_row(db, people["ann1"]["id"])
+    answer_box(at).input("half an answer")
+    at = click(click(at, "Pause"), "Resume")  # the draft is saved and back in the box
+    assert answer_box(at).value == "half an answer"
+    before = db.execute("SELECT * FROM assignments WHERE id = ?", [assignment_id]).fetchone()
+    widget = next(s for s in at.selectbox if s.label == "What is wrong")
+    widget.set_value("broken")
+    next(t for t in at.text_area if t.label.startswith("Note for the study lead")).input("the key looks wrong")
+    at = click(at, "Send report")
+    assert not at.exception
+    assert any("the study lead will look at this question" in s.value for s in at.success)
+    [flag] = study.flags(db, study_id)
+    assert (flag.username, flag.kind, flag.note) == ("ann1", "broken", "the key looks wrong")
+    assert flag.item_id == db.execute("SELECT item_id FROM assignments WHERE id = ?", [assignment_id]).fetchone()[0]
+    # The question is still open, unpaused, with the same clock row and the text typed so far.
+    assert db.execute("SELECT * FROM assignments WHERE id = ?", [assignment_id]).fetchone() == before
+    assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 0
+    assert db.execute("SELECT draft FROM assignments WHERE id = ?", [assignment_id]).fetchone()[0] == "half an answer"
+    assert shown_question(at) == question and answer_box(at).value == "half an answer"
+    assert next(t for t in at.text_area if t.label.startswith("Note for the study lead")).value == ""
+    at = click(at, "Submit answer")
+    assert db.execute("SELECT response FROM responses").fetchone()[0] == "half an answer"
+
+
+def test_a_flag_of_kind_other_needs_a_note(db, people):
+    study_id, at = started_page(db, people)
+    next(s for s in at.selectbox if s.label == "What is wrong").set_value("other")
+    at = click(at, "Send report")
+    assert any("The report was not sent. Say in the note what the problem is" in e.value for e in at.error)
+    assert study.flags(db, study_id) == []
+
+
+# ---------------------------------------------------------------- long answers: the reference tools
+
+
+def json_samples():
+    """JSON references of 200 to 250 lines, as long answers come from."""
+    return [suites.generate_sample(t, 2, 2, suite="test-hard", index=i) for t in (8, 9) for i in range(2)]
+
+
+def long_page(db, people, samples=None) -> tuple[AppTest, int, str]:
+    new_study(db, people, samples=samples or json_samples(), n_items=2)
+    at = click(open_page(people["ann1"]), "I have read the rule: start")
+    assert not at.exception
+    assignment_id = current_row(db, people["ann1"]["id"])[0]
+    return at, assignment_id, current_reference(db, people["ann1"]["id"])
+
+
+def widget(elements, label):
+    found = [e for e in elements if e.label == label]
+    assert len(found) == 1, f"no single {label!r}: {[e.label for e in elements]}"
+    return found[0]
+
+
+def add_button(at):
+    found = [b for b in at.button if b.label.startswith("Add lines")]
+    assert len(found) == 1
+    return found[0]
+
+
+def take_lines(at, first, last, typed=None) -> AppTest:
+    """Set From / To line (each change reruns the page), type into the answer box if asked
+    (typed text waits in the form, as in the browser), then press "Add lines"."""
+    widget(at.number_input, "From line").set_value(first)
+    widget(at.number_input, "To line").set_value(last)
+    at = at.run()
+    if typed is not None:
+        answer_box(at).input(typed)
+    return add_button(at).click().run()
+
+
+def saved_draft(db, assignment_id):
+    return db.execute("SELECT draft FROM assignments WHERE id = ?", [assignment_id]).fetchone()[0]
+
+
+def test_search_shows_the_count_and_a_chosen_match_shows_its_lines_marked(db, people):
+    at, _, ref = long_page(db, people)
+    widget(at.text_input, "Search the reference").input('"ID"').run()
+    expected = ref.lower().count('"id"')
+    assert expected > 3
+    matches = widget(at.selectbox, f"{expected} matches")  # the count, case-insensitive by default
+    assert len(matches.options) == expected and matches.value is None
+    assert at.code[0].value == ref  # nothing chosen yet: the whole reference
+    # Match case: the reference writes "id", so no match.
+    at = widget(at.toggle, "Match case").set_value(True).run()
+    assert [c.value for c in at.caption if c.value == "No match"] == ["No match"]
+    at = widget(at.toggle, "Match case").set_value(False).run()
+    # Choose the third match: the lines around it, the match marked, From/To set to its line.
+    at = widget(at.selectbox, f"{expected} matches").select_index(2).run()
+    line = [n for n, text in enumerate(ref.split("\n"), 1) if '"id"' in text][2]
+    assert any(c.value.endswith(f"around line {line}") for c in at.caption)
+    shown = at.html[0].value
+    assert shown.count("<mark") == 1 and '<mark style="padding:0;border-radius:2px">&quot;id&quot;</mark>' in shown
+    assert not at.code  # the window replaces the whole reference (nothing large is resent)
+    assert (widget(at.number_input, "From line").value, widget(at.number_input, "To line").value) == (line, line)
+    assert add_button(at).label == f"Add lines {line}–{line} to the answer"
+    at = click(at, "Whole reference")
+    assert at.code[0].value == ref and not at.html
+
+
+def test_go_to_line_shows_the_window_and_a_missing_line_is_named(db, people):
+    at, _, ref = long_page(db, people)
+    n_lines = ref.count("\n") + 1
+    at = widget(at.number_input, "Go to line").set_value(40).run()
+    assert any(c.value == "Lines 34–58, around line 40" for c in at.caption)
+    assert f">{html.escape(ref.split(chr(10))[39])}<" in at.html[0].value
+    at = widget(at.number_input, "Go to line").set_value(n_lines + 5).run()
+    assert f"'Go to line' is {n_lines + 5}, past the end: the reference has {n_lines} lines." in at.error[0].value
+    assert at.code[0].value == ref  # the whole reference stays readable
+
+
+def test_add_lines_puts_exactly_those_lines_into_the_answer_box_and_the_draft(db, people):
+    at, assignment_id, ref = long_page(db, people)
+    at = take_lines(at, 3, 5, typed="My answer starts here")  # typed, not yet sent: the click sends it
+    expected = "My answer starts here\n" + "\n".join(ref.split("\n")[2:5])
+    assert not at.error
+    assert answer_box(at).value == expected
+    assert saved_draft(db, assignment_id) == expected  # saved as the draft, as typing is
+    assert "Added lines 3–5 to your answer." in [t.value for t in at.toast]
+    assert [c.value for c in at.caption if c.value.startswith("Your answer: ")] == \
+        [f"Your answer: 4 lines · {len(expected)} characters"]
+    # Again, at the end: on a line of its own, no blank line between.
+    at = take_lines(at, 1, 1)
+    assert answer_box(at).value == expected + "\n" + ref.split("\n")[0]
+    assert saved_draft(db, assignment_id) == answer_box(at).value
+    # The answer is what is submitted, verbatim.
+    at = click(at, "Submit answer")
+    assert db.execute("SELECT response FROM responses").fetchone()[0] == expected + "\n" + ref.split("\n")[0]
+
+
+def answer_box_heights(sent_messages) -> list[int]:
+    """The pixel height of every answer box the page sent (AppTest does not keep it)."""
+    heights = []
+    for raw in sent_messages:
+        msg = ForwardMsg.FromString(raw)
+        element = msg.delta.new_element if msg.HasField("delta") else None
+        if element is not None and element.WhichOneof("type") == "text_area" and element.text_area.label == "Your answer":
+            heights.append(element.height_config.pixel_height)
+    return heights
+
+
+def test_the_answer_box_grows_with_the_answer(db, people, sent_messages):
+    at, _, _ = long_page(db, people)
+    small = answer_box_heights(sent_messages)[-1]
+    at = take_lines(at, 1, 15)
+    middle = answer_box_heights(sent_messages)[-1]
+    at = take_lines(at, 1, 150)
+    large = answer_box_heights(sent_messages)[-1]
+    assert small == 52 + 8 * 24 and middle == 52 + 16 * 24 and large == 52 + 26 * 24  # within bounds
+    assert answer_box(at).value.count("\n") == 15 + 150 - 1  # the same box, text kept
+
+
+@pytest.mark.parametrize("first, last, message", [
+    (5, 3, "Nothing was added. 'From line' (5) is after 'To line' (3): give the first line first."),
+    (0, 2, "Nothing was added. 'From line' is 0: line numbers start at 1."),
+    (2, 100_000, "Nothing was added. 'To line' is 100,000, past the end: the reference has"),
+    (None, 4, "Nothing was added. Type a line number in 'From line'."),
+])
+def test_a_bad_range_shows_a_clear_error_and_changes_nothing(db, people, first, last, message):
+    at, assignment_id, _ = long_page(db, people)
+    if first is None:
+        widget(at.number_input, "To line").set_value(last)
+        at = at.run()
+        answer_box(at).input("typed so far")
+        at = add_button(at).click().run()
+    else:
+        at = take_lines(at, first, last, typed="typed so far")
+    assert at.error[0].value.startswith(message)
+    assert answer_box(at).value == "typed so far"
+    assert saved_draft(db, assignment_id) in (None, "")  # nothing written
+    assert not at.toast
+
+
+def test_an_overlong_search_is_refused_by_the_page(db, people):
+    at, _, _ = long_page(db, people)
+    box = widget(at.text_input, "Search the reference")
+    assert box.max_chars == 200  # the browser keeps it short; the core refuses longer anyway
+
+
+# ---------------------------------------------------------------- the annotator's own view
+
+
+def sidebar_progress(at) -> str:
+    return " ".join(m.value for m in at.sidebar.markdown)
+
+
+def test_the_progress_panel_shows_answered_time_and_breaks(db, people):
+    study_id = new_study(db, people)
+    user_id = people["ann1"]["id"]
+    study.accept_rule(db, study_id, user_id, at=50.0)
+    first = study.open_question(db, study_id, user_id, at=100.0)
+    study.record_activity(db, user_id, first.assignment_id, None, at=105.0)
+    study.submit_answer(db, user_id, first.assignment_id, "one", at=110.0)           # 10 s active
+    second = study.open_question(db, study_id, user_id, at=110.0)
+    study.pause_question(db, user_id, second.assignment_id, at=115.0)               # 5 s active
+    study.resume_question(db, user_id, second.assignment_id, at=175.0)              # a 1:00 pause
+    study.pause_question(db, user_id, second.assignment_id, at=180.0, reason="idle")
+    study.resume_question(db, user_id, second.assignment_id, at=200.0)              # a 0:20 idle pause
+    at = open_page(people["ann1"])  # long after: the gap since is away time, not active
+    panel = sidebar_progress(at)
+    assert "Your progress" in panel
+    assert "Answered: **1 of 4**" in panel
+    assert "Active time: **0:15**" in panel
+    assert "Pauses: **1 · 1:00**" in panel
+    assert "Idle auto-pauses: **1 · 0:20**" in panel
+    # Giving up counts as answered, and says so.
+    at = click(click(at, "Give up"), "Yes, give up")
+    assert "Answered: **2 of 4 (1 given up)**" in sidebar_progress(at)
+
+
+def test_the_progress_panel_is_not_shown_before_the_rule_is_accepted(db, people):
+    new_study(db, people)
+    at = open_page(people["ann1"])
+    assert "Your progress" not in sidebar_progress(at)
+
+
+# ---------------------------------------------------------------- the new tools carry no answer
+
+
+def test_the_reference_tools_never_carry_the_answer(db, people, sent_messages):
+    """Search (also for the answer's own text), choose a match, go to a line, add lines: every
+    message sent is searched for the answer, the rule hint and the parameters."""
+    samples = [{**s, "answer": f"{SENTINEL_ANSWER}{i:03d}", "rule_hint": f"{SENTINEL_HINT}{i:03d}",
+                "params": {"secret": f"{SENTINEL_ANSWER}P{i:03d}"}} for i, s in enumerate(json_samples())]
+    at, assignment_id, ref = long_page(db, people, samples=samples)
+    # The search runs over the reference only: the answer's text is not found.
+    at = widget(at.text_input, "Search the reference").input(SENTINEL_ANSWER.lower()).run()
+    assert [c.value for c in at.caption if c.value == "No match"] == ["No match"]
+    sent_messages.clear()  # what was sent so far echoes the annotator's own search text
+    at = widget(at.text_input, "Search the reference").input("id").run()
+    at = widget(at.selectbox, at.selectbox[0].label).select_index(1).run()
+    at = widget(at.number_input, "Go to line").set_value(7).run()
+    at = take_lines(at, 2, 9)
+    at = click(at, "Whole reference")
+    assert answer_box(at).value == "\n".join(ref.split("\n")[1:9])
+    sent = b"".join(sent_messages)
+    assert b"&quot;id&quot;" in sent and ref.split("\n")[8].encode() in sent  # the capture works
+    assert SENTINEL_ANSWER.encode() not in sent and SENTINEL_HINT.encode() not in sent

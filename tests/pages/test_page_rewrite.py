@@ -66,9 +66,30 @@ def test_workspace_shows_original_guidelines_tokens_and_passing_checks(setup):
     editor = at.data_editor[0]
     assert list(editor.value["token"]) == [t.text for t in rewrite.extract_tokens(setup["sample"])]
     assert text_area(at, "Reference").value == setup["sample"]["reference"]
+    # The untouched original would pass its own checks: it says "not rewritten yet" instead of two greens,
+    # and Submit explains itself before anyone presses it.
+    assert not at.success
+    assert [i.value for i in at.info if i.value.startswith("Not rewritten yet")] == [
+        f"Not rewritten yet: {campaign.NOT_REWRITTEN} The checks run once it differs."]
+    assert button(at, "Submit for review").disabled
+    assert "Submitting opens once the reference is rewritten: it is still the abstract original." in [
+        c.value for c in at.caption]
+
+
+def test_not_rewritten_yet_turns_into_checks_after_an_edit_and_back_after_starting_again(setup):
+    at = run_as(setup["ann"])
+    reference = setup["sample"]["reference"]
+    text_area(at, "Reference").input(reference.replace('"id":', '"id" :', 1)).run()  # a change the checks accept
+    assert not any(i.value.startswith("Not rewritten yet") for i in at.info)
     assert [s.value for s in at.success][:2] == [
         "Structure: reads as the original does; same skeleton.",
         "Answer: the solver derives the rewritten answer from the rewritten reference."]
+    assert not button(at, "Submit for review").disabled
+    button(at, "Start again from the original").click().run()
+    assert text_area(at, "Reference").value == reference
+    assert any(i.value.startswith("Not rewritten yet") for i in at.info)
+    assert not [s for s in at.success if s.value.startswith(("Structure", "Answer"))]
+    assert button(at, "Submit for review").disabled
 
 
 def test_mapping_by_table_edit_applies_everywhere_and_saves_a_draft(setup):
@@ -200,9 +221,8 @@ def test_submitting_moves_on_to_the_next_item_to_do(isolated_env, monkeypatch):
     first, second = campaign.list_items(db, cid)
     at = run_as(ann)
     assert at.selectbox(key="rw_item").value == first["id"]
-    button(at, "Submit for review").click().run()
-    assert any("still the abstract original" in e.value for e in at.error)  # nothing rewritten yet
-    assert at.selectbox(key="rw_item").value == first["id"]
+    assert button(at, "Submit for review").disabled  # nothing rewritten yet: said before Submit
+    assert any(i.value.startswith("Not rewritten yet") for i in at.info)
     assert campaign.get_item(db, first["id"])["status"] == "todo"
 
     sample = campaign.get_item(db, first["id"])["sample"]
@@ -246,13 +266,16 @@ def test_a_draft_whose_check_hangs_opens_says_why_and_can_be_fixed(setup, check_
                for e in at.error)
     assert campaign.get_item(db, item_id)["status"] == "draft"
     assert db.execute("SELECT COUNT(*) FROM rewrite_submissions").fetchone()[0] == 0
-    # The annotator fixes the text: it is saved and checked again.
+    # The annotator fixes the text: it is saved and checked again (the original itself: nothing to check yet).
     text_area(at, "Reference").input(original).run()
+    assert not at.exception and not at.error
+    assert any(i.value.startswith("Not rewritten yet") for i in at.info)
+    assert campaign.get_draft(db, item_id)["reference"] == original
+    text_area(at, "Reference").input(original.replace('"id":', '"id" :', 1)).run()
     assert not at.exception and not at.error
     assert [s.value for s in at.success][:2] == [
         "Structure: reads as the original does; same skeleton.",
         "Answer: the solver derives the rewritten answer from the rewritten reference."]
-    assert campaign.get_draft(db, item_id)["reference"] == original
 
 
 def test_a_yaml_draft_nested_50000_deep_opens_and_can_be_fixed(isolated_env, monkeypatch, check_workers):
@@ -313,10 +336,10 @@ def test_when_no_check_worker_can_start_the_page_says_so_and_stays_editable(setu
     monkeypatch.setattr(sandbox, "_default", None)
     monkeypatch.setenv(sandbox.ENV_WORKERS, "two")  # a misconfigured server: no worker starts
     at = run_as(setup["ann"])
-    assert not at.exception
+    assert not at.exception and not at.error  # the untouched original: nothing to check yet
+    edited = setup["sample"]["reference"].replace('"w"', '"Eugene"')
+    text_area(at, "Reference").input(edited).run()
     assert [e.value for e in at.error] == [
         "The checks cannot run on this server: STRUCTEXT_SANDBOX_WORKERS='two' is not a whole number. Ask the "
         "administrator. The text stays editable."]
-    edited = setup["sample"]["reference"].replace('"w"', '"Eugene"')
-    text_area(at, "Reference").input(edited).run()
     assert campaign.get_draft(storage.open_db(), setup["item"]["id"])["reference"] == edited

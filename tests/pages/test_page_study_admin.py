@@ -332,3 +332,256 @@ def test_add_an_annotator_from_the_dashboard(db, people, mini_suite):
     at = click(at.run(), "Add to study")
     assert "ann3 now takes part in pilot." in at.success[0].value
     assert study.annotator_names(db, study_id) == ["ann1", "ann3"]
+
+
+# ---------------------------------------------------------------- practice, gold and flags (quality)
+
+
+def test_setup_form_with_practice_and_gold_items(db, people, mini_suite):
+    at = open_page(people["lead"])
+    assert widget(at.number_input, "Practice items").value == 0
+    assert widget(at.number_input, "Gold items").value == 0
+    assert widget(at.number_input, "Gold pass mark (%)").value == 50
+    at = fill_setup(at, n_items=20)
+    widget(at.number_input, "Practice items").set_value(3)
+    widget(at.number_input, "Gold items").set_value(4)
+    widget(at.number_input, "Gold pass mark (%)").set_value(80)
+    at = click(at, "Create study")
+    assert not at.exception and not at.error
+    assert "created with 20 questions, 3 practice items, 4 gold items for 2 annotator(s)." in at.success[0].value
+    saved = study.list_studies(db)[0]
+    assert (saved.n_items, saved.practice_items, saved.gold_items, saved.gold_pass) == (20, 3, 4, 0.8)
+    kinds = dict(db.execute("SELECT kind, COUNT(*) FROM study_items GROUP BY kind").fetchall())
+    assert kinds == {"study": 20, "practice": 3, "gold": 4}
+    assert count(db, "assignments") == 2 * 27
+
+
+def test_too_many_gold_items_is_refused_with_a_message(db, people, mini_suite):
+    at = fill_setup(open_page(people["lead"]), n_items=5)
+    widget(at.number_input, "Gold items").set_value(6)
+    at = click(at, "Create study")
+    assert "The study was not created." in at.error[0].value and "Gold items must be between 0" in at.error[0].value
+    assert count(db, "studies") == 0
+
+
+@pytest.fixture
+def gold_study(db, people, mini_suite):
+    """A study with 2 practice and 3 gold items: ann1 answers everything right, ann2 misses
+    every gold item and every practice item; ann2 flags two questions."""
+    study_id = study.create_study(db, name="gold", suite="mini", samples=mini_suite, n_items=4,
+                                  annotator_ids=[people["ann1"]["id"], people["ann2"]["id"]],
+                                  practice_items=2, gold_items=3, gold_pass=0.5)
+    for name in ("ann1", "ann2"):
+        user_id = people[name]["id"]
+        study.accept_rule(db, study_id, user_id, at=0.0)
+        clock = 10.0
+        while (view := study.open_question(db, study_id, user_id, at=clock)) is not None:
+            truth, kind = db.execute("SELECT json_extract(i.sample_json, '$.answer'), i.kind FROM assignments a"
+                                     " JOIN study_items i ON i.id = a.item_id WHERE a.id = ?",
+                                     [view.assignment_id]).fetchone()
+            wrong = name == "ann2" and kind != "study"
+            study.submit_answer(db, user_id, view.assignment_id, "zzz not it" if wrong else truth, at=clock + 30)
+            clock += 40
+    items = [row[0] for row in db.execute("SELECT item_id FROM assignments WHERE user_id = ? ORDER BY seq LIMIT 2",
+                                          [people["ann2"]["id"]])]
+    study.flag_question(db, study_id, people["ann2"]["id"], items[0], "broken", "the key looks wrong")
+    study.flag_question(db, study_id, people["ann2"]["id"], items[1], "unclear", "")
+    return study_id
+
+
+def test_dashboard_counts_no_practice_or_gold_and_flags_the_careless(db, people, gold_study):
+    at = open_page(people["lead"])
+    assert not at.exception
+    progress = at.dataframe[0].value.set_index("annotator")
+    assert progress.loc["ann1", "total"] == 7 and progress.loc["ann1", "answered"] == 7  # 4 + 3 gold
+    assert metric(at, "Answers") == "8"  # the study's own 4 items of each; practice and gold left out
+    assert metric(at, "Mean annotator") == "100.0"
+    gold = next(d.value for d in at.dataframe if "gold_accuracy" in d.value.columns).set_index("annotator")
+    assert gold.loc["ann2", "gold_accuracy"] == 0.0 and gold.loc["ann2", "check"] == "check this person's work"
+    assert gold.loc["ann1", "gold_accuracy"] == 100.0 and gold.loc["ann1", "check"] == "ok"
+    assert any("Below the gold pass mark (50%): ann2" in w.value for w in at.warning)
+
+
+def test_lead_sees_open_flags_and_resolves_one(db, people, gold_study):
+    at = open_page(people["lead"])
+    assert metric(at, "Open flags") == "2"
+    table = next(d.value for d in at.dataframe if "note" in d.value.columns)
+    assert table["kind"].tolist() == ["broken", "unclear"] and table["annotator"].tolist() == ["ann2", "ann2"]
+    assert table["note"].iloc[0] == "the key looks wrong"
+    first = table["flag"].iloc[0]
+    widget(at.selectbox, "Flag to resolve").set_value(first)
+    widget(at.text_input, "What was done").input("answer key checked: it is right")
+    at = click(at, "Resolve flag")
+    assert not at.exception and f"Flag {first} resolved." in at.success[0].value
+    assert metric(at, "Open flags") == "1"
+    [left] = study.flags(db, gold_study, open_only=True)
+    assert left.kind == "unclear"
+    resolved = study.flags(db, gold_study)[0]
+    assert (resolved.resolved_by, resolved.resolution) == ("lead", "answer key checked: it is right")
+    widget(at.toggle, "Show resolved flags too").set_value(True)
+    at.run()
+    table = next(d.value for d in at.dataframe if "note" in d.value.columns)
+    assert len(table) == 2 and table["resolution"].iloc[0] == "answer key checked: it is right"
+
+
+def test_resolving_a_flag_without_a_note_changes_nothing(db, people, gold_study):
+    at = click(open_page(people["lead"]), "Resolve flag")
+    assert "The flag was not resolved." in at.error[0].value and "Write what was done" in at.error[0].value
+    assert len(study.flags(db, gold_study, open_only=True)) == 2
+
+
+def test_export_offers_practice_and_gold_answers_apart(db, people, gold_study):
+    at = open_page(people["lead"], section="Export")
+    assert [b.label for b in at.get("download_button")][-1] == "Practice and gold answers (CSV)"
+
+
+# ---------------------------------------------------------------- account lifecycle (issue 13)
+
+
+def choose_account(at, username):
+    ids = {u["username"]: u["id"] for u in accounts.list_users(storage.open_db(), include_inactive=True)}
+    return widget(at.selectbox, "Account to change").set_value(ids[username]).run()
+
+
+def test_admin_disables_and_enables_an_account(db, people):
+    token = accounts.issue_session(db, people["ann1"]["id"])
+    at = choose_account(open_page(people["lead"], section="Accounts"), "ann1")
+    at = click(at, "Disable account")
+    assert "'ann1' is disabled: it cannot log in, and 1 open session(s) ended." in at.success[0].value
+    assert accounts.verify_session(db, token).reason == "disabled"
+    assert accounts.log_in(db, "ann1", "password-123").message == accounts.DISABLED_MESSAGE
+    table = at.dataframe[0].value.set_index("username")
+    assert table.loc["ann1", "status"] == "disabled" and table.loc["ann2", "status"] == "active"
+    at = click(choose_account(at, "ann1"), "Enable account")
+    assert "'ann1' is enabled" in at.success[0].value
+    assert accounts.log_in(db, "ann1", "password-123").user == people["ann1"]
+
+
+def test_disabling_oneself_or_the_last_enabled_admin_is_refused_on_the_page(db, people):
+    at = click(choose_account(open_page(people["lead"], section="Accounts"), "lead"), "Disable account")
+    assert "'lead' was not disabled. You cannot disable your own account" in at.error[0].value
+    boss = accounts.create_user(db, "boss", "password-123", "admin")
+    accounts.disable_user(db, people["lead"]["id"], by_user=boss["id"])  # lead's page is still open
+    at = click(choose_account(open_page(people["lead"], section="Accounts"), "boss"), "Disable account")
+    assert "'boss' is the last enabled admin: it cannot be disabled" in at.error[0].value
+    assert accounts.account_status(db, boss["id"]) == "active"
+
+
+@pytest.fixture
+def ann1_answered(db, people, mini_suite):
+    study_id = study.create_study(db, name="pilot", suite="mini", samples=mini_suite, n_items=3,
+                                  annotator_ids=[people["ann1"]["id"], people["ann2"]["id"]])
+    study.accept_rule(db, study_id, people["ann1"]["id"])
+    view = study.open_question(db, study_id, people["ann1"]["id"])
+    study.submit_answer(db, people["ann1"]["id"], view.assignment_id, "my answer")
+    return study_id
+
+
+def markdown_text(at):
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_deleting_an_account_states_the_choice_and_needs_a_confirmation(db, people, ann1_answered):
+    at = choose_account(open_page(people["lead"], section="Accounts"), "ann1")
+    new_name = f"deleted-user-{people['ann1']['id']}"
+    shown = markdown_text(at)  # keep their data: the default, stated before anything is done
+    assert f"renamed '{new_name}'" in shown and "Their 1 study answer(s) stay" in shown
+    widget(at.radio, "Delete the account and").set_value("remove")
+    shown = markdown_text(at.run())
+    assert "**Removed:**" in shown and "- 1 study answer(s) with their timing and any score override" in shown
+    assert "**Kept, as it cannot be removed:**" in shown and "0 approved rewrite(s)" in shown
+    at = click(at, "Delete account…")
+    assert "Delete 'ann1' and remove their data? This cannot be undone." in at.warning[0].value
+    assert accounts.account_status(db, people["ann1"]["id"]) == "active"  # not yet
+    at = click(at, "Cancel")
+    assert not at.warning and accounts.account_status(db, people["ann1"]["id"]) == "active"
+    at = click(click(at, "Delete account…"), "Yes, delete ann1")
+    assert (f"Account 'ann1' is deleted: it is now '{new_name}', and their data is removed as listed."
+            in at.success[0].value)
+    assert count(db, "responses") == 0 and accounts.get_user(db, "ann1") is None
+    assert at.dataframe[0].value.set_index("username").loc[new_name, "status"] == "deleted"
+    options = widget(at.selectbox, "Account to change").options
+    assert options and not any(new_name in option for option in options)  # a deleted account is done with
+
+
+def test_deleting_and_keeping_the_data_keeps_the_answers_under_the_new_name(db, people, ann1_answered):
+    at = choose_account(open_page(people["lead"], section="Accounts"), "ann1")
+    at = click(click(at, "Delete account…"), "Yes, delete ann1")
+    assert "and their data is kept under that name." in at.success[0].value
+    rows = study.export_rows(db, ann1_answered)
+    assert [(r["annotator"], r["annotator_removed"]) for r in rows] == [
+        (f"deleted-user-{people['ann1']['id']}", True)]
+
+
+# ---------------------------------------------------------------- study lifecycle (issue 13)
+
+
+@pytest.fixture
+def pilot(db, people, mini_suite):
+    return study.create_study(db, name="pilot", suite="mini", samples=mini_suite, n_items=4,
+                              annotator_ids=[people["ann1"]["id"]])
+
+
+def test_rename_a_study_and_keep_it_chosen(db, people, mini_suite, pilot):
+    study.create_study(db, name="newer", suite="mini", samples=mini_suite, n_items=2,
+                       annotator_ids=[people["ann2"]["id"]])
+    at = open_page(people["lead"])
+    widget(at.selectbox, "Study").set_value(study.get_study(db, pilot)).run()
+    at.text_input(key=f"sa_rename_name_{pilot}").input("newer")
+    at = click(at, "Rename")
+    assert "The study was not renamed. A study named 'newer' already exists" in at.error[0].value
+    at.text_input(key=f"sa_rename_name_{pilot}").input("pilot spring")
+    at = click(at, "Rename")
+    assert "Study 'pilot' is now called 'pilot spring'." in at.success[0].value
+    assert study.get_study(db, pilot).name == "pilot spring"
+    assert widget(at.selectbox, "Study").value.id == pilot  # still the chosen study
+
+
+def test_archive_hides_the_study_until_show_archived_is_on(db, people, pilot):
+    at = click(open_page(people["lead"]), "Archive the study")
+    assert "Study 'pilot' is archived." in at.success[0].value
+    assert study.get_study(db, pilot).archived and study.studies_for_annotator(db, people["ann1"]["id"]) == []
+    assert "Every study is archived" in at.info[0].value
+    assert not [s for s in at.selectbox if s.label == "Study"]
+    at = widget(at.toggle, "Show archived studies").set_value(True).run()
+    assert widget(at.selectbox, "Study").value.id == pilot
+    assert any("This study is archived" in i.value for i in at.info)
+    at = click(at, "Bring back from the archive")
+    assert not study.get_study(db, pilot).archived
+    assert [s.name for s in study.studies_for_annotator(db, people["ann1"]["id"])] == ["pilot"]
+
+
+def test_copy_a_study_with_chosen_annotators(db, people, pilot):
+    at = open_page(people["lead"])
+    chooser = widget(at.multiselect, "Annotators of the copy")
+    assert chooser.value == []  # nobody chosen beforehand
+    chooser.select(next(u for u in accounts.list_users(db) if u["username"] == "ann2"))
+    at = click(at, "Create the copy")
+    assert "No copy was made. Study name is empty" in at.error[0].value
+    assert len(study.list_studies(db)) == 1
+    at.text_input(key=f"sa_clone_name_{pilot}").input("pilot again")
+    at = click(at, "Create the copy")
+    assert "Study 'pilot again' created as a copy of 'pilot' with 1 annotator(s)." in at.success[0].value
+    copy = widget(at.selectbox, "Study").value
+    assert (copy.name, copy.n_items, copy.n_annotators) == ("pilot again", 4, 1)
+    assert study.annotator_names(db, copy.id) == ["ann2"]
+
+
+def test_take_an_annotator_off_needs_a_tick_and_keeps_their_answers(db, people, pilot):
+    study.accept_rule(db, pilot, people["ann1"]["id"])
+    view = study.open_question(db, pilot, people["ann1"]["id"])
+    study.submit_answer(db, people["ann1"]["id"], view.assignment_id, "an answer")
+    at = open_page(people["lead"])
+    assert any("A replacement gets the same questions in the same order" in c.value for c in at.caption)
+    widget(at.selectbox, "Replacement (optional)").select(
+        next(u for u in accounts.list_users(db) if u["username"] == "ann2"))
+    at = click(at, "Take off the study")
+    assert "Nothing changed: tick 'Yes, take them off this study'" in at.error[0].value
+    assert study.annotator_names(db, pilot) == ["ann1"]
+    widget(at.checkbox, "Yes, take them off this study").check()
+    at = click(at, "Take off the study")
+    assert ("ann2 replaces ann1 in pilot with the same 4 questions in the same order; ann1's 1 answer(s) are "
+            "kept as theirs." in at.success[0].value)
+    members = at.table[0].value
+    assert members.loc["ann1", "status"] == "removed, replaced by ann2" and members.loc["ann2", "questions"] == 4
+    assert [r["annotator_removed"] for r in study.export_rows(db, pilot)] == [True]

@@ -1,0 +1,204 @@
+"""Adjudication: a study's questions one at a time, where the annotators disagree most first;
+the lead may override a response's score with a reason, and resolve the flags on a question.
+
+UI only: the items, responses, overrides and flags come from ``structext_core.studio.study``.
+"""
+
+import streamlit as st
+
+from pages import ui
+from pages.ui import widgets
+from pages.ui.frame import ensure_frame
+from structext_core.benchmark.formats import HIGHLIGHT
+from structext_core.studio import access, durations, study
+
+ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
+user = ui.require_page("adjudication")
+db = ui.get_db()
+
+#: The override form's choices: a verdict, or a score typed in (None).
+VERDICTS = {"Correct (score 1)": 1.0, "Incorrect (score 0)": 0.0, "The score below": None}
+SCORE_FORMAT = st.column_config.NumberColumn(format="%.2f")
+#: The kinds of question listed unless practice ones are asked for too.
+LISTED_KINDS = ("study", "gold")
+
+
+# ---------------------------------------------------------------- callbacks (run before the page is drawn)
+
+
+def on_override(response_id: int, annotator: str) -> None:
+    state = st.session_state
+    chosen = VERDICTS[state[f"adj_verdict_{response_id}"]]
+    score = state[f"adj_score_{response_id}"] if chosen is None else chosen
+    try:
+        study.override_score(ui.get_db(), response_id, score, state[f"adj_reason_{response_id}"], user)
+    except (study.StudyError, access.AccessError) as error:
+        ui.flash("error", f"The score of {annotator}'s answer was not changed. {error}")
+        return
+    state[f"adj_reason_{response_id}"] = ""
+    ui.flash("success", f"The score of {annotator}'s answer is now {score:g} (set by hand).", toast=True)
+
+
+def on_clear(response_id: int, annotator: str) -> None:
+    state = st.session_state
+    try:
+        study.clear_override(ui.get_db(), response_id, state[f"adj_reason_{response_id}"], user)
+    except (study.StudyError, access.AccessError) as error:
+        ui.flash("error", f"The override of {annotator}'s answer was not cleared. {error}")
+        return
+    state[f"adj_reason_{response_id}"] = ""
+    ui.flash("success", f"{annotator}'s answer is back to its automatic score.", toast=True)
+
+
+def on_resolve(flag_id: int) -> None:
+    try:
+        study.resolve_flag(ui.get_db(), flag_id, user, st.session_state[f"adj_resolution_{flag_id}"])
+    except (study.StudyError, access.AccessError) as error:
+        ui.flash("error", f"The flag was not resolved. {error}")
+        return
+    ui.flash("success", "The flag is resolved.", toast=True)
+
+
+# ---------------------------------------------------------------- the item list
+
+
+def item_list(chosen: study.Study) -> study.ItemSummary | None:
+    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    order = left.radio("Order", list(study.ITEM_ORDERS), format_func=study.ITEM_ORDERS.get, horizontal=True,
+                       key="adj_order")
+    practice = right.checkbox("Practice questions too", key="adj_practice",
+                              help="Practice answers are never counted; study and gold questions are always listed.")
+    items = study.adjudication_items(db, chosen.id, order=order or "disagreement",
+                                     kinds=None if practice else LISTED_KINDS)
+    if not items:
+        st.info("This study has no questions.")
+        return None
+    answered = sum(1 for s in items if s.n_responses)
+    st.caption(f"{len(items)} questions, {answered} with answers. Disagreement: the spread of the final scores "
+               "(standard deviation, 0 to 0.5) plus the mix of 'gave up' and 'answered' (0 to 0.5).")
+    st.dataframe(
+        study.items_table(items), hide_index=True, height=min(280, 38 + 35 * len(items)),
+        column_config={
+            "position": "#", "language": "format", "n_responses": "answers", "n_gave_up": "gave up",
+            "mean_score": st.column_config.NumberColumn("mean score", format="%.2f"),
+            "spread": SCORE_FORMAT, "disagreement": SCORE_FORMAT, "n_overridden": "overridden",
+            "open_flags": "open flags", "sample_id": "sample",
+        },
+    )
+    by_id = {s.item_id: s for s in items}
+    item_id = st.selectbox("Question", list(by_id), format_func=lambda i: by_id[i].label,
+                           key=f"adj_item_{chosen.id}")
+    return by_id.get(item_id)
+
+
+# ---------------------------------------------------------------- one item
+
+
+def sample_panel(detail: study.ItemDetail) -> None:
+    item = detail.summary
+    st.subheader(f"Question #{item.position}")
+    st.caption(f"{item.language} · {item.task} (task {item.task_id}) · depth {item.depth}, width {item.width} · "
+               f"sample {item.sample_id} · {item.kind} item")
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        st.markdown("**Reference**")
+        st.code(detail.reference, language=HIGHLIGHT.get(item.language, "text"), line_numbers=True,
+                height=420)
+    with right:
+        st.markdown(f"**Question:** {detail.question}")
+        if detail.requirement:
+            st.caption(detail.requirement)
+        st.markdown("**Answer key**")
+        st.code(detail.answer, language="text", wrap_lines=True)
+    cols = st.columns(4)
+    cols[0].metric("Answers", item.n_responses, help=f"{item.n_gave_up} gave up")
+    cols[1].metric("Mean score", "–" if item.mean_score is None else f"{item.mean_score:.2f}")
+    cols[2].metric("Spread", f"{item.spread:.2f}", help="Standard deviation of the final scores.")
+    cols[3].metric("Overridden", item.n_overridden)
+
+
+def _seconds(value: float | None) -> str:
+    return "–" if value is None else durations.clock(value)
+
+
+def response_panel(response: study.ResponseDetail) -> None:
+    rid = response.response_id
+    with st.container(border=True):
+        head = f"**{response.annotator}**" + (" · gave up" if response.gave_up else "")
+        st.markdown(head)
+        if not response.gave_up:
+            st.code(response.response, language="text", wrap_lines=True)
+        override = response.override
+        score_line = (f"ROUGE-L {response.rouge_l:.3f} · exact match {response.exact_match} · "
+                      f"automatic score {response.score_auto:.2f} · **final score {response.score:.2f}**")
+        st.markdown(score_line)
+        if override is not None:
+            st.info(f"Set by hand to {override.score:g} by {override.by or '(deleted account)'} on "
+                    f"{study.moment_text(override.at)}: {override.reason}")
+        st.caption(f"Time: active {_seconds(response.elapsed_seconds)} · paused {_seconds(response.paused_seconds)}"
+                   f" · idle {_seconds(response.idle_seconds)} · away {_seconds(response.away_seconds)}"
+                   f" · wall {_seconds(response.wall_seconds)} · submitted "
+                   f"{study.moment_text(response.submitted_at)}")
+        with st.form(f"adj_form_{rid}"):
+            left, right = st.columns([2, 1])
+            left.radio("New score", list(VERDICTS), key=f"adj_verdict_{rid}", horizontal=True)
+            right.number_input("Score (0 to 1)", min_value=0.0, max_value=1.0, step=0.05, value=response.score,
+                               key=f"adj_score_{rid}", help="Used when 'The score below' is chosen.")
+            st.text_input("Reason", key=f"adj_reason_{rid}", max_chars=study.MAX_REASON_CHARS,
+                          placeholder="e.g. right in substance, worded differently")
+            save, clear = st.columns(2)
+            save.form_submit_button("Override the score", type="primary", on_click=on_override,
+                                    args=(rid, response.annotator), key=f"adj_save_{rid}")
+            clear.form_submit_button("Back to the automatic score", disabled=override is None,
+                                     on_click=on_clear, args=(rid, response.annotator), key=f"adj_clear_{rid}")
+        history = study.override_history(db, rid)
+        if history:
+            with st.expander(f"History of this score ({len(history)} change{'s' if len(history) > 1 else ''})"):
+                st.dataframe(study.history_table(history), hide_index=True)
+        else:
+            st.caption("Never changed by hand.")
+
+
+def flags_panel(detail: study.ItemDetail) -> None:
+    item = detail.summary
+    found = study.flags(db, item.study_id, item_id=item.item_id)
+    open_flags = [f for f in found if f.is_open]
+    st.subheader("Flags on this question")
+    if not found:
+        st.caption("No annotator has flagged this question.")
+        return
+    for flag in open_flags:
+        with st.container(border=True):
+            st.markdown(f"**{study.FLAG_KINDS.get(flag.kind, flag.kind)}** · by {flag.username or '(deleted account)'}"
+                        f" on {study.moment_text(flag.created_at)}")
+            if flag.note:
+                st.text(flag.note)
+            with st.form(f"adj_flag_{flag.id}"):
+                st.text_input("What was done about it", key=f"adj_resolution_{flag.id}",
+                              max_chars=study.MAX_FLAG_NOTE_CHARS, placeholder="e.g. answer key checked: it is right")
+                st.form_submit_button("Resolve the flag", on_click=on_resolve, args=(flag.id,), key=f"adj_resolve_{flag.id}")
+    resolved = [f for f in found if not f.is_open]
+    if resolved:
+        st.caption("Resolved: " + "; ".join(f"{f.kind} by {f.username or '?'} → {f.resolution} ({f.resolved_by})"
+                                            for f in resolved))
+
+
+# ---------------------------------------------------------------- the page
+
+st.title("Adjudication")
+ui.show_flash()
+all_studies = study.list_studies(db)
+if not all_studies:
+    st.info("No study yet: create one on **Studies**.")
+    st.stop()
+chosen = widgets.pick_study(all_studies, key="adj_study")
+summary = item_list(chosen)
+if summary is not None:
+    detail = study.adjudication_item(db, summary.item_id)
+    sample_panel(detail)
+    flags_panel(detail)
+    st.subheader("Responses")
+    if not detail.responses:
+        st.info("No annotator has answered this question yet.")
+    for response in detail.responses:
+        response_panel(response)

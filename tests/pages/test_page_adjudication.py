@@ -1,0 +1,171 @@
+"""The Adjudication page with AppTest: the item list disagreement first, one item in full, an
+admin overriding and clearing a score (seen in the history and the dashboard), the errors, the
+flags on a question, and everyone but admins refused."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from structext_core.studio import access, accounts, storage, study
+from tests.studio.study.support import grid_samples, run_study
+
+PAGE = Path(__file__).resolve().parents[2] / "pages" / "adjudication.py"
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "structext.db"))
+    monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
+    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    return storage.open_db()
+
+
+@pytest.fixture
+def people(db):
+    return {name: accounts.create_user(db, name, "password-123", role)
+            for name, role in (("lead", "admin"), ("ann1", "annotator"), ("ann2", "annotator"),
+                               ("reader", "researcher"))}
+
+
+def policy(username, index, answer):
+    """ann1 is always right; ann2 gives up on the first question it sees, then is right."""
+    return answer if username == "ann1" or index > 0 else None
+
+
+@pytest.fixture
+def answered(db, people):
+    """Three questions answered by ann1 and ann2: exactly one has a give-up beside a right answer."""
+    return run_study(db, grid_samples(), [people["ann1"], people["ann2"]], policy, n_items=3)
+
+
+def open_page(user, **state) -> AppTest:
+    at = AppTest.from_file(str(PAGE), default_timeout=60)
+    if user is not None:
+        at.session_state["user"] = user
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def gave_up_response(db, study_id):
+    return db.execute("SELECT id, item_id FROM responses WHERE study_id = ? AND gave_up = 1", [study_id]).fetchone()
+
+
+def test_the_admin_sees_the_disputed_question_first_in_full(db, people, answered):
+    at = open_page(people["lead"])
+    assert at.title[0].value == "Adjudication"
+    response_id, item_id = gave_up_response(db, answered)
+    question = at.selectbox(key=f"adj_item_{answered}")
+    assert question.value == item_id  # the disagreement: one right, one gave up
+    assert len(question.options) == 3
+    detail = study.adjudication_item(db, item_id)
+    codes = [c.value for c in at.code]
+    assert detail.reference in codes and detail.answer in codes
+    assert any(detail.question in m.value for m in at.markdown)
+    shown = " ".join(m.value for m in at.markdown)
+    assert "**ann1**" in shown and "**ann2** · gave up" in shown
+    assert "final score 1.00" in shown and "final score 0.00" in shown
+    assert at.button(key=f"adj_clear_{response_id}").disabled  # nothing to clear yet
+    table = at.dataframe[0].value
+    assert table["position"].tolist()[0] == detail.summary.position and len(table) == 3
+
+
+def test_the_admin_overrides_a_score_sees_it_in_the_history_and_clears_it(db, people, answered):
+    response_id, item_id = gave_up_response(db, answered)
+    at = open_page(people["lead"])
+    at.radio(key=f"adj_verdict_{response_id}").set_value("Correct (score 1)")
+    at.text_input(key=f"adj_reason_{response_id}").input("answered on paper, entered as a give-up")
+    at.button(key=f"adj_save_{response_id}").click().run()
+    assert not at.exception
+    assert [s.value for s in at.success] == ["The score of ann2's answer is now 1 (set by hand)."]
+    [override] = study.override_history(db, response_id)
+    assert (override.score, override.reason, override.by) == (1.0, "answered on paper, entered as a give-up", "lead")
+    history = [d.value for d in at.dataframe if "reason" in d.value.columns]
+    assert len(history) == 1 and history[0]["reason"].tolist() == ["answered on paper, entered as a give-up"]
+    assert any("Set by hand to 1 by lead" in i.value for i in at.info)
+    assert at.text_input(key=f"adj_reason_{response_id}").value == ""  # ready for the next change
+    frame = study.responses_frame(db, answered)
+    assert frame.set_index("response_id").loc[response_id, "score"] == 1.0
+    assert at.dataframe[0].value["n_overridden"].tolist()[0] == 1  # still first: one gave up, one answered
+    assert "1 overridden" in at.selectbox(key=f"adj_item_{answered}").options[0]
+
+    at.text_input(key=f"adj_reason_{response_id}").input("no: it was a give-up")
+    at.button(key=f"adj_clear_{response_id}").click().run()
+    assert [s.value for s in at.success] == ["ann2's answer is back to its automatic score."]
+    assert [o.cleared for o in study.override_history(db, response_id)] == [True, False]
+    history = [d.value for d in at.dataframe if "reason" in d.value.columns]
+    assert history[0]["score"].tolist() == ["back to automatic", "1"]
+    assert at.button(key=f"adj_clear_{response_id}").disabled
+
+
+def test_a_typed_score_is_used_when_chosen(db, people, answered):
+    response_id, _ = gave_up_response(db, answered)
+    at = open_page(people["lead"])
+    at.radio(key=f"adj_verdict_{response_id}").set_value("The score below")
+    at.number_input(key=f"adj_score_{response_id}").set_value(0.4)
+    at.text_input(key=f"adj_reason_{response_id}").input("half of the path")
+    at.button(key=f"adj_save_{response_id}").click().run()
+    assert study.override_history(db, response_id)[0].score == 0.4
+    assert "final score 0.40" in " ".join(m.value for m in at.markdown)
+
+
+def test_an_override_without_a_reason_is_refused_and_nothing_is_written(db, people, answered):
+    response_id, _ = gave_up_response(db, answered)
+    at = open_page(people["lead"])
+    at.radio(key=f"adj_verdict_{response_id}").set_value("Correct (score 1)")
+    at.button(key=f"adj_save_{response_id}").click().run()
+    assert not at.success
+    assert [e.value for e in at.error] == [
+        "The score of ann2's answer was not changed. Give a reason for the change "
+        "(e.g. 'right in substance, worded differently')."]
+    assert study.override_history(db, response_id) == []
+
+
+def test_the_order_can_be_by_position(db, people, answered):
+    at = open_page(people["lead"])
+    at.radio(key="adj_order").set_value("position").run()
+    positions = at.dataframe[0].value["position"].tolist()
+    assert positions == [1, 2, 3]
+
+
+def test_open_flags_on_the_question_are_shown_and_resolved(db, people, answered):
+    _, item_id = gave_up_response(db, answered)
+    study.flag_question(db, answered, people["ann2"]["id"], item_id, "broken", "the key looks wrong to me")
+    at = open_page(people["lead"])
+    assert any("the key looks wrong to me" in t.value for t in at.text)
+    assert "1 open flag" in at.selectbox(key=f"adj_item_{answered}").options[0]
+    assert at.dataframe[0].value["open_flags"].tolist()[0] == 1
+    [flag] = study.flags(db, answered, item_id=item_id)
+    at.text_input(key=f"adj_resolution_{flag.id}").input("key checked: it is right")
+    at.button(key=f"adj_resolve_{flag.id}").click().run()
+    assert [s.value for s in at.success] == ["The flag is resolved."]
+    [flag] = study.flags(db, answered, item_id=item_id)
+    assert not flag.is_open and flag.resolution == "key checked: it is right" and flag.resolved_by == "lead"
+    assert not any("the key looks wrong to me" in t.value for t in at.text)
+    assert any("key checked: it is right" in c.value for c in at.caption)
+
+
+def test_practice_questions_are_listed_only_when_asked_for(db, people):
+    study_id = study.create_study(db, name="with-practice", suite="test-hard", samples=grid_samples(), n_items=3,
+                                  annotator_ids=[people["ann1"]["id"]], practice_items=2)
+    at = open_page(people["lead"])
+    assert at.dataframe[0].value["kind"].tolist() == ["study"] * 3
+    at.checkbox(key="adj_practice").check().run()
+    assert sorted(at.dataframe[0].value["kind"]) == ["practice"] * 2 + ["study"] * 3
+    assert sum("[practice]" in label for label in at.selectbox(key=f"adj_item_{study_id}").options) == 2
+
+
+def test_without_a_study_the_page_says_where_to_create_one(db, people):
+    at = open_page(people["lead"])
+    assert [i.value for i in at.info] == ["No study yet: create one on **Studies**."]
+
+
+@pytest.mark.parametrize("who", ["visitor", "ann1", "reader"])
+def test_everyone_but_admins_is_refused(db, people, answered, who):
+    user = people.get(who)
+    at = open_page(user)
+    assert [e.value for e in at.error] == [access.refusal(user, "adjudication")]
+    assert not at.title and not at.code and not at.dataframe and not at.button
