@@ -151,7 +151,7 @@ def test_rewrite_by_mapping_submit_approve_export_audit(app_server, app_env, jou
     samples_box.fill("2")
     samples_box.press("Tab")
     page.get_by_role("combobox", name="Annotators").click()  # nobody is chosen until the admin chooses
-    page.get_by_role("option", name=f"{ANNOTATOR} (annotator)", exact=True).click()
+    page.get_by_role("option", name=ANNOTATOR, exact=True).click()  # the set-up form lists names only
     page.keyboard.press("Escape")
     page.get_by_role("button", name="Create campaign").click()
     page.get_by_text(f"Campaign '{CAMPAIGN}' created with 2 items.").wait_for()
@@ -165,6 +165,8 @@ def test_rewrite_by_mapping_submit_approve_export_audit(app_server, app_env, jou
     log_in(writer, app_server, ANNOTATOR, ANNOTATOR_PASSWORD, wait_for_app)
     go_to(writer, "Real-Test rewriting", wait_for_app)
     writer.get_by_text("Guidelines").first.wait_for()
+    writer.get_by_text("Not rewritten yet:", exact=False).first.wait_for()  # not two green checks on the original
+    assert writer.get_by_role("button", name="Submit for review").is_disabled()
     screenshot(writer, "rewrite-2-workspace-before")
     db = storage.open_db(app_env["db_path"])
     cid = campaign.list_campaigns(db)[0]["id"]
@@ -184,6 +186,7 @@ def test_rewrite_by_mapping_submit_approve_export_audit(app_server, app_env, jou
     page.get_by_role("tab", name="Review queue").click()
     for _ in range(2):
         page.get_by_text("Both checks pass.").wait_for()
+        page.get_by_text("Reference: +", exact=False).first.wait_for()  # the line diff, original -> rewrite
         screenshot(page, "rewrite-5-review")
         page.get_by_role("button", name="Approve").click()
         page.get_by_text("Approved.", exact=True).wait_for()
