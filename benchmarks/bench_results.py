@@ -30,7 +30,9 @@ side by side:
 1. the previous path: the suite file read and parsed for the import, as the page did on every
    click, then validation, scoring and storing;
 2. the import now, cold: the suite parsed once (``results_store.sample_index``) and nothing
-   scored before in the process (each answer prepared for the first time);
+   scored before in the process (each answer prepared for the first time); and after the
+   page's warm-up (``results_store.warm_up``, started when an admin opens the page, which
+   parses the suite and prepares its answers in the background while they pick a file);
 3. the import now, warm: a second file against the same suite (parsed suite reused, answers
    already prepared), the usual case of an admin loading a run's files one after the other;
 4. its parts alone: reading the suite; scoring the same (answer, response) pairs with
@@ -213,6 +215,13 @@ def import_figures(tmp: Path) -> None:
     now_second, _ = _timed(lambda: now(db, "model-b"))
     assert summary.n_rows == len(samples)
 
+    # The page starts results_store.warm_up(suite) when an admin opens it (while they pick a
+    # file): the import that follows finds the suite parsed and the answers prepared.
+    cold()
+    db = storage.open_db(tmp / "warm.db")
+    warm_seconds, _ = _timed(lambda: results_store.warm_up(suite).join())
+    warmed_first, _ = _timed(lambda: now(db, "model-a"))
+
     cold()
     read_seconds, index = _timed(lambda: results_store.read_sample_index(suite))
     pairs = [(str(s["answer"]), json.loads(line)["response"])
@@ -226,6 +235,8 @@ def import_figures(tmp: Path) -> None:
     print(f"  previous path (suite parsed per import): {previous_first:5.2f} s first file, {previous_second:5.2f} s next")
     print(f"  now (suite parsed once):                 {now_first:5.2f} s first file, {now_second:5.2f} s next"
           f"   goal <= {IMPORT_GOAL_SECONDS:g} s")
+    print(f"  now, after the page's warm-up:           {warmed_first:5.2f} s first file "
+          f"(the warm-up itself: {warm_seconds:.2f} s in the background while the admin picks a file)")
     print(f"  parts: read the suite {read_seconds:.2f} s; score_many alone (cold) {score_seconds:.2f} s; "
           f"store {len(rows):,} rows {store_seconds:.2f} s")
     page_first, page_second = page_import(tmp, suites_dir, files)

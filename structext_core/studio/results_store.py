@@ -121,6 +121,48 @@ def clear_sample_indexes() -> None:
         _INDEXES.clear()
 
 
+_WARM_LOCK = threading.Lock()
+_WARMING: dict[tuple[str, int, int], threading.Thread] = {}
+
+
+def warm_up(path: str | Path) -> threading.Thread | None:
+    """Parse a suite and prepare its answers for scoring in a background thread, once per
+    version of the file; return the thread (running or done), or None for a missing file.
+
+    The Results page calls it when an admin opens the loading panel: while they pick a file,
+    the suite is read and each answer tokenised and counted, so the import that follows
+    scores against prepared answers. Nothing is written; an import started before the
+    warm-up ends simply prepares what is still missing itself (the caches are shared and
+    safe to fill twice).
+    """
+    try:
+        resolved = Path(path).resolve()
+        stat = resolved.stat()
+    except OSError:
+        return None
+    key = (str(resolved), stat.st_mtime_ns, stat.st_size)
+    with _WARM_LOCK:
+        thread = _WARMING.get(key)
+        if thread is not None:
+            return thread
+        thread = threading.Thread(target=_warm, args=(resolved,), name=f"warm-up {resolved.name}", daemon=True)
+        for old in [k for k in _WARMING if k[0] == key[0]]:
+            del _WARMING[old]
+        _WARMING[key] = thread
+    thread.start()
+    return thread
+
+
+def _warm(path: Path) -> None:
+    try:
+        index = sample_index(path)
+    except Exception:  # noqa: BLE001 - a warm-up only: the import itself reports a bad suite with its line
+        return
+    for sample in index.by_id.values():
+        if "answer" in sample:  # as results.score_results reads it
+            scoring.prepare_answer(str(sample["answer"])).ngrams.count()
+
+
 @dataclass(frozen=True)
 class ImportSummary:
     """What one import wrote."""
@@ -360,10 +402,11 @@ def import_folder(
 # ------------------------------------------------------------------ loading
 
 def data_version(db: sqlite_utils.Database) -> tuple:
-    """A cheap fingerprint of the stored results and human responses, for cache keys."""
+    """A cheap fingerprint of the stored results, human responses and score overrides, for cache keys."""
     stored = db.execute("SELECT COUNT(*), MAX(id), MAX(imported_at) FROM results").fetchone()
     human = db.execute("SELECT COUNT(*), MAX(id), MAX(submitted_at), MAX(scored_at) FROM responses").fetchone()
-    return tuple(stored) + tuple(human)
+    overrides = db.execute("SELECT COUNT(*), MAX(id) FROM score_overrides").fetchone()
+    return tuple(stored) + tuple(human) + tuple(overrides)
 
 
 def has_results(version: tuple) -> bool:
@@ -397,17 +440,20 @@ def human_frame(db: sqlite_utils.Database) -> pd.DataFrame:
     """The human baseline of every study in the model-result schema (with ``response``).
 
     ``rouge_l_paper`` is the paper's ROUGE-L of each response against its item's answer
-    (0 for a question given up), computed here: the study stores the strict one only."""
+    (0 for a question given up), computed here: the study stores the strict one only. A lead's
+    override in force takes the place of both ROUGE-L versions (see ``human_results``)."""
     parts = []
     for item in study.list_studies(db):
-        rows = study.human_results(db, item["id"])
+        rows = study.human_results(db, item.id)
         if rows:
             part = pd.DataFrame(rows).rename(columns={"language": "format"})
-            part["source"] = f"{HUMAN_SOURCE_PREFIX}{item['name']}"
+            part["source"] = f"{HUMAN_SOURCE_PREFIX}{item.name}"
             part["row_id"] = None
             part["upload_id"] = None
             part["bleu"] = np.nan
-            part["rouge_l_paper"] = _paper_rouge_of_people(db, item["id"], part)
+            part["rouge_l_paper"] = _paper_rouge_of_people(db, item.id, part)
+            override = pd.to_numeric(part["score_override"], errors="coerce")
+            part["rouge_l_paper"] = override.where(override.notna(), part["rouge_l_paper"])
             parts.append(part[[*LOAD_COLUMNS, "response"]])
     if not parts:
         return pd.DataFrame(columns=[*LOAD_COLUMNS, "response"])

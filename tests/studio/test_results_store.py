@@ -247,3 +247,28 @@ def test_migration_6_keeps_rows_stored_before_it(tmp_path, monkeypatch):
     frame = results_store.load_results(db)
     assert frame["rouge_l"].tolist() == [0.5] and frame["rouge_l_paper"].isna().all()
     assert results_store.list_uploads(db)[0].with_paper_metric == 0
+
+
+def test_warm_up_prepares_a_suites_answers_once_per_file_version(tmp_path):
+    from structext_core.benchmark import suites
+
+    rows = [suites.generate_sample(task_id, 1, 1, suite="warm", index=0) for task_id in (1, 5, 9, 21)]
+    path = tmp_path / "warm.jsonl"
+    write_jsonl(path, rows)
+    scoring.prepare_answer.cache_clear()
+    results_store.clear_sample_indexes()
+    thread = results_store.warm_up(path)
+    thread.join(60)
+    assert not thread.is_alive()
+    assert results_store.warm_up(path) is thread  # the same version: not warmed twice
+    info = scoring.prepare_answer.cache_info()
+    answers = {str(row["answer"]) for row in rows}
+    assert info.currsize == len(answers)
+    for answer in answers:  # what an import asks for now comes from the cache
+        scoring.prepare_answer(answer)
+    assert scoring.prepare_answer.cache_info().hits == info.hits + len(answers)
+    write_jsonl(path, rows[:2])  # a new version of the file is warmed again
+    again = results_store.warm_up(path)
+    assert again is not thread
+    again.join(60)
+    assert results_store.warm_up(tmp_path / "missing.jsonl") is None
