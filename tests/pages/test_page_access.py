@@ -250,9 +250,9 @@ def test_study_admin_offers_researcher_accounts_public_mode_and_results_visibili
     at = run_page("study_admin", admin, sa_section="Dashboard")
     box = at.checkbox(key=f"sa_results_when_closed_{env['study_id']}")
     box.check().run()
-    assert study.get_study(storage.open_db(), env["study_id"])["results_when_closed"] == 1
+    assert study.get_study(storage.open_db(), env["study_id"]).results_when_closed == 1
     at.checkbox(key=f"sa_results_when_closed_{env['study_id']}").uncheck().run()
-    assert study.get_study(storage.open_db(), env["study_id"])["results_when_closed"] == 0
+    assert study.get_study(storage.open_db(), env["study_id"]).results_when_closed == 0
 
 
 def test_rewrite_item_that_is_also_an_open_study_question_keeps_its_answer_hidden(isolated_env, monkeypatch):

@@ -242,7 +242,7 @@ def test_only_an_admin_changes_the_settings_and_nothing_is_written_otherwise(db,
             access.set_results_when_closed(db, study_id, True, people[who])
     assert not access.public_mode(db)
     assert db.execute("SELECT COUNT(*) FROM app_settings").fetchone()[0] == 0
-    assert study.get_study(db, study_id)["results_when_closed"] == 0
+    assert study.get_study(db, study_id).results_when_closed == 0
     access.set_public_mode(db, True, people["admin"])
     assert access.public_mode(db)
     access.set_public_mode(db, False, people["admin"])
@@ -327,7 +327,7 @@ def test_migration_5_adds_the_researcher_role_and_keeps_existing_rows(tmp_path, 
     assert accounts.authenticate(db, "ann1", "password1")["role"] == "annotator"
     with pytest.raises(Exception, match="CHECK"):
         db.execute("INSERT INTO users (username, password_hash, role, created_at) VALUES ('b', 'x', 'boss', 0)")
-    assert study.list_studies(db)[0]["results_when_closed"] == 0 and not access.public_mode(db)
+    assert study.list_studies(db)[0].results_when_closed == 0 and not access.public_mode(db)
     # Another connection reads the new schema too.
     assert storage.open_db(path).execute("SELECT COUNT(*) FROM users WHERE role = 'researcher'").fetchone()[0] == 1
 

@@ -358,10 +358,6 @@ class Study:
         return (f"{self.name} · {self.suite} · {self.n_items} questions · "
                 f"{self.n_annotators} annotators · {self.status}" + (" · archived" if self.archived else ""))
 
-    def __getitem__(self, key: str):
-        # Read access by column name, for callers written against the row dict it was.
-        return getattr(self, key)
-
 
 _STUDY_SQL = """
     SELECT s.*, (SELECT COUNT(*) FROM study_annotators a
