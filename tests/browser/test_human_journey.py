@@ -74,6 +74,19 @@ def question_number(page) -> int:
     return int(re.search(r"Question\s+(\d+)\s+of", text).group(1))
 
 
+def recorded_tab(browser):
+    """A context and tab of their own, and the list every WebSocket frame the tab receives
+    is appended to (as bytes), to search for what must never reach the browser."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.set_default_timeout(30_000)
+    tab = context.new_page()
+    received: list[bytes] = []
+    tab.on("websocket", lambda ws: ws.on(
+        "framereceived", lambda payload: received.append(payload if isinstance(payload, bytes) else payload.encode())
+    ))
+    return context, tab, received
+
+
 def admin_sets_up(page, base_url, app_env, wait_for_app, screenshot):
     log_in(page, base_url, app_env["admin_user"], app_env["admin_password"], wait_for_app)
     go_to(page, "Studies", wait_for_app)
@@ -106,13 +119,7 @@ def test_admin_creates_a_study_and_an_annotator_finishes_it(
 ):
     admin_sets_up(page, app_server, app_env, wait_for_app, screenshot)
 
-    annotator = browser.new_context(viewport={"width": 1400, "height": 900})
-    annotator.set_default_timeout(30_000)
-    tab = annotator.new_page()
-    received: list[bytes] = []
-    tab.on("websocket", lambda ws: ws.on(
-        "framereceived", lambda payload: received.append(payload if isinstance(payload, bytes) else payload.encode())
-    ))
+    annotator, tab, received = recorded_tab(browser)
     try:
         annotator_journey(tab, app_server, wait_for_app, screenshot)
     finally:

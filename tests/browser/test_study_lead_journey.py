@@ -20,7 +20,7 @@ import pytest
 
 from structext_core.benchmark import samples, suites
 from structext_core.studio import accounts, storage, study
-from tests.browser.test_human_journey import go_to, log_in, sidebar
+from tests.browser.test_human_journey import go_to, log_in, recorded_tab, sidebar
 
 pytestmark = pytest.mark.browser
 
@@ -46,13 +46,7 @@ def lead_study(app_env):
 
 def test_practice_gold_flag_override_and_export(app_server, app_env, lead_study, page, browser, wait_for_app,
                                                 screenshot):
-    annotator = browser.new_context(viewport={"width": 1400, "height": 900})
-    annotator.set_default_timeout(30_000)
-    tab = annotator.new_page()
-    received: list[bytes] = []
-    tab.on("websocket", lambda ws: ws.on(
-        "framereceived", lambda payload: received.append(payload if isinstance(payload, bytes) else payload.encode())
-    ))
+    annotator, tab, received = recorded_tab(browser)
     try:
         annotator_day(tab, app_server, wait_for_app, screenshot)
     finally:
