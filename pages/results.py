@@ -6,8 +6,12 @@ role sees is decided by ``structext_core.studio.access`` (visitors and annotator
 and in public read-only mode model results of suites in no open study; researchers and
 admins: everything; loading and deleting results: admins). Every chart and export names its
 metric (``views.results.ValueChoice``): strict or the paper's ROUGE-L, exact match or BLEU.
+When people answered items, the views that compare them with models use only those items
+unless “All items” is on. The controls' state is kept in the URL (``views.results.read_url`` /
+``write_url``): a copied address opens the same view; what it holds is checked, never trusted.
 """
 
+import dataclasses
 from dataclasses import dataclass
 
 import pandas as pd
@@ -53,9 +57,20 @@ def value_frame(db_path: str, version: tuple, scope: access.ResultsScope,
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def heatmap_cells(db_path, version, scope, choice, filters, row, col, sort) -> pd.DataFrame:
-    frame = result_views.apply_filters(value_frame(db_path, version, scope, choice), dict(filters))
+def heatmap_cells(db_path, version, scope, choice, filters, row, col, sort, people) -> pd.DataFrame:
+    """The heatmap's cells on the items ``people`` answered (None: every item), filtered."""
+    values = value_frame(db_path, version, scope, choice)
+    frame = result_views.apply_filters(result_views.item_scope(values, people).apply(values), dict(filters))
     return result_views.heatmap_frame(frame, row, col, sort=sort)
+
+
+@st.cache_data(max_entries=8, show_spinner="Ranking...")
+def leaderboard_rows(db_path, version, scope, choice, filters, people) -> pd.DataFrame:
+    """The leaderboard of the filtered rows on the items ``people`` answered (its bootstrap
+    intervals are the slow part: cached; sorting and the minimum n are applied afterwards)."""
+    values = value_frame(db_path, version, scope, choice)
+    frame = result_views.apply_filters(result_views.item_scope(values, people).apply(values), dict(filters))
+    return result_views.leaderboard(frame, choice)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -101,10 +116,13 @@ def exports(name: str, chart=None, table: pd.DataFrame | None = None) -> None:
 
 
 def show_chart(chart, name: str, table: pd.DataFrame | None = None, select_key: str | None = None,
-               choice: result_views.ValueChoice | None = None):
+               choice: result_views.ValueChoice | None = None, items: result_views.ItemScope | None = None):
     """Draw a chart with its exports; with ``select_key``, a click on a cell reruns the page
     and the selection state is returned. With ``choice``, the chart's subtitle says how its
-    values are computed, and the file names and the CSV's ``metric`` column name the metric."""
+    values are computed, and the file names and the CSV's ``metric`` column name the metric;
+    with ``items``, the CSV's ``on_items`` column says which items the values rest on."""
+    if items is not None and table is not None:
+        table = items.label_table(table)
     if choice is not None:
         chart = charts.subtitled(chart, choice.description)
         name = choice.file_name(name)
@@ -127,6 +145,89 @@ def follow_click(event, key: str) -> None:
         st.session_state[f"rs_{key}_drill_row"], st.session_state[f"rs_{key}_drill_col"] = picked
 
 
+def keep_valid(key: str, options, default) -> None:
+    """Give the control ``key`` the value ``default`` unless it holds one of ``options`` (a
+    value from an earlier run, or from a URL, may no longer be offered once filters change)."""
+    if st.session_state.get(key) not in list(options):
+        st.session_state[key] = default
+
+
+# ---------------------------------------------------------------- the view's state in the URL
+
+#: URL key -> the session key of the control that holds it. ``rouge`` is held per view
+#: (``rs_rouge_<view>``), ``items`` by the toggle ``rs_all_items``, filters by ``rs_filter_<dimension>``.
+URL_WIDGETS = {"source": "rs_source", "paper": "rs_paper_view", "view": "rs_view", "metric": "rs_metric",
+               "mode": "rs_mode", "threshold": "rs_threshold", "rows": "rs_row", "cols": "rs_col",
+               "sort": "rs_sort", "min_n": "rs_min_n", "people": "rs_people", "board": "rs_board_sort",
+               "a": "rs_model_a", "b": "rs_model_b", "pair_rows": "rs_pair_row", "pair_cols": "rs_pair_col"}
+
+# The controls drawn in this run, URL key -> value. The page script runs anew on every rerun,
+# so this starts empty each time; :func:`write_url_state` puts it in the URL at the end.
+shown_state: dict = {}
+
+
+def remember(url_key: str, value) -> None:
+    """Note a control's value for the URL."""
+    shown_state[url_key] = value
+
+
+def url_now() -> dict[str, list[str]]:
+    return {key: st.query_params.get_all(key) for key in st.query_params}
+
+
+def apply_url_state(options: dict, only: tuple[str, ...] | None = None) -> None:
+    """Open the view the URL describes: on a session's first run, and whenever the URL is not the
+    one this page wrote last (a pasted link). Controls the URL does not name go back to their
+    defaults; what it gets wrong is ignored, with a small note. ``only``: the keys to read (the
+    paper tables' viewers read the table and nothing else)."""
+    current = url_now()
+    mark = (only, current)
+    if not current or current == st.session_state.get("rs_url_written") or mark == st.session_state.get("rs_url_read"):
+        show_url_notes()
+        return
+    st.session_state["rs_url_read"] = mark
+    params = {k: v for k, v in current.items() if only is None or k in only}
+    state = result_views.read_url(params, options)
+    values = state.values
+    managed = [*URL_WIDGETS.values(), "rs_all_items", *(f"rs_rouge_{v}" for v in result_views.VIEWS),
+               *(f"rs_filter_{d}" for d in result_views.DIMENSIONS)]
+    for key in managed:
+        st.session_state.pop(key, None)
+    view = values.get("view", "heatmap")
+    for key, value in values.items():
+        if key in URL_WIDGETS:
+            st.session_state[URL_WIDGETS[key]] = value
+        elif key == "rouge":
+            st.session_state[f"rs_rouge_{view}"] = value
+        elif key == "items":
+            st.session_state["rs_all_items"] = value == "all"
+        elif key in result_views.DIMENSIONS:
+            st.session_state[f"rs_filter_{key}"] = list(value)
+    st.session_state["rs_url_notes"] = (state.notes, None)
+    show_url_notes()
+
+
+def show_url_notes() -> None:
+    """What the last link opened got wrong, until the view is changed (a rerun alone keeps it)."""
+    notes, _ = st.session_state.get("rs_url_notes", ((), None))
+    if notes:
+        st.caption("Ignored in this link: " + "; ".join(notes) + ".")
+
+
+def write_url_state() -> None:
+    """Put this run's controls in the URL (only when they changed), so the address can be shared."""
+    wanted = result_views.write_url(shown_state)
+    as_lists = {key: value if isinstance(value, list) else [value] for key, value in wanted.items()}
+    if as_lists != url_now():
+        st.query_params.from_dict(wanted)
+    st.session_state["rs_url_written"] = as_lists
+    notes, shown_for = st.session_state.get("rs_url_notes", ((), None))
+    if notes and shown_for is None:  # the view the link opened: notes stay while it does
+        st.session_state["rs_url_notes"] = (notes, as_lists)
+    elif notes and shown_for != as_lists:
+        del st.session_state["rs_url_notes"]
+
+
 # ---------------------------------------------------------------- admin: loading results
 
 
@@ -143,6 +244,8 @@ def admin_panel(db) -> None:
         names = [f.name for f in files]
         default = names.index("test-hard.jsonl") if "test-hard.jsonl" in names else 0
         chosen = st.selectbox("Samples the results answer", names, index=default, key="rs_samples_file")
+        # Read the suite and prepare its answers while the admin picks files (once per file version).
+        results_store.warm_up(files[names.index(chosen)])
         # The browser refuses files above 4x the limit; between the limit and that, the import
         # says why in its own words (size, limit, what to do instead).
         uploads = st.file_uploader(
@@ -214,6 +317,7 @@ def paper_page() -> None:
         st.markdown(paper.source_note())
     key = st.selectbox("Table", list(result_views.PAPER_VIEWS), key="rs_paper_view",
                        format_func=lambda k: result_views.PAPER_VIEWS[k].label)
+    remember("paper", key)
     view = result_views.PAPER_VIEWS[key]
     if view.table is None:
         corr = paper.metric_correlations()
@@ -239,15 +343,20 @@ def paper_page() -> None:
 def choose_filters(frame: pd.DataFrame, dimensions) -> dict:
     options = result_views.filter_options(frame)
     chosen = {}
-    with st.expander("Filters", expanded=False):
+    with st.expander("Filters", expanded=bool(any(st.session_state.get(f"rs_filter_{d}") for d in dimensions))):
         columns = st.columns(3)
         for i, dimension in enumerate(dimensions):
             values = options.get(dimension, [])
             if len(values) > 1:
+                key = f"rs_filter_{dimension}"
+                if key in st.session_state:  # values no longer offered (a URL, other filters) drop out
+                    st.session_state[key] = [v for v in st.session_state[key] if v in values]
                 chosen[dimension] = tuple(columns[i % 3].multiselect(
-                    DIMENSION_TITLES[dimension], values, key=f"rs_filter_{dimension}",
-                    placeholder="all"))
-    return {k: v for k, v in chosen.items() if v}
+                    DIMENSION_TITLES[dimension], values, key=key, placeholder="all"))
+    chosen = {k: v for k, v in chosen.items() if v}
+    for dimension, values in chosen.items():
+        remember(dimension, values)
+    return chosen
 
 
 def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.DataFrame, key: str) -> None:
@@ -300,15 +409,57 @@ def choose_values(view: str) -> result_views.ValueChoice:
     c1, c2, c3, c4 = st.columns([2, 3, 2, 2])
     metric = c1.selectbox("Metric", list(result_views.METRICS), format_func=result_views.METRICS.get, key="rs_metric")
     rouge_options = list(result_views.ROUGE_METRICS)
-    rouge = c2.radio("ROUGE-L", rouge_options, index=rouge_options.index(result_views.VIEWS[view].default_rouge),
-                     format_func=result_views.ROUGE_METRICS.get, key=f"rs_rouge_{view}",
+    st.session_state.setdefault(f"rs_rouge_{view}", result_views.VIEWS[view].default_rouge)
+    rouge = c2.radio("ROUGE-L", rouge_options, format_func=result_views.ROUGE_METRICS.get, key=f"rs_rouge_{view}",
                      disabled=metric != "rouge_l" or view == "metric_correlation",
                      help="; ".join(result_views.ROUGE_DESCRIPTIONS.values()))
     mode = c3.radio("Scores", result_views.MODES, horizontal=True, key="rs_mode", disabled=metric != "rouge_l",
                     help="thresholded: a ROUGE-L below the threshold counts as 0 (the paper's rule)")
-    threshold = c4.slider("Threshold", 0.0, 1.0, 0.75, 0.05, key="rs_threshold",
+    st.session_state.setdefault("rs_threshold", 0.75)
+    threshold = c4.slider("Threshold", 0.0, 1.0, step=result_views.THRESHOLD_STEP, key="rs_threshold",
                           disabled=metric != "rouge_l" or mode != "thresholded")
+    remember("metric", metric)
+    if metric == "rouge_l":
+        remember("rouge", rouge)
+        remember("mode", mode)
+        if mode == "thresholded":
+            remember("threshold", threshold)
     return result_views.ValueChoice(metric, rouge, mode, threshold)
+
+
+def choose_scope(values: pd.DataFrame, view: str) -> tuple[result_views.ItemScope, int]:
+    """Which items the view uses and its minimum n. When people answered items, the views of
+    :data:`result_views.ITEM_VIEWS` compare them with models on those items unless “All items”
+    is on; the caption gives the number of shared items."""
+    people = result_views.people_of(values)
+    offers_items = view in result_views.ITEM_VIEWS and bool(people)
+    offers_min_n = view in result_views.MIN_N_VIEWS
+    if not (offers_items or offers_min_n):
+        return result_views.ItemScope(), result_views.DEFAULT_MIN_N
+    a, b, c = st.columns([2, 3, 2])
+    scope = result_views.ItemScope()
+    if offers_items:
+        everything = a.toggle("All items", key="rs_all_items",
+                              help="Off: people and models on the same items, those people answered. On: every "
+                                   "item, so models are also scored on items no person answered.")
+        keep_valid("rs_people", people, people[0])
+        who = b.selectbox("Items answered by", people, key="rs_people", disabled=everything,
+                          help="`human` is the pool of everyone's answers; `human:<name>` one person's.")
+        remember("items", "all" if everything else "shared")
+        if not everything:
+            remember("people", who)
+            scope = result_views.item_scope(values, who)
+    min_n = result_views.DEFAULT_MIN_N
+    if offers_min_n:
+        st.session_state.setdefault("rs_min_n", result_views.DEFAULT_MIN_N)
+        min_n = int(c.number_input("Minimum n", min_value=1, max_value=result_views.MAX_MIN_N, step=1,
+                                   key="rs_min_n", help="Cells (leaderboard rows) with fewer results are greyed "
+                                                        "out (flagged), not hidden."))
+        remember("min_n", min_n)
+    if offers_items:
+        st.caption(scope.sentence(values) + ("" if scope.restricted else
+                                             " Models are also scored on items no person answered."))
+    return scope, min_n
 
 
 def imported_page(db, db_path: str, version: tuple, scope: access.ResultsScope) -> None:
@@ -316,9 +467,11 @@ def imported_page(db, db_path: str, version: tuple, scope: access.ResultsScope) 
     sources_block(frame_all)
     view = st.selectbox("View", list(result_views.VIEWS), format_func=lambda key: result_views.VIEWS[key].label,
                         key="rs_view")
+    remember("view", view)
     choice = choose_values(view)
-    chosen = Chosen(db, db_path, version, scope, choice)
     values = value_frame(db_path, version, scope, choice)
+    items, min_n = choose_scope(values, view)
+    chosen = Chosen(db, db_path, version, scope, choice, items, min_n)
     missing = result_views.missing_values(values, choice)
     if missing and view != "metric_correlation":
         st.caption(f"{missing:,} model results have no {choice.title.removesuffix(' (%)')} (stored before the "
@@ -326,11 +479,12 @@ def imported_page(db, db_path: str, version: tuple, scope: access.ResultsScope) 
     if view == "heatmap":
         heatmap_view(chosen, values)
         return
-    frame = result_views.apply_filters(values, choose_filters(values, result_views.DIMENSIONS))
+    filters = choose_filters(values, result_views.DIMENSIONS)
+    frame = result_views.apply_filters(items.apply(values), filters)
     if frame.empty:
         st.info("No results match these filters.")
         return
-    FRAME_VIEWS[view](chosen, frame)
+    FRAME_VIEWS[view](dataclasses.replace(chosen, filters=tuple(sorted(filters.items()))), frame)
 
 
 def sources_block(frame_all: pd.DataFrame) -> None:
@@ -356,56 +510,73 @@ class Chosen:
     version: tuple
     scope: access.ResultsScope
     choice: result_views.ValueChoice
+    items: result_views.ItemScope = result_views.ItemScope()
+    min_n: int = result_views.DEFAULT_MIN_N
+    filters: tuple = ()  # (dimension, values) pairs, sorted: a cache key
 
 
 def heatmap_view(chosen: Chosen, values: pd.DataFrame) -> None:
     a, b, c = st.columns([2, 2, 1])
-    row = a.selectbox("Rows", result_views.DIMENSIONS, index=0, key="rs_row", format_func=DIMENSION_TITLES.get)
-    col = b.selectbox("Columns", result_views.DIMENSIONS, index=3, key="rs_col", format_func=DIMENSION_TITLES.get)
+    st.session_state.setdefault("rs_col", "format")
+    row = a.selectbox("Rows", result_views.DIMENSIONS, key="rs_row", format_func=DIMENSION_TITLES.get)
+    col = b.selectbox("Columns", result_views.DIMENSIONS, key="rs_col", format_func=DIMENSION_TITLES.get)
     sort = c.radio("Sort rows and columns", ["mean", "name"], horizontal=True, key="rs_sort",
                    format_func={"mean": "by mean", "name": "by name"}.get)
+    remember("rows", row)
+    remember("cols", col)
+    remember("sort", sort)
     if row == col:
         st.warning("Rows and columns show the same dimension: choose two different ones.")
         return
     filters = choose_filters(values, [d for d in result_views.DIMENSIONS if d not in (row, col)])
+    items = chosen.items
     cells = heatmap_cells(chosen.db_path, chosen.version, chosen.scope, chosen.choice,
-                          tuple(sorted(filters.items())), row, col, sort)
+                          tuple(sorted(filters.items())), row, col, sort, items.people)
     if cells.empty:
         st.info("No results match these filters.")
         return
+    cells = result_views.flag_small_cells(cells, chosen.min_n)
     title = f"{chosen.choice.title} by {DIMENSION_TITLES[row]} and {DIMENSION_TITLES[col]}"
+    if items.restricted:
+        title += f", on {items.label}"
     chart = charts.heatmap_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col], title=title,
-                                 value_title=chosen.choice.title, selectable=True)
+                                 value_title=chosen.choice.title, selectable=True, min_n=chosen.min_n)
     event = show_chart(chart, f"heatmap_{row}_{col}", result_views.cells_table(cells, row, col),
-                       select_key=f"rs_heatmap_chart_{row}_{col}", choice=chosen.choice)
+                       select_key=f"rs_heatmap_chart_{row}_{col}", choice=chosen.choice, items=items)
     follow_click(event, "heatmap")
-    st.caption("Cells show the mean; rows and columns are sorted by their mean, best first (or by name). "
-               "Hover a cell for n and the 95 % bootstrap interval; click it to see its samples below.")
-    drill(result_views.apply_filters(values, filters), chosen, row, col, cells, "heatmap")
+    st.caption("Each cell shows the mean and, under it, n (the results it rests on); rows and columns are sorted "
+               "by their mean, best first (or by name). Hover a cell for the 95 % bootstrap interval; click it to "
+               "see its samples below. " + result_views.min_n_note(chosen.min_n, cells))
+    drill(result_views.apply_filters(items.apply(values), filters), chosen, row, col, cells, "heatmap")
 
 
 def depth_width_view(chosen: Chosen, frame: pd.DataFrame) -> None:
-    cells = result_views.depth_width_frame(frame)
-    show_chart(charts.depth_width_chart(cells, chosen.choice.title), "depth_width", cells, choice=chosen.choice)
-    st.caption("Each model's mean per depth (rows) and width (columns), as the paper's Figure 4. "
-               "Below: how much the per-format and per-task means spread within each cell (standard "
-               "deviation, points).")
+    cells = result_views.flag_small_cells(result_views.depth_width_frame(frame), chosen.min_n)
+    show_chart(charts.depth_width_chart(cells, chosen.choice.title, min_n=chosen.min_n), "depth_width", cells,
+               choice=chosen.choice)
+    st.caption("Each model's mean (and n under it) per depth (rows) and width (columns), as the paper's Figure 4. "
+               + result_views.min_n_note(chosen.min_n, cells) + " Below: how much the per-format and per-task "
+               "means spread within each cell (standard deviation, points).")
     show_chart(charts.spread_chart(cells, chosen.choice.title), "depth_width_spread", choice=chosen.choice)
 
 
 def people_vs_models_view(chosen: Chosen, frame: pd.DataFrame) -> None:
-    people = sorted(m for m in frame["model"].unique() if result_views.is_human(str(m)))
+    people = result_views.people_of(frame)
     if not people:
         st.info("No human-baseline results yet: they appear here once annotators have answered a study.")
         return
-    reference = st.selectbox("Items answered by", people, key="rs_people",
-                             help="Models are scored on exactly the items these people answered.")
-    cells = result_views.people_vs_models_frame(frame, people=reference)
-    st.caption(f"{int(cells['items'].iloc[0])} items answered by {reference}; every bar uses only those items.")
-    value_title = chosen.choice.title
-    chart = charts.interval_bars_chart(cells, "task", "model", f"{value_title} by task category, same items",
-                                       value_title, "task category")
-    show_chart(chart, "people_vs_models", cells, choice=chosen.choice)
+    items = chosen.items
+    reference = items.people or st.session_state.get("rs_people", people[0])
+    cells = result_views.people_vs_models_frame(frame, people=reference, same_items=items.restricted)
+    if items.restricted:
+        st.caption(f"{int(cells['items'].iloc[0])} items answered by {reference}; every bar uses only those items.")
+        title = f"{chosen.choice.title} by task category, same items"
+    else:
+        st.caption(f"All {int(cells['items'].iloc[0])} items: the models' bars include items no person answered, "
+                   "so they do not compare like with like.")
+        title = f"{chosen.choice.title} by task category, all items"
+    chart = charts.interval_bars_chart(cells, "task", "model", title, chosen.choice.title, "task category")
+    show_chart(chart, "people_vs_models", cells, choice=chosen.choice, items=items)
 
 
 def test_vs_real_view(chosen: Chosen, frame: pd.DataFrame) -> None:
@@ -428,21 +599,21 @@ def metric_correlation_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     threshold = chosen.choice.threshold
     table = result_views.metric_table(frame, by, threshold)
     metrics = [m for m in result_views.CORRELATION_METRICS.values() if m in table.columns]
-    if len(table) < 3 or len(metrics) < 2:
-        st.info(f"Correlation needs at least 3 groups and 2 metrics; there are {len(table)} group(s) and "
-                f"{len(metrics)} metric(s).")
-        st.dataframe(table, hide_index=True)
+    result = result_views.correlate(table, metrics)
+    if result.frame is None:
+        st.info(result.reason)
+        st.dataframe(table.round(2), hide_index=True)
         return
-    corr = result_views.correlation_frame(table, metrics)
-    n_complete = int(corr["n"].iloc[0])
+    corr = result.frame
     chart = charts.subtitled(
-        charts.correlation_chart(corr, f"Correlation of metrics over {n_complete} groups"),
+        charts.correlation_chart(corr, f"Correlation of metrics over {result.n_groups} groups"),
         f"both ROUGE-L versions (strict: extracted answer; paper: whole response), thresholded at {threshold:g} "
         "and raw, exact match and BLEU")
     show_chart(chart, f"metric_correlation_t{threshold:g}", corr)
-    st.caption(f"Pearson r over the {n_complete} groups that have every metric "
-               f"({len(table) - n_complete} without, e.g. people have no BLEU). Human judgements of model "
-               "responses are not stored yet; the paper's correlations with them are under Paper tables, "
+    constant = f" Left out, the same in every group: {', '.join(result.constant)}." if result.constant else ""
+    st.caption(f"Pearson r over the {result.n_groups} groups that have every metric "
+               f"({len(table) - result.n_groups} without, e.g. people have no BLEU).{constant} Human judgements "
+               "of model responses are not stored yet; the paper's correlations with them are under Paper tables, "
                "Figure 5.")
     st.dataframe(table.round(2), hide_index=True)
     exports(f"metric_means_t{threshold:g}", table=table)
@@ -454,11 +625,19 @@ def paired_view(chosen: Chosen, frame: pd.DataFrame) -> None:
         st.info("Comparing needs results of at least two models.")
         return
     a, b, c, d = st.columns(4)
-    model_a = a.selectbox("Model A", models, index=0, key="rs_model_a")
-    model_b = b.selectbox("Model B", models, index=1, key="rs_model_b")
-    dims = [x for x in result_views.DIMENSIONS if x != "model"]
-    row = c.selectbox("Rows", dims, index=dims.index("format"), key="rs_pair_row", format_func=DIMENSION_TITLES.get)
-    col = d.selectbox("Columns", dims, index=dims.index("depth"), key="rs_pair_col", format_func=DIMENSION_TITLES.get)
+    dims = list(result_views.PAIR_DIMENSIONS)
+    keep_valid("rs_model_a", models, models[0])
+    keep_valid("rs_model_b", models, models[1])
+    st.session_state.setdefault("rs_pair_row", "format")
+    st.session_state.setdefault("rs_pair_col", "depth")
+    model_a = a.selectbox("Model A", models, key="rs_model_a")
+    model_b = b.selectbox("Model B", models, key="rs_model_b")
+    row = c.selectbox("Rows", dims, key="rs_pair_row", format_func=DIMENSION_TITLES.get)
+    col = d.selectbox("Columns", dims, key="rs_pair_col", format_func=DIMENSION_TITLES.get)
+    remember("a", model_a)
+    remember("b", model_b)
+    remember("pair_rows", row)
+    remember("pair_cols", col)
     if model_a == model_b or row == col:
         st.warning("Choose two different models and two different dimensions.")
         return
@@ -466,15 +645,48 @@ def paired_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     if cells.empty:
         st.info(f"{model_a} and {model_b} share no samples (same sample and prompt).")
         return
+    cells = result_views.flag_small_cells(cells, chosen.min_n)
     chart = charts.paired_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col],
-                                f"{model_a} minus {model_b} ({chosen.choice.title}), shared samples", selectable=True)
+                                f"{model_a} minus {model_b} ({chosen.choice.title}), shared samples", selectable=True,
+                                min_n=chosen.min_n)
     event = show_chart(chart, "paired", cells, select_key=f"rs_paired_chart_{model_a}_{model_b}_{row}_{col}",
                        choice=chosen.choice)
     follow_click(event, "paired")
-    st.caption(f"{int(cells['n'].sum())} shared samples. Cells show the mean paired difference in points; "
-               "* marks p < 0.05 (sign-flip permutation test, no correction for the number of cells). "
-               "Click a cell to see its samples below.")
+    st.caption(f"{int(cells['n'].sum())} shared samples. Cells show the mean paired difference in points and, under "
+               "it, n (pairs); * marks p < 0.05 (sign-flip permutation test, no correction for the number of cells). "
+               + result_views.min_n_note(chosen.min_n, cells) + " Click a cell to see its samples below.")
     drill(result_views.shared_rows(frame, model_a, model_b), chosen, row, col, cells, "paired")
+
+
+def leaderboard_view(chosen: Chosen, frame: pd.DataFrame) -> None:
+    sort = st.radio("Sort by", list(result_views.LEADERBOARD_SORTS), horizontal=True, key="rs_board_sort",
+                    format_func=result_views.LEADERBOARD_SORTS.get)
+    remember("board", sort)
+    choice = chosen.choice
+    rows = leaderboard_rows(chosen.db_path, chosen.version, chosen.scope, choice, chosen.filters, chosen.items.people)
+    board = result_views.arrange_leaderboard(rows, sort, chosen.min_n)
+    if board.empty:
+        st.info(f"No results have a {choice.title.removesuffix(' (%)')} (people have no BLEU).")
+        return
+    table = result_views.leaderboard_table(board, choice)
+    st.subheader(f"Leaderboard: {choice.title}" + (f", on {chosen.items.label}" if chosen.items.restricted else ""))
+    st.caption(choice.description + ".")
+    # The headers stay short on screen (the subheader names the metric); the CSV's name it in full.
+    metric_help = f"{choice.title}: {choice.description}"
+    st.dataframe(table, hide_index=True, key="rs_board_table", column_config={
+        choice.file_name("mean"): st.column_config.NumberColumn("mean (%)", help=metric_help, format="%.2f"),
+        choice.file_name("ci95_low"): st.column_config.NumberColumn("95% CI low", help=metric_help, format="%.2f"),
+        choice.file_name("ci95_high"): st.column_config.NumberColumn("95% CI high", help=metric_help,
+                                                                     format="%.2f"),
+        "ci95_method": st.column_config.TextColumn("CI method"),
+        "below_min_n": st.column_config.CheckboxColumn("n below minimum"),
+    })
+    exports(choice.file_name("leaderboard"), table=choice.label_table(chosen.items.label_table(table)))
+    method = result_views.CI_DESCRIPTIONS["wilson" if choice.metric == "exact_match" else "bootstrap"]
+    people = "; the people pool `human` counts every answer of every person" if (board["who"] != "model").any() else ""
+    st.caption(f"One row per model or person and prompt setting; n = responses with a value{people}. 95 % interval: "
+               f"{method}. Rank by mean (ties share a rank); click a column header to sort by it. "
+               + result_views.min_n_note(chosen.min_n, board, rows=True))
 
 
 #: Every view but the heatmap works on the filtered frame; the heatmap filters around its axes.
@@ -484,6 +696,7 @@ FRAME_VIEWS = {
     "test_vs_real": test_vs_real_view,
     "metric_correlation": metric_correlation_view,
     "paired": paired_view,
+    "leaderboard": leaderboard_view,
 }
 
 
@@ -497,11 +710,15 @@ scope = access.results_scope(db, user, load_frame(db_path, version)["suite"].uni
 has_results = results_store.has_results(version) and not scoped_frame(db_path, version, scope).empty
 ui.show_flash()
 if scope == access.ResultsScope():  # the paper's tables only
+    apply_url_state({}, only=("paper",))  # the rest of a shared link waits for a log-in that can see it
     st.caption("Model and human results are shown to researchers and admins; here are the paper's tables.")
     paper_page()
     st.stop()
-source = st.radio("Data", list(result_views.SOURCES), index=0 if has_results else 1, horizontal=True,
+apply_url_state(result_views.filter_options(scoped_frame(db_path, version, scope)) if has_results else {})
+st.session_state.setdefault("rs_source", "imported" if has_results else "paper")
+source = st.radio("Data", list(result_views.SOURCES), horizontal=True,
                   format_func=result_views.SOURCES.get, key="rs_source")
+remember("source", source)
 paper_label = result_views.SOURCES["paper"]
 if source == "paper":
     paper_page()
@@ -512,4 +729,5 @@ elif not has_results:
             f"“{paper_label}”.")
 else:
     imported_page(db, db_path, version, scope)
+write_url_state()
 admin_panel(db)

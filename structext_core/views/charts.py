@@ -1,6 +1,10 @@
 """The Results page's Altair charts (heatmaps, facets, interval bars, correlation and paired
 charts, the paper's heatmaps) and their PNG/SVG export, built from the frames of
-:mod:`structext_core.views.results`."""
+:mod:`structext_core.views.results`.
+
+Every heatmap cell of results prints its n under its value and has it in its tooltip; a cell
+flagged ``below_min`` (:func:`structext_core.views.results.flag_small_cells`) is greyed out,
+its value and n still printed, so a thin cell is seen as thin rather than missing."""
 
 from __future__ import annotations
 
@@ -29,6 +33,35 @@ def _text_colour(field: str, threshold: float):
 
 
 CELL_SELECTION = "cell"
+GREY = "#e4e4e4"  # a cell below the minimum n
+GREY_TEXT = "#555555"
+CELL_HEIGHT = 38  # room for the value and, under it, n
+
+
+def _with_small(data: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
+    """``data`` with ``below_min`` (False where ``cells`` has none) and ``n_label`` (``n=12``)."""
+    below = cells["below_min"].astype(bool).to_numpy() if "below_min" in cells.columns else False
+    return data.assign(below_min=below, n_label=[f"n={int(n):,}" for n in data["n"]])
+
+
+def _cell_colour(colour: alt.Color):
+    """``colour``, or grey for a cell below the minimum n."""
+    return alt.when("datum.below_min").then(alt.value(GREY)).otherwise(colour)
+
+
+def _value_and_n(base: alt.Chart, text: alt.Text | str, dark_test: str, tooltip, size: int = 11) -> list[alt.Chart]:
+    """Two text layers: the cell's value, and its n under it (smaller). White on the dark end
+    of the scale (``dark_test``), dark grey on a greyed-out cell."""
+    colour = (alt.when("datum.below_min").then(alt.value(GREY_TEXT))
+              .when(dark_test).then(alt.value("white")).otherwise(alt.value("black")))
+    value = base.mark_text(fontSize=size, dy=-6).encode(text=text, color=colour, tooltip=tooltip)
+    n = base.mark_text(fontSize=size - 1, dy=8).encode(text="n_label:N", color=colour, tooltip=tooltip)
+    return [value, n]
+
+
+def _small_tooltip(min_n: int) -> list:
+    """The tooltip's line about the minimum n (none when nothing can be below it)."""
+    return [alt.Tooltip("below_min:N", title=f"n below {min_n}")] if min_n > 1 else []
 
 
 def picked_cell(selection: Mapping | None) -> tuple[str, str] | None:
@@ -59,11 +92,13 @@ def heatmap_chart(
     col: str,
     title: str = "",
     value_title: str = "score (%)",
-    cell_size: int = 46,
+    cell_size: int = 52,
     selectable: bool = False,
+    min_n: int = 1,
 ) -> alt.LayerChart:
-    """The heatmap: a cell per (row, col), its mean printed in it, colour on a fixed 0-100 scale;
-    n and the 95 % interval in the tooltip; rows and columns sorted by mean.
+    """The heatmap: a cell per (row, col), its mean and n printed in it, colour on a fixed 0-100
+    scale; n and the 95 % interval in the tooltip; rows and columns sorted by mean. Cells flagged
+    ``below_min`` (n below ``min_n``) are grey, their mean and n still printed.
 
     ``selectable`` adds a point selection named :data:`CELL_SELECTION` over ``row_label`` and
     ``col_label`` (a click picks a cell; the page drills down into it)."""
@@ -72,6 +107,7 @@ def heatmap_chart(
         mean=cells["mean"].astype(float), ci_low=cells["ci_low"].astype(float),
         ci_high=cells["ci_high"].astype(float), n=cells["n"].astype(int),
     )[["row_label", "col_label", "mean", "n", "ci_low", "ci_high"]]
+    data = _with_small(data, cells)
     rows, cols = axis_order(cells, "row"), axis_order(cells, "col")
     base = alt.Chart(data).encode(
         x=alt.X("col_label:N", title=col, sort=cols, axis=alt.Axis(labelAngle=_label_angle(cols), labelLimit=160, labelOverlap=False)),
@@ -81,19 +117,18 @@ def heatmap_chart(
         alt.Tooltip("row_label:N", title=row), alt.Tooltip("col_label:N", title=col),
         alt.Tooltip("mean:Q", title=value_title, format=".1f"), alt.Tooltip("n:Q", title="n"),
         alt.Tooltip("ci_low:Q", title="95% CI low", format=".1f"),
-        alt.Tooltip("ci_high:Q", title="95% CI high", format=".1f"),
+        alt.Tooltip("ci_high:Q", title="95% CI high", format=".1f"), *_small_tooltip(min_n),
     ]
     rect = base.mark_rect(stroke="white", strokeWidth=0.5).encode(
-        color=alt.Color("mean:Q", title=value_title, scale=alt.Scale(domain=[0, 100], scheme=COLOR_SCHEME)),
+        color=_cell_colour(alt.Color("mean:Q", title=value_title,
+                                     scale=alt.Scale(domain=[0, 100], scheme=COLOR_SCHEME))),
         tooltip=tooltip,
     )
     if selectable:
         rect = _selectable(rect)
-    text = base.mark_text(fontSize=11).encode(
-        text=alt.Text("mean:Q", format=".1f"), color=_text_colour("mean", 55), tooltip=tooltip,
-    )
-    return (rect + text).properties(
-        autosize=PAD, title=title, width=max(cell_size * len(cols), 120), height=max(28 * len(rows), 60),
+    texts = _value_and_n(base, alt.Text("mean:Q", format=".1f"), "datum.mean < 55", tooltip)
+    return alt.layer(rect, *texts).properties(
+        autosize=PAD, title=title, width=max(cell_size * len(cols), 120), height=max(CELL_HEIGHT * len(rows), 60),
     )
 
 
@@ -106,32 +141,34 @@ def subtitled(chart: alt.TopLevelMixin, subtitle: str) -> alt.TopLevelMixin:
                                                   anchor="start", limit=2000))
 
 
-def depth_width_chart(cells: pd.DataFrame, value_title: str = "score (%)") -> alt.FacetChart:
-    """Figure 4: a depth (rows) x width (columns) grid per model; the tooltip adds the spread."""
+def depth_width_chart(cells: pd.DataFrame, value_title: str = "score (%)", min_n: int = 1) -> alt.FacetChart:
+    """Figure 4: a depth (rows) x width (columns) grid per model, mean and n in each cell (grey
+    below ``min_n``, see :func:`heatmap_chart`); the tooltip adds the spread."""
     data = cells.assign(
         depth=cells["depth"].astype(int).astype(str), width=cells["width"].astype(int).astype(str),
         model=cells["model"].astype(str), n=cells["n"].astype(int),
     )
     for column in ("mean", "ci_low", "ci_high", "format_std", "task_std"):
         data[column] = data[column].astype(float)
+    data = _with_small(data, cells)
     tooltip = [
         "model:N", "depth:N", "width:N", alt.Tooltip("mean:Q", format=".1f", title=value_title), "n:Q",
         alt.Tooltip("ci_low:Q", format=".1f", title="95% CI low"),
         alt.Tooltip("ci_high:Q", format=".1f", title="95% CI high"),
         alt.Tooltip("format_std:Q", format=".1f", title="STD across formats"),
-        alt.Tooltip("task_std:Q", format=".1f", title="STD across tasks"),
+        alt.Tooltip("task_std:Q", format=".1f", title="STD across tasks"), *_small_tooltip(min_n),
     ]
     base = alt.Chart().encode(
         x=alt.X("width:O", title="width", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("depth:O", title="depth", axis=alt.Axis(labelAngle=0)),
     )
     rect = base.mark_rect(stroke="white").encode(
-        color=alt.Color("mean:Q", title=value_title, scale=alt.Scale(domain=[0, 100], scheme=COLOR_SCHEME)),
+        color=_cell_colour(alt.Color("mean:Q", title=value_title,
+                                     scale=alt.Scale(domain=[0, 100], scheme=COLOR_SCHEME))),
         tooltip=tooltip,
     )
-    text = base.mark_text(fontSize=12).encode(text=alt.Text("mean:Q", format=".1f"),
-                                              color=_text_colour("mean", 55), tooltip=tooltip)
-    return alt.layer(rect, text, data=data).properties(width=150, height=130).facet(
+    texts = _value_and_n(base, alt.Text("mean:Q", format=".1f"), "datum.mean < 55", tooltip, size=12)
+    return alt.layer(rect, *texts, data=data).properties(width=150, height=130).facet(
         facet=alt.Facet("model:N", title=None, header=alt.Header(labelFontSize=12, labelLimit=200)), columns=4,
     ).properties(title=f"Depth x width per model: {value_title}")
 
@@ -139,19 +176,20 @@ def depth_width_chart(cells: pd.DataFrame, value_title: str = "score (%)") -> al
 def spread_chart(cells: pd.DataFrame, value_title: str = "score (%)") -> alt.FacetChart:
     """Figure 4's spread panels: STD across formats and across tasks per (depth, width) and model,
     in points of ``value_title``."""
-    long = cells.melt(id_vars=["model", "depth", "width"], value_vars=["format_std", "task_std"],
+    long = cells.melt(id_vars=["model", "depth", "width", "n"], value_vars=["format_std", "task_std"],
                       var_name="spread", value_name="std")
     long["spread"] = long["spread"].map({"format_std": "STD across formats", "task_std": "STD across tasks"})
     long["depth"] = long["depth"].astype(int).astype(str)
     long["width"] = long["width"].astype(int).astype(str)
     long["model"] = long["model"].astype(str)
     long["std"] = long["std"].astype(float)
+    long["n"] = long["n"].astype(int)
     long = long[long["std"].notna()]  # one format / task only in the cell: no spread to show
     base = alt.Chart().encode(x=alt.X("width:O", axis=alt.Axis(labelAngle=0)),
                               y=alt.Y("depth:O", axis=alt.Axis(labelAngle=0)))
     rect = base.mark_rect(stroke="white").encode(
         color=alt.Color("std:Q", title="STD (points)", scale=alt.Scale(domain=[0, 50], scheme="oranges")),
-        tooltip=["model:N", "spread:N", "depth:N", "width:N", alt.Tooltip("std:Q", format=".1f")],
+        tooltip=["model:N", "spread:N", "depth:N", "width:N", alt.Tooltip("std:Q", format=".1f"), "n:Q"],
     )
     text = base.mark_text(fontSize=12).encode(text=alt.Text("std:Q", format=".1f"),
                                               color=alt.condition("datum.std > 30", alt.value("white"),
@@ -206,21 +244,24 @@ def correlation_chart(corr: pd.DataFrame, title: str) -> alt.LayerChart:
     return (rect + text).properties(autosize=PAD, title=title, width=90 * len(order), height=40 * len(order))
 
 
-def paired_chart(cells: pd.DataFrame, row: str, col: str, title: str, selectable: bool = False) -> alt.LayerChart:
-    """Paired differences on a fixed -100..100 diverging scale; ``*`` marks p < 0.05.
-    ``selectable``: a click picks a cell (see :func:`heatmap_chart`)."""
+def paired_chart(cells: pd.DataFrame, row: str, col: str, title: str, selectable: bool = False,
+                 min_n: int = 1) -> alt.LayerChart:
+    """Paired differences on a fixed -100..100 diverging scale, n (pairs) under each; ``*`` marks
+    p < 0.05; grey below ``min_n``. ``selectable``: a click picks a cell (see :func:`heatmap_chart`)."""
     data = cells.assign(
         row_label=cells["row_label"].astype(str), col_label=cells["col_label"].astype(str),
         diff=cells["diff"].astype(float), ci_low=cells["ci_low"].astype(float),
         ci_high=cells["ci_high"].astype(float), n=cells["n"].astype(int), p_value=cells["p_value"].astype(float),
         text=[f"{d:+.1f}{m}" for d, m in zip(cells["diff"], cells["mark"])],
     )[["row_label", "col_label", "diff", "ci_low", "ci_high", "n", "p_value", "text", "mean_a", "mean_b"]]
+    data = _with_small(data, cells)
     tooltip = [
         alt.Tooltip("row_label:N", title=row), alt.Tooltip("col_label:N", title=col),
-        alt.Tooltip("diff:Q", format="+.1f", title="difference (points)"), "n:Q",
+        alt.Tooltip("diff:Q", format="+.1f", title="difference (points)"), alt.Tooltip("n:Q", title="n (pairs)"),
         alt.Tooltip("mean_a:Q", format=".1f", title="mean A"), alt.Tooltip("mean_b:Q", format=".1f", title="mean B"),
         alt.Tooltip("ci_low:Q", format="+.1f", title="95% CI low"),
         alt.Tooltip("ci_high:Q", format="+.1f", title="95% CI high"), alt.Tooltip("p_value:Q", format=".4f"),
+        *_small_tooltip(min_n),
     ]
     rows, cols = axis_order(cells, "row"), axis_order(cells, "col")
     base = alt.Chart(data).encode(
@@ -228,16 +269,15 @@ def paired_chart(cells: pd.DataFrame, row: str, col: str, title: str, selectable
         y=alt.Y("row_label:N", sort=rows, title=row, axis=alt.Axis(labelLimit=220)),
     )
     rect = base.mark_rect(stroke="white").encode(
-        color=alt.Color("diff:Q", title="A - B (points)", scale=alt.Scale(domain=[-100, 100], scheme=DIFF_SCHEME)),
+        color=_cell_colour(alt.Color("diff:Q", title="A - B (points)",
+                                     scale=alt.Scale(domain=[-100, 100], scheme=DIFF_SCHEME))),
         tooltip=tooltip,
     )
     if selectable:
         rect = _selectable(rect)
-    text = base.mark_text(fontSize=11).encode(
-        text="text:N", color=alt.condition("abs(datum.diff) > 60", alt.value("white"), alt.value("black")),
-        tooltip=tooltip,
-    )
-    return (rect + text).properties(autosize=PAD, title=title, width=max(52 * len(cols), 120), height=max(28 * len(rows), 60))
+    texts = _value_and_n(base, "text:N", "abs(datum.diff) > 60", tooltip)
+    return alt.layer(rect, *texts).properties(autosize=PAD, title=title, width=max(56 * len(cols), 120),
+                                              height=max(CELL_HEIGHT * len(rows), 60))
 
 
 def paper_heatmap_chart(cells: pd.DataFrame, title: str, row_title: str, col_title: str,

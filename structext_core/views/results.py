@@ -9,7 +9,15 @@ as 0, the paper's rule), exact match or BLEU. ROUGE-L comes in two versions, as 
 and ``paper`` (the authors' pltrdy ``rouge`` on the whole response). :class:`ValueChoice` is
 one such choice; it names itself in chart titles (:attr:`ValueChoice.title`), CSV tables
 (a ``metric`` and a ``threshold`` column) and file names. Aggregation (means with bootstrap
-intervals, paired comparisons) is :mod:`structext_core.evaluation.aggregate`'s."""
+intervals, paired comparisons) is :mod:`structext_core.evaluation.aggregate`'s.
+
+People answer few items, models many: :func:`answered_items` and :func:`on_items` restrict a view
+to the items people answered, so both are compared on the same items. Every cell carries its n;
+:func:`flag_small_cells` marks cells below a minimum n (the charts grey them out). The
+:func:`leaderboard` ranks models and people with a 95 % interval (Wilson for exact match, a
+proportion; percentile bootstrap otherwise); :func:`correlate` refuses fewer than 3 groups.
+:func:`read_url` / :func:`write_url` carry a view's state in the page's URL, so it can be shared;
+what a URL says is checked against the known values, never trusted."""
 
 from __future__ import annotations
 
@@ -52,6 +60,9 @@ ROUGE_COLUMNS = {"strict": "rouge_l", "paper": "rouge_l_paper"}
 """Where each version's per-response ROUGE-L F1 is stored."""
 DEFAULT_N_BOOT = 500
 SIGNIFICANCE = 0.05
+DEFAULT_MIN_N = 1
+"""The minimum n below which a cell is greyed out: 1 greys out nothing until the reader asks."""
+MAX_MIN_N = 100_000
 
 
 @dataclass(frozen=True)
@@ -142,7 +153,13 @@ VIEWS = {
     "test_vs_real": View("Test vs Real-Test (Fig. 6)", beside_paper=True),
     "metric_correlation": View("Metric correlation (Fig. 5)", beside_paper=True),
     "paired": View("Compare two models"),
+    "leaderboard": View("Leaderboard"),
 }
+
+ITEM_VIEWS = ("heatmap", "leaderboard", "people_vs_models")
+"""The views that compare people with models on the items people answered (unless told otherwise)."""
+MIN_N_VIEWS = ("heatmap", "leaderboard", "depth_width", "paired")
+"""The views with a minimum n: their cells (or rows) below it are greyed out (flagged), not hidden."""
 
 #: The page's two sources of data: key -> label.
 SOURCES = {"imported": "Imported results (models and people)", "paper": "Paper tables"}
@@ -294,6 +311,34 @@ def axis_order(cells: pd.DataFrame, axis: str) -> list[str]:
     return pairs[f"{axis}_label"].astype(str).tolist()
 
 
+def check_min_n(min_n: int) -> int:
+    """``min_n`` as an int in [1, :data:`MAX_MIN_N`]; anything else raises."""
+    if isinstance(min_n, bool) or not isinstance(min_n, (int, np.integer)) or not 1 <= min_n <= MAX_MIN_N:
+        raise ValueError(f"the minimum n must be a whole number from 1 to {MAX_MIN_N:,}, got {min_n!r}")
+    return int(min_n)
+
+
+def flag_small_cells(cells: pd.DataFrame, min_n: int = DEFAULT_MIN_N) -> pd.DataFrame:
+    """``cells`` with ``below_min``: whether a cell's ``n`` is below ``min_n``. Such cells stay
+    (greyed out by the charts, flagged in the tables): hiding them would hide that they are thin."""
+    min_n = check_min_n(min_n)
+    out = cells.copy()
+    out["below_min"] = out["n"].astype(int) < min_n if len(out) else pd.Series(dtype=bool)
+    return out
+
+
+def min_n_note(min_n: int, cells: pd.DataFrame | None = None, rows: bool = False) -> str:
+    """The caption's sentence about the minimum n: what is greyed out (a table's ``rows``:
+    flagged), and how many of ``cells`` (flagged by :func:`flag_small_cells`)."""
+    things, done = ("rows", "ticked under “n below minimum” (below_min_n)") if rows else ("cells", "greyed out")
+    if min_n <= 1:
+        return f"Raise “Minimum n” to grey out {things} with few results." if not rows else \
+            f"Raise “Minimum n” to flag {things} with few results."
+    count = "" if cells is None or "below_min" not in cells else f" ({int(cells['below_min'].sum())} of {len(cells)})"
+    return (f"{things.capitalize()} with n below {min_n} are {done}{count}, not hidden: their means rest on "
+            "few results.")
+
+
 # ------------------------------------------------------------------ Figure 4: depth x width
 
 def depth_width_frame(frame: pd.DataFrame, n_boot: int = DEFAULT_N_BOOT, seed: int = 0) -> pd.DataFrame:
@@ -321,24 +366,87 @@ def is_human(model: str) -> bool:
     return model == "human" or model.startswith("human:")
 
 
+def people_of(frame: pd.DataFrame) -> list[str]:
+    """The people among the rows' models: the pool ``human`` first, then ``human:<name>`` sorted."""
+    people = sorted(str(m) for m in frame["model"].dropna().unique() if is_human(str(m)))
+    return sorted(people, key=lambda m: m != "human")
+
+
+def answered_items(frame: pd.DataFrame, people: str = "human") -> frozenset[str]:
+    """The items (sample ids) that ``people`` answered (``human``: anyone in the pool)."""
+    return frozenset(frame.loc[frame["model"] == people, "sample_id"].astype(str))
+
+
+def on_items(frame: pd.DataFrame, items: Iterable[str]) -> pd.DataFrame:
+    """The rows of ``frame`` on ``items``: models and people compared on the same items."""
+    return frame[frame["sample_id"].astype(str).isin(set(items)).to_numpy()]
+
+
+@dataclass(frozen=True)
+class ItemScope:
+    """Which items a view uses: those ``people`` answered (``items``), or every item (``people``
+    None). Says so in captions (:attr:`sentence`) and in CSV tables (an ``on_items`` column)."""
+
+    people: str | None = None
+    items: frozenset[str] = frozenset()
+
+    @property
+    def restricted(self) -> bool:
+        return self.people is not None
+
+    @property
+    def label(self) -> str:
+        """``the 12 items answered by human`` or ``all items``."""
+        return f"the {len(self.items)} items answered by {self.people}" if self.restricted else "all items"
+
+    def apply(self, frame: pd.DataFrame) -> pd.DataFrame:
+        return on_items(frame, self.items) if self.restricted else frame
+
+    def sentence(self, frame: pd.DataFrame) -> str:
+        """How many items and results a view of ``frame`` (unrestricted) rests on, people and models apart."""
+        part = self.apply(frame)
+        human = part["model"].astype(str).map(is_human).to_numpy(dtype=bool)
+        counts = f"{int(human.sum()):,} results of people, {int((~human).sum()):,} of models"
+        if not self.restricted:
+            return f"All items: {part['sample_id'].nunique():,} items ({counts})."
+        models = sorted(set(part.loc[~human, "model"].astype(str)))
+        return (f"People and models on the same items: {self.label}, n = {len(self.items)} shared items "
+                f"({counts}; {len(models)} model(s) answered them).")
+
+    def label_table(self, table: pd.DataFrame) -> pd.DataFrame:
+        """``table`` with an ``on_items`` column first (:attr:`label`), for its CSV."""
+        out = table.copy()
+        out.insert(0, "on_items", self.label)
+        return out
+
+
+def item_scope(frame: pd.DataFrame, people: str | None) -> ItemScope:
+    """The items ``people`` answered in ``frame`` (an :class:`ItemScope`); None: every item."""
+    if people is None:
+        return ItemScope()
+    return ItemScope(people, answered_items(frame, people))
+
+
 def people_vs_models_frame(
     frame: pd.DataFrame,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
     people: str = "human",
+    same_items: bool = True,
 ) -> pd.DataFrame:
     """Per model (people included) and task category, on the items people answered.
 
     ``people`` is the model name that defines the item set (``human``: the pool). Returns
-    mean, n, ci_low, ci_high per (model, task) and ``items``, the number of shared items.
+    mean, n, ci_low, ci_high per (model, task) and ``items``, the number of items used (the
+    shared items; with ``same_items=False``, every item of ``frame``: models then answer items
+    people never saw, which the page says).
     """
-    humans = frame[frame["model"] == people]
-    if humans.empty:
+    items = answered_items(frame, people)
+    if not items:
         return pd.DataFrame(columns=["model", "task", "mean", "n", "ci_low", "ci_high", "items", "group"])
-    items = set(humans["sample_id"])
-    shared = frame[frame["sample_id"].isin(items)]
+    shared = on_items(frame, items) if same_items else frame
     cells = aggregate.aggregate(shared, ["model", "task"], value="value", n_boot=n_boot, seed=seed)
-    cells["items"] = len(items)
+    cells["items"] = len(items) if same_items else shared["sample_id"].nunique()
     cells["group"] = ["people" if is_human(str(m)) else "model" for m in cells["model"]]
     return cells
 
@@ -398,14 +506,186 @@ def metric_table(
     return table.rename(columns=CORRELATION_METRICS)
 
 
-def correlation_frame(table: pd.DataFrame, metrics: Sequence[str], method: str = "pearson") -> pd.DataFrame:
-    """Long ``metric_a, metric_b, r, n`` over the rows of ``table`` (groups with every metric)."""
+MIN_CORRELATION_GROUPS = 3
+"""Over 2 groups any two metrics correlate perfectly (r = ±1), over 1 r is undefined: fewer is refused."""
+CORRELATION_METHODS = ("pearson", "spearman")
+
+
+@dataclass(frozen=True)
+class Correlation:
+    """A correlation matrix (``frame``: long ``metric_a, metric_b, r, n``) over ``n_groups``
+    groups that have every metric, or None with the ``reason`` it was refused. ``constant``:
+    metrics left out because they do not vary across the groups (their r is undefined)."""
+
+    frame: pd.DataFrame | None
+    reason: str | None
+    n_groups: int
+    constant: tuple[str, ...] = ()
+
+
+def correlate(
+    table: pd.DataFrame,
+    metrics: Sequence[str],
+    method: str = "pearson",
+    min_groups: int = MIN_CORRELATION_GROUPS,
+) -> Correlation:
+    """Correlation of ``metrics`` over the rows of ``table`` (groups) that have every metric.
+
+    Refused (``frame`` None, ``reason`` says why) with fewer than ``min_groups`` (at least 3)
+    complete groups or fewer than 2 metrics that vary across them: a correlation over 2
+    groups prints r = 1.000 whatever the metrics are.
+    """
+    if method not in CORRELATION_METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {list(CORRELATION_METHODS)}")
+    min_groups = max(int(min_groups), MIN_CORRELATION_GROUPS)
     data = table[list(metrics)].astype(float).dropna()
-    corr = data.corr(method=method)
+    n_groups = len(data)
+    if len(metrics) < 2:
+        return Correlation(None, f"A correlation needs at least 2 metrics; there are {len(metrics)}.", n_groups)
+    if n_groups < min_groups:
+        without = len(table) - n_groups
+        left_out = f" ({without} more lack a metric, e.g. people have no BLEU)" if without else ""
+        return Correlation(None, (
+            f"A correlation needs at least {min_groups} groups with every metric; there "
+            f"{'is' if n_groups == 1 else 'are'} {n_groups}{left_out}. Over 2 groups r is always ±1 and over "
+            "1 it is undefined, so none is shown: group by more dimensions or widen the filters."), n_groups)
+    spread = data.max() - data.min()
+    constant = tuple(m for m in metrics if spread[m] == 0)
+    varying = [m for m in metrics if m not in constant]
+    if len(varying) < 2:
+        return Correlation(None, (
+            f"A correlation needs at least 2 metrics that vary across the groups; "
+            f"{', '.join(constant)} {'is' if len(constant) == 1 else 'are'} the same in all {n_groups}."),
+            n_groups, constant)
+    corr = data[varying].corr(method=method)
     long = corr.stack(future_stack=True).reset_index()
     long.columns = ["metric_a", "metric_b", "r"]
-    long["n"] = len(data)
-    return long
+    long["n"] = n_groups
+    return Correlation(long, None, n_groups, constant)
+
+
+def correlation_frame(table: pd.DataFrame, metrics: Sequence[str], method: str = "pearson") -> pd.DataFrame | None:
+    """Long ``metric_a, metric_b, r, n`` over the rows of ``table`` (groups with every metric),
+    or None when :func:`correlate` refuses (it says why)."""
+    return correlate(table, metrics, method).frame
+
+
+# ------------------------------------------------------------------ leaderboard
+
+Z_95 = 1.959963984540054
+"""The standard normal quantile of a two-sided 95 % interval."""
+LEADERBOARD_N_BOOT = 1000
+LEADERBOARD_SORTS = {
+    "mean": "mean, best first",
+    "ci_low": "lower 95% bound, best first",
+    "n": "n, largest first",
+    "name": "name",
+}
+CI_METHODS = {"wilson": "Wilson score", "bootstrap": "percentile bootstrap"}
+"""The leaderboard's ``ci95_method`` column: which 95 % interval a row has."""
+CI_DESCRIPTIONS = {
+    "wilson": "Wilson score interval (exact match is a proportion: right or wrong)",
+    "bootstrap": f"percentile bootstrap over responses ({LEADERBOARD_N_BOOT:,} resamples, seed 0)",
+}
+
+
+def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion ``successes / n`` (in [0, 1]); (nan, nan) for n = 0.
+
+    Unlike the normal approximation it stays inside [0, 1] and is not empty at 0 or n successes.
+    """
+    if n <= 0:
+        return math.nan, math.nan
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must lie in [0, n], got {successes} of {n}")
+    p = successes / n
+    z2 = z * z
+    denominator = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def who_is(model: str) -> str:
+    """``model``, ``person`` or ``people (pool)``: what a leaderboard row ranks."""
+    if model == "human":
+        return "people (pool)"
+    return "person" if is_human(model) else "model"
+
+
+def leaderboard(
+    frame: pd.DataFrame,
+    choice: ValueChoice,
+    by: Sequence[str] = ("model", "prompt"),
+    sort: str = "mean",
+    min_n: int = DEFAULT_MIN_N,
+    n_boot: int = LEADERBOARD_N_BOOT,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """One row per model or person and prompt setting: ``rank`` (by mean, ties share it), ``who``,
+    ``mean`` (percent), ``n`` (responses with a value), ``ci_low``, ``ci_high`` (95 %),
+    ``ci_method`` and ``below_min`` (n below ``min_n``), sorted as ``sort`` says.
+
+    ``frame`` has a ``value`` column made with ``choice`` (:func:`with_choice`). Exact match is a
+    proportion: its interval is Wilson's. Other metrics are means of continuous scores (a
+    thresholded ROUGE-L keeps its value above the threshold, so it is no proportion): their
+    interval is the percentile bootstrap over responses. Rows without a value (people's BLEU)
+    are left out.
+    """
+    if sort not in LEADERBOARD_SORTS:
+        raise ValueError(f"unknown sort {sort!r}; choose one of {list(LEADERBOARD_SORTS)}")
+    min_n = check_min_n(min_n)
+    by = list(by)
+    columns = ["rank", *by, "who", "mean", "n", "ci_low", "ci_high", "ci_method", "below_min"]
+    data = frame[frame["value"].notna()]
+    if data.empty:
+        return pd.DataFrame(columns=columns)
+    wilson = choice.metric == "exact_match"
+    board = aggregate.aggregate(data, by, value="value", n_boot=0 if wilson else n_boot, seed=seed)
+    board["ci_method"] = "bootstrap"
+    if wilson:
+        counts = data.groupby(by, observed=True, dropna=False, sort=True)["value"].agg(
+            successes=lambda v: int((v >= 50).sum()), size="size").reset_index()
+        board = board.merge(counts, on=by, how="left")
+        bounds = [wilson_interval(int(k), int(n)) for k, n in zip(board["successes"], board["size"])]
+        board["ci_low"] = [100 * low for low, _ in bounds]
+        board["ci_high"] = [100 * high for _, high in bounds]
+        board["ci_method"] = "wilson"
+        board = board.drop(columns=["successes", "size"])
+    board["who"] = board["model"].astype(str).map(who_is)
+    board["rank"] = board["mean"].rank(method="min", ascending=False).astype(int)
+    board["below_min"] = False
+    return arrange_leaderboard(board[columns], sort, min_n)
+
+
+def arrange_leaderboard(board: pd.DataFrame, sort: str = "mean", min_n: int = DEFAULT_MIN_N) -> pd.DataFrame:
+    """A :func:`leaderboard` sorted again and flagged for another minimum n, without recomputing
+    its intervals (the page keeps the computed board and only rearranges it)."""
+    if sort not in LEADERBOARD_SORTS:
+        raise ValueError(f"unknown sort {sort!r}; choose one of {list(LEADERBOARD_SORTS)}")
+    min_n = check_min_n(min_n)
+    board = board.copy()
+    board["below_min"] = board["n"].astype(int) < min_n
+    names = [c for c in board.columns if c not in ("rank", "who", "mean", "n", "ci_low", "ci_high", "ci_method",
+                                                   "below_min")]
+    if sort == "name":
+        board = board.sort_values(names, kind="stable")
+    else:
+        board = board.sort_values([sort, *names], ascending=[False] + [True] * len(names), kind="stable")
+    return board.reset_index(drop=True)
+
+
+def leaderboard_table(board: pd.DataFrame, choice: ValueChoice) -> pd.DataFrame:
+    """The leaderboard for display and CSV: the mean and interval columns name the metric
+    (``mean_rouge_l_strict_t0.75``), the interval's method is spelt out, numbers rounded."""
+    table = board.copy()
+    for column in ("mean", "ci_low", "ci_high"):
+        table[column] = table[column].astype(float).round(2)
+    table["ci_method"] = table["ci_method"].map(CI_METHODS)
+    table = table.rename(columns={
+        "mean": choice.file_name("mean"), "ci_low": choice.file_name("ci95_low"),
+        "ci_high": choice.file_name("ci95_high"), "ci_method": "ci95_method", "below_min": "below_min_n"})
+    return table
 
 
 # ------------------------------------------------------------------ paired comparison
@@ -582,6 +862,8 @@ def cells_table(cells: pd.DataFrame, row: str, col: str) -> pd.DataFrame:
         "mean": cells["mean"].astype(float).round(2), "n": cells["n"].astype(int),
         "ci_low": cells["ci_low"].astype(float).round(2), "ci_high": cells["ci_high"].astype(float).round(2),
     })
+    if "below_min" in cells.columns:
+        table["below_min_n"] = cells["below_min"].astype(bool).to_numpy()
     order = cells[["row_rank", "col_rank"]].to_numpy()
     return table.iloc[np.lexsort((order[:, 1], order[:, 0]))].reset_index(drop=True)
 
@@ -594,3 +876,134 @@ def uploads_table(uploads: Sequence) -> pd.DataFrame:
           "with_paper_metric": u.with_paper_metric, "uploaded": u.uploaded} for u in uploads],
         columns=["id", "filename", "source", "model", "rows_stored", "with_paper_metric", "uploaded"],
     )
+
+
+# ------------------------------------------------------------------ the view's state in the URL
+
+ITEM_SCOPES = ("shared", "all")
+"""``shared``: people and models on the items people answered; ``all``: every item."""
+PAIR_DIMENSIONS = tuple(d for d in DIMENSIONS if d != "model")
+THRESHOLD_STEP = 0.05
+URL_MAX_PARAMS = 40
+URL_MAX_CHARS = 200
+URL_MAX_VALUES = 50
+
+_URL_CHOICES: dict[str, Sequence[str]] = {
+    "source": tuple(SOURCES), "paper": tuple(PAPER_VIEWS), "view": tuple(VIEWS), "metric": tuple(METRICS),
+    "rouge": tuple(ROUGE_METRICS), "mode": MODES, "rows": DIMENSIONS, "cols": DIMENSIONS,
+    "sort": ("mean", "name"), "items": ITEM_SCOPES, "board": tuple(LEADERBOARD_SORTS),
+    "pair_rows": PAIR_DIMENSIONS, "pair_cols": PAIR_DIMENSIONS,
+}
+_URL_MODELS = ("people", "a", "b")
+URL_KEYS = (*_URL_CHOICES, "threshold", "min_n", *_URL_MODELS, *DIMENSIONS)
+"""Every parameter a Results URL may carry, in the order :func:`write_url` writes them: the
+choices above, the threshold, the minimum n, the people whose items are shared, the two models
+compared, and one repeated parameter per filtered dimension (``?model=good&model=weak``)."""
+
+
+@dataclass(frozen=True)
+class UrlState:
+    """What a URL asked for, checked: ``values`` (URL key -> value, typed as the page's controls
+    hold it; filters as tuples of the known values) and ``notes`` (one per thing ignored)."""
+
+    values: dict
+    notes: tuple[str, ...] = ()
+
+
+def _shown(text: str) -> str:
+    """A URL value as a note quotes it: short, whatever it holds."""
+    return repr(text if len(text) <= 40 else text[:40] + "…")
+
+
+def _read_threshold(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    steps = value / THRESHOLD_STEP
+    if not math.isfinite(value) or not 0 <= value <= 1 or abs(steps - round(steps)) > 1e-6:
+        return None
+    return round(round(steps) * THRESHOLD_STEP, 2)
+
+
+def _read_min_n(text: str) -> int | None:
+    text = text.strip()
+    if not text.isdigit() or len(text) > 7:  # isdigit: no sign, no point, no exponent
+        return None
+    value = int(text)
+    return value if 1 <= value <= MAX_MIN_N else None
+
+
+def read_url(params: Mapping[str, str | Sequence[str]], options: Mapping[str, Sequence]) -> UrlState:
+    """The view state a URL's query ``params`` (key -> value or list of values) asks for.
+
+    ``options`` are the values each dimension can take (:func:`filter_options` of the rows
+    this session may see): a filter, a model or person is taken only if it is among them. A
+    URL is anyone's input: an unknown key, an unknown or malformed value, a value longer than
+    :data:`URL_MAX_CHARS`, more than :data:`URL_MAX_VALUES` values or :data:`URL_MAX_PARAMS`
+    keys are ignored, each with a note; nothing raises.
+    """
+    values: dict = {}
+    notes: list[str] = []
+    items = list(params.items())
+    if len(items) > URL_MAX_PARAMS:
+        notes.append(f"only the first {URL_MAX_PARAMS} of {len(items)} parameters were read")
+        items = items[:URL_MAX_PARAMS]
+    models = [str(m) for m in options.get("model", [])]
+    for key, raw in items:
+        key = str(key)
+        if key.startswith("embed"):  # Streamlit's own (embedding options)
+            continue
+        if key not in URL_KEYS:
+            notes.append(f"unknown parameter {_shown(key)}")
+            continue
+        texts = [raw] if isinstance(raw, str) else [str(t) for t in raw]
+        if len(texts) > URL_MAX_VALUES:
+            notes.append(f"{key}: only the first {URL_MAX_VALUES} of {len(texts)} values were read")
+            texts = texts[:URL_MAX_VALUES]
+        if any(len(t) > URL_MAX_CHARS for t in texts):
+            notes.append(f"{key}: a value longer than {URL_MAX_CHARS} characters")
+            continue
+        if key in DIMENSIONS:
+            known = {str(v): v for v in options.get(key, [])}
+            chosen = tuple(dict.fromkeys(known[t] for t in texts if t in known))
+            unknown = [t for t in texts if t not in known]
+            if unknown:
+                notes.append(f"{key}: {', '.join(_shown(t) for t in unknown[:5])} not among the results")
+            if chosen:
+                values[key] = chosen
+            continue
+        if not texts:
+            continue
+        text = texts[-1]  # a repeated single-valued key: the last one counts, as in st.query_params
+        if key in _URL_CHOICES:
+            value = text if text in _URL_CHOICES[key] else None
+        elif key == "threshold":
+            value = _read_threshold(text)
+        elif key == "min_n":
+            value = _read_min_n(text)
+        else:  # people, a, b
+            value = text if text in models and (key != "people" or is_human(text)) else None
+        if value is None:
+            notes.append(f"{key}={_shown(text)} is not a valid choice")
+        else:
+            values[key] = value
+    return UrlState(values, tuple(notes))
+
+
+def write_url(values: Mapping[str, object]) -> dict[str, str | list[str]]:
+    """The query parameters for ``values`` (URL key -> value, as :func:`read_url` returns them),
+    in :data:`URL_KEYS` order; filters become repeated parameters, unknown keys are dropped."""
+    out: dict[str, str | list[str]] = {}
+    for key in URL_KEYS:
+        if key not in values or values[key] is None:
+            continue
+        value = values[key]
+        if key in DIMENSIONS:
+            if value:
+                out[key] = [str(v) for v in value]
+        elif key == "threshold":
+            out[key] = f"{float(value):g}"
+        else:
+            out[key] = str(value)
+    return out

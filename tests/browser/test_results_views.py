@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.results_data import build_dataset
 
@@ -204,3 +205,42 @@ def test_clicking_a_heatmap_cell_drills_into_it(page, results_url, wait_for_app,
     sample_shown = sample_box.inner_text() + " ".join(i.input_value() for i in sample_box.locator("input").all())
     assert f" · {described['model']} · " in sample_shown, sample_shown  # regression: a stale label stayed
     shoot(page, screenshot, "results_heatmap_cell_clicked")
+
+
+def test_leaderboard_renders_and_downloads_its_csv(page, results_url, wait_for_app, screenshot, tmp_path):
+    open_results(page, results_url, wait_for_app)
+    choose(page, wait_for_app, "View", "Leaderboard")
+    no_exception(page)
+    page.get_by_test_id("stDataFrame").last.wait_for(state="visible")
+    assert page.get_by_text("Leaderboard: strict ROUGE-L ≥ 0.75 (%), on the 12 items answered by human").is_visible()
+    assert "view=leaderboard" in page.url  # the address carries the view
+    shoot(page, screenshot, "results_leaderboard")
+    with page.expect_download(timeout=60_000) as info:
+        page.get_by_test_id("stDownloadButton").filter(has_text="CSV").last.click()
+    assert info.value.suggested_filename == "leaderboard_rouge_l_strict_t0.75.csv"
+    path = tmp_path / info.value.suggested_filename
+    info.value.save_as(path)
+    header = path.read_text(encoding="utf-8").splitlines()[0]
+    assert header.startswith("metric,threshold,on_items,rank,model,prompt,who,mean_rouge_l_strict_t0.75,")
+
+
+def test_a_shared_address_reopens_the_view_after_logging_in(page, results_url, wait_for_app, screenshot):
+    """A visitor opens a researcher's link (leaderboard, exact match, every item, minimum n 20),
+    logs in, and gets that view."""
+    open_results(page, results_url, wait_for_app)
+    base = page.url.split("?")[0]
+    page.goto(f"{base}?view=leaderboard&metric=exact_match&items=all&min_n=20&board=n&view_typo=1")
+    wait_for_app(page, timeout=60_000)
+    sidebar = page.get_by_test_id("stSidebar")
+    if sidebar.get_by_label("User name", exact=True).count():  # a new session: log in again
+        sidebar.get_by_label("User name", exact=True).fill(READER)
+        sidebar.get_by_label("Password", exact=True).fill(READER_PASSWORD)
+        sidebar.get_by_role("button", name="Log in").click()
+        sidebar.get_by_text(f"Logged in as {READER}").wait_for()
+        wait_for_app(page, timeout=60_000)
+    no_exception(page)
+    page.get_by_text("Leaderboard: Exact match (%)", exact=True).wait_for()
+    assert page.get_by_text("unknown parameter 'view_typo'").count() == 1  # a small note, no crash
+    expect(page.get_by_label("Minimum n", exact=True)).to_have_value("20")
+    assert "min_n=20" in page.url and "view_typo" not in page.url  # the address now holds what was understood
+    shoot(page, screenshot, "results_shared_address")

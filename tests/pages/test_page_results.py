@@ -78,6 +78,19 @@ def select(at, key, value) -> AppTest:
     return at
 
 
+def all_items(at) -> AppTest:
+    """Turn on “All items”: models on every item, not only those people answered."""
+    at.toggle(key="rs_all_items").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def on_shared_items(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows on the items the people pool answered: what the default views show."""
+    items = set(frame.loc[frame["model"] == "human", "sample_id"])
+    return frame[frame["sample_id"].isin(items)]
+
+
 def test_fresh_install_shows_the_paper_tables(empty_env):
     at = open_page()
     assert at.radio(key="rs_source").value == "paper"
@@ -114,23 +127,39 @@ def test_every_paper_view_reproduces_its_table(empty_env, view, name, kind):
     assert sorted(data["mean"]) == sorted(long["value"])
 
 
-def test_heatmap_of_imported_results(env):
-    at = open_page()
-    assert at.radio(key="rs_source").value == "imported"
-    (spec, frames), = charts(at)[:1]
-    data = frames[0]
-    frame = result_views.with_value(results_store.load_results(storage.open_db()))
-    expected = frame.groupby(["model", "format"])["value"].agg(["mean", "size"])
+def assert_cells(data: pd.DataFrame, frame: pd.DataFrame, row="model", col="format"):
+    """Every cell of a heatmap's data is its group's mean, with its n printed (``n_label``)."""
+    expected = frame.groupby([row, col])["value"].agg(["mean", "size"])
     assert len(data) == len(expected)
     for record in data.to_dict("records"):
         mean, size = expected.loc[(record["row_label"], record["col_label"])]
         assert record["mean"] == pytest.approx(mean) and record["n"] == size
+        assert record["n_label"] == f"n={int(size):,}"
+
+
+def test_heatmap_of_imported_results(env):
+    """With people's results, the default heatmap compares people and models on the items people
+    answered; “All items” shows every result."""
+    at = open_page()
+    assert at.radio(key="rs_source").value == "imported"
+    assert at.toggle(key="rs_all_items").value is False
+    (spec, frames), = charts(at)[:1]
+    frame = result_views.with_value(results_store.load_results(storage.open_db()))
+    assert_cells(frames[0], on_shared_items(frame))
+    assert {"human", "human:ann1", "good", "weak"} <= set(frames[0]["row_label"])
+    assert any("n = 12 shared items" in c.value for c in at.caption)
     assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0, 100]
+    assert spec["title"]["text"].endswith(", on the 12 items answered by human")
     assert download_labels(at)[:3] == ["CSV", "PNG", "SVG"]  # sources CSV, then the heatmap's PNG / SVG
+    all_items(at)
+    (spec, frames), = charts(at)[:1]
+    assert_cells(frames[0], frame)
+    assert "items answered" not in spec["title"]["text"]
+    assert any(c.value.startswith("All items: ") for c in at.caption)
 
 
 def test_heatmap_rows_columns_filters_and_raw_switch(env):
-    at = open_page()
+    at = all_items(open_page())
     at.selectbox(key="rs_row").set_value("task")
     at.selectbox(key="rs_col").set_value("depth")
     at.run()
@@ -181,9 +210,10 @@ def test_drill_down_from_a_cell(env):
     select(at, "rs_heatmap_drill_row", "weak")
     select(at, "rs_heatmap_drill_col", "yaml")
     table = drill_table(at)
-    frame = results_store.load_results(storage.open_db())
+    frame = on_shared_items(results_store.load_results(storage.open_db()))  # the default: items people answered
     cell = frame[(frame["model"] == "weak") & (frame["format"] == "yaml")]
     assert len(table) == len(cell) and set(table["model"]) == {"weak"}
+    assert set(table["sample_id"]) == set(cell["sample_id"])
     test, real = make_test_and_real_samples()
     samples = {s["id"]: s for s in hard_samples() + test + real}
     first = samples[table.iloc[0]["sample_id"]]  # the lowest-scoring result of the cell is shown
@@ -206,7 +236,7 @@ def test_drill_down_sample_box_follows_the_cell(env):
 
 @pytest.mark.parametrize("view, n_charts", [("depth_width", 2), ("people_vs_models", 1),
                                            ("test_vs_real", 1), ("metric_correlation", 1),
-                                           ("paired", 1)])
+                                           ("paired", 1), ("leaderboard", 0)])
 def test_each_view_draws_its_chart_with_exports(env, view, n_charts):
     at = select(open_page(), "rs_view", view)
     assert len(charts(at)) == n_charts
@@ -380,7 +410,7 @@ def test_views_of_the_papers_figures_open_on_its_metric(env, view):
 
 
 def test_switching_to_the_papers_metric_changes_the_heatmap(env):
-    at = open_page()
+    at = all_items(open_page())
     strict = charts(at)[0][1][0]
     at.radio(key="rs_rouge_heatmap").set_value("paper").run()
     assert not at.exception
@@ -426,3 +456,237 @@ def test_paper_tables_name_their_metric(empty_env, downloads):
     select(at, "rs_paper_view", "table6")
     assert titles(charts(at)[0][0])[1] == "six metrics (%), as printed"
     assert "paper_table6_all_table6_metrics.csv" in downloads.files
+
+
+# ---------------------------------------------------------------- n in every cell, minimum n
+
+
+def test_minimum_n_greys_out_thin_cells_and_says_so(env, downloads):
+    at = open_page()
+    assert at.number_input(key="rs_min_n").value == 1
+    (spec, frames), = charts(at)[:1]
+    assert not frames[0]["below_min"].any()
+    assert len(spec["layer"]) == 3  # the cell, its mean, its n
+    assert [layer["encoding"]["text"]["field"] for layer in spec["layer"][1:]] == ["mean", "n_label"]
+    at.number_input(key="rs_min_n").set_value(5).run()
+    assert not at.exception
+    (spec, frames), = charts(at)[:1]
+    data = frames[0]
+    thin = data["n"] < 5
+    assert thin.any() and (~thin).any()  # people's cells are thin, models' are not
+    assert (data["below_min"] == thin).all()  # greyed out, not hidden: every cell is still there
+    assert spec["layer"][0]["encoding"]["color"]["condition"] == {"test": "datum.below_min", "value": "#e4e4e4"}
+    assert "n below 5" in [t.get("title") for t in spec["layer"][0]["encoding"]["tooltip"]]
+    assert any(f"Cells with n below 5 are greyed out ({int(thin.sum())} of {len(data)})" in c.value
+               for c in at.caption)
+    table = downloads.csv("heatmap_model_format_rouge_l_strict_t0.75.csv")
+    assert list(table.columns[:3]) == ["metric", "threshold", "on_items"]
+    assert set(table["on_items"]) == {"the 12 items answered by human"}
+    assert table["below_min_n"].tolist() == (table["n"] < 5).tolist()
+
+
+# ---------------------------------------------------------------- leaderboard
+
+
+def board(at) -> pd.DataFrame:
+    tables = [d.value for d in at.dataframe if "ci95_method" in d.value.columns]
+    assert len(tables) == 1
+    return tables[0]
+
+
+def test_leaderboard_on_the_shared_items_sortable_and_downloadable(env, downloads):
+    at = select(open_page(), "rs_view", "leaderboard")
+    table = board(at)
+    mean, low, high = ("mean_rouge_l_strict_t0.75", "ci95_low_rouge_l_strict_t0.75", "ci95_high_rouge_l_strict_t0.75")
+    assert list(table.columns) == ["rank", "model", "prompt", "who", mean, "n", low, high, "ci95_method",
+                                   "below_min_n"]
+    frame = on_shared_items(result_views.with_value(results_store.load_results(storage.open_db())))
+    expected = frame.groupby(["model", "prompt"])["value"].agg(["mean", "size"])
+    assert len(table) == len(expected)
+    for record in table.to_dict("records"):
+        m, size = expected.loc[(record["model"], record["prompt"])]
+        assert record[mean] == pytest.approx(m, abs=0.01) and record["n"] == size
+        assert record[low] <= record[mean] + 0.01 and record[mean] <= record[high] + 0.01
+    assert table[mean].tolist() == sorted(table[mean], reverse=True)  # best first
+    assert set(table["who"]) == {"model", "person", "people (pool)"}
+    assert set(table["ci95_method"]) == {result_views.CI_METHODS["bootstrap"]}
+    assert any(c.value.startswith("Leaderboard: strict ROUGE-L ≥ 0.75 (%), on the 12 items") for c in at.subheader)
+    csv = downloads.csv("leaderboard_rouge_l_strict_t0.75.csv")
+    assert list(csv.columns[:3]) == ["metric", "threshold", "on_items"] and mean in csv.columns
+    assert len(csv) == len(table)
+    at.radio(key="rs_board_sort").set_value("n").run()
+    assert board(at)["n"].tolist() == sorted(board(at)["n"], reverse=True)
+    at.radio(key="rs_board_sort").set_value("name").run()
+    assert list(zip(board(at)["model"], board(at)["prompt"])) == sorted(zip(table["model"], table["prompt"]))
+
+
+def test_leaderboard_of_exact_match_uses_wilson(env, downloads):
+    import math
+
+    at = select(open_page(), "rs_view", "leaderboard")
+    all_items(at)
+    select(at, "rs_metric", "exact_match")
+    table = board(at)
+    assert set(table["ci95_method"]) == {result_views.CI_METHODS["wilson"]}
+    frame = results_store.load_results(storage.open_db())
+    good = frame[(frame["model"] == "good") & (frame["prompt"] == "naive")]["exact_match"]
+    k, n, z = int(good.sum()), len(good), 1.959963984540054
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    row = table[(table["model"] == "good") & (table["prompt"] == "naive")].iloc[0]
+    assert row["mean_exact_match"] == pytest.approx(100 * p, abs=0.01) and row["n"] == n
+    assert row["ci95_low_exact_match"] == pytest.approx(100 * (centre - half), abs=0.01)
+    assert row["ci95_high_exact_match"] == pytest.approx(100 * (centre + half), abs=0.01)
+    csv = downloads.csv("leaderboard_exact_match.csv")
+    assert set(csv["metric"]) == {"exact_match"} and set(csv["on_items"]) == {"all items"}
+
+
+def test_leaderboard_flags_rows_below_the_minimum_n(env):
+    at = select(open_page(), "rs_view", "leaderboard")
+    at.number_input(key="rs_min_n").set_value(20).run()
+    table = board(at)
+    # on the 12 shared items: 12 answers per model, person and prompt; 24 of the pool of two people
+    assert table["below_min_n"].tolist() == (table["n"] < 20).tolist()
+    assert table.loc[~table["below_min_n"], "model"].tolist() == ["human"]
+    assert any("Rows with n below 20 are ticked under “n below minimum” (below_min_n) (6 of 7)" in c.value for c in at.caption)
+
+
+# ---------------------------------------------------------------- correlations need 3 groups
+
+
+def test_correlation_over_two_groups_is_refused(env):
+    at = select(open_page(), "rs_view", "metric_correlation")
+    assert charts(at)  # one point per model and prompt: enough groups
+    at.multiselect(key="rs_corr_by").set_value(["model"]).run()
+    assert not at.exception
+    # good and weak have every metric, people have no BLEU: 2 groups, where r would print 1.000
+    assert not charts(at)
+    info, = at.info
+    assert "at least 3 groups with every metric; there are 2" in info.value and "±1" in info.value
+
+
+# ---------------------------------------------------------------- the view's state in the URL
+
+
+def test_the_url_follows_the_controls_and_reopens_the_same_view(env):
+    at = select(open_page(), "rs_view", "heatmap")
+    at.selectbox(key="rs_row").set_value("task")
+    at.selectbox(key="rs_col").set_value("depth")
+    at.radio(key="rs_rouge_heatmap").set_value("paper")
+    at.number_input(key="rs_min_n").set_value(3)
+    at.run()
+    at.multiselect(key="rs_filter_model").set_value(["good", "human"]).run()
+    assert not at.exception
+    url = dict(at.query_params)
+    assert url["view"] == "heatmap" and url["rows"] == "task" and url["cols"] == "depth"
+    assert url["rouge"] == "paper" and url["min_n"] == "3" and url["items"] == "shared" and url["people"] == "human"
+    assert url["model"] == ["good", "human"]
+    before = charts(at)[0]
+    # a new session opening that address
+    again = AppTest.from_file(str(PAGE), default_timeout=60)
+    again.session_state["user"] = RESEARCHER
+    again.query_params.update(url)
+    again.run()
+    assert not again.exception
+    assert again.selectbox(key="rs_row").value == "task" and again.selectbox(key="rs_col").value == "depth"
+    assert again.radio(key="rs_rouge_heatmap").value == "paper" and again.number_input(key="rs_min_n").value == 3
+    assert again.multiselect(key="rs_filter_model").value == ["good", "human"]
+    after = charts(again)[0]
+    assert after[0]["title"] == before[0]["title"]
+    assert after[1][0].equals(before[1][0])
+    assert dict(again.query_params) == url  # nothing to note, nothing rewritten
+    assert not any(c.value.startswith("Ignored in this link") for c in again.caption)
+
+
+def open_with(params: dict, user=RESEARCHER) -> AppTest:
+    at = AppTest.from_file(str(PAGE), default_timeout=60)
+    if user is not None:
+        at.session_state["user"] = user
+    at.query_params.update(params)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_opening_a_shared_leaderboard_link(env):
+    at = open_with({"view": "leaderboard", "metric": "exact_match", "items": "all", "min_n": "40",
+                    "board": "ci_low", "prompt": "hint"})
+    assert at.selectbox(key="rs_view").value == "leaderboard" and at.selectbox(key="rs_metric").value == "exact_match"
+    assert at.toggle(key="rs_all_items").value is True and at.radio(key="rs_board_sort").value == "ci_low"
+    table = board(at)
+    assert set(table["prompt"]) == {"hint"}
+    assert table["ci95_low_exact_match"].tolist() == sorted(table["ci95_low_exact_match"], reverse=True)
+    assert table["below_min_n"].tolist() == (table["n"] < 40).tolist()
+
+
+@pytest.mark.parametrize("params, notes", [
+    ({"view": "nope", "threshold": "NaN", "min_n": "-4"},
+     ["view='nope' is not a valid choice", "threshold='NaN'", "min_n='-4'"]),
+    ({"rows": "x" * 5000, "zzz": "1", "prompt": ["naive", "<script>"], "depth": "9"},
+     ["rows: a value longer than 200", "unknown parameter 'zzz'", "prompt: '<script>' not among the results",
+      "depth: '9' not among the results"]),
+    ({"threshold": "0.73", "min_n": "1e9", "a": "nobody", "people": "good", "metric": "exact_match ",
+      "items": "some"},
+     ["threshold='0.73'", "min_n='1e9'", "a='nobody'", "people='good'", "metric='exact_match '", "items='some'"]),
+])
+def test_bad_values_in_the_url_are_ignored_with_a_note(env, params, notes):
+    at = open_with(params)
+    note, = [c.value for c in at.caption if c.value.startswith("Ignored in this link")]
+    for expected in notes:
+        assert expected in note, note
+    assert "x" * 100 not in note  # a long value is not echoed
+    # the defaults stand in for what was ignored, and the page works
+    assert at.selectbox(key="rs_view").value == "heatmap" and at.slider(key="rs_threshold").value == 0.75
+    assert at.number_input(key="rs_min_n").value == 1 and at.selectbox(key="rs_row").value == "model"
+    assert charts(at)
+    if "prompt" in params:  # the valid part of a list is kept
+        assert at.multiselect(key="rs_filter_prompt").value == ["naive"]
+
+
+def test_many_parameters_are_cut_off(env):
+    at = open_with({f"p{i}": str(i) for i in range(200)})
+    note, = [c.value for c in at.caption if c.value.startswith("Ignored in this link")]
+    assert "only the first 40 of 200 parameters" in note
+    assert charts(at)
+
+
+def test_visitor_with_a_shared_link_sees_the_papers_table_it_names(env):
+    at = open_with({"source": "paper", "paper": "table4", "view": "leaderboard", "model": "human:ann2"}, user=None)
+    assert at.selectbox(key="rs_paper_view").value == "table4"
+    assert not any(c.value.startswith("Ignored in this link") for c in at.caption)  # the rest waits for a log-in
+    assert "human:ann2" not in json.dumps([spec for spec, _ in charts(at)])
+
+
+def test_a_link_naming_people_shows_an_annotator_in_public_mode_nothing_of_them(env):
+    """A URL is no key: an annotator (public read-only mode) opening a researcher's link to
+    people's results gets the models of suites in no open study, and a note."""
+    from structext_core.studio import access, accounts
+
+    db = storage.open_db()
+    admin = accounts.get_user(db, "lead")
+    access.set_public_mode(db, True, admin)
+    try:
+        annotator = accounts.get_user(db, "ann1")
+        at = open_with({"view": "leaderboard", "items": "shared", "people": "human:ann2", "model": "human:ann2"},
+                       user=annotator)
+        note, = [c.value for c in at.caption if c.value.startswith("Ignored in this link")]
+        assert "people='human:ann2' is not a valid choice" in note
+        table = board(at)
+        assert set(table["who"]) == {"model"} and not any(str(m).startswith("human") for m in table["model"])
+        assert not at.get("toggle")  # no people to compare with: no choice of items
+    finally:
+        access.set_public_mode(db, False, admin)
+
+
+def test_the_note_on_a_bad_link_stays_until_the_view_changes(env):
+    at = open_with({"view": "leaderboard", "colour": "red"})
+    ignored = [c.value for c in at.caption if c.value.startswith("Ignored in this link")]
+    assert ignored == ["Ignored in this link: unknown parameter 'colour'."]
+    assert "colour" not in at.query_params  # the address now holds only what was understood
+    at.run()  # a rerun (a log-in, a click elsewhere) keeps it
+    assert [c.value for c in at.caption if c.value.startswith("Ignored in this link")] == ignored
+    at.radio(key="rs_board_sort").set_value("n").run()
+    at.run()
+    assert not [c.value for c in at.caption if c.value.startswith("Ignored in this link")]
+    assert at.query_params["board"] == "n"

@@ -8,15 +8,49 @@ from structext_core.views import results as result_views
 def test_heatmap_chart_fixed_scale_tooltip_and_sort(frame):
     cells = result_views.heatmap_frame(result_views.with_value(frame), "model", "format", n_boot=50)
     spec = charts.heatmap_chart(cells, "model", "format").to_dict()
-    rect, text = spec["layer"]
+    rect, text, n_text = spec["layer"]
     assert rect["encoding"]["color"]["scale"]["domain"] == [0, 100]
-    tooltip_fields = [t["field"] for t in rect["encoding"]["tooltip"]]
-    assert {"mean", "n", "ci_low", "ci_high"} <= set(tooltip_fields)
+    for layer in spec["layer"]:  # n in every tooltip, wherever the pointer rests
+        tooltip_fields = [t["field"] for t in layer["encoding"]["tooltip"]]
+        assert {"mean", "n", "ci_low", "ci_high"} <= set(tooltip_fields)
     assert rect["encoding"]["y"]["sort"] == result_views.axis_order(cells, "row")
     assert rect["encoding"]["x"]["sort"] == result_views.axis_order(cells, "col")
     assert text["encoding"]["text"]["field"] == "mean"
+    assert n_text["encoding"]["text"]["field"] == "n_label"  # n printed in every cell, under its mean
     data = next(iter(spec["datasets"].values()))
     assert len(data) == len(cells)
+    assert [d["n_label"] for d in data] == [f"n={n:,}" for n in cells["n"]]
+
+
+def test_thin_cells_are_grey_with_their_mean_and_n(frame):
+    cells = result_views.heatmap_frame(result_views.with_value(frame), "model", "format", n_boot=10)
+    flagged = result_views.flag_small_cells(cells, 20)
+    spec = charts.heatmap_chart(flagged, "model", "format", min_n=20).to_dict()
+    rect, text, n_text = spec["layer"]
+    assert rect["encoding"]["color"]["condition"] == {"test": "datum.below_min", "value": charts.GREY}
+    assert rect["encoding"]["color"]["field"] == "mean"  # the others keep the scale
+    for layer in (text, n_text):  # still printed, in dark grey
+        assert layer["encoding"]["color"]["condition"][0] == {"test": "datum.below_min", "value": charts.GREY_TEXT}
+    assert {"field": "below_min", "title": "n below 20", "type": "nominal"} in rect["encoding"]["tooltip"]
+    data = next(iter(spec["datasets"].values()))
+    assert len(data) == len(cells)  # nothing hidden
+    assert [d["below_min"] for d in data] == (cells["n"] < 20).tolist() and any(d["below_min"] for d in data)
+    assert "n below" not in str(charts.heatmap_chart(cells, "model", "format").to_dict()["layer"][0]["encoding"])
+
+
+def test_depth_width_paired_and_spread_charts_carry_n(frame):
+    values = result_views.with_value(frame[frame["suite"] == "test-hard"])
+    cells = result_views.flag_small_cells(result_views.depth_width_frame(values, n_boot=10), 30)
+    spec = charts.depth_width_chart(cells, min_n=30).to_dict()
+    layers = spec["spec"]["layer"]
+    assert [layer["encoding"]["text"]["field"] for layer in layers[1:]] == ["mean", "n_label"]
+    assert layers[0]["encoding"]["color"]["condition"]["test"] == "datum.below_min"
+    spread = charts.spread_chart(cells).to_dict()
+    assert "n" in [t["field"] for t in spread["spec"]["layer"][0]["encoding"]["tooltip"]]
+    paired = result_views.paired_frame(values, "good", "weak", "format", "depth", n_boot=10, n_perm=50)
+    spec = charts.paired_chart(result_views.flag_small_cells(paired, 5), "format", "depth", "t", min_n=5).to_dict()
+    assert [layer["encoding"]["text"]["field"] for layer in spec["layer"][1:]] == ["text", "n_label"]
+    assert {"field": "n", "title": "n (pairs)", "type": "quantitative"} in spec["layer"][0]["encoding"]["tooltip"]
 
 
 def test_png_and_svg_export(frame):

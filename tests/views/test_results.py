@@ -315,7 +315,8 @@ def test_value_choice_rejects_unknown_options(bad):
 def test_views_that_redraw_the_papers_figures_open_on_its_metric():
     defaults = {key: view.default_rouge for key, view in result_views.VIEWS.items()}
     assert defaults == {"heatmap": "strict", "depth_width": "paper", "people_vs_models": "paper",
-                        "test_vs_real": "paper", "metric_correlation": "paper", "paired": "strict"}
+                        "test_vs_real": "paper", "metric_correlation": "paper", "paired": "strict",
+                        "leaderboard": "strict"}
     for view in result_views.VIEWS.values():
         assert view.beside_paper == ("Fig." in view.label)
 
@@ -344,3 +345,282 @@ def test_rows_without_the_papers_metric_are_left_out_and_counted(frame):
     assert values.loc[gone, "value"].isna().all()
     cells = result_views.heatmap_frame(values, "model", "format", n_boot=10)
     assert cells["n"].sum() == len(part) - 5
+
+
+# ---------------------------------------------------------------- people and models on the same items
+
+
+def test_people_and_their_items(frame):
+    assert result_views.people_of(frame) == ["human", "human:ann1", "human:ann2"]  # the pool first
+    items = result_views.answered_items(frame, "human")
+    assert len(items) == 12
+    assert result_views.answered_items(frame, "human:ann1") <= items
+    assert result_views.answered_items(frame, "nobody") == frozenset()
+    part = result_views.on_items(frame, items)
+    assert set(part["sample_id"]) == items
+    assert set(part["model"]) == {"human", "human:ann1", "human:ann2", "good", "weak"}
+
+
+def test_the_heatmap_on_shared_items_counts_only_them(frame):
+    values = result_views.with_value(frame)
+    scope = result_views.item_scope(values, "human")
+    assert scope.restricted and scope.label == "the 12 items answered by human"
+    cells = result_views.heatmap_frame(scope.apply(values), "model", "format", n_boot=20)
+    # by hand: per format, the shared items of that format; good and weak answered each with
+    # 2 prompts, each person once, the pool twice (both people answered all 12)
+    per_format = Counter(values.drop_duplicates("sample_id").set_index("sample_id").loc[sorted(scope.items), "format"])
+    n = cells.set_index(["model", "format"])["n"]
+    for fmt, k in per_format.items():
+        assert (n[("good", fmt)], n[("weak", fmt)], n[("human:ann1", fmt)], n[("human", fmt)]) == (2 * k, 2 * k, k, 2 * k)
+    assert cells["n"].sum() == (2 + 2 + 1 + 1 + 2) * 12
+    everything = result_views.heatmap_frame(result_views.ItemScope().apply(values), "model", "format", n_boot=20)
+    assert everything["n"].sum() == len(values) > cells["n"].sum()
+
+
+def test_item_scope_says_what_it_rests_on(frame):
+    values = result_views.with_value(frame)
+    shared = result_views.item_scope(values, "human")
+    assert shared.sentence(values) == ("People and models on the same items: the 12 items answered by human, "
+                                       "n = 12 shared items (48 results of people, 48 of models; 2 model(s) "
+                                       "answered them).")
+    assert result_views.ItemScope().sentence(values).startswith(f"All items: {values['sample_id'].nunique()} items")
+    assert result_views.item_scope(values, None) == result_views.ItemScope()
+    table = shared.label_table(pd.DataFrame({"model": ["good"]}))
+    assert list(table.columns) == ["on_items", "model"] and table["on_items"].item() == shared.label
+
+
+def test_people_vs_models_on_all_items_is_available_but_not_the_default(frame):
+    values = result_views.with_value(frame)
+    same = result_views.people_vs_models_frame(values, n_boot=20)
+    everything = result_views.people_vs_models_frame(values, n_boot=20, same_items=False)
+    assert set(same["items"]) == {12} and set(everything["items"]) == {values["sample_id"].nunique()}
+    good_same = same[same["model"] == "good"]["n"].sum()
+    good_all = everything[everything["model"] == "good"]["n"].sum()
+    assert good_same == 24 and good_all == int((values["model"] == "good").sum())
+    # people's own cells do not change: they answered only their items
+    people = same[same["group"] == "people"].set_index(["model", "task"])["n"]
+    assert people.equals(everything[everything["group"] == "people"].set_index(["model", "task"])["n"])
+
+
+# ---------------------------------------------------------------- minimum n
+
+
+def test_small_cells_are_flagged_not_dropped(frame):
+    cells = result_views.heatmap_frame(result_views.with_value(frame), "model", "depth", n_boot=10)
+    flagged = result_views.flag_small_cells(cells, 50)
+    assert len(flagged) == len(cells)
+    assert flagged["below_min"].tolist() == (cells["n"] < 50).tolist()
+    assert flagged["below_min"].any() and not flagged["below_min"].all()
+    assert not result_views.flag_small_cells(cells)["below_min"].any()  # the default, 1, flags nothing
+    assert "below_min_n" in result_views.cells_table(flagged, "model", "depth").columns
+    assert result_views.min_n_note(50, flagged) == (
+        f"Cells with n below 50 are greyed out ({int(flagged['below_min'].sum())} of {len(flagged)}), not hidden: "
+        "their means rest on few results.")
+    assert "Raise “Minimum n”" in result_views.min_n_note(1)
+
+
+@pytest.mark.parametrize("bad", [0, -3, 1.5, True, "5", result_views.MAX_MIN_N + 1])
+def test_minimum_n_must_be_a_sensible_whole_number(bad):
+    with pytest.raises(ValueError, match="minimum n"):
+        result_views.check_min_n(bad)
+
+
+# ---------------------------------------------------------------- leaderboard
+
+
+@pytest.mark.parametrize("successes, n, low, high", [
+    (3, 4, 0.300642, 0.954413), (0, 10, 0.0, 0.277533), (10, 10, 0.722467, 1.0), (1, 3, 0.061492, 0.792340)])
+def test_wilson_interval_against_published_values(successes, n, low, high):
+    # Wilson (1927) score interval, z = 1.96; the same figures as Newcombe (1998), Table I
+    assert result_views.wilson_interval(successes, n) == pytest.approx((low, high), abs=1e-6)
+
+
+def test_wilson_interval_edges():
+    assert all(np.isnan(result_views.wilson_interval(0, 0)))
+    with pytest.raises(ValueError):
+        result_views.wilson_interval(5, 4)
+
+
+def tiny_results() -> pd.DataFrame:
+    """Hand-made scored rows: ``a`` right 3 times in 4 (ROUGE-L 0.9 or 0.5), ``b`` once in 4,
+    the person ``human:x`` once in 1."""
+    rows = []
+    for model, hits in (("a", [1, 1, 1, 0]), ("b", [1, 0, 0, 0]), ("human:x", [1])):
+        for i, hit in enumerate(hits):
+            rows.append({"sample_id": f"s{i}", "model": model, "prompt": "naive", "exact_match": hit,
+                         "rouge_l": 0.9 if hit else 0.5, "rouge_l_paper": 0.9 if hit else 0.5, "bleu": np.nan})
+    return pd.DataFrame(rows)
+
+
+def test_leaderboard_by_hand_exact_match_with_wilson():
+    choice = result_views.ValueChoice("exact_match")
+    board = result_views.leaderboard(result_views.with_choice(tiny_results(), choice), choice, min_n=2)
+    assert board["model"].tolist() == ["human:x", "a", "b"]  # best mean first
+    assert board["rank"].tolist() == [1, 2, 3]
+    assert board["who"].tolist() == ["person", "model", "model"]
+    assert board["mean"].tolist() == [100.0, 75.0, 25.0] and board["n"].tolist() == [1, 4, 4]
+    a = board[board["model"] == "a"].iloc[0]
+    assert (a["ci_low"], a["ci_high"]) == pytest.approx((30.0642, 95.4413), abs=1e-3)  # 3 of 4, as above
+    b = board[board["model"] == "b"].iloc[0]
+    assert (b["ci_low"], b["ci_high"]) == pytest.approx((100 - 95.4413, 100 - 30.0642), abs=1e-3)  # 1 of 4
+    x = board[board["model"] == "human:x"].iloc[0]
+    assert (x["ci_low"], x["ci_high"]) == pytest.approx((20.6543, 100.0), abs=1e-3)  # 1 of 1
+    assert set(board["ci_method"]) == {"wilson"}
+    assert board["below_min"].tolist() == [True, False, False]
+    by_n = result_views.leaderboard(result_views.with_choice(tiny_results(), choice), choice, sort="n")
+    assert by_n["model"].tolist() == ["a", "b", "human:x"]  # ties by name
+    by_name = result_views.leaderboard(result_views.with_choice(tiny_results(), choice), choice, sort="name")
+    assert by_name["model"].tolist() == ["a", "b", "human:x"]
+
+
+def test_leaderboard_by_hand_thresholded_rouge_with_bootstrap():
+    choice = result_views.ValueChoice("rouge_l", "strict", "thresholded", 0.75)
+    values = result_views.with_choice(tiny_results(), choice)
+    board = result_views.leaderboard(values, choice, n_boot=400)
+    a = board[board["model"] == "a"].iloc[0]
+    # 0.9, 0.9, 0.9 and 0.5 (below the threshold: 0): (90 + 90 + 90 + 0) / 4
+    assert a["mean"] == pytest.approx(67.5) and a["n"] == 4
+    # bootstrap means of 4 draws from {90, 90, 90, 0}: multiples of 22.5, within [0, 90]
+    assert 0 <= a["ci_low"] <= a["mean"] <= a["ci_high"] <= 90
+    assert (a["ci_low"] / 22.5) == pytest.approx(round(a["ci_low"] / 22.5))
+    assert a["ci_high"] == 90.0  # all four draws are 90 with probability (3/4)^4 = 32 %
+    x = board[board["model"] == "human:x"].iloc[0]
+    assert (x["mean"], x["ci_low"], x["ci_high"]) == (90.0, 90.0, 90.0)  # one response: no spread
+    assert set(board["ci_method"]) == {"bootstrap"}
+    again = result_views.leaderboard(values, choice, n_boot=400)
+    assert again.equals(board)  # seeded
+
+
+def test_leaderboard_table_names_the_metric(frame):
+    choice = result_views.ValueChoice(rouge="paper")
+    values = result_views.with_choice(frame, choice)
+    board = result_views.leaderboard(values, choice, n_boot=50)
+    table = result_views.leaderboard_table(board, choice)
+    assert list(table.columns) == ["rank", "model", "prompt", "who", "mean_rouge_l_paper_t0.75", "n",
+                                   "ci95_low_rouge_l_paper_t0.75", "ci95_high_rouge_l_paper_t0.75", "ci95_method",
+                                   "below_min_n"]
+    assert set(table["ci95_method"]) == {"percentile bootstrap"}
+    expected = values.groupby(["model", "prompt"])["value"].mean()
+    for record in table.to_dict("records"):
+        assert record["mean_rouge_l_paper_t0.75"] == pytest.approx(expected[(record["model"], record["prompt"])],
+                                                                   abs=0.005)
+    # people have no BLEU: they are not on BLEU's leaderboard
+    bleu = result_views.ValueChoice("bleu")
+    assert not result_views.leaderboard(result_views.with_choice(frame, bleu), bleu, n_boot=20)["who"].ne(
+        "model").any()
+    with pytest.raises(ValueError, match="unknown sort"):
+        result_views.leaderboard(values, choice, sort="best")
+
+
+# ---------------------------------------------------------------- correlations need 3 groups
+
+
+def test_correlation_over_two_groups_is_refused(frame):
+    # regression: one point per model left good and weak (people have no BLEU), and r printed 1.000
+    table = result_views.metric_table(result_views.with_value(frame), ["model"])
+    metrics = [m for m in result_views.CORRELATION_METRICS.values() if m in table.columns]
+    result = result_views.correlate(table, metrics)
+    assert result.frame is None and result.n_groups == 2
+    assert "at least 3 groups with every metric; there are 2 (3 more lack a metric" in result.reason
+    assert result_views.correlation_frame(table, metrics) is None
+
+
+def test_correlation_by_hand_over_three_groups():
+    table = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [2.0, 4.0, 7.0], "z": [5.0, 5.0, 5.0]})
+    result = result_views.correlate(table, ["x", "y", "z"])
+    assert result.reason is None and result.n_groups == 3 and result.constant == ("z",)
+    r = result.frame.set_index(["metric_a", "metric_b"])["r"]
+    # by hand: x - mean = (-1, 0, 1), y - mean = (-7/3, -1/3, 8/3): r = 5 / sqrt(2 * 114/9)
+    assert r[("x", "y")] == pytest.approx(5 / np.sqrt(2 * 114 / 9))
+    assert set(result.frame["metric_a"]) == {"x", "y"}  # z does not vary: left out, not NaN
+
+
+@pytest.mark.parametrize("table, metrics, reason", [
+    (pd.DataFrame({"x": [1.0, 2.0], "y": [3.0, 1.0]}), ["x", "y"], "there are 2"),
+    (pd.DataFrame({"x": [1.0, 2.0, np.nan], "y": [3.0, 1.0, 2.0]}), ["x", "y"], "there are 2 (1 more lack"),
+    (pd.DataFrame({"x": [1.0]}), ["x"], "at least 2 metrics"),
+    (pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [4.0, 4.0, 4.0]}), ["x", "y"], "y is the same in all 3"),
+])
+def test_correlation_refusals_say_why(table, metrics, reason):
+    result = result_views.correlate(table, metrics)
+    assert result.frame is None and reason in result.reason
+
+
+# ---------------------------------------------------------------- the view's state in the URL
+
+OPTIONS = {"model": ["good", "human", "human:ann1", "weak"], "prompt": ["hint", "naive"], "depth": [1, 2],
+           "format": ["csv", "json"]}
+
+
+@pytest.mark.parametrize("values", [
+    {},
+    {"view": "heatmap", "metric": "rouge_l", "rouge": "paper", "mode": "thresholded", "threshold": 0.6,
+     "rows": "task", "cols": "depth", "sort": "name", "min_n": 5, "items": "shared", "people": "human:ann1",
+     "model": ("good", "human"), "depth": (2,)},
+    {"source": "paper", "paper": "table4"},
+    {"view": "leaderboard", "metric": "exact_match", "items": "all", "board": "ci_low", "min_n": 100000},
+    {"view": "paired", "a": "good", "b": "weak", "pair_rows": "task", "pair_cols": "width", "threshold": 0.0},
+])
+def test_url_round_trip(values):
+    params = result_views.write_url(values)
+    assert all(isinstance(v, (str, list)) for v in params.values())
+    state = result_views.read_url(params, OPTIONS)
+    assert state.values == values and state.notes == ()
+    if "depth" in values:
+        assert params["depth"] == ["2"] and state.values["depth"] == (2,)  # typed as the filter holds it
+
+
+@pytest.mark.parametrize("params, kept, note", [
+    ({"view": "nope"}, {}, "view='nope' is not a valid choice"),
+    ({"view": ["heatmap", "leaderboard"]}, {"view": "leaderboard"}, None),  # the last one counts
+    ({"threshold": "nan"}, {}, "threshold='nan'"),
+    ({"threshold": "inf"}, {}, "threshold='inf'"),
+    ({"threshold": "1.05"}, {}, "threshold='1.05'"),
+    ({"threshold": "0.33"}, {}, "threshold='0.33'"),
+    ({"min_n": "0"}, {}, "min_n='0'"),
+    ({"min_n": "+5"}, {}, "min_n='+5'"),
+    ({"min_n": "9" * 5000}, {}, "min_n: a value longer than 200 characters"),
+    ({"min_n": "100001"}, {}, "min_n='100001'"),
+    ({"people": "good"}, {}, "people='good'"),  # a model is no person
+    ({"a": "'; DROP TABLE results; --"}, {}, "a=\"'; DROP TABLE results; --\""),
+    ({"model": ["good", "ghost", "good"]}, {"model": ("good",)}, "model: 'ghost' not among the results"),
+    ({"depth": ["1", "x"] * 100}, {"depth": (1,)}, "only the first 50 of 200 values"),
+    ({"colour": "red"}, {}, "unknown parameter 'colour'"),
+    ({"embed": "true", "embed_options": "dark_theme"}, {}, None),  # Streamlit's own
+    ({"view": ""}, {}, "view='' is not a valid choice"),
+    ({"view": []}, {}, None),
+])
+def test_url_hostile_values_are_ignored_with_a_note(params, kept, note):
+    state = result_views.read_url(params, OPTIONS)
+    assert state.values == kept
+    if note is None:
+        assert state.notes == ()
+    else:
+        assert any(note in n for n in state.notes), state.notes
+    assert all(len(n) < 200 for n in state.notes)  # a long value is never echoed
+
+
+def test_url_too_many_parameters_and_no_options():
+    state = result_views.read_url({f"k{i}": "v" for i in range(500)}, {})
+    assert state.values == {} and state.notes[0] == "only the first 40 of 500 parameters were read"
+    assert len(state.notes) == 41
+    # before any result is visible, no model or filter value is known
+    state = result_views.read_url({"model": "good", "a": "good", "view": "leaderboard"}, {})
+    assert state.values == {"view": "leaderboard"} and len(state.notes) == 2
+
+
+def test_every_url_key_is_known_to_the_reader():
+    assert set(result_views.write_url({key: None for key in result_views.URL_KEYS})) == set()
+    assert result_views.write_url({"zzz": "1", "view": "heatmap"}) == {"view": "heatmap"}
+
+
+def test_arranging_a_leaderboard_again_equals_computing_it_so():
+    choice = result_views.ValueChoice("rouge_l", "strict", "raw")
+    values = result_views.with_choice(tiny_results(), choice)
+    board = result_views.leaderboard(values, choice, n_boot=100)
+    for sort in result_views.LEADERBOARD_SORTS:
+        for min_n in (1, 2, 5):
+            again = result_views.arrange_leaderboard(board, sort, min_n)
+            assert again.equals(result_views.leaderboard(values, choice, sort=sort, min_n=min_n, n_boot=100))
+    with pytest.raises(ValueError):
+        result_views.arrange_leaderboard(board, "mean", 0)

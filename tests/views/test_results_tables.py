@@ -9,7 +9,7 @@ from structext_core.views import results as result_views
 
 def test_views_are_keyed_and_labelled_once():
     assert list(result_views.VIEWS) == ["heatmap", "depth_width", "people_vs_models", "test_vs_real",
-                                        "metric_correlation", "paired"]
+                                        "metric_correlation", "paired", "leaderboard"]
     assert len(set(result_views.VIEWS.values())) == len(result_views.VIEWS)
 
 
