@@ -7,7 +7,7 @@ and in public read-only mode model results of suites in no open study; researche
 admins: everything; loading and deleting results: admins). Every chart and export names its
 metric (``views.results.ValueChoice``): strict or the paper's ROUGE-L, exact match or BLEU.
 When people answered items, the views that compare them with models use only those items
-unless “All items” is on. The controls' state is kept in the URL (``views.results.read_url`` /
+unless “All items” is on. The controls' state is kept in the URL (``views.url_state.read_url`` /
 ``write_url``): a copied address opens the same view; what it holds is checked, never trusted.
 """
 
@@ -22,7 +22,7 @@ from pages.ui.frame import ensure_frame
 from structext_core.benchmark import suites
 from structext_core.evaluation import paper, results
 from structext_core.studio import access, results_store, storage
-from structext_core.views import charts
+from structext_core.views import charts, url_state
 from structext_core.views import results as result_views
 
 ensure_frame()
@@ -187,7 +187,7 @@ def apply_url_state(options: dict, only: tuple[str, ...] | None = None) -> None:
         return
     st.session_state["rs_url_read"] = mark
     params = {k: v for k, v in current.items() if only is None or k in only}
-    state = result_views.read_url(params, options)
+    state = url_state.read_url(params, options)
     values = state.values
     managed = [*URL_WIDGETS.values(), "rs_all_items", *(f"rs_rouge_{v}" for v in result_views.VIEWS),
                *(f"rs_filter_{d}" for d in result_views.DIMENSIONS)]
@@ -216,7 +216,7 @@ def show_url_notes() -> None:
 
 def write_url_state() -> None:
     """Put this run's controls in the URL (only when they changed), so the address can be shared."""
-    wanted = result_views.write_url(shown_state)
+    wanted = url_state.write_url(shown_state)
     as_lists = {key: value if isinstance(value, list) else [value] for key, value in wanted.items()}
     if as_lists != url_now():
         st.query_params.from_dict(wanted)
@@ -416,7 +416,7 @@ def choose_values(view: str) -> result_views.ValueChoice:
     mode = c3.radio("Scores", result_views.MODES, horizontal=True, key="rs_mode", disabled=metric != "rouge_l",
                     help="thresholded: a ROUGE-L below the threshold counts as 0 (the paper's rule)")
     st.session_state.setdefault("rs_threshold", 0.75)
-    threshold = c4.slider("Threshold", 0.0, 1.0, step=result_views.THRESHOLD_STEP, key="rs_threshold",
+    threshold = c4.slider("Threshold", 0.0, 1.0, step=url_state.THRESHOLD_STEP, key="rs_threshold",
                           disabled=metric != "rouge_l" or mode != "thresholded")
     remember("metric", metric)
     if metric == "rouge_l":
@@ -625,7 +625,7 @@ def paired_view(chosen: Chosen, frame: pd.DataFrame) -> None:
         st.info("Comparing needs results of at least two models.")
         return
     a, b, c, d = st.columns(4)
-    dims = list(result_views.PAIR_DIMENSIONS)
+    dims = list(url_state.PAIR_DIMENSIONS)
     keep_valid("rs_model_a", models, models[0])
     keep_valid("rs_model_b", models, models[1])
     st.session_state.setdefault("rs_pair_row", "format")

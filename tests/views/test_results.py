@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from structext_core.evaluation import results, scoring
-from structext_core.views import charts
+from structext_core.views import charts, url_state
 from structext_core.views import results as result_views
 from tests.results_data import hard_samples
 
@@ -562,9 +562,9 @@ OPTIONS = {"model": ["good", "human", "human:ann1", "weak"], "prompt": ["hint", 
     {"view": "paired", "a": "good", "b": "weak", "pair_rows": "task", "pair_cols": "width", "threshold": 0.0},
 ])
 def test_url_round_trip(values):
-    params = result_views.write_url(values)
+    params = url_state.write_url(values)
     assert all(isinstance(v, (str, list)) for v in params.values())
-    state = result_views.read_url(params, OPTIONS)
+    state = url_state.read_url(params, OPTIONS)
     assert state.values == values and state.notes == ()
     if "depth" in values:
         assert params["depth"] == ["2"] and state.values["depth"] == (2,)  # typed as the filter holds it
@@ -591,7 +591,7 @@ def test_url_round_trip(values):
     ({"view": []}, {}, None),
 ])
 def test_url_hostile_values_are_ignored_with_a_note(params, kept, note):
-    state = result_views.read_url(params, OPTIONS)
+    state = url_state.read_url(params, OPTIONS)
     assert state.values == kept
     if note is None:
         assert state.notes == ()
@@ -601,17 +601,17 @@ def test_url_hostile_values_are_ignored_with_a_note(params, kept, note):
 
 
 def test_url_too_many_parameters_and_no_options():
-    state = result_views.read_url({f"k{i}": "v" for i in range(500)}, {})
+    state = url_state.read_url({f"k{i}": "v" for i in range(500)}, {})
     assert state.values == {} and state.notes[0] == "only the first 40 of 500 parameters were read"
     assert len(state.notes) == 41
     # before any result is visible, no model or filter value is known
-    state = result_views.read_url({"model": "good", "a": "good", "view": "leaderboard"}, {})
+    state = url_state.read_url({"model": "good", "a": "good", "view": "leaderboard"}, {})
     assert state.values == {"view": "leaderboard"} and len(state.notes) == 2
 
 
 def test_every_url_key_is_known_to_the_reader():
-    assert set(result_views.write_url({key: None for key in result_views.URL_KEYS})) == set()
-    assert result_views.write_url({"zzz": "1", "view": "heatmap"}) == {"view": "heatmap"}
+    assert set(url_state.write_url({key: None for key in url_state.URL_KEYS})) == set()
+    assert url_state.write_url({"zzz": "1", "view": "heatmap"}) == {"view": "heatmap"}
 
 
 def test_arranging_a_leaderboard_again_equals_computing_it_so():
