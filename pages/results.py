@@ -276,8 +276,14 @@ def admin_panel(db) -> None:
                 st.rerun()
 
 
+WARM_UP_WAIT_SECONDS = 120  # a Test-Hard suite warms up in about 2 s; past this the import goes on alone
+
+
 def import_uploads(db, samples_path, uploads, prompt, user) -> None:
     with st.spinner(f"Reading {samples_path.name} and scoring..."):
+        warming = results_store.warm_up(samples_path)
+        if warming is not None:  # finish the warm-up rather than do its work a second time beside it
+            warming.join(WARM_UP_WAIT_SECONDS)
         index = results_store.sample_index(samples_path)
         for upload in uploads:
             try:

@@ -116,9 +116,11 @@ def sample_index(path: str | Path) -> results.SampleIndex:
 
 
 def clear_sample_indexes() -> None:
-    """Forget the parsed suites (benchmarks time a cold import with it)."""
+    """Forget the parsed suites, and that they were warmed up (benchmarks time a cold import)."""
     with _INDEX_LOCK:
         _INDEXES.clear()
+    with _WARM_LOCK:
+        _WARMING.clear()
 
 
 _WARM_LOCK = threading.Lock()
