@@ -17,6 +17,7 @@ import csv
 import io
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from structext_core.benchmark import samples, suites
 from structext_core.studio import accounts, storage, study
@@ -99,8 +100,18 @@ def annotator_day(tab, base_url, wait_for_app, screenshot):
     answer = tab.get_by_label("Your answer")
     answer.fill("typed before the report")
     tab.get_by_text("Report a problem with this question").click()
-    tab.get_by_role("combobox", name="What is wrong").click()
-    tab.get_by_role("option", name="Unclear: the question can be read more than one way").click()
+    kind = tab.get_by_role("combobox", name="What is wrong")
+    kind.wait_for()
+    wait_for_app(tab)
+    unclear = tab.get_by_role("option", name="Unclear: the question can be read more than one way")
+    for _ in range(3):  # a rerun of the page (the draft being saved) may close the menu as it opens
+        kind.click()
+        try:
+            unclear.wait_for(timeout=5_000)
+            break
+        except PlaywrightTimeout:  # open the menu again
+            wait_for_app(tab)
+    unclear.click()
     tab.get_by_label("Note for the study lead (optional)").fill("two readings of 'child'")
     tab.get_by_role("button", name="Send report").click()
     tab.get_by_text("sent").or_(tab.get_by_text("Thank")).first.wait_for()
