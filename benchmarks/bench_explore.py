@@ -10,9 +10,9 @@ Three ways, the same filter changes each:
 
 1. now: the suite read once per file version and shared (``views.explore.load_suite_view``),
    only the open tab drawn, a long raw text a page at a time;
-2. before: the page as it was committed (``git show HEAD:pages/explore.py``, when git has it
-   and it still reads the suite through ``st.cache_data``), which copies the whole suite out of
-   the cache on every run;
+2. before: the page as it was before this change (``git show b3a2d5f:pages/explore.py``, when
+   git has it), which read the suite through ``st.cache_data`` and so copied the whole suite
+   out of the cache on every run;
 3. uncached: the page now with the suite cache emptied before every run, i.e. the file read
    and parsed on every filter change.
 
@@ -52,11 +52,14 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+BEFORE = "b3a2d5f"  # the last commit with the page that copied the suite out of st.cache_data
+
+
 def old_page(tmp: Path) -> Path | None:
-    """The committed ``pages/explore.py`` as a file, or None when git cannot give it."""
+    """The page as it was at :data:`BEFORE`, as a file, or None when git cannot give it."""
     try:
-        text = subprocess.run(["git", "show", "HEAD:pages/explore.py"], cwd=ROOT, capture_output=True, text=True,
-                              check=True).stdout
+        text = subprocess.run(["git", "show", f"{BEFORE}:pages/explore.py"], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
     if "ui_suites.load_suite" not in text:  # already the page of now: nothing to compare
@@ -112,7 +115,7 @@ def main() -> None:
         ways = [("now (suite read once, shared)", ROOT / "pages" / "explore.py", None)]
         before = old_page(tmp)
         if before is not None:
-            ways.append(("before (HEAD's page, st.cache_data copy)", before, None))
+            ways.append((f"before ({BEFORE}'s page, st.cache_data copy)", before, None))
         else:
             print("(before: git has no older page to compare with; skipped)")
         ways.append(("uncached (suite read every run)", ROOT / "pages" / "explore.py", explore.clear_view_cache))
