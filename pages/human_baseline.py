@@ -214,11 +214,17 @@ def _report(action, *args, **options) -> study.Submission | None:
     return None
 
 
-def _after_answer(submission: study.Submission | None, seq: int) -> None:
+def question_name(view: study.QuestionView, with_total: bool = True) -> str:
+    """How the page names a question: "practice question 2 of 3", "question 4 of 12"."""
+    name = f"{'practice question' if view.practice else 'question'} {view.seq}"
+    return f"{name} of {view.total}" if with_total else name
+
+
+def _after_answer(submission: study.Submission | None, name: str) -> None:
     if submission is None:
         return
     verb = "Gave up on" if submission.gave_up else "Saved your answer to"
-    ui.flash("toast", f"{verb} question {seq} (time {study.format_duration(submission.elapsed_seconds)}).")
+    ui.flash("toast", f"{verb} {name} (time {study.format_duration(submission.elapsed_seconds)}).")
     practice = study.practice_feedback(ui.get_db(), user["id"], submission.response_id)
     if practice is not None:  # shown on a screen of its own before the next question
         st.session_state["hb_practice_feedback"] = practice
@@ -228,7 +234,7 @@ def _after_answer(submission: study.Submission | None, seq: int) -> None:
         st.session_state["hb_feedback"] = feedback
 
 
-def on_submit(assignment_id: int, seq: int) -> None:
+def on_submit(assignment_id: int, name: str) -> None:
     text = _answer_text(assignment_id)
     try:
         submission = study.submit_answer(ui.get_db(), user["id"], assignment_id, text, tab=tab_id)
@@ -238,7 +244,7 @@ def on_submit(assignment_id: int, seq: int) -> None:
             st.session_state["hb_carry"] = (assignment_id, text)
         _note(error)
     else:
-        _after_answer(submission, seq)
+        _after_answer(submission, name)
 
 
 def on_pause(assignment_id: int) -> None:
@@ -254,9 +260,9 @@ def on_give_up_asked(assignment_id: int) -> None:
     _report(study.record_activity, assignment_id, tab_id, draft=_answer_text(assignment_id))
 
 
-def on_give_up_confirmed(assignment_id: int, seq: int) -> None:
+def on_give_up_confirmed(assignment_id: int, name: str) -> None:
     st.session_state.pop("hb_confirm_give_up", None)
-    _after_answer(_report(study.give_up, assignment_id, tab=tab_id), seq)
+    _after_answer(_report(study.give_up, assignment_id, tab=tab_id), name)
 
 
 def on_give_up_cancelled() -> None:
@@ -471,7 +477,7 @@ def finished_screen(chosen: study.AnnotatorStudy) -> None:
 
 def paused_screen(view: study.QuestionView) -> None:
     with st.container(border=True):
-        st.subheader(f"Paused: question {view.seq} of {view.total}")
+        st.subheader(f"Paused: {question_name(view)}")
         why = (f"It paused by itself after {_idle_time()} without any input. "
                if view.pause_reason == "idle" else "")
         st.write(
@@ -486,7 +492,7 @@ def taken_over_screen(view: study.QuestionView) -> None:
     with st.container(border=True):
         st.subheader("This question is open in another tab")
         st.write(
-            f"Question {view.seq} of {view.total} was opened in another tab or window, so it is "
+            f"{question_name(view).capitalize()} was opened in another tab or window, so it is "
             "hidden here and its clock counts there. Carry on in that tab, or continue here: "
             "the other tab then hides it, and your answer as last saved comes with it."
         )
@@ -606,7 +612,7 @@ def answer_form(view: study.QuestionView) -> None:
         # The first submit button is the one Ctrl+Enter presses.
         submit_col.form_submit_button(
             "Submit answer", type="primary", width="stretch", disabled=confirming,
-            on_click=on_submit, args=(view.assignment_id, view.seq),
+            on_click=on_submit, args=(view.assignment_id, question_name(view, with_total=False)),
         )
         pause_col.form_submit_button("Pause", width="stretch", disabled=confirming,
                                      on_click=on_pause, args=(view.assignment_id,))
@@ -629,7 +635,7 @@ def answer_form(view: study.QuestionView) -> None:
         st.warning("Give up on this question? It is recorded as given up and cannot be answered later.")
         yes, no = st.columns(2)
         yes.button("Yes, give up", type="primary", width="stretch",
-                   on_click=on_give_up_confirmed, args=(view.assignment_id, view.seq))
+                   on_click=on_give_up_confirmed, args=(view.assignment_id, question_name(view, with_total=False)))
         no.button("No, keep answering", width="stretch", on_click=on_give_up_cancelled)
     else:
         st.caption("Ctrl+Enter (⌘+Enter on a Mac) submits. Your answer is saved as you type.")

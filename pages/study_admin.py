@@ -458,6 +458,8 @@ def dashboard_section(chosen: study.Study) -> None:
                 "hours away", format="%.2f",
                 help="No heartbeat from the page: tab closed or hidden, connection lost, machine asleep."),
             "last_answer": "last answer (UTC)", "rule_accepted": "rule accepted",
+            "removed": st.column_config.CheckboxColumn(
+                "taken off", help="Taken off the study by a lead: their answers stay in every figure."),
         },
     )
     st.caption("Hours of answered questions. Answering (active) + paused + idle + away = the time from "

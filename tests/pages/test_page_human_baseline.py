@@ -402,9 +402,14 @@ def test_practice_feedback_comes_after_submitting_and_not_before(db, people):
     assert "Practice question **1** of 2" in at.get("progress")[0].proto.text
     assert not any("answer key" in m.value for m in at.markdown)  # not before answering
     assert truth not in [c.value for c in at.code]
+    answer_box(at).input("draft")
+    at = click(at, "Pause")  # a practice question is named as such everywhere
+    assert at.subheader[0].value == "Paused: practice question 1 of 2"
+    at = click(at, "Resume")
     answer_box(at).input(truth)
     at = click(at, "Submit answer")
     assert not at.exception
+    assert "Saved your answer to practice question 1" in at.toast[0].value
     assert any("Practice question 1 of 2: how you did" in s.value for s in at.subheader)
     assert any("Your answer **passed**: ROUGE-L 1.00" in s.value for s in at.success)
     assert [c.value for c in at.code] == [truth, truth]  # their answer and the key

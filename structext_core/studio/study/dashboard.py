@@ -92,11 +92,12 @@ def progress_table(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
     idle auto-pauses), ``hours_idle`` (active time re-booked before an idle auto-pause)
     and ``hours_away`` (no heartbeat: tab closed, connection lost, tab hidden).
     Practice questions are left out; gold ones are in (to the annotator they are questions).
+    ``removed``: taken off the study by a lead (their answers stay counted).
     """
     rows = list(
         db.query(
             f"""
-            SELECT u.username AS annotator, sa.rule_accepted_at,
+            SELECT u.username AS annotator, sa.rule_accepted_at, sa.removed_at IS NOT NULL AS removed,
                    (SELECT COUNT(*) FROM assignments a
                      WHERE a.study_id = sa.study_id AND a.user_id = sa.user_id
                        AND a.item_id IN ({_NOT_PRACTICE})) AS total,
@@ -120,7 +121,7 @@ def progress_table(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
     )
     df = pd.DataFrame(
         rows,
-        columns=["annotator", "rule_accepted_at", "total", "answered", "gave_up", "answer_seconds",
+        columns=["annotator", "rule_accepted_at", "removed", "total", "answered", "gave_up", "answer_seconds",
                  "paused_seconds", "idle_seconds", "away_seconds", "last_submitted_at"],
     )
     df["remaining"] = df["total"] - df["answered"]
@@ -132,9 +133,10 @@ def progress_table(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
         lambda t: None if pd.isna(t) else datetime.fromtimestamp(t, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
     )
     df["rule_accepted"] = df["rule_accepted_at"].notna()
+    df["removed"] = df["removed"].astype(bool)
     return df[["annotator", "answered", "gave_up", "remaining", "total", "done_pct",
                "hours_answering", "hours_paused", "hours_idle", "hours_away", "last_answer",
-               "rule_accepted"]]
+               "rule_accepted", "removed"]]
 
 
 def accuracy_by(df: pd.DataFrame, by: Sequence[str], n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:

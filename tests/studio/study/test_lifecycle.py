@@ -151,7 +151,9 @@ def test_a_removed_annotator_keeps_their_answers_and_no_longer_sees_the_study(db
     members = {m.username: m for m in study.study_members(db, study_id)}
     assert (members["ann1"].status, members["ann1"].answered) == ("removed", 3)
     assert members["ann2"].status == "taking part"
-    assert study.progress_table(db, study_id).set_index("annotator").loc["ann1", "answered"] == 3
+    progress = study.progress_table(db, study_id).set_index("annotator")
+    assert progress.loc["ann1", "answered"] == 3 and progress.loc["ann1", "removed"]
+    assert not progress.loc["ann2", "removed"]
     change = changes.history(db, f"study:{study_id}")[0]
     assert (change.action, change.detail) == ("study.remove_annotator", {"user_id": leaving, "answers_kept": 3})
     with pytest.raises(study.StudyError, match="removed from this study already"):
