@@ -276,15 +276,9 @@ def admin_panel(db) -> None:
                 st.rerun()
 
 
-WARM_UP_WAIT_SECONDS = 120  # a Test-Hard suite warms up in about 2 s; past this the import goes on alone
-
-
 def import_uploads(db, samples_path, uploads, prompt, user) -> None:
     with st.spinner(f"Reading {samples_path.name} and scoring..."):
-        warming = results_store.warm_up(samples_path)
-        if warming is not None:  # finish the warm-up rather than do its work a second time beside it
-            warming.join(WARM_UP_WAIT_SECONDS)
-        index = results_store.sample_index(samples_path)
+        index = results_store.ready_index(samples_path)
         for upload in uploads:
             try:
                 summary = results_store.import_results(db, upload.getvalue(), upload.name, index, user_id=user["id"],
@@ -302,7 +296,7 @@ def import_from_folder(db, samples_path, folder, user) -> None:
         ui.flash("error", f"The results folder {folder} does not exist.")
         return
     with st.spinner(f"Importing {folder}..."):
-        report = results_store.import_folder(db, folder, results_store.sample_index(samples_path), user_id=user["id"])
+        report = results_store.import_folder(db, folder, results_store.ready_index(samples_path), user_id=user["id"])
     for summary in report.imported:
         ui.flash("success", f"Imported {summary.n_rows} results from **{summary.filename}**.")
     for error in report.failed:

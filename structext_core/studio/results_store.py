@@ -155,6 +155,18 @@ def warm_up(path: str | Path) -> threading.Thread | None:
     return thread
 
 
+WARM_UP_WAIT_SECONDS = 120  # a Test-Hard suite warms up in about 2 s; past this an import goes on alone
+
+
+def ready_index(path: str | Path, wait_seconds: float = WARM_UP_WAIT_SECONDS) -> results.SampleIndex:
+    """The suite's index for an import: its warm-up (started now if none ran for this version)
+    is waited for rather than repeated beside the import, so each answer is prepared once."""
+    warming = warm_up(path)
+    if warming is not None:
+        warming.join(wait_seconds)
+    return sample_index(path)
+
+
 def _warm(path: Path) -> None:
     try:
         index = sample_index(path)

@@ -272,3 +272,9 @@ def test_warm_up_prepares_a_suites_answers_once_per_file_version(tmp_path):
     assert again is not thread
     again.join(60)
     assert results_store.warm_up(tmp_path / "missing.jsonl") is None
+    # An import's index waits for the warm-up of its suite: the answers are prepared by then.
+    write_jsonl(path, rows)
+    scoring.prepare_answer.cache_clear()
+    index = results_store.ready_index(path)
+    assert index is results_store.sample_index(path) and len(index) == len(rows)
+    assert scoring.prepare_answer.cache_info().currsize == len(answers)
