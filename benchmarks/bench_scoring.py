@@ -121,7 +121,7 @@ def main() -> None:
     google = rouge_scorer.RougeScorer(["rougeL"])
     libraries = [
         ("sacrebleu sentence BLEU", lambda a, r: sacre.sentence_score(r, [a])),
-        ("pltrdy rouge 1.0.1 (authors')", lambda a, r: authors.get_scores(r, a)),
+        ("pltrdy rouge 1.0.1 (authors')", lambda a, r: authors.get_scores(a, r)),
         ("rouge-score ROUGE-L", lambda a, r: google.score(a, r)),
     ]
     google_rows = subsample[:args.rouge_score_subsample]

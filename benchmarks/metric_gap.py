@@ -117,7 +117,7 @@ def main() -> None:
         for row in check:
             response = responses[row["sample_id"]]
             try:
-                theirs = Rouge().get_scores(response, answers[row["sample_id"]])[0]["rouge-l"]["f"]
+                theirs = Rouge().get_scores(answers[row["sample_id"]], response)[0]["rouge-l"]["f"]
             except (ValueError, RecursionError):
                 raised += 1
                 continue

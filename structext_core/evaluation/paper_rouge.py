@@ -1,32 +1,38 @@
 """The authors' ROUGE-L: pltrdy ``rouge`` 1.0.1, exactly, without its limits.
 
-The paper scores a response with ``Rouge().get_scores(response, answer)[0]["rouge-l"]["f"]``
-on the whole response and counts it as correct at 0.75 or more. That library's ROUGE-L is
-not the one of Google's ``rouge-score`` (our strict metric, :func:`scoring.rouge_l`):
+The paper scores a response with the authors' ``calculate_rouge_l(a, r)`` (their
+``Evaluation/call_api.py``), that is ``Rouge().get_scores(answer, response)[0]["rouge-l"]["f"]``:
+the **answer is the library's hypothesis and the response its reference** (which is why an
+empty response raises "Reference is empty"). It scores the whole response and counts it as
+correct at 0.75 or more. That library's ROUGE-L is not the one of Google's ``rouge-score``
+(our strict metric, :func:`scoring.rouge_l`):
 
 - the text is split into sentences at every ``.``; each sentence's whitespace is collapsed
   (``" ".join(s.split())``) and its words are the pieces between single spaces (a sentence of
   blanks alone is one empty word); case and punctuation are kept;
-- for every (answer sentence, response sentence) pair it reconstructs ONE longest common
-  subsequence with its own tie-breaking, and keeps the union of the reconstructed words as a
-  set of word types: each distinct word counts once, however often it is matched;
-- recall = |union| / distinct answer words, precision = |union| / distinct response words,
+- for every (response sentence, answer sentence) pair it reconstructs ONE longest common
+  subsequence with its own tie-breaking (``_recon_lcs(response words, answer words)``: the
+  response's words are the table's rows, walked back from the last), and keeps the union of
+  the reconstructed words as a set of word types: each distinct word counts once, however
+  often it is matched. The tie-breaking makes the order matter: swapped, the union differs
+  on e.g. an answer with its tokens reversed or its lines shuffled;
+- recall = |union| / distinct response words, precision = |union| / distinct answer words,
   F = 2PR / (P + R + 1e-8).
 
 The library fills a Python dict of (n+1)(m+1) cells per sentence pair and reconstructs the
 LCS recursively, so a pair of about 1,000 words raises ``RecursionError`` and long answers
 take seconds. Empty texts (no sentence) raise ``ValueError``. Here the same numbers come
-from Hyyrö's bit-parallel LCS rows (one Python integer per answer word) and a traceback that
+from Hyyrö's bit-parallel LCS rows (one Python integer per response word) and a traceback that
 reads the library's tie-breaking straight off those bits: at cell (i, j) it goes diagonal on
 a match, up when row i grows at column j (that is exactly ``table[i-1, j] > table[i, j-1]``
 when the words differ), else left, and a run of left moves is one bit search. No recursion,
 no table. Where the library raises on an empty text the score is 0.
 
 What makes it fast across a suite (:class:`PaperReference`, built once per answer): the
-answer's sentences, word types and per-sentence codes are kept; a response's words that the
-answer sentence lacks are dropped before the LCS (the library's traceback only ever moves left
-across such a column, so the words it reconstructs are the same); the answer's words that the
-response lacks cost no big-integer work (a run of them is one traceback row, see
+answer's sentences, word types and per-sentence codes are kept; the answer's words that a
+response sentence lacks are dropped before the traceback (it only ever moves left across such
+a column, so the words it reconstructs are the same); the response's words that the answer
+lacks cost no big-integer work (a run of them is one traceback row, see
 :func:`_traceback_words`); when the LCS is as long as one side, that side's words are the
 answer without any traceback; and an answer of one sentence (most answers) skips the
 bookkeeping of which answer words are still reachable.
@@ -105,28 +111,32 @@ def _traceback_words(reference: list[str], evaluated: list[str]) -> set[str]:
     return words
 
 
-def _sentence_lcs_words(reference: list[str], reference_set: frozenset[str], coder: EncodedReference,
-                        evaluated: list[str]) -> set[str] | frozenset[str]:
-    """:func:`reconstructed_lcs_words` with the reference sentence's set and codes at hand."""
-    kept = coder.encode(evaluated)  # the evaluated words the reference has, as codes
+def _sentence_lcs_words(answer: list[str], answer_set: frozenset[str], coder: EncodedReference,
+                        response: list[str]) -> set[str] | frozenset[str]:
+    """The words of ``_recon_lcs(response, answer)`` for one sentence of each, the answer's
+    set and codes at hand: the library walks the table with the response's words as rows."""
+    kept = coder.encode(response)  # the response words the answer has, as codes
     length = coder.lcs_encoded(kept)
     if length == 0:
         return set()
     # Whatever the tie-breaking, an LCS as long as one side is that whole side.
-    if length == len(reference):
-        return reference_set
+    if length == len(answer):
+        return answer_set
     if length == len(kept):
-        return reference_set.intersection(evaluated)
-    # Dropping the evaluated words the reference lacks changes no step of the traceback:
-    # at such a column the words differ and L[i-1][j] = L[i-1][j-1] <= L[i][j-1], so it moves left.
-    return _traceback_words(reference, [word for word in evaluated if word in reference_set])
+        return answer_set.intersection(response)
+    # Dropping the answer words (columns) this response sentence lacks changes no step of the
+    # traceback: at such a column the words differ and L[i-1][j] = L[i-1][j-1] <= L[i][j-1],
+    # so it moves left.
+    present = set(response)
+    return _traceback_words(response, [word for word in answer if word in present])
 
 
 def reconstructed_lcs_words(reference: list[str], evaluated: list[str]) -> set[str]:
-    """The words of the LCS that ``rouge.rouge_score._recon_lcs(reference, evaluated)`` builds."""
+    """The words of the LCS that ``rouge.rouge_score._recon_lcs(reference, evaluated)`` builds
+    (``reference`` are the table's rows, walked from the last)."""
     if not reference or not evaluated:
         return set()
-    return set(_sentence_lcs_words(reference, frozenset(reference), EncodedReference(reference), evaluated))
+    return set(_sentence_lcs_words(evaluated, frozenset(evaluated), EncodedReference(evaluated), reference))
 
 
 class PaperReference:
@@ -162,10 +172,12 @@ class PaperReference:
             union = self._union_one_sentence(evaluated, evaluated_types)
         else:
             union = self._union(evaluated, evaluated_types)
+        # the library's rouge_l_summary_level with the answer as hypothesis: p over its words,
+        # r over the response's (reference) words, in its own float steps
         overlap = len(union)
-        recall = overlap / len(self.types)
-        precision = overlap / len(evaluated_types)
-        return 2.0 * ((precision * recall) / (precision + recall + 1e-8))
+        r_lcs = overlap / len(evaluated_types)
+        p_lcs = overlap / len(self.types)
+        return 2.0 * ((p_lcs * r_lcs) / (p_lcs + r_lcs + 1e-8))
 
     def _union_one_sentence(self, evaluated: list[list[str]], evaluated_types: set[str]) -> set[str] | frozenset[str]:
         ref_sentence, ref_set, coder = self.sentences[0], self.sets[0], self.coder(0)
@@ -223,8 +235,9 @@ def paper_reference(answer: str) -> PaperReference:
 def rouge_l_paper(answer: str, response: str) -> float:
     """ROUGE-L F of ``response`` against ``answer`` as pltrdy ``rouge`` 1.0.1 computes it.
 
-    Equal to ``Rouge().get_scores(response, answer)[0]["rouge-l"]["f"]`` wherever that call
-    returns; 0.0 where it raises because a text has no sentence (empty, or only dots), and
-    the true value where it raises ``RecursionError`` (long sentences).
+    Equal to ``Rouge().get_scores(answer, response)[0]["rouge-l"]["f"]`` (the authors' order:
+    the answer is the hypothesis) wherever that call returns; 0.0 where it raises because a
+    text has no sentence (empty, or only dots), and the true value where it raises
+    ``RecursionError`` (long sentences; :func:`authors_failure` says where).
     """
     return paper_reference(answer).score(response)

@@ -26,7 +26,7 @@ LIBRARY = Rouge()
 def library_f(answer: str, response: str) -> float | None:
     """The library's F, or None where it raises (empty text)."""
     try:
-        return LIBRARY.get_scores(response, answer)[0]["rouge-l"]["f"]
+        return LIBRARY.get_scores(answer, response)[0]["rouge-l"]["f"]
     except ValueError:
         return None
 
@@ -213,3 +213,72 @@ def test_sentences_as_the_library_splits_them():
     assert paper_sentences("a b. c\t d.") == [["a", "b"], ["c", "d"]]
     assert paper_sentences(" . x") == [[""], ["x"]]  # a sentence of blanks is one empty word
     assert paper_sentences("...") == []
+
+
+# ------------------------------------------------------------------ the authors' argument order
+
+def swapped_f(answer: str, response: str) -> float:
+    """The library called the other way round (the response as hypothesis)."""
+    return LIBRARY.get_scores(response, answer)[0]["rouge-l"]["f"]
+
+
+# The smallest pairs of each asymmetric kind among the Test suite's answers (seed 0): the
+# library's tie-breaking reconstructs a different LCS union depending on which text is rows.
+ASYMMETRIC = {
+    "tokens reversed": ("idiot\nidiot cafe\nwake", "cafe\nwake idiot\nidiot"),
+    "lines shuffled": ("X-ray\nqualify\nX-ray", "qualify\nX-ray\nX-ray"),
+    "another sample's answer": ("oops\nwake wake\nnob\nmonkey",
+                                "** j\nessence oops perish cafe ap[[iz.jpeg]]ple lamb halo nob qualify ravish qualify oops"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(ASYMMETRIC))
+def test_the_authors_argument_order_on_each_asymmetric_kind(kind):
+    """calculate_rouge_l(a, r) = Rouge().get_scores(a, r): the answer is the hypothesis."""
+    answer, response = ASYMMETRIC[kind]
+    authors = LIBRARY.get_scores(answer, response)[0]["rouge-l"]["f"]
+    assert abs(authors - swapped_f(answer, response)) > 0.1  # the order matters on this pair
+    assert rouge_l_paper(answer, response) == pytest.approx(authors, abs=1e-12)
+
+
+def asymmetric_pairs(rows: list[dict], seed: int) -> list[tuple[str, str, str]]:
+    """(kind, answer, response) for every row: its tokens reversed, its lines shuffled, and
+    another sample's answer of the same format."""
+    rng = random.Random(seed)
+    by_format: dict[str, list[dict]] = {}
+    for row in rows:
+        by_format.setdefault(row["language"], []).append(row)
+    pairs = []
+    for row in rows:
+        answer = row["answer"]
+        lines = answer.split("\n")
+        rng.shuffle(lines)
+        other = rng.choice(by_format[row["language"]])["answer"]
+        pairs += [("reversed", answer, " ".join(reversed(answer.split(" ")))),
+                  ("lines", answer, "\n".join(lines)), ("other", answer, other)]
+    return pairs
+
+
+@pytest.mark.parametrize("suite", ["test", "test-hard"])
+def test_the_authors_order_on_generated_samples_of_every_format(suite):
+    """Many samples of every format, each answer against the three asymmetric kinds of response:
+    equal to the library called as the authors call it (where it returns), and the order is
+    shown to matter on some of them (so the test tells the two orders apart)."""
+    rows = generate_suite(suite, seed=0)
+    if suite == "test-hard":  # the library is quadratic in pure Python: shorter answers only
+        rows = [row for row in rows if len(row["answer"]) < 1500][::7]
+    else:
+        rows = rows[::3]
+    assert {row["language"] for row in rows} == {"csv", "json", "latex", "markdown", "org", "tree", "xml", "yaml"}
+    mismatches, asymmetric = [], {"reversed": 0, "lines": 0, "other": 0}
+    for kind, answer, response in asymmetric_pairs(rows, seed=1):
+        try:
+            authors = LIBRARY.get_scores(answer, response)[0]["rouge-l"]["f"]
+        except (ValueError, RecursionError):
+            continue
+        if abs(authors - rouge_l_paper(answer, response)) > 1e-9:
+            mismatches.append((kind, answer, response))
+        if abs(authors - swapped_f(answer, response)) > 1e-9:
+            asymmetric[kind] += 1
+    assert mismatches == []
+    assert all(count > 0 for count in asymmetric.values()) if suite == "test" else sum(asymmetric.values()) > 0

@@ -267,7 +267,7 @@ def test_score_response_carries_the_papers_metric_on_the_whole_response():
     answer = "q->u->v"
     response = "### Reasoning:\nThe root is q. v hangs under u.\n### Answer:\nq->u->v"
     result = score_response(answer, response)
-    expected = Rouge().get_scores(response, answer)[0]["rouge-l"]["f"]
+    expected = Rouge().get_scores(answer, response)[0]["rouge-l"]["f"]
     assert result.rouge_l_paper == pytest.approx(expected, abs=1e-12)
     assert result.score_paper == (expected if expected >= 0.75 else 0.0)
     # an upper-cased answer: the strict metric lower-cases, the authors' keeps case
@@ -300,7 +300,7 @@ def _library_scores(answer: str, response: str) -> dict:
 
     sacre = BLEU(effective_order=True).sentence_score(extracted, [answer]).score / 100
     try:
-        paper = Rouge().get_scores(response, answer)[0]["rouge-l"]["f"] if short else None
+        paper = Rouge().get_scores(answer, response)[0]["rouge-l"]["f"] if short else None
     except ValueError:  # a text without a sentence: 0
         paper = 0.0
     return {
