@@ -241,3 +241,101 @@ def rouge_l_paper(answer: str, response: str) -> float:
     ``RecursionError`` (long sentences; :func:`authors_failure` says where).
     """
     return paper_reference(answer).score(response)
+
+
+# ------------------------------------------------------------------ where the library raises
+
+AUTHORS_RECURSION_LIMIT = 1000
+"""Python's default recursion limit: the authors' script never changes it."""
+AUTHORS_CALL_DEPTH = 7
+"""Frames on the stack in the authors' ``calculate_rouge_l`` when it calls the library, run as
+``python get_evaluation_result.py`` (their ``4_get_evaluation_result.sh``): the module, fire's
+``Fire``, ``_Fire`` and ``_CallAndUpdateTrace`` (the same in fire 0.5, 0.6 and 0.7), ``judge``,
+``judge_detail`` and ``calculate_rouge_l`` itself."""
+LIBRARY_FRAMES = 6
+"""Frames the library adds above the caller before its first ``_recon`` call: ``get_scores``,
+``_get_scores``, the ROUGE-L lambda, ``rouge_l_summary_level``, ``_union_lcs``, ``_recon_lcs``."""
+
+EMPTY_ANSWER = "empty answer"
+EMPTY_RESPONSE = "empty response"
+RECURSION_LIMIT = "recursion limit"
+
+
+def recon_calls(rows: list[str], columns: list[str], budget: int | None = None) -> int:
+    """How many nested ``_recon`` calls ``rouge.rouge_score._recon_lcs(rows, columns)`` makes.
+
+    The library walks back from cell (len(rows), len(columns)) and calls itself once per step
+    (diagonal on a match, up when ``table[i-1, j] > table[i, j-1]``, else left) until a side
+    is used up: the count is the steps plus one. It is found here on Hyyrö's bit rows without
+    recursion. Each step uses at least one row or column, so with ``budget`` the walk stops as
+    soon as the count exceeds it (the value returned is then ``budget + 1``) and only the last
+    ``budget`` rows are kept: a long text costs one pass and little memory.
+    """
+    if not rows or not columns:
+        return 1
+    width = len(columns)
+    masks = _match_masks(columns)
+    get = masks.get
+    full = (1 << width) - 1
+    vector = full
+    over = len(rows) + width + 1 if budget is None else budget + 1
+    first_kept = max(0, len(rows) - over)  # rows above it lie more than the budget away
+    kept: list[tuple[int, int]] = []  # (match, grows) of row first_kept + 1 on
+    for position, word in enumerate(rows):
+        match = get(word, 0)
+        if match:
+            matched = vector & match
+            if matched:
+                vector = ((vector + matched) | (vector - matched)) & full
+        if position >= first_kept:
+            kept.append((match, ~vector & full))
+    steps, i, j = 0, len(rows), width
+    while i > 0 and j > 0:
+        if steps + 1 >= over or i <= first_kept:
+            return over
+        match, grows = kept[i - 1 - first_kept]
+        candidates = (grows | match) & ((1 << j) - 1)
+        if not candidates:  # left to column 0
+            steps += j
+            break
+        column = candidates.bit_length() - 1  # bit `column` is the table's column `column + 1`
+        steps += (j - 1) - column + 1  # the left moves to it, then one diagonal or up move
+        j = column if (match >> column) & 1 else column + 1
+        i -= 1
+    return min(steps + 1, over)
+
+
+def authors_failure(answer: str, response: str, recursion_limit: int = AUTHORS_RECURSION_LIMIT,
+                    call_depth: int = AUTHORS_CALL_DEPTH) -> str | None:
+    """Why the authors' ``calculate_rouge_l(answer, response)`` raises, or None when it returns.
+
+    ``Rouge().get_scores(answer, response)`` computes ROUGE-1 first, which raises
+    ``ValueError`` when the answer (:data:`EMPTY_ANSWER`) or the response
+    (:data:`EMPTY_RESPONSE`) has no sentence (empty, or dots only). ROUGE-L then rebuilds,
+    for every (response sentence, answer sentence) pair, one LCS recursively; a pair whose
+    walk needs more ``_recon`` calls than fit between ``call_depth + LIBRARY_FRAMES`` and
+    ``recursion_limit`` raises ``RecursionError`` (:data:`RECURSION_LIMIT`). CPython raises
+    when a frame would be number ``recursion_limit + 1`` on the stack. Not a length guess:
+    the walk is counted exactly (:func:`recon_calls`); the tests check it against the library
+    around the boundary."""
+    reference = paper_reference(answer)
+    if not reference.sentences:
+        return EMPTY_ANSWER
+    evaluated = paper_sentences(response)
+    if not evaluated:
+        return EMPTY_RESPONSE
+    headroom = recursion_limit - call_depth - LIBRARY_FRAMES  # _recon calls that fit
+    for response_words in evaluated:
+        n = len(response_words)
+        for index, answer_words in enumerate(reference.sentences):
+            m = len(answer_words)
+            if n + m + 1 <= headroom:  # the walk takes at most n + m - LCS steps
+                continue
+            if min(n, m) + 1 > headroom:  # it uses up one side, a step per row or column at most
+                return RECURSION_LIMIT
+            lcs = reference.coder(index).lcs(response_words)
+            if n + m - lcs + 1 <= headroom:
+                continue
+            if recon_calls(response_words, answer_words, budget=headroom) > headroom:
+                return RECURSION_LIMIT
+    return None
