@@ -26,7 +26,7 @@ class ProgressLine:
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.min_interval = min_interval if min_interval is not None else (0.2 if self.tty else 5.0)
         self.started = time.monotonic()
-        self._last = 0.0
+        self._last = float("-inf")  # the first report is always shown
         self._open = False
 
     def update(self, done: int, total: int | None = None, extra: str = "") -> None:

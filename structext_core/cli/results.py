@@ -56,11 +56,14 @@ def _out_problem(path: str | None) -> str | None:
 
 # ------------------------------------------------------------------ score
 
-def format_summary(table, value: str = "score") -> str:
-    """The summary of :func:`structext_core.evaluation.aggregate.summarise` as a plain-text table (percentages)."""
-    by = [c for c in table.columns if c not in ("n", value, "ci_low", "ci_high", *aggregate.SUMMARY_MEANS)]
-    headers = [*by, "n", f"{value} %", "95% CI"]
-    extra = [c for c in aggregate.SUMMARY_MEANS if c in table.columns]
+def format_summary(table, value: str = "score", value_label: str | None = None) -> str:
+    """The summary of :func:`structext_core.evaluation.aggregate.summarise` as a plain-text table
+    (percentages); every column is headed by the scored rows' column it means, ``value`` by
+    ``value_label`` when given."""
+    known = {"n", value, "ci_low", "ci_high", *aggregate.SUMMARY_MEANS, *aggregate.PAPER_SUMMARY_MEANS}
+    by = [c for c in table.columns if c not in known]
+    extra = [c for c in table.columns if c in known and c not in ("n", value, "ci_low", "ci_high")]
+    headers = [*by, "n", f"{value_label or value} %", "95% CI"]
     headers += [f"{c} %" for c in extra]
     lines = []
     for row in table.itertuples(index=False):
@@ -88,17 +91,40 @@ METRIC_DESCRIPTIONS = {
 }
 
 
+def _left_out_note(scored: list[dict]) -> str | None:
+    """``--as-authors``: how many results the authors' script leaves out of every mean, and why."""
+    reasons: dict[str, int] = {}
+    for row in scored:
+        if row.get(results.LEFT_OUT_FIELD):
+            reasons[row[results.LEFT_OUT_FIELD]] = reasons.get(row[results.LEFT_OUT_FIELD], 0) + 1
+    if not reasons:
+        return ("as the authors' script: every result counts (no line raised in their library; "
+                "a <JUMP> after a response kept the response)")
+    why = ", ".join(f"{count} {reason}" for reason, count in sorted(reasons.items()))
+    return (f"as the authors' script: {sum(reasons.values())} of {len(scored)} results left out of every mean "
+            f"({why}: their library raises on every line of these, and their loop skips such lines); "
+            f"they stay in --out with `{results.LEFT_OUT_FIELD}` saying why")
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     """``score``: import, validate, score and summarise a results file."""
     if not 0.0 <= args.threshold <= 1.0:
         return _error(f"--threshold must lie in [0, 1], got {args.threshold}")
+    if args.as_authors and args.metric != "paper":
+        return _error("--as-authors reproduces the authors' script, which scores with their metric: "
+                      "add --metric paper")
+    if args.as_authors and args.duplicates == "refuse":
+        return _error("--as-authors follows the authors' rule for repeated lines (a later response wins, a <JUMP> "
+                      "keeps what is there); leave out --duplicates refuse")
+    duplicates = args.duplicates or ("last" if args.as_authors else "refuse")
     if problem := _out_problem(args.out):
         return _error(problem)
     by = [c.strip() for c in args.by.split(",") if c.strip()]
     try:
         samples = _load_samples(args.samples)
         index = results.SampleIndex(samples)
-        rows = results.read_results(args.results, index, prompt=args.prompt, duplicates=args.duplicates)
+        rows = results.read_results(args.results, index, prompt=args.prompt, duplicates=duplicates,
+                                    as_authors=args.as_authors)
     except results.ResultsImportError as exc:
         for problem in exc.problems[:20]:
             print(f"error: {problem.describe(exc.source)}", file=sys.stderr)
@@ -118,26 +144,40 @@ def cmd_score(args: argparse.Namespace) -> int:
                                        progress=progress.update, metric=args.metric)
     finally:
         progress.close()
+    notes = []
     if not args.keep_epochs:  # harness logs: one row per sample, its epochs averaged
         from structext_core.evaluation.harness import average_epochs
 
         responses, scored = len(scored), average_epochs(scored)
         if len(scored) < responses:
-            print(f"averaged {responses} responses over their epochs: one row per sample "
-                  "(--keep-epochs keeps them apart)")
-    frame = results.scored_frame(scored)
-    try:
-        table = aggregate.summarise(frame, by=by, n_boot=args.n_boot, seed=args.seed)
-    except KeyError as exc:
-        return _error(f"--by: {exc.args[0]}")
-    print(f"scored {len(scored)} responses from {args.results} against {len(samples)} samples "
-          f"(threshold {args.threshold:g}; {METRIC_DESCRIPTIONS[args.metric]})")
-    print(format_summary(table))
+            notes.append(f"averaged {responses} responses over their epochs: one row per sample "
+                         "(--keep-epochs keeps them apart)")
+    counted = [row for row in scored if not row.get(results.LEFT_OUT_FIELD)]
+    if args.as_authors:
+        notes.append(_left_out_note(scored))
+    paper = args.metric == "paper"
+    table = None
+    if counted:
+        try:
+            table = aggregate.summarise(results.scored_frame(counted), by=by, n_boot=args.n_boot, seed=args.seed,
+                                        means=aggregate.PAPER_SUMMARY_MEANS if paper else aggregate.SUMMARY_MEANS)
+        except KeyError as exc:
+            return _error(f"--by: {exc.args[0]}")
+    # --out first: whatever happens to stdout (a closed pipe), the scored rows are complete
     if args.out:
         try:
             write_jsonl(args.out, scored)  # all or nothing: a temporary file, renamed
         except OSError as exc:
             return _error(f"cannot write {args.out}: {exc.strerror or exc}")
+    print(f"scored {len(scored)} responses from {args.results} against {len(samples)} samples "
+          f"(threshold {args.threshold:g}; {METRIC_DESCRIPTIONS[args.metric]})")
+    for note in notes:
+        print(note)
+    if table is not None:
+        print(format_summary(table, value_label="score_paper" if paper else None))
+    else:
+        print("no result left to summarise")
+    if args.out:
         print(f"wrote {len(scored)} scored rows to {args.out}")
     return EXIT_OK
 
@@ -292,10 +332,16 @@ def register(subparsers) -> None:
                             "any of model, prompt, suite, format, task, task_id, depth, width")
     score.add_argument("--prompt", help="prompt-setting label for original-format results "
                                         "(default: derived from the file name and info)")
-    score.add_argument("--duplicates", choices=results.DUPLICATES, default="refuse",
+    score.add_argument("--duplicates", choices=results.DUPLICATES, default=None,
                        help="repeated lines for one result: refuse (default: a problem; an original <JUMP> still "
-                            "gives way to a real response) or last (the last line wins, as the authors' "
-                            "get_evaluation_result.py does)")
+                            "gives way to a real response) or last (a later line wins, except that a <JUMP> never "
+                            "replaces a response, as in the authors' get_evaluation_result.py)")
+    score.add_argument("--as-authors", action="store_true",
+                       help="with --metric paper: the authors' get_evaluation_result.py rules exactly. A line whose "
+                            "scoring raises in their library (an empty response; a pair deeper than Python's "
+                            "recursion limit) is skipped, so an index whose every line raises is in no mean; "
+                            "repeated lines as --duplicates last. Left-out rows stay in --out with "
+                            "authors_left_out saying why; the summary counts them")
     score.add_argument("--no-bleu", action="store_true", help="skip BLEU (faster on very long answers)")
     score.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the 95%% interval")
     score.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")

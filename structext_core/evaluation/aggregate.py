@@ -318,6 +318,10 @@ def paired_compare(
 
 
 SUMMARY_MEANS = ("rouge_l", "exact_match", "bleu", "score_full", "has_marker")
+"""The plain means beside ``score`` when it is the strict metric."""
+PAPER_SUMMARY_MEANS = ("rouge_l_paper", "score_strict", "exact_match", "bleu", "has_marker")
+"""The plain means beside ``score`` when it is the paper's metric: its raw ROUGE-L, and the
+strict score under its own name."""
 
 
 def summarise(
@@ -326,12 +330,14 @@ def summarise(
     value: str = "score",
     n_boot: int = 1000,
     seed: int = 0,
+    means: Sequence[str] = SUMMARY_MEANS,
 ) -> pd.DataFrame:
     """The summary of a scored results table: per group, ``n``, ``value`` with its bootstrap
-    interval (``ci_low``, ``ci_high``) and the plain means of the other scores present
-    (``rouge_l``, ``exact_match``, ``bleu``, ``score_full``, ``has_marker``). All in [0, 1]."""
+    interval (``ci_low``, ``ci_high``) and the plain means of the other scores present among
+    ``means`` (by default ``rouge_l``, ``exact_match``, ``bleu``, ``score_full``,
+    ``has_marker``). All in [0, 1]."""
     table = aggregate(scored, by, value=value, n_boot=n_boot, seed=seed).rename(columns={"mean": value})
-    others = [c for c in SUMMARY_MEANS if c in scored.columns and c != value]
+    others = [c for c in means if c in scored.columns and c != value]
     if others:
         frame, by_columns = _resolve_columns(scored, by)
         numeric = frame[[*by_columns, *others]].copy()

@@ -753,6 +753,8 @@ def average_epochs(scored: Iterable[Mapping]) -> list[dict]:
     Rows without an ``epoch`` pass through unchanged. An averaged row keeps the first epoch's
     response and extracted answer, and says how many epochs it stands for in ``epochs``
     (``failed_epochs`` of them failed; ``failed`` only when all did); ``epoch`` is dropped. Row order follows each sample's first appearance.
+    Rows marked ``authors_left_out`` (``score --as-authors``) are left out of the average unless
+    every epoch is, and ``authors_left_out_epochs`` counts them.
     """
     groups: dict[tuple, list[Mapping]] = {}
     order: list[tuple | int] = []
@@ -772,15 +774,20 @@ def average_epochs(scored: Iterable[Mapping]) -> list[dict]:
         if isinstance(item, int):
             averaged.append(dict(plain[item]))
             continue
-        rows = sorted(groups[item], key=lambda r: r["epoch"])
+        rows = everything = sorted(groups[item], key=lambda r: r["epoch"])
         merged = {k: v for k, v in rows[0].items() if k != "epoch"}
+        merged["epochs"] = len(rows)
+        if "authors_left_out" in rows[0]:  # --as-authors: the epochs their script would score
+            counted = [r for r in rows if not r.get("authors_left_out")]
+            merged["authors_left_out"] = None if counted else rows[0]["authors_left_out"]
+            merged["authors_left_out_epochs"] = len(rows) - len(counted)
+            rows = counted or rows
         for name in AVERAGED_FIELDS:
             values = [float(r[name]) for r in rows if r.get(name) is not None]
             if values:
                 merged[name] = sum(values) / len(values)
-        merged["epochs"] = len(rows)
-        if any("failed" in r for r in rows):
-            merged["failed_epochs"] = sum(bool(r.get("failed")) for r in rows)
-            merged["failed"] = merged["failed_epochs"] == len(rows)
+        if any("failed" in r for r in everything):
+            merged["failed_epochs"] = sum(bool(r.get("failed")) for r in everything)
+            merged["failed"] = merged["failed_epochs"] == len(everything)
         averaged.append(merged)
     return averaged

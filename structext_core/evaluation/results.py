@@ -15,8 +15,18 @@ Two input formats are read, one per file, recognised from the first non-blank li
 Two lines for the same result (sample, model and prompt; for the original format, index,
 engine and prompt) are a problem by default (``duplicates="refuse"``; in the original format a
 real response still replaces a ``<JUMP>`` and an identical repeat is ignored). With
-``duplicates="last"`` the last of them wins, whatever it holds, as the authors'
-``get_evaluation_result.py`` does when it collects a run's lines by index.
+``duplicates="last"`` a later line replaces an earlier one, except that a ``<JUMP>`` never
+replaces a response: the authors' ``get_evaluation_result.py`` skips a ``<JUMP>`` once the index
+is registered.
+
+``as_authors=True`` applies the whole of that script's rule (``score --metric paper --as-authors``):
+every line is scored first, and a line whose scoring raises in their library
+(:func:`structext_core.evaluation.paper_rouge.authors_failure`: an empty response, or a pair that
+needs more recursion than Python allows) is skipped, as their ``except: continue`` does; then the
+first line of an index registers it with 0, a ``<JUMP>`` keeps what is there and any other line
+replaces it. An index whose every line raises is in none of their means: its row is kept (the
+last such line) with ``authors_left_out`` set to the reason (``empty response``, ``recursion
+limit``); every other row has ``authors_left_out`` None.
 
 Validation collects every problem with its line number; a file with any problem imports
 nothing (:class:`ResultsImportError` lists them all).
@@ -39,6 +49,7 @@ from pathlib import Path
 import pandas as pd
 
 from structext_core.benchmark import limits
+from structext_core.evaluation.paper_rouge import authors_failure
 from structext_core.evaluation.scoring import DEFAULT_THRESHOLD, score_many, score_response  # noqa: F401 (results.score_response stays importable)
 
 SAMPLE_FIELDS = ("suite", "language", "task", "task_id", "depth", "width")
@@ -55,7 +66,10 @@ answer, ``score_strict``) or ``paper`` (the authors' pltrdy ``rouge`` on the who
 DUPLICATES = ("refuse", "last")
 """What repeated lines for one result do: ``refuse`` (the default: a problem, except that an
 original-format ``<JUMP>`` gives way to a real response and an identical repeat is ignored)
-or ``last`` (the last line wins, as in the authors' scripts)."""
+or ``last`` (a later line wins, but a ``<JUMP>`` never replaces a response, as in the authors'
+script)."""
+LEFT_OUT_FIELD = "authors_left_out"
+"""With ``as_authors``: why the authors' script leaves a result out of every mean, or None."""
 REQUIRED_FIELDS = ("sample_id", "model", "prompt", "response")
 ORIGINAL_FIELDS = ("index", "q", "a", "r", "info")
 ORIGINAL_INFO_FIELDS = ("type", "task", "depth", "width", "llm_engine", "rule_hint", "few_shot_num")
@@ -252,32 +266,47 @@ def _parse_lines(lines: Iterable[str | None], parsed: _Parsed) -> str | None:
     return file_format
 
 
-def _match_ours(parsed: _Parsed, samples: SampleIndex, duplicates: str = "refuse") -> list[dict]:
+def _match_ours(parsed: _Parsed, samples: SampleIndex, duplicates: str = "refuse",
+                as_authors: bool = False) -> list[dict]:
     seen: dict[tuple, int] = {}
     rows: dict[tuple, dict] = {}  # in the order of each result's first line
+    raised: dict[tuple, dict] = {}  # as_authors: the last line of a result whose scoring raises
     for obj, number in zip(parsed.rows, parsed.lines):
         key = (obj["sample_id"], obj["model"], obj["prompt"])
         if obj["sample_id"] not in samples.by_id:
             parsed.problem(number, f"unknown sample_id {obj['sample_id']!r} (not in the samples file)")
-        elif key in seen and duplicates != "last":
+        elif key in seen and duplicates != "last" and not as_authors:
             parsed.problem(number, f"second result for sample {key[0]!r}, model {key[1]!r}, "
                                    f"prompt {key[2]!r} (first on line {seen[key]})")
+        elif as_authors and (reason := authors_failure(str(samples.by_id[obj["sample_id"]]["answer"]),
+                                                       obj["response"])):
+            seen.setdefault(key, number)
+            raised[key] = {**obj, LEFT_OUT_FIELD: reason}
+            rows.setdefault(key, None)  # type: ignore[arg-type]  # keeps the order of first lines
         else:
             seen.setdefault(key, number)
-            rows[key] = dict(obj)
-    return list(rows.values())
+            rows[key] = {**obj, LEFT_OUT_FIELD: None} if as_authors else dict(obj)
+    return [row if row is not None else raised[key] for key, row in rows.items()]
 
 
 def _match_original(parsed: _Parsed, samples: SampleIndex, source: str, prompt: str | None,
-                    duplicates: str = "refuse") -> list[dict]:
-    # One result per (engine, index, setting): a real response supersedes a <JUMP>
-    # (with duplicates="last", the last line supersedes every earlier one).
+                    duplicates: str = "refuse", as_authors: bool = False) -> list[dict]:
+    # One result per (engine, index, setting): a real response supersedes a <JUMP>; with
+    # duplicates="last" a later response supersedes an earlier one, and a <JUMP> never
+    # supersedes a response (the authors' script skips it once the index is registered).
     chosen: dict[tuple, tuple[dict, int]] = {}
+    raised: dict[tuple, tuple[dict, int, str]] = {}  # as_authors: lines whose scoring raises
     for obj, number in zip(parsed.rows, parsed.lines):
         label = prompt or original_prompt_label(obj["info"], source)
         key = (obj["info"]["llm_engine"], obj["index"], label)
         failed = obj["r"] == ORIGINAL_FAILED_RESPONSE
-        if key in chosen and duplicates != "last":
+        if as_authors:
+            # their loop scores the line's own answer `a` first, and skips the line if that raises
+            reason = authors_failure(obj["a"], obj["r"])
+            if reason:
+                raised[key] = (obj, number, reason)
+                continue
+        if key in chosen and (duplicates != "last" and not as_authors):
             previous, previous_line = chosen[key]
             previous_failed = previous["r"] == ORIGINAL_FAILED_RESPONSE
             if failed or previous["r"] == obj["r"]:
@@ -286,7 +315,14 @@ def _match_original(parsed: _Parsed, samples: SampleIndex, source: str, prompt: 
                 parsed.problem(number, f"second response for index {obj['index']} of {key[0]!r} "
                                        f"(first on line {previous_line})")
                 continue
+        elif key in chosen and failed:
+            continue  # a <JUMP> keeps what is there
         chosen[key] = (obj, number)
+    left_out: dict[tuple, str] = {}
+    for key, (obj, number, reason) in raised.items():
+        if key not in chosen:  # every line of the index raised: in none of the authors' means
+            chosen[key] = (obj, number)
+            left_out[key] = reason
 
     used: dict[tuple, set] = {}
     rows = []
@@ -306,7 +342,7 @@ def _match_original(parsed: _Parsed, samples: SampleIndex, source: str, prompt: 
         sample = candidates[0]
         taken.add(sample["id"])
         failed = obj["r"] == ORIGINAL_FAILED_RESPONSE
-        rows.append({
+        row = {
             "sample_id": sample["id"],
             "model": engine,
             "prompt": label,
@@ -315,7 +351,10 @@ def _match_original(parsed: _Parsed, samples: SampleIndex, source: str, prompt: 
             "original_index": index,
             "original_answer": obj["a"],
             "shots": int(obj["info"].get("few_shot_num") or 0),
-        })
+        }
+        if as_authors:
+            row[LEFT_OUT_FIELD] = left_out.get((engine, index, label))
+        rows.append(row)
     return rows
 
 
@@ -325,11 +364,13 @@ def parse_results(
     source: str = "<results>",
     prompt: str | None = None,
     duplicates: str = "refuse",
+    as_authors: bool = False,
 ) -> tuple[str, list[dict]]:
     """Validate result lines and match them to samples: (format, result rows in our schema).
 
     ``prompt`` overrides the prompt-setting label of original-format lines; ``duplicates``
-    (one of :data:`DUPLICATES`) says what repeated lines for one result do. Raises
+    (one of :data:`DUPLICATES`) says what repeated lines for one result do; ``as_authors``
+    applies the authors' script's rules instead (see the module docstring). Raises
     :class:`ResultsImportError` naming every faulty line; nothing is returned then.
     """
     if duplicates not in DUPLICATES:
@@ -341,9 +382,9 @@ def parse_results(
         raise ResultsImportError(source, [Problem(0, "no results in the file")])
     # Match the well-formed lines even when others are broken, so every problem is reported at once.
     if file_format == FORMAT_OURS:
-        rows = _match_ours(parsed, index, duplicates)
+        rows = _match_ours(parsed, index, duplicates, as_authors)
     elif file_format == FORMAT_ORIGINAL:
-        rows = _match_original(parsed, index, source, prompt, duplicates)
+        rows = _match_original(parsed, index, source, prompt, duplicates, as_authors)
     else:
         rows = []
     if parsed.problems:
@@ -356,6 +397,7 @@ def read_results(
     samples: SampleIndex | Iterable[Mapping],
     prompt: str | None = None,
     duplicates: str = "refuse",
+    as_authors: bool = False,
 ) -> list[dict]:
     """Read, validate and match a results file (either format); see :func:`parse_results`.
 
@@ -366,7 +408,14 @@ def read_results(
 
     path = Path(path)
     if harness.detect_path(path) is not None:
-        return harness.read_log(path, samples, prompt=prompt)[1]
+        rows = harness.read_log(path, samples, prompt=prompt)[1]
+        if as_authors:  # no repeated lines but epochs: each response is scored, or raises, alone
+            index = samples if isinstance(samples, SampleIndex) else SampleIndex(samples)
+            for row in rows:
+                # a harness error stands for the authors' failed call, their <JUMP>
+                response = ORIGINAL_FAILED_RESPONSE if row.get("failed") else row["response"]
+                row[LEFT_OUT_FIELD] = authors_failure(str(index.by_id[row["sample_id"]]["answer"]), response)
+        return rows
     try:
         handle = path.open(encoding="utf-8")
     except OSError as exc:
@@ -374,7 +423,8 @@ def read_results(
     try:
         with handle:
             lines = (line for _, line in limits.read_record_lines(handle))
-            return parse_results(lines, samples, source=str(path), prompt=prompt, duplicates=duplicates)[1]
+            return parse_results(lines, samples, source=str(path), prompt=prompt, duplicates=duplicates,
+                                 as_authors=as_authors)[1]
     except UnicodeDecodeError as exc:
         raise ResultsImportError(str(path), [Problem(0, f"not UTF-8 text ({exc.reason})")]) from None
 

@@ -186,14 +186,21 @@ def test_two_different_answers_for_one_index_are_refused(samples):
 
 
 def test_duplicates_last_lets_the_last_line_win_as_the_authors_scripts_do(samples):
-    """Issue 12: the authors' get_evaluation_result.py keeps the last line for an index."""
+    """Issue 12: the authors' get_evaluation_result.py keeps the last line for an index;
+    issue 20: but a <JUMP> that follows a response does not replace it (their loop skips it)."""
     s = samples[0]
     lines = [original(0, s, "a"), original(1, samples[1], "x"), original(0, s, "b")]
     _, rows = parse_results(lines, samples, duplicates="last")
     assert [(r["original_index"], r["response"]) for r in rows] == [(1, "x"), (0, "b")]
-    # the last line wins whatever it holds, a failed call too
+    # a <JUMP> after a response keeps the response
     _, rows = parse_results(lines + [original(0, s, "<JUMP>")], samples, duplicates="last")
-    assert next(r for r in rows if r["original_index"] == 0)["failed"] is True
+    kept = next(r for r in rows if r["original_index"] == 0)
+    assert kept["failed"] is False and kept["response"] == "b"
+    # a <JUMP> alone stands (a failed call, scored 0); a response after it replaces it
+    _, rows = parse_results([original(0, s, "<JUMP>")], samples, duplicates="last")
+    assert rows[0]["failed"] is True
+    _, rows = parse_results([original(0, s, "<JUMP>"), original(0, s, "c")], samples, duplicates="last")
+    assert rows[0]["failed"] is False and rows[0]["response"] == "c"
     # our schema: the result keeps the place of its first line and the content of its last
     ours_lines = [ours(s["id"], "first"), ours(samples[1]["id"], "other"), ours(s["id"], "second")]
     _, rows = parse_results(ours_lines, samples, duplicates="last")
