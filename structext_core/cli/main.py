@@ -22,6 +22,7 @@ CHUNK_CHARS = 4_000_000  # a worker hands back at most about this many character
 CHUNK_SAMPLES = 64
 MAX_JOBS = 64
 ALLOW_LARGE_HINT = "add --allow-large to go beyond it deliberately"
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, the status of a tool the closed pipe stopped
 
 
 class UsageError(Exception):
@@ -308,3 +309,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (`score ... | head -1`): files are written before anything is
+        # printed, so stop quietly, as a tool killed by SIGPIPE would, without a traceback
+        # (and without a second one when Python flushes stdout at exit)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE

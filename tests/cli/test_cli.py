@@ -299,3 +299,24 @@ def test_score_metric_chooses_which_rouge_l_is_score(tmp_path, capsys):
     with pytest.raises(SystemExit) as refused:
         main(["score", str(results_file), "--samples", str(samples_file), "--metric", "bogus"])
     assert refused.value.code == 2
+
+
+def test_score_into_a_closed_pipe_ends_quietly_with_its_out_file_complete(tmp_path):
+    """`score ... | head -1`: --out is written before anything is printed, and the closed pipe
+    stops the command without a traceback (status 141, as a tool stopped by SIGPIPE)."""
+    rows = suites.generate_suite("test", seed=0)[:1500]
+    samples_file = tmp_path / "samples.jsonl"
+    samples.write_jsonl(samples_file, rows)
+    results_file = tmp_path / "results.jsonl"
+    results_file.write_text("".join(json.dumps({"sample_id": r["id"], "model": "m", "prompt": "naive",
+                                                "response": r["answer"]}) + "\n" for r in rows))
+    out = tmp_path / "scored.jsonl"
+    # one summary row per sample: far more than a pipe holds, so printing meets the closed pipe
+    command = (f"{sys.executable} -m structext_core score {results_file} --samples {samples_file} --out {out} "
+               f"--by sample_id --n-boot 0 --no-bleu | head -1; echo \"status ${{PIPESTATUS[0]}}\" >&2")
+    proc = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.stdout.startswith("scored 1500 responses") and proc.stdout.count("\n") == 1
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
+    assert "status 141" in proc.stderr
+    scored = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(scored) == 1500 and all(row["score"] == 1.0 for row in scored)

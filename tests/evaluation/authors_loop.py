@@ -82,8 +82,10 @@ def judge(path: str, limit: int, depth: int) -> dict:
     index_dict = _at_depth(depth - 1, _judge_lines, rouge, lines, depth)
     sys.setrecursionlimit(1000 if limit < 1000 else limit)
     naive = [value for value, hint, shots in index_dict.values() if not hint]
+    hint = [value for value, hint, shots in index_dict.values() if hint]
     return {"indices": {str(k): v[0] for k, v in index_dict.items()}, "n": len(naive),
-            "mean": sum(naive) / len(naive) if naive else None}
+            "mean": sum(naive) / len(naive) if naive else None,
+            "hint_n": len(hint), "hint_mean": sum(hint) / len(hint) if hint else None}
 
 
 def raises(pairs: list[list[str]], limit: int, depth: int) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -119,3 +120,127 @@ def test_generated_test_hard_answers_against_long_responses():
     predicted = [expected_outcome(authors_failure(a, r)) for a, r in pairs]
     assert library_outcomes(pairs) == predicted
     assert "RecursionError" in predicted and "ok" in predicted
+
+
+# ------------------------------------------------------------------ the authors' loop, end to end
+
+def authors_judge(path: Path) -> dict:
+    done = subprocess.run([sys.executable, str(LOOP), "judge", str(path)], capture_output=True, text=True,
+                          timeout=240, check=True)
+    return json.loads(done.stdout)
+
+
+def ramble(sample: dict, count: int = 1100) -> str:
+    """A response that gives the answer, then goes on without a full stop."""
+    return sample["answer"] + "\n" + " ".join(f"and{k % 37}" for k in range(count))
+
+
+def authors_file(samples: list[dict]) -> tuple[list[str], dict[str, int]]:
+    """Original-format lines covering every case of the authors' loop, by index."""
+    from tests.evaluation.test_results_import import original
+
+    cases = {
+        "answer": lambda s: [s["answer"]],
+        "empty": lambda s: [""],
+        "over-long": lambda s: [ramble(s)],
+        "jump, then answer": lambda s: ["<JUMP>", s["answer"]],
+        "answer, then jump": lambda s: [s["answer"], "<JUMP>"],
+        "empty, then jump": lambda s: ["", "<JUMP>"],
+        "jump alone": lambda s: ["<JUMP>"],
+        "answer, then empty": lambda s: [s["answer"], ""],
+        "wrong, then answer": lambda s: ["no idea", s["answer"]],
+        "answer, then wrong": lambda s: [s["answer"], "no idea"],
+        "over-long, then shouted": lambda s: [ramble(s), s["answer"].upper()],
+        "answer, then over-long": lambda s: [s["answer"], ramble(s)],
+        "empty, then over-long": lambda s: ["", ramble(s)],
+        "answer twice": lambda s: [s["answer"] + " " + s["answer"]],
+    }
+    lines, kinds, index = [], {}, 0
+    pending = []
+    for _round in range(2):
+        for name, responses in cases.items():
+            for hint in (False, True):
+                sample = samples[index % len(samples)]
+                kinds[name] = kinds.get(name, 0) + 1
+                pending.append([original(index, sample, r, engine="m", rule_hint=hint) for r in responses(sample)])
+                index += 1
+    # interleave: an index's later lines come after other indices' lines, as in a resumed run
+    for position in range(3):
+        for group in pending:
+            if position < len(group):
+                lines.append(group[position])
+    return lines, kinds
+
+
+def test_as_authors_equals_the_authors_loop_on_the_same_file(tmp_path):
+    from structext_core.cli.main import main as cli
+
+    samples = generate_suite("test", seed=0)[::97]
+    assert len({s["language"] for s in samples}) == 8
+    sample_file = tmp_path / "samples.jsonl"
+    sample_file.write_text("".join(json.dumps(s) + "\n" for s in samples), encoding="utf-8")
+    lines, _ = authors_file(samples)
+    results_file = tmp_path / "m.jsonl"
+    results_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    theirs = authors_judge(results_file)
+    out = tmp_path / "scored.jsonl"
+    assert cli(["score", str(results_file), "--samples", str(sample_file), "--metric", "paper", "--as-authors",
+                "--out", str(out), "--n-boot", "20"]) == 0
+    ours = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    by_index = {row["original_index"]: row for row in ours}
+    assert len(by_index) == len(ours)
+
+    # the same indices count, with the same values; the others are left out with a reason
+    counted = {str(i): row["score"] for i, row in by_index.items() if row["authors_left_out"] is None}
+    assert counted.keys() == theirs["indices"].keys()
+    assert all(abs(counted[k] - theirs["indices"][k]) <= 1e-12 for k in counted)
+    left_out = {row["authors_left_out"] for row in ours if row["authors_left_out"]}
+    assert left_out == {EMPTY_RESPONSE, RECURSION_LIMIT}
+    # their figures: the mean without a rule hint, and with one
+    for prompt, n, mean in (("naive", theirs["n"], theirs["mean"]), ("hint", theirs["hint_n"], theirs["hint_mean"])):
+        values = [row["score"] for row in ours if row["prompt"] == prompt and row["authors_left_out"] is None]
+        assert len(values) == n and abs(sum(values) / len(values) - mean) <= 1e-12
+
+
+def test_as_authors_summary_counts_the_left_out_rows(tmp_path, capsys):
+    from structext_core.cli.main import main as cli
+
+    samples = generate_suite("test", seed=0)[::97]
+    sample_file = tmp_path / "samples.jsonl"
+    sample_file.write_text("".join(json.dumps(s) + "\n" for s in samples), encoding="utf-8")
+    lines, kinds = authors_file(samples)
+    results_file = tmp_path / "m.jsonl"
+    results_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    theirs = authors_judge(results_file)
+    capsys.readouterr()
+    assert cli(["score", str(results_file), "--samples", str(sample_file), "--metric", "paper", "--as-authors",
+                "--n-boot", "20"]) == 0
+    printed = capsys.readouterr().out
+    # the indices their loop never registers: "empty" (4 of them: 2 rounds x 2 prompts) and those
+    # whose every line overflows
+    left = sum(kinds.values()) - len(theirs["indices"])
+    found = re.search(r"(\d+) of 56 results left out of every mean \((\d+) empty response, (\d+) recursion limit",
+                      printed)
+    assert found and int(found[1]) == left and int(found[2]) == 4 and int(found[3]) == left - 4 >= 4
+    header, _, *rows = printed.splitlines()[2:]
+    assert "score_paper %" in header and "rouge_l_paper %" in header and "score_strict %" in header
+    assert "rouge_l %" not in header and "score_full %" not in header  # strict figures are named as such
+    naive = next(line.split() for line in rows if line.split()[:2] == ["m", "naive"])
+    hint = next(line.split() for line in rows if line.split()[:2] == ["m", "hint"])
+    assert naive[2:4] == [str(theirs["n"]), f"{100 * theirs['mean']:.1f}"]
+    assert hint[2:4] == [str(theirs["hint_n"]), f"{100 * theirs['hint_mean']:.1f}"]
+    # --duplicates last alone scores every line the library raises on: another figure
+    assert cli(["score", str(results_file), "--samples", str(sample_file), "--metric", "paper",
+                "--duplicates", "last", "--n-boot", "20"]) == 0
+    assert "left out" not in capsys.readouterr().out
+
+
+def test_as_authors_needs_the_papers_metric(tmp_path, capsys):
+    from structext_core.cli.main import main as cli
+
+    assert cli(["score", "x.jsonl", "--samples", "y.jsonl", "--as-authors"]) == 2
+    assert "add --metric paper" in capsys.readouterr().err
+    assert cli(["score", "x.jsonl", "--samples", "y.jsonl", "--as-authors", "--metric", "paper",
+                "--duplicates", "refuse"]) == 2
+    assert "leave out --duplicates refuse" in capsys.readouterr().err
