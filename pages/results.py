@@ -286,9 +286,11 @@ def import_uploads(db, samples_path, uploads, prompt, user) -> None:
             except results.ResultsImportError as error:
                 ui.flash("error", results_store.describe_problems(error))
                 continue
+            scored = (f" It was scored with the {summary.scored_with} metric before; that is kept with the upload, "
+                      "and every view says which metric it shows." if summary.scored_with else "")
             ui.flash("success", f"Imported {summary.n_rows} results from **{summary.filename}** "
                                 f"({summary.file_format} format; models {', '.join(summary.models)}; "
-                                f"prompts {', '.join(summary.prompts)}).")
+                                f"prompts {', '.join(summary.prompts)}).{scored}")
 
 
 def import_from_folder(db, samples_path, folder, user) -> None:
@@ -472,6 +474,8 @@ def imported_page(db, db_path: str, version: tuple, scope: access.ResultsScope) 
     values = value_frame(db_path, version, scope, choice)
     items, min_n = choose_scope(values, view)
     chosen = Chosen(db, db_path, version, scope, choice, items, min_n)
+    if note := result_views.scored_otherwise(results_store.list_uploads(db), choice):
+        st.caption(note)
     missing = result_views.missing_values(values, choice)
     if missing and view != "metric_correlation":
         st.caption(f"{missing:,} model results have no {choice.title.removesuffix(' (%)')} (stored before the "

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -187,6 +188,9 @@ class ImportSummary:
     n_rows: int
     models: tuple[str, ...]
     prompts: tuple[str, ...]
+    scored_with: str | None = None
+    """The metric the file itself was scored with (``score --metric strict|paper --out``), when
+    its rows say so; None for a file of responses only."""
 
 
 def import_results(
@@ -249,15 +253,31 @@ def file_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
+def scored_with(rows: Iterable[Mapping]) -> str | None:
+    """The metric a scored file was scored with: the ``metric`` every one of its rows names
+    (``score --out`` writes it), or None when a row names none or they differ."""
+    metrics = {row.get("metric") for row in rows}
+    if len(metrics) == 1:
+        (metric,) = metrics
+        if metric in results.METRICS:
+            return metric
+    return None
+
+
+_SCORED_WITH_NOTE = re.compile(r"(?:^| )scored_with:(\w+)")
+
+
 def _store_rows(db, rows, index, filename, file_format, sha256, *, source, user_id, threshold) -> ImportSummary:
+    metric = scored_with(rows)  # read before scoring: score_results writes its own `metric`
     scored = harness.average_epochs(results.score_results(rows, index, threshold=threshold))
     upload_id = save_scored(
         db, scored, filename=filename, source=source, user_id=user_id,
-        note=f"sha256:{sha256} format:{file_format}",
+        note=f"sha256:{sha256} format:{file_format}" + (f" scored_with:{metric}" if metric else ""),
     )
     return ImportSummary(
         upload_id=upload_id, filename=filename, file_format=file_format, n_rows=len(scored),
         models=tuple(sorted({r["model"] for r in scored})), prompts=tuple(sorted({r["prompt"] for r in scored})),
+        scored_with=metric,
     )
 
 
@@ -319,6 +339,13 @@ class StoredUpload:
     def uploaded(self) -> str:
         """When, as ``YYYY-MM-DD HH:MM UTC``."""
         return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(self.uploaded_at))
+
+    @property
+    def scored_with(self) -> str | None:
+        """The metric the file was scored with before it was imported (``strict`` or ``paper``,
+        kept in the upload's note), or None."""
+        found = _SCORED_WITH_NOTE.search(self.note)
+        return found[1] if found else None
 
     @property
     def label(self) -> str:

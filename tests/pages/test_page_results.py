@@ -690,3 +690,26 @@ def test_the_note_on_a_bad_link_stays_until_the_view_changes(env):
     at.run()
     assert not [c.value for c in at.caption if c.value.startswith("Ignored in this link")]
     assert at.query_params["board"] == "n"
+
+
+def test_a_file_scored_with_the_papers_metric_is_named_where_the_view_differs(admin_env, tmp_path):
+    """Issue 20: the upload keeps the metric its file was scored with; the page says so while the
+    view shows the other ROUGE-L, and not once the view shows the same."""
+    from structext_core.benchmark.samples import write_jsonl
+    from structext_core.cli.main import main as cli
+
+    samples = admin_env["hard"]
+    samples_file, responses, scored = tmp_path / "s.jsonl", tmp_path / "r.jsonl", tmp_path / "scored.jsonl"
+    write_jsonl(samples_file, samples)
+    responses.write_text("\n".join(result_lines(samples, models=("papered",))) + "\n", encoding="utf-8")
+    assert cli(["score", str(responses), "--samples", str(samples_file), "--metric", "paper", "--out", str(scored),
+                "--n-boot", "0", "--no-bleu"]) == 0
+    at = upload(open_page(admin_env["admin"]), "papered.jsonl", scored.read_bytes())
+    assert any("scored with the paper metric before" in s.value for s in at.success)
+    table = at.dataframe[-1].value
+    assert table.set_index("filename").loc["papered.jsonl", "scored_with"] == "paper"
+    assert at.radio(key="rs_rouge_heatmap").value == "strict"
+    notes = [c.value for c in at.caption if "Scored with another metric before import" in c.value]
+    assert len(notes) == 1 and "papered.jsonl (paper)" in notes[0] and "strict ROUGE-L" in notes[0]
+    at.radio(key="rs_rouge_heatmap").set_value("paper").run()
+    assert not [c for c in at.caption if "Scored with another metric before import" in c.value]

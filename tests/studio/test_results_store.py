@@ -278,3 +278,29 @@ def test_warm_up_prepares_a_suites_answers_once_per_file_version(tmp_path):
     index = results_store.ready_index(path)
     assert index is results_store.sample_index(path) and len(index) == len(rows)
     assert scoring.prepare_answer.cache_info().currsize == len(answers)
+
+
+def test_a_scored_file_keeps_the_metric_it_was_scored_with(fresh, tmp_path):
+    """Issue 20: a file written by `score --metric paper --out` is stored with that metric named."""
+    from structext_core.cli.main import main as cli
+
+    db, samples = fresh
+    samples_file = tmp_path / "samples.jsonl"
+    write_jsonl(samples_file, samples[:6])
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text("\n".join(result_lines(samples[:6], models=("good",))) + "\n", encoding="utf-8")
+    scored = {}
+    for metric in ("paper", "strict"):
+        scored[metric] = tmp_path / f"scored-{metric}.jsonl"
+        assert cli(["score", str(responses), "--samples", str(samples_file), "--metric", metric,
+                    "--out", str(scored[metric]), "--n-boot", "0"]) == 0
+    paper = results_store.import_results(db, scored["paper"].read_bytes(), "paper.jsonl", samples)
+    strict = results_store.import_results(db, scored["strict"].read_bytes(), "strict.jsonl", samples)
+    plain = results_store.import_results(db, responses.read_bytes(), "responses.jsonl", samples)
+    assert (paper.scored_with, strict.scored_with, plain.scored_with) == ("paper", "strict", None)
+    by_name = {u.filename: u for u in results_store.list_uploads(db)}
+    assert {name: u.scored_with for name, u in by_name.items()} == {
+        "paper.jsonl": "paper", "strict.jsonl": "strict", "responses.jsonl": None}
+    # a file whose rows name different metrics (or none) names none
+    assert results_store.scored_with([{"metric": "paper"}, {"metric": "strict"}]) is None
+    assert results_store.scored_with([{"metric": "paper"}, {}]) is None
