@@ -23,14 +23,14 @@ def cmd_export_task(args: argparse.Namespace) -> int:
         samples = read_jsonl(args.suite)
         written = harness_export.export_task(args.harness, samples, args.setting, args.out, shots=args.shots,
                                              demo_seed=args.demo_seed, threshold=args.threshold,
-                                             max_tokens=args.max_tokens)
+                                             max_tokens=args.max_tokens, suite_path=args.suite)
     except (SampleError, harness_export.ExportError, prompts.PromptError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except OSError as exc:
         print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_ERROR
-    print(f"wrote a {args.harness} task for {len(samples)} samples ({args.setting}) to {args.out}: "
+    print(f"wrote {'an' if args.harness[0] in 'aeiou' else 'a'} {args.harness} task for {len(samples)} samples ({args.setting}) to {args.out}: "
           f"{', '.join(p.name for p in written)}")
     print((written[0].parent / "README.txt").read_text(encoding="utf-8"))
     return EXIT_OK

@@ -19,6 +19,7 @@ Nothing here imports either harness.
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -179,21 +180,31 @@ metadata:
 """
 
 
-def _readme(harness: str, name: str, out_dir: Path, setting: str) -> str:
+def _readme(harness: str, name: str, out_dir: Path, setting: str, suite_path: str | None = None) -> str:
     project = PROJECT_ROOT
+    suite = shlex.quote(suite_path) if suite_path else "SUITE.jsonl"
     if harness == "inspect":
         run = (f"cd {out_dir}\n"
                f"{project}/.venv/bin/inspect eval structext_task.py --model openai/gpt-4o --log-dir logs\n"
-               "#   (any provider Inspect supports; add --epochs 5 for repeats)")
-        back = f"{project}/.venv/bin/python -m structext_core score {out_dir}/logs/<log>.eval --samples SUITE.jsonl"
+               "#   (any provider Inspect supports; add --epochs 5 for repeats)\n\n"
+               "A local OpenAI-compatible server (vLLM, llama.cpp's llama-server, Ollama) serving NAME on PORT:\n\n"
+               f"LOCAL_BASE_URL=http://127.0.0.1:PORT/v1 LOCAL_API_KEY=none \\\n"
+               f"    {project}/.venv/bin/inspect eval structext_task.py --model openai-api/local/NAME --log-dir logs")
+        back = f"{project}/.venv/bin/python -m structext_core score {out_dir}/logs/<log>.eval --samples {suite}"
     else:
         run = (f"cd {out_dir}\n"
                f"{project}/.venv/bin/lm_eval run --include_path . --tasks {name} \\\n"
                "    --model openai-chat-completions --model_args model=gpt-4o --apply_chat_template \\\n"
                "    --output_path out --log_samples\n"
-               "#   (any model lm-eval supports; repeats: edit `repeats:` in the YAML)")
+               "#   (any model lm-eval supports; repeats: edit `repeats:` in the YAML)\n\n"
+               "A local OpenAI-compatible server (vLLM, llama.cpp's llama-server, Ollama) serving NAME on PORT\n"
+               "(base_url is the full chat/completions address, not .../v1):\n\n"
+               f"{project}/.venv/bin/lm_eval run --include_path . --tasks {name} \\\n"
+               "    --model local-chat-completions \\\n"
+               "    --model_args model=NAME,base_url=http://127.0.0.1:PORT/v1/chat/completions \\\n"
+               "    --apply_chat_template --output_path out --log_samples")
         back = (f"{project}/.venv/bin/python -m structext_core score {out_dir}/out/<model>/samples_{name}_<date>.jsonl "
-                "--samples SUITE.jsonl")
+                f"--samples {suite}")
     return (f"StrucText-Eval task for {harness}, prompt setting {setting}: {name}\n\n"
             f"Run the task:\n\n{run}\n\nScore the log with StrucText Studio (the same scores the task "
             f"reported, per sample):\n\n{back}\n\n"
@@ -217,8 +228,10 @@ def _write_files(out_dir: Path, files: Mapping[str, str]) -> None:
 
 def export_task(harness: str, samples: Sequence[Mapping], setting: str, out_dir: str | Path,
                 shots: int | None = None, demo_seed: int = 0, threshold: float = DEFAULT_THRESHOLD,
-                max_tokens: int = 4096) -> list[Path]:
+                max_tokens: int = 4096, suite_path: str | Path | None = None) -> list[Path]:
     """Write a ready ``harness`` task for ``samples`` under ``setting`` into ``out_dir``.
+
+    ``suite_path``, the samples file, is named in README.txt's scoring command (else a placeholder).
 
     Returns the files written. Raises :class:`ExportError` (nothing written) for an unknown
     harness or setting, an empty suite, or an output folder that already holds other files.
@@ -246,7 +259,8 @@ def export_task(harness: str, samples: Sequence[Mapping], setting: str, out_dir:
                                 for m in SCORE_METRICS)
         files["structext_utils.py"] = _LM_EVAL_UTILS.format(**values)
         files[f"{name}.yaml"] = _LM_EVAL_YAML.format(**values, metric_list=metric_list, max_tokens=int(max_tokens))
-    files["README.txt"] = _readme(harness, name, out_dir, setting)
+    files["README.txt"] = _readme(harness, name, out_dir, setting,
+                                  str(Path(suite_path).resolve()) if suite_path is not None else None)
     # The harnesses load every task file of the folder: another task's files would run too.
     others = sorted(p.name for p in out_dir.glob("*") if p.suffix in (".py", ".yaml") and p.name not in files)
     if others:
