@@ -23,6 +23,14 @@ EXIT_OK = 0
 EXIT_INCOMPLETE = 1  # run: some prompts still have no answer
 EXIT_ERROR = 2  # a mistake in the command line or its inputs (as cli.py's UsageError)
 EXIT_INTERRUPTED = 130
+DEFAULT_MAX_TOKENS = 4096
+"""``run``'s cap on an answer, in tokens (export-task's lm-eval task uses the same): about 16,000
+characters, more than every Test answer (869 at most) and all but 34 of Test-Hard's 2,088 (up to
+156,064); without a cap a small model decoding greedily runs on to the context limit."""
+
+
+def _tokens(max_tokens: int) -> str:
+    return f"{max_tokens:,}" if max_tokens else "the server's default"
 
 
 def _duration(seconds: float) -> str:
@@ -262,33 +270,44 @@ def cmd_run(args: argparse.Namespace) -> int:
         return _error(f"--base-url must start with http:// or https://, got {args.base_url!r}")
     if problem := _out_problem(args.out):
         return _error(problem)
+    if args.max_tokens < 0:
+        return _error(f"--max-tokens must be 0 (no cap) or more, got {args.max_tokens}")
     try:
         setting, items = _run_items(args)
-        already = runner.answered_samples(args.out, args.model, setting)
+        runner.answered_samples(args.out, args.model, setting)  # a damaged file is refused before any request
     except (ValueError, OSError) as exc:
         return _error(str(exc))
     config = runner.EndpointConfig(
         base_url=args.base_url, model=args.model, api_key=runner.api_key_from_env(args.api_key_env),
-        timeout=args.timeout, temperature=args.temperature, max_tokens=args.max_tokens,
+        timeout=args.timeout, temperature=args.temperature, max_tokens=args.max_tokens or None,
     )
     policy = runner.RetryPolicy(max_retries=args.max_retries, backoff_base=args.backoff, backoff_max=60.0)
-    todo = sum(1 for item in items if str(item["sample_id"]) not in already)
-    print(f"{len(items)} prompts ({setting}), {len(items) - todo} already answered in {args.out}, "
-          f"{todo} to ask {args.model} at {args.base_url}", file=sys.stderr)
-    progress = ProgressLine("answered")
+    # a run's progress is worth seeing often: answers are slow and each is already in the file
+    progress = ProgressLine("answered", min_interval=None if sys.stderr.isatty() else 1.0)
+    state = {"todo": 0, "summary": None}
+
+    def start(summary: runner.RunSummary) -> None:  # the file is locked and read: nothing printed before
+        state["todo"], state["summary"] = summary.total - summary.skipped, summary
+        print(f"{summary.total} prompts ({setting}), {summary.skipped} already answered in {args.out}, "
+              f"{state['todo']} to ask {args.model} at {args.base_url} (max {_tokens(args.max_tokens)} tokens "
+              "an answer)", file=sys.stderr)
 
     def report(summary: runner.RunSummary) -> None:
         failed = f", {len(summary.failures)} failed" if summary.failures else ""
-        progress.update(summary.finished, todo, failed)
+        progress.update(summary.finished, state["todo"],
+                        f"{failed}; {summary.skipped + summary.answered} of {summary.total} answered in the file")
 
     try:
         summary = runner.run_prompts(items, config, args.out, setting, concurrency=args.concurrency,
-                                     policy=policy, progress=report)
+                                     policy=policy, progress=report, on_start=start)
     except runner.RunInProgressError as exc:
         return _error(str(exc))
     except KeyboardInterrupt:
         progress.close()
-        print(f"interrupted; the answers received so far are in {args.out}; run the same command to resume",
+        done = state["summary"]
+        counts = (f" after {done.answered} new answer(s) ({done.skipped + done.answered} of {done.total} answered "
+                  f"in all, {done.total - done.skipped - done.answered} still to ask)" if done is not None else "")
+        print(f"interrupted{counts}; the answers received so far are in {args.out}; run the same command to resume",
               file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
@@ -379,7 +398,10 @@ def register(subparsers) -> None:
     run.add_argument("--backoff", type=float, default=1.0, help="first retry delay in seconds, doubled each time")
     run.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for one answer")
     run.add_argument("--temperature", type=float, default=0.0)
-    run.add_argument("--max-tokens", type=int, help="cap on the answer length in tokens")
+    run.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS,
+                     help="cap on the answer length in tokens, sent as max_tokens (default %(default)s: room for "
+                          "every Test answer and all but the 34 longest of Test-Hard's 2,088, and a bound on what a "
+                          "model that never stops costs; raise it for Test-Hard's longest answers; 0 sends no cap)")
     run.add_argument("--api-key-env", default=runner.DEFAULT_API_KEY_ENV,
                      help="environment variable holding the API key (default %(default)s)")
     run.set_defaults(func=cmd_run)

@@ -266,6 +266,7 @@ def run_prompts(
     max_consecutive_failures: int = 20,
     progress: Callable[[RunSummary], None] | None = None,
     seed: int = 0,
+    on_start: Callable[[RunSummary], None] | None = None,
 ) -> RunSummary:
     """Answer every prompt not yet answered in ``out_path``, appending one line per answer.
 
@@ -276,7 +277,9 @@ def run_prompts(
     the run stops (the endpoint is likely down). ``progress(summary)`` is called after each
     finished prompt, from the calling thread, which alone writes the file. On an
     interruption (KeyboardInterrupt) every answer received so far is on disk; requests in
-    flight are abandoned (the workers are daemon threads).
+    flight are abandoned (the workers are daemon threads). ``on_start(summary)`` is called once
+    the file is locked for this run and read (``total`` and ``skipped`` known), before any
+    request: a second run on a locked file raises :class:`RunInProgressError` before it.
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
@@ -288,6 +291,8 @@ def run_prompts(
         done = answered_samples(out_path, config.model, setting, repair=True)
         todo = [item for item in items if str(item["sample_id"]) not in done]
         summary = RunSummary(total=len(items), skipped=len(items) - len(todo))
+        if on_start is not None:
+            on_start(summary)
         if todo:
             _answer(todo, config, out, setting, concurrency, policy, max_consecutive_failures, progress,
                      seed, summary)

@@ -400,3 +400,56 @@ def test_run_command_refuses_a_damaged_results_file(tmp_path, sample_file, capsy
                       "--samples", str(sample_file), "--out", str(out)])
     assert status == 2
     assert f"{out}:2:" in capsys.readouterr().err
+
+
+def test_run_command_caps_answers_at_4096_tokens_by_default(tmp_path, endpoint_factory, sample_file, capsys):
+    endpoint = endpoint_factory()
+    base = ["run", "--base-url", endpoint.url, "--model", "tiny", "--setting", "naive", "--samples", str(sample_file)]
+    assert run_cli([*base, "--out", str(tmp_path / "a.jsonl")]) == 0
+    assert {r["body"]["max_tokens"] for r in endpoint.requests} == {4096}
+    assert "(max 4,096 tokens an answer)" in capsys.readouterr().err
+    endpoint.requests.clear()
+    assert run_cli([*base, "--out", str(tmp_path / "b.jsonl"), "--max-tokens", "0"]) == 0
+    assert endpoint.requests and all("max_tokens" not in r["body"] for r in endpoint.requests)
+    assert "(max the server's default tokens an answer)" in capsys.readouterr().err
+
+
+def test_run_command_refuses_a_locked_file_before_saying_anything_else(tmp_path, endpoint_factory, sample_file,
+                                                                       capsys):
+    fcntl = pytest.importorskip("fcntl")
+    endpoint = endpoint_factory()
+    out = tmp_path / "results.jsonl"
+    with out.open("a") as other_run:
+        fcntl.flock(other_run.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        status = run_cli(["run", "--base-url", endpoint.url, "--model", "tiny", "--setting", "naive",
+                          "--samples", str(sample_file), "--out", str(out)])
+    captured = capsys.readouterr()
+    assert status == 2 and endpoint.requests == []
+    assert captured.err.strip() == f"error: another run is writing to {out}; wait for it or choose another --out"
+    assert captured.out == ""
+
+
+def test_run_command_counts_in_its_progress_and_interrupt_messages(tmp_path, endpoint_factory, sample_file, capsys,
+                                                                   monkeypatch):
+    endpoint = endpoint_factory()
+    out = tmp_path / "results.jsonl"
+    argv = ["run", "--base-url", endpoint.url, "--model", "tiny", "--setting", "naive", "--samples",
+            str(sample_file), "--out", str(out), "--concurrency", "1"]
+    real_update = cli_results.ProgressLine.update
+
+    def ctrl_c_after_three(self, done, total=None, extra=""):  # Ctrl-C lands in the calling thread
+        real_update(self, done, total, extra)
+        if self.label == "answered" and done == 3:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_results.ProgressLine, "update", ctrl_c_after_three)
+    assert run_cli(argv) == 130
+    err = capsys.readouterr().err
+    assert len(read_lines(out)) == 3
+    assert "interrupted after 3 new answer(s) (3 of 7 answered in all, 4 still to ask)" in err
+    assert "answered: 1/7 (14%); 1 of 7 answered in the file" in err  # the first report is always shown
+    monkeypatch.undo()
+    assert run_cli(argv) == 0
+    err = capsys.readouterr().err
+    assert "7 prompts (naive), 3 already answered" in err and "4 to ask" in err
+    assert "answered: 4/4 (100%); 7 of 7 answered in the file" in err
