@@ -244,3 +244,39 @@ def test_as_authors_needs_the_papers_metric(tmp_path, capsys):
     assert cli(["score", "x.jsonl", "--samples", "y.jsonl", "--as-authors", "--metric", "paper",
                 "--duplicates", "refuse"]) == 2
     assert "leave out --duplicates refuse" in capsys.readouterr().err
+
+
+def test_epochs_left_out_by_the_authors_rules_are_not_averaged():
+    from structext_core.evaluation.harness import average_epochs
+
+    def row(epoch, score, left_out):
+        return {"sample_id": "s", "model": "m", "prompt": "naive", "epoch": epoch, "score": score,
+                "rouge_l_paper": score, "authors_left_out": left_out}
+
+    merged, = average_epochs([row(1, 1.0, None), row(2, 0.0, EMPTY_RESPONSE), row(3, 0.5, None)])
+    assert merged["score"] == 0.75 and merged["authors_left_out"] is None
+    assert merged["epochs"] == 3 and merged["authors_left_out_epochs"] == 1
+    gone, = average_epochs([row(1, 0.0, EMPTY_RESPONSE), row(2, 0.0, RECURSION_LIMIT)])
+    assert gone["authors_left_out"] == EMPTY_RESPONSE and gone["authors_left_out_epochs"] == 2
+    plain, = average_epochs([{k: v for k, v in row(1, 1.0, None).items() if k != "authors_left_out"},
+                             {k: v for k, v in row(2, 0.0, None).items() if k != "authors_left_out"}])
+    assert plain["score"] == 0.5 and "authors_left_out" not in plain
+
+
+def test_our_schema_follows_the_same_rules(tmp_path):
+    """Our result schema under --as-authors: a line that raises is skipped, a later scorable line
+    replaces an earlier one, and a result whose every line raises is left out."""
+    from structext_core.evaluation.results import parse_results
+
+    samples = generate_suite("test", seed=0)[:3]
+    a, b, c = samples
+
+    def line(sample, response):
+        return json.dumps({"sample_id": sample["id"], "model": "m", "prompt": "naive", "response": response})
+
+    ramble = b["answer"] + " " + "x " * 1200  # the answer, then 1,200 words: too deep for the library
+    assert authors_failure(b["answer"], ramble) == RECURSION_LIMIT
+    lines = [line(a, a["answer"]), line(a, ""), line(b, ""), line(b, ramble), line(c, "no"), line(c, c["answer"])]
+    _, rows = parse_results(lines, samples, as_authors=True)
+    assert [(r["sample_id"], r["response"], r["authors_left_out"]) for r in rows] == [
+        (a["id"], a["answer"], None), (b["id"], ramble, RECURSION_LIMIT), (c["id"], c["answer"], None)]
