@@ -1,5 +1,6 @@
 """Solver predictions for AIBench, one JSON object a line:
-``{"paper_id", "question_id", "system", "solver", "prediction"}``.
+``{"paper_id", "question_id", "system", "solver", "prediction"}``. The output of ``aibench run``
+is read as it is: there ``response`` is the prediction and ``model`` the solver.
 
 ``prediction`` is the solver's reply as it came (a letter, or a longer text); the letter is read
 from it by :func:`structext_core.aibench.model.parse_letter`, and a reply without a clear letter
@@ -61,6 +62,8 @@ def parse_predictions(text: str, dataset: Dataset, file: str = "predictions.json
         if not isinstance(row, dict):
             problems.append(Problem(file, where, "not a JSON object"))
             continue
+        if "prediction" not in row and "response" in row:  # a line of our runner's output (aibench run)
+            row = {**row, "prediction": row["response"], "solver": row.get("solver", row.get("model"))}
         bad = [f for f in FIELDS if not isinstance(row.get(f), str)]
         if bad:
             problems.append(Problem(file, f"{where}.{bad[0]}", "missing or not text"))

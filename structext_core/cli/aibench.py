@@ -6,6 +6,9 @@
   stored on any.
 - ``score PREDICTIONS.jsonl --data DEST [--metric M] [--by AXIS] [--out CSV]``: the paper's
   Table 3 with n and 95% intervals, or the level accuracies broken down by an axis.
+- ``run --data DEST --base-url URL --model M --out FILE``: every (image, question) asked of an
+  OpenAI-compatible vision-language model endpoint as the paper asks; resumable, with retries,
+  as StrucText's ``run``; its output is a predictions file ``score`` reads.
 """
 
 from __future__ import annotations
@@ -99,6 +102,56 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    import sys
+
+    from structext_core.aibench.dataset import load_dataset
+    from structext_core.cli import results as cli_results
+    from structext_core.cli.progress import ProgressLine
+    from structext_core.evaluation import aibench_run, runner
+    if args.concurrency < 1:
+        raise UsageError("--concurrency must be at least 1")
+    if not args.base_url.startswith(("http://", "https://")):
+        raise UsageError(f"--base-url must start with http:// or https://, got {args.base_url!r}")
+    if problem := cli_results._out_problem(args.out):
+        raise UsageError(problem)
+    try:
+        data = load_dataset(args.data)
+        items = aibench_run.run_items(args.data, data, args.systems)
+        already = runner.answered_samples(args.out, args.model, aibench_run.SETTING)
+    except (ValueError, OSError) as error:
+        raise UsageError(str(error)) from None
+    config = runner.EndpointConfig(base_url=args.base_url, model=args.model,
+                                   api_key=runner.api_key_from_env(args.api_key_env), timeout=args.timeout,
+                                   temperature=args.temperature, max_tokens=args.max_tokens)
+    policy = runner.RetryPolicy(max_retries=args.max_retries, backoff_base=args.backoff, backoff_max=60.0)
+    todo = sum(1 for item in items if item["sample_id"] not in already)
+    print(f"{len(items)} (image, question) pairs, {len(items) - todo} already answered in {args.out}, "
+          f"{todo} to ask {args.model} at {args.base_url}", file=sys.stderr)
+    progress = ProgressLine("answered")
+
+    def report(summary: runner.RunSummary) -> None:
+        progress.update(summary.finished, todo, f", {len(summary.failures)} failed" if summary.failures else "")
+
+    try:
+        summary = runner.run_prompts(items, config, args.out, aibench_run.SETTING, concurrency=args.concurrency,
+                                     policy=policy, progress=report)
+    except runner.RunInProgressError as error:
+        raise UsageError(str(error)) from None
+    finally:
+        progress.close()
+    for sample_id, message in summary.failures[:10]:
+        print(f"failed: {sample_id}: {message}", file=sys.stderr)
+    if summary.stopped_early:
+        print(f"stopped early: {summary.stopped_early}", file=sys.stderr)
+    print(f"answered {summary.answered}, skipped {summary.skipped} already answered, "
+          f"failed {len(summary.failures)}; results in {args.out}")
+    if summary.total - summary.skipped - summary.answered:
+        print("some pairs have no answer: run the same command again to retry them", file=sys.stderr)
+        return cli_results.EXIT_INCOMPLETE
+    return cli_results.EXIT_OK
+
+
 def register(subparsers) -> None:
     """Add the ``aibench`` command and its subcommands."""
     top = subparsers.add_parser("aibench", help="AIBench: generate the synthetic set, import data, score predictions")
@@ -120,3 +173,18 @@ def register(subparsers) -> None:
     s.add_argument("--by", choices=sorted(BREAKDOWNS), help="level accuracies per conference, paper or question")
     s.add_argument("--out", help="also write the table as CSV")
     s.set_defaults(func=cmd_score)
+    r = sub.add_parser("run", help="ask an OpenAI-compatible vision-language model every question about every image")
+    r.add_argument("--data", required=True, help="a data set stored by 'aibench import'")
+    r.add_argument("--base-url", required=True, help="e.g. http://localhost:8000/v1 (vLLM)")
+    r.add_argument("--model", required=True, help="the model name sent to the endpoint, recorded as the solver")
+    r.add_argument("--out", required=True, help="predictions .jsonl, appended to (rerun to resume)")
+    r.add_argument("--systems", nargs="+", help="only these systems' images (default: all)")
+    r.add_argument("--concurrency", type=int, default=4, help="requests in flight at most (default %(default)s)")
+    r.add_argument("--max-retries", type=int, default=5, help="retries per request (default %(default)s)")
+    r.add_argument("--backoff", type=float, default=1.0, help="first retry delay in seconds, doubled each time")
+    r.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for one answer")
+    r.add_argument("--temperature", type=float, default=0.0)
+    r.add_argument("--max-tokens", type=int, help="cap on the answer length in tokens")
+    r.add_argument("--api-key-env", default="OPENAI_API_KEY",
+                   help="environment variable holding the API key (default %(default)s)")
+    r.set_defaults(func=cmd_run)
