@@ -39,3 +39,20 @@ def test_table2_spearman_with_the_human_rank_as_stated():
            for m in paper.AESTHETIC_METRICS}
     assert {m: round(v, 3) for m, v in rho.items()} == {
         "Aesthetic Score": 0.9, "PickScore": -0.5, "VLM-as-Judge": 0.7, "UniPercept": 0.9, "AesR1": 0.9}
+
+
+def test_metric_correlations_with_their_exact_uncertainty():
+    table = paper.metric_rank_correlations().set_index("metric")
+    assert table["spearman_rho"].round(3).to_dict() == {
+        "Aesthetic Score": 0.9, "PickScore": -0.5, "VLM-as-Judge": 0.7, "UniPercept": 0.9, "AesR1": 0.9}
+    assert table.loc["UniPercept", "p_rho_exact"] == 5 / 120  # AIBENCH.md: one-sided p = 0.042
+    assert round(table.loc["UniPercept", "kendall_tau"], 3) == 0.8
+    assert set(table["n"]) == {5} and set(table["rho_values"]) == {21}
+
+
+def test_exact_test_on_a_perfect_and_a_reversed_ranking():
+    p_rho, p_tau, values = paper.exact_rank_test([1, 2, 3, 4], [1, 2, 3, 4])
+    assert (p_rho, p_tau) == (1 / 24, 1 / 24) and values[0] == -1.0 and values[-1] == 1.0
+    assert paper.exact_rank_test([4, 3, 2, 1], [1, 2, 3, 4])[:2] == (1.0, 1.0)
+    with pytest.raises(ValueError, match="at most 8"):
+        paper.exact_rank_test(list(range(9)), list(range(9)))
