@@ -32,7 +32,7 @@ Z95 = 1.959963984540054
 DEFAULT_METRIC = "UniPercept"
 BOOTSTRAP = 1000
 ROW_COLUMNS = ("system", "solver", "paper_id", "conference", "question_id", "level", "options", "answer",
-               "letter", "correct", "unclear", "missing")
+               "letter", "reply", "correct", "unclear", "missing")
 
 
 def wilson(correct: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -74,7 +74,8 @@ def answer_rows(dataset: Dataset, predictions: list[Prediction]) -> pd.DataFrame
             found = by_key.get((system, solver, paper.id, q.id))
             letter = found.letter if found else None
             rows.append((system, solver, paper.id, paper.conference, q.id, q.level, len(q.options), q.answer,
-                         letter, letter == q.answer, found is not None and letter is None, found is None))
+                         letter, found.reply if found else None, letter == q.answer,
+                         found is not None and letter is None, found is None))
     return pd.DataFrame(rows, columns=list(ROW_COLUMNS))
 
 
