@@ -248,8 +248,25 @@ def _read_aesthetics(root: Path, problems: list[Problem]) -> dict[tuple[str, str
     return scores
 
 
-def import_folder(folder: str | Path, dest: str | Path, check_image: ImageChecker, *, replace: bool = False) -> Dataset:
+def _in_order(function, items: list, workers: int):
+    """``function`` of each item, in order, computed by up to ``workers`` threads, at most
+    ``2 * workers`` results held at a time."""
+    if workers <= 1:
+        yield from map(function, items)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="aibench-import") as pool:
+        window = 2 * workers
+        for start in range(0, len(items), window):
+            yield from pool.map(function, items[start:start + window])
+
+
+def import_folder(folder: str | Path, dest: str | Path, check_image: ImageChecker, *, replace: bool = False,
+                  workers: int = 1) -> Dataset:
     """Check the AIBench folder ``folder`` and store it at ``dest``; the stored :class:`Dataset`.
+
+    ``check_image`` is called from ``workers`` threads at once (the sandbox pool is thread-safe);
+    the result does not depend on ``workers``.
 
     Raises :class:`ImportFailed` naming every problem, having written nothing, when anything is
     wrong; a ``FileExistsError`` when ``dest`` exists and ``replace`` is false.
@@ -270,14 +287,16 @@ def import_folder(folder: str | Path, dest: str | Path, check_image: ImageChecke
     try:
         dataset = Dataset(papers=papers, aesthetics=aesthetics)
         system_dirs: dict[str, str] = {}
-        for system, paper_id, relative in sources:
-            where = relative if system != ORIGINAL_SYSTEM else f"papers/{paper_id} original_figure {relative!r}"
+
+        def read_and_check(source: tuple[str, str, str]) -> dict:
             try:
-                data = _read_inside(root, relative, limits.MAX_IMAGE_BYTES)
+                data = _read_inside(root, source[2], limits.MAX_IMAGE_BYTES)
             except _Refused as why:
-                problems.append(Problem(where, "", str(why)))
-                continue
-            checked = check_image(data, Path(relative).suffix)
+                return {"ok": False, "problem": str(why)}
+            return check_image(data, Path(source[2]).suffix)
+
+        for (system, paper_id, relative), checked in zip(sources, _in_order(read_and_check, sources, workers)):
+            where = relative if system != ORIGINAL_SYSTEM else f"papers/{paper_id} original_figure {relative!r}"
             if not checked.get("ok"):
                 problems.append(Problem(where, "", str(checked.get("problem"))))
                 continue

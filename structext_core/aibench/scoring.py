@@ -66,17 +66,26 @@ def answer_rows(dataset: Dataset, predictions: list[Prediction]) -> pd.DataFrame
     """One row per (system, solver) that has predictions and per question of the data set
     (:data:`ROW_COLUMNS`), in a fixed order whatever the predictions' order."""
     by_key = {p.key: p for p in predictions}
-    pairs = sorted({(p.system, p.solver) for p in predictions}, key=lambda sp: (dataset.systems.index(sp[0]), sp[1]))
+    order = {system: i for i, system in enumerate(dataset.systems)}
+    pairs = sorted({(p.system, p.solver) for p in predictions}, key=lambda sp: (order[sp[0]], sp[1]))
     questions = [(paper, q) for pid in sorted(dataset.papers) for paper in [dataset.papers[pid]] for q in paper.questions]
-    rows = []
+    base = {"paper_id": [p.id for p, _ in questions], "conference": [p.conference for p, _ in questions],
+            "question_id": [q.id for _, q in questions], "level": [q.level for _, q in questions],
+            "options": [len(q.options) for _, q in questions], "answer": [q.answer for _, q in questions]}
+    columns: dict[str, list] = {name: [] for name in ROW_COLUMNS}
     for system, solver in pairs:
-        for paper, q in questions:
-            found = by_key.get((system, solver, paper.id, q.id))
-            letter = found.letter if found else None
-            rows.append((system, solver, paper.id, paper.conference, q.id, q.level, len(q.options), q.answer,
-                         letter, found.reply if found else None, letter == q.answer,
-                         found is not None and letter is None, found is None))
-    return pd.DataFrame(rows, columns=list(ROW_COLUMNS))
+        found = [by_key.get((system, solver, p.id, q.id)) for p, q in questions]
+        letters = [f.letter if f is not None else None for f in found]
+        columns["system"] += [system] * len(questions)
+        columns["solver"] += [solver] * len(questions)
+        for name, values in base.items():
+            columns[name] += values
+        columns["letter"] += letters
+        columns["reply"] += [f.reply if f is not None else None for f in found]
+        columns["correct"] += [letter == key for letter, key in zip(letters, base["answer"])]
+        columns["unclear"] += [f is not None and f.letter is None for f in found]
+        columns["missing"] += [f is None for f in found]
+    return pd.DataFrame(columns, columns=list(ROW_COLUMNS))
 
 
 def accuracy_by(rows: pd.DataFrame, by: list[str]) -> pd.DataFrame:
@@ -128,12 +137,16 @@ def _bootstrap_overall(per_paper_correct: np.ndarray, per_paper_total: np.ndarra
                        aest_n: np.ndarray, n_boot: int, seed: int) -> tuple[float, float]:
     rng = np.random.default_rng(seed)
     papers = per_paper_correct.shape[0]
+    # how often each paper is drawn in each resample (papers drawn with replacement), so every
+    # sum over a resample is one matrix product
     picks = rng.integers(0, papers, size=(n_boot, papers))
-    correct = per_paper_correct[picks].sum(axis=1)
-    total = per_paper_total[picks].sum(axis=1)
+    flat = (np.arange(n_boot)[:, None] * papers + picks).ravel()
+    weights = np.bincount(flat, minlength=n_boot * papers).reshape(n_boot, papers).astype(float)
+    correct = weights @ per_paper_correct
+    total = weights @ per_paper_total
     with np.errstate(invalid="ignore", divide="ignore"):
         levels = 100.0 * correct / total
-        aesthetics = aest_sum[picks].sum(axis=1) / aest_n[picks].sum(axis=1)
+        aesthetics = (weights @ aest_sum) / (weights @ aest_n)
     overall = (levels.sum(axis=1) + aesthetics) / 5.0
     overall = overall[np.isfinite(overall)]
     if overall.size == 0:

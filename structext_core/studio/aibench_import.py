@@ -27,6 +27,8 @@ def sandboxed_image_check(pool: sandbox.WorkerPool | None = None) -> dataset.Ima
 
 def import_folder(folder: str | Path, dest: str | Path, *, replace: bool = False,
                   pool: sandbox.WorkerPool | None = None) -> dataset.Dataset:
-    """Check the AIBench folder ``folder`` (images decoded in worker processes) and store it at
-    ``dest``; see :func:`structext_core.aibench.dataset.import_folder`."""
-    return dataset.import_folder(folder, dest, sandboxed_image_check(pool), replace=replace)
+    """Check the AIBench folder ``folder`` (images decoded in worker processes, as many at once
+    as the pool has workers) and store it at ``dest``; see
+    :func:`structext_core.aibench.dataset.import_folder`."""
+    workers = (pool or sandbox.default_pool()).size
+    return dataset.import_folder(folder, dest, sandboxed_image_check(pool), replace=replace, workers=workers)

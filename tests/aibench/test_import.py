@@ -207,3 +207,24 @@ def test_an_existing_destination_is_kept_unless_replaced(tmp_path, pool):
         aibench_import.import_folder(broken, tmp_path / "s", replace=True, pool=pool)
     assert sorted(dataset.load_dataset(tmp_path / "s").papers) == ["p1"]  # the failed replacement changed nothing
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s", "src", "src2"]
+
+
+def test_the_result_does_not_depend_on_how_many_images_are_checked_at_once(tmp_path):
+    src = write_folder(tmp_path / "src", [paper_json(f"p{i}") for i in range(5)], systems=("A", "B"))
+    (src / "images" / "B" / "p3.png").write_bytes(b"broken")
+    (src / "images" / "A" / "p1.png").write_bytes(png_bytes()[:40])
+    outcomes = []
+    for workers in (1, 3):
+        with pytest.raises(dataset.ImportFailed) as failed:
+            dataset.import_folder(src, tmp_path / f"s{workers}", images.check_image, workers=workers)
+        outcomes.append([str(p) for p in failed.value.problems])
+    assert outcomes[0] == outcomes[1] and len(outcomes[0]) == 2
+    (src / "images" / "B" / "p3.png").write_bytes(png_bytes())
+    (src / "images" / "A" / "p1.png").write_bytes(png_bytes())
+    stored = [dataset.import_folder(src, tmp_path / f"ok{w}", images.check_image, workers=w) for w in (1, 3)]
+    assert stored[0] == stored[1]
+    assert files_of(tmp_path / "ok1") == files_of(tmp_path / "ok3")
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
