@@ -168,7 +168,7 @@ def _graph(check: _Checker, raw: object) -> LogicGraph | None:
             check.add(where[:-1], "must be an object {id, label, phase_id, type}")
             continue
         phase_id = n.get("phase_id")
-        if phase_id is not None and phase_id not in phase_ids:
+        if phase_id is not None and (not isinstance(phase_id, str) or phase_id not in phase_ids):
             check.add(f"{where}phase_id", f"{str(phase_id)[:60]!r} is not a phase of this graph")
         node_type = n.get("type")
         if node_type not in NODE_TYPES:
