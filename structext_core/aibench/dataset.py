@@ -29,6 +29,7 @@ import math
 import os
 import shutil
 import stat
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -281,7 +282,7 @@ def import_folder(folder: str | Path, dest: str | Path, check_image: ImageChecke
     sources = _image_sources(root, papers, problems)
     aesthetics = _read_aesthetics(root, problems)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = dest.parent / f".{dest.name}.importing-{os.getpid()}"
+    staging = dest.parent / f".{dest.name}.importing-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
     try:
@@ -315,7 +316,7 @@ def import_folder(folder: str | Path, dest: str | Path, check_image: ImageChecke
             raise ImportFailed(problems)
         _write_stored(staging, dataset)
         if os.path.lexists(dest):
-            old = dest.parent / f".{dest.name}.replaced-{os.getpid()}"
+            old = dest.parent / f".{dest.name}.replaced-{os.getpid()}-{uuid.uuid4().hex[:8]}"
             os.rename(dest, old)
             os.rename(staging, dest)
             shutil.rmtree(old)

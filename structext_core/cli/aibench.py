@@ -41,7 +41,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from structext_core.aibench.dataset import ImportFailed
     from structext_core.studio import aibench_import
-    dest = Path(args.out) if args.out else settings.ANNOTATIONS_DIR / "aibench" / Path(args.folder).resolve().name
+    dest = Path(args.out) if args.out else settings.aibench_dir() / Path(args.folder).resolve().name
     try:
         stored = aibench_import.import_folder(args.folder, dest, replace=args.replace)
     except (ImportFailed, FileExistsError) as error:
@@ -163,7 +163,7 @@ def register(subparsers) -> None:
     g.set_defaults(func=cmd_generate)
     i = sub.add_parser("import", help="check an AIBench folder and store it (nothing stored on any problem)")
     i.add_argument("folder")
-    i.add_argument("--out", help="where to store it (default: annotations/aibench/<folder name>)")
+    i.add_argument("--out", help="where to store it (default: $STRUCTEXT_AIBENCH_DIR or annotations/aibench, /<folder name>)")
     i.add_argument("--replace", action="store_true", help="replace a data set stored there (only when all is well)")
     i.set_defaults(func=cmd_import)
     s = sub.add_parser("score", help="score predictions (JSONL) on a stored data set as the paper does")
