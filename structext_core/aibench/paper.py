@@ -30,12 +30,13 @@ class PaperTable:
     caption: str
 
 
+#: The tables in the order the page offers them (the main results first).
 TABLES: dict[str, PaperTable] = {
-    "table2": PaperTable("table2", "table2_aesthetic_metrics.csv", "Table 2: aesthetic metrics and the human rank",
-                         "Five aesthetic metrics of five systems beside the human experts' rank (1 = best)."),
     "table3": PaperTable("table3", "table3_main.csv", "Table 3: main results",
                          "Accuracy (%) per level (C component, T topology, P phase, S semantics), aesthetics "
                          "(A, UniPercept) and overall (O, the mean of the five)."),
+    "table2": PaperTable("table2", "table2_aesthetic_metrics.csv", "Table 2: aesthetic metrics and the human rank",
+                         "Five aesthetic metrics of five systems beside the human experts' rank (1 = best)."),
     "table4": PaperTable("table4", "table4_test_time_scaling.csv", "Table 4 / A1: test-time scaling",
                          "The same columns for prompt rewriting, SVG code, best-of-N and editing variants."),
     "fig6b": PaperTable("fig6b", "fig6b_human_rank_correlation.csv", "Fig. 6b: agreement with the human rank",

@@ -6,6 +6,8 @@
   stored on any.
 - ``score PREDICTIONS.jsonl --data DEST [--metric M] [--by AXIS] [--out CSV]``: the paper's
   Table 3 with n and 95% intervals, or the level accuracies broken down by an axis.
+- ``add-predictions FILE --data NAME [--label L]``: a predictions file checked and stored with a
+  data set under ``$STRUCTEXT_AIBENCH_DIR``, where the Results page finds it.
 - ``run --data DEST --base-url URL --model M --out FILE``: every (image, question) asked of an
   OpenAI-compatible vision-language model endpoint as the paper asks; resumable, with retries,
   as StrucText's ``run``; its output is a predictions file ``score`` reads.
@@ -152,6 +154,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     return cli_results.EXIT_OK
 
 
+def cmd_add_predictions(args: argparse.Namespace) -> int:
+    from structext_core.aibench.dataset import ImportFailed
+    from structext_core.aibench.limits import MAX_PREDICTIONS_FILE_BYTES
+    from structext_core.studio import aibench_store
+    label = args.label or Path(args.file).stem
+    try:
+        if Path(args.file).stat().st_size > MAX_PREDICTIONS_FILE_BYTES:
+            raise UsageError(f"{args.file} is larger than {MAX_PREDICTIONS_FILE_BYTES:,} bytes")
+        text = Path(args.file).read_text("utf-8", errors="replace")
+        count = aibench_store.add_predictions(args.data, text, label)
+    except (ImportFailed, ValueError, OSError) as error:
+        raise UsageError(str(error)) from None
+    print(f"stored {count} predictions as {label!r} with the data set {args.data!r}")
+    return 0
+
+
 def register(subparsers) -> None:
     """Add the ``aibench`` command and its subcommands."""
     top = subparsers.add_parser("aibench", help="AIBench: generate the synthetic set, import data, score predictions")
@@ -173,6 +191,12 @@ def register(subparsers) -> None:
     s.add_argument("--by", choices=sorted(BREAKDOWNS), help="level accuracies per conference, paper or question")
     s.add_argument("--out", help="also write the table as CSV")
     s.set_defaults(func=cmd_score)
+    a = sub.add_parser("add-predictions", help="check a predictions file and store it with a stored data set "
+                                               "(the Results page shows what is stored)")
+    a.add_argument("file", help="JSONL: paper_id, question_id, system, solver, prediction (or a run's output)")
+    a.add_argument("--data", required=True, help="the name of a data set under $STRUCTEXT_AIBENCH_DIR")
+    a.add_argument("--label", help="the stored file's name (default: the file's name)")
+    a.set_defaults(func=cmd_add_predictions)
     r = sub.add_parser("run", help="ask an OpenAI-compatible vision-language model every question about every image")
     r.add_argument("--data", required=True, help="a data set stored by 'aibench import'")
     r.add_argument("--base-url", required=True, help="e.g. http://localhost:8000/v1 (vLLM)")

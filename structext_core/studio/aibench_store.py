@@ -6,7 +6,10 @@
   ``expected.json`` are kept beside it for the failure-mode views;
 - :func:`add_predictions`: a predictions file checked against its data set (every problem named,
   nothing written on any) and stored under ``predictions/<name>.jsonl``;
-- :func:`load_predictions`: all stored predictions of a data set.
+- :func:`load_predictions`: all stored predictions of a data set;
+- :func:`add_reference_predictions`: for the synthetic set, the predictions of a "perfect
+  reader" (the right answer for each image, from ``truth.jsonl``), so its Table 3 shows what a
+  solver that reads every image exactly would score: 100 on the original figures.
 
 Every file is written whole to a temporary name and renamed into place.
 """
@@ -115,3 +118,20 @@ def load_predictions(name: str) -> list[aibench_predictions.Prediction]:
     for path in files:
         out.extend(aibench_predictions.read_predictions(path, data))
     return out
+
+
+REFERENCE_SOLVER = "perfect reader (synthetic truth)"
+REFERENCE_LABEL = "perfect-reader"
+
+
+def add_reference_predictions(pool: sandbox.WorkerPool | None = None) -> int:
+    """Store the synthetic set's perfect-reader predictions (made first if missing); the number
+    stored (0 when they already are)."""
+    import json
+    folder = ensure_synthetic(pool)
+    if (folder / "predictions" / f"{REFERENCE_LABEL}.jsonl").exists():
+        return 0
+    rows = [json.loads(line) for line in (folder / "truth.jsonl").read_text("utf-8").splitlines()]
+    text = "".join(json.dumps({"paper_id": r["paper_id"], "question_id": r["question_id"], "system": r["system"],
+                               "solver": REFERENCE_SOLVER, "prediction": r["truth"]}) + "\n" for r in rows)
+    return add_predictions(SYNTHETIC, text, REFERENCE_LABEL)

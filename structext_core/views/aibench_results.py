@@ -3,20 +3,23 @@
 - :func:`table3_view`: the paper's Table 3 from scores, numbers with their n and intervals;
 - :func:`heatmap`: cells of system x level, system x conference, solver x system (any two of
   the answer rows' axes). With ``level`` as an axis a cell is that level's pooled accuracy;
-  otherwise it is the mean of the four pooled level accuracies within the cell (the levels'
-  part of the overall; aesthetics are per image, not per question), with the cell's n;
+  with ``kind`` or ``question_id`` (each within one level) the cell's pooled accuracy;
+  otherwise the mean of the four pooled level accuracies within the cell (the levels' part of
+  the overall; aesthetics are per image, not per question), with the cell's n;
 - :func:`solver_rank_agreement`: the paper's Fig. 6a question, does the ranking of systems
   change with the solver: Kendall's tau between every two solvers' rankings;
 - :func:`question_kinds` and :func:`failing_kinds`: accuracy per kind of question, so the
   paper's failure modes show where the synthetic damage makes them known;
 - :func:`drill_down`: the questions behind a cell, each with its image, the key (only when the
-  viewer may see keys), the letter read and the reply.
+  viewer may see keys), the letter read and the reply;
+- :func:`heatmap_chart`: a heatmap's cells as an Altair chart (value and n in the tooltip).
 """
 
 from __future__ import annotations
 
 import math
 
+import altair as alt
 import pandas as pd
 
 from structext_core.aibench import paper as aibench_paper
@@ -25,6 +28,8 @@ from structext_core.aibench.dataset import Dataset
 from structext_core.aibench.model import LETTERS, LEVEL_COLUMNS, LEVELS
 
 AXES = ("system", "solver", "level", "conference", "paper_id", "question_id", "kind")
+#: Axes whose every value holds questions of a single level.
+WITHIN_A_LEVEL = {"kind", "question_id"}
 
 
 def table3_view(scores: list[scoring.SystemScore]) -> pd.DataFrame:
@@ -77,6 +82,9 @@ def heatmap(rows: pd.DataFrame, row_axis: str, column_axis: str) -> pd.DataFrame
     if "level" in by:
         cells = scoring.accuracy_by(rows, [a for a in by if a != "level"])
         return cells.rename(columns={"accuracy": "value"})[[*by, "value", "n"]]
+    if set(by) & WITHIN_A_LEVEL:  # the cell's questions are of one level: its pooled accuracy
+        cells = rows.groupby(by, sort=True).agg(n=("correct", "size"), correct=("correct", "sum")).reset_index()
+        return cells.assign(value=100.0 * cells["correct"] / cells["n"])[[*by, "value", "n"]]
     levels = scoring.accuracy_by(rows, by)
     cells = levels.groupby(by, sort=True).agg(value=("accuracy", "mean"), n=("n", "sum"), levels=("level", "size"))
     cells.loc[cells["levels"] < len(LEVELS), "value"] = math.nan  # a cell without all four levels has no mean
@@ -134,3 +142,24 @@ def drill_down(rows: pd.DataFrame, dataset: Dataset, *, show_keys: bool, limit: 
             item["correct"] = bool(r.correct)
         out.append(item)
     return out
+
+
+AXIS_TITLES = {"system": "system", "solver": "solver", "level": "level", "conference": "conference",
+               "paper_id": "paper", "question_id": "question", "kind": "kind of question"}
+
+
+def heatmap_chart(cells: pd.DataFrame, row_axis: str, column_axis: str) -> alt.Chart:
+    """The cells of :func:`heatmap` drawn: colour = accuracy (0-100), the value written in each cell."""
+    within = {"level", *WITHIN_A_LEVEL} & {row_axis, column_axis}
+    value_title = "accuracy (%)" if within else "mean of the four level accuracies (%)"
+    frame = cells.assign(label=cells["value"].map(lambda v: "" if pd.isna(v) else f"{v:.1f}"))
+    base = alt.Chart(frame).encode(
+        x=alt.X(f"{column_axis}:N", title=AXIS_TITLES.get(column_axis, column_axis)),
+        y=alt.Y(f"{row_axis}:N", title=AXIS_TITLES.get(row_axis, row_axis)))
+    rects = base.mark_rect().encode(
+        color=alt.Color("value:Q", title=value_title, scale=alt.Scale(domain=[0, 100], scheme="blues")),
+        tooltip=[row_axis, column_axis, alt.Tooltip("value:Q", format=".1f", title=value_title), "n"])
+    text = base.mark_text().encode(text="label:N", color=alt.condition("datum.value > 60", alt.value("white"),
+                                                                       alt.value("black")))
+    return (rects + text).properties(title=f"AIBench: {AXIS_TITLES.get(row_axis, row_axis)} x "
+                                           f"{AXIS_TITLES.get(column_axis, column_axis)}, {value_title}")

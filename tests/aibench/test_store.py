@@ -52,3 +52,18 @@ def test_predictions_are_checked_then_stored(store, pool):
         assert {str(k): v.accuracy for k, v in s.levels.items()} == pytest.approx(expected[s.system])
     with pytest.raises(ValueError, match="cannot name a data set"):
         aibench_store.dataset_path("../x")
+
+
+def test_cli_add_predictions(store, pool, tmp_path, capsys):
+    from structext_core.cli.main import main
+    path = aibench_store.ensure_synthetic(pool)
+    truth = [json.loads(line) for line in (path / "truth.jsonl").read_text().splitlines()]
+    file = tmp_path / "mine.jsonl"
+    file.write_text("".join(json.dumps({"paper_id": r["paper_id"], "question_id": r["question_id"],
+                                        "system": r["system"], "solver": "s", "prediction": "A"}) + "\n"
+                            for r in truth[:5]))
+    assert main(["aibench", "add-predictions", str(file), "--data", "synthetic"]) == 0
+    assert "stored 5 predictions as 'mine' with the data set 'synthetic'" in capsys.readouterr().out
+    assert main(["aibench", "add-predictions", str(file), "--data", "synthetic"]) == 2
+    assert "a predictions file of that name is stored" in capsys.readouterr().err
+    assert main(["aibench", "add-predictions", str(file), "--data", "nothing-here"]) == 2

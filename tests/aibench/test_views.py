@@ -62,6 +62,10 @@ def test_heatmaps(scored):
     assert (blank["value"] < 100).all() and (conf[conf["system"] == ORIGINAL_SYSTEM]["value"] == 100).all()
     solver_system = views.heatmap(rows, "solver", "system")
     assert len(solver_system) == 3 * len(build.SYSTEMS)
+    kinds = views.heatmap(views.with_kinds(reader_rows, data), "system", "kind").set_index(["system", "kind"])
+    failing = views.failing_kinds(reader_rows, data).set_index(["system", "kind"])
+    assert kinds["value"].notna().all() and len(kinds) == len(failing)
+    assert (kinds["value"] == failing["accuracy"].reindex(kinds.index)).all()
     with pytest.raises(ValueError, match="no axis 'colour'"):
         views.heatmap(rows, "system", "colour")
 
