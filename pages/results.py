@@ -9,6 +9,7 @@ metric (``views.results.ValueChoice``): strict or the paper's ROUGE-L, exact mat
 When people answered items, the views that compare them with models use only those items
 unless “All items” is on. The controls' state is kept in the URL (``views.url_state.read_url`` /
 ``write_url``): a copied address opens the same view; what it holds is checked, never trusted.
+A choice at the top picks the benchmark; AIBench's views are in ``pages/ui/aibench_results.py``.
 """
 
 import dataclasses
@@ -18,6 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import ui
+from pages.ui import aibench_results
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark import suites
 from structext_core.evaluation import paper, results
@@ -708,6 +710,9 @@ FRAME_VIEWS = {
 
 st.title("Results")
 db = ui.get_db()
+if aibench_results.choose_benchmark() != "structext-eval":  # AIBench: its own views (pages/ui/aibench_results.py)
+    aibench_results.aibench_page(db, user)
+    st.stop()
 db_path = str(storage.default_db_path())
 version = results_store.data_version(db)
 scope = access.results_scope(db, user, load_frame(db_path, version)["suite"].unique())

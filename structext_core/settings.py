@@ -40,6 +40,7 @@ SANDBOX_MEMORY_ENV = "STRUCTEXT_SANDBOX_MEMORY_MB"
 SANDBOX_TEST_FUNCTIONS_ENV = "STRUCTEXT_SANDBOX_TEST_FUNCTIONS"
 LIMIT_PREFIX = "STRUCTEXT_LIMIT_"
 HOME_ENV = "STRUCTEXT_HOME"
+AIBENCH_DIR_ENV = "STRUCTEXT_AIBENCH_DIR"
 
 
 class SettingError(ValueError):
@@ -124,6 +125,11 @@ def suites_dir() -> Path:
 def results_dir() -> Path:
     """The folder the Results page imports from: ``$STRUCTEXT_RESULTS_DIR`` or ``annotations/results``."""
     return path(RESULTS_DIR_ENV, ANNOTATIONS_DIR / "results")
+
+
+def aibench_dir() -> Path:
+    """Where AIBench data sets are stored: ``$STRUCTEXT_AIBENCH_DIR`` or ``annotations/aibench``."""
+    return path(AIBENCH_DIR_ENV, ANNOTATIONS_DIR / "aibench")
 
 
 def error_log_path() -> Path:

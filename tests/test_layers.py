@@ -1,7 +1,7 @@
 """The layers of structext_core, enforced: each imports only the layers before it, nothing
 under structext_core imports Streamlit or the pages, and the pages' glue lives in pages/ui/.
 
-    settings -> benchmark -> evaluation -> studio -> views -> cli
+    settings -> benchmark -> aibench -> evaluation -> benchmarks -> studio -> views -> cli
 
 Every import counts, including the ones inside functions.
 """
@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "structext_core"
-LAYERS = ["settings", "benchmark", "evaluation", "studio", "views", "cli"]
+LAYERS = ["settings", "benchmark", "aibench", "evaluation", "benchmarks", "studio", "views", "cli"]
 #: Third-party packages that only the pages (and their glue) may import.
 UI_ONLY = ("streamlit",)
 

@@ -294,6 +294,8 @@ def build_parser(with_results: bool = True) -> argparse.ArgumentParser:
     if with_results:  # score, prompts, run: they need pandas, so load them only when asked for
         from structext_core.cli import results as cli_results
         cli_results.register(sub)
+    from structext_core.cli import aibench as cli_aibench  # the second benchmark; loads its modules when run
+    cli_aibench.register(sub)
     return parser
 
 

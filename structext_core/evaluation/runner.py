@@ -115,9 +115,11 @@ def _retry_after_seconds(value: str | None) -> float | None:
         return None  # an HTTP date: fall back to our own backoff
 
 
-def chat_completion(config: EndpointConfig, prompt: str) -> Completion:
-    """Ask once. Raises :class:`EndpointError` (with ``retryable``) on any failure."""
-    body = {"model": config.model, "messages": [{"role": "user", "content": prompt}],
+def chat_completion(config: EndpointConfig, prompt: str | list[dict]) -> Completion:
+    """Ask once: ``prompt`` is the user message's text, or the whole ``messages`` list (AIBench
+    sends a system message and an image). Raises :class:`EndpointError` (with ``retryable``) on any failure."""
+    messages = prompt if isinstance(prompt, list) else [{"role": "user", "content": prompt}]
+    body = {"model": config.model, "messages": messages,
             "temperature": config.temperature, **dict(config.extra_body)}
     if config.max_tokens is not None:
         body["max_tokens"] = config.max_tokens
@@ -150,7 +152,7 @@ def chat_completion(config: EndpointConfig, prompt: str) -> Completion:
 
 def ask_with_retries(
     config: EndpointConfig,
-    prompt: str,
+    prompt: str | list[dict],
     policy: RetryPolicy,
     rng: random.Random,
     stop: threading.Event | None = None,
@@ -253,6 +255,7 @@ def _result_row(item: Mapping, config: EndpointConfig, setting: str, completion:
         "usage": completion.usage,
         "latency_s": round(latency, 3),
         "attempts": attempts,
+        **dict(item.get("fields") or {}),  # what identifies the item beyond sample_id (AIBench: paper, question, system)
     }
 
 
@@ -271,7 +274,9 @@ def run_prompts(
     """Answer every prompt not yet answered in ``out_path``, appending one line per answer.
 
     ``items`` are prompt records ``{sample_id, prompt, demonstrations?}`` (the output of
-    ``python -m structext_core prompts``). ``concurrency`` worker threads each hold at most
+    ``python -m structext_core prompts``); a ``prompt`` may also be a ``messages`` list or a
+    function returning one (called when the item is asked), and ``fields`` (a dict) are
+    written into the item's line. ``concurrency`` worker threads each hold at most
     one request. Failed prompts (after retries) are listed in the summary and not written,
     so the next run tries them again. After ``max_consecutive_failures`` failures in a row
     the run stops (the endpoint is likely down). ``progress(summary)`` is called after each
@@ -318,7 +323,15 @@ def _answer(todo: list[Mapping], config: EndpointConfig, out, setting: str, conc
                 return
             started = time.monotonic()
             try:
-                completion, attempts = ask_with_retries(config, str(item["prompt"]), policy, rng, stop)
+                prompt = item["prompt"]
+                if callable(prompt):  # built when asked (AIBench: the image is read now, not held for every item)
+                    try:
+                        prompt = prompt()
+                    except OSError as exc:
+                        outbox.put((item, None, f"cannot build the prompt: {exc}"))
+                        continue
+                prompt = prompt if isinstance(prompt, list) else str(prompt)
+                completion, attempts = ask_with_retries(config, prompt, policy, rng, stop)
             except RunStopped:
                 return
             except EndpointError as exc:

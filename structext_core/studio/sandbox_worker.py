@@ -33,6 +33,7 @@ from structext_core import settings
 FUNCTIONS: dict[str, tuple[str, str]] = {
     "check_rewrite": ("structext_core.studio.rewrite", "check_rewrite"),
     "preview": ("structext_core.benchmark.preview", "preview"),
+    "aibench_image": ("structext_core.aibench.images", "check_image"),
 }
 #: Set to ``1`` (tests only) to add the ``_test_*`` functions below and the poison markers.
 TEST_FUNCTIONS_ENV = settings.SANDBOX_TEST_FUNCTIONS_ENV

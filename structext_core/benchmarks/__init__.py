@@ -1,0 +1,67 @@
+"""Benchmarks behind one interface: StrucText-Eval and AIBench as members of one registry.
+
+A benchmark declares what an item is, how a question is shown to a person or a model, how an
+answer is scored and which axes its results break down by. Code that serves every benchmark
+(the CLI today; the studio and Results later) reads this declaration and branches on no
+benchmark's name, as it branches on no format's name (:mod:`structext_core.benchmark.formats`).
+
+The benchmarks are registered in one table, :data:`REGISTRY` (name -> member module in this
+package, display name); :func:`get_module` returns a member. Each member module offers every
+name of :data:`INTERFACE` (``tests/aibench/test_registry.py`` checks it):
+
+- ``NAME``, ``DISPLAY_NAME``: its key in the registry and how the app names it.
+- ``ITEM_FIELDS``: the fields of one item, in order (StrucText: the sample schema).
+- ``AXES``: the columns its results break down by, most general first.
+- ``item_id(item) -> str``: the item's id, unique within its suite or data set.
+- ``show_question(item) -> ShownQuestion``: how the item is put to a model or a person.
+- ``score_answer(item, reply) -> float``: the item's score for a reply, in [0, 1].
+
+The member modules are thin adapters: the benchmarks' own code stays in their peer packages
+(:mod:`structext_core.benchmark` for StrucText-Eval, :mod:`structext_core.aibench` for AIBench).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+
+@dataclass(frozen=True)
+class ShownQuestion:
+    """One question as it is put to a model or a person.
+
+    ``text``: the user prompt; ``system``: the system prompt ("" for none); ``choices``: the
+    options of a multiple-choice question, lettered A, B, ... in order (empty for free text);
+    ``image``: the path of an image shown beside the text, relative to the data set (None for text only).
+    """
+
+    text: str
+    system: str = ""
+    choices: tuple[str, ...] = ()
+    image: str | None = None
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A benchmark's row in the registry: its adapter module (in this package) and display name."""
+
+    module: str
+    display_name: str
+
+
+#: The one table of benchmarks, in the app's order.
+REGISTRY: dict[str, Benchmark] = {
+    "structext-eval": Benchmark("structext_eval", "StrucText-Eval"),
+    "aibench": Benchmark("aibench", "AIBench"),
+}
+NAMES = list(REGISTRY)
+#: What every member module offers (see above).
+INTERFACE = ("NAME", "DISPLAY_NAME", "ITEM_FIELDS", "AXES", "item_id", "show_question", "score_answer")
+
+
+def get_module(name: str) -> ModuleType:
+    """The member module of the benchmark ``name`` (a ``KeyError`` naming the known ones otherwise)."""
+    if name not in REGISTRY:
+        raise KeyError(f"no benchmark {name!r}; the benchmarks are {', '.join(NAMES)}")
+    return importlib.import_module(f"{__name__}.{REGISTRY[name].module}")

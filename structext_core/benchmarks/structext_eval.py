@@ -1,0 +1,34 @@
+"""StrucText-Eval as a member of the benchmark registry: a thin adapter over its own packages
+(:mod:`structext_core.benchmark` for samples, :mod:`structext_core.evaluation` for prompts and
+scoring). Nothing here changes StrucText's behaviour or contracts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from structext_core.benchmark import samples
+from structext_core.benchmarks import ShownQuestion
+from structext_core.evaluation import prompts, scoring
+
+NAME = "structext-eval"
+DISPLAY_NAME = "StrucText-Eval"
+#: An item is one sample (the sample schema of DESIGN.md).
+ITEM_FIELDS = tuple(samples.FIELDS)
+#: The result columns its views break down by (those of :mod:`structext_core.evaluation.aggregate`).
+AXES = ("model", "prompt", "suite", "language", "task", "task_id", "depth", "width")
+
+
+def item_id(item: Mapping) -> str:
+    """The sample's id."""
+    return str(item["id"])
+
+
+def show_question(item: Mapping, setting: str = "naive") -> ShownQuestion:
+    """The sample's prompt under ``setting`` (one of the six; no demonstrations), as text only."""
+    return ShownQuestion(text=prompts.build_prompt(item, setting))
+
+
+def score_answer(item: Mapping, reply: str) -> float:
+    """The sample's score for ``reply``: thresholded ROUGE-L on the extracted answer (``score``
+    of the result schema)."""
+    return scoring.score_response(item["answer"], reply).score

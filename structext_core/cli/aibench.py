@@ -1,0 +1,214 @@
+"""``python -m structext_core aibench generate|import|score``: AIBench from the command line.
+
+- ``generate --out DIR [--seed S] [--papers N]``: the synthetic set in the import's folder shape.
+- ``import FOLDER [--out DEST] [--replace]``: check a folder of papers, images and aesthetic
+  scores (images decoded in worker processes) and store it; every problem is named, nothing is
+  stored on any.
+- ``score PREDICTIONS.jsonl --data DEST [--metric M] [--by AXIS] [--out CSV]``: the paper's
+  Table 3 with n and 95% intervals, or the level accuracies broken down by an axis.
+- ``add-predictions FILE --data NAME [--label L]``: a predictions file checked and stored with a
+  data set under ``$STRUCTEXT_AIBENCH_DIR``, where the Results page finds it.
+- ``run --data DEST --base-url URL --model M --out FILE``: every (image, question) asked of an
+  OpenAI-compatible vision-language model endpoint as the paper asks; resumable, with retries,
+  as StrucText's ``run``; its output is a predictions file ``score`` reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+from structext_core import settings
+from structext_core.cli.main import UsageError
+
+BREAKDOWNS = {"conference": ["system", "solver", "conference"], "paper": ["system", "solver", "paper_id"],
+              "question": ["solver", "paper_id", "question_id"]}
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from structext_core.aibench.synthetic import build
+    if args.papers < 1 or args.papers > 5000:
+        raise UsageError("--papers must be between 1 and 5000")
+    try:
+        built = build.write_set(args.out, seed=args.seed, papers=args.papers)
+    except FileExistsError as error:
+        raise UsageError(str(error)) from None
+    questions = sum(len(b.questions) for b in built)
+    print(f"wrote {len(built)} papers, {questions} questions and {len(built) * len(build.SYSTEMS)} images "
+          f"({len(build.SYSTEMS)} systems) to {args.out}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from structext_core.aibench.dataset import ImportFailed
+    from structext_core.studio import aibench_import
+    dest = Path(args.out) if args.out else settings.aibench_dir() / Path(args.folder).resolve().name
+    try:
+        stored = aibench_import.import_folder(args.folder, dest, replace=args.replace)
+    except (ImportFailed, FileExistsError) as error:
+        raise UsageError(str(error)) from None
+    questions = sum(len(p.questions) for p in stored.papers.values())
+    print(f"imported {len(stored.papers)} papers, {questions} questions, {len(stored.images)} images of "
+          f"{len(stored.systems)} systems and {len(stored.aesthetics)} aesthetic scores into {dest}")
+    return 0
+
+
+def _cell(value: float, low: float | None = None, high: float | None = None) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if low is None or math.isnan(low):
+        return f"{value:.2f}"
+    return f"{value:.2f} [{low:.1f}, {high:.1f}]"
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from structext_core.aibench import dataset as ds
+    from structext_core.aibench import predictions, scoring
+    try:
+        data = ds.load_dataset(args.data)
+        preds = predictions.read_predictions(args.predictions, data)
+        metric = scoring.choose_metric(data, args.metric)
+    except (ValueError, OSError) as error:
+        raise UsageError(str(error)) from None
+    if args.by:
+        table = scoring.accuracy_by(scoring.answer_rows(data, preds), BREAKDOWNS[args.by])
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+        if args.out:
+            table.to_csv(args.out, index=False)
+        return 0
+    scores = scoring.score_systems(data, preds, metric=metric)
+    header = ["system", "solver", "C", "T", "P", "S", "A", "O"]
+    lines = [header]
+    for s in scores:
+        row = [s.system, s.solver]
+        row += [_cell(s.levels[lv].accuracy, s.levels[lv].low, s.levels[lv].high) if lv in s.levels else "-"
+                for lv in (1, 2, 3, 4)]
+        row += [_cell(s.aesthetics), _cell(s.overall, s.overall_low, s.overall_high)]
+        lines.append(row)
+    widths = [max(len(r[i]) for r in lines) for i in range(len(header))]
+    for r in lines:
+        print("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip())
+    if scores:
+        first = scores[0].levels
+        chance = ", ".join(f"{col} {first[lv].chance:.1f}" for lv, col in zip((1, 2, 3, 4), "CTPS") if lv in first)
+        n = ", ".join(f"{col} {first[lv].n}" for lv, col in zip((1, 2, 3, 4), "CTPS") if lv in first)
+        print(f"n questions: {n}; chance (%): {chance}; aesthetics: {metric or 'none imported (no A, no O)'}; "
+              f"intervals: Wilson (levels), bootstrap over {scores[0].papers} papers (O)")
+        unclear = sum(lv.unclear for s in scores for lv in s.levels.values())
+        missing = sum(lv.missing for s in scores for lv in s.levels.values())
+        print(f"replies without a clear letter: {unclear}; questions without a prediction: {missing} "
+              f"(both count as not correct)")
+    if args.out:
+        scoring.table3(scores).to_csv(args.out, index=False)
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import sys
+
+    from structext_core.aibench.dataset import load_dataset
+    from structext_core.cli import results as cli_results
+    from structext_core.cli.progress import ProgressLine
+    from structext_core.evaluation import aibench_run, runner
+    if args.concurrency < 1:
+        raise UsageError("--concurrency must be at least 1")
+    if not args.base_url.startswith(("http://", "https://")):
+        raise UsageError(f"--base-url must start with http:// or https://, got {args.base_url!r}")
+    if problem := cli_results._out_problem(args.out):
+        raise UsageError(problem)
+    try:
+        data = load_dataset(args.data)
+        items = aibench_run.run_items(args.data, data, args.systems)
+        already = runner.answered_samples(args.out, args.model, aibench_run.SETTING)
+    except (ValueError, OSError) as error:
+        raise UsageError(str(error)) from None
+    config = runner.EndpointConfig(base_url=args.base_url, model=args.model,
+                                   api_key=runner.api_key_from_env(args.api_key_env), timeout=args.timeout,
+                                   temperature=args.temperature, max_tokens=args.max_tokens)
+    policy = runner.RetryPolicy(max_retries=args.max_retries, backoff_base=args.backoff, backoff_max=60.0)
+    todo = sum(1 for item in items if item["sample_id"] not in already)
+    print(f"{len(items)} (image, question) pairs, {len(items) - todo} already answered in {args.out}, "
+          f"{todo} to ask {args.model} at {args.base_url}", file=sys.stderr)
+    progress = ProgressLine("answered")
+
+    def report(summary: runner.RunSummary) -> None:
+        progress.update(summary.finished, todo, f", {len(summary.failures)} failed" if summary.failures else "")
+
+    try:
+        summary = runner.run_prompts(items, config, args.out, aibench_run.SETTING, concurrency=args.concurrency,
+                                     policy=policy, progress=report)
+    except runner.RunInProgressError as error:
+        raise UsageError(str(error)) from None
+    finally:
+        progress.close()
+    for sample_id, message in summary.failures[:10]:
+        print(f"failed: {sample_id}: {message}", file=sys.stderr)
+    if summary.stopped_early:
+        print(f"stopped early: {summary.stopped_early}", file=sys.stderr)
+    print(f"answered {summary.answered}, skipped {summary.skipped} already answered, "
+          f"failed {len(summary.failures)}; results in {args.out}")
+    if summary.total - summary.skipped - summary.answered:
+        print("some pairs have no answer: run the same command again to retry them", file=sys.stderr)
+        return cli_results.EXIT_INCOMPLETE
+    return cli_results.EXIT_OK
+
+
+def cmd_add_predictions(args: argparse.Namespace) -> int:
+    from structext_core.aibench.dataset import ImportFailed
+    from structext_core.aibench.limits import MAX_PREDICTIONS_FILE_BYTES
+    from structext_core.studio import aibench_store
+    label = args.label or Path(args.file).stem
+    try:
+        if Path(args.file).stat().st_size > MAX_PREDICTIONS_FILE_BYTES:
+            raise UsageError(f"{args.file} is larger than {MAX_PREDICTIONS_FILE_BYTES:,} bytes")
+        text = Path(args.file).read_text("utf-8", errors="replace")
+        count = aibench_store.add_predictions(args.data, text, label)
+    except (ImportFailed, ValueError, OSError) as error:
+        raise UsageError(str(error)) from None
+    print(f"stored {count} predictions as {label!r} with the data set {args.data!r}")
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add the ``aibench`` command and its subcommands."""
+    top = subparsers.add_parser("aibench", help="AIBench: generate the synthetic set, import data, score predictions")
+    sub = top.add_subparsers(dest="aibench_command", required=True, metavar="COMMAND")
+    g = sub.add_parser("generate", help="write the synthetic AIBench (import folder shape) into a new folder")
+    g.add_argument("--out", required=True, help="a new or empty folder")
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--papers", type=int, default=20)
+    g.set_defaults(func=cmd_generate)
+    i = sub.add_parser("import", help="check an AIBench folder and store it (nothing stored on any problem)")
+    i.add_argument("folder")
+    i.add_argument("--out", help="where to store it (default: $STRUCTEXT_AIBENCH_DIR or annotations/aibench, /<folder name>)")
+    i.add_argument("--replace", action="store_true", help="replace a data set stored there (only when all is well)")
+    i.set_defaults(func=cmd_import)
+    s = sub.add_parser("score", help="score predictions (JSONL) on a stored data set as the paper does")
+    s.add_argument("predictions", help="JSONL: paper_id, question_id, system, solver, prediction")
+    s.add_argument("--data", required=True, help="a data set stored by 'aibench import'")
+    s.add_argument("--metric", help="the aesthetic metric for A (default: UniPercept, or the only one)")
+    s.add_argument("--by", choices=sorted(BREAKDOWNS), help="level accuracies per conference, paper or question")
+    s.add_argument("--out", help="also write the table as CSV")
+    s.set_defaults(func=cmd_score)
+    a = sub.add_parser("add-predictions", help="check a predictions file and store it with a stored data set "
+                                               "(the Results page shows what is stored)")
+    a.add_argument("file", help="JSONL: paper_id, question_id, system, solver, prediction (or a run's output)")
+    a.add_argument("--data", required=True, help="the name of a data set under $STRUCTEXT_AIBENCH_DIR")
+    a.add_argument("--label", help="the stored file's name (default: the file's name)")
+    a.set_defaults(func=cmd_add_predictions)
+    r = sub.add_parser("run", help="ask an OpenAI-compatible vision-language model every question about every image")
+    r.add_argument("--data", required=True, help="a data set stored by 'aibench import'")
+    r.add_argument("--base-url", required=True, help="e.g. http://localhost:8000/v1 (vLLM)")
+    r.add_argument("--model", required=True, help="the model name sent to the endpoint, recorded as the solver")
+    r.add_argument("--out", required=True, help="predictions .jsonl, appended to (rerun to resume)")
+    r.add_argument("--systems", nargs="+", help="only these systems' images (default: all)")
+    r.add_argument("--concurrency", type=int, default=4, help="requests in flight at most (default %(default)s)")
+    r.add_argument("--max-retries", type=int, default=5, help="retries per request (default %(default)s)")
+    r.add_argument("--backoff", type=float, default=1.0, help="first retry delay in seconds, doubled each time")
+    r.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for one answer")
+    r.add_argument("--temperature", type=float, default=0.0)
+    r.add_argument("--max-tokens", type=int, help="cap on the answer length in tokens")
+    r.add_argument("--api-key-env", default="OPENAI_API_KEY",
+                   help="environment variable holding the API key (default %(default)s)")
+    r.set_defaults(func=cmd_run)

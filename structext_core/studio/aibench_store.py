@@ -1,0 +1,137 @@
+"""Where the app keeps AIBench: stored data sets under :func:`structext_core.settings.aibench_dir`
+(``$STRUCTEXT_AIBENCH_DIR`` or ``annotations/aibench``), each with its predictions files.
+
+- :func:`ensure_synthetic`: the synthetic set (the embedded default, like Test and Test-Hard for
+  StrucText) generated and imported when it is missing; its ``truth.jsonl`` and
+  ``expected.json`` are kept beside it for the failure-mode views;
+- :func:`add_predictions`: a predictions file checked against its data set (every problem named,
+  nothing written on any) and stored under ``predictions/<name>.jsonl``;
+- :func:`load_predictions`: all stored predictions of a data set;
+- :func:`add_reference_predictions`: for the synthetic set, the predictions of a "perfect
+  reader" (the right answer for each image, from ``truth.jsonl``), so its Table 3 shows what a
+  solver that reads every image exactly would score: 100 on the original figures.
+
+Every file is written whole to a temporary name and renamed into place.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+from structext_core import settings
+from structext_core.aibench import dataset as aibench_dataset
+from structext_core.aibench import predictions as aibench_predictions
+from structext_core.aibench.papers import Problem
+from structext_core.aibench.synthetic import build
+from structext_core.studio import aibench_import, sandbox
+
+SYNTHETIC = "synthetic"
+SYNTHETIC_SEED = 0
+SYNTHETIC_PAPERS = 20
+SYNTHETIC_FILES = ("truth.jsonl", "expected.json")
+_lock = threading.Lock()
+
+
+def dataset_path(name: str) -> Path:
+    """The folder of the stored data set ``name`` (a ``ValueError`` for a name that is not an id)."""
+    if not aibench_dataset.safe_id(name):
+        raise ValueError(f"{name[:60]!r} cannot name a data set (letters, digits, '.', '_', '-')")
+    return settings.aibench_dir() / name
+
+
+def stored_datasets() -> list[str]:
+    """The names of the stored data sets, sorted."""
+    root = settings.aibench_dir()
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir()
+                  if not p.name.startswith(".") and (p / aibench_dataset.STORED_MARKER).is_file())
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def ensure_synthetic(pool: sandbox.WorkerPool | None = None) -> Path:
+    """The stored synthetic set, generated (seed 0, 20 papers) and imported first if it is missing."""
+    dest = dataset_path(SYNTHETIC)
+    with _lock:
+        if (dest / aibench_dataset.STORED_MARKER).is_file() and all((dest / f).is_file() for f in SYNTHETIC_FILES):
+            return dest
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".synthetic-source-"))
+        try:
+            build.write_set(work / "set", seed=SYNTHETIC_SEED, papers=SYNTHETIC_PAPERS)
+            aibench_import.import_folder(work / "set", dest, replace=True, pool=pool)
+            for name in SYNTHETIC_FILES:
+                _write_atomically(dest / name, (work / "set" / name).read_bytes())
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return dest
+
+
+def add_predictions(name: str, text: str, label: str) -> int:
+    """Check ``text`` (predictions JSONL) against the data set ``name`` and store it as
+    ``predictions/<label>.jsonl``; the number of predictions. Raises
+    :class:`~structext_core.aibench.dataset.ImportFailed` (nothing written) on any problem,
+    including a label already stored or a prediction another stored file already holds."""
+    folder = dataset_path(name)
+    data = aibench_dataset.load_dataset(folder)
+    if not aibench_dataset.safe_id(label):
+        raise aibench_dataset.ImportFailed([Problem(label[:60], "", "cannot name a predictions file "
+                                                                   "(letters, digits, '.', '_', '-')")])
+    target = folder / "predictions" / f"{label}.jsonl"
+    if target.exists():
+        raise aibench_dataset.ImportFailed([Problem(f"{label}.jsonl", "", "a predictions file of that name is stored")])
+    found = aibench_predictions.parse_predictions(text, data, f"{label}.jsonl")
+    stored = {p.key for p in load_predictions(name)}
+    clashes = [p for p in found if p.key in stored]
+    if clashes:
+        p = clashes[0]
+        raise aibench_dataset.ImportFailed([Problem(f"{label}.jsonl", "", (
+            f"{len(clashes)} prediction(s) are already stored, e.g. {p.paper_id}/{p.question_id} by {p.solver!r} "
+            f"on {p.system!r}"))])
+    _write_atomically(target, aibench_predictions.to_jsonl(found).encode("utf-8"))
+    return len(found)
+
+
+def load_predictions(name: str) -> list[aibench_predictions.Prediction]:
+    """Every stored prediction of the data set ``name``, files in name order."""
+    folder = dataset_path(name)
+    files = sorted((folder / "predictions").glob("*.jsonl")) if (folder / "predictions").is_dir() else []
+    if not files:
+        return []
+    data = aibench_dataset.load_dataset(folder)
+    out = []
+    for path in files:
+        out.extend(aibench_predictions.read_predictions(path, data))
+    return out
+
+
+REFERENCE_SOLVER = "perfect reader (synthetic truth)"
+REFERENCE_LABEL = "perfect-reader"
+
+
+def add_reference_predictions(pool: sandbox.WorkerPool | None = None) -> int:
+    """Store the synthetic set's perfect-reader predictions (made first if missing); the number
+    stored (0 when they already are)."""
+    import json
+    folder = ensure_synthetic(pool)
+    if (folder / "predictions" / f"{REFERENCE_LABEL}.jsonl").exists():
+        return 0
+    rows = [json.loads(line) for line in (folder / "truth.jsonl").read_text("utf-8").splitlines()]
+    text = "".join(json.dumps({"paper_id": r["paper_id"], "question_id": r["question_id"], "system": r["system"],
+                               "solver": REFERENCE_SOLVER, "prediction": r["truth"]}) + "\n" for r in rows)
+    return add_predictions(SYNTHETIC, text, REFERENCE_LABEL)

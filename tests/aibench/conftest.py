@@ -1,0 +1,66 @@
+"""Shared fixtures: a worker pool for image checks, and a small valid AIBench folder."""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from structext_core.studio import sandbox
+
+
+@pytest.fixture(scope="module")
+def pool():
+    """One worker for the module's image checks, shut down afterwards."""
+    workers = sandbox.WorkerPool(workers=1, timeout=20, memory_mb=1024)
+    yield workers
+    workers.shutdown()
+
+
+def png_bytes(size=(64, 48), color=(200, 30, 30), **save) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", size, color).save(out, "PNG", **save)
+    return out.getvalue()
+
+
+def paper_json(paper_id="p1", **overrides) -> dict:
+    """A valid paper in the authors' shape (``correct_option``, named levels, lettered options)."""
+    paper = {
+        "id": paper_id, "conference": "CVPR", "year": 2025, "method_text": "We encode, then decode.",
+        "original_figure": f"figures/{paper_id}.png",
+        "logic_graph": {
+            "title": "A pipeline", "layout_direction": "left-to-right",
+            "phases": [{"id": "ph1", "label": "Training"}],
+            "nodes": [{"id": "n1", "label": "Encoder", "phase_id": "ph1", "type": "model", "icon_hint": ""},
+                      {"id": "n2", "label": "Decoder", "phase_id": "ph1", "type": "model", "icon_hint": ""},
+                      {"id": "n3", "label": "Image", "phase_id": None, "type": "data", "icon_hint": ""}],
+            "edges": [{"source": "n3", "target": "n1", "label": ""}, {"source": "n1", "target": "n2", "label": ""},
+                      {"source": "n2", "target": "n1", "label": "feedback"}],
+        },
+        "questions": [
+            {"id": "q1", "level": "Level 1: Component Existence", "question": "Is an Encoder drawn?",
+             "options": {"A": "No", "B": "Yes"}, "correct_option": "B", "rationale": "n1"},
+            {"id": "q2", "level": 2, "question": "Where does the Encoder's output go?",
+             "options": ["Image", "Decoder", "Loss", "The image does not contain sufficient information to answer "
+                                                  "or none of the other options are correct."],
+             "answer": "Decoder"},
+        ],
+    }
+    paper.update(overrides)
+    return paper
+
+
+def write_folder(root: Path, papers=None, systems=("Sys A",)) -> Path:
+    """An import folder: the papers, their original figures and one image per system and paper."""
+    papers = papers if papers is not None else [paper_json("p1"), paper_json("p2")]
+    (root / "papers").mkdir(parents=True)
+    (root / "figures").mkdir()
+    for paper in papers:
+        (root / "papers" / f"{paper['id']}.json").write_text(json.dumps(paper))
+        (root / "figures" / f"{paper['id']}.png").write_bytes(png_bytes())
+        for system in systems:
+            (root / "images" / system).mkdir(parents=True, exist_ok=True)
+            (root / "images" / system / f"{paper['id']}.png").write_bytes(png_bytes(color=(0, 0, 255)))
+    return root

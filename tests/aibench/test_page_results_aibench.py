@@ -1,0 +1,93 @@
+"""AIBench on the Results page (AppTest): the paper's tables for everyone, exactly as printed;
+stored results, heatmaps and drill-down with the image for those who may see answers."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+from streamlit.testing.v1 import AppTest
+
+from structext_core import settings
+from structext_core.aibench import paper as aibench_paper
+from structext_core.studio import aibench_store
+
+PAGE = Path(__file__).resolve().parents[2] / "pages" / "results.py"
+RESEARCHER = {"id": 98, "username": "reader", "role": "researcher"}
+
+
+@pytest.fixture(scope="module")
+def aibench_dir(tmp_path_factory, pool):
+    root = tmp_path_factory.mktemp("aibench_page")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(settings.AIBENCH_DIR_ENV, str(root / "aibench"))
+        patch.setattr(aibench_store, "SYNTHETIC_PAPERS", 2)
+        aibench_store.add_reference_predictions(pool)
+    return root / "aibench"
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch, aibench_dir):
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "structext.db"))
+    monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
+    monkeypatch.setenv(settings.AIBENCH_DIR_ENV, str(aibench_dir))
+    return aibench_dir
+
+
+def open_aibench(user) -> AppTest:
+    at = AppTest.from_file(str(PAGE), default_timeout=60)
+    if user is not None:
+        at.session_state["user"] = user
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.selectbox(key="rs_benchmark").set_value("aibench").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def frame(at, column):
+    """The one table on the page with this column."""
+    (found,) = [d.value for d in at.dataframe if column in d.value.columns]
+    return found
+
+
+def test_structext_stays_the_default(env):
+    at = AppTest.from_file(str(PAGE), default_timeout=60)
+    at.run()
+    assert at.selectbox(key="rs_benchmark").value == "structext-eval"
+    assert at.selectbox(key="rs_benchmark").options == ["StrucText-Eval", "AIBench"]
+
+
+def test_visitors_see_the_papers_tables_exactly_as_printed(env):
+    at = open_aibench(None)
+    for key in aibench_paper.TABLES:
+        at.selectbox(key="rs_aib_paper").set_value(key).run()
+        shown = at.dataframe[0].value
+        assert shown.astype(str).equals(aibench_paper.load_table(key)), key
+    assert "Model results on AIBench data sets are shown to researchers and admins." in [c.value for c in at.caption]
+    assert not any("C_interval" in d.value.columns for d in at.dataframe)
+
+
+def test_researchers_see_table3_heatmaps_and_the_drill_down(env):
+    at = open_aibench(RESEARCHER)
+    assert at.selectbox(key="rs_aib_data").value == "synthetic"
+    table = frame(at, "C_interval")
+    expected = json.loads((env / "synthetic" / "expected.json").read_text())["perfect_solver"]
+    for _, row in table.iterrows():
+        assert [row["C"], row["T"], row["P"], row["S"]] == pytest.approx(
+            [expected[row["system"]][level] for level in "1234"])
+    assert len(at.get("vega_lite_chart")) == 1
+    for choice in ("system x conference", "solver x system", "system x kind of question"):
+        at.selectbox(key="rs_aib_heatmap").set_value(choice).run()
+        assert not at.exception and len(at.get("vega_lite_chart")) == 1
+        chart = at.get("vega_lite_chart")[0].proto
+        assert json.loads(chart.spec)["layer"][0]["mark"]["type"] == "rect"
+        cells = convert_arrow_bytes_to_pandas_df(chart.datasets[0].data.data)
+        assert len(cells) and cells["value"].notna().all(), choice  # every cell has a value
+    at.selectbox(key="rs_aib_system").set_value("Blank Image").run()
+    at.selectbox(key="rs_aib_level").set_value(2).run()
+    drill = frame(at, "reply")
+    assert len(drill) > 0 and not drill["correct"].any() and (drill["key"] != drill["letter"]).all()
+    (image,) = at.get("image")
+    assert image.captions[0].startswith(f"Blank Image, {drill['paper_id'].iloc[0]}: ")

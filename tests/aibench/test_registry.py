@@ -1,0 +1,57 @@
+"""The benchmark registry: both members offer the whole interface and behave as their packages do."""
+from __future__ import annotations
+
+import pytest
+
+from structext_core import benchmarks
+from structext_core.aibench import model
+from structext_core.benchmark import suites
+from structext_core.evaluation import prompts, scoring
+
+
+def test_registry_lists_both_benchmarks_in_order():
+    assert benchmarks.NAMES == ["structext-eval", "aibench"]
+    assert [b.display_name for b in benchmarks.REGISTRY.values()] == ["StrucText-Eval", "AIBench"]
+
+
+@pytest.mark.parametrize("name", benchmarks.NAMES)
+def test_every_member_offers_the_whole_interface(name):
+    module = benchmarks.get_module(name)
+    missing = [attr for attr in benchmarks.INTERFACE if not hasattr(module, attr)]
+    assert missing == []
+    assert module.NAME == name
+    assert module.DISPLAY_NAME == benchmarks.REGISTRY[name].display_name
+
+
+def test_unknown_benchmark_is_named():
+    with pytest.raises(KeyError, match="no benchmark 'mmlu'; the benchmarks are structext-eval, aibench"):
+        benchmarks.get_module("mmlu")
+
+
+def test_structext_member_is_a_thin_adapter():
+    member = benchmarks.get_module("structext-eval")
+    sample = suites.generate_sample(1, 2, 2, seed=0)
+    shown = member.show_question(sample)
+    assert shown.text == prompts.build_prompt(sample, "naive") and shown.choices == () and shown.image is None
+    assert member.item_id(sample) == sample["id"]
+    assert tuple(sample) == member.ITEM_FIELDS
+    reply = f"### Answer: {sample['answer']}"
+    assert member.score_answer(sample, reply) == scoring.score_response(sample["answer"], reply).score == 1.0
+    assert member.score_answer(sample, "### Answer: nothing like it") == 0.0
+
+
+def test_aibench_member_shows_the_papers_prompt_and_scores_the_letter():
+    member = benchmarks.get_module("aibench")
+    question = model.Question("q1", 2, "Where does the encoder's output go?",
+                              ("Decoder", "Loss", "Tokenizer", model.INSUFFICIENT), "A")
+    item = {"paper_id": "p1", "question_id": "q1", "system": "S", "image": "images/S/p1.png", "question": question}
+    shown = member.show_question(item)
+    assert shown.system == "You are a helpful assistant."
+    assert shown.text == ("Question: Where does the encoder's output go?\nOptions:\nA. Decoder\nB. Loss\n"
+                          "C. Tokenizer\nD. " + model.INSUFFICIENT + "\n\nBased on the given image only, answer "
+                          "with the option's letter from the given choices directly.")
+    assert shown.image == "images/S/p1.png" and shown.choices == question.options
+    assert member.item_id(item) == "p1/q1@S"
+    assert member.score_answer(item, "A") == 1.0
+    assert member.score_answer(item, "B. Loss") == 0.0
+    assert member.score_answer(item, "I cannot tell.") == 0.0

@@ -1,0 +1,100 @@
+"""AIBench's Results views as data: Table 3, heatmaps, solver robustness, failing kinds, drill-down."""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from structext_core.aibench import predictions, scoring
+from structext_core.aibench.dataset import Dataset, ImageRecord
+from structext_core.aibench.model import ORIGINAL_SYSTEM
+from structext_core.aibench.papers import parse_paper
+from structext_core.aibench.synthetic import build
+from structext_core.views import aibench_results as views
+
+
+@pytest.fixture(scope="module")
+def scored():
+    built = [build.build_paper(5, i) for i in range(3)]
+    data = Dataset()
+    for b in built:
+        paper, problems = parse_paper(json.dumps(build.paper_document(b)).encode(), "x")
+        assert not problems
+        data.papers[paper.id] = paper
+        for system in build.SYSTEMS:
+            data.images[(system, paper.id)] = ImageRecord(system, paper.id, f"images/{system}/{paper.id}.png", 9, 9)
+    lines = []
+    for b in built:
+        for row in build.truth_rows(b):
+            base = {"paper_id": row["paper_id"], "question_id": row["question_id"], "system": row["system"]}
+            lines.append({**base, "solver": "reader", "prediction": row["truth"]})
+            lines.append({**base, "solver": "reader-2", "prediction": row["truth"]})
+            lines.append({**base, "solver": "always-A", "prediction": "A"})
+    text = "".join(json.dumps(r) + "\n" for r in lines)
+    preds = predictions.parse_predictions(text, data)
+    return data, preds, scoring.answer_rows(data, preds)
+
+
+def test_table3_view_has_n_and_intervals(scored):
+    data, preds, _ = scored
+    table = views.table3_view(scoring.score_systems(data, preds))
+    assert len(table) == 3 * len(build.SYSTEMS)
+    assert table["O"].isna().all()  # the synthetic set has no aesthetic scores: no overall
+    row = table[(table["system"] == ORIGINAL_SYSTEM) & (table["solver"] == "reader")].iloc[0]
+    assert (row["C"], row["T"], row["P"], row["S"]) == (100.0, 100.0, 100.0, 100.0)
+    assert row["C_n"] > 0 and row["C_interval"].endswith("-100.0")
+
+
+def test_heatmaps(scored):
+    data, preds, rows = scored
+    by_level = views.heatmap(rows, "system", "level")
+    scores = {(s.system, s.solver): s for s in scoring.score_systems(data, preds)}
+    reader_rows = rows[rows["solver"] == "reader"]
+    cells = views.heatmap(reader_rows, "system", "level").set_index(["system", "level"])
+    for (system, solver), s in scores.items():
+        if solver == "reader":
+            for level, score in s.levels.items():
+                assert cells.loc[(system, level), "value"] == score.accuracy
+    assert set(by_level.columns) == {"system", "level", "value", "n"}
+    conf = views.heatmap(reader_rows, "system", "conference")
+    blank = conf[conf["system"] == "Blank Image"]
+    assert (blank["value"] < 100).all() and (conf[conf["system"] == ORIGINAL_SYSTEM]["value"] == 100).all()
+    solver_system = views.heatmap(rows, "solver", "system")
+    assert len(solver_system) == 3 * len(build.SYSTEMS)
+    kinds = views.heatmap(views.with_kinds(reader_rows, data), "system", "kind").set_index(["system", "kind"])
+    failing = views.failing_kinds(reader_rows, data).set_index(["system", "kind"])
+    assert kinds["value"].notna().all() and len(kinds) == len(failing)
+    assert (kinds["value"] == failing["accuracy"].reindex(kinds.index)).all()
+    with pytest.raises(ValueError, match="no axis 'colour'"):
+        views.heatmap(rows, "system", "colour")
+
+
+def test_solver_rank_agreement(scored):
+    _, _, rows = scored
+    table = views.solver_rank_agreement(rows).set_index(["solver_a", "solver_b"])
+    assert table.loc[("reader", "reader-2"), "tau"] == pytest.approx(1.0)
+    assert table.loc[("reader", "reader-2"), "systems"] == len(build.SYSTEMS)
+    # always-A gives every system the same score (it ignores the image): no ranking, no tau
+    assert math.isnan(table.loc[("always-A", "reader"), "tau"])
+
+
+def test_failing_kinds_show_the_damage(scored):
+    data, _, rows = scored
+    table = views.failing_kinds(rows[rows["solver"] == "reader"], data)
+    original = table[table["system"] == ORIGINAL_SYSTEM]
+    assert set(original["accuracy"]) == {100.0}
+    blank = table[table["system"] == "Blank Image"].set_index("kind")
+    assert (blank.drop(index="exists")["accuracy"] == 0.0).all()
+    assert 0 < blank.loc["exists", "accuracy"] < 100  # only the "No" keys survive a blank image
+    assert {"exists", "successor", "fan_out", "task"} <= set(table["kind"])
+
+
+def test_drill_down_shows_keys_only_when_allowed(scored):
+    data, _, rows = scored
+    hidden = views.drill_down(rows, data, show_keys=False, system="Blank Image", solver="reader", level=2)
+    assert hidden and all("key" not in item and "correct" not in item for item in hidden)
+    assert all(item["level"] == 2 and item["image"].startswith("images/Blank Image/") for item in hidden)
+    shown = views.drill_down(rows, data, show_keys=True, system="Blank Image", solver="reader", level=2, limit=3)
+    assert len(shown) == 3 and all(item["correct"] is False and item["key"] != item["letter"] for item in shown)
+    assert shown[0]["options"][0].startswith("A. ")

@@ -1,0 +1,74 @@
+"""AIBench on the Results page in a real browser: the paper's tables and a stored set's results
+render, with screenshots to look at (tests/screenshots/aibench_*.png)."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.browser.test_results_views import charts_drawn, choose, no_exception, settle, shoot
+
+READER, READER_PASSWORD = "aib-reader", "reader-password-1"  # a researcher
+
+
+@pytest.fixture(scope="module")
+def app_env(app_env, tmp_path_factory):
+    """The shared app environment plus a stored synthetic AIBench set of 2 papers (made here,
+    so the server does not make its 20-paper set on first view)."""
+    from structext_core import settings
+    from structext_core.studio import accounts, aibench_store, sandbox, storage
+
+    root = tmp_path_factory.mktemp("aibench") / "aibench"
+    app_env["env"][settings.AIBENCH_DIR_ENV] = str(root)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(settings.AIBENCH_DIR_ENV, str(root))
+        patch.setattr(aibench_store, "SYNTHETIC_PAPERS", 2)
+        pool = sandbox.WorkerPool(workers=1)
+        try:
+            aibench_store.add_reference_predictions(pool)
+        finally:
+            pool.shutdown()
+    db = storage.open_db(app_env["db_path"])
+    accounts.create_user(db, READER, READER_PASSWORD, "researcher")
+    return app_env
+
+
+def open_aibench(page, url, wait_for_app):
+    page.goto(url)
+    wait_for_app(page, timeout=60_000)
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_label("User name", exact=True).fill(READER)
+    sidebar.get_by_label("Password", exact=True).fill(READER_PASSWORD)
+    sidebar.get_by_role("button", name="Log in").click()
+    sidebar.get_by_text(f"Logged in as {READER}").wait_for()
+    wait_for_app(page)
+    sidebar.get_by_role("link", name="Results").click()
+    page.get_by_role("heading", name="Results").first.wait_for()
+    wait_for_app(page, timeout=60_000)
+    choose(page, wait_for_app, "Benchmark", "AIBench")
+    no_exception(page)
+
+
+def test_aibench_results_render(page, app_server, wait_for_app, screenshot):
+    open_aibench(page, app_server, wait_for_app)
+    page.get_by_role("heading", name="The AIBench paper's tables").wait_for()
+    page.get_by_role("heading", name="Results on stored data sets").wait_for()
+    charts_drawn(page, 1)
+    page.locator('[data-testid="stDataFrame"]').nth(1).wait_for()  # the paper's table and Table 3
+    shoot(page, screenshot, "aibench_results")
+    choose(page, wait_for_app, "Heatmap", "system x kind of question")
+    charts_drawn(page, 1)
+    choose(page, wait_for_app, "System", "Garbled Label")
+    page.locator('[data-testid="stImage"] img').first.wait_for()
+    no_exception(page)
+    shoot(page, screenshot, "aibench_kinds_and_drill_down")
+
+
+def test_aibench_paper_table2_renders(page, app_server, wait_for_app, screenshot):
+    open_aibench(page, app_server, wait_for_app)
+    choose(page, wait_for_app, "Table", "Table 2: aesthetic metrics and the human rank")
+    page.get_by_text("Spearman's rho takes only 21 values", exact=False).wait_for()
+    settle(page, wait_for_app)
+    time.sleep(0.5)
+    no_exception(page)
+    shoot(page, screenshot, "aibench_table2")
