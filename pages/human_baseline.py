@@ -403,6 +403,10 @@ def own_progress_panel(study_id: int) -> None:
 def show_messages() -> None:
     ui.show_flash()
     if feedback := st.session_state.pop("hb_feedback", None):
+        if feedback.withheld:
+            st.info("Whether your previous answer was correct is not shown: the same question is still open "
+                    "for you in another study.")
+            return
         verdict = "correct" if feedback.correct else "not correct"
         text = f"Your previous answer was **{verdict}** (ROUGE-L {feedback.rouge_l:.2f})."
         (st.success if feedback.correct else st.warning)(text)
@@ -449,7 +453,8 @@ def practice_feedback_screen(feedback: study.PracticeFeedback) -> None:
     with st.container(border=True):
         st.subheader(f"Practice question {feedback.seq} of {feedback.total}: how you did")
         if feedback.gave_up:
-            st.warning("You gave up on this one. Here is the answer the study expects.")
+            st.warning("You gave up on this one." + ("" if feedback.key_withheld else
+                                                     " Here is the answer the study expects."))
         else:
             verdict = "passed" if feedback.passed else "not passed"
             (st.success if feedback.passed else st.warning)(
@@ -457,8 +462,11 @@ def practice_feedback_screen(feedback: study.PracticeFeedback) -> None:
                 f"{study.PASS_THRESHOLD:.2f}), exact match {'yes' if feedback.exact_match else 'no'}.")
             st.markdown("**Your answer**")
             st.code(feedback.response, language=None)
-        st.markdown("**The answer key**")
-        st.code(feedback.answer, language=None)
+        if feedback.key_withheld:
+            st.info(study.KEY_WITHHELD, icon=":material/lock:")
+        else:
+            st.markdown("**The answer key**")
+            st.code(feedback.answer, language=None)
         last = feedback.seq >= feedback.total
         st.caption("Practice is not counted. " + ("Next come the study's questions; their answers are not shown."
                                                    if last else ""))

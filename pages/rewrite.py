@@ -233,7 +233,9 @@ def show_checks(report: rewrite.CheckReport | sandbox.Unchecked | None) -> None:
     else:
         st.error("Structure:\n" + "\n".join(f"- {p}" for p in report.parse + report.structure),
                  icon=":material/error:")
-    if report.answer_ok:
+    if not report.answer_checked:  # withheld from this person, or the structure fails first
+        st.info(report.answer_note, icon=":material/lock:" if report.structure_ok else ":material/info:")
+    elif report.answer_ok:
         st.success("Answer: the solver derives the rewritten answer from the rewritten reference.",
                    icon=":material/check_circle:")
     else:
@@ -259,6 +261,8 @@ def show_actions(item: dict, report: rewrite.CheckReport | sandbox.Unchecked | N
         st.caption("Submitting opens once the reference is rewritten: it is still the abstract original.")
     elif not isinstance(report, rewrite.CheckReport) or not report.ok:
         st.caption("Submitting is refused until both checks pass.")
+    elif not report.answer_checked:
+        st.caption("Submitting needs the structure check to pass; the answer is checked at review.")
 
 
 def show_flag(item_id: int) -> None:
@@ -309,7 +313,7 @@ def workspace(item: dict) -> None:
     with bottom_right:
         texts = current_texts(item_id)
         report = (None if campaign.not_rewritten(sample, texts)  # nothing to check: the original passes its own
-                  else sandbox.check_rewrite(sample, texts.reference, texts.question, texts.answer))
+                  else campaign.live_check(db, item, user, texts))
         show_checks(report)
         show_actions(item, report, tokens)
         show_flag(item_id)
