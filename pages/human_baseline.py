@@ -16,6 +16,7 @@ import streamlit as st
 from pages import ui
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark.formats import DISPLAY_NAMES
+from structext_core.benchmark.safe_text import markdown_text
 from structext_core.studio import durations, study
 from structext_core.views import reference as viewer
 
@@ -425,9 +426,9 @@ def _idle_time() -> str:
 
 
 def rule_screen(chosen: study.AnnotatorStudy) -> None:
-    st.subheader(f"Before you start: the rule of {chosen.name}")
+    st.subheader(markdown_text(f"Before you start: the rule of {chosen.name}"))
     with st.container(border=True):
-        st.markdown(chosen.rule_text)
+        st.markdown(markdown_text(chosen.rule_text))
     idle = (f" After {_idle_time()} without any input (keys, mouse, scrolling) the question "
             "pauses by itself." if settings.idle_pause_seconds else "")
     practice = (f"- First come **{chosen.practice_items} practice questions**: they are not counted, and after "
@@ -476,10 +477,10 @@ def practice_feedback_screen(feedback: study.PracticeFeedback) -> None:
 
 def finished_screen(chosen: study.AnnotatorStudy) -> None:
     progress = study.annotator_progress(db, chosen.id, user["id"])
-    st.success(
+    st.success(markdown_text(
         f"You have answered all {progress.total} questions of {chosen.name} "
         f"({progress.gave_up} given up). Thank you!"
-    )
+    ))
     st.write(f"Time spent answering, pauses excluded: **{study.format_duration(progress.seconds)}**.")
 
 
@@ -704,5 +705,5 @@ elif current.paused:
     paused_screen(current)
 else:
     with st.expander("Study rule"):
-        st.markdown(chosen.rule_text)
+        st.markdown(markdown_text(chosen.rule_text))
     question_screen(current)

@@ -20,6 +20,7 @@ import streamlit as st
 from pages import ui
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark import suites
+from structext_core.benchmark.safe_text import markdown_text
 from structext_core.evaluation import paper, results
 from structext_core.studio import access, results_store, storage
 from structext_core.views import charts, url_state
@@ -389,8 +390,8 @@ def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.D
     pick = st.selectbox("Sample", range(len(labels)), format_func=labels.__getitem__,
                         key=f"rs_{key}_drill_pick_{row_value}_{col_value}")
     item = samples.iloc[pick]
-    st.markdown(f"**Question.** {item['question']}")
-    st.markdown(f"**Requirement.** {item['requirement']}")
+    st.markdown(f"**Question.** {markdown_text(item['question'])}")
+    st.markdown(f"**Requirement.** {markdown_text(item['requirement'])}")
     a, b = st.columns(2)
     a.markdown("**Answer**")
     a.code(item["answer"], language=None, wrap_lines=True)

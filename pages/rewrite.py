@@ -13,6 +13,7 @@ from pages import ui
 from pages.ui.frame import ensure_frame
 from pages.ui.widgets import original_and_rewrite, original_panel
 from structext_core.benchmark.formats import DISPLAY_NAMES
+from structext_core.benchmark.safe_text import markdown_text
 from structext_core.studio import access, campaign, rewrite, sandbox
 
 STATUS_LABELS = {"todo": "to do", "draft": "draft", "submitted": "submitted", "returned": "returned",
@@ -285,20 +286,20 @@ def show_read_only(item: dict) -> None:
 def workspace(item: dict) -> None:
     sample = item["sample"]
     item_id = item["id"]
-    st.subheader(f"#{item['position']} · {item['scenario']}")
+    st.subheader(markdown_text(f"#{item['position']} · {item['scenario']}"))
     st.caption(f"{DISPLAY_NAMES[item['language']]} · {sample['task']} (task {item['task_id']}) · depth "
                f"{item['depth']} · source {item['sample_id']} · {STATUS_LABELS[item['status']]}"
                + (f" · assigned to {item['annotator']}" if item["annotator_id"] != user["id"] else ""))
     sealed = access.rewrite_answer_refusal(db, user, sample)
     if sealed:  # the sample is also a question this annotator may still have to answer
-        st.warning(sealed, icon=":material/lock:")
+        st.warning(markdown_text(sealed), icon=":material/lock:")
         return
     if item["status"] not in campaign.EDITABLE:
         show_read_only(item)
         return
     review = campaign.latest_review(db, item_id)
     if item["status"] == "returned" and review:
-        st.warning(f"Returned by {review['reviewer']}: {review['comment']}", icon=":material/undo:")
+        st.warning(markdown_text(f"Returned by {review['reviewer']}: {review['comment']}"), icon=":material/undo:")
     show_guidelines(expanded=item["status"] == "todo")
     load_item_state(item_id)
     tokens = rewrite.extract_tokens(sample)
