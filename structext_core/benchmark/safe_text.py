@@ -134,7 +134,8 @@ def markdown_text(text: str) -> str:
             url = destination.split(maxsplit=1)[0] if destination else ""
         out.append(_literal(text, escaped, plain, at))
         shown = f"[image: {text[at + 2:close]} -> {url}"
-        out.append(_literal(shown, _escapes(shown), 0, len(shown)) + ("\\" if _escapes(shown)[-1] else "") + "]")
+        marks = _escapes(shown)
+        out.append(_literal(shown, marks, 0, len(shown)) + ("\\" if marks[-1] else "") + "]")
         plain = end + 1
         at = text.find("![", plain)
     out.append(_literal(text, escaped, plain, len(text)))

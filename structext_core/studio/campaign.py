@@ -533,14 +533,15 @@ def not_rewritten(sample: dict, texts: rewrite.Texts) -> bool:
     return texts.reference == sample["reference"]
 
 
-def answer_mode(db: sqlite_utils.Database, user: dict | None, language: str) -> tuple[str, str]:
-    """When the answer check of a rewrite in ``language`` runs for ``user`` (and, when it is
-    withheld, why): always for an overseer (they review, and may accept a structure exception);
-    never while the user has an open study question in that format (:mod:`structext_core.studio.seal`);
-    otherwise once the structure check passes."""
+def answer_mode(db: sqlite_utils.Database, user: dict | None, language: str,
+                category: str | None = None) -> tuple[str, str]:
+    """When the answer check of a rewrite in ``language`` (of the task category ``category``)
+    runs for ``user`` (and, when it is withheld, why): always for an overseer (they review, and
+    may accept a structure exception); never while the user has an open study question in that
+    format or category (:mod:`structext_core.studio.seal`); otherwise once the structure check passes."""
     if oversees(user):
         return rewrite.ANSWER_ALWAYS, ""
-    why = seal.answer_check_withheld(db, user, language)
+    why = seal.answer_check_withheld(db, user, language, category)
     return (rewrite.ANSWER_WITHHELD, why) if why else (rewrite.ANSWER_AFTER_STRUCTURE, "")
 
 
@@ -548,7 +549,7 @@ def live_check(db: sqlite_utils.Database, item: dict, user: dict | None,
                texts: rewrite.Texts) -> rewrite.CheckReport | sandbox.Unchecked:
     """The live checks of ``texts`` as ``user`` may see them (:func:`answer_mode`), run in a
     check worker: a withheld answer check is not run at all."""
-    mode, why = answer_mode(db, user, item["sample"]["language"])
+    mode, why = answer_mode(db, user, item["sample"]["language"], item["sample"].get("task"))
     return sandbox.check_rewrite(item["sample"], texts.reference, texts.question, texts.answer, mode, why)
 
 
@@ -574,7 +575,7 @@ def submit(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.T
     full = sandbox.check_rewrite(item["sample"], texts.reference, texts.question, texts.answer)
     if isinstance(full, sandbox.Unchecked):  # a check that cannot complete never lets a text through
         raise CampaignError(f"Submission refused: {full.message} Nothing was submitted; the saved draft stays as it is.")
-    mode, why = answer_mode(db, user, item["sample"]["language"])
+    mode, why = answer_mode(db, user, item["sample"]["language"], item["sample"].get("task"))
     report = full
     if mode == rewrite.ANSWER_WITHHELD:
         report = full.without_answer(why)

@@ -13,8 +13,8 @@ What obeys it (each service asks this module; nothing else decides):
 - the Real-Test rewriting page's live **answer check** (:func:`answer_check_withheld`, used by
   :func:`structext_core.studio.campaign.live_check` and :func:`~structext_core.studio.campaign.submit`):
   the check works out the answer of whatever question is pasted into the rewrite, so while
-  the person has an open item in the rewrite's format (tasks belong to one format) it is not
-  run for them; the page says the answer is checked at review, and the reviewer sees the full
+  the person has an open item in the rewrite's format, or of its task category in any format
+  (the categories ask the same questions in every format), it is not run for them; the page says the answer is checked at review, and the reviewer sees the full
   check. The structure, value and leftover-token checks still run. Without open items of that
   format the answer check runs, once the structure check passes;
 - the **answer key after a practice question** and the correctness note after an answer
@@ -51,10 +51,10 @@ OPEN_ITEMS_SQL = """
 
 #: What the rewriting page says where the answer check's result would be.
 ANSWER_CHECK_WITHHELD = (
-    "Answer: checked at review, not here. You still have questions to answer in {format} in a study, "
-    "and this check works out the answer of whatever question and reference it is given, so it is "
-    "withheld while you have open questions in {format}. The structure, value and token checks still "
-    "run; the reviewer sees the answer check.")
+    "Answer: checked at review, not here. You still have questions to answer in a study in {format} or "
+    "of this kind of task, and this check works out the answer of whatever question and reference it is "
+    "given, so it is withheld while you have such open questions. The structure, value and token checks "
+    "still run; the reviewer sees the answer check.")
 #: Said instead of a practice question's answer key while the same question is open elsewhere.
 KEY_WITHHELD = ("The answer key is withheld: this question is still open for you in another study, so its "
                 "key is shown once you have answered it there. Your score above stands.")
@@ -95,12 +95,27 @@ def is_open_for(db: sqlite_utils.Database, user_id: int | None, sample: dict) ->
     return found is not None
 
 
-def answer_check_withheld(db: sqlite_utils.Database, user: dict | None, language: str) -> str | None:
+def open_categories(db: sqlite_utils.Database, user_id: int | None) -> set[str]:
+    """The task categories (``task``, e.g. ``TextRetrieval``) of the user's open items."""
+    if user_id is None:
+        return set()
+    return {row[0] for row in db.execute(open_items_sql("DISTINCT i.task"), [user_id])}
+
+
+def answer_check_withheld(db: sqlite_utils.Database, user: dict | None, language: str,
+                          category: str | None = None) -> str | None:
     """Why the rewriting page's answer check is not run for ``user`` on a rewrite in
-    ``language`` (they have an open item in that format), or None when it may run."""
-    if user is None or language not in open_formats(db, user.get("id")):
+    ``language`` of the task category ``category``, or None when it may run.
+
+    Withheld while they have an open item in that format, or of that category in any format:
+    the categories ask the same questions in every format, so a question of another format,
+    its data moved into this one, would be answered too."""
+    if user is None:
         return None
-    return ANSWER_CHECK_WITHHELD.format(format=DISPLAY_NAMES.get(language, language))
+    if language in open_formats(db, user.get("id")) or (
+            category is not None and category in open_categories(db, user.get("id"))):
+        return ANSWER_CHECK_WITHHELD.format(format=DISPLAY_NAMES.get(language, language))
+    return None
 
 
 def key_withheld(db: sqlite_utils.Database, user_id: int, sample: dict) -> bool:

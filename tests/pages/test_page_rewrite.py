@@ -400,7 +400,7 @@ def test_pasting_an_open_question_into_a_rewrite_never_shows_its_answer_key(setu
     # The structure check still runs and passes; the answer check is withheld, and the page says why.
     assert "Structure: reads as the original does; same skeleton." in [s.value for s in at.success]
     notes = [i.value for i in at.info if i.value.startswith("Answer: checked at review")]
-    assert notes and "open questions in JSON" in notes[0] and "hard-1" not in notes[0]
+    assert notes and "in JSON or of this kind of task" in notes[0] and "hard-1" not in notes[0]
     assert "Submitting needs the structure check to pass; the answer is checked at review." in [
         c.value for c in at.caption]
 
@@ -442,10 +442,11 @@ def test_without_open_questions_the_answer_check_waits_for_the_structure(setup):
 
 
 def test_without_open_questions_of_its_format_a_rewrite_gets_the_answer_check(setup):
-    """An annotator whose open questions are all in another format: rewriting keeps its purpose."""
+    """An annotator whose open questions are all in another format and of another kind of task
+    (a YAML path walk, beside a JSON retrieval): rewriting keeps its purpose."""
     from structext_core.studio import study
 
-    yaml_question = generate_sample(13, 1, 1, suite="test-hard", index=0)
+    yaml_question = generate_sample(14, 1, 1, suite="test-hard", index=0)
     study.create_study(setup["db"], name="hard-yaml", suite="test-hard", samples=[yaml_question], n_items=1,
                        annotator_ids=[setup["ann"]["id"]])
     mine = rewrite.apply_mapping(setup["sample"], SECRET_MAPPING)

@@ -89,8 +89,10 @@ def test_the_answer_check_is_withheld_while_a_question_of_its_format_is_open(db,
     study_id = study.create_study(db, name="hard", suite="test-hard", samples=[secret], n_items=1,
                                   annotator_ids=[ann1["id"]])
     mode, why = campaign.answer_mode(db, ann1, "json")
-    assert mode == rewrite.ANSWER_WITHHELD and "open questions in JSON" in why and "hard" not in why
-    assert campaign.answer_mode(db, ann1, "yaml") == (rewrite.ANSWER_AFTER_STRUCTURE, "")
+    assert mode == rewrite.ANSWER_WITHHELD and "in JSON or of this kind of task" in why and "hard" not in why
+    assert campaign.answer_mode(db, ann1, "yaml", "PathWalk") == (rewrite.ANSWER_AFTER_STRUCTURE, "")
+    # The same kind of task in another format asks the same question: withheld too.
+    assert campaign.answer_mode(db, ann1, "yaml", "TextRetrieval")[0] == rewrite.ANSWER_WITHHELD
     assert campaign.answer_mode(db, people["ann2"], "json") == (rewrite.ANSWER_AFTER_STRUCTURE, "")
     assert campaign.answer_mode(db, lead, "json") == (rewrite.ANSWER_ALWAYS, "")
     # In the core (as the worker runs it): no answer is worked out for a withheld check.
