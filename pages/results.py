@@ -570,7 +570,8 @@ def people_vs_models_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     reference = items.people or st.session_state.get("rs_people", people[0])
     cells = result_views.people_vs_models_frame(frame, people=reference, same_items=items.restricted)
     if items.restricted:
-        st.caption(f"{int(cells['items'].iloc[0])} items answered by {reference}; every bar uses only those items.")
+        st.caption(markdown_text(f"{int(cells['items'].iloc[0])} items answered by {reference}; every bar uses only "
+                                 "those items."))
         title = f"{chosen.choice.title} by task category, same items"
     else:
         st.caption(f"All {int(cells['items'].iloc[0])} items: the models' bars include items no person answered, "
@@ -644,7 +645,7 @@ def paired_view(chosen: Chosen, frame: pd.DataFrame) -> None:
         return
     cells = result_views.paired_frame(frame, model_a, model_b, row, col)
     if cells.empty:
-        st.info(f"{model_a} and {model_b} share no samples (same sample and prompt).")
+        st.info(markdown_text(f"{model_a} and {model_b} share no samples (same sample and prompt)."))
         return
     cells = result_views.flag_small_cells(cells, chosen.min_n)
     chart = charts.paired_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col],
@@ -670,7 +671,8 @@ def leaderboard_view(chosen: Chosen, frame: pd.DataFrame) -> None:
         st.info(f"No results have a {choice.title.removesuffix(' (%)')} (people have no BLEU).")
         return
     table = result_views.leaderboard_table(board, choice)
-    st.subheader(f"Leaderboard: {choice.title}" + (f", on {chosen.items.label}" if chosen.items.restricted else ""))
+    st.subheader(markdown_text(f"Leaderboard: {choice.title}"
+                               + (f", on {chosen.items.label}" if chosen.items.restricted else "")))
     st.caption(choice.description + ".")
     # The headers stay short on screen (the subheader names the metric); the CSV's name it in full.
     metric_help = f"{choice.title}: {choice.description}"

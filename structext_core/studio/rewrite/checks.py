@@ -22,7 +22,7 @@ MAX_LINE_PROBLEMS = 5
 
 #: When the answer check runs (see :func:`check_rewrite`): always (a reviewer, an admin who may
 #: accept a structure exception), only once the structure check passes (an annotator), or never
-#: (an annotator with open questions in the rewrite's format: :mod:`structext_core.studio.seal`).
+#: (an annotator with open questions in the rewrite's format or task category: :mod:`structext_core.studio.seal`).
 ANSWER_ALWAYS, ANSWER_AFTER_STRUCTURE, ANSWER_WITHHELD = "always", "after_structure", "withheld"
 ANSWER_MODES = (ANSWER_ALWAYS, ANSWER_AFTER_STRUCTURE, ANSWER_WITHHELD)
 #: Said where the answer check's result would be when the structure check failed first.
