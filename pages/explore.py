@@ -98,9 +98,9 @@ sample = by_id[sample_id]
 task = TASKS[sample["task_id"]]
 
 st.subheader(explore.task_label(task.task_id))
-st.caption(f"format **{sample['language']}** · category **{sample['task']}** · depth **{sample['depth']}** · "
-           f"width **{sample['width']}** · col **{sample['col']}** · seed **{sample['seed']}** · "
-           f"{len(sample['reference']):,} characters")
+st.caption(markdown_text(f"format **{sample['language']}** · category **{sample['task']}** · depth "
+                         f"**{sample['depth']}** · width **{sample['width']}** · col **{sample['col']}** · seed "
+                         f"**{sample['seed']}** · {len(sample['reference']):,} characters"))
 
 q, a = st.columns(2)
 with q:

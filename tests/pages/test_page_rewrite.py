@@ -457,3 +457,20 @@ def test_without_open_questions_of_its_format_a_rewrite_gets_the_answer_check(se
     text_area(at, "Answer").input(mine.answer).run()
     assert "Answer: the solver derives the rewritten answer from the rewritten reference." in [
         s.value for s in at.success]
+
+
+def test_a_review_comment_with_an_image_loads_nothing_on_the_annotators_page(setup):
+    """Issue 19, item 9: the reviewer's comment and the scenario reach the annotator as text."""
+    from markdown_it import MarkdownIt
+
+    db, item_id = setup["db"], setup["item"]["id"]
+    pixel = "http://host.example/px.png"
+    db.execute("UPDATE rewrite_items SET scenario = ? WHERE id = ?", [f"zoo ![s]({pixel})", item_id])
+    campaign.submit(db, item_id, setup["ann"], rewrite.apply_mapping(setup["sample"], SECRET_MAPPING), SECRET_MAPPING)
+    campaign.review(db, item_id, setup["admin"], "returned", f"See ![this]({pixel}) and <img src='{pixel}'>")
+    at = run_as(setup["ann"])
+    assert not at.exception
+    parser = MarkdownIt("commonmark", {"html": True})
+    shown = [e.value for kind in (at.warning, at.subheader, at.markdown, at.caption) for e in kind]
+    assert any(pixel in text for text in shown)
+    assert not [text for text in shown if "<img" in parser.render(text)]
