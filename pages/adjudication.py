@@ -10,6 +10,7 @@ from pages import ui
 from pages.ui import widgets
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark.formats import HIGHLIGHT
+from structext_core.benchmark.safe_text import markdown_text
 from structext_core.studio import access, durations, study
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
@@ -105,9 +106,9 @@ def sample_panel(detail: study.ItemDetail) -> None:
         st.code(detail.reference, language=HIGHLIGHT.get(item.language, "text"), line_numbers=True,
                 height=420)
     with right:
-        st.markdown(f"**Question:** {detail.question}")
+        st.markdown(f"**Question:** {markdown_text(detail.question)}")
         if detail.requirement:
-            st.caption(detail.requirement)
+            st.caption(markdown_text(detail.requirement))
         st.markdown("**Answer key**")
         st.code(detail.answer, language="text", wrap_lines=True)
     cols = st.columns(4)
@@ -134,7 +135,7 @@ def response_panel(response: study.ResponseDetail) -> None:
         st.markdown(score_line)
         if override is not None:
             st.info(f"Set by hand to {override.score:g} by {override.by or '(deleted account)'} on "
-                    f"{study.moment_text(override.at)}: {override.reason}")
+                    f"{study.moment_text(override.at)}: {markdown_text(override.reason)}")
         st.caption(f"Time: active {_seconds(response.elapsed_seconds)} · paused {_seconds(response.paused_seconds)}"
                    f" · idle {_seconds(response.idle_seconds)} · away {_seconds(response.away_seconds)}"
                    f" · wall {_seconds(response.wall_seconds)} · submitted "
@@ -179,8 +180,8 @@ def flags_panel(detail: study.ItemDetail) -> None:
                 st.form_submit_button("Resolve the flag", on_click=on_resolve, args=(flag.id,), key=f"adj_resolve_{flag.id}")
     resolved = [f for f in found if not f.is_open]
     if resolved:
-        st.caption("Resolved: " + "; ".join(f"{f.kind} by {f.username or '?'} → {f.resolution} ({f.resolved_by})"
-                                            for f in resolved))
+        st.caption(markdown_text("Resolved: " + "; ".join(
+            f"{f.kind} by {f.username or '?'} → {f.resolution} ({f.resolved_by})" for f in resolved)))
 
 
 # ---------------------------------------------------------------- the page

@@ -11,6 +11,7 @@ from pages.ui.frame import ensure_frame
 from pages.ui.widgets import original_and_rewrite, rewrite_diff
 from structext_core.benchmark import suites
 from structext_core.benchmark.formats import DISPLAY_NAMES
+from structext_core.benchmark.safe_text import markdown_text
 from structext_core.studio import accounts, campaign, sandbox
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
@@ -172,9 +173,9 @@ def review_tab(campaign_id: int) -> None:
         st.warning("The annotator saw these warnings when submitting:\n" + "\n".join(f"- {w}" for w in warnings),
                    icon=":material/info:")
     if submission["exception_reason"]:
-        st.warning(f"Structure exception accepted by {submission['submitted_by_name']}: "
-                   f"{submission['exception_reason']}", icon=":material/gavel:")
-    st.caption(f"Scenario: **{item['scenario']}** · source {item['sample_id']}")
+        st.warning(markdown_text(f"Structure exception accepted by {submission['submitted_by_name']}: "
+                                 f"{submission['exception_reason']}"), icon=":material/gavel:")
+    st.caption(f"Scenario: **{markdown_text(item['scenario'])}** · source {markdown_text(item['sample_id'])}")
     changed, both = st.tabs(["What changed", "Side by side"])
     with changed:
         rewrite_diff(campaign.submission_diff(item, submission))

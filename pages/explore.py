@@ -10,6 +10,7 @@ from pages import ui
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark import samples, suites
 from structext_core.benchmark.formats import HIGHLIGHT, Preview
+from structext_core.benchmark.safe_text import markdown_text
 from structext_core.benchmark.tasks import TASKS
 from structext_core.studio import access, sandbox
 from structext_core.views import explore
@@ -97,16 +98,16 @@ sample = by_id[sample_id]
 task = TASKS[sample["task_id"]]
 
 st.subheader(explore.task_label(task.task_id))
-st.caption(f"format **{sample['language']}** · category **{sample['task']}** · depth **{sample['depth']}** · "
-           f"width **{sample['width']}** · col **{sample['col']}** · seed **{sample['seed']}** · "
-           f"{len(sample['reference']):,} characters")
+st.caption(markdown_text(f"format **{sample['language']}** · category **{sample['task']}** · depth "
+                         f"**{sample['depth']}** · width **{sample['width']}** · col **{sample['col']}** · seed "
+                         f"**{sample['seed']}** · {len(sample['reference']):,} characters"))
 
 q, a = st.columns(2)
 with q:
     st.markdown("**Question**")
-    st.write(sample["question"])
+    st.markdown(markdown_text(sample["question"]))
     st.markdown("**Requirement**")
-    st.write(sample["requirement"])
+    st.markdown(markdown_text(sample["requirement"]))
     if sample.get("params"):
         st.markdown("**Built from**")
         st.json(sample["params"], expanded=True)
@@ -117,7 +118,7 @@ with a:
     with st.container(height=ANSWER_FRAME if answer_lines > ANSWER_LINES_IN_FULL else "content", key="explore_answer"):
         st.code(sample["answer"], language=None)
     st.markdown("**Rule hint**")
-    st.info(sample["rule_hint"])
+    st.info(markdown_text(sample["rule_hint"]))
 
 
 def show_tables(tables) -> None:
@@ -127,7 +128,7 @@ def show_tables(tables) -> None:
 
 # How each kind of preview is drawn (structext_core.benchmark.formats.Preview); "none" draws nothing.
 SHOW_PREVIEW = {
-    "markdown": st.markdown,
+    "markdown": lambda data: st.markdown(markdown_text(data)),  # a suite file may hold anything
     "json": lambda data: st.json(data, expanded=2),
     "tables": show_tables,
     "graph": st.graphviz_chart,

@@ -7,6 +7,7 @@ from pages.ui import suites as ui_suites
 from pages.ui.frame import ensure_frame
 from structext_core import settings
 from structext_core.benchmark import samples, suites
+from structext_core.benchmark.safe_text import markdown_text
 from structext_core.benchmark.tasks import TASKS
 from structext_core.studio import access
 from structext_core.views import explore
@@ -43,7 +44,7 @@ if not files:
 for path in files:
     index = ui_suites.load_index(path)
     stats = explore.suite_stats(index)
-    with st.expander(f"**{path.stem}**: {len(index):,} samples", expanded=path.stem in suites.SUITES):
+    with st.expander(f"**{markdown_text(path.stem)}**: {len(index):,} samples", expanded=path.stem in suites.SUITES):
         m = st.columns(4)
         m[0].metric("Samples", f"{len(index):,}")
         m[1].metric("Formats", index["format"].nunique())

@@ -16,6 +16,7 @@ import streamlit as st
 from pages import ui
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark.formats import DISPLAY_NAMES
+from structext_core.benchmark.safe_text import markdown_text
 from structext_core.studio import durations, study
 from structext_core.views import reference as viewer
 
@@ -403,6 +404,10 @@ def own_progress_panel(study_id: int) -> None:
 def show_messages() -> None:
     ui.show_flash()
     if feedback := st.session_state.pop("hb_feedback", None):
+        if feedback.withheld:
+            st.info("Whether your previous answer was correct is not shown: the same question is still open "
+                    "for you in another study.")
+            return
         verdict = "correct" if feedback.correct else "not correct"
         text = f"Your previous answer was **{verdict}** (ROUGE-L {feedback.rouge_l:.2f})."
         (st.success if feedback.correct else st.warning)(text)
@@ -421,9 +426,9 @@ def _idle_time() -> str:
 
 
 def rule_screen(chosen: study.AnnotatorStudy) -> None:
-    st.subheader(f"Before you start: the rule of {chosen.name}")
+    st.subheader(markdown_text(f"Before you start: the rule of {chosen.name}"))
     with st.container(border=True):
-        st.markdown(chosen.rule_text)
+        st.markdown(markdown_text(chosen.rule_text))
     idle = (f" After {_idle_time()} without any input (keys, mouse, scrolling) the question "
             "pauses by itself." if settings.idle_pause_seconds else "")
     practice = (f"- First come **{chosen.practice_items} practice questions**: they are not counted, and after "
@@ -449,7 +454,8 @@ def practice_feedback_screen(feedback: study.PracticeFeedback) -> None:
     with st.container(border=True):
         st.subheader(f"Practice question {feedback.seq} of {feedback.total}: how you did")
         if feedback.gave_up:
-            st.warning("You gave up on this one. Here is the answer the study expects.")
+            st.warning("You gave up on this one." + ("" if feedback.key_withheld else
+                                                     " Here is the answer the study expects."))
         else:
             verdict = "passed" if feedback.passed else "not passed"
             (st.success if feedback.passed else st.warning)(
@@ -457,8 +463,11 @@ def practice_feedback_screen(feedback: study.PracticeFeedback) -> None:
                 f"{study.PASS_THRESHOLD:.2f}), exact match {'yes' if feedback.exact_match else 'no'}.")
             st.markdown("**Your answer**")
             st.code(feedback.response, language=None)
-        st.markdown("**The answer key**")
-        st.code(feedback.answer, language=None)
+        if feedback.key_withheld:
+            st.info(study.KEY_WITHHELD, icon=":material/lock:")
+        else:
+            st.markdown("**The answer key**")
+            st.code(feedback.answer, language=None)
         last = feedback.seq >= feedback.total
         st.caption("Practice is not counted. " + ("Next come the study's questions; their answers are not shown."
                                                    if last else ""))
@@ -468,10 +477,10 @@ def practice_feedback_screen(feedback: study.PracticeFeedback) -> None:
 
 def finished_screen(chosen: study.AnnotatorStudy) -> None:
     progress = study.annotator_progress(db, chosen.id, user["id"])
-    st.success(
+    st.success(markdown_text(
         f"You have answered all {progress.total} questions of {chosen.name} "
         f"({progress.gave_up} given up). Thank you!"
-    )
+    ))
     st.write(f"Time spent answering, pauses excluded: **{study.format_duration(progress.seconds)}**.")
 
 
@@ -696,5 +705,5 @@ elif current.paused:
     paused_screen(current)
 else:
     with st.expander("Study rule"):
-        st.markdown(chosen.rule_text)
+        st.markdown(markdown_text(chosen.rule_text))
     question_screen(current)

@@ -22,6 +22,7 @@ from pages import ui
 from pages.ui import aibench_results
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark import suites
+from structext_core.benchmark.safe_text import markdown_text
 from structext_core.evaluation import paper, results
 from structext_core.studio import access, results_store, storage
 from structext_core.views import charts, url_state
@@ -393,8 +394,8 @@ def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.D
     pick = st.selectbox("Sample", range(len(labels)), format_func=labels.__getitem__,
                         key=f"rs_{key}_drill_pick_{row_value}_{col_value}")
     item = samples.iloc[pick]
-    st.markdown(f"**Question.** {item['question']}")
-    st.markdown(f"**Requirement.** {item['requirement']}")
+    st.markdown(f"**Question.** {markdown_text(item['question'])}")
+    st.markdown(f"**Requirement.** {markdown_text(item['requirement'])}")
     a, b = st.columns(2)
     a.markdown("**Answer**")
     a.code(item["answer"], language=None, wrap_lines=True)
@@ -575,7 +576,8 @@ def people_vs_models_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     reference = items.people or st.session_state.get("rs_people", people[0])
     cells = result_views.people_vs_models_frame(frame, people=reference, same_items=items.restricted)
     if items.restricted:
-        st.caption(f"{int(cells['items'].iloc[0])} items answered by {reference}; every bar uses only those items.")
+        st.caption(markdown_text(f"{int(cells['items'].iloc[0])} items answered by {reference}; every bar uses only "
+                                 "those items."))
         title = f"{chosen.choice.title} by task category, same items"
     else:
         st.caption(f"All {int(cells['items'].iloc[0])} items: the models' bars include items no person answered, "
@@ -649,7 +651,7 @@ def paired_view(chosen: Chosen, frame: pd.DataFrame) -> None:
         return
     cells = result_views.paired_frame(frame, model_a, model_b, row, col)
     if cells.empty:
-        st.info(f"{model_a} and {model_b} share no samples (same sample and prompt).")
+        st.info(markdown_text(f"{model_a} and {model_b} share no samples (same sample and prompt)."))
         return
     cells = result_views.flag_small_cells(cells, chosen.min_n)
     chart = charts.paired_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col],
@@ -675,7 +677,8 @@ def leaderboard_view(chosen: Chosen, frame: pd.DataFrame) -> None:
         st.info(f"No results have a {choice.title.removesuffix(' (%)')} (people have no BLEU).")
         return
     table = result_views.leaderboard_table(board, choice)
-    st.subheader(f"Leaderboard: {choice.title}" + (f", on {chosen.items.label}" if chosen.items.restricted else ""))
+    st.subheader(markdown_text(f"Leaderboard: {choice.title}"
+                               + (f", on {chosen.items.label}" if chosen.items.restricted else "")))
     st.caption(choice.description + ".")
     # The headers stay short on screen (the subheader names the metric); the CSV's name it in full.
     metric_help = f"{choice.title}: {choice.description}"

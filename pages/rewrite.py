@@ -13,6 +13,7 @@ from pages import ui
 from pages.ui.frame import ensure_frame
 from pages.ui.widgets import original_and_rewrite, original_panel
 from structext_core.benchmark.formats import DISPLAY_NAMES
+from structext_core.benchmark.safe_text import markdown_text
 from structext_core.studio import access, campaign, rewrite, sandbox
 
 STATUS_LABELS = {"todo": "to do", "draft": "draft", "submitted": "submitted", "returned": "returned",
@@ -233,7 +234,9 @@ def show_checks(report: rewrite.CheckReport | sandbox.Unchecked | None) -> None:
     else:
         st.error("Structure:\n" + "\n".join(f"- {p}" for p in report.parse + report.structure),
                  icon=":material/error:")
-    if report.answer_ok:
+    if not report.answer_checked:  # withheld from this person, or the structure fails first
+        st.info(report.answer_note, icon=":material/lock:" if report.structure_ok else ":material/info:")
+    elif report.answer_ok:
         st.success("Answer: the solver derives the rewritten answer from the rewritten reference.",
                    icon=":material/check_circle:")
     else:
@@ -259,6 +262,8 @@ def show_actions(item: dict, report: rewrite.CheckReport | sandbox.Unchecked | N
         st.caption("Submitting opens once the reference is rewritten: it is still the abstract original.")
     elif not isinstance(report, rewrite.CheckReport) or not report.ok:
         st.caption("Submitting is refused until both checks pass.")
+    elif not report.answer_checked:
+        st.caption("Submitting needs the structure check to pass; the answer is checked at review.")
 
 
 def show_flag(item_id: int) -> None:
@@ -281,20 +286,20 @@ def show_read_only(item: dict) -> None:
 def workspace(item: dict) -> None:
     sample = item["sample"]
     item_id = item["id"]
-    st.subheader(f"#{item['position']} · {item['scenario']}")
+    st.subheader(markdown_text(f"#{item['position']} · {item['scenario']}"))
     st.caption(f"{DISPLAY_NAMES[item['language']]} · {sample['task']} (task {item['task_id']}) · depth "
                f"{item['depth']} · source {item['sample_id']} · {STATUS_LABELS[item['status']]}"
                + (f" · assigned to {item['annotator']}" if item["annotator_id"] != user["id"] else ""))
     sealed = access.rewrite_answer_refusal(db, user, sample)
     if sealed:  # the sample is also a question this annotator may still have to answer
-        st.warning(sealed, icon=":material/lock:")
+        st.warning(markdown_text(sealed), icon=":material/lock:")
         return
     if item["status"] not in campaign.EDITABLE:
         show_read_only(item)
         return
     review = campaign.latest_review(db, item_id)
     if item["status"] == "returned" and review:
-        st.warning(f"Returned by {review['reviewer']}: {review['comment']}", icon=":material/undo:")
+        st.warning(markdown_text(f"Returned by {review['reviewer']}: {review['comment']}"), icon=":material/undo:")
     show_guidelines(expanded=item["status"] == "todo")
     load_item_state(item_id)
     tokens = rewrite.extract_tokens(sample)
@@ -309,7 +314,7 @@ def workspace(item: dict) -> None:
     with bottom_right:
         texts = current_texts(item_id)
         report = (None if campaign.not_rewritten(sample, texts)  # nothing to check: the original passes its own
-                  else sandbox.check_rewrite(sample, texts.reference, texts.question, texts.answer))
+                  else campaign.live_check(db, item, user, texts))
         show_checks(report)
         show_actions(item, report, tokens)
         show_flag(item_id)

@@ -11,6 +11,7 @@ from pages import ui
 from pages.ui import widgets
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark import samples, suites
+from structext_core.benchmark.safe_text import markdown_text
 from structext_core.studio import access, accounts, study
 from structext_core.views import dashboard
 
@@ -309,7 +310,7 @@ def reselect(study_id: int, message: str) -> None:
 
 def manage_study(chosen: study.Study) -> None:
     with st.expander("Study details and annotators"):
-        st.markdown(f"**Rule:** {chosen.rule_text}")
+        st.markdown(f"**Rule:** {markdown_text(chosen.rule_text)}")
         st.caption(
             f"Suite {chosen.suite} · seed {chosen.seed} · correctness shown after each answer: "
             f"{'yes' if chosen.show_correctness else 'no'}"

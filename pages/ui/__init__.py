@@ -21,6 +21,7 @@ from streamlit.errors import FragmentHandledException
 from streamlit.navigation.page import StreamlitPage
 
 from structext_core import settings
+from structext_core.benchmark.safe_text import markdown_text
 from structext_core.studio import access, accounts, storage
 
 USER_KEY = "user"
@@ -64,6 +65,7 @@ def show_flash() -> None:
     it keep their place (an open tab or expander stays open)."""
     box = st.container()
     for kind, message, toast in st.session_state.pop(FLASH_KEY, []):
+        message = markdown_text(message)  # it may quote names, notes or file names people gave
         if kind == "toast":
             st.toast(message)
             continue

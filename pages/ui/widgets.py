@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from structext_core.benchmark.formats import HIGHLIGHT
+from structext_core.benchmark.safe_text import markdown_text
 from structext_core.studio import rewrite, study
 
 
@@ -13,7 +14,8 @@ def texts_panel(title: str, texts: rewrite.Texts, language: str, requirement: st
     ``requirement`` under it, if given) and answer, under a bold ``title``."""
     st.markdown(f"**{title}**")
     st.code(texts.reference, language=HIGHLIGHT.get(language, "text"), line_numbers=True, wrap_lines=True)
-    st.markdown(f"**Question:** {texts.question}" + (f"  \n*{requirement}*" if requirement else ""))
+    st.markdown(f"**Question:** {markdown_text(texts.question)}"
+                + (f"  \n*{markdown_text(requirement)}*" if requirement else ""))
     st.markdown("**Answer**")
     st.code(texts.answer, language="text")
 

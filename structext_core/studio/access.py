@@ -10,7 +10,10 @@ in no open study, and never a sample of an open study (see :func:`visible_suites
 :func:`hidden_samples`).
 
 The sealing rule behind it: an annotator (and anyone not logged in) never gets the answer,
-the rule hint or another person's response of an item someone may still answer.
+the rule hint or another person's response of an item someone may still answer. For the
+services that compute or show answers to the annotators themselves (the rewriting page's answer
+check, practice feedback, correctness notes) the rule is stated once, with its open items, in
+:mod:`structext_core.studio.seal`.
 
 No Streamlit here: this is tested as plain Python (tests/test_access.py).
 """

@@ -36,7 +36,7 @@ from structext_core.benchmark import draws, limits, official, outputs
 from structext_core.benchmark.audit import AGREE, audit, audit_sample
 from structext_core.benchmark.samples import FIELDS, write_jsonl
 from structext_core.benchmark.tasks import TASKS
-from structext_core.studio import access, accounts, changes, rewrite, sandbox
+from structext_core.studio import access, accounts, changes, rewrite, sandbox, seal
 from structext_core.studio.storage import write_transaction
 
 SCENARIO_FILE = settings.scenario_file()
@@ -533,6 +533,26 @@ def not_rewritten(sample: dict, texts: rewrite.Texts) -> bool:
     return texts.reference == sample["reference"]
 
 
+def answer_mode(db: sqlite_utils.Database, user: dict | None, language: str,
+                category: str | None = None) -> tuple[str, str]:
+    """When the answer check of a rewrite in ``language`` (of the task category ``category``)
+    runs for ``user`` (and, when it is withheld, why): always for an overseer (they review, and
+    may accept a structure exception); never while the user has an open study question in that
+    format or category (:mod:`structext_core.studio.seal`); otherwise once the structure check passes."""
+    if oversees(user):
+        return rewrite.ANSWER_ALWAYS, ""
+    why = seal.answer_check_withheld(db, user, language, category)
+    return (rewrite.ANSWER_WITHHELD, why) if why else (rewrite.ANSWER_AFTER_STRUCTURE, "")
+
+
+def live_check(db: sqlite_utils.Database, item: dict, user: dict | None,
+               texts: rewrite.Texts) -> rewrite.CheckReport | sandbox.Unchecked:
+    """The live checks of ``texts`` as ``user`` may see them (:func:`answer_mode`), run in a
+    check worker: a withheld answer check is not run at all."""
+    mode, why = answer_mode(db, user, item["sample"]["language"], item["sample"].get("task"))
+    return sandbox.check_rewrite(item["sample"], texts.reference, texts.question, texts.answer, mode, why)
+
+
 def submit(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.Texts,
            mapping: dict[str, str | None], exception_reason: str | None = None) -> rewrite.CheckReport:
     """Submit a rewrite for review; refused (:class:`SubmissionRefused`) unless both checks pass
@@ -540,6 +560,11 @@ def submit(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.T
 
     An admin may submit a rewrite whose structure check fails with a written
     ``exception_reason``; the answer check is never waived (the export must audit).
+
+    The refusal says only what the submitter may see (:func:`answer_mode`): a rewrite whose
+    answer check is withheld from them is accepted on its structure, its answer check is
+    stored for the reviewer, and approving it needs that check to pass (:func:`review`).
+    The returned report is the submitter's view.
     """
     _require_draft_sizes(texts, mapping)
     _require_length("exception reason", exception_reason or "", "MAX_NOTE_CHARS")
@@ -547,9 +572,15 @@ def submit(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.T
     _require_access(item, user)
     _require_editable(item)
     _require_open_campaign(db, item)
-    report = sandbox.check_rewrite(item["sample"], texts.reference, texts.question, texts.answer)
-    if isinstance(report, sandbox.Unchecked):  # a check that cannot complete never lets a text through
-        raise CampaignError(f"Submission refused: {report.message} Nothing was submitted; the saved draft stays as it is.")
+    full = sandbox.check_rewrite(item["sample"], texts.reference, texts.question, texts.answer)
+    if isinstance(full, sandbox.Unchecked):  # a check that cannot complete never lets a text through
+        raise CampaignError(f"Submission refused: {full.message} Nothing was submitted; the saved draft stays as it is.")
+    mode, why = answer_mode(db, user, item["sample"]["language"], item["sample"].get("task"))
+    report = full
+    if mode == rewrite.ANSWER_WITHHELD:
+        report = full.without_answer(why)
+    elif mode == rewrite.ANSWER_AFTER_STRUCTURE and not full.structure_ok:
+        report = full.without_answer(rewrite.ANSWER_AFTER_STRUCTURE_NOTE)
     reason = (exception_reason or "").strip()
     if not_rewritten(item["sample"], texts):
         raise SubmissionRefused(f"Submission refused: {NOT_REWRITTEN}", report)
@@ -573,8 +604,8 @@ def submit(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.T
             "INSERT INTO rewrite_submissions (item_id, reference, question, answer, mapping_json, structure_ok, "
             "answer_ok, exception_reason, submitted_by, submitted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [item_id, texts.reference, texts.question, texts.answer,
-             json.dumps(rewrite.clean_mapping(mapping), ensure_ascii=False), int(report.structure_ok),
-             int(report.answer_ok), reason or None, user["id"], now])
+             json.dumps(rewrite.clean_mapping(mapping), ensure_ascii=False), int(full.structure_ok),
+             int(full.answer_ok), reason or None, user["id"], now])
         db.execute("UPDATE rewrite_items SET status = 'submitted' WHERE id = ?", [item_id])
     return report
 
@@ -626,6 +657,14 @@ def review(db: sqlite_utils.Database, item_id: int, user: dict, decision: str, c
     if item["status"] != "submitted":
         raise CampaignError(f"Item {item['position']} is {item['status']}, not waiting for review.")
     submission = latest_submission(db, item_id)
+    if decision == "approved":  # the answer check is never waived, also where the annotator could not see it
+        report = check_submission(item, submission)
+        if isinstance(report, sandbox.Unchecked):
+            raise CampaignError(f"Not approved: {report.message}")
+        if not report.answer_ok:
+            raise CampaignError("Not approved: the answer check fails (" + "; ".join(str(p) for p in report.answer)
+                                + "). Send it back; say that the answer does not follow from the reference, "
+                                  "without giving the answer.")
     with write_transaction(db):
         db.execute("INSERT INTO rewrite_reviews (item_id, submission_id, reviewer_id, decision, comment, reviewed_at) "
                    "VALUES (?, ?, ?, ?, ?, ?)", [item_id, submission["id"], user["id"], decision, comment,

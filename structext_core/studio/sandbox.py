@@ -494,9 +494,13 @@ def run(name: str, *args: Any) -> Any:
         return Unchecked("unavailable", f"{exc}. Ask the administrator.")
 
 
-def check_rewrite(sample: dict, reference: str, question: str, answer: str) -> CheckReport | Unchecked:
-    """:func:`structext_core.studio.rewrite.check_rewrite` in a worker, or why it could not run."""
-    return run("check_rewrite", sample, reference, question, answer)
+def check_rewrite(sample: dict, reference: str, question: str, answer: str, answer_mode: str = "always",
+                  withheld_note: str = "") -> CheckReport | Unchecked:
+    """:func:`structext_core.studio.rewrite.check_rewrite` in a worker, or why it could not run.
+
+    Who may see the answer check (``answer_mode``) is decided by the caller, from
+    :mod:`structext_core.studio.seal` (see :func:`structext_core.studio.campaign.live_check`)."""
+    return run("check_rewrite", sample, reference, question, answer, answer_mode, withheld_note)
 
 
 def preview(language: str, reference: str) -> Preview:

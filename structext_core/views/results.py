@@ -20,7 +20,6 @@ A view's state in the page's URL is :mod:`structext_core.views.url_state`'s."""
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -31,6 +30,7 @@ import numpy as np
 import pandas as pd
 import sqlite_utils
 
+from structext_core.benchmark import safe_text
 from structext_core.evaluation import aggregate
 from structext_core.evaluation.scoring import DEFAULT_THRESHOLD
 
@@ -848,10 +848,10 @@ def paper_heatmap_cells(name: str, kind: str | None = None) -> pd.DataFrame:
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:
-    """A table as UTF-8 CSV with a header and no index."""
-    buffer = io.StringIO()
-    frame.to_csv(buffer, index=False)
-    return buffer.getvalue().encode("utf-8")
+    """A table as UTF-8 CSV with a header and no index; a text cell (or column name) a
+    spreadsheet would run as a formula gets a leading apostrophe
+    (:func:`structext_core.benchmark.safe_text.frame_csv`)."""
+    return safe_text.frame_csv(frame).encode("utf-8")
 
 
 def cells_table(cells: pd.DataFrame, row: str, col: str) -> pd.DataFrame:

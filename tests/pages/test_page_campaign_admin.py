@@ -1,6 +1,7 @@
 """AppTest of pages/campaign_admin.py: setup, review queue, flags, export, scenarios."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -326,3 +327,40 @@ def test_review_of_a_rewrite_too_long_to_compare_says_so(env, monkeypatch):
     assert not [c for c in at.code if c.language == "diff" and c.value.startswith("--- original reference")]
     item = campaign.list_items(env["db"], cid)[0]
     assert campaign.latest_submission(env["db"], item["id"])["reference"] in [c.value for c in at.code]  # side by side
+
+
+# ---------------------------------------------------------------- untrusted Markdown (issue 19, item 9)
+
+PIXEL = "http://host.example/px.png"
+
+
+def _rendered_elements(at) -> list[str]:
+    """The text of every element the page renders as Markdown."""
+    kinds = (at.markdown, at.caption, at.info, at.warning, at.error, at.success, at.subheader, at.toast)
+    return [e.value for kind in kinds for e in kind]
+
+
+def test_a_rewrite_holding_markdown_images_makes_the_review_queue_fetch_nothing(env):
+    from markdown_it import MarkdownIt
+
+    db = env["db"]
+    sample = next(s for s in env["suite"] if s["task_id"] == 8 and s["depth"] == 1)
+    cid = campaign.create_campaign(db, "Pixel", [sample], 1, [env["ann1"]["id"]], env["admin"])
+    item = campaign.list_items(db, cid)[0]
+    db.execute("UPDATE rewrite_items SET scenario = ? WHERE id = ?", [f"zoo ![s]({PIXEL})", item["id"]])
+    # As the issue found it: a question with an image, and a structure exception's reason with one.
+    db.execute(
+        "INSERT INTO rewrite_submissions (item_id, reference, question, answer, mapping_json, structure_ok, "
+        "answer_ok, exception_reason, submitted_by, submitted_at) VALUES (?, ?, ?, ?, '{}', 1, 1, ?, ?, 0)",
+        [item["id"], sample["reference"], sample["question"] + f" ![p]({PIXEL}) <img src='{PIXEL}'>",
+         sample["answer"], f"needed ![r][x]\n\n[x]: {PIXEL}", env["ann1"]["id"]])
+    db.execute("UPDATE rewrite_items SET status = 'submitted' WHERE id = ?", [item["id"]])
+    at = run_as(env["admin"])
+    assert not at.exception
+    texts = _rendered_elements(at)
+    assert any(PIXEL in t for t in texts)  # the text is shown ...
+    parser = MarkdownIt("commonmark", {"html": True})
+    for text in texts:  # ... and nothing in it loads
+        html = parser.render(text).lower()
+        assert "<img" not in html and not re.search(r"<[^>]*src=", html), text
+    assert any(f"[image: p -&gt; {PIXEL}]" in parser.render(t) for t in texts)

@@ -701,3 +701,34 @@ def test_the_reference_tools_never_carry_the_answer(db, people, sent_messages):
     sent = b"".join(sent_messages)
     assert b"&quot;id&quot;" in sent and ref.split("\n")[8].encode() in sent  # the capture works
     assert SENTINEL_ANSWER.encode() not in sent and SENTINEL_HINT.encode() not in sent
+
+
+def test_a_practice_key_open_in_another_study_is_never_sent(db, people, sent_messages):
+    """Issue 19, item 2: in two studies with the same practice question (a copy of a study), the
+    feedback after answering it in one shows the score and a note, and never sends the key, while
+    the question is still open in the other."""
+    samples = [{**sample, "answer": f"{SENTINEL_ANSWER}{index:03d}"}
+               for index, sample in enumerate(samples_for_test())]
+    first = new_study(db, people, samples=samples, n_items=4, practice_items=1, name="first")
+    second = study.clone_study(db, first, name="second", annotator_ids=[people["ann1"]["id"]],
+                               by_user=people["lead"]["id"])
+    for study_id in (first, second):  # (the rule screens of two studies are another matter)
+        study.accept_rule(db, study_id, people["ann1"]["id"])
+    at = open_page(people["ann1"])  # the first study (the oldest unfinished) is chosen
+    assert at.selectbox(key="hb_study").value.name == "first"
+    assignment_id = current_row(db, people["ann1"]["id"])[0]
+    key = _truth(db, assignment_id)
+    sent_messages.clear()
+    answer_box(at).input("a guess")
+    at = click(at, "Submit answer")
+    assert not at.exception
+    assert key not in b"".join(sent_messages).decode("utf-8", "replace")  # not in any message sent
+    assert any("Practice question 1 of 1: how you did" in s.value for s in at.subheader)
+    assert any("Your answer **not passed**" in s.value for s in at.warning)  # the score is given
+    assert study.KEY_WITHHELD in [i.value for i in at.info]
+    assert not any("The answer key" in m.value for m in at.markdown)
+    assert [c.value for c in at.code] == ["a guess"]
+    sent_messages.clear()
+    at = click(at, "Start the study")
+    assert not at.exception and "Question **1** of 4" in at.get("progress")[0].proto.text
+    assert SENTINEL_ANSWER not in b"".join(sent_messages).decode("utf-8", "replace")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from structext_core.benchmark.suites import generate_cell
+from structext_core.benchmark.suites import generate_cell, generate_sample
 from structext_core.studio import accounts, campaign, rewrite, sandbox, storage
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 
@@ -343,3 +343,134 @@ def test_when_no_check_worker_can_start_the_page_says_so_and_stays_editable(setu
         "The checks cannot run on this server: STRUCTEXT_SANDBOX_WORKERS='two' is not a whole number. Ask the "
         "administrator. The text stays editable."]
     assert campaign.get_draft(storage.open_db(), setup["item"]["id"])["reference"] == edited
+
+
+# ---------------------------------------------------------------- the seal: no answer oracle (issue 19, item 1)
+
+SECRET_MAPPING = {"k": "Stadium", "Z": "City", "w": "Eugene", "l": "Track", "Y": "Surface", "v": "rubber"}
+
+
+def _open_question_like(source: dict, suite: str = "test-hard") -> dict:
+    """A study question of the rewrite item's task with the rewrite original's skeleton and
+    other values (so pasting it into the rewrite passes the structure check)."""
+    texts = rewrite.apply_mapping(source, SECRET_MAPPING)
+    return {**source, "id": f"{suite}-secret-1", "suite": suite, "reference": texts.reference,
+            "question": texts.question, "answer": texts.answer}
+
+
+def _messages(at) -> list[str]:
+    """Every message the page shows (not the texts in the boxes, nor the original's code)."""
+    return [m.value for kind in (at.error, at.warning, at.info, at.success, at.caption, at.toast, at.markdown)
+            for m in kind]
+
+
+def _key_lines(answer: str) -> list[str]:
+    return [line.strip() for line in answer.split("\n") if line.strip()]
+
+
+def _paste(at, reference: str, question: str, answer: str):
+    text_area(at, "Reference").input(reference).run()
+    text_area(at, "Question").input(question).run()
+    text_area(at, "Answer").input(answer).run()
+    return at
+
+
+@pytest.fixture
+def open_question(setup):
+    """ann1 takes part in an open Test-Hard study whose (unanswered) question is of the
+    rewrite item's task, with the same skeleton as the rewrite's original."""
+    from structext_core.studio import study
+
+    secret = _open_question_like(setup["sample"])
+    study.create_study(setup["db"], name="hard-1", suite="test-hard", samples=[secret], n_items=1,
+                       annotator_ids=[setup["ann"]["id"]])
+    return secret
+
+
+def test_pasting_an_open_question_into_a_rewrite_never_shows_its_answer_key(setup, open_question):
+    at = run_as(setup["ann"])
+    assert not at.exception
+    for typed in ("x", "{\nx", '{\n"id":"Track",\nx'):  # the line-by-line attack of the issue
+        _paste(at, open_question["reference"], open_question["question"], typed)
+        assert not at.exception
+        shown = "\n".join(_messages(at))
+        leaked = [line for line in _key_lines(open_question["answer"]) if line in shown]
+        assert not leaked, leaked
+        assert "solver" not in shown
+    # The structure check still runs and passes; the answer check is withheld, and the page says why.
+    assert "Structure: reads as the original does; same skeleton." in [s.value for s in at.success]
+    notes = [i.value for i in at.info if i.value.startswith("Answer: checked at review")]
+    assert notes and "in JSON or of this kind of task" in notes[0] and "hard-1" not in notes[0]
+    assert "Submitting needs the structure check to pass; the answer is checked at review." in [
+        c.value for c in at.caption]
+
+
+def test_a_withheld_answer_check_is_not_an_oracle_at_submission_either(setup, open_question):
+    db, item_id = setup["db"], setup["item"]["id"]
+    at = _paste(run_as(setup["ann"]), open_question["reference"], open_question["question"], "x")
+    button(at, "Submit for review").click().run()
+    assert not at.exception
+    shown = "\n".join(_messages(at))
+    assert not [line for line in _key_lines(open_question["answer"]) if line in shown]
+    # Accepted on its structure: the wrong answer is for the reviewer to see, not the annotator.
+    assert campaign.get_item(db, item_id)["status"] == "submitted"
+    submission = campaign.latest_submission(db, item_id)
+    assert (submission["structure_ok"], submission["answer_ok"]) == (1, 0)
+    report = campaign.check_submission(campaign.get_item(db, item_id), submission)
+    assert not report.answer_ok and report.answer_checked  # the reviewer's full check
+    with pytest.raises(campaign.CampaignError, match="Not approved: the answer check fails"):
+        campaign.review(db, item_id, setup["admin"], "approved")
+
+
+def test_with_an_open_question_a_rewrite_of_another_shape_shows_no_answer_either(setup, open_question):
+    other = generate_sample(8, 3, 2, suite="test-hard", index=0)  # same task, another depth and width
+    at = _paste(run_as(setup["ann"]), other["reference"], other["question"], "x")
+    assert not at.exception
+    shown = "\n".join(_messages(at))
+    assert any(e.value.startswith("Structure:") for e in at.error)
+    assert "solver" not in shown
+    assert not [line for line in _key_lines(other["answer"]) if len(line) > 1 and line in shown]
+
+
+def test_without_open_questions_the_answer_check_waits_for_the_structure(setup):
+    other = generate_sample(8, 3, 2, suite="test-hard", index=0)
+    at = _paste(run_as(setup["ann"]), other["reference"], other["question"], "x")
+    assert not at.exception
+    assert any(e.value.startswith("Structure:") for e in at.error)
+    assert "Answer: checked once the structure check passes." in [i.value for i in at.info]
+    assert "solver" not in "\n".join(_messages(at))
+
+
+def test_without_open_questions_of_its_format_a_rewrite_gets_the_answer_check(setup):
+    """An annotator whose open questions are all in another format and of another kind of task
+    (a YAML path walk, beside a JSON retrieval): rewriting keeps its purpose."""
+    from structext_core.studio import study
+
+    yaml_question = generate_sample(14, 1, 1, suite="test-hard", index=0)
+    study.create_study(setup["db"], name="hard-yaml", suite="test-hard", samples=[yaml_question], n_items=1,
+                       annotator_ids=[setup["ann"]["id"]])
+    mine = rewrite.apply_mapping(setup["sample"], SECRET_MAPPING)
+    at = _paste(run_as(setup["ann"]), mine.reference, mine.question, "x")
+    assert not at.exception
+    answer_errors = [e.value for e in at.error if e.value.startswith("Answer:")]
+    assert answer_errors and "the solver has '{'" in answer_errors[0]
+    text_area(at, "Answer").input(mine.answer).run()
+    assert "Answer: the solver derives the rewritten answer from the rewritten reference." in [
+        s.value for s in at.success]
+
+
+def test_a_review_comment_with_an_image_loads_nothing_on_the_annotators_page(setup):
+    """Issue 19, item 9: the reviewer's comment and the scenario reach the annotator as text."""
+    from markdown_it import MarkdownIt
+
+    db, item_id = setup["db"], setup["item"]["id"]
+    pixel = "http://host.example/px.png"
+    db.execute("UPDATE rewrite_items SET scenario = ? WHERE id = ?", [f"zoo ![s]({pixel})", item_id])
+    campaign.submit(db, item_id, setup["ann"], rewrite.apply_mapping(setup["sample"], SECRET_MAPPING), SECRET_MAPPING)
+    campaign.review(db, item_id, setup["admin"], "returned", f"See ![this]({pixel}) and <img src='{pixel}'>")
+    at = run_as(setup["ann"])
+    assert not at.exception
+    parser = MarkdownIt("commonmark", {"html": True})
+    shown = [e.value for kind in (at.warning, at.subheader, at.markdown, at.caption) for e in kind]
+    assert any(pixel in text for text in shown)
+    assert not [text for text in shown if "<img" in parser.render(text)]

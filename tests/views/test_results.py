@@ -624,3 +624,21 @@ def test_arranging_a_leaderboard_again_equals_computing_it_so():
             assert again.equals(result_views.leaderboard(values, choice, sort=sort, min_n=min_n, n_boot=100))
     with pytest.raises(ValueError):
         result_views.arrange_leaderboard(board, "mean", 0)
+
+
+def test_results_csvs_write_no_formula():
+    """Issue 19, item 8: a model named as a formula, in a table and the leaderboard's CSV."""
+    import csv
+    import io
+
+    frame = tiny_results()
+    frame["model"] = frame["model"].replace({"a": '=HYPERLINK("http://evil.example","x")', "b": "+cmd|' /C calc'!A0"})
+    choice = result_views.ValueChoice("exact_match")
+    board = result_views.leaderboard(result_views.with_choice(frame, choice), choice, min_n=2)
+    table = choice.label_table(result_views.leaderboard_table(board, choice))
+    parsed = list(csv.reader(io.StringIO(result_views.csv_bytes(table).decode("utf-8"), newline="")))
+    cells = [cell for row in parsed for cell in row]
+    assert "'=HYPERLINK(\"http://evil.example\",\"x\")" in cells and "'+cmd|' /C calc'!A0" in cells
+    assert not [c for c in cells if c.startswith(("=", "+", "@"))]
+    back = pd.read_csv(io.BytesIO(result_views.csv_bytes(table)))
+    assert back["rank"].tolist() == table["rank"].tolist()  # numbers stay numbers

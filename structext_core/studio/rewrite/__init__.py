@@ -27,7 +27,16 @@ from structext_core.benchmark.formats.csv_format import read_tables as read_csv_
 from structext_core.benchmark.formats.markup import Block
 from structext_core.benchmark.formats.shapes import ObjectShape
 from structext_core.benchmark.formats.xml_format import ElementShape
-from structext_core.studio.rewrite.checks import CheckReport, check_answer, check_rewrite, check_structure
+from structext_core.studio.rewrite.checks import (
+    ANSWER_AFTER_STRUCTURE,
+    ANSWER_AFTER_STRUCTURE_NOTE,
+    ANSWER_ALWAYS,
+    ANSWER_WITHHELD,
+    CheckReport,
+    check_answer,
+    check_rewrite,
+    check_structure,
+)
 from structext_core.studio.rewrite.diff import TextDiff, diff_text, diff_texts
 from structext_core.studio.rewrite.mapping import (
     FILE_NAME_RE,
@@ -57,6 +66,7 @@ from structext_core.studio.rewrite.tokens import (
 )
 
 __all__ = [
+    "ANSWER_AFTER_STRUCTURE", "ANSWER_AFTER_STRUCTURE_NOTE", "ANSWER_ALWAYS", "ANSWER_WITHHELD",
     "FILE_NAME_RE", "FIXED_ANSWER_CATEGORIES", "FIXED_ANSWER_TASKS", "GUIDELINES", "IDENTIFIER_KINDS",
     "MAPPABLE_PARAMS", "NUMBER_RE", "NUMERIC_COLUMNS", "NUMERIC_PARAMS", "RESERVED",
     "Block", "CheckReport", "CsvTable", "ElementShape", "MappingError", "ObjectShape", "Problem", "TextDiff", "Texts",

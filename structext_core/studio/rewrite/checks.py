@@ -20,6 +20,14 @@ from structext_core.studio.rewrite.tokens import extract_tokens
 #: A document that does not parse is compared line by line; this many differing lines are named.
 MAX_LINE_PROBLEMS = 5
 
+#: When the answer check runs (see :func:`check_rewrite`): always (a reviewer, an admin who may
+#: accept a structure exception), only once the structure check passes (an annotator), or never
+#: (an annotator with open questions in the rewrite's format or task category: :mod:`structext_core.studio.seal`).
+ANSWER_ALWAYS, ANSWER_AFTER_STRUCTURE, ANSWER_WITHHELD = "always", "after_structure", "withheld"
+ANSWER_MODES = (ANSWER_ALWAYS, ANSWER_AFTER_STRUCTURE, ANSWER_WITHHELD)
+#: Said where the answer check's result would be when the structure check failed first.
+ANSWER_AFTER_STRUCTURE_NOTE = "Answer: checked once the structure check passes."
+
 
 @dataclass
 class CheckReport:
@@ -30,6 +38,9 @@ class CheckReport:
     answer: list[Problem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     solved: str | None = None
+    #: Why the answer check did not run (None when it ran): the structure check failed first,
+    #: or the answer check is withheld from this person (:mod:`structext_core.studio.seal`).
+    answer_note: str | None = None
 
     @property
     def structure_ok(self) -> bool:
@@ -38,7 +49,19 @@ class CheckReport:
 
     @property
     def answer_ok(self) -> bool:
+        """No answer problem was found (also when the answer check did not run: see ``answer_checked``)."""
         return not self.answer
+
+    @property
+    def answer_checked(self) -> bool:
+        """The answer check ran."""
+        return self.answer_note is None
+
+    def without_answer(self, note: str) -> CheckReport:
+        """This report as someone sees it who may not see the answer check: its result and the
+        solver's answer left out, ``note`` in their place."""
+        return CheckReport(parse=list(self.parse), structure=list(self.structure), answer=[],
+                           warnings=list(self.warnings), solved=None, answer_note=note)
 
     @property
     def ok(self) -> bool:
@@ -160,11 +183,24 @@ def _warnings(sample: dict, reference: str, question: str, answer: str) -> list[
     return warnings
 
 
-def check_rewrite(sample: dict, reference: str, question: str, answer: str) -> CheckReport:
-    """All live checks of a rewrite of ``sample``: parse, skeleton, answer (and warnings)."""
+def check_rewrite(sample: dict, reference: str, question: str, answer: str,
+                  answer_mode: str = ANSWER_ALWAYS, withheld_note: str = "") -> CheckReport:
+    """All live checks of a rewrite of ``sample``: parse, skeleton, answer (and warnings).
+
+    ``answer_mode`` says when the answer check runs: :data:`ANSWER_ALWAYS`,
+    :data:`ANSWER_AFTER_STRUCTURE` (not when the structure check fails: a document of another
+    shape is no rewrite of this one) or :data:`ANSWER_WITHHELD` (never; ``withheld_note`` says
+    why). When it does not run, no answer is worked out at all and ``answer_note`` says why."""
+    if answer_mode not in ANSWER_MODES:
+        raise ValueError(f"unknown answer mode {answer_mode!r}: one of {', '.join(ANSWER_MODES)}")
     report = CheckReport()
     report.parse, report.structure = check_structure(sample["language"], sample["reference"], reference)
-    report.answer, report.solved = check_answer(sample, reference, question, answer)
+    if answer_mode == ANSWER_WITHHELD:
+        report.answer_note = withheld_note or "Answer: checked at review."
+    elif answer_mode == ANSWER_AFTER_STRUCTURE and not report.structure_ok:
+        report.answer_note = ANSWER_AFTER_STRUCTURE_NOTE
+    else:
+        report.answer, report.solved = check_answer(sample, reference, question, answer)
     if max(len(reference), len(question), len(answer)) <= limits.MAX_INPUT_CHARS:
         # (beyond it, refused above; not searched for tokens or addresses either)
         report.warnings = _warnings(sample, reference, question, answer)

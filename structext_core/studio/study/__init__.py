@@ -39,6 +39,7 @@ from structext_core.evaluation.agreement import (  # noqa: F401
     pairwise_agreement,
 )
 from structext_core.studio import durations
+from structext_core.studio.seal import KEY_WITHHELD  # noqa: F401
 from structext_core.studio.study.adjudication import (  # noqa: F401
     ITEM_ORDERS,
     MAX_REASON_CHARS,
@@ -132,6 +133,8 @@ from structext_core.studio.study.store import (  # noqa: F401
     MAX_PRACTICE_ITEMS,
     MAX_RESPONSE_CHARS,
     PASS_THRESHOLD,
+    PRACTICE_MAX_ANSWER_CHARS,
+    PRACTICE_MAX_REFERENCE_CHARS,
     STRATUM_KEYS,
     AnnotatorStudy,
     StaleQuestionError,

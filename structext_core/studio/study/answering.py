@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
+from structext_core.studio import seal
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.clock import (
     DEFAULT_HEARTBEAT_SECONDS,
@@ -570,23 +571,31 @@ class Feedback:
     correct: bool
     rouge_l: float
     exact_match: int
+    #: True when the same question is still open for the annotator in another study: then
+    #: nothing about its correctness is given (``correct`` False, scores 0), only that note.
+    withheld: bool = False
 
 
 def response_feedback(db: sqlite_utils.Database, user_id: int, response_id: int) -> Feedback | None:
     """Correctness of the annotator's own committed answer.
 
     None when the study does not show correctness (the default), so nothing about the
-    ground truth leaves the server.
+    ground truth leaves the server; ``withheld`` (and no verdict) while the same sample is an
+    open item of the annotator in any study (:mod:`structext_core.studio.seal`).
     """
     rows = list(
         db.query(
-            "SELECT r.id, r.rouge_l, r.exact_match, s.show_correctness FROM responses r"
-            " JOIN studies s ON s.id = r.study_id WHERE r.id = ? AND r.user_id = ?",
+            "SELECT r.id, r.rouge_l, r.exact_match, s.show_correctness, i.sample_id,"
+            " json_extract(i.sample_json, '$.reference') AS reference FROM responses r"
+            " JOIN studies s ON s.id = r.study_id JOIN study_items i ON i.id = r.item_id"
+            " WHERE r.id = ? AND r.user_id = ?",
             [response_id, user_id],
         )
     )
     if not rows or not rows[0]["show_correctness"]:
         return None
+    if seal.key_withheld(db, user_id, {"id": rows[0]["sample_id"], "reference": rows[0]["reference"]}):
+        return Feedback(correct=False, rouge_l=0.0, exact_match=0, withheld=True)
     rouge, exact = rows[0]["rouge_l"], rows[0]["exact_match"]
     if rouge is None or exact is None:  # committed before answers were scored on commit
         rouge, exact = _score_rows(db, [response_id])[response_id]

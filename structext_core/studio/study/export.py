@@ -1,8 +1,6 @@
 """The export of a study: one row per answer, as CSV, JSONL and as human result rows."""
 
 
-import csv
-import io
 import math
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
@@ -10,6 +8,7 @@ from datetime import datetime, timezone
 import pandas as pd
 import sqlite_utils
 
+from structext_core.benchmark import safe_text
 from structext_core.benchmark.samples import to_jsonl_line
 from structext_core.studio.study.dashboard import COUNTED_KINDS, flag_fast, responses_frame
 
@@ -74,13 +73,11 @@ def _plain(value):
 
 
 def to_csv(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
-    """Rows as CSV text with a header (columns in the given or first row's order)."""
+    """Rows as CSV text with a header (columns in the given or first row's order). A text
+    cell a spreadsheet would run as a formula is written with a leading apostrophe
+    (:func:`structext_core.benchmark.safe_text.csv_cell`); :func:`to_jsonl` keeps every text exactly."""
     columns = list(columns or (rows[0].keys() if rows else EXPORT_COLUMNS))
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
+    return safe_text.csv_rows(rows, columns)
 
 
 def to_jsonl(rows: Iterable[dict]) -> str:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import pandas as pd
 import sqlite_utils
 
-from structext_core.studio import access, changes
+from structext_core.studio import access, changes, seal
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.dashboard import responses_frame
 from structext_core.studio.study.scores import _score
@@ -165,10 +165,14 @@ class PracticeFeedback:
     total: int
     response: str
     gave_up: bool
-    #: The answer key of this item (committed answers only: it can no longer be answered).
+    #: The answer key of this item (committed answers only: it can no longer be answered);
+    #: empty when ``key_withheld``.
     answer: str
     rouge_l: float
     exact_match: int
+    #: True when the same question is still open for the annotator in another study: the key
+    #: is not given (:mod:`structext_core.studio.seal`); the score is.
+    key_withheld: bool = False
 
     @property
     def passed(self) -> bool:
@@ -180,12 +184,14 @@ def practice_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
     """Score and answer key of the annotator's own committed answer to a practice item.
 
     None for anyone else's response and for any item that is not a practice item, so a study
-    or gold item's answer never reaches an annotator this way.
+    or gold item's answer never reaches an annotator this way. The key is withheld
+    (``key_withheld``) while the same sample is an open item of the annotator in any study
+    (:func:`structext_core.studio.seal.key_withheld`).
     """
     row = db.execute(
         """
         SELECT r.study_id, r.id, a.seq, r.response, r.gave_up, json_extract(i.sample_json, '$.answer'),
-               r.rouge_l, r.exact_match,
+               r.rouge_l, r.exact_match, i.sample_id, json_extract(i.sample_json, '$.reference'),
                (SELECT COUNT(*) FROM assignments p JOIN study_items pi ON pi.id = p.item_id
                  WHERE p.study_id = r.study_id AND p.user_id = r.user_id AND pi.kind = 'practice')
         FROM responses r
@@ -197,12 +203,13 @@ def practice_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
     ).fetchone()
     if row is None:
         return None
-    study_id, response_id, seq, response, gave_up, answer, rouge, exact, total = row
+    study_id, response_id, seq, response, gave_up, answer, rouge, exact, sample_id, reference, total = row
     if rouge is None or exact is None:  # committed before answers were scored on commit
         rouge, exact = _score(answer, response, bool(gave_up))
+    withheld = seal.key_withheld(db, user_id, {"id": sample_id, "reference": reference})
     return PracticeFeedback(study_id=study_id, response_id=response_id, seq=seq, total=total,
-                            response=response or "", gave_up=bool(gave_up), answer=answer or "",
-                            rouge_l=float(rouge), exact_match=int(exact))
+                            response=response or "", gave_up=bool(gave_up), answer="" if withheld else answer or "",
+                            rouge_l=float(rouge), exact_match=int(exact), key_withheld=withheld)
 
 
 # ---------------------------------------------------------------- gold

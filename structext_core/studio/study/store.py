@@ -39,6 +39,11 @@ MAX_PRACTICE_ITEMS = 20
 GOLD_SHORT_ANSWER_CHARS = 40
 #: Answers a careless person guesses right half the time: never preferred as gold.
 _GUESSABLE_ANSWERS = frozenset({"true", "false", "yes", "no", "0", "1"})
+#: A practice question is a warm-up: drawn from samples whose reference and answer are at most
+#: this long (characters). Test-Hard has such samples of every task; a suite with too few
+#: gets the shortest samples it has (see :func:`practice_draw`).
+PRACTICE_MAX_REFERENCE_CHARS = 3_000
+PRACTICE_MAX_ANSWER_CHARS = 300
 DEFAULT_GOLD_PASS = 0.5
 
 
@@ -128,16 +133,76 @@ def gold_draw(samples: Sequence[dict], n: int, seed: int = 0) -> list[dict]:
                                  allocation=draws.EVEN, order=lambda key: tuple(str(part) for part in key))
 
 
+def _size(sample: dict) -> int:
+    return len(sample["reference"]) + len(str(sample.get("answer") or ""))
+
+
 def practice_draw(samples: Sequence[dict], n: int, seed: int = 0) -> list[dict]:
     """``n`` practice items of ``samples`` (which exclude the study's and the gold items),
-    spread evenly over strata so a short practice round shows several formats and tasks."""
+    spread evenly over strata so a short practice round shows several formats and tasks.
+
+    Practice is a warm-up, so only modest samples are drawn: reference at most
+    :data:`PRACTICE_MAX_REFERENCE_CHARS` and answer at most :data:`PRACTICE_MAX_ANSWER_CHARS`
+    characters. When fewer than ``n`` are that small, the draw is over the ``3n`` smallest."""
     if n == 0:
         return []
     if n > len(samples):
         raise StudyError(f"Not enough samples left for {n} practice items after the study's questions "
                          f"({len(samples)} left): ask for fewer.")
-    return draws.stratified_draw(samples, n, stratum=stratum, seed=f"structext-study-practice|{seed}|{n}",
+    pool = [s for s in samples if len(s["reference"]) <= PRACTICE_MAX_REFERENCE_CHARS
+            and len(str(s.get("answer") or "")) <= PRACTICE_MAX_ANSWER_CHARS]
+    if len(pool) < n:
+        pool = sorted(samples, key=lambda s: (_size(s), s["id"]))[:3 * n]
+    return draws.stratified_draw(pool, n, stratum=stratum, seed=f"structext-study-practice|{seed}|{n}",
                                  allocation=draws.EVEN, order=lambda key: tuple(str(part) for part in key))
+
+
+def _elsewhere(db: sqlite_utils.Database, suite: str, kinds: Sequence[str]) -> list[dict]:
+    """The items of ``kinds`` of every study over ``suite``, as ``{id, reference}``."""
+    marks = ", ".join("?" for _ in kinds)
+    rows = db.execute(
+        "SELECT DISTINCT i.sample_id, json_extract(i.sample_json, '$.reference') FROM study_items i"
+        f" JOIN studies s ON s.id = i.study_id WHERE s.suite = ? AND i.kind IN ({marks})", [suite, *kinds],
+    ).fetchall()
+    return [{"id": row[0], "reference": row[1]} for row in rows]
+
+
+def _avoiding(samples: Sequence[dict], avoid: Sequence[Sequence[dict]], n: int) -> list[dict]:
+    """``samples`` without those of the first of the ``avoid`` lists (by id or reference) that
+    leaves at least ``n``; ``samples`` as they are when none does (the seal still withholds
+    keys then, see :mod:`structext_core.studio.seal`)."""
+    for items in avoid:
+        left = _rest(samples, items)
+        if len(left) >= n:
+            return left
+    return list(samples)
+
+
+def _swap_out(samples: Sequence[dict], drawn: list[dict], avoid: Sequence[dict], seed: int) -> list[dict]:
+    """``drawn`` with each item of ``avoid`` (by id or reference) replaced by a sample of the
+    same stratum that is neither drawn nor avoided, where there is one (chosen at random,
+    deterministically); the draw is unchanged when it holds no such item."""
+    if not avoid:
+        return drawn
+    ids, references = {s["id"] for s in avoid}, {s["reference"] for s in avoid}
+    hit = [d for d in drawn if d["id"] in ids or d["reference"] in references]
+    if not hit:
+        return drawn
+    taken_ids, taken_refs = {d["id"] for d in drawn}, {d["reference"] for d in drawn}
+    spare: dict[tuple, list[dict]] = {}
+    for s in sorted(samples, key=lambda s: s["id"]):
+        if not (s["id"] in ids or s["reference"] in references or s["id"] in taken_ids
+                or s["reference"] in taken_refs):
+            spare.setdefault(stratum(s), []).append(s)
+    rng = random.Random(f"structext-study-swap|{seed}")
+    out = []
+    for d in drawn:
+        pool = spare.get(stratum(d)) if d in hit else None
+        if pool:
+            out.append(pool.pop(rng.randrange(len(pool))))
+        else:
+            out.append(d)
+    return out
 
 
 def annotator_order(item_ids: Sequence[int], seed: int, study_id: int, user_id: int) -> list[int]:
@@ -168,6 +233,10 @@ def create_study(
     ``practice_items`` (answered first, with feedback, not counted; :func:`practice_draw`) and
     ``gold_items`` (mixed in, not counted, checking care; :func:`gold_draw`) are drawn from
     the rest of the suite: no sample (and no reference text) is in two of the three draws.
+    Across studies over the same ``suite``: practice and gold avoid every item of the others
+    (when too few samples are left, practice still avoids their counted and gold items, gold
+    their counted and practice items, if it can), and a counted item that is another study's
+    practice item is swapped for a free sample of its stratum where there is one.
     Raises :class:`StudyError` for an empty or taken name, an empty rule, no annotators,
     an account that is not an annotator, a question count outside the suite's size, too many
     practice or gold items, or a gold pass mark outside 0 to 100 %.
@@ -175,8 +244,18 @@ def create_study(
     name, rule_text = validate_setup(db, name, rule_text, annotator_ids)
     practice_items, gold_items, gold_pass = _check_quality_setup(practice_items, gold_items, gold_pass, n_items)
     drawn = stratified_draw(samples, int(n_items), seed)
-    gold = gold_draw(_rest(samples, drawn), gold_items, seed)
-    practice = practice_draw(_rest(samples, [*drawn, *gold]), practice_items, seed)
+    # Other studies over the same suite: their answer keys must stay useful and sealed.
+    # Counted items avoid items others show keys of (practice), where a sample of the same
+    # stratum is free. Practice and gold avoid every item of the others; when too few samples
+    # are left for that, practice still avoids others' counted and gold items (so its feedback
+    # has a key to show) and gold others' counted and practice items.
+    drawn = _swap_out(samples, drawn, _elsewhere(db, suite, ("practice",)), seed)
+    every = _elsewhere(db, suite, ("study", "gold", "practice"))
+    gold = gold_draw(_avoiding(_rest(samples, drawn), [every, _elsewhere(db, suite, ("study", "practice"))],
+                               gold_items), gold_items, seed)
+    practice = practice_draw(_avoiding(_rest(samples, [*drawn, *gold]),
+                                       [every, _elsewhere(db, suite, ("study", "gold"))], practice_items),
+                             practice_items, seed)
     created = now()
     with write_transaction(db):
         study_id = db.execute(

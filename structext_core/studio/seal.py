@@ -1,0 +1,124 @@
+"""The seal: the one rule that keeps answer keys from the people who may still answer them.
+
+    A person is never given the answer (or rule hint) of an item they may still answer, nor a
+    service that computes answers on text of a kind they are still being asked.
+
+*Open items* of a person (:func:`open_items_sql`): every item (study, gold and practice
+alike) of every study they take part in (not taken off it; the study open, not archived)
+that they have not answered yet. An item is matched across studies by its sample id or by
+its reference text, as :class:`structext_core.studio.access.Sealed` matches samples.
+
+What obeys it (each service asks this module; nothing else decides):
+
+- the Real-Test rewriting page's live **answer check** (:func:`answer_check_withheld`, used by
+  :func:`structext_core.studio.campaign.live_check` and :func:`~structext_core.studio.campaign.submit`):
+  the check works out the answer of whatever question is pasted into the rewrite, so while
+  the person has an open item in the rewrite's format, or of its task category in any format
+  (the categories ask the same questions in every format), it is not run for them; the page says the answer is checked at review, and the reviewer sees the full
+  check. The structure, value and leftover-token checks still run. Without open items of that
+  format the answer check runs, once the structure check passes;
+- the **answer key after a practice question** and the correctness note after an answer
+  (:func:`key_withheld`, used by :mod:`structext_core.studio.study.quality` and
+  :mod:`~structext_core.studio.study.answering`): shown only when the item is no open item of
+  that person in any study; otherwise the score alone, with a note why the key is withheld;
+- a rewriting item whose own sample is an item of an open study the annotator takes part in
+  (:func:`structext_core.studio.access.rewrite_answer_refusal`): the whole item stays closed;
+- practice and gold draws (:func:`structext_core.studio.study.store.create_study`) avoid items
+  that another study over the same suite counts, so feedback has a key to show.
+
+Researchers and admins see answers anyway (the capability ``answers`` of
+:mod:`structext_core.studio.access`) and take part in no study, so they have no open items.
+No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import sqlite_utils
+
+from structext_core.benchmark.formats import DISPLAY_NAMES
+
+#: The rows of ``study_items`` (alias ``i``) open for the user bound to the one ``?``: assigned
+#: to them in a study they still take part in, the study open and not archived, no answer yet.
+OPEN_ITEMS_SQL = """
+    FROM study_annotators sa
+    JOIN studies s ON s.id = sa.study_id
+    JOIN assignments a ON a.study_id = sa.study_id AND a.user_id = sa.user_id
+    JOIN study_items i ON i.id = a.item_id
+    LEFT JOIN responses r ON r.assignment_id = a.id
+    WHERE sa.user_id = ? AND sa.removed_at IS NULL AND s.status = 'open' AND s.archived_at IS NULL
+      AND r.id IS NULL
+"""
+
+#: What the rewriting page says where the answer check's result would be.
+ANSWER_CHECK_WITHHELD = (
+    "Answer: checked at review, not here. You still have questions to answer in a study in {format} or "
+    "of this kind of task, and this check works out the answer of whatever question and reference it is "
+    "given, so it is withheld while you have such open questions. The structure, value and token checks "
+    "still run; the reviewer sees the answer check.")
+#: Said instead of a practice question's answer key while the same question is open elsewhere.
+KEY_WITHHELD = ("The answer key is withheld: this question is still open for you in another study, so its "
+                "key is shown once you have answered it there. Your score above stands.")
+
+
+def open_items_sql(columns: str) -> str:
+    """``SELECT columns`` over the open items (``i``) of the user bound to the first ``?``."""
+    return f"SELECT {columns} {OPEN_ITEMS_SQL}"
+
+
+def open_formats(db: sqlite_utils.Database, user_id: int | None) -> set[str]:
+    """The formats (``language``) of the user's open items; empty for None."""
+    if user_id is None:
+        return set()
+    return {row[0] for row in db.execute(open_items_sql("DISTINCT i.language"), [user_id])}
+
+
+def open_item_count(db: sqlite_utils.Database, user_id: int | None) -> int:
+    """How many open items the user has, over every study."""
+    if user_id is None:
+        return 0
+    return db.execute(open_items_sql("COUNT(*)"), [user_id]).fetchone()[0]
+
+
+def is_open_for(db: sqlite_utils.Database, user_id: int | None, sample: dict) -> bool:
+    """Whether ``sample`` (by id or reference text) is an open item of the user in any study.
+
+    The reference is compared only where its length already agrees (``reference_chars``), so
+    no long text is read for the other items."""
+    if user_id is None:
+        return False
+    reference = sample.get("reference")
+    found = db.execute(
+        open_items_sql("1") + " AND (i.sample_id = ? OR (i.reference_chars = ?"
+                              " AND json_extract(i.sample_json, '$.reference') = ?)) LIMIT 1",
+        [user_id, sample.get("id"), len(reference) if isinstance(reference, str) else -1, reference],
+    ).fetchone()
+    return found is not None
+
+
+def open_categories(db: sqlite_utils.Database, user_id: int | None) -> set[str]:
+    """The task categories (``task``, e.g. ``TextRetrieval``) of the user's open items."""
+    if user_id is None:
+        return set()
+    return {row[0] for row in db.execute(open_items_sql("DISTINCT i.task"), [user_id])}
+
+
+def answer_check_withheld(db: sqlite_utils.Database, user: dict | None, language: str,
+                          category: str | None = None) -> str | None:
+    """Why the rewriting page's answer check is not run for ``user`` on a rewrite in
+    ``language`` of the task category ``category``, or None when it may run.
+
+    Withheld while they have an open item in that format, or of that category in any format:
+    the categories ask the same questions in every format, so a question of another format,
+    its data moved into this one, would be answered too."""
+    if user is None:
+        return None
+    if language in open_formats(db, user.get("id")) or (
+            category is not None and category in open_categories(db, user.get("id"))):
+        return ANSWER_CHECK_WITHHELD.format(format=DISPLAY_NAMES.get(language, language))
+    return None
+
+
+def key_withheld(db: sqlite_utils.Database, user_id: int, sample: dict) -> bool:
+    """Whether the answer key (or correctness) of ``sample`` must not be shown to the user:
+    it is an open item of theirs in some study."""
+    return is_open_for(db, user_id, sample)

