@@ -205,9 +205,54 @@ export default function (component) {
 }
 """
 
+# The lines around a match or a line of the reference, the match marked. Every text of the
+# reference is put on the page with `textContent`: nothing from it is read as HTML.
+WINDOW_CSS = """
+.hb-window { font-family: "Source Code Pro", monospace; font-size: .8rem; line-height: 1.6; overflow: auto;
+             padding: .75rem 0; border-radius: .5rem; border: 1px solid rgba(128,128,128,.25); }
+.hb-row { display: flex; }
+.hb-row.hb-target { background: rgba(255,200,0,.18); }
+.hb-number { flex: none; min-width: 4.5em; padding-right: 1em; text-align: right; opacity: .5; user-select: none; }
+.hb-text { white-space: pre; word-break: break-all; }
+.hb-window.hb-wrap .hb-text { white-space: pre-wrap; }
+.hb-cut { opacity: .55; }
+mark { padding: 0; border-radius: 2px; }
+"""
+WINDOW_JS = """
+export default function (component) {
+  const { data, parentElement } = component;
+  const box = document.createElement("div");
+  box.className = "hb-window" + (data.wrap ? " hb-wrap" : "");
+  box.style.maxHeight = `${Number(data.max_height) || 560}px`;
+  const span = (cls, text) => { const el = document.createElement("span"); el.className = cls;
+                                el.textContent = text; return el; };
+  for (const [number, text, mark, cutBefore, cutAfter] of data.rows) {
+    const row = document.createElement("div");
+    row.className = "hb-row" + (number === data.target ? " hb-target" : "");
+    row.appendChild(span("hb-number", String(number)));
+    const body = span("hb-text", "");
+    if (cutBefore) body.appendChild(span("hb-cut", `[… ${cutBefore.toLocaleString("en")} characters] `));
+    if (mark) {
+      body.appendChild(document.createTextNode(text.slice(0, mark[0])));
+      const marked = document.createElement("mark");
+      marked.textContent = text.slice(mark[0], mark[1]);
+      body.appendChild(marked);
+      body.appendChild(document.createTextNode(text.slice(mark[1])));
+    } else {
+      body.appendChild(document.createTextNode(text || " "));
+    }
+    if (cutAfter) body.appendChild(span("hb-cut", ` [… ${cutAfter.toLocaleString("en")} characters]`));
+    row.appendChild(body);
+    box.appendChild(row);
+  }
+  parentElement.replaceChildren(box);
+}
+"""
+
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 _activity = st.components.v2.component("structext_answer_activity", js=ACTIVITY_JS)
 _clock = st.components.v2.component("structext_question_clock", html=CLOCK_HTML, css=CLOCK_CSS, js=CLOCK_JS)
+_window = st.components.v2.component("structext_reference_window", css=WINDOW_CSS, js=WINDOW_JS)
 user = ui.require_page("human_baseline")
 db = ui.get_db()
 # This browser tab: a reload or a new tab is a new Streamlit session, so a new tab id.
@@ -763,7 +808,8 @@ def reference_view(view: study.QuestionView, lines: viewer.Lines, wrap: bool) ->
             caption_col.caption(around.caption)
             back_col.button("Whole reference", key=_key("whole", aid), width="stretch",
                             on_click=on_whole_reference, args=(aid,))
-            st.html(viewer.window_html(around, wrap=wrap, max_height=REFERENCE_HEIGHT))
+            _window(key=_key("window", aid),
+                    data={**viewer.window_data(around), "wrap": wrap, "max_height": REFERENCE_HEIGHT})
             return
     # A fixed, scrolling height for long references; short ones take their own height.
     height = REFERENCE_HEIGHT if len(lines) > REFERENCE_FIT_LINES else "content"
