@@ -221,7 +221,10 @@ mark { padding: 0; border-radius: 2px; }
 WINDOW_JS = """
 export default function (component) {
   const { data, parentElement } = component;
-  const box = document.createElement("div");
+  // The root also holds the component's style sheet: only the window's own box is replaced.
+  let box = parentElement.querySelector(".hb-window");
+  if (!box) { box = document.createElement("div"); parentElement.appendChild(box); }
+  box.replaceChildren();
   box.className = "hb-window" + (data.wrap ? " hb-wrap" : "");
   box.style.maxHeight = `${Number(data.max_height) || 560}px`;
   const span = (cls, text) => { const el = document.createElement("span"); el.className = cls;
@@ -245,7 +248,6 @@ export default function (component) {
     row.appendChild(body);
     box.appendChild(row);
   }
-  parentElement.replaceChildren(box);
 }
 """
 
