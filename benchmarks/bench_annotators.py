@@ -3,8 +3,10 @@
 Starts ``streamlit run app.py`` on a private database with a Test-Hard study, then puts
 ``--annotators`` simulated people on it (default 50), each over its own websocket speaking
 the browser's protocol (benchmarks/st_client.py): log in, open Human baseline, accept the
-rule, then every 10-20 s (``--pace``) type an answer and submit it. The page's own fragments
-(the heartbeat and the clock) rerun at the interval the server asks for, as in a browser.
+rule, then every 10-20 s (``--pace``) type an answer and submit it. The question page's
+clock component sends its heartbeat every ``STRUCTEXT_HEARTBEAT_SECONDS`` (5 s), as its script
+does in a browser (the time on screen ticks in the browser: no run per second); fragments with
+a ``run_every`` rerun at the interval the server asks for.
 
 Printed: submit -> next question latency (from the click until the next question's run has
 finished), fragment (heartbeat) run latency, both with p50/p95/max, the number of each, the
@@ -104,6 +106,7 @@ async def annotator(index: int, url: str, answers: dict, pace: tuple[float, floa
     await client.open_page("Human baseline")
     if "I have read the rule: start" in client.widgets:
         await client.click("I have read the rule: start")
+    beats = asyncio.create_task(heartbeats(client, stop_at))
     while time.time() < stop_at:
         await asyncio.sleep(min(rng.uniform(*pace), max(0.0, stop_at - time.time())))
         if time.time() >= stop_at:
@@ -116,7 +119,32 @@ async def annotator(index: int, url: str, answers: dict, pace: tuple[float, floa
         client.type_text(label, answers.get(question, "an answer"))
         result = await client.click(SUBMIT_LABEL)
         submits.append(result.seconds)
+    beats.cancel()
     await client.close()
+
+
+CLOCK = "structext_question_clock"
+
+
+async def heartbeats(client: StreamlitClient, stop_at: float) -> None:
+    """The question page's clock: a heartbeat every ``beat_ms`` (its data says), as the state
+    ``beat`` of the component; each is one run of the clock's fragment."""
+    seq = 0
+    while time.time() < stop_at:
+        clock = client.components.get(CLOCK)
+        interval = (clock.data or {}).get("beat_ms", 5000) / 1000 if clock else 5.0
+        await asyncio.sleep(interval)
+        clock = client.components.get(CLOCK)
+        if clock is None or time.time() >= stop_at:
+            continue
+        seq += 1
+        try:
+            result = await client.set_component_state(
+                CLOCK, {"beat": {"assignment": (clock.data or {}).get("assignment"), "seq": seq, "visible": True}})
+        except (asyncio.TimeoutError, OSError) as error:
+            client.errors.append(f"heartbeat: {error!r}")
+            return
+        client.fragment_latencies.append(result.seconds)
 
 
 def client_texts(client: StreamlitClient) -> list[str]:
