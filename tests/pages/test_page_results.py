@@ -623,6 +623,7 @@ def test_opening_a_shared_leaderboard_link(env):
 @pytest.mark.parametrize("params, notes", [
     ({"view": "nope", "threshold": "NaN", "min_n": "-4"},
      ["view='nope' is not a valid choice", "threshold='NaN'", "min_n='-4'"]),
+    ({"min_n": "²"}, ["min_n='²' is not a valid choice"]),
     ({"rows": "x" * 5000, "zzz": "1", "prompt": ["naive", "<script>"], "depth": "9"},
      ["rows: a value longer than 200", "unknown parameter 'zzz'", "prompt: '<script>' not among the results",
       "depth: '9' not among the results"]),

@@ -579,6 +579,10 @@ def test_url_round_trip(values):
     ({"threshold": "0.33"}, {}, "threshold='0.33'"),
     ({"min_n": "0"}, {}, "min_n='0'"),
     ({"min_n": "+5"}, {}, "min_n='+5'"),
+    ({"min_n": "²"}, {}, "min_n='²'"),  # issue 19: '²'.isdigit() is true, int('²') raises
+    ({"min_n": "١٢"}, {}, "min_n='١٢'"),  # Arabic-Indic digits: int() takes them, a URL must not
+    ({"min_n": "1²"}, {}, "min_n='1²'"),
+    ({"threshold": "٠.٥"}, {}, "threshold='٠.٥'"),
     ({"min_n": "9" * 5000}, {}, "min_n: a value longer than 200 characters"),
     ({"min_n": "100001"}, {}, "min_n='100001'"),
     ({"people": "good"}, {}, "people='good'"),  # a model is no person
