@@ -166,7 +166,7 @@ def on_hit_chosen(assignment_id: int, hits: tuple[viewer.Hit, ...]) -> None:
 def on_go_to(assignment_id: int) -> None:
     line = st.session_state.get(_key("goto", assignment_id))
     if line is not None:  # checked against the reference when the window is drawn
-        _show_line(assignment_id, line, None)
+        _show_line(assignment_id, int(line) if float(line).is_integer() else line, None)
 
 
 def on_whole_reference(assignment_id: int) -> None:
@@ -197,7 +197,7 @@ def on_add_lines(assignment_id: int, reference: str) -> None:
         return
     if status.state == "elsewhere":
         st.session_state["hb_carry"] = (assignment_id, combined)  # for "Continue here", as on_submit keeps it
-    ui.flash("toast", f"Added lines {first:,}–{last:,} to your answer.")
+    ui.flash("toast", f"Added lines {int(first):,}–{int(last):,} to your answer.")
 
 
 def _note(error: study.StudyError) -> None:
@@ -534,12 +534,14 @@ def reference_panel(view: study.QuestionView) -> None:
     head_left.markdown(f"**Reference** · {DISPLAY_NAMES.get(view.language, view.language)}")
     matching = case_col.toggle("Match case", key=_key("case", aid), on_change=on_search_changed, args=(aid,))
     wrap = wrap_col.toggle("Wrap lines", key="hb_wrap")
-    find_col, go_col = st.columns([3, 1], vertical_alignment="bottom")
+    find_col, go_col = st.columns([2, 1], vertical_alignment="bottom")
     query = find_col.text_input("Search the reference", key=_key("find", aid), max_chars=viewer.MAX_QUERY_CHARS,
                                 placeholder="A key or a value, as plain text", on_change=on_search_changed,
                                 args=(aid,))
-    go_col.number_input("Go to line", value=None, step=1, key=_key("goto", aid), placeholder="Line",
-                        on_change=on_go_to, args=(aid,))
+    # Line boxes hold floats shown as whole numbers: Streamlit resets a non-finite value (a forged
+    # NaN) of a float box to its default, where a whole-number box fails before the page runs.
+    go_col.number_input("Go to line", value=None, step=1.0, format="%.0f", key=_key("goto", aid),
+                        placeholder="Line", on_change=on_go_to, args=(aid,))
     if query:
         search_results(aid, lines, query, matching)
     reference_view(view, lines, wrap)
@@ -549,10 +551,12 @@ def line_range(aid: int) -> None:
     """From / To line, right under the "Add lines" button they set (outside the answer's
     form: Enter in a box of the form would press its first button, Submit)."""
     from_col, to_col = st.columns(2)
-    from_col.number_input("From line", value=None, step=1, key=_key("from", aid), placeholder="First line",
+    from_col.number_input("From line", value=None, step=1.0, format="%.0f", key=_key("from", aid),
+                          placeholder="First line",
                           help="Lines From to To of the reference go into your answer, exactly as they "
                                "are, with **Add lines**. Choosing a match or a line fills both.")
-    to_col.number_input("To line", value=None, step=1, key=_key("to", aid), placeholder="Last line")
+    to_col.number_input("To line", value=None, step=1.0, format="%.0f", key=_key("to", aid),
+                        placeholder="Last line")
 
 
 def search_results(aid: int, lines: viewer.Lines, query: str, matching: bool) -> None:
@@ -621,7 +625,7 @@ def answer_form(view: study.QuestionView) -> None:
         # A button of the form, so the text typed so far comes with the click; after the
         # first one (Ctrl+Enter presses Submit). Keyed: a new label keeps the same button.
         first, last = (st.session_state.get(_key(name, aid)) for name in ("from", "to"))
-        span = f" {first:,}–{last:,}" if first is not None and last is not None else ""
+        span = f" {first:,.0f}–{last:,.0f}" if first is not None and last is not None else ""
         st.form_submit_button(
             f"Add lines{span} to the answer", key=_key("add", aid), width="stretch", disabled=confirming,
             on_click=on_add_lines, args=(aid, view.reference),

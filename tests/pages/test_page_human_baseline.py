@@ -574,6 +574,21 @@ def test_go_to_line_shows_the_window_and_a_missing_line_is_named(db, people):
     assert at.code[0].value == ref  # the whole reference stays readable
 
 
+@pytest.mark.parametrize("forged", [float("nan"), float("inf"), -float("inf")])
+def test_a_forged_line_number_is_no_error(db, people, forged):
+    """Issue 19: NaN in "Go to line" failed inside Streamlit, before the page ran (its redacted error)."""
+    at, _, ref = long_page(db, people)
+    for label in ("Go to line", "From line", "To line"):
+        at = widget(at.number_input, label).set_value(forged).run()
+        assert not at.exception, at.exception[0].value if at.exception else None
+        assert widget(at.number_input, label).value is None  # the box is empty again
+    assert at.code[0].value == ref  # the whole reference, as before
+    at = widget(at.number_input, "Go to line").set_value(7626 if ref.count("\n") > 7626 else 40).run()
+    assert not at.exception and any("around line" in c.value for c in at.caption)
+    assert "Add lines 40–40 to the answer" in [b.label for b in at.button] or any(
+        "7,626–7,626" in b.label for b in at.button)
+
+
 def test_add_lines_puts_exactly_those_lines_into_the_answer_box_and_the_draft(db, people):
     at, assignment_id, ref = long_page(db, people)
     at = take_lines(at, 3, 5, typed="My answer starts here")  # typed, not yet sent: the click sends it
