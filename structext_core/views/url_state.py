@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from structext_core.views.results import (
     DIMENSIONS,
+    HEATMAP_SORTS,
     LEADERBOARD_SORTS,
     MAX_MIN_N,
     METRICS,
@@ -34,7 +35,7 @@ URL_MAX_VALUES = 50
 _URL_CHOICES: dict[str, Sequence[str]] = {
     "source": tuple(SOURCES), "paper": tuple(PAPER_VIEWS), "view": tuple(VIEWS), "metric": tuple(METRICS),
     "rouge": tuple(ROUGE_METRICS), "mode": MODES, "rows": DIMENSIONS, "cols": DIMENSIONS,
-    "sort": ("mean", "name"), "items": ITEM_SCOPES, "board": tuple(LEADERBOARD_SORTS),
+    "sort": tuple(HEATMAP_SORTS), "items": ITEM_SCOPES, "board": tuple(LEADERBOARD_SORTS),
     "pair_rows": PAIR_DIMENSIONS, "pair_cols": PAIR_DIMENSIONS,
 }
 _URL_MODELS = ("people", "a", "b")
