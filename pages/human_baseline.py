@@ -16,6 +16,7 @@ import streamlit as st
 from pages import ui
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark.formats import DISPLAY_NAMES
+from structext_core.benchmark.words import plural
 from structext_core.studio import durations, study
 from structext_core.views import reference as viewer
 
@@ -426,11 +427,12 @@ def rule_screen(chosen: study.AnnotatorStudy) -> None:
         st.markdown(chosen.rule_text)
     idle = (f" After {_idle_time()} without any input (keys, mouse, scrolling) the question "
             "pauses by itself." if settings.idle_pause_seconds else "")
-    practice = (f"- First come **{chosen.practice_items} practice questions**: they are not counted, and after "
-                "each you see your score and the answer key.\n" if chosen.practice_items else "")
+    counts = chosen.counts
+    practice = (f"- First come **{plural(counts.practice, 'practice question')}**: not counted, and after "
+                "each you see your score and the answer key.\n" if counts.practice else "")
     st.markdown(
         practice +
-        f"- You will answer **{chosen.n_items - chosen.practice_items} questions**, one at a time, in your own order.\n"
+        f"- Then you answer the study's **{counts.for_annotator}**, one at a time, in your own order.\n"
         "- Each question's clock counts while the question is on screen in your tab. It stops "
         "when you close the tab, hide it or lose the connection; you come back to the same "
         "question, the same clock and your answer as typed.\n"
@@ -468,9 +470,11 @@ def practice_feedback_screen(feedback: study.PracticeFeedback) -> None:
 
 def finished_screen(chosen: study.AnnotatorStudy) -> None:
     progress = study.annotator_progress(db, chosen.id, user["id"])
+    counts = chosen.counts
+    practice = f", after {plural(counts.practice, 'practice question')}" if counts.practice else ""
     st.success(
-        f"You have answered all {progress.total} questions of {chosen.name} "
-        f"({progress.gave_up} given up). Thank you!"
+        f"You have answered all {counts.for_annotator} of {chosen.name}{practice} "
+        f"({progress.gave_up:,} given up). Thank you!"
     )
     st.write(f"Time spent answering, pauses excluded: **{study.format_duration(progress.seconds)}**.")
 

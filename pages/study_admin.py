@@ -11,6 +11,7 @@ from pages import ui
 from pages.ui import widgets
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark import samples, suites
+from structext_core.benchmark.words import plural
 from structext_core.studio import access, accounts, study
 from structext_core.views import dashboard
 
@@ -107,10 +108,9 @@ def create_study(name, suite_name, n_items, seed, chosen, rule_text, show_correc
     except (study.StudyError, samples.SampleError) as error:
         st.error(f"The study was not created. {error}")
         return
-    extras = "".join(f", {count} {kind} items" for kind, count in (("practice", practice_items),
-                                                                     ("gold", gold_items)) if count)
-    ui.flash("success", f"Study {name.strip()!r} created with {n_items} questions{extras} for "
-                        f"{len(annotator_ids)} annotator(s).")
+    counts = study.QuestionCounts(n_items, gold_items, practice_items)
+    ui.flash("success", f"Study {name.strip()!r} created with {counts.breakdown} for "
+                        f"{plural(len(annotator_ids), 'annotator')}: each answers {plural(counts.total, 'question')}.")
     st.session_state["sa_study_id"] = study_id
     st.rerun()
 
@@ -442,6 +442,10 @@ def dashboard_section(chosen: study.Study) -> None:
     manage_study(chosen)
     results_visibility_block(chosen)
     st.subheader("Progress")
+    counts = chosen.counts
+    st.caption(f"{chosen.name} asks {counts.breakdown}: **total** below is the {plural(counts.asked, 'question')} "
+               "an annotator is given (gold included, practice apart); the baseline counts "
+               f"{plural(counts.counted, 'question')}.")
     progress = study.progress_table(db, chosen.id)
     st.dataframe(
         progress, hide_index=True,
@@ -465,8 +469,8 @@ def dashboard_section(chosen: study.Study) -> None:
     st.caption("Hours of answered questions. Answering (active) + paused + idle + away = the time from "
                "each question's first showing to its submission; time per question below is active time.")
     if chosen.practice_items or chosen.gold_items:
-        st.caption(f"Practice items ({chosen.practice_items}) are left out of every figure; gold items "
-                   f"({chosen.gold_items}) are in the progress above and out of every other figure.")
+        st.caption(f"Practice ({plural(chosen.practice_items, 'question')}) is left out of every figure; gold "
+                   f"({plural(chosen.gold_items, 'question')}) is in the progress above and out of every other figure.")
     gold_block(chosen)
     flags_block(chosen)
     with st.spinner("Scoring new answers…"):

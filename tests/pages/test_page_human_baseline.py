@@ -392,7 +392,7 @@ def test_rule_screen_announces_the_practice_round(db, people):
     at = open_page(people["ann1"])
     shown = " ".join(m.value for m in at.markdown)
     assert "First come **2 practice questions**" in shown
-    assert "You will answer **5 questions**" in shown  # 4 + 1 gold: gold looks like any question
+    assert "Then you answer the study's **5 questions**" in shown  # 4 + 1 gold: gold looks like any question
 
 
 def test_practice_feedback_comes_after_submitting_and_not_before(db, people):
@@ -458,7 +458,9 @@ def test_practice_round_never_sends_an_unanswered_items_answer(db, people, sent_
             sent = b"".join(sent_messages).decode("utf-8", "replace")
             assert key in sent  # the feedback screen did send this item's key
             at = click(at, "Start the study" if len(answered_practice) == 3 else "Next practice question")
-    assert "You have answered all 14 questions" in at.success[-1].value and len(answered_practice) == 3
+    # Issue 19: it said "all 14" (practice counted) after a rule screen of 11 questions.
+    assert "You have answered all 11 questions of pilot, after 3 practice questions" in at.success[-1].value
+    assert len(answered_practice) == 3
 
 
 def test_flagging_a_question_keeps_the_draft_and_the_clock(db, people):

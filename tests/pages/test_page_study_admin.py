@@ -100,7 +100,7 @@ def test_admin_creates_a_study(db, people, mini_suite):
     at = fill_setup(open_page(people["lead"]), rule="No tools, no web.")
     at = click(at, "Create study")
     assert not at.exception and not at.error
-    assert "Study 'pilot' created with 20 questions for 2 annotator(s)." in at.success[0].value
+    assert "Study 'pilot' created with 20 questions for 2 annotators: each answers 20 questions." in at.success[0].value
     saved = study.list_studies(db)[0]
     assert (saved.name, saved.suite, saved.n_items, saved.rule_text, saved.show_correctness,
             saved.n_annotators) == ("pilot", "mini", 20, "No tools, no web.", False, 2)
@@ -348,7 +348,9 @@ def test_setup_form_with_practice_and_gold_items(db, people, mini_suite):
     widget(at.number_input, "Gold pass mark (%)").set_value(80)
     at = click(at, "Create study")
     assert not at.exception and not at.error
-    assert "created with 20 questions, 3 practice items, 4 gold items for 2 annotator(s)." in at.success[0].value
+    # Issue 19: one count for every text (the annotator is told of 24, answers 27; the baseline counts 20).
+    assert ("created with 24 questions (20 counted + 4 gold) and 3 practice questions first for 2 annotators: "
+            "each answers 27 questions.") in at.success[0].value
     saved = study.list_studies(db)[0]
     assert (saved.n_items, saved.practice_items, saved.gold_items, saved.gold_pass) == (20, 3, 4, 0.8)
     kinds = dict(db.execute("SELECT kind, COUNT(*) FROM study_items GROUP BY kind").fetchall())
@@ -394,6 +396,10 @@ def test_dashboard_counts_no_practice_or_gold_and_flags_the_careless(db, people,
     assert not at.exception
     progress = at.dataframe[0].value.set_index("annotator")
     assert progress.loc["ann1", "total"] == 7 and progress.loc["ann1", "answered"] == 7  # 4 + 3 gold
+    # Issue 19: the chooser said 4 beside this total of 7; both now come from one count, broken down.
+    assert "4 counted + 3 gold" in at.selectbox(key="sa_study").value.label
+    assert any("asks 7 questions (4 counted + 3 gold) and 2 practice questions first: **total** below is the "
+               "7 questions" in c.value for c in at.caption)
     assert metric(at, "Answers") == "8"  # the study's own 4 items of each; practice and gold left out
     assert metric(at, "Mean annotator") == "100.0"
     gold = next(d.value for d in at.dataframe if "gold_accuracy" in d.value.columns).set_index("annotator")

@@ -134,6 +134,7 @@ from structext_core.studio.study.store import (  # noqa: F401
     PASS_THRESHOLD,
     STRATUM_KEYS,
     AnnotatorStudy,
+    QuestionCounts,
     StaleQuestionError,
     Study,
     StudyError,
