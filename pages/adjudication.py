@@ -10,6 +10,7 @@ from pages import ui
 from pages.ui import widgets
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark.formats import HIGHLIGHT
+from structext_core.benchmark.words import plural
 from structext_core.studio import access, durations, study
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
@@ -28,7 +29,12 @@ LISTED_KINDS = ("study", "gold")
 
 def on_override(response_id: int, annotator: str) -> None:
     state = st.session_state
-    chosen = VERDICTS[state[f"adj_verdict_{response_id}"]]
+    verdict = state.get(f"adj_verdict_{response_id}")
+    if verdict not in VERDICTS:  # none is chosen for the lead: the lead decides
+        ui.flash("error", f"The score of {annotator}'s answer was not changed: choose a new score first "
+                          f"({', '.join(VERDICTS)}).")
+        return
+    chosen = VERDICTS[verdict]
     score = state[f"adj_score_{response_id}"] if chosen is None else chosen
     try:
         study.override_score(ui.get_db(), response_id, score, state[f"adj_reason_{response_id}"], user)
@@ -141,7 +147,8 @@ def response_panel(response: study.ResponseDetail) -> None:
                    f"{study.moment_text(response.submitted_at)}")
         with st.form(f"adj_form_{rid}"):
             left, right = st.columns([2, 1])
-            left.radio("New score", list(VERDICTS), key=f"adj_verdict_{rid}", horizontal=True)
+            left.radio("New score", list(VERDICTS), key=f"adj_verdict_{rid}", horizontal=True, index=None,
+                       help="Nothing is chosen for you: pick the verdict this answer deserves.")
             right.number_input("Score (0 to 1)", min_value=0.0, max_value=1.0, step=0.05, value=response.score,
                                key=f"adj_score_{rid}", help="Used when 'The score below' is chosen.")
             st.text_input("Reason", key=f"adj_reason_{rid}", max_chars=study.MAX_REASON_CHARS,
@@ -153,7 +160,7 @@ def response_panel(response: study.ResponseDetail) -> None:
                                      on_click=on_clear, args=(rid, response.annotator), key=f"adj_clear_{rid}")
         history = study.override_history(db, rid)
         if history:
-            with st.expander(f"History of this score ({len(history)} change{'s' if len(history) > 1 else ''})"):
+            with st.expander(f"History of this score ({plural(len(history), 'change')})"):
                 st.dataframe(study.history_table(history), hide_index=True)
         else:
             st.caption("Never changed by hand.")

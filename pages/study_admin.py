@@ -172,11 +172,13 @@ def _bullets(lines: list[str]) -> str:
 def account_lifecycle_block(users: list[dict]) -> None:
     st.markdown("**Disable, enable or delete an account**")
     by_id = {u["id"]: u for u in users}
+    # No account is chosen for the admin: a button must never act on whichever came first.
     picked = st.selectbox(
-        "Account to change", list(by_id), key="sa_life_user",
+        "Account to change", list(by_id), key="sa_life_user", index=None, placeholder="Choose an account",
         format_func=lambda i: f"{by_id[i]['username']} ({by_id[i]['role']}, {by_id[i]['status']})",
     )
     if picked is None:
+        st.caption("Choose the account to disable, enable or delete.")
         return
     account = by_id[picked]
     name = account["username"]
@@ -185,14 +187,7 @@ def account_lifecycle_block(users: list[dict]) -> None:
         if account["status"] == "active":
             st.caption("A disabled account cannot log in, and its open sessions end at once. Its answers, "
                        "rewrites and studies stay as they are; enable it again at any time.")
-            if st.button("Disable account", key="sa_disable"):
-                try:
-                    ended = accounts.disable_user(db, picked, by_user=user["id"])
-                except accounts.AccountError as error:
-                    st.error(f"{name!r} was not disabled. {error}")
-                else:
-                    ui.flash("success", f"{name!r} is disabled: it cannot log in, and {ended} open session(s) ended.")
-                    st.rerun()
+            disable_with_confirmation(picked, name)
         else:
             st.caption("Disabled: this account cannot log in. Enabled again, it logs in with its old password.")
             if st.button("Enable account", key="sa_enable"):
@@ -205,6 +200,29 @@ def account_lifecycle_block(users: list[dict]) -> None:
                     st.rerun()
     with delete_col:
         delete_account_block(account)
+
+
+def disable_with_confirmation(account_id: int, name: str) -> None:
+    """"Disable account…", then a confirmation naming the account: nothing happens in one click."""
+    if st.session_state.get("sa_disable_pending") != account_id:
+        if st.button("Disable account…", key="sa_disable"):
+            st.session_state["sa_disable_pending"] = account_id
+            st.rerun()
+        return
+    st.warning(f"Disable {name!r}? It can no longer log in, and its open sessions end now.")
+    yes_col, no_col = st.columns(2)
+    if yes_col.button(f"Yes, disable {name}", key="sa_disable_yes", type="primary"):
+        st.session_state.pop("sa_disable_pending", None)
+        try:
+            ended = accounts.disable_user(db, account_id, by_user=user["id"])
+        except accounts.AccountError as error:
+            st.error(f"{name!r} was not disabled. {error}")
+            return
+        ui.flash("success", f"{name!r} is disabled: it cannot log in, and {plural(ended, 'open session')} ended.")
+        st.rerun()
+    if no_col.button("Cancel", key="sa_disable_no"):
+        st.session_state.pop("sa_disable_pending", None)
+        st.rerun()
 
 
 DELETE_MODES = {"keep": "keep their data (under an anonymous name)", "remove": "remove their data"}

@@ -452,8 +452,10 @@ def choose_account(at, username):
 def test_admin_disables_and_enables_an_account(db, people):
     token = accounts.issue_session(db, people["ann1"]["id"])
     at = choose_account(open_page(people["lead"], section="Accounts"), "ann1")
-    at = click(at, "Disable account")
-    assert "'ann1' is disabled: it cannot log in, and 1 open session(s) ended." in at.success[0].value
+    at = click(at, "Disable account…")
+    assert accounts.account_status(db, people["ann1"]["id"]) == "active"  # not yet: a confirmation first
+    at = click(at, "Yes, disable ann1")
+    assert "'ann1' is disabled: it cannot log in, and 1 open session ended." in at.success[0].value
     assert accounts.verify_session(db, token).reason == "disabled"
     assert accounts.log_in(db, "ann1", "password-123").message == accounts.DISABLED_MESSAGE
     table = at.dataframe[0].value.set_index("username")
@@ -463,12 +465,28 @@ def test_admin_disables_and_enables_an_account(db, people):
     assert accounts.log_in(db, "ann1", "password-123").user == people["ann1"]
 
 
+def disable(at, name):
+    return click(click(choose_account(at, name), "Disable account…"), f"Yes, disable {name}")
+
+
+def test_no_account_is_preselected_and_disabling_needs_a_confirmation_naming_it(db, people):
+    """Issue 19: "Disable account" acted in one click on whichever account came first."""
+    at = open_page(people["lead"], section="Accounts")
+    assert widget(at.selectbox, "Account to change").value is None
+    assert not [b for b in at.button if b.label.startswith(("Disable", "Enable", "Delete"))]
+    at = click(choose_account(at, "ann2"), "Disable account…")
+    assert "Disable 'ann2'? It can no longer log in" in at.warning[0].value
+    at = click(at, "Cancel")
+    assert accounts.account_status(db, people["ann2"]["id"]) == "active"
+    assert [b.label for b in at.button if b.label.startswith("Disable")] == ["Disable account…"]
+
+
 def test_disabling_oneself_or_the_last_enabled_admin_is_refused_on_the_page(db, people):
-    at = click(choose_account(open_page(people["lead"], section="Accounts"), "lead"), "Disable account")
+    at = disable(open_page(people["lead"], section="Accounts"), "lead")
     assert "'lead' was not disabled. You cannot disable your own account" in at.error[0].value
     boss = accounts.create_user(db, "boss", "password-123", "admin")
     accounts.disable_user(db, people["lead"]["id"], by_user=boss["id"])  # lead's page is still open
-    at = click(choose_account(open_page(people["lead"], section="Accounts"), "boss"), "Disable account")
+    at = disable(open_page(people["lead"], section="Accounts"), "boss")
     assert "'boss' is the last enabled admin: it cannot be disabled" in at.error[0].value
     assert accounts.account_status(db, boss["id"]) == "active"
 
