@@ -146,8 +146,9 @@ if rendered.open:
             preview = Preview("none", note=str(busy))
         if preview.note:
             st.caption(preview.note)
-        with st.container(height=frame_height):
-            SHOW_PREVIEW.get(preview.kind, lambda data: None)(preview.data)
+        if preview.kind in SHOW_PREVIEW:  # "none" (too large to draw, busy): the note alone, no empty frame
+            with st.container(height=frame_height):
+                SHOW_PREVIEW[preview.kind](preview.data)
 if raw.open:
     with raw:
         lang = HIGHLIGHT.get(sample["language"])
