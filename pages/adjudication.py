@@ -80,7 +80,7 @@ def item_list(chosen: study.Study) -> study.ItemSummary | None:
         st.info("This study has no questions.")
         return None
     answered = sum(1 for s in items if s.n_responses)
-    st.caption(f"{len(items)} questions, {answered} with answers. Disagreement: the spread of the final scores "
+    st.caption(f"{plural(len(items), 'question')}, {answered:,} with answers. Disagreement: the spread of the final scores "
                "(standard deviation, 0 to 0.5) plus the mix of 'gave up' and 'answered' (0 to 0.5).")
     st.dataframe(
         study.items_table(items), hide_index=True, height=min(280, 38 + 35 * len(items)),

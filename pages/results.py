@@ -20,6 +20,7 @@ import streamlit as st
 from pages import ui
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark import suites
+from structext_core.benchmark.words import plural
 from structext_core.evaluation import paper, results
 from structext_core.studio import access, results_store, storage
 from structext_core.views import charts, url_state
@@ -313,7 +314,7 @@ def import_uploads(db, samples_path, uploads, prompt, user) -> None:
             except results.ResultsImportError as error:
                 ui.flash("error", results_store.describe_problems(error))
                 continue
-            ui.flash("success", f"Imported {summary.n_rows} results from **{summary.filename}** "
+            ui.flash("success", f"Imported {plural(summary.n_rows, 'result')} from **{summary.filename}** "
                                 f"({summary.file_format} format; models {', '.join(summary.models)}; "
                                 f"prompts {', '.join(summary.prompts)}).")
 
@@ -325,7 +326,7 @@ def import_from_folder(db, samples_path, folder, user) -> None:
     with st.spinner(f"Importing {folder}..."):
         report = results_store.import_folder(db, folder, results_store.ready_index(samples_path), user_id=user["id"])
     for summary in report.imported:
-        ui.flash("success", f"Imported {summary.n_rows} results from **{summary.filename}**.")
+        ui.flash("success", f"Imported {plural(summary.n_rows, 'result')} from **{summary.filename}**.")
     for error in report.failed:
         ui.flash("error", results_store.describe_problems(error))
     if report.skipped:
@@ -409,7 +410,7 @@ def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.D
     if samples.empty:
         st.info("The samples behind this cell are in an open study: they stay hidden until it is closed.")
         return
-    st.caption(f"{len(part)} results in this cell; "
+    st.caption(f"{plural(len(part), 'result')} in this cell; "
                f"{'the 200 lowest-scoring' if len(part) > 200 else 'all'} shown, lowest {chosen.choice.title} first.")
     summary = samples.drop(columns=["reference", "question", "requirement", "answer", "response"])
     st.dataframe(summary, hide_index=True, key=f"rs_{key}_drill_table")
@@ -528,7 +529,7 @@ def sources_block(frame_all: pd.DataFrame) -> None:
         st.caption(f"{len(frame_all):,} scored model results of the suites in no open study (public read-only "
                    "mode); samples of open studies and human results are left out.")
     else:
-        st.caption(f"{len(frame_all):,} scored results from {len(sources)} source(s): imported files (kept in "
+        st.caption(f"{plural(len(frame_all), 'scored result')} from {plural(len(sources), 'source')}: imported files (kept in "
                    "the database) and the human baseline studies (models `human:<annotator>` and the pool "
                    "`human`).")
     with st.expander("Sources"):
@@ -646,12 +647,12 @@ def metric_correlation_view(chosen: Chosen, frame: pd.DataFrame) -> None:
         return
     corr = result.frame
     chart = charts.subtitled(
-        charts.correlation_chart(corr, f"Correlation of metrics over {result.n_groups} groups"),
+        charts.correlation_chart(corr, f"Correlation of metrics over {plural(result.n_groups, 'group')}"),
         f"both ROUGE-L versions (strict: extracted answer; paper: whole response), thresholded at {threshold:g} "
         "and raw, exact match and BLEU")
     show_chart(chart, f"metric_correlation_t{threshold:g}", corr)
     constant = f" Left out, the same in every group: {', '.join(result.constant)}." if result.constant else ""
-    st.caption(f"Pearson r over the {result.n_groups} groups that have every metric "
+    st.caption(f"Pearson r over the {plural(result.n_groups, 'group')} that have every metric "
                f"({len(table) - result.n_groups} without, e.g. people have no BLEU).{constant} Human judgements "
                "of model responses are not stored yet; the paper's correlations with them are under Paper tables, "
                "Figure 5.")

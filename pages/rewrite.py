@@ -340,7 +340,7 @@ if not items:
 
 finished = campaign.done_count(items)
 st.progress(finished / len(items), text=f"{finished} of {len(items)} submitted or approved")
-with st.expander(f"Queue ({len(items)} items)", icon=":material/list:"):
+with st.expander(f"Queue ({plural(len(items), 'item')})", icon=":material/list:"):
     st.dataframe(pd.DataFrame([{"#": i["position"], "format": DISPLAY_NAMES[i["language"]], "task": i["task_id"],
                                 "depth": i["depth"], "scenario": i["scenario"], "annotator": i["annotator"],
                                 "status": STATUS_LABELS[i["status"]]} for i in items]),

@@ -385,12 +385,12 @@ def remove_annotator_form(chosen: study.Study, active: list[study.StudyMember], 
     try:
         if replacement is None:
             kept = study.remove_annotator(db, chosen.id, leaving.user_id, by_user=user["id"])
-            message = f"{leaving.username} is off {chosen.name}; their {kept} answer(s) are kept."
+            message = f"{leaving.username} is off {chosen.name}; their {plural(kept, 'answer')} {'is' if kept == 1 else 'are'} kept."
         else:
             given = study.replace_annotator(db, chosen.id, leaving.user_id, replacement["id"], by_user=user["id"])
             message = (f"{replacement['username']} replaces {leaving.username} in {chosen.name} with the same "
-                       f"{given} questions in the same order; {leaving.username}'s {leaving.answered} answer(s) "
-                       "are kept as theirs.")
+                       f"{plural(given, 'question')} in the same order; {leaving.username}'s "
+                       f"{plural(leaving.answered, 'answer')} {'is' if leaving.answered == 1 else 'are'} kept as theirs.")
     except study.StudyError as error:
         st.error(f"Nothing changed. {error}")
         return
@@ -450,7 +450,7 @@ def clone_form(chosen: study.Study) -> None:
             st.error(f"No copy was made. {error}")
             return
         reselect(copy_id, f"Study {copy_name.strip()!r} created as a copy of {chosen.name!r} with "
-                          f"{len(copy_annotators)} annotator(s).")
+                          f"{plural(len(copy_annotators), 'annotator')}.")
 
 
 def dashboard_section(chosen: study.Study) -> None:

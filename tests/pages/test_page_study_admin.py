@@ -585,7 +585,7 @@ def test_copy_a_study_with_chosen_annotators(db, people, pilot):
     assert len(study.list_studies(db)) == 1
     at.text_input(key=f"sa_clone_name_{pilot}").input("pilot again")
     at = click(at, "Create the copy")
-    assert "Study 'pilot again' created as a copy of 'pilot' with 1 annotator(s)." in at.success[0].value
+    assert "Study 'pilot again' created as a copy of 'pilot' with 1 annotator." in at.success[0].value
     copy = widget(at.selectbox, "Study").value
     assert (copy.name, copy.n_items, copy.n_annotators) == ("pilot again", 4, 1)
     assert study.annotator_names(db, copy.id) == ["ann2"]
@@ -604,7 +604,7 @@ def test_take_an_annotator_off_needs_a_tick_and_keeps_their_answers(db, people, 
     assert study.annotator_names(db, pilot) == ["ann1"]
     widget(at.checkbox, "Yes, take them off this study").check()
     at = click(at, "Take off the study")
-    assert ("ann2 replaces ann1 in pilot with the same 4 questions in the same order; ann1's 1 answer(s) are "
+    assert ("ann2 replaces ann1 in pilot with the same 4 questions in the same order; ann1's 1 answer is "
             "kept as theirs." in at.success[0].value)
     members = at.table[0].value
     assert members.loc["ann1", "status"] == "removed, replaced by ann2" and members.loc["ann2", "questions"] == 4
