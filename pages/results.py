@@ -552,7 +552,7 @@ class Chosen:
 
 
 def heatmap_view(chosen: Chosen, values: pd.DataFrame) -> None:
-    a, b, c = st.columns([2, 2, 1])
+    a, b, c = st.columns(3)
     st.session_state.setdefault("rs_col", "format")
     row = a.selectbox("Rows", result_views.DIMENSIONS, key="rs_row", format_func=DIMENSION_TITLES.get)
     col = b.selectbox("Columns", result_views.DIMENSIONS, key="rs_col", format_func=DIMENSION_TITLES.get)

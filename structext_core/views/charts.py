@@ -137,7 +137,9 @@ def heatmap_chart(
 def container_wide(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
     """``chart`` as wide as the page's container (the cells share the width). Exports keep the
     fixed width: a file has no container."""
-    return chart.properties(width="container")
+    # "fit-x" with the padding counted: the axis labels and titles stay inside the container
+    # (with the default "pad" the cells alone took its width and the last column was cut).
+    return chart.properties(width="container", autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
 def subtitled(chart: alt.TopLevelMixin, subtitle: str) -> alt.TopLevelMixin:

@@ -42,7 +42,7 @@ DIMENSIONS = ("model", "prompt", "suite", "format", "task", "depth", "width")
 ORDERED_DIMENSIONS = ("depth", "width")
 """Dimensions whose values have an order of their own (1, 2, 3...): by default a heatmap keeps it."""
 HEATMAP_SORTS = {
-    "auto": "depth and width in order, the others by mean",
+    "auto": "natural: depth, width in order",
     "mean": "all by mean",
     "name": "all by name",
 }
