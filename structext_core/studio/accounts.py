@@ -85,7 +85,10 @@ def hash_password(password: str) -> str:
 
 
 def verify_password(password: str, stored: str) -> bool:
-    """True when ``password`` matches the stored hash (constant-time comparison)."""
+    """True when ``password`` matches the stored hash (constant-time comparison); never for a
+    password that is not text."""
+    if not isinstance(password, str):
+        return False
     try:
         scheme, n, r, p, salt_b64, digest_b64 = stored.split("$")
         if scheme != "scrypt":
@@ -171,7 +174,9 @@ def validate_username(username: object) -> str:
 
 
 def validate_password(password: str) -> None:
-    """Raise :class:`AccountError` when ``password`` is too short."""
+    """Raise :class:`AccountError` when ``password`` is not text or too short."""
+    if password is not None and not isinstance(password, str):
+        raise AccountError(f"The password must be text, not {type(password).__name__}.")
     if len(password or "") < MIN_PASSWORD_LENGTH:
         raise AccountError(f"Password is too short: use at least {MIN_PASSWORD_LENGTH} characters.")
 

@@ -508,6 +508,9 @@ def test_a_user_name_that_is_not_text_is_a_clear_refusal(db, thr2, forged):
     assert outcome.user is None and "user name must be text" in outcome.message
     with pytest.raises(accounts.AccountError, match="must be text"):
         accounts.create_user(db, forged, "right password", "annotator")
+    assert accounts.log_in(db, "thr2", forged).user is None  # a forged password: a failed log-in
+    with pytest.raises(accounts.AccountError, match="password must be text"):
+        accounts.create_user(db, "thr3", forged, "annotator")
 
 
 def test_names_stored_before_the_normal_form_are_found_by_it(db, thr2):
