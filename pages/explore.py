@@ -11,6 +11,7 @@ from pages.ui.frame import ensure_frame
 from structext_core.benchmark import samples, suites
 from structext_core.benchmark.formats import HIGHLIGHT, Preview
 from structext_core.benchmark.tasks import TASKS
+from structext_core.benchmark.words import plural
 from structext_core.studio import access, sandbox
 from structext_core.views import explore
 
@@ -78,7 +79,7 @@ depths = c[2].multiselect("Depth", sorted(index["depth"].unique().tolist()), key
 widths = c[3].multiselect("Width", sorted(index["width"].unique().tolist()), key="explore_widths", placeholder="Any")
 
 selected = explore.filter_index(index, formats, task_ids, depths, widths)
-st.caption(f"{len(selected):,} of {len(index):,} samples match.")
+st.caption(f"{len(selected):,} of {plural(len(index), 'sample')} match.")
 if selected.empty:
     st.info("No sample matches these filters.")
     st.stop()

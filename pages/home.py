@@ -98,7 +98,7 @@ if access.can(access.role_of(user), "load_data"):
             bar = st.progress(0.0, text="Starting…")
             rows = suites.generate_suite(config, seed=int(seed), progress=lambda d, t: bar.progress(d / t, text=f"{d:,} of {t:,} samples"))
             samples.write_jsonl(suites.suite_path(name), rows)
-            st.success(f"Wrote {len(rows):,} samples to `{suites.suite_path(name)}`.")
+            st.success(f"Wrote {plural(len(rows), 'sample')} to `{suites.suite_path(name)}`.")
 
     st.header("Serve the authors' released samples")
     st.caption("Reads a folder in the authors' layout (`0Shotbenchmark/<format>/<Category>/*.json`) into a "
@@ -116,4 +116,4 @@ if access.can(access.role_of(user), "load_data"):
             for problem in problems:
                 st.warning(problem)
             if count:
-                st.success(f"Imported {count:,} samples as suite `{import_name}`.")
+                st.success(f"Imported {plural(count, 'sample')} as suite `{import_name}`.")

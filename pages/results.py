@@ -431,7 +431,7 @@ def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.D
     b.code(item["answer_extracted"], language=None, wrap_lines=True)
     with st.expander("Full response"):
         st.code(item["response"], language=None, wrap_lines=True)
-    with st.expander(f"Reference ({len(item['reference']):,} characters)"):
+    with st.expander(f"Reference ({plural(len(item['reference']), 'character')})"):
         st.code(item["reference"][:200_000], language=None, height=400)
 
 
@@ -610,10 +610,10 @@ def people_vs_models_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     reference = items.people or st.session_state.get("rs_people", people[0])
     cells = result_views.people_vs_models_frame(frame, people=reference, same_items=items.restricted)
     if items.restricted:
-        st.caption(f"{int(cells['items'].iloc[0])} items answered by {reference}; every bar uses only those items.")
+        st.caption(f"{plural(int(cells['items'].iloc[0]), 'item')} answered by {reference}; every bar uses only those items.")
         title = f"{chosen.choice.title} by task category, same items"
     else:
-        st.caption(f"All {int(cells['items'].iloc[0])} items: the models' bars include items no person answered, "
+        st.caption(f"All {plural(int(cells['items'].iloc[0]), 'item')}: the models' bars include items no person answered, "
                    "so they do not compare like with like.")
         title = f"{chosen.choice.title} by task category, all items"
     chart = charts.interval_bars_chart(cells, "task", "model", title, chosen.choice.title, "task category")

@@ -509,7 +509,8 @@ def gold_block(chosen: study.Study) -> None:
     st.subheader("Gold items")
     report = study.gold_report(db, chosen.id)
     if report.empty:
-        st.caption(f"{chosen.gold_items} gold items are mixed in; no one has answered one yet.")
+        mixed = "is" if chosen.gold_items == 1 else "are"
+        st.caption(f"{plural(chosen.gold_items, 'gold item')} {mixed} mixed in; no one has answered one yet.")
         return
     table = dashboard.gold_table(report)
     to_check = table.loc[table["check"] == dashboard.CHECK_WORK, "annotator"].tolist()
