@@ -19,6 +19,7 @@ from pages import ui
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark.formats import DISPLAY_NAMES
 from structext_core.benchmark.safe_text import markdown_text
+from structext_core.benchmark.words import plural
 from structext_core.studio import durations, study
 from structext_core.views import reference as viewer
 
@@ -324,7 +325,7 @@ def on_hit_chosen(assignment_id: int, hits: tuple[viewer.Hit, ...]) -> None:
 def on_go_to(assignment_id: int) -> None:
     line = st.session_state.get(_key("goto", assignment_id))
     if line is not None:  # checked against the reference when the window is drawn
-        _show_line(assignment_id, line, None)
+        _show_line(assignment_id, int(line) if float(line).is_integer() else line, None)
 
 
 def on_whole_reference(assignment_id: int) -> None:
@@ -355,7 +356,7 @@ def on_add_lines(assignment_id: int, reference: str) -> None:
         return
     if status.state == "elsewhere":
         st.session_state["hb_carry"] = (assignment_id, combined)  # for "Continue here", as on_submit keeps it
-    ui.flash("toast", f"Added lines {first:,}–{last:,} to your answer.")
+    ui.flash("toast", f"Added lines {int(first):,}–{int(last):,} to your answer.")
 
 
 def _note(error: study.StudyError) -> None:
@@ -654,11 +655,12 @@ def rule_screen(chosen: study.AnnotatorStudy) -> None:
         st.markdown(markdown_text(chosen.rule_text))
     idle = (f" After {_idle_time()} without any input (keys, mouse, scrolling) the question "
             "pauses by itself." if settings.idle_pause_seconds else "")
-    practice = (f"- First come **{chosen.practice_items} practice questions**: they are not counted, and after "
-                "each you see your score and the answer key.\n" if chosen.practice_items else "")
+    counts = chosen.counts
+    practice = (f"- First come **{plural(counts.practice, 'practice question')}**: not counted, and after "
+                "each you see your score and the answer key.\n" if counts.practice else "")
     st.markdown(
         practice +
-        f"- You will answer **{chosen.n_items - chosen.practice_items} questions**, one at a time, in your own order.\n"
+        f"- Then you answer the study's **{counts.for_annotator}**, one at a time, in your own order.\n"
         "- Each question's clock counts while the question is on screen in your tab. It stops "
         "when you close the tab, hide it or lose the connection; you come back to the same "
         "question, the same clock and your answer as typed.\n"
@@ -700,9 +702,11 @@ def practice_feedback_screen(feedback: study.PracticeFeedback) -> None:
 
 def finished_screen(chosen: study.AnnotatorStudy, studies: list[study.AnnotatorStudy]) -> None:
     progress = study.annotator_progress(db, chosen.id, user["id"])
+    counts = chosen.counts
+    practice = f", after {plural(counts.practice, 'practice question')}" if counts.practice else ""
     st.success(markdown_text(
-        f"You have answered all {progress.total} questions of {chosen.name} "
-        f"({progress.gave_up} given up). Thank you!"
+        f"You have answered all {counts.for_annotator} of {chosen.name}{practice} "
+        f"({progress.gave_up:,} given up). Thank you!"
     ))
     st.write(f"Time spent answering, pauses excluded: **{study.format_duration(progress.seconds)}**.")
     waiting = [item.name for item in studies if item.id != chosen.id and not item.finished]
@@ -769,12 +773,14 @@ def reference_panel(view: study.QuestionView) -> None:
     head_left.markdown(f"**Reference** · {DISPLAY_NAMES.get(view.language, view.language)}")
     matching = case_col.toggle("Match case", key=_key("case", aid), on_change=on_search_changed, args=(aid,))
     wrap = wrap_col.toggle("Wrap lines", key="hb_wrap")
-    find_col, go_col = st.columns([3, 1], vertical_alignment="bottom")
+    find_col, go_col = st.columns([2, 1], vertical_alignment="bottom")
     query = find_col.text_input("Search the reference", key=_key("find", aid), max_chars=viewer.MAX_QUERY_CHARS,
                                 placeholder="A key or a value, as plain text", on_change=on_search_changed,
                                 args=(aid,))
-    go_col.number_input("Go to line", value=None, step=1, key=_key("goto", aid), placeholder="Line",
-                        on_change=on_go_to, args=(aid,))
+    # Line boxes hold floats shown as whole numbers: Streamlit resets a non-finite value (a forged
+    # NaN) of a float box to its default, where a whole-number box fails before the page runs.
+    go_col.number_input("Go to line", value=None, step=1.0, format="%.0f", key=_key("goto", aid),
+                        placeholder="Line", on_change=on_go_to, args=(aid,))
     if query:
         search_results(aid, lines, query, matching)
     reference_view(view, lines, wrap)
@@ -784,10 +790,12 @@ def line_range(aid: int) -> None:
     """From / To line, right under the "Add lines" button they set (outside the answer's
     form: Enter in a box of the form would press its first button, Submit)."""
     from_col, to_col = st.columns(2)
-    from_col.number_input("From line", value=None, step=1, key=_key("from", aid), placeholder="First line",
+    from_col.number_input("From line", value=None, step=1.0, format="%.0f", key=_key("from", aid),
+                          placeholder="First line",
                           help="Lines From to To of the reference go into your answer, exactly as they "
                                "are, with **Add lines**. Choosing a match or a line fills both.")
-    to_col.number_input("To line", value=None, step=1, key=_key("to", aid), placeholder="Last line")
+    to_col.number_input("To line", value=None, step=1.0, format="%.0f", key=_key("to", aid),
+                        placeholder="Last line")
 
 
 def search_results(aid: int, lines: viewer.Lines, query: str, matching: bool) -> None:
@@ -857,7 +865,7 @@ def answer_form(view: study.QuestionView) -> None:
         # A button of the form, so the text typed so far comes with the click; after the
         # first one (Ctrl+Enter presses Submit). Keyed: a new label keeps the same button.
         first, last = (st.session_state.get(_key(name, aid)) for name in ("from", "to"))
-        span = f" {first:,}–{last:,}" if first is not None and last is not None else ""
+        span = f" {first:,.0f}–{last:,.0f}" if first is not None and last is not None else ""
         st.form_submit_button(
             f"Add lines{span} to the answer", key=_key("add", aid), width="stretch", disabled=confirming,
             on_click=on_add_lines, args=(aid, view.reference),

@@ -114,9 +114,11 @@ def rewrite_current_item(page, sample, wait_for_app, screenshot, name):
     box.press("Control+Enter")
     wait_for_app(page)
     page.get_by_role("button", name="Add to the table").click()
-    page.get_by_text(f"Added {len(mapping)} row(s) to the mapping table").first.wait_for()
+    rows = f"{len(mapping)} row" + ("" if len(mapping) == 1 else "s")
+    page.get_by_text(f"Added {rows} to the mapping table").first.wait_for()
+    assert page.get_by_text(f"Added {rows} to the mapping table").count() == 1  # said once: a toast
     page.get_by_role("button", name="Apply mapping").click()
-    page.get_by_text(f"Applied {len(mapping)} replacement(s)").first.wait_for()
+    page.get_by_text(f"Applied {len(mapping)} replacement" + ("" if len(mapping) == 1 else "s")).first.wait_for()
     wait_for_app(page)
     expected = rewrite.apply_mapping(sample, mapping)
     assert page.get_by_label("Reference", exact=True).input_value() == expected.reference

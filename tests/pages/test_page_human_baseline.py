@@ -404,7 +404,7 @@ def test_rule_screen_announces_the_practice_round(db, people):
     at = open_page(people["ann1"])
     shown = " ".join(m.value for m in at.markdown)
     assert "First come **2 practice questions**" in shown
-    assert "You will answer **5 questions**" in shown  # 4 + 1 gold: gold looks like any question
+    assert "Then you answer the study's **5 questions**" in shown  # 4 + 1 gold: gold looks like any question
 
 
 def test_practice_feedback_comes_after_submitting_and_not_before(db, people):
@@ -470,7 +470,9 @@ def test_practice_round_never_sends_an_unanswered_items_answer(db, people, sent_
             sent = b"".join(sent_messages).decode("utf-8", "replace")
             assert key in sent  # the feedback screen did send this item's key
             at = click(at, "Start the study" if len(answered_practice) == 3 else "Next practice question")
-    assert "You have answered all 14 questions" in at.success[-1].value and len(answered_practice) == 3
+    # Issue 19: it said "all 14" (practice counted) after a rule screen of 11 questions.
+    assert "You have answered all 11 questions of pilot, after 3 practice questions" in at.success[-1].value
+    assert len(answered_practice) == 3
 
 
 def test_flagging_a_question_keeps_the_draft_and_the_clock(db, people):
@@ -587,6 +589,21 @@ def test_go_to_line_shows_the_window_and_a_missing_line_is_named(db, people):
     at = widget(at.number_input, "Go to line").set_value(n_lines + 5).run()
     assert f"'Go to line' is {n_lines + 5}, past the end: the reference has {n_lines} lines." in at.error[0].value
     assert at.code[0].value == ref  # the whole reference stays readable
+
+
+@pytest.mark.parametrize("forged", [float("nan"), float("inf"), -float("inf")])
+def test_a_forged_line_number_is_no_error(db, people, forged):
+    """Issue 19: NaN in "Go to line" failed inside Streamlit, before the page ran (its redacted error)."""
+    at, _, ref = long_page(db, people)
+    for label in ("Go to line", "From line", "To line"):
+        at = widget(at.number_input, label).set_value(forged).run()
+        assert not at.exception, at.exception[0].value if at.exception else None
+        assert widget(at.number_input, label).value is None  # the box is empty again
+    assert at.code[0].value == ref  # the whole reference, as before
+    at = widget(at.number_input, "Go to line").set_value(7626 if ref.count("\n") > 7626 else 40).run()
+    assert not at.exception and any("around line" in c.value for c in at.caption)
+    assert "Add lines 40–40 to the answer" in [b.label for b in at.button] or any(
+        "7,626–7,626" in b.label for b in at.button)
 
 
 def test_add_lines_puts_exactly_those_lines_into_the_answer_box_and_the_draft(db, people):

@@ -138,6 +138,7 @@ from structext_core.studio.study.store import (  # noqa: F401
     PRACTICE_MAX_REFERENCE_CHARS,
     STRATUM_KEYS,
     AnnotatorStudy,
+    QuestionCounts,
     StaleQuestionError,
     Study,
     StudyError,
