@@ -319,7 +319,7 @@ def _must_leave(state: str) -> bool:
     return state not in ("active", "hidden")
 
 
-@st.fragment(run_every=TICK_SECONDS)
+@ui.fragment(run_every=TICK_SECONDS)
 def clock(assignment_id: int) -> None:
     """The question's active time. Each run is a heartbeat of this tab (written when due);
     when the question was taken over, paused or answered elsewhere, the whole page reruns
@@ -333,7 +333,7 @@ def clock(assignment_id: int) -> None:
                    "is closed, hidden or loses its connection, and while paused.")
 
 
-@st.fragment
+@ui.fragment
 def activity_watch(assignment_id: int) -> None:
     """Input reports from the page: they keep the idle pause away and save the draft."""
     result = _activity(
@@ -364,7 +364,7 @@ def _take_report(assignment_id: int, report: study.ActivityReport) -> None:
                    "longer saved as you type. Shorten it.")
 
 
-@st.fragment
+@ui.fragment
 def flag_box(view: study.QuestionView) -> None:
     """"Report a problem with this question". A fragment: sending a report reruns only this
     box, so the answer box (and what is typed in it) and the clock are left alone."""
@@ -380,7 +380,7 @@ def flag_box(view: study.QuestionView) -> None:
             (st.success if said[0] == "success" else st.error)(said[1])
 
 
-@st.fragment(run_every=TICK_SECONDS * 3)
+@ui.fragment(run_every=TICK_SECONDS * 3)
 def pause_watch(assignment_id: int) -> None:
     """On the pause screen: rerun the page when the question is resumed (or answered) elsewhere."""
     status = study.heartbeat(ui.get_db(), user["id"], assignment_id, tab_id, settings=settings)
@@ -388,7 +388,7 @@ def pause_watch(assignment_id: int) -> None:
         st.rerun(scope="app")
 
 
-@st.fragment(run_every=PROGRESS_REFRESH_SECONDS)
+@ui.fragment(run_every=PROGRESS_REFRESH_SECONDS)
 def own_progress_panel(study_id: int) -> None:
     """The annotator's own day in the study (sidebar): answered of the counted questions,
     active time, breaks (Pause, and idle auto-pauses apart). Nothing about any item."""

@@ -8,17 +8,22 @@ user is kept in the session.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import logging
 import secrets
 import sys
+import threading
 import time
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 
 import sqlite_utils
 import streamlit as st
 from streamlit.errors import FragmentHandledException
 from streamlit.navigation.page import StreamlitPage
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from structext_core import settings
 from structext_core.studio import access, accounts, storage
@@ -72,13 +77,78 @@ def show_flash() -> None:
             st.toast(message, icon=":material/check_circle:" if kind == "success" else ":material/info:")
 
 
-def get_db() -> sqlite_utils.Database:
-    """A database connection for this script run (or callback, or fragment run).
+# The connection of each script run, by thread (a run, its callbacks and its fragments run in the
+# script's thread; a parallel fragment worker has a thread, and so a connection, of its own).
+# Closed when the run ends (:func:`run_scope` in app.py, :func:`fragment` for a fragment's own
+# run), so nothing a session keeps (a widget's callback, a page's old globals) holds a connection
+# beyond its run. A connection whose thread has ended without closing it (a page run on its own,
+# as AppTest does) is closed by the next :func:`get_db` of any thread.
+_RUN_DBS: dict[threading.Thread, sqlite_utils.Database] = {}
+_RUN_DBS_GUARD = threading.Lock()
 
-    Streamlit runs every session, and every run, in its own thread, and a sqlite3
-    connection belongs to its thread, so each run opens its own (about a millisecond).
+
+def get_db() -> sqlite_utils.Database:
+    """The database connection of this script run (or callback, or fragment run).
+
+    Streamlit runs every session, and every run, in its own thread, and a sqlite3 connection
+    belongs to its thread, so each run opens its own (about a millisecond), once: the calls of
+    one run share it, and it is closed when the run ends (:func:`close_db`). Outside a script
+    run (a download's data made later, a test) the caller gets a connection of its own.
     """
-    return storage.open_db()
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return storage.open_db()
+    thread = threading.current_thread()
+    with _RUN_DBS_GUARD:
+        db = _RUN_DBS.get(thread)
+        ended = [t for t in _RUN_DBS if not t.is_alive()]
+        stale = [_RUN_DBS.pop(t) for t in ended]
+    for old in stale:
+        old.conn.close()
+    if db is None:
+        db = storage.open_db(check_same_thread=False)  # closed by another thread once this one ended
+        with _RUN_DBS_GUARD:
+            _RUN_DBS[thread] = db
+    return db
+
+
+def close_db() -> None:
+    """Close this thread's run connection, if it has one (the end of a run)."""
+    with _RUN_DBS_GUARD:
+        db = _RUN_DBS.pop(threading.current_thread(), None)
+    if db is not None:
+        db.conn.close()
+
+
+def open_run_connections() -> int:
+    """How many run connections are open now (tests and benchmarks)."""
+    with _RUN_DBS_GUARD:
+        return len(_RUN_DBS)
+
+
+@contextlib.contextmanager
+def run_scope() -> Iterator[None]:
+    """Around a whole script run (app.py): its connection is closed when the run ends, however
+    it ends (``st.rerun``, ``st.stop``, an error)."""
+    try:
+        yield
+    finally:
+        close_db()
+
+
+def fragment(func=None, *, run_every=None):
+    """``st.fragment`` whose own runs close their connection when they end. Called inline (in a
+    full run) the function leaves the run's connection to the run."""
+    def wrap(body):
+        @functools.wraps(body)
+        def run(*args, **kwargs):
+            try:
+                return body(*args, **kwargs)
+            finally:
+                ctx = get_script_run_ctx(suppress_warning=True)
+                if ctx is not None and ctx.fragment_ids_this_run:
+                    close_db()
+        return st.fragment(run, run_every=run_every)
+    return wrap(func) if func is not None else wrap
 
 
 def current_user() -> dict | None:
