@@ -128,11 +128,48 @@ def open_run_connections() -> int:
 @contextlib.contextmanager
 def run_scope() -> Iterator[None]:
     """Around a whole script run (app.py): its connection is closed when the run ends, however
-    it ends (``st.rerun``, ``st.stop``, an error)."""
+    it ends (``st.rerun``, ``st.stop``, an error), and the records of widgets gone from the page
+    are forgotten (:func:`forget_gone_widgets`)."""
     try:
         yield
     finally:
-        close_db()
+        try:
+            forget_gone_widgets()
+        finally:
+            close_db()
+
+
+def forget_gone_widgets() -> int:
+    """Forget the records of this session's widgets that are gone from the page; returns how many.
+
+    Streamlit (1.67) drops the value of a widget that a full run did not draw, but keeps its
+    record (callback, the callback's arguments, and through the callback the globals of the run
+    that drew it: the question, its reference, the run's database connection) for the life of
+    the session. The question page's widgets are new for every question, so a session kept one
+    more run's worth per answer. At the end of a full run, a widget not drawn in it whose value
+    Streamlit has already dropped cannot be used again (drawn again, it is registered afresh), so
+    its record goes too. Reads Streamlit's internals; if they change, nothing is forgotten.
+    """
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None or ctx.fragment_ids_this_run:
+        return 0
+    safe = ctx.session_state
+    try:
+        with safe._lock:
+            state = safe._state
+            widgets = state._new_widget_state
+            drawn = ctx.shared.widget_ids_this_run
+            gone = [wid for wid in widgets.widget_metadata
+                    if wid not in drawn and wid not in widgets.states and wid not in state._old_state]
+            mapper = state._key_id_mapper
+            for wid in gone:
+                del widgets.widget_metadata[wid]
+                key = mapper.id_key_mapping.get(wid)
+                if key is not None and mapper.get_id_from_key(key) == wid:
+                    mapper.delete(key)
+    except (AttributeError, KeyError, TypeError):  # Streamlit's internals changed: keep everything
+        return 0
+    return len(gone)
 
 
 def fragment(func=None, *, run_every=None):

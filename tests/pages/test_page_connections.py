@@ -80,3 +80,33 @@ def test_every_page_run_through_the_app_closes_its_connection(setup, page):
         at.run()
         assert not at.exception
     assert open_files_on(path) == baseline
+
+
+def widget_records(at: AppTest) -> tuple[int, int]:
+    """(widget records the session keeps, page runs whose globals their callbacks keep alive)."""
+    metadata = at.session_state._state._state._new_widget_state.widget_metadata
+    runs = {id(m.callback.__globals__) for m in metadata.values() if hasattr(m.callback, "__globals__")}
+    return len(metadata), len(runs)
+
+
+def test_a_session_keeps_no_record_of_the_widgets_of_questions_it_answered(setup):
+    path, ann, _ = setup
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.session_state["user"] = ann
+    at.run()
+    at.switch_page("pages/human_baseline.py")
+    at.run()
+    [start] = [b for b in at.button if b.label == "I have read the rule: start"]
+    at = start.click().run()
+    counts = []
+    for n in range(5):
+        [box] = [t for t in at.text_area if t.label == "Your answer"]
+        box.input(f"answer {n}")
+        [submit] = [b for b in at.button if b.label == "Submit answer"]
+        at = submit.click().run()
+        assert not at.exception
+        counts.append(widget_records(at))
+    # Each question draws its own widgets; those of answered questions are not kept, nor the
+    # globals (question, reference, connection) of the runs that drew them.
+    assert counts[-1][0] <= counts[0][0]
+    assert counts[-1][1] <= 2
