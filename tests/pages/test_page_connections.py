@@ -110,3 +110,9 @@ def test_a_session_keeps_no_record_of_the_widgets_of_questions_it_answered(setup
     # globals (question, reference, connection) of the runs that drew them.
     assert counts[-1][0] <= counts[0][0]
     assert counts[-1][1] <= 2
+
+
+def test_pages_make_fragments_with_ui_fragment():
+    """A fragment's own run ends without app.py: ui.fragment closes its connection then."""
+    offenders = [path.name for path in PAGES.glob("*.py") if "st.fragment" in path.read_text(encoding="utf-8")]
+    assert offenders == []
