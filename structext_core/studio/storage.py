@@ -21,6 +21,9 @@ one process also queue on a per-file lock before asking SQLite for its write loc
 busy handler sleeps in growing steps (up to 100 ms) and is not fair, which under 16 busy
 writers let single submissions wait over a second; the in-process lock hands the write
 turn over as soon as it is free (writers in other processes still meet the busy timeout).
+The lock is for promptness only: correctness between processes (several app processes on one
+file) rests on SQLite's lock, each write re-reading what it checks inside its ``BEGIN IMMEDIATE``
+transaction, and the schema's unique keys.
 """
 
 from __future__ import annotations
