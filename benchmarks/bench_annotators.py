@@ -4,9 +4,11 @@ Starts ``--processes`` servers (``streamlit run app.py``, one per port) on a pri
 with a Test-Hard study, then puts ``--annotators`` simulated people on them, round-robin (a
 sticky proxy does the same: a person stays on one process), each over its own websocket
 speaking the browser's protocol (benchmarks/st_client.py): log in, open Human baseline, accept
-the rule, then every 10-20 s (``--pace``) type the question's answer and submit it. The page's
-own fragments (the clock, the heartbeat, the progress panel) rerun at the interval the server
-asks for, as in a browser. The measured window starts once everyone is logged in.
+the rule, then every 10-20 s (``--pace``) type the question's answer and submit it. The question
+page's clock component sends its heartbeat every ``beat_ms`` its data says
+(``STRUCTEXT_HEARTBEAT_SECONDS``, 5 s), as its script does in a browser (the time on screen ticks
+in the browser); fragments with a ``run_every`` rerun at the interval the server asks for. The
+measured window starts once everyone is logged in.
 
 Printed, per run: submit -> next question latency (from the click until the next question's run
 has finished) and the fragment run latency by interval, each p50/p95/max; the servers' CPU use;
@@ -228,7 +230,7 @@ async def simulate(urls: list[str], answers: dict, args: argparse.Namespace, n: 
             print(f"  {s.at:7.0f} s  RSS {s.rss_mb:8.1f} MB  open files {s.fds:5d} (database {s.db_fds:4d})  "
                   f"submits {s.submits:6d}  load {os.getloadavg()[0]:.2f}", file=sys.stderr, flush=True)
     cpu_used, wall = sum(cpu_seconds(pid) for pid in pids) - cpu_start, time.time() - wall_start
-    fragments: dict[float, list[float]] = {}
+    fragments: dict[float | str, list[float]] = {}
     for c in tally.clients:
         before = fragments_before.get(id(c), {})
         for interval, values in c.fragment_latencies_by_interval.items():
@@ -257,6 +259,7 @@ async def annotator_until(index: int, url: str, answers: dict, pace: tuple[float
     client = StreamlitClient(url)
     tally.clients.append(client)
     await client.connect()
+    beats = None
     try:
         await client.run()
         client.type_text("User name", name)
@@ -267,6 +270,7 @@ async def annotator_until(index: int, url: str, answers: dict, pace: tuple[float
             await client.click("I have read the rule: start")
         tally.acked.setdefault(name, 0)
         tally.ready += 1
+        beats = asyncio.create_task(heartbeats(client, stop_at))
         while time.time() < stop_at():
             await asyncio.sleep(min(rng.uniform(*pace), max(0.0, stop_at() - time.time())))
             if time.time() >= stop_at():
@@ -285,7 +289,35 @@ async def annotator_until(index: int, url: str, answers: dict, pace: tuple[float
             if tally.measuring:
                 tally.submits.append(result.seconds)
     finally:
+        if beats is not None:
+            beats.cancel()
         await client.close()
+
+
+CLOCK = "structext_question_clock"
+HEARTBEAT = "heartbeat"  # the key of the clock's heartbeats among the fragment latencies
+
+
+async def heartbeats(client: StreamlitClient, stop_at: _StopAt) -> None:
+    """The question page's clock: a heartbeat every ``beat_ms`` (its data says), as the state
+    ``beat`` of the component; each is one run of the clock's fragment."""
+    seq = 0
+    while time.time() < stop_at():
+        clock = client.components.get(CLOCK)
+        interval = (clock.data or {}).get("beat_ms", 5000) / 1000 if clock else 5.0
+        await asyncio.sleep(interval)
+        clock = client.components.get(CLOCK)
+        if clock is None or time.time() >= stop_at():
+            continue
+        seq += 1
+        try:
+            result = await client.set_component_state(
+                CLOCK, {"beat": {"assignment": (clock.data or {}).get("assignment"), "seq": seq, "visible": True}})
+        except (asyncio.TimeoutError, OSError) as error:
+            client.errors.append(f"heartbeat: {error!r}")
+            return
+        client.fragment_latencies.append(result.seconds)
+        client.fragment_latencies_by_interval.setdefault(HEARTBEAT, []).append(result.seconds)
 
 
 def database_checks(db_path: Path, acked: dict[str, int]) -> tuple[dict[str, int], str]:
@@ -309,10 +341,11 @@ def report(args: argparse.Namespace, n: int, processes: int, seconds: float, out
     print(describe("submit -> next question", tally.submits))
     slow = sum(1 for x in tally.submits if x > 1.0)
     print(f"  submits over 1 s: {slow:,}")
-    names = {1.0: "clock (every 1 s)", 3.0: "heartbeat (every 3 s)", 30.0: "progress panel (every 30 s)"}
+    names = {1.0: "clock (every 1 s)", 3.0: "pause watch (every 3 s)", 30.0: "progress panel (every 30 s)",
+             HEARTBEAT: "clock component's heartbeat"}
     all_fragments = [x for values in out["fragments"].values() for x in values]
-    for interval in sorted(out["fragments"]):
-        print(describe(f"fragment {names.get(interval, f'every {interval:g} s')}", out["fragments"][interval]))
+    for interval in sorted(out["fragments"], key=str):
+        print(describe(f"fragment {names.get(interval, f'every {interval} s')}", out["fragments"][interval]))
     runs = len(tally.submits) + len(all_fragments)
     print(f"fragment runs done: {len(all_fragments) / out['wall']:.0f}/s")
     print(f"server CPU: {out['cpu']:.1f} s over {out['wall']:.1f} s = {100 * out['cpu'] / out['wall']:.0f}% of one core"

@@ -273,10 +273,15 @@ def logout_button() -> None:
         return
     _write_cookie()
     st.caption(f"Logged in as **{user['username']}** ({user['role']})")
-    if st.button("Log out", key="logout_button"):
-        accounts.revoke_user_sessions(get_db(), user["id"], "logged out")
-        _end_session(notice=None)
-        st.rerun()
+    # A callback, not ``if st.button(...)``: a click that reaches the server while a fragment
+    # of the page is running (the question page's clock) is then still acted on; the body's
+    # test of the button would only be seen by a full run.
+    st.button("Log out", key="logout_button", on_click=_log_out, args=(user["id"],))
+
+
+def _log_out(user_id: int) -> None:
+    accounts.revoke_user_sessions(get_db(), user_id, "logged out")
+    _end_session(notice=None)
 
 
 def account_box() -> None:

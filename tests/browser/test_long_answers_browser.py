@@ -60,6 +60,8 @@ def test_search_choose_and_add_lines_on_the_largest_item(long_study, app_server,
     line = [n for n, text in enumerate(ref.split("\n"), 1) if '"id":"' in text][4]
     page.get_by_text(f"around line {line:,}").wait_for()
     assert page.locator("mark").first.inner_text() == '"id":"'
+    # The window is drawn by the page's own script (no raw HTML), with its style sheet applied.
+    assert "monospace" in page.locator(".hb-window").evaluate("e => getComputedStyle(e).fontFamily")
     to_line = page.get_by_label("To line", exact=True)
     to_line.fill(str(line + 4))
     to_line.press("Enter")

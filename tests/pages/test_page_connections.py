@@ -108,8 +108,8 @@ def test_a_session_keeps_no_record_of_the_widgets_of_questions_it_answered(setup
         counts.append(widget_records(at))
     # Each question draws its own widgets; those of answered questions are not kept, nor the
     # globals (question, reference, connection) of the runs that drew them.
-    assert counts[-1][0] <= counts[0][0]
-    assert counts[-1][1] <= 2
+    assert counts[-1][0] <= counts[0][0], counts
+    assert counts[-1][1] <= min(counts[0][1], 3), counts
 
 
 def test_pages_make_fragments_with_ui_fragment():

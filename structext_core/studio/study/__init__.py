@@ -116,6 +116,7 @@ from structext_core.studio.study.quality import (  # noqa: F401
     flag_question,
     flags,
     gold_report,
+    pending_practice_feedback,
     practice_feedback,
     resolve_flag,
 )
