@@ -73,6 +73,7 @@ class StreamlitClient:
         self._lock = asyncio.Lock()  # one run at a time, as the frontend does
         self._fragment_tasks: dict[str, asyncio.Task] = {}
         self.fragment_latencies: list[float] = []
+        self.fragment_latencies_by_interval: dict[float | str, list[float]] = {}  # interval (s) -> run times
         self.errors: list[str] = []
 
     # ------------------------------------------------------------------ connection
@@ -177,6 +178,7 @@ class StreamlitClient:
             try:
                 result = await self.run(fragment_id=fragment_id)
                 self.fragment_latencies.append(result.seconds)
+                self.fragment_latencies_by_interval.setdefault(interval, []).append(result.seconds)
             except (asyncio.TimeoutError, websockets.ConnectionClosed) as error:
                 self.errors.append(f"fragment run: {error!r}")
                 return

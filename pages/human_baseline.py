@@ -508,7 +508,7 @@ def _beat_visible(key: str) -> bool:
     return st.session_state.get("hb_visible", True)
 
 
-@st.fragment
+@ui.fragment
 def clock(assignment_id: int) -> None:
     """The question's active time, ticking in the browser. The component's heartbeat (every
     ``heartbeat_seconds``) reruns this fragment alone: a heartbeat of this tab (written when
@@ -524,7 +524,7 @@ def clock(assignment_id: int) -> None:
     _clock(key=key, data=_clock_data(assignment_id, status), default={"beat": None}, on_beat_change=_ignore)
 
 
-@st.fragment
+@ui.fragment
 def activity_watch(assignment_id: int) -> None:
     """Input reports from the page: they keep the idle pause away and save the draft."""
     _check_logged_in()
@@ -556,7 +556,7 @@ def _take_report(assignment_id: int, report: study.ActivityReport) -> None:
                    "longer saved as you type. Shorten it.")
 
 
-@st.fragment
+@ui.fragment
 def flag_box(view: study.QuestionView) -> None:
     """"Report a problem with this question". A fragment: sending a report reruns only this
     box, so the answer box (and what is typed in it) and the clock are left alone."""
@@ -572,7 +572,7 @@ def flag_box(view: study.QuestionView) -> None:
             (st.success if said[0] == "success" else st.error)(said[1])
 
 
-@st.fragment
+@ui.fragment
 def pause_watch(assignment_id: int) -> None:
     """On the pause screen: the clock component's heartbeats (nothing shown) rerun this
     fragment, which reruns the page when the question was resumed (or answered) elsewhere."""

@@ -45,7 +45,8 @@ DIMENSION_TITLES = {"model": "model", "prompt": "prompt", "suite": "suite", "for
 @st.cache_resource(max_entries=2, show_spinner=False)
 def load_frame(db_path: str, version: tuple) -> pd.DataFrame:
     """Stored results and the human baseline; ``version`` changes whenever they do."""
-    return results_store.load_results(storage.open_db(db_path))
+    with storage.opened(db_path) as db:
+        return results_store.load_results(db)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -80,7 +81,8 @@ def leaderboard_rows(db_path, version, scope, choice, filters, people) -> pd.Dat
 @st.cache_data(max_entries=8, show_spinner=False)
 def drill_rows(db_path: str, version: tuple, part: pd.DataFrame) -> pd.DataFrame:
     """The samples behind a cell (reading the suite files is the slow part: cached)."""
-    return result_views.drill_down(part, db=storage.open_db(db_path))
+    with storage.opened(db_path) as db:
+        return result_views.drill_down(part, db=db)
 
 
 @st.cache_data(max_entries=8, show_spinner="Rendering the image...")
