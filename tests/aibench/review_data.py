@@ -11,10 +11,10 @@ from structext_core.studio import accounts, storage
 DATASET = "synthetic"
 
 
-def stored_set(root: Path, papers: int = 3) -> Path:
-    """Write ``papers`` synthetic papers under ``root``/source and store them as ``root``/aibench/synthetic."""
+def stored_set(root: Path, papers: int = 3, name: str = DATASET) -> Path:
+    """Write ``papers`` synthetic papers under ``root``/source and store them as ``root``/aibench/``name``."""
     build.write_set(root / "source", seed=0, papers=papers)
-    dest = root / "aibench" / DATASET
+    dest = root / "aibench" / name
     dataset.import_folder(root / "source", dest, images.check_image)
     return dest
 
