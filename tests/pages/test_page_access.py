@@ -306,3 +306,14 @@ def test_a_suite_chosen_before_its_study_opened_is_not_shown(env):
     at = run_page("explore", env["people"]["ann1"], explore_suite="test-hard")
     assert at.selectbox(key="explore_suite").value == "test"
     assert at.selectbox(key="explore_suite").options == ["test"]
+
+
+def test_the_lead_does_see_a_reviewers_decision_so_the_search_finds_review_leaks(env, monkeypatch):
+    """ann2's removal reason is on the lead's page (as ann1 it must not be anywhere: test_page_as_role)."""
+    downloads = Downloads(monkeypatch)
+    at = run_page("question_review_admin", env["people"]["admin"])
+    found = leaks(at, downloads, {"review": forms(ANN2_REVIEW_REASON)})
+    assert "review" in found
+    at = run_page("question_review", env["people"]["ann1"])
+    assert at.subheader and at.radio, "ann1's review page shows a paper with its decisions"
+    assert leaks(at, downloads, {"review": forms(ANN2_REVIEW_REASON)}) == {}
