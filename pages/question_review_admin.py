@@ -129,7 +129,9 @@ for item in waiting:
         b.button("Send back", key=f"qra_return_{item['id']}", on_click=on_review, args=(item["id"], "returned"))
 
 st.subheader("Agreement of double reviews")
-st.caption("Cohen's kappa on accept / edit / remove, over the generated questions of papers two reviewers submitted.")
+st.caption("Cohen's kappa on accept / edit / remove, over the generated questions of papers two reviewers submitted "
+           "(n questions). Kappa is blank where both reviewers made one same decision throughout (chance agreement "
+           "is 1), and 0 where one of them did and the other did not always agree.")
 st.dataframe(pd.DataFrame(qr.agreement(db, cid)), hide_index=True, width="stretch")
 
 st.subheader("Disagreements")

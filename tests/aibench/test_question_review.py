@@ -212,6 +212,14 @@ def test_the_clock_books_active_away_idle_and_paused_time(env):
     clock = qr.clock_of(row, s, t + 270)
     assert clock["active"] == pytest.approx(40) and clock["is_paused"]
     assert clock["paused"] == pytest.approx(60 + 10)
+    # the Pause button: time since the last beat is booked, then paused
+    qr.resume(db, item["id"], r1, at=t + 280)
+    qr.heartbeat(db, item["id"], r1, settings=s, at=t + 285)
+    qr.pause(db, item["id"], r1, settings=s, at=t + 290)
+    row = qr.get_item(db, item["id"])
+    assert row["pause_count"] == 3 and row["paused_at"] == t + 290
+    clock = qr.clock_of(row, s, t + 300)
+    assert clock["active"] == pytest.approx(50) and clock["paused"] == pytest.approx(60 + 20 + 10)
     # the lead looking at the paper does not move the reviewer's clock
     qr.heartbeat(db, item["id"], lead, settings=s, at=t + 400)
     assert qr.get_item(db, item["id"])["active_seconds"] == row["active_seconds"]
