@@ -10,11 +10,12 @@ import pandas as pd
 import streamlit as st
 
 from pages import ui
+from pages.ui import activity
 from structext_core.aibench.model import LETTERS, LEVELS, Question
 from structext_core.benchmark.safe_text import markdown_text
 from structext_core.studio import durations
 from structext_core.studio import question_review as qr
-from structext_core.studio.study.clock import clock_settings
+from structext_core.studio.study.clock import ActivityReport, clock_settings
 from structext_core.studio.study.store import StudyError
 
 user = ui.require_page(qr.REVIEW_PAGE)
@@ -116,10 +117,35 @@ def on_flag(item_id: int) -> None:
         ui.flash("success", "Flag sent to the review lead.")
 
 
+_activity = activity.component()
+
+
+def _ignore() -> None:
+    """The activity component's state is read in its fragment, not in a callback."""
+
+
+@st.fragment
+def activity_watch(item_id: int) -> None:
+    """Input anywhere on the page and the tab's visibility: they keep the idle pause away, and a
+    hidden tab's time counts as away."""
+    result = _activity(key=f"qr_activity_{item_id}", default={"report": None}, on_report_change=_ignore,
+                       data={"assignment": item_id, "label": "", "text_ms": 2500, "activity_ms": 10_000})
+    report = ActivityReport.parse(result.report, item_id)
+    if report is None or report.seq == st.session_state.get("qr_report_seq"):
+        return
+    st.session_state["qr_report_seq"] = report.seq
+    st.session_state["qr_visible"] = report.visible
+    state = qr.record_activity(ui.get_db(), item_id, user, visible=report.visible, input_age=report.input_age,
+                               settings=settings)
+    if state["is_paused"]:
+        st.rerun(scope="app")
+
+
 @st.fragment(run_every=settings.heartbeat_seconds)
 def clock(item_id: int) -> None:
     """The paper's time; each run is a heartbeat. An idle pause reruns the page to its pause screen."""
-    state = qr.heartbeat(ui.get_db(), item_id, user, settings=settings)
+    state = qr.heartbeat(ui.get_db(), item_id, user, settings=settings,
+                         visible=st.session_state.get("qr_visible", True))
     if state["is_paused"]:
         st.rerun(scope="app")
     st.metric("Time on this paper", durations.clock(state["active"]),
@@ -255,6 +281,7 @@ if editable:
     top_left, top_right = st.columns([3, 1])
     with top_right:
         clock(item_id)
+        activity_watch(item_id)
         st.button("Pause", on_click=on_pause, args=(item_id,))
     top_left.subheader(f"{paper.id} · {paper.conference} {paper.year}")
 else:

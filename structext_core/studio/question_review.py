@@ -51,7 +51,14 @@ from structext_core.aibench.review_checks import Check, check_question
 from structext_core.evaluation.agreement import cohen_kappa
 from structext_core.studio import access, accounts, aibench_store, changes
 from structext_core.studio.storage import write_transaction
-from structext_core.studio.study.clock import ClockSettings, _advance, _input_now, paused_columns, shown_seconds
+from structext_core.studio.study.clock import (
+    ClockSettings,
+    _advance,
+    _input_at,
+    _input_now,
+    paused_columns,
+    shown_seconds,
+)
 
 LEAD_PAGE = "question_review_admin"
 REVIEW_PAGE = "question_review"
@@ -435,6 +442,24 @@ def heartbeat(db: sqlite_utils.Database, item_id: int, user: dict, *, visible: b
                 _update_clock(db, item_id, paused_columns(row, at, "idle", settings.grace_seconds))
             else:
                 _update_clock(db, item_id, _advance(row, at, settings.grace_seconds, visible))
+    return clock_of(get_item(db, item_id), settings, at)
+
+
+def record_activity(db: sqlite_utils.Database, item_id: int, user: dict, *, visible: bool = True,
+                    input_age: float = 0.0, settings: ClockSettings | None = None, at: float | None = None) -> dict:
+    """An input report of the page (the activity component): books the time up to ``at`` (away
+    while the tab was hidden) and, from a visible tab, an input ``input_age`` seconds ago, which
+    keeps the idle pause away. Returns :func:`clock_of`."""
+    settings = settings or ClockSettings()
+    at = time.time() if at is None else at
+    item = get_item(db, item_id)
+    if item["reviewer_id"] != user["id"] or item["status"] not in EDITABLE or item["archived_at"] is not None:
+        return clock_of(item, settings, at)
+    with write_transaction(db):
+        row = _clock_row(db, item_id)
+        if row["paused_at"] is None and row["last_beat_at"] is not None:
+            booked = _advance(row, at, settings.grace_seconds, visible)
+            _update_clock(db, item_id, {**booked, **(_input_at({**row, **booked}, at, input_age) if visible else {})})
     return clock_of(get_item(db, item_id), settings, at)
 
 

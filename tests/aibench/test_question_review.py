@@ -223,3 +223,26 @@ def test_the_clock_books_active_away_idle_and_paused_time(env):
     # the lead looking at the paper does not move the reviewer's clock
     qr.heartbeat(db, item["id"], lead, settings=s, at=t + 400)
     assert qr.get_item(db, item["id"])["active_seconds"] == row["active_seconds"]
+
+
+def test_input_reports_keep_the_idle_pause_away_and_a_hidden_tab_counts_as_away(env):
+    db, lead, (r1, _) = env["db"], env["lead"], env["reviewers"]
+    cid = qr.create_campaign(db, "Activity", review_data.DATASET, [r1["id"]], lead, double_share=0)
+    item = qr.next_item(db, cid, r1["id"])
+    s = ClockSettings(heartbeat_seconds=5, idle_pause_seconds=60)
+    t = 2_000_000.0
+    qr.heartbeat(db, item["id"], r1, settings=s, at=t)
+    for k in range(1, 25):  # two minutes of reading: mouse and scroll input reported every 10 s
+        qr.heartbeat(db, item["id"], r1, settings=s, at=t + 5 * k)
+        if k % 2 == 0:
+            qr.record_activity(db, item["id"], r1, input_age=1.0, settings=s, at=t + 5 * k)
+    row = qr.get_item(db, item["id"])
+    assert row["paused_at"] is None and row["idle_seconds"] == 0
+    assert qr.clock_of(row, s, t + 120)["active"] == pytest.approx(120)
+    # the tab is hidden for 20 s: away, not active
+    qr.record_activity(db, item["id"], r1, visible=False, settings=s, at=t + 125)
+    for k in range(1, 5):
+        qr.heartbeat(db, item["id"], r1, visible=False, settings=s, at=t + 125 + 5 * k)
+    qr.record_activity(db, item["id"], r1, visible=True, input_age=0.0, settings=s, at=t + 145)
+    row = qr.get_item(db, item["id"])
+    assert row["active_seconds"] == pytest.approx(125) and row["away_seconds"] == pytest.approx(20)
