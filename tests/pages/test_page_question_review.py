@@ -166,3 +166,29 @@ def test_lead_creates_approves_adjudicates_and_exports(env, tmp_path):
     assert not at.exception
     assert (folder / "papers").is_dir() and (folder / "review" / "provenance.jsonl").is_file()
     assert any(b.label == "Download the export (zip)" for b in at.get("download_button"))
+
+
+def test_send_back_shows_the_comment_and_flags_reach_the_lead(env):
+    db, lead, (r1, _) = env["db"], env["lead"], env["reviewers"]
+    item = double_items(env)[r1["id"]]
+    for q in qr.paper_of(item).questions:
+        qr.save_decision(db, item["id"], r1, q.id, "accept")
+    qr.submit(db, item["id"], r1)
+    at = run_as(ADMIN_PAGE, lead, qra_campaign=env["cid"])
+    at.text_input(key=f"qra_comment_{item['id']}").set_value("L2-1 reads badly: reword it")
+    at.button(key=f"qra_return_{item['id']}").click().run()
+    assert not at.exception and qr.get_item(db, item["id"])["status"] == "returned"
+    at = run_as(PAGE, r1, qr_item=item["id"])
+    assert any("L2-1 reads badly" in w.value for w in at.warning)
+    assert not button(at, "Submit paper").disabled  # the decisions are kept
+    at.selectbox(key=f"qr_flag_q_{item['id']}").set_value("L1-1")
+    at.text_input(key=f"qr_flag_reason_{item['id']}").set_value("the label is cut off in the figure")
+    button(at, "Send flag").click().run()
+    assert any("Flag sent" in s.value for s in at.success)
+    flag = qr.list_flags(db, env["cid"], open_only=True)[0]
+    assert flag["question_id"] == "L1-1"
+    at = run_as(ADMIN_PAGE, lead, qra_campaign=env["cid"])
+    assert any("the label is cut off" in m.value for m in at.markdown)
+    at.text_input(key=f"qra_resolve_{flag['id']}").set_value("figure re-cropped")
+    at.button(key=f"qra_resolve_go_{flag['id']}").click().run()
+    assert not at.exception and not qr.list_flags(db, env["cid"], open_only=True)
