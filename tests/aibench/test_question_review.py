@@ -188,13 +188,19 @@ def test_send_back_reopens_the_paper_and_flags_reach_the_lead(env):
     assert not qr.list_flags(db, cid, open_only=True)
 
 
-def test_the_clock_books_active_away_idle_and_paused_time(env):
-    db, lead, (r1, _) = env["db"], env["lead"], env["reviewers"]
-    cid = qr.create_campaign(db, "Clock", review_data.DATASET, [r1["id"]], lead, double_share=0)
+def clock_item(env, name: str, t: float):
+    """A one-reviewer campaign; its paper shown to rev1 at ``t`` (heartbeat every 5 s, idle pause after 60 s)."""
+    db, lead, r1 = env["db"], env["lead"], env["reviewers"][0]
+    cid = qr.create_campaign(db, name, review_data.DATASET, [r1["id"]], lead, double_share=0)
     item = qr.next_item(db, cid, r1["id"])
     s = ClockSettings(heartbeat_seconds=5, idle_pause_seconds=60)
-    t = 1_000_000.0
     qr.heartbeat(db, item["id"], r1, settings=s, at=t)
+    return db, lead, r1, item, s
+
+
+def test_the_clock_books_active_away_idle_and_paused_time(env):
+    t = 1_000_000.0
+    db, lead, r1, item, s = clock_item(env, "Clock", t)
     for k in range(1, 7):  # 30 s on screen, an input at the end
         qr.heartbeat(db, item["id"], r1, settings=s, at=t + 5 * k)
     qr.save_decision(db, item["id"], r1, "L1-2", "accept", settings=s, at=t + 30)
@@ -226,12 +232,8 @@ def test_the_clock_books_active_away_idle_and_paused_time(env):
 
 
 def test_input_reports_keep_the_idle_pause_away_and_a_hidden_tab_counts_as_away(env):
-    db, lead, (r1, _) = env["db"], env["lead"], env["reviewers"]
-    cid = qr.create_campaign(db, "Activity", review_data.DATASET, [r1["id"]], lead, double_share=0)
-    item = qr.next_item(db, cid, r1["id"])
-    s = ClockSettings(heartbeat_seconds=5, idle_pause_seconds=60)
     t = 2_000_000.0
-    qr.heartbeat(db, item["id"], r1, settings=s, at=t)
+    db, _, r1, item, s = clock_item(env, "Activity", t)
     for k in range(1, 25):  # two minutes of reading: mouse and scroll input reported every 10 s
         qr.heartbeat(db, item["id"], r1, settings=s, at=t + 5 * k)
         if k % 2 == 0:
