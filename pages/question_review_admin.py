@@ -119,8 +119,12 @@ for item in waiting:
     with st.expander(f"{item['paper_id']} · {item['reviewer']}" + (" · double" if item["double"] else "")):
         st.caption(f"Active {sub['active_seconds'] / 60:.1f} min · away {sub['away_seconds'] / 60:.1f} min · "
                    f"idle {sub['idle_seconds'] / 60:.1f} min · paused {sub['paused_seconds'] / 60:.1f} min")
-        st.dataframe(pd.DataFrame([{"question": d["question_id"], "decision": d["action"], "reason": d["reason"],
-                                    "text": (d["question"] or {}).get("question", "")} for d in sub["decisions"]]),
+        st.dataframe(pd.DataFrame([{"question": r.question_id, "decision": r.action, "reason": r.reason,
+                                    "text": r.current.question if r.action in ("edit", "add") else "",
+                                    "answer": (r.current.options[LETTERS.index(r.current.answer)]
+                                               if r.action in ("edit", "add") and r.check.ok else ""),
+                                    "graph warning": " ".join(r.check.warnings)}
+                                   for r in qr.submission_rows(db, item["id"])]),
                      hide_index=True, width="stretch")
         st.text_input("Comment for the reviewer", key=f"qra_comment_{item['id']}")
         a, b = st.columns(2)

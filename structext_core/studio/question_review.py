@@ -546,6 +546,18 @@ def latest_submission(db: sqlite_utils.Database, item_id: int) -> dict | None:
     return row
 
 
+def submission_rows(db: sqlite_utils.Database, item_id: int) -> list[Row]:
+    """The latest submission of an item as :class:`Row` s (with the checks and graph warnings the
+    reviewer saw), for the lead's review; empty when nothing was submitted."""
+    sub = latest_submission(db, item_id)
+    if sub is None:
+        return []
+    found = {d["question_id"]: Decision(d["question_id"], d["action"],
+                                        question_from(d["question"], d["question_id"]) if d["question"] else None,
+                                        d["reason"], sub["submitted_at"]) for d in sub["decisions"]}
+    return review_rows(paper_of(get_item(db, item_id)), found)
+
+
 def latest_review(db: sqlite_utils.Database, item_id: int) -> dict | None:
     rows = list(db.query("SELECT r.*, u.username AS lead FROM qreview_reviews r LEFT JOIN users u ON u.id = "
                          "r.reviewer_id WHERE item_id = ? ORDER BY r.id DESC LIMIT 1", [item_id]))

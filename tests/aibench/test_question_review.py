@@ -173,7 +173,13 @@ def test_send_back_reopens_the_paper_and_flags_reach_the_lead(env):
     cid = qr.create_campaign(db, "One", review_data.DATASET, [r1["id"]], lead, double_share=0)
     item = qr.next_item(db, cid, r1["id"])
     decide_all(db, item, r1)
-    qr.submit(db, item["id"], r1)
+    q2 = next(q for q in qr.paper_of(item).questions if q.level == 2)
+    wrong = next(L for k, L in enumerate("ABCD"[:len(q2.options)]) if L != q2.answer and q2.options[k] != INSUFFICIENT)
+    qr.save_decision(db, item["id"], r1, q2.id, "edit", replace(q2, answer=wrong), "the figure shows otherwise")
+    qr.submit(db, item["id"], r1)  # a graph warning does not block
+    rows = {r.question_id: r for r in qr.submission_rows(db, item["id"])}
+    assert rows[q2.id].action == "edit" and rows[q2.id].check.warnings
+    assert not any(r.check.warnings for qid, r in rows.items() if qid != q2.id)
     with pytest.raises(qr.ReviewError, match="comment"):
         qr.review(db, item["id"], lead, "returned")
     qr.review(db, item["id"], lead, "returned", "look at L2-1 again")

@@ -175,6 +175,8 @@ def test_send_back_shows_the_comment_and_flags_reach_the_lead(env):
         qr.save_decision(db, item["id"], r1, q.id, "accept")
     qr.submit(db, item["id"], r1)
     at = run_as(ADMIN_PAGE, lead, qra_campaign=env["cid"])
+    decided = next(d.value for d in at.dataframe if "graph warning" in d.value.columns)
+    assert set(decided["decision"]) == {"accept"} and len(decided) == len(qr.paper_of(item).questions)
     at.text_input(key=f"qra_comment_{item['id']}").set_value("L2-1 reads badly: reword it")
     at.button(key=f"qra_return_{item['id']}").click().run()
     assert not at.exception and qr.get_item(db, item["id"])["status"] == "returned"
