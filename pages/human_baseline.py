@@ -16,6 +16,7 @@ import secrets
 import streamlit as st
 
 from pages import ui
+from pages.ui import activity
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark.formats import DISPLAY_NAMES
 from structext_core.benchmark.safe_text import markdown_text
@@ -29,95 +30,9 @@ ANSWER_LABEL = "Your answer"
 #: The activity component reports typed text at most this often, other input less often.
 TEXT_REPORT_MS = 2500
 ACTIVITY_REPORT_MS = 10_000
-#: A report due at once still waits this long after the input that made it due (see ACTIVITY_JS).
+#: A report due at once still waits this long after the input that made it due (see pages.ui.activity.ACTIVITY_JS).
 SETTLE_MS = 400
 
-# Runs in the app's page (components v2 mount no iframe), so it sees the whole document:
-# keys, mouse, wheel, scroll and touch anywhere are input; `input` events of the answer box
-# mark the text as changed. Reports are throttled with a trailing edge: the first at once,
-# then at most one per interval, and whatever is pending when the interval ends goes out
-# then, with no further input needed (typed text after `text_ms`, other input after
-# `activity_ms`). A report says how long ago the last input was (`idle_ms`) and is sent as
-# the component's state `report`, which reruns only its fragment.
-# The function runs again on every render of the component, so one hub per page holds the
-# listeners and just takes the latest `setStateValue`.
-ACTIVITY_JS = """
-function makeHub() {
-  const hub = { send: null, data: null, seq: 0, lastSent: 0, lastInput: Date.now(), dirty: false,
-                active: false, hiddenChanged: false, timer: null, due: 0 };
-  const box = () => hub.data &&
-    document.querySelector(`textarea[aria-label="${hub.data.label}"]`);
-  const pending = () => hub.active || hub.dirty || hub.hiddenChanged;
-  const flush = () => {
-    if (hub.timer) { clearTimeout(hub.timer); hub.timer = null; }
-    if (!hub.send || !pending()) return;  // kept pending: the next attach schedules it
-    const report = { assignment: hub.data.assignment, seq: ++hub.seq, visible: !document.hidden,
-                     idle_ms: Date.now() - hub.lastInput };
-    const answer = box();
-    if (hub.dirty && answer) report.text = answer.value;
-    hub.dirty = false; hub.active = false; hub.hiddenChanged = false;
-    hub.lastSent = Date.now();
-    hub.send("report", report);
-  };
-  // The earliest moment something pending may go out; a timer set for a later moment (other
-  // input, 10 s) is brought forward when text becomes pending (2.5 s).
-  // Never sent from inside an input event: Streamlit's page sends a state change made
-  // there together with the click being handled, as one run of this component's fragment
-  // alone, so a button outside it (Log out) would not act. `settle_ms` later, it goes alone.
-  const schedule = () => {
-    if (!hub.send || !hub.data || !pending()) return;
-    const due = Math.max(hub.lastSent + (hub.dirty || hub.hiddenChanged ? hub.data.text_ms : hub.data.activity_ms),
-                         Date.now() + hub.data.settle_ms);
-    if (hub.timer && hub.due <= due) return;
-    if (hub.timer) clearTimeout(hub.timer);
-    hub.due = due;
-    hub.timer = setTimeout(flush, due - Date.now());
-  };
-  const onActivity = () => { hub.active = true; hub.lastInput = Date.now(); schedule(); };
-  const onInput = (event) => {
-    const answer = box();
-    if (answer && event.target === answer) hub.dirty = true;
-    onActivity();
-  };
-  // A button of the answer's form (Submit, Pause, Add lines…) sends the text with it; a
-  // pending text report, read before the page updates the box, would be older than that.
-  const onClick = (event) => {
-    const answer = box();
-    const form = answer && answer.closest('[data-testid="stForm"]');
-    if (form && event.target instanceof Element && event.target.closest("button") && form.contains(event.target)) {
-      hub.dirty = false;
-    }
-    onActivity();
-  };
-  const onVisibility = () => {
-    hub.hiddenChanged = true; hub.active = !document.hidden;
-    if (hub.active) hub.lastInput = Date.now();
-    schedule();
-  };
-  for (const name of ["keydown", "mousemove", "mousedown", "wheel", "scroll", "touchstart"]) {
-    document.addEventListener(name, onActivity, { capture: true, passive: true });
-  }
-  document.addEventListener("input", onInput, true);
-  document.addEventListener("click", onClick, true);
-  document.addEventListener("visibilitychange", onVisibility);
-  hub.attach = (data, send) => {
-    if (!hub.data || hub.data.assignment !== data.assignment) {
-      hub.dirty = false; hub.active = false;
-    }
-    hub.data = data; hub.send = send;
-    schedule();
-  };
-  hub.detach = (send) => { if (hub.send === send) hub.send = null; };
-  return hub;
-}
-
-export default function (component) {
-  const { data, setStateValue } = component;
-  const hub = window.__structextActivity || (window.__structextActivity = makeHub());
-  hub.attach(data, setStateValue);
-  return () => hub.detach(setStateValue);
-}
-"""
 
 # The time on screen: the server sends the question's active seconds as of its reply and
 # whether the clock runs; the browser adds the time since (at most the grace, as the server
@@ -254,7 +169,7 @@ export default function (component) {
 """
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
-_activity = st.components.v2.component("structext_answer_activity", js=ACTIVITY_JS)
+_activity = activity.component()
 _clock = st.components.v2.component("structext_question_clock", html=CLOCK_HTML, css=CLOCK_CSS, js=CLOCK_JS)
 _window = st.components.v2.component("structext_reference_window", css=WINDOW_CSS, js=WINDOW_JS)
 user = ui.require_page("human_baseline")

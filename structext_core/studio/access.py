@@ -99,12 +99,18 @@ PAGES: tuple[Page, ...] = (
          "human_baseline", _rule((ANNOTATOR, ADMIN))),
     Page("rewrite", "rewrite.py", "Real-Test rewriting", ":material/edit_note:", "Annotate", "rewrite",
          _rule((ANNOTATOR, ADMIN))),
+    Page("question_review", "question_review.py", "AIBench question review", ":material/rate_review:", "Annotate",
+         "question_review", _rule((ANNOTATOR, ADMIN)),
+         shows="reviewers: only the papers dealt to them (figure, method text, graph, questions with their keys); "
+               "never another reviewer's decisions on a double-reviewed paper"),
     Page("study_admin", "study_admin.py", "Studies", ":material/science:", "Admin", "study_admin",
          _rule((ADMIN,))),
     Page("adjudication", "adjudication.py", "Adjudication", ":material/gavel:", "Admin", "adjudication",
          _rule((ADMIN,))),
     Page("campaign_admin", "campaign_admin.py", "Rewrite campaigns", ":material/folder_managed:", "Admin",
          "campaign_admin", _rule((ADMIN,))),
+    Page("question_review_admin", "question_review_admin.py", "AIBench review campaigns", ":material/fact_check:",
+         "Admin", "question_review_admin", _rule((ADMIN,))),
 )
 
 CAPABILITIES: tuple[Capability, ...] = (
@@ -117,6 +123,8 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability("per_person_results", "per-person results (`human:<name>`) and responses",
                _rule((RESEARCHER, ADMIN), condition="as human results")),
     Capability("download", "downloads (JSONL, CSV, PNG, SVG)", _rule(EVERYONE, condition="what the page shows, nothing more")),
+    Capability("review_export", "AIBench question review: the curated set, provenance and review log (zip)",
+               _rule((ADMIN,))),
     Capability("load_data", "load results, generate and import suites", _rule((ADMIN,))),
     Capability("public_mode", "turn the public read-only mode on or off", _rule((ADMIN,))),
 )

@@ -10,6 +10,7 @@ through the study API, a rewrite campaign.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,8 @@ from streamlit.testing.v1 import AppTest
 from structext_core.benchmark import samples as samples_mod
 from structext_core.benchmark import suites
 from structext_core.studio import access, accounts, campaign, results_store, storage, study
+from structext_core.studio import question_review as qr
+from tests.aibench import review_data
 from tests.results_data import result_lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,6 +29,8 @@ HARD = suites.SuiteConfig("test-hard", (2,), (1, 2), 1)  # 58 samples: every tas
 TEST = suites.SuiteConfig("test", (1,), (1,), 1)  # 29 samples
 N_ITEMS = 24
 USERS = ("visitor", "ann1", "researcher", "admin")
+REVIEW_SET = "review-set"
+ANN2_REVIEW_REASON = "ann2 removes this because zqxj-review-secret"
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +68,23 @@ def world(tmp_path_factory):
     for name, rows in (("hard.jsonl", hard), ("test.jsonl", test)):
         results_store.import_results(db, "\n".join(result_lines(rows)).encode(), name, rows, user_id=people["admin"]["id"])
     campaign.create_campaign(db, "Real pilot", test, 4, [people["ann1"]["id"]], people["admin"])
+    # An AIBench question review: one paper reviewed by ann1 and ann2; ann2 has decided (and submitted).
+    review_data.stored_set(root, papers=1, name=REVIEW_SET)
+    saved_dir = os.environ.get("STRUCTEXT_AIBENCH_DIR")
+    os.environ["STRUCTEXT_AIBENCH_DIR"] = str(root / "aibench")
+    try:
+        cid = qr.create_campaign(db, "Review pilot", REVIEW_SET, [people["ann1"]["id"], people["ann2"]["id"]],
+                                 people["admin"], double_share=1.0)
+        mine = next(i for i in qr.list_items(db, cid) if i["reviewer_id"] == people["ann2"]["id"])
+        for n, q in enumerate(qr.paper_of(mine).questions):
+            qr.save_decision(db, mine["id"], people["ann2"], q.id, "remove" if n == 0 else "accept",
+                             reason=ANN2_REVIEW_REASON if n == 0 else "")
+        qr.submit(db, mine["id"], people["ann2"])
+    finally:
+        if saved_dir is None:
+            os.environ.pop("STRUCTEXT_AIBENCH_DIR", None)
+        else:
+            os.environ["STRUCTEXT_AIBENCH_DIR"] = saved_dir
     items = [json.loads(r[0]) for r in db.execute("SELECT sample_json FROM study_items WHERE study_id = ?",
                                                    [study_id])]
     return {"root": root, "people": people, "items": items, "responses": responses, "study_id": study_id,
@@ -73,6 +95,7 @@ def world(tmp_path_factory):
 def env(world, monkeypatch):
     monkeypatch.setenv("STRUCTEXT_DB", str(world["root"] / "structext.db"))
     monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(world["root"] / "suites"))
+    monkeypatch.setenv("STRUCTEXT_AIBENCH_DIR", str(world["root"] / "aibench"))
     return world
 
 
@@ -86,7 +109,8 @@ def secrets_of(world) -> dict[str, bytes]:
                if len(s["answer"]) >= 12 and s["answer"] not in references}
     hints = {f"rule hint of task {s['task_id']}": s["rule_hint"] for s in items}
     others = {f"ann2's response {i}": text for i, text in enumerate(world["responses"]["ann2"])}
-    secrets = {**answers, **hints, **others, "per-person results of ann2": "human:ann2"}
+    secrets = {**answers, **hints, **others, "per-person results of ann2": "human:ann2",
+               "ann2's decision on a double-reviewed AIBench paper": ANN2_REVIEW_REASON}
     assert len(answers) >= 8, "too few specific answers to make the search meaningful"
     return {label: forms(text) for label, text in secrets.items()}
 
@@ -282,3 +306,14 @@ def test_a_suite_chosen_before_its_study_opened_is_not_shown(env):
     at = run_page("explore", env["people"]["ann1"], explore_suite="test-hard")
     assert at.selectbox(key="explore_suite").value == "test"
     assert at.selectbox(key="explore_suite").options == ["test"]
+
+
+def test_the_lead_does_see_a_reviewers_decision_so_the_search_finds_review_leaks(env, monkeypatch):
+    """ann2's removal reason is on the lead's page (as ann1 it must not be anywhere: test_page_as_role)."""
+    downloads = Downloads(monkeypatch)
+    at = run_page("question_review_admin", env["people"]["admin"])
+    found = leaks(at, downloads, {"review": forms(ANN2_REVIEW_REASON)})
+    assert "review" in found
+    at = run_page("question_review", env["people"]["ann1"])
+    assert at.subheader and at.radio, "ann1's review page shows a paper with its decisions"
+    assert leaks(at, downloads, {"review": forms(ANN2_REVIEW_REASON)}) == {}

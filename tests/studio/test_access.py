@@ -25,6 +25,8 @@ EXPECTED_PAGES = {
     "study_admin":    ("-",    "-",      "-",       "Y"),
     "adjudication":   ("-",    "-",      "-",       "Y"),
     "campaign_admin": ("-",    "-",      "-",       "Y"),
+    "question_review": ("-",   "Y",      "-",       "Y"),
+    "question_review_admin": ("-", "-",  "-",       "Y"),
 }
 EXPECTED_CAPABILITIES = {
     "answers":            ("P", "P", "Y", "Y"),
@@ -32,6 +34,7 @@ EXPECTED_CAPABILITIES = {
     "human_results":      ("-", "-", "Y", "Y"),
     "per_person_results": ("-", "-", "Y", "Y"),
     "download":           ("Y", "Y", "Y", "Y"),
+    "review_export":      ("-", "-", "-", "Y"),
     "load_data":          ("-", "-", "-", "Y"),
     "public_mode":        ("-", "-", "-", "Y"),
 }

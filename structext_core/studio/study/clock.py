@@ -128,11 +128,10 @@ def _update_assignment(db: sqlite_utils.Database, assignment_id: int, changes: d
         db.execute(f"UPDATE assignments SET {columns} WHERE id = ?", [*changes.values(), assignment_id])
 
 
-def _start_pause(db: sqlite_utils.Database, row: dict, at: float, reason: str, grace: float) -> dict:
-    """Inside a write transaction: book the time up to ``at`` and pause the question.
-
-    An idle pause re-books the active time since the last input as idle time.
-    """
+def paused_columns(row: dict, at: float, reason: str, grace: float) -> dict:
+    """The clock columns of ``row`` after booking the time up to ``at`` and pausing there (any
+    table with the clock's columns: study assignments, question-review items). An idle pause
+    re-books the active time since the last input as idle time."""
     state = {**row, **_advance(row, at, grace)}
     changes = {key: state[key] for key in ("active_seconds", "away_seconds", "idle_seconds")}
     if reason == "idle":
@@ -140,6 +139,15 @@ def _start_pause(db: sqlite_utils.Database, row: dict, at: float, reason: str, g
         changes["active_seconds"] = state["active_seconds"] - idle
         changes["idle_seconds"] = state["idle_seconds"] + idle
     changes.update(paused_at=at, pause_count=row["pause_count"] + 1, last_beat_at=None, hidden_at=None)
+    return changes
+
+
+def _start_pause(db: sqlite_utils.Database, row: dict, at: float, reason: str, grace: float) -> dict:
+    """Inside a write transaction: book the time up to ``at`` and pause the question.
+
+    An idle pause re-books the active time since the last input as idle time.
+    """
+    changes = paused_columns(row, at, reason, grace)
     _update_assignment(db, row["id"], changes)
     db.execute("INSERT INTO pauses (assignment_id, started_at, reason) VALUES (?, ?, ?)", [row["id"], at, reason])
     return {**row, **changes}

@@ -1,0 +1,206 @@
+"""AIBench review campaigns: the lead creates a campaign, follows progress, reviews submitted papers,
+resolves flags, adjudicates disagreements of double-reviewed papers and exports the curated set.
+
+UI only; everything is decided and written in ``structext_core.studio.question_review``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from pages import ui
+from structext_core import settings
+from structext_core.aibench.model import LETTERS, LEVELS
+from structext_core.benchmark.safe_text import frame_csv, markdown_text
+from structext_core.studio import access, accounts, aibench_store
+from structext_core.studio import question_review as qr
+
+user = ui.require_page(qr.LEAD_PAGE)
+st.title("AIBench review campaigns")
+ui.show_flash()
+db = ui.get_db()
+
+
+def _act(success: str, function, *args, **kwargs) -> None:
+    try:
+        function(ui.get_db(), *args, **kwargs)
+    except qr.ReviewError as error:
+        ui.flash("error", str(error))
+    else:
+        ui.flash("success", success)
+
+
+def on_review(item_id: int, decision: str) -> None:
+    comment = st.session_state.get(f"qra_comment_{item_id}", "")
+    _act("Approved." if decision == "approved" else "Sent back to the reviewer.", qr.review, item_id, user,
+         decision, comment)
+
+
+def on_adjudicate(cid: int, paper_id: str, qid: str, choices: dict) -> None:
+    key = f"qra_adj_{paper_id}_{qid}"
+    action, question = choices[st.session_state[key]]
+    _act(f"{paper_id} {qid} adjudicated.", qr.adjudicate, cid, paper_id, qid, user, action, question,
+         st.session_state.get(f"{key}_reason", ""))
+
+
+def on_resolve(flag_id: int) -> None:
+    _act("Flag resolved.", qr.resolve_flag, flag_id, user, st.session_state.get(f"qra_resolve_{flag_id}", ""))
+
+
+def on_export(cid: int) -> None:
+    folder = st.session_state.get(f"qra_folder_{cid}", "").strip()
+    if not folder:
+        ui.flash("error", "Not exported: name the export folder.")
+        return
+    try:
+        result = qr.export(ui.get_db(), cid, folder, user)
+    except qr.ReviewError as error:
+        ui.flash("error", f"Not exported: {error}")
+        return
+    st.session_state["qra_exported"] = str(result.folder)
+    left = f" {len(result.left_out)} paper(s) left out (not yet approved or adjudicated)." if result.left_out else ""
+    ui.flash("success", f"Exported {result.papers} paper(s), {result.questions} questions to {result.folder}.{left}")
+
+
+with st.expander("New review campaign", expanded=not qr.list_campaigns(db)):
+    sets = aibench_store.stored_datasets()
+    people = {u["id"]: f"{u['username']} ({u['role']})" for u in accounts.list_users(db)
+              if u["role"] in ("annotator", "admin")}
+    if not sets:
+        st.info("No AIBench data set is stored yet: import one (aibench import), or open Results with the "
+                "AIBench benchmark once to make the synthetic set.")
+    with st.form("qra_create"):
+        name = st.text_input("Campaign name", placeholder="e.g. AIBench review 2026")
+        dataset = st.selectbox("Data set", sets)
+        reviewers = st.multiselect("Reviewers", list(people), format_func=people.get)
+        left, right = st.columns(2)
+        share = left.slider("Share of papers reviewed twice", 0.0, 1.0, 0.2, step=0.05,
+                            help="Drawn with the seed; each goes to two different reviewers, who do not see each "
+                                 "other's work. Agreement (kappa) is measured on them.")
+        seed = right.number_input("Seed", min_value=0, value=0, step=1)
+        if st.form_submit_button("Create campaign", type="primary"):
+            try:
+                new = qr.create_campaign(db, name, dataset or "", reviewers, user, double_share=share, seed=int(seed))
+            except qr.ReviewError as error:
+                st.error(str(error))
+            else:
+                st.session_state["qra_campaign"] = new
+                ui.flash("success", f"Campaign {name.strip()!r} created.")
+                st.rerun()
+
+campaigns = qr.list_campaigns(db)
+if not campaigns:
+    st.info("No review campaign yet: create one above.")
+    st.stop()
+names = {c["id"]: c["name"] for c in campaigns}
+if st.session_state.get("qra_campaign") not in names:
+    st.session_state["qra_campaign"] = campaigns[0]["id"]
+cid = st.selectbox("Campaign", list(names), format_func=names.get, key="qra_campaign")
+row = qr.campaign(db, cid)
+st.caption(f"Data set {row['dataset']!r} · seed {row['seed']} · {row['double_share']:.0%} of the papers reviewed twice")
+
+st.subheader("Progress")
+st.dataframe(pd.DataFrame(qr.progress(db, cid)), hide_index=True, width="stretch")
+items = qr.list_items(db, cid)
+with st.expander("Every paper"):
+    st.dataframe(pd.DataFrame([{"paper": i["paper_id"], "reviewer": i["reviewer"], "double": bool(i["double"]),
+                                "status": i["status"]} for i in items]), hide_index=True, width="stretch")
+
+st.subheader("Submitted papers")
+waiting = [i for i in items if i["status"] == "submitted"]
+if not waiting:
+    st.caption("Nothing waits for review.")
+for item in waiting:
+    sub = qr.latest_submission(db, item["id"])
+    with st.expander(f"{item['paper_id']} · {item['reviewer']}" + (" · double" if item["double"] else "")):
+        st.caption(f"Active {sub['active_seconds'] / 60:.1f} min · away {sub['away_seconds'] / 60:.1f} min · "
+                   f"idle {sub['idle_seconds'] / 60:.1f} min · paused {sub['paused_seconds'] / 60:.1f} min")
+        st.dataframe(pd.DataFrame([{"question": r.question_id, "decision": r.action, "reason": r.reason,
+                                    "text": r.current.question if r.action in ("edit", "add") else "",
+                                    "answer": (r.current.options[LETTERS.index(r.current.answer)]
+                                               if r.action in ("edit", "add") and r.check.ok else ""),
+                                    "graph warning": " ".join(r.check.warnings)}
+                                   for r in qr.submission_rows(db, item["id"])]),
+                     hide_index=True, width="stretch")
+        st.text_input("Comment for the reviewer", key=f"qra_comment_{item['id']}")
+        a, b = st.columns(2)
+        a.button("Approve", key=f"qra_approve_{item['id']}", type="primary", on_click=on_review,
+                 args=(item["id"], "approved"))
+        b.button("Send back", key=f"qra_return_{item['id']}", on_click=on_review, args=(item["id"], "returned"))
+
+st.subheader("Agreement of double reviews")
+st.caption("Cohen's kappa on accept / edit / remove, over the generated questions of papers two reviewers submitted "
+           "(n questions). Kappa is blank where both reviewers made one same decision throughout (chance agreement "
+           "is 1), and 0 where one of them did and the other did not always agree.")
+st.dataframe(pd.DataFrame(qr.agreement(db, cid)), hide_index=True, width="stretch")
+
+st.subheader("Disagreements")
+found = qr.disagreements(db, cid)
+if not found:
+    st.caption("No disagreement to adjudicate.")
+for d in found:
+    q = d["original"]
+    done = d["adjudication"]
+    title = f"{d['paper_id']} {d['question_id']} · level {d['level']} {LEVELS[d['level']]}"
+    with st.expander(title + (f" · adjudicated: {done['action']}" if done else " · open"), expanded=not done):
+        st.markdown(f"**Generated:** {markdown_text(q.question)}  \n" + "  \n".join(
+            f"{LETTERS[k]}. {markdown_text(o)}{' (key)' if LETTERS[k] == q.answer else ''}"
+            for k, o in enumerate(q.options)))
+        choices = {"Keep the generated question": ("accept", None), "Remove it": ("remove", None)}
+        for reviewer, decision in d["versions"]:
+            said = f"**{reviewer}:** {decision['action']}"
+            if decision["reason"]:
+                said += f" — {markdown_text(decision['reason'])}"
+            if decision["action"] == "edit":
+                edited = qr.question_from(decision["question"], q.id)
+                said += f"  \n{markdown_text(edited.question)}  \n" + "  \n".join(
+                    f"{LETTERS[k]}. {markdown_text(o)}{' (key)' if LETTERS[k] == edited.answer else ''}"
+                    for k, o in enumerate(edited.options))
+                choices[f"Take {reviewer}'s edit"] = ("edit", edited)
+            st.markdown(said)
+        key = f"qra_adj_{d['paper_id']}_{d['question_id']}"
+        st.radio("Final version", list(choices), key=key)
+        st.text_input("Reason", key=f"{key}_reason")
+        st.button("Adjudicate", key=f"{key}_go", on_click=on_adjudicate,
+                  args=(cid, d["paper_id"], d["question_id"], choices))
+
+st.subheader("Flags")
+flags = qr.list_flags(db, cid)
+if not flags:
+    st.caption("No flags.")
+for f in flags:
+    line = f"**{f['paper_id']}** {f['question_id'] or ''} · {f['flagged_by']}: {markdown_text(f['reason'])}"
+    if f["resolution"]:
+        st.markdown(f"{line}  \nResolved by {f['resolved_by']}: {markdown_text(f['resolution'])}")
+        continue
+    st.markdown(line)
+    st.text_input("Resolution", key=f"qra_resolve_{f['id']}")
+    st.button("Resolve", key=f"qra_resolve_go_{f['id']}", on_click=on_resolve, args=(f["id"],))
+
+st.subheader("Export")
+curated = qr.curated(db, cid)
+st.caption(f"{len(curated.papers)} paper(s) ready (all reviews approved, disagreements adjudicated); "
+           f"{len(curated.left_out)} not yet. The export is an AIBench import folder (it re-imports as a data set), "
+           "with review/provenance.jsonl (generated, revised, added, removed; by whom, when, why), "
+           "review/review_log.jsonl and review/agreement.json.")
+if curated.left_out:
+    st.dataframe(pd.DataFrame([{"paper": p, "why not yet": why} for p, why in curated.left_out.items()]),
+                 hide_index=True, width="stretch")
+if f"qra_folder_{cid}" not in st.session_state:
+    st.session_state[f"qra_folder_{cid}"] = str(
+        settings.exports_dir() / f"aibench-review-{cid}-{time.strftime('%Y%m%d-%H%M%S')}")
+st.text_input("Export folder (new or empty)", key=f"qra_folder_{cid}")
+st.button("Export curated set", type="primary", on_click=on_export, args=(cid,),
+          disabled=not curated.papers)
+exported = st.session_state.get("qra_exported")
+if exported and access.can(access.role_of(user), "review_export"):
+    if Path(exported).is_dir():
+        st.download_button("Download the export (zip)", qr.zip_folder(exported), file_name=f"{Path(exported).name}.zip",
+                           mime="application/zip")
+if curated.provenance:
+    st.download_button("Provenance (CSV)", frame_csv(pd.DataFrame(curated.provenance).drop(columns=["original"])),
+                       file_name=f"aibench-review-{cid}-provenance.csv", mime="text/csv")
