@@ -11,6 +11,7 @@ import streamlit as st
 
 from pages import ui
 from pages.ui import activity
+from pages.ui.frame import ensure_frame
 from structext_core.aibench.model import LETTERS, LEVELS, Question
 from structext_core.benchmark.safe_text import markdown_text
 from structext_core.studio import durations
@@ -18,6 +19,7 @@ from structext_core.studio import question_review as qr
 from structext_core.studio.study.clock import ActivityReport, clock_settings
 from structext_core.studio.study.store import StudyError
 
+ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page(qr.REVIEW_PAGE)
 st.title("AIBench question review")
 ui.show_flash()

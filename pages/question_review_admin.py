@@ -13,12 +13,14 @@ import pandas as pd
 import streamlit as st
 
 from pages import ui
+from pages.ui.frame import ensure_frame
 from structext_core import settings
 from structext_core.aibench.model import LETTERS, LEVELS
 from structext_core.benchmark.safe_text import frame_csv, markdown_text
 from structext_core.studio import access, accounts, aibench_store
 from structext_core.studio import question_review as qr
 
+ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page(qr.LEAD_PAGE)
 st.title("AIBench review campaigns")
 ui.show_flash()

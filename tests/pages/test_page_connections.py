@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from structext_core.benchmark import suites
-from structext_core.studio import accounts, storage, study
+from structext_core.studio import access, accounts, storage, study
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
@@ -67,15 +67,14 @@ def test_page_loads_and_clicks_of_the_answering_page_leave_no_connection_open(se
     assert open_files_on(path) - baseline <= 3
 
 
-@pytest.mark.parametrize("page", ["human_baseline", "study_admin", "adjudication", "campaign_admin", "rewrite",
-                                  "explore", "home", "results"])
+@pytest.mark.parametrize("page", [page.key for page in access.PAGES])  # every page of the table, new ones too
 def test_every_page_run_through_the_app_closes_its_connection(setup, page):
     path, ann, lead = setup
     baseline = open_files_on(path)
     at = AppTest.from_file(str(APP), default_timeout=60)
-    at.session_state["user"] = ann if page in ("human_baseline", "rewrite") else lead
+    at.session_state["user"] = ann if access.page(page).section == "Annotate" else lead
     at.run()
-    at.switch_page(f"pages/{page}.py")
+    at.switch_page(f"pages/{access.page(page).file}")
     for _ in range(LOADS // 3):
         at.run()
         assert not at.exception
