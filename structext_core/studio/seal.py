@@ -52,9 +52,8 @@ OPEN_ITEMS_SQL = """
 #: What the rewriting page says where the answer check's result would be.
 ANSWER_CHECK_WITHHELD = (
     "Answer: checked at review, not here. You still have questions to answer in a study in {format} or "
-    "of this kind of task, and this check works out the answer of whatever question and reference it is "
-    "given, so it is withheld while you have such open questions. The structure, value and token checks "
-    "still run; the reviewer sees the answer check.")
+    "of this kind of task, and this check would work out the answer of any question pasted here, so it is "
+    "off while those are open. The structure and token checks still run.")
 #: Said instead of a practice question's answer key while the same question is open elsewhere.
 KEY_WITHHELD = ("The answer key is withheld: this question is still open for you in another study, so its "
                 "key is shown once you have answered it there. Your score above stands.")

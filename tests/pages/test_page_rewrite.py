@@ -402,6 +402,7 @@ def test_pasting_an_open_question_into_a_rewrite_never_shows_its_answer_key(setu
     assert "Structure: reads as the original does; same skeleton." in [s.value for s in at.success]
     notes = [i.value for i in at.info if i.value.startswith("Answer: checked at review")]
     assert notes and "in JSON or of this kind of task" in notes[0] and "hard-1" not in notes[0]
+    assert "would work out the answer of any question pasted here, so it is off while those are open" in notes[0]
     assert "Submitting needs the structure check to pass; the answer is checked at review." in [
         c.value for c in at.caption]
 
