@@ -15,7 +15,7 @@ What obeys it (each service asks this module; nothing else decides):
   the check works out the answer of whatever question is pasted into the rewrite, so while
   the person has an open item in the rewrite's format, or of its task category in any format
   (the categories ask the same questions in every format), it is not run for them; the page says the answer is checked at review, and the reviewer sees the full
-  check. The structure, value and leftover-token checks still run. Without open items of that
+  check. The structure and leftover-token checks still run. Without open items of that
   format the answer check runs, once the structure check passes;
 - the **answer key after a practice question** and the correctness note after an answer
   (:func:`key_withheld`, used by :mod:`structext_core.studio.study.quality` and
