@@ -6,7 +6,8 @@ Everyone sees the paper's AIBench tables, exactly as printed. Who may see answer
 and admins; ``access.can(role, "answers")``) also sees the stored data sets' results: Table 3
 with n and intervals, heatmaps, the solvers' agreement and a drill-down to each question with
 its image, key, letter read and reply. The synthetic set (and its perfect-reader predictions) is
-made the first time such a person opens this view.
+made in the background at the app's first start (or when this view is first opened, if that was
+turned off); until it is ready the view shows its progress.
 """
 
 from __future__ import annotations
@@ -66,10 +67,13 @@ def _scored(name: str, signature: tuple):
 
 def results_section() -> None:
     st.subheader("Results on stored data sets")
-    if aibench_store.SYNTHETIC not in aibench_store.stored_datasets():
-        with st.spinner("Making the synthetic AIBench set (once)…"):
-            aibench_store.add_reference_predictions()
-    names = aibench_store.stored_datasets()
+    status = aibench_store.start_synthetic()  # at once: ready, or being made in the background
+    if status.state != "ready":
+        synthetic_progress()
+    names = [n for n in aibench_store.stored_datasets()
+             if n != aibench_store.SYNTHETIC or status.state == "ready"]
+    if not names:
+        return
     name = st.selectbox("Data set", names, key="rs_aib_data")
     data, rows, table = _scored(name, _signature(name))
     st.caption(f"{len(data.papers)} papers, {sum(len(p.questions) for p in data.papers.values())} questions, "
@@ -92,6 +96,21 @@ def results_section() -> None:
         st.caption("Does the ranking of systems change with the solver? Kendall's tau between solvers.")
         st.dataframe(agreement, hide_index=True, key="rs_aib_agreement")
     drill(data, rows)
+
+
+@st.fragment(run_every=1.0)
+def synthetic_progress() -> None:
+    """The background job's progress, polled each second; the page reruns when it ends."""
+    status = aibench_store.synthetic_status()
+    if status.state == "running":
+        st.progress(status.done / max(1, status.total),
+                    text=f"Making the synthetic AIBench set (once, in the background): {status.step}, "
+                         f"{status.done:,} of {status.total:,}")
+    elif status.state == "failed":
+        st.error(f"The synthetic AIBench set could not be made: {safe_text.markdown_text(status.error)}. "
+                 "It is tried again when the server restarts.")
+    else:
+        st.rerun()
 
 
 def drill(data, rows: pd.DataFrame) -> None:

@@ -20,6 +20,8 @@ import os
 import shutil
 import tempfile
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from structext_core import settings
@@ -64,17 +66,22 @@ def _write_atomically(path: Path, data: bytes) -> None:
         raise
 
 
-def ensure_synthetic(pool: sandbox.WorkerPool | None = None) -> Path:
-    """The stored synthetic set, generated (seed 0, 20 papers) and imported first if it is missing."""
+def ensure_synthetic(pool: sandbox.WorkerPool | None = None,
+                     progress: Callable[[str, int, int], None] | None = None) -> Path:
+    """The stored synthetic set, generated (seed 0, 20 papers) and imported first if it is missing;
+    ``progress(step, done, total)`` is told of each paper drawn and each image checked."""
     dest = dataset_path(SYNTHETIC)
     with _lock:
         if (dest / aibench_dataset.STORED_MARKER).is_file() and all((dest / f).is_file() for f in SYNTHETIC_FILES):
             return dest
         dest.parent.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".synthetic-source-"))
+        tell = progress or (lambda step, done, total: None)
         try:
-            build.write_set(work / "set", seed=SYNTHETIC_SEED, papers=SYNTHETIC_PAPERS)
-            aibench_import.import_folder(work / "set", dest, replace=True, pool=pool)
+            build.write_set(work / "set", seed=SYNTHETIC_SEED, papers=SYNTHETIC_PAPERS,
+                            progress=lambda done, total: tell("Drawing the papers' figures", done, total))
+            aibench_import.import_folder(work / "set", dest, replace=True, pool=pool,
+                                         progress=lambda done, total: tell("Checking the images", done, total))
             for name in SYNTHETIC_FILES:
                 _write_atomically(dest / name, (work / "set" / name).read_bytes())
         finally:
@@ -124,14 +131,92 @@ REFERENCE_SOLVER = "perfect reader (synthetic truth)"
 REFERENCE_LABEL = "perfect-reader"
 
 
-def add_reference_predictions(pool: sandbox.WorkerPool | None = None) -> int:
+def add_reference_predictions(pool: sandbox.WorkerPool | None = None,
+                              progress: Callable[[str, int, int], None] | None = None) -> int:
     """Store the synthetic set's perfect-reader predictions (made first if missing); the number
     stored (0 when they already are)."""
     import json
-    folder = ensure_synthetic(pool)
+    folder = ensure_synthetic(pool, progress)
     if (folder / "predictions" / f"{REFERENCE_LABEL}.jsonl").exists():
         return 0
     rows = [json.loads(line) for line in (folder / "truth.jsonl").read_text("utf-8").splitlines()]
     text = "".join(json.dumps({"paper_id": r["paper_id"], "question_id": r["question_id"], "system": r["system"],
                                "solver": REFERENCE_SOLVER, "prediction": r["truth"]}) + "\n" for r in rows)
     return add_predictions(SYNTHETIC, text, REFERENCE_LABEL)
+
+
+# ---------------------------------------------------------------- made at start, in the background
+
+@dataclass(frozen=True)
+class SyntheticStatus:
+    """Where the synthetic set stands: ``ready``, ``running`` (``step``, ``done`` of ``total``),
+    ``failed`` (``error``) or ``missing`` (not started, e.g. ``STRUCTEXT_AIBENCH_SYNTHETIC=off``)."""
+    state: str
+    step: str = ""
+    done: int = 0
+    total: int = 0
+    error: str = ""
+
+
+_jobs: dict[str, dict] = {}  # per AIBench folder: {"thread", "status"}
+_jobs_lock = threading.Lock()
+
+
+def synthetic_ready() -> bool:
+    """The synthetic set and its perfect-reader predictions are stored (a few file checks)."""
+    try:
+        folder = dataset_path(SYNTHETIC)
+    except ValueError:
+        return False
+    return ((folder / aibench_dataset.STORED_MARKER).is_file()
+            and all((folder / f).is_file() for f in SYNTHETIC_FILES)
+            and (folder / "predictions" / f"{REFERENCE_LABEL}.jsonl").is_file())
+
+
+def synthetic_status() -> SyntheticStatus:
+    """The synthetic set's state in this process (see :class:`SyntheticStatus`)."""
+    if synthetic_ready():
+        return SyntheticStatus("ready")
+    with _jobs_lock:
+        job = _jobs.get(str(settings.aibench_dir()))
+        return job["status"] if job else SyntheticStatus("missing")
+
+
+def start_synthetic(pool: sandbox.WorkerPool | None = None) -> SyntheticStatus:
+    """Make the synthetic set (and its perfect-reader predictions) in a background thread when
+    it is missing and no thread of this process is making it yet; returns at once with the state.
+    A failed attempt is not retried until the server restarts (its error stays in the state)."""
+    if synthetic_ready():
+        return SyntheticStatus("ready")
+    key = str(settings.aibench_dir())
+    with _jobs_lock:
+        job = _jobs.get(key)
+        if job is not None:
+            return job["status"]
+        job = _jobs[key] = {"status": SyntheticStatus("running", "Starting", 0, SYNTHETIC_PAPERS)}
+
+    def tell(step: str, done: int, total: int) -> None:
+        with _jobs_lock:
+            job["status"] = SyntheticStatus("running", step, done, total)
+
+    def work() -> None:
+        try:
+            add_reference_predictions(pool, tell)
+            state = SyntheticStatus("ready")
+        except Exception as exc:  # noqa: BLE001 - kept and shown on the AIBench view; the app runs on
+            state = SyntheticStatus("failed", error=f"{type(exc).__name__}: {str(exc)[:300]}")
+        with _jobs_lock:
+            job["status"] = state
+
+    job["thread"] = threading.Thread(target=work, name="aibench-synthetic", daemon=True)
+    job["thread"].start()
+    return job["status"]
+
+
+def wait_for_synthetic(timeout: float) -> SyntheticStatus:
+    """Wait up to ``timeout`` seconds for this process's background job; its state then."""
+    with _jobs_lock:
+        job = _jobs.get(str(settings.aibench_dir()))
+    if job is not None and job.get("thread") is not None:
+        job["thread"].join(timeout)
+    return synthetic_status()
