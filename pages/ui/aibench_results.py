@@ -15,6 +15,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from pages import ui
 from structext_core import benchmarks
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import paper as aibench_paper
@@ -65,7 +66,7 @@ def _scored(name: str, signature: tuple):
     return data, rows, table
 
 
-def results_section() -> None:
+def results_section(db, user) -> None:
     st.subheader("Results on stored data sets")
     status = aibench_store.start_synthetic()  # at once: ready, or being made in the background
     if status.state != "ready":
@@ -75,6 +76,8 @@ def results_section() -> None:
     if not names:
         return
     name = st.selectbox("Data set", names, key="rs_aib_data")
+    if access.can(access.role_of(user), "load_data", access.public_mode(db)):
+        upload_panel(name)
     data, rows, table = _scored(name, _signature(name))
     st.caption(f"{len(data.papers)} papers, {sum(len(p.questions) for p in data.papers.values())} questions, "
                f"{len(data.systems)} systems.")
@@ -96,6 +99,24 @@ def results_section() -> None:
         st.caption("Does the ranking of systems change with the solver? Kendall's tau between solvers.")
         st.dataframe(agreement, hide_index=True, key="rs_aib_agreement")
     drill(data, rows)
+
+
+def upload_panel(name: str) -> None:
+    """Admins: store a predictions file with the chosen data set (every problem named, nothing
+    stored on any)."""
+    with st.expander("Upload predictions (admin)", expanded=False):
+        upload = st.file_uploader(
+            "Predictions (JSONL, one a line: paper_id, question_id, system, solver, prediction)",
+            type=["jsonl"], key="rs_aib_upload", max_upload_size=aibench_store.MAX_UPLOAD_MB)
+        label = st.text_input("Stored as (default: the file's name)", key="rs_aib_upload_label", max_chars=64)
+        if st.button("Store the predictions", type="primary", disabled=upload is None, key="rs_aib_upload_go"):
+            try:
+                stored, count = aibench_store.upload_predictions(name, upload.getvalue(), upload.name, label)
+            except aibench_dataset.ImportFailed as error:
+                st.error(views.describe_failure(upload.name, error))
+                return
+            ui.flash("success", f"Stored {count:,} predictions as {stored!r} with the data set {name!r}.")
+            st.rerun()
 
 
 @st.fragment(run_every=1.0)
@@ -138,8 +159,9 @@ def drill(data, rows: pd.DataFrame) -> None:
 
 def aibench_page(db, user) -> None:
     """The AIBench part of the Results page."""
+    ui.show_flash()
     paper_tables()
     if not access.can(access.role_of(user), "answers", access.public_mode(db)):
         st.caption("Model results on AIBench data sets are shown to researchers and admins.")
         return
-    results_section()
+    results_section(db, user)

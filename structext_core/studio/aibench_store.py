@@ -103,6 +103,8 @@ def add_predictions(name: str, text: str, label: str) -> int:
     if target.exists():
         raise aibench_dataset.ImportFailed([Problem(f"{label}.jsonl", "", "a predictions file of that name is stored")])
     found = aibench_predictions.parse_predictions(text, data, f"{label}.jsonl")
+    if not found:
+        raise aibench_dataset.ImportFailed([Problem(f"{label}.jsonl", "", "holds no predictions")])
     stored = {p.key for p in load_predictions(name)}
     clashes = [p for p in found if p.key in stored]
     if clashes:
@@ -112,6 +114,30 @@ def add_predictions(name: str, text: str, label: str) -> int:
             f"on {p.system!r}"))])
     _write_atomically(target, aibench_predictions.to_jsonl(found).encode("utf-8"))
     return len(found)
+
+
+MAX_UPLOAD_MB = 40
+"""The largest predictions file the Results page takes (the command line takes up to
+``aibench.limits.MAX_PREDICTIONS_FILE_BYTES``)."""
+
+
+def upload_predictions(name: str, data: bytes, filename: str, label: str = "") -> tuple[str, int]:
+    """A predictions file uploaded on the Results page, stored with the data set ``name`` as
+    :func:`add_predictions` does (``label``, else the file's name without ``.jsonl``); (label, count).
+    :class:`~structext_core.aibench.dataset.ImportFailed` naming the file, line and field, nothing
+    stored, on any problem (too large, not UTF-8, a bad line, a label already stored)."""
+    shown = Path(filename or "upload").name[:120]
+    if len(data) > MAX_UPLOAD_MB * 1_000_000:
+        raise aibench_dataset.ImportFailed([Problem(shown, "", (
+            f"{len(data):,} bytes; the page takes at most {MAX_UPLOAD_MB} MB (store a larger file with "
+            "`python -m structext_core aibench add-predictions`)"))])
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise aibench_dataset.ImportFailed([Problem(shown, f"line {line}", "not UTF-8 text")]) from None
+    label = (label or "").strip() or (shown[:-6] if shown.lower().endswith(".jsonl") else shown)
+    return label, add_predictions(name, text, label)
 
 
 def load_predictions(name: str) -> list[aibench_predictions.Prediction]:

@@ -91,3 +91,79 @@ def test_researchers_see_table3_heatmaps_and_the_drill_down(env):
     assert len(drill) > 0 and not drill["correct"].any() and (drill["key"] != drill["letter"]).all()
     (image,) = at.get("image")
     assert image.captions[0].startswith(f"Blank Image, {drill['paper_id'].iloc[0]}: ")
+
+
+# ---------------------------------------------------------------- admins upload predictions
+
+ADMIN = {"id": 97, "username": "lead", "role": "admin"}
+
+
+@pytest.fixture
+def own_copy(env, tmp_path, monkeypatch):
+    """A copy of the stored sets this test may add to."""
+    import shutil
+    copy = tmp_path / "aibench-copy"
+    shutil.copytree(env, copy)
+    monkeypatch.setenv(settings.AIBENCH_DIR_ENV, str(copy))
+    return copy
+
+
+def truth_lines(folder, solver="uploaded", system="Blank Image") -> list[str]:
+    rows = [json.loads(line) for line in (folder / "synthetic" / "truth.jsonl").read_text().splitlines()]
+    return [json.dumps({"paper_id": r["paper_id"], "question_id": r["question_id"], "system": r["system"],
+                        "solver": solver, "prediction": r["truth"]}) for r in rows if r["system"] == system]
+
+
+def store(at, name: str, data: bytes, label: str = "") -> AppTest:
+    at.file_uploader(key="rs_aib_upload").set_value((name, data, "application/json"))
+    at.run()
+    if label:
+        at.text_input(key="rs_aib_upload_label").input(label)
+    [b for b in at.button if b.label == "Store the predictions"][0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_only_admins_may_upload_predictions(env):
+    at = open_aibench(RESEARCHER)
+    assert at.get("file_uploader") == [] and at.selectbox(key="rs_aib_data").value == "synthetic"
+    at = open_aibench(ADMIN)
+    assert len(at.get("file_uploader")) == 1
+
+
+def test_an_admin_uploads_predictions_and_table3_shows_the_new_solver(own_copy):
+    at = open_aibench(ADMIN)
+    lines = truth_lines(own_copy)
+    at = store(at, "mine.jsonl", "\n".join(lines).encode())
+    assert any(f"Stored {len(lines):,} predictions as 'mine' with the data set 'synthetic'." in s.value
+               for s in at.success)
+    table = frame(at, "C_interval")
+    assert "uploaded" in set(table["solver"])
+    assert (own_copy / "synthetic" / "predictions" / "mine.jsonl").is_file()
+
+
+@pytest.mark.parametrize("case, where", [
+    ("not JSON", "mine.jsonl: line 2: not a JSON object"),
+    ("unknown system", "mine.jsonl: line 1.system: 'Nobody' has no images in the data set"),
+    ("missing field", "mine.jsonl: line 1.solver: missing or not text"),
+    ("Latin-1", "mine.jsonl: line 2: not UTF-8 text"),
+    ("empty", "mine.jsonl: holds no predictions"),
+    ("stored label", "perfect-reader.jsonl: a predictions file of that name is stored"),
+])
+def test_a_bad_upload_names_line_and_field_and_stores_nothing(own_copy, case, where):
+    good = truth_lines(own_copy)
+    data = {
+        "not JSON": good[0] + "\n{nope\n",
+        "unknown system": good[0].replace('"Blank Image"', '"Nobody"') + "\n",
+        "missing field": good[0].replace('"solver"', '"solve"') + "\n",
+        "Latin-1": good[0] + "\n" + good[1].replace('"uploaded"', '"caf\u00e9"') + "\n",
+        "empty": "\n",
+        "stored label": "\n".join(good),
+    }[case]
+    raw = data.encode("latin-1") if case == "Latin-1" else data.encode()
+    before = sorted(p.name for p in (own_copy / "synthetic" / "predictions").iterdir())
+    at = store(open_aibench(ADMIN), "mine.jsonl", raw, label="perfect-reader" if case == "stored label" else "")
+    (error,) = at.error
+    assert "**mine.jsonl** was not stored, nothing was" in error.value
+    assert f"- {where}" in error.value.replace("\\", "")
+    assert sorted(p.name for p in (own_copy / "synthetic" / "predictions").iterdir()) == before
