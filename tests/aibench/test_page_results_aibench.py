@@ -167,3 +167,62 @@ def test_a_bad_upload_names_line_and_field_and_stores_nothing(own_copy, case, wh
     assert "**mine.jsonl** was not stored, nothing was" in error.value
     assert f"- {where}" in error.value.replace("\\", "")
     assert sorted(p.name for p in (own_copy / "synthetic" / "predictions").iterdir()) == before
+
+
+# ---------------------------------------------------------------- the view's state in the URL
+
+def test_the_url_follows_the_aibench_controls_and_reopens_the_same_view(env):
+    at = open_aibench(RESEARCHER)
+    at.selectbox(key="rs_aib_paper").set_value("table2").run()
+    at.selectbox(key="rs_aib_heatmap").set_value("solver x system").run()
+    at.selectbox(key="rs_aib_system").set_value("Blank Image").run()
+    at.selectbox(key="rs_aib_level").set_value(3).run()
+    assert not at.exception
+    url = dict(at.query_params)
+    assert url["benchmark"] == "aibench" and url["table"] == "table2" and url["data"] == "synthetic"
+    assert url["heatmap"] == "solver x system" and url["system"] == "Blank Image" and url["level"] == "3"
+    again = AppTest.from_file(str(PAGE), default_timeout=60)
+    again.session_state["user"] = RESEARCHER
+    again.query_params.update(url)
+    again.run()
+    assert not again.exception, [e.value for e in again.exception]
+    assert again.selectbox(key="rs_benchmark").value == "aibench"
+    assert again.selectbox(key="rs_aib_paper").value == "table2"
+    assert again.selectbox(key="rs_aib_heatmap").value == "solver x system"
+    assert again.selectbox(key="rs_aib_system").value == "Blank Image" and again.selectbox(key="rs_aib_level").value == 3
+    assert frame(again, "reply").equals(frame(at, "reply"))
+    assert dict(again.query_params) == url
+    assert not any(c.value.startswith("Ignored in this link") for c in again.caption)
+
+
+def test_a_hostile_aibench_link_is_ignored_with_a_note(env):
+    at = AppTest.from_file(str(PAGE), default_timeout=60)
+    at.session_state["user"] = RESEARCHER
+    at.query_params.update({"benchmark": "aibench", "system": "<script>x</script>", "level": "9", "data": "../x",
+                            "colour": "red", "heatmap": "system x level"})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="rs_aib_heatmap").value == "system x level"
+    assert at.selectbox(key="rs_aib_level").value == 1 and at.selectbox(key="rs_aib_data").value == "synthetic"
+    (note,) = [c.value for c in at.caption if c.value.startswith("Ignored in this link")]
+    for part in ("is not a valid choice", "level='9'", "data='../x'", "unknown parameter 'colour'"):
+        assert part in note.replace("\\", "")
+    assert "\\<script>" in note and note.count("<") == note.count("\\<")  # shown as text, never as HTML
+    assert "colour" not in at.query_params and at.query_params["level"] == "1"
+    at.run()  # a rerun keeps the note; changing the view ends it
+    assert any(c.value.startswith("Ignored in this link") for c in at.caption)
+    at.selectbox(key="rs_aib_level").set_value(2).run()
+    assert not any(c.value.startswith("Ignored in this link") for c in at.caption)
+
+
+def test_a_visitors_link_opens_the_papers_table_and_back_to_structext_clears_it(env):
+    at = AppTest.from_file(str(PAGE), default_timeout=60)
+    at.query_params.update({"benchmark": "aibench", "table": "table2", "system": "Blank Image"})
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="rs_aib_paper").value == "table2"
+    assert dict(at.query_params) == {"benchmark": "aibench", "table": "table2"}
+    at.selectbox(key="rs_benchmark").set_value("structext-eval").run()
+    assert not at.exception
+    assert "benchmark" not in at.query_params and "table" not in at.query_params
+    assert not any(c.value.startswith("Ignored in this link") for c in at.caption)
