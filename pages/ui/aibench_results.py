@@ -95,7 +95,9 @@ def _scored(name: str, signature: tuple):
 def results_section(db, user) -> None:
     st.subheader("Results on stored data sets")
     status = aibench_store.start_synthetic()  # at once: ready, or being made in the background
-    if status.state != "ready":
+    if status.state == "failed":
+        synthetic_failed(status)
+    elif status.state != "ready":
         synthetic_progress()
     names = _visible_datasets(status.state == "ready")
     if not names:
@@ -152,11 +154,13 @@ def synthetic_progress() -> None:
         st.progress(status.done / max(1, status.total),
                     text=f"Making the synthetic AIBench set (once, in the background): {status.step}, "
                          f"{status.done:,} of {status.total:,}")
-    elif status.state == "failed":
-        st.error(f"The synthetic AIBench set could not be made: {safe_text.markdown_text(status.error)}. "
-                 "It is tried again when the server restarts.")
-    else:
+    else:  # ready or failed: the whole page shows it
         st.rerun()
+
+
+def synthetic_failed(status) -> None:
+    st.error(f"The synthetic AIBench set could not be made: {safe_text.markdown_text(status.error)}. "
+             "It is tried again when the server restarts.")
 
 
 def drill(data, rows: pd.DataFrame) -> None:
