@@ -66,10 +66,30 @@ def _write_atomically(path: Path, data: bytes) -> None:
         raise
 
 
+def _draw_in_child(folder: Path, seed: int, papers: int, progress: Callable[[int, int], None]) -> None:
+    """:func:`build.write_set` in a child Python process, so drawing never holds this process's
+    interpreter (the server's pages keep their speed); its progress comes back line by line."""
+    import subprocess
+    import sys
+    code = ("import sys\nfrom structext_core.aibench.synthetic import build\n"
+            "build.write_set(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), "
+            "progress=lambda d, t: print(d, t, flush=True))\n")
+    with subprocess.Popen([sys.executable, "-c", code, str(folder), str(seed), str(papers)],
+                          cwd=settings.PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as child:
+        for line in child.stdout:
+            done, total = (int(x) for x in line.split()[:2])
+            progress(done, total)
+        error = child.stderr.read()
+        if child.wait(timeout=60) != 0:
+            raise RuntimeError(f"drawing the synthetic set failed: {error.strip().splitlines()[-1:] or ['?']}")
+
+
 def ensure_synthetic(pool: sandbox.WorkerPool | None = None,
-                     progress: Callable[[str, int, int], None] | None = None) -> Path:
+                     progress: Callable[[str, int, int], None] | None = None, *, in_child: bool = False) -> Path:
     """The stored synthetic set, generated (seed 0, 20 papers) and imported first if it is missing;
-    ``progress(step, done, total)`` is told of each paper drawn and each image checked."""
+    ``progress(step, done, total)`` is told of each paper drawn and each image checked;
+    ``in_child``: the figures are drawn in a child process (the app's background job)."""
     dest = dataset_path(SYNTHETIC)
     with _lock:
         if (dest / aibench_dataset.STORED_MARKER).is_file() and all((dest / f).is_file() for f in SYNTHETIC_FILES):
@@ -78,8 +98,11 @@ def ensure_synthetic(pool: sandbox.WorkerPool | None = None,
         work = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".synthetic-source-"))
         tell = progress or (lambda step, done, total: None)
         try:
-            build.write_set(work / "set", seed=SYNTHETIC_SEED, papers=SYNTHETIC_PAPERS,
-                            progress=lambda done, total: tell("Drawing the papers' figures", done, total))
+            drawn = lambda done, total: tell("Drawing the papers' figures", done, total)  # noqa: E731
+            if in_child:
+                _draw_in_child(work / "set", SYNTHETIC_SEED, SYNTHETIC_PAPERS, drawn)
+            else:
+                build.write_set(work / "set", seed=SYNTHETIC_SEED, papers=SYNTHETIC_PAPERS, progress=drawn)
             aibench_import.import_folder(work / "set", dest, replace=True, pool=pool,
                                          progress=lambda done, total: tell("Checking the images", done, total))
             for name in SYNTHETIC_FILES:
@@ -158,11 +181,12 @@ REFERENCE_LABEL = "perfect-reader"
 
 
 def add_reference_predictions(pool: sandbox.WorkerPool | None = None,
-                              progress: Callable[[str, int, int], None] | None = None) -> int:
+                              progress: Callable[[str, int, int], None] | None = None, *,
+                              in_child: bool = False) -> int:
     """Store the synthetic set's perfect-reader predictions (made first if missing); the number
     stored (0 when they already are)."""
     import json
-    folder = ensure_synthetic(pool, progress)
+    folder = ensure_synthetic(pool, progress, in_child=in_child)
     if (folder / "predictions" / f"{REFERENCE_LABEL}.jsonl").exists():
         return 0
     rows = [json.loads(line) for line in (folder / "truth.jsonl").read_text("utf-8").splitlines()]
@@ -227,7 +251,7 @@ def start_synthetic(pool: sandbox.WorkerPool | None = None) -> SyntheticStatus:
 
     def work() -> None:
         try:
-            add_reference_predictions(pool, tell)
+            add_reference_predictions(pool, tell, in_child=True)
             state = SyntheticStatus("ready")
         except Exception as exc:  # noqa: BLE001 - kept and shown on the AIBench view; the app runs on
             state = SyntheticStatus("failed", error=f"{type(exc).__name__}: {str(exc)[:300]}")

@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from structext_core import settings
+from structext_core.aibench.synthetic import build
 from structext_core.studio import aibench_store, sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,8 +43,10 @@ def test_start_returns_at_once_and_the_thread_makes_the_set(env):
     seen = []
     real = aibench_store.add_reference_predictions
 
-    def recorded(pool=None, progress=None):
-        return real(pool, lambda step, done, total: (seen.append((step, done, total)), progress(step, done, total)))
+    def recorded(pool=None, progress=None, in_child=False):
+        assert in_child  # the app's job draws in a child process
+        return real(pool, lambda step, done, total: (seen.append((step, done, total)), progress(step, done, total)),
+                    in_child=in_child)
 
     aibench_store.add_reference_predictions = recorded
     try:
@@ -59,6 +62,9 @@ def test_start_returns_at_once_and_the_thread_makes_the_set(env):
     images = [s for s in seen if s[0] == "Checking the images"]
     assert images and images[-1][1] == images[-1][2] > 2  # every image of both papers, counted
     assert aibench_store.start_synthetic().state == "ready"
+    build.write_set(env.parent / "here", seed=aibench_store.SYNTHETIC_SEED, papers=2)  # drawn in this process
+    for name in aibench_store.SYNTHETIC_FILES:
+        assert (env / "synthetic" / name).read_bytes() == (env.parent / "here" / name).read_bytes()
 
 
 def test_a_failure_is_kept_with_its_reason(env):
@@ -74,10 +80,10 @@ def test_first_start_of_the_app_makes_it_in_the_background(env):
     release = threading.Event()
     real = aibench_store.add_reference_predictions
 
-    def held(pool=None, progress=None):
+    def held(pool=None, progress=None, in_child=False):
         progress("Drawing the papers' figures", 1, 2)
         assert release.wait(60)
-        return real(pool, progress)
+        return real(pool, progress, in_child=in_child)
 
     aibench_store.add_reference_predictions = held
     try:
