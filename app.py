@@ -9,7 +9,8 @@ import streamlit as st
 
 from pages import ui
 from pages.ui.frame import ensure_frame
-from structext_core.studio import access, accounts
+from structext_core import settings
+from structext_core.studio import access, accounts, aibench_store
 
 ensure_frame()  # a fresh server's first run comes through the legacy pages/ mode: leave it before any widget
 st.set_page_config(page_title="StrucText Studio", page_icon=":material/account_tree:", layout="wide")
@@ -36,6 +37,8 @@ def navigation_pages(role: str, public_mode_on: bool) -> dict[str, list]:
 with ui.run_scope():
     db = ui.get_db()
     accounts.ensure_admin_from_env(db)
+    if settings.aibench_synthetic_at_start():
+        aibench_store.start_synthetic()  # first start: made in a background thread; a few file checks later on
     has_admin = accounts.has_admin(db)
     ui.restore_session()  # a reload keeps the log-in (session cookie); a revoked or expired one ends here
     user = ui.current_user()

@@ -1,7 +1,13 @@
+import os
 import sys
 from pathlib import Path
 
 import pytest
+
+# The app makes the synthetic AIBench set at first start in a background thread; the tests
+# (and the servers the browser tests start, which inherit this) leave it out unless a test turns
+# it on (tests/aibench/test_synthetic_at_start.py).
+os.environ.setdefault("STRUCTEXT_AIBENCH_SYNTHETIC", "off")
 
 ROOT = Path(__file__).resolve().parent.parent
 BROWSER_TESTS = ROOT / "tests" / "browser"

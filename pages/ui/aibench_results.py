@@ -6,7 +6,8 @@ Everyone sees the paper's AIBench tables, exactly as printed. Who may see answer
 and admins; ``access.can(role, "answers")``) also sees the stored data sets' results: Table 3
 with n and intervals, heatmaps, the solvers' agreement and a drill-down to each question with
 its image, key, letter read and reply. The synthetic set (and its perfect-reader predictions) is
-made the first time such a person opens this view.
+made in the background at the app's first start (or when this view is first opened, if that was
+turned off); until it is ready the view shows its progress.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from pages import ui
 from structext_core import benchmarks
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import paper as aibench_paper
@@ -21,13 +23,39 @@ from structext_core.aibench import scoring
 from structext_core.benchmark import safe_text
 from structext_core.studio import access, aibench_store
 from structext_core.views import aibench_results as views
+from structext_core.views import aibench_url_state as url_state
 
 HEATMAPS = {"system x level": ("system", "level"), "system x conference": ("system", "conference"),
             "solver x system": ("solver", "system"), "system x kind of question": ("system", "kind")}
 
 
+URL_WIDGETS = {"table": "rs_aib_paper", "data": "rs_aib_data", "heatmap": "rs_aib_heatmap",
+               "system": "rs_aib_system", "solver": "rs_aib_solver", "level": "rs_aib_level"}
+
+
+def url_now() -> dict[str, list[str]]:
+    return {key: st.query_params.get_all(key) for key in st.query_params}
+
+
+def _written(current: dict) -> bool:
+    """The URL is the one this page wrote last (StrucText's view or AIBench's), not a pasted link."""
+    return current in (st.session_state.get("rs_url_written"), st.session_state.get("rs_aib_url_written"))
+
+
 def choose_benchmark() -> str:
-    """The benchmark whose results the page shows (a choice over the registry)."""
+    """The benchmark whose results the page shows (a choice over the registry); a pasted link
+    chooses it with ``benchmark=`` (none: StrucText-Eval)."""
+    current, state = url_now(), st.session_state
+    if current and not _written(current) and current != state.get("rs_bench_url_read"):
+        state["rs_bench_url_read"] = current
+        wanted = (current.get("benchmark") or [benchmarks.NAMES[0]])[-1]
+        if wanted in benchmarks.NAMES:
+            state["rs_benchmark"] = wanted
+        else:
+            st.caption(f"Ignored in this link: benchmark={safe_text.markdown_text(repr(wanted[:40]))} is not a "
+                       "valid choice.")
+    elif current and current == state.get("rs_aib_url_written") and state.get("rs_benchmark") != "aibench":
+        st.query_params.clear()  # back from AIBench: StrucText's view starts from its own defaults
     return st.selectbox("Benchmark", benchmarks.NAMES, key="rs_benchmark",
                         format_func=lambda name: benchmarks.REGISTRY[name].display_name)
 
@@ -64,13 +92,19 @@ def _scored(name: str, signature: tuple):
     return data, rows, table
 
 
-def results_section() -> None:
+def results_section(db, user) -> None:
     st.subheader("Results on stored data sets")
-    if aibench_store.SYNTHETIC not in aibench_store.stored_datasets():
-        with st.spinner("Making the synthetic AIBench set (once)…"):
-            aibench_store.add_reference_predictions()
-    names = aibench_store.stored_datasets()
+    status = aibench_store.start_synthetic()  # at once: ready, or being made in the background
+    if status.state == "failed":
+        synthetic_failed(status)
+    elif status.state != "ready":
+        synthetic_progress()
+    names = _visible_datasets(status.state == "ready")
+    if not names:
+        return
     name = st.selectbox("Data set", names, key="rs_aib_data")
+    if access.can(access.role_of(user), "load_data", access.public_mode(db)):
+        upload_panel(name)
     data, rows, table = _scored(name, _signature(name))
     st.caption(f"{len(data.papers)} papers, {sum(len(p.questions) for p in data.papers.values())} questions, "
                f"{len(data.systems)} systems.")
@@ -92,6 +126,41 @@ def results_section() -> None:
         st.caption("Does the ranking of systems change with the solver? Kendall's tau between solvers.")
         st.dataframe(agreement, hide_index=True, key="rs_aib_agreement")
     drill(data, rows)
+
+
+def upload_panel(name: str) -> None:
+    """Admins: store a predictions file with the chosen data set (every problem named, nothing
+    stored on any)."""
+    with st.expander("Upload predictions (admin)", expanded=False):
+        upload = st.file_uploader(
+            "Predictions (JSONL, one a line: paper_id, question_id, system, solver, prediction)",
+            type=["jsonl"], key="rs_aib_upload", max_upload_size=aibench_store.MAX_UPLOAD_MB)
+        label = st.text_input("Stored as (default: the file's name)", key="rs_aib_upload_label", max_chars=64)
+        if st.button("Store the predictions", type="primary", disabled=upload is None, key="rs_aib_upload_go"):
+            try:
+                stored, count = aibench_store.upload_predictions(name, upload.getvalue(), upload.name, label)
+            except aibench_dataset.ImportFailed as error:
+                st.error(views.describe_failure(upload.name, error))
+                return
+            ui.flash("success", f"Stored {count:,} predictions as {stored!r} with the data set {name!r}.")
+            st.rerun()
+
+
+@st.fragment(run_every=1.0)
+def synthetic_progress() -> None:
+    """The background job's progress, polled each second; the page reruns when it ends."""
+    status = aibench_store.synthetic_status()
+    if status.state == "running":
+        st.progress(status.done / max(1, status.total),
+                    text=f"Making the synthetic AIBench set (once, in the background): {status.step}, "
+                         f"{status.done:,} of {status.total:,}")
+    else:  # ready or failed: the whole page shows it
+        st.rerun()
+
+
+def synthetic_failed(status) -> None:
+    st.error(f"The synthetic AIBench set could not be made: {safe_text.markdown_text(status.error)}. "
+             "It is tried again when the server restarts.")
 
 
 def drill(data, rows: pd.DataFrame) -> None:
@@ -119,8 +188,71 @@ def drill(data, rows: pd.DataFrame) -> None:
 
 def aibench_page(db, user) -> None:
     """The AIBench part of the Results page."""
+    ui.show_flash()
+    can_see = access.can(access.role_of(user), "answers", access.public_mode(db))
+    notes_place = apply_url(can_see)
     paper_tables()
-    if not access.can(access.role_of(user), "answers", access.public_mode(db)):
+    if not can_see:
         st.caption("Model results on AIBench data sets are shown to researchers and admins.")
+        write_url(can_see=False, notes_place=notes_place)
         return
-    results_section()
+    results_section(db, user)
+    write_url(can_see=True, notes_place=notes_place)
+
+
+def _visible_datasets(ready: bool) -> list[str]:
+    return [n for n in aibench_store.stored_datasets() if n != aibench_store.SYNTHETIC or ready]
+
+
+def apply_url(can_see: bool):
+    """Open the AIBench view a pasted link describes (once per link); what it gets wrong is
+    ignored with a note (``views.aibench_url_state``). Visitors' links set the paper's table only."""
+    current, state = url_now(), st.session_state
+    if not current or _written(current) or current == state.get("rs_aib_url_read"):
+        return show_url_notes()
+    state["rs_aib_url_read"] = current
+    options: dict[str, list] = {"benchmark": list(benchmarks.NAMES), "table": list(aibench_paper.TABLES)}
+    if can_see:
+        names = _visible_datasets(aibench_store.synthetic_ready())
+        options.update(data=names, heatmap=list(HEATMAPS))
+        name = url_state.read_url(current, options).values.get("data") or (names[0] if names else None)
+        if name is not None:
+            data, rows, _ = _scored(name, _signature(name))
+            options.update(system=list(data.systems),
+                           solver=sorted(rows["solver"].unique()) if rows is not None else [])
+    read = url_state.read_url(current, options)
+    for key in (*URL_WIDGETS.values(), "rs_aib_pick"):
+        state.pop(key, None)
+    for key, value in read.values.items():
+        if key in URL_WIDGETS:
+            state[URL_WIDGETS[key]] = value
+    state["rs_aib_url_notes"] = (read.notes, None)
+    return show_url_notes()
+
+
+def show_url_notes():
+    """What the last link opened got wrong, until the view is changed (a rerun alone keeps it);
+    its place on the page, which :func:`write_url` empties when this run changed the view."""
+    place = st.empty()
+    notes, _ = st.session_state.get("rs_aib_url_notes", ((), None))
+    if notes:
+        place.caption("Ignored in this link: " + safe_text.markdown_text("; ".join(notes)) + ".")
+    return place
+
+
+def write_url(can_see: bool, notes_place=None) -> None:
+    """Put this run's AIBench controls in the URL (when they changed), so the view can be shared."""
+    state = st.session_state
+    keys = URL_WIDGETS if can_see else {"table": URL_WIDGETS["table"]}
+    wanted = url_state.write_url({"benchmark": "aibench", **{k: state.get(w) for k, w in keys.items()}})
+    as_lists = {key: [value] for key, value in wanted.items()}
+    if as_lists != url_now():
+        st.query_params.from_dict(wanted)
+    state["rs_aib_url_written"] = as_lists
+    notes, shown_for = state.get("rs_aib_url_notes", ((), None))
+    if notes and shown_for is None:
+        state["rs_aib_url_notes"] = (notes, as_lists)
+    elif notes and shown_for != as_lists:
+        del state["rs_aib_url_notes"]
+        if notes_place is not None:
+            notes_place.empty()

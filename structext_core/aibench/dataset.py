@@ -263,8 +263,9 @@ def _in_order(function, items: list, workers: int):
 
 
 def import_folder(folder: str | Path, dest: str | Path, check_image: ImageChecker, *, replace: bool = False,
-                  workers: int = 1) -> Dataset:
+                  workers: int = 1, progress: Callable[[int, int], None] | None = None) -> Dataset:
     """Check the AIBench folder ``folder`` and store it at ``dest``; the stored :class:`Dataset`.
+    ``progress(done, total)`` is called after each image checked.
 
     ``check_image`` is called from ``workers`` threads at once (the sandbox pool is thread-safe);
     the result does not depend on ``workers``.
@@ -296,7 +297,10 @@ def import_folder(folder: str | Path, dest: str | Path, check_image: ImageChecke
                 return {"ok": False, "problem": str(why)}
             return check_image(data, Path(source[2]).suffix)
 
-        for (system, paper_id, relative), checked in zip(sources, _in_order(read_and_check, sources, workers)):
+        for done, ((system, paper_id, relative), checked) in enumerate(
+                zip(sources, _in_order(read_and_check, sources, workers)), start=1):
+            if progress is not None:
+                progress(done, len(sources))
             where = relative if system != ORIGINAL_SYSTEM else f"papers/{paper_id} original_figure {relative!r}"
             if not checked.get("ok"):
                 problems.append(Problem(where, "", str(checked.get("problem"))))

@@ -8,6 +8,9 @@
   Table 3 with n and 95% intervals, or the level accuracies broken down by an axis.
 - ``add-predictions FILE --data NAME [--label L]``: a predictions file checked and stored with a
   data set under ``$STRUCTEXT_AIBENCH_DIR``, where the Results page finds it.
+- ``export-task --harness inspect --data DEST --out DIR [--systems ...]``: an Inspect AI task
+  asking every question about every image, scored inside Inspect by our rule; ``score`` reads its
+  log (``.eval`` or ``.json``) as predictions.
 - ``run --data DEST --base-url URL --model M --out FILE``: every (image, question) asked of an
   OpenAI-compatible vision-language model endpoint as the paper asks; resumable, with retries,
   as StrucText's ``run``; its output is a predictions file ``score`` reads.
@@ -65,12 +68,19 @@ def _cell(value: float, low: float | None = None, high: float | None = None) -> 
 def cmd_score(args: argparse.Namespace) -> int:
     from structext_core.aibench import dataset as ds
     from structext_core.aibench import predictions, scoring
+    from structext_core.evaluation import aibench_harness
+    inside = None
     try:
         data = ds.load_dataset(args.data)
-        preds = predictions.read_predictions(args.predictions, data)
+        if aibench_harness.is_inspect_log(args.predictions):
+            preds, inside = aibench_harness.read_inspect_log(args.predictions, data)
+        else:
+            preds = predictions.read_predictions(args.predictions, data)
         metric = scoring.choose_metric(data, args.metric)
     except (ValueError, OSError) as error:
         raise UsageError(str(error)) from None
+    if inside is not None:
+        _compare_inside(data, preds, inside)
     if args.by:
         table = scoring.accuracy_by(scoring.answer_rows(data, preds), BREAKDOWNS[args.by])
         print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
@@ -101,6 +111,32 @@ def cmd_score(args: argparse.Namespace) -> int:
               f"(both count as not correct)")
     if args.out:
         scoring.table3(scores).to_csv(args.out, index=False)
+    return 0
+
+
+def _compare_inside(data, preds, inside: dict) -> None:
+    """Say whether the scores Inspect gave each sample are ours (they should be, always)."""
+    answers = {(p.id, q.id): q.answer for p in data.papers.values() for q in p.questions}
+    differ = [p for p in preds if p.key in inside
+              and inside[p.key] != (1.0 if p.letter == answers[(p.paper_id, p.question_id)] else 0.0)]
+    print(f"Inspect log: {len(preds)} replies, {len(inside)} scored inside the harness, "
+          f"{len(differ)} scored differently from ours" + (f" (e.g. {differ[0].paper_id}/{differ[0].question_id} on "
+                                                          f"{differ[0].system!r})" if differ else ""))
+
+
+def cmd_export_task(args: argparse.Namespace) -> int:
+    from structext_core.aibench.dataset import ImportFailed
+    from structext_core.evaluation import aibench_harness, harness_export
+    try:
+        written = aibench_harness.export_inspect_task(args.data, args.out, args.systems)
+    except (harness_export.ExportError, ImportFailed, ValueError) as error:
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        raise UsageError(f"cannot write {args.out}: {error.strerror or error}") from None
+    samples = sum(1 for _ in written[0].open(encoding="utf-8"))
+    print(f"wrote an Inspect task for {samples} (image, question) pairs to {args.out}: "
+          f"{', '.join(p.name for p in written)}")
+    print((written[0].parent / "README.txt").read_text(encoding="utf-8"))
     return 0
 
 
@@ -185,12 +221,20 @@ def register(subparsers) -> None:
     i.add_argument("--replace", action="store_true", help="replace a data set stored there (only when all is well)")
     i.set_defaults(func=cmd_import)
     s = sub.add_parser("score", help="score predictions (JSONL) on a stored data set as the paper does")
-    s.add_argument("predictions", help="JSONL: paper_id, question_id, system, solver, prediction")
+    s.add_argument("predictions", help="JSONL: paper_id, question_id, system, solver, prediction; or the "
+                                       "Inspect log (.eval, .json) of an exported AIBench task")
     s.add_argument("--data", required=True, help="a data set stored by 'aibench import'")
     s.add_argument("--metric", help="the aesthetic metric for A (default: UniPercept, or the only one)")
     s.add_argument("--by", choices=sorted(BREAKDOWNS), help="level accuracies per conference, paper or question")
     s.add_argument("--out", help="also write the table as CSV")
     s.set_defaults(func=cmd_score)
+    e = sub.add_parser("export-task", help="write an Inspect AI task asking every question about every image "
+                                           "of a stored data set, scored by our rule inside Inspect")
+    e.add_argument("--harness", required=True, choices=["inspect"])
+    e.add_argument("--data", required=True, help="a data set stored by 'aibench import'")
+    e.add_argument("--out", required=True, help="folder to write the task into (created; must hold no other task)")
+    e.add_argument("--systems", nargs="+", help="only these systems' images (default: all)")
+    e.set_defaults(func=cmd_export_task)
     a = sub.add_parser("add-predictions", help="check a predictions file and store it with a stored data set "
                                                "(the Results page shows what is stored)")
     a.add_argument("file", help="JSONL: paper_id, question_id, system, solver, prediction (or a run's output)")

@@ -721,6 +721,39 @@ def read_log(path: str | os.PathLike, samples: SampleIndex | Iterable[Mapping],
         raise ResultsImportError(source, [Problem(0, f"cannot read ({exc.strerror or exc})")]) from None
 
 
+def inspect_log_entries(path: str | os.PathLike) -> list[dict]:
+    """Every response of an Inspect AI log (``.eval`` or ``.json``) as it came, not matched to any
+    StrucText sample: ``{where, id, epoch, model, response, failed, metadata, scores}``. The same
+    checks and bounds as :func:`read_log`; :class:`ResultsImportError` naming the file and the
+    member or sample at fault (also for a file that is not an Inspect log)."""
+    path = Path(path)
+    source = str(path)
+    file_format = detect_path(path)
+    if file_format not in (FORMAT_INSPECT_EVAL, FORMAT_INSPECT_JSON):
+        raise ResultsImportError(source, [Problem(0, "not an Inspect AI log (.eval or .json)")])
+    out: list[dict] = []
+    try:
+        if file_format == FORMAT_INSPECT_EVAL:
+            with open(path, "rb") as handle:
+                entries = [*_inspect_eval_entries(handle, path.stat().st_size)]
+        else:
+            with open(path, encoding="utf-8-sig", newline="") as handle:
+                entries = [*_inspect_json_entries(handle)]
+    except _Stop as stop:
+        raise ResultsImportError(source, [stop.problem]) from None
+    except UnicodeDecodeError as exc:
+        raise ResultsImportError(source, [Problem(0, f"not UTF-8 text ({exc.reason})")]) from None
+    except OSError as exc:
+        raise ResultsImportError(source, [Problem(0, f"cannot read ({exc.strerror or exc})")]) from None
+    for entry in entries:
+        out.append({"where": entry.where, "id": entry.harness_id, "epoch": entry.epoch, "model": entry.model,
+                    "response": entry.response, "failed": entry.failed, "metadata": dict(entry.doc or {}),
+                    "scores": dict(entry.scores)})
+    if not out:
+        raise ResultsImportError(source, [Problem(0, "no responses in the log")])
+    return out
+
+
 def parse_bytes(data: bytes, filename: str, samples: SampleIndex | Iterable[Mapping],
                 prompt: str | None = None) -> tuple[str, list[dict]]:
     """Read a harness log held in memory (an upload): (format, result rows); see :func:`read_log`.

@@ -8,6 +8,7 @@ problem like any other (named with its file), and nothing is stored.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from structext_core.aibench import dataset
@@ -26,9 +27,11 @@ def sandboxed_image_check(pool: sandbox.WorkerPool | None = None) -> dataset.Ima
 
 
 def import_folder(folder: str | Path, dest: str | Path, *, replace: bool = False,
-                  pool: sandbox.WorkerPool | None = None) -> dataset.Dataset:
+                  pool: sandbox.WorkerPool | None = None,
+                  progress: Callable[[int, int], None] | None = None) -> dataset.Dataset:
     """Check the AIBench folder ``folder`` (images decoded in worker processes, as many at once
     as the pool has workers) and store it at ``dest``; see
     :func:`structext_core.aibench.dataset.import_folder`."""
     workers = (pool or sandbox.default_pool()).size
-    return dataset.import_folder(folder, dest, sandboxed_image_check(pool), replace=replace, workers=workers)
+    return dataset.import_folder(folder, dest, sandboxed_image_check(pool), replace=replace, workers=workers,
+                                  progress=progress)

@@ -163,3 +163,15 @@ def heatmap_chart(cells: pd.DataFrame, row_axis: str, column_axis: str) -> alt.C
                                                                        alt.value("black")))
     return (rects + text).properties(title=f"AIBench: {AXIS_TITLES.get(row_axis, row_axis)} x "
                                            f"{AXIS_TITLES.get(column_axis, column_axis)}, {value_title}")
+
+
+def describe_failure(filename: str, error, limit: int = 20) -> str:
+    """A refused predictions upload as Markdown: what was refused, then one bullet per problem
+    (its file, line and field), every name escaped."""
+    from structext_core.benchmark.safe_text import markdown_text
+    lines = [f"**{markdown_text(filename[:120])}** was not stored, nothing was: "
+             f"{len(error.problems)} problem(s)."]
+    lines += [f"- {markdown_text(str(problem)[:400])}" for problem in error.problems[:limit]]
+    if len(error.problems) > limit:
+        lines.append(f"- ... and {len(error.problems) - limit} more")
+    return "\n".join(lines)

@@ -100,7 +100,7 @@ def read_url(params: Mapping[str, str | Sequence[str]], options: Mapping[str, Se
     models = [str(m) for m in options.get("model", [])]
     for key, raw in items:
         key = str(key)
-        if key.startswith("embed"):  # Streamlit's own (embedding options)
+        if key.startswith("embed") or key == "benchmark":  # Streamlit's own; the Benchmark choice's
             continue
         if key not in URL_KEYS:
             notes.append(f"unknown parameter {_shown(key)}")

@@ -91,3 +91,138 @@ def test_researchers_see_table3_heatmaps_and_the_drill_down(env):
     assert len(drill) > 0 and not drill["correct"].any() and (drill["key"] != drill["letter"]).all()
     (image,) = at.get("image")
     assert image.captions[0].startswith(f"Blank Image, {drill['paper_id'].iloc[0]}: ")
+
+
+# ---------------------------------------------------------------- admins upload predictions
+
+ADMIN = {"id": 97, "username": "lead", "role": "admin"}
+
+
+@pytest.fixture
+def own_copy(env, tmp_path, monkeypatch):
+    """A copy of the stored sets this test may add to."""
+    import shutil
+    copy = tmp_path / "aibench-copy"
+    shutil.copytree(env, copy)
+    monkeypatch.setenv(settings.AIBENCH_DIR_ENV, str(copy))
+    return copy
+
+
+def truth_lines(folder, solver="uploaded", system="Blank Image") -> list[str]:
+    rows = [json.loads(line) for line in (folder / "synthetic" / "truth.jsonl").read_text().splitlines()]
+    return [json.dumps({"paper_id": r["paper_id"], "question_id": r["question_id"], "system": r["system"],
+                        "solver": solver, "prediction": r["truth"]}) for r in rows if r["system"] == system]
+
+
+def store(at, name: str, data: bytes, label: str = "") -> AppTest:
+    at.file_uploader(key="rs_aib_upload").set_value((name, data, "application/json"))
+    at.run()
+    if label:
+        at.text_input(key="rs_aib_upload_label").input(label)
+    [b for b in at.button if b.label == "Store the predictions"][0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_only_admins_may_upload_predictions(env):
+    at = open_aibench(RESEARCHER)
+    assert at.get("file_uploader") == [] and at.selectbox(key="rs_aib_data").value == "synthetic"
+    at = open_aibench(ADMIN)
+    assert len(at.get("file_uploader")) == 1
+
+
+def test_an_admin_uploads_predictions_and_table3_shows_the_new_solver(own_copy):
+    at = open_aibench(ADMIN)
+    lines = truth_lines(own_copy)
+    at = store(at, "mine.jsonl", "\n".join(lines).encode())
+    assert any(f"Stored {len(lines):,} predictions as 'mine' with the data set 'synthetic'." in s.value
+               for s in at.success)
+    table = frame(at, "C_interval")
+    assert "uploaded" in set(table["solver"])
+    assert (own_copy / "synthetic" / "predictions" / "mine.jsonl").is_file()
+
+
+@pytest.mark.parametrize("case, where", [
+    ("not JSON", "mine.jsonl: line 2: not a JSON object"),
+    ("unknown system", "mine.jsonl: line 1.system: 'Nobody' has no images in the data set"),
+    ("missing field", "mine.jsonl: line 1.solver: missing or not text"),
+    ("Latin-1", "mine.jsonl: line 2: not UTF-8 text"),
+    ("empty", "mine.jsonl: holds no predictions"),
+    ("stored label", "perfect-reader.jsonl: a predictions file of that name is stored"),
+])
+def test_a_bad_upload_names_line_and_field_and_stores_nothing(own_copy, case, where):
+    good = truth_lines(own_copy)
+    data = {
+        "not JSON": good[0] + "\n{nope\n",
+        "unknown system": good[0].replace('"Blank Image"', '"Nobody"') + "\n",
+        "missing field": good[0].replace('"solver"', '"solve"') + "\n",
+        "Latin-1": good[0] + "\n" + good[1].replace('"uploaded"', '"caf\u00e9"') + "\n",
+        "empty": "\n",
+        "stored label": "\n".join(good),
+    }[case]
+    raw = data.encode("latin-1") if case == "Latin-1" else data.encode()
+    before = sorted(p.name for p in (own_copy / "synthetic" / "predictions").iterdir())
+    at = store(open_aibench(ADMIN), "mine.jsonl", raw, label="perfect-reader" if case == "stored label" else "")
+    (error,) = at.error
+    assert "**mine.jsonl** was not stored, nothing was" in error.value
+    assert f"- {where}" in error.value.replace("\\", "")
+    assert sorted(p.name for p in (own_copy / "synthetic" / "predictions").iterdir()) == before
+
+
+# ---------------------------------------------------------------- the view's state in the URL
+
+def test_the_url_follows_the_aibench_controls_and_reopens_the_same_view(env):
+    at = open_aibench(RESEARCHER)
+    at.selectbox(key="rs_aib_paper").set_value("table2").run()
+    at.selectbox(key="rs_aib_heatmap").set_value("solver x system").run()
+    at.selectbox(key="rs_aib_system").set_value("Blank Image").run()
+    at.selectbox(key="rs_aib_level").set_value(3).run()
+    assert not at.exception
+    url = dict(at.query_params)
+    assert url["benchmark"] == "aibench" and url["table"] == "table2" and url["data"] == "synthetic"
+    assert url["heatmap"] == "solver x system" and url["system"] == "Blank Image" and url["level"] == "3"
+    again = AppTest.from_file(str(PAGE), default_timeout=60)
+    again.session_state["user"] = RESEARCHER
+    again.query_params.update(url)
+    again.run()
+    assert not again.exception, [e.value for e in again.exception]
+    assert again.selectbox(key="rs_benchmark").value == "aibench"
+    assert again.selectbox(key="rs_aib_paper").value == "table2"
+    assert again.selectbox(key="rs_aib_heatmap").value == "solver x system"
+    assert again.selectbox(key="rs_aib_system").value == "Blank Image" and again.selectbox(key="rs_aib_level").value == 3
+    assert frame(again, "reply").equals(frame(at, "reply"))
+    assert dict(again.query_params) == url
+    assert not any(c.value.startswith("Ignored in this link") for c in again.caption)
+
+
+def test_a_hostile_aibench_link_is_ignored_with_a_note(env):
+    at = AppTest.from_file(str(PAGE), default_timeout=60)
+    at.session_state["user"] = RESEARCHER
+    at.query_params.update({"benchmark": "aibench", "system": "<script>x</script>", "level": "9", "data": "../x",
+                            "colour": "red", "heatmap": "system x level"})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="rs_aib_heatmap").value == "system x level"
+    assert at.selectbox(key="rs_aib_level").value == 1 and at.selectbox(key="rs_aib_data").value == "synthetic"
+    (note,) = [c.value for c in at.caption if c.value.startswith("Ignored in this link")]
+    for part in ("is not a valid choice", "level='9'", "data='../x'", "unknown parameter 'colour'"):
+        assert part in note.replace("\\", "")
+    assert "\\<script>" in note and note.count("<") == note.count("\\<")  # shown as text, never as HTML
+    assert "colour" not in at.query_params and at.query_params["level"] == "1"
+    at.run()  # a rerun keeps the note; changing the view ends it
+    assert any(c.value.startswith("Ignored in this link") for c in at.caption)
+    at.selectbox(key="rs_aib_level").set_value(2).run()
+    assert not any(c.value.startswith("Ignored in this link") for c in at.caption)
+
+
+def test_a_visitors_link_opens_the_papers_table_and_back_to_structext_clears_it(env):
+    at = AppTest.from_file(str(PAGE), default_timeout=60)
+    at.query_params.update({"benchmark": "aibench", "table": "table2", "system": "Blank Image"})
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="rs_aib_paper").value == "table2"
+    assert dict(at.query_params) == {"benchmark": "aibench", "table": "table2"}
+    at.selectbox(key="rs_benchmark").set_value("structext-eval").run()
+    assert not at.exception
+    assert "benchmark" not in at.query_params and "table" not in at.query_params
+    assert not any(c.value.startswith("Ignored in this link") for c in at.caption)

@@ -98,3 +98,50 @@ def test_drill_down_shows_keys_only_when_allowed(scored):
     shown = views.drill_down(rows, data, show_keys=True, system="Blank Image", solver="reader", level=2, limit=3)
     assert len(shown) == 3 and all(item["correct"] is False and item["key"] != item["letter"] for item in shown)
     assert shown[0]["options"][0].startswith("A. ")
+
+
+# ---------------------------------------------------------------- the view's state in the URL
+
+from structext_core.views import aibench_url_state as aib_url  # noqa: E402
+
+URL_OPTIONS = {"benchmark": ["structext-eval", "aibench"], "table": ["table2", "table3"], "data": ["synthetic"],
+               "heatmap": ["system x level"], "system": ["Blank Image", "Original Image"], "solver": ["s1"]}
+
+
+def test_url_round_trip():
+    values = {"benchmark": "aibench", "table": "table3", "data": "synthetic", "heatmap": "system x level",
+              "system": "Blank Image", "solver": "s1", "level": 2}
+    url = aib_url.write_url(values)
+    assert list(url) == list(aib_url.KEYS)
+    assert aib_url.read_url(url, URL_OPTIONS) == aib_url.UrlState(values, ())
+
+
+@pytest.mark.parametrize("params, note", [
+    ({"colour": "red"}, "unknown parameter 'colour'"),
+    ({"system": "Nobody"}, "system='Nobody' is not a valid choice"),
+    ({"level": "²"}, "level='²' is not a valid choice"),
+    ({"level": "5"}, "level='5' is not a valid choice"),
+    ({"level": " 2"}, "level=' 2' is not a valid choice"),
+    ({"data": "../../etc"}, "data='../../etc' is not a valid choice"),
+    ({"solver": "x" * 5000}, "solver: a value longer than 200 characters"),
+    ({f"k{i}": "v" for i in range(500)}, "only the first 40 of 500 parameters were read"),
+])
+def test_hostile_url_values_are_ignored_with_a_note(params, note):
+    state = aib_url.read_url(params, URL_OPTIONS)
+    assert note in state.notes and not any(k in state.values for k in ("system", "level", "data", "solver"))
+
+
+def test_a_visitor_url_sets_the_table_only_without_notes():
+    state = aib_url.read_url({"table": "table2", "data": "synthetic", "system": "Blank Image"},
+                             {"benchmark": ["aibench"], "table": ["table2"]})
+    assert state == aib_url.UrlState({"table": "table2"}, ())
+
+
+def test_a_repeated_key_counts_its_last_value():
+    assert aib_url.read_url({"level": ["1", "3"]}, URL_OPTIONS).values == {"level": 3}
+
+
+def test_structexts_url_reader_leaves_the_benchmark_choice_to_the_page():
+    from structext_core.views import url_state
+    assert url_state.read_url({"benchmark": "aibench", "view": "heatmap"}, {}) == \
+        url_state.UrlState({"view": "heatmap"}, ())

@@ -19,6 +19,7 @@ Each paper depends only on (seed, index), so one paper can be rebuilt alone
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -113,13 +114,19 @@ def write_paper(folder: str | Path, seed: int, index: int) -> BuiltPaper:
     return built
 
 
-def write_set(folder: str | Path, seed: int = 0, papers: int = 20) -> list[BuiltPaper]:
-    """Write the synthetic set of ``papers`` papers with ``seed`` into the new or empty ``folder``."""
+def write_set(folder: str | Path, seed: int = 0, papers: int = 20,
+              progress: Callable[[int, int], None] | None = None) -> list[BuiltPaper]:
+    """Write the synthetic set of ``papers`` papers with ``seed`` into the new or empty ``folder``;
+    ``progress(done, papers)`` is called after each paper."""
     folder = Path(folder)
     if folder.exists() and any(folder.iterdir()):
         raise FileExistsError(f"{folder} is not empty; the synthetic set is written into a new or empty folder")
     folder.mkdir(parents=True, exist_ok=True)
-    built = [write_paper(folder, seed, index) for index in range(papers)]
+    built = []
+    for index in range(papers):
+        built.append(write_paper(folder, seed, index))
+        if progress is not None:
+            progress(index + 1, papers)
     rows = [row for b in built for row in truth_rows(b)]
     (folder / "truth.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
     (folder / "expected.json").write_text(_dump({"seed": seed, "papers": papers,
