@@ -284,6 +284,15 @@ def first_votes(votes: Sequence[Vote]) -> list[Vote]:
 
 # ---------------------------------------------------------------- metrics against the human rank
 
+def _spearman(a: list[float], b: list[float]) -> float:
+    """Spearman's rho, NaN when either ranking is constant (all tied: no order to correlate)."""
+    return math.nan if len(set(a)) < 2 or len(set(b)) < 2 else aibench_paper.spearman(a, b)
+
+
+def _kendall(a: list[float], b: list[float]) -> float:
+    return math.nan if len(set(a)) < 2 or len(set(b)) < 2 else aibench_paper.kendall(a, b)
+
+
 def correlation_with_rank(ranking: Ranking, metrics: Mapping[str, Mapping[str, float]]) -> pd.DataFrame:
     """For each metric (``{name: {system: value}}``, higher is better): n systems, Spearman's rho
     and Kendall's tau with the human rank, the exact one-sided p of each (n from 3 to 8), and the
@@ -298,16 +307,16 @@ def correlation_with_rank(ranking: Ranking, metrics: Mapping[str, Mapping[str, f
         if n >= 3:
             human = list(ranking.table.set_index("system").loc[systems, "rank"])
             metric_ranks = aibench_paper._ranks_descending([float(values[s]) for s in systems])
-            row["spearman_rho"] = aibench_paper.spearman(metric_ranks, human)
-            row["kendall_tau"] = aibench_paper.kendall(metric_ranks, human)
-            if n <= aibench_paper.MAX_EXACT_SYSTEMS:
+            row["spearman_rho"] = _spearman(metric_ranks, human)
+            row["kendall_tau"] = _kendall(metric_ranks, human)
+            if n <= aibench_paper.MAX_EXACT_SYSTEMS and not math.isnan(row["spearman_rho"]):
                 row["p_rho_exact"], row["p_tau_exact"], _ = aibench_paper.exact_rank_test(metric_ranks, human)
             columns = [ranking.systems.index(s) for s in systems]
             rhos = []
             for fit in ranking.boot_strengths[:, columns]:
                 if np.isnan(fit).any():
                     continue
-                rho = aibench_paper.spearman(metric_ranks, ranks_of(list(fit)))
+                rho = _spearman(metric_ranks, ranks_of(list(fit)))
                 if not math.isnan(rho):
                     rhos.append(rho)
             if rhos:
@@ -368,4 +377,4 @@ def tau_with_truth(ranking: Ranking, strengths: Mapping[str, float]) -> float:
     """Kendall's tau-b between the recovered rank and the hidden strengths' order."""
     systems = list(ranking.systems)
     truth = aibench_paper._ranks_descending([strengths[s] for s in systems])
-    return aibench_paper.kendall(list(ranking.table["rank"]), truth)
+    return _kendall(list(ranking.table["rank"]), truth)

@@ -54,6 +54,8 @@ FLAG_KINDS = {"broken": "An image does not show or is cut off", "unclear": "I ca
 #: Served image sizes are padded up to a multiple of this many bytes.
 SIZE_BUCKET = 256 * 1024
 MAX_PAIRS = 2_000
+#: Served images are at most this wide (Streamlit's widest image, 2 x 730 px).
+MAX_SERVED_WIDTH = 1460
 MAX_NAME_CHARS = 80
 DEFAULT_BOOT = 500
 
@@ -303,12 +305,15 @@ def _image_records(folder: str) -> dict[tuple[str, str], str]:
 
 @functools.lru_cache(maxsize=64)
 def blinded_png(path: str) -> bytes:
-    """The pixels of the stored image at ``path`` as a plain PNG (nothing but IHDR, IDAT, IEND and a
+    """The pixels of the stored image at ``path`` (at most :data:`MAX_SERVED_WIDTH` wide) as a plain PNG (nothing but IHDR, IDAT, IEND and a
     padding chunk of zeros) whose size is a multiple of :data:`SIZE_BUCKET`."""
     from PIL import Image
 
     with Image.open(path) as image:
         pixels = image.convert("RGB")
+    if pixels.width > MAX_SERVED_WIDTH:  # as wide as the page shows; Streamlit would re-encode a wider one as JPEG
+        pixels = pixels.resize((MAX_SERVED_WIDTH, max(1, round(pixels.height * MAX_SERVED_WIDTH / pixels.width))),
+                               Image.LANCZOS)
     clean = Image.frombytes("RGB", pixels.size, pixels.tobytes())
     out = io.BytesIO()
     clean.save(out, "PNG", compress_level=6)
@@ -359,7 +364,7 @@ def _pause_changes(row: dict, at: float, reason: str, grace: float) -> dict:
 def heartbeat(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None, *, visible: bool = True,
               settings: ClockSettings | None = None) -> str:
     """The page shows the pair: book the gap; pause as idle after the idle limit. ``active``,
-    ``hidden``, ``paused`` or ``voted``."""
+    ``hidden``, ``paused`` or ``voted`` (:func:`shown_active_seconds` gives the time so far)."""
     at = now() if at is None else at
     settings = settings or clock_settings()
     with write_transaction(db):
@@ -374,6 +379,14 @@ def heartbeat(db: sqlite_utils.Database, user_id: int, token: str, at: float | N
             return "paused"
         _update(db, row["id"], _advance(row, at, settings.grace_seconds, visible))
     return "active" if visible else "hidden"
+
+
+def shown_active_seconds(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None,
+                         settings: ClockSettings | None = None) -> float:
+    """The active seconds of the person's task ``token`` so far (0 for a token not theirs)."""
+    rows = _task_rows(db, "t.token = ? AND t.user_id = ?", [str(token)[:64], user_id])
+    settings = settings or clock_settings()
+    return shown_seconds(rows[0], settings.grace_seconds, now() if at is None else at) if rows else 0.0
 
 
 def pause(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None,
@@ -536,3 +549,36 @@ def image_path_for_lead(db: sqlite_utils.Database, study_id: int, paper_id: str,
     folder = aibench_store.dataset_path(study.dataset)
     record = _image_records(str(folder)).get((system, paper_id))
     return folder / record if record else None
+
+
+def flags_frame(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
+    """The study's flags, oldest first, with the pair's paper and systems (the lead's view)."""
+    cursor = db.execute(
+        """
+        SELECT f.id, u.username AS annotator, p.paper_id, p.system_a, p.system_b, f.kind, f.note, f.created_at,
+               f.resolution
+        FROM pairwise_flags f JOIN pairwise_tasks t ON t.id = f.task_id JOIN pairwise_pairs p ON p.id = t.pair_id
+        LEFT JOIN users u ON u.id = f.user_id WHERE f.study_id = ? ORDER BY f.id
+        """, [study_id])
+    return pd.DataFrame(cursor.fetchall(), columns=[d[0] for d in cursor.description])
+
+
+def resolve_flag(db: sqlite_utils.Database, flag_id: int, admin: dict | None, resolution: str) -> None:
+    """The lead's answer to a flag (a note is required)."""
+    if not admin or admin.get("role") != "admin":
+        raise StudyError("Only an admin resolves flags.")
+    resolution = _bounded_note("resolution", resolution)
+    if not resolution:
+        raise StudyError("Say how the flag was resolved.")
+    with write_transaction(db):
+        if db.execute("UPDATE pairwise_flags SET resolved_by = ?, resolved_at = ?, resolution = ? WHERE id = ?",
+                      [admin["id"], now(), resolution, flag_id]).rowcount != 1:
+            raise StudyError(f"There is no flag with id {flag_id}.")
+
+
+def dataset_systems(dataset: str) -> list[str]:
+    """The systems with images in the stored data set ``dataset`` (empty when it cannot be read)."""
+    try:
+        return aibench_dataset.load_dataset(aibench_store.dataset_path(dataset)).systems
+    except (ValueError, OSError):
+        return []

@@ -131,3 +131,11 @@ def test_correlation_with_metrics_and_tables():
     assert list(t2["human rank"]) == [1, 2, 3, 4, 5, 6]
     f6 = pw.fig6b(ranking, {"AIBench": good}).set_index("metric")
     assert f6.loc["AIBench", "paper_rho"] == pytest.approx(0.886)
+
+
+def test_all_ties_give_no_correlation_rather_than_an_error():
+    votes = [_v(a, b, "tie", r) for r in ("r1", "r2") for a, b in (("A", "B"), ("B", "C"), ("A", "C"))]
+    ranking = pw.human_ranking(votes, n_boot=20)
+    assert list(ranking.table["rank"]) == [2, 2, 2]
+    frame = pw.correlation_with_rank(ranking, {"m": {"A": 1, "B": 2, "C": 3}})
+    assert math.isnan(frame.loc[0, "spearman_rho"]) and math.isnan(frame.loc[0, "rho_low"])
