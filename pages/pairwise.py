@@ -18,7 +18,6 @@ from structext_core.studio.study import clock_settings
 TICK_SECONDS = 1.0
 #: The keys of the four choices (Streamlit's button shortcuts) and of Pause.
 KEYS = {"left": "Left", "right": "Right", "tie": "Down", "both_bad": "B"}
-KEY_SIGNS = {"left": "←", "right": "→", "tie": "↓", "both_bad": "B"}
 PAUSE_KEY = "P"
 
 ensure_frame()
@@ -107,18 +106,10 @@ if view.paused:
 st.markdown("Which figure shows the paper's method better? Judge the figure as a whole: is it correct, "
             "complete, readable and clear? Keys: **← left**, **→ right**, **↓ equally good**, **B both bad**, "
             "**P pause**.")
-left, right = st.columns(2, gap="medium")
-for column, side in ((left, "left"), (right, "right")):
-    with column:
-        with st.container(border=True):
-            st.markdown(f"**{side.capitalize()}**")
-            st.image(pws.task_image(db, user["id"], view.token, side), width="stretch",
-                     output_format="PNG")
-
 cols = st.columns(4)
 for column, choice in zip(cols, pws.CHOICES):
     with column:
-        st.button(f"{KEY_SIGNS[choice]} {pws.CHOICES[choice]}", key=f"pw_{choice}", width="stretch",
+        st.button(pws.CHOICES[choice], key=f"pw_{choice}", width="stretch",
                   type="primary" if choice in ("left", "right") else "secondary", shortcut=KEYS[choice],
                   on_click=on_vote, args=(view.token, choice))
 a, b = st.columns([1, 3])
@@ -131,5 +122,13 @@ with b:
             st.selectbox("What is wrong", list(pws.FLAG_KINDS), format_func=pws.FLAG_KINDS.get, key="pw_flag_kind")
             st.text_area("Note for the study lead (optional)", key="pw_flag_note", height=80, max_chars=2000)
             st.form_submit_button("Send report", on_click=on_flag, args=(view.token,))
+left, right = st.columns(2, gap="medium")
+for column, side in ((left, "left"), (right, "right")):
+    with column:
+        with st.container(border=True):
+            st.markdown(f"**{side.capitalize()}**")
+            st.image(pws.task_image(db, user["id"], view.token, side), width="stretch",
+                     output_format="PNG")
+
 st.caption(markdown_text("The systems' names are never shown here, during or after the study: the lead sees "
                          "them with the results."))

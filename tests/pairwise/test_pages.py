@@ -10,19 +10,12 @@ from streamlit.testing.v1 import AppTest
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.studio import aibench_store, storage
 from structext_core.studio import pairwise as pws
-from tests.pages.test_page_access import Downloads, leaks
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.pages.test_page_access import Downloads, leaks, run_page
 
 
 def open_page(name: str, user, **state) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=60)
-    at.session_state["user"] = user
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    """The page file ``name`` run as ``user`` (the access test's runner: no exception allowed)."""
+    return run_page(Path(name).stem, user, **state)
 
 
 def button(at, start: str):
@@ -50,7 +43,7 @@ def test_annotator_votes_pauses_and_finishes(world):
     assert "Pair 1 of" in at.get("progress")[0].proto.text and "practice" in at.get("progress")[0].proto.text
     assert len(at.get("image")) == 2
     assert {b.proto.shortcut for b in at.button if b.key and b.key.startswith("pw_")} >= {"left", "right", "down", "b"}
-    button(at, "← Left").click().run()
+    button(at, "Left is").click().run()
     assert [r[0] for r in _votes(ann["id"])] == ["left"]
     assert "Pair 2 of" in at.get("progress")[0].proto.text
     button(at, "Pause").click().run()
@@ -58,10 +51,10 @@ def test_annotator_votes_pauses_and_finishes(world):
     button(at, "Resume").click().run()
     assert len(at.get("image")) == 2
     total = pws.get_study(world["db"], study_id)
-    for choice in ("→ Right", "↓ Equally", "B Both"):
+    for choice in ("Right is", "Equally", "Both bad"):
         button(at, choice).click().run()
     while at.get("progress"):
-        button(at, "← Left").click().run()
+        button(at, "Left is").click().run()
     assert any("all" in s.value and "pairs" in s.value for s in at.success)
     assert len(_votes(ann["id"])) == world["db"].execute(
         "SELECT COUNT(*) FROM pairwise_tasks WHERE user_id = ? AND study_id = ?", [ann["id"], total.id]).fetchone()[0]
@@ -102,7 +95,7 @@ def test_annotator_never_gets_system_names_paper_ids_or_other_votes(world, monke
         assert leaks(at, downloads, secrets) == {}
         urls = [img.url for image in at.get("image") for img in image.proto.imgs]
         assert len(urls) == 2 and all(re.fullmatch(r"[/a-z]*/media/[0-9a-f]{16,}\.png", u) for u in urls), urls
-        button(at, "→ Right").click().run()
+        button(at, "Right is").click().run()
         assert leaks(at, downloads, secrets) == {}  # after a vote: still no name
     # positive control: the lead's page, searched the same way, does show names and ann2
     at = open_page("pairwise_admin.py", p["lead"], pwa_study=study_id)

@@ -25,6 +25,8 @@ EXPECTED_PAGES = {
     "study_admin":    ("-",    "-",      "-",       "Y"),
     "adjudication":   ("-",    "-",      "-",       "Y"),
     "campaign_admin": ("-",    "-",      "-",       "Y"),
+    "pairwise":       ("-",    "Y",      "-",       "Y"),
+    "pairwise_admin": ("-",    "-",      "-",       "Y"),
 }
 EXPECTED_CAPABILITIES = {
     "answers":            ("P", "P", "Y", "Y"),
