@@ -29,7 +29,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from bench_annotators import cpu_seconds, describe, free_port, percentile, start_server
+import bench_annotators
+from bench_annotators import PASSWORD, cpu_seconds, describe, free_port, percentile, start_server
 from PIL import Image
 from st_client import StreamlitClient
 
@@ -37,7 +38,6 @@ from structext_core.aibench.synthetic import build
 from structext_core.studio import accounts, aibench_import, pairwise, sandbox, storage
 
 GOAL_P95 = 1.0
-PASSWORD = "annotator-password"
 SIZES = ((1024, 1024), (1536, 1024), (2048, 2048))
 CHOICES = ("Left is better", "Right is better", "Equally good", "Both bad")
 
@@ -56,7 +56,9 @@ class ImageClient(StreamlitClient):
 
 
 def prepare(base: Path, n_annotators: int, papers: int) -> dict:
-    """The AIBench store with large images, the database with the annotators and one study."""
+    """bench_annotators' database (its annotators, and the suites Home needs so no session starts
+    the first-start generation), plus the AIBench store with large images and one pairwise study."""
+    paths = bench_annotators.prepare(base, n_annotators, n_items=5)
     source = base / "source"
     build.write_set(source, seed=0, papers=papers)
     rng = random.Random(0)
@@ -70,11 +72,10 @@ def prepare(base: Path, n_annotators: int, papers: int) -> dict:
     finally:
         pool.shutdown()
     os.environ["STRUCTEXT_AIBENCH_DIR"] = str(store)  # the server started below inherits it
-    (base / "suites").mkdir()
-    db = storage.open_db(base / "structext.db")
-    ids = [accounts.create_user(db, f"ann{i:02d}", PASSWORD, "annotator")["id"] for i in range(n_annotators)]
+    db = storage.open_db(paths["db"])
+    ids = [accounts.get_user(db, f"ann{i:02d}")["id"] for i in range(n_annotators)]
     pairwise.create_study(db, "bench", "bench", ids, n_pairs=min(200, 15 * papers), practice=0, repeat_share=0.1)
-    return {"db": base / "structext.db", "data_dir": base / "suites", "aibench": store}
+    return paths
 
 
 def fetch(url: str) -> int:

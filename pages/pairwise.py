@@ -63,11 +63,10 @@ def on_flag(token: str) -> None:
 
 @st.fragment(run_every=TICK_SECONDS)
 def clock(token: str) -> None:
-    """The pair's active time; each run is a heartbeat (the idle pause reruns the page)."""
-    state = pws.heartbeat(ui.get_db(), user["id"], token, settings=settings)
+    """The pair's active time; each run is a heartbeat (written when due; the idle pause reruns the page)."""
+    state, seconds = pws.heartbeat(ui.get_db(), user["id"], token, settings=settings)
     if state in ("paused", "voted"):
         st.rerun(scope="app")
-    seconds = pws.shown_active_seconds(ui.get_db(), user["id"], token, settings=settings)
     st.metric("Time on this pair", durations.clock(seconds),
               help="Counts while this pair is on screen; it stops while paused and when the tab is closed.")
 

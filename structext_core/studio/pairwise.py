@@ -362,31 +362,48 @@ def _pause_changes(row: dict, at: float, reason: str, grace: float) -> dict:
 
 
 def heartbeat(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None, *, visible: bool = True,
-              settings: ClockSettings | None = None) -> str:
-    """The page shows the pair: book the gap; pause as idle after the idle limit. ``active``,
-    ``hidden``, ``paused`` or ``voted`` (:func:`shown_active_seconds` gives the time so far)."""
+              settings: ClockSettings | None = None) -> tuple[str, float]:
+    """The page shows the pair: book the gap (written at most once per heartbeat interval, as the
+    Human baseline's clock does); pause as idle after the idle limit. The state (``active``,
+    ``hidden``, ``paused`` or ``voted``) and the active seconds so far."""
     at = now() if at is None else at
     settings = settings or clock_settings()
+    row = _own_task(db, user_id, token)
+    state = _beat_state(row)
+    if state is None and not (_idle(row, at, settings, visible) or _due(row, at, settings, visible)):
+        state = "active" if visible else "hidden"
+    if state is not None:
+        return state, shown_seconds(row, settings.grace_seconds, at)
     with write_transaction(db):
         row = _own_task(db, user_id, token)
-        if row["vote_id"] is not None:
-            return "voted"
-        if row["paused_at"] is not None or row["first_shown_at"] is None:
-            return "paused" if row["paused_at"] is not None else "active"
-        limit = settings.idle_pause_seconds
-        if limit and visible and row["last_input_at"] is not None and at - row["last_input_at"] >= limit:
-            _update(db, row["id"], _pause_changes(row, at, "idle", settings.grace_seconds))
-            return "paused"
-        _update(db, row["id"], _advance(row, at, settings.grace_seconds, visible))
-    return "active" if visible else "hidden"
+        if (state := _beat_state(row)) is not None:
+            return state, shown_seconds(row, settings.grace_seconds, at)
+        if _idle(row, at, settings, visible):
+            changes = _pause_changes(row, at, "idle", settings.grace_seconds)
+            _update(db, row["id"], changes)
+            return "paused", changes["active_seconds"]
+        changes = _advance(row, at, settings.grace_seconds, visible)
+        _update(db, row["id"], changes)
+    return ("active" if visible else "hidden"), {**row, **changes}["active_seconds"]
 
 
-def shown_active_seconds(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None,
-                         settings: ClockSettings | None = None) -> float:
-    """The active seconds of the person's task ``token`` so far (0 for a token not theirs)."""
-    rows = _task_rows(db, "t.token = ? AND t.user_id = ?", [str(token)[:64], user_id])
-    settings = settings or clock_settings()
-    return shown_seconds(rows[0], settings.grace_seconds, now() if at is None else at) if rows else 0.0
+def _beat_state(row: dict) -> str | None:
+    if row["vote_id"] is not None:
+        return "voted"
+    if row["paused_at"] is not None:
+        return "paused"
+    return "active" if row["first_shown_at"] is None else None
+
+
+def _idle(row: dict, at: float, settings: ClockSettings, visible: bool) -> bool:
+    limit = settings.idle_pause_seconds
+    return bool(limit) and visible and row["last_input_at"] is not None and at - row["last_input_at"] >= limit
+
+
+def _due(row: dict, at: float, settings: ClockSettings, visible: bool) -> bool:
+    if row["last_beat_at"] is None or visible != (row["hidden_at"] is None):
+        return True
+    return at - row["last_beat_at"] >= settings.heartbeat_seconds
 
 
 def pause(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None,

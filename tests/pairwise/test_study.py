@@ -91,7 +91,11 @@ def test_a_vote_with_the_clock_and_sides_undone(world):
     ann = p["ann1"]["id"]
     view = pws.current_task(db, study_id, ann, at=100.0, settings=SETTINGS)
     assert view.position == 1 and view.done == 0
-    assert pws.heartbeat(db, ann, view.token, at=104.0, settings=SETTINGS) == "active"
+    assert pws.heartbeat(db, ann, view.token, at=103.0, settings=SETTINGS) == ("active", pytest.approx(3.0))
+    assert db.execute("SELECT active_seconds FROM pairwise_tasks WHERE token = ?", [view.token]).fetchone()[0] == 0
+    assert pws.heartbeat(db, ann, view.token, at=105.0, settings=SETTINGS)[0] == "active"  # due: written
+    assert db.execute("SELECT active_seconds FROM pairwise_tasks WHERE token = ?",
+                      [view.token]).fetchone()[0] == pytest.approx(5.0)
     pws.pause(db, ann, view.token, at=106.0, settings=SETTINGS)
     with pytest.raises(StudyError, match="paused"):
         pws.vote(db, ann, view.token, "left", at=107.0, settings=SETTINGS)
@@ -100,7 +104,7 @@ def test_a_vote_with_the_clock_and_sides_undone(world):
     row = db.execute("SELECT v.choice, v.outcome, v.active_seconds, v.paused_seconds, v.wall_seconds, t.left_is_a"
                      " FROM pairwise_votes v JOIN pairwise_tasks t ON t.id = v.task_id").fetchone()
     assert row[0] == "left" and row[1] == ("a" if row[5] else "b")
-    assert row[2] == pytest.approx(9.0) and row[3] == pytest.approx(24.0) and row[4] == pytest.approx(33.0)
+    assert row[2] == pytest.approx(9.0)  # 100-106 and 130-133 and row[3] == pytest.approx(24.0) and row[4] == pytest.approx(33.0)
     with pytest.raises(StudyError, match="already has your vote"):
         pws.vote(db, ann, view.token, "right", at=134.0, settings=SETTINGS)
     with pytest.raises(StudyError, match="choice is one of"):
@@ -108,8 +112,8 @@ def test_a_vote_with_the_clock_and_sides_undone(world):
     nxt = pws.current_task(db, study_id, ann, at=140.0, settings=SETTINGS)
     assert nxt.position == 2 and nxt.token != view.token
     # idle: no input for the idle limit pauses the pair and books the time as idle
-    assert pws.heartbeat(db, ann, nxt.token, at=145.0, settings=SETTINGS) == "active"
-    assert pws.heartbeat(db, ann, nxt.token, at=201.0, settings=SETTINGS) == "paused"
+    assert pws.heartbeat(db, ann, nxt.token, at=145.0, settings=SETTINGS)[0] == "active"
+    assert pws.heartbeat(db, ann, nxt.token, at=201.0, settings=SETTINGS)[0] == "paused"
     idle = db.execute("SELECT idle_seconds, active_seconds FROM pairwise_tasks WHERE token = ?", [nxt.token]).fetchone()
     assert idle[0] > 0 and idle[1] == pytest.approx(0.0)
 
