@@ -100,7 +100,8 @@ async def annotator(index: int, url: str, pace: tuple[float, float], stop_at: fl
         if time.time() >= stop_at:
             break
         if CHOICES[0] not in client.widgets:
-            problems.append(f"ann{index:02d}: no vote buttons on the page")
+            problems.append(f"ann{index:02d}: no vote buttons on the page; it shows: "
+                            + " | ".join(client._texts)[:300])
             break
         client.image_urls = []
         started = time.perf_counter()

@@ -48,6 +48,12 @@ def log_in(page, url, wait_for_app, user, password):
 def test_ten_votes_with_keys(page, app_server, app_env, wait_for_app, screenshot):
     from structext_core.studio import storage
 
+    frames: list[bytes] = []  # every websocket frame the server sends, and every image body
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(
+        payload if isinstance(payload, bytes) else payload.encode())))
+    responses: list = []
+    page.on("response", lambda response: responses.append(response)
+            if "/media/" in response.url and "/static/" not in response.url else None)
     log_in(page, app_server, wait_for_app, ANN, ANN_PASSWORD)
     page.get_by_test_id("stSidebar").get_by_role("link", name="Pairwise comparison").click()
     page.get_by_role("heading", name="Pairwise comparison").wait_for()
@@ -69,8 +75,16 @@ def test_ten_votes_with_keys(page, app_server, app_env, wait_for_app, screenshot
     seconds = [r[0] for r in db.execute("SELECT active_seconds FROM pairwise_votes")]
     assert all(s > 0 for s in seconds)
     body = page.locator("body").inner_text()
-    for system in ("Original Image", "Blank Image", "Dropped Node", "Garbled Label"):
-        assert system not in body
+    media = [(r.url, r.body()) for r in responses]
+    systems = [r[0] for r in db.execute("SELECT DISTINCT system_a FROM pairwise_pairs UNION "
+                                        "SELECT DISTINCT system_b FROM pairwise_pairs")]
+    papers = [r[0] for r in db.execute("SELECT DISTINCT paper_id FROM pairwise_pairs")]
+    assert len(systems) == 6 and len(frames) > 20 and len(media) >= 8  # the browser caches an image seen before
+    for secret in systems + papers:
+        assert secret not in body and secret not in page.url
+        assert not any(secret.encode() in frame for frame in frames), f"{secret!r} in a websocket frame"
+        assert not any(secret in url or secret.encode() in data for url, data in media), f"{secret!r} in an image"
+    assert all(len(data) % 262_144 == 0 for _, data in media)  # padded: the size names no system
     no_exception(page)
     screenshot(page, "pairwise_after_ten_votes")
 
