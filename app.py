@@ -32,20 +32,22 @@ def navigation_pages(role: str, public_mode_on: bool) -> dict[str, list]:
     return sections
 
 
-db = ui.get_db()
-accounts.ensure_admin_from_env(db)
-has_admin = accounts.has_admin(db)
-ui.restore_session()  # a reload keeps the log-in (session cookie); a revoked or expired one ends here
-user = ui.current_user()
+# The run's database connection is closed when the run ends, however it ends (pages.ui.run_scope).
+with ui.run_scope():
+    db = ui.get_db()
+    accounts.ensure_admin_from_env(db)
+    has_admin = accounts.has_admin(db)
+    ui.restore_session()  # a reload keeps the log-in (session cookie); a revoked or expired one ends here
+    user = ui.current_user()
 
-with st.sidebar:
-    st.markdown("### :material/account_tree: StrucText Studio")
-    if not has_admin:
-        ui.first_run_form()
-    elif user is None:
-        ui.login_form()
-    else:
-        ui.logout_button()
-        ui.account_box()
+    with st.sidebar:
+        st.markdown("### :material/account_tree: StrucText Studio")
+        if not has_admin:
+            ui.first_run_form()
+        elif user is None:
+            ui.login_form()
+        else:
+            ui.logout_button()
+            ui.account_box()
 
-ui.run_page(st.navigation(navigation_pages(access.role_of(user), access.public_mode(db))))  # errors: an id, no traceback
+    ui.run_page(st.navigation(navigation_pages(access.role_of(user), access.public_mode(db))))  # errors: an id, no traceback

@@ -1,32 +1,49 @@
-"""Many annotators at a human pace against one running server.
+"""Many annotators at a human pace against one or more running servers on one database.
 
-Starts ``streamlit run app.py`` on a private database with a Test-Hard study, then puts
-``--annotators`` simulated people on it (default 50), each over its own websocket speaking
-the browser's protocol (benchmarks/st_client.py): log in, open Human baseline, accept the
-rule, then every 10-20 s (``--pace``) type an answer and submit it. The page's own fragments
-(the heartbeat and the clock) rerun at the interval the server asks for, as in a browser.
+Starts ``--processes`` servers (``streamlit run app.py``, one per port) on a private database
+with a Test-Hard study, then puts ``--annotators`` simulated people on them, round-robin (a
+sticky proxy does the same: a person stays on one process), each over its own websocket
+speaking the browser's protocol (benchmarks/st_client.py): log in, open Human baseline, accept
+the rule, then every 10-20 s (``--pace``) type the question's answer and submit it. The question
+page's clock component sends its heartbeat every ``beat_ms`` its data says
+(``STRUCTEXT_HEARTBEAT_SECONDS``, 5 s), as its script does in a browser (the time on screen ticks
+in the browser); fragments with a ``run_every`` rerun at the interval the server asks for. The
+measured window starts once everyone is logged in.
 
-Printed: submit -> next question latency (from the click until the next question's run has
-finished), fragment (heartbeat) run latency, both with p50/p95/max, the number of each, the
-server's CPU use over the measured window, and the goal (p95 <= 1 s).
+Printed, per run: submit -> next question latency (from the click until the next question's run
+has finished) and the fragment run latency by interval, each p50/p95/max; the servers' CPU use;
+their memory (RSS) and open files, sampled every 10 s; memory per session (the servers' RSS
+growth from one warm session per process to everyone on a question, divided by the sessions
+added: an upper bound, as freed memory is not always given back); and the checks: every
+acknowledged answer (the "Saved your answer" toast) is one row in the database, per annotator
+(0 lost, 0 doubled), no errors, and ``PRAGMA integrity_check`` is ok.
 
-    .venv/bin/python benchmarks/bench_annotators.py                 # 50 annotators, 120 s
-    .venv/bin/python benchmarks/bench_annotators.py --annotators 10 --seconds 60
+``--soak MINUTES`` is the long run: 100 annotators (unless ``--annotators`` says otherwise)
+for MINUTES (30 unless given), with the RSS and open-file series printed and a verdict on
+whether they stay flat after the warm-up.
+
+    .venv/bin/python benchmarks/bench_annotators.py                         # 50 annotators, 120 s, 1 process
+    .venv/bin/python benchmarks/bench_annotators.py --annotators 50 100 200 --seconds 120
+    .venv/bin/python benchmarks/bench_annotators.py --annotators 150 --processes 2
+    .venv/bin/python benchmarks/bench_annotators.py --soak 30               # 100 annotators, 30 minutes
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import random
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from st_client import StreamlitClient
@@ -40,8 +57,11 @@ from structext_core.studio import accounts, storage, study
 ROOT = Path(__file__).resolve().parents[1]
 
 GOAL_P95 = 1.0
+GOAL_SESSION_MB = 10.0
 PASSWORD = "annotator-password"
 SUBMIT_LABEL = "Submit answer"
+SAVED = "Saved your answer to"
+SAMPLE_SECONDS = 10.0
 
 
 def free_port() -> int:
@@ -57,9 +77,10 @@ def prepare(base: Path, n_annotators: int, n_items: int) -> dict:
     rows = suites.generate_suite("test-hard", seed=0)
     samples.write_jsonl(data_dir / "test-hard.jsonl", rows)
     db = storage.open_db(base / "structext.db")
-    ids = [accounts.create_user(db, f"ann{i:02d}", PASSWORD, "annotator")["id"] for i in range(n_annotators)]
-    study.create_study(db, name="bench", suite="test-hard", samples=rows, n_items=n_items,
+    ids = [accounts.create_user(db, f"ann{i:03d}", PASSWORD, "annotator")["id"] for i in range(n_annotators)]
+    study.create_study(db, name="bench", suite="test-hard", samples=rows, n_items=min(n_items, len(rows)),
                        annotator_ids=ids, seed=0)
+    db.conn.close()
     answers = {row["question"]: row["answer"] for row in rows}
     return {"db": base / "structext.db", "data_dir": data_dir, "answers": answers}
 
@@ -68,21 +89,25 @@ def start_server(base: Path, paths: dict, port: int) -> subprocess.Popen:
     env = {**os.environ, "STRUCTEXT_DB": str(paths["db"]), "STRUCTEXT_DATA_DIR": str(paths["data_dir"]),
            "STRUCTEXT_ADMIN_USER": "admin", "STRUCTEXT_ADMIN_PASSWORD": "admin-password-1",
            "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    log = open(base / "server.log", "w")
-    server = subprocess.Popen(
+    log = open(base / f"server-{port}.log", "w")
+    return subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
          "--server.headless", "true", "--server.address", "127.0.0.1"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
+
+
+def wait_healthy(base: Path, port: int, server: subprocess.Popen) -> None:
     deadline = time.time() + 90
     while time.time() < deadline:
+        if server.poll() is not None:
+            break
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)
-            return server
+            return
         except OSError:
             time.sleep(0.5)
-    server.kill()
-    raise SystemExit(f"the server did not start; see {base / 'server.log'}")
+    raise SystemExit(f"the server on port {port} did not start; see {base / f'server-{port}.log'}")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -90,37 +115,44 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def annotator(index: int, url: str, answers: dict, pace: tuple[float, float], stop_at: float,
-                    start_delay: float, submits: list, problems: list, clients: list) -> None:
-    rng = random.Random(index)
-    await asyncio.sleep(start_delay)
-    client = StreamlitClient(url)
-    clients.append(client)
-    await client.connect()
-    await client.run()
-    client.type_text("User name", f"ann{index:02d}")
-    client.type_text("Password", PASSWORD)
-    await client.click("Log in")
-    await client.open_page("Human baseline")
-    if "I have read the rule: start" in client.widgets:
-        await client.click("I have read the rule: start")
-    while time.time() < stop_at:
-        await asyncio.sleep(min(rng.uniform(*pace), max(0.0, stop_at - time.time())))
-        if time.time() >= stop_at:
-            break
-        question = next((q for q in client_texts(client) if q in answers), None)
-        label = next((w for w in client.widgets if w.startswith("Your answer")), None)
-        if label is None or SUBMIT_LABEL not in client.widgets:
-            problems.append(f"ann{index:02d}: no answer box on the page")
-            break
-        client.type_text(label, answers.get(question, "an answer"))
-        result = await client.click(SUBMIT_LABEL)
-        submits.append(result.seconds)
-    await client.close()
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
-def client_texts(client: StreamlitClient) -> list[str]:
-    return client._texts
+def open_files(pid: int, db_path: Path) -> tuple[int, int]:
+    """(open file descriptors of the process, those on the database, its WAL or shared memory)."""
+    total = on_db = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        total += 1
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}").startswith(str(db_path)):
+                on_db += 1
+        except OSError:
+            continue
+    return total, on_db
+
+
+@dataclass
+class Sample:
+    at: float
+    rss_mb: float
+    fds: int
+    db_fds: int
+    submits: int
+
+
+@dataclass
+class Tally:
+    submits: list[float] = field(default_factory=list)  # latencies of measured submits
+    acked: dict[str, int] = field(default_factory=dict)  # user name -> acknowledged answers
+    unacked: int = 0  # submits whose run said nothing about being saved
+    problems: list[str] = field(default_factory=list)
+    clients: list[StreamlitClient] = field(default_factory=list)
+    ready: int = 0  # annotators on their first question
+    measuring: bool = False
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -137,73 +169,269 @@ def describe(name: str, values: list[float]) -> str:
             f"p95 {percentile(values, 0.95) * 1000:,.0f} ms  max {max(values) * 1000:,.0f} ms")
 
 
-async def simulate(url: str, answers: dict, args: argparse.Namespace, server_pid: int) -> None:
-    submits: list[float] = []
-    problems: list[str] = []
-    clients: list[StreamlitClient] = []
+def sample(pids: list[int], db_path: Path, started: float, submits: int) -> Sample:
+    files = [open_files(pid, db_path) for pid in pids]
+    return Sample(time.time() - started, sum(rss_mb(pid) for pid in pids), sum(f[0] for f in files),
+                  sum(f[1] for f in files), submits)
+
+
+def slope_per_minute(points: list[tuple[float, float]]) -> float:
+    """Least-squares slope of (seconds, value) points, per minute."""
+    if len(points) < 2:
+        return float("nan")
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    den = sum((x - mx) ** 2 for x in xs)
+    return 60 * sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den if den else float("nan")
+
+
+async def simulate(urls: list[str], answers: dict, args: argparse.Namespace, n: int, seconds: float,
+                   pids: list[int], db_path: Path) -> dict:
+    tally = Tally()
     ramp = args.ramp
-    stop_at = time.time() + ramp + args.seconds
-    tasks = [asyncio.create_task(annotator(i, url, answers, (args.pace_min, args.pace_max), stop_at,
-                                           ramp * i / args.annotators, submits, problems, clients))
-             for i in range(args.annotators)]
-    await asyncio.sleep(ramp)
-    cpu_start, wall_start = cpu_seconds(server_pid), time.time()
-    fragments_before = sum(len(c.fragment_latencies) for c in clients)
-    submits_before = len(submits)
-    done = 0
-    while time.time() < stop_at:
-        await asyncio.sleep(min(10.0, max(0.1, stop_at - time.time())))
-        line = f"\r{len(submits) - submits_before:,} submits, {sum(len(c.fragment_latencies) for c in clients) - fragments_before:,} fragment runs, {int(stop_at - time.time())} s left   "
-        print(line, end="", file=sys.stderr, flush=True)
-    cpu_used, wall = cpu_seconds(server_pid) - cpu_start, time.time() - wall_start
+    starts = [asyncio.Event() for _ in range(n)]
+    stop_box = {"at": time.time() + 3600 * 24}  # set once everyone is in
+
+    async def one(i: int) -> None:
+        # The end is read through the box: it is known only when the ramp is over.
+        await starts[i].wait()
+        await annotator_until(i, urls[i % len(urls)], answers, (args.pace_min, args.pace_max), _StopAt(stop_box),
+                              random.Random(i), tally)
+
+    tasks = [asyncio.create_task(one(i)) for i in range(n)]
+    began = time.time()
+    # One warm session per process first: memory per session is measured from there.
+    warm = min(len(urls), n)
+    for i in range(warm):
+        starts[i].set()
+    while tally.ready < warm and time.time() - began < 120:
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(2)
+    rss_warm = sum(rss_mb(pid) for pid in pids)
+    for i in range(warm, n):
+        await asyncio.sleep(ramp / max(1, n - warm))
+        starts[i].set()
+    while tally.ready + len(tally.problems) < n and time.time() - began < ramp + 300:
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(2)
+    rss_all = sum(rss_mb(pid) for pid in pids)
+    per_session = (rss_all - rss_warm) / max(1, n - warm)
+    stop_box["at"] = time.time() + seconds
+    tally.measuring = True
+    cpu_start, wall_start = sum(cpu_seconds(pid) for pid in pids), time.time()
+    fragments_before = {id(c): {k: len(v) for k, v in c.fragment_latencies_by_interval.items()}
+                        for c in tally.clients}
+    series = [sample(pids, db_path, wall_start, 0)]
+    while time.time() < stop_box["at"]:
+        await asyncio.sleep(min(SAMPLE_SECONDS, max(0.05, stop_box["at"] - time.time())))
+        series.append(sample(pids, db_path, wall_start, len(tally.submits)))
+        if args.soak:
+            s = series[-1]
+            print(f"  {s.at:7.0f} s  RSS {s.rss_mb:8.1f} MB  open files {s.fds:5d} (database {s.db_fds:4d})  "
+                  f"submits {s.submits:6d}  load {os.getloadavg()[0]:.2f}", file=sys.stderr, flush=True)
+    cpu_used, wall = sum(cpu_seconds(pid) for pid in pids) - cpu_start, time.time() - wall_start
+    fragments: dict[float | str, list[float]] = {}
+    for c in tally.clients:
+        before = fragments_before.get(id(c), {})
+        for interval, values in c.fragment_latencies_by_interval.items():
+            fragments.setdefault(interval, []).extend(values[before.get(interval, 0):])
     results = await asyncio.gather(*tasks, return_exceptions=True)
-    print(file=sys.stderr)
     for result in results:
         if isinstance(result, BaseException):
-            done += 1
-            problems.append(repr(result))
-    measured = submits[submits_before:]
-    fragment_runs = [x for c in clients for x in c.fragment_latencies]
-    errors = [e for c in clients for e in c.errors]
-    print(f"{args.annotators} annotators, an action every {args.pace_min:g}-{args.pace_max:g} s, "
-          f"{args.seconds:g} s measured after a {ramp:g} s ramp; {os.cpu_count()} CPUs")
-    print(describe("submit -> next question", measured))
-    print(describe("fragment (heartbeat) runs", fragment_runs))
-    runs = len(measured) + sum(1 for x in fragment_runs)
-    print(f"server CPU: {cpu_used:.1f} s over {wall:.1f} s = {100 * cpu_used / wall:.0f}% of one core"
-          f" ({1000 * cpu_used / max(1, runs):.0f} ms per run, fragment or full)")
-    p95 = percentile(measured, 0.95)
-    verdict = "met" if measured and p95 <= GOAL_P95 else "NOT met"
-    print(f"goal: submit p95 <= {GOAL_P95:g} s: {verdict} ({p95:.3f} s)")
-    if problems or errors:
-        print(f"problems ({len(problems) + len(errors)}):")
-        for problem in (problems + errors)[:10]:
-            print("  ", problem[:300])
+            tally.problems.append(repr(result))
+    return {"tally": tally, "fragments": fragments, "cpu": cpu_used, "wall": wall, "series": series,
+            "rss_warm": rss_warm, "rss_all": rss_all, "per_session": per_session, "warm": warm}
+
+
+class _StopAt:
+    """The end of the measured window, read when needed (it is set after the ramp)."""
+
+    def __init__(self, box: dict):
+        self.box = box
+
+    def __call__(self) -> float:
+        return self.box["at"]
+
+
+async def annotator_until(index: int, url: str, answers: dict, pace: tuple[float, float], stop_at: _StopAt,
+                          rng: random.Random, tally: Tally) -> None:
+    name = f"ann{index:03d}"
+    client = StreamlitClient(url)
+    tally.clients.append(client)
+    await client.connect()
+    beats = None
+    try:
+        await client.run()
+        client.type_text("User name", name)
+        client.type_text("Password", PASSWORD)
+        await client.click("Log in")
+        await client.open_page("Human baseline")
+        if "I have read the rule: start" in client.widgets:
+            await client.click("I have read the rule: start")
+        tally.acked.setdefault(name, 0)
+        tally.ready += 1
+        beats = asyncio.create_task(heartbeats(client, stop_at))
+        while time.time() < stop_at():
+            await asyncio.sleep(min(rng.uniform(*pace), max(0.0, stop_at() - time.time())))
+            if time.time() >= stop_at():
+                break
+            question = next((q for q in client._texts if q in answers), None)
+            label = next((w for w in client.widgets if w.startswith("Your answer")), None)
+            if label is None or SUBMIT_LABEL not in client.widgets:
+                tally.problems.append(f"{name}: no answer box on the page")
+                break
+            client.type_text(label, answers.get(question, "an answer"))
+            result = await client.click(SUBMIT_LABEL)
+            if any(text.startswith(SAVED) for text in result.texts):
+                tally.acked[name] += 1
+            else:
+                tally.unacked += 1
+            if tally.measuring:
+                tally.submits.append(result.seconds)
+    finally:
+        if beats is not None:
+            beats.cancel()
+        await client.close()
+
+
+CLOCK = "structext_question_clock"
+HEARTBEAT = "heartbeat"  # the key of the clock's heartbeats among the fragment latencies
+
+
+async def heartbeats(client: StreamlitClient, stop_at: _StopAt) -> None:
+    """The question page's clock: a heartbeat every ``beat_ms`` (its data says), as the state
+    ``beat`` of the component; each is one run of the clock's fragment."""
+    seq = 0
+    while time.time() < stop_at():
+        clock = client.components.get(CLOCK)
+        interval = (clock.data or {}).get("beat_ms", 5000) / 1000 if clock else 5.0
+        await asyncio.sleep(interval)
+        clock = client.components.get(CLOCK)
+        if clock is None or time.time() >= stop_at():
+            continue
+        seq += 1
+        try:
+            result = await client.set_component_state(
+                CLOCK, {"beat": {"assignment": (clock.data or {}).get("assignment"), "seq": seq, "visible": True}})
+        except (asyncio.TimeoutError, OSError) as error:
+            client.errors.append(f"heartbeat: {error!r}")
+            return
+        client.fragment_latencies.append(result.seconds)
+        client.fragment_latencies_by_interval.setdefault(HEARTBEAT, []).append(result.seconds)
+
+
+def database_checks(db_path: Path, acked: dict[str, int]) -> tuple[dict[str, int], str]:
+    conn = sqlite3.connect(str(db_path), timeout=30)
+    try:
+        rows = dict(conn.execute("SELECT u.username, COUNT(r.id) FROM users u JOIN responses r ON r.user_id = u.id"
+                                 " GROUP BY u.username").fetchall())
+        integrity = conn.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        conn.close()
+    return rows, integrity
+
+
+def report(args: argparse.Namespace, n: int, processes: int, seconds: float, out: dict, rows: dict[str, int],
+           integrity: str) -> None:
+    tally: Tally = out["tally"]
+    load = os.getloadavg()
+    print(f"\n== {n} annotators on {processes} process{'es' if processes > 1 else ''}, one database; an answer every "
+          f"{args.pace_min:g}-{args.pace_max:g} s; {seconds:g} s measured after everyone logged in; "
+          f"{os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(describe("submit -> next question", tally.submits))
+    slow = sum(1 for x in tally.submits if x > 1.0)
+    print(f"  submits over 1 s: {slow:,}")
+    names = {1.0: "clock (every 1 s)", 3.0: "pause watch (every 3 s)", 30.0: "progress panel (every 30 s)",
+             HEARTBEAT: "clock component's heartbeat"}
+    all_fragments = [x for values in out["fragments"].values() for x in values]
+    for interval in sorted(out["fragments"], key=str):
+        print(describe(f"fragment {names.get(interval, f'every {interval} s')}", out["fragments"][interval]))
+    runs = len(tally.submits) + len(all_fragments)
+    print(f"fragment runs done: {len(all_fragments) / out['wall']:.0f}/s")
+    print(f"server CPU: {out['cpu']:.1f} s over {out['wall']:.1f} s = {100 * out['cpu'] / out['wall']:.0f}% of one core"
+          f" ({1000 * out['cpu'] / max(1, runs):.1f} ms per run, fragment or full)")
+    series: list[Sample] = out["series"]
+    first, last = series[0], series[-1]
+    print(f"memory: RSS {out['rss_warm']:.0f} MB with {out['warm']} warm session(s), {out['rss_all']:.0f} MB with all "
+          f"{n} on a question: {out['per_session']:.2f} MB per session (goal <= {GOAL_SESSION_MB:g} MB: "
+          f"{'met' if out['per_session'] <= GOAL_SESSION_MB else 'NOT met'}); "
+          f"{first.rss_mb:.0f} -> {last.rss_mb:.0f} MB over the window")
+    print(f"open files: {first.fds} -> {last.fds} (on the database: {first.db_fds} -> {last.db_fds})")
+    acked = sum(tally.acked.values())
+    stored = sum(rows.values())
+    lost = sum(max(0, tally.acked.get(k, 0) - rows.get(k, 0)) for k in set(tally.acked) | set(rows))
+    extra = sum(max(0, rows.get(k, 0) - tally.acked.get(k, 0)) for k in set(tally.acked) | set(rows))
+    print(f"answers: {acked:,} acknowledged, {stored:,} rows in the database ({lost} lost, {extra} not acknowledged "
+          f"but stored); {tally.unacked} submits without an acknowledgement; integrity_check: {integrity}")
+    errors = [e for c in tally.clients for e in c.errors]
+    print(f"errors: {len(tally.problems) + len(errors)}")
+    for problem in (tally.problems + errors)[:10]:
+        print("  ", problem[:300])
+    p95 = percentile(tally.submits, 0.95)
+    print(f"goal: submit p95 <= {GOAL_P95:g} s: {'met' if tally.submits and p95 <= GOAL_P95 else 'NOT met'} "
+          f"({p95:.3f} s)")
+    if args.soak:
+        soak_verdict(series)
+
+
+def soak_verdict(series: list[Sample]) -> None:
+    print("series (s, RSS MB, open files, on the database, submits):")
+    for s in series:
+        print(f"  {s.at:7.0f}  {s.rss_mb:8.1f}  {s.fds:5d}  {s.db_fds:4d}  {s.submits:6d}")
+    warm = [s for s in series if s.at >= min(300.0, series[-1].at / 4)]  # after 5 minutes (or a quarter)
+    if len(warm) < 2:
+        return
+    rss = slope_per_minute([(s.at, s.rss_mb) for s in warm])
+    fds = slope_per_minute([(s.at, s.fds) for s in warm])
+    print(f"after warm-up ({warm[0].at:.0f} s on): RSS {warm[0].rss_mb:.1f} -> {warm[-1].rss_mb:.1f} MB "
+          f"(max {max(s.rss_mb for s in warm):.1f}), slope {rss:+.2f} MB/min; open files {warm[0].fds} -> "
+          f"{warm[-1].fds} (max {max(s.fds for s in warm)}), slope {fds:+.2f}/min; database files max "
+          f"{max(s.db_fds for s in warm)}")
+
+
+def run_once(args: argparse.Namespace, n: int, processes: int, seconds: float) -> None:
+    items = max(args.items, math.ceil(seconds / args.pace_min) + 20)
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        print(f"preparing the study ({n} annotators, {items} questions) ...", file=sys.stderr)
+        paths = prepare(base, n, items)
+        ports = [free_port() for _ in range(processes)]
+        servers = [start_server(base, paths, port) for port in ports]
+        try:
+            for port, server in zip(ports, servers):
+                wait_healthy(base, port, server)
+            out = asyncio.run(simulate([f"http://127.0.0.1:{port}" for port in ports], paths["answers"], args, n,
+                                       seconds, [s.pid for s in servers], paths["db"]))
+        finally:
+            for server in servers:
+                server.terminate()
+            for server in servers:
+                try:
+                    server.wait(20)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+        rows, integrity = database_checks(paths["db"], out["tally"].acked)
+        report(args, n, processes, seconds, out, rows, integrity)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--annotators", type=int, default=50)
-    parser.add_argument("--seconds", type=float, default=120)
+    parser.add_argument("--annotators", type=int, nargs="+", default=None, help="one run per number (default 50)")
+    parser.add_argument("--processes", type=int, nargs="+", default=[1],
+                        help="server processes on the one database (one run per number; default 1)")
+    parser.add_argument("--seconds", type=float, default=120, help="the measured window")
+    parser.add_argument("--soak", type=float, default=None, nargs="?", const=30.0, metavar="MINUTES",
+                        help="the long run: 100 annotators for MINUTES (default 30), the series printed")
     parser.add_argument("--ramp", type=float, default=20, help="seconds over which annotators log in")
     parser.add_argument("--pace-min", type=float, default=10)
     parser.add_argument("--pace-max", type=float, default=20)
-    parser.add_argument("--items", type=int, default=100, help="questions in the study")
+    parser.add_argument("--items", type=int, default=100, help="questions in the study (raised to last the window)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp)
-        print("preparing the study ...", file=sys.stderr)
-        paths = prepare(base, args.annotators, args.items)
-        port = free_port()
-        server = start_server(base, paths, port)
-        try:
-            asyncio.run(simulate(f"http://127.0.0.1:{port}", paths["answers"], args, server.pid))
-        finally:
-            server.terminate()
-            try:
-                server.wait(10)
-            except subprocess.TimeoutExpired:
-                server.kill()
+    annotators = args.annotators or ([100] if args.soak else [50])
+    seconds = args.soak * 60 if args.soak else args.seconds
+    for processes in args.processes:
+        for n in annotators:
+            run_once(args, n, processes, seconds)
 
 
 if __name__ == "__main__":

@@ -8,12 +8,15 @@ fragments (``@st.fragment(run_every=...)``) at their interval, and reads the ele
 server sends back (``ForwardMsg``). A run is over when ``script_finished`` arrives.
 
 Only what the benchmarks need is modelled: text inputs and areas, buttons and form
-submitters, the navigation, fragments. Custom components and file uploads are not.
+submitters, the navigation, fragments, and components v2 (their data, and a state value
+sent as the browser's script would: :meth:`StreamlitClient.set_component_state`, e.g. the
+question page's clock heartbeat). File uploads are not.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import dataclass, field
 
@@ -31,6 +34,15 @@ class Widget:
     kind: str
     label: str
     form_id: str = ""
+
+
+@dataclass
+class Component:
+    """A components-v2 element as last drawn: its widget id, its fragment and its data."""
+
+    id: str
+    fragment_id: str
+    data: object = None
 
 
 @dataclass
@@ -52,6 +64,7 @@ class StreamlitClient:
         self.pages: dict[str, str] = {}  # page name -> page_script_hash
         self.page_hash = ""
         self.fragments: dict[str, float] = {}  # fragment id -> interval (s)
+        self.components: dict[str, Component] = {}  # by component name, the latest drawn
         self._reader: asyncio.Task | None = None
         self._finished = asyncio.Event()
         self._texts: list[str] = []
@@ -60,6 +73,7 @@ class StreamlitClient:
         self._lock = asyncio.Lock()  # one run at a time, as the frontend does
         self._fragment_tasks: dict[str, asyncio.Task] = {}
         self.fragment_latencies: list[float] = []
+        self.fragment_latencies_by_interval: dict[float | str, list[float]] = {}  # interval (s) -> run times
         self.errors: list[str] = []
 
     # ------------------------------------------------------------------ connection
@@ -115,6 +129,11 @@ class StreamlitClient:
         element = delta.new_element
         kind = element.WhichOneof("type")
         inner = getattr(element, kind)
+        if kind == "bidi_component":
+            data = json.loads(inner.json) if inner.json else None
+            self.components[inner.component_name] = Component(inner.id, delta.fragment_id, data)
+            self._drawn.add(inner.id)
+            return
         if kind in WIDGET_TYPES:
             self.widgets[inner.label] = Widget(inner.id, kind, inner.label, getattr(inner, "form_id", ""))
             self._drawn.add(inner.id)
@@ -127,7 +146,8 @@ class StreamlitClient:
                 break
 
     # ------------------------------------------------------------------ runs
-    async def run(self, fragment_id: str = "", triggers: tuple[Widget, ...] = (), timeout: float = 60) -> RunResult:
+    async def run(self, fragment_id: str = "", triggers: tuple[Widget, ...] = (), timeout: float = 60,
+                  auto: bool | None = None) -> RunResult:
         """Ask for one script run (or one fragment run) and wait until it has finished."""
         async with self._lock:
             message = BackMsg()
@@ -135,7 +155,7 @@ class StreamlitClient:
             state.query_string = ""
             state.page_script_hash = self.page_hash
             state.fragment_id = fragment_id
-            state.is_auto_rerun = bool(fragment_id) and not triggers
+            state.is_auto_rerun = (bool(fragment_id) and not triggers) if auto is None else auto
             for value in self.values.values():
                 state.widget_states.widgets.append(value)
             for widget in triggers:
@@ -158,6 +178,7 @@ class StreamlitClient:
             try:
                 result = await self.run(fragment_id=fragment_id)
                 self.fragment_latencies.append(result.seconds)
+                self.fragment_latencies_by_interval.setdefault(interval, []).append(result.seconds)
             except (asyncio.TimeoutError, websockets.ConnectionClosed) as error:
                 self.errors.append(f"fragment run: {error!r}")
                 return
@@ -180,6 +201,16 @@ class StreamlitClient:
         value.id = widget.id
         value.string_value = text
         self.values[widget.id] = value
+
+    async def set_component_state(self, name: str, state: dict, timeout: float = 60) -> RunResult:
+        """Set a components-v2 element's state (``{"beat": {...}}``), as its script's
+        ``setStateValue`` does: a run of the component's fragment (or of the page)."""
+        component = self.components[name]
+        value = WidgetState()
+        value.id = component.id
+        value.json_value = json.dumps(state)
+        self.values[component.id] = value
+        return await self.run(fragment_id=component.fragment_id, timeout=timeout, auto=False)
 
     async def click(self, label: str) -> RunResult:
         """Press a button or form submit button (a trigger, sent once)."""

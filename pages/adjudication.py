@@ -11,6 +11,7 @@ from pages.ui import widgets
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark.formats import HIGHLIGHT
 from structext_core.benchmark.safe_text import markdown_text
+from structext_core.benchmark.words import plural
 from structext_core.studio import access, durations, study
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
@@ -29,7 +30,12 @@ LISTED_KINDS = ("study", "gold")
 
 def on_override(response_id: int, annotator: str) -> None:
     state = st.session_state
-    chosen = VERDICTS[state[f"adj_verdict_{response_id}"]]
+    verdict = state.get(f"adj_verdict_{response_id}")
+    if verdict not in VERDICTS:  # none is chosen for the lead: the lead decides
+        ui.flash("error", f"The score of {annotator}'s answer was not changed: choose a new score first "
+                          f"({', '.join(VERDICTS)}).")
+        return
+    chosen = VERDICTS[verdict]
     score = state[f"adj_score_{response_id}"] if chosen is None else chosen
     try:
         study.override_score(ui.get_db(), response_id, score, state[f"adj_reason_{response_id}"], user)
@@ -75,7 +81,7 @@ def item_list(chosen: study.Study) -> study.ItemSummary | None:
         st.info("This study has no questions.")
         return None
     answered = sum(1 for s in items if s.n_responses)
-    st.caption(f"{len(items)} questions, {answered} with answers. Disagreement: the spread of the final scores "
+    st.caption(f"{plural(len(items), 'question')}, {answered:,} with answers. Disagreement: the spread of the final scores "
                "(standard deviation, 0 to 0.5) plus the mix of 'gave up' and 'answered' (0 to 0.5).")
     st.dataframe(
         study.items_table(items), hide_index=True, height=min(280, 38 + 35 * len(items)),
@@ -142,7 +148,8 @@ def response_panel(response: study.ResponseDetail) -> None:
                    f"{study.moment_text(response.submitted_at)}")
         with st.form(f"adj_form_{rid}"):
             left, right = st.columns([2, 1])
-            left.radio("New score", list(VERDICTS), key=f"adj_verdict_{rid}", horizontal=True)
+            left.radio("New score", list(VERDICTS), key=f"adj_verdict_{rid}", horizontal=True, index=None,
+                       help="Nothing is chosen for you: pick the verdict this answer deserves.")
             right.number_input("Score (0 to 1)", min_value=0.0, max_value=1.0, step=0.05, value=response.score,
                                key=f"adj_score_{rid}", help="Used when 'The score below' is chosen.")
             st.text_input("Reason", key=f"adj_reason_{rid}", max_chars=study.MAX_REASON_CHARS,
@@ -154,7 +161,7 @@ def response_panel(response: study.ResponseDetail) -> None:
                                      on_click=on_clear, args=(rid, response.annotator), key=f"adj_clear_{rid}")
         history = study.override_history(db, rid)
         if history:
-            with st.expander(f"History of this score ({len(history)} change{'s' if len(history) > 1 else ''})"):
+            with st.expander(f"History of this score ({plural(len(history), 'change')})"):
                 st.dataframe(study.history_table(history), hide_index=True)
         else:
             st.caption("Never changed by hand.")

@@ -12,6 +12,7 @@ from pages.ui.widgets import original_and_rewrite, rewrite_diff
 from structext_core.benchmark import suites
 from structext_core.benchmark.formats import DISPLAY_NAMES
 from structext_core.benchmark.safe_text import markdown_text
+from structext_core.benchmark.words import plural
 from structext_core.studio import accounts, campaign, sandbox
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
@@ -48,7 +49,7 @@ def on_add_scenarios() -> None:
         return
     st.session_state["ca_new_scenarios"] = ""
     note = f" ({len(present)} were in the catalogue already)" if present else ""
-    ui.flash("success", f"Added {len(added)} scenario(s){note}.")
+    ui.flash("success", f"Added {plural(len(added), 'scenario')}{note}.")
 
 
 # ---------------------------------------------------------------- tabs
@@ -80,7 +81,7 @@ def setup_tab() -> None:
             st.error(str(error))
             return
     st.session_state["ca_select_next"] = cid  # the selector is drawn already: select it on the rerun
-    ui.flash("success", f"Campaign {name.strip()!r} created with {int(n)} items.")
+    ui.flash("success", f"Campaign {name.strip()!r} created with {plural(int(n), 'item')}.")
     st.rerun()
 
 
@@ -139,7 +140,7 @@ def manage_tab(chosen: dict) -> None:
                 st.error(f"No copy was made. {error}")
             else:
                 reselect(copy_id, f"Campaign {copy_name.strip()!r} created as a copy of {name!r} for "
-                                  f"{len(copy_people)} annotator(s).")
+                                  f"{plural(len(copy_people), 'annotator')}.")
 
 
 def reselect(campaign_id: int, message: str) -> None:
@@ -221,7 +222,7 @@ def export_tab(campaign_id: int, name: str) -> None:
         st.error(f"Not exported: {error}")
         return
     audited = campaign.export_audit(result)
-    st.success(f"Exported {result.count} samples to {result.jsonl} and {result.layout}, and added the suite "
+    st.success(f"Exported {plural(result.count, 'sample')} to {result.jsonl} and {result.layout}, and added the suite "
                f"{result.suite.name} to the suites folder (prompts, run, score and the Results page use it).")
     st.code("\n".join(audited), language="text")
     st.download_button("Download real-test.jsonl", result.jsonl.read_bytes(), file_name="real-test.jsonl",

@@ -12,6 +12,7 @@ from structext_core.benchmark import samples, suites
 from structext_core.benchmark.formats import HIGHLIGHT, Preview
 from structext_core.benchmark.safe_text import markdown_text
 from structext_core.benchmark.tasks import TASKS
+from structext_core.benchmark.words import plural
 from structext_core.studio import access, sandbox
 from structext_core.views import explore
 
@@ -79,7 +80,7 @@ depths = c[2].multiselect("Depth", sorted(index["depth"].unique().tolist()), key
 widths = c[3].multiselect("Width", sorted(index["width"].unique().tolist()), key="explore_widths", placeholder="Any")
 
 selected = explore.filter_index(index, formats, task_ids, depths, widths)
-st.caption(f"{len(selected):,} of {len(index):,} samples match.")
+st.caption(f"{len(selected):,} of {plural(len(index), 'sample')} match.")
 if selected.empty:
     st.info("No sample matches these filters.")
     st.stop()
@@ -147,8 +148,9 @@ if rendered.open:
             preview = Preview("none", note=str(busy))
         if preview.note:
             st.caption(preview.note)
-        with st.container(height=frame_height):
-            SHOW_PREVIEW.get(preview.kind, lambda data: None)(preview.data)
+        if preview.kind in SHOW_PREVIEW:  # "none" (too large to draw, busy): the note alone, no empty frame
+            with st.container(height=frame_height):
+                SHOW_PREVIEW[preview.kind](preview.data)
 if raw.open:
     with raw:
         lang = HIGHLIGHT.get(sample["language"])

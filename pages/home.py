@@ -9,7 +9,8 @@ from structext_core import settings
 from structext_core.benchmark import samples, suites
 from structext_core.benchmark.safe_text import markdown_text
 from structext_core.benchmark.tasks import TASKS
-from structext_core.studio import access
+from structext_core.benchmark.words import plural
+from structext_core.studio import access, study
 from structext_core.views import explore
 
 ensure_frame()
@@ -21,11 +22,26 @@ st.markdown(
     "structure-rich text with the meaning taken out: JSON, YAML, XML, CSV, a tree format, Markdown, LaTeX "
     f"and Org, **{len(TASKS)} tasks**, difficulty set by depth, width and columns, every answer computed by rule."
 )
-cols = st.columns(3)
-cols[0].markdown("**Explore** the generated suites: every sample with its reference, question, answer and rule hint.")
-cols[1].markdown("**Annotate**: answer Test-Hard questions against the clock, or rewrite samples into real-world "
-                 "scenarios for Real-Test (log in first).")
-cols[2].markdown("**Results**: heatmaps of model and human scores by format, task, depth and width.")
+role = access.role_of(user)
+cards = access.home_cards(role, access.public_mode(ui.get_db()))  # only the pages this role may open
+for column, text in zip(st.columns(len(cards)), cards):
+    column.markdown(text)
+if user is None:
+    st.caption("Annotators, researchers and admins: log in (sidebar) for the pages of your role.")
+if access.can_open(role, "human_baseline"):
+    own = study.studies_for_annotator(ui.get_db(), user["id"])
+    if own:
+        st.subheader("Your open studies")
+        link = access.page("human_baseline").url_path
+        for item in own:
+            counts = item.counts
+            practice = f" and {plural(counts.practice, 'practice question')} first" if counts.practice else ""
+            with st.container(border=True):
+                st.markdown(f"**{item.name}**: {counts.for_annotator}{practice}. "
+                            + ("Done: thank you." if item.finished else f"[Go to the questions]({link})"))
+                st.progress(min(1.0, item.answered / max(1, item.n_items)),
+                            text=f"{item.answered:,} of {plural(item.n_items, 'question')} answered"
+                                 + (", practice included" if counts.practice else ""))
 
 missing = suites.missing_default_suites()
 if missing:
@@ -83,7 +99,7 @@ if access.can(access.role_of(user), "load_data"):
             bar = st.progress(0.0, text="Starting…")
             rows = suites.generate_suite(config, seed=int(seed), progress=lambda d, t: bar.progress(d / t, text=f"{d:,} of {t:,} samples"))
             samples.write_jsonl(suites.suite_path(name), rows)
-            st.success(f"Wrote {len(rows):,} samples to `{suites.suite_path(name)}`.")
+            st.success(f"Wrote {plural(len(rows), 'sample')} to `{suites.suite_path(name)}`.")
 
     st.header("Serve the authors' released samples")
     st.caption("Reads a folder in the authors' layout (`0Shotbenchmark/<format>/<Category>/*.json`) into a "
@@ -101,4 +117,4 @@ if access.can(access.role_of(user), "load_data"):
             for problem in problems:
                 st.warning(problem)
             if count:
-                st.success(f"Imported {count:,} samples as suite `{import_name}`.")
+                st.success(f"Imported {plural(count, 'sample')} as suite `{import_name}`.")

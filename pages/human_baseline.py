@@ -2,11 +2,13 @@
 
 UI only; the clock, the blinding and every write live in ``structext_core.studio.study``.
 
-Three small pieces keep the honest clock without resending the (up to 157,000-character)
-reference: the ``clock`` fragment (every second: shows the time, sends a heartbeat when one
-is due, and reruns the page when the question was taken over, paused or answered
-elsewhere), the ``activity_watch`` fragment (a Custom Component that reports input and the
-answer as typed, every few seconds while typing) and ``pause_watch`` on the pause screen.
+The honest clock without a server run per second: the time on screen ticks in the browser
+(the ``clock`` component, given the server's active time and whether it runs), and the
+server hears from the page only when something happens: a heartbeat of the clock component
+every ``STRUCTEXT_HEARTBEAT_SECONDS`` (its reply reruns the page when the question was taken
+over, paused or answered elsewhere), an input report of the activity component (input, and
+the answer as typed: a few seconds after the last keystroke at the latest), or an action
+(submit, pause, ...). ``pause_watch`` on the pause screen sends the same heartbeats.
 """
 
 import secrets
@@ -17,35 +19,38 @@ from pages import ui
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark.formats import DISPLAY_NAMES
 from structext_core.benchmark.safe_text import markdown_text
+from structext_core.benchmark.words import plural
 from structext_core.studio import durations, study
 from structext_core.views import reference as viewer
 
 REFERENCE_HEIGHT = 560
 REFERENCE_FIT_LINES = 24
 ANSWER_LABEL = "Your answer"
-TICK_SECONDS = 1.0
 #: The activity component reports typed text at most this often, other input less often.
 TEXT_REPORT_MS = 2500
 ACTIVITY_REPORT_MS = 10_000
-#: How often the annotator's own progress panel (sidebar) is refreshed.
-PROGRESS_REFRESH_SECONDS = 30.0
+#: A report due at once still waits this long after the input that made it due (see ACTIVITY_JS).
+SETTLE_MS = 400
 
 # Runs in the app's page (components v2 mount no iframe), so it sees the whole document:
 # keys, mouse, wheel, scroll and touch anywhere are input; `input` events of the answer box
-# mark the text as changed. Reports are throttled (first at once, then at most one per
-# interval), say how long ago the last input was (`idle_ms`), and are sent as the
-# component's state `report`, which reruns only its fragment.
+# mark the text as changed. Reports are throttled with a trailing edge: the first at once,
+# then at most one per interval, and whatever is pending when the interval ends goes out
+# then, with no further input needed (typed text after `text_ms`, other input after
+# `activity_ms`). A report says how long ago the last input was (`idle_ms`) and is sent as
+# the component's state `report`, which reruns only its fragment.
 # The function runs again on every render of the component, so one hub per page holds the
 # listeners and just takes the latest `setStateValue`.
 ACTIVITY_JS = """
 function makeHub() {
   const hub = { send: null, data: null, seq: 0, lastSent: 0, lastInput: Date.now(), dirty: false,
-                active: false, hiddenChanged: false, timer: null };
+                active: false, hiddenChanged: false, timer: null, due: 0 };
   const box = () => hub.data &&
     document.querySelector(`textarea[aria-label="${hub.data.label}"]`);
+  const pending = () => hub.active || hub.dirty || hub.hiddenChanged;
   const flush = () => {
     if (hub.timer) { clearTimeout(hub.timer); hub.timer = null; }
-    if (!hub.send || !(hub.active || hub.dirty || hub.hiddenChanged)) return;
+    if (!hub.send || !pending()) return;  // kept pending: the next attach schedules it
     const report = { assignment: hub.data.assignment, seq: ++hub.seq, visible: !document.hidden,
                      idle_ms: Date.now() - hub.lastInput };
     const answer = box();
@@ -54,18 +59,24 @@ function makeHub() {
     hub.lastSent = Date.now();
     hub.send("report", report);
   };
+  // The earliest moment something pending may go out; a timer set for a later moment (other
+  // input, 10 s) is brought forward when text becomes pending (2.5 s).
+  // Never sent from inside an input event: Streamlit's page sends a state change made
+  // there together with the click being handled, as one run of this component's fragment
+  // alone, so a button outside it (Log out) would not act. `settle_ms` later, it goes alone.
   const schedule = () => {
-    if (!hub.send || hub.timer) return;
-    const wait = hub.lastSent + (hub.dirty ? hub.data.text_ms : hub.data.activity_ms) - Date.now();
-    if (wait <= 0) flush(); else hub.timer = setTimeout(flush, wait);
+    if (!hub.send || !hub.data || !pending()) return;
+    const due = Math.max(hub.lastSent + (hub.dirty || hub.hiddenChanged ? hub.data.text_ms : hub.data.activity_ms),
+                         Date.now() + hub.data.settle_ms);
+    if (hub.timer && hub.due <= due) return;
+    if (hub.timer) clearTimeout(hub.timer);
+    hub.due = due;
+    hub.timer = setTimeout(flush, due - Date.now());
   };
   const onActivity = () => { hub.active = true; hub.lastInput = Date.now(); schedule(); };
   const onInput = (event) => {
     const answer = box();
-    if (answer && event.target === answer) {
-      hub.dirty = true;
-      if (hub.timer && hub.lastSent + hub.data.text_ms <= Date.now()) flush();
-    }
+    if (answer && event.target === answer) hub.dirty = true;
     onActivity();
   };
   // A button of the answer's form (Submit, Pause, Add lines…) sends the text with it; a
@@ -81,7 +92,7 @@ function makeHub() {
   const onVisibility = () => {
     hub.hiddenChanged = true; hub.active = !document.hidden;
     if (hub.active) hub.lastInput = Date.now();
-    flush();
+    schedule();
   };
   for (const name of ["keydown", "mousemove", "mousedown", "wheel", "scroll", "touchstart"]) {
     document.addEventListener(name, onActivity, { capture: true, passive: true });
@@ -94,6 +105,7 @@ function makeHub() {
       hub.dirty = false; hub.active = false;
     }
     hub.data = data; hub.send = send;
+    schedule();
   };
   hub.detach = (send) => { if (hub.send === send) hub.send = null; };
   return hub;
@@ -107,8 +119,144 @@ export default function (component) {
 }
 """
 
+# The time on screen: the server sends the question's active seconds as of its reply and
+# whether the clock runs; the browser adds the time since (at most the grace, as the server
+# does: a page the server stops hearing from stops counting) and shows it each second. It
+# stands while the tab is hidden (the server books that time as away). A correction from the
+# server of less than two seconds never moves the time shown backwards. Every `beat_ms` the
+# component sends a heartbeat (its state `beat`), which reruns only its fragment; nothing else
+# reaches the server from it.
+CLOCK_HTML = """
+<div class="hb-clock" data-testid="hbClock">
+  <div class="hb-clock-label" data-testid="hbClockLabel"></div>
+  <div class="hb-clock-value" data-testid="hbClockValue"></div>
+</div>
+"""
+CLOCK_CSS = """
+.hb-clock { font-family: inherit; color: inherit; }
+.hb-clock[hidden] { display: none; }
+.hb-clock-label { font-size: 0.875rem; line-height: 1.6; min-height: 1.5rem; cursor: help; }
+.hb-clock-value { font-size: 2.25rem; line-height: 1.2; padding-bottom: 0.25rem;
+                  font-variant-numeric: tabular-nums; white-space: nowrap; }
+"""
+CLOCK_JS = """
+function format(total) {
+  const s = Math.max(0, Math.floor(total));
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
+  const two = (n) => String(n).padStart(2, "0");
+  return h ? `${h}:${two(m)}:${two(sec)}` : `${m}:${two(sec)}`;
+}
+
+function makeClock() {
+  const clock = { send: null, data: null, root: null, base: 0, baseAt: 0, hiddenAt: null,
+                  shown: null, seq: 0, lastBeat: Date.now(), ticker: null };
+  const now = () => Date.now();
+  const seconds = () => {
+    const d = clock.data;
+    if (!d) return 0;
+    if (!d.running) return clock.base;
+    const until = clock.hiddenAt === null ? now() : clock.hiddenAt;
+    return clock.base + Math.min(Math.max(0, (until - clock.baseAt) / 1000), d.grace_s);
+  };
+  const draw = () => {
+    const value = clock.root && clock.root.querySelector(".hb-clock-value");
+    if (!value || !clock.data) return;
+    const whole = Math.floor(seconds());
+    if (clock.shown === null || whole > clock.shown || whole < clock.shown - 1) clock.shown = whole;
+    const text = format(clock.shown);
+    if (value.textContent !== text) value.textContent = text;
+  };
+  const tick = () => {
+    draw();
+    const d = clock.data;
+    if (clock.send && d && now() - clock.lastBeat >= d.beat_ms) {
+      clock.lastBeat = now();
+      clock.send("beat", { assignment: d.assignment, seq: ++clock.seq, visible: !document.hidden });
+    }
+  };
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden) { clock.hiddenAt = now(); }
+    else if (clock.hiddenAt !== null) { clock.baseAt += now() - clock.hiddenAt; clock.hiddenAt = null; }
+    draw();
+  });
+  clock.attach = (data, root, send) => {
+    const fresh = !clock.data || clock.data.assignment !== data.assignment || clock.data.stamp !== data.stamp;
+    if (!clock.data || clock.data.assignment !== data.assignment) clock.shown = null;
+    if (fresh) {
+      // A new reply of the server: its time is the truth from now on; it was a heartbeat too.
+      clock.base = data.seconds; clock.baseAt = now(); clock.lastBeat = now();
+      if (document.hidden) clock.hiddenAt = now(); else clock.hiddenAt = null;
+    }
+    clock.data = data; clock.root = root; clock.send = send;
+    const box = root.querySelector(".hb-clock");
+    if (box) box.hidden = !data.show;
+    const label = root.querySelector(".hb-clock-label");
+    if (label) { label.textContent = data.label || ""; label.title = data.help || ""; }
+    if (!clock.ticker) clock.ticker = setInterval(tick, 250);
+    draw();
+  };
+  clock.detach = (send) => { if (clock.send === send) clock.send = null; };
+  return clock;
+}
+
+export default function (component) {
+  const { data, setStateValue, parentElement } = component;
+  const clock = window.__structextClock || (window.__structextClock = makeClock());
+  clock.attach(data, parentElement, setStateValue);
+  return () => clock.detach(setStateValue);
+}
+"""
+
+# The lines around a match or a line of the reference, the match marked. Every text of the
+# reference is put on the page with `textContent`: nothing from it is read as HTML.
+WINDOW_CSS = """
+.hb-window { font-family: "Source Code Pro", monospace; font-size: .8rem; line-height: 1.6; overflow: auto;
+             padding: .75rem 0; border-radius: .5rem; border: 1px solid rgba(128,128,128,.25); }
+.hb-row { display: flex; }
+.hb-row.hb-target { background: rgba(255,200,0,.18); }
+.hb-number { flex: none; min-width: 4.5em; padding-right: 1em; text-align: right; opacity: .5; user-select: none; }
+.hb-text { white-space: pre; word-break: break-all; }
+.hb-window.hb-wrap .hb-text { white-space: pre-wrap; }
+.hb-cut { opacity: .55; }
+mark { padding: 0; border-radius: 2px; }
+"""
+WINDOW_JS = """
+export default function (component) {
+  const { data, parentElement } = component;
+  // The root also holds the component's style sheet: only the window's own box is replaced.
+  let box = parentElement.querySelector(".hb-window");
+  if (!box) { box = document.createElement("div"); parentElement.appendChild(box); }
+  box.replaceChildren();
+  box.className = "hb-window" + (data.wrap ? " hb-wrap" : "");
+  box.style.maxHeight = `${Number(data.max_height) || 560}px`;
+  const span = (cls, text) => { const el = document.createElement("span"); el.className = cls;
+                                el.textContent = text; return el; };
+  for (const [number, text, mark, cutBefore, cutAfter] of data.rows) {
+    const row = document.createElement("div");
+    row.className = "hb-row" + (number === data.target ? " hb-target" : "");
+    row.appendChild(span("hb-number", String(number)));
+    const body = span("hb-text", "");
+    if (cutBefore) body.appendChild(span("hb-cut", `[… ${cutBefore.toLocaleString("en")} characters] `));
+    if (mark) {
+      body.appendChild(document.createTextNode(text.slice(0, mark[0])));
+      const marked = document.createElement("mark");
+      marked.textContent = text.slice(mark[0], mark[1]);
+      body.appendChild(marked);
+      body.appendChild(document.createTextNode(text.slice(mark[1])));
+    } else {
+      body.appendChild(document.createTextNode(text || " "));
+    }
+    if (cutAfter) body.appendChild(span("hb-cut", ` [… ${cutAfter.toLocaleString("en")} characters]`));
+    row.appendChild(body);
+    box.appendChild(row);
+  }
+}
+"""
+
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 _activity = st.components.v2.component("structext_answer_activity", js=ACTIVITY_JS)
+_clock = st.components.v2.component("structext_question_clock", html=CLOCK_HTML, css=CLOCK_CSS, js=CLOCK_JS)
+_window = st.components.v2.component("structext_reference_window", css=WINDOW_CSS, js=WINDOW_JS)
 user = ui.require_page("human_baseline")
 db = ui.get_db()
 # This browser tab: a reload or a new tab is a new Streamlit session, so a new tab id.
@@ -136,6 +284,16 @@ def _remember_answer(assignment_id: int, text: str | None = None) -> None:
     """The answer as this page last knew it (the form's text, an input report's text, or
     the text after "Add lines"): what the answer box's height and the size note follow."""
     st.session_state["hb_answer_seen"] = (assignment_id, _answer_text(assignment_id) if text is None else text)
+
+
+def _forget_box() -> None:
+    """The answer box is not on screen (paused, taken over, feedback, finished): forget what
+    this session's box held. The draft saved in the database is the text from now on, so the
+    box drawn again (Resume, Continue here) shows it, not a text from before the break."""
+    for key in [key for key in st.session_state if str(key).startswith("hb_text_")]:
+        del st.session_state[key]
+    for key in ("hb_answer_seen", "hb_answer_drawn"):
+        st.session_state.pop(key, None)
 
 
 def _known_answer(assignment_id: int) -> str:
@@ -167,7 +325,7 @@ def on_hit_chosen(assignment_id: int, hits: tuple[viewer.Hit, ...]) -> None:
 def on_go_to(assignment_id: int) -> None:
     line = st.session_state.get(_key("goto", assignment_id))
     if line is not None:  # checked against the reference when the window is drawn
-        _show_line(assignment_id, line, None)
+        _show_line(assignment_id, int(line) if float(line).is_integer() else line, None)
 
 
 def on_whole_reference(assignment_id: int) -> None:
@@ -198,7 +356,7 @@ def on_add_lines(assignment_id: int, reference: str) -> None:
         return
     if status.state == "elsewhere":
         st.session_state["hb_carry"] = (assignment_id, combined)  # for "Continue here", as on_submit keeps it
-    ui.flash("toast", f"Added lines {first:,}–{last:,} to your answer.")
+    ui.flash("toast", f"Added lines {int(first):,}–{int(last):,} to your answer.")
 
 
 def _note(error: study.StudyError) -> None:
@@ -226,10 +384,8 @@ def _after_answer(submission: study.Submission | None, name: str) -> None:
         return
     verb = "Gave up on" if submission.gave_up else "Saved your answer to"
     ui.flash("toast", f"{verb} {name} (time {study.format_duration(submission.elapsed_seconds)}).")
-    practice = study.practice_feedback(ui.get_db(), user["id"], submission.response_id)
-    if practice is not None:  # shown on a screen of its own before the next question
-        st.session_state["hb_practice_feedback"] = practice
-        return
+    if study.practice_feedback(ui.get_db(), user["id"], submission.response_id) is not None:
+        return  # a practice answer: its feedback is a screen of its own before the next question
     feedback = study.response_feedback(ui.get_db(), user["id"], submission.response_id)
     if feedback is not None:
         st.session_state["hb_feedback"] = feedback
@@ -283,8 +439,10 @@ def on_continue_here(study_id: int) -> None:
         st.session_state.pop(_text_key(assignment_id), None)
 
 
-def on_practice_seen() -> None:
-    st.session_state.pop("hb_practice_feedback", None)
+def on_practice_seen(response_id: int) -> None:
+    """"Next practice question" / "Start the study": this page run shows the next question
+    (which is what ends the feedback screen for good, in every tab and after a reload)."""
+    st.session_state["hb_practice_seen"] = response_id
 
 
 def _flag_keys(assignment_id: int) -> tuple[str, str, str]:
@@ -320,27 +478,60 @@ def _must_leave(state: str) -> bool:
     return state not in ("active", "hidden")
 
 
-@st.fragment(run_every=TICK_SECONDS)
+def _check_logged_in() -> None:
+    """In a fragment run: when this session was logged out meanwhile (Log out's callback can
+    run in a fragment's run), the whole page reruns, logged out, instead of this fragment."""
+    if ui.current_user() is None:
+        st.rerun(scope="app")
+
+
+CLOCK_LABEL = "Time on this question"
+CLOCK_HELP = ("Counts while this question is on screen in this tab. It stops when the tab is closed, "
+              "hidden or loses its connection, and while paused.")
+
+
+def _clock_data(assignment_id: int, status: study.ClockStatus, *, show: bool = True) -> dict:
+    """What the clock component is told: the active time as of now, whether it runs, and how
+    often to send a heartbeat. ``stamp`` tells a new reply from a redraw of the same one."""
+    stamp = st.session_state["hb_clock_stamp"] = st.session_state.get("hb_clock_stamp", 0) + 1
+    return {"assignment": assignment_id, "seconds": round(status.seconds, 3), "running": status.state == "active",
+            "beat_ms": int(settings.heartbeat_seconds * 1000), "grace_s": settings.grace_seconds,
+            "stamp": stamp, "show": show, "label": CLOCK_LABEL, "help": CLOCK_HELP}
+
+
+def _beat_visible(key: str) -> bool:
+    """Whether the tab is visible, as the clock's latest heartbeat says (else the latest report)."""
+    state = st.session_state.get(key)
+    beat = state.get("beat") if isinstance(state, dict) else getattr(state, "beat", None)
+    if isinstance(beat, dict) and isinstance(beat.get("visible"), bool):
+        st.session_state["hb_visible"] = beat["visible"]
+    return st.session_state.get("hb_visible", True)
+
+
+@ui.fragment
 def clock(assignment_id: int) -> None:
-    """The question's active time. Each run is a heartbeat of this tab (written when due);
-    when the question was taken over, paused or answered elsewhere, the whole page reruns
-    so that it hides the question."""
-    status = study.heartbeat(ui.get_db(), user["id"], assignment_id, tab_id,
-                             visible=st.session_state.get("hb_visible", True), settings=settings)
+    """The question's active time, ticking in the browser. The component's heartbeat (every
+    ``heartbeat_seconds``) reruns this fragment alone: a heartbeat of this tab (written when
+    due); when the question was taken over, paused or answered elsewhere, the whole page
+    reruns so that it hides the question. A page run redraws it too (showing the question
+    was a heartbeat: nothing more is written)."""
+    _check_logged_in()
+    key = f"hb_clock_{assignment_id}"
+    status = study.heartbeat(ui.get_db(), user["id"], assignment_id, tab_id, visible=_beat_visible(key),
+                             settings=settings)
     if _must_leave(status.state):
         st.rerun(scope="app")
-    st.metric("Time on this question", study.format_duration(status.seconds),
-              help="Counts while this question is on screen in this tab. It stops when the tab "
-                   "is closed, hidden or loses its connection, and while paused.")
+    _clock(key=key, data=_clock_data(assignment_id, status), default={"beat": None}, on_beat_change=_ignore)
 
 
-@st.fragment
+@ui.fragment
 def activity_watch(assignment_id: int) -> None:
     """Input reports from the page: they keep the idle pause away and save the draft."""
+    _check_logged_in()
     result = _activity(
         key=f"hb_activity_{assignment_id}",
         data={"assignment": assignment_id, "label": ANSWER_LABEL, "text_ms": TEXT_REPORT_MS,
-              "activity_ms": ACTIVITY_REPORT_MS},
+              "activity_ms": ACTIVITY_REPORT_MS, "settle_ms": SETTLE_MS},
         default={"report": None}, on_report_change=_ignore,
     )
     report = study.ActivityReport.parse(result.report, assignment_id)
@@ -365,7 +556,7 @@ def _take_report(assignment_id: int, report: study.ActivityReport) -> None:
                    "longer saved as you type. Shorten it.")
 
 
-@st.fragment
+@ui.fragment
 def flag_box(view: study.QuestionView) -> None:
     """"Report a problem with this question". A fragment: sending a report reruns only this
     box, so the answer box (and what is typed in it) and the clock are left alone."""
@@ -381,23 +572,29 @@ def flag_box(view: study.QuestionView) -> None:
             (st.success if said[0] == "success" else st.error)(said[1])
 
 
-@st.fragment(run_every=TICK_SECONDS * 3)
+@ui.fragment
 def pause_watch(assignment_id: int) -> None:
-    """On the pause screen: rerun the page when the question is resumed (or answered) elsewhere."""
+    """On the pause screen: the clock component's heartbeats (nothing shown) rerun this
+    fragment, which reruns the page when the question was resumed (or answered) elsewhere."""
+    _check_logged_in()
+    key = f"hb_pause_clock_{assignment_id}"
     status = study.heartbeat(ui.get_db(), user["id"], assignment_id, tab_id, settings=settings)
     if status.state != "paused":
         st.rerun(scope="app")
+    _clock(key=key, data=_clock_data(assignment_id, status, show=False), default={"beat": None},
+           on_beat_change=_ignore)
 
 
-@st.fragment(run_every=PROGRESS_REFRESH_SECONDS)
 def own_progress_panel(study_id: int) -> None:
     """The annotator's own day in the study (sidebar): answered of the counted questions,
-    active time, breaks (Pause, and idle auto-pauses apart). Nothing about any item."""
+    active time, breaks (Pause, and idle auto-pauses apart). Nothing about any item. Drawn
+    with each page run (a new question, a pause, a resume): no run of its own."""
     mine = study.own_progress(ui.get_db(), study_id, user["id"], grace_seconds=settings.grace_seconds)
     with st.container(border=True):
         st.markdown("**Your progress**")
         st.markdown("  \n".join(f"{label}: **{value}**" for label, value in mine.rows),
-                    help="Active time counts every question of this study so far, the open one up to now. "
+                    help="Active time counts every question of this study so far, the open one up to "
+                         "when this page last changed (a new question, a pause, a resume). "
                          "Pauses: with the Pause button; idle auto-pauses: after no input.")
 
 
@@ -413,11 +610,38 @@ def show_messages() -> None:
         (st.success if feedback.correct else st.warning)(text)
 
 
+STUDY_PARAM = "study"
+
+
+def on_study_chosen() -> None:
+    """Keep the chosen study for this tab (and in the URL, for a reload)."""
+    chosen = st.session_state.get("hb_study")
+    if isinstance(chosen, int):
+        st.session_state["hb_study_id"] = chosen
+        st.query_params[STUDY_PARAM] = str(chosen)
+
+
 def choose_study(studies: list[study.AnnotatorStudy]) -> study.AnnotatorStudy:
+    """The study this tab works in: the one chosen here (or named in the URL), else the first
+    unfinished one. The chooser's labels carry progress, which changes with every answer; the
+    choice is kept by study id, so an answer never switches the study under the annotator."""
+    by_id = {item.id: item for item in studies}
+    wanted = st.session_state.get("hb_study_id")
+    if wanted is None:
+        named = st.query_params.get(STUDY_PARAM, "")
+        wanted = int(named) if named.isascii() and named.isdigit() and len(named) < 12 else None
+    if wanted not in by_id:
+        wanted = studies[study.first_unfinished(studies)].id
+    st.session_state["hb_study_id"] = wanted
     if len(studies) == 1:
         return studies[0]
-    return st.selectbox("Study", studies, index=study.first_unfinished(studies), key="hb_study",
-                        format_func=lambda s: s.label)
+    ids = list(by_id)
+    # The widget's own value is set from the kept choice on every run: a label that changed
+    # since the last run (a new count of answers) would otherwise reset it to the first study.
+    st.session_state["hb_study"] = wanted
+    chosen = st.selectbox("Study", ids, key="hb_study", on_change=on_study_chosen,
+                          format_func=lambda sid: by_id[sid].label if sid in by_id else str(sid))
+    return by_id.get(chosen, by_id[wanted])
 
 
 def _idle_time() -> str:
@@ -431,11 +655,12 @@ def rule_screen(chosen: study.AnnotatorStudy) -> None:
         st.markdown(markdown_text(chosen.rule_text))
     idle = (f" After {_idle_time()} without any input (keys, mouse, scrolling) the question "
             "pauses by itself." if settings.idle_pause_seconds else "")
-    practice = (f"- First come **{chosen.practice_items} practice questions**: they are not counted, and after "
-                "each you see your score and the answer key.\n" if chosen.practice_items else "")
+    counts = chosen.counts
+    practice = (f"- First come **{plural(counts.practice, 'practice question')}**: not counted, and after "
+                "each you see your score and the answer key.\n" if counts.practice else "")
     st.markdown(
         practice +
-        f"- You will answer **{chosen.n_items - chosen.practice_items} questions**, one at a time, in your own order.\n"
+        f"- Then you answer the study's **{counts.for_annotator}**, one at a time, in your own order.\n"
         "- Each question's clock counts while the question is on screen in your tab. It stops "
         "when you close the tab, hide it or lose the connection; you come back to the same "
         "question, the same clock and your answer as typed.\n"
@@ -472,16 +697,21 @@ def practice_feedback_screen(feedback: study.PracticeFeedback) -> None:
         st.caption("Practice is not counted. " + ("Next come the study's questions; their answers are not shown."
                                                    if last else ""))
         st.button("Start the study" if last else "Next practice question", type="primary",
-                  on_click=on_practice_seen)
+                  on_click=on_practice_seen, args=(feedback.response_id,))
 
 
-def finished_screen(chosen: study.AnnotatorStudy) -> None:
+def finished_screen(chosen: study.AnnotatorStudy, studies: list[study.AnnotatorStudy]) -> None:
     progress = study.annotator_progress(db, chosen.id, user["id"])
+    counts = chosen.counts
+    practice = f", after {plural(counts.practice, 'practice question')}" if counts.practice else ""
     st.success(markdown_text(
-        f"You have answered all {progress.total} questions of {chosen.name} "
-        f"({progress.gave_up} given up). Thank you!"
+        f"You have answered all {counts.for_annotator} of {chosen.name}{practice} "
+        f"({progress.gave_up:,} given up). Thank you!"
     ))
     st.write(f"Time spent answering, pauses excluded: **{study.format_duration(progress.seconds)}**.")
+    waiting = [item.name for item in studies if item.id != chosen.id and not item.finished]
+    if waiting:
+        st.info(f"Still to answer: {', '.join(waiting)}. Choose it under **Study** above.")
 
 
 def paused_screen(view: study.QuestionView) -> None:
@@ -543,12 +773,14 @@ def reference_panel(view: study.QuestionView) -> None:
     head_left.markdown(f"**Reference** · {DISPLAY_NAMES.get(view.language, view.language)}")
     matching = case_col.toggle("Match case", key=_key("case", aid), on_change=on_search_changed, args=(aid,))
     wrap = wrap_col.toggle("Wrap lines", key="hb_wrap")
-    find_col, go_col = st.columns([3, 1], vertical_alignment="bottom")
+    find_col, go_col = st.columns([2, 1], vertical_alignment="bottom")
     query = find_col.text_input("Search the reference", key=_key("find", aid), max_chars=viewer.MAX_QUERY_CHARS,
                                 placeholder="A key or a value, as plain text", on_change=on_search_changed,
                                 args=(aid,))
-    go_col.number_input("Go to line", value=None, step=1, key=_key("goto", aid), placeholder="Line",
-                        on_change=on_go_to, args=(aid,))
+    # Line boxes hold floats shown as whole numbers: Streamlit resets a non-finite value (a forged
+    # NaN) of a float box to its default, where a whole-number box fails before the page runs.
+    go_col.number_input("Go to line", value=None, step=1.0, format="%.0f", key=_key("goto", aid),
+                        placeholder="Line", on_change=on_go_to, args=(aid,))
     if query:
         search_results(aid, lines, query, matching)
     reference_view(view, lines, wrap)
@@ -558,10 +790,12 @@ def line_range(aid: int) -> None:
     """From / To line, right under the "Add lines" button they set (outside the answer's
     form: Enter in a box of the form would press its first button, Submit)."""
     from_col, to_col = st.columns(2)
-    from_col.number_input("From line", value=None, step=1, key=_key("from", aid), placeholder="First line",
+    from_col.number_input("From line", value=None, step=1.0, format="%.0f", key=_key("from", aid),
+                          placeholder="First line",
                           help="Lines From to To of the reference go into your answer, exactly as they "
                                "are, with **Add lines**. Choosing a match or a line fills both.")
-    to_col.number_input("To line", value=None, step=1, key=_key("to", aid), placeholder="Last line")
+    to_col.number_input("To line", value=None, step=1.0, format="%.0f", key=_key("to", aid),
+                        placeholder="Last line")
 
 
 def search_results(aid: int, lines: viewer.Lines, query: str, matching: bool) -> None:
@@ -593,7 +827,8 @@ def reference_view(view: study.QuestionView, lines: viewer.Lines, wrap: bool) ->
             caption_col.caption(around.caption)
             back_col.button("Whole reference", key=_key("whole", aid), width="stretch",
                             on_click=on_whole_reference, args=(aid,))
-            st.html(viewer.window_html(around, wrap=wrap, max_height=REFERENCE_HEIGHT))
+            _window(key=_key("window", aid),
+                    data={**viewer.window_data(around), "wrap": wrap, "max_height": REFERENCE_HEIGHT})
             return
     # A fixed, scrolling height for long references; short ones take their own height.
     height = REFERENCE_HEIGHT if len(lines) > REFERENCE_FIT_LINES else "content"
@@ -630,7 +865,7 @@ def answer_form(view: study.QuestionView) -> None:
         # A button of the form, so the text typed so far comes with the click; after the
         # first one (Ctrl+Enter presses Submit). Keyed: a new label keeps the same button.
         first, last = (st.session_state.get(_key(name, aid)) for name in ("from", "to"))
-        span = f" {first:,}–{last:,}" if first is not None and last is not None else ""
+        span = f" {first:,.0f}–{last:,.0f}" if first is not None and last is not None else ""
         st.form_submit_button(
             f"Add lines{span} to the answer", key=_key("add", aid), width="stretch", disabled=confirming,
             on_click=on_add_lines, args=(aid, view.reference),
@@ -677,10 +912,11 @@ if chosen.rule_accepted_at is None:
 with st.sidebar:
     own_progress_panel(chosen.id)
 
-practice_seen = st.session_state.get("hb_practice_feedback")
-if practice_seen is not None and practice_seen.study_id == chosen.id:
+practice = study.pending_practice_feedback(db, chosen.id, user["id"])
+if practice is not None and practice.response_id != st.session_state.get("hb_practice_seen"):
+    _forget_box()
     show_messages()
-    practice_feedback_screen(practice_seen)
+    practice_feedback_screen(practice)
     st.stop()
 
 # Studies this tab has shown: it takes no question of those back from another tab unasked.
@@ -694,14 +930,14 @@ except study.StudyError as error:
 
 if current is not None and not current.held_elsewhere and chosen.id not in seen:
     seen.append(chosen.id)
+if current is None or current.held_elsewhere or current.paused:
+    _forget_box()
+    show_messages()
 if current is None:
-    show_messages()
-    finished_screen(chosen)
+    finished_screen(chosen, studies)
 elif current.held_elsewhere:
-    show_messages()
     taken_over_screen(current)
 elif current.paused:
-    show_messages()
     paused_screen(current)
 else:
     with st.expander("Study rule"):

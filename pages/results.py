@@ -23,6 +23,7 @@ from pages.ui import aibench_results
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark import suites
 from structext_core.benchmark.safe_text import markdown_text
+from structext_core.benchmark.words import plural
 from structext_core.evaluation import paper, results
 from structext_core.studio import access, results_store, storage
 from structext_core.views import charts, url_state
@@ -44,7 +45,8 @@ DIMENSION_TITLES = {"model": "model", "prompt": "prompt", "suite": "suite", "for
 @st.cache_resource(max_entries=2, show_spinner=False)
 def load_frame(db_path: str, version: tuple) -> pd.DataFrame:
     """Stored results and the human baseline; ``version`` changes whenever they do."""
-    return results_store.load_results(storage.open_db(db_path))
+    with storage.opened(db_path) as db:
+        return results_store.load_results(db)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -79,7 +81,8 @@ def leaderboard_rows(db_path, version, scope, choice, filters, people) -> pd.Dat
 @st.cache_data(max_entries=8, show_spinner=False)
 def drill_rows(db_path: str, version: tuple, part: pd.DataFrame) -> pd.DataFrame:
     """The samples behind a cell (reading the suite files is the slow part: cached)."""
-    return result_views.drill_down(part, db=storage.open_db(db_path))
+    with storage.opened(db_path) as db:
+        return result_views.drill_down(part, db=db)
 
 
 @st.cache_data(max_entries=8, show_spinner="Rendering the image...")
@@ -119,25 +122,33 @@ def exports(name: str, chart=None, table: pd.DataFrame | None = None) -> None:
 
 
 def show_chart(chart, name: str, table: pd.DataFrame | None = None, select_key: str | None = None,
-               choice: result_views.ValueChoice | None = None, items: result_views.ItemScope | None = None):
+               choice: result_views.ValueChoice | None = None, items: result_views.ItemScope | None = None,
+               page_wide: bool = False):
     """Draw a chart with its exports; with ``select_key``, a click on a cell reruns the page
     and the selection state is returned. With ``choice``, the chart's subtitle says how its
     values are computed, and the file names and the CSV's ``metric`` column name the metric;
-    with ``items``, the CSV's ``on_items`` column says which items the values rest on."""
+    with ``items``, the CSV's ``on_items`` column says which items the values rest on. ``page_wide``:
+    the chart takes the page's width (the exported files keep its own)."""
     if items is not None and table is not None:
         table = items.label_table(table)
     if choice is not None:
         chart = charts.subtitled(chart, choice.description)
         name = choice.file_name(name)
         table = choice.label_table(table) if table is not None else None
+    shown, width = (charts.container_wide(chart), "stretch") if page_wide else (chart, "content")
     if select_key is None:
-        st.altair_chart(chart, width="content")
+        st.altair_chart(shown, width=width)
         event = None
     else:
-        event = st.altair_chart(chart, width="content", on_select="rerun", key=select_key,
+        event = st.altair_chart(shown, width=width, on_select="rerun", key=select_key,
                                 selection_mode=charts.CELL_SELECTION)
     exports(name, chart, table)
     return event
+
+
+def drill_key(name: str, row: str, col: str) -> str:
+    """The state key of the drill-down under the ``name`` chart with these axes."""
+    return f"{name}_{row}_{col}"
 
 
 def follow_click(event, key: str) -> None:
@@ -146,6 +157,25 @@ def follow_click(event, key: str) -> None:
     if picked is not None and picked != st.session_state.get(f"rs_{key}_picked"):
         st.session_state[f"rs_{key}_picked"] = picked
         st.session_state[f"rs_{key}_drill_row"], st.session_state[f"rs_{key}_drill_col"] = picked
+
+
+#: Controls only some views draw. Streamlit forgets a widget's value in a run that does not draw
+#: it; these keep theirs across views (a copy under ``<key>_kept``).
+KEPT_ACROSS_VIEWS = ("rs_all_items", "rs_people", "rs_min_n")
+
+
+def restore_kept() -> None:
+    """Give each of :data:`KEPT_ACROSS_VIEWS` that Streamlit forgot its value from before."""
+    for key in KEPT_ACROSS_VIEWS:
+        if key not in st.session_state and f"{key}_kept" in st.session_state:
+            st.session_state[key] = st.session_state[f"{key}_kept"]
+
+
+def note_kept() -> None:
+    """Copy the values of :data:`KEPT_ACROSS_VIEWS` drawn in this run."""
+    for key in KEPT_ACROSS_VIEWS:
+        if key in st.session_state:
+            st.session_state[f"{key}_kept"] = st.session_state[key]
 
 
 def keep_valid(key: str, options, default) -> None:
@@ -193,7 +223,7 @@ def apply_url_state(options: dict, only: tuple[str, ...] | None = None) -> None:
     state = url_state.read_url(params, options)
     values = state.values
     managed = [*URL_WIDGETS.values(), "rs_all_items", *(f"rs_rouge_{v}" for v in result_views.VIEWS),
-               *(f"rs_filter_{d}" for d in result_views.DIMENSIONS)]
+               *(f"rs_filter_{d}" for d in result_views.DIMENSIONS), *(f"{k}_kept" for k in KEPT_ACROSS_VIEWS)]
     for key in managed:
         st.session_state.pop(key, None)
     view = values.get("view", "heatmap")
@@ -291,7 +321,7 @@ def import_uploads(db, samples_path, uploads, prompt, user) -> None:
                 continue
             scored = (f" It was scored with the {summary.scored_with} metric before; that is kept with the upload, "
                       "and every view says which metric it shows." if summary.scored_with else "")
-            ui.flash("success", f"Imported {summary.n_rows} results from **{summary.filename}** "
+            ui.flash("success", f"Imported {plural(summary.n_rows, 'result')} from **{summary.filename}** "
                                 f"({summary.file_format} format; models {', '.join(summary.models)}; "
                                 f"prompts {', '.join(summary.prompts)}).{scored}")
 
@@ -303,7 +333,7 @@ def import_from_folder(db, samples_path, folder, user) -> None:
     with st.spinner(f"Importing {folder}..."):
         report = results_store.import_folder(db, folder, results_store.ready_index(samples_path), user_id=user["id"])
     for summary in report.imported:
-        ui.flash("success", f"Imported {summary.n_rows} results from **{summary.filename}**.")
+        ui.flash("success", f"Imported {plural(summary.n_rows, 'result')} from **{summary.filename}**.")
     for error in report.failed:
         ui.flash("error", results_store.describe_problems(error))
     if report.skipped:
@@ -364,7 +394,11 @@ def choose_filters(frame: pd.DataFrame, dimensions) -> dict:
     return chosen
 
 
-def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.DataFrame, key: str) -> None:
+def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.DataFrame, name: str) -> None:
+    """The samples behind one cell of the ``name`` chart (heatmap, paired). Its boxes are keyed by
+    the chart's axes (:func:`drill_key`): after the axes change, they start afresh instead of
+    showing the old axes' labels over the new cell's rows."""
+    key = drill_key(name, row, col)
     st.subheader("Samples behind a cell")
     rows_available = result_views.axis_order(cells, "row")
     cols_available = result_views.axis_order(cells, "col")
@@ -383,11 +417,11 @@ def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.D
     if samples.empty:
         st.info("The samples behind this cell are in an open study: they stay hidden until it is closed.")
         return
-    st.caption(f"{len(part)} results in this cell; "
+    st.caption(f"{plural(len(part), 'result')} in this cell; "
                f"{'the 200 lowest-scoring' if len(part) > 200 else 'all'} shown, lowest {chosen.choice.title} first.")
     summary = samples.drop(columns=["reference", "question", "requirement", "answer", "response"])
     st.dataframe(summary, hide_index=True, key=f"rs_{key}_drill_table")
-    exports(chosen.choice.file_name(f"drilldown_{key}"), table=chosen.choice.label_table(samples))
+    exports(chosen.choice.file_name(f"drilldown_{name}"), table=chosen.choice.label_table(samples))
     labels = [f"{r.sample_id} · {r.model} · {r.prompt} · {r.value:.1f}" for r in samples.itertuples()]
     # One box per cell: with one key for all cells the browser kept showing the previous
     # cell's label after another cell was picked.
@@ -404,7 +438,7 @@ def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.D
     b.code(item["answer_extracted"], language=None, wrap_lines=True)
     with st.expander("Full response"):
         st.code(item["response"], language=None, wrap_lines=True)
-    with st.expander(f"Reference ({len(item['reference']):,} characters)"):
+    with st.expander(f"Reference ({plural(len(item['reference']), 'character')})"):
         st.code(item["reference"][:200_000], language=None, height=400)
 
 
@@ -439,6 +473,7 @@ def choose_scope(values: pd.DataFrame, view: str) -> tuple[result_views.ItemScop
     people = result_views.people_of(values)
     offers_items = view in result_views.ITEM_VIEWS and bool(people)
     offers_min_n = view in result_views.MIN_N_VIEWS
+    restore_kept()
     if not (offers_items or offers_min_n):
         return result_views.ItemScope(), result_views.DEFAULT_MIN_N
     a, b, c = st.columns([2, 3, 2])
@@ -464,6 +499,9 @@ def choose_scope(values: pd.DataFrame, view: str) -> tuple[result_views.ItemScop
     if offers_items:
         st.caption(scope.sentence(values) + ("" if scope.restricted else
                                              " Models are also scored on items no person answered."))
+        if (warning := scope.left_out_warning(values)) is not None:
+            st.warning(warning, icon=":material/info:")
+    note_kept()
     return scope, min_n
 
 
@@ -500,7 +538,7 @@ def sources_block(frame_all: pd.DataFrame) -> None:
         st.caption(f"{len(frame_all):,} scored model results of the suites in no open study (public read-only "
                    "mode); samples of open studies and human results are left out.")
     else:
-        st.caption(f"{len(frame_all):,} scored results from {len(sources)} source(s): imported files (kept in "
+        st.caption(f"{plural(len(frame_all), 'scored result')} from {plural(len(sources), 'source')}: imported files (kept in "
                    "the database) and the human baseline studies (models `human:<annotator>` and the pool "
                    "`human`).")
     with st.expander("Sources"):
@@ -523,12 +561,12 @@ class Chosen:
 
 
 def heatmap_view(chosen: Chosen, values: pd.DataFrame) -> None:
-    a, b, c = st.columns([2, 2, 1])
+    a, b, c = st.columns(3)
     st.session_state.setdefault("rs_col", "format")
     row = a.selectbox("Rows", result_views.DIMENSIONS, key="rs_row", format_func=DIMENSION_TITLES.get)
     col = b.selectbox("Columns", result_views.DIMENSIONS, key="rs_col", format_func=DIMENSION_TITLES.get)
-    sort = c.radio("Sort rows and columns", ["mean", "name"], horizontal=True, key="rs_sort",
-                   format_func={"mean": "by mean", "name": "by name"}.get)
+    sort = c.selectbox("Order rows and columns", list(result_views.HEATMAP_SORTS), key="rs_sort",
+                       format_func=result_views.HEATMAP_SORTS.get)
     remember("rows", row)
     remember("cols", col)
     remember("sort", sort)
@@ -549,11 +587,16 @@ def heatmap_view(chosen: Chosen, values: pd.DataFrame) -> None:
     chart = charts.heatmap_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col], title=title,
                                  value_title=chosen.choice.title, selectable=True, min_n=chosen.min_n)
     event = show_chart(chart, f"heatmap_{row}_{col}", result_views.cells_table(cells, row, col),
-                       select_key=f"rs_heatmap_chart_{row}_{col}", choice=chosen.choice, items=items)
-    follow_click(event, "heatmap")
-    st.caption("Each cell shows the mean and, under it, n (the results it rests on); rows and columns are sorted "
-               "by their mean, best first (or by name). Hover a cell for the 95 % bootstrap interval; click it to "
-               "see its samples below. " + result_views.min_n_note(chosen.min_n, cells))
+                       select_key=f"rs_heatmap_chart_{row}_{col}", choice=chosen.choice, items=items,
+                       page_wide=True)
+    follow_click(event, drill_key("heatmap", row, col))  # a pick belongs to these axes
+    order = {"auto": "depth and width keep their order (1, 2, 3...) and the other dimensions are sorted by "
+                     "their mean, best first",
+             "mean": "rows and columns are sorted by their mean, best first",
+             "name": "rows and columns are sorted by name (depth and width by number)"}[sort]
+    st.caption(f"Each cell shows the mean and, under it, n (the results it rests on); {order}. Hover a cell for "
+               "the 95 % bootstrap interval; click it to see its samples below. "
+               + result_views.min_n_note(chosen.min_n, cells))
     drill(result_views.apply_filters(items.apply(values), filters), chosen, row, col, cells, "heatmap")
 
 
@@ -576,11 +619,11 @@ def people_vs_models_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     reference = items.people or st.session_state.get("rs_people", people[0])
     cells = result_views.people_vs_models_frame(frame, people=reference, same_items=items.restricted)
     if items.restricted:
-        st.caption(markdown_text(f"{int(cells['items'].iloc[0])} items answered by {reference}; every bar uses only "
-                                 "those items."))
+        st.caption(markdown_text(f"{plural(int(cells['items'].iloc[0]), 'item')} answered by {reference}; "
+                                 "every bar uses only those items."))
         title = f"{chosen.choice.title} by task category, same items"
     else:
-        st.caption(f"All {int(cells['items'].iloc[0])} items: the models' bars include items no person answered, "
+        st.caption(f"All {plural(int(cells['items'].iloc[0]), 'item')}: the models' bars include items no person answered, "
                    "so they do not compare like with like.")
         title = f"{chosen.choice.title} by task category, all items"
     chart = charts.interval_bars_chart(cells, "task", "model", title, chosen.choice.title, "task category")
@@ -614,12 +657,12 @@ def metric_correlation_view(chosen: Chosen, frame: pd.DataFrame) -> None:
         return
     corr = result.frame
     chart = charts.subtitled(
-        charts.correlation_chart(corr, f"Correlation of metrics over {result.n_groups} groups"),
+        charts.correlation_chart(corr, f"Correlation of metrics over {plural(result.n_groups, 'group')}"),
         f"both ROUGE-L versions (strict: extracted answer; paper: whole response), thresholded at {threshold:g} "
         "and raw, exact match and BLEU")
     show_chart(chart, f"metric_correlation_t{threshold:g}", corr)
     constant = f" Left out, the same in every group: {', '.join(result.constant)}." if result.constant else ""
-    st.caption(f"Pearson r over the {result.n_groups} groups that have every metric "
+    st.caption(f"Pearson r over the {plural(result.n_groups, 'group')} that have every metric "
                f"({len(table) - result.n_groups} without, e.g. people have no BLEU).{constant} Human judgements "
                "of model responses are not stored yet; the paper's correlations with them are under Paper tables, "
                "Figure 5.")
@@ -659,7 +702,7 @@ def paired_view(chosen: Chosen, frame: pd.DataFrame) -> None:
                                 min_n=chosen.min_n)
     event = show_chart(chart, "paired", cells, select_key=f"rs_paired_chart_{model_a}_{model_b}_{row}_{col}",
                        choice=chosen.choice)
-    follow_click(event, "paired")
+    follow_click(event, drill_key("paired", row, col))
     st.caption(f"{int(cells['n'].sum())} shared samples. Cells show the mean paired difference in points and, under "
                "it, n (pairs); * marks p < 0.05 (sign-flip permutation test, no correction for the number of cells). "
                + result_views.min_n_note(chosen.min_n, cells) + " Click a cell to see its samples below.")

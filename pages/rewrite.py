@@ -14,6 +14,7 @@ from pages.ui.frame import ensure_frame
 from pages.ui.widgets import original_and_rewrite, original_panel
 from structext_core.benchmark.formats import DISPLAY_NAMES
 from structext_core.benchmark.safe_text import markdown_text
+from structext_core.benchmark.words import plural
 from structext_core.studio import access, campaign, rewrite, sandbox
 
 STATUS_LABELS = {"todo": "to do", "draft": "draft", "submitted": "submitted", "returned": "returned",
@@ -68,8 +69,9 @@ def new_table(item_id: int) -> None:
 
 
 def done(message: str) -> None:
-    """A success, said at the page top and as a toast (the top may be out of sight)."""
-    ui.flash("success", message, toast=True)
+    """A success, said once, as a toast: it shows wherever the page is scrolled (a box at the page
+    top as well said every confirmation twice)."""
+    ui.flash("toast", message)
 
 
 # ---------------------------------------------------------------- callbacks (run before the page is drawn)
@@ -100,7 +102,7 @@ def on_apply_mapping(item_id: int, sample: dict, tokens: list[rewrite.Token]) ->
     st.session_state[k("applied", item_id)] = mapping
     st.session_state[k("confirm", item_id)] = False
     save(item_id, tokens)
-    done(f"Applied {len(mapping)} replacement(s) to the reference, the question and the answer.")
+    done(f"Applied {plural(len(mapping), 'replacement')} to the reference, the question and the answer.")
 
 
 def on_paste(item_id: int, tokens: list[rewrite.Token]) -> None:
@@ -114,7 +116,7 @@ def on_paste(item_id: int, tokens: list[rewrite.Token]) -> None:
     new_table(item_id)
     st.session_state[k("paste", item_id)] = ""
     save(item_id, tokens)
-    done(f"Added {pasted} row(s) to the mapping table. Press 'Apply mapping' to use them.")
+    done(f"Added {plural(pasted, 'row')} to the mapping table. Press 'Apply mapping' to use them.")
 
 
 def on_reset(item_id: int) -> None:
@@ -209,8 +211,8 @@ def show_editor(item_id: int, sample: dict, tokens: list[rewrite.Token]) -> None
                  on_change=save, args=(item_id, tokens))
     st.text_area("Question", key=k("q", item_id), height=80, on_change=save, args=(item_id, tokens),
                  help="Keep the sentence; change only its values.")
-    st.text_area("Answer", key=k("a", item_id), height=min(max(80, 24 * (sample["answer"].count("\n") + 1)), 320),
-                 on_change=save, args=(item_id, tokens))
+    # As tall as its text, whatever its lines: a computed height cut the last one.
+    st.text_area("Answer", key=k("a", item_id), height="content", on_change=save, args=(item_id, tokens))
     saved = st.session_state.get(k("saved", item_id))
     if saved:
         st.caption(f":material/cloud_done: Draft saved at {dt.datetime.fromtimestamp(saved):%H:%M:%S}")
@@ -343,7 +345,7 @@ if not items:
 
 finished = campaign.done_count(items)
 st.progress(finished / len(items), text=f"{finished} of {len(items)} submitted or approved")
-with st.expander(f"Queue ({len(items)} items)", icon=":material/list:"):
+with st.expander(f"Queue ({plural(len(items), 'item')})", icon=":material/list:"):
     st.dataframe(pd.DataFrame([{"#": i["position"], "format": DISPLAY_NAMES[i["language"]], "task": i["task_id"],
                                 "depth": i["depth"], "scenario": i["scenario"], "annotator": i["annotator"],
                                 "status": STATUS_LABELS[i["status"]]} for i in items]),

@@ -12,7 +12,8 @@ from pages.ui import widgets
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark import samples, suites
 from structext_core.benchmark.safe_text import markdown_text
-from structext_core.studio import access, accounts, study
+from structext_core.benchmark.words import plural
+from structext_core.studio import access, accounts, storage, study
 from structext_core.views import dashboard
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
@@ -108,10 +109,9 @@ def create_study(name, suite_name, n_items, seed, chosen, rule_text, show_correc
     except (study.StudyError, samples.SampleError) as error:
         st.error(f"The study was not created. {error}")
         return
-    extras = "".join(f", {count} {kind} items" for kind, count in (("practice", practice_items),
-                                                                     ("gold", gold_items)) if count)
-    ui.flash("success", f"Study {name.strip()!r} created with {n_items} questions{extras} for "
-                        f"{len(annotator_ids)} annotator(s).")
+    counts = study.QuestionCounts(n_items, gold_items, practice_items)
+    ui.flash("success", f"Study {name.strip()!r} created with {counts.breakdown} for "
+                        f"{plural(len(annotator_ids), 'annotator')}: each answers {plural(counts.total, 'question')}.")
     st.session_state["sa_study_id"] = study_id
     st.rerun()
 
@@ -173,11 +173,13 @@ def _bullets(lines: list[str]) -> str:
 def account_lifecycle_block(users: list[dict]) -> None:
     st.markdown("**Disable, enable or delete an account**")
     by_id = {u["id"]: u for u in users}
+    # No account is chosen for the admin: a button must never act on whichever came first.
     picked = st.selectbox(
-        "Account to change", list(by_id), key="sa_life_user",
+        "Account to change", list(by_id), key="sa_life_user", index=None, placeholder="Choose an account",
         format_func=lambda i: f"{by_id[i]['username']} ({by_id[i]['role']}, {by_id[i]['status']})",
     )
     if picked is None:
+        st.caption("Choose the account to disable, enable or delete.")
         return
     account = by_id[picked]
     name = account["username"]
@@ -186,14 +188,7 @@ def account_lifecycle_block(users: list[dict]) -> None:
         if account["status"] == "active":
             st.caption("A disabled account cannot log in, and its open sessions end at once. Its answers, "
                        "rewrites and studies stay as they are; enable it again at any time.")
-            if st.button("Disable account", key="sa_disable"):
-                try:
-                    ended = accounts.disable_user(db, picked, by_user=user["id"])
-                except accounts.AccountError as error:
-                    st.error(f"{name!r} was not disabled. {error}")
-                else:
-                    ui.flash("success", f"{name!r} is disabled: it cannot log in, and {ended} open session(s) ended.")
-                    st.rerun()
+            disable_with_confirmation(picked, name)
         else:
             st.caption("Disabled: this account cannot log in. Enabled again, it logs in with its old password.")
             if st.button("Enable account", key="sa_enable"):
@@ -206,6 +201,29 @@ def account_lifecycle_block(users: list[dict]) -> None:
                     st.rerun()
     with delete_col:
         delete_account_block(account)
+
+
+def disable_with_confirmation(account_id: int, name: str) -> None:
+    """"Disable account…", then a confirmation naming the account: nothing happens in one click."""
+    if st.session_state.get("sa_disable_pending") != account_id:
+        if st.button("Disable account…", key="sa_disable"):
+            st.session_state["sa_disable_pending"] = account_id
+            st.rerun()
+        return
+    st.warning(f"Disable {name!r}? It can no longer log in, and its open sessions end now.")
+    yes_col, no_col = st.columns(2)
+    if yes_col.button(f"Yes, disable {name}", key="sa_disable_yes", type="primary"):
+        st.session_state.pop("sa_disable_pending", None)
+        try:
+            ended = accounts.disable_user(db, account_id, by_user=user["id"])
+        except accounts.AccountError as error:
+            st.error(f"{name!r} was not disabled. {error}")
+            return
+        ui.flash("success", f"{name!r} is disabled: it cannot log in, and {plural(ended, 'open session')} ended.")
+        st.rerun()
+    if no_col.button("Cancel", key="sa_disable_no"):
+        st.session_state.pop("sa_disable_pending", None)
+        st.rerun()
 
 
 DELETE_MODES = {"keep": "keep their data (under an anonymous name)", "remove": "remove their data"}
@@ -368,12 +386,12 @@ def remove_annotator_form(chosen: study.Study, active: list[study.StudyMember], 
     try:
         if replacement is None:
             kept = study.remove_annotator(db, chosen.id, leaving.user_id, by_user=user["id"])
-            message = f"{leaving.username} is off {chosen.name}; their {kept} answer(s) are kept."
+            message = f"{leaving.username} is off {chosen.name}; their {plural(kept, 'answer')} {'is' if kept == 1 else 'are'} kept."
         else:
             given = study.replace_annotator(db, chosen.id, leaving.user_id, replacement["id"], by_user=user["id"])
             message = (f"{replacement['username']} replaces {leaving.username} in {chosen.name} with the same "
-                       f"{given} questions in the same order; {leaving.username}'s {leaving.answered} answer(s) "
-                       "are kept as theirs.")
+                       f"{plural(given, 'question')} in the same order; {leaving.username}'s "
+                       f"{plural(leaving.answered, 'answer')} {'is' if leaving.answered == 1 else 'are'} kept as theirs.")
     except study.StudyError as error:
         st.error(f"Nothing changed. {error}")
         return
@@ -433,7 +451,7 @@ def clone_form(chosen: study.Study) -> None:
             st.error(f"No copy was made. {error}")
             return
         reselect(copy_id, f"Study {copy_name.strip()!r} created as a copy of {chosen.name!r} with "
-                          f"{len(copy_annotators)} annotator(s).")
+                          f"{plural(len(copy_annotators), 'annotator')}.")
 
 
 def dashboard_section(chosen: study.Study) -> None:
@@ -443,6 +461,10 @@ def dashboard_section(chosen: study.Study) -> None:
     manage_study(chosen)
     results_visibility_block(chosen)
     st.subheader("Progress")
+    counts = chosen.counts
+    st.caption(f"{chosen.name} asks {counts.breakdown}: **total** below is the {plural(counts.asked, 'question')} "
+               "an annotator is given (gold included, practice apart); the baseline counts "
+               f"{plural(counts.counted, 'question')}.")
     progress = study.progress_table(db, chosen.id)
     st.dataframe(
         progress, hide_index=True,
@@ -466,8 +488,8 @@ def dashboard_section(chosen: study.Study) -> None:
     st.caption("Hours of answered questions. Answering (active) + paused + idle + away = the time from "
                "each question's first showing to its submission; time per question below is active time.")
     if chosen.practice_items or chosen.gold_items:
-        st.caption(f"Practice items ({chosen.practice_items}) are left out of every figure; gold items "
-                   f"({chosen.gold_items}) are in the progress above and out of every other figure.")
+        st.caption(f"Practice ({plural(chosen.practice_items, 'question')}) is left out of every figure; gold "
+                   f"({plural(chosen.gold_items, 'question')}) is in the progress above and out of every other figure.")
     gold_block(chosen)
     flags_block(chosen)
     with st.spinner("Scoring new answers…"):
@@ -488,7 +510,8 @@ def gold_block(chosen: study.Study) -> None:
     st.subheader("Gold items")
     report = study.gold_report(db, chosen.id)
     if report.empty:
-        st.caption(f"{chosen.gold_items} gold items are mixed in; no one has answered one yet.")
+        mixed = "is" if chosen.gold_items == 1 else "are"
+        st.caption(f"{plural(chosen.gold_items, 'gold item')} {mixed} mixed in; no one has answered one yet.")
         return
     table = dashboard.gold_table(report)
     to_check = table.loc[table["check"] == dashboard.CHECK_WORK, "annotator"].tolist()
@@ -626,28 +649,37 @@ def fast_block(df: pd.DataFrame) -> None:
 # ---------------------------------------------------------------- export
 
 
+def _built(make):
+    """A download's data, made when the button is clicked (in a server thread, outside any script
+    run) on a connection of its own that is closed as soon as the data is made."""
+    def build():
+        with storage.opened() as db:
+            return make(db)
+    return build
+
+
 def export_section(chosen: study.Study) -> None:
     study_id, stem = chosen.id, chosen.name
     st.write("Downloads are built when you click, from the answers committed at that moment.")
     cols = st.columns(3)
     cols[0].download_button(
-        "Responses (CSV)", lambda: study.to_csv(study.export_rows(ui.get_db(), study_id)),
+        "Responses (CSV)", _built(lambda db: study.to_csv(study.export_rows(db, study_id))),
         file_name=f"{stem}-responses.csv", mime="text/csv", on_click="ignore",
     )
     cols[1].download_button(
-        "Responses (JSONL)", lambda: study.to_jsonl(study.export_rows(ui.get_db(), study_id)),
+        "Responses (JSONL)", _built(lambda db: study.to_jsonl(study.export_rows(db, study_id))),
         file_name=f"{stem}-responses.jsonl", mime="application/jsonl", on_click="ignore",
     )
     cols[2].download_button(
-        "Human results (model-result JSONL)", lambda: study.to_jsonl(study.human_results(ui.get_db(), study_id)),
+        "Human results (model-result JSONL)", _built(lambda db: study.to_jsonl(study.human_results(db, study_id))),
         file_name=f"{stem}-human-results.jsonl", mime="application/jsonl", on_click="ignore",
         help="One row per answer as model human:<annotator>, and again as model human (the pool).",
     )
     if chosen.practice_items or chosen.gold_items:
         st.download_button(
             "Practice and gold answers (CSV)",
-            lambda: study.to_csv(study.export_rows(ui.get_db(), study_id, kinds=("practice", "gold")),
-                                 study.EXPORT_COLUMNS),
+            _built(lambda db: study.to_csv(study.export_rows(db, study_id, kinds=("practice", "gold")),
+                                           study.EXPORT_COLUMNS)),
             file_name=f"{stem}-practice-and-gold.csv", mime="text/csv", on_click="ignore",
             help="Not counted, so not in the files above; the column kind says which each row is.",
         )

@@ -8,17 +8,22 @@ user is kept in the session.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import logging
 import secrets
 import sys
+import threading
 import time
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 
 import sqlite_utils
 import streamlit as st
 from streamlit.errors import FragmentHandledException
 from streamlit.navigation.page import StreamlitPage
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from structext_core import settings
 from structext_core.benchmark.safe_text import markdown_text
@@ -74,13 +79,115 @@ def show_flash() -> None:
             st.toast(message, icon=":material/check_circle:" if kind == "success" else ":material/info:")
 
 
-def get_db() -> sqlite_utils.Database:
-    """A database connection for this script run (or callback, or fragment run).
+# The connection of each script run, by thread (a run, its callbacks and its fragments run in the
+# script's thread; a parallel fragment worker has a thread, and so a connection, of its own).
+# Closed when the run ends (:func:`run_scope` in app.py, :func:`fragment` for a fragment's own
+# run), so nothing a session keeps (a widget's callback, a page's old globals) holds a connection
+# beyond its run. A connection whose thread has ended without closing it (a page run on its own,
+# as AppTest does) is closed by the next :func:`get_db` of any thread.
+_RUN_DBS: dict[threading.Thread, sqlite_utils.Database] = {}
+_RUN_DBS_GUARD = threading.Lock()
 
-    Streamlit runs every session, and every run, in its own thread, and a sqlite3
-    connection belongs to its thread, so each run opens its own (about a millisecond).
+
+def get_db() -> sqlite_utils.Database:
+    """The database connection of this script run (or callback, or fragment run).
+
+    Streamlit runs every session, and every run, in its own thread, and a sqlite3 connection
+    belongs to its thread, so each run opens its own (about a millisecond), once: the calls of
+    one run share it, and it is closed when the run ends (:func:`close_db`). Outside a script
+    run (a download's data made later, a test) the caller gets a connection of its own.
     """
-    return storage.open_db()
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return storage.open_db()
+    thread = threading.current_thread()
+    with _RUN_DBS_GUARD:
+        db = _RUN_DBS.get(thread)
+        ended = [t for t in _RUN_DBS if not t.is_alive()]
+        stale = [_RUN_DBS.pop(t) for t in ended]
+    for old in stale:
+        old.conn.close()
+    if db is None:
+        db = storage.open_db(check_same_thread=False)  # closed by another thread once this one ended
+        with _RUN_DBS_GUARD:
+            _RUN_DBS[thread] = db
+    return db
+
+
+def close_db() -> None:
+    """Close this thread's run connection, if it has one (the end of a run)."""
+    with _RUN_DBS_GUARD:
+        db = _RUN_DBS.pop(threading.current_thread(), None)
+    if db is not None:
+        db.conn.close()
+
+
+def open_run_connections() -> int:
+    """How many run connections are open now (tests and benchmarks)."""
+    with _RUN_DBS_GUARD:
+        return len(_RUN_DBS)
+
+
+@contextlib.contextmanager
+def run_scope() -> Iterator[None]:
+    """Around a whole script run (app.py): its connection is closed when the run ends, however
+    it ends (``st.rerun``, ``st.stop``, an error), and the records of widgets gone from the page
+    are forgotten (:func:`forget_gone_widgets`)."""
+    try:
+        yield
+    finally:
+        try:
+            forget_gone_widgets()
+        finally:
+            close_db()
+
+
+def forget_gone_widgets() -> int:
+    """Forget the records of this session's widgets that are gone from the page; returns how many.
+
+    Streamlit (1.67) drops the value of a widget that a full run did not draw, but keeps its
+    record (callback, the callback's arguments, and through the callback the globals of the run
+    that drew it: the question, its reference, the run's database connection) for the life of
+    the session. The question page's widgets are new for every question, so a session kept one
+    more run's worth per answer. At the end of a full run, a widget not drawn in it whose value
+    Streamlit has already dropped cannot be used again (drawn again, it is registered afresh), so
+    its record goes too. Reads Streamlit's internals; if they change, nothing is forgotten.
+    """
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None or ctx.fragment_ids_this_run:
+        return 0
+    safe = ctx.session_state
+    try:
+        with safe._lock:
+            state = safe._state
+            widgets = state._new_widget_state
+            drawn = ctx.shared.widget_ids_this_run
+            gone = [wid for wid in widgets.widget_metadata
+                    if wid not in drawn and wid not in widgets.states and wid not in state._old_state]
+            mapper = state._key_id_mapper
+            for wid in gone:
+                del widgets.widget_metadata[wid]
+                key = mapper.id_key_mapping.get(wid)
+                if key is not None and mapper.get_id_from_key(key) == wid:
+                    mapper.delete(key)
+    except (AttributeError, KeyError, TypeError):  # Streamlit's internals changed: keep everything
+        return 0
+    return len(gone)
+
+
+def fragment(func=None, *, run_every=None):
+    """``st.fragment`` whose own runs close their connection when they end. Called inline (in a
+    full run) the function leaves the run's connection to the run."""
+    def wrap(body):
+        @functools.wraps(body)
+        def run(*args, **kwargs):
+            try:
+                return body(*args, **kwargs)
+            finally:
+                ctx = get_script_run_ctx(suppress_warning=True)
+                if ctx is not None and ctx.fragment_ids_this_run:
+                    close_db()
+        return st.fragment(run, run_every=run_every)
+    return wrap(func) if func is not None else wrap
 
 
 def current_user() -> dict | None:
@@ -168,10 +275,15 @@ def logout_button() -> None:
         return
     _write_cookie()
     st.caption(f"Logged in as **{user['username']}** ({user['role']})")
-    if st.button("Log out", key="logout_button"):
-        accounts.revoke_user_sessions(get_db(), user["id"], "logged out")
-        _end_session(notice=None)
-        st.rerun()
+    # A callback, not ``if st.button(...)``: a click that reaches the server while a fragment
+    # of the page is running (the question page's clock) is then still acted on; the body's
+    # test of the button would only be seen by a full run.
+    st.button("Log out", key="logout_button", on_click=_log_out, args=(user["id"],))
+
+
+def _log_out(user_id: int) -> None:
+    accounts.revoke_user_sessions(get_db(), user_id, "logged out")
+    _end_session(notice=None)
 
 
 def account_box() -> None:

@@ -18,6 +18,7 @@ from structext_core import benchmarks
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import paper as aibench_paper
 from structext_core.aibench import scoring
+from structext_core.benchmark import safe_text
 from structext_core.studio import access, aibench_store
 from structext_core.views import aibench_results as views
 
@@ -112,7 +113,8 @@ def drill(data, rows: pd.DataFrame) -> None:
     item = items[pick]
     if item["image"]:
         st.image(str(aibench_store.dataset_path(st.session_state["rs_aib_data"]) / item["image"]),
-                 caption=f"{item['system']}, {item['paper_id']}: {item['question']}", width=640)
+                 caption=safe_text.markdown_text(f"{item['system']}, {item['paper_id']}: {item['question']}"),
+                 width=640)
 
 
 def aibench_page(db, user) -> None:

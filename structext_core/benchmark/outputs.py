@@ -171,7 +171,7 @@ def _remove_stale_staging(folder: Path) -> None:
         if not entry.name.startswith(STAGING_PREFIX) or not entry.is_dir() or entry.is_symlink():
             continue
         pid = entry.name[len(STAGING_PREFIX):].split("-", 1)[0]
-        if pid.isdigit() and not _process_alive(int(pid)):
+        if pid.isascii() and pid.isdigit() and not _process_alive(int(pid)):
             shutil.rmtree(entry, ignore_errors=True)
 
 

@@ -269,6 +269,13 @@ def _zip_checks(archive: zipfile.ZipFile, size: int) -> list[zipfile.ZipInfo]:
     if size and declared > MAX_ZIP_RATIO * size:
         raise _Stop(Problem(0, f"the archive expands {declared / size:,.0f} times ({declared:,} bytes from "
                                f"{size:,}); the limit is {MAX_ZIP_RATIO:,} times: not a log, a zip bomb?"))
+    seen: dict[str, int] = {}
+    for info in members:
+        seen[info.filename] = seen.get(info.filename, 0) + 1
+    for name, times in seen.items():
+        if times > 1:  # zipfile's by-name lookup silently takes the last one
+            raise _Stop(_where(f"member {name}", f"the archive holds {times} members of this name: which one is "
+                                                 "the log's is ambiguous, so none is read"))
     for info in members:
         if info.flag_bits & 0x1:
             raise _Stop(_where(f"member {info.filename}", "encrypted archives are not read"))

@@ -171,6 +171,21 @@ def can(role: str, capability_key: str, public_mode_on: bool = False) -> bool:
     return capability(capability_key).rule.allows(role, public_mode_on)
 
 
+#: What Home advertises, one line a page, in this order (read against the table: a role is told
+#: only of the pages it may open).
+HOME_CARDS = (
+    ("explore", "**Explore** the generated suites: every sample with its reference, question, answer and rule hint."),
+    ("human_baseline", "**Human baseline**: answer Test-Hard questions against the clock."),
+    ("rewrite", "**Real-Test rewriting**: rewrite samples into real-world scenarios."),
+    ("results", "**Results**: heatmaps of model and human scores by format, task, depth and width."),
+)
+
+
+def home_cards(role: str, public_mode_on: bool = False) -> list[str]:
+    """The lines Home shows ``role``: those of :data:`HOME_CARDS` whose page ``role`` may open."""
+    return [text for key, text in HOME_CARDS if can_open(role, key, public_mode_on)]
+
+
 def restricted(role: str) -> bool:
     """Whether what ``role`` sees is limited to suites in no open study (visitors, annotators)."""
     return not capability("answers").rule.allows(role, False)

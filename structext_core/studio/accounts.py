@@ -13,6 +13,17 @@ and, when the admin chose to, its study answers and unfinished rewrite work are 
 (:func:`deletion_plan` says exactly what). The last enabled admin can be neither disabled nor
 deleted. Every change an admin makes here is written to the audit log
 (:mod:`structext_core.studio.changes`) in the same transaction as the change.
+
+A user name has one normal form, :func:`normal_username`, used for everything that compares
+names: the log-in lock, the lookup, the check that a new name is free and the password check.
+It is computed from at most :data:`MAX_NAME_INPUT` characters of what was typed (so padding a
+name with 1,000 spaces gives neither another lock nor another account), then NFKC-normalised,
+trimmed and case-folded. A new name must be its own trimmed NFKC form with no invisible
+character (zero-width, format or control characters: refused with a message naming it), and
+match :data:`USERNAME_PATTERN`. Names stored before this rule need no migration: every name
+was checked against the same ASCII pattern since the first schema, and for an ASCII name the
+normal form is the lower-case name, which is what the ``users.username`` column compares
+(``COLLATE NOCASE``), so a lookup by the normal form finds exactly the accounts it found before.
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ import re
 import secrets
 import sqlite3
 import time
+import unicodedata
 from dataclasses import dataclass
 
 import sqlite_utils
@@ -39,6 +51,8 @@ ADMIN_USER_ENV = settings.ADMIN_USER_ENV
 ADMIN_PASSWORD_ENV = settings.ADMIN_PASSWORD_ENV
 MIN_PASSWORD_LENGTH = 8
 MAX_USERNAME_LENGTH = 64
+#: At most this many characters of a typed name are read (before anything else is done to it).
+MAX_NAME_INPUT = 256
 USERNAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 #: Names of deleted accounts are this prefix and the account's id; no one else may take one.
 DELETED_NAME_PREFIX = "deleted-user-"
@@ -71,7 +85,10 @@ def hash_password(password: str) -> str:
 
 
 def verify_password(password: str, stored: str) -> bool:
-    """True when ``password`` matches the stored hash (constant-time comparison)."""
+    """True when ``password`` matches the stored hash (constant-time comparison); never for a
+    password that is not text."""
+    if not isinstance(password, str):
+        return False
     try:
         scheme, n, r, p, salt_b64, digest_b64 = stored.split("$")
         if scheme != "scrypt":
@@ -96,11 +113,52 @@ def _dummy_hash() -> str:
     return hash_password(secrets.token_hex(8))
 
 
-def validate_username(username: str) -> str:
-    """Return the cleaned user name or raise :class:`AccountError` saying what is wrong."""
-    name = (username or "").strip()
+def _bounded_text(username: object) -> str:
+    """What was typed, as text, cut to :data:`MAX_NAME_INPUT` characters; :class:`AccountError`
+    for anything that is not text (a forged widget value)."""
+    if username is None:
+        return ""
+    if not isinstance(username, str):
+        raise AccountError(f"The user name must be text, not {type(username).__name__}: type a name such as 'ann1'.")
+    return username[:MAX_NAME_INPUT]
+
+
+def normal_username(username: object) -> str:
+    """The one form names are compared in: at most :data:`MAX_NAME_INPUT` characters of
+    ``username``, NFKC-normalised, trimmed and case-folded (see the module notes).
+    :class:`AccountError` when ``username`` is not text."""
+    name = unicodedata.normalize("NFKC", _bounded_text(username)).strip()
+    return unicodedata.normalize("NFKC", name.casefold())
+
+
+def _invisible(name: str) -> tuple[int, str] | None:
+    """The first invisible character of ``name`` (format, control, unassigned, zero-width or
+    other non-printing): (its position counted from 1, its U+ code and Unicode name)."""
+    for position, char in enumerate(name, start=1):
+        if unicodedata.category(char) in ("Cf", "Cc", "Cs", "Co", "Cn", "Zl", "Zp") or (
+            not char.isprintable() and char != " "
+        ):
+            label = unicodedata.name(char, "control character" if unicodedata.category(char) == "Cc" else "unnamed character")
+            return position, f"U+{ord(char):04X} {label}"
+    return None
+
+
+def validate_username(username: object) -> str:
+    """Return the user name to store (trimmed, NFKC-normalised, case kept) or raise
+    :class:`AccountError` saying what is wrong. Its :func:`normal_username` is what makes
+    it unique."""
+    text = _bounded_text(username)
+    if len(text) >= MAX_NAME_INPUT:
+        raise AccountError(f"User name is too long: at most {MAX_USERNAME_LENGTH} characters.")
+    name = unicodedata.normalize("NFKC", text).strip()
     if not name:
         raise AccountError("User name is empty: type a name such as 'ann1'.")
+    if (invisible := _invisible(name)) is not None:
+        position, label = invisible
+        raise AccountError(
+            f"User name has an invisible character ({label}) at position {position}: a name must "
+            "not differ from another only by characters no one can see. Retype the name."
+        )
     if len(name) > MAX_USERNAME_LENGTH:
         raise AccountError(f"User name is too long: at most {MAX_USERNAME_LENGTH} characters.")
     if not USERNAME_PATTERN.match(name):
@@ -108,7 +166,7 @@ def validate_username(username: str) -> str:
             f"User name {name!r} has characters that are not allowed: use letters, digits, "
             "'.', '_' and '-', starting with a letter or digit."
         )
-    if name.lower().startswith(DELETED_NAME_PREFIX):
+    if normal_username(name).startswith(DELETED_NAME_PREFIX):
         raise AccountError(
             f"User names starting with {DELETED_NAME_PREFIX!r} are kept for deleted accounts: choose another."
         )
@@ -116,7 +174,9 @@ def validate_username(username: str) -> str:
 
 
 def validate_password(password: str) -> None:
-    """Raise :class:`AccountError` when ``password`` is too short."""
+    """Raise :class:`AccountError` when ``password`` is not text or too short."""
+    if password is not None and not isinstance(password, str):
+        raise AccountError(f"The password must be text, not {type(password).__name__}.")
     if len(password or "") < MIN_PASSWORD_LENGTH:
         raise AccountError(f"Password is too short: use at least {MIN_PASSWORD_LENGTH} characters.")
 
@@ -141,6 +201,7 @@ def create_user(
     password_hash = hash_password(password)  # slow: outside the write lock
     try:
         with write_transaction(db):
+            _check_free(db, name)
             cursor = db.execute(
                 "INSERT INTO users (username, password_hash, role, created_at) VALUES (?, ?, ?, ?)",
                 [name, password_hash, role, time.time()],
@@ -162,6 +223,7 @@ def create_first_admin(db: sqlite_utils.Database, username: str, password: str) 
     password_hash = hash_password(password)
     try:
         with write_transaction(db):
+            _check_free(db, name)
             cursor = db.execute(
                 "INSERT INTO users (username, password_hash, role, created_at)"
                 " SELECT ?, ?, 'admin', ? WHERE NOT EXISTS (SELECT 1 FROM users WHERE role = 'admin')",
@@ -174,25 +236,31 @@ def create_first_admin(db: sqlite_utils.Database, username: str, password: str) 
     return {"id": cursor.lastrowid, "username": name, "role": "admin"}
 
 
-def get_user(db: sqlite_utils.Database, username: str) -> dict | None:
-    """The account ``{id, username, role}`` with this name (any case), or None."""
-    rows = list(
-        db.query(
-            "SELECT id, username, role FROM users WHERE username = ? COLLATE NOCASE",
-            [(username or "").strip()],
-        )
-    )
+def _check_free(db: sqlite_utils.Database, name: str) -> None:
+    """Inside a write transaction: :class:`AccountError` when an account has the normal form of ``name``."""
+    if _find(db, normal_username(name), "id"):
+        raise AccountError(f"User name {name!r} is already taken: choose another.")
+
+
+def _find(db: sqlite_utils.Database, normal: str, columns: str) -> list[dict]:
+    """The account rows whose name has the normal form ``normal``. Stored names are ASCII (see the
+    module notes), so the column's NOCASE comparison with the case-folded form is exact."""
+    if not normal:
+        return []
+    return list(db.query(f"SELECT {columns} FROM users WHERE username = ? COLLATE NOCASE", [normal]))
+
+
+def get_user(db: sqlite_utils.Database, username: object) -> dict | None:
+    """The account ``{id, username, role}`` whose name has the normal form of ``username``, or None."""
+    rows = _find(db, normal_username(username), "id, username, role")
     return rows[0] if rows else None
 
 
-def authenticate(db: sqlite_utils.Database, username: str, password: str) -> dict | None:
+def authenticate(db: sqlite_utils.Database, username: object, password: object) -> dict | None:
     """The account ``{id, username, role}`` when name and password match, else None."""
-    rows = list(
-        db.query(
-            "SELECT id, username, role, password_hash FROM users WHERE username = ? COLLATE NOCASE",
-            [(username or "").strip()],
-        )
-    )
+    if not isinstance(password, str):
+        password = ""
+    rows = _find(db, normal_username(username), "id, username, role, password_hash")
     if not rows:
         verify_password(password or "", _dummy_hash())
         return None
@@ -428,7 +496,7 @@ def _revoke_user_sessions(
 
 # ---------------------------------------------------------------- log-in throttling
 #
-# Failed attempts are counted per user name as typed (lower-cased), for names of accounts and
+# Failed attempts are counted per user name in its normal form (the one the lookup uses), for names of accounts and
 # made-up names alike, so a lock says nothing about which names exist. An attempt is counted
 # before its password is checked and the count is cleared when it succeeds: attempts sent in
 # parallel cannot slip past the limit. From the fifth failure on, the name is locked: 1 minute,
@@ -439,7 +507,6 @@ FIRST_LOCK_SECONDS = 60
 MAX_LOCK_SECONDS = 3600
 #: Failures older than this (with no lock running) are forgotten.
 FAILURE_MEMORY_SECONDS = 24 * 3600
-_NAME_CHARS_KEPT = 1024
 WRONG_LOGIN_MESSAGE = "Log-in failed: the user name or the password is wrong."
 DISABLED_MESSAGE = "This account is disabled: ask an admin to enable it again."
 WRONG_CURRENT_PASSWORD = "The current password is wrong: your password was not changed."
@@ -455,9 +522,9 @@ class LoginOutcome:
     locked_seconds: float = 0.0
 
 
-def _name_key(username: str) -> str:
-    name = (username or "")[:_NAME_CHARS_KEPT].strip().lower()
-    return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
+def _name_key(username: object) -> str:
+    """The lock key of a name: the hash of its :func:`normal_username`, the form the lookup uses."""
+    return hashlib.sha256(normal_username(username).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def lock_seconds(failures: int) -> float:
@@ -483,7 +550,10 @@ def log_in(
 ) -> LoginOutcome:
     """Check a log-in attempt against the throttle and the password (see the notes above)."""
     now = time.time() if now is None else now
-    key = _name_key(username)
+    try:
+        key = _name_key(username)
+    except AccountError as error:  # not text: a forged widget value, nothing to count
+        return LoginOutcome(None, f"Log-in failed: {error}")
     locked, failures, lock = _count_attempt(db, key, now)
     if locked:
         return LoginOutcome(None, locked_message(locked), locked)

@@ -30,6 +30,7 @@ import pandas as pd
 import sqlite_utils
 
 from structext_core import settings
+from structext_core.benchmark import limits
 from structext_core.benchmark.samples import read_jsonl
 from structext_core.evaluation import harness, results, scoring
 from structext_core.evaluation.results import Problem, ResultsImportError
@@ -244,6 +245,75 @@ def import_harness_file(
                        source=source or f"folder:{path.name}", user_id=user_id, threshold=threshold)
 
 
+def import_results_file(
+    db: sqlite_utils.Database,
+    path: str | Path,
+    samples: results.SampleIndex | Iterable[Mapping],
+    *,
+    user_id: int | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    source: str | None = None,
+    sha256: str | None = None,
+) -> ImportSummary:
+    """Import a results file (ours or the original's JSONL) from disk, read line by line: at
+    most one line (:data:`~structext_core.benchmark.limits.MAX_RECORD_CHARS` characters) is held
+    besides the rows read so far, and a file of NUL bytes is refused at its first line, so a file
+    of any size costs no more memory than its results. All or nothing, like :func:`import_results`."""
+    path = Path(path)
+    index = samples if isinstance(samples, results.SampleIndex) else results.SampleIndex(samples)
+    digest = sha256 or file_sha256(path)
+    try:
+        with open(path, "rb") as handle:
+            file_format, rows = results.parse_results(_file_lines(handle, path.name), index, source=path.name)
+    except OSError as exc:
+        raise ResultsImportError(path.name, [Problem(0, f"cannot read ({exc.strerror or exc})")]) from None
+    return _store_rows(db, rows, index, path.name, file_format, digest,
+                       source=source or f"folder:{path.name}", user_id=user_id, threshold=threshold)
+
+
+def _file_lines(handle, name: str):
+    """The lines of a UTF-8 file opened in binary, as :func:`results.parse_results` takes them
+    (None: a line longer than MAX_RECORD_CHARS, skipped a block at a time, never held), stopping
+    with :class:`ResultsImportError` naming the line at a UTF-16 mark, an undecodable byte or a
+    NUL character (what :func:`decode_upload` refuses in an upload)."""
+    limit = limits.MAX_RECORD_CHARS
+    most_bytes = 4 * limit + 4  # a character is at most 4 bytes of UTF-8
+    number = 0
+
+    def refuse(message: str):
+        return ResultsImportError(name, [Problem(number, message)])
+
+    def read(size: int) -> bytes:
+        data = handle.readline(size)
+        if b"\x00" in data:
+            raise refuse("the file holds NUL characters: it is not a text file")
+        return data
+
+    while True:
+        number += 1  # the line about to be read, as a refusal names it
+        data = read(most_bytes + 1)
+        if not data:
+            return
+        if number == 1:
+            if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+                raise refuse("the file is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8")
+            data = data.removeprefix(b"\xef\xbb\xbf")
+        if len(data) > most_bytes and not data.endswith(b"\n"):
+            while True:  # skip the rest of the over-long line, a block at a time
+                rest = read(1 << 20)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield None
+            continue
+        try:
+            line = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise refuse(f"not UTF-8 text: byte 0x{data[exc.start]:02x} at column {exc.start + 1} cannot be "
+                         "decoded (is the file in another encoding, such as Latin-1 or Windows-1252?); "
+                         "save it as UTF-8") from None
+        yield None if len(line) > limit else line
+
+
 def file_sha256(path: str | Path) -> str:
     """The SHA-256 of a file, read in blocks."""
     digest = hashlib.sha256()
@@ -402,8 +472,8 @@ def import_folder(
     imported before (same SHA-256).
 
     Each file is all or nothing on its own: a bad file is reported and the others go in.
-    No size limit applies here (the files are already on the server); harness logs are
-    streamed. An lm-eval ``results_*.json`` is read with its ``samples_*.jsonl``, not on its own.
+    No size limit applies here (the files are already on the server); every file is streamed
+    (results files line by line, :func:`import_results_file`). An lm-eval ``results_*.json`` is read with its ``samples_*.jsonl``, not on its own.
     """
     index = samples if isinstance(samples, results.SampleIndex) else results.SampleIndex(samples)
     done = imported_hashes(db)
@@ -425,18 +495,17 @@ def import_folder(
                 continue
             done.add(digest)
             continue
-        data = path.read_bytes()
-        if hashlib.sha256(data).hexdigest() in done:
+        digest = file_sha256(path)  # streamed, like the import below: a file of any size fits
+        if digest in done:
             skipped.append(path.name)
             continue
         try:
-            summary = import_results(db, data, path.name, index, user_id=user_id, threshold=threshold,
-                                     source=f"folder:{path.name}", max_bytes=len(data) + 1)
+            summary = import_results_file(db, path, index, user_id=user_id, threshold=threshold, sha256=digest)
         except ResultsImportError as exc:
             failed.append(exc)
             continue
         imported.append(summary)
-        done.add(hashlib.sha256(data).hexdigest())
+        done.add(digest)
     return FolderReport(imported, skipped, failed)
 
 

@@ -21,6 +21,9 @@ one process also queue on a per-file lock before asking SQLite for its write loc
 busy handler sleeps in growing steps (up to 100 ms) and is not fair, which under 16 busy
 writers let single submissions wait over a second; the in-process lock hands the write
 turn over as soon as it is free (writers in other processes still meet the busy timeout).
+The lock is for promptness only: correctness between processes (several app processes on one
+file) rests on SQLite's lock, each write re-reading what it checks inside its ``BEGIN IMMEDIATE``
+transaction, and the schema's unique keys.
 """
 
 from __future__ import annotations
@@ -75,21 +78,22 @@ def default_db_path() -> Path:
     return settings.db_path()
 
 
-def open_db(path: str | Path | None = None) -> sqlite_utils.Database:
+def open_db(path: str | Path | None = None, *, check_same_thread: bool = True) -> sqlite_utils.Database:
     """Open (creating if needed) the app database and migrate it to the latest schema.
 
     ``path`` defaults to :func:`default_db_path`; ``":memory:"`` gives a private
-    in-memory database (tests). The connection belongs to the calling thread.
+    in-memory database (tests). The connection belongs to the calling thread;
+    ``check_same_thread=False`` lets another thread close it once its own has ended.
     """
     if path is None:
         path = default_db_path()
     if str(path) == ":memory:":
-        conn = sqlite3.connect(":memory:", timeout=BUSY_TIMEOUT_MS / 1000)
+        conn = sqlite3.connect(":memory:", timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=check_same_thread)
         lock = threading.RLock()
     else:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000)
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=check_same_thread)
         lock = _write_lock_for(path)
     db = sqlite_utils.Database(conn)
     db.structext_write_lock = lock  # used by write_transaction
@@ -101,6 +105,17 @@ def open_db(path: str | Path | None = None) -> sqlite_utils.Database:
         db.execute("PRAGMA synchronous = FULL")
     migrate(db)
     return db
+
+
+@contextlib.contextmanager
+def opened(path: str | Path | None = None) -> Iterator[sqlite_utils.Database]:
+    """:func:`open_db` for one block: the connection is closed when the block ends (not when the
+    garbage collector finds it), so its file handles do not outlive the work."""
+    db = open_db(path)
+    try:
+        yield db
+    finally:
+        db.conn.close()
 
 
 def schema_version(db: sqlite_utils.Database) -> int:

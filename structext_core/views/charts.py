@@ -119,8 +119,10 @@ def heatmap_chart(
         alt.Tooltip("ci_low:Q", title="95% CI low", format=".1f"),
         alt.Tooltip("ci_high:Q", title="95% CI high", format=".1f"), *_small_tooltip(min_n),
     ]
+    # The legend sits above the cells, across, so its title (the metric, often long) is never cut.
+    legend = alt.Legend(orient="top", direction="horizontal", titleLimit=1000, gradientLength=240)
     rect = base.mark_rect(stroke="white", strokeWidth=0.5).encode(
-        color=_cell_colour(alt.Color("mean:Q", title=value_title,
+        color=_cell_colour(alt.Color("mean:Q", title=value_title, legend=legend,
                                      scale=alt.Scale(domain=[0, 100], scheme=COLOR_SCHEME))),
         tooltip=tooltip,
     )
@@ -130,6 +132,14 @@ def heatmap_chart(
     return alt.layer(rect, *texts).properties(
         autosize=PAD, title=title, width=max(cell_size * len(cols), 120), height=max(CELL_HEIGHT * len(rows), 60),
     )
+
+
+def container_wide(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
+    """``chart`` as wide as the page's container (the cells share the width). Exports keep the
+    fixed width: a file has no container."""
+    # "fit-x" with the padding counted: the axis labels and titles stay inside the container
+    # (with the default "pad" the cells alone took its width and the last column was cut).
+    return chart.properties(width="container", autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
 def subtitled(chart: alt.TopLevelMixin, subtitle: str) -> alt.TopLevelMixin:

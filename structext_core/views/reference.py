@@ -20,7 +20,6 @@ the annotator's text), at most ``limit`` hits located by bisection; :func:`windo
 
 from __future__ import annotations
 
-import html
 import math
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -280,35 +279,16 @@ def _row(number: int, line: str, hit: Hit | None) -> Row:
     return Row(number, line[left:right], left, len(line) - right, mark)
 
 
-def window_html(view: Window, *, wrap: bool = False, max_height: int = 560) -> str:
-    """The window as escaped HTML: a gutter of line numbers, the target line shaded, the
-    match marked. Every character of the reference is escaped (it may hold ``<script>``)."""
-    pieces = []
-    for row in view.rows:
-        text = row.text
-        if row.mark is not None:
-            begin, end = row.mark
-            body = (html.escape(text[:begin]) + '<mark style="padding:0;border-radius:2px">'
-                    + html.escape(text[begin:end]) + "</mark>" + html.escape(text[end:]))
-        else:
-            body = html.escape(text)
-        if row.cut_before:
-            body = f'<span style="opacity:.55">[… {row.cut_before:,} characters] </span>' + body
-        if row.cut_after:
-            body += f'<span style="opacity:.55"> [… {row.cut_after:,} characters]</span>'
-        shade = "background:rgba(255,200,0,.18);" if row.number == view.target else ""
-        pieces.append(
-            f'<div style="display:flex;{shade}">'
-            f'<span style="flex:none;min-width:4.5em;padding-right:1em;text-align:right;opacity:.5;'
-            f'user-select:none">{row.number}</span>'
-            f'<span style="white-space:{"pre-wrap" if wrap else "pre"};word-break:break-all">{body or " "}</span>'
-            "</div>"
-        )
-    return (
-        f'<div style="font-family:\'Source Code Pro\',monospace;font-size:.8rem;line-height:1.6;'
-        f"max-height:{int(max_height)}px;overflow:auto;padding:.75rem 0;border-radius:.5rem;"
-        f'border:1px solid rgba(128,128,128,.25)">' + "".join(pieces) + "</div>"
-    )
+def window_data(view: Window) -> dict:
+    """The window as plain data for the page's reference-window component, which puts every
+    text on the page as text (``textContent``), never as HTML: ``rows`` of ``[number, text,
+    mark or None, cut_before, cut_after]`` (``mark``: the match's ``[begin, end]`` in
+    ``text``), and the ``target`` line."""
+    return {
+        "target": view.target,
+        "rows": [[row.number, row.text, list(row.mark) if row.mark else None, row.cut_before, row.cut_after]
+                 for row in view.rows],
+    }
 
 
 # ---------------------------------------------------------------- taking lines into the answer

@@ -31,6 +31,7 @@ import pandas as pd
 import sqlite_utils
 
 from structext_core.benchmark import safe_text
+from structext_core.benchmark.words import plural
 from structext_core.evaluation import aggregate
 from structext_core.evaluation.scoring import DEFAULT_THRESHOLD
 
@@ -38,6 +39,14 @@ from structext_core.evaluation.scoring import DEFAULT_THRESHOLD
 
 DIMENSIONS = ("model", "prompt", "suite", "format", "task", "depth", "width")
 """What a heatmap's rows and columns (and the filters) can be."""
+ORDERED_DIMENSIONS = ("depth", "width")
+"""Dimensions whose values have an order of their own (1, 2, 3...): by default a heatmap keeps it."""
+HEATMAP_SORTS = {
+    "auto": "natural: depth, width in order",
+    "mean": "all by mean",
+    "name": "all by name",
+}
+"""How a heatmap orders its rows and columns (the default first)."""
 
 METRICS = {
     "rouge_l": "ROUGE-L",
@@ -276,13 +285,15 @@ def heatmap_frame(
     col: str,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
-    sort: str = "mean",
+    sort: str = "auto",
 ) -> pd.DataFrame:
     """One cell per (row, col) value with ``mean``, ``n``, ``ci_low``, ``ci_high`` (percent).
 
     The row and column values become text labels (``row_label``, ``col_label``);
     ``row_rank`` / ``col_rank`` order them by their overall mean, best first (``sort="mean"``,
-    ties alphabetical) or by the values themselves (``sort="name"``: depth 1, 2, 3...).
+    ties alphabetical) or by the values themselves (``sort="name"``: depth 1, 2, 3...);
+    ``sort="auto"`` (the default) keeps the values' order for :data:`ORDERED_DIMENSIONS` and
+    sorts the others by mean.
     ``frame`` needs a ``value`` column (:func:`with_value`).
     """
     if row == col:
@@ -294,11 +305,12 @@ def heatmap_frame(
     cells = cells[cells["n"] > 0].copy()
     cells["row_label"] = _labels(cells[row])
     cells["col_label"] = _labels(cells[col])
-    if sort not in ("mean", "name"):
-        raise ValueError(f"unknown sort {sort!r}: use 'mean' or 'name'")
+    if sort not in HEATMAP_SORTS:
+        raise ValueError(f"unknown sort {sort!r}: use one of {', '.join(map(repr, HEATMAP_SORTS))}")
     for axis, name in (("row", row), ("col", col)):
         means = frame.groupby(name, dropna=False, observed=True)["value"].mean()
-        order = means.sort_values(ascending=False, kind="stable") if sort == "mean" else means.sort_index()
+        by_mean = sort == "mean" or (sort == "auto" and name not in ORDERED_DIMENSIONS)
+        order = means.sort_values(ascending=False, kind="stable") if by_mean else means.sort_index()
         ranks = {str(k): i for i, k in enumerate(order.index)}
         cells[f"{axis}_rank"] = cells[f"{axis}_label"].map(ranks).fillna(len(ranks)).astype(int)
     return cells.reset_index(drop=True)
@@ -411,6 +423,21 @@ class ItemScope:
         models = sorted(set(part.loc[~human, "model"].astype(str)))
         return (f"People and models on the same items: {self.label}, n = {len(self.items)} shared items "
                 f"({counts}; {len(models)} model(s) answered them).")
+
+    def left_out_warning(self, frame: pd.DataFrame) -> str | None:
+        """When this scope leaves model results of ``frame`` (unrestricted) out, a sentence saying
+        how many and how to include them; None when it leaves none out. (Why a first leaderboard of
+        two complete runs ranked them on n = 4: a study's people had answered 4 items.)"""
+        if not self.restricted:
+            return None
+        human = frame["model"].astype(str).map(is_human).to_numpy(dtype=bool)
+        models = frame.loc[~human]
+        left_out = int((~models["sample_id"].isin(self.items)).sum())
+        if not left_out:
+            return None
+        return (f"Models are compared with people here on the {len(self.items):,} items "
+                f"{self.people} answered only: {plural(left_out, 'model result')} on other items "
+                "are left out. Turn on **All items** to rank the models on every item.")
 
     def label_table(self, table: pd.DataFrame) -> pd.DataFrame:
         """``table`` with an ``on_items`` column first (:attr:`label`), for its CSV."""

@@ -6,11 +6,13 @@ unknown keys, bad values, over-long values and too many of them are ignored, eac
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from structext_core.views.results import (
     DIMENSIONS,
+    HEATMAP_SORTS,
     LEADERBOARD_SORTS,
     MAX_MIN_N,
     METRICS,
@@ -33,7 +35,7 @@ URL_MAX_VALUES = 50
 _URL_CHOICES: dict[str, Sequence[str]] = {
     "source": tuple(SOURCES), "paper": tuple(PAPER_VIEWS), "view": tuple(VIEWS), "metric": tuple(METRICS),
     "rouge": tuple(ROUGE_METRICS), "mode": MODES, "rows": DIMENSIONS, "cols": DIMENSIONS,
-    "sort": ("mean", "name"), "items": ITEM_SCOPES, "board": tuple(LEADERBOARD_SORTS),
+    "sort": tuple(HEATMAP_SORTS), "items": ITEM_SCOPES, "board": tuple(LEADERBOARD_SORTS),
     "pair_rows": PAIR_DIMENSIONS, "pair_cols": PAIR_DIMENSIONS,
 }
 _URL_MODELS = ("people", "a", "b")
@@ -57,11 +59,15 @@ def _shown(text: str) -> str:
     return repr(text if len(text) <= 40 else text[:40] + "…")
 
 
+_ASCII_INT = re.compile(r"[0-9]{1,7}")
+_ASCII_DECIMAL = re.compile(r"[0-9]{1,3}(\.[0-9]{1,6})?|\.[0-9]{1,6}")
+
+
 def _read_threshold(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
+    # ASCII only: float() would take '١' or '\u2007'-padded text; str.isdigit() takes '²'.
+    if not _ASCII_DECIMAL.fullmatch(text.strip()):
         return None
+    value = float(text)
     steps = value / THRESHOLD_STEP
     if not math.isfinite(value) or not 0 <= value <= 1 or abs(steps - round(steps)) > 1e-6:
         return None
@@ -70,7 +76,7 @@ def _read_threshold(text: str) -> float | None:
 
 def _read_min_n(text: str) -> int | None:
     text = text.strip()
-    if not text.isdigit() or len(text) > 7:  # isdigit: no sign, no point, no exponent
+    if not _ASCII_INT.fullmatch(text):  # ASCII digits only: no sign, point, exponent or '²'
         return None
     value = int(text)
     return value if 1 <= value <= MAX_MIN_N else None

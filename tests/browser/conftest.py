@@ -6,7 +6,8 @@ Fixtures for every journey:
   ``{"db_path", "data_dir", "admin_user", "admin_password", "env"}``. Write suite
   files into ``data_dir`` or open ``db_path`` with ``storage.open_db`` to prepare data.
 - ``app_server``: the base URL (``http://127.0.0.1:<port>``) of the app started with
-  that environment on a free port; stopped at the end of the module.
+  that environment on a free port (no warm-up visit); stopped at the end of the module.
+  ``running_app(env, log_path)`` starts another one (a context manager yielding the URL).
 - ``browser``: one Chromium per module; ``page``: a fresh context and tab per test
   (1400 x 900 viewport), so cookies and sessions never leak between tests.
 - ``wait_for_app(page)``: wait until the app has finished its current script run.
@@ -18,6 +19,7 @@ Playwright drives the system Chromium at /usr/bin/chromium; it never downloads a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -71,13 +73,20 @@ def app_env(tmp_path_factory) -> dict:
 
 
 @pytest.fixture(scope="module")
-def app_server(app_env, browser) -> str:
+def app_server(app_env) -> str:
     """Start ``streamlit run app.py`` with ``app_env`` on a free port; yield its base URL.
 
-    One throw-away browser session warms the server up first: on a freshly started
-    server the first session's first form submission was sometimes dropped (seen with
-    Streamlit 1.67), which would make journeys flaky in a way no user meets twice.
+    No warm-up visit and no retry anywhere: the first visit of each module's server is a
+    fresh server's first visit, and a first log-in that is dropped fails the journey.
     """
+    with running_app(app_env["env"], app_env["log"]) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def running_app(env: dict, log_path: Path):
+    """``streamlit run app.py`` with ``env`` on a free port, output to ``log_path``:
+    yields the base URL once the server answers its health check; stopped on exit."""
     assert APP.exists(), f"{APP} is missing: the journeys run the real app"
     port = _free_port()
     command = [
@@ -86,12 +95,11 @@ def app_server(app_env, browser) -> str:
         "--server.fileWatcherType=none", "--server.runOnSave=false",
         "--browser.gatherUsageStats=false",
     ]
-    with open(app_env["log"], "wb") as log:
-        process = subprocess.Popen(command, cwd=ROOT, env=app_env["env"], stdout=log, stderr=subprocess.STDOUT)
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_for_health(url, process, app_env["log"])
-        _warm_up(browser, url)
+        _wait_for_health(url, process, log_path)
         yield url
     finally:
         process.terminate()
@@ -115,17 +123,6 @@ def _wait_for_health(url: str, process: subprocess.Popen, log: Path) -> None:
             pass
         time.sleep(0.3)
     pytest.fail(f"streamlit did not answer on {url} within {STARTUP_TIMEOUT} s:\n{log.read_text()[-3000:]}")
-
-
-def _warm_up(browser, url: str) -> None:
-    context = browser.new_context()
-    try:
-        tab = context.new_page()
-        tab.goto(url)
-        _wait_for_app(tab, timeout=STARTUP_TIMEOUT * 1000)
-        tab.wait_for_timeout(1000)
-    finally:
-        context.close()
 
 
 @pytest.fixture(scope="module")

@@ -64,7 +64,8 @@ def choose(page, label, option):
 
 
 def clock_seconds(page) -> int:
-    text = page.get_by_test_id("stMetricValue").first.inner_text().strip()
+    """The time on screen: the question page's clock, which ticks in the browser."""
+    text = page.get_by_test_id("hbClockValue").inner_text().strip()
     minutes, seconds = text.split(":")[-2:]
     return int(minutes) * 60 + int(seconds)
 
@@ -107,7 +108,7 @@ def admin_sets_up(page, base_url, app_env, wait_for_app, screenshot):
     page.get_by_role("heading", name="Human-baseline studies").click()  # close the menu
     screenshot(page, "journey-2-admin-setup")
     page.get_by_role("button", name="Create study").click()
-    page.get_by_text(f"Study '{STUDY}' created with 3 questions for 1 annotator(s).").wait_for()
+    page.get_by_text(f"Study '{STUDY}' created with 3 questions for 1 annotator: each answers 3 questions.").wait_for()
     wait_for_app(page)
     screenshot(page, "journey-3-admin-dashboard-empty")
     sidebar(page).get_by_role("button", name="Log out").click()

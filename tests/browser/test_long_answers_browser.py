@@ -60,6 +60,8 @@ def test_search_choose_and_add_lines_on_the_largest_item(long_study, app_server,
     line = [n for n, text in enumerate(ref.split("\n"), 1) if '"id":"' in text][4]
     page.get_by_text(f"around line {line:,}").wait_for()
     assert page.locator("mark").first.inner_text() == '"id":"'
+    # The window is drawn by the page's own script (no raw HTML), with its style sheet applied.
+    assert "monospace" in page.locator(".hb-window").evaluate("e => getComputedStyle(e).fontFamily")
     to_line = page.get_by_label("To line", exact=True)
     to_line.fill(str(line + 4))
     to_line.press("Enter")
@@ -77,6 +79,18 @@ def test_search_choose_and_add_lines_on_the_largest_item(long_study, app_server,
     assert draft(long_study["db"], long_study["user"]["id"]) == expected
     page.get_by_text("Your answer: 6 lines").wait_for()
     screenshot(page, "long-answers-2-lines-added")
+
+    # Issue 19: "Go to line" showed 7626 as 762 (the box too narrow for four digits and more).
+    n_lines = ref.count("\n") + 1
+    go = page.get_by_label("Go to line", exact=True)
+    go.fill("76260")  # five digits, past the end of this reference: the box still shows them whole
+    go.press("Enter")
+    wait_for_app(page)
+    page.get_by_text(f"'Go to line' is 76,260, past the end: the reference has {n_lines:,} lines.").wait_for()
+    assert go.input_value() == "76260"
+    fits = go.evaluate("e => e.scrollWidth <= e.clientWidth")
+    assert fits, "the line number is cut in its box"
+    screenshot(page, "long-answers-3-go-to-line")
 
     box.press("Control+Enter")  # Ctrl+Enter still presses Submit, not "Add lines"
     page.get_by_text("Question 2 of 2").first.wait_for()

@@ -165,7 +165,7 @@ def test_five_wrong_passwords_lock_the_name(app_server, app_env, page, wait_for_
 
 @pytest.fixture
 def cold_server(tmp_path, app_env):
-    """``streamlit run app.py`` on a new database, with no warm-up visit (unlike ``app_server``)."""
+    """``streamlit run app.py`` on a new database (a server of its own, nobody has visited it)."""
     import socket
 
     with socket.socket() as sock:

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -459,6 +460,25 @@ def test_too_many_members_and_too_large_members_are_refused(suite, monkeypatch):
     message = read_bytes_error(make_zip(members), suite[1])
     assert "member header.json" in message or "member samples/" in message
     assert "per member" in message
+
+
+@pytest.mark.parametrize("twice", ["header.json", "samples/a_epoch_1.json"])
+def test_an_eval_log_with_two_members_of_one_name_is_refused_naming_both(suite, tmp_path, twice):
+    """Issue 19: the second header.json was used silently (zipfile keeps the last of a name)."""
+    rows = suite[1]
+    forged = HEADER.replace('"m/x"', '"m/forged"')
+    buffer = io.BytesIO()
+    with warnings.catch_warnings(), zipfile.ZipFile(buffer, "w") as archive:
+        warnings.simplefilter("ignore")  # zipfile warns of the duplicate name it writes
+        archive.writestr("header.json", HEADER)
+        archive.writestr("samples/a_epoch_1.json", good_sample(rows[0]))
+        archive.writestr(twice, forged if twice == "header.json" else good_sample(rows[1]))
+    message = read_bytes_error(buffer.getvalue(), rows, name="two-headers.eval")
+    assert "two-headers.eval" in message and f"member {twice}" in message and "2 members of this name" in message
+    path = tmp_path / "two-headers.eval"
+    path.write_bytes(buffer.getvalue())
+    with pytest.raises(ResultsImportError, match=f"two-headers.eval.*member {twice}"):
+        harness.read_log(path, rows)
 
 
 def test_deep_json_in_a_member_names_the_member(suite):

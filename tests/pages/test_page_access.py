@@ -198,9 +198,9 @@ def test_annotator_in_public_mode_sees_only_suites_in_no_open_study(env, monkeyp
     hint = [i.value for i in at.info]
     assert hint == [access.HINT_WITHHELD if sample["task_id"] in tasks_in_study else sample["rule_hint"]]
     at = run_page("results", env["people"]["ann1"], rs_view="heatmap", rs_row="suite", rs_col="model")
-    suites_shown = {c for c in at.selectbox(key="rs_heatmap_drill_row").options}
+    suites_shown = {c for c in at.selectbox(key="rs_heatmap_suite_model_drill_row").options}
     assert suites_shown == {"test"}
-    assert set(at.selectbox(key="rs_heatmap_drill_col").options) == {"good", "weak"}
+    assert set(at.selectbox(key="rs_heatmap_suite_model_drill_col").options) == {"good", "weak"}
 
 
 @pytest.mark.parametrize("public", [False, True], ids=["public-off", "public-on"])
@@ -216,7 +216,7 @@ def test_researcher_does_see_them_so_the_search_finds_leaks(env, monkeypatch, pu
     assert any(label.startswith("rule hint") for label in found)
     downloads = Downloads(monkeypatch)
     results = run_page("results", env["people"]["researcher"], rs_view="heatmap", rs_row="model", rs_col="suite")
-    assert "human:ann2" in results.selectbox(key="rs_heatmap_drill_row").options
+    assert "human:ann2" in results.selectbox(key="rs_heatmap_model_suite_drill_row").options
     found = leaks(results, downloads, secrets)
     assert "per-person results of ann2" in found
 
@@ -227,10 +227,10 @@ def test_a_study_shown_only_when_closed_is_off_results_until_then(env, monkeypat
     access.set_results_when_closed(db, env["study_id"], True, admin)
     try:
         at = run_page("results", env["people"]["researcher"], rs_view="heatmap", rs_row="model", rs_col="suite")
-        assert not any(m.startswith("human") for m in at.selectbox(key="rs_heatmap_drill_row").options)
+        assert not any(m.startswith("human") for m in at.selectbox(key="rs_heatmap_model_suite_drill_row").options)
         study.set_study_status(db, env["study_id"], "closed")
         at = run_page("results", env["people"]["researcher"], rs_view="heatmap", rs_row="model", rs_col="suite")
-        assert {"human", "human:ann1", "human:ann2"} <= set(at.selectbox(key="rs_heatmap_drill_row").options)
+        assert {"human", "human:ann1", "human:ann2"} <= set(at.selectbox(key="rs_heatmap_model_suite_drill_row").options)
     finally:
         study.set_study_status(db, env["study_id"], "open")
         access.set_results_when_closed(db, env["study_id"], False, admin)

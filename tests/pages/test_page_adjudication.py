@@ -124,6 +124,20 @@ def test_an_override_without_a_reason_is_refused_and_nothing_is_written(db, peop
     assert study.override_history(db, response_id) == []
 
 
+def test_no_verdict_is_chosen_for_the_lead(db, people, answered):
+    """Issue 19: "Correct (score 1)" was preselected; a save with a reason alone set the score to 1."""
+    response_id, _ = gave_up_response(db, answered)
+    at = open_page(people["lead"])
+    assert at.radio(key=f"adj_verdict_{response_id}").value is None
+    at.text_input(key=f"adj_reason_{response_id}").input("looked at it")
+    at.button(key=f"adj_save_{response_id}").click().run()
+    assert not at.exception and not at.success
+    assert [e.value for e in at.error] == [
+        "The score of ann2's answer was not changed: choose a new score first "
+        "(Correct (score 1), Incorrect (score 0), The score below)."]
+    assert study.override_history(db, response_id) == []
+
+
 def test_the_order_can_be_by_position(db, people, answered):
     at = open_page(people["lead"])
     at.radio(key="adj_order").set_value("position").run()

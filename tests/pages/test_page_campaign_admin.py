@@ -160,7 +160,7 @@ def test_admin_adds_scenarios(env):
     before = len(campaign.scenario_catalogue(storage.open_db()))
     at.text_area(key="ca_new_scenarios").input("bee keeping: hive inspections\nathletics: sprint results").run()
     button(at, "Add to the catalogue").click().run()
-    assert "Added 1 scenario(s) (1 were in the catalogue already)." in [s.value for s in at.success]
+    assert "Added 1 scenario (1 were in the catalogue already)." in [s.value for s in at.success]
     assert len(campaign.scenario_catalogue(storage.open_db())) == before + 1
 
 
@@ -187,7 +187,7 @@ def test_export_into_a_folder_of_someone_else_is_refused_with_a_message(env):
     at.text_input(key=f"ca_export_dir_{cid}").input(str(fresh)).run()
     for _ in range(2):
         button(at, "Export approved rewrites").click().run()
-        assert any("Exported 1 samples" in s.value for s in at.success)
+        assert any("Exported 1 sample to" in s.value for s in at.success)  # issue 19: "1 samples"
     assert (fresh / ".structext-export").is_file()
 
 
@@ -284,7 +284,7 @@ def test_clone_a_campaign_for_chosen_annotators(env):
     assert len(campaign.list_campaigns(db)) == 1
     at.multiselect(key=f"ca_clone_annotators_{cid}").select(env["ann2"]["id"])
     at = click(at, "Create the copy")
-    assert "Campaign 'Pilot (2)' created as a copy of 'Pilot' for 1 annotator(s)." in [s.value for s in at.success]
+    assert "Campaign 'Pilot (2)' created as a copy of 'Pilot' for 1 annotator." in [s.value for s in at.success]
     copy = at.selectbox(key="ca_campaign").value
     assert copy != cid
     assert [i["sample_id"] for i in campaign.list_items(db, copy)] == [i["sample_id"] for i in campaign.list_items(db, cid)]

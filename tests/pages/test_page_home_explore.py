@@ -205,3 +205,68 @@ def test_explore_keeps_a_preview_but_not_a_busy_workers_answer(isolated_env, mon
     assert not any("busy" in c.value for c in at.caption) and len(at.json) == 2 and calls == ["preview"] * 2
     at.multiselect(key="explore_depths").select(1).run()  # a filter change keeping the sample: no new preview
     assert len(at.json) == 2 and calls == ["preview"] * 2
+
+
+def blocks(node):
+    """Every block (container) under ``node``, depth first."""
+    for child in (node.children.values() if isinstance(getattr(node, "children", None), dict) else []):
+        if type(child).__name__ == "Block":
+            yield child
+        yield from blocks(child)
+
+
+def test_a_graph_too_large_to_draw_leaves_no_empty_frame(small_defaults, monkeypatch):
+    """Issue 19: "819 edges are too many to draw" stood over an empty 560-pixel frame."""
+    import streamlit as st
+
+    from structext_core.benchmark.formats import Preview, tree_format
+
+    st.cache_data.clear()
+    real_run = sandbox.run
+
+    def run(kind, language, reference, *args, **kwargs):  # the worker, as it answers a tree of 819 edges
+        if kind == "preview" and language == "tree":
+            assert tree_format.preview("a->b\n" * (tree_format.MAX_GRAPH_EDGES + 1)).kind == "none"
+            return Preview("none", note="819 edges are too many to draw; see the raw text.")
+        return real_run(kind, language, reference, *args, **kwargs)
+
+    monkeypatch.setattr(sandbox, "run", run)
+    at = _explore(small_defaults)
+    at.multiselect(key="explore_formats").select("tree").run()
+    assert any("edges are too many to draw; see the raw text" in c.value for c in at.caption)
+    tab = next(b for b in blocks(at.main) if b.type == "tab_container")
+    panel = list(tab.children.values())[0]  # Rendered, the tab open first
+    assert list(blocks(panel)) == [] and not at.get("graphviz_chart")  # the note alone, no frame under it
+
+
+def test_home_advertises_only_the_pages_a_role_may_open(small_defaults):
+    """Issue 19: Home advertised Explore to roles refused it."""
+    shown = {}
+    for role in ("visitor", "annotator", "researcher", "admin"):
+        at = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60)
+        if role != "visitor":
+            at.session_state["user"] = {"id": 1, "username": "someone", "role": role}
+        at.run()
+        assert not at.exception
+        shown[role] = " ".join(m.value for m in at.markdown)
+    assert "**Explore**" not in shown["visitor"] and "**Explore**" not in shown["annotator"]
+    assert "**Explore**" in shown["researcher"] and "**Explore**" in shown["admin"]
+    assert "**Human baseline**" in shown["annotator"] and "**Human baseline**" not in shown["researcher"]
+    assert all("**Results**" in text for text in shown.values())
+
+
+def test_home_shows_an_annotator_their_open_studies(small_defaults):
+    from structext_core.studio import accounts, storage, study
+
+    db = storage.open_db()
+    ann = accounts.create_user(db, "ann1", "password-123", "annotator")
+    pool = [s for s in suites.load_or_generate("test-hard")]
+    study.create_study(db, name="pilot", suite="test-hard", samples=pool, n_items=4, annotator_ids=[ann["id"]],
+                       practice_items=1, gold_items=1)
+    at = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60)
+    at.session_state["user"] = ann
+    at.run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "**pilot**: 5 questions and 1 practice question first. [Go to the questions](human_baseline)" in text
+    assert at.get("progress")[0].proto.text == "0 of 6 questions answered, practice included"

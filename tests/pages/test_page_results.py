@@ -183,7 +183,7 @@ def test_heatmap_rows_columns_filters_and_raw_switch(env):
 def test_sort_by_name_orders_depths_naturally(env):
     at = open_page()
     at.selectbox(key="rs_row").set_value("depth")
-    at.radio(key="rs_sort").set_value("name")
+    at.selectbox(key="rs_sort").set_value("name")
     at.run()
     spec = charts(at)[0][0]
     assert spec["layer"][0]["encoding"]["y"]["sort"] == ["1", "2"]
@@ -207,8 +207,8 @@ def test_same_dimension_for_rows_and_columns_is_explained(env):
 
 def test_drill_down_from_a_cell(env):
     at = open_page()
-    select(at, "rs_heatmap_drill_row", "weak")
-    select(at, "rs_heatmap_drill_col", "yaml")
+    select(at, "rs_heatmap_model_format_drill_row", "weak")
+    select(at, "rs_heatmap_model_format_drill_col", "yaml")
     table = drill_table(at)
     frame = on_shared_items(results_store.load_results(storage.open_db()))  # the default: items people answered
     cell = frame[(frame["model"] == "weak") & (frame["format"] == "yaml")]
@@ -226,12 +226,69 @@ def test_drill_down_from_a_cell(env):
 
 def test_drill_down_sample_box_follows_the_cell(env):
     at = open_page()
-    select(at, "rs_heatmap_drill_row", "good")
+    select(at, "rs_heatmap_model_format_drill_row", "good")
     first = [b for b in at.selectbox if b.label == "Sample"][0]
     assert all(" · good · " in option for option in first.options)
-    select(at, "rs_heatmap_drill_row", "weak")
+    select(at, "rs_heatmap_model_format_drill_row", "weak")
     second = [b for b in at.selectbox if b.label == "Sample"][0]
     assert all(" · weak · " in option for option in second.options)
+
+
+def test_the_drill_down_belongs_to_the_axes_it_was_picked_on(env):
+    """Issue 19: after the heatmap's axes changed, the drill-down kept the old axes' labels over
+    the new cell's rows. Each pair of axes has its own boxes: new axes start afresh."""
+    at = open_page()
+    select(at, "rs_heatmap_model_format_drill_row", "weak")
+    select(at, "rs_row", "depth")
+    row_box = at.selectbox(key="rs_heatmap_depth_format_drill_row")
+    assert row_box.label.lower() == "depth" and row_box.value == row_box.options[0]
+    assert set(row_box.options) == {"1", "2"}
+    table = drill_table(at)
+    assert set(table["depth"].astype(str)) == {row_box.value}  # the rows are the new cell's
+
+
+def test_depth_and_width_keep_their_order_by_default(env):
+    at = open_page()
+    assert at.selectbox(key="rs_sort").value == "auto"
+    select(at, "rs_row", "width")
+    select(at, "rs_col", "depth")
+    spec = charts(at)[0][0]
+    assert spec["layer"][0]["encoding"]["y"]["sort"] == ["1", "2"]
+    assert spec["layer"][0]["encoding"]["x"]["sort"] == ["1", "2"]
+    assert any("depth and width keep their order" in c.value for c in at.caption)
+
+
+def test_all_items_stays_on_across_views(env):
+    """Issue 19: “All items” went back to off after a view without it (depth x width)."""
+    at = all_items(open_page())
+    select(at, "rs_view", "depth_width")
+    assert not at.toggle  # this view does not draw it
+    select(at, "rs_view", "leaderboard")
+    assert at.toggle(key="rs_all_items").value is True
+    assert not any("n = 12 shared items" in c.value for c in at.caption)
+
+
+def test_a_restricted_leaderboard_says_what_it_leaves_out(env):
+    """Issue 19: two complete runs were ranked on n = 4, the items a study's people had answered,
+    with nothing but a caption saying so. Now a warning counts the model results left out."""
+    at = open_page()
+    select(at, "rs_view", "leaderboard")
+    frame = results_store.load_results(storage.open_db())
+    models = frame[~frame["model"].str.startswith("human")]
+    left_out = int((~models["sample_id"].isin(set(frame.loc[frame["model"] == "human", "sample_id"]))).sum())
+    warning, = [w.value for w in at.warning if "left out" in w.value]
+    assert f"the 12 items human answered only: {left_out:,} model results on other items are left out" in warning
+    assert "**All items**" in warning
+    at = all_items(at)
+    assert not [w for w in at.warning if "left out" in w.value]
+
+
+def test_the_heatmap_takes_the_page_width_and_its_legend_title_is_whole(env):
+    at = open_page()
+    spec = charts(at)[0][0]
+    assert spec["width"] == "container"
+    color = json.dumps(spec["layer"][0]["encoding"]["color"])
+    assert '"titleLimit": 1000' in color and '"orient": "top"' in color
 
 
 @pytest.mark.parametrize("view, n_charts", [("depth_width", 2), ("people_vs_models", 1),
@@ -273,7 +330,7 @@ def test_compare_two_models_marks_significant_cells_and_drills_down(env):
     expected = result_views.paired_frame(frame, "good", "weak", "format", "depth")
     assert sorted(data["text"]) == sorted(expected.apply(lambda r: f"{r['diff']:+.1f}{r['mark']}", axis=1))
     assert any(t.endswith("*") for t in data["text"])
-    select(at, "rs_paired_drill_row", "json")
+    select(at, "rs_paired_format_depth_drill_row", "json")
     table = drill_table(at)
     assert set(table["model"]) == {"good", "weak"} and set(table["format"]) == {"json"}
 
@@ -623,6 +680,7 @@ def test_opening_a_shared_leaderboard_link(env):
 @pytest.mark.parametrize("params, notes", [
     ({"view": "nope", "threshold": "NaN", "min_n": "-4"},
      ["view='nope' is not a valid choice", "threshold='NaN'", "min_n='-4'"]),
+    ({"min_n": "²"}, ["min_n='²' is not a valid choice"]),
     ({"rows": "x" * 5000, "zzz": "1", "prompt": ["naive", "<script>"], "depth": "9"},
      ["rows: a value longer than 200", "unknown parameter 'zzz'", "prompt: '<script>' not among the results",
       "depth: '9' not among the results"]),

@@ -105,8 +105,9 @@ def test_mapping_by_table_edit_applies_everywhere_and_saves_a_draft(setup):
     assert text_area(at, "Reference").value == expected.reference
     assert '"City":"Eugene"' in expected.reference
     assert text_area(at, "Question").value == expected.question
-    assert "Applied 3 replacement(s)" in at.success[0].value
-    assert "Applied 3 replacement(s)" in at.toast[0].value  # the page top may be out of sight
+    # Issue 19: said once, as a toast (it was said twice: a box at the top and a toast).
+    assert [t.value for t in at.toast] == ["Applied 3 replacements to the reference, the question and the answer."]
+    assert not [s for s in at.success if "Applied" in s.value]
     draft = campaign.get_draft(storage.open_db(), item_id)
     assert draft["reference"] == expected.reference
     assert draft["mapping"] == {tokens[r].text: v for v, r in wanted.items()}
@@ -118,7 +119,7 @@ def test_pasted_mapping_then_free_edit_then_refused_submission(setup):
     at = run_as(setup["ann"])
     text_area(at, "One `token -> real-world value` a line").input("k -> Stadium\nl -> Track").run()
     button(at, "Add to the table").click().run()
-    assert "Added 2 row(s)" in at.success[0].value
+    assert "Added 2 rows" in at.toast[0].value and not [s for s in at.success if "Added" in s.value]
     button(at, "Apply mapping").click().run()
     assert '"id":"Stadium"' in text_area(at, "Reference").value
     assert text_area(at, "Question").value == "What is the object with id Track?"
@@ -169,7 +170,7 @@ def test_faithful_submission_goes_to_review_and_becomes_read_only(setup):
     button(at, "Apply mapping").click().run()
     button(at, "Submit for review").click().run()
     assert not at.exception
-    assert "Submitted item #1 for review." in [s.value for s in at.success]
+    assert "Submitted item #1 for review." in [t.value for t in at.toast]
     assert campaign.get_item(storage.open_db(), item_id)["status"] == "submitted"
     assert any("waiting for review" in i.value for i in at.info)
     assert not [t for t in at.text_area if t.label == "Reference"]
@@ -193,7 +194,7 @@ def test_flag_source_sample(setup):
     at = run_as(setup["ann"])
     text_area(at, "What is wrong with the original sample?").input("The answer misses a field.").run()
     button(at, "Flag for the admin").click().run()
-    assert any("flagged for the admin" in s.value for s in at.success)
+    assert any("flagged for the admin" in t.value for t in at.toast)
     assert campaign.list_flags(storage.open_db())[0]["reason"] == "The answer misses a field."
 
 
@@ -474,3 +475,19 @@ def test_a_review_comment_with_an_image_loads_nothing_on_the_annotators_page(set
     shown = [e.value for kind in (at.warning, at.subheader, at.markdown, at.caption) for e in kind]
     assert any(pixel in text for text in shown)
     assert not [text for text in shown if "<img" in parser.render(text)]
+
+
+def test_the_answer_box_is_as_tall_as_its_text(setup, monkeypatch):
+    """Issue 19: a computed height cut the Answer box's last line; it now follows its content."""
+    import streamlit as st
+
+    heights, real = {}, st.text_area
+
+    def spy(label, *args, **kwargs):
+        heights[label] = kwargs.get("height")
+        return real(label, *args, **kwargs)
+
+    monkeypatch.setattr(st, "text_area", spy)
+    at = run_as(setup["ann"])
+    assert not at.exception and text_area(at, "Answer").value == setup["sample"]["answer"]
+    assert heights["Answer"] == "content"

@@ -100,7 +100,7 @@ def test_admin_creates_a_study(db, people, mini_suite):
     at = fill_setup(open_page(people["lead"]), rule="No tools, no web.")
     at = click(at, "Create study")
     assert not at.exception and not at.error
-    assert "Study 'pilot' created with 20 questions for 2 annotator(s)." in at.success[0].value
+    assert "Study 'pilot' created with 20 questions for 2 annotators: each answers 20 questions." in at.success[0].value
     saved = study.list_studies(db)[0]
     assert (saved.name, saved.suite, saved.n_items, saved.rule_text, saved.show_correctness,
             saved.n_annotators) == ("pilot", "mini", 20, "No tools, no web.", False, 2)
@@ -348,7 +348,9 @@ def test_setup_form_with_practice_and_gold_items(db, people, mini_suite):
     widget(at.number_input, "Gold pass mark (%)").set_value(80)
     at = click(at, "Create study")
     assert not at.exception and not at.error
-    assert "created with 20 questions, 3 practice items, 4 gold items for 2 annotator(s)." in at.success[0].value
+    # Issue 19: one count for every text (the annotator is told of 24, answers 27; the baseline counts 20).
+    assert ("created with 24 questions (20 counted + 4 gold) and 3 practice questions first for 2 annotators: "
+            "each answers 27 questions.") in at.success[0].value
     saved = study.list_studies(db)[0]
     assert (saved.n_items, saved.practice_items, saved.gold_items, saved.gold_pass) == (20, 3, 4, 0.8)
     kinds = dict(db.execute("SELECT kind, COUNT(*) FROM study_items GROUP BY kind").fetchall())
@@ -394,6 +396,10 @@ def test_dashboard_counts_no_practice_or_gold_and_flags_the_careless(db, people,
     assert not at.exception
     progress = at.dataframe[0].value.set_index("annotator")
     assert progress.loc["ann1", "total"] == 7 and progress.loc["ann1", "answered"] == 7  # 4 + 3 gold
+    # Issue 19: the chooser said 4 beside this total of 7; both now come from one count, broken down.
+    assert "4 counted + 3 gold" in at.selectbox(key="sa_study").value.label
+    assert any("asks 7 questions (4 counted + 3 gold) and 2 practice questions first: **total** below is the "
+               "7 questions" in c.value for c in at.caption)
     assert metric(at, "Answers") == "8"  # the study's own 4 items of each; practice and gold left out
     assert metric(at, "Mean annotator") == "100.0"
     gold = next(d.value for d in at.dataframe if "gold_accuracy" in d.value.columns).set_index("annotator")
@@ -446,8 +452,10 @@ def choose_account(at, username):
 def test_admin_disables_and_enables_an_account(db, people):
     token = accounts.issue_session(db, people["ann1"]["id"])
     at = choose_account(open_page(people["lead"], section="Accounts"), "ann1")
-    at = click(at, "Disable account")
-    assert "'ann1' is disabled: it cannot log in, and 1 open session(s) ended." in at.success[0].value
+    at = click(at, "Disable account…")
+    assert accounts.account_status(db, people["ann1"]["id"]) == "active"  # not yet: a confirmation first
+    at = click(at, "Yes, disable ann1")
+    assert "'ann1' is disabled: it cannot log in, and 1 open session ended." in at.success[0].value
     assert accounts.verify_session(db, token).reason == "disabled"
     assert accounts.log_in(db, "ann1", "password-123").message == accounts.DISABLED_MESSAGE
     table = at.dataframe[0].value.set_index("username")
@@ -457,12 +465,28 @@ def test_admin_disables_and_enables_an_account(db, people):
     assert accounts.log_in(db, "ann1", "password-123").user == people["ann1"]
 
 
+def disable(at, name):
+    return click(click(choose_account(at, name), "Disable account…"), f"Yes, disable {name}")
+
+
+def test_no_account_is_preselected_and_disabling_needs_a_confirmation_naming_it(db, people):
+    """Issue 19: "Disable account" acted in one click on whichever account came first."""
+    at = open_page(people["lead"], section="Accounts")
+    assert widget(at.selectbox, "Account to change").value is None
+    assert not [b for b in at.button if b.label.startswith(("Disable", "Enable", "Delete"))]
+    at = click(choose_account(at, "ann2"), "Disable account…")
+    assert "Disable 'ann2'? It can no longer log in" in at.warning[0].value
+    at = click(at, "Cancel")
+    assert accounts.account_status(db, people["ann2"]["id"]) == "active"
+    assert [b.label for b in at.button if b.label.startswith("Disable")] == ["Disable account…"]
+
+
 def test_disabling_oneself_or_the_last_enabled_admin_is_refused_on_the_page(db, people):
-    at = click(choose_account(open_page(people["lead"], section="Accounts"), "lead"), "Disable account")
+    at = disable(open_page(people["lead"], section="Accounts"), "lead")
     assert "'lead' was not disabled. You cannot disable your own account" in at.error[0].value
     boss = accounts.create_user(db, "boss", "password-123", "admin")
     accounts.disable_user(db, people["lead"]["id"], by_user=boss["id"])  # lead's page is still open
-    at = click(choose_account(open_page(people["lead"], section="Accounts"), "boss"), "Disable account")
+    at = disable(open_page(people["lead"], section="Accounts"), "boss")
     assert "'boss' is the last enabled admin: it cannot be disabled" in at.error[0].value
     assert accounts.account_status(db, boss["id"]) == "active"
 
@@ -561,7 +585,7 @@ def test_copy_a_study_with_chosen_annotators(db, people, pilot):
     assert len(study.list_studies(db)) == 1
     at.text_input(key=f"sa_clone_name_{pilot}").input("pilot again")
     at = click(at, "Create the copy")
-    assert "Study 'pilot again' created as a copy of 'pilot' with 1 annotator(s)." in at.success[0].value
+    assert "Study 'pilot again' created as a copy of 'pilot' with 1 annotator." in at.success[0].value
     copy = widget(at.selectbox, "Study").value
     assert (copy.name, copy.n_items, copy.n_annotators) == ("pilot again", 4, 1)
     assert study.annotator_names(db, copy.id) == ["ann2"]
@@ -580,7 +604,7 @@ def test_take_an_annotator_off_needs_a_tick_and_keeps_their_answers(db, people, 
     assert study.annotator_names(db, pilot) == ["ann1"]
     widget(at.checkbox, "Yes, take them off this study").check()
     at = click(at, "Take off the study")
-    assert ("ann2 replaces ann1 in pilot with the same 4 questions in the same order; ann1's 1 answer(s) are "
+    assert ("ann2 replaces ann1 in pilot with the same 4 questions in the same order; ann1's 1 answer is "
             "kept as theirs." in at.success[0].value)
     members = at.table[0].value
     assert members.loc["ann1", "status"] == "removed, replaced by ann2" and members.loc["ann2", "questions"] == 4

@@ -29,3 +29,17 @@ def test_page_calls_ensure_frame_first(path):
     first = calls[0].value.func
     name = first.id if isinstance(first, ast.Name) else first.attr
     assert name == "ensure_frame", f"{path.name}: the first call at module level is {name}(), not ensure_frame()"
+
+
+def test_a_run_of_the_legacy_pages_runner_is_told_by_the_run_itself():
+    """Issue 19 item 5: not only by Streamlit's process-wide flag, which the first of several
+    sessions started at once turns off while the others are already running in legacy mode."""
+    from pages.ui import frame
+
+    legacy_runner = {"__name__": "streamlit.runtime.scriptrunner.script_runner", "check": frame.in_legacy_run}
+    exec("def _mpa_v1():\n    return (lambda: check())()\n", legacy_runner)  # noqa: S102 - a stand-in caller
+    assert legacy_runner["_mpa_v1"]() is True
+    assert frame.in_legacy_run() is False
+    elsewhere = {"__name__": "some.module", "check": frame.in_legacy_run}
+    exec("def _mpa_v1():\n    return check()\n", elsewhere)  # noqa: S102 - same name, another module
+    assert elsewhere["_mpa_v1"]() is False

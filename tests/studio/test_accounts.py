@@ -1,5 +1,7 @@
 """Accounts: hashing, log-in checks, the first admin, and clear errors for bad input."""
 
+import re
+
 import pytest
 
 from structext_core.studio import accounts, storage
@@ -438,3 +440,84 @@ def test_admin_changes_are_recorded(db, team):
     history = changes.history(db, f"user:{created['id']}")
     assert [(c.action, c.by) for c in history] == [
         ("account.unlock", "lead"), ("account.password_reset", "lead"), ("account.create", "lead")]
+
+
+# ---------------------------------------------------------------- one normal form of a user name (issue 19, item 7)
+
+
+@pytest.fixture
+def thr2(db, monkeypatch):
+    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    return accounts.create_user(db, "thr2", "right password", "annotator")
+
+
+def lock(db, name="thr2", now=1000.0):
+    for _ in range(accounts.MAX_FAILED_LOGINS):
+        assert accounts.log_in(db, name, "wrong password", now=now).user is None
+
+
+@pytest.mark.parametrize("padded", [" " * 1100 + "thr2", " " * 200 + "thr2", "THR2", "ｔｈｒ２", "\u00a0thr2\t"])
+def test_a_padded_or_refolded_name_cannot_pass_the_lock(db, thr2, padded):
+    lock(db)
+    outcome = accounts.log_in(db, padded, "right password", now=1001.0)
+    assert outcome.user is None
+    assert "locked" in outcome.message or outcome.message.startswith(accounts.WRONG_LOGIN_MESSAGE)
+
+
+def test_cycling_padded_names_gives_no_more_guesses(db, thr2):
+    """Each padding counts on the one lock of 'thr2': the sixth guess is refused unchecked."""
+    for spaces in range(accounts.MAX_FAILED_LOGINS):
+        assert accounts.log_in(db, " " * spaces * 50 + "thr2", "wrong password", now=1000.0).user is None
+    guesses = 0
+    for spaces in range(1, 25):
+        outcome = accounts.log_in(db, " " * spaces + "thr2", "right password", now=1001.0)
+        assert outcome.user is None
+        guesses += "locked" not in outcome.message
+    assert guesses == 0
+
+
+def test_the_name_is_bounded_before_it_is_normalised(db, thr2):
+    assert accounts.normal_username(" " * 1100 + "thr2") == ""
+    assert accounts.normal_username(" " * 10 + "THR2 ") == "thr2"
+    assert accounts.log_in(db, " " * 1100 + "thr2", "right password").user is None
+    assert accounts.log_in(db, "  ThR2 ", "right password").user["id"] == thr2["id"]
+
+
+def test_lookup_creation_and_lock_use_one_normal_form(db, thr2):
+    assert accounts.get_user(db, "ＴＨＲ２")["id"] == thr2["id"]  # fullwidth: NFKC
+    assert accounts.authenticate(db, "ＴＨＲ２", "right password")["id"] == thr2["id"]
+    with pytest.raises(accounts.AccountError, match="already taken"):
+        accounts.create_user(db, "ｔｈｒ２", "another password", "annotator")
+    assert accounts._name_key("ｔｈｒ２") == accounts._name_key(" THR2") == accounts._name_key("thr2")
+    assert user_count(db) == 1
+
+
+@pytest.mark.parametrize("name, label", [
+    ("thr\u200b2", "U+200B ZERO WIDTH SPACE"), ("thr2\u2060", "U+2060 WORD JOINER"),
+    ("th\u00adr2", "U+00AD SOFT HYPHEN"), ("thr\x072", "U+0007"), ("\ufeffthr2", "U+FEFF"),
+])
+def test_names_differing_only_by_invisible_characters_are_refused(db, thr2, name, label):
+    with pytest.raises(accounts.AccountError, match=re.escape(f"invisible character ({label}") + ".*position"):
+        accounts.create_user(db, name, "another password", "annotator")
+    assert user_count(db) == 1
+
+
+@pytest.mark.parametrize("forged", [True, 12, ["thr2"], {"a": 1}])
+def test_a_user_name_that_is_not_text_is_a_clear_refusal(db, thr2, forged):
+    outcome = accounts.log_in(db, forged, "right password")
+    assert outcome.user is None and "user name must be text" in outcome.message
+    with pytest.raises(accounts.AccountError, match="must be text"):
+        accounts.create_user(db, forged, "right password", "annotator")
+    assert accounts.log_in(db, "thr2", forged).user is None  # a forged password: a failed log-in
+    with pytest.raises(accounts.AccountError, match="password must be text"):
+        accounts.create_user(db, "thr3", forged, "annotator")
+
+
+def test_names_stored_before_the_normal_form_are_found_by_it(db, thr2):
+    """Stored names were ASCII from the first schema: a row written by older code (case kept) is
+    found, locked and refused as a duplicate by its normal form."""
+    db.execute("INSERT INTO users (username, password_hash, role, created_at) VALUES (?, ?, 'annotator', 0)",
+               ["Old.Name-1", accounts.hash_password("old password")])
+    assert accounts.log_in(db, "  OLD.NAME-1", "old password").user["username"] == "Old.Name-1"
+    with pytest.raises(accounts.AccountError, match="already taken"):
+        accounts.create_user(db, "ｏｌｄ.ｎａｍｅ-1", "another password", "annotator")

@@ -190,3 +190,71 @@ def test_writer_killed_mid_stream_loses_no_acknowledged_answer(tmp_path):
     db = storage.open_db(db_path)
     view = study.open_question(db, study_id, user_id)
     assert view is not None and view.seq == db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] + 1
+
+
+# ---------------------------------------------------------------- several app processes on one database
+# What N `streamlit run` processes behind a sticky proxy share: only the database. Each process
+# has its own write lock (storage._WRITE_LOCKS), so between processes only SQLite's lock
+# (BEGIN IMMEDIATE, the busy timeout, the retries) keeps them apart.
+
+RACERS = 4
+
+
+def submit_every_current(args):
+    """One process submitting the shown question of every annotator (as a second tab of each
+    would, on another process); returns (assignments it saved, assignments refused as already
+    answered, other errors)."""
+    db_path, current = args
+    db = storage.open_db(db_path)
+    saved, refused, errors = [], [], []
+    for user_id, assignment_id in current:
+        try:
+            study.submit_answer(db, user_id, assignment_id, f"answer from {os.getpid()}")
+            saved.append(assignment_id)
+        except study.StaleQuestionError:
+            refused.append(assignment_id)
+        except Exception as error:  # a lock error or anything else would reach a user
+            errors.append(repr(error))
+    return saved, refused, errors
+
+
+def test_processes_submitting_the_same_questions_save_each_once(tmp_path):
+    db_path = tmp_path / "race.db"
+    study_id, user_ids = make_load_study(db_path, 40, 3)
+    db = storage.open_db(db_path)
+    current = {user_id: study.open_question(db, study_id, user_id).assignment_id for user_id in user_ids}
+    with multiprocessing.get_context("spawn").Pool(RACERS) as pool:
+        results = pool.map(submit_every_current, [(db_path, sorted(current.items()))] * RACERS)
+    assert [errors for _, _, errors in results] == [[]] * RACERS
+    saved = [a for s, _, _ in results for a in s]
+    assert sorted(saved) == sorted(current.values())  # each saved once, by one process
+    refused = [a for _, r, _ in results for a in r]
+    assert len(refused) == len(user_ids) * (RACERS - 1)
+    rows = db.execute("SELECT assignment_id FROM responses").fetchall()
+    assert sorted(a for (a,) in rows) == sorted(current.values())
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def fail_logins(args):
+    """Wrong passwords for one name from one process; returns the messages."""
+    db_path, name, attempts = args
+    db = storage.open_db(db_path)
+    return [accounts.log_in(db, name, "wrong-password").message for _ in range(attempts)]
+
+
+def test_login_throttle_and_sessions_are_shared_by_processes(tmp_path):
+    db_path = tmp_path / "throttle.db"
+    db = storage.open_db(db_path)
+    user = accounts.create_user(db, "ann", "password-123", "annotator")
+    per_process = accounts.MAX_FAILED_LOGINS - 2
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        pool.map(fail_logins, [(db_path, "ann", per_process)] * 2)
+    # Failures from both processes counted together: the name is locked for every process.
+    outcome = accounts.log_in(storage.open_db(db_path), "ann", "password-123")
+    assert outcome.user is None and outcome.locked_seconds > 0
+    # A session issued by one process is known to another, and ends for both when revoked.
+    token = accounts.issue_session(db, user["id"])
+    other = storage.open_db(db_path)
+    assert accounts.verify_session(other, token).user["id"] == user["id"]
+    accounts.revoke_user_sessions(db, user["id"], "logged out")
+    assert accounts.verify_session(other, token).user is None

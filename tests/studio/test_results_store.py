@@ -4,6 +4,8 @@ metrics on every stored row. Real data: see tests/results_data.py."""
 
 import hashlib
 import json
+import os
+import tracemalloc
 from collections import Counter
 from pathlib import Path
 
@@ -151,6 +153,67 @@ def test_import_folder_imports_new_good_files_and_reports_bad_ones(fresh, tmp_pa
     again = results_store.import_folder(db, folder, samples)
     assert again.skipped == ["a.jsonl"] and not again.imported
     assert count(db, "results") == 4
+
+
+def sparse_file(path: Path, size: int, head: bytes = b"") -> Path:
+    """A file of ``size`` bytes, ``head`` then NUL bytes that take no disk space (truncate)."""
+    path.write_bytes(head)
+    os.truncate(path, size)
+    if os.stat(path).st_blocks * 512 >= size // 2:
+        path.unlink()
+        pytest.skip("this filesystem has no sparse files")
+    return path
+
+
+def test_the_folder_import_streams_a_large_jsonl_file(fresh, tmp_path, monkeypatch):
+    """Issue 19: a 6 GB sparse .jsonl in the folder ended in MemoryError (read whole). Here 1.5 GB of
+    NUL bytes after good lines: refused at its first NUL line, with far less memory than the file."""
+    db, samples = fresh
+    folder = tmp_path / "incoming"
+    folder.mkdir()
+    good = "\n".join(result_lines(samples[:2], models=("good",))) + "\n"
+    (folder / "a.jsonl").write_text(good, encoding="utf-8")
+    sparse_file(folder / "huge.jsonl", 1536 * 1024 * 1024, head=good.encode())
+    monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail(f"{self.name} was read whole"))
+    tracemalloc.start()
+    try:
+        report = results_store.import_folder(db, folder, samples)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [s.filename for s in report.imported] == ["a.jsonl"]
+    failed, = report.failed
+    assert failed.source == "huge.jsonl" and failed.problems[0].line == 3
+    assert "NUL characters" in failed.problems[0].message
+    assert peak < 200 * 1024 * 1024, f"peak {peak / 1e6:.0f} MB"
+    assert count(db, "results") == 2
+
+
+@pytest.mark.parametrize("content, line, message", [
+    (b"\xff\xfe{}", 1, "UTF-16"),
+    (b'{"sample_id": "x"}\n\xe9t\xe9\n', 2, "not UTF-8 text"),
+    (b"\n" + b"x" * 40 + b"\n", 2, "not valid JSON"),
+])
+def test_the_streamed_folder_import_names_the_line_at_fault(fresh, tmp_path, content, line, message):
+    db, samples = fresh
+    folder = tmp_path / "incoming"
+    folder.mkdir()
+    (folder / "bad.jsonl").write_bytes(content)
+    failed, = results_store.import_folder(db, folder, samples).failed
+    assert failed.problems[0].line == line and message in failed.problems[0].message
+    assert count(db, "results") == 0
+
+
+def test_a_folder_line_longer_than_the_limit_is_named_without_being_held(fresh, tmp_path, monkeypatch):
+    db, samples = fresh
+    monkeypatch.setattr(results_store.limits, "MAX_RECORD_CHARS", 1000)
+    monkeypatch.setattr(results.limits, "MAX_RECORD_CHARS", 1000)
+    folder = tmp_path / "incoming"
+    folder.mkdir()
+    good = result_lines(samples[:1], models=("good",))[0]
+    (folder / "long.jsonl").write_text(good + "\n" + "y" * 5_000_000 + "\n" + good + "\n", encoding="utf-8")
+    failed, = results_store.import_folder(db, folder, samples).failed
+    assert [p.line for p in failed.problems] == [2, 3] and "longer than 1,000 characters" in failed.problems[0].message
 
 
 def test_describe_sources(frame):

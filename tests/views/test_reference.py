@@ -179,14 +179,13 @@ def test_a_window_marks_the_hit_and_cuts_a_long_line_around_it():
     assert view.rows[0].mark is None and view.rows[0].text == "short"
 
 
-def test_window_html_escapes_the_reference_and_marks_the_match():
+def test_window_data_is_plain_text_with_the_match_span():
+    """No HTML is made from the reference: the page's component puts each text as text."""
     split = Lines.of("<script>alert(1)</script>\n<b>name</b> & more")
     hit = reference.search(split, "name").hits[0]
-    shown = reference.window_html(reference.window(split, 2, hit=hit))
-    assert "<script>" not in shown and "<b>" not in shown
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in shown
-    assert "&lt;b&gt;<mark" in shown and ">name</mark>&lt;/b&gt; &amp; more" in shown
-    assert shown.count("<mark") == 1
+    shown = reference.window_data(reference.window(split, 2, hit=hit))
+    assert shown["target"] == 2
+    assert shown["rows"] == [[1, "<script>alert(1)</script>", None, 0, 0], [2, "<b>name</b> & more", [3, 7], 0, 0]]
 
 
 # ---------------------------------------------------------------- taking lines

@@ -66,6 +66,20 @@ def test_heatmap_sorted_by_name(frame):
         result_views.heatmap_frame(result_views.with_value(frame), "depth", "model", sort="size")
 
 
+def test_heatmap_keeps_the_order_of_depth_and_width_by_default(frame):
+    """Issue 19: width was shown 1, 3, 2 (sorted by mean). By default ordered axes keep their order,
+    the others are sorted by mean; "mean" sorts all by mean."""
+    values = result_views.with_value(frame)
+    values.loc[values["depth"] == 1, "value"] = 10.0  # depth 2 now has the higher mean
+    values.loc[values["depth"] == 2, "value"] = 90.0
+    cells = result_views.heatmap_frame(values, "depth", "model", n_boot=20)
+    assert result_views.axis_order(cells, "row") == ["1", "2"]
+    model_means = values.groupby("model")["value"].mean().sort_values(ascending=False, kind="stable")
+    assert result_views.axis_order(cells, "col") == list(model_means.index)
+    by_mean = result_views.heatmap_frame(values, "depth", "model", n_boot=20, sort="mean")
+    assert result_views.axis_order(by_mean, "row") == ["2", "1"]
+
+
 def test_heatmap_same_dimension_twice_is_refused(frame):
     with pytest.raises(ValueError, match="different dimensions"):
         result_views.heatmap_frame(result_views.with_value(frame), "model", "model")
@@ -579,6 +593,10 @@ def test_url_round_trip(values):
     ({"threshold": "0.33"}, {}, "threshold='0.33'"),
     ({"min_n": "0"}, {}, "min_n='0'"),
     ({"min_n": "+5"}, {}, "min_n='+5'"),
+    ({"min_n": "²"}, {}, "min_n='²'"),  # issue 19: '²'.isdigit() is true, int('²') raises
+    ({"min_n": "١٢"}, {}, "min_n='١٢'"),  # Arabic-Indic digits: int() takes them, a URL must not
+    ({"min_n": "1²"}, {}, "min_n='1²'"),
+    ({"threshold": "٠.٥"}, {}, "threshold='٠.٥'"),
     ({"min_n": "9" * 5000}, {}, "min_n: a value longer than 200 characters"),
     ({"min_n": "100001"}, {}, "min_n='100001'"),
     ({"people": "good"}, {}, "people='good'"),  # a model is no person

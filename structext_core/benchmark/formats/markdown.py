@@ -39,6 +39,7 @@ def value_problem(new: str, kinds: set[str]) -> str | None:
 # The rest of the format interface is markup's, bound to this syntax.
 preview = partial(markup.preview, SYNTAX)
 rewrite_tokens = partial(markup.rewrite_tokens, SYNTAX)
+substitute = partial(markup.substitute, SYNTAX)
 parse_error = markup.parse_error
 line_signature = markup.line_signature
 compare_structure = partial(markup.compare_structure, SYNTAX)

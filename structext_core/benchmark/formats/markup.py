@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from structext_core.benchmark import limits
-from structext_core.benchmark.formats import Document, Preview, Problem, ReadError, tokens_in
+from structext_core.benchmark.formats import TOKEN_RE, Document, Preview, Problem, ReadError, tokens_in
 from structext_core.benchmark.formats.sizes import NodeSize
 from structext_core.benchmark.names import IMAGE_EXTENSIONS, VOCABULARY, node_name
 from structext_core.benchmark.tree import Node, build_tree, capped_node_count, fan_out
@@ -263,9 +263,21 @@ def preview(syntax: Syntax, reference: str) -> Preview:
 FORBIDDEN_IN_VALUES = "*\\{}[]`"
 
 
+def _taken_out(text: str, pattern: re.Pattern) -> str:
+    """``text`` without the runs of ``pattern``: a run inside a word (a letter or digit on both
+    sides, as the generator puts a bold run or an image into a word) joins the word's two pieces;
+    any other run becomes a space."""
+    def gap(m: re.Match) -> str:
+        inside = (m.start() > 0 and m.end() < len(text) and text[m.start() - 1].isalnum()
+                  and text[m.end()].isascii() and text[m.end()].isalnum())
+        return "" if inside else " "
+    return pattern.sub(gap, text)
+
+
 def rewrite_tokens(syntax: Syntax, reference: str) -> list[tuple[str, str]]:
     """The title line and headings (``heading``), image names (``file``), bold runs (``bold``)
-    and the other words (``word``)."""
+    and the other words (``word``). A word an image or a bold run cuts (``jar\\textbf{x}gon``) is
+    one word, ``jargon``, never its fragments (:func:`substitute` renames it whole)."""
     out: list[tuple[str, str]] = []
     for i, line in enumerate(reference.replace("\r\n", "\n").split("\n")):
         heading = syntax.heading_re.match(line) if i > 0 else None
@@ -277,8 +289,31 @@ def rewrite_tokens(syntax: Syntax, reference: str) -> list[tuple[str, str]]:
         rest = syntax.image_re.sub(" ", line)
         for m in syntax.bold_re.finditer(rest):
             out.extend((t, "bold") for t in tokens_in(m.group(1)))
-        out.extend((t, "word") for t in tokens_in(syntax.bold_re.sub(" ", rest)))
+        out.extend((t, "word") for t in tokens_in(_taken_out(_taken_out(line, syntax.image_re), syntax.bold_re)))
     return out
+
+
+def substitute(syntax: Syntax, text: str, mapping: dict[str, str]) -> str:
+    """``text`` with the tokens ``mapping`` names replaced, in one pass (never chained), a word
+    cut by an image or a bold run counted as one word: its new text stands before the run, which
+    keeps its place in the line (its own tokens replaced too)."""
+    if not mapping:
+        return text
+    cut = re.compile(rf"(?P<left>[A-Za-z0-9]++)(?P<mark>{syntax.image_re.pattern}|{syntax.bold_re.pattern})"
+                     rf"(?P<right>[A-Za-z0-9]++)|{TOKEN_RE.pattern}")
+
+    def tokens(part: str) -> str:
+        return TOKEN_RE.sub(lambda m: mapping.get(m.group(), m.group()), part)
+
+    def one(m: re.Match) -> str:
+        if m.group("left") is None:
+            return mapping.get(m.group(), m.group())
+        word, mark = m.group("left") + m.group("right"), tokens(m.group("mark"))
+        if word in mapping:
+            return mapping[word] + mark
+        return tokens(m.group("left")) + mark + tokens(m.group("right"))
+
+    return cut.sub(one, text)
 
 
 def value_problem(new: str, kinds: set[str]) -> str | None:

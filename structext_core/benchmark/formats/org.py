@@ -28,6 +28,7 @@ RESERVED_WORDS = frozenset()
 # The rest of the format interface is markup's, bound to this syntax.
 preview = partial(markup.preview, SYNTAX)
 rewrite_tokens = partial(markup.rewrite_tokens, SYNTAX)
+substitute = partial(markup.substitute, SYNTAX)
 value_problem = markup.value_problem
 parse_error = markup.parse_error
 line_signature = markup.line_signature

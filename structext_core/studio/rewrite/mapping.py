@@ -126,10 +126,15 @@ def parse_mapping_text(text: str) -> dict[str, str]:
     return mapping
 
 
-def substitute(text: str, mapping: dict[str, str]) -> str:
-    """Replace whole tokens of ``text`` that ``mapping`` names (one pass, never chained)."""
+def substitute(text: str, mapping: dict[str, str], language: str | None = None) -> str:
+    """Replace whole tokens of ``text`` that ``mapping`` names (one pass, never chained). In a
+    ``language`` whose format has its own ``substitute`` (the markup formats: a word cut by an
+    image or a bold run is one word), that one."""
     if not mapping:
         return text
+    module = get_module(language) if language is not None else None
+    if module is not None and hasattr(module, "substitute"):
+        return module.substitute(text, mapping)
     return TOKEN_RE.sub(lambda m: mapping.get(m.group(), m.group()), text)
 
 
@@ -171,10 +176,10 @@ def apply_mapping(sample: dict, mapping: dict[str, str | None]) -> Texts:
     if problems:
         raise MappingError(problems)
     cleaned = clean_mapping(mapping)
-    answer = sample["answer"]
+    answer, language = sample["answer"], sample["language"]
     if sample["task_id"] not in FIXED_ANSWER_TASKS:
-        answer = substitute(answer, cleaned)
-    return Texts(substitute(sample["reference"], cleaned), rewrite_question(sample, cleaned), answer)
+        answer = substitute(answer, cleaned, language)
+    return Texts(substitute(sample["reference"], cleaned, language), rewrite_question(sample, cleaned), answer)
 
 
 def original_texts(sample: dict) -> Texts:

@@ -117,6 +117,7 @@ from structext_core.studio.study.quality import (  # noqa: F401
     flag_question,
     flags,
     gold_report,
+    pending_practice_feedback,
     practice_feedback,
     resolve_flag,
 )
@@ -137,6 +138,7 @@ from structext_core.studio.study.store import (  # noqa: F401
     PRACTICE_MAX_REFERENCE_CHARS,
     STRATUM_KEYS,
     AnnotatorStudy,
+    QuestionCounts,
     StaleQuestionError,
     Study,
     StudyError,

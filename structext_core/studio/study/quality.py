@@ -212,6 +212,34 @@ def practice_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
                             rouge_l=float(rouge), exact_match=int(exact), key_withheld=withheld)
 
 
+
+def pending_practice_feedback(db: sqlite_utils.Database, study_id: int, user_id: int) -> PracticeFeedback | None:
+    """The feedback the annotator has not moved on from: their latest answer in the study is a
+    practice one and the next question has not been shown yet (moving on shows it). Kept in
+    the database, so a reload (a new page session) shows the same screen with the same button.
+    None otherwise; what :func:`practice_feedback` returns when there is one."""
+    row = db.execute(
+        """
+        SELECT r.id, i.kind,
+               (SELECT a.first_shown_at FROM assignments a LEFT JOIN responses n ON n.assignment_id = a.id
+                 WHERE a.study_id = r.study_id AND a.user_id = r.user_id AND n.id IS NULL
+                 ORDER BY a.seq LIMIT 1) AS next_shown,
+               (SELECT COUNT(*) FROM assignments a LEFT JOIN responses n ON n.assignment_id = a.id
+                 WHERE a.study_id = r.study_id AND a.user_id = r.user_id AND n.id IS NULL) AS open_items
+        FROM responses r JOIN study_items i ON i.id = r.item_id
+        WHERE r.study_id = ? AND r.user_id = ?
+        ORDER BY r.id DESC LIMIT 1
+        """,
+        [study_id, user_id],
+    ).fetchone()
+    if row is None:
+        return None
+    response_id, kind, next_shown, open_items = row
+    if kind != "practice" or not open_items or next_shown is not None:
+        return None
+    return practice_feedback(db, user_id, response_id)
+
+
 # ---------------------------------------------------------------- gold
 
 GOLD_REPORT_COLUMNS = ["annotator", "gold_answered", "gold_passed", "gold_accuracy", "check"]

@@ -15,6 +15,7 @@ from pathlib import Path
 import sqlite_utils
 
 from structext_core.benchmark import draws, limits, suites
+from structext_core.benchmark.words import plural
 from structext_core.evaluation import scoring
 from structext_core.studio import accounts, changes
 from structext_core.studio.storage import write_transaction
@@ -393,6 +394,43 @@ def annotator_names(db: sqlite_utils.Database, study_id: int) -> list[str]:
 
 
 @dataclass(frozen=True)
+class QuestionCounts:
+    """How many questions a study asks, the one source of every page's figures: ``counted`` (the
+    baseline's own), ``gold`` (mixed in; to an annotator they are questions like the others) and
+    ``practice`` (answered first, with feedback; not counted). With 4 counted, 1 gold and 1
+    practice, an annotator is told of 5 questions and a practice one, and answers 6 in all."""
+
+    counted: int
+    gold: int = 0
+    practice: int = 0
+
+    @property
+    def asked(self) -> int:
+        """The study's questions as its annotators see them: counted and gold."""
+        return self.counted + self.gold
+
+    @property
+    def total(self) -> int:
+        """Every question an annotator answers, practice included."""
+        return self.asked + self.practice
+
+    @property
+    def for_annotator(self) -> str:
+        """"5 questions" (gold not told apart)."""
+        return plural(self.asked, "question")
+
+    @property
+    def breakdown(self) -> str:
+        """For the lead: "5 questions (4 counted + 1 gold) and 1 practice question first"."""
+        text = plural(self.asked, "question")
+        if self.gold:
+            text += f" ({self.counted:,} counted + {self.gold:,} gold)"
+        if self.practice:
+            text += f" and {plural(self.practice, 'practice question')} first"
+        return text
+
+
+@dataclass(frozen=True)
 class Study:
     """A study as the lead's pages list it: its row in ``studies`` and its number of annotators."""
 
@@ -432,10 +470,15 @@ class Study:
                       "results_when_closed": bool(values["results_when_closed"])})
 
     @property
+    def counts(self) -> QuestionCounts:
+        """Its questions: ``n_items`` counted, the gold and the practice ones."""
+        return QuestionCounts(self.n_items, self.gold_items, self.practice_items)
+
+    @property
     def label(self) -> str:
         """One line naming the study for a chooser: name, suite, size, annotators, status."""
-        return (f"{self.name} · {self.suite} · {self.n_items} questions · "
-                f"{self.n_annotators} annotators · {self.status}" + (" · archived" if self.archived else ""))
+        return (f"{self.name} · {self.suite} · {self.counts.breakdown} · "
+                f"{plural(self.n_annotators, 'annotator')} · {self.status}" + (" · archived" if self.archived else ""))
 
 
 _STUDY_SQL = """
@@ -487,6 +530,12 @@ class AnnotatorStudy:
     practice_items: int = 0
 
     @property
+    def counts(self) -> QuestionCounts:
+        """Its questions as this annotator may know them: gold ones are not told apart (all in
+        ``counted``), practice ones are."""
+        return QuestionCounts(self.n_items - self.practice_items, 0, self.practice_items)
+
+    @property
     def finished(self) -> bool:
         """True when the annotator has answered (or given up on) every question."""
         return self.answered >= self.n_items
@@ -494,7 +543,8 @@ class AnnotatorStudy:
     @property
     def label(self) -> str:
         """The study's name and progress, for a chooser."""
-        return f"{self.name} ({self.answered} of {self.n_items} answered)"
+        return f"{self.name} ({self.answered:,} of {self.n_items:,} answered, practice included)" if \
+            self.practice_items else f"{self.name} ({self.answered:,} of {self.n_items:,} answered)"
 
 
 def studies_for_annotator(db: sqlite_utils.Database, user_id: int) -> list[AnnotatorStudy]:

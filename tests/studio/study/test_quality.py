@@ -252,6 +252,29 @@ def test_practice_feedback_only_for_ones_own_answered_practice_item(db, samples,
         clock += 10
 
 
+def test_pending_practice_feedback_lasts_until_the_next_question_is_shown(db, samples, annotators):
+    """Kept in the database (a reload shows it again), only one's own, gone once moved on."""
+    study_id = make_study(db, samples, annotators, n_items=4, practice_items=2)
+    ann1, ann2 = annotators[0]["id"], annotators[1]["id"]
+    for user_id in (ann1, ann2):
+        study.accept_rule(db, study_id, user_id, at=0.0)
+    assert study.pending_practice_feedback(db, study_id, ann1) is None  # nothing answered yet
+    first = study.open_question(db, study_id, ann1, at=1.0)
+    submission = study.submit_answer(db, ann1, first.assignment_id, "try", at=5.0)
+    pending = study.pending_practice_feedback(db, study_id, ann1)
+    assert pending.response_id == submission.response_id and (pending.seq, pending.total) == (1, 2)
+    assert study.pending_practice_feedback(db, study_id, ann1) == pending  # asked again (a reload): the same
+    assert study.pending_practice_feedback(db, study_id, ann2) is None  # not someone else's
+    second = study.open_question(db, study_id, ann1, at=10.0)  # moving on shows the next question
+    assert study.pending_practice_feedback(db, study_id, ann1) is None
+    study.submit_answer(db, ann1, second.assignment_id, "try", at=15.0)
+    assert study.pending_practice_feedback(db, study_id, ann1).seq == 2
+    counted = study.open_question(db, study_id, ann1, at=20.0)
+    assert not counted.practice
+    study.submit_answer(db, ann1, counted.assignment_id, "a guess", at=25.0)
+    assert study.pending_practice_feedback(db, study_id, ann1) is None  # study answers have none
+
+
 # ---------------------------------------------------------------- not counted, and the gold report
 
 

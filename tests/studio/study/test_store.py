@@ -167,3 +167,12 @@ def test_studies_list_newest_first_with_their_annotators(db, samples, annotators
     with pytest.raises(study.StudyError, match="no study with id 99"):
         study.get_study(db, 99)
     assert [s.name for s in study.studies_for_annotator(db, annotators[1]["id"])] == ["second"]
+
+
+def test_one_count_of_a_studys_questions_for_every_page():
+    """Issue 19: "4 questions" + 1 gold + 1 practice was told as 5, then "all 6", and 4 beside 5."""
+    counts = study.QuestionCounts(counted=4, gold=1, practice=1)
+    assert (counts.asked, counts.total) == (5, 6)
+    assert counts.for_annotator == "5 questions"
+    assert counts.breakdown == "5 questions (4 counted + 1 gold) and 1 practice question first"
+    assert study.QuestionCounts(1).breakdown == "1 question"

@@ -1,0 +1,20 @@
+"""The one plural helper every page text uses (issue 19: "1 practice items", "Exported 1 samples")."""
+
+import pytest
+
+from structext_core.benchmark.words import noun, plural, plural_of
+
+
+@pytest.mark.parametrize("n, singular, expected", [
+    (0, "sample", "0 samples"), (1, "sample", "1 sample"), (2, "sample", "2 samples"),
+    (1, "practice item", "1 practice item"), (3, "practice item", "3 practice items"),
+    (1, "study", "1 study"), (2, "study", "2 studies"), (7626, "line", "7,626 lines"),
+    (2, "match", "2 matches"), (1, "gold question", "1 gold question"),
+])
+def test_plural(n, singular, expected):
+    assert plural(n, singular) == expected
+
+
+def test_an_irregular_plural_can_be_given():
+    assert plural(2, "criterion", "criteria") == "2 criteria" and noun(1, "criterion", "criteria") == "criterion"
+    assert plural_of("person") == "people"
