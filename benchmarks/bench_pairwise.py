@@ -30,7 +30,7 @@ import urllib.request
 from pathlib import Path
 
 import bench_annotators
-from bench_annotators import PASSWORD, cpu_seconds, describe, free_port, percentile, start_server
+from bench_annotators import PASSWORD, cpu_seconds, describe, free_port, percentile, start_server, wait_healthy
 from PIL import Image
 from st_client import StreamlitClient
 
@@ -169,6 +169,7 @@ def main() -> None:
         paths = prepare(base, args.annotators, args.papers)
         port = free_port()
         server = start_server(base, paths, port)
+        wait_healthy(base, port, server)
         try:
             asyncio.run(simulate(f"http://127.0.0.1:{port}", args, server.pid))
         finally:

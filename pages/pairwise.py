@@ -61,7 +61,7 @@ def on_flag(token: str) -> None:
         _say("error", str(error))
 
 
-@st.fragment(run_every=TICK_SECONDS)
+@ui.fragment(run_every=TICK_SECONDS)
 def clock(token: str) -> None:
     """The pair's active time; each run is a heartbeat (written when due; the idle pause reruns the page)."""
     state, seconds = pws.heartbeat(ui.get_db(), user["id"], token, settings=settings)
