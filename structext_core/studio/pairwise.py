@@ -44,6 +44,7 @@ from structext_core.benchmark import safe_text
 from structext_core.evaluation import pairwise as pw
 from structext_core.studio import aibench_store
 from structext_core.studio.storage import write_transaction
+from structext_core.studio.study.answering import _beat_due, _is_idle
 from structext_core.studio.study.clock import ClockSettings, _advance, _input_now, clock_settings, shown_seconds
 from structext_core.studio.study.quality import _bounded_note
 from structext_core.studio.study.store import StudyError, _check_annotators, annotator_order, now
@@ -370,7 +371,7 @@ def heartbeat(db: sqlite_utils.Database, user_id: int, token: str, at: float | N
     settings = settings or clock_settings()
     row = _own_task(db, user_id, token)
     state = _beat_state(row)
-    if state is None and not (_idle(row, at, settings, visible) or _due(row, at, settings, visible)):
+    if state is None and not (_is_idle(row, at, settings, visible) or _beat_due(row, at, settings, visible)):
         state = "active" if visible else "hidden"
     if state is not None:
         return state, shown_seconds(row, settings.grace_seconds, at)
@@ -378,7 +379,7 @@ def heartbeat(db: sqlite_utils.Database, user_id: int, token: str, at: float | N
         row = _own_task(db, user_id, token)
         if (state := _beat_state(row)) is not None:
             return state, shown_seconds(row, settings.grace_seconds, at)
-        if _idle(row, at, settings, visible):
+        if _is_idle(row, at, settings, visible):
             changes = _pause_changes(row, at, "idle", settings.grace_seconds)
             _update(db, row["id"], changes)
             return "paused", changes["active_seconds"]
@@ -393,17 +394,6 @@ def _beat_state(row: dict) -> str | None:
     if row["paused_at"] is not None:
         return "paused"
     return "active" if row["first_shown_at"] is None else None
-
-
-def _idle(row: dict, at: float, settings: ClockSettings, visible: bool) -> bool:
-    limit = settings.idle_pause_seconds
-    return bool(limit) and visible and row["last_input_at"] is not None and at - row["last_input_at"] >= limit
-
-
-def _due(row: dict, at: float, settings: ClockSettings, visible: bool) -> bool:
-    if row["last_beat_at"] is None or visible != (row["hidden_at"] is None):
-        return True
-    return at - row["last_beat_at"] >= settings.heartbeat_seconds
 
 
 def pause(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None,
