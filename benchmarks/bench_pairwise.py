@@ -73,9 +73,11 @@ def prepare(base: Path, n_annotators: int, papers: int) -> dict:
         pool.shutdown()
     os.environ["STRUCTEXT_AIBENCH_DIR"] = str(store)  # the server started below inherits it
     db = storage.open_db(paths["db"])
-    ids = [accounts.get_user(db, f"ann{i:02d}")["id"] for i in range(n_annotators)]
-    pairwise.create_study(db, "bench", "bench", ids, n_pairs=min(200, 15 * papers), practice=0, repeat_share=0.1)
-    return paths
+    people = accounts.list_users(db, role="annotator")  # bench_annotators' accounts, whatever their names
+    pairwise.create_study(db, "bench", "bench", [u["id"] for u in people], n_pairs=min(200, 15 * papers),
+                          practice=0, repeat_share=0.1)
+    db.conn.close()
+    return {**paths, "names": [u["username"] for u in people]}
 
 
 def fetch(url: str) -> int:
@@ -83,7 +85,7 @@ def fetch(url: str) -> int:
         return len(response.read())
 
 
-async def annotator(index: int, url: str, pace: tuple[float, float], stop_at: float, start_delay: float,
+async def annotator(index: int, name: str, url: str, pace: tuple[float, float], stop_at: float, start_delay: float,
                     votes: list, sizes: list, problems: list, clients: list) -> None:
     rng = random.Random(index)
     await asyncio.sleep(start_delay)
@@ -91,7 +93,7 @@ async def annotator(index: int, url: str, pace: tuple[float, float], stop_at: fl
     clients.append(client)
     await client.connect()
     await client.run()
-    client.type_text("User name", f"ann{index:02d}")
+    client.type_text("User name", name)
     client.type_text("Password", PASSWORD)
     await client.click("Log in")
     await client.open_page("Pairwise comparison")
@@ -100,7 +102,7 @@ async def annotator(index: int, url: str, pace: tuple[float, float], stop_at: fl
         if time.time() >= stop_at:
             break
         if CHOICES[0] not in client.widgets:
-            problems.append(f"ann{index:02d}: no vote buttons on the page; it shows: "
+            problems.append(f"{name}: no vote buttons on the page; it shows: "
                             + " | ".join(client._texts)[:300])
             break
         client.image_urls = []
@@ -112,13 +114,13 @@ async def annotator(index: int, url: str, pace: tuple[float, float], stop_at: fl
     await client.close()
 
 
-async def simulate(url: str, args: argparse.Namespace, server_pid: int) -> None:
+async def simulate(url: str, names: list[str], args: argparse.Namespace, server_pid: int) -> None:
     votes: list[float] = []
     sizes: list[int] = []
     problems: list[str] = []
     clients: list[ImageClient] = []
     stop_at = time.time() + args.ramp + args.seconds
-    tasks = [asyncio.create_task(annotator(i, url, (args.pace_min, args.pace_max), stop_at,
+    tasks = [asyncio.create_task(annotator(i, names[i], url, (args.pace_min, args.pace_max), stop_at,
                                            args.ramp * i / args.annotators, votes, sizes, problems, clients))
              for i in range(args.annotators)]
     await asyncio.sleep(args.ramp)
@@ -171,7 +173,7 @@ def main() -> None:
         server = start_server(base, paths, port)
         wait_healthy(base, port, server)
         try:
-            asyncio.run(simulate(f"http://127.0.0.1:{port}", args, server.pid))
+            asyncio.run(simulate(f"http://127.0.0.1:{port}", paths["names"], args, server.pid))
         finally:
             server.terminate()
             try:
