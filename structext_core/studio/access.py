@@ -103,10 +103,17 @@ PAGES: tuple[Page, ...] = (
          "question_review", _rule((ANNOTATOR, ADMIN)),
          shows="reviewers: only the papers dealt to them (figure, method text, graph, questions with their keys); "
                "never another reviewer's decisions on a double-reviewed paper"),
+    Page("pairwise", "pairwise.py", "Pairwise comparison", ":material/compare:", "Annotate", "pairwise",
+         _rule((ANNOTATOR, ADMIN)),
+         shows="annotators: their own current pair as two blinded images (no system name, paper id or file name, "
+               "during or after the study), their progress; never another person's vote"),
     Page("study_admin", "study_admin.py", "Studies", ":material/science:", "Admin", "study_admin",
          _rule((ADMIN,))),
     Page("adjudication", "adjudication.py", "Adjudication", ":material/gavel:", "Admin", "adjudication",
          _rule((ADMIN,))),
+    Page("pairwise_admin", "pairwise_admin.py", "Pairwise studies", ":material/leaderboard:", "Admin",
+         "pairwise_admin", _rule((ADMIN,)),
+         shows="admins: pairwise studies, their votes with system names, the human rank, agreement, correlations"),
     Page("campaign_admin", "campaign_admin.py", "Rewrite campaigns", ":material/folder_managed:", "Admin",
          "campaign_admin", _rule((ADMIN,))),
     Page("question_review_admin", "question_review_admin.py", "AIBench review campaigns", ":material/fact_check:",

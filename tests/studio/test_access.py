@@ -27,6 +27,8 @@ EXPECTED_PAGES = {
     "campaign_admin": ("-",    "-",      "-",       "Y"),
     "question_review": ("-",   "Y",      "-",       "Y"),
     "question_review_admin": ("-", "-",  "-",       "Y"),
+    "pairwise":       ("-",    "Y",      "-",       "Y"),
+    "pairwise_admin": ("-",    "-",      "-",       "Y"),
 }
 EXPECTED_CAPABILITIES = {
     "answers":            ("P", "P", "Y", "Y"),

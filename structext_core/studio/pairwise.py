@@ -1,0 +1,591 @@
+"""Blind pairwise comparison of AIBench systems' images (issue 22, item 3): the study, the
+annotator's votes with the honest clock, the blinded images, and the lead's results.
+
+A *pairwise study* is drawn from a stored AIBench data set (:mod:`structext_core.studio.aibench_store`):
+pairs of (one paper, two systems' images), a few *practice* pairs first (not counted), and a list
+of annotators. Every annotator judges every pair, each in an own seeded order; which system is on
+the left is drawn per person and pair from the study's seed and stored. A seeded share of each
+person's pairs (``repeat_share``) comes again later with the sides swapped: the consistency check.
+
+Blinding. The annotator's page never gets a system's name or anything that carries it: a task is
+named by an opaque random ``token`` (:func:`current_task` returns no name, no paper id, no file
+path), and :func:`task_image` returns the pixels re-encoded as a plain PNG (no metadata) padded to
+a multiple of :data:`SIZE_BUCKET` bytes, so neither the file name (Streamlit serves media under a
+hash of the bytes) nor its size names the system. Names are not shown after a vote either: during
+a study an annotator sees no system name at all; the lead sees them on the results.
+
+The clock is the one of :mod:`structext_core.studio.study.clock` (its settings, its booking of
+each gap as active or away, idle auto-pause after the idle limit, Pause/Resume), kept per task.
+
+Votes count by the rules of :mod:`structext_core.evaluation.pairwise`: each person's first vote on
+a pair (repeats only measure consistency), ties as half a win each, "both bad" apart.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import math
+import random
+import secrets
+import struct
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+
+import pandas as pd
+import sqlite_utils
+
+from structext_core.aibench import dataset as aibench_dataset
+from structext_core.aibench import scoring as aibench_scoring
+from structext_core.benchmark import safe_text
+from structext_core.evaluation import pairwise as pw
+from structext_core.studio import aibench_store
+from structext_core.studio.storage import write_transaction
+from structext_core.studio.study.answering import _beat_due, _is_idle
+from structext_core.studio.study.clock import ClockSettings, _advance, _input_now, clock_settings, shown_seconds
+from structext_core.studio.study.quality import _bounded_note
+from structext_core.studio.study.store import StudyError, _check_annotators, annotator_order, now
+
+CHOICES = {"left": "Left is better", "right": "Right is better", "tie": "Equally good", "both_bad": "Both bad"}
+FLAG_KINDS = {"broken": "An image does not show or is cut off", "unclear": "I cannot judge this pair",
+              "other": "Other (say what in the note)"}
+#: Served image sizes are padded up to a multiple of this many bytes.
+SIZE_BUCKET = 256 * 1024
+MAX_PAIRS = 2_000
+#: Served images are at most this wide (Streamlit's widest image, 2 x 730 px).
+MAX_SERVED_WIDTH = 1460
+MAX_NAME_CHARS = 80
+DEFAULT_BOOT = 500
+
+
+# ---------------------------------------------------------------- setup
+
+@dataclass(frozen=True)
+class PairwiseStudy:
+    id: int
+    name: str
+    dataset: str
+    seed: int
+    repeat_share: float
+    practice_pairs: int
+    status: str
+    created_at: float
+    pairs: int
+
+
+def draw_pairs(data: aibench_dataset.Dataset, systems: Sequence[str] | None, n_pairs: int, practice: int,
+               seed: int) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+    """(counted, practice) pairs ``(paper_id, system_a, system_b)`` (a < b): every pair of the chosen
+    systems on every paper with both images, in a seeded order, balanced over system pairs (round
+    robin over the pairs of systems), the first ``n_pairs`` counted and the next ``practice`` for practice."""
+    chosen = sorted(set(systems or data.systems))
+    by_systems: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+    for a, b in combinations(chosen, 2):
+        papers = [pid for pid in sorted(data.papers) if (a, pid) in data.images and (b, pid) in data.images]
+        random.Random(f"{seed}|{a}|{b}").shuffle(papers)
+        by_systems[(a, b)] = [(pid, a, b) for pid in papers]
+    ordered: list[tuple[str, str, str]] = []
+    depth = max((len(v) for v in by_systems.values()), default=0)
+    for k in range(depth):
+        ordered.extend(v[k] for v in by_systems.values() if k < len(v))
+    if len(ordered) < n_pairs + practice:
+        raise StudyError(f"The data set has {len(ordered)} pairs of images of the chosen systems; "
+                         f"{n_pairs} counted and {practice} practice pairs were asked for.")
+    return ordered[:n_pairs], ordered[n_pairs:n_pairs + practice]
+
+
+def create_study(db: sqlite_utils.Database, name: str, dataset: str, annotator_ids: Sequence[int], *,
+                 n_pairs: int, systems: Sequence[str] | None = None, practice: int = 2, repeat_share: float = 0.1,
+                 seed: int = 0, by_user: int | None = None) -> int:
+    """Create a pairwise study over the stored data set ``dataset``; its id. Raises
+    :class:`StudyError` saying what is wrong (nothing written then)."""
+    name = (name or "").strip()
+    if not name or len(name) > MAX_NAME_CHARS:
+        raise StudyError(f"A study needs a name of 1 to {MAX_NAME_CHARS} characters.")
+    if not 1 <= n_pairs <= MAX_PAIRS:
+        raise StudyError(f"Between 1 and {MAX_PAIRS:,} counted pairs, not {n_pairs}.")
+    if not 0 <= practice <= 10:
+        raise StudyError(f"Between 0 and 10 practice pairs, not {practice}.")
+    if not 0 <= repeat_share <= 0.5:
+        raise StudyError(f"The share of repeated pairs is between 0 and 0.5, not {repeat_share}.")
+    if not annotator_ids:
+        raise StudyError("Choose at least one annotator.")
+    if name in {r[0] for r in db.execute("SELECT name FROM pairwise_studies")}:
+        raise StudyError(f"A pairwise study named {name!r} exists; choose another name.")
+    try:
+        data = aibench_dataset.load_dataset(aibench_store.dataset_path(dataset))
+    except (ValueError, OSError) as error:
+        raise StudyError(f"The AIBench data set {dataset[:60]!r} cannot be read: {str(error)[:300]}") from None
+    unknown = sorted(set(systems or ()) - set(data.systems))
+    if unknown:
+        raise StudyError(f"{dataset!r} has no images of {', '.join(map(repr, unknown))}.")
+    if len(set(systems or data.systems)) < 2:
+        raise StudyError("A comparison needs at least two systems.")
+    counted, practice_pairs = draw_pairs(data, systems, n_pairs, practice, seed)
+    _check_annotators(db, annotator_ids)
+    at = now()
+    with write_transaction(db):
+        study_id = int(db.execute(
+            "INSERT INTO pairwise_studies (name, dataset, seed, repeat_share, practice_pairs, created_by, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)", [name, dataset, seed, repeat_share, practice, by_user, at]).lastrowid)
+        for kind, pairs in (("practice", practice_pairs), ("study", counted)):
+            for paper_id, a, b in pairs:
+                db.execute("INSERT INTO pairwise_pairs (study_id, paper_id, system_a, system_b, kind)"
+                           " VALUES (?, ?, ?, ?, ?)", [study_id, paper_id, a, b, kind])
+        for user_id in dict.fromkeys(annotator_ids):
+            _assign(db, study_id, seed, repeat_share, user_id, at)
+    return study_id
+
+
+def _assign(db: sqlite_utils.Database, study_id: int, seed: int, repeat_share: float, user_id: int,
+            at: float) -> None:
+    """Inside a write transaction: the member, their order (practice first), sides and repeats."""
+    db.execute("INSERT INTO pairwise_members (study_id, user_id, added_at) VALUES (?, ?, ?)", [study_id, user_id, at])
+    rows = db.execute("SELECT id, kind FROM pairwise_pairs WHERE study_id = ? ORDER BY id", [study_id]).fetchall()
+    practice = annotator_order([r[0] for r in rows if r[1] == "practice"], seed, study_id, user_id)
+    counted = annotator_order([r[0] for r in rows if r[1] == "study"], seed, study_id, user_id)
+    rng = random.Random(f"{seed}|{study_id}|{user_id}|sides")
+    sides = {pair_id: rng.random() < 0.5 for pair_id in practice + counted}
+    repeats = set(rng.sample(counted, round(repeat_share * len(counted)))) if counted else set()
+    # each repeat goes to a random later place (after its first showing, never right after it when avoidable)
+    order: list[tuple[int, bool, bool]] = [(p, sides[p], False) for p in counted]
+    for pair_id in sorted(repeats):
+        first = next(i for i, entry in enumerate(order) if entry[0] == pair_id and not entry[2])
+        low = min(first + 2, len(order))
+        order.insert(rng.randint(low, len(order)), (pair_id, not sides[pair_id], True))
+    position = 0
+    firsts: dict[int, int] = {}
+    for pair_id, left_is_a, is_repeat in [(p, sides[p], False) for p in practice] + order:
+        position += 1
+        task_id = int(db.execute(
+            "INSERT INTO pairwise_tasks (study_id, user_id, pair_id, position, left_is_a, repeat_of, token)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [study_id, user_id, pair_id, position, int(left_is_a), firsts.get(pair_id) if is_repeat else None,
+             secrets.token_urlsafe(16)]).lastrowid)
+        firsts.setdefault(pair_id, task_id)
+
+
+def add_annotator(db: sqlite_utils.Database, study_id: int, user_id: int) -> None:
+    """Add an annotator to an open study (the same pairs, an own order and sides)."""
+    study = get_study(db, study_id)
+    _check_annotators(db, [user_id])
+    if db.execute("SELECT 1 FROM pairwise_members WHERE study_id = ? AND user_id = ?",
+                  [study_id, user_id]).fetchone():
+        raise StudyError("That annotator already takes part in this study.")
+    with write_transaction(db):
+        _assign(db, study_id, study.seed, study.repeat_share, user_id, now())
+
+
+def get_study(db: sqlite_utils.Database, study_id: int) -> PairwiseStudy:
+    row = db.execute(
+        "SELECT id, name, dataset, seed, repeat_share, practice_pairs, status, created_at,"
+        " (SELECT COUNT(*) FROM pairwise_pairs p WHERE p.study_id = s.id AND p.kind = 'study')"
+        " FROM pairwise_studies s WHERE id = ?", [study_id]).fetchone()
+    if row is None:
+        raise StudyError(f"There is no pairwise study with id {study_id}.")
+    return PairwiseStudy(*row)
+
+
+def list_studies(db: sqlite_utils.Database) -> list[PairwiseStudy]:
+    return [get_study(db, r[0]) for r in db.execute("SELECT id FROM pairwise_studies ORDER BY id DESC")]
+
+
+def set_status(db: sqlite_utils.Database, study_id: int, status: str) -> None:
+    if status not in ("open", "closed"):
+        raise StudyError(f"A study is open or closed, not {status!r}.")
+    get_study(db, study_id)
+    with write_transaction(db):
+        db.execute("UPDATE pairwise_studies SET status = ? WHERE id = ?", [status, study_id])
+
+
+def studies_for_annotator(db: sqlite_utils.Database, user_id: int) -> list[tuple[int, str, int, int, str]]:
+    """(study id, name, votes given, tasks, status) of the studies ``user_id`` votes in."""
+    return [tuple(r) for r in db.execute(
+        """
+        SELECT s.id, s.name,
+               (SELECT COUNT(*) FROM pairwise_tasks t JOIN pairwise_votes v ON v.task_id = t.id
+                 WHERE t.study_id = s.id AND t.user_id = m.user_id),
+               (SELECT COUNT(*) FROM pairwise_tasks t WHERE t.study_id = s.id AND t.user_id = m.user_id),
+               s.status
+        FROM pairwise_members m JOIN pairwise_studies s ON s.id = m.study_id
+        WHERE m.user_id = ? AND s.archived_at IS NULL ORDER BY s.id
+        """, [user_id])]
+
+
+# ---------------------------------------------------------------- the annotator's side (blind)
+
+@dataclass(frozen=True)
+class TaskView:
+    """What the voting page may know of the current task: an opaque token, never a name."""
+
+    token: str
+    position: int
+    total: int
+    done: int
+    practice: bool
+    paused: bool
+    active_seconds: float
+
+
+_TASK_COLUMNS = ("t.id, t.study_id, t.user_id, t.pair_id, t.position, t.left_is_a, t.token, t.first_shown_at,"
+                 " t.last_beat_at, t.hidden_at, t.paused_at, t.pause_count, t.paused_seconds, t.active_seconds,"
+                 " t.away_seconds, t.idle_seconds, t.last_input_at, t.active_at_last_input, p.kind, s.status,"
+                 " (SELECT id FROM pairwise_votes v WHERE v.task_id = t.id) AS vote_id")
+
+
+def _task_rows(db: sqlite_utils.Database, where: str, params: list) -> list[dict]:
+    cursor = db.execute(f"SELECT {_TASK_COLUMNS} FROM pairwise_tasks t JOIN pairwise_pairs p ON p.id = t.pair_id"
+                        f" JOIN pairwise_studies s ON s.id = t.study_id WHERE {where}", params)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def _own_task(db: sqlite_utils.Database, user_id: int, token: str) -> dict:
+    rows = _task_rows(db, "t.token = ? AND t.user_id = ?", [str(token)[:64], user_id])
+    if not rows:
+        raise StudyError("That pair is not one of yours.")
+    return rows[0]
+
+
+def current_task(db: sqlite_utils.Database, study_id: int, user_id: int, at: float | None = None,
+                 settings: ClockSettings | None = None) -> TaskView | None:
+    """The person's next pair without a vote (its clock started on first showing), None when all are done."""
+    at = now() if at is None else at
+    settings = settings or clock_settings()
+    if not db.execute("SELECT 1 FROM pairwise_members WHERE study_id = ? AND user_id = ?",
+                      [study_id, user_id]).fetchone():
+        raise StudyError("You do not take part in that pairwise study.")
+    total = db.execute("SELECT COUNT(*) FROM pairwise_tasks WHERE study_id = ? AND user_id = ?",
+                       [study_id, user_id]).fetchone()[0]
+    rows = _task_rows(db, "t.study_id = ? AND t.user_id = ? AND NOT EXISTS (SELECT 1 FROM pairwise_votes v"
+                          " WHERE v.task_id = t.id) ORDER BY t.position LIMIT 1", [study_id, user_id])
+    if not rows:
+        return None
+    row = rows[0]
+    if row["status"] != "open":
+        raise StudyError("This study has been closed by the study lead; votes are no longer taken.")
+    if row["first_shown_at"] is None:
+        with write_transaction(db):
+            db.execute("UPDATE pairwise_tasks SET first_shown_at = ?, last_beat_at = ?, last_input_at = ?"
+                       " WHERE id = ? AND first_shown_at IS NULL", [at, at, at, row["id"]])
+        row = {**row, "first_shown_at": at, "last_beat_at": at, "last_input_at": at}
+    return TaskView(row["token"], row["position"], total, row["position"] - 1, row["kind"] == "practice",
+                    row["paused_at"] is not None, shown_seconds(row, settings.grace_seconds, at))
+
+
+def _system_on(row: dict, side: str, pair: tuple[str, str, str]) -> str:
+    _, a, b = pair
+    left, right = (a, b) if row["left_is_a"] else (b, a)
+    return left if side == "left" else right
+
+
+def task_image(db: sqlite_utils.Database, user_id: int, token: str, side: str) -> bytes:
+    """The blinded PNG of the ``left`` or ``right`` image of the person's own task ``token``."""
+    if side not in ("left", "right"):
+        raise StudyError(f"A side is left or right, not {side!r}.")
+    row = _own_task(db, user_id, token)
+    dataset, paper_id, a, b = db.execute(
+        "SELECT s.dataset, p.paper_id, p.system_a, p.system_b FROM pairwise_pairs p JOIN pairwise_studies s"
+        " ON s.id = p.study_id WHERE p.id = ?", [row["pair_id"]]).fetchone()
+    system = _system_on(row, side, (paper_id, a, b))
+    folder = aibench_store.dataset_path(dataset)
+    record = _image_records(str(folder)).get((system, paper_id))
+    if record is None:
+        raise StudyError("That image is no longer stored; tell the study lead.")
+    return blinded_png(str(folder / record))
+
+
+@functools.lru_cache(maxsize=8)
+def _image_records(folder: str) -> dict[tuple[str, str], str]:
+    data = aibench_dataset.load_dataset(folder)
+    return {key: record.path for key, record in data.images.items()}
+
+
+@functools.lru_cache(maxsize=64)
+def blinded_png(path: str) -> bytes:
+    """The pixels of the stored image at ``path`` (at most :data:`MAX_SERVED_WIDTH` wide) as a plain PNG (nothing but IHDR, IDAT, IEND and a
+    padding chunk of zeros) whose size is a multiple of :data:`SIZE_BUCKET`."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        pixels = image.convert("RGB")
+    if pixels.width > MAX_SERVED_WIDTH:  # as wide as the page shows; Streamlit would re-encode a wider one as JPEG
+        pixels = pixels.resize((MAX_SERVED_WIDTH, max(1, round(pixels.height * MAX_SERVED_WIDTH / pixels.width))),
+                               Image.LANCZOS)
+    clean = Image.frombytes("RGB", pixels.size, pixels.tobytes())
+    out = io.BytesIO()
+    clean.save(out, "PNG", compress_level=6)
+    return pad_png(out.getvalue())
+
+
+def pad_png(png: bytes, bucket: int = SIZE_BUCKET) -> bytes:
+    """``png`` with a private ancillary chunk (``pdNg``, zeros; decoders skip it) before IEND, so its
+    length is the next multiple of ``bucket`` (at least 12 bytes more)."""
+    end = png.rindex(b"IEND") - 4
+    overhead = 12
+    length = (-(len(png) + overhead)) % bucket
+    body = b"\x00" * length
+    chunk = struct.pack(">I", length) + b"pdNg" + body + struct.pack(">I", zlib.crc32(b"pdNg" + body))
+    return png[:end] + chunk + png[end:]
+
+
+def _open_task(db: sqlite_utils.Database, user_id: int, token: str) -> dict:
+    row = _own_task(db, user_id, token)
+    if row["vote_id"] is not None:
+        raise StudyError("That pair already has your vote (a second key press or another tab); here is the next one.")
+    if row["status"] != "open":
+        raise StudyError("This study has been closed by the study lead; votes are no longer taken.")
+    if row["first_shown_at"] is None:
+        raise StudyError("That pair has not been shown yet; here is your current one.")
+    return row
+
+
+def _update(db: sqlite_utils.Database, task_id: int, changes: dict) -> None:
+    if changes:
+        db.execute(f"UPDATE pairwise_tasks SET {', '.join(f'{c} = ?' for c in changes)} WHERE id = ?",
+                   [*changes.values(), task_id])
+
+
+def _pause_changes(row: dict, at: float, reason: str, grace: float) -> dict:
+    """The clock columns of a pause at ``at`` (as :func:`structext_core.studio.study.clock._start_pause`):
+    the time booked first; an idle pause re-books the active time since the last input as idle."""
+    state = {**row, **_advance(row, at, grace)}
+    changes = {key: state[key] for key in ("active_seconds", "away_seconds", "idle_seconds")}
+    if reason == "idle":
+        idle = max(0.0, state["active_seconds"] - (row["active_at_last_input"] or 0.0))
+        changes["active_seconds"] -= idle
+        changes["idle_seconds"] += idle
+    changes.update(paused_at=at, pause_count=row["pause_count"] + 1, last_beat_at=None, hidden_at=None)
+    return changes
+
+
+def heartbeat(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None, *, visible: bool = True,
+              settings: ClockSettings | None = None) -> tuple[str, float]:
+    """The page shows the pair: book the gap (written at most once per heartbeat interval, as the
+    Human baseline's clock does); pause as idle after the idle limit. The state (``active``,
+    ``hidden``, ``paused`` or ``voted``) and the active seconds so far."""
+    at = now() if at is None else at
+    settings = settings or clock_settings()
+    row = _own_task(db, user_id, token)
+    state = _beat_state(row)
+    if state is None and not (_is_idle(row, at, settings, visible) or _beat_due(row, at, settings, visible)):
+        state = "active" if visible else "hidden"
+    if state is not None:
+        return state, shown_seconds(row, settings.grace_seconds, at)
+    with write_transaction(db):
+        row = _own_task(db, user_id, token)
+        if (state := _beat_state(row)) is not None:
+            return state, shown_seconds(row, settings.grace_seconds, at)
+        if _is_idle(row, at, settings, visible):
+            changes = _pause_changes(row, at, "idle", settings.grace_seconds)
+            _update(db, row["id"], changes)
+            return "paused", changes["active_seconds"]
+        changes = _advance(row, at, settings.grace_seconds, visible)
+        _update(db, row["id"], changes)
+    return ("active" if visible else "hidden"), {**row, **changes}["active_seconds"]
+
+
+def _beat_state(row: dict) -> str | None:
+    if row["vote_id"] is not None:
+        return "voted"
+    if row["paused_at"] is not None:
+        return "paused"
+    return "active" if row["first_shown_at"] is None else None
+
+
+def pause(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None,
+          settings: ClockSettings | None = None) -> None:
+    at = now() if at is None else at
+    settings = settings or clock_settings()
+    with write_transaction(db):
+        row = _open_task(db, user_id, token)
+        if row["paused_at"] is None:
+            _update(db, row["id"], _pause_changes(row, at, "button", settings.grace_seconds))
+
+
+def resume(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None) -> None:
+    at = now() if at is None else at
+    with write_transaction(db):
+        row = _open_task(db, user_id, token)
+        if row["paused_at"] is not None:
+            _update(db, row["id"], {"paused_seconds": row["paused_seconds"] + max(0.0, at - row["paused_at"]),
+                                    "paused_at": None, "last_beat_at": at, "hidden_at": None,
+                                    **_input_now(row, at)})
+
+
+def vote(db: sqlite_utils.Database, user_id: int, token: str, choice: str, at: float | None = None,
+         settings: ClockSettings | None = None) -> None:
+    """Record the person's choice on their open task ``token`` with the clock's totals."""
+    if choice not in CHOICES:
+        raise StudyError(f"A choice is one of {', '.join(CHOICES)}, not {str(choice)[:20]!r}.")
+    at = now() if at is None else at
+    settings = settings or clock_settings()
+    with write_transaction(db):
+        row = _open_task(db, user_id, token)
+        if row["paused_at"] is not None:
+            raise StudyError("The pair is paused; resume it before you vote.")
+        row = {**row, **_advance(row, at, settings.grace_seconds)}
+        left_is_a = bool(row["left_is_a"])
+        outcome = {"left": "a" if left_is_a else "b", "right": "b" if left_is_a else "a"}.get(choice, choice)
+        db.execute("INSERT INTO pairwise_votes (task_id, choice, outcome, active_seconds, away_seconds, idle_seconds,"
+                   " paused_seconds, wall_seconds, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   [row["id"], choice, outcome, row["active_seconds"], row["away_seconds"], row["idle_seconds"],
+                    row["paused_seconds"], max(0.0, at - row["first_shown_at"]), at])
+        _update(db, row["id"], {k: row[k] for k in ("active_seconds", "away_seconds", "last_beat_at")})
+
+
+def flag_pair(db: sqlite_utils.Database, user_id: int, token: str, kind: str, note: str = "") -> int:
+    """A person's flag on their own pair; nothing else changes (the clock runs on)."""
+    if kind not in FLAG_KINDS:
+        raise StudyError(f"Unknown kind of problem {str(kind)[:20]!r}: choose one of {', '.join(FLAG_KINDS)}.")
+    note = _bounded_note("note", note)
+    if kind == "other" and not note:
+        raise StudyError("Say in the note what the problem is (the kind is 'other').")
+    row = _own_task(db, user_id, token)
+    with write_transaction(db):
+        return int(db.execute("INSERT INTO pairwise_flags (study_id, task_id, user_id, kind, note, created_at)"
+                              " VALUES (?, ?, ?, ?, ?, ?)",
+                              [row["study_id"], row["id"], user_id, kind, note, now()]).lastrowid)
+
+
+# ---------------------------------------------------------------- the lead's side
+
+def progress(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
+    """Per annotator: votes, tasks, median active seconds per vote, pauses, open flags."""
+    rows = db.execute(
+        """
+        SELECT u.username,
+               (SELECT COUNT(*) FROM pairwise_tasks t JOIN pairwise_votes v ON v.task_id = t.id
+                 WHERE t.study_id = m.study_id AND t.user_id = m.user_id),
+               (SELECT COUNT(*) FROM pairwise_tasks t WHERE t.study_id = m.study_id AND t.user_id = m.user_id),
+               (SELECT SUM(t.pause_count) FROM pairwise_tasks t WHERE t.study_id = m.study_id AND t.user_id = m.user_id),
+               (SELECT COUNT(*) FROM pairwise_flags f WHERE f.study_id = m.study_id AND f.user_id = m.user_id
+                 AND f.resolved_at IS NULL)
+        FROM pairwise_members m JOIN users u ON u.id = m.user_id WHERE m.study_id = ? ORDER BY u.username
+        """, [study_id]).fetchall()
+    seconds = votes_frame(db, study_id, include_practice=True).groupby("annotator")["active_seconds"].median()
+    return pd.DataFrame([{"annotator": r[0], "votes": r[1], "pairs": r[2], "pauses": r[3] or 0, "open flags": r[4],
+                          "median active s": round(float(seconds.get(r[0], math.nan)), 1)} for r in rows],
+                        columns=["annotator", "votes", "pairs", "pauses", "open flags", "median active s"])
+
+
+def votes_frame(db: sqlite_utils.Database, study_id: int, include_practice: bool = False) -> pd.DataFrame:
+    """Every vote of the study with names (the lead's view): one row per vote, in vote order."""
+    kinds = "('study', 'practice')" if include_practice else "('study')"
+    cursor = db.execute(
+        f"""
+        SELECT u.username AS annotator, p.paper_id, p.system_a, p.system_b, p.kind,
+               CASE WHEN t.left_is_a = 1 THEN p.system_a ELSE p.system_b END AS left_system,
+               CASE WHEN t.left_is_a = 1 THEN p.system_b ELSE p.system_a END AS right_system,
+               v.choice, v.outcome, t.repeat_of IS NOT NULL AS repeat, v.active_seconds, v.away_seconds,
+               v.idle_seconds, v.paused_seconds, v.wall_seconds, v.at
+        FROM pairwise_votes v JOIN pairwise_tasks t ON t.id = v.task_id JOIN pairwise_pairs p ON p.id = t.pair_id
+        JOIN users u ON u.id = t.user_id WHERE t.study_id = ? AND p.kind IN {kinds} ORDER BY v.at, v.id
+        """, [study_id])
+    return pd.DataFrame(cursor.fetchall(), columns=[d[0] for d in cursor.description])
+
+
+def votes_csv(db: sqlite_utils.Database, study_id: int) -> str:
+    """The lead's download: every counted vote (safe CSV)."""
+    return safe_text.frame_csv(votes_frame(db, study_id))
+
+
+def votes_of(frame: pd.DataFrame) -> list[pw.Vote]:
+    """The frame's votes for :mod:`structext_core.evaluation.pairwise` (``first`` = system a)."""
+    names = {"a": "first", "b": "second", "tie": "tie", "both_bad": "both_bad"}
+    return [pw.Vote(r.annotator, r.paper_id, r.system_a, r.system_b, names[r.outcome]) for r in frame.itertuples()]
+
+
+@dataclass(frozen=True)
+class Results:
+    ranking: pw.Ranking
+    agreement: dict
+    kendall_w: dict
+    consistency: dict
+    correlations: pd.DataFrame
+    table2: pd.DataFrame
+    fig6b: pd.DataFrame
+    votes: int
+    annotators: int
+
+
+def metric_means(data: aibench_dataset.Dataset) -> dict[str, dict[str, float]]:
+    """Each imported aesthetic metric's mean per system."""
+    sums: dict[str, dict[str, list[float]]] = {}
+    for (system, _paper, metric), value in data.aesthetics.items():
+        sums.setdefault(metric, {}).setdefault(system, []).append(value)
+    return {m: {s: sum(v) / len(v) for s, v in by.items()} for m, by in sorted(sums.items())}
+
+
+def aibench_overall(data: aibench_dataset.Dataset, dataset: str) -> dict[str, dict[str, float]]:
+    """AIBench's overall score per system, one judge per stored solver (``AIBench (<solver>)``);
+    where no aesthetic score is imported, the mean of the four levels' accuracies, named
+    ``AIBench levels only (<solver>)`` so it is never mistaken for the overall."""
+    scores = aibench_scoring.score_systems(data, aibench_store.load_predictions(dataset), n_boot=0)
+    out: dict[str, dict[str, float]] = {}
+    for s in scores:
+        if s.overall is not None:
+            out.setdefault(f"AIBench ({s.solver})", {})[s.system] = s.overall
+        elif len(s.levels) == len(aibench_scoring.LEVELS):
+            mean = sum(level.accuracy for level in s.levels.values()) / len(s.levels)
+            out.setdefault(f"AIBench levels only ({s.solver})", {})[s.system] = mean
+    return out
+
+
+def results(db: sqlite_utils.Database, study_id: int, *, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> Results:
+    """The human rank of the study's systems and everything measured about it (see the module)."""
+    study = get_study(db, study_id)
+    frame = votes_frame(db, study_id)
+    all_votes = votes_of(frame)
+    counted = pw.first_votes(all_votes)
+    ranking = pw.human_ranking(counted, n_boot=n_boot, seed=seed)
+    data = aibench_dataset.load_dataset(aibench_store.dataset_path(study.dataset))
+    means = metric_means(data)
+    judges = {**aibench_overall(data, study.dataset), **means}
+    return Results(ranking, pw.pair_agreement(counted), pw.kendall_w(counted), pw.swap_consistency(all_votes),
+                   pw.correlation_with_rank(ranking, judges), pw.table2(ranking, means), pw.fig6b(ranking, judges),
+                   len(counted), frame["annotator"].nunique() if len(frame) else 0)
+
+
+def image_path_for_lead(db: sqlite_utils.Database, study_id: int, paper_id: str, system: str) -> Path | None:
+    """The stored image of ``system`` on ``paper_id`` (the lead's drill-down)."""
+    study = get_study(db, study_id)
+    folder = aibench_store.dataset_path(study.dataset)
+    record = _image_records(str(folder)).get((system, paper_id))
+    return folder / record if record else None
+
+
+def flags_frame(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
+    """The study's flags, oldest first, with the pair's paper and systems (the lead's view)."""
+    cursor = db.execute(
+        """
+        SELECT f.id, u.username AS annotator, p.paper_id, p.system_a, p.system_b, f.kind, f.note, f.created_at,
+               f.resolution
+        FROM pairwise_flags f JOIN pairwise_tasks t ON t.id = f.task_id JOIN pairwise_pairs p ON p.id = t.pair_id
+        LEFT JOIN users u ON u.id = f.user_id WHERE f.study_id = ? ORDER BY f.id
+        """, [study_id])
+    return pd.DataFrame(cursor.fetchall(), columns=[d[0] for d in cursor.description])
+
+
+def resolve_flag(db: sqlite_utils.Database, flag_id: int, admin: dict | None, resolution: str) -> None:
+    """The lead's answer to a flag (a note is required)."""
+    if not admin or admin.get("role") != "admin":
+        raise StudyError("Only an admin resolves flags.")
+    resolution = _bounded_note("resolution", resolution)
+    if not resolution:
+        raise StudyError("Say how the flag was resolved.")
+    with write_transaction(db):
+        if db.execute("UPDATE pairwise_flags SET resolved_by = ?, resolved_at = ?, resolution = ? WHERE id = ?",
+                      [admin["id"], now(), resolution, flag_id]).rowcount != 1:
+            raise StudyError(f"There is no flag with id {flag_id}.")
+
+
+def dataset_systems(dataset: str) -> list[str]:
+    """The systems with images in the stored data set ``dataset`` (empty when it cannot be read)."""
+    try:
+        return aibench_dataset.load_dataset(aibench_store.dataset_path(dataset)).systems
+    except (ValueError, OSError):
+        return []

@@ -1,0 +1,135 @@
+"""The voting page and the lead's page, run with AppTest: real clicks, and what an annotator never gets."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from structext_core.aibench import dataset as aibench_dataset
+from structext_core.studio import aibench_store, storage
+from structext_core.studio import pairwise as pws
+from tests.pages.test_page_access import Downloads, leaks, run_page
+
+
+def open_page(name: str, user, **state) -> AppTest:
+    """The page file ``name`` run as ``user`` (the access test's runner: no exception allowed)."""
+    return run_page(Path(name).stem, user, **state)
+
+
+def button(at, start: str):
+    found = [b for b in at.button if b.label.startswith(start)]
+    assert found, f"no button {start!r}: {[b.label for b in at.button]}"
+    return found[0]
+
+
+def _study(world, n_pairs=6, practice=1):
+    p = world["people"]
+    return pws.create_study(world["db"], "pilot", "synthetic", [p["ann1"]["id"], p["ann2"]["id"]], n_pairs=n_pairs,
+                            practice=practice, repeat_share=0.2, seed=1)
+
+
+def _votes(user_id):
+    db = storage.open_db()
+    return db.execute("SELECT v.choice FROM pairwise_votes v JOIN pairwise_tasks t ON t.id = v.task_id"
+                      " WHERE t.user_id = ? ORDER BY v.id", [user_id]).fetchall()
+
+
+def test_annotator_votes_pauses_and_finishes(world):
+    study_id = _study(world, n_pairs=3, practice=1)
+    ann = world["people"]["ann1"]
+    at = open_page("pairwise.py", ann)
+    assert "Pair 1 of" in at.get("progress")[0].proto.text and "practice" in at.get("progress")[0].proto.text
+    assert len(at.get("image")) == 2
+    assert {b.proto.shortcut for b in at.button if b.key and b.key.startswith("pw_")} >= {"left", "right", "down", "b"}
+    button(at, "Left is").click().run()
+    assert [r[0] for r in _votes(ann["id"])] == ["left"]
+    assert "Pair 2 of" in at.get("progress")[0].proto.text
+    button(at, "Pause").click().run()
+    assert any("Paused" in i.value for i in at.info) and not at.get("image")
+    button(at, "Resume").click().run()
+    assert len(at.get("image")) == 2
+    total = pws.get_study(world["db"], study_id)
+    for choice in ("Right is", "Equally", "Both bad"):
+        button(at, choice).click().run()
+    while at.get("progress"):
+        button(at, "Left is").click().run()
+    assert any("all" in s.value and "pairs" in s.value for s in at.success)
+    assert len(_votes(ann["id"])) == world["db"].execute(
+        "SELECT COUNT(*) FROM pairwise_tasks WHERE user_id = ? AND study_id = ?", [ann["id"], total.id]).fetchone()[0]
+
+
+def test_a_flag_from_the_page(world):
+    _study(world)
+    at = open_page("pairwise.py", world["people"]["ann1"])
+    at.selectbox(key="pw_flag_kind").set_value("broken")
+    at.text_area(key="pw_flag_note").input("the left one is cut")
+    [b for b in at.button if b.label == "Send report"][0].click().run()
+    assert any("study lead will look" in s.value for s in at.success)
+    flags = pws.flags_frame(world["db"], 1)
+    assert list(flags["kind"]) == ["broken"] and list(flags["note"]) == ["the left one is cut"]
+
+
+def _secrets(world) -> dict[str, list[bytes]]:
+    systems = aibench_dataset.load_dataset(aibench_store.dataset_path("synthetic")).systems
+    papers = world["db"].execute("SELECT DISTINCT paper_id FROM pairwise_pairs").fetchall()
+    out = {f"system {s}": [s.encode()] for s in systems}
+    out.update({f"paper {p[0]}": [p[0].encode()] for p in papers})
+    out["ann2's name"] = [b"ann2"]
+    out["an image path"] = [b"images/"]
+    return out
+
+
+def test_annotator_never_gets_system_names_paper_ids_or_other_votes(world, monkeypatch):
+    study_id = _study(world)
+    p = world["people"]
+    clock = 100.0
+    while (view := pws.current_task(world["db"], study_id, p["ann2"]["id"], at=clock)) is not None:
+        clock += 7
+        pws.vote(world["db"], p["ann2"]["id"], view.token, "tie", at=clock)
+    secrets = _secrets(world)
+    downloads = Downloads(monkeypatch)
+    at = open_page("pairwise.py", p["ann1"])
+    for _ in range(4):
+        assert leaks(at, downloads, secrets) == {}
+        urls = [img.url for image in at.get("image") for img in image.proto.imgs]
+        assert len(urls) == 2 and all(re.fullmatch(r"[/a-z]*/media/[0-9a-f]{16,}\.png", u) for u in urls), urls
+        button(at, "Right is").click().run()
+        assert leaks(at, downloads, secrets) == {}  # after a vote: still no name
+    # positive control: the lead's page, searched the same way, does show names and ann2
+    at = open_page("pairwise_admin.py", p["lead"], pwa_study=study_id)
+    found = leaks(at, Downloads(monkeypatch), secrets)
+    assert "ann2's name" in found and sum(k.startswith("system ") for k in found) >= 4
+
+
+def test_lead_creates_a_study_and_reads_the_results(world):
+    p = world["people"]
+    at = open_page("pairwise_admin.py", p["lead"])
+    at.selectbox(key="pwa_dataset").set_value("synthetic").run()
+    at.text_input(key="pwa_name").input("from the page")
+    at.multiselect(key="pwa_people").select(p["ann1"]).select(p["ann2"])
+    at.number_input(key="pwa_pairs").set_value(5)
+    [b for b in at.button if b.label == "Create study"][0].click().run()
+    assert not at.exception and any("Created" in s.value for s in at.success), [e.value for e in at.error]
+    study = pws.list_studies(world["db"])[0]
+    assert study.name == "from the page" and study.pairs == 5
+    assert any("No counted votes" in i.value for i in at.info)
+    clock = 100.0
+    for who in ("ann1", "ann2"):
+        while (view := pws.current_task(world["db"], study.id, p[who]["id"], at=clock)) is not None:
+            clock += 7
+            pws.vote(world["db"], p[who]["id"], view.token, "left", at=clock)
+    at = open_page("pairwise_admin.py", p["lead"], pwa_study=study.id)
+    headers = [h.value for h in at.subheader]
+    assert any("Human rank" in h for h in headers) and any("Table 2" in h for h in headers)
+    assert len(at.dataframe) >= 4  # progress, rank, Table 2, Fig. 6b
+    assert any(m.label == "Per-pair agreement" for m in at.metric)
+    button(at, "Close the study").click().run()
+    assert pws.get_study(world["db"], study.id).status == "closed"
+
+
+@pytest.mark.parametrize("who", ["ann1", "reader"])
+def test_the_lead_page_is_refused_to_others(world, who):
+    at = open_page("pairwise_admin.py", world["people"][who])
+    assert len(at.error) == 1 and not at.dataframe

@@ -1,0 +1,148 @@
+"""The pairwise study in the core: draw, stored sides, swapped repeats, blind images, the clock, votes, results."""
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from structext_core.aibench import dataset as aibench_dataset
+from structext_core.studio import aibench_store
+from structext_core.studio import pairwise as pws
+from structext_core.studio.study import ClockSettings, StudyError
+
+SETTINGS = ClockSettings(heartbeat_seconds=5, idle_pause_seconds=60)
+
+
+def _create(world, n_pairs=12, practice=1, repeat_share=0.25, seed=3):
+    p = world["people"]
+    return pws.create_study(world["db"], "pilot", "synthetic", [p["ann1"]["id"], p["ann2"]["id"]], n_pairs=n_pairs,
+                            practice=practice, repeat_share=repeat_share, seed=seed, by_user=p["lead"]["id"])
+
+
+def _tasks(db, user_id):
+    return db.execute("SELECT t.id, t.pair_id, t.left_is_a, t.repeat_of, t.position, p.kind FROM pairwise_tasks t"
+                      " JOIN pairwise_pairs p ON p.id = t.pair_id WHERE t.user_id = ? ORDER BY position",
+                      [user_id]).fetchall()
+
+
+def test_draw_sides_and_repeats_are_seeded_and_stored(world):
+    db, p = world["db"], world["people"]
+    study_id = _create(world)
+    study = pws.get_study(db, study_id)
+    assert study.pairs == 12
+    pairs = db.execute("SELECT system_a, system_b FROM pairwise_pairs WHERE study_id = ? AND kind = 'study'",
+                       [study_id]).fetchall()
+    assert len({tuple(r) for r in pairs}) == 12  # round robin over system pairs: 12 different of the 15
+    for who in ("ann1", "ann2"):
+        tasks = _tasks(db, p[who]["id"])
+        assert tasks[0][5] == "practice"
+        repeats = [t for t in tasks if t[3] is not None]
+        assert len(repeats) == 3  # 25% of 12
+        first = {t[0]: t for t in tasks}
+        for t in repeats:
+            original = first[t[3]]
+            assert original[1] == t[1] and original[2] != t[2]  # same pair, sides swapped
+            assert t[4] > original[4] + 1  # later, not right after
+    sides = [t[2] for t in _tasks(db, p["ann1"]["id"])]
+    assert 0 < sum(sides) < len(sides)  # both sides drawn
+    # the same seed gives the same draw for another study
+    other = pws.create_study(db, "pilot 2", "synthetic", [p["ann1"]["id"]], n_pairs=12, practice=1,
+                             repeat_share=0.25, seed=3)
+    assert db.execute("SELECT paper_id, system_a, system_b FROM pairwise_pairs WHERE study_id = ? ORDER BY id",
+                      [other]).fetchall() == db.execute(
+        "SELECT paper_id, system_a, system_b FROM pairwise_pairs WHERE study_id = ? ORDER BY id", [study_id]).fetchall()
+
+
+def test_setup_errors_are_clear(world):
+    db, p = world["db"], world["people"]
+    with pytest.raises(StudyError, match="is an admin, not an annotator"):
+        pws.create_study(db, "x", "synthetic", [p["lead"]["id"]], n_pairs=3)
+    with pytest.raises(StudyError, match="pairs of images"):
+        pws.create_study(db, "x", "synthetic", [p["ann1"]["id"]], n_pairs=1000)
+    with pytest.raises(StudyError, match="cannot be read"):
+        pws.create_study(db, "x", "nothing-here", [p["ann1"]["id"]], n_pairs=3)
+    with pytest.raises(StudyError, match="has no images of 'Nobody'"):
+        pws.create_study(db, "x", "synthetic", [p["ann1"]["id"]], n_pairs=3, systems=["Nobody", "Original Image"])
+    assert db.execute("SELECT COUNT(*) FROM pairwise_studies").fetchone()[0] == 0
+
+
+def test_images_are_blind(world):
+    db, p = world["db"], world["people"]
+    study_id = _create(world)
+    view = pws.current_task(db, study_id, p["ann1"]["id"], at=100.0, settings=SETTINGS)
+    assert set(vars(view)) == {"token", "position", "total", "done", "practice", "paused", "active_seconds"}
+    data = aibench_dataset.load_dataset(aibench_store.dataset_path("synthetic"))
+    for side in ("left", "right"):
+        png = pws.task_image(db, p["ann1"]["id"], view.token, side)
+        assert len(png) % pws.SIZE_BUCKET == 0
+        for system in data.systems:
+            assert system.encode() not in png
+        image = Image.open(io.BytesIO(png))
+        assert image.info == {} or set(image.info) <= {"dpi"}  # no text chunks, no EXIF, no ICC profile
+        image.load()
+    with pytest.raises(StudyError, match="not one of yours"):
+        pws.task_image(db, p["ann2"]["id"], view.token, "left")
+
+
+def test_a_vote_with_the_clock_and_sides_undone(world):
+    db, p = world["db"], world["people"]
+    study_id = _create(world, practice=0)
+    ann = p["ann1"]["id"]
+    view = pws.current_task(db, study_id, ann, at=100.0, settings=SETTINGS)
+    assert view.position == 1 and view.done == 0
+    assert pws.heartbeat(db, ann, view.token, at=103.0, settings=SETTINGS) == ("active", pytest.approx(3.0))
+    assert db.execute("SELECT active_seconds FROM pairwise_tasks WHERE token = ?", [view.token]).fetchone()[0] == 0
+    assert pws.heartbeat(db, ann, view.token, at=105.0, settings=SETTINGS)[0] == "active"  # due: written
+    assert db.execute("SELECT active_seconds FROM pairwise_tasks WHERE token = ?",
+                      [view.token]).fetchone()[0] == pytest.approx(5.0)
+    pws.pause(db, ann, view.token, at=106.0, settings=SETTINGS)
+    with pytest.raises(StudyError, match="paused"):
+        pws.vote(db, ann, view.token, "left", at=107.0, settings=SETTINGS)
+    pws.resume(db, ann, view.token, at=130.0)
+    pws.vote(db, ann, view.token, "left", at=133.0, settings=SETTINGS)
+    row = db.execute("SELECT v.choice, v.outcome, v.active_seconds, v.paused_seconds, v.wall_seconds, t.left_is_a"
+                     " FROM pairwise_votes v JOIN pairwise_tasks t ON t.id = v.task_id").fetchone()
+    assert row[0] == "left" and row[1] == ("a" if row[5] else "b")
+    assert row[2] == pytest.approx(9.0)  # 100-106 and 130-133 and row[3] == pytest.approx(24.0) and row[4] == pytest.approx(33.0)
+    with pytest.raises(StudyError, match="already has your vote"):
+        pws.vote(db, ann, view.token, "right", at=134.0, settings=SETTINGS)
+    with pytest.raises(StudyError, match="choice is one of"):
+        pws.vote(db, ann, "whatever", "middle", at=134.0, settings=SETTINGS)
+    nxt = pws.current_task(db, study_id, ann, at=140.0, settings=SETTINGS)
+    assert nxt.position == 2 and nxt.token != view.token
+    # idle: no input for the idle limit pauses the pair and books the time as idle
+    assert pws.heartbeat(db, ann, nxt.token, at=145.0, settings=SETTINGS)[0] == "active"
+    assert pws.heartbeat(db, ann, nxt.token, at=201.0, settings=SETTINGS)[0] == "paused"
+    idle = db.execute("SELECT idle_seconds, active_seconds FROM pairwise_tasks WHERE token = ?", [nxt.token]).fetchone()
+    assert idle[0] > 0 and idle[1] == pytest.approx(0.0)
+
+
+def test_results_from_votes(world):
+    db, p = world["db"], world["people"]
+    study_id = _create(world, n_pairs=15, practice=1, repeat_share=0.2)
+    systems = aibench_dataset.load_dataset(aibench_store.dataset_path("synthetic")).systems
+    hidden = {s: -i for i, s in enumerate(systems)}  # the hidden truth: the data set's order, best first
+    clock = 1000.0
+    for who in ("ann1", "ann2"):
+        uid = p[who]["id"]
+        while (view := pws.current_task(db, study_id, uid, at=clock, settings=SETTINGS)) is not None:
+            task = db.execute("SELECT p.system_a, p.system_b, t.left_is_a FROM pairwise_tasks t JOIN pairwise_pairs p"
+                              " ON p.id = t.pair_id WHERE t.token = ?", [view.token]).fetchone()
+            a, b, left_is_a = task
+            left, right = (a, b) if left_is_a else (b, a)
+            sl, sr = hidden.get(left, 0), hidden.get(right, 0)
+            choice = "left" if sl > sr else "right" if sr > sl else "tie"
+            clock += 6
+            pws.vote(db, uid, view.token, choice, at=clock, settings=SETTINGS)
+    res = pws.results(db, study_id, n_boot=50, seed=0)
+    assert list(res.ranking.table["system"]) == systems  # 15 pairs = every pair of the 6 systems once
+    assert list(res.ranking.table["rank"]) == [1, 2, 3, 4, 5, 6]
+    assert res.consistency["repeats"] == 6 and res.consistency["consistency"] == pytest.approx(1.0)
+    assert res.agreement["agreement"] == pytest.approx(1.0)
+    assert res.votes == 30 and res.annotators == 2
+    assert "human rank" in res.table2.columns and len(res.table2) == 6
+    assert any(m.startswith("AIBench levels only (") for m in res.fig6b["metric"])  # the synthetic set has no aesthetics
+    csv = pws.votes_csv(db, study_id)
+    assert csv.splitlines()[0].startswith("annotator,paper_id,system_a")
+    assert len(pws.progress(db, study_id)) == 2
