@@ -17,6 +17,7 @@ import streamlit as st
 
 from pages import ui
 from pages.ui import activity
+from pages.ui import clock as clock_widget
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark.formats import DISPLAY_NAMES
 from structext_core.benchmark.safe_text import markdown_text
@@ -33,94 +34,6 @@ ACTIVITY_REPORT_MS = 10_000
 #: A report due at once still waits this long after the input that made it due (see pages.ui.activity.ACTIVITY_JS).
 SETTLE_MS = 400
 
-
-# The time on screen: the server sends the question's active seconds as of its reply and
-# whether the clock runs; the browser adds the time since (at most the grace, as the server
-# does: a page the server stops hearing from stops counting) and shows it each second. It
-# stands while the tab is hidden (the server books that time as away). A correction from the
-# server of less than two seconds never moves the time shown backwards. Every `beat_ms` the
-# component sends a heartbeat (its state `beat`), which reruns only its fragment; nothing else
-# reaches the server from it.
-CLOCK_HTML = """
-<div class="hb-clock" data-testid="hbClock">
-  <div class="hb-clock-label" data-testid="hbClockLabel"></div>
-  <div class="hb-clock-value" data-testid="hbClockValue"></div>
-</div>
-"""
-CLOCK_CSS = """
-.hb-clock { font-family: inherit; color: inherit; }
-.hb-clock[hidden] { display: none; }
-.hb-clock-label { font-size: 0.875rem; line-height: 1.6; min-height: 1.5rem; cursor: help; }
-.hb-clock-value { font-size: 2.25rem; line-height: 1.2; padding-bottom: 0.25rem;
-                  font-variant-numeric: tabular-nums; white-space: nowrap; }
-"""
-CLOCK_JS = """
-function format(total) {
-  const s = Math.max(0, Math.floor(total));
-  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
-  const two = (n) => String(n).padStart(2, "0");
-  return h ? `${h}:${two(m)}:${two(sec)}` : `${m}:${two(sec)}`;
-}
-
-function makeClock() {
-  const clock = { send: null, data: null, root: null, base: 0, baseAt: 0, hiddenAt: null,
-                  shown: null, seq: 0, lastBeat: Date.now(), ticker: null };
-  const now = () => Date.now();
-  const seconds = () => {
-    const d = clock.data;
-    if (!d) return 0;
-    if (!d.running) return clock.base;
-    const until = clock.hiddenAt === null ? now() : clock.hiddenAt;
-    return clock.base + Math.min(Math.max(0, (until - clock.baseAt) / 1000), d.grace_s);
-  };
-  const draw = () => {
-    const value = clock.root && clock.root.querySelector(".hb-clock-value");
-    if (!value || !clock.data) return;
-    const whole = Math.floor(seconds());
-    if (clock.shown === null || whole > clock.shown || whole < clock.shown - 1) clock.shown = whole;
-    const text = format(clock.shown);
-    if (value.textContent !== text) value.textContent = text;
-  };
-  const tick = () => {
-    draw();
-    const d = clock.data;
-    if (clock.send && d && now() - clock.lastBeat >= d.beat_ms) {
-      clock.lastBeat = now();
-      clock.send("beat", { assignment: d.assignment, seq: ++clock.seq, visible: !document.hidden });
-    }
-  };
-  document.addEventListener("visibilitychange", () => {
-    if (document.hidden) { clock.hiddenAt = now(); }
-    else if (clock.hiddenAt !== null) { clock.baseAt += now() - clock.hiddenAt; clock.hiddenAt = null; }
-    draw();
-  });
-  clock.attach = (data, root, send) => {
-    const fresh = !clock.data || clock.data.assignment !== data.assignment || clock.data.stamp !== data.stamp;
-    if (!clock.data || clock.data.assignment !== data.assignment) clock.shown = null;
-    if (fresh) {
-      // A new reply of the server: its time is the truth from now on; it was a heartbeat too.
-      clock.base = data.seconds; clock.baseAt = now(); clock.lastBeat = now();
-      if (document.hidden) clock.hiddenAt = now(); else clock.hiddenAt = null;
-    }
-    clock.data = data; clock.root = root; clock.send = send;
-    const box = root.querySelector(".hb-clock");
-    if (box) box.hidden = !data.show;
-    const label = root.querySelector(".hb-clock-label");
-    if (label) { label.textContent = data.label || ""; label.title = data.help || ""; }
-    if (!clock.ticker) clock.ticker = setInterval(tick, 250);
-    draw();
-  };
-  clock.detach = (send) => { if (clock.send === send) clock.send = null; };
-  return clock;
-}
-
-export default function (component) {
-  const { data, setStateValue, parentElement } = component;
-  const clock = window.__structextClock || (window.__structextClock = makeClock());
-  clock.attach(data, parentElement, setStateValue);
-  return () => clock.detach(setStateValue);
-}
-"""
 
 # The lines around a match or a line of the reference, the match marked. Every text of the
 # reference is put on the page with `textContent`: nothing from it is read as HTML.
@@ -170,7 +83,7 @@ export default function (component) {
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 _activity = activity.component()
-_clock = st.components.v2.component("structext_question_clock", html=CLOCK_HTML, css=CLOCK_CSS, js=CLOCK_JS)
+_clock = clock_widget.component()
 _window = st.components.v2.component("structext_reference_window", css=WINDOW_CSS, js=WINDOW_JS)
 user = ui.require_page("human_baseline")
 db = ui.get_db()
@@ -408,10 +321,8 @@ CLOCK_HELP = ("Counts while this question is on screen in this tab. It stops whe
 def _clock_data(assignment_id: int, status: study.ClockStatus, *, show: bool = True) -> dict:
     """What the clock component is told: the active time as of now, whether it runs, and how
     often to send a heartbeat. ``stamp`` tells a new reply from a redraw of the same one."""
-    stamp = st.session_state["hb_clock_stamp"] = st.session_state.get("hb_clock_stamp", 0) + 1
-    return {"assignment": assignment_id, "seconds": round(status.seconds, 3), "running": status.state == "active",
-            "beat_ms": int(settings.heartbeat_seconds * 1000), "grace_s": settings.grace_seconds,
-            "stamp": stamp, "show": show, "label": CLOCK_LABEL, "help": CLOCK_HELP}
+    return clock_widget.data(assignment_id, status.seconds, running=status.state == "active", settings=settings,
+                             stamp_key="hb_clock_stamp", show=show, label=CLOCK_LABEL, help=CLOCK_HELP)
 
 
 def _beat_visible(key: str) -> bool:

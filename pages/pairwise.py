@@ -6,21 +6,23 @@ two images as blinded PNGs: no system name, paper id or file name reaches it, du
 after a vote.
 """
 
+import hashlib
+
 import streamlit as st
 
 from pages import ui
+from pages.ui import clock as clock_widget
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark.safe_text import markdown_text
-from structext_core.studio import durations
 from structext_core.studio import pairwise as pws
 from structext_core.studio.study import clock_settings
 
-TICK_SECONDS = 1.0
 #: The keys of the four choices (Streamlit's button shortcuts) and of Pause.
 KEYS = {"left": "Left", "right": "Right", "tie": "Down", "both_bad": "B"}
 PAUSE_KEY = "P"
 
 ensure_frame()
+_clock = clock_widget.component()
 user = ui.require_page("pairwise")
 db = ui.get_db()
 settings = clock_settings()
@@ -61,14 +63,30 @@ def on_flag(token: str) -> None:
         _say("error", str(error))
 
 
-@ui.fragment(run_every=TICK_SECONDS)
+def _ignore() -> None:
+    """The clock component's state is read in its fragment, not in a callback."""
+
+
+@ui.fragment
 def clock(token: str) -> None:
-    """The pair's active time; each run is a heartbeat (written when due; the idle pause reruns the page)."""
-    state, seconds = pws.heartbeat(ui.get_db(), user["id"], token, settings=settings)
+    """The pair's active time, ticking in the browser. The component's heartbeat (every
+    ``heartbeat_seconds``) reruns this fragment alone: a heartbeat, written when due; a pause
+    (the idle pause too) or a vote found there reruns the page. Nothing runs on the server
+    between heartbeats."""
+    # Keyed per pair; a token may hold "__", which a component's key may not.
+    key = f"pw_clock_{hashlib.sha256(token.encode()).hexdigest()[:16]}"
+    kept = st.session_state.get(key)
+    beat = kept.get("beat") if isinstance(kept, dict) else getattr(kept, "beat", None)
+    visible = beat.get("visible") if isinstance(beat, dict) else None
+    state, seconds = pws.heartbeat(ui.get_db(), user["id"], token, settings=settings,
+                                   visible=visible if isinstance(visible, bool) else True)
     if state in ("paused", "voted"):
         st.rerun(scope="app")
-    st.metric("Time on this pair", durations.clock(seconds),
-              help="Counts while this pair is on screen; it stops while paused and when the tab is closed.")
+    _clock(key=key, default={"beat": None}, on_beat_change=_ignore,
+           data=clock_widget.data(token, seconds, running=state == "active", settings=settings,
+                                  stamp_key="pw_clock_stamp", label="Time on this pair",
+                                  help="Counts while this pair is on screen; it stops while paused, "
+                                       "while the tab is hidden and when it is closed."))
 
 
 st.title("Pairwise comparison")
@@ -78,9 +96,13 @@ if not studies:
     st.info("You take part in no pairwise study. The study lead adds you to one.")
     st.stop()
 open_studies = [s for s in studies if s[4] == "open"]
-chosen = st.selectbox("Study", studies, format_func=lambda s: f"{s[1]} ({s[2]} of {s[3]} done)",
-                      index=studies.index(next((s for s in open_studies if s[2] < s[3]), studies[0])),
-                      key="pw_study")
+# Chosen by id: the label's count changes with every vote, and the choice must not (issue 19, item 6).
+by_id = {s[0]: s for s in studies}
+first = next((s for s in open_studies if s[2] < s[3]), studies[0])[0]
+if st.session_state.get("pw_study") not in by_id:
+    st.session_state["pw_study"] = first
+chosen = by_id[st.selectbox("Study", list(by_id), format_func=lambda i: f"{by_id[i][1]} ({by_id[i][2]} of "
+                            f"{by_id[i][3]} done)", key="pw_study")]
 if chosen[4] != "open":
     st.info("This study is closed: votes are no longer taken. Thank you.")
     st.stop()

@@ -42,7 +42,7 @@ def open_aibench(page, url, wait_for_app):
     sidebar.get_by_role("button", name="Log in").click()
     sidebar.get_by_text(f"Logged in as {READER}").wait_for()
     wait_for_app(page)
-    sidebar.get_by_role("link", name="Results").click()
+    sidebar.get_by_role("link", name="Results", exact=True).click()
     page.get_by_role("heading", name="Results").first.wait_for()
     wait_for_app(page, timeout=60_000)
     choose(page, wait_for_app, "Benchmark", "AIBench")

@@ -75,7 +75,7 @@ def open_question_page(page, base_url, username, wait_for_app) -> None:
         sidebar(page).get_by_label("Password", exact=True).fill(PASSWORD)
         sidebar(page).get_by_role("button", name="Log in").click()
         logged_in.wait_for()
-        sidebar(page).get_by_role("link", name="Human baseline").click()
+        sidebar(page).get_by_role("link", name="Human baseline", exact=True).click()
     page.get_by_role("heading", name="Human baseline").wait_for()
     wait_for_app(page)
 

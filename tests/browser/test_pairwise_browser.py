@@ -55,7 +55,7 @@ def test_ten_votes_with_keys(page, app_server, app_env, wait_for_app, screenshot
     page.on("response", lambda response: responses.append(response)
             if "/media/" in response.url and "/static/" not in response.url else None)
     log_in(page, app_server, wait_for_app, ANN, ANN_PASSWORD)
-    page.get_by_test_id("stSidebar").get_by_role("link", name="Pairwise comparison").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Pairwise comparison", exact=True).click()
     page.get_by_role("heading", name="Pairwise comparison").wait_for()
     wait_for_app(page)
     page.locator('[data-testid="stImage"] img').nth(1).wait_for()
@@ -91,7 +91,7 @@ def test_ten_votes_with_keys(page, app_server, app_env, wait_for_app, screenshot
 
 def test_lead_reads_the_rank(page, app_server, app_env, wait_for_app, screenshot):
     log_in(page, app_server, wait_for_app, app_env["admin_user"], app_env["admin_password"])
-    page.get_by_test_id("stSidebar").get_by_role("link", name="Pairwise studies").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Pairwise studies", exact=True).click()
     page.get_by_role("heading", name="Pairwise studies").wait_for()
     wait_for_app(page, timeout=60_000)
     page.get_by_role("tab", name="Results").click()

@@ -84,7 +84,7 @@ def log_in(page, base_url, username, wait_for_app) -> None:
 
 def open_questions(page, base_url, username, wait_for_app) -> None:
     log_in(page, base_url, username, wait_for_app)
-    sidebar(page).get_by_role("link", name="Human baseline").click()
+    sidebar(page).get_by_role("link", name="Human baseline", exact=True).click()
     page.get_by_role("heading", name="Human baseline").wait_for()
     wait_for_app(page)
 

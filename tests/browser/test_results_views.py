@@ -76,7 +76,7 @@ def open_results(page, url, wait_for_app):
     sidebar.get_by_role("button", name="Log in").click()
     sidebar.get_by_text(f"Logged in as {READER}").wait_for()
     wait_for_app(page)
-    page.get_by_test_id("stSidebar").get_by_role("link", name="Results").click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Results", exact=True).click()
     page.get_by_role("heading", name="Results").first.wait_for()
     wait_for_app(page, timeout=60_000)
     no_exception(page)
@@ -165,7 +165,7 @@ def test_admin_bad_upload_names_the_line_and_imports_nothing(page, app_env, resu
     sidebar.get_by_label("Password", exact=True).fill(app_env["admin_password"])
     sidebar.get_by_role("button", name="Log in").click()
     sidebar.get_by_text(f"Logged in as {app_env['admin_user']}").wait_for()
-    sidebar.get_by_role("link", name="Results").click()
+    sidebar.get_by_role("link", name="Results", exact=True).click()
     wait_for_app(page)
     before = storage.open_db(app_env["db_path"]).execute("SELECT COUNT(*) FROM results").fetchone()[0]
     page.get_by_text("Load results (admin)").click()

@@ -81,7 +81,7 @@ def log_in(page, base_url, username, password, wait_for_app):
 
 
 def go_to(page, link_name, wait_for_app):
-    sidebar(page).get_by_role("link", name=link_name).click()
+    sidebar(page).get_by_role("link", name=link_name, exact=True).click()
     wait_for_app(page)
 
 

@@ -129,7 +129,7 @@ def log_in(page, base_url, wait_for_app):
     sidebar.get_by_role("button", name="Log in").click()
     sidebar.get_by_text(f"Logged in as {ANN}").wait_for(timeout=15_000)
     settle(page, wait_for_app)
-    sidebar.get_by_role("link", name="Real-Test rewriting").click()
+    sidebar.get_by_role("link", name="Real-Test rewriting", exact=True).click()
     page.get_by_label("Reference", exact=True).wait_for()
     settle(page, wait_for_app)
 

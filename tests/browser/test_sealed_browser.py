@@ -29,7 +29,8 @@ ANN1, ANN1_PASSWORD = "ann1", "ann1-password-1"
 HARD = suites.SuiteConfig("test-hard", (2,), (1, 2), 1)  # 58 samples
 TEST = suites.SuiteConfig("test", (1,), (1,), 1)  # 29 samples
 HEADINGS = {"Home": "StrucText Studio", "Explore": "Explore samples", "Results": "Results",
-            "Human baseline": "Human baseline", "Real-Test rewriting": "Real-Test rewriting"}
+            "Human baseline": "Human baseline", "Real-Test rewriting": "Real-Test rewriting",
+            "AIBench question review": "AIBench question review", "Pairwise comparison": "Pairwise comparison"}
 
 
 def model_lines(rows):

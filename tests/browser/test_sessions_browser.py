@@ -69,7 +69,7 @@ def test_a_reload_keeps_the_log_in(app_server, app_env, page, wait_for_app, scre
     assert app_env["admin_password"] not in cookie["value"] and cookie["value"].startswith("v1.")
     reload(page, wait_for_app)
     assert "admin" in logged_in_as(page)
-    assert page.get_by_role("link", name="Studies").count() == 1  # the admin's navigation is back
+    assert page.get_by_role("link", name="Studies", exact=True).count() == 1  # the admin's navigation is back
     screenshot(page, "sessions-after-reload-logged-in")
     page.goto(app_server + "/study_admin")  # a page URL opened in the same browser
     wait_for_app(page)
@@ -117,7 +117,7 @@ def test_a_live_session_ends_when_it_is_revoked(app_server, app_env, page, wait_
     log_in_as_admin(page, app_server, app_env, wait_for_app)
     db = storage.open_db(app_env["db_path"])
     accounts.set_password(db, app_env["admin_user"], app_env["admin_password"])  # a reset ends sessions
-    page.get_by_role("link", name="Results").click()  # any next run, no reload
+    page.get_by_role("link", name="Results", exact=True).click()  # any next run, no reload
     wait_for_app(page)
     page.get_by_text("Your session was ended").wait_for()
     assert logged_in_as(page) is None
