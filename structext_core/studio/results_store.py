@@ -213,7 +213,7 @@ def import_results(
     fields, names unknown samples or repeats a result. ``source`` defaults to
     ``upload:<filename>``; the file's SHA-256 is kept in the upload's note.
     """
-    index = samples if isinstance(samples, results.SampleIndex) else results.SampleIndex(samples)
+    index = _sample_index(samples)
     if harness.detect_format(data[:65536]) is None:
         lines = decode_upload(data, filename, max_bytes=max_bytes)
         file_format, rows = results.parse_results(lines, index, source=filename, prompt=prompt)
@@ -223,6 +223,11 @@ def import_results(
         file_format, rows = harness.parse_bytes(data, filename, index, prompt=prompt)
     return _store_rows(db, rows, index, filename, file_format, hashlib.sha256(data).hexdigest(),
                        source=source or f"upload:{filename}", user_id=user_id, threshold=threshold)
+
+
+def _sample_index(samples: results.SampleIndex | Iterable[Mapping]) -> results.SampleIndex:
+    """The index the importers match against: given, or built from the samples."""
+    return samples if isinstance(samples, results.SampleIndex) else results.SampleIndex(samples)
 
 
 def import_harness_file(
@@ -239,7 +244,7 @@ def import_harness_file(
     Epochs are averaged per sample; all or nothing, like :func:`import_results`.
     """
     path = Path(path)
-    index = samples if isinstance(samples, results.SampleIndex) else results.SampleIndex(samples)
+    index = _sample_index(samples)
     file_format, rows = harness.read_log(path, index)
     return _store_rows(db, rows, index, path.name, file_format, file_sha256(path),
                        source=source or f"folder:{path.name}", user_id=user_id, threshold=threshold)
@@ -260,7 +265,7 @@ def import_results_file(
     besides the rows read so far, and a file of NUL bytes is refused at its first line, so a file
     of any size costs no more memory than its results. All or nothing, like :func:`import_results`."""
     path = Path(path)
-    index = samples if isinstance(samples, results.SampleIndex) else results.SampleIndex(samples)
+    index = _sample_index(samples)
     digest = sha256 or file_sha256(path)
     try:
         with open(path, "rb") as handle:
@@ -475,7 +480,7 @@ def import_folder(
     No size limit applies here (the files are already on the server); every file is streamed
     (results files line by line, :func:`import_results_file`). An lm-eval ``results_*.json`` is read with its ``samples_*.jsonl``, not on its own.
     """
-    index = samples if isinstance(samples, results.SampleIndex) else results.SampleIndex(samples)
+    index = _sample_index(samples)
     done = imported_hashes(db)
     imported, skipped, failed = [], [], []
     paths = sorted(p for p in Path(folder).iterdir() if p.suffix in (".jsonl", ".json", ".eval") and p.is_file())
