@@ -1,6 +1,6 @@
 """Many annotators at a human pace against one or more running servers on one database.
 
-Starts ``--processes`` servers (``streamlit run app.py``, one per port) on a private database
+Starts ``--processes`` servers (``streamlit run server.py``, the README's command, or ``--entry app.py``; one per port) on a private database
 with a Test-Hard study, then puts ``--annotators`` simulated people on them, round-robin (a
 sticky proxy does the same: a person stays on one process), each over its own websocket
 speaking the browser's protocol (benchmarks/st_client.py): log in, open Human baseline, accept
@@ -46,6 +46,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import httpx
 from st_client import StreamlitClient
 
 from structext_core.benchmark import (
@@ -85,13 +86,13 @@ def prepare(base: Path, n_annotators: int, n_items: int) -> dict:
     return {"db": base / "structext.db", "data_dir": data_dir, "answers": answers}
 
 
-def start_server(base: Path, paths: dict, port: int) -> subprocess.Popen:
+def start_server(base: Path, paths: dict, port: int, entry: str = "server.py") -> subprocess.Popen:
     env = {**os.environ, "STRUCTEXT_DB": str(paths["db"]), "STRUCTEXT_DATA_DIR": str(paths["data_dir"]),
            "STRUCTEXT_ADMIN_USER": "admin", "STRUCTEXT_ADMIN_PASSWORD": "admin-password-1",
            "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     log = open(base / f"server-{port}.log", "w")
     return subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / entry), "--server.port", str(port),
          "--server.headless", "true", "--server.address", "127.0.0.1"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
@@ -298,26 +299,48 @@ CLOCK = "structext_question_clock"
 HEARTBEAT = "heartbeat"  # the key of the clock's heartbeats among the fragment latencies
 
 
+ROUTED = "routed heartbeat"  # the key of heartbeats posted to the clock's route (server.py)
+
+
 async def heartbeats(client: StreamlitClient, stop_at: _StopAt) -> None:
-    """The question page's clock: a heartbeat every ``beat_ms`` (its data says), as the state
-    ``beat`` of the component; each is one run of the clock's fragment."""
+    """The question page's clock, as its script does in a browser (pages/ui/clock.py): a
+    heartbeat every ``beat_ms`` (its data says), posted to the clock's route when the data
+    names one (``streamlit run server.py``) and the page stays as it is unless the answer's
+    state is not one of ``stay``; else (``streamlit run app.py``), or when the route fails or
+    says the page must change, the state ``beat`` of the component: one run of its fragment."""
     seq = 0
-    while time.time() < stop_at():
-        clock = client.components.get(CLOCK)
-        interval = (clock.data or {}).get("beat_ms", 5000) / 1000 if clock else 5.0
-        await asyncio.sleep(interval)
-        clock = client.components.get(CLOCK)
-        if clock is None or time.time() >= stop_at():
-            continue
-        seq += 1
-        try:
-            result = await client.set_component_state(
-                CLOCK, {"beat": {"assignment": (clock.data or {}).get("assignment"), "seq": seq, "visible": True}})
-        except (asyncio.TimeoutError, OSError) as error:
-            client.errors.append(f"heartbeat: {error!r}")
-            return
-        client.fragment_latencies.append(result.seconds)
-        client.fragment_latencies_by_interval.setdefault(HEARTBEAT, []).append(result.seconds)
+    async with httpx.AsyncClient(base_url=client.base_url, timeout=30) as http:
+        while time.time() < stop_at():
+            clock = client.components.get(CLOCK)
+            interval = (clock.data or {}).get("beat_ms", 5000) / 1000 if clock else 5.0
+            await asyncio.sleep(interval)
+            clock = client.components.get(CLOCK)
+            if clock is None or time.time() >= stop_at():
+                continue
+            data = clock.data or {}
+            route = data.get("beat")
+            if route:
+                started = time.perf_counter()
+                try:
+                    response = await http.post(route["url"], json={
+                        "kind": route["kind"], "item": route["item"], "tab": route["tab"], "visible": True,
+                        "pass": route["pass"]})
+                except httpx.HTTPError as error:
+                    client.errors.append(f"routed heartbeat: {error!r}")
+                    return
+                client.fragment_latencies_by_interval.setdefault(ROUTED, []).append(time.perf_counter() - started)
+                if response.status_code == 200 and response.json().get("state") in route["stay"]:
+                    continue
+                client.routed_fallbacks = getattr(client, "routed_fallbacks", 0) + 1
+            seq += 1
+            try:
+                result = await client.set_component_state(
+                    CLOCK, {"beat": {"assignment": data.get("assignment"), "seq": seq, "visible": True}})
+            except (asyncio.TimeoutError, OSError) as error:
+                client.errors.append(f"heartbeat: {error!r}")
+                return
+            client.fragment_latencies.append(result.seconds)
+            client.fragment_latencies_by_interval.setdefault(HEARTBEAT, []).append(result.seconds)
 
 
 def database_checks(db_path: Path, acked: dict[str, int]) -> tuple[dict[str, int], str]:
@@ -335,21 +358,24 @@ def report(args: argparse.Namespace, n: int, processes: int, seconds: float, out
            integrity: str) -> None:
     tally: Tally = out["tally"]
     load = os.getloadavg()
-    print(f"\n== {n} annotators on {processes} process{'es' if processes > 1 else ''}, one database; an answer every "
+    print(f"\n== {n} annotators on {processes} process{'es' if processes > 1 else ''} (streamlit run {args.entry}), "
+          f"one database; an answer every "
           f"{args.pace_min:g}-{args.pace_max:g} s; {seconds:g} s measured after everyone logged in; "
           f"{os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(describe("submit -> next question", tally.submits))
     slow = sum(1 for x in tally.submits if x > 1.0)
     print(f"  submits over 1 s: {slow:,}")
     names = {1.0: "clock (every 1 s)", 3.0: "pause watch (every 3 s)", 30.0: "progress panel (every 30 s)",
-             HEARTBEAT: "clock component's heartbeat"}
-    all_fragments = [x for values in out["fragments"].values() for x in values]
+             HEARTBEAT: "clock component's heartbeat (a fragment run)",
+             ROUTED: "clock's heartbeat posted to its route (no run)"}
+    all_fragments = [x for key, values in out["fragments"].items() if key != ROUTED for x in values]
     for interval in sorted(out["fragments"], key=str):
         print(describe(f"fragment {names.get(interval, f'every {interval} s')}", out["fragments"][interval]))
-    runs = len(tally.submits) + len(all_fragments)
-    print(f"fragment runs done: {len(all_fragments) / out['wall']:.0f}/s")
+    runs = len(tally.submits) + len(all_fragments) + len(out["fragments"].get(ROUTED, []))
+    print(f"fragment runs done: {len(all_fragments) / out['wall']:.0f}/s; heartbeats posted to the route: "
+          f"{len(out['fragments'].get(ROUTED, [])) / out['wall']:.0f}/s")
     print(f"server CPU: {out['cpu']:.1f} s over {out['wall']:.1f} s = {100 * out['cpu'] / out['wall']:.0f}% of one core"
-          f" ({1000 * out['cpu'] / max(1, runs):.1f} ms per run, fragment or full)")
+          f" ({1000 * out['cpu'] / max(1, runs):.1f} ms per request: a page or fragment run, or a heartbeat posted to the route)")
     series: list[Sample] = out["series"]
     first, last = series[0], series[-1]
     print(f"memory: RSS {out['rss_warm']:.0f} MB with {out['warm']} warm session(s), {out['rss_all']:.0f} MB with all "
@@ -396,7 +422,7 @@ def run_once(args: argparse.Namespace, n: int, processes: int, seconds: float) -
         print(f"preparing the study ({n} annotators, {items} questions) ...", file=sys.stderr)
         paths = prepare(base, n, items)
         ports = [free_port() for _ in range(processes)]
-        servers = [start_server(base, paths, port) for port in ports]
+        servers = [start_server(base, paths, port, args.entry) for port in ports]
         try:
             for port, server in zip(ports, servers):
                 wait_healthy(base, port, server)
@@ -420,6 +446,9 @@ def main() -> None:
     parser.add_argument("--processes", type=int, nargs="+", default=[1],
                         help="server processes on the one database (one run per number; default 1)")
     parser.add_argument("--seconds", type=float, default=120, help="the measured window")
+    parser.add_argument("--entry", choices=("server.py", "app.py"), default="server.py",
+                        help="what the servers run: server.py (the README's command: heartbeats posted to the "
+                             "clock's route) or app.py (no route: every heartbeat a fragment run, as before)")
     parser.add_argument("--soak", type=float, default=None, nargs="?", const=30.0, metavar="MINUTES",
                         help="the long run: 100 annotators for MINUTES (default 30), the series printed")
     parser.add_argument("--ramp", type=float, default=20, help="seconds over which annotators log in")

@@ -205,7 +205,7 @@ def bench_browser(item: dict) -> None:
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
         server = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless=true",
+            [sys.executable, "-m", "streamlit", "run", str(ROOT / "server.py"), "--server.headless=true",
              f"--server.port={port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false"],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )

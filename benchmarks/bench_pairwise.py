@@ -3,7 +3,7 @@
 Builds the synthetic AIBench set (``--papers`` papers, 6 systems) with every image scaled up to
 1024 x 1024, 1536 x 1024 or 2048 x 2048 pixels (the sizes generated figures come in), imports it
 as the app does (checked in worker processes), creates one pairwise study with ``--annotators``
-annotators, starts ``streamlit run app.py`` and puts the simulated people on it over their own
+annotators, starts ``streamlit run server.py`` and puts the simulated people on it over their own
 websockets (benchmarks/st_client.py): log in, open Pairwise comparison, then every 5-10 s
 (``--pace-min``/``--pace-max``) press one of the four choices. As a browser does, each run's two
 images are then fetched over HTTP from the media URLs the page names.

@@ -320,9 +320,13 @@ CLOCK_HELP = ("Counts while this question is on screen in this tab. It stops whe
 
 def _clock_data(assignment_id: int, status: study.ClockStatus, *, show: bool = True) -> dict:
     """What the clock component is told: the active time as of now, whether it runs, and how
-    often to send a heartbeat. ``stamp`` tells a new reply from a redraw of the same one."""
+    often to send a heartbeat. ``stamp`` tells a new reply from a redraw of the same one. The
+    heartbeats go to the clock's route; the page stays as it is while the clock is active or
+    hidden (on the question) or paused (on the pause screen)."""
+    stay = ("active", "hidden") if show else ("paused",)
     return clock_widget.data(assignment_id, status.seconds, running=status.state == "active", settings=settings,
-                             stamp_key="hb_clock_stamp", show=show, label=CLOCK_LABEL, help=CLOCK_HELP)
+                             stamp_key="hb_clock_stamp", show=show, label=CLOCK_LABEL, help=CLOCK_HELP,
+                             beat=clock_widget.beat_route(ui.get_db(), "study", assignment_id, tab_id, stay))
 
 
 def _beat_visible(key: str) -> bool:

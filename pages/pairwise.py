@@ -85,6 +85,8 @@ def clock(token: str) -> None:
     _clock(key=key, default={"beat": None}, on_beat_change=_ignore,
            data=clock_widget.data(token, seconds, running=state == "active", settings=settings,
                                   stamp_key="pw_clock_stamp", label="Time on this pair",
+                                  beat=clock_widget.beat_route(ui.get_db(), "pairwise", token, "page",
+                                                               ("active", "hidden")),
                                   help="Counts while this pair is on screen; it stops while paused, "
                                        "while the tab is hidden and when it is closed."))
 

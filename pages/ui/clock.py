@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages.ui import TOKEN_KEY
+from structext_core.studio import clock_beat
 from structext_core.studio.study.clock import ClockSettings
 
 # The time on screen: the server sends the question's active seconds as of its reply and
@@ -54,12 +56,43 @@ function makeClock() {
     const text = format(clock.shown);
     if (value.textContent !== text) value.textContent = text;
   };
+  // A heartbeat as a run of the clock's fragment on the server (its component state "beat").
+  const viaRun = (d) => {
+    if (clock.send) clock.send("beat", { assignment: d.assignment, seq: ++clock.seq, visible: !document.hidden });
+  };
+  // A heartbeat posted to the clock's route (server.py): no run on the server unless the
+  // answer says the page must change (then the fragment's run redraws it). No route (404),
+  // no pass, or any failure: the fragment's run, as before.
+  const beat = (d) => {
+    const route = d.beat;
+    if (!route || clock.noRoute) { viaRun(d); return; }
+    if (clock.inFlight) return;
+    clock.inFlight = true;
+    const visible = !document.hidden;
+    fetch(route.url, {
+      method: "POST", credentials: "same-origin", cache: "no-store",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ kind: route.kind, item: route.item, tab: route.tab, visible, pass: route.pass }),
+    }).then((response) => {
+      // Not the route's JSON (a plain `streamlit run app.py` has no route): runs from now on.
+      if (!(response.headers.get("content-type") || "").includes("json")) clock.noRoute = true;
+      return response.ok ? response.json() : null;
+    }).then((reply) => {
+      if (!clock.data || clock.data.assignment !== d.assignment) return;  // the page moved on meanwhile
+      if (!reply || !route.stay.includes(reply.state)) { viaRun(d); return; }
+      // The server's time is the truth from now on, as with a reply of a run.
+      clock.base = reply.seconds; clock.baseAt = now();
+      clock.data = { ...clock.data, running: reply.state === "active" };
+      if (document.hidden) clock.hiddenAt = now(); else clock.hiddenAt = null;
+      draw();
+    }).catch(() => viaRun(d)).finally(() => { clock.inFlight = false; });
+  };
   const tick = () => {
     draw();
     const d = clock.data;
     if (clock.send && d && now() - clock.lastBeat >= d.beat_ms) {
       clock.lastBeat = now();
-      clock.send("beat", { assignment: d.assignment, seq: ++clock.seq, visible: !document.hidden });
+      beat(d);
     }
   };
   document.addEventListener("visibilitychange", () => {
@@ -102,11 +135,25 @@ def component():
 
 
 def data(item: int | str, seconds: float, *, running: bool, settings: ClockSettings, stamp_key: str,
-         show: bool = True, label: str = "", help: str = "") -> dict:
+         show: bool = True, label: str = "", help: str = "", beat: dict | None = None) -> dict:
     """What the clock component is told: the active time as of now, whether it runs, and how
     often to send a heartbeat. ``stamp`` (counted in the session under ``stamp_key``) tells a new
-    reply of the server from a redraw of the same one."""
+    reply of the server from a redraw of the same one. ``beat`` (:func:`beat_route`): where to
+    post the heartbeats; without it they are fragment runs."""
     stamp = st.session_state[stamp_key] = st.session_state.get(stamp_key, 0) + 1
     return {"assignment": item, "seconds": round(seconds, 3), "running": running,
             "beat_ms": int(settings.heartbeat_seconds * 1000), "grace_s": settings.grace_seconds,
-            "stamp": stamp, "show": show, "label": label, "help": help}
+            "stamp": stamp, "show": show, "label": label, "help": help, "beat": beat}
+
+
+def beat_route(db, kind: str, item: int | str, tab: str, stay: tuple[str, ...]) -> dict | None:
+    """How the clock posts its heartbeats to the route of ``server.py`` (clock_beat): the
+    route, the clock's kind, item and tab, the pass that lets it speak for this session about
+    them alone, and the states in which the page stays as it is (any other answer reruns the
+    fragment). None when this session has no log-in token (AppTest): fragment runs then."""
+    token = st.session_state.get(TOKEN_KEY)
+    beat_pass = clock_beat.page_pass(db, token, kind, item, tab)
+    if beat_pass is None:
+        return None
+    return {"url": clock_beat.BEAT_PATH, "kind": kind, "item": item, "tab": tab, "pass": beat_pass,
+            "stay": list(stay)}

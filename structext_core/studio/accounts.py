@@ -458,10 +458,15 @@ def verify_session(db: sqlite_utils.Database, token: str | None, *, now: float |
         return SessionCheck(None, "forged")
     if int(parts[1]) <= now:
         return SessionCheck(None, "expired")
+    return _session_of(db, _token_hash(token), now)
+
+
+def _session_of(db: sqlite_utils.Database, token_hash: str, now: float) -> SessionCheck:
+    """The check of the stored session whose token has the sha256 ``token_hash``."""
     rows = list(db.query(
         f"SELECT s.expires_at, s.revoked_at, u.id, u.username, u.role, {_STATUS_SQL} AS status"
         " FROM login_sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?",
-        [_token_hash(token)],
+        [token_hash],
     ))
     if not rows:
         return SessionCheck(None, "unknown")
@@ -474,6 +479,37 @@ def verify_session(db: sqlite_utils.Database, token: str | None, *, now: float |
         return SessionCheck(None, "expired")
     user = {"id": row["id"], "username": row["username"], "role": row["role"]}
     return SessionCheck(user, None, row["expires_at"])
+
+
+PASS_VERSION = "p1"
+
+
+def session_pass(db: sqlite_utils.Database, token: str, scope: str) -> str:
+    """A pass that lets a page's script speak for the session of ``token`` about ``scope``
+    alone (such as one question's heartbeats in one tab), outside the page's own runs.
+
+    It holds the sha256 of the token (what the database keeps, not the token) and a signature
+    over it and ``scope``: it cannot log in, cannot be turned to another scope, and is worth
+    nothing once its session ends (log-out, password change, disabled account, expiry)."""
+    token_hash = _token_hash(token)
+    return f"{PASS_VERSION}.{token_hash}.{_signature(_signing_key(db), f'pass|{token_hash}|{scope}')}"
+
+
+def check_session_pass(db: sqlite_utils.Database, value: object, scope: str, *,
+                       now: float | None = None) -> SessionCheck:
+    """The user a pass of :func:`session_pass` speaks for about ``scope``, as
+    :func:`verify_session` answers for a token (reasons: malformed, forged, expired, revoked,
+    disabled, unknown). The signature is checked first: a made-up pass costs no lookup."""
+    now = time.time() if now is None else now
+    if not isinstance(value, str) or len(value) > MAX_TOKEN_LENGTH or not value.isascii():
+        return SessionCheck(None, "malformed")
+    parts = value.split(".")
+    if len(parts) != 3 or parts[0] != PASS_VERSION or len(parts[1]) != 64 or not scope.isascii():
+        return SessionCheck(None, "malformed")
+    expected = _signature(_signing_key(db), f"pass|{parts[1]}|{scope}")
+    if not hmac.compare_digest(parts[2], expected):
+        return SessionCheck(None, "forged")
+    return _session_of(db, parts[1], now)
 
 
 def revoke_user_sessions(db: sqlite_utils.Database, user_id: int, reason: str) -> int:

@@ -1,4 +1,4 @@
-"""Browser journeys: a real ``streamlit run app.py`` and headless Debian Chromium.
+"""Browser journeys: a real ``streamlit run server.py`` (the README's command) and headless Debian Chromium.
 
 Fixtures for every journey:
 
@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = ROOT / "app.py"
+APP = ROOT / "server.py"  # the app (app.py) with the clock's heartbeat route, as the README runs it
 SCREENSHOTS = ROOT / "tests" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -74,7 +74,7 @@ def app_env(tmp_path_factory) -> dict:
 
 @pytest.fixture(scope="module")
 def app_server(app_env) -> str:
-    """Start ``streamlit run app.py`` with ``app_env`` on a free port; yield its base URL.
+    """Start ``streamlit run server.py`` with ``app_env`` on a free port; yield its base URL.
 
     No warm-up visit and no retry anywhere: the first visit of each module's server is a
     fresh server's first visit, and a first log-in that is dropped fails the journey.
@@ -85,7 +85,7 @@ def app_server(app_env) -> str:
 
 @contextlib.contextmanager
 def running_app(env: dict, log_path: Path):
-    """``streamlit run app.py`` with ``env`` on a free port, output to ``log_path``:
+    """``streamlit run server.py`` with ``env`` on a free port, output to ``log_path``:
     yields the base URL once the server answers its health check; stopped on exit."""
     assert APP.exists(), f"{APP} is missing: the journeys run the real app"
     port = _free_port()

@@ -17,10 +17,10 @@ def readme_run_command() -> str:
     """The streamlit part of the README's first set-up command."""
     text = (ROOT / "README.md").read_text()
     blocks = re.findall(r"```bash\n(.*?)```", text, re.S)
-    run = next(b for b in blocks if "streamlit run app.py" in b).strip()
+    run = next(b for b in blocks if "streamlit run server.py" in b).strip()
     assert run.count("\n") == 0, "the run command is one line"
     last = run.split("&&")[-1].strip()
-    assert last.endswith("streamlit run app.py"), last
+    assert last.endswith("streamlit run server.py"), last
     return last
 
 
@@ -29,7 +29,7 @@ def test_readme_has_exactly_two_setup_commands():
     section = text.split("## Set up on a fresh machine", 1)[1].split("\n## ", 1)[0]
     commands = re.findall(r"```bash\n(.*?)```", section, re.S)
     assert [c.strip() for c in commands] == [
-        "python3 -m venv .venv && .venv/bin/pip install -r requirements.txt -e . && .venv/bin/streamlit run app.py",
+        "python3 -m venv .venv && .venv/bin/pip install -r requirements.txt -e . && .venv/bin/streamlit run server.py",
         "bash .ci/run",
     ]
 

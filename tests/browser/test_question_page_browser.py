@@ -24,13 +24,14 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from structext_core.benchmark import suites
 from structext_core.studio import accounts, storage, study
+from structext_core.studio.clock_beat import BEAT_PATH
 
 pytestmark = pytest.mark.browser
 
 PASSWORD = "annotator-pw-1"
 HEARTBEAT_SECONDS = 5
 COOKIE = "structext_session"
-NAMES = ("qa1", "qa2", "qa3", "qa4", "qa5", "qa6")
+NAMES = ("qa1", "qa2", "qa3", "qa4", "qa5", "qa6", "qa7")
 
 
 @pytest.fixture(scope="module")
@@ -254,11 +255,17 @@ def test_an_annotator_in_two_studies_answers_in_the_second_and_stays_there(
 # ---------------------------------------------------------------- an idle page
 
 
+@pytest.mark.parametrize("route", ["posted", "missing"])
 def test_an_idle_question_page_sends_only_its_heartbeats_and_its_clock_ticks(
-    server, world, page, wait_for_app, screenshot
+    server, world, page, wait_for_app, screenshot, route
 ):
-    user = world["people"]["qa5"]
+    """Served as the README says (server.py), the heartbeats are posted to the clock's route and
+    the server runs nothing for an idle page; without the route (``streamlit run app.py``,
+    here a 404 in its place) each heartbeat is one run of the clock's fragment, never more."""
+    name = "qa5" if route == "posted" else "qa7"
+    user = world["people"][name]
     reruns: list[tuple[float, str]] = []
+    posts: list[float] = []
 
     def on_frame(payload) -> None:
         if isinstance(payload, (bytes, bytearray)):
@@ -268,20 +275,30 @@ def test_an_idle_question_page_sends_only_its_heartbeats_and_its_clock_ticks(
                 reruns.append((time.monotonic(), message.rerun_script.fragment_id))
 
     page.on("websocket", lambda socket: socket.on("framesent", on_frame))
-    open_questions(page, server, "qa5", wait_for_app)
+    page.on("request", lambda request: posts.append(time.monotonic()) if request.url.endswith(BEAT_PATH) else None)
+    if route == "missing":
+        page.route(f"**{BEAT_PATH}", lambda r: r.fulfill(status=404, body="Not Found", content_type="text/plain"))
+    open_questions(page, server, name, wait_for_app)
     page.get_by_label("Your answer").wait_for()
     page.wait_for_timeout(2_000)
     before = open_assignment(world["db_path"], user["id"], world["first"])
     shown_before, started = clock_seconds(page), time.monotonic()
-    seen = len(reruns)
-    page.wait_for_timeout(10_000)  # no input
+    seen, posted = len(reruns), len(posts)
+    page.wait_for_timeout(11_000)  # no input
     idle = [fragment for at, fragment in reruns[seen:]]
     elapsed = time.monotonic() - started
-    assert len(idle) <= elapsed / HEARTBEAT_SECONDS + 1, f"{len(idle)} runs asked in {elapsed:.1f} s: {idle}"
-    assert all(idle), "an idle page asked for a full script run"
+    beats = len(posts) - posted
+    if route == "posted":
+        assert idle == [], f"{len(idle)} runs asked by an idle page in {elapsed:.1f} s"
+        assert elapsed / HEARTBEAT_SECONDS - 1 <= beats <= elapsed / HEARTBEAT_SECONDS + 1, beats
+    else:
+        assert 1 <= len(idle) <= elapsed / HEARTBEAT_SECONDS + 1, f"{len(idle)} runs asked in {elapsed:.1f} s: {idle}"
+        assert all(idle), "an idle page asked for a full script run"
+        assert beats <= 1, "without the route the page stops posting after the first 404"
     shown_after = clock_seconds(page)
     assert elapsed - 2 <= shown_after - shown_before <= elapsed + 2  # ticking in the browser
     after = open_assignment(world["db_path"], user["id"], world["first"])
     assert after["last_beat_at"] > before["last_beat_at"]  # the heartbeats did arrive ...
     assert after["active_seconds"] >= before["active_seconds"] + 5  # ... and count as active time
-    screenshot(page, "qpage-6-idle-clock")
+    screenshot(page, f"qpage-6-idle-clock-{route}")
+    page.get_by_text("Logged in as").wait_for()

@@ -165,7 +165,7 @@ def test_five_wrong_passwords_lock_the_name(app_server, app_env, page, wait_for_
 
 @pytest.fixture
 def cold_server(tmp_path, app_env):
-    """``streamlit run app.py`` on a new database (a server of its own, nobody has visited it)."""
+    """``streamlit run server.py`` on a new database (a server of its own, nobody has visited it)."""
     import socket
 
     with socket.socket() as sock:
@@ -174,7 +174,7 @@ def cold_server(tmp_path, app_env):
     (tmp_path / "suites").mkdir()
     env = {**app_env["env"], "STRUCTEXT_DB": str(tmp_path / "cold.db"), "STRUCTEXT_DATA_DIR": str(tmp_path / "suites")}
     log_path = tmp_path / "streamlit.log"
-    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless=true",
+    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "server.py"), "--server.headless=true",
                f"--server.port={port}", "--server.address=127.0.0.1", "--server.fileWatcherType=none",
                "--browser.gatherUsageStats=false"]
     with open(log_path, "wb") as log:

@@ -1,0 +1,14 @@
+"""The app as it is served: ``streamlit run server.py``.
+
+``app.py`` is the app (navigation, log-in, the pages); this file serves it with one small
+route beside it: the honest clock's heartbeat (``structext_core/studio/clock_beat.py``), which
+pages post every few seconds instead of rerunning a fragment on the server. ``streamlit run
+app.py`` still works: its pages find no route and send their heartbeats as fragment runs, at
+about ten times the server's CPU per heartbeat.
+"""
+
+import streamlit as st
+
+from structext_core.studio import clock_beat
+
+app = st.App("app.py", routes=clock_beat.routes())
