@@ -18,7 +18,7 @@ import pandas as pd
 import sqlite_utils
 
 from structext_core.aibench.dataset import Dataset
-from structext_core.aibench.scoring import answer_rows
+from structext_core.aibench.scoring import answer_rows, wilson
 from structext_core.evaluation import human_solver
 from structext_core.studio import aibench_store
 from structext_core.studio.study.scores import OVERRIDE_JOIN, final_score
@@ -112,3 +112,33 @@ def evidence_of(row) -> dict:
             "solver": str(row["solver"]),
             "solver_letter": row["solver_letter"] if isinstance(row["solver_letter"], str) else None,
             "key": str(row["key"]), "category": str(row["category"]), "why": str(row["why"])}
+
+
+def beside_rows(people: pd.DataFrame, rows: pd.DataFrame, data: Dataset) -> pd.DataFrame:
+    """People's answers as one more solver ("People") and the solvers' rows on the same pairs, in
+    the answer rows' shape, for the AIBench heatmaps (solver x level, solver x system)."""
+    if people.empty:
+        return rows.iloc[0:0]
+    options = {(p.id, q.id): len(q.options) for p in data.papers.values() for q in p.questions}
+    conference = {p.id: p.conference for p in data.papers.values()}
+    mine = human_solver.as_solver_rows(people).assign(
+        options=[options[(p, q)] for p, q in zip(people["paper_id"], people["question_id"])],
+        conference=people["paper_id"].map(conference))
+    columns = ["system", "solver", "paper_id", "conference", "question_id", "level", "options", "letter", "correct",
+               "unclear", "missing"]
+    matched = human_solver.same_pairs(rows, people) if not rows.empty else rows
+    parts = [mine[columns]] + ([matched[columns]] if not matched.empty else [])
+    out = pd.concat(parts, ignore_index=True)
+    out["correct"] = out["correct"].astype(bool)
+    return out
+
+
+def per_person(people: pd.DataFrame) -> pd.DataFrame:
+    """Per person (the lead's view): answers, correct, accuracy (%) with its Wilson interval."""
+    out = []
+    for who, part in people.groupby("annotator", sort=True):
+        n, correct = len(part), int(part["correct"].sum())
+        low, high = wilson(correct, n)
+        out.append({"annotator": who, "answers": n, "correct": correct, "accuracy": 100.0 * correct / n,
+                    "low": 100.0 * low, "high": 100.0 * high})
+    return pd.DataFrame(out, columns=["annotator", "answers", "correct", "accuracy", "low", "high"])
