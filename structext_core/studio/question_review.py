@@ -987,20 +987,28 @@ def send_back(db: sqlite_utils.Database, user: dict, dataset: str, paper_id: str
             "INSERT INTO qreview_sendbacks (dataset, paper_id, question_id, campaign_id, reason, evidence_json, "
             "by_user, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [dataset, paper_id, question_id, campaign_id, reason, evidence_text, user["id"], at]).lastrowid
-        reopened = []
-        for item in items:
-            if item["status"] in ("submitted", "approved"):
-                sub = latest_submission(db, item["id"])
-                db.execute("INSERT INTO qreview_reviews (item_id, submission_id, reviewer_id, decision, comment, "
-                           "reviewed_at) VALUES (?, ?, ?, 'returned', ?, ?)",
-                           [item["id"], sub["id"], user["id"], f"Question {question_id} sent back from Results: "
-                                                                f"{reason}", at])
-                db.execute("UPDATE qreview_items SET status = 'returned' WHERE id = ?", [item["id"]])
-                reopened.append(item["id"])
+        reopened = _reopen(db, user, items, question_id, reason, at)
         changes.record(db, user["id"], "qreview.send_back", f"aibench-question:{dataset}/{paper_id}/{question_id}",
                        sendback=sendback_id, campaign=campaign_id, reason=reason, evidence=json.loads(evidence_text),
                        reopened_items=reopened)
     return sendback_id
+
+
+def _reopen(db: sqlite_utils.Database, user: dict, items: list[dict], question_id: str, reason: str,
+            at: float) -> list[int]:
+    """Inside a write: the paper's items already submitted or approved go back to their reviewer
+    (returned, the lead's reason as the comment); the ids reopened."""
+    reopened = []
+    for item in items:
+        if item["status"] in ("submitted", "approved"):
+            sub = latest_submission(db, item["id"])
+            db.execute("INSERT INTO qreview_reviews (item_id, submission_id, reviewer_id, decision, comment, "
+                       "reviewed_at) VALUES (?, ?, ?, 'returned', ?, ?)",
+                       [item["id"], sub["id"], user["id"], f"Question {question_id} sent back from Results: {reason}",
+                        at])
+            db.execute("UPDATE qreview_items SET status = 'returned' WHERE id = ?", [item["id"]])
+            reopened.append(item["id"])
+    return reopened
 
 
 def withdraw_send_back(db: sqlite_utils.Database, user: dict, sendback_id: int) -> None:
@@ -1026,14 +1034,16 @@ def move_send_back(db: sqlite_utils.Database, user: dict, sendback_id: int, camp
     target = campaign(db, campaign_id)
     if target["dataset"] != row["dataset"] or target["archived_at"] is not None:
         raise ReviewError(f"Campaign {target['name']!r} is not an open campaign of the data set {row['dataset']!r}.")
-    if not any(i["paper_id"] == row["paper_id"] for i in list_items(db, campaign_id)):
+    items = [i for i in list_items(db, campaign_id) if i["paper_id"] == row["paper_id"]]
+    if not items:
         raise ReviewError(f"Campaign {target['name']!r} does not review paper {row['paper_id']!r}.")
     with write_transaction(db):
         db.execute("UPDATE qreview_sendbacks SET campaign_id = ? WHERE id = ? AND campaign_id IS NULL",
                    [campaign_id, sendback_id])
+        reopened = _reopen(db, user, items, row["question_id"], row["reason"], time.time())
         changes.record(db, user["id"], "qreview.move_send_back",
                        f"aibench-question:{row['dataset']}/{row['paper_id']}/{row['question_id']}",
-                       sendback=sendback_id, campaign=campaign_id)
+                       sendback=sendback_id, campaign=campaign_id, reopened_items=reopened)
 
 
 def sendbacks(db: sqlite_utils.Database, *, dataset: str | None = None, campaign_id: int | None = None,

@@ -199,3 +199,20 @@ def test_withdrawn_send_backs_no_longer_show(world):
     assert qr.sendbacks(db) == []
     assert json.loads(json.dumps([c.action for c in changes.history(db, prefix="aibench-question:")])) == [
         "qreview.withdraw_send_back", "qreview.send_back"]
+
+
+def test_moving_a_queued_send_back_into_a_campaign_reopens_a_submitted_paper(world):
+    db, lead, paper = world["db"], world["lead"], world["paper"]
+    reviewer = world["reviewers"][1]
+    cid = qr.create_campaign(db, "ongoing", review_data.DATASET, [reviewer["id"]], lead, double_share=0)
+    item = next(i for i in qr.list_items(db, cid) if i["paper_id"] == paper)
+    for q in world["data"].papers[paper].questions:
+        qr.save_decision(db, item["id"], reviewer, q.id, "accept")
+    qr.submit(db, item["id"], reviewer)
+    sent = qr.send_back(db, lead, review_data.DATASET, paper, world["qs"][0], "the solver misreads it")
+    assert qr.sendbacks(db)[0]["state"] == "queued"  # the campaign existed before: not taken by itself
+    with pytest.raises(qr.ReviewError, match="not waiting"):
+        qr.move_send_back(db, lead, sent + 1, cid)
+    qr.move_send_back(db, lead, sent, cid)
+    assert qr.get_item(db, item["id"])["status"] == "returned"
+    assert changes.history(db, prefix="aibench-question:")[0].detail["reopened_items"] == [item["id"]]
