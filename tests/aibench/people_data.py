@@ -82,3 +82,34 @@ def solver_lines(data: Dataset, solver: str, letters: dict[tuple[str, str, str],
                     lines.append(json.dumps({"paper_id": paper.id, "question_id": q.id, "system": system,
                                              "solver": solver, "prediction": letter}))
     return "\n".join(lines) + "\n"
+
+
+def people_and_votes(db, dataset: str, solver: str = "vlm-test") -> dict:
+    """A scene on the stored set ``dataset`` (its accounts made here): three annotators answer two
+    questions of the first paper's original figure, all three choosing another letter than the key
+    on the first, as does ``solver`` (stored as its predictions; right everywhere else); two of
+    them vote on 6 pairs of a pairwise study. Returns the names the tests check."""
+    from structext_core.aibench.model import ORIGINAL_SYSTEM
+    from structext_core.studio import accounts, aibench_store
+    from structext_core.studio import pairwise as pws
+    from structext_core.studio import question_review as qr
+    from structext_core.studio.study.clock import ClockSettings
+
+    people = [accounts.create_user(db, f"ann{i}", "password1", "annotator") for i in (1, 2, 3)]
+    data = qr.load_dataset(dataset)
+    paper = sorted(data.papers)[0]
+    q1, q2 = [q.id for q in data.papers[paper].questions][:2]
+    wrong = other_letter(data, paper, q1)
+    key2 = question(data, paper, q2).answer
+    answers = [(p, ORIGINAL_SYSTEM, paper, q1, wrong) for p in people]
+    answers += [(p, ORIGINAL_SYSTEM, paper, q2, key2) for p in people[:2]]
+    aibench_study(db, data, dataset, "image study", answers)
+    aibench_store.add_predictions(dataset, solver_lines(data, solver, {(ORIGINAL_SYSTEM, paper, q1): wrong}), solver)
+    study = pws.create_study(db, "pairs", dataset, [p["id"] for p in people[:2]], n_pairs=6, practice=0,
+                             repeat_share=0, seed=1)
+    clock, settings = 1000.0, ClockSettings()
+    for person in people[:2]:
+        while (view := pws.current_task(db, study, person["id"], at=clock, settings=settings)) is not None:
+            pws.vote(db, person["id"], view.token, "left", at=clock + 4, settings=settings)
+            clock += 5
+    return {"people": people, "paper": paper, "q1": q1, "wrong": wrong, "study": study}

@@ -6,11 +6,9 @@ import pytest
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
-from structext_core.aibench.model import ORIGINAL_SYSTEM
 from structext_core.studio import access, accounts, aibench_store, changes, storage
 from structext_core.studio import pairwise as pws
 from structext_core.studio import question_review as qr
-from structext_core.studio.study.clock import ClockSettings
 from tests.aibench import people_data
 from tests.aibench.test_page_results_aibench import PAGE, aibench_dir, env, own_copy  # noqa: F401 (fixtures)
 
@@ -26,27 +24,8 @@ def world(request, tmp_path, monkeypatch):
     monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
     db = storage.open_db(tmp_path / "structext.db")
     lead = accounts.create_user(db, "lead", "password1", "admin")
-    people = [accounts.create_user(db, f"ann{i}", "password1", "annotator") for i in (1, 2, 3)]
     reader = accounts.create_user(db, "reader", "password1", "researcher")
-    data = qr.load_dataset(DATASET)
-    paper = sorted(data.papers)[0]
-    q1, q2 = [q.id for q in data.papers[paper].questions][:2]
-    wrong = people_data.other_letter(data, paper, q1)
-    key2 = people_data.question(data, paper, q2).answer
-    answers = [(p, ORIGINAL_SYSTEM, paper, q1, wrong) for p in people]  # everyone: another letter than the key
-    answers += [(p, ORIGINAL_SYSTEM, paper, q2, key2) for p in people[:2]]
-    people_data.aibench_study(db, data, DATASET, "image study", answers)
-    aibench_store.add_predictions(DATASET, people_data.solver_lines(data, SOLVER, {(ORIGINAL_SYSTEM, paper, q1): wrong}),
-                                  SOLVER)
-    study = pws.create_study(db, "pairs", DATASET, [p["id"] for p in people[:2]], n_pairs=6, practice=0,
-                             repeat_share=0, seed=1)
-    clock, settings = 1000.0, ClockSettings()
-    for person in people[:2]:
-        while (view := pws.current_task(db, study, person["id"], at=clock, settings=settings)) is not None:
-            pws.vote(db, person["id"], view.token, "left", at=clock + 4, settings=settings)
-            clock += 5
-    return {"db": db, "lead": lead, "people": people, "reader": reader, "paper": paper, "q1": q1, "wrong": wrong,
-            "study": study}
+    return {"db": db, "lead": lead, "reader": reader, **people_data.people_and_votes(db, DATASET, SOLVER)}
 
 
 def open_people(user) -> AppTest:
