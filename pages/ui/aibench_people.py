@@ -53,6 +53,10 @@ def people_section(db, user, name: str, data, rows: pd.DataFrame | None) -> None
     pairwise_rank(db, name)
 
 
+def _level_name(level: str) -> str:
+    return "all" if level == "all" else f"{level} {LEVELS[int(level)]}"
+
+
 def _numbers(*columns: str) -> dict:
     return {c: st.column_config.NumberColumn(c, format="%.1f") for c in columns}
 
@@ -69,7 +73,7 @@ def people_beside_solvers(people: pd.DataFrame, rows: pd.DataFrame, data) -> Non
                "as independent, so several people on one pair make it a little narrow); solvers: n pairs. Final "
                "scores: a lead's override counts where there is one.")
     table = human_solver.accuracy_beside_solvers(people, rows)
-    table["level"] = table["level"].map(lambda lv: "all" if lv == "all" else f"{lv} {LEVELS[int(lv)]}")
+    table["level"] = table["level"].map(_level_name)
     st.dataframe(table, hide_index=True, key="rs_aib_people_accuracy",
                  column_config=_numbers("accuracy", "low", "high"))
     beside = aibench_people.beside_rows(people, rows, data)
@@ -82,6 +86,7 @@ def people_beside_solvers(people: pd.DataFrame, rows: pd.DataFrame, data) -> Non
     questions = human_solver.question_table(people, rows, aibench_people.answer_keys(data))
     agreement = human_solver.agreement_with_solvers(questions)
     if not agreement.empty:
+        agreement["level"] = agreement["level"].map(_level_name)
         st.caption("How often each solver chose the people's majority letter (over the pairs where more than half "
                    "of the people chose one letter), with a Wilson 95% interval.")
         st.dataframe(agreement, hide_index=True, key="rs_aib_people_agreement",
@@ -125,13 +130,13 @@ def lead_view(db, user, name: str, data, people: pd.DataFrame, rows: pd.DataFram
     st.dataframe(shown, hide_index=True, key="rs_aib_people_disagreements")
     pick = st.selectbox("Question to send back to expert review", range(len(found)), key="rs_aib_sb_pick",
                         format_func=lambda i: f"{found.at[i, 'paper_id']} {found.at[i, 'question_id']} "
-                                              f"({found.at[i, 'solver']}: {found.at[i, 'category']})")
+                                              f"({found.at[i, 'solver']}: {found.at[i, 'category'].replace('_', ' ')})")
     row = found.iloc[pick]
     question = next(q for q in data.papers[row["paper_id"]].questions if q.id == row["question_id"])
     left, right = st.columns([2, 3])
     image = data.images.get((ORIGINAL_SYSTEM, row["paper_id"]))
     if image is not None:
-        left.image(str(aibench_store.dataset_path(name) / image.path), width=420,
+        left.image(str(aibench_store.dataset_path(name) / image.path), width="stretch",
                    caption=f"{row['paper_id']}, the original figure")
     right.markdown(f"**{safe_text.markdown_text(question.question)}**  \n" + "  \n".join(
         f"{LETTERS[k]}. {safe_text.markdown_text(o)}{' (key)' if LETTERS[k] == question.answer else ''}"
