@@ -146,7 +146,7 @@ def agreement_with_solvers(table: pd.DataFrame) -> pd.DataFrame:
 
 def _category(row) -> str | None:
     majority, key, solver = row.majority, row.key, row.solver_letter
-    if majority is None:
+    if not isinstance(majority, str):  # no majority (None, or NaN once in a frame)
         return "people_split" if row.people >= 2 and solver != key else None
     if majority != key:
         return "key_disputed" if solver == majority else "people_wrong"

@@ -87,18 +87,6 @@ def pairwise_version(db: sqlite_utils.Database, study_id: int) -> tuple[int, int
     return int(row[0]), int(row[1])
 
 
-def people_version(db: sqlite_utils.Database, dataset: str) -> tuple:
-    """A stamp of everything :func:`people_answers` reads for ``dataset`` (answers, overrides and
-    the studies' state), so a cached view is recomputed when any of it changes."""
-    row = db.execute(
-        "SELECT COUNT(r.id), COALESCE(MAX(r.id), 0), (SELECT COALESCE(MAX(id), 0) FROM score_overrides), "
-        "(SELECT group_concat(id || status || COALESCE(archived_at, '') || results_when_closed) FROM studies "
-        " WHERE benchmark = ? AND suite = ?) "
-        "FROM responses r JOIN studies s ON s.id = r.study_id WHERE s.benchmark = ? AND s.suite = ?",
-        [BENCHMARK, dataset, BENCHMARK, dataset]).fetchone()
-    return tuple(row)
-
-
 def solver_rows(data: Dataset, dataset: str) -> pd.DataFrame:
     """The VLM solvers' answer rows of the stored set (:func:`scoring.answer_rows` of its predictions)."""
     return answer_rows(data, aibench_store.load_predictions(dataset))
