@@ -177,11 +177,15 @@ def question_editor(item_id: int, row: qr.Row) -> None:
                     on_change=on_decision, args=args)
 
 
-def question_card(item_id: int, row: qr.Row, open_for_edit: bool) -> None:
+def question_card(item_id: int, row: qr.Row, open_for_edit: bool, sent_back: list[dict] = ()) -> None:
     q = row.current
     with st.container(border=True):
         origin = "added by you" if row.original is None else "generated"
         st.markdown(f"**{row.question_id}** · level {q.level} {LEVELS.get(q.level, '')} · {origin}")
+        for sent in sent_back:
+            st.warning(markdown_text(f"Sent back to review by {sent['lead']}: {sent['reason']}  \n"
+                                     f"Evidence: {qr.describe_evidence(sent['evidence'])}"),
+                       icon=":material/undo:")
         st.markdown(markdown_text(q.question))
         st.markdown("  \n".join(
             f"{'**' if LETTERS[k] == q.answer else ''}{LETTERS[k]}. {markdown_text(o)}"
@@ -297,8 +301,9 @@ with left:
 with right:
     st.subheader("Questions")
     rows = qr.review_rows(paper, qr.decisions(db, item_id))
+    sent_back = qr.sendbacks_for_item(db, item)  # questions the lead sent back from Results, with the evidence
     for row in rows:
-        question_card(item_id, row, editable)
+        question_card(item_id, row, editable, sent_back.get(row.question_id, []))
     if editable:
         add_form(item_id)
         blockers = qr.blocking(rows)

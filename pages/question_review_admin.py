@@ -53,6 +53,15 @@ def on_resolve(flag_id: int) -> None:
     _act("Flag resolved.", qr.resolve_flag, flag_id, user, st.session_state.get(f"qra_resolve_{flag_id}", ""))
 
 
+def on_take_sendback(sendback_id: int, cid: int) -> None:
+    _act("The question is in this campaign now; its reviewer sees it beside the question.", qr.move_send_back, user,
+         sendback_id, cid)
+
+
+def on_withdraw_sendback(sendback_id: int) -> None:
+    _act("Send-back withdrawn.", qr.withdraw_send_back, user, sendback_id)
+
+
 def on_export(cid: int) -> None:
     folder = st.session_state.get(f"qra_folder_{cid}", "").strip()
     if not folder:
@@ -182,6 +191,26 @@ for f in flags:
     st.markdown(line)
     st.text_input("Resolution", key=f"qra_resolve_{f['id']}")
     st.button("Resolve", key=f"qra_resolve_go_{f['id']}", on_click=on_resolve, args=(f["id"],))
+
+st.subheader("Questions sent back from Results")
+st.caption("Where people answering from the paper's own figure and a VLM solver part (Results → AIBench → People), "
+           "the lead sends the question back here with the reason and the evidence (the letters people chose, as "
+           "counts; the solver's letter; the key). The reviewer of the paper sees them beside the question.")
+waiting = [b for b in qr.sendbacks(db, dataset=row["dataset"]) if b["campaign_id"] in (None, cid)]
+if not waiting:
+    st.caption("None for this campaign's data set.")
+papers_here = {i["paper_id"] for i in items}
+for b in waiting:
+    with st.container(border=True):
+        st.markdown(markdown_text(f"**{b['paper_id']} {b['question_id']}** · {b['where']} · by {b['lead']}: "
+                                  f"{b['reason']}"))
+        st.caption(markdown_text(qr.describe_evidence(b["evidence"])))
+        left, right = st.columns(2)
+        if b["state"] == "queued" and b["paper_id"] in papers_here:
+            left.button("Review it in this campaign", key=f"qra_sb_take_{b['id']}", on_click=on_take_sendback,
+                        args=(b["id"], cid))
+        if b["state"] != "reviewed":
+            right.button("Withdraw", key=f"qra_sb_withdraw_{b['id']}", on_click=on_withdraw_sendback, args=(b["id"],))
 
 st.subheader("Export")
 curated = qr.curated(db, cid)

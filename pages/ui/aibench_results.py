@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import ui
+from pages.ui import aibench_people
 from structext_core import benchmarks
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import paper as aibench_paper
@@ -99,8 +100,10 @@ def results_section(db, user) -> None:
         synthetic_failed(status)
     elif status.state != "ready":
         synthetic_progress()
-    names = _visible_datasets(status.state == "ready")
+    names = _visible_datasets(db, user, status.state == "ready")
     if not names:
+        if access.restricted(access.role_of(user)):
+            st.caption("Every stored data set is in an open study: its results show once the study is closed.")
         return
     name = st.selectbox("Data set", names, key="rs_aib_data")
     if access.can(access.role_of(user), "load_data", access.public_mode(db)):
@@ -111,6 +114,7 @@ def results_section(db, user) -> None:
     if rows is None:
         st.info("No predictions stored for this data set yet: `python -m structext_core aibench run` asks a "
                 "model, `aibench add-predictions` stores a file.")
+        aibench_people.people_section(db, user, name, data, None)
         return
     numbers = {c: st.column_config.NumberColumn(c, format="%.2f") for c in ("C", "T", "P", "S", "A", "O")}
     st.dataframe(table, hide_index=True, key="rs_aib_table3", column_config=numbers)
@@ -126,6 +130,7 @@ def results_section(db, user) -> None:
         st.caption("Does the ranking of systems change with the solver? Kendall's tau between solvers.")
         st.dataframe(agreement, hide_index=True, key="rs_aib_agreement")
     drill(data, rows)
+    aibench_people.people_section(db, user, name, data, rows)
 
 
 def upload_panel(name: str) -> None:
@@ -190,7 +195,7 @@ def aibench_page(db, user) -> None:
     """The AIBench part of the Results page."""
     ui.show_flash()
     can_see = access.can(access.role_of(user), "answers", access.public_mode(db))
-    notes_place = apply_url(can_see)
+    notes_place = apply_url(db, user, can_see)
     paper_tables()
     if not can_see:
         st.caption("Model results on AIBench data sets are shown to researchers and admins.")
@@ -200,11 +205,14 @@ def aibench_page(db, user) -> None:
     write_url(can_see=True, notes_place=notes_place)
 
 
-def _visible_datasets(ready: bool) -> list[str]:
-    return [n for n in aibench_store.stored_datasets() if n != aibench_store.SYNTHETIC or ready]
+def _visible_datasets(db, user, ready: bool) -> list[str]:
+    """The stored data sets this viewer may see results of: for visitors and annotators (public
+    read-only mode) none that an open study is over, since their questions' keys show here."""
+    names = [n for n in aibench_store.stored_datasets() if n != aibench_store.SYNTHETIC or ready]
+    return access.visible_suites(db, user, names)
 
 
-def apply_url(can_see: bool):
+def apply_url(db, user, can_see: bool):
     """Open the AIBench view a pasted link describes (once per link); what it gets wrong is
     ignored with a note (``views.aibench_url_state``). Visitors' links set the paper's table only."""
     current, state = url_now(), st.session_state
@@ -213,7 +221,7 @@ def apply_url(can_see: bool):
     state["rs_aib_url_read"] = current
     options: dict[str, list] = {"benchmark": list(benchmarks.NAMES), "table": list(aibench_paper.TABLES)}
     if can_see:
-        names = _visible_datasets(aibench_store.synthetic_ready())
+        names = _visible_datasets(db, user, aibench_store.synthetic_ready())
         options.update(data=names, heatmap=list(HEATMAPS))
         name = url_state.read_url(current, options).values.get("data") or (names[0] if names else None)
         if name is not None:

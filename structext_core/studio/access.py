@@ -93,8 +93,9 @@ PAGES: tuple[Page, ...] = (
     Page("results", "results.py", "Results", ":material/monitoring:", "Benchmark", "results",
          _rule(EVERYONE),
          shows="visitors and annotators: the paper's tables (in public read-only mode also model results "
-               "of suites in no open study); researchers and admins: also imported and human results; "
-               "loading data: admins"),
+               "of suites in no open study); researchers and admins: also imported and human results, and "
+               "AIBench's human side (people beside the solvers, the pairwise human rank); the letters people "
+               "chose, the disagreements and sending questions back to review, and loading data: admins"),
     Page("human_baseline", "human_baseline.py", "Human baseline", ":material/timer:", "Annotate",
          "human_baseline", _rule((ANNOTATOR, ADMIN))),
     Page("rewrite", "rewrite.py", "Real-Test rewriting", ":material/edit_note:", "Annotate", "rewrite",
@@ -129,6 +130,11 @@ CAPABILITIES: tuple[Capability, ...] = (
                _rule((RESEARCHER, ADMIN), condition="a study set to show only once closed waits until it is")),
     Capability("per_person_results", "per-person results (`human:<name>`) and responses",
                _rule((RESEARCHER, ADMIN), condition="as human results")),
+    Capability("aibench_people", "AIBench on Results: people beside the VLM solvers (accuracy, agreement) and the "
+               "pairwise human rank, without names",
+               _rule((RESEARCHER, ADMIN), condition="as human results; pairwise: the rank, never a vote")),
+    Capability("aibench_people_answers", "AIBench on Results: the letters people chose per question, where they and "
+               "a solver part on the original figure, sending a question back to review", _rule((ADMIN,))),
     Capability("download", "downloads (JSONL, CSV, PNG, SVG)", _rule(EVERYONE, condition="what the page shows, nothing more")),
     Capability("review_export", "AIBench question review: the curated set, provenance and review log (zip)",
                _rule((ADMIN,))),

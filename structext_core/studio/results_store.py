@@ -552,13 +552,18 @@ def load_results(db: sqlite_utils.Database, include_humans: bool = True) -> pd.D
 
 
 def human_frame(db: sqlite_utils.Database) -> pd.DataFrame:
-    """The human baseline of every study in the model-result schema (with ``response``).
+    """The human baseline of every StrucText study in the model-result schema (with ``response``).
 
     ``rouge_l_paper`` is the paper's ROUGE-L of each response against its item's answer
     (0 for a question given up), computed here: the study stores the strict one only. A lead's
     override in force takes the place of both ROUGE-L versions (see ``human_results``)."""
     parts = []
+    # AIBench studies' answers are letters about images, not StrucText results: AIBench's view reads
+    # them (structext_core.studio.aibench_people)
+    aibench = {row[0] for row in db.execute("SELECT id FROM studies WHERE benchmark = 'aibench'")}
     for item in study.list_studies(db):
+        if item.id in aibench:
+            continue
         rows = study.human_results(db, item.id)
         if rows:
             part = pd.DataFrame(rows).rename(columns={"language": "format"})

@@ -855,6 +855,39 @@ def _m010_aibench_studies(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m012_question_sendbacks(db: sqlite_utils.Database) -> None:
+    """Questions the lead sends back to expert review from Results (issue 22, item 2): where people
+    answering from the paper's own figure and a VLM solver part, the question (or the solver) is
+    wrong, and the question goes back to AIBench's question review.
+
+    - ``qreview_sendbacks``: one question of a stored data set (``dataset``, ``paper_id``,
+      ``question_id``), the lead's ``reason`` and the evidence (``evidence_json``: the people's
+      letters as counts, without names, the solver and its letter, the key, why it was listed);
+      ``campaign_id`` NULL while it waits for the next review campaign of the data set (which takes
+      it when it is created with that paper), else the campaign that reviews it; ``withdrawn_at``
+      when the lead takes it back.
+    """
+    _run_script(
+        db,
+        """
+        CREATE TABLE qreview_sendbacks (
+            id INTEGER PRIMARY KEY,
+            dataset TEXT NOT NULL,
+            paper_id TEXT NOT NULL,
+            question_id TEXT NOT NULL,
+            campaign_id INTEGER REFERENCES qreview_campaigns(id) ON DELETE SET NULL,
+            reason TEXT NOT NULL,
+            evidence_json TEXT NOT NULL DEFAULT '{}',
+            by_user INTEGER REFERENCES users(id),
+            at REAL NOT NULL,
+            withdrawn_at REAL
+        );
+        CREATE INDEX qreview_sendbacks_by_question ON qreview_sendbacks (dataset, paper_id, question_id);
+        CREATE INDEX qreview_sendbacks_by_campaign ON qreview_sendbacks (campaign_id, paper_id)
+        """,
+    )
+
+
 #: The schema, in order. Append new migrations; never edit or renumber shipped ones.
 MIGRATIONS: list[Migration] = [
     Migration(1, "users, studies, human-baseline answers, model results", _m001_initial),
@@ -867,4 +900,5 @@ MIGRATIONS: list[Migration] = [
     Migration(8, "AIBench question review: campaigns, drafts, adjudication, flags", _m008_aibench_question_review),
     Migration(9, "blind pairwise comparison of AIBench images", _m009_pairwise),
     Migration(10, "AIBench studies: people answer questions from a generated image", _m010_aibench_studies),
+    Migration(12, "AIBench questions sent back to review from Results", _m012_question_sendbacks),
 ]

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from tests.aibench import people_data
 from tests.browser.test_results_views import charts_drawn, choose, no_exception, settle, shoot
 
 READER, READER_PASSWORD = "aib-reader", "reader-password-1"  # a researcher
@@ -30,17 +31,21 @@ def app_env(app_env, tmp_path_factory):
             pool.shutdown()
     db = storage.open_db(app_env["db_path"])
     accounts.create_user(db, READER, READER_PASSWORD, "researcher")
+    with pytest.MonkeyPatch.context() as patch:  # AIBench's human side: an image study and pairwise votes
+        patch.setenv(settings.AIBENCH_DIR_ENV, str(root))
+        app_env["people"] = people_data.people_and_votes(db, aibench_store.SYNTHETIC)
+    db.conn.close()
     return app_env
 
 
-def open_aibench(page, url, wait_for_app):
+def open_aibench(page, url, wait_for_app, user=READER, password=READER_PASSWORD):
     page.goto(url)
     wait_for_app(page, timeout=60_000)
     sidebar = page.get_by_test_id("stSidebar")
-    sidebar.get_by_label("User name", exact=True).fill(READER)
-    sidebar.get_by_label("Password", exact=True).fill(READER_PASSWORD)
+    sidebar.get_by_label("User name", exact=True).fill(user)
+    sidebar.get_by_label("Password", exact=True).fill(password)
     sidebar.get_by_role("button", name="Log in").click()
-    sidebar.get_by_text(f"Logged in as {READER}").wait_for()
+    sidebar.get_by_text(f"Logged in as {user}").wait_for()
     wait_for_app(page)
     sidebar.get_by_role("link", name="Results", exact=True).click()
     page.get_by_role("heading", name="Results").first.wait_for()
@@ -72,3 +77,28 @@ def test_aibench_paper_table2_renders(page, app_server, wait_for_app, screenshot
     time.sleep(0.5)
     no_exception(page)
     shoot(page, screenshot, "aibench_table2")
+
+
+def test_the_lead_reads_the_human_side_and_sends_a_question_back(page, app_server, app_env, wait_for_app, screenshot):
+    """Admin: people beside the solvers, the disagreement on the original figure, the human rank;
+    the question goes back to review."""
+    from structext_core.studio import question_review as qr
+    from structext_core.studio import storage
+
+    open_aibench(page, app_server, wait_for_app, app_env["admin_user"], app_env["admin_password"])
+    page.get_by_text("Show people beside the solvers and the pairwise human rank").click()
+    time.sleep(0.4)
+    wait_for_app(page, timeout=120_000)  # the first human rank: 500 bootstrap fits
+    page.get_by_role("heading", name="People beside the solvers").wait_for()
+    page.get_by_role("heading", name="The human rank (blind pairwise comparison)").wait_for()
+    page.get_by_text("Kendall's W").first.wait_for()
+    no_exception(page)
+    shoot(page, screenshot, "aibench_people")
+    page.get_by_label("Reason (the reviewer reads it beside the question)").fill("people and the solver dispute the key")
+    page.get_by_role("button", name="Send back to review").click()
+    settle(page, wait_for_app)
+    page.get_by_text("sent back to expert review", exact=False).wait_for()
+    no_exception(page)
+    with storage.opened(app_env["db_path"]) as db:
+        (sent,) = qr.sendbacks(db)
+    assert (sent["paper_id"], sent["question_id"]) == (app_env["people"]["paper"], app_env["people"]["q1"])

@@ -194,3 +194,31 @@ def test_send_back_shows_the_comment_and_flags_reach_the_lead(env):
     at.text_input(key=f"qra_resolve_{flag['id']}").set_value("figure re-cropped")
     at.button(key=f"qra_resolve_go_{flag['id']}").click().run()
     assert not at.exception and not qr.list_flags(db, env["cid"], open_only=True)
+
+
+def test_a_question_sent_back_from_results_reaches_its_reviewer_with_the_evidence(env):
+    """Queued from Results (no campaign), taken into this campaign by the lead on the admin page,
+    shown to the paper's reviewer beside the question; withdrawn, it is gone."""
+    db, lead = env["db"], env["lead"]
+    item = qr.list_items(db, env["cid"])[0]
+    q = qr.paper_of(item).questions[1]
+    evidence = {"people": 3, "letters": "C×3", "solver": "vlm-x", "solver_letter": "C", "key": q.answer,
+                "why": "people and the solver agree on another letter than the key"}
+    qr.send_back(db, lead, review_data.DATASET, item["paper_id"], q.id, "the key looks wrong", evidence)
+    at = run_as(ADMIN_PAGE, lead, qra_campaign=env["cid"])
+    assert not at.exception
+    assert any("the key looks wrong" in m.value for m in at.markdown)
+    button(at, "Review it in this campaign").click().run()
+    assert not at.exception and any("in this campaign now" in s.value for s in at.success)
+    (sent,) = qr.sendbacks(db, campaign_id=env["cid"])
+    assert sent["state"] == "waiting"
+    reviewer = next(r for r in env["reviewers"] if r["id"] == item["reviewer_id"])
+    at = run_as(PAGE, reviewer, qr_item=item["id"])
+    assert not at.exception
+    (shown,) = [w.value for w in at.warning if "Sent back to review" in w.value]
+    assert "the key looks wrong" in shown and "people chose C×3" in shown and "vlm-x chose C" in shown
+    at = run_as(ADMIN_PAGE, lead, qra_campaign=env["cid"])
+    button(at, "Withdraw").click().run()
+    assert qr.sendbacks(db) == []
+    at = run_as(PAGE, reviewer, qr_item=item["id"])
+    assert not [w for w in at.warning if "Sent back to review" in w.value]

@@ -35,6 +35,8 @@ EXPECTED_CAPABILITIES = {
     "model_results":      ("P", "P", "Y", "Y"),
     "human_results":      ("-", "-", "Y", "Y"),
     "per_person_results": ("-", "-", "Y", "Y"),
+    "aibench_people":     ("-", "-", "Y", "Y"),
+    "aibench_people_answers": ("-", "-", "-", "Y"),
     "download":           ("Y", "Y", "Y", "Y"),
     "review_export":      ("-", "-", "-", "Y"),
     "load_data":          ("-", "-", "-", "Y"),
