@@ -54,9 +54,11 @@ from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.clock import (
     ClockSettings,
     _advance,
-    _input_at,
     _input_now,
+    activity_columns,
+    beat_columns,
     paused_columns,
+    resume_columns,
     shown_seconds,
 )
 
@@ -437,11 +439,7 @@ def heartbeat(db: sqlite_utils.Database, item_id: int, user: dict, *, visible: b
                                         "last_input_at": row["last_input_at"] or at,
                                         "active_at_last_input": row["active_seconds"]})
         else:
-            idle_limit = settings.idle_pause_seconds
-            if idle_limit and row["last_input_at"] is not None and at - row["last_input_at"] >= idle_limit:
-                _update_clock(db, item_id, paused_columns(row, at, "idle", settings.grace_seconds))
-            else:
-                _update_clock(db, item_id, _advance(row, at, settings.grace_seconds, visible))
+            _update_clock(db, item_id, beat_columns(row, at, settings, visible)[1])
     return clock_of(get_item(db, item_id), settings, at)
 
 
@@ -458,8 +456,7 @@ def record_activity(db: sqlite_utils.Database, item_id: int, user: dict, *, visi
     with write_transaction(db):
         row = _clock_row(db, item_id)
         if row["paused_at"] is None and row["last_beat_at"] is not None:
-            booked = _advance(row, at, settings.grace_seconds, visible)
-            _update_clock(db, item_id, {**booked, **(_input_at({**row, **booked}, at, input_age) if visible else {})})
+            _update_clock(db, item_id, activity_columns(row, at, settings, visible, input_age))
     return clock_of(get_item(db, item_id), settings, at)
 
 
@@ -484,9 +481,7 @@ def resume(db: sqlite_utils.Database, item_id: int, user: dict, *, at: float | N
     with write_transaction(db):
         row = _clock_row(db, item_id)
         if row["paused_at"] is not None:
-            _update_clock(db, item_id, {"paused_seconds": row["paused_seconds"] + max(0.0, at - row["paused_at"]),
-                                        "paused_at": None, "last_beat_at": at, "last_input_at": at,
-                                        "active_at_last_input": row["active_seconds"]})
+            _update_clock(db, item_id, resume_columns(row, at))
 
 
 def clock_of(item: dict, settings: ClockSettings | None = None, at: float | None = None) -> dict:

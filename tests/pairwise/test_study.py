@@ -71,7 +71,8 @@ def test_images_are_blind(world):
     db, p = world["db"], world["people"]
     study_id = _create(world)
     view = pws.current_task(db, study_id, p["ann1"]["id"], at=100.0, settings=SETTINGS)
-    assert set(vars(view)) == {"token", "position", "total", "done", "practice", "paused", "active_seconds"}
+    assert set(vars(view)) == {"token", "position", "total", "done", "practice", "paused", "active_seconds",
+                               "held_elsewhere", "pause_reason"}  # nothing that names a system or a paper
     data = aibench_dataset.load_dataset(aibench_store.dataset_path("synthetic"))
     for side in ("left", "right"):
         png = pws.task_image(db, p["ann1"]["id"], view.token, side)
