@@ -167,6 +167,11 @@ def create_campaign(db: sqlite_utils.Database, name: str, dataset: str, reviewer
                     double_share: float = 0.2, seed: int = 0, paper_ids: list[str] | None = None) -> int:
     """Create a review campaign over the papers of the stored set ``dataset`` (or the chosen
     ``paper_ids``); returns its id."""
+    return _create(db, name, dataset, reviewer_ids, user, double_share=double_share, seed=seed, paper_ids=paper_ids)
+
+
+def _create(db: sqlite_utils.Database, name: str, dataset: str, reviewer_ids: list[int], user: dict, *,
+            double_share: float, seed: int, paper_ids: list[str] | None, copy_of: int | None = None) -> int:
     _require_lead(user)
     name = _text("campaign name", name, MAX_NAME_CHARS)
     if not name:
@@ -191,9 +196,58 @@ def create_campaign(db: sqlite_utils.Database, name: str, dataset: str, reviewer
             positions[reviewer] += 1
             db.execute("INSERT INTO qreview_items (campaign_id, paper_id, position, reviewer_id, double) "
                        "VALUES (?, ?, ?, ?, ?)", [campaign_id, paper, positions[reviewer], reviewer, int(double)])
-        changes.record(db, user["id"], "qreview.create", f"qreview:{campaign_id}", dataset=dataset,
-                       papers=len(chosen), reviews=len(dealt), double_share=double_share, seed=seed)
+        detail = {"dataset": dataset, "papers": len(chosen), "reviews": len(dealt), "double_share": double_share,
+                  "seed": seed, "reviewers": reviewers}
+        if copy_of is None:
+            changes.record(db, user["id"], "qreview.create", f"qreview:{campaign_id}", **detail)
+        else:
+            changes.record(db, user["id"], "qreview.copy", f"qreview:{campaign_id}", source=copy_of, **detail)
     return campaign_id
+
+
+def campaign_reviewers(db: sqlite_utils.Database, campaign_id: int) -> list[int]:
+    """The ids of the campaign's reviewers."""
+    return [r[0] for r in db.execute("SELECT DISTINCT reviewer_id FROM qreview_items WHERE campaign_id = ? "
+                                     "ORDER BY reviewer_id", [campaign_id])]
+
+
+def copy_campaign(db: sqlite_utils.Database, campaign_id: int, name: str, reviewer_ids: list[int],
+                  user: dict) -> int:
+    """A new campaign under a new ``name`` over the same data set and papers with the same settings
+    (share of double reviews, seed), dealt afresh to the reviewers chosen here (the same ones deal
+    the same way), every paper to do: no decisions, submissions, reviews, adjudications or flags
+    are copied. Returns its id."""
+    _require_lead(user)
+    source = campaign(db, campaign_id)
+    papers = [r[0] for r in db.execute("SELECT DISTINCT paper_id FROM qreview_items WHERE campaign_id = ? "
+                                       "ORDER BY paper_id", [campaign_id])]
+    return _create(db, name, source["dataset"], reviewer_ids, user, double_share=source["double_share"],
+                   seed=source["seed"], paper_ids=papers, copy_of=campaign_id)
+
+
+def set_archived(db: sqlite_utils.Database, campaign_id: int, archived: bool, user: dict) -> None:
+    """Archive a campaign (hidden from its reviewers; nothing in it can be changed: no drafts,
+    submissions, reviews, adjudications or flags; kept whole and still exported) or bring it back."""
+    _require_lead(user)
+    with write_transaction(db):
+        row = campaign(db, campaign_id)
+        if (row["archived_at"] is not None) == archived:
+            raise ReviewError(f"Campaign {row['name']!r} is {'archived' if archived else 'not archived'} already.")
+        db.execute("UPDATE qreview_campaigns SET archived_at = ? WHERE id = ?",
+                   [time.time() if archived else None, campaign_id])
+        changes.record(db, user["id"], "qreview.archive" if archived else "qreview.unarchive", f"qreview:{campaign_id}")
+
+
+def history(db: sqlite_utils.Database, campaign_id: int) -> list[changes.Change]:
+    """The lead's changes to the campaign, newest first (the audit log)."""
+    return changes.history(db, f"qreview:{campaign_id}")
+
+
+def _require_not_archived(db: sqlite_utils.Database, campaign_id: int) -> None:
+    row = campaign(db, campaign_id)
+    if row["archived_at"] is not None:
+        raise ReviewError(f"Campaign {row['name']!r} is archived: nothing in it can be changed until the lead "
+                          "brings it back.")
 
 
 def list_campaigns(db: sqlite_utils.Database, reviewer_id: int | None = None) -> list[dict]:
@@ -568,6 +622,7 @@ def review(db: sqlite_utils.Database, item_id: int, user: dict, decision: str, c
     if decision == "returned" and not comment:
         raise ReviewError("Say what to change: sending a paper back needs a comment for the reviewer.")
     item = get_item(db, item_id)
+    _require_not_archived(db, item["campaign_id"])
     if item["status"] != "submitted":
         raise ReviewError(f"Paper {item['paper_id']!r} ({item['reviewer']}) is {item['status']}, "
                           "not waiting for review.")
@@ -587,6 +642,7 @@ def flag(db: sqlite_utils.Database, item_id: int, user: dict, reason: str, quest
         raise ReviewError("Say what is wrong (at least a few words).")
     item = get_item(db, item_id)
     _require_access(item, user)
+    _require_not_archived(db, item["campaign_id"])
     with write_transaction(db):
         return db.execute("INSERT INTO qreview_flags (item_id, question_id, user_id, reason, created_at) "
                           "VALUES (?, ?, ?, ?, ?)", [item_id, question_id, user["id"], reason, time.time()]).lastrowid
@@ -605,12 +661,18 @@ def resolve_flag(db: sqlite_utils.Database, flag_id: int, user: dict, resolution
     resolution = _text("resolution", resolution)
     if not resolution:
         raise ReviewError("Write what was done about the flag.")
+    found = db.execute("SELECT i.campaign_id FROM qreview_flags f JOIN qreview_items i ON i.id = f.item_id "
+                       "WHERE f.id = ?", [flag_id]).fetchone()
+    if found is None:
+        raise ReviewError(f"Flag {flag_id} does not exist.")
+    _require_not_archived(db, found[0])
     with write_transaction(db):
         done = db.execute("UPDATE qreview_flags SET resolved_by = ?, resolved_at = ?, resolution = ? "
                           "WHERE id = ? AND resolved_at IS NULL", [user["id"], time.time(), resolution, flag_id])
         if done.rowcount == 0:
             raise ReviewError(f"Flag {flag_id} does not exist or is resolved already.")
-        changes.record(db, user["id"], "qreview.resolve_flag", f"qreview-flag:{flag_id}", resolution=resolution)
+        changes.record(db, user["id"], "qreview.resolve_flag", f"qreview:{found[0]}", flag=flag_id,
+                       resolution=resolution)
 
 
 # ---- progress, agreement, adjudication ------------------------------------------------------
@@ -707,6 +769,7 @@ def adjudicate(db: sqlite_utils.Database, campaign_id: int, paper_id: str, quest
     reason = _text("reason", reason)
     if not reason:
         raise ReviewError("Say why: an adjudication needs a reason.")
+    _require_not_archived(db, campaign_id)
     data = load_dataset(campaign(db, campaign_id)["dataset"])
     paper = data.papers.get(paper_id)
     if paper is None or question_id not in {q.id for q in paper.questions}:
