@@ -231,8 +231,8 @@ for column, choice in zip(cols, pws.CHOICES):
                   on_click=on_vote, args=(view.token, choice))
 a, b = st.columns([1, 3])
 with a:
+    activity_watch(view.token)  # first: in a page run, the input it reports comes before the clock's idle check
     clock(view.token)
-    activity_watch(view.token)
     st.button("Pause", on_click=on_pause, args=(view.token,), key="pw_pause", shortcut=PAUSE_KEY)
 with b:
     with st.expander("Report a problem with this pair"):
