@@ -220,3 +220,55 @@ def test_input_reports_keep_the_idle_pause_away_and_no_input_pauses_the_pair(wor
     button(at, "Equally").click().run()
     vote = db.execute("SELECT choice, idle_pauses, idle_seconds FROM pairwise_votes").fetchone()
     assert vote[0] == "tie" and vote[1] == 1 and vote[2] > 0  # the active time before the idle pause, re-booked
+
+
+def test_lead_manages_people_status_and_archive_and_reads_the_history(world):
+    from structext_core.studio import accounts
+
+    p = world["people"]
+    study_id = _study(world, n_pairs=3, practice=0)
+    ann3 = accounts.create_user(world["db"], "ann3", "password1", "annotator")
+    at = open_page("pairwise_admin.py", p["lead"], pwa_study=study_id)
+    # add an annotator, then take one off
+    assert at.selectbox(key="pwa_add_person").options == ["ann3"]
+    at.selectbox(key="pwa_add_person").set_value(ann3).run()
+    button(at, "Add").click().run()
+    assert not at.exception and any("ann3 now votes" in s.value for s in at.success)
+    assert [m["username"] for m in pws.members(world["db"], study_id)] == ["ann1", "ann2", "ann3"]
+    person = next(m for m in pws.members(world["db"], study_id) if m["username"] == "ann1")
+    at.selectbox(key="pwa_remove_person").set_value(person).run()
+    button(at, "Take off").click().run()
+    assert any("ann1 is taken off" in s.value for s in at.success)
+    assert open_page("pairwise.py", p["ann1"]).info[0].value.startswith("You take part in no pairwise study")
+    # close, reopen, archive
+    button(at, "Close the study").click().run()
+    assert pws.get_study(world["db"], study_id).status == "closed"
+    button(at, "Reopen the study").click().run()
+    button(at, "Archive the study").click().run()
+    assert not at.exception and pws.get_study(world["db"], study_id).archived
+    assert any("This study is archived" in i.value for i in at.info)
+    assert at.toggle(key="pwa_show_archived").value is True and at.selectbox(key="pwa_study").value == study_id
+    assert open_page("pairwise.py", p["ann2"]).info[0].value.startswith("You take part in no pairwise study")
+    fresh = open_page("pairwise_admin.py", p["lead"])
+    assert any("Every pairwise study is archived" in i.value for i in fresh.info)
+    button(at, "Bring back from the archive").click().run()
+    assert not pws.get_study(world["db"], study_id).archived
+    assert len(open_page("pairwise.py", p["ann2"]).get("image")) == 2
+    history = next(d.value for d in at.dataframe if "action" in d.value.columns)
+    assert list(history["action"]) == ["pairwise.unarchive", "pairwise.archive", "pairwise.open", "pairwise.close",
+                                       "pairwise.remove_annotator", "pairwise.add_annotator", "pairwise.create"]
+    # the study was created by a script without a lead (by_user None); every page action names the lead
+    assert list(history["by"])[:-1] == ["lead"] * 6
+
+
+def test_lead_resolves_a_flag_from_the_page_and_it_is_audited(world):
+    p = world["people"]
+    study_id = _study(world, n_pairs=3, practice=0)
+    view = pws.current_task(world["db"], study_id, p["ann1"]["id"])
+    flag = pws.flag_pair(world["db"], p["ann1"]["id"], view.token, "unclear")
+    at = open_page("pairwise_admin.py", p["lead"], pwa_study=study_id)
+    at.text_input(key=f"pwa_resolution_{flag}").input("both images are fine")
+    at.button(key=f"pwa_resolve_{flag}").click().run()
+    assert not at.exception and any("Flag resolved" in s.value for s in at.success)
+    assert pws.flags_frame(world["db"], study_id)["resolution"].tolist() == ["both images are fine"]
+    assert pws.history(world["db"], study_id)[0].action == "pairwise.resolve_flag"
