@@ -1,10 +1,14 @@
 """Pairwise studies (the lead's page): create a blind pairwise study over a stored AIBench set,
-follow its progress and flags, and read the human rank with everything measured about it.
+follow its progress and flags, read the human rank with everything measured about it, and manage
+the study (people, open or closed, archive) with every change in the audit log.
 
 UI only; the study and its results live in ``structext_core.studio.pairwise`` and
 ``structext_core.evaluation.pairwise``.
 """
 
+import time
+
+import pandas as pd
 import streamlit as st
 
 from pages import ui
@@ -33,9 +37,43 @@ def on_create() -> None:
         ui.flash("error", str(error))
 
 
+def _lead_act(success: str, function, *args, **kwargs) -> bool:
+    """Run a lead action on the study; its error (nothing written) or ``success`` on the next drawing."""
+    try:
+        function(ui.get_db(), *args, by_user=admin["id"], **kwargs)
+    except pws.StudyError as error:
+        ui.flash("error", str(error))
+        return False
+    ui.flash("success", success)
+    return True
+
+
 def on_status(study_id: int, status: str) -> None:
-    pws.set_status(ui.get_db(), study_id, status)
-    ui.flash("success", f"The study is now {status}.")
+    _lead_act(f"The study is now {status}.", pws.set_status, study_id, status)
+
+
+def on_archive(study_id: int, archived: bool) -> None:
+    if _lead_act("The study is archived: hidden from its annotators, no votes taken; nothing was deleted." if archived
+                 else "The study is back from the archive.", pws.set_archived, study_id, archived) and archived:
+        st.session_state["pwa_show_archived"] = True  # keep it in the chooser
+
+
+def on_add_person(study_id: int) -> None:
+    person = st.session_state.get("pwa_add_person")
+    if person is None:
+        ui.flash("error", "Choose the annotator to add.")
+        return
+    _lead_act(f"{person['username']} now votes in this study (the same pairs, an own order and sides).",
+              pws.add_annotator, study_id, person["id"])
+
+
+def on_remove_person(study_id: int) -> None:
+    person = st.session_state.get("pwa_remove_person")
+    if person is None:
+        ui.flash("error", "Choose the annotator to take off.")
+        return
+    _lead_act(f"{person['username']} is taken off this study; their votes so far are kept.",
+              pws.remove_annotator, study_id, person["user_id"])
 
 
 def on_resolve(flag_id: int) -> None:
@@ -72,22 +110,74 @@ with st.expander("New pairwise study", expanded=not pws.list_studies(db)):
             c4.number_input("Seed", 0, 2**31 - 1, 0, key="pwa_seed")
             st.form_submit_button("Create study", type="primary", on_click=on_create)
 
-studies = pws.list_studies(db)
+every_study = pws.list_studies(db)
+if not every_study:
+    st.stop()
+show_archived = False
+if any(s.archived for s in every_study):
+    show_archived = st.toggle("Show archived studies", key="pwa_show_archived",
+                              help="Archived studies are hidden from their annotators and from this list; "
+                                   "they are kept whole.")
+studies = [s for s in every_study if show_archived or not s.archived]
 if not studies:
+    st.info("Every pairwise study is archived: turn on **Show archived studies** to see them.")
     st.stop()
 ids = [s.id for s in studies]
 if st.session_state.get("pwa_study") not in ids:
     st.session_state["pwa_study"] = ids[0]
 study_id = st.selectbox("Study", ids, key="pwa_study",
-                        format_func=lambda i: next(f"{s.name} ({s.status}, {s.pairs} pairs, {s.dataset})"
-                                                   for s in studies if s.id == i))
+                        format_func=lambda i: next(f"{s.name} ({s.status}{', archived' if s.archived else ''}, "
+                                                   f"{s.pairs} pairs, {s.dataset})" for s in studies if s.id == i))
 study = pws.get_study(db, study_id)
-st.button("Close the study" if study.status == "open" else "Reopen the study", on_click=on_status,
-          args=(study.id, "closed" if study.status == "open" else "open"))
+if study.archived:
+    st.info("This study is archived: hidden from its annotators, and no votes are taken. Its votes and results are "
+            "kept; bring it back under **Manage**.", icon=":material/inventory_2:")
 
-progress_tab, results_tab, flags_tab = st.tabs(["Progress", "Results", "Flags"])
+progress_tab, results_tab, flags_tab, manage_tab, history_tab = st.tabs(
+    ["Progress", "Results", "Flags", "Manage", "History"])
 with progress_tab:
     st.dataframe(pws.progress(db, study.id), hide_index=True)
+with manage_tab:
+    status_col, archive_col = st.columns(2, gap="large")
+    with status_col:
+        st.caption("A closed study takes no votes; its annotators see that it is closed." if study.status == "open"
+                   else "The study is closed: no votes are taken. Reopen it to let its annotators go on.")
+        st.button("Close the study" if study.status == "open" else "Reopen the study", on_click=on_status,
+                  args=(study.id, "closed" if study.status == "open" else "open"), key="pwa_status")
+    with archive_col:
+        st.caption("Archived: hidden from annotators and from the study list (unless **Show archived studies** is "
+                   "on). Nothing was deleted." if study.archived else
+                   "Archiving hides the study from its annotators and from the study list, and no votes are taken. "
+                   "Its votes, results and downloads are kept.")
+        st.button("Bring back from the archive" if study.archived else "Archive the study", on_click=on_archive,
+                  args=(study.id, not study.archived), key="pwa_archive")
+    people = pws.members(db, study.id)
+    st.markdown("**People**")
+    st.dataframe(pd.DataFrame([{"annotator": m["username"], "taken off": m["removed"]} for m in people],
+                              columns=["annotator", "taken off"]), hide_index=True)
+    add_col, remove_col = st.columns(2, gap="large")
+    taking_part = {m["user_id"] for m in people}
+    addable = [u for u in accounts.list_users(db, role="annotator") if u["id"] not in taking_part]
+    with add_col:
+        st.selectbox("Add an annotator", addable, index=None, format_func=lambda u: u["username"],
+                     key="pwa_add_person", placeholder="Choose an annotator",
+                     help="They judge the same pairs, in an own order with own sides.")
+        st.button("Add", key="pwa_add", on_click=on_add_person, args=(study.id,), disabled=not addable)
+    removable = [m for m in people if not m["removed"]]
+    with remove_col:
+        st.selectbox("Take an annotator off", removable, index=None, format_func=lambda m: m["username"],
+                     key="pwa_remove_person", placeholder="Choose an annotator",
+                     help="They no longer see the study or vote in it; their votes so far are kept and count.")
+        st.button("Take off", key="pwa_remove", on_click=on_remove_person, args=(study.id,), disabled=not removable)
+with history_tab:
+    changed = pws.history(db, study.id)
+    if not changed:
+        st.caption("No change recorded yet.")
+    else:
+        st.dataframe(pd.DataFrame([{"when": time.strftime("%Y-%m-%d %H:%M", time.localtime(c.at)), "by": c.by,
+                                    "action": c.action, "detail": "; ".join(f"{k}: {v}" for k, v in c.detail.items())}
+                                   for c in changed]),
+                     hide_index=True)
 with flags_tab:
     flags = pws.flags_frame(db, study.id)
     if flags.empty:

@@ -1,5 +1,6 @@
 """AIBench review campaigns: the lead creates a campaign, follows progress, reviews submitted papers,
-resolves flags, adjudicates disagreements of double-reviewed papers and exports the curated set.
+resolves flags, adjudicates disagreements of double-reviewed papers and exports the curated set;
+archives a campaign or copies it (the same papers and settings) and reads its audit log.
 
 UI only; everything is decided and written in ``structext_core.studio.question_review``.
 """
@@ -62,6 +63,29 @@ def on_withdraw_sendback(sendback_id: int) -> None:
     _act("Send-back withdrawn.", qr.withdraw_send_back, user, sendback_id)
 
 
+def on_archive(cid: int, archived: bool) -> None:
+    try:
+        qr.set_archived(ui.get_db(), cid, archived, user)
+    except qr.ReviewError as error:
+        ui.flash("error", str(error))
+        return
+    if archived:
+        st.session_state["qra_show_archived"] = True  # keep it in the chooser
+    ui.flash("success", "Archived: hidden from its reviewers, nothing in it can be changed; nothing was deleted."
+             if archived else "The campaign is back from the archive.")
+
+
+def on_copy(cid: int) -> None:
+    name = st.session_state.get(f"qra_copy_name_{cid}", "")
+    try:
+        new = qr.copy_campaign(ui.get_db(), cid, name, st.session_state.get(f"qra_copy_people_{cid}", []), user)
+    except qr.ReviewError as error:
+        ui.flash("error", f"No copy was made. {error}")
+        return
+    st.session_state["qra_campaign"] = new
+    ui.flash("success", f"Campaign {name.strip()!r} created as a copy: the same papers and settings, every paper to do.")
+
+
 def on_export(cid: int) -> None:
     folder = st.session_state.get(f"qra_folder_{cid}", "").strip()
     if not folder:
@@ -103,16 +127,63 @@ with st.expander("New review campaign", expanded=not qr.list_campaigns(db)):
                 ui.flash("success", f"Campaign {name.strip()!r} created.")
                 st.rerun()
 
-campaigns = qr.list_campaigns(db)
-if not campaigns:
+every_campaign = qr.list_campaigns(db)
+if not every_campaign:
     st.info("No review campaign yet: create one above.")
     st.stop()
-names = {c["id"]: c["name"] for c in campaigns}
+show_archived = False
+if any(c["archived_at"] is not None for c in every_campaign):
+    show_archived = st.toggle("Show archived campaigns", key="qra_show_archived",
+                              help="Archived campaigns are hidden from their reviewers and from this list; "
+                                   "they are kept whole.")
+campaigns = [c for c in every_campaign if show_archived or c["archived_at"] is None]
+if not campaigns:
+    st.info("Every review campaign is archived: turn on **Show archived campaigns** to see them.")
+    st.stop()
+names = {c["id"]: c["name"] + (" · archived" if c["archived_at"] is not None else "") for c in campaigns}
 if st.session_state.get("qra_campaign") not in names:
     st.session_state["qra_campaign"] = campaigns[0]["id"]
 cid = st.selectbox("Campaign", list(names), format_func=names.get, key="qra_campaign")
 row = qr.campaign(db, cid)
 st.caption(f"Data set {row['dataset']!r} · seed {row['seed']} · {row['double_share']:.0%} of the papers reviewed twice")
+archived = row["archived_at"] is not None
+if archived:
+    st.info("This campaign is archived: hidden from its reviewers, and nothing in it can be changed (reviews, "
+            "adjudications, flags). It is kept whole and can still be exported; bring it back under **Manage**.",
+            icon=":material/inventory_2:")
+
+with st.expander("Manage: archive, copy, history", expanded=archived):
+    archive_col, copy_col = st.columns(2, gap="large")
+    with archive_col:
+        st.caption("Archived: hidden from reviewers and from the campaign list (unless **Show archived campaigns** "
+                   "is on); nothing can be changed in it. Nothing was deleted." if archived else
+                   "Archiving hides the campaign from its reviewers and from the campaign list and stops all "
+                   "changes. It is kept whole and can still be exported.")
+        st.button("Bring back from the archive" if archived else "Archive the campaign", key=f"qra_archive_{cid}",
+                  on_click=on_archive, args=(cid, not archived))
+    with copy_col, st.form(f"qra_copy_{cid}"):
+        st.markdown("**Copy the campaign**")
+        st.caption("A new campaign over the same data set and papers with the same settings (share reviewed twice, "
+                   "seed), every paper to do: no decisions, reviews or adjudications are copied. The papers are "
+                   "dealt to the reviewers chosen here (the same reviewers get the same deal).")
+        reviewer_people = {u["id"]: f"{u['username']} ({u['role']})" for u in accounts.list_users(db)
+                           if u["role"] in ("annotator", "admin")}
+        if f"qra_copy_people_{cid}" not in st.session_state:
+            st.session_state[f"qra_copy_people_{cid}"] = [r for r in qr.campaign_reviewers(db, cid)
+                                                           if r in reviewer_people]
+        st.text_input("Name of the copy", key=f"qra_copy_name_{cid}", placeholder=f"e.g. {row['name']} (2)")
+        st.multiselect("Reviewers of the copy", list(reviewer_people), format_func=reviewer_people.get,
+                       key=f"qra_copy_people_{cid}")
+        st.form_submit_button("Create the copy", on_click=on_copy, args=(cid,))
+    changed = qr.history(db, cid)
+    st.markdown("**History** (the lead's changes, newest first)")
+    if not changed:
+        st.caption("No change recorded yet.")
+    else:
+        st.dataframe(pd.DataFrame([{"when": time.strftime("%Y-%m-%d %H:%M", time.localtime(c.at)), "by": c.by,
+                                    "action": c.action,
+                                    "detail": "; ".join(f"{k}: {v}" for k, v in c.detail.items())}
+                                   for c in changed]), hide_index=True, width="stretch")
 
 st.subheader("Progress")
 st.dataframe(pd.DataFrame(qr.progress(db, cid)), hide_index=True, width="stretch")

@@ -138,32 +138,39 @@ def bradley_terry(wins: np.ndarray, prior: float = DEFAULT_PRIOR) -> np.ndarray:
     """Log-strengths (mean 0) of the Bradley-Terry model for the win matrix ``wins`` by Hunter's
     MM iteration; ``prior`` extra comparisons per compared pair, split evenly. A system never
     compared gets NaN. With ``prior`` 0 the comparison graph must be strongly connected."""
+    return bradley_terry_many(np.asarray(wins, dtype=float)[None], prior)[0]
+
+
+def bradley_terry_many(wins: np.ndarray, prior: float = DEFAULT_PRIOR) -> np.ndarray:
+    """:func:`bradley_terry` of each win matrix of the stack ``wins`` (fits, systems, systems), all
+    iterated at once (a bootstrap's hundreds of fits in one array: the MM iteration may need
+    hundreds of steps on sparse votes, and one step for each fit apart costs as much as one for
+    all). Each fit stops when its own change is below the tolerance, as it would alone; the
+    systems a fit never saw compared are left out of it and get NaN."""
     wins = np.asarray(wins, dtype=float)
-    n = wins.shape[0]
-    games = wins + wins.T
+    games = wins + wins.transpose(0, 2, 1)
     compared = games > 0
     if prior > 0:
         wins = wins + np.where(compared, prior / 2, 0.0)
-        games = wins + wins.T
-    present = compared.any(axis=1)
-    out = np.full(n, math.nan)
-    if present.sum() < 1:
-        return out
-    idx = np.flatnonzero(present)
-    w, g = wins[np.ix_(idx, idx)], games[np.ix_(idx, idx)]
-    total_wins = w.sum(axis=1)
-    p = np.ones(len(idx))
+        games = wins + wins.transpose(0, 2, 1)
+    present = compared.any(axis=2)
+    count = np.maximum(present.sum(axis=1), 1)
+    total_wins = wins.sum(axis=2)
+    p = np.ones(present.shape)
+    running = present.any(axis=1)
     for _ in range(MAX_ITERATIONS):
-        denominator = (g / (p[:, None] + p[None, :])).sum(axis=1)
-        new = np.where(denominator > 0, total_wins / np.where(denominator > 0, denominator, 1), p)
-        new = np.maximum(new, 1e-300)
-        new = new / math.exp(np.log(new).mean())
-        if np.max(np.abs(np.log(new) - np.log(p))) < TOLERANCE:
-            p = new
+        if not running.any():
             break
-        p = new
-    out[idx] = np.log(p) - np.log(p).mean()
-    return out
+        denominator = (games / (p[:, :, None] + p[:, None, :])).sum(axis=2)
+        new = np.where(denominator > 0, total_wins / np.where(denominator > 0, denominator, 1), p)
+        new = np.where(present, np.maximum(new, 1e-300), 1.0)
+        new = new / np.exp(np.where(present, np.log(new), 0.0).sum(axis=1) / count)[:, None]
+        change = np.where(present, np.abs(np.log(new) - np.log(p)), 0.0).max(axis=1)
+        p = np.where(running[:, None], new, p)
+        running &= ~(change < TOLERANCE)
+    logs = np.log(p)
+    mean = np.where(present, logs, 0.0).sum(axis=1) / count
+    return np.where(present, logs - mean[:, None], math.nan)
 
 
 def ranks_of(strengths: Sequence[float]) -> list[float]:
@@ -192,11 +199,12 @@ def human_ranking(votes: Sequence[Vote], *, prior: float = DEFAULT_PRIOR, n_boot
     rates = win_rates(votes).set_index("system").reindex(systems)
     strengths = bradley_terry(win_matrix(votes, systems), prior)
     rng = np.random.default_rng(seed)
-    boot = np.full((n_boot, len(systems)), math.nan)
     votes = list(votes)
+    samples = np.zeros((n_boot, len(systems), len(systems)))
     for b in range(n_boot):
         sample = [votes[k] for k in rng.integers(0, len(votes), len(votes))] if votes else []
-        boot[b] = bradley_terry(win_matrix(sample, systems), prior)
+        samples[b] = win_matrix(sample, systems)
+    boot = bradley_terry_many(samples, prior) if n_boot else np.full((0, len(systems)), math.nan)
     table = rates.reset_index()
     table["strength"] = strengths
     with np.errstate(all="ignore"):

@@ -64,7 +64,7 @@ def _study_beat(db: sqlite_utils.Database, user_id: int, item: int | str, tab: s
 
 def _pairwise_beat(db: sqlite_utils.Database, user_id: int, item: int | str, tab: str,
                    visible: bool) -> tuple[str, float]:
-    return pairwise.heartbeat(db, user_id, str(item), visible=visible, settings=study_mod.clock_settings())
+    return pairwise.heartbeat(db, user_id, str(item), visible=visible, tab=tab, settings=study_mod.clock_settings())
 
 
 #: The clocks whose heartbeats the route books: kind -> (booker, whether the item is a number).

@@ -15,7 +15,15 @@ hash of the bytes) nor its size names the system. Names are not shown after a vo
 a study an annotator sees no system name at all; the lead sees them on the results.
 
 The clock is the one of :mod:`structext_core.studio.study.clock` (its settings, its booking of
-each gap as active or away, idle auto-pause after the idle limit, Pause/Resume), kept per task.
+each gap as active or away, idle auto-pause after the idle limit, Pause/Resume), kept per task,
+through the same column functions as a study's questions: one browser tab holds a person's pair
+(``pairwise_members.active_tab``, as ``study_annotators.active_tab``); a second tab takes it over
+(counted in ``takeovers``) and the first learns so at its next heartbeat; the page's input reports
+(the activity component) keep the idle auto-pause away and set the last input.
+
+Every lead action (create, add or take off a person, open or close, archive, resolve a flag) is
+one transaction with its row in the audit log (:mod:`structext_core.studio.changes`), target
+``pairwise:<study id>``.
 
 Votes count by the rules of :mod:`structext_core.evaluation.pairwise`: each person's first vote on
 a pair (repeats only measure consistency), ties as half a win each, "both bad" apart.
@@ -42,10 +50,22 @@ from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import scoring as aibench_scoring
 from structext_core.benchmark import safe_text
 from structext_core.evaluation import pairwise as pw
-from structext_core.studio import aibench_store
+from structext_core.studio import access, aibench_store, changes
 from structext_core.studio.storage import write_transaction
-from structext_core.studio.study.answering import _beat_due, _is_idle
-from structext_core.studio.study.clock import ClockSettings, _advance, _input_now, clock_settings, shown_seconds
+from structext_core.studio.study.clock import (
+    ClockSettings,
+    TakenOverError,
+    _advance,
+    _beat_due,
+    _is_idle,
+    activity_columns,
+    beat_columns,
+    claim_columns,
+    clock_settings,
+    paused_columns,
+    resume_columns,
+    shown_seconds,
+)
 from structext_core.studio.study.quality import _bounded_note
 from structext_core.studio.study.store import StudyError, _check_annotators, annotator_order, now
 
@@ -59,6 +79,8 @@ MAX_PAIRS = 2_000
 MAX_SERVED_WIDTH = 1460
 MAX_NAME_CHARS = 80
 DEFAULT_BOOT = 500
+#: The lead's page (who may open it leads pairwise studies: the one role table).
+LEAD_PAGE = "pairwise_admin"
 
 
 # ---------------------------------------------------------------- setup
@@ -74,6 +96,11 @@ class PairwiseStudy:
     status: str
     created_at: float
     pairs: int
+    archived_at: float | None = None
+
+    @property
+    def archived(self) -> bool:
+        return self.archived_at is not None
 
 
 def draw_pairs(data: aibench_dataset.Dataset, systems: Sequence[str] | None, n_pairs: int, practice: int,
@@ -137,6 +164,9 @@ def create_study(db: sqlite_utils.Database, name: str, dataset: str, annotator_i
                            " VALUES (?, ?, ?, ?, ?)", [study_id, paper_id, a, b, kind])
         for user_id in dict.fromkeys(annotator_ids):
             _assign(db, study_id, seed, repeat_share, user_id, at)
+        changes.record(db, by_user, "pairwise.create", f"pairwise:{study_id}", name=name, dataset=dataset,
+                       pairs=len(counted), practice=len(practice_pairs), repeat_share=repeat_share, seed=seed,
+                       annotators=list(dict.fromkeys(annotator_ids)))
     return study_id
 
 
@@ -168,37 +198,91 @@ def _assign(db: sqlite_utils.Database, study_id: int, seed: int, repeat_share: f
         firsts.setdefault(pair_id, task_id)
 
 
-def add_annotator(db: sqlite_utils.Database, study_id: int, user_id: int) -> None:
-    """Add an annotator to an open study (the same pairs, an own order and sides)."""
+def add_annotator(db: sqlite_utils.Database, study_id: int, user_id: int, *, by_user: int | None) -> None:
+    """Add an annotator to a study (the same pairs, an own order and sides)."""
     study = get_study(db, study_id)
     _check_annotators(db, [user_id])
-    if db.execute("SELECT 1 FROM pairwise_members WHERE study_id = ? AND user_id = ?",
-                  [study_id, user_id]).fetchone():
+    taken = db.execute("SELECT removed_at FROM pairwise_members WHERE study_id = ? AND user_id = ?",
+                       [study_id, user_id]).fetchone()
+    if taken and taken[0] is not None:
+        raise StudyError("That annotator was taken off this study: their votes are kept, and they cannot "
+                         "join it again.")
+    if taken:
         raise StudyError("That annotator already takes part in this study.")
     with write_transaction(db):
         _assign(db, study_id, study.seed, study.repeat_share, user_id, now())
+        changes.record(db, by_user, "pairwise.add_annotator", f"pairwise:{study_id}", user_id=user_id)
+
+
+def remove_annotator(db: sqlite_utils.Database, study_id: int, user_id: int, *, by_user: int | None) -> int:
+    """Take an annotator off a study: they no longer see it or vote in it; their votes so far are
+    kept (and count). Returns how many votes they keep."""
+    with write_transaction(db):
+        get_study(db, study_id)
+        row = db.execute("SELECT u.username, m.removed_at FROM pairwise_members m JOIN users u ON u.id = m.user_id"
+                         " WHERE m.study_id = ? AND m.user_id = ?", [study_id, user_id]).fetchone()
+        if row is None:
+            raise StudyError("That account does not take part in this study.")
+        if row[1] is not None:
+            raise StudyError(f"{row[0]!r} was taken off this study already.")
+        db.execute("UPDATE pairwise_members SET removed_at = ?, active_tab = NULL WHERE study_id = ? AND user_id = ?",
+                   [now(), study_id, user_id])
+        kept = db.execute("SELECT COUNT(*) FROM pairwise_votes v JOIN pairwise_tasks t ON t.id = v.task_id"
+                          " WHERE t.study_id = ? AND t.user_id = ?", [study_id, user_id]).fetchone()[0]
+        changes.record(db, by_user, "pairwise.remove_annotator", f"pairwise:{study_id}", user_id=user_id,
+                       votes_kept=kept)
+    return kept
+
+
+def members(db: sqlite_utils.Database, study_id: int) -> list[dict]:
+    """The study's people: ``user_id``, ``username``, ``removed`` (taken off), by name."""
+    return [{"user_id": r[0], "username": r[1], "removed": r[2] is not None} for r in db.execute(
+        "SELECT m.user_id, u.username, m.removed_at FROM pairwise_members m JOIN users u ON u.id = m.user_id"
+        " WHERE m.study_id = ? ORDER BY u.username", [study_id])]
 
 
 def get_study(db: sqlite_utils.Database, study_id: int) -> PairwiseStudy:
     row = db.execute(
         "SELECT id, name, dataset, seed, repeat_share, practice_pairs, status, created_at,"
-        " (SELECT COUNT(*) FROM pairwise_pairs p WHERE p.study_id = s.id AND p.kind = 'study')"
+        " (SELECT COUNT(*) FROM pairwise_pairs p WHERE p.study_id = s.id AND p.kind = 'study'), archived_at"
         " FROM pairwise_studies s WHERE id = ?", [study_id]).fetchone()
     if row is None:
         raise StudyError(f"There is no pairwise study with id {study_id}.")
     return PairwiseStudy(*row)
 
 
-def list_studies(db: sqlite_utils.Database) -> list[PairwiseStudy]:
-    return [get_study(db, r[0]) for r in db.execute("SELECT id FROM pairwise_studies ORDER BY id DESC")]
+def list_studies(db: sqlite_utils.Database, *, include_archived: bool = True) -> list[PairwiseStudy]:
+    """Studies, newest first; the archived ones too unless ``include_archived`` is off."""
+    where = "" if include_archived else " WHERE archived_at IS NULL"
+    return [get_study(db, r[0]) for r in db.execute(f"SELECT id FROM pairwise_studies{where} ORDER BY id DESC")]
 
 
-def set_status(db: sqlite_utils.Database, study_id: int, status: str) -> None:
+def set_status(db: sqlite_utils.Database, study_id: int, status: str, *, by_user: int | None) -> None:
+    """Open or close a study (no votes are taken in a closed one)."""
     if status not in ("open", "closed"):
         raise StudyError(f"A study is open or closed, not {status!r}.")
-    get_study(db, study_id)
     with write_transaction(db):
+        study = get_study(db, study_id)
+        if study.status == status:
+            raise StudyError(f"Pairwise study {study.name!r} is {status} already.")
         db.execute("UPDATE pairwise_studies SET status = ? WHERE id = ?", [status, study_id])
+        changes.record(db, by_user, f"pairwise.{'open' if status == 'open' else 'close'}", f"pairwise:{study_id}")
+
+
+def set_archived(db: sqlite_utils.Database, study_id: int, archived: bool, *, by_user: int | None) -> None:
+    """Archive a study (hidden from its annotators and from the lead's default chooser, no votes
+    taken; kept whole: votes, results and downloads unchanged) or bring it back."""
+    with write_transaction(db):
+        study = get_study(db, study_id)
+        if study.archived == archived:
+            raise StudyError(f"Pairwise study {study.name!r} is {'archived' if archived else 'not archived'} already.")
+        db.execute("UPDATE pairwise_studies SET archived_at = ? WHERE id = ?", [now() if archived else None, study_id])
+        changes.record(db, by_user, "pairwise.archive" if archived else "pairwise.unarchive", f"pairwise:{study_id}")
+
+
+def history(db: sqlite_utils.Database, study_id: int) -> list[changes.Change]:
+    """The lead's changes to the study, newest first (the audit log)."""
+    return changes.history(db, f"pairwise:{study_id}")
 
 
 def studies_for_annotator(db: sqlite_utils.Database, user_id: int) -> list[tuple[int, str, int, int, str]]:
@@ -211,7 +295,7 @@ def studies_for_annotator(db: sqlite_utils.Database, user_id: int) -> list[tuple
                (SELECT COUNT(*) FROM pairwise_tasks t WHERE t.study_id = s.id AND t.user_id = m.user_id),
                s.status
         FROM pairwise_members m JOIN pairwise_studies s ON s.id = m.study_id
-        WHERE m.user_id = ? AND s.archived_at IS NULL ORDER BY s.id
+        WHERE m.user_id = ? AND s.archived_at IS NULL AND m.removed_at IS NULL ORDER BY s.id
         """, [user_id])]
 
 
@@ -228,17 +312,32 @@ class TaskView:
     practice: bool
     paused: bool
     active_seconds: float
+    #: True when another tab of the person holds the pair (this one must not show it; ``token`` is empty).
+    held_elsewhere: bool = False
+    #: Why the pair is paused: ``button`` or ``idle`` (None when it runs).
+    pause_reason: str | None = None
 
 
 _TASK_COLUMNS = ("t.id, t.study_id, t.user_id, t.pair_id, t.position, t.left_is_a, t.token, t.first_shown_at,"
                  " t.last_beat_at, t.hidden_at, t.paused_at, t.pause_count, t.paused_seconds, t.active_seconds,"
-                 " t.away_seconds, t.idle_seconds, t.last_input_at, t.active_at_last_input, p.kind, s.status,"
+                 " t.away_seconds, t.idle_seconds, t.last_input_at, t.active_at_last_input, t.takeovers,"
+                 " t.pause_reason, t.idle_pauses, m.active_tab, p.kind,"
+                 " CASE WHEN m.removed_at IS NOT NULL THEN 'removed' WHEN s.archived_at IS NOT NULL THEN 'archived'"
+                 " ELSE s.status END AS status,"
                  " (SELECT id FROM pairwise_votes v WHERE v.task_id = t.id) AS vote_id")
+#: Why a person may not vote, by the task's ``status``.
+_NOT_OPEN = {
+    "closed": "This study has been closed by the study lead; votes are no longer taken.",
+    "archived": "This study has been archived by the study lead; votes are no longer taken.",
+    "removed": "The study lead has taken you off this study; your votes so far are kept.",
+}
 
 
 def _task_rows(db: sqlite_utils.Database, where: str, params: list) -> list[dict]:
     cursor = db.execute(f"SELECT {_TASK_COLUMNS} FROM pairwise_tasks t JOIN pairwise_pairs p ON p.id = t.pair_id"
-                        f" JOIN pairwise_studies s ON s.id = t.study_id WHERE {where}", params)
+                        " JOIN pairwise_studies s ON s.id = t.study_id"
+                        " JOIN pairwise_members m ON m.study_id = t.study_id AND m.user_id = t.user_id"
+                        f" WHERE {where}", params)
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 
@@ -250,30 +349,97 @@ def _own_task(db: sqlite_utils.Database, user_id: int, token: str) -> dict:
     return rows[0]
 
 
+def _current_rows(db: sqlite_utils.Database, study_id: int, user_id: int) -> list[dict]:
+    return _task_rows(db, "t.study_id = ? AND t.user_id = ? AND NOT EXISTS (SELECT 1 FROM pairwise_votes v"
+                          " WHERE v.task_id = t.id) ORDER BY t.position LIMIT 1", [study_id, user_id])
+
+
+def _membership(db: sqlite_utils.Database, study_id: int, user_id: int) -> None:
+    row = db.execute("SELECT CASE WHEN m.removed_at IS NOT NULL THEN 'removed' WHEN s.archived_at IS NOT NULL"
+                     " THEN 'archived' ELSE s.status END FROM pairwise_members m JOIN pairwise_studies s"
+                     " ON s.id = m.study_id WHERE m.study_id = ? AND m.user_id = ?", [study_id, user_id]).fetchone()
+    if row is None:
+        raise StudyError("You do not take part in that pairwise study.")
+    if row[0] != "open":
+        raise StudyError(_NOT_OPEN[row[0]])
+
+
 def current_task(db: sqlite_utils.Database, study_id: int, user_id: int, at: float | None = None,
-                 settings: ClockSettings | None = None) -> TaskView | None:
-    """The person's next pair without a vote (its clock started on first showing), None when all are done."""
+                 settings: ClockSettings | None = None, *, tab: str | None = None,
+                 take_over: bool = True) -> TaskView | None:
+    """The person's next pair without a vote, shown to the browser tab ``tab``; None when all are done.
+
+    As a study's question (:func:`structext_core.studio.study.answering.open_question`): the first
+    showing starts the pair's clock; with a ``tab``, the tab claims the person's study (one tab
+    holds it): a tab that never showed the study takes it over (``take_over=True``); one that did
+    and lost it since (``take_over=False``) gets a view with ``held_elsewhere`` set and no token.
+    Showing a running pair is a heartbeat of the tab that holds it. Without a ``tab`` (scripts)
+    no tab is tracked."""
     at = now() if at is None else at
     settings = settings or clock_settings()
-    if not db.execute("SELECT 1 FROM pairwise_members WHERE study_id = ? AND user_id = ?",
-                      [study_id, user_id]).fetchone():
-        raise StudyError("You do not take part in that pairwise study.")
+    _membership(db, study_id, user_id)
     total = db.execute("SELECT COUNT(*) FROM pairwise_tasks WHERE study_id = ? AND user_id = ?",
                        [study_id, user_id]).fetchone()[0]
-    rows = _task_rows(db, "t.study_id = ? AND t.user_id = ? AND NOT EXISTS (SELECT 1 FROM pairwise_votes v"
-                          " WHERE v.task_id = t.id) ORDER BY t.position LIMIT 1", [study_id, user_id])
+    rows = _current_rows(db, study_id, user_id)
     if not rows:
         return None
     row = rows[0]
-    if row["status"] != "open":
-        raise StudyError("This study has been closed by the study lead; votes are no longer taken.")
-    if row["first_shown_at"] is None:
+    # A paused pair is hidden in every tab anyway; the tab that resumes it claims it.
+    elsewhere = (tab is not None and row["active_tab"] not in (None, tab) and not take_over
+                 and row["paused_at"] is None)
+    if not elsewhere and _show_needs_write(row, tab, at, settings):
         with write_transaction(db):
-            db.execute("UPDATE pairwise_tasks SET first_shown_at = ?, last_beat_at = ?, last_input_at = ?"
-                       " WHERE id = ? AND first_shown_at IS NULL", [at, at, at, row["id"]])
-        row = {**row, "first_shown_at": at, "last_beat_at": at, "last_input_at": at}
-    return TaskView(row["token"], row["position"], total, row["position"] - 1, row["kind"] == "practice",
-                    row["paused_at"] is not None, shown_seconds(row, settings.grace_seconds, at))
+            fresh = _task_rows(db, "t.id = ?", [row["id"]])[0]
+            if fresh["vote_id"] is None:
+                _show(db, fresh, tab, at, settings)
+            row = _task_rows(db, "t.id = ?", [row["id"]])[0]
+    return TaskView("" if elsewhere else row["token"], row["position"], total, row["position"] - 1,
+                    row["kind"] == "practice", row["paused_at"] is not None,
+                    shown_seconds(row, settings.grace_seconds, at), elsewhere, row["pause_reason"])
+
+
+def _show_needs_write(row: dict, tab: str | None, at: float, settings: ClockSettings) -> bool:
+    if row["first_shown_at"] is None:
+        return True
+    if row["paused_at"] is not None:
+        return False  # a paused pair is claimed by the tab that resumes it
+    if tab is not None and row["active_tab"] != tab:
+        return True
+    return _beat_due(row, at, settings, True)
+
+
+def _show(db: sqlite_utils.Database, row: dict, tab: str | None, at: float, settings: ClockSettings) -> None:
+    """Inside a write transaction: the pair is on screen in ``tab`` at ``at``."""
+    if row["first_shown_at"] is None:
+        _update(db, row["id"], {"first_shown_at": at, "last_beat_at": at, "last_input_at": at,
+                                "active_at_last_input": 0.0})
+        row = _task_rows(db, "t.id = ?", [row["id"]])[0]
+    if row["paused_at"] is not None:
+        return
+    if tab is not None and row["active_tab"] != tab:
+        _claim(db, row, tab, at, settings)
+    else:
+        _update(db, row["id"], _advance(row, at, settings.grace_seconds))
+
+
+def _claim(db: sqlite_utils.Database, row: dict, tab: str, at: float, settings: ClockSettings) -> None:
+    """Inside a write transaction: ``tab`` takes the person's study over (the tab that held it
+    learns so at its next heartbeat)."""
+    db.execute("UPDATE pairwise_members SET active_tab = ?, tab_claimed_at = ? WHERE study_id = ? AND user_id = ?",
+               [tab, at, row["study_id"], row["user_id"]])
+    _update(db, row["id"], claim_columns(row, at, settings))
+
+
+def take_over(db: sqlite_utils.Database, study_id: int, user_id: int, tab: str, at: float | None = None,
+              settings: ClockSettings | None = None) -> None:
+    """"Continue here": ``tab`` takes the study's current pair over from another tab."""
+    at = now() if at is None else at
+    settings = settings or clock_settings()
+    _membership(db, study_id, user_id)
+    with write_transaction(db):
+        rows = _current_rows(db, study_id, user_id)
+        if rows:
+            _show(db, rows[0], tab, at, settings)
 
 
 def _system_on(row: dict, side: str, pair: tuple[str, str, str]) -> str:
@@ -337,7 +503,7 @@ def _open_task(db: sqlite_utils.Database, user_id: int, token: str) -> dict:
     if row["vote_id"] is not None:
         raise StudyError("That pair already has your vote (a second key press or another tab); here is the next one.")
     if row["status"] != "open":
-        raise StudyError("This study has been closed by the study lead; votes are no longer taken.")
+        raise StudyError(_NOT_OPEN[row["status"]])
     if row["first_shown_at"] is None:
         raise StudyError("That pair has not been shown yet; here is your current one.")
     return row
@@ -349,92 +515,120 @@ def _update(db: sqlite_utils.Database, task_id: int, changes: dict) -> None:
                    [*changes.values(), task_id])
 
 
-def _pause_changes(row: dict, at: float, reason: str, grace: float) -> dict:
-    """The clock columns of a pause at ``at`` (as :func:`structext_core.studio.study.clock._start_pause`):
-    the time booked first; an idle pause re-books the active time since the last input as idle."""
-    state = {**row, **_advance(row, at, grace)}
-    changes = {key: state[key] for key in ("active_seconds", "away_seconds", "idle_seconds")}
-    if reason == "idle":
-        idle = max(0.0, state["active_seconds"] - (row["active_at_last_input"] or 0.0))
-        changes["active_seconds"] -= idle
-        changes["idle_seconds"] += idle
-    changes.update(paused_at=at, pause_count=row["pause_count"] + 1, last_beat_at=None, hidden_at=None)
-    return changes
+def _paused(row: dict, at: float, reason: str, settings: ClockSettings) -> dict:
+    """The columns of a pause (the study clock's) with its reason and the count of idle pauses."""
+    return {**paused_columns(row, at, reason, settings.grace_seconds), "pause_reason": reason,
+            "idle_pauses": row["idle_pauses"] + (reason == "idle")}
+
+
+def _beat_state(row: dict, tab: str | None) -> str | None:
+    """Why a tab may not run this pair's clock now (None: it may): ``voted``, ``closed``,
+    ``paused`` or ``elsewhere`` (another tab holds it)."""
+    if row["vote_id"] is not None or row["first_shown_at"] is None:
+        return "voted"  # or not this tab's pair yet: the page shows the current one
+    if row["status"] != "open":
+        return "closed"
+    if row["paused_at"] is not None:
+        return "paused"
+    if tab is not None and row["active_tab"] not in (None, tab):
+        return "elsewhere"
+    return None
 
 
 def heartbeat(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None, *, visible: bool = True,
-              settings: ClockSettings | None = None) -> tuple[str, float]:
-    """The page shows the pair: book the gap (written at most once per heartbeat interval, as the
-    Human baseline's clock does); pause as idle after the idle limit. The state (``active``,
-    ``hidden``, ``paused`` or ``voted``) and the active seconds so far."""
+              tab: str | None = None, settings: ClockSettings | None = None) -> tuple[str, float]:
+    """The page shows the pair in ``tab``: book the gap (written at most once per heartbeat
+    interval, as a study question's clock does); pause as idle after the idle limit. The state
+    (``active``, ``hidden``, ``paused``, ``voted``, ``closed`` or ``elsewhere``: only the tab
+    that holds the pair runs its clock) and the active seconds so far."""
     at = now() if at is None else at
     settings = settings or clock_settings()
     row = _own_task(db, user_id, token)
-    state = _beat_state(row)
+    state = _beat_state(row, tab)
     if state is None and not (_is_idle(row, at, settings, visible) or _beat_due(row, at, settings, visible)):
         state = "active" if visible else "hidden"
     if state is not None:
         return state, shown_seconds(row, settings.grace_seconds, at)
     with write_transaction(db):
         row = _own_task(db, user_id, token)
-        if (state := _beat_state(row)) is not None:
+        if (state := _beat_state(row, tab)) is not None:
             return state, shown_seconds(row, settings.grace_seconds, at)
-        if _is_idle(row, at, settings, visible):
-            changes = _pause_changes(row, at, "idle", settings.grace_seconds)
-            _update(db, row["id"], changes)
-            return "paused", changes["active_seconds"]
-        changes = _advance(row, at, settings.grace_seconds, visible)
+        state, changes = beat_columns(row, at, settings, visible)
+        if state == "paused":
+            changes = _paused(row, at, "idle", settings)
+        _update(db, row["id"], changes)
+    return state, {**row, **changes}["active_seconds"]
+
+
+def record_activity(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None, *,
+                    tab: str | None = None, visible: bool = True, input_age: float = 0.0,
+                    settings: ClockSettings | None = None) -> tuple[str, float]:
+    """An input report of the page in ``tab`` (the activity component, as on a study's question
+    page): the time booked up to ``at`` and, from a visible tab, an input ``input_age`` seconds
+    before ``at``, which keeps the idle pause away. Nothing is written for a tab that lost the
+    pair or for a paused, voted or closed one. The state and the active seconds, as
+    :func:`heartbeat` gives them."""
+    at = now() if at is None else at
+    settings = settings or clock_settings()
+    with write_transaction(db):
+        row = _own_task(db, user_id, token)
+        if (state := _beat_state(row, tab)) is not None:
+            return state, shown_seconds(row, settings.grace_seconds, at)
+        changes = activity_columns(row, at, settings, visible, input_age)
         _update(db, row["id"], changes)
     return ("active" if visible else "hidden"), {**row, **changes}["active_seconds"]
 
 
-def _beat_state(row: dict) -> str | None:
-    if row["vote_id"] is not None:
-        return "voted"
-    if row["paused_at"] is not None:
-        return "paused"
-    return "active" if row["first_shown_at"] is None else None
-
-
 def pause(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None,
           settings: ClockSettings | None = None) -> None:
+    """Pause the pair (the Pause button): hidden in every tab, its clock stopped."""
     at = now() if at is None else at
     settings = settings or clock_settings()
     with write_transaction(db):
         row = _open_task(db, user_id, token)
         if row["paused_at"] is None:
-            _update(db, row["id"], _pause_changes(row, at, "button", settings.grace_seconds))
+            _update(db, row["id"], _paused(row, at, "button", settings))
 
 
-def resume(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None) -> None:
+def resume(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None, *,
+           tab: str | None = None, settings: ClockSettings | None = None) -> None:
+    """Run the pair's clock again in ``tab`` (which takes the pair over)."""
     at = now() if at is None else at
+    settings = settings or clock_settings()
     with write_transaction(db):
         row = _open_task(db, user_id, token)
         if row["paused_at"] is not None:
-            _update(db, row["id"], {"paused_seconds": row["paused_seconds"] + max(0.0, at - row["paused_at"]),
-                                    "paused_at": None, "last_beat_at": at, "hidden_at": None,
-                                    **_input_now(row, at)})
+            _update(db, row["id"], {**resume_columns(row, at), "pause_reason": None})
+            row = _own_task(db, user_id, token)
+        if tab is not None and row["active_tab"] != tab:
+            _claim(db, row, tab, at, settings)
 
 
 def vote(db: sqlite_utils.Database, user_id: int, token: str, choice: str, at: float | None = None,
-         settings: ClockSettings | None = None) -> None:
-    """Record the person's choice on their open task ``token`` with the clock's totals."""
+         settings: ClockSettings | None = None, *, tab: str | None = None) -> None:
+    """Record the person's choice on their open task ``token`` with the clock's totals. Refused
+    (:class:`TakenOverError`) from a tab that does not hold the pair."""
     if choice not in CHOICES:
         raise StudyError(f"A choice is one of {', '.join(CHOICES)}, not {str(choice)[:20]!r}.")
     at = now() if at is None else at
     settings = settings or clock_settings()
     with write_transaction(db):
         row = _open_task(db, user_id, token)
+        if tab is not None and row["active_tab"] not in (None, tab):
+            raise TakenOverError("This pair is open in another tab, so your vote was not taken here. Vote in that "
+                                 "tab, or press 'Continue here'.")
         if row["paused_at"] is not None:
             raise StudyError("The pair is paused; resume it before you vote.")
         row = {**row, **_advance(row, at, settings.grace_seconds)}
         left_is_a = bool(row["left_is_a"])
         outcome = {"left": "a" if left_is_a else "b", "right": "b" if left_is_a else "a"}.get(choice, choice)
         db.execute("INSERT INTO pairwise_votes (task_id, choice, outcome, active_seconds, away_seconds, idle_seconds,"
-                   " paused_seconds, wall_seconds, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   " paused_seconds, wall_seconds, at, takeovers, idle_pauses) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    [row["id"], choice, outcome, row["active_seconds"], row["away_seconds"], row["idle_seconds"],
-                    row["paused_seconds"], max(0.0, at - row["first_shown_at"]), at])
+                    row["paused_seconds"], max(0.0, at - row["first_shown_at"]), at, row["takeovers"],
+                    row["idle_pauses"]])
         _update(db, row["id"], {k: row[k] for k in ("active_seconds", "away_seconds", "last_beat_at")})
+
 
 
 def flag_pair(db: sqlite_utils.Database, user_id: int, token: str, kind: str, note: str = "") -> int:
@@ -454,7 +648,8 @@ def flag_pair(db: sqlite_utils.Database, user_id: int, token: str, kind: str, no
 # ---------------------------------------------------------------- the lead's side
 
 def progress(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
-    """Per annotator: votes, tasks, median active seconds per vote, pauses, open flags."""
+    """Per annotator: votes, tasks, median active seconds per vote, pauses (idle ones apart),
+    take-overs by a second tab, open flags, and whether the lead took them off the study."""
     rows = db.execute(
         """
         SELECT u.username,
@@ -463,13 +658,19 @@ def progress(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
                (SELECT COUNT(*) FROM pairwise_tasks t WHERE t.study_id = m.study_id AND t.user_id = m.user_id),
                (SELECT SUM(t.pause_count) FROM pairwise_tasks t WHERE t.study_id = m.study_id AND t.user_id = m.user_id),
                (SELECT COUNT(*) FROM pairwise_flags f WHERE f.study_id = m.study_id AND f.user_id = m.user_id
-                 AND f.resolved_at IS NULL)
+                 AND f.resolved_at IS NULL),
+               (SELECT SUM(t.idle_pauses) FROM pairwise_tasks t WHERE t.study_id = m.study_id AND t.user_id = m.user_id),
+               (SELECT SUM(t.takeovers) FROM pairwise_tasks t WHERE t.study_id = m.study_id AND t.user_id = m.user_id),
+               m.removed_at IS NOT NULL
         FROM pairwise_members m JOIN users u ON u.id = m.user_id WHERE m.study_id = ? ORDER BY u.username
         """, [study_id]).fetchall()
     seconds = votes_frame(db, study_id, include_practice=True).groupby("annotator")["active_seconds"].median()
-    return pd.DataFrame([{"annotator": r[0], "votes": r[1], "pairs": r[2], "pauses": r[3] or 0, "open flags": r[4],
-                          "median active s": round(float(seconds.get(r[0], math.nan)), 1)} for r in rows],
-                        columns=["annotator", "votes", "pairs", "pauses", "open flags", "median active s"])
+    columns = ["annotator", "votes", "pairs", "pauses", "idle pauses", "take-overs", "open flags", "median active s",
+               "taken off"]
+    return pd.DataFrame([{"annotator": r[0], "votes": r[1], "pairs": r[2], "pauses": r[3] or 0,
+                          "idle pauses": r[5] or 0, "take-overs": r[6] or 0, "open flags": r[4],
+                          "median active s": round(float(seconds.get(r[0], math.nan)), 1), "taken off": bool(r[7])}
+                         for r in rows], columns=columns)
 
 
 def votes_frame(db: sqlite_utils.Database, study_id: int, include_practice: bool = False) -> pd.DataFrame:
@@ -481,7 +682,7 @@ def votes_frame(db: sqlite_utils.Database, study_id: int, include_practice: bool
                CASE WHEN t.left_is_a = 1 THEN p.system_a ELSE p.system_b END AS left_system,
                CASE WHEN t.left_is_a = 1 THEN p.system_b ELSE p.system_a END AS right_system,
                v.choice, v.outcome, t.repeat_of IS NOT NULL AS repeat, v.active_seconds, v.away_seconds,
-               v.idle_seconds, v.paused_seconds, v.wall_seconds, v.at
+               v.idle_seconds, v.paused_seconds, v.wall_seconds, v.idle_pauses, v.takeovers, v.at
         FROM pairwise_votes v JOIN pairwise_tasks t ON t.id = v.task_id JOIN pairwise_pairs p ON p.id = t.pair_id
         JOIN users u ON u.id = t.user_id WHERE t.study_id = ? AND p.kind IN {kinds} ORDER BY v.at, v.id
         """, [study_id])
@@ -571,16 +772,22 @@ def flags_frame(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
 
 
 def resolve_flag(db: sqlite_utils.Database, flag_id: int, admin: dict | None, resolution: str) -> None:
-    """The lead's answer to a flag (a note is required)."""
-    if not admin or admin.get("role") != "admin":
-        raise StudyError("Only an admin resolves flags.")
+    """The lead's answer to a flag (a note is required), with its row in the audit log."""
+    if not admin or not access.can_open(access.role_of(admin), LEAD_PAGE):
+        raise StudyError("Only the study lead (an admin) resolves flags.")
     resolution = _bounded_note("resolution", resolution)
     if not resolution:
         raise StudyError("Say how the flag was resolved.")
     with write_transaction(db):
-        if db.execute("UPDATE pairwise_flags SET resolved_by = ?, resolved_at = ?, resolution = ? WHERE id = ?",
-                      [admin["id"], now(), resolution, flag_id]).rowcount != 1:
+        row = db.execute("SELECT study_id, resolved_at FROM pairwise_flags WHERE id = ?", [flag_id]).fetchone()
+        if row is None:
             raise StudyError(f"There is no flag with id {flag_id}.")
+        if row[1] is not None:
+            raise StudyError(f"Flag {flag_id} is resolved already.")
+        db.execute("UPDATE pairwise_flags SET resolved_by = ?, resolved_at = ?, resolution = ? WHERE id = ?",
+                   [admin["id"], now(), resolution, flag_id])
+        changes.record(db, admin["id"], "pairwise.resolve_flag", f"pairwise:{row[0]}", flag=flag_id,
+                       resolution=resolution)
 
 
 def dataset_systems(dataset: str) -> list[str]:

@@ -54,9 +54,11 @@ from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.clock import (
     ClockSettings,
     _advance,
-    _input_at,
     _input_now,
+    activity_columns,
+    beat_columns,
     paused_columns,
+    resume_columns,
     shown_seconds,
 )
 
@@ -165,6 +167,11 @@ def create_campaign(db: sqlite_utils.Database, name: str, dataset: str, reviewer
                     double_share: float = 0.2, seed: int = 0, paper_ids: list[str] | None = None) -> int:
     """Create a review campaign over the papers of the stored set ``dataset`` (or the chosen
     ``paper_ids``); returns its id."""
+    return _create(db, name, dataset, reviewer_ids, user, double_share=double_share, seed=seed, paper_ids=paper_ids)
+
+
+def _create(db: sqlite_utils.Database, name: str, dataset: str, reviewer_ids: list[int], user: dict, *,
+            double_share: float, seed: int, paper_ids: list[str] | None, copy_of: int | None = None) -> int:
     _require_lead(user)
     name = _text("campaign name", name, MAX_NAME_CHARS)
     if not name:
@@ -190,10 +197,58 @@ def create_campaign(db: sqlite_utils.Database, name: str, dataset: str, reviewer
             db.execute("INSERT INTO qreview_items (campaign_id, paper_id, position, reviewer_id, double) "
                        "VALUES (?, ?, ?, ?, ?)", [campaign_id, paper, positions[reviewer], reviewer, int(double)])
         taken = _take_queued(db, campaign_id, dataset, chosen)
-        changes.record(db, user["id"], "qreview.create", f"qreview:{campaign_id}", dataset=dataset,
-                       papers=len(chosen), reviews=len(dealt), double_share=double_share, seed=seed,
-                       sent_back_questions=taken)
+        detail = {"dataset": dataset, "papers": len(chosen), "reviews": len(dealt), "double_share": double_share,
+                  "seed": seed, "reviewers": reviewers, "sent_back_questions": taken}
+        if copy_of is None:
+            changes.record(db, user["id"], "qreview.create", f"qreview:{campaign_id}", **detail)
+        else:
+            changes.record(db, user["id"], "qreview.copy", f"qreview:{campaign_id}", source=copy_of, **detail)
     return campaign_id
+
+
+def campaign_reviewers(db: sqlite_utils.Database, campaign_id: int) -> list[int]:
+    """The ids of the campaign's reviewers."""
+    return [r[0] for r in db.execute("SELECT DISTINCT reviewer_id FROM qreview_items WHERE campaign_id = ? "
+                                     "ORDER BY reviewer_id", [campaign_id])]
+
+
+def copy_campaign(db: sqlite_utils.Database, campaign_id: int, name: str, reviewer_ids: list[int],
+                  user: dict) -> int:
+    """A new campaign under a new ``name`` over the same data set and papers with the same settings
+    (share of double reviews, seed), dealt afresh to the reviewers chosen here (the same ones deal
+    the same way), every paper to do: no decisions, submissions, reviews, adjudications or flags
+    are copied. Returns its id."""
+    _require_lead(user)
+    source = campaign(db, campaign_id)
+    papers = [r[0] for r in db.execute("SELECT DISTINCT paper_id FROM qreview_items WHERE campaign_id = ? "
+                                       "ORDER BY paper_id", [campaign_id])]
+    return _create(db, name, source["dataset"], reviewer_ids, user, double_share=source["double_share"],
+                   seed=source["seed"], paper_ids=papers, copy_of=campaign_id)
+
+
+def set_archived(db: sqlite_utils.Database, campaign_id: int, archived: bool, user: dict) -> None:
+    """Archive a campaign (hidden from its reviewers; nothing in it can be changed: no drafts,
+    submissions, reviews, adjudications or flags; kept whole and still exported) or bring it back."""
+    _require_lead(user)
+    with write_transaction(db):
+        row = campaign(db, campaign_id)
+        if (row["archived_at"] is not None) == archived:
+            raise ReviewError(f"Campaign {row['name']!r} is {'archived' if archived else 'not archived'} already.")
+        db.execute("UPDATE qreview_campaigns SET archived_at = ? WHERE id = ?",
+                   [time.time() if archived else None, campaign_id])
+        changes.record(db, user["id"], "qreview.archive" if archived else "qreview.unarchive", f"qreview:{campaign_id}")
+
+
+def history(db: sqlite_utils.Database, campaign_id: int) -> list[changes.Change]:
+    """The lead's changes to the campaign, newest first (the audit log)."""
+    return changes.history(db, f"qreview:{campaign_id}")
+
+
+def _require_not_archived(db: sqlite_utils.Database, campaign_id: int) -> None:
+    row = campaign(db, campaign_id)
+    if row["archived_at"] is not None:
+        raise ReviewError(f"Campaign {row['name']!r} is archived: nothing in it can be changed until the lead "
+                          "brings it back.")
 
 
 def list_campaigns(db: sqlite_utils.Database, reviewer_id: int | None = None) -> list[dict]:
@@ -439,11 +494,7 @@ def heartbeat(db: sqlite_utils.Database, item_id: int, user: dict, *, visible: b
                                         "last_input_at": row["last_input_at"] or at,
                                         "active_at_last_input": row["active_seconds"]})
         else:
-            idle_limit = settings.idle_pause_seconds
-            if idle_limit and row["last_input_at"] is not None and at - row["last_input_at"] >= idle_limit:
-                _update_clock(db, item_id, paused_columns(row, at, "idle", settings.grace_seconds))
-            else:
-                _update_clock(db, item_id, _advance(row, at, settings.grace_seconds, visible))
+            _update_clock(db, item_id, beat_columns(row, at, settings, visible)[1])
     return clock_of(get_item(db, item_id), settings, at)
 
 
@@ -460,8 +511,7 @@ def record_activity(db: sqlite_utils.Database, item_id: int, user: dict, *, visi
     with write_transaction(db):
         row = _clock_row(db, item_id)
         if row["paused_at"] is None and row["last_beat_at"] is not None:
-            booked = _advance(row, at, settings.grace_seconds, visible)
-            _update_clock(db, item_id, {**booked, **(_input_at({**row, **booked}, at, input_age) if visible else {})})
+            _update_clock(db, item_id, activity_columns(row, at, settings, visible, input_age))
     return clock_of(get_item(db, item_id), settings, at)
 
 
@@ -486,9 +536,7 @@ def resume(db: sqlite_utils.Database, item_id: int, user: dict, *, at: float | N
     with write_transaction(db):
         row = _clock_row(db, item_id)
         if row["paused_at"] is not None:
-            _update_clock(db, item_id, {"paused_seconds": row["paused_seconds"] + max(0.0, at - row["paused_at"]),
-                                        "paused_at": None, "last_beat_at": at, "last_input_at": at,
-                                        "active_at_last_input": row["active_seconds"]})
+            _update_clock(db, item_id, resume_columns(row, at))
 
 
 def clock_of(item: dict, settings: ClockSettings | None = None, at: float | None = None) -> dict:
@@ -575,6 +623,7 @@ def review(db: sqlite_utils.Database, item_id: int, user: dict, decision: str, c
     if decision == "returned" and not comment:
         raise ReviewError("Say what to change: sending a paper back needs a comment for the reviewer.")
     item = get_item(db, item_id)
+    _require_not_archived(db, item["campaign_id"])
     if item["status"] != "submitted":
         raise ReviewError(f"Paper {item['paper_id']!r} ({item['reviewer']}) is {item['status']}, "
                           "not waiting for review.")
@@ -594,6 +643,7 @@ def flag(db: sqlite_utils.Database, item_id: int, user: dict, reason: str, quest
         raise ReviewError("Say what is wrong (at least a few words).")
     item = get_item(db, item_id)
     _require_access(item, user)
+    _require_not_archived(db, item["campaign_id"])
     with write_transaction(db):
         return db.execute("INSERT INTO qreview_flags (item_id, question_id, user_id, reason, created_at) "
                           "VALUES (?, ?, ?, ?, ?)", [item_id, question_id, user["id"], reason, time.time()]).lastrowid
@@ -612,12 +662,18 @@ def resolve_flag(db: sqlite_utils.Database, flag_id: int, user: dict, resolution
     resolution = _text("resolution", resolution)
     if not resolution:
         raise ReviewError("Write what was done about the flag.")
+    found = db.execute("SELECT i.campaign_id FROM qreview_flags f JOIN qreview_items i ON i.id = f.item_id "
+                       "WHERE f.id = ?", [flag_id]).fetchone()
+    if found is None:
+        raise ReviewError(f"Flag {flag_id} does not exist.")
+    _require_not_archived(db, found[0])
     with write_transaction(db):
         done = db.execute("UPDATE qreview_flags SET resolved_by = ?, resolved_at = ?, resolution = ? "
                           "WHERE id = ? AND resolved_at IS NULL", [user["id"], time.time(), resolution, flag_id])
         if done.rowcount == 0:
             raise ReviewError(f"Flag {flag_id} does not exist or is resolved already.")
-        changes.record(db, user["id"], "qreview.resolve_flag", f"qreview-flag:{flag_id}", resolution=resolution)
+        changes.record(db, user["id"], "qreview.resolve_flag", f"qreview:{found[0]}", flag=flag_id,
+                       resolution=resolution)
 
 
 # ---- progress, agreement, adjudication ------------------------------------------------------
@@ -714,6 +770,7 @@ def adjudicate(db: sqlite_utils.Database, campaign_id: int, paper_id: str, quest
     reason = _text("reason", reason)
     if not reason:
         raise ReviewError("Say why: an adjudication needs a reason.")
+    _require_not_archived(db, campaign_id)
     data = load_dataset(campaign(db, campaign_id)["dataset"])
     paper = data.papers.get(paper_id)
     if paper is None or question_id not in {q.id for q in paper.questions}:

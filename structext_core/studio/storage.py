@@ -855,6 +855,32 @@ def _m010_aibench_studies(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m011_pairwise_tabs(db: sqlite_utils.Database) -> None:
+    """Pairwise studies keep the clock as studies do (issue 22): one tab holds a person's pair,
+    and the lead may take a person off a study.
+
+    - ``pairwise_members.active_tab``, ``tab_claimed_at``: the browser tab that holds the person's
+      current pair (as ``study_annotators`` has them); ``removed_at``: taken off the study by the
+      lead (their votes are kept).
+    - ``pairwise_tasks.takeovers``: how often another tab took the pair over; ``pause_reason``:
+      why the pair is paused now (``button`` or ``idle``); ``idle_pauses``: idle auto-pauses.
+    - ``pairwise_votes.takeovers``, ``idle_pauses``: the task's counts when the vote was given.
+    """
+    _run_script(
+        db,
+        """
+        ALTER TABLE pairwise_members ADD COLUMN active_tab TEXT;
+        ALTER TABLE pairwise_members ADD COLUMN tab_claimed_at REAL;
+        ALTER TABLE pairwise_members ADD COLUMN removed_at REAL;
+        ALTER TABLE pairwise_tasks ADD COLUMN takeovers INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE pairwise_tasks ADD COLUMN pause_reason TEXT CHECK (pause_reason IN ('button', 'idle'));
+        ALTER TABLE pairwise_tasks ADD COLUMN idle_pauses INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE pairwise_votes ADD COLUMN takeovers INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE pairwise_votes ADD COLUMN idle_pauses INTEGER NOT NULL DEFAULT 0
+        """,
+    )
+
+
 def _m012_question_sendbacks(db: sqlite_utils.Database) -> None:
     """Questions the lead sends back to expert review from Results (issue 22, item 2): where people
     answering from the paper's own figure and a VLM solver part, the question (or the solver) is
@@ -900,5 +926,6 @@ MIGRATIONS: list[Migration] = [
     Migration(8, "AIBench question review: campaigns, drafts, adjudication, flags", _m008_aibench_question_review),
     Migration(9, "blind pairwise comparison of AIBench images", _m009_pairwise),
     Migration(10, "AIBench studies: people answer questions from a generated image", _m010_aibench_studies),
+    Migration(11, "pairwise: one tab holds a person's pair, take-overs, idle pauses, removal", _m011_pairwise_tabs),
     Migration(12, "AIBench questions sent back to review from Results", _m012_question_sendbacks),
 ]

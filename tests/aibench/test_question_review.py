@@ -254,3 +254,72 @@ def test_input_reports_keep_the_idle_pause_away_and_a_hidden_tab_counts_as_away(
     qr.record_activity(db, item["id"], r1, visible=True, input_age=0.0, settings=s, at=t + 145)
     row = qr.get_item(db, item["id"])
     assert row["active_seconds"] == pytest.approx(125) and row["away_seconds"] == pytest.approx(20)
+
+
+# ---- lifecycle: archive, copy, the audit log ---------------------------------------------------
+
+def test_archive_stops_every_change_and_hides_the_campaign_from_its_reviewers(env):
+    db, lead, (r1, _) = env["db"], env["lead"], env["reviewers"]
+    cid = qr.create_campaign(db, "Arch", review_data.DATASET, [r1["id"]], lead, double_share=0)
+    item = qr.next_item(db, cid, r1["id"])
+    decide_all(db, item, r1)
+    qr.submit(db, item["id"], r1)
+    other = qr.next_item(db, cid, r1["id"])
+    flag = qr.flag(db, other["id"], r1, "the figure is cut off at the right")
+    with pytest.raises(qr.ReviewError, match="lead"):
+        qr.set_archived(db, cid, True, r1)
+    qr.set_archived(db, cid, True, lead)
+    with pytest.raises(qr.ReviewError, match="archived already"):
+        qr.set_archived(db, cid, True, lead)
+    with pytest.raises(qr.ReviewError, match="archived"):
+        qr.save_decision(db, other["id"], r1, qr.paper_of(other).questions[0].id, "accept")
+    with pytest.raises(qr.ReviewError, match="archived"):
+        qr.flag(db, other["id"], r1, "another problem with it")
+    with pytest.raises(qr.ReviewError, match="archived"):
+        qr.review(db, item["id"], lead, "approved")
+    with pytest.raises(qr.ReviewError, match="archived"):
+        qr.resolve_flag(db, flag, lead, "figure replaced")
+    paper = qr.paper_of(item)
+    with pytest.raises(qr.ReviewError, match="archived"):
+        qr.adjudicate(db, cid, paper.id, paper.questions[0].id, lead, "accept", reason="fine")
+    assert qr.get_item(db, item["id"])["status"] == "submitted"  # nothing written
+    assert qr.list_flags(db, cid, open_only=True)[0]["id"] == flag
+    assert qr.campaign(db, cid)["archived_at"] is not None
+    qr.set_archived(db, cid, False, lead)
+    qr.review(db, item["id"], lead, "approved")
+    qr.resolve_flag(db, flag, lead, "figure replaced")
+    got = [(c.action, c.by, c.detail) for c in qr.history(db, cid)]
+    assert [a for a, _, _ in got] == ["qreview.resolve_flag", "qreview.approved", "qreview.unarchive",
+                                      "qreview.archive", "qreview.create"]
+    assert all(by == "lead" for _, by, _ in got) and got[0][2] == {"flag": flag, "resolution": "figure replaced"}
+
+
+def test_a_copy_has_the_same_data_set_papers_and_settings_and_none_of_the_work(env):
+    db, lead, (r1, r2) = env["db"], env["lead"], env["reviewers"]
+    papers = sorted(qr.load_dataset(review_data.DATASET).papers)[:2]
+    cid = qr.create_campaign(db, "Source", review_data.DATASET, [r1["id"], r2["id"]], lead, double_share=0.5,
+                             seed=7, paper_ids=papers)
+    item = qr.list_items(db, cid)[0]
+    who = r1 if item["reviewer_id"] == r1["id"] else r2
+    decide_all(db, item, who)
+    qr.submit(db, item["id"], who)
+    with pytest.raises(qr.ReviewError, match="exists already"):
+        qr.copy_campaign(db, cid, "source", [r1["id"], r2["id"]], lead)
+    with pytest.raises(qr.ReviewError, match="lead"):
+        qr.copy_campaign(db, cid, "Copy", [r1["id"], r2["id"]], r1)
+    new = qr.copy_campaign(db, cid, "Copy", qr.campaign_reviewers(db, cid), lead)
+    source, copy = qr.campaign(db, cid), qr.campaign(db, new)
+    assert (copy["dataset"], copy["seed"], copy["double_share"]) == (source["dataset"], 7, 0.5)
+
+    def dealt(campaign_id):
+        return sorted((i["paper_id"], i["reviewer_id"], i["double"], i["position"])
+                      for i in qr.list_items(db, campaign_id))
+    assert dealt(new) == dealt(cid)  # the same reviewers: the same deal
+    assert {i["status"] for i in qr.list_items(db, new)} == {"todo"}
+    assert not any(qr.decisions(db, i["id"]) for i in qr.list_items(db, new))
+    # dealt afresh to one reviewer: the same papers, no doubles possible with one reviewer
+    with pytest.raises(qr.ReviewError, match="two reviewers"):
+        qr.copy_campaign(db, cid, "Solo", [r1["id"]], lead)
+    assert len(qr.list_campaigns(db)) == 2  # nothing half-written
+    entry = qr.history(db, new)[0]
+    assert entry.action == "qreview.copy" and entry.detail["source"] == cid and entry.detail["papers"] == 2

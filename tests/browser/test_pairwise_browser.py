@@ -99,3 +99,41 @@ def test_lead_reads_the_rank(page, app_server, app_env, wait_for_app, screenshot
     wait_for_app(page, timeout=60_000)
     no_exception(page)
     screenshot(page, "pairwise_lead_results")
+
+
+def test_a_second_tab_takes_the_pair_over(page, app_server, app_env, wait_for_app, screenshot):
+    """One tab holds the pair, as in studies: a second tab of the same person takes it over, the
+    first shows no image and "Continue here"; its key press is then no vote."""
+    from structext_core.studio import storage
+
+    log_in(page, app_server, wait_for_app, ANN, ANN_PASSWORD)
+    sidebar_link = ("link", {"name": "Pairwise comparison", "exact": True})
+    page.get_by_test_id("stSidebar").get_by_role(sidebar_link[0], **sidebar_link[1]).click()
+    page.get_by_text("Pair 11 of 12").wait_for(timeout=30_000)
+    page.locator('[data-testid="stImage"] img').nth(1).wait_for()
+    db = storage.open_db(app_env["db_path"])
+    open_task = ("SELECT takeovers FROM pairwise_tasks t WHERE NOT EXISTS (SELECT 1 FROM pairwise_votes v"
+                 " WHERE v.task_id = t.id) ORDER BY position LIMIT 1")
+    before = db.execute(open_task).fetchone()[0]  # this tab took it from the first test's tab
+    second = page.context.new_page()  # the same browser (its log-in cookie): another tab
+    second.goto(app_server)
+    wait_for_app(second, timeout=60_000)
+    second.get_by_test_id("stSidebar").get_by_role(sidebar_link[0], **sidebar_link[1]).click()
+    second.get_by_text("Pair 11 of 12").wait_for(timeout=30_000)
+    second.locator('[data-testid="stImage"] img').nth(1).wait_for()
+    # the first tab learns so at its next heartbeat
+    page.get_by_text("This pair is open in another tab").wait_for(timeout=20_000)
+    wait_for_app(page)
+    assert page.locator('[data-testid="stImage"]').count() == 0
+    no_exception(page)
+    screenshot(page, "pairwise_taken_over")
+    page.get_by_role("button", name="Continue here").click()
+    page.locator('[data-testid="stImage"] img').nth(1).wait_for(timeout=30_000)
+    second.get_by_text("This pair is open in another tab").wait_for(timeout=20_000)
+    wait_for_app(page)
+    page.get_by_role("heading", name="Pairwise comparison").click()
+    page.keyboard.press("ArrowRight")
+    page.get_by_text("Pair 12 of 12").wait_for(timeout=30_000)
+    assert db.execute("SELECT choice, takeovers FROM pairwise_votes ORDER BY id DESC LIMIT 1").fetchone() == (
+        "right", before + 2)  # the second tab's and "Continue here"
+    second.close()

@@ -222,3 +222,38 @@ def test_a_question_sent_back_from_results_reaches_its_reviewer_with_the_evidenc
     assert qr.sendbacks(db) == []
     at = run_as(PAGE, reviewer, qr_item=item["id"])
     assert not [w for w in at.warning if "Sent back to review" in w.value]
+
+
+def test_lead_archives_brings_back_and_copies_a_campaign(env):
+    db, lead, (r1, r2) = env["db"], env["lead"], env["reviewers"]
+    at = run_as(ADMIN_PAGE, lead, qra_campaign=env["cid"])
+    button(at, "Archive the campaign").click().run()
+    assert not at.exception and qr.campaign(db, env["cid"])["archived_at"] is not None
+    assert any(s.value.startswith("Archived: hidden from its reviewers") for s in at.success)
+    assert any("This campaign is archived" in i.value for i in at.info)
+    assert at.toggle(key="qra_show_archived").value is True  # still chosen, shown as archived
+    assert at.selectbox(key="qra_campaign").value == env["cid"]
+    # the reviewer no longer sees it
+    reviewer = run_as(PAGE, r1)
+    assert "No AIBench review campaign has papers for you" in reviewer.info[0].value
+    # the lead's list hides it unless asked: a fresh session sees no campaign to choose
+    fresh = run_as(ADMIN_PAGE, lead)
+    assert any("Every review campaign is archived" in i.value for i in fresh.info)
+    button(at, "Bring back from the archive").click().run()
+    assert not at.exception and qr.campaign(db, env["cid"])["archived_at"] is None
+    # the copy form: the reviewers of the source are chosen already
+    assert sorted(at.multiselect(key=f"qra_copy_people_{env['cid']}").value) == sorted([r1["id"], r2["id"]])
+    at.text_input(key=f"qra_copy_name_{env['cid']}").set_value("Pilot")
+    button(at, "Create the copy").click().run()
+    assert any("No copy was made" in e.value and "exists already" in e.value for e in at.error)
+    at.text_input(key=f"qra_copy_name_{env['cid']}").set_value("Pilot again")
+    button(at, "Create the copy").click().run()
+    assert not at.exception and any("created as a copy" in s.value for s in at.success)
+    copy = next(c for c in qr.list_campaigns(db) if c["name"] == "Pilot again")
+    assert at.selectbox(key="qra_campaign").value == copy["id"]
+    assert len(qr.list_items(db, copy["id"])) == len(qr.list_items(db, env["cid"]))
+    history = next(d.value for d in at.dataframe if "action" in d.value.columns)
+    assert list(history["action"]) == ["qreview.copy"] and list(history["by"]) == ["lead"]
+    at.selectbox(key="qra_campaign").set_value(env["cid"]).run()
+    history = next(d.value for d in at.dataframe if "action" in d.value.columns)
+    assert list(history["action"]) == ["qreview.unarchive", "qreview.archive", "qreview.create"]

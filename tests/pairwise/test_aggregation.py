@@ -139,3 +139,20 @@ def test_all_ties_give_no_correlation_rather_than_an_error():
     assert list(ranking.table["rank"]) == [2, 2, 2]
     frame = pw.correlation_with_rank(ranking, {"m": {"A": 1, "B": 2, "C": 3}})
     assert math.isnan(frame.loc[0, "spearman_rho"]) and math.isnan(frame.loc[0, "rho_low"])
+
+
+def test_the_bootstrap_fits_all_at_once_exactly_as_one_by_one():
+    """bradley_terry_many (the bootstrap's fits in one array) gives each fit what it gives alone,
+    where fits stop after different numbers of steps and a system is missing from some."""
+    rng = np.random.default_rng(5)
+    stack = rng.integers(0, 3, (40, 5, 5)).astype(float) * (rng.random((40, 5, 5)) < 0.4)
+    for k in range(40):
+        np.fill_diagonal(stack[k], 0)
+    stack[::7, 2, :] = stack[::7, :, 2] = 0  # system 2 never compared in every seventh fit
+    stack[3] = 0  # nothing compared at all
+    stack[4, 0, 1], stack[4, 1, 0] = 9, 0  # one lopsided pair: many MM steps
+    together = pw.bradley_terry_many(stack)
+    alone = np.array([pw.bradley_terry(m) for m in stack])
+    assert np.array_equal(np.isnan(together), np.isnan(alone)) and np.isnan(together[::7, 2]).all()
+    assert np.isnan(together[3]).all()
+    assert np.nanmax(np.abs(together - alone)) < 1e-12

@@ -1,7 +1,9 @@
 """The voting page and the lead's page, run with AppTest: real clicks, and what an annotator never gets."""
 from __future__ import annotations
 
+import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -133,3 +135,140 @@ def test_lead_creates_a_study_and_reads_the_results(world):
 def test_the_lead_page_is_refused_to_others(world, who):
     at = open_page("pairwise_admin.py", world["people"][who])
     assert len(at.error) == 1 and not at.dataframe
+
+
+# ---------------------------------------------------------------- one tab, input reports (as studies)
+
+def _page_tab(at) -> str:
+    return at.session_state["pw_tab"]
+
+
+def _open_task(user_id):
+    cursor = storage.open_db().execute(
+        "SELECT t.id, t.token, t.takeovers, t.last_input_at, t.pause_reason, t.idle_pauses FROM pairwise_tasks t"
+        " WHERE t.user_id = ? AND NOT EXISTS (SELECT 1 FROM pairwise_votes v WHERE v.task_id = t.id)"
+        " ORDER BY t.position LIMIT 1", [user_id])
+    return dict(zip([d[0] for d in cursor.description], cursor.fetchone()))
+
+
+def test_a_second_tab_takes_the_pair_over_and_continue_here_takes_it_back(world):
+    _study(world, n_pairs=3, practice=0)
+    ann = world["people"]["ann1"]
+    first_tab = open_page("pairwise.py", ann)
+    assert len(first_tab.get("image")) == 2
+    second_tab = open_page("pairwise.py", ann)  # the same person opens the page in another tab
+    assert len(second_tab.get("image")) == 2 and _page_tab(second_tab) != _page_tab(first_tab)
+    assert _open_task(ann["id"])["takeovers"] == 1
+    # the first tab still shows its old page: its vote is refused, and it shows the take-over screen
+    button(first_tab, "Left is").click().run()
+    assert not first_tab.exception and _votes(ann["id"]) == []
+    assert any("open in another tab" in i.value for i in first_tab.info)
+    assert first_tab.subheader[0].value == "This pair is open in another tab"
+    assert not first_tab.get("image") and not [b for b in first_tab.button if b.label.startswith("Left is")]
+    # "Continue here": the first tab holds the pair again, the second is told at its next run
+    button(first_tab, "Continue here").click().run()
+    assert len(first_tab.get("image")) == 2
+    second_tab.run()
+    assert second_tab.subheader[0].value == "This pair is open in another tab" and not second_tab.get("image")
+    assert _open_task(ann["id"])["takeovers"] == 2
+    button(first_tab, "Right is").click().run()
+    assert [r[0] for r in _votes(ann["id"])] == ["right"]
+    assert "Pair 2 of" in first_tab.get("progress")[0].proto.text
+
+
+def _with_report(at, report: dict):
+    """Run ``at`` as the browser does when the activity component reports input: its state
+    (``{"report": ...}``) goes with the page's other widget values."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    [component] = [e for e in at.get("bidi_component") if e.proto.component_name == "structext_answer_activity"]
+    states = at._tree.get_widget_states()
+    state = WidgetState(id=component.proto.id)
+    state.json_value = json.dumps({"report": report})
+    states.widgets.append(state)
+    return at._run(widget_state=states)
+
+
+def test_input_reports_keep_the_idle_pause_away_and_no_input_pauses_the_pair(world, monkeypatch):
+    monkeypatch.setenv("STRUCTEXT_IDLE_PAUSE_SECONDS", "10")
+    _study(world, n_pairs=3, practice=0)
+    ann = world["people"]["ann1"]
+    at = open_page("pairwise.py", ann)
+    task = _open_task(ann["id"])
+    [activity] = [json.loads(e.proto.json) for e in at.get("bidi_component")
+                  if e.proto.component_name == "structext_answer_activity"]
+    assert activity["assignment"] == task["token"]  # the opaque token, never a name
+    db = storage.open_db()
+
+    def no_input_for(seconds):
+        with storage.write_transaction(db):
+            db.execute("UPDATE pairwise_tasks SET last_input_at = ?, last_beat_at = ? WHERE id = ?",
+                       [time.time() - seconds, time.time() - 0.5, task["id"]])
+    no_input_for(30)
+    # input a second ago, reported by the page: the pair stays on screen, the last input is now
+    at = _with_report(at, {"assignment": task["token"], "seq": 1, "visible": True, "idle_ms": 1000})
+    assert not at.exception and len(at.get("image")) == 2
+    assert _open_task(ann["id"])["last_input_at"] == pytest.approx(time.time() - 1, abs=3)
+    # a report about another pair, or one already handled, is not input
+    no_input_for(30)
+    at = _with_report(at, {"assignment": "someone-else", "seq": 2, "visible": True, "idle_ms": 0})
+    assert not at.get("image") and any("paused by itself after 10 s without any input" in i.value for i in at.info)
+    got = _open_task(ann["id"])
+    assert got["pause_reason"] == "idle" and got["idle_pauses"] == 1
+    button(at, "Resume").click().run()
+    assert len(at.get("image")) == 2 and _open_task(ann["id"])["pause_reason"] is None
+    button(at, "Equally").click().run()
+    vote = db.execute("SELECT choice, idle_pauses, idle_seconds FROM pairwise_votes").fetchone()
+    assert vote[0] == "tie" and vote[1] == 1 and vote[2] > 0  # the active time before the idle pause, re-booked
+
+
+def test_lead_manages_people_status_and_archive_and_reads_the_history(world):
+    from structext_core.studio import accounts
+
+    p = world["people"]
+    study_id = _study(world, n_pairs=3, practice=0)
+    ann3 = accounts.create_user(world["db"], "ann3", "password1", "annotator")
+    at = open_page("pairwise_admin.py", p["lead"], pwa_study=study_id)
+    # add an annotator, then take one off
+    assert at.selectbox(key="pwa_add_person").options == ["ann3"]
+    at.selectbox(key="pwa_add_person").set_value(ann3).run()
+    button(at, "Add").click().run()
+    assert not at.exception and any("ann3 now votes" in s.value for s in at.success)
+    assert [m["username"] for m in pws.members(world["db"], study_id)] == ["ann1", "ann2", "ann3"]
+    person = next(m for m in pws.members(world["db"], study_id) if m["username"] == "ann1")
+    at.selectbox(key="pwa_remove_person").set_value(person).run()
+    button(at, "Take off").click().run()
+    assert any("ann1 is taken off" in s.value for s in at.success)
+    assert open_page("pairwise.py", p["ann1"]).info[0].value.startswith("You take part in no pairwise study")
+    # close, reopen, archive
+    button(at, "Close the study").click().run()
+    assert pws.get_study(world["db"], study_id).status == "closed"
+    button(at, "Reopen the study").click().run()
+    button(at, "Archive the study").click().run()
+    assert not at.exception and pws.get_study(world["db"], study_id).archived
+    assert any("This study is archived" in i.value for i in at.info)
+    assert at.toggle(key="pwa_show_archived").value is True and at.selectbox(key="pwa_study").value == study_id
+    assert open_page("pairwise.py", p["ann2"]).info[0].value.startswith("You take part in no pairwise study")
+    fresh = open_page("pairwise_admin.py", p["lead"])
+    assert any("Every pairwise study is archived" in i.value for i in fresh.info)
+    button(at, "Bring back from the archive").click().run()
+    assert not pws.get_study(world["db"], study_id).archived
+    assert len(open_page("pairwise.py", p["ann2"]).get("image")) == 2
+    history = next(d.value for d in at.dataframe if "action" in d.value.columns)
+    assert list(history["action"]) == ["pairwise.unarchive", "pairwise.archive", "pairwise.open", "pairwise.close",
+                                       "pairwise.remove_annotator", "pairwise.add_annotator", "pairwise.create"]
+    # the study was created by a script without a lead (by_user None); every page action names the lead
+    assert list(history["by"])[:-1] == ["lead"] * 6
+
+
+def test_lead_resolves_a_flag_from_the_page_and_it_is_audited(world):
+    p = world["people"]
+    study_id = _study(world, n_pairs=3, practice=0)
+    view = pws.current_task(world["db"], study_id, p["ann1"]["id"])
+    flag = pws.flag_pair(world["db"], p["ann1"]["id"], view.token, "unclear")
+    at = open_page("pairwise_admin.py", p["lead"], pwa_study=study_id)
+    at.text_input(key=f"pwa_resolution_{flag}").input("both images are fine")
+    at.button(key=f"pwa_resolve_{flag}").click().run()
+    assert not at.exception and any("Flag resolved" in s.value for s in at.success)
+    assert pws.flags_frame(world["db"], study_id)["resolution"].tolist() == ["both images are fine"]
+    assert pws.history(world["db"], study_id)[0].action == "pairwise.resolve_flag"

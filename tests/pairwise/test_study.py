@@ -9,7 +9,7 @@ from PIL import Image
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.studio import aibench_store
 from structext_core.studio import pairwise as pws
-from structext_core.studio.study import ClockSettings, StudyError
+from structext_core.studio.study import ClockSettings, StudyError, TakenOverError
 
 SETTINGS = ClockSettings(heartbeat_seconds=5, idle_pause_seconds=60)
 
@@ -71,7 +71,8 @@ def test_images_are_blind(world):
     db, p = world["db"], world["people"]
     study_id = _create(world)
     view = pws.current_task(db, study_id, p["ann1"]["id"], at=100.0, settings=SETTINGS)
-    assert set(vars(view)) == {"token", "position", "total", "done", "practice", "paused", "active_seconds"}
+    assert set(vars(view)) == {"token", "position", "total", "done", "practice", "paused", "active_seconds",
+                               "held_elsewhere", "pause_reason"}  # nothing that names a system or a paper
     data = aibench_dataset.load_dataset(aibench_store.dataset_path("synthetic"))
     for side in ("left", "right"):
         png = pws.task_image(db, p["ann1"]["id"], view.token, side)
@@ -146,3 +147,157 @@ def test_results_from_votes(world):
     csv = pws.votes_csv(db, study_id)
     assert csv.splitlines()[0].startswith("annotator,paper_id,system_a")
     assert len(pws.progress(db, study_id)) == 2
+
+
+# ---------------------------------------------------------------- one tab, input reports (as studies)
+
+def _clock(db, token):
+    cursor = db.execute("SELECT active_seconds, away_seconds, idle_seconds, paused_seconds, last_input_at,"
+                        " takeovers, idle_pauses, pause_reason FROM pairwise_tasks WHERE token = ?", [token])
+    return dict(zip([d[0] for d in cursor.description], cursor.fetchone()))
+
+
+def test_one_tab_holds_the_pair_a_second_takes_it_over(world):
+    db, p = world["db"], world["people"]
+    study_id = _create(world, practice=0)
+    ann = p["ann1"]["id"]
+    first = pws.current_task(db, study_id, ann, at=100.0, settings=SETTINGS, tab="tab-1")
+    assert not first.held_elsewhere and first.token
+    assert pws.heartbeat(db, ann, first.token, at=105.0, tab="tab-1", settings=SETTINGS)[0] == "active"
+    # a second tab of the same person opens the page: it takes the pair over
+    second = pws.current_task(db, study_id, ann, at=107.0, settings=SETTINGS, tab="tab-2")
+    assert second.token == first.token and not second.held_elsewhere
+    assert _clock(db, first.token)["takeovers"] == 1
+    # the first tab learns so at its next heartbeat or input report; nothing of it is booked
+    assert pws.heartbeat(db, ann, first.token, at=110.0, tab="tab-1", settings=SETTINGS)[0] == "elsewhere"
+    before = _clock(db, first.token)
+    assert pws.record_activity(db, ann, first.token, at=111.0, tab="tab-1", settings=SETTINGS)[0] == "elsewhere"
+    assert _clock(db, first.token) == before
+    # drawn again, the first tab (which showed the study before) does not take it back unasked
+    held = pws.current_task(db, study_id, ann, at=112.0, settings=SETTINGS, tab="tab-1", take_over=False)
+    assert held.held_elsewhere and held.token == ""  # the page gets no token: it shows no image
+    with pytest.raises(TakenOverError, match="open in another tab"):
+        pws.vote(db, ann, first.token, "left", at=113.0, settings=SETTINGS, tab="tab-1")
+    assert db.execute("SELECT COUNT(*) FROM pairwise_votes").fetchone()[0] == 0
+    # the clock counts one tab only: 100-107 in tab one, 107-115 in tab two
+    assert pws.heartbeat(db, ann, first.token, at=115.0, tab="tab-2", settings=SETTINGS)[0] == "active"
+    assert _clock(db, first.token)["active_seconds"] == pytest.approx(15.0)
+    # "Continue here" in tab one: tab two is the one told now
+    pws.take_over(db, study_id, ann, "tab-1", at=116.0, settings=SETTINGS)
+    assert pws.heartbeat(db, ann, first.token, at=117.0, tab="tab-2", settings=SETTINGS)[0] == "elsewhere"
+    pws.vote(db, ann, first.token, "left", at=120.0, settings=SETTINGS, tab="tab-1")
+    row = db.execute("SELECT active_seconds, takeovers, wall_seconds FROM pairwise_votes").fetchone()
+    assert row == (pytest.approx(20.0), 2, pytest.approx(20.0))
+    assert pws.progress(db, study_id).set_index("annotator").loc["ann1", "take-overs"] == 2
+    assert list(pws.votes_frame(db, study_id)["takeovers"]) == [2]
+    # the next pair is the holding tab's
+    nxt = pws.current_task(db, study_id, ann, at=121.0, settings=SETTINGS, tab="tab-1", take_over=False)
+    assert not nxt.held_elsewhere and nxt.position == 2
+
+
+def test_a_pause_hides_the_pair_in_every_tab_and_the_resuming_tab_holds_it(world):
+    db, p = world["db"], world["people"]
+    study_id = _create(world, practice=0)
+    ann = p["ann1"]["id"]
+    view = pws.current_task(db, study_id, ann, at=100.0, settings=SETTINGS, tab="tab-1")
+    pws.current_task(db, study_id, ann, at=101.0, settings=SETTINGS, tab="tab-2")
+    pws.pause(db, ann, view.token, at=102.0, settings=SETTINGS)
+    assert pws.heartbeat(db, ann, view.token, at=103.0, tab="tab-1", settings=SETTINGS)[0] == "paused"
+    paused = pws.current_task(db, study_id, ann, at=104.0, settings=SETTINGS, tab="tab-1", take_over=False)
+    assert paused.paused and not paused.held_elsewhere and paused.pause_reason == "button"
+    pws.resume(db, ann, view.token, at=110.0, tab="tab-1", settings=SETTINGS)
+    assert pws.heartbeat(db, ann, view.token, at=111.0, tab="tab-2", settings=SETTINGS)[0] == "elsewhere"
+    assert pws.heartbeat(db, ann, view.token, at=112.0, tab="tab-1", settings=SETTINGS)[0] == "active"
+    assert _clock(db, view.token)["paused_seconds"] == pytest.approx(8.0)
+
+
+def test_input_reports_keep_the_idle_pause_away_and_set_the_last_input(world):
+    db, p = world["db"], world["people"]
+    study_id = _create(world, practice=0)
+    ann = p["ann1"]["id"]
+    view = pws.current_task(db, study_id, ann, at=100.0, settings=SETTINGS, tab="t")
+    for at in range(105, 150, 5):
+        assert pws.heartbeat(db, ann, view.token, at=float(at), tab="t", settings=SETTINGS)[0] == "active"
+    # input 3 s before a report at 150: the last input is 147, the idle limit (60 s) counts from there
+    assert pws.record_activity(db, ann, view.token, at=150.0, tab="t", input_age=3.0, settings=SETTINGS)[0] == "active"
+    assert _clock(db, view.token)["last_input_at"] == pytest.approx(147.0)
+    for at in range(155, 210, 5):  # past the idle limit after showing (100 s), not after the input
+        assert pws.heartbeat(db, ann, view.token, at=float(at), tab="t", settings=SETTINGS)[0] == "active"
+    assert pws.heartbeat(db, ann, view.token, at=210.0, tab="t", settings=SETTINGS)[0] == "paused"  # 63 s without input
+    got = _clock(db, view.token)
+    assert got["pause_reason"] == "idle" and got["idle_pauses"] == 1
+    assert got["idle_seconds"] == pytest.approx(63.0) and got["active_seconds"] == pytest.approx(47.0)
+    assert pws.current_task(db, study_id, ann, at=211.0, settings=SETTINGS, tab="t").pause_reason == "idle"
+    # a hidden tab's report is no input: the time since is away, the last input stays
+    pws.resume(db, ann, view.token, at=300.0, tab="t", settings=SETTINGS)
+    assert pws.record_activity(db, ann, view.token, at=303.0, tab="t", visible=False, settings=SETTINGS)[0] == "hidden"
+    assert pws.heartbeat(db, ann, view.token, at=320.0, tab="t", visible=False, settings=SETTINGS)[0] == "hidden"
+    got = _clock(db, view.token)
+    assert got["last_input_at"] == pytest.approx(300.0) and got["away_seconds"] == pytest.approx(17.0)
+    pws.vote(db, ann, view.token, "tie", at=321.0, settings=SETTINGS, tab="t")
+    assert list(pws.votes_frame(db, study_id)["idle_pauses"]) == [1]
+    assert pws.progress(db, study_id).set_index("annotator").loc["ann1", "idle pauses"] == 1
+
+
+# ---------------------------------------------------------------- the lead's actions, each audited
+
+def test_lead_actions_are_audited_and_archive_and_removal_stop_votes(world):
+    from structext_core.studio import accounts
+
+    db, p = world["db"], world["people"]
+    lead = p["lead"]["id"]
+    study_id = _create(world, n_pairs=4, practice=0)
+    view = pws.current_task(db, study_id, p["ann1"]["id"], at=100.0, settings=SETTINGS)
+    pws.vote(db, p["ann1"]["id"], view.token, "left", at=104.0, settings=SETTINGS)
+    # open / close
+    pws.set_status(db, study_id, "closed", by_user=lead)
+    with pytest.raises(StudyError, match="closed already"):
+        pws.set_status(db, study_id, "closed", by_user=lead)
+    with pytest.raises(StudyError, match="closed by the study lead"):
+        pws.current_task(db, study_id, p["ann2"]["id"], settings=SETTINGS)
+    pws.set_status(db, study_id, "open", by_user=lead)
+    # archive: hidden from annotators, no votes taken; back again
+    pws.set_archived(db, study_id, True, by_user=lead)
+    assert pws.studies_for_annotator(db, p["ann1"]["id"]) == []
+    assert pws.list_studies(db, include_archived=False) == [] and pws.get_study(db, study_id).archived
+    with pytest.raises(StudyError, match="archived"):
+        pws.current_task(db, study_id, p["ann1"]["id"], settings=SETTINGS)
+    with pytest.raises(StudyError, match="archived already"):
+        pws.set_archived(db, study_id, True, by_user=lead)
+    pws.set_archived(db, study_id, False, by_user=lead)
+    # a new annotator: the same pairs, an own order
+    ann3 = accounts.create_user(db, "ann3", "password1", "annotator")
+    pws.add_annotator(db, study_id, ann3["id"], by_user=lead)
+    with pytest.raises(StudyError, match="already takes part"):
+        pws.add_annotator(db, study_id, ann3["id"], by_user=lead)
+    # taken off: no longer sees or votes; the vote given is kept
+    nxt = pws.current_task(db, study_id, p["ann1"]["id"], at=110.0, settings=SETTINGS)
+    assert pws.remove_annotator(db, study_id, p["ann1"]["id"], by_user=lead) == 1
+    with pytest.raises(StudyError, match="taken you off"):
+        pws.vote(db, p["ann1"]["id"], nxt.token, "left", at=112.0, settings=SETTINGS)
+    with pytest.raises(StudyError, match="taken you off"):
+        pws.current_task(db, study_id, p["ann1"]["id"], settings=SETTINGS)
+    assert [s[0] for s in pws.studies_for_annotator(db, p["ann1"]["id"])] == []
+    with pytest.raises(StudyError, match="cannot join it again"):
+        pws.add_annotator(db, study_id, p["ann1"]["id"], by_user=lead)
+    with pytest.raises(StudyError, match="already"):
+        pws.remove_annotator(db, study_id, p["ann1"]["id"], by_user=lead)
+    assert len(pws.votes_frame(db, study_id)) == 1
+    assert pws.progress(db, study_id).set_index("annotator")["taken off"].to_dict() == {
+        "ann1": True, "ann2": False, "ann3": False}
+    # a flag and its resolution
+    other = pws.current_task(db, study_id, p["ann2"]["id"], settings=SETTINGS)
+    flag = pws.flag_pair(db, p["ann2"]["id"], other.token, "broken")
+    with pytest.raises(StudyError, match="study lead"):
+        pws.resolve_flag(db, flag, p["ann2"], "fine")
+    pws.resolve_flag(db, flag, p["lead"], "image replaced")
+    with pytest.raises(StudyError, match="resolved already"):
+        pws.resolve_flag(db, flag, p["lead"], "again")
+    got = [(c.action, c.by, c.detail) for c in reversed(pws.history(db, study_id))]
+    assert [a for a, _, _ in got] == [
+        "pairwise.create", "pairwise.close", "pairwise.open", "pairwise.archive", "pairwise.unarchive",
+        "pairwise.add_annotator", "pairwise.remove_annotator", "pairwise.resolve_flag"]
+    assert {by for _, by, _ in got} == {"lead"}
+    assert got[0][2]["pairs"] == 4 and got[0][2]["annotators"] == [p["ann1"]["id"], p["ann2"]["id"]]
+    assert got[5][2] == {"user_id": ann3["id"]} and got[6][2] == {"user_id": p["ann1"]["id"], "votes_kept": 1}
+    assert got[7][2] == {"flag": flag, "resolution": "image replaced"}

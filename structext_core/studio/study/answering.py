@@ -14,11 +14,14 @@ from structext_core.studio.study.clock import (
     ClockSettings,
     TakenOverError,
     _advance,
-    _input_at,
-    _input_now,
+    _beat_due,
+    _is_idle,
     _start_pause,
     _update_assignment,
+    activity_columns,
+    claim_columns,
     clock_settings,
+    resume_columns,
     shown_seconds,
 )
 from structext_core.studio.study.scores import _score, _score_rows
@@ -231,10 +234,7 @@ def _claim(db: sqlite_utils.Database, row: dict, tab: str, at: float, settings: 
         [tab, at, row["study_id"], row["user_id"]],
     )
     # A gap since the old tab's last heartbeat is booked as any other gap.
-    changes = {"takeovers": row["takeovers"] + (row["active_tab"] is not None),
-               **_advance(row, at, settings.grace_seconds)}
-    changes.update(_input_now({**row, **changes}, at))
-    _update_assignment(db, row["id"], changes)
+    _update_assignment(db, row["id"], claim_columns(row, at, settings))
 
 
 def take_over(
@@ -337,17 +337,6 @@ def heartbeat(
     return ClockStatus("active" if visible else "hidden", row["active_seconds"])
 
 
-def _is_idle(row: dict, at: float, settings: ClockSettings, visible: bool) -> bool:
-    limit = settings.idle_pause_seconds
-    return bool(limit) and visible and row["last_input_at"] is not None and at - row["last_input_at"] >= limit
-
-
-def _beat_due(row: dict, at: float, settings: ClockSettings, visible: bool) -> bool:
-    if row["last_beat_at"] is None or visible != (row["hidden_at"] is None):
-        return True
-    return at - row["last_beat_at"] >= settings.heartbeat_seconds
-
-
 def record_activity(
     db: sqlite_utils.Database,
     user_id: int,
@@ -376,9 +365,7 @@ def record_activity(
         if (state := _clock_state(row, tab)) is not None:
             return ClockStatus(state, shown_seconds(row, settings.grace_seconds, at),
                                None if draft is None else False)
-        changes = _advance(row, at, settings.grace_seconds, visible)
-        if visible:
-            changes.update(_input_at({**row, **changes}, at, input_age))
+        changes = activity_columns(row, at, settings, visible, input_age)
         saved = None
         if draft is not None:
             saved = len(draft) <= MAX_RESPONSE_CHARS
@@ -454,11 +441,7 @@ def resume_question(
     with write_transaction(db):
         row = _open_assignment(db, user_id, assignment_id)
         if row["paused_at"] is not None:
-            _update_assignment(db, assignment_id, {
-                "paused_seconds": row["paused_seconds"] + max(0.0, at - row["paused_at"]),
-                "paused_at": None, "last_beat_at": at, "hidden_at": None,
-                **_input_now(row, at),
-            })
+            _update_assignment(db, assignment_id, resume_columns(row, at))
             db.execute("UPDATE pauses SET ended_at = ? WHERE assignment_id = ? AND ended_at IS NULL",
                        [at, assignment_id])
             row = _clock_row(db, user_id, assignment_id)

@@ -153,6 +153,58 @@ def _start_pause(db: sqlite_utils.Database, row: dict, at: float, reason: str, g
     return {**row, **changes}
 
 
+def _is_idle(row: dict, at: float, settings: ClockSettings, visible: bool) -> bool:
+    """Whether a visible tab has had no input for the idle limit (then the item pauses as idle)."""
+    limit = settings.idle_pause_seconds
+    return bool(limit) and visible and row["last_input_at"] is not None and at - row["last_input_at"] >= limit
+
+
+def _beat_due(row: dict, at: float, settings: ClockSettings, visible: bool) -> bool:
+    """Whether a heartbeat at ``at`` must be written (else it only reads the clock)."""
+    if row["last_beat_at"] is None or visible != (row["hidden_at"] is None):
+        return True
+    return at - row["last_beat_at"] >= settings.heartbeat_seconds
+
+
+# The moments of a running item's clock as column changes, for any table with the clock's
+# columns (study assignments, pairwise tasks): each caller writes them to its own table.
+
+def beat_columns(row: dict, at: float, settings: ClockSettings, visible: bool = True) -> tuple[str, dict]:
+    """A heartbeat of the tab that holds a running item: ``("paused", columns)`` of an idle
+    pause when the idle limit has passed without input, else ``("active" | "hidden", columns)``
+    with the time since the last sign of life booked."""
+    if _is_idle(row, at, settings, visible):
+        return "paused", paused_columns(row, at, "idle", settings.grace_seconds)
+    return ("active" if visible else "hidden"), _advance(row, at, settings.grace_seconds, visible)
+
+
+def activity_columns(row: dict, at: float, settings: ClockSettings, visible: bool = True,
+                     input_age: float = 0.0) -> dict:
+    """An input report of the tab that holds a running item: the time booked up to ``at`` (away
+    while hidden) and, from a visible tab, an input ``input_age`` seconds before ``at``."""
+    changes = _advance(row, at, settings.grace_seconds, visible)
+    if visible:
+        changes.update(_input_at({**row, **changes}, at, input_age))
+    return changes
+
+
+def claim_columns(row: dict, at: float, settings: ClockSettings) -> dict:
+    """Another tab takes a running item over at ``at``: the gap since the old tab's last sign of
+    life booked as any gap, a take-over counted when a tab held it before (``active_tab`` of the
+    row), and the claim is an input."""
+    changes = {"takeovers": row["takeovers"] + (row["active_tab"] is not None),
+               **_advance(row, at, settings.grace_seconds)}
+    changes.update(_input_now({**row, **changes}, at))
+    return changes
+
+
+def resume_columns(row: dict, at: float) -> dict:
+    """Resume a paused item at ``at``: the pause booked as paused time, the clock runs again
+    from an input now."""
+    return {"paused_seconds": row["paused_seconds"] + max(0.0, at - row["paused_at"]),
+            "paused_at": None, "last_beat_at": at, "hidden_at": None, **_input_now(row, at)}
+
+
 def _input_now(row: dict, at: float) -> dict:
     """The columns that say: the annotator gave input at ``at`` (after booking the time)."""
     return {"last_input_at": at, "active_at_last_input": row["active_seconds"]}
