@@ -44,6 +44,7 @@ def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[st
                    r.user_id, a.seq, i.id AS item_id, i.position AS item_position,
                    i.sample_id, i.language, i.task, i.task_id, i.depth, i.width,
                    i.reference_chars, json_extract(i.sample_json, '$.answer') AS answer,
+                   i.paper_id, i.system, i.question_id, i.level, i.conference, s.benchmark,
                    r.response, r.gave_up, a.first_shown_at, r.submitted_at,
                    r.elapsed_seconds, r.paused_seconds, r.idle_seconds, r.away_seconds,
                    r.wall_seconds, a.pause_count, r.idle_pauses, r.takeovers,
@@ -63,11 +64,12 @@ def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[st
     )
     for row in rows:
         if row["rouge_l"] is None or row["exact_match"] is None:
-            row["rouge_l"], row["exact_match"] = _score(row["answer"], row["response"], bool(row["gave_up"]))
+            row["rouge_l"], row["exact_match"] = _score(row["answer"], row["response"], bool(row["gave_up"]),
+                                                        row["benchmark"])
     columns = [
         "response_id", "study", "suite", "annotator", "user_id", "seq", "item_id", "item_position",
         "sample_id", "language", "task", "task_id", "depth", "width", "reference_chars", "answer",
-        "response", "gave_up", "first_shown_at", "submitted_at", "elapsed_seconds",
+        "paper_id", "system", "question_id", "level", "conference", "response", "gave_up", "first_shown_at", "submitted_at", "elapsed_seconds",
         "paused_seconds", "idle_seconds", "away_seconds", "wall_seconds", "pause_count",
         "idle_pauses", "takeovers", "rouge_l", "exact_match", "kind", "score_override", "override_reason",
         "override_by", "override_at",
