@@ -16,12 +16,14 @@ The draw (deterministic for (data set, n, practice, gold, seed)):
 2. **Practice** uses papers of its own (set aside first, in the seeded order, until they hold
    enough questions), on their original figure: its answer key is shown after each answer, and a
    key is only fair feedback where the image can answer the question. Drawn evenly over levels.
-3. **Counted** items: a stratified draw (:func:`structext_core.studio.study.store.stratified_draw`)
-   in proportion to level x system x conference over every question of the other papers.
-4. **Gold** items check care, so their key must be certain: level-1 questions (is this component
+3. **Gold** items check care, so their key must be certain: level-1 questions (is this component
    in the figure?) asked on the paper's *original figure*, which the question was written from
    and which the experts checked. A generated image may lack the component, so a miss there says
-   nothing about care. Drawn evenly over conferences from the questions the counted draw left.
+   nothing about care. Gold uses papers of its own too (the next in the seeded order, until they
+   hold enough level-1 questions), drawn evenly over conferences; to an annotator they look like
+   any other item (original figures are among the counted items' images too).
+4. **Counted** items: a stratified draw (:func:`structext_core.studio.study.store.stratified_draw`)
+   in proportion to level x system x conference over every question of the other papers.
 
 Blinding: the annotator's page gets the question, its options and the image's pixels re-encoded
 without metadata and padded to a size bucket (:func:`structext_core.studio.pairwise.blinded_png`),
@@ -38,7 +40,7 @@ from collections.abc import Sequence
 import sqlite_utils
 
 from structext_core.aibench import dataset as aibench_dataset
-from structext_core.aibench.model import ORIGINAL_SYSTEM
+from structext_core.aibench.model import LEVELS, ORIGINAL_SYSTEM
 from structext_core.benchmark import draws
 from structext_core.studio import aibench_store, pairwise
 from structext_core.studio.study.kinds import AIBENCH
@@ -109,41 +111,39 @@ def deal_systems(data: aibench_dataset.Dataset, paper_ids: Sequence[str], seed: 
     return dealt
 
 
-def _practice_papers(data: aibench_dataset.Dataset, order: Sequence[str], practice_items: int) -> list[str]:
-    """The first papers of ``order`` with an original figure until they hold ``practice_items`` questions."""
-    chosen, questions = [], 0
+def _set_aside(data: aibench_dataset.Dataset, order: Sequence[str], wanted: int, levels: Sequence[int],
+               what: str) -> list[dict]:
+    """The questions of ``levels`` on the original figures of the first papers of ``order`` that
+    have one, as items, until there are at least ``wanted``; :class:`StudyError` when the papers
+    run out first."""
+    items: list[dict] = []
     for paper_id in order:
-        if questions >= practice_items:
+        if len(items) >= wanted:
             break
-        if (ORIGINAL_SYSTEM, paper_id) in data.images and data.papers[paper_id].questions:
-            chosen.append(paper_id)
-            questions += len(data.papers[paper_id].questions)
-    if questions < practice_items:
-        raise StudyError(f"The data set has {questions} questions on original figures for practice; "
-                         f"ask for at most that many practice items.")
-    return chosen
+        if (ORIGINAL_SYSTEM, paper_id) in data.images:
+            paper = data.papers[paper_id]
+            items += [_item(paper, q, ORIGINAL_SYSTEM, data.images[(ORIGINAL_SYSTEM, paper_id)].path)
+                      for q in paper.questions if q.level in levels]
+    if len(items) < wanted:
+        raise StudyError(f"The papers left hold {len(items)} {what} on original figures; ask for at most that many.")
+    return items
 
 
 def draw_items(data: aibench_dataset.Dataset, n_items: int, practice_items: int, gold_items: int,
                seed: int, dataset: str = "the data set") -> tuple[list[dict], list[dict], list[dict]]:
     """The counted, gold and practice items of a study over ``data`` (see the module notes)."""
     order = _papers_in_order(data, seed)
-    practice_papers = _practice_papers(data, order, practice_items) if practice_items else []
-    practice_pool = [_item(data.papers[p], q, ORIGINAL_SYSTEM, data.images[(ORIGINAL_SYSTEM, p)].path)
-                     for p in practice_papers for q in data.papers[p].questions]
-    rest = [p for p in order if p not in set(practice_papers)]
+    practice_pool = _set_aside(data, order, practice_items, sorted(LEVELS), "questions for practice") \
+        if practice_items else []
+    order = [p for p in order if p not in {item["paper_id"] for item in practice_pool}]
+    gold_pool = _set_aside(data, order, gold_items, [GOLD_LEVEL], f"level-{GOLD_LEVEL} questions for gold") \
+        if gold_items else []
+    rest = [p for p in order if p not in {item["paper_id"] for item in gold_pool}]
     dealt = deal_systems(data, rest, seed)
     pool = [_item(data.papers[p], q, dealt[p], data.images[(dealt[p], p)].path)
             for p in rest if p in dealt for q in data.papers[p].questions]
     counted = stratified_draw(pool, int(n_items), seed, stratum_of=stratum,
-                              pool_name=f"data set {dataset!r} ({len(pool):,} questions outside practice)")
-    taken = {item["id"] for item in counted}
-    gold_pool = [item for item in pool if item["id"] not in taken and item["system"] == ORIGINAL_SYSTEM
-                 and item["level"] == GOLD_LEVEL]
-    if gold_items > len(gold_pool):
-        raise StudyError(f"Gold items are level-{GOLD_LEVEL} questions on original figures that the study does not "
-                         f"count: {len(gold_pool)} are left with these settings. Ask for at most that many, or "
-                         "for fewer questions.")
+                              pool_name=f"data set {dataset!r} ({len(pool):,} questions outside practice and gold)")
     gold = draws.stratified_draw(gold_pool, gold_items, stratum=lambda i: i["conference"],
                                  seed=f"aibench-study-gold|{seed}|{gold_items}", allocation=draws.EVEN) \
         if gold_items else []
