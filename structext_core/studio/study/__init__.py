@@ -79,6 +79,7 @@ from structext_core.studio.study.answering import (  # noqa: F401
     response_feedback,
     resume_question,
     submit_answer,
+    submit_draft,
     take_over,
 )
 from structext_core.studio.study.clock import (  # noqa: F401

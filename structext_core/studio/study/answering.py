@@ -419,7 +419,7 @@ def pause_question(
     db: sqlite_utils.Database,
     user_id: int,
     assignment_id: int,
-    draft: str = "",
+    draft: str | None = "",
     at: float | None = None,
     *,
     tab: str | None = None,
@@ -430,7 +430,8 @@ def pause_question(
 
     A pause hides the question in every tab of the annotator. The draft is kept when
     ``tab`` holds the question (or no tab is given), so a tab that lost the question does
-    not overwrite the other tab's draft.
+    not overwrite the other tab's draft; ``draft=None`` leaves the saved draft as it is (an
+    AIBench item's chosen letter, saved when chosen).
     """
     if reason not in PAUSE_REASONS:
         raise StudyError(f"A pause's reason is one of {', '.join(PAUSE_REASONS)}, got {reason!r}.")
@@ -443,7 +444,7 @@ def pause_question(
     settings = settings or clock_settings()
     with write_transaction(db):
         row = _open_assignment(db, user_id, assignment_id)
-        if tab is None or row["active_tab"] in (None, tab):
+        if draft is not None and (tab is None or row["active_tab"] in (None, tab)):
             _update_assignment(db, assignment_id, {"draft": draft, "draft_saved_at": at})
         if row["paused_at"] is None:
             _start_pause(db, row, at, reason, settings.grace_seconds)
@@ -504,19 +505,37 @@ def submit_answer(
     :class:`StaleQuestionError` when the item was already answered (nothing is changed).
     """
     response = response or ""
+    benchmark, _answer, n_options = _item_of(db, user_id, assignment_id)
+    refusal = kind_of(benchmark).refuse_response(response, n_options)
+    if refusal:
+        raise StudyError(refusal)
     if not response.strip():
         raise StudyError("Your answer is empty: type an answer in the box, or use 'Give up'.")
     if len(response) > MAX_RESPONSE_CHARS:
         raise StudyError(
             f"Your answer has {len(response):,} characters; the limit is {MAX_RESPONSE_CHARS:,}."
         )
-    benchmark, _answer, n_options = _item_of(db, user_id, assignment_id)
-    refusal = kind_of(benchmark).refuse_response(response, n_options)
-    if refusal:
-        raise StudyError(refusal)
     if n_options:  # a letter: stored as the key is written
         response = response.strip().upper()
     return _record(db, user_id, assignment_id, response, False, at, tab, settings)
+
+
+def submit_draft(
+    db: sqlite_utils.Database,
+    user_id: int,
+    assignment_id: int,
+    at: float | None = None,
+    *,
+    tab: str | None = None,
+    settings: ClockSettings | None = None,
+) -> Submission:
+    """Commit the answer as last saved on the server (the draft): an AIBench item's chosen
+    letter, so a submit key pressed right after a choice never sends an older one. As
+    :func:`submit_answer` otherwise."""
+    found = db.execute("SELECT draft FROM assignments WHERE id = ? AND user_id = ?", [assignment_id, user_id]).fetchone()
+    if found is None:
+        raise StudyError("That question is not one of yours.")
+    return submit_answer(db, user_id, assignment_id, found[0] or "", at, tab=tab, settings=settings)
 
 
 def give_up(
@@ -595,6 +614,8 @@ class Feedback:
     #: True when the same question is still open for the annotator in another study: then
     #: nothing about its correctness is given (``correct`` False, scores 0), only that note.
     withheld: bool = False
+    #: The answer was an option's letter (AIBench): ``correct`` is all there is to say.
+    letter: bool = False
 
 
 def response_feedback(db: sqlite_utils.Database, user_id: int, response_id: int) -> Feedback | None:
@@ -621,7 +642,8 @@ def response_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
     rouge, exact = rows[0]["rouge_l"], rows[0]["exact_match"]
     if rouge is None or exact is None:  # committed before answers were scored on commit
         rouge, exact = _score_rows(db, [response_id])[response_id]
-    return Feedback(correct=rouge >= PASS_THRESHOLD, rouge_l=rouge, exact_match=exact)
+    return Feedback(correct=rouge >= PASS_THRESHOLD, rouge_l=rouge, exact_match=exact,
+                    letter=rows[0]["paper_id"] is not None)
 
 
 @dataclass(frozen=True)
