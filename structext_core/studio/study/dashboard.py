@@ -247,9 +247,10 @@ def _median_of_others(seconds: pd.Series) -> pd.Series:
     return pd.Series(medians, index=seconds.index)
 
 
-def time_summary(df: pd.DataFrame) -> dict:
-    """Time per question: per annotator and per (depth, width) medians, and the rank
-    correlation of time with reference length (Spearman)."""
+def time_summary(df: pd.DataFrame, cells: Sequence[str] = ("depth", "width")) -> dict:
+    """Time per question: per annotator and per cell (``cells``: StrucText's (depth, width),
+    an AIBench study's (level, system)) medians, and the rank correlation of time with
+    reference length (Spearman; NaN where every length is the same)."""
     if df.empty:
         return {"per_annotator": pd.DataFrame(), "per_cell": pd.DataFrame(), "spearman_length": float("nan")}
 
@@ -264,7 +265,7 @@ def time_summary(df: pd.DataFrame) -> dict:
         })
 
     per_annotator = df.groupby("annotator").apply(stats, include_groups=False).reset_index()
-    per_cell = df.groupby(["depth", "width"]).apply(stats, include_groups=False).reset_index()
+    per_cell = df.groupby(list(cells)).apply(stats, include_groups=False).reset_index()
     # Spearman's rho is Pearson's r of the ranks (pandas' method="spearman" needs scipy).
     rho = df["elapsed_seconds"].rank().corr(df["reference_chars"].rank()) if len(df) > 2 else float("nan")
     return {"per_annotator": per_annotator, "per_cell": per_cell, "spearman_length": float(rho)}

@@ -67,6 +67,10 @@ class StudyKind:
     model_results: bool
     #: How the dashboard names its score, in one line.
     score_note: str
+    #: The columns of the dashboard's "time per cell" table.
+    time_cells: tuple[str, ...]
+    #: Whether time is set against the item's length (``reference_chars``) on the dashboard.
+    time_by_length: bool
 
 
 KINDS: dict[str, StudyKind] = {
@@ -78,6 +82,7 @@ KINDS: dict[str, StudyKind] = {
         True,
         "Score: mean ROUGE-L F1 with the paper's rule (below 0.75 counts as 0), in percent; "
         "exact match after whitespace normalisation. Intervals: 95% bootstrap over answers.",
+        ("depth", "width"), True,
     ),
     AIBENCH: StudyKind(
         AIBENCH, _letter_score, _one_letter,
@@ -87,6 +92,7 @@ KINDS: dict[str, StudyKind] = {
         False,
         "Score: accuracy, the share of answers whose letter is the key, in percent (a give-up is wrong). "
         "Intervals: 95% bootstrap over answers.",
+        ("level", "system"), False,
     ),
 }
 

@@ -19,6 +19,7 @@ from structext_core.benchmark.words import plural
 from structext_core.evaluation import scoring
 from structext_core.studio import accounts, changes
 from structext_core.studio.storage import write_transaction
+from structext_core.studio.study import kinds
 
 DEFAULT_SUITE = "test-hard"
 # The paper's suites, the study default first: ("test-hard", "test").
@@ -490,7 +491,8 @@ class Study:
     @property
     def label(self) -> str:
         """One line naming the study for a chooser: name, suite, size, annotators, status."""
-        return (f"{self.name} · {self.suite} · {self.counts.breakdown} · "
+        data = self.suite if self.benchmark == kinds.STRUCTEXT else f"AIBench {self.suite}"
+        return (f"{self.name} · {data} · {self.counts.breakdown} · "
                 f"{plural(self.n_annotators, 'annotator')} · {self.status}" + (" · archived" if self.archived else ""))
 
 
