@@ -99,7 +99,7 @@ def results_section(db, user) -> None:
         synthetic_failed(status)
     elif status.state != "ready":
         synthetic_progress()
-    names = _visible_datasets(status.state == "ready")
+    names = _visible_datasets(db, user, status.state == "ready")
     if not names:
         return
     name = st.selectbox("Data set", names, key="rs_aib_data")
@@ -190,7 +190,7 @@ def aibench_page(db, user) -> None:
     """The AIBench part of the Results page."""
     ui.show_flash()
     can_see = access.can(access.role_of(user), "answers", access.public_mode(db))
-    notes_place = apply_url(can_see)
+    notes_place = apply_url(db, user, can_see)
     paper_tables()
     if not can_see:
         st.caption("Model results on AIBench data sets are shown to researchers and admins.")
@@ -200,11 +200,14 @@ def aibench_page(db, user) -> None:
     write_url(can_see=True, notes_place=notes_place)
 
 
-def _visible_datasets(ready: bool) -> list[str]:
-    return [n for n in aibench_store.stored_datasets() if n != aibench_store.SYNTHETIC or ready]
+def _visible_datasets(db, user, ready: bool) -> list[str]:
+    """The stored data sets this user may open here (none an open AIBench study draws from, for
+    visitors and annotators: :func:`structext_core.studio.access.visible_aibench_datasets`)."""
+    names = [n for n in aibench_store.stored_datasets() if n != aibench_store.SYNTHETIC or ready]
+    return access.visible_aibench_datasets(db, user, names)
 
 
-def apply_url(can_see: bool):
+def apply_url(db, user, can_see: bool):
     """Open the AIBench view a pasted link describes (once per link); what it gets wrong is
     ignored with a note (``views.aibench_url_state``). Visitors' links set the paper's table only."""
     current, state = url_now(), st.session_state
@@ -213,7 +216,7 @@ def apply_url(can_see: bool):
     state["rs_aib_url_read"] = current
     options: dict[str, list] = {"benchmark": list(benchmarks.NAMES), "table": list(aibench_paper.TABLES)}
     if can_see:
-        names = _visible_datasets(aibench_store.synthetic_ready())
+        names = _visible_datasets(db, user, aibench_store.synthetic_ready())
         options.update(data=names, heatmap=list(HEATMAPS))
         name = url_state.read_url(current, options).values.get("data") or (names[0] if names else None)
         if name is not None:

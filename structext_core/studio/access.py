@@ -327,6 +327,18 @@ def visible_suites(db: sqlite_utils.Database, user: dict | None, names: Iterable
     return [name for name in names if name not in in_open_study]
 
 
+def visible_aibench_datasets(db: sqlite_utils.Database, user: dict | None, names: Iterable[str]) -> list[str]:
+    """Of the stored AIBench data sets ``names``, those whose questions with keys ``user`` may see
+    (Results drill-down): all for researchers and admins; for visitors and annotators (public
+    read-only mode) none that an open AIBench study draws from, as for StrucText's suites. Order kept."""
+    names = list(names)
+    if not restricted(role_of(user)):
+        return names
+    in_open_study = {row[0] for row in db.execute(
+        "SELECT suite FROM studies WHERE status = 'open' AND benchmark = 'aibench'")}
+    return [name for name in names if name not in in_open_study]
+
+
 def results_studies(db: sqlite_utils.Database, user: dict | None) -> list[str]:
     """Names of the studies whose human results ``user`` sees on Results: none for visitors
     and annotators; for researchers and admins every study except an open one set to show

@@ -220,3 +220,36 @@ def test_clone_keeps_the_benchmark_and_the_items(world):
     assert study.get_study(db, copy).benchmark == "aibench"
     assert db.execute("SELECT COUNT(*) FROM study_items WHERE study_id = ? AND system IS NOT NULL",
                       [copy]).fetchone()[0] == 12
+
+
+# ---------------------------------------------------------------- the seal on other services
+
+def test_question_review_gives_no_paper_whose_questions_are_open_for_the_reviewer(world):
+    from structext_core.studio import access
+    from structext_core.studio import question_review as qr
+
+    db, p = world["db"], world["people"]
+    study_id = _create(world, n_items=1, who=("ann1",))
+    open_papers = seal.open_papers(db, p["ann1"]["id"])
+    assert open_papers and open_papers <= set(aibench_study.load("synthetic").papers)
+    campaign = qr.create_campaign(db, "review", "synthetic", [p["ann1"]["id"]], p["lead"], double_share=0)
+    items = qr.list_items(db, campaign, p["ann1"]["id"])
+    sealed = [i for i in items if i["paper_id"] in open_papers]
+    free = [i for i in items if i["paper_id"] not in open_papers]
+    assert sealed and free
+    nxt = qr.next_item(db, campaign, p["ann1"]["id"])
+    assert nxt["paper_id"] not in open_papers
+    with pytest.raises(qr.ReviewError, match="still have to answer in an open AIBench study"):
+        qr.paper_for(db, sealed[0], p["ann1"])
+    assert qr.paper_for(db, free[0], p["ann1"]).id == free[0]["paper_id"]
+    # Results drill-down with keys, in public read-only mode: not of a data set an open study draws from
+    access.set_public_mode(db, True, p["lead"])
+    assert access.visible_aibench_datasets(db, p["ann1"], ["synthetic", "other"]) == ["other"]
+    assert access.visible_aibench_datasets(db, p["reader"], ["synthetic", "other"]) == ["synthetic", "other"]
+    # once every item is answered, the paper is the reviewer's to see
+    study.accept_rule(db, study_id, p["ann1"]["id"])
+    while (view := study.open_question(db, study_id, p["ann1"]["id"])) is not None:
+        study.give_up(db, p["ann1"]["id"], view.assignment_id)
+    assert qr.paper_for(db, sealed[0], p["ann1"]).id == sealed[0]["paper_id"]
+    study.set_study_status(db, study_id, "closed")
+    assert access.visible_aibench_datasets(db, p["ann1"], ["synthetic"]) == ["synthetic"]
