@@ -35,7 +35,7 @@ ROLES = (VISITOR, ANNOTATOR, RESEARCHER, ADMIN)
 ROLE_PLURALS = {VISITOR: "visitors", ANNOTATOR: "annotators", RESEARCHER: "researchers", ADMIN: "admins"}
 PUBLIC_MODE_KEY = "public_read_only"
 HUMAN_SOURCE_PREFIX = "human-study:"  # the source label of human rows (as results_store)
-PUBLIC_CONDITION = "suites in no open study, never a sample of an open study"
+PUBLIC_CONDITION = "suites and AIBench data sets in no open study, never a sample of an open study"
 
 
 class AccessError(PermissionError):
@@ -96,13 +96,18 @@ PAGES: tuple[Page, ...] = (
                "of suites in no open study); researchers and admins: also imported and human results; "
                "loading data: admins"),
     Page("human_baseline", "human_baseline.py", "Human baseline", ":material/timer:", "Annotate",
-         "human_baseline", _rule((ANNOTATOR, ADMIN))),
+         "human_baseline", _rule((ANNOTATOR, ADMIN)),
+         shows="annotators: their own current question (StrucText: reference, question, requirement; AIBench: "
+               "the image as blinded pixels, the question and its options), an answer key only after a practice "
+               "answer; never a key of an item they may still answer, another person's answer, or an AIBench "
+               "item's system, paper id or file name"),
     Page("rewrite", "rewrite.py", "Real-Test rewriting", ":material/edit_note:", "Annotate", "rewrite",
          _rule((ANNOTATOR, ADMIN))),
     Page("question_review", "question_review.py", "AIBench question review", ":material/rate_review:", "Annotate",
          "question_review", _rule((ANNOTATOR, ADMIN)),
          shows="reviewers: only the papers dealt to them (figure, method text, graph, questions with their keys); "
-               "never another reviewer's decisions on a double-reviewed paper"),
+               "never another reviewer's decisions on a double-reviewed paper, nor a paper whose questions they "
+               "still answer in an open AIBench study"),
     Page("pairwise", "pairwise.py", "Pairwise comparison", ":material/compare:", "Annotate", "pairwise",
          _rule((ANNOTATOR, ADMIN)),
          shows="annotators: their own current pair as two blinded images (no system name, paper id or file name, "
@@ -121,7 +126,8 @@ PAGES: tuple[Page, ...] = (
 )
 
 CAPABILITIES: tuple[Capability, ...] = (
-    Capability("answers", "answers and rule hints of a suite's samples (Explore, Results drill-down)",
+    Capability("answers", "answers and rule hints of a suite's samples, AIBench answer keys (Explore, Results "
+                          "drill-down)",
                _rule((RESEARCHER, ADMIN), (VISITOR, ANNOTATOR), PUBLIC_CONDITION)),
     Capability("model_results", "imported model results on Results",
                _rule((RESEARCHER, ADMIN), (VISITOR, ANNOTATOR), PUBLIC_CONDITION)),
@@ -183,7 +189,8 @@ def can(role: str, capability_key: str, public_mode_on: bool = False) -> bool:
 #: only of the pages it may open).
 HOME_CARDS = (
     ("explore", "**Explore** the generated suites: every sample with its reference, question, answer and rule hint."),
-    ("human_baseline", "**Human baseline**: answer Test-Hard questions against the clock."),
+    ("human_baseline", "**Human baseline**: answer Test-Hard questions, or AIBench questions from an image, "
+                       "against the clock."),
     ("rewrite", "**Real-Test rewriting**: rewrite samples into real-world scenarios."),
     ("results", "**Results**: heatmaps of model and human scores by format, task, depth and width."),
 )
