@@ -553,17 +553,25 @@ def _text_feedback(feedback: study.PracticeFeedback) -> None:
 
 
 def _letter_feedback(feedback: study.PracticeFeedback) -> None:
-    """An image question's practice feedback: correct or not, the chosen option and the key's."""
-    if feedback.gave_up:
-        st.warning("You gave up on this one.")
-    else:
-        (st.success if feedback.passed else st.warning)(
-            f"Your answer is **{'correct' if feedback.passed else 'not correct'}**.")
-        st.markdown(f"Your answer: {_option_text(feedback.options, feedback.response)}")
-    if feedback.key_withheld:
-        st.info(study.KEY_WITHHELD, icon=":material/lock:")
-    else:
-        st.markdown(f"The answer key: {_option_text(feedback.options, feedback.answer)}")
+    """An image question's practice feedback: correct or not, the chosen option and the key's,
+    beside the image and the question again (so the key can be checked against the figure)."""
+    image_column, text_column = st.columns([3, 2], gap="medium")
+    with text_column:
+        if feedback.gave_up:
+            st.warning("You gave up on this one.")
+        else:
+            (st.success if feedback.passed else st.warning)(
+                f"Your answer is **{'correct' if feedback.passed else 'not correct'}**.")
+        st.markdown("**Question**")
+        st.text(feedback.question)
+        if not feedback.gave_up:
+            st.markdown(f"Your answer: {_option_text(feedback.options, feedback.response)}")
+        if feedback.key_withheld:
+            st.info(study.KEY_WITHHELD, icon=":material/lock:")
+        else:
+            st.markdown(f"The answer key: {_option_text(feedback.options, feedback.answer)}")
+    with image_column:
+        image_box(feedback.assignment_id)
 
 
 def practice_feedback_screen(feedback: study.PracticeFeedback) -> None:
@@ -790,22 +798,24 @@ def image_question_screen(view: study.QuestionView) -> None:
     layout = st.segmented_control("Image", list(IMAGE_LAYOUTS), format_func=IMAGE_LAYOUTS.get, default="beside",
                                   key="hb_image_layout", help="Full width shows the image as large as the page "
                                   "allows; the button at its top right shows it on the whole screen.")
-    try:
-        image = study.item_image(db, user["id"], aid)
-    except study.StudyError as error:
-        st.error(f"The image of this question cannot be shown: {error}")
-        image = None
     if layout == "wide":
-        if image is not None:
-            st.image(image, width="stretch", output_format="PNG")
+        image_box(aid)
         options_panel(view)
     else:
         image_column, question_column = st.columns([3, 2], gap="medium")
         with image_column:
-            if image is not None:
-                st.image(image, width="stretch", output_format="PNG")
+            image_box(aid)
         with question_column:
             options_panel(view)
+
+
+def image_box(assignment_id: int) -> None:
+    """The question's image in a frame (a blank image still shows where it is), as blinded pixels."""
+    with st.container(border=True):
+        try:
+            st.image(study.item_image(db, user["id"], assignment_id), width="stretch", output_format="PNG")
+        except study.StudyError as error:
+            st.error(f"The image of this question cannot be shown: {error}")
 
 
 def options_panel(view: study.QuestionView) -> None:
@@ -818,7 +828,7 @@ def options_panel(view: study.QuestionView) -> None:
     st.text(view.question)
     letters = tuple("ABCD"[:len(view.options)])
     for letter, text in zip(letters, view.options):
-        st.button(f"**{letter}**  {markdown_text(text)}", key=_option_key(aid, letter), width="stretch",
+        st.button(f"**{letter}**  {markdown_text(text)}", key=_option_key(aid, letter), width="stretch", wrap=True,
                   type="primary" if letter == chosen else "secondary", on_click=on_choose, args=(aid, letter),
                   help=f"Key {letter}")
     confirming = st.session_state.get("hb_confirm_give_up") == aid

@@ -94,6 +94,7 @@ def test_practice_feedback_shows_the_key_only_after_the_answer(world):
     assert any("not correct" in w.value for w in at.warning)
     said = " ".join(m.value for m in at.markdown)
     assert f"The answer key: **{item['answer']}**" in said and f"Your answer: **{wrong}**" in said
+    assert len(at.get("image")) == 1 and item["question"] in [t.value for t in at.text]
     _button(at, "Next practice question").click().run()
     assert "Practice question **2** of 2" in at.get("progress")[0].proto.text
 

@@ -174,8 +174,11 @@ class PracticeFeedback:
     #: True when the same question is still open for the annotator in another study: the key
     #: is not given (:mod:`structext_core.studio.seal`); the score is.
     key_withheld: bool = False
-    #: An AIBench item's options (lettered A, B, ...): ``response`` and ``answer`` are letters.
+    #: An AIBench item's options (lettered A, B, ...): ``response`` and ``answer`` are letters;
+    #: its question, and its assignment (whose image the page shows again beside the key).
     options: tuple[str, ...] = ()
+    question: str = ""
+    assignment_id: int = 0
 
     @property
     def passed(self) -> bool:
@@ -197,7 +200,8 @@ def practice_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
                r.rouge_l, r.exact_match, i.sample_id, json_extract(i.sample_json, '$.reference'),
                (SELECT COUNT(*) FROM assignments p JOIN study_items pi ON pi.id = p.item_id
                  WHERE p.study_id = r.study_id AND p.user_id = r.user_id AND pi.kind = 'practice'),
-               i.paper_id, i.question_id, json_extract(i.sample_json, '$.options'), s.benchmark
+               i.paper_id, i.question_id, json_extract(i.sample_json, '$.options'), s.benchmark,
+               json_extract(i.sample_json, '$.question'), a.id
         FROM responses r
         JOIN assignments a ON a.id = r.assignment_id
         JOIN study_items i ON i.id = r.item_id
@@ -209,7 +213,7 @@ def practice_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
     if row is None:
         return None
     (study_id, response_id, seq, response, gave_up, answer, rouge, exact, sample_id, reference, total,
-     paper_id, question_id, options, benchmark) = row
+     paper_id, question_id, options, benchmark, question, assignment_id) = row
     if rouge is None or exact is None:  # committed before answers were scored on commit
         rouge, exact = _score(answer, response, bool(gave_up), benchmark)
     withheld = seal.key_withheld(db, user_id, {"id": sample_id, "reference": reference,
@@ -217,7 +221,9 @@ def practice_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
     return PracticeFeedback(study_id=study_id, response_id=response_id, seq=seq, total=total,
                             response=response or "", gave_up=bool(gave_up), answer="" if withheld else answer or "",
                             rouge_l=float(rouge), exact_match=int(exact), key_withheld=withheld,
-                            options=tuple(json.loads(options)) if options else ())
+                            options=tuple(json.loads(options)) if options else (),
+                            question=question if options and isinstance(question, str) else "",
+                            assignment_id=assignment_id)
 
 
 
