@@ -108,7 +108,7 @@ def image_item_panel(detail: study.ItemDetail) -> None:
     st.caption(f"Level {item.level} · {item.system} · paper {item.paper_id} ({item.conference}) · question "
                f"{item.question_id} · {item.kind} item")
     left, right = st.columns([3, 2], gap="large")
-    with left:
+    with left, st.container(border=True):  # framed: a blank image still shows where it is
         try:
             st.image(study.lead_image(db, item.item_id), width="stretch", output_format="PNG")
         except study.StudyError as error:
@@ -116,7 +116,7 @@ def image_item_panel(detail: study.ItemDetail) -> None:
     with right:
         st.markdown(f"**Question:** {markdown_text(detail.question)}")
         st.markdown("  \n".join(
-            f"{'✅ ' if letter == detail.answer else ''}**{letter}** · {markdown_text(text)}"
+            f"{':material/check_circle: ' if letter == detail.answer else ''}**{letter}** · {markdown_text(text)}"
             + (" *(answer key)*" if letter == detail.answer else "")
             for letter, text in zip("ABCD", detail.options)))
         if detail.responses:

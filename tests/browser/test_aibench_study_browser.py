@@ -144,3 +144,25 @@ def test_keyboard_answers_and_a_reload_mid_question(page, app_server, app_env, w
         assert not any(secret.encode() in frame for frame in frames), f"{secret!r} in a websocket frame"
         assert not any(secret in url or secret.encode() in data for url, data in images), f"{secret!r} in an image"
     assert all(len(data) % 262_144 == 0 for _, data in images)  # padded: the size names no system
+
+
+def test_the_lead_reads_the_dashboard_and_adjudicates(page, app_server, app_env, wait_for_app, screenshot):
+    """After the annotator's journey (same server): the dashboard by system, and one item in full."""
+    log_in(page, app_server, wait_for_app, app_env["admin_user"], app_env["admin_password"])
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Studies", exact=True).click()
+    page.get_by_role("heading", name="Human-baseline studies").wait_for()
+    wait_for_app(page, timeout=60_000)
+    page.get_by_text("Accuracy", exact=True).wait_for(timeout=60_000)
+    page.get_by_test_id("stButtonGroup").get_by_text("System", exact=True).click()
+    wait_for_app(page, timeout=60_000)
+    no_exception(page)
+    page.get_by_text("Accuracy", exact=True).scroll_into_view_if_needed()
+    screenshot(page, "aibench_study_lead_dashboard")
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Adjudication", exact=True).click()
+    page.get_by_role("heading", name="Adjudication").wait_for()
+    page.locator('[data-testid="stImage"] img').first.wait_for(timeout=60_000)
+    wait_for_app(page, timeout=60_000)
+    no_exception(page)
+    assert page.get_by_text("(answer key)").count() == 1
+    page.get_by_text("(answer key)").scroll_into_view_if_needed()
+    screenshot(page, "aibench_study_lead_adjudication")
