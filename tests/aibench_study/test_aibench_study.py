@@ -253,3 +253,16 @@ def test_question_review_gives_no_paper_whose_questions_are_open_for_the_reviewe
     assert qr.paper_for(db, sealed[0], p["ann1"]).id == sealed[0]["paper_id"]
     study.set_study_status(db, study_id, "closed")
     assert access.visible_aibench_datasets(db, p["ann1"], ["synthetic"]) == ["synthetic"]
+
+
+def test_papers_practised_in_another_study_are_not_counted_where_it_can_be_avoided(world):
+    db = world["db"]
+    first = _create(world, "first", n_items=6, practice=2, seed=0)
+    practised = {i["paper_id"] for i in _items(db, first, "practice")}
+    assert len(practised) == 1
+    second = _create(world, "second", n_items=10, practice=1, seed=7)
+    assert {i["paper_id"] for i in _items(db, second, "practice")} == practised  # its keys are out already
+    assert not practised & {i["paper_id"] for i in _items(db, second, "study")}
+    # with no other way to draw 45 questions, the practised paper is counted (its keys stay sealed)
+    third = _create(world, "third", n_items=45, seed=1)
+    assert practised & {i["paper_id"] for i in _items(db, third, "study")}

@@ -25,6 +25,10 @@ The draw (deterministic for (data set, n, practice, gold, seed)):
 4. **Counted** items: a stratified draw (:func:`structext_core.studio.study.store.stratified_draw`)
    in proportion to level x system x conference over every question of the other papers.
 
+Across studies over the same data set: a paper that another AIBench study uses for practice has
+had its keys shown, so practice takes such papers first, and the counted draw leaves them out
+while the papers left still hold enough questions (the seal withholds keys otherwise).
+
 Blinding: the annotator's page gets the question, its options and the image's pixels re-encoded
 without metadata and padded to a size bucket (:func:`structext_core.studio.pairwise.blinded_png`),
 asked for by the assignment's own id; never the system, the paper id, the file's name or path.
@@ -130,15 +134,22 @@ def _set_aside(data: aibench_dataset.Dataset, order: Sequence[str], wanted: int,
 
 
 def draw_items(data: aibench_dataset.Dataset, n_items: int, practice_items: int, gold_items: int,
-               seed: int, dataset: str = "the data set") -> tuple[list[dict], list[dict], list[dict]]:
-    """The counted, gold and practice items of a study over ``data`` (see the module notes)."""
+               seed: int, dataset: str = "the data set", keys_shown: set[str] | frozenset = frozenset(),
+               ) -> tuple[list[dict], list[dict], list[dict]]:
+    """The counted, gold and practice items of a study over ``data`` (see the module notes);
+    ``keys_shown``: papers other studies use for practice (taken for practice first, kept out
+    of the counted draw where it can do without them)."""
     order = _papers_in_order(data, seed)
+    order = [p for p in order if p in keys_shown] + [p for p in order if p not in keys_shown]
     practice_pool = _set_aside(data, order, practice_items, sorted(LEVELS), "questions for practice") \
         if practice_items else []
     order = [p for p in order if p not in {item["paper_id"] for item in practice_pool}]
     gold_pool = _set_aside(data, order, gold_items, [GOLD_LEVEL], f"level-{GOLD_LEVEL} questions for gold") \
         if gold_items else []
     rest = [p for p in order if p not in {item["paper_id"] for item in gold_pool}]
+    unseen = [p for p in rest if p not in keys_shown]
+    if sum(len(data.papers[p].questions) for p in unseen) >= n_items:
+        rest = unseen
     dealt = deal_systems(data, rest, seed)
     pool = [_item(data.papers[p], q, dealt[p], data.images[(dealt[p], p)].path)
             for p in rest if p in dealt for q in data.papers[p].questions]
@@ -180,7 +191,11 @@ def create_aibench_study(
     Raises :class:`StudyError` saying what to change (nothing is written then)."""
     name, rule_text = validate_setup(db, name, rule_text, annotator_ids)
     practice_items, gold_items, gold_pass = _check_quality_setup(practice_items, gold_items, gold_pass, n_items)
-    counted, gold, practice = draw_items(load(dataset), int(n_items), practice_items, gold_items, seed, dataset)
+    keys_shown = {row[0] for row in db.execute(
+        "SELECT DISTINCT i.paper_id FROM study_items i JOIN studies s ON s.id = i.study_id"
+        " WHERE s.benchmark = ? AND s.suite = ? AND i.kind = 'practice'", [AIBENCH, dataset])}
+    counted, gold, practice = draw_items(load(dataset), int(n_items), practice_items, gold_items, seed, dataset,
+                                         keys_shown)
     return insert_study(
         db, {"name": name, "suite": dataset, "seed": seed, "rule_text": rule_text, "benchmark": AIBENCH,
              "show_correctness": int(show_correctness), "created_by": created_by, "gold_pass": gold_pass},
