@@ -519,10 +519,7 @@ def rule_screen(chosen: study.AnnotatorStudy) -> None:
         "- Open the study in one tab at a time: opening it in another tab moves the question there.\n"
         f"- Taking a break? Press **Pause**: the question is hidden and its clock stops.{idle}\n"
         "- If you cannot answer, press **Give up**; that is recorded too.\n"
-        + ("- Each question shows an image and options **A** to **D**: click an option or press its letter, then "
-           "**Submit** or **Enter**. Your choice is saved as soon as you make it."
-           if chosen.benchmark == study.AIBENCH else
-           "- Press **Ctrl+Enter** (⌘+Enter on a Mac) in the answer box to submit.")
+        + f"- {study.kind_of(chosen.benchmark).how_to_answer}"
     )
     st.button("I have read the rule: start", type="primary", on_click=on_accept_rule,
               args=(chosen.id,))

@@ -71,6 +71,10 @@ class StudyKind:
     time_cells: tuple[str, ...]
     #: Whether time is set against the item's length (``reference_chars``) on the dashboard.
     time_by_length: bool
+    #: How a study names what it draws from (``{suite}``: its suite or data set), in choosers.
+    source_label: str
+    #: The rule screen's line on how to answer and submit.
+    how_to_answer: str
 
 
 KINDS: dict[str, StudyKind] = {
@@ -82,7 +86,8 @@ KINDS: dict[str, StudyKind] = {
         True,
         "Score: mean ROUGE-L F1 with the paper's rule (below 0.75 counts as 0), in percent; "
         "exact match after whitespace normalisation. Intervals: 95% bootstrap over answers.",
-        ("depth", "width"), True,
+        ("depth", "width"), True, "{suite}",
+        "Press **Ctrl+Enter** (⌘+Enter on a Mac) in the answer box to submit.",
     ),
     AIBENCH: StudyKind(
         AIBENCH, _letter_score, _one_letter,
@@ -92,7 +97,9 @@ KINDS: dict[str, StudyKind] = {
         False,
         "Score: accuracy, the share of answers whose letter is the key, in percent (a give-up is wrong). "
         "Intervals: 95% bootstrap over answers.",
-        ("level", "system"), False,
+        ("level", "system"), False, "AIBench {suite}",
+        "Each question shows an image and options **A** to **D**: click an option or press its letter, then "
+        "**Submit** or **Enter**. Your choice is saved as soon as you make it.",
     ),
 }
 

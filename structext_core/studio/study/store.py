@@ -491,7 +491,7 @@ class Study:
     @property
     def label(self) -> str:
         """One line naming the study for a chooser: name, suite, size, annotators, status."""
-        data = self.suite if self.benchmark == kinds.STRUCTEXT else f"AIBench {self.suite}"
+        data = kinds.kind_of(self.benchmark).source_label.format(suite=self.suite)
         return (f"{self.name} · {data} · {self.counts.breakdown} · "
                 f"{plural(self.n_annotators, 'annotator')} · {self.status}" + (" · archived" if self.archived else ""))
 
