@@ -101,8 +101,34 @@ def item_list(chosen: study.Study) -> study.ItemSummary | None:
 # ---------------------------------------------------------------- one item
 
 
+def image_item_panel(detail: study.ItemDetail) -> None:
+    """An AIBench item: the image the annotators saw, the question, its options with the key marked."""
+    item = detail.summary
+    st.subheader(f"Question #{item.position}")
+    st.caption(f"Level {item.level} · {item.system} · paper {item.paper_id} ({item.conference}) · question "
+               f"{item.question_id} · {item.kind} item")
+    left, right = st.columns([3, 2], gap="large")
+    with left, st.container(border=True):  # framed: a blank image still shows where it is
+        try:
+            st.image(study.lead_image(db, item.item_id), width="stretch", output_format="PNG")
+        except study.StudyError as error:
+            st.error(f"The image cannot be shown: {error}")
+    with right:
+        st.markdown(f"**Question:** {markdown_text(detail.question)}")
+        st.markdown("  \n".join(
+            f"{':material/check_circle: ' if letter == detail.answer else ''}**{letter}** · {markdown_text(text)}"
+            + (" *(answer key)*" if letter == detail.answer else "")
+            for letter, text in zip("ABCD", detail.options)))
+        if detail.responses:
+            st.caption("Chosen: " + ", ".join(f"{r.annotator} {'gave up' if r.gave_up else r.response}"
+                                              for r in detail.responses))
+
+
 def sample_panel(detail: study.ItemDetail) -> None:
     item = detail.summary
+    if detail.options:
+        image_item_panel(detail)
+        return
     st.subheader(f"Question #{item.position}")
     st.caption(f"{item.language} · {item.task} (task {item.task_id}) · depth {item.depth}, width {item.width} · "
                f"sample {item.sample_id} · {item.kind} item")
@@ -128,16 +154,24 @@ def _seconds(value: float | None) -> str:
     return "–" if value is None else durations.clock(value)
 
 
-def response_panel(response: study.ResponseDetail) -> None:
+def response_panel(response: study.ResponseDetail, options: tuple[str, ...] = ()) -> None:
     rid = response.response_id
     with st.container(border=True):
         head = f"**{response.annotator}**" + (" · gave up" if response.gave_up else "")
         st.markdown(head)
-        if not response.gave_up:
+        if options and not response.gave_up:
+            index = "ABCD".find(response.response) if response.response else -1
+            chosen = options[index] if 0 <= index < len(options) else ""
+            st.markdown(f"Chose **{markdown_text(response.response)}** · {markdown_text(chosen)}")
+        elif not response.gave_up:
             st.code(response.response, language="text", wrap_lines=True)
         override = response.override
-        score_line = (f"ROUGE-L {response.rouge_l:.3f} · exact match {response.exact_match} · "
-                      f"automatic score {response.score_auto:.2f} · **final score {response.score:.2f}**")
+        if options:
+            score_line = (f"{'correct' if response.exact_match else 'not correct'} (automatic score "
+                          f"{response.score_auto:.0f}) · **final score {response.score:.2f}**")
+        else:
+            score_line = (f"ROUGE-L {response.rouge_l:.3f} · exact match {response.exact_match} · "
+                          f"automatic score {response.score_auto:.2f} · **final score {response.score:.2f}**")
         st.markdown(score_line)
         if override is not None:
             st.info(f"Set by hand to {override.score:g} by {override.by or '(deleted account)'} on "
@@ -209,4 +243,4 @@ if summary is not None:
     if not detail.responses:
         st.info("No annotator has answered this question yet.")
     for response in detail.responses:
-        response_panel(response)
+        response_panel(response, detail.options)

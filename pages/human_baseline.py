@@ -9,6 +9,11 @@ every ``STRUCTEXT_HEARTBEAT_SECONDS`` (its reply reruns the page when the questi
 over, paused or answered elsewhere), an input report of the activity component (input, and
 the answer as typed: a few seconds after the last keystroke at the latest), or an action
 (submit, pause, ...). ``pause_watch`` on the pause screen sends the same heartbeats.
+
+An AIBench study's question (:func:`image_question_screen`) is an image and a question with
+lettered options: the image arrives as blinded pixels asked for by the assignment's id (no
+system, paper or file name), the chosen option is the draft saved on the server (a reload
+shows it chosen), A-D choose and Enter submits (``pages.ui.option_keys``).
 """
 
 import secrets
@@ -16,7 +21,7 @@ import secrets
 import streamlit as st
 
 from pages import ui
-from pages.ui import activity
+from pages.ui import activity, option_keys
 from pages.ui import clock as clock_widget
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark.formats import DISPLAY_NAMES
@@ -85,6 +90,7 @@ ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 _activity = activity.component()
 _clock = clock_widget.component()
 _window = st.components.v2.component("structext_reference_window", css=WINDOW_CSS, js=WINDOW_JS)
+_option_keys = option_keys.component()
 user = ui.require_page("human_baseline")
 db = ui.get_db()
 # This browser tab: a reload or a new tab is a new Streamlit session, so a new tab id.
@@ -236,13 +242,31 @@ def on_pause(assignment_id: int) -> None:
     _report(study.pause_question, assignment_id, _answer_text(assignment_id), tab=tab_id)
 
 
+def on_choose(assignment_id: int, letter: str) -> None:
+    """An option chosen (click or key): saved on the server as the draft, at once."""
+    status = _report(study.record_activity, assignment_id, tab_id, draft=letter, settings=settings)
+    if status is not None and status.draft_saved:
+        st.session_state["hb_chosen"] = (assignment_id, letter)
+
+
+def on_submit_choice(assignment_id: int, name: str) -> None:
+    """Submit the option saved as chosen (the server's draft, never an older one on the page)."""
+    _after_answer(_report(study.submit_draft, assignment_id, tab=tab_id, settings=settings), name)
+
+
+def on_pause_choice(assignment_id: int) -> None:
+    _report(study.pause_question, assignment_id, None, tab=tab_id)
+
+
 def on_resume(assignment_id: int) -> None:
     _report(study.resume_question, assignment_id, tab=tab_id)
 
 
 def on_give_up_asked(assignment_id: int) -> None:
     st.session_state["hb_confirm_give_up"] = assignment_id
-    _report(study.record_activity, assignment_id, tab_id, draft=_answer_text(assignment_id))
+    # An image question has no answer box: its draft (the chosen letter) is saved already.
+    typed = st.session_state.get(_text_key(assignment_id))
+    _report(study.record_activity, assignment_id, tab_id, draft=typed)
 
 
 def on_give_up_confirmed(assignment_id: int, name: str) -> None:
@@ -355,7 +379,7 @@ def clock(assignment_id: int) -> None:
 
 
 @ui.fragment
-def activity_watch(assignment_id: int) -> None:
+def activity_watch(assignment_id: int, answer_size: bool = True) -> None:
     """Input reports from the page: they keep the idle pause away and save the draft."""
     _check_logged_in()
     result = _activity(
@@ -368,8 +392,9 @@ def activity_watch(assignment_id: int) -> None:
     # Not this question's, or already handled (this fragment also runs with every page run).
     if report is not None and report.seq != st.session_state.get("hb_report_seq"):
         _take_report(assignment_id, report)
-    st.caption(f"Your answer: {viewer.answer_size(_known_answer(assignment_id))}",
-               help="As last sent by this page: it follows your typing every few seconds.")
+    if answer_size:
+        st.caption(f"Your answer: {viewer.answer_size(_known_answer(assignment_id))}",
+                   help="As last sent by this page: it follows your typing every few seconds.")
 
 
 def _take_report(assignment_id: int, report: study.ActivityReport) -> None:
@@ -436,7 +461,8 @@ def show_messages() -> None:
                     "for you in another study.")
             return
         verdict = "correct" if feedback.correct else "not correct"
-        text = f"Your previous answer was **{verdict}** (ROUGE-L {feedback.rouge_l:.2f})."
+        text = f"Your previous answer was **{verdict}**" + (
+            "." if feedback.letter else f" (ROUGE-L {feedback.rouge_l:.2f}).")
         (st.success if feedback.correct else st.warning)(text)
 
 
@@ -497,10 +523,56 @@ def rule_screen(chosen: study.AnnotatorStudy) -> None:
         "- Open the study in one tab at a time: opening it in another tab moves the question there.\n"
         f"- Taking a break? Press **Pause**: the question is hidden and its clock stops.{idle}\n"
         "- If you cannot answer, press **Give up**; that is recorded too.\n"
-        "- Press **Ctrl+Enter** (⌘+Enter on a Mac) in the answer box to submit."
+        + f"- {study.kind_of(chosen.benchmark).how_to_answer}"
     )
     st.button("I have read the rule: start", type="primary", on_click=on_accept_rule,
               args=(chosen.id,))
+
+
+def _option_text(options: tuple[str, ...], letter: str) -> str:
+    index = "ABCD".find(letter) if letter else -1
+    return f"**{letter}** · {markdown_text(options[index])}" if 0 <= index < len(options) else markdown_text(letter)
+
+
+def _text_feedback(feedback: study.PracticeFeedback) -> None:
+    """A typed answer's practice feedback: its ROUGE-L and exact match, and the answer key."""
+    if feedback.gave_up:
+        st.warning("You gave up on this one." + ("" if feedback.key_withheld else
+                                                 " Here is the answer the study expects."))
+    else:
+        verdict = "passed" if feedback.passed else "not passed"
+        (st.success if feedback.passed else st.warning)(
+            f"Your answer **{verdict}**: ROUGE-L {feedback.rouge_l:.2f} (the pass mark is "
+            f"{study.PASS_THRESHOLD:.2f}), exact match {'yes' if feedback.exact_match else 'no'}.")
+        st.markdown("**Your answer**")
+        st.code(feedback.response, language=None)
+    if feedback.key_withheld:
+        st.info(study.KEY_WITHHELD, icon=":material/lock:")
+    else:
+        st.markdown("**The answer key**")
+        st.code(feedback.answer, language=None)
+
+
+def _letter_feedback(feedback: study.PracticeFeedback) -> None:
+    """An image question's practice feedback: correct or not, the chosen option and the key's,
+    beside the image and the question again (so the key can be checked against the figure)."""
+    image_column, text_column = st.columns([3, 2], gap="medium")
+    with text_column:
+        if feedback.gave_up:
+            st.warning("You gave up on this one.")
+        else:
+            (st.success if feedback.passed else st.warning)(
+                f"Your answer is **{'correct' if feedback.passed else 'not correct'}**.")
+        st.markdown("**Question**")
+        st.text(feedback.question)
+        if not feedback.gave_up:
+            st.markdown(f"Your answer: {_option_text(feedback.options, feedback.response)}")
+        if feedback.key_withheld:
+            st.info(study.KEY_WITHHELD, icon=":material/lock:")
+        else:
+            st.markdown(f"The answer key: {_option_text(feedback.options, feedback.answer)}")
+    with image_column:
+        image_box(feedback.assignment_id)
 
 
 def practice_feedback_screen(feedback: study.PracticeFeedback) -> None:
@@ -508,21 +580,7 @@ def practice_feedback_screen(feedback: study.PracticeFeedback) -> None:
     shown (so reading this counts on no question's clock)."""
     with st.container(border=True):
         st.subheader(f"Practice question {feedback.seq} of {feedback.total}: how you did")
-        if feedback.gave_up:
-            st.warning("You gave up on this one." + ("" if feedback.key_withheld else
-                                                     " Here is the answer the study expects."))
-        else:
-            verdict = "passed" if feedback.passed else "not passed"
-            (st.success if feedback.passed else st.warning)(
-                f"Your answer **{verdict}**: ROUGE-L {feedback.rouge_l:.2f} (the pass mark is "
-                f"{study.PASS_THRESHOLD:.2f}), exact match {'yes' if feedback.exact_match else 'no'}.")
-            st.markdown("**Your answer**")
-            st.code(feedback.response, language=None)
-        if feedback.key_withheld:
-            st.info(study.KEY_WITHHELD, icon=":material/lock:")
-        else:
-            st.markdown("**The answer key**")
-            st.code(feedback.answer, language=None)
+        (_letter_feedback if feedback.options else _text_feedback)(feedback)
         last = feedback.seq >= feedback.total
         st.caption("Practice is not counted. " + ("Next come the study's questions; their answers are not shown."
                                                    if last else ""))
@@ -569,6 +627,9 @@ def taken_over_screen(view: study.QuestionView) -> None:
 
 
 def question_screen(view: study.QuestionView) -> None:
+    if view.options:
+        image_question_screen(view)
+        return
     top_left, top_right = st.columns([4, 1], vertical_alignment="bottom")
     with top_left:
         st.progress((view.seq - 1) / view.total,
@@ -713,6 +774,87 @@ def answer_form(view: study.QuestionView) -> None:
         no.button("No, keep answering", width="stretch", on_click=on_give_up_cancelled)
     else:
         st.caption("Ctrl+Enter (⌘+Enter on a Mac) submits. Your answer is saved as you type.")
+
+
+# ---------------------------------------------------------------- an image question (AIBench)
+
+IMAGE_LAYOUTS = {"beside": "Beside the question", "wide": "Full width"}
+
+
+def _option_key(assignment_id: int, letter: str) -> str:
+    return f"hb_opt_{letter}_{assignment_id}"
+
+
+def image_question_screen(view: study.QuestionView) -> None:
+    """The image alone, and the question with its options A-D: nothing names the system, the
+    paper or the image's file. Keys: A-D choose, Enter submits."""
+    aid = view.assignment_id
+    top_left, top_right = st.columns([4, 1], vertical_alignment="bottom")
+    with top_left:
+        st.progress((view.seq - 1) / view.total,
+                    text=f"{'Practice question' if view.practice else 'Question'} **{view.seq}** of {view.total}")
+    with top_right:
+        clock(aid)
+    show_messages()
+    layout = st.segmented_control("Image", list(IMAGE_LAYOUTS), format_func=IMAGE_LAYOUTS.get, default="beside",
+                                  key="hb_image_layout", help="Full width shows the image as large as the page "
+                                  "allows; the button at its top right shows it on the whole screen.")
+    if layout == "wide":
+        image_box(aid)
+        options_panel(view)
+    else:
+        image_column, question_column = st.columns([3, 2], gap="medium")
+        with image_column:
+            image_box(aid)
+        with question_column:
+            options_panel(view)
+
+
+def image_box(assignment_id: int) -> None:
+    """The question's image in a frame (a blank image still shows where it is), as blinded pixels."""
+    with st.container(border=True):
+        try:
+            st.image(study.item_image(db, user["id"], assignment_id), width="stretch", output_format="PNG")
+        except study.StudyError as error:
+            st.error(f"The image of this question cannot be shown: {error}")
+
+
+def options_panel(view: study.QuestionView) -> None:
+    aid = view.assignment_id
+    chosen = view.draft.strip().upper()
+    kept = st.session_state.get("hb_chosen")
+    if kept and kept[0] == aid:  # chosen in this run's callback (the view was read after it, so they agree)
+        chosen = kept[1]
+    st.markdown("**Question**")
+    st.text(view.question)
+    letters = tuple("ABCD"[:len(view.options)])
+    for letter, text in zip(letters, view.options):
+        st.button(f"**{letter}**  {markdown_text(text)}", key=_option_key(aid, letter), width="stretch", wrap=True,
+                  type="primary" if letter == chosen else "secondary", on_click=on_choose, args=(aid, letter),
+                  help=f"Key {letter}")
+    confirming = st.session_state.get("hb_confirm_give_up") == aid
+    submit_col, pause_col, give_up_col = st.columns([3, 2, 2])
+    name = question_name(view, with_total=False)
+    submit_col.button(f"Submit {chosen}" if chosen in letters else "Submit", key=f"hb_submit_{aid}", type="primary",
+                      width="stretch", disabled=confirming or chosen not in letters,
+                      on_click=on_submit_choice, args=(aid, name))
+    pause_col.button("Pause", key=f"hb_pause_{aid}", width="stretch", disabled=confirming,
+                     on_click=on_pause_choice, args=(aid,))
+    give_up_col.button("Give up", key=f"hb_give_up_{aid}", width="stretch", disabled=confirming,
+                       on_click=on_give_up_asked, args=(aid,))
+    if confirming:
+        st.warning("Give up on this question? It is recorded as given up and cannot be answered later.")
+        yes, no = st.columns(2)
+        yes.button("Yes, give up", type="primary", width="stretch", on_click=on_give_up_confirmed, args=(aid, name))
+        no.button("No, keep answering", width="stretch", on_click=on_give_up_cancelled)
+    else:
+        keys = ", ".join(letters)
+        st.caption(f"Keys: **{keys}** choose an option, **Enter** submits the chosen one. "
+                   "Your choice is saved as soon as you make it.")
+    _option_keys(key=f"hb_keys_{aid}", data={"keys": {**{letter: _option_key(aid, letter) for letter in letters},
+                                                     **({} if confirming else {"Enter": f"hb_submit_{aid}"})}})
+    activity_watch(aid, answer_size=False)
+    flag_box(view)
 
 
 # ---------------------------------------------------------------- the page

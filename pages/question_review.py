@@ -275,7 +275,11 @@ if st.session_state.get("qr_item") not in labels:
     st.session_state["qr_item"] = (suggested or mine[0])["id"]
 item_id = st.selectbox("Paper", list(labels), format_func=labels.get, key="qr_item")
 item = qr.get_item(db, item_id)
-paper = qr.paper_of(item)
+try:
+    paper = qr.paper_for(db, item, user)
+except qr.ReviewError as error:
+    st.info(str(error), icon=":material/lock:")
+    st.stop()
 editable = item["status"] in qr.EDITABLE
 if item["status"] == "returned" and (sent := qr.latest_review(db, item_id)):
     st.warning(f"Sent back by {sent['lead']}: {markdown_text(sent['comment'])}")

@@ -13,7 +13,7 @@ from pages.ui.frame import ensure_frame
 from structext_core.benchmark import samples, suites
 from structext_core.benchmark.safe_text import markdown_text
 from structext_core.benchmark.words import plural
-from structext_core.studio import access, accounts, storage, study
+from structext_core.studio import access, accounts, aibench_store, storage, study
 from structext_core.views import dashboard
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
@@ -41,10 +41,18 @@ def pick_study(studies: list[study.Study]) -> study.Study | None:
 # ---------------------------------------------------------------- set up
 
 
+BENCHMARKS = {study.STRUCTEXT: "StrucText-Eval (text questions)", study.AIBENCH: "AIBench (questions on an image)"}
+
+
 def setup_section() -> None:
     annotators = accounts.list_users(db, role="annotator")
     if not annotators:
         st.info("There are no annotator accounts yet: create them under **Accounts** first.")
+    benchmark = st.segmented_control("Benchmark", list(BENCHMARKS), format_func=BENCHMARKS.get,
+                                     default=study.STRUCTEXT, key="sa_benchmark") or study.STRUCTEXT
+    if benchmark == study.AIBENCH:
+        aibench_setup(annotators)
+        return
     suite_dir = suites.data_dir()
     with st.form("sa_new_study"):
         name = st.text_input("Study name", placeholder="e.g. hard-500-spring")
@@ -73,7 +81,51 @@ def setup_section() -> None:
         create_study(name, suite_name, int(n_items), int(seed), chosen, rule_text, show_correctness, **quality)
 
 
-def quality_inputs() -> dict:
+def aibench_setup(annotators: list[dict]) -> None:
+    """A study whose items are (a system's image of a paper, one of its questions)."""
+    datasets = aibench_store.stored_datasets()
+    if not datasets:
+        st.info("There is no stored AIBench data set yet: import one, or let the app build the synthetic one, under "
+                "**Results** (AIBench).")
+        return
+    with st.form("sa_new_aibench_study"):
+        name = st.text_input("Study name", placeholder="e.g. images-pilot")
+        left, middle, right = st.columns(3)
+        dataset = left.selectbox("Data set", datasets, help="A stored AIBench data set: papers, questions and "
+                                                            "every system's image of each paper.")
+        n_items = middle.number_input("Number of questions", min_value=1, value=60, step=10)
+        seed = right.number_input("Seed of the draw", min_value=0, value=0, step=1)
+        chosen = st.multiselect("Annotators", annotators, format_func=lambda u: u["username"],
+                                help="Every annotator gets the same questions, each in an own shuffled order.")
+        rule_text = st.text_area("Rule shown before the first question", value=study.DEFAULT_AIBENCH_RULE, height=110)
+        show_correctness = st.checkbox("Tell annotators after each answer whether it was correct", value=False,
+                                       help="Off by default: feedback can change how people answer.")
+        quality = quality_inputs(gold_help="Level-1 questions (is this component in the figure?) on original "
+                                           "figures, mixed in at random places; annotators cannot tell them apart.")
+        st.caption("Each paper is shown through one system's image only (seen once, an image would help with "
+                   "another image of the same paper); systems are dealt to papers in turn within each conference. "
+                   "Questions are drawn in proportion to level x system x conference. Practice and gold use papers "
+                   "of their own, on the original figure, where the key is certain.")
+        submitted = st.form_submit_button("Create study", type="primary")
+    if submitted:
+        annotator_ids = [u["id"] for u in chosen]
+        try:
+            study_id = study.create_aibench_study(
+                db, name=name, dataset=dataset, n_items=int(n_items), annotator_ids=annotator_ids,
+                rule_text=rule_text, seed=int(seed), show_correctness=show_correctness, created_by=user["id"],
+                **quality)
+        except study.StudyError as error:
+            st.error(f"The study was not created. {error}")
+            return
+        counts = study.get_study(db, study_id).counts
+        ui.flash("success", f"Study {name.strip()!r} created over {dataset} with {counts.breakdown} for "
+                            f"{plural(len(annotator_ids), 'annotator')}: each answers {plural(counts.total, 'question')}.")
+        st.session_state["sa_study_id"] = study_id
+        st.rerun()
+
+
+def quality_inputs(gold_help: str = "Items with short, clear answers mixed in at random places; annotators cannot "
+                                    "tell them apart.") -> dict:
     """Practice round and gold items of a new study (inside the setup form)."""
     practice_col, gold_col, pass_col = st.columns(3)
     practice = practice_col.number_input(
@@ -82,8 +134,7 @@ def quality_inputs() -> dict:
              "Not counted anywhere.")
     gold = gold_col.number_input(
         "Gold items", min_value=0, value=0, step=1,
-        help="Items with short, clear answers mixed in at random places; annotators cannot tell them "
-             "apart. Not counted in the baseline: they show whose work to check.")
+        help=f"{gold_help} Not counted in the baseline: they show whose work to check.")
     gold_pass = pass_col.number_input(
         "Gold pass mark (%)", min_value=0, max_value=100, value=round(100 * study.DEFAULT_GOLD_PASS), step=5,
         help="An annotator whose share of gold items passed is below this is flagged on the dashboard.")
@@ -497,9 +548,10 @@ def dashboard_section(chosen: study.Study) -> None:
     if df.empty:
         st.info("No answers yet. Figures appear here as soon as annotators submit.")
         return
-    headline(df)
-    accuracy_block(df)
-    time_block(df)
+    kind = study.kind_of(chosen.benchmark)
+    headline(df, kind)
+    accuracy_block(df, kind)
+    time_block(df, kind)
     agreement_block(df)
     fast_block(df)
 
@@ -564,7 +616,7 @@ def flags_block(chosen: study.Study) -> None:
         st.form_submit_button("Resolve flag", on_click=on_resolve_flag, args=(chosen.id,))
 
 
-def headline(df: pd.DataFrame) -> None:
+def headline(df: pd.DataFrame, kind: study.StudyKind) -> None:
     summary = study.annotator_summary(df)
     pool = summary["pool"].iloc[0]
     cols = st.columns(4)
@@ -574,14 +626,14 @@ def headline(df: pd.DataFrame) -> None:
     cols[2].metric("Best annotator", f"{summary['best_score']:.1f}", help=summary["best_annotator"])
     cols[3].metric("All answers pooled", f"{pool['score']:.1f}",
                    help=f"95% CI {pool['score_low']:.1f}-{pool['score_high']:.1f}, n = {pool['n']}")
-    st.caption("Score: mean ROUGE-L F1 with the paper's rule (below 0.75 counts as 0), in percent; "
-               "exact match after whitespace normalisation. Intervals: 95% bootstrap over answers.")
+    st.caption(kind.score_note)
 
 
-def accuracy_block(df: pd.DataFrame) -> None:
+def accuracy_block(df: pd.DataFrame, kind: study.StudyKind) -> None:
     st.subheader("Accuracy")
-    grouping = st.segmented_control("Group by", list(dashboard.GROUPINGS), default="Annotator", key="sa_group")
-    by = dashboard.GROUPINGS[grouping or "Annotator"]
+    grouping = st.segmented_control("Group by", list(kind.groupings), default="Annotator",
+                                    key=f"sa_group_{kind.benchmark}")
+    by = kind.groupings[grouping or "Annotator"]
     table = study.accuracy_by(df, by)
     st.dataframe(table, hide_index=True, column_config={
         "language": "format", "score": PERCENT, "exact_match": st.column_config.NumberColumn("exact match", format="%.1f"),
@@ -593,13 +645,16 @@ def accuracy_block(df: pd.DataFrame) -> None:
     st.altair_chart(dashboard.accuracy_chart(table, by), width="stretch")
 
 
-def time_block(df: pd.DataFrame) -> None:
+def time_block(df: pd.DataFrame, kind: study.StudyKind) -> None:
     st.subheader("Time per question")
-    times = study.time_summary(df)
-    left, right = st.columns(2)
-    left.altair_chart(dashboard.time_histogram(df), width="stretch")
-    right.altair_chart(dashboard.time_by_length(df), width="stretch")
-    st.caption(f"Spearman correlation of time with reference length: {times['spearman_length']:.2f}")
+    times = study.time_summary(df, kind.time_cells)
+    if kind.time_by_length:
+        left, right = st.columns(2)
+        left.altair_chart(dashboard.time_histogram(df), width="stretch")
+        right.altair_chart(dashboard.time_by_length(df), width="stretch")
+        st.caption(f"Spearman correlation of time with reference length: {times['spearman_length']:.2f}")
+    else:
+        st.altair_chart(dashboard.time_histogram(df), width="stretch")
     left, right = st.columns(2)
     time_columns = {"median_s": "median (s)", "p10_s": "10th pct (s)", "p90_s": "90th pct (s)",
                     "total_h": "total (h)"}
@@ -661,31 +716,37 @@ def _built(make):
 def export_section(chosen: study.Study) -> None:
     study_id, stem = chosen.id, chosen.name
     st.write("Downloads are built when you click, from the answers committed at that moment.")
+    columns = study.export_columns(chosen.benchmark)
     cols = st.columns(3)
     cols[0].download_button(
-        "Responses (CSV)", _built(lambda db: study.to_csv(study.export_rows(db, study_id))),
+        "Responses (CSV)", _built(lambda db: study.to_csv(study.export_rows(db, study_id), columns)),
         file_name=f"{stem}-responses.csv", mime="text/csv", on_click="ignore",
     )
     cols[1].download_button(
         "Responses (JSONL)", _built(lambda db: study.to_jsonl(study.export_rows(db, study_id))),
         file_name=f"{stem}-responses.jsonl", mime="application/jsonl", on_click="ignore",
     )
-    cols[2].download_button(
-        "Human results (model-result JSONL)", _built(lambda db: study.to_jsonl(study.human_results(db, study_id))),
-        file_name=f"{stem}-human-results.jsonl", mime="application/jsonl", on_click="ignore",
-        help="One row per answer as model human:<annotator>, and again as model human (the pool).",
-    )
+    if study.kind_of(chosen.benchmark).model_results:
+        cols[2].download_button(
+            "Human results (model-result JSONL)", _built(lambda db: study.to_jsonl(study.human_results(db, study_id))),
+            file_name=f"{stem}-human-results.jsonl", mime="application/jsonl", on_click="ignore",
+            help="One row per answer as model human:<annotator>, and again as model human (the pool).",
+        )
     if chosen.practice_items or chosen.gold_items:
         st.download_button(
             "Practice and gold answers (CSV)",
-            _built(lambda db: study.to_csv(study.export_rows(db, study_id, kinds=("practice", "gold")),
-                                           study.EXPORT_COLUMNS)),
+            _built(lambda db: study.to_csv(study.export_rows(db, study_id, kinds=("practice", "gold")), columns)),
             file_name=f"{stem}-practice-and-gold.csv", mime="text/csv", on_click="ignore",
             help="Not counted, so not in the files above; the column kind says which each row is.",
         )
     st.divider()
-    st.write("**Results** (under *Benchmark*) shows this study's answers as they are committed, beside the "
-             "models: model `human:<annotator>` per person and `human` for the pool.")
+    if study.kind_of(chosen.benchmark).model_results:
+        st.write("**Results** (under *Benchmark*) shows this study's answers as they are committed, beside the "
+                 "models: model `human:<annotator>` per person and `human` for the pool.")
+    else:
+        st.write("Each row is one answer: `paper_id`, `system`, `question_id`, `level` and `conference` name the "
+                 "(image, question) pair, `response` is the chosen letter, `answer` the key, and `score` 1 for "
+                 "correct, 0 otherwise.")
 
 
 # ---------------------------------------------------------------- the page

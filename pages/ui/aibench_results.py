@@ -206,10 +206,10 @@ def aibench_page(db, user) -> None:
 
 
 def _visible_datasets(db, user, ready: bool) -> list[str]:
-    """The stored data sets this viewer may see results of: for visitors and annotators (public
-    read-only mode) none that an open study is over, since their questions' keys show here."""
+    """The stored data sets this user may open here (none an open AIBench study draws from, for
+    visitors and annotators: :func:`structext_core.studio.access.visible_aibench_datasets`)."""
     names = [n for n in aibench_store.stored_datasets() if n != aibench_store.SYNTHETIC or ready]
-    return access.visible_suites(db, user, names)
+    return access.visible_aibench_datasets(db, user, names)
 
 
 def apply_url(db, user, can_see: bool):

@@ -35,7 +35,7 @@ ROLES = (VISITOR, ANNOTATOR, RESEARCHER, ADMIN)
 ROLE_PLURALS = {VISITOR: "visitors", ANNOTATOR: "annotators", RESEARCHER: "researchers", ADMIN: "admins"}
 PUBLIC_MODE_KEY = "public_read_only"
 HUMAN_SOURCE_PREFIX = "human-study:"  # the source label of human rows (as results_store)
-PUBLIC_CONDITION = "suites in no open study, never a sample of an open study"
+PUBLIC_CONDITION = "suites and AIBench data sets in no open study, never a sample of an open study"
 
 
 class AccessError(PermissionError):
@@ -97,13 +97,18 @@ PAGES: tuple[Page, ...] = (
                "AIBench's human side (people beside the solvers, the pairwise human rank); the letters people "
                "chose, the disagreements and sending questions back to review, and loading data: admins"),
     Page("human_baseline", "human_baseline.py", "Human baseline", ":material/timer:", "Annotate",
-         "human_baseline", _rule((ANNOTATOR, ADMIN))),
+         "human_baseline", _rule((ANNOTATOR, ADMIN)),
+         shows="annotators: their own current question (StrucText: reference, question, requirement; AIBench: "
+               "the image as blinded pixels, the question and its options), an answer key only after a practice "
+               "answer; never a key of an item they may still answer, another person's answer, or an AIBench "
+               "item's system, paper id or file name"),
     Page("rewrite", "rewrite.py", "Real-Test rewriting", ":material/edit_note:", "Annotate", "rewrite",
          _rule((ANNOTATOR, ADMIN))),
     Page("question_review", "question_review.py", "AIBench question review", ":material/rate_review:", "Annotate",
          "question_review", _rule((ANNOTATOR, ADMIN)),
          shows="reviewers: only the papers dealt to them (figure, method text, graph, questions with their keys); "
-               "never another reviewer's decisions on a double-reviewed paper"),
+               "never another reviewer's decisions on a double-reviewed paper, nor a paper whose questions they "
+               "still answer in an open AIBench study"),
     Page("pairwise", "pairwise.py", "Pairwise comparison", ":material/compare:", "Annotate", "pairwise",
          _rule((ANNOTATOR, ADMIN)),
          shows="annotators: their own current pair as two blinded images (no system name, paper id or file name, "
@@ -122,7 +127,8 @@ PAGES: tuple[Page, ...] = (
 )
 
 CAPABILITIES: tuple[Capability, ...] = (
-    Capability("answers", "answers and rule hints of a suite's samples (Explore, Results drill-down)",
+    Capability("answers", "answers and rule hints of a suite's samples, AIBench answer keys (Explore, Results "
+                          "drill-down)",
                _rule((RESEARCHER, ADMIN), (VISITOR, ANNOTATOR), PUBLIC_CONDITION)),
     Capability("model_results", "imported model results on Results",
                _rule((RESEARCHER, ADMIN), (VISITOR, ANNOTATOR), PUBLIC_CONDITION)),
@@ -189,7 +195,8 @@ def can(role: str, capability_key: str, public_mode_on: bool = False) -> bool:
 #: only of the pages it may open).
 HOME_CARDS = (
     ("explore", "**Explore** the generated suites: every sample with its reference, question, answer and rule hint."),
-    ("human_baseline", "**Human baseline**: answer Test-Hard questions against the clock."),
+    ("human_baseline", "**Human baseline**: answer Test-Hard questions, or AIBench questions from an image, "
+                       "against the clock."),
     ("rewrite", "**Real-Test rewriting**: rewrite samples into real-world scenarios."),
     ("results", "**Results**: heatmaps of model and human scores by format, task, depth and width."),
 )
@@ -330,6 +337,25 @@ def visible_suites(db: sqlite_utils.Database, user: dict | None, names: Iterable
     if not can(role, "answers", public_mode(db)):
         return []
     in_open_study = open_study_suites(db)
+    return [name for name in names if name not in in_open_study]
+
+
+def visible_aibench_datasets(db: sqlite_utils.Database, user: dict | None, names: Iterable[str]) -> list[str]:
+    """Of the stored AIBench data sets ``names``, those whose questions with keys ``user`` may see
+    (Results drill-down): all for researchers and admins; for visitors and annotators none, or
+    in public read-only mode none that an open AIBench study or an open pairwise study draws
+    from, as for StrucText's suites. Order kept."""
+    names = list(names)
+    role = role_of(user)
+    if not restricted(role):
+        return names
+    if not can(role, "answers", public_mode(db)):
+        return []
+    # Keys show there, and so do the systems' names beside their images: none of a data set
+    # that an open study asks questions of, nor of one an open blind pairwise study compares.
+    in_open_study = {row[0] for row in db.execute(
+        "SELECT suite FROM studies WHERE status = 'open' AND benchmark = 'aibench'"
+        " UNION SELECT dataset FROM pairwise_studies WHERE status = 'open'")}
     return [name for name in names if name not in in_open_study]
 
 

@@ -49,7 +49,7 @@ from structext_core.aibench.model import LETTERS, LEVELS, ORIGINAL_SYSTEM, Paper
 from structext_core.aibench.papers import paper_to_dict
 from structext_core.aibench.review_checks import Check, check_question
 from structext_core.evaluation.agreement import cohen_kappa
-from structext_core.studio import access, accounts, aibench_store, changes
+from structext_core.studio import access, accounts, aibench_store, changes, seal
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.clock import (
     ClockSettings,
@@ -121,6 +121,29 @@ def paper_of(item: dict) -> Paper:
     if item["paper_id"] not in data.papers:
         raise ReviewError(f"Paper {item['paper_id']!r} is no longer in the data set {item['dataset']!r}.")
     return data.papers[item["paper_id"]]
+
+
+#: What a reviewer is told instead of a paper whose questions they still answer in a study.
+SEALED_PAPER = ("This paper's questions are also questions you still have to answer in an open AIBench study, so "
+                "they and their answer keys stay hidden from you here until you have answered them there (or the "
+                "study is closed). Review another paper, or ask the review lead to give this one to someone else.")
+
+
+def sealed_for(db: sqlite_utils.Database, item: dict, user: dict) -> str | None:
+    """Why ``user`` may not be shown the item's paper (its questions and keys), or None when they
+    may: the paper has an open AIBench study item of theirs (:func:`structext_core.studio.seal.open_papers`)."""
+    if item["paper_id"] in seal.open_papers(db, user.get("id")):
+        return SEALED_PAPER
+    return None
+
+
+def paper_for(db: sqlite_utils.Database, item: dict, user: dict) -> Paper:
+    """The item's paper for ``user`` to review: :func:`paper_of`, or :class:`ReviewError` saying why
+    not (another reviewer's, or sealed by a study, see :func:`sealed_for`)."""
+    _require_access(item, user)
+    if (why := sealed_for(db, item, user)) is not None:
+        raise ReviewError(why)
+    return paper_of(item)
 
 
 def figure_path(item: dict) -> Path | None:
@@ -302,8 +325,10 @@ def _require_editable(item: dict) -> None:
 
 
 def next_item(db: sqlite_utils.Database, campaign_id: int, reviewer_id: int) -> dict | None:
-    """The reviewer's next paper: one sent back first, then a draft, then the first to do."""
-    items = list_items(db, campaign_id, reviewer_id)
+    """The reviewer's next paper: one sent back first, then a draft, then the first to do; never
+    one sealed for them by an open study (:func:`sealed_for`)."""
+    sealed = seal.open_papers(db, reviewer_id)
+    items = [item for item in list_items(db, campaign_id, reviewer_id) if item["paper_id"] not in sealed]
     for wanted in ("returned", "draft", "todo"):
         for item in items:
             if item["status"] == wanted:

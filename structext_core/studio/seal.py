@@ -6,7 +6,9 @@
 *Open items* of a person (:func:`open_items_sql`): every item (study, gold and practice
 alike) of every study they take part in (not taken off it; the study open, not archived)
 that they have not answered yet. An item is matched across studies by its sample id or by
-its reference text, as :class:`structext_core.studio.access.Sealed` matches samples.
+its reference text, as :class:`structext_core.studio.access.Sealed` matches samples; an
+AIBench item by its question (paper id and question id), whatever system's image it is shown
+with: a question's key is the same for every image of its paper.
 
 What obeys it (each service asks this module; nothing else decides):
 
@@ -24,7 +26,10 @@ What obeys it (each service asks this module; nothing else decides):
 - a rewriting item whose own sample is an item of an open study the annotator takes part in
   (:func:`structext_core.studio.access.rewrite_answer_refusal`): the whole item stays closed;
 - practice and gold draws (:func:`structext_core.studio.study.store.create_study`) avoid items
-  that another study over the same suite counts, so feedback has a key to show.
+  that another study over the same suite counts, so feedback has a key to show;
+- the AIBench **question review** (:mod:`structext_core.studio.question_review`) shows a paper's
+  questions with their keys: it gives no one a paper of which they still have an open AIBench
+  study item (:func:`open_papers`).
 
 Researchers and admins see answers anyway (the capability ``answers`` of
 :mod:`structext_core.studio.access`) and take part in no study, so they have no open items.
@@ -79,7 +84,8 @@ def open_item_count(db: sqlite_utils.Database, user_id: int | None) -> int:
 
 
 def is_open_for(db: sqlite_utils.Database, user_id: int | None, sample: dict) -> bool:
-    """Whether ``sample`` (by id or reference text) is an open item of the user in any study.
+    """Whether ``sample`` (by id or reference text; an AIBench item by ``paper_id`` and
+    ``question_id``) is an open item of the user in any study.
 
     The reference is compared only where its length already agrees (``reference_chars``), so
     no long text is read for the other items."""
@@ -88,10 +94,24 @@ def is_open_for(db: sqlite_utils.Database, user_id: int | None, sample: dict) ->
     reference = sample.get("reference")
     found = db.execute(
         open_items_sql("1") + " AND (i.sample_id = ? OR (i.reference_chars = ?"
-                              " AND json_extract(i.sample_json, '$.reference') = ?)) LIMIT 1",
-        [user_id, sample.get("id"), len(reference) if isinstance(reference, str) else -1, reference],
+                              " AND json_extract(i.sample_json, '$.reference') = ?)"
+                              " OR (i.paper_id = ? AND i.question_id = ?)) LIMIT 1",
+        [user_id, sample.get("id"), len(reference) if isinstance(reference, str) else -1, reference,
+         sample.get("paper_id"), sample.get("question_id")],
     ).fetchone()
     return found is not None
+
+
+def open_papers(db: sqlite_utils.Database, user_id: int | None, dataset: str | None = None) -> set[str]:
+    """The AIBench papers of which the user has an open study item (in studies over the data set
+    ``dataset``, or any): no service may show them those papers' questions with keys."""
+    if user_id is None:
+        return set()
+    where, params = " AND i.paper_id IS NOT NULL", [user_id]
+    if dataset is not None:
+        where += " AND s.suite = ? AND s.benchmark = 'aibench'"
+        params.append(dataset)
+    return {row[0] for row in db.execute(open_items_sql("DISTINCT i.paper_id") + where, params)}
 
 
 def open_categories(db: sqlite_utils.Database, user_id: int | None) -> set[str]:

@@ -7,9 +7,16 @@ ann2's responses and per-person results must appear nowhere: not in the page tex
 in any downloaded file, not in any WebSocket frame the browser received (binary protobuf,
 searched as raw bytes). Run with the public read-only mode off and on.
 
-Positive controls make the search meaningful: ann1's own question does arrive over the
-WebSocket, and with the public mode on the downloads carry answers of the Test suite.
-Screenshots of what ann1 sees: tests/screenshots/sealed-<mode>-explore.png and -results.png.
+ann1 also takes part in an open AIBench study over a stored synthetic set (ann2 has answered all
+of it): its question page is opened too, and no system name, paper id, item id, image path,
+method text or rationale of its questions appears anywhere, nor in the image bytes or their URLs
+(which are padded to a size bucket); the AIBench Results drill-down (keys) shows no data set an
+open study draws from, in public mode either.
+
+Positive controls make the search meaningful: ann1's own questions (StrucText and AIBench) do
+arrive over the WebSocket, and with the public mode on the downloads carry answers of the Test
+suite. Screenshots of what ann1 sees: tests/screenshots/sealed-<mode>-explore.png, -results.png
+and -aibench-question.png.
 """
 
 from __future__ import annotations
@@ -40,6 +47,55 @@ def model_lines(rows):
 
 
 @pytest.fixture(scope="module")
+def app_env(app_env, tmp_path_factory):
+    """A stored synthetic AIBench set (3 papers) for the server, made before it starts."""
+    from structext_core import settings
+    from structext_core.studio import aibench_store, sandbox
+
+    root = tmp_path_factory.mktemp("sealed") / "aibench"
+    app_env["env"][settings.AIBENCH_DIR_ENV] = str(root)
+    app_env["aibench_root"] = root
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(settings.AIBENCH_DIR_ENV, str(root))
+        patch.setattr(aibench_store, "SYNTHETIC_PAPERS", 3)
+        pool = sandbox.WorkerPool(workers=1)
+        try:
+            aibench_store.add_reference_predictions(pool)  # the set and a "perfect reader"'s predictions
+        finally:
+            pool.shutdown()
+    return app_env
+
+
+def aibench_world(app_env, db, ann1, ann2) -> dict:
+    """An open AIBench study of ann1 and ann2 (ann2 has answered everything, ann1 one question)."""
+    from structext_core import settings
+    from structext_core.studio.study import aibench_study
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(settings.AIBENCH_DIR_ENV, str(app_env["aibench_root"]))
+        data = aibench_study.load("synthetic")
+        study_id = study.create_aibench_study(db, name="images-pilot", dataset="synthetic", n_items=8,
+                                              annotator_ids=[ann1["id"], ann2["id"]], seed=1)
+    for who, count in ((ann2, 8), (ann1, 1)):
+        study.accept_rule(db, study_id, who["id"])
+        for _ in range(count):
+            view = study.open_question(db, study_id, who["id"])
+            study.submit_answer(db, who["id"], view.assignment_id, "A")
+    items = [json.loads(r[0]) for r in db.execute("SELECT sample_json FROM study_items WHERE study_id = ?",
+                                                   [study_id])]
+    questions = {(q_paper.id, q.id): q for q_paper in data.papers.values() for q in q_paper.questions}
+    secrets = {**{f"system {name}": name for name in data.systems},
+               **{f"paper id {p}": p for p in data.papers},
+               **{f"method text of {p.id}": p.method_text[:60] for p in data.papers.values()},
+               **{f"item id {i['id']}": i["id"] for i in items},
+               **{f"rationale of {i['id']}": questions[(i["paper_id"], i["question_id"])].rationale
+                  for i in items if len(questions[(i["paper_id"], i["question_id"])].rationale) >= 12},
+               "an image path": "images/"}
+    current = study.open_question(db, study_id, ann1["id"])
+    return {"aibench_study": study_id, "aibench_secrets": secrets, "aibench_question": current.question}
+
+
+@pytest.fixture(scope="module")
 def world(app_env):
     """Written before the server starts (so Home finds the suites and generates nothing)."""
     hard, test = suites.generate_suite(HARD, seed=0), suites.generate_suite(TEST, seed=0)
@@ -67,7 +123,7 @@ def world(app_env):
                                                    [study_id])]
     current = study.open_question(db, study_id, ann1["id"])
     return {"db_path": app_env["db_path"], "admin": admin, "ann1": ann1, "items": items, "responses": responses, "test": test,
-            "current_question": current.question}
+            "current_question": current.question, **aibench_world(app_env, db, ann1, ann2)}
 
 
 @pytest.fixture(scope="module")
@@ -93,6 +149,7 @@ def secrets_of(world) -> dict[str, list[bytes]]:
                **{f"rule hint of task {s['task_id']}": s["rule_hint"] for s in items},
                **{f"ann2's response {i}": r for i, r in enumerate(world["responses"])},
                "per-person results of ann2": "human:ann2"}
+    secrets.update(world["aibench_secrets"])
     return {label: forms(text) for label, text in secrets.items()}
 
 
@@ -103,7 +160,14 @@ class Evidence:
         self.frames: list[bytes] = []
         self.pages: list[tuple[str, bytes]] = []
         self.downloads: list[tuple[str, bytes]] = []
+        self.images: list[tuple[str, bytes]] = []  # every image served from /media/ (its URL and bytes)
         page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+        page.on("requestfinished", self._media)
+
+    def _media(self, request) -> None:
+        response = request.response()
+        if "/media/" in request.url and response is not None and "image" in (response.headers.get("content-type") or ""):
+            self.images.append((request.url, response.body()))
 
     def _frame(self, payload) -> None:
         self.frames.append(payload if isinstance(payload, bytes) else payload.encode("utf-8"))
@@ -114,7 +178,8 @@ class Evidence:
 
     def leaks(self, secrets) -> dict[str, list[str]]:
         blobs = [(f"websocket frame {i}", f) for i, f in enumerate(self.frames)] + self.pages + [
-            (f"download {name}", data) for name, data in self.downloads]
+            (f"download {name}", data) for name, data in self.downloads] + [
+            (f"image {url}", url.encode() + data) for url, data in self.images]
         found = {}
         for label, variants in secrets.items():
             places = [where for where, blob in blobs if any(v in blob for v in variants)]
@@ -204,9 +269,24 @@ def test_annotator_finds_no_sealed_answer_anywhere(base_url, world, page, wait_f
         if info.key == "explore" and refusal is not None:
             screenshot(page, f"sealed-{mode}-explore")
 
-    # The search can find things: ann1's own question arrived over the WebSocket ...
+    # ann1's AIBench study: its question page (the chooser keeps the study named in the URL)
+    slug = access.page("human_baseline").url_path
+    before = len(evidence.images)
+    page.goto(f"{base_url}/{slug}?study={world['aibench_study']}")
+    wait_for_app(page, timeout=60_000)
+    log_in_if_needed(page, wait_for_app)
+    page.locator('[data-testid="stImage"] img').first.wait_for()
+    settle(page, wait_for_app)
+    assert page.get_by_test_id("stException").count() == 0
+    evidence.snapshot(page, "AIBench question")
+    screenshot(page, f"sealed-{mode}-aibench-question")
+    served = evidence.images[before:]
+    assert served and all(len(data) % 262_144 == 0 for _, data in served), [len(d) for _, d in served]
+
+    # The search can find things: ann1's own questions arrived over the WebSocket ...
     received = b"".join(evidence.frames)
     assert world["current_question"].encode("utf-8") in received
+    assert world["aibench_question"].encode("utf-8") in received
     if public:  # ... and the Test suite's answers are in the downloads they were offered.
         downloaded = b"".join(data for _, data in evidence.downloads)
         assert any(any(v in downloaded for v in forms(s["answer"])) for s in world["test"] if len(s["answer"]) >= 12)

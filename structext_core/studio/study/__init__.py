@@ -57,6 +57,12 @@ from structext_core.studio.study.adjudication import (  # noqa: F401
     override_history,
     override_score,
 )
+from structext_core.studio.study.aibench_study import (  # noqa: F401
+    DEFAULT_AIBENCH_RULE,
+    create_aibench_study,
+    item_image,
+    lead_image,
+)
 from structext_core.studio.study.answering import (  # noqa: F401
     AnnotatorProgress,
     ClockStatus,
@@ -73,6 +79,7 @@ from structext_core.studio.study.answering import (  # noqa: F401
     response_feedback,
     resume_question,
     submit_answer,
+    submit_draft,
     take_over,
 )
 from structext_core.studio.study.clock import (  # noqa: F401
@@ -102,11 +109,13 @@ from structext_core.studio.study.dashboard import (  # noqa: F401
 )
 from structext_core.studio.study.export import (  # noqa: F401
     EXPORT_COLUMNS,
+    export_columns,
     export_rows,
     human_results,
     to_csv,
     to_jsonl,
 )
+from structext_core.studio.study.kinds import AIBENCH, STRUCTEXT, StudyKind, kind_of  # noqa: F401
 from structext_core.studio.study.progress import OwnProgress, own_progress  # noqa: F401
 from structext_core.studio.study.quality import (  # noqa: F401
     FLAG_KINDS,
@@ -152,6 +161,7 @@ from structext_core.studio.study.store import (  # noqa: F401
     first_unfinished,
     get_study,
     gold_draw,
+    insert_study,
     list_studies,
     now,
     practice_draw,

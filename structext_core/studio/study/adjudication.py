@@ -103,6 +103,19 @@ class ItemSummary:
     #: Flags on the question not yet resolved, and all flags.
     open_flags: int
     n_flags: int
+    #: An AIBench item's (image, question) and strata (None on StrucText items).
+    paper_id: str | None = None
+    system: str | None = None
+    question_id: str | None = None
+    level: int | None = None
+    conference: str | None = None
+
+    @property
+    def describe(self) -> str:
+        """What the item is, in a few words: format, task and cell; or level, system and question."""
+        if self.system is not None:
+            return f"level {self.level} · {self.system} · {self.paper_id}/{self.question_id}"
+        return f"{self.language} · {self.task} · d{self.depth} w{self.width}"
 
     @property
     def label(self) -> str:
@@ -117,8 +130,7 @@ class ItemSummary:
         if self.open_flags:
             marks.append(f"{self.open_flags} open flag{'s' if self.open_flags > 1 else ''}")
         kind = "" if self.kind == "study" else f" [{self.kind}]"
-        return (f"#{self.position}{kind} · {self.language} · {self.task} · d{self.depth} w{self.width} · "
-                + " · ".join(marks))
+        return f"#{self.position}{kind} · {self.describe} · " + " · ".join(marks)
 
 
 @dataclass(frozen=True)
@@ -162,6 +174,9 @@ class ItemDetail:
     answer: str
     rule_hint: str
     responses: tuple[ResponseDetail, ...]
+    #: An AIBench item's options (lettered A, B, ...): ``answer`` and each response are letters;
+    #: its image comes from :func:`structext_core.studio.study.aibench_study.lead_image`.
+    options: tuple[str, ...] = ()
 
 
 # ---------------------------------------------------------------- reading
@@ -204,6 +219,8 @@ def _summary(item: dict, responses: Sequence[ResponseDetail], open_flags: int, n
         width=item["width"], kind=item["kind"], n_responses=n, n_gave_up=gave_up, mean_score=mean,
         spread=spread, gave_up_mix=mix, disagreement=spread + mix,
         n_overridden=sum(r.override is not None for r in responses), open_flags=open_flags, n_flags=n_flags,
+        paper_id=item["paper_id"], system=item["system"], question_id=item["question_id"], level=item["level"],
+        conference=item["conference"],
     )
 
 
@@ -215,7 +232,8 @@ def _flag_counts(db: sqlite_utils.Database, where: str, params: list) -> dict[in
     return {item_id: (int(open_), int(total)) for item_id, open_, total in rows}
 
 
-_ITEM_COLUMNS = "id, study_id, position, sample_id, language, task, task_id, depth, width, kind"
+_ITEM_COLUMNS = ("id, study_id, position, sample_id, language, task, task_id, depth, width, kind,"
+                 " paper_id, system, question_id, level, conference")
 
 
 def _order_key(order: str):
@@ -271,6 +289,7 @@ def adjudication_item(db: sqlite_utils.Database, item_id: int) -> ItemDetail:
         reference=sample.get("reference", ""), question=sample.get("question", ""),
         requirement=sample.get("requirement", ""), answer=str(sample.get("answer", "")),
         rule_hint=sample.get("rule_hint", ""), responses=tuple(responses),
+        options=tuple(str(option) for option in sample.get("options") or ()),
     )
 
 
@@ -286,7 +305,9 @@ def override_history(db: sqlite_utils.Database, response_id: int) -> list[Overri
 
 def items_table(items: Sequence[ItemSummary]) -> pd.DataFrame:
     """The item list as a table for the page (one row per item, in the given order)."""
-    columns = ["position", "kind", "language", "task", "depth", "width", "n_responses", "n_gave_up",
+    strata = (["level", "system", "conference", "paper_id", "question_id"]
+              if any(s.system is not None for s in items) else ["language", "task", "depth", "width"])
+    columns = ["position", "kind", *strata, "n_responses", "n_gave_up",
                "mean_score", "spread", "disagreement", "n_overridden", "open_flags", "sample_id"]
     return pd.DataFrame([{c: getattr(s, c) for c in columns} for s in items], columns=columns)
 

@@ -1,6 +1,6 @@
 """Answering: the question an annotator sees (blinded), heartbeats, pause and resume, submit and give up, feedback."""
 
-
+import json
 from dataclasses import dataclass
 
 import sqlite_utils
@@ -24,6 +24,7 @@ from structext_core.studio.study.clock import (
     resume_columns,
     shown_seconds,
 )
+from structext_core.studio.study.kinds import kind_of
 from structext_core.studio.study.scores import _score, _score_rows
 from structext_core.studio.study.store import MAX_RESPONSE_CHARS, PASS_THRESHOLD, StaleQuestionError, StudyError, now
 
@@ -58,6 +59,12 @@ class QuestionView:
     #: A practice question (``seq`` and ``total`` then count the practice round). A gold
     #: item looks like any other question: nothing here tells them apart.
     practice: bool = False
+    #: The study's benchmark (:mod:`structext_core.studio.study.kinds`). An AIBench item has
+    #: ``options`` (lettered A, B, ...), its ``question``, an empty ``reference`` and its
+    #: image served by :func:`structext_core.studio.study.aibench_study.item_image`; the draft
+    #: is the chosen letter. Nothing here names the system, the paper or the image's file.
+    benchmark: str = "structext-eval"
+    options: tuple[str, ...] = ()
 
     @property
     def paused(self) -> bool:
@@ -136,9 +143,11 @@ _CURRENT_SQL = f"""
              WHERE p.study_id = a.study_id AND p.user_id = a.user_id) AS n_assigned,
            json_extract(i.sample_json, '$.reference') AS reference,
            json_extract(i.sample_json, '$.question') AS question,
-           json_extract(i.sample_json, '$.requirement') AS requirement
+           json_extract(i.sample_json, '$.requirement') AS requirement,
+           json_extract(i.sample_json, '$.options') AS options, s.benchmark
     FROM assignments a
     JOIN study_annotators sa ON sa.study_id = a.study_id AND sa.user_id = a.user_id
+    JOIN studies s ON s.id = a.study_id
     JOIN study_items i ON i.id = a.item_id
     LEFT JOIN responses r ON r.assignment_id = a.id
     WHERE a.study_id = ? AND a.user_id = ? AND r.id IS NULL
@@ -260,7 +269,7 @@ def _view(row: dict, settings: ClockSettings, held_elsewhere: bool) -> QuestionV
         seq=row["seq"] if practice else row["seq"] - n_practice,
         total=n_practice if practice else row["n_assigned"] - n_practice,
         language=row["language"],
-        reference="" if held_elsewhere else row["reference"],
+        reference="" if held_elsewhere else row["reference"] or "",
         question="" if held_elsewhere else row["question"],
         requirement="" if held_elsewhere else row["requirement"] or "",
         first_shown_at=row["first_shown_at"],
@@ -275,6 +284,8 @@ def _view(row: dict, settings: ClockSettings, held_elsewhere: bool) -> QuestionV
         pause_reason=row["pause_reason"],
         item_id=row["item_id"],
         practice=practice,
+        benchmark=row["benchmark"],
+        options=() if held_elsewhere or not row["options"] else tuple(str(o) for o in json.loads(row["options"])),
     )
 
 
@@ -395,7 +406,7 @@ def pause_question(
     db: sqlite_utils.Database,
     user_id: int,
     assignment_id: int,
-    draft: str = "",
+    draft: str | None = "",
     at: float | None = None,
     *,
     tab: str | None = None,
@@ -406,7 +417,8 @@ def pause_question(
 
     A pause hides the question in every tab of the annotator. The draft is kept when
     ``tab`` holds the question (or no tab is given), so a tab that lost the question does
-    not overwrite the other tab's draft.
+    not overwrite the other tab's draft; ``draft=None`` leaves the saved draft as it is (an
+    AIBench item's chosen letter, saved when chosen).
     """
     if reason not in PAUSE_REASONS:
         raise StudyError(f"A pause's reason is one of {', '.join(PAUSE_REASONS)}, got {reason!r}.")
@@ -419,7 +431,7 @@ def pause_question(
     settings = settings or clock_settings()
     with write_transaction(db):
         row = _open_assignment(db, user_id, assignment_id)
-        if tab is None or row["active_tab"] in (None, tab):
+        if draft is not None and (tab is None or row["active_tab"] in (None, tab)):
             _update_assignment(db, assignment_id, {"draft": draft, "draft_saved_at": at})
         if row["paused_at"] is None:
             _start_pause(db, row, at, reason, settings.grace_seconds)
@@ -476,13 +488,37 @@ def submit_answer(
     :class:`StaleQuestionError` when the item was already answered (nothing is changed).
     """
     response = response or ""
+    benchmark, _answer, n_options = _item_of(db, user_id, assignment_id)
+    refusal = kind_of(benchmark).refuse_response(response, n_options)
+    if refusal:
+        raise StudyError(refusal)
     if not response.strip():
         raise StudyError("Your answer is empty: type an answer in the box, or use 'Give up'.")
     if len(response) > MAX_RESPONSE_CHARS:
         raise StudyError(
             f"Your answer has {len(response):,} characters; the limit is {MAX_RESPONSE_CHARS:,}."
         )
+    if n_options:  # a letter: stored as the key is written
+        response = response.strip().upper()
     return _record(db, user_id, assignment_id, response, False, at, tab, settings)
+
+
+def submit_draft(
+    db: sqlite_utils.Database,
+    user_id: int,
+    assignment_id: int,
+    at: float | None = None,
+    *,
+    tab: str | None = None,
+    settings: ClockSettings | None = None,
+) -> Submission:
+    """Commit the answer as last saved on the server (the draft): an AIBench item's chosen
+    letter, so a submit key pressed right after a choice never sends an older one. As
+    :func:`submit_answer` otherwise."""
+    found = db.execute("SELECT draft FROM assignments WHERE id = ? AND user_id = ?", [assignment_id, user_id]).fetchone()
+    if found is None:
+        raise StudyError("That question is not one of yours.")
+    return submit_answer(db, user_id, assignment_id, found[0] or "", at, tab=tab, settings=settings)
 
 
 def give_up(
@@ -504,7 +540,8 @@ def _record(
 ) -> Submission:
     at = now() if at is None else at
     settings = settings or clock_settings()
-    rouge, exact = _score(_answer_of(db, user_id, assignment_id), response, gave_up)
+    benchmark, answer, _n_options = _item_of(db, user_id, assignment_id)
+    rouge, exact = _score(answer, response, gave_up, benchmark)
     with write_transaction(db):
         row = _open_assignment(db, user_id, assignment_id)
         if tab is not None and row["active_tab"] not in (None, tab):
@@ -535,16 +572,19 @@ def _record(
     return Submission(response_id, assignment_id, final["active_seconds"], gave_up)
 
 
-def _answer_of(db: sqlite_utils.Database, user_id: int, assignment_id: int) -> str:
-    """The ground truth of the user's assignment (for scoring on the server only)."""
+def _item_of(db: sqlite_utils.Database, user_id: int, assignment_id: int) -> tuple[str, str, int]:
+    """The benchmark, the ground truth and the number of options (0: free text) of the user's
+    assignment (for checking and scoring on the server only)."""
     found = db.execute(
-        "SELECT json_extract(i.sample_json, '$.answer') FROM assignments a"
-        " JOIN study_items i ON i.id = a.item_id WHERE a.id = ? AND a.user_id = ?",
+        "SELECT s.benchmark, json_extract(i.sample_json, '$.answer'),"
+        " COALESCE(json_array_length(i.sample_json, '$.options'), 0) FROM assignments a"
+        " JOIN study_items i ON i.id = a.item_id JOIN studies s ON s.id = a.study_id"
+        " WHERE a.id = ? AND a.user_id = ?",
         [assignment_id, user_id],
     ).fetchone()
     if found is None:
         raise StudyError("That question is not one of yours.")
-    return found[0] or ""
+    return found[0], found[1] or "", int(found[2])
 
 
 @dataclass(frozen=True)
@@ -557,6 +597,8 @@ class Feedback:
     #: True when the same question is still open for the annotator in another study: then
     #: nothing about its correctness is given (``correct`` False, scores 0), only that note.
     withheld: bool = False
+    #: The answer was an option's letter (AIBench): ``correct`` is all there is to say.
+    letter: bool = False
 
 
 def response_feedback(db: sqlite_utils.Database, user_id: int, response_id: int) -> Feedback | None:
@@ -568,7 +610,7 @@ def response_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
     """
     rows = list(
         db.query(
-            "SELECT r.id, r.rouge_l, r.exact_match, s.show_correctness, i.sample_id,"
+            "SELECT r.id, r.rouge_l, r.exact_match, s.show_correctness, i.sample_id, i.paper_id, i.question_id,"
             " json_extract(i.sample_json, '$.reference') AS reference FROM responses r"
             " JOIN studies s ON s.id = r.study_id JOIN study_items i ON i.id = r.item_id"
             " WHERE r.id = ? AND r.user_id = ?",
@@ -577,12 +619,14 @@ def response_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
     )
     if not rows or not rows[0]["show_correctness"]:
         return None
-    if seal.key_withheld(db, user_id, {"id": rows[0]["sample_id"], "reference": rows[0]["reference"]}):
+    if seal.key_withheld(db, user_id, {"id": rows[0]["sample_id"], "reference": rows[0]["reference"],
+                                       "paper_id": rows[0]["paper_id"], "question_id": rows[0]["question_id"]}):
         return Feedback(correct=False, rouge_l=0.0, exact_match=0, withheld=True)
     rouge, exact = rows[0]["rouge_l"], rows[0]["exact_match"]
     if rouge is None or exact is None:  # committed before answers were scored on commit
         rouge, exact = _score_rows(db, [response_id])[response_id]
-    return Feedback(correct=rouge >= PASS_THRESHOLD, rouge_l=rouge, exact_match=exact)
+    return Feedback(correct=rouge >= PASS_THRESHOLD, rouge_l=rouge, exact_match=exact,
+                    letter=rows[0]["paper_id"] is not None)
 
 
 @dataclass(frozen=True)

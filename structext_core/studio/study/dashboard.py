@@ -44,6 +44,7 @@ def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[st
                    r.user_id, a.seq, i.id AS item_id, i.position AS item_position,
                    i.sample_id, i.language, i.task, i.task_id, i.depth, i.width,
                    i.reference_chars, json_extract(i.sample_json, '$.answer') AS answer,
+                   i.paper_id, i.system, i.question_id, i.level, i.conference, s.benchmark,
                    r.response, r.gave_up, a.first_shown_at, r.submitted_at,
                    r.elapsed_seconds, r.paused_seconds, r.idle_seconds, r.away_seconds,
                    r.wall_seconds, a.pause_count, r.idle_pauses, r.takeovers,
@@ -63,11 +64,12 @@ def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[st
     )
     for row in rows:
         if row["rouge_l"] is None or row["exact_match"] is None:
-            row["rouge_l"], row["exact_match"] = _score(row["answer"], row["response"], bool(row["gave_up"]))
+            row["rouge_l"], row["exact_match"] = _score(row["answer"], row["response"], bool(row["gave_up"]),
+                                                        row["benchmark"])
     columns = [
         "response_id", "study", "suite", "annotator", "user_id", "seq", "item_id", "item_position",
         "sample_id", "language", "task", "task_id", "depth", "width", "reference_chars", "answer",
-        "response", "gave_up", "first_shown_at", "submitted_at", "elapsed_seconds",
+        "paper_id", "system", "question_id", "level", "conference", "response", "gave_up", "first_shown_at", "submitted_at", "elapsed_seconds",
         "paused_seconds", "idle_seconds", "away_seconds", "wall_seconds", "pause_count",
         "idle_pauses", "takeovers", "rouge_l", "exact_match", "kind", "score_override", "override_reason",
         "override_by", "override_at",
@@ -245,9 +247,10 @@ def _median_of_others(seconds: pd.Series) -> pd.Series:
     return pd.Series(medians, index=seconds.index)
 
 
-def time_summary(df: pd.DataFrame) -> dict:
-    """Time per question: per annotator and per (depth, width) medians, and the rank
-    correlation of time with reference length (Spearman)."""
+def time_summary(df: pd.DataFrame, cells: Sequence[str] = ("depth", "width")) -> dict:
+    """Time per question: per annotator and per cell (``cells``: StrucText's (depth, width),
+    an AIBench study's (level, system)) medians, and the rank correlation of time with
+    reference length (Spearman; NaN where every length is the same)."""
     if df.empty:
         return {"per_annotator": pd.DataFrame(), "per_cell": pd.DataFrame(), "spearman_length": float("nan")}
 
@@ -262,7 +265,7 @@ def time_summary(df: pd.DataFrame) -> dict:
         })
 
     per_annotator = df.groupby("annotator").apply(stats, include_groups=False).reset_index()
-    per_cell = df.groupby(["depth", "width"]).apply(stats, include_groups=False).reset_index()
+    per_cell = df.groupby(list(cells)).apply(stats, include_groups=False).reset_index()
     # Spearman's rho is Pearson's r of the ranks (pandas' method="spearman" needs scipy).
     rho = df["elapsed_seconds"].rank().corr(df["reference_chars"].rank()) if len(df) > 2 else float("nan")
     return {"per_annotator": per_annotator, "per_cell": per_cell, "spearman_length": float(rho)}

@@ -11,6 +11,7 @@ import sqlite_utils
 from structext_core.benchmark import safe_text
 from structext_core.benchmark.samples import to_jsonl_line
 from structext_core.studio.study.dashboard import COUNTED_KINDS, flag_fast, responses_frame
+from structext_core.studio.study.kinds import kind_of
 
 # ---------------------------------------------------------------- export
 
@@ -38,6 +39,19 @@ EXPORT_COLUMNS = [
 ]
 
 
+def export_columns(benchmark: str | None) -> list[str]:
+    """The export's columns for a study of ``benchmark``: :data:`EXPORT_COLUMNS` with the item
+    columns of its kind (:mod:`structext_core.studio.study.kinds`) in place of StrucText's.
+    For AIBench, ``answer`` is the key's letter, ``response`` the chosen letter, and
+    ``rouge_l``, ``score`` and ``exact_match`` its correctness (1 or 0)."""
+    structext, own = kind_of(None).item_columns, kind_of(benchmark).item_columns
+    if own == structext:
+        return list(EXPORT_COLUMNS)
+    at = EXPORT_COLUMNS.index(structext[0])
+    rest = [c for c in EXPORT_COLUMNS if c not in structext]
+    return [*rest[:at], *own, *rest[at:]]
+
+
 def export_rows(db: sqlite_utils.Database, study_id: int, kinds: Sequence[str] = COUNTED_KINDS) -> list[dict]:
     """Every response of the study with timing (ISO-8601 UTC) and scores, for CSV/JSONL.
 
@@ -48,6 +62,7 @@ def export_rows(db: sqlite_utils.Database, study_id: int, kinds: Sequence[str] =
     idle_seconds + away_seconds = wall_seconds`` (first showing to submission).
     """
     df = responses_frame(db, study_id, kinds)
+    columns = export_columns(_benchmark(db, study_id))
     flagged = set(flag_fast(df)["response_id"]) if not df.empty else set()
     removed = {row[0] for row in db.execute(
         "SELECT user_id FROM study_annotators WHERE study_id = ? AND removed_at IS NOT NULL", [study_id])}
@@ -62,8 +77,13 @@ def export_rows(db: sqlite_utils.Database, study_id: int, kinds: Sequence[str] =
         record["passed"] = bool(record["passed"])
         for column in ("idle_pauses", "takeovers"):
             record[column] = None if pd.isna(record[column]) else int(record[column])
-        rows.append({key: _plain(record[key]) for key in EXPORT_COLUMNS})
+        rows.append({key: _plain(record[key]) for key in columns})
     return rows
+
+
+def _benchmark(db: sqlite_utils.Database, study_id: int) -> str | None:
+    row = db.execute("SELECT benchmark FROM studies WHERE id = ?", [study_id]).fetchone()
+    return row[0] if row else None
 
 
 def _plain(value):
@@ -94,7 +114,13 @@ def human_results(db: sqlite_utils.Database, study_id: int) -> list[dict]:
     A lead's override in force counts: it is ``score`` and takes the place of ``rouge_l``
     too, so every view of Results (raw or thresholded) counts it; the automatic values stay
     in ``rouge_l_auto`` and ``score_auto``, the override in ``score_override``.
+
+    Empty for a study whose benchmark keeps its answers out of StrucText's Results (AIBench:
+    people beside the VLM solvers are read from the study's own rows, see
+    :mod:`structext_core.studio.study.kinds`).
     """
+    if not kind_of(_benchmark(db, study_id)).model_results:
+        return []
     df = responses_frame(db, study_id)
     rows = []
     for pooled in (False, True):

@@ -16,6 +16,7 @@ the baseline; an annotator's accuracy on them tells the lead whose work to check
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import pandas as pd
@@ -173,6 +174,11 @@ class PracticeFeedback:
     #: True when the same question is still open for the annotator in another study: the key
     #: is not given (:mod:`structext_core.studio.seal`); the score is.
     key_withheld: bool = False
+    #: An AIBench item's options (lettered A, B, ...): ``response`` and ``answer`` are letters;
+    #: its question, and its assignment (whose image the page shows again beside the key).
+    options: tuple[str, ...] = ()
+    question: str = ""
+    assignment_id: int = 0
 
     @property
     def passed(self) -> bool:
@@ -193,23 +199,31 @@ def practice_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
         SELECT r.study_id, r.id, a.seq, r.response, r.gave_up, json_extract(i.sample_json, '$.answer'),
                r.rouge_l, r.exact_match, i.sample_id, json_extract(i.sample_json, '$.reference'),
                (SELECT COUNT(*) FROM assignments p JOIN study_items pi ON pi.id = p.item_id
-                 WHERE p.study_id = r.study_id AND p.user_id = r.user_id AND pi.kind = 'practice')
+                 WHERE p.study_id = r.study_id AND p.user_id = r.user_id AND pi.kind = 'practice'),
+               i.paper_id, i.question_id, json_extract(i.sample_json, '$.options'), s.benchmark,
+               json_extract(i.sample_json, '$.question'), a.id
         FROM responses r
         JOIN assignments a ON a.id = r.assignment_id
         JOIN study_items i ON i.id = r.item_id
+        JOIN studies s ON s.id = r.study_id
         WHERE r.id = ? AND r.user_id = ? AND i.kind = 'practice'
         """,
         [response_id, user_id],
     ).fetchone()
     if row is None:
         return None
-    study_id, response_id, seq, response, gave_up, answer, rouge, exact, sample_id, reference, total = row
+    (study_id, response_id, seq, response, gave_up, answer, rouge, exact, sample_id, reference, total,
+     paper_id, question_id, options, benchmark, question, assignment_id) = row
     if rouge is None or exact is None:  # committed before answers were scored on commit
-        rouge, exact = _score(answer, response, bool(gave_up))
-    withheld = seal.key_withheld(db, user_id, {"id": sample_id, "reference": reference})
+        rouge, exact = _score(answer, response, bool(gave_up), benchmark)
+    withheld = seal.key_withheld(db, user_id, {"id": sample_id, "reference": reference,
+                                               "paper_id": paper_id, "question_id": question_id})
     return PracticeFeedback(study_id=study_id, response_id=response_id, seq=seq, total=total,
                             response=response or "", gave_up=bool(gave_up), answer="" if withheld else answer or "",
-                            rouge_l=float(rouge), exact_match=int(exact), key_withheld=withheld)
+                            rouge_l=float(rouge), exact_match=int(exact), key_withheld=withheld,
+                            options=tuple(json.loads(options)) if options else (),
+                            question=question if options and isinstance(question, str) else "",
+                            assignment_id=assignment_id)
 
 
 

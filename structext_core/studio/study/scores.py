@@ -6,18 +6,19 @@ from collections.abc import Sequence
 
 import sqlite_utils
 
-from structext_core.evaluation import scoring
 from structext_core.studio.storage import write_transaction
+from structext_core.studio.study.kinds import kind_of
 from structext_core.studio.study.store import PASS_THRESHOLD, now
 
 # ---------------------------------------------------------------- scoring
 
 
-def _score(answer: str | None, response: str | None, gave_up: bool) -> tuple[float, int]:
-    """ROUGE-L and exact match of one answer (a give-up scores 0)."""
-    if gave_up:
-        return 0.0, 0
-    return scoring.rouge_l(answer or "", response or ""), scoring.exact_match(answer or "", response or "")
+def _score(answer: str | None, response: str | None, gave_up: bool,
+           benchmark: str | None = None) -> tuple[float, int]:
+    """The ``rouge_l`` and ``exact_match`` columns of one answer by its study's benchmark
+    (:mod:`structext_core.studio.study.kinds`): StrucText's ROUGE-L and exact match, AIBench's
+    correctness 1 or 0 in both. A give-up scores 0."""
+    return kind_of(benchmark).score(answer, response, gave_up)
 
 
 def _score_rows(db: sqlite_utils.Database, response_ids: Sequence[int]) -> dict[int, tuple[float, int]]:
@@ -28,13 +29,14 @@ def _score_rows(db: sqlite_utils.Database, response_ids: Sequence[int]) -> dict[
         chunk = list(response_ids[chunk_start:chunk_start + 200])
         marks = ",".join("?" * len(chunk))
         rows = db.execute(
-            "SELECT r.id, r.response, r.gave_up, json_extract(i.sample_json, '$.answer')"
-            f" FROM responses r JOIN study_items i ON i.id = r.item_id WHERE r.id IN ({marks})",
+            "SELECT r.id, r.response, r.gave_up, json_extract(i.sample_json, '$.answer'), s.benchmark"
+            " FROM responses r JOIN study_items i ON i.id = r.item_id JOIN studies s ON s.id = r.study_id"
+            f" WHERE r.id IN ({marks})",
             chunk,
         ).fetchall()
         computed = []
-        for response_id, response, gave_up_flag, answer in rows:
-            scores[response_id] = _score(answer, response, bool(gave_up_flag))
+        for response_id, response, gave_up_flag, answer, benchmark in rows:
+            scores[response_id] = _score(answer, response, bool(gave_up_flag), benchmark)
             computed.append((*scores[response_id], response_id))
         stamp = now()
         with write_transaction(db):

@@ -19,6 +19,7 @@ from structext_core.benchmark.words import plural
 from structext_core.evaluation import scoring
 from structext_core.studio import accounts, changes
 from structext_core.studio.storage import write_transaction
+from structext_core.studio.study import kinds
 
 DEFAULT_SUITE = "test-hard"
 # The paper's suites, the study default first: ("test-hard", "test").
@@ -69,29 +70,32 @@ def stratum(sample: dict) -> tuple:
     return tuple(sample[key] for key in STRATUM_KEYS)
 
 
-def stratified_draw(samples: Sequence[dict], n: int, seed: int = 0) -> list[dict]:
-    """Draw ``n`` samples, allocated to strata in proportion to their size.
+def stratified_draw(samples: Sequence[dict], n: int, seed: int = 0, *, stratum_of=stratum,
+                    pool_name: str = "the suite") -> list[dict]:
+    """Draw ``n`` samples (each with an ``id``), allocated to strata in proportion to their size.
 
-    Strata are (format, task, depth, width). Each stratum gets the floor of its share;
+    Strata are ``stratum_of(sample)``: for StrucText (format, task, depth, width); an AIBench
+    study passes its own (:func:`structext_core.studio.study.aibench_study.stratum`), and
+    ``pool_name`` names what the samples are in messages. Each stratum gets the floor of its share;
     the remaining places go to the strata with the largest remainders (ties broken at
     random). The result is deterministic for (samples, n, seed), whatever the input order
     (:func:`structext_core.benchmark.draws.stratified_draw`, ``proportional``).
     """
     if not samples:
-        raise StudyError("The suite has no samples: generate or choose another suite.")
+        raise StudyError(f"{pool_name.capitalize()} has no samples: generate or choose another one.")
     if not 1 <= n <= len(samples):
         raise StudyError(
             f"Number of questions must be between 1 and {len(samples):,} "
-            f"(the size of the suite), got {n:,}."
+            f"(the size of {pool_name}), got {n:,}."
         )
     repeated = [sample_id for sample_id, times in Counter(s["id"] for s in samples).items() if times > 1]
     if repeated:
         raise StudyError(
-            f"The suite has {len(repeated)} sample id(s) used more than once (e.g. {repeated[0]!r}): "
+            f"{pool_name.capitalize()} has {len(repeated)} sample id(s) used more than once (e.g. {repeated[0]!r}): "
             "every sample needs its own id."
         )
     return draws.stratified_draw(
-        samples, n, stratum=stratum, seed=f"structext-study-draw|{seed}|{n}",
+        samples, n, stratum=stratum_of, seed=f"structext-study-draw|{seed}|{n}",
         allocation=draws.PROPORTIONAL, order=lambda key: tuple(str(part) for part in key),
     )
 
@@ -257,35 +261,42 @@ def create_study(
     practice = practice_draw(_avoiding(_rest(samples, [*drawn, *gold]),
                                        [every, _elsewhere(db, suite, ("study", "gold"))], practice_items),
                              practice_items, seed)
+    return insert_study(
+        db, {"name": name, "suite": suite, "seed": seed, "rule_text": rule_text,
+             "show_correctness": int(show_correctness), "created_by": created_by, "gold_pass": gold_pass},
+        [(_structext_item_row(sample), kind) for samples_of_kind, kind in
+         ((drawn, "study"), (gold, "gold"), (practice, "practice")) for sample in samples_of_kind],
+        annotator_ids,
+    )
+
+
+def _structext_item_row(sample: dict) -> dict:
+    """The ``study_items`` columns of a StrucText sample."""
+    return {"sample_id": sample["id"], "language": sample["language"], "task": sample["task"],
+            "task_id": sample["task_id"], "depth": sample["depth"], "width": sample["width"],
+            "reference_chars": len(sample["reference"]), "sample_json": json.dumps(sample, ensure_ascii=False)}
+
+
+def insert_study(db: sqlite_utils.Database, study: dict, items: Sequence[tuple[dict, str]],
+                 annotator_ids: Sequence[int]) -> int:
+    """Write a drawn study in one transaction: the ``studies`` row (``study``: its columns but
+    ``n_items``, ``practice_items``, ``gold_items`` and ``created_at``, counted here), its items
+    in order (``(study_items columns, kind)``: counted ``study``, ``gold``, ``practice``) and each
+    annotator with an own order. Every benchmark's study is written here. Returns its id."""
     created = now()
+    count = Counter(kind for _row, kind in items)
+    row = {**study, "n_items": count["study"], "practice_items": count["practice"], "gold_items": count["gold"],
+           "created_at": created}
     with write_transaction(db):
         study_id = db.execute(
-            "INSERT INTO studies (name, suite, n_items, seed, rule_text, show_correctness,"
-            " created_by, created_at, practice_items, gold_items, gold_pass) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [name, suite, len(drawn), seed, rule_text, int(show_correctness), created_by, created,
-             len(practice), len(gold), gold_pass],
+            f"INSERT INTO studies ({', '.join(row)}) VALUES ({', '.join('?' for _ in row)})", list(row.values()),
         ).lastrowid
-        kinds = ["study"] * len(drawn) + ["gold"] * len(gold) + ["practice"] * len(practice)
-        for position, (sample, kind) in enumerate(zip([*drawn, *gold, *practice], kinds), 1):
-            db.execute(
-                "INSERT INTO study_items (study_id, position, sample_id, language, task, task_id,"
-                " depth, width, reference_chars, sample_json, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    study_id,
-                    position,
-                    sample["id"],
-                    sample["language"],
-                    sample["task"],
-                    sample["task_id"],
-                    sample["depth"],
-                    sample["width"],
-                    len(sample["reference"]),
-                    json.dumps(sample, ensure_ascii=False),
-                    kind,
-                ],
-            )
+        for position, (item, kind) in enumerate(items, 1):
+            columns = {"study_id": study_id, "position": position, **item, "kind": kind}
+            db.execute(f"INSERT INTO study_items ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})",
+                       list(columns.values()))
         for user_id in dict.fromkeys(annotator_ids):
-            _assign(db, study_id, seed, user_id, created)
+            _assign(db, study_id, study["seed"], user_id, created)
     return study_id
 
 
@@ -456,6 +467,9 @@ class Study:
     #: When the study was archived (None: not archived). An archived study is hidden from its
     #: annotators and from the default chooser, takes no answers, and is kept whole.
     archived_at: float | None = None
+    #: The benchmark (:mod:`structext_core.studio.study.kinds`); an AIBench study's ``suite`` is
+    #: the name of its stored data set.
+    benchmark: str = "structext-eval"
 
     @property
     def archived(self) -> bool:
@@ -477,7 +491,8 @@ class Study:
     @property
     def label(self) -> str:
         """One line naming the study for a chooser: name, suite, size, annotators, status."""
-        return (f"{self.name} · {self.suite} · {self.counts.breakdown} · "
+        data = kinds.kind_of(self.benchmark).source_label.format(suite=self.suite)
+        return (f"{self.name} · {data} · {self.counts.breakdown} · "
                 f"{plural(self.n_annotators, 'annotator')} · {self.status}" + (" · archived" if self.archived else ""))
 
 
@@ -528,6 +543,7 @@ class AnnotatorStudy:
     answered: int
     #: Of ``n_items``, the practice questions that come first.
     practice_items: int = 0
+    benchmark: str = "structext-eval"
 
     @property
     def counts(self) -> QuestionCounts:
@@ -552,7 +568,7 @@ def studies_for_annotator(db: sqlite_utils.Database, user_id: int) -> list[Annot
     archived ones, nor those they were removed from)."""
     rows = db.query(
         """
-        SELECT s.id, s.name, s.rule_text, s.show_correctness,
+        SELECT s.id, s.name, s.rule_text, s.show_correctness, s.benchmark,
                (SELECT COUNT(*) FROM assignments a
                  WHERE a.study_id = s.id AND a.user_id = sa.user_id) AS n_items,
                sa.rule_accepted_at,
@@ -635,15 +651,17 @@ def clone_study(
         created = now()
         new_id = db.execute(
             "INSERT INTO studies (name, suite, n_items, seed, rule_text, show_correctness, status,"
-            " created_by, created_at, results_when_closed, practice_items, gold_items, gold_pass)"
+            " created_by, created_at, results_when_closed, practice_items, gold_items, gold_pass, benchmark)"
             " SELECT ?, suite, n_items, seed, rule_text, show_correctness, 'open', ?, ?,"
-            " results_when_closed, practice_items, gold_items, gold_pass FROM studies WHERE id = ?",
+            " results_when_closed, practice_items, gold_items, gold_pass, benchmark FROM studies WHERE id = ?",
             [name, by_user, created, study_id],
         ).lastrowid
         db.execute(
             "INSERT INTO study_items (study_id, position, sample_id, language, task, task_id, depth, width,"
-            " reference_chars, sample_json, kind) SELECT ?, position, sample_id, language, task, task_id,"
-            " depth, width, reference_chars, sample_json, kind FROM study_items WHERE study_id = ? ORDER BY position",
+            " reference_chars, sample_json, kind, paper_id, system, question_id, level, conference)"
+            " SELECT ?, position, sample_id, language, task, task_id, depth, width, reference_chars, sample_json,"
+            " kind, paper_id, system, question_id, level, conference FROM study_items WHERE study_id = ?"
+            " ORDER BY position",
             [new_id, study_id],
         )
         for user_id in dict.fromkeys(annotator_ids):

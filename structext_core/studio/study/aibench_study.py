@@ -1,0 +1,242 @@
+"""AIBench studies: people answer AIBench questions from a generated image alone (issue 22, item 2).
+
+An item is (one system's image of a paper, one of that paper's questions). The study is a study
+like StrucText's (:mod:`structext_core.studio.study.store`: the same annotators, own orders,
+honest clock, pauses, flags, give-up, practice, gold, dashboard, adjudication, export); what
+differs is declared in :mod:`structext_core.studio.study.kinds` and drawn here.
+
+The draw (deterministic for (data set, n, practice, gold, seed)):
+
+1. **One image per paper.** Every annotator answers the same items, and a person who has seen one
+   image of a paper answers the next question about that paper from memory, not from the image in
+   front of them. So each paper is shown through one system's image only, in the whole study:
+   papers, in a seeded order within each conference, are dealt to the systems in turn (the next
+   system with an image of the paper when one has none), so systems are balanced within each
+   conference.
+2. **Practice** uses papers of its own (set aside first, in the seeded order, until they hold
+   enough questions), on their original figure: its answer key is shown after each answer, and a
+   key is only fair feedback where the image can answer the question. Drawn evenly over levels.
+3. **Gold** items check care, so their key must be certain: level-1 questions (is this component
+   in the figure?) asked on the paper's *original figure*, which the question was written from
+   and which the experts checked. A generated image may lack the component, so a miss there says
+   nothing about care. Gold uses papers of its own too (the next in the seeded order, until they
+   hold enough level-1 questions), drawn evenly over conferences; to an annotator they look like
+   any other item (original figures are among the counted items' images too).
+4. **Counted** items: a stratified draw (:func:`structext_core.studio.study.store.stratified_draw`)
+   in proportion to level x system x conference over every question of the other papers.
+
+Across studies over the same data set: a paper that another AIBench study uses for practice has
+had its keys shown, so practice takes such papers first, and the counted draw leaves them out
+while the papers left still hold enough questions (the seal withholds keys otherwise).
+
+Blinding: the annotator's page gets the question, its options and the image's pixels re-encoded
+without metadata and padded to a size bucket (:func:`structext_core.studio.pairwise.blinded_png`),
+asked for by the assignment's own id; never the system, the paper id, the file's name or path.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from collections.abc import Sequence
+
+import sqlite_utils
+
+from structext_core.aibench import dataset as aibench_dataset
+from structext_core.aibench.model import LEVELS, ORIGINAL_SYSTEM
+from structext_core.benchmark import draws
+from structext_core.studio import aibench_store, pairwise
+from structext_core.studio.study.kinds import AIBENCH
+from structext_core.studio.study.store import (
+    DEFAULT_GOLD_PASS,
+    StudyError,
+    _check_quality_setup,
+    insert_study,
+    stratified_draw,
+    validate_setup,
+)
+
+DEFAULT_AIBENCH_RULE = (
+    "Answer from the image alone: no search, no reading of the paper, no tools, no help from others. "
+    "Choose the option the image supports; when it does not show enough to answer, choose the option "
+    "that says so. Pause when you take a break."
+)
+STRATUM_KEYS = ("level", "system", "conference")
+#: The level whose questions (component existence) may be gold, on the original figure.
+GOLD_LEVEL = 1
+
+
+def stratum(item: dict) -> tuple:
+    """The stratum of an AIBench item: (level, system, conference)."""
+    return tuple(item[key] for key in STRATUM_KEYS)
+
+
+def _item(paper: aibench_dataset.Paper, question, system: str, image: str) -> dict:
+    """The stored item (``sample_json``): never sent to an annotator's browser as a whole."""
+    return {"id": f"{paper.id}/{question.id}@{system}", "paper_id": paper.id, "question_id": question.id,
+            "system": system, "image": image, "level": question.level, "conference": paper.conference,
+            "question": question.question, "options": list(question.options), "answer": question.answer}
+
+
+def _item_row(item: dict) -> dict:
+    """The ``study_items`` columns of an AIBench item."""
+    return {"sample_id": item["id"], "reference_chars": 0, "sample_json": json.dumps(item, ensure_ascii=False),
+            **{key: item[key] for key in ("paper_id", "system", "question_id", "level", "conference")}}
+
+
+def _papers_in_order(data: aibench_dataset.Dataset, seed: int) -> list[str]:
+    ids = sorted(data.papers)
+    random.Random(f"aibench-study-papers|{seed}").shuffle(ids)
+    return ids
+
+
+def deal_systems(data: aibench_dataset.Dataset, paper_ids: Sequence[str], seed: int) -> dict[str, str]:
+    """Each paper's one system in the study: within each conference, papers (in their given order)
+    dealt to the systems in turn, from a seeded start; a paper without an image of its turn's
+    system gets the next system that has one. Papers with no image at all are left out."""
+    systems = data.systems
+    if not systems:
+        return {}
+    rng = random.Random(f"aibench-study-systems|{seed}")
+    turn = rng.randrange(len(systems))
+    by_conference: dict[str, list[str]] = {}
+    for paper_id in paper_ids:
+        by_conference.setdefault(data.papers[paper_id].conference, []).append(paper_id)
+    dealt = {}
+    for conference in sorted(by_conference):
+        for paper_id in by_conference[conference]:
+            for step in range(len(systems)):
+                system = systems[(turn + step) % len(systems)]
+                if (system, paper_id) in data.images:
+                    dealt[paper_id] = system
+                    turn = (turn + step + 1) % len(systems)
+                    break
+    return dealt
+
+
+def _set_aside(data: aibench_dataset.Dataset, order: Sequence[str], wanted: int, levels: Sequence[int],
+               what: str) -> list[dict]:
+    """The questions of ``levels`` on the original figures of the first papers of ``order`` that
+    have one, as items, until there are at least ``wanted``; :class:`StudyError` when the papers
+    run out first."""
+    items: list[dict] = []
+    for paper_id in order:
+        if len(items) >= wanted:
+            break
+        if (ORIGINAL_SYSTEM, paper_id) in data.images:
+            paper = data.papers[paper_id]
+            items += [_item(paper, q, ORIGINAL_SYSTEM, data.images[(ORIGINAL_SYSTEM, paper_id)].path)
+                      for q in paper.questions if q.level in levels]
+    if len(items) < wanted:
+        raise StudyError(f"The papers left hold {len(items)} {what} on original figures; ask for at most that many.")
+    return items
+
+
+def draw_items(data: aibench_dataset.Dataset, n_items: int, practice_items: int, gold_items: int,
+               seed: int, dataset: str = "the data set", keys_shown: set[str] | frozenset = frozenset(),
+               ) -> tuple[list[dict], list[dict], list[dict]]:
+    """The counted, gold and practice items of a study over ``data`` (see the module notes);
+    ``keys_shown``: papers other studies use for practice (taken for practice first, kept out
+    of the counted draw where it can do without them)."""
+    order = _papers_in_order(data, seed)
+    order = [p for p in order if p in keys_shown] + [p for p in order if p not in keys_shown]
+    practice_pool = _set_aside(data, order, practice_items, sorted(LEVELS), "questions for practice") \
+        if practice_items else []
+    order = [p for p in order if p not in {item["paper_id"] for item in practice_pool}]
+    gold_pool = _set_aside(data, order, gold_items, [GOLD_LEVEL], f"level-{GOLD_LEVEL} questions for gold") \
+        if gold_items else []
+    rest = [p for p in order if p not in {item["paper_id"] for item in gold_pool}]
+    unseen = [p for p in rest if p not in keys_shown]
+    if sum(len(data.papers[p].questions) for p in unseen) >= n_items:
+        rest = unseen
+    dealt = deal_systems(data, rest, seed)
+    pool = [_item(data.papers[p], q, dealt[p], data.images[(dealt[p], p)].path)
+            for p in rest if p in dealt for q in data.papers[p].questions]
+    counted = stratified_draw(pool, int(n_items), seed, stratum_of=stratum,
+                              pool_name=f"data set {dataset!r} ({len(pool):,} questions outside practice and gold)")
+    gold = draws.stratified_draw(gold_pool, gold_items, stratum=lambda i: i["conference"],
+                                 seed=f"aibench-study-gold|{seed}|{gold_items}", allocation=draws.EVEN) \
+        if gold_items else []
+    practice = draws.stratified_draw(practice_pool, practice_items, stratum=lambda i: i["level"],
+                                     seed=f"aibench-study-practice|{seed}|{practice_items}",
+                                     allocation=draws.EVEN) if practice_items else []
+    return counted, gold, practice
+
+
+def load(dataset: str) -> aibench_dataset.Dataset:
+    """The stored data set ``dataset``; :class:`StudyError` naming it when it cannot be read."""
+    try:
+        return aibench_dataset.load_dataset(aibench_store.dataset_path(dataset))
+    except (ValueError, OSError) as error:
+        raise StudyError(f"The AIBench data set {dataset[:60]!r} cannot be read: {str(error)[:300]}") from None
+
+
+def create_aibench_study(
+    db: sqlite_utils.Database,
+    *,
+    name: str,
+    dataset: str,
+    n_items: int,
+    annotator_ids: Sequence[int],
+    rule_text: str = DEFAULT_AIBENCH_RULE,
+    seed: int = 0,
+    show_correctness: bool = False,
+    created_by: int | None = None,
+    practice_items: int = 0,
+    gold_items: int = 0,
+    gold_pass: float = DEFAULT_GOLD_PASS,
+) -> int:
+    """Create an AIBench study over the stored data set ``dataset`` (its ``suite``); its id.
+    Raises :class:`StudyError` saying what to change (nothing is written then)."""
+    name, rule_text = validate_setup(db, name, rule_text, annotator_ids)
+    practice_items, gold_items, gold_pass = _check_quality_setup(practice_items, gold_items, gold_pass, n_items)
+    keys_shown = {row[0] for row in db.execute(
+        "SELECT DISTINCT i.paper_id FROM study_items i JOIN studies s ON s.id = i.study_id"
+        " WHERE s.benchmark = ? AND s.suite = ? AND i.kind = 'practice'", [AIBENCH, dataset])}
+    counted, gold, practice = draw_items(load(dataset), int(n_items), practice_items, gold_items, seed, dataset,
+                                         keys_shown)
+    return insert_study(
+        db, {"name": name, "suite": dataset, "seed": seed, "rule_text": rule_text, "benchmark": AIBENCH,
+             "show_correctness": int(show_correctness), "created_by": created_by, "gold_pass": gold_pass},
+        [(_item_row(item), kind) for items, kind in ((counted, "study"), (gold, "gold"), (practice, "practice"))
+         for item in items],
+        annotator_ids,
+    )
+
+
+def strata_counts(items: Sequence[dict]) -> Counter:
+    """How many items fall in each (level, system, conference) stratum."""
+    return Counter(stratum(item) for item in items)
+
+
+def _image_bytes(dataset: str, paper_id: str, system: str) -> bytes:
+    folder = aibench_store.dataset_path(dataset)
+    record = pairwise._image_records(str(folder)).get((system, paper_id))
+    if record is None:
+        raise StudyError("That image is no longer stored; tell the study lead.")
+    return pairwise.blinded_png(str(folder / record))
+
+
+def item_image(db: sqlite_utils.Database, user_id: int, assignment_id: int) -> bytes:
+    """The blinded PNG of the image of the user's own assignment ``assignment_id`` (pixels only,
+    padded to a size bucket: no name, path or metadata of the system's file)."""
+    row = db.execute(
+        "SELECT s.suite, i.paper_id, i.system FROM assignments a JOIN study_items i ON i.id = a.item_id"
+        " JOIN studies s ON s.id = a.study_id WHERE a.id = ? AND a.user_id = ? AND s.benchmark = ?",
+        [assignment_id, user_id, AIBENCH],
+    ).fetchone()
+    if row is None:
+        raise StudyError("That question is not one of yours.")
+    return _image_bytes(*row)
+
+
+def lead_image(db: sqlite_utils.Database, item_id: int) -> bytes:
+    """The image of a study item, for the lead's pages (adjudication)."""
+    row = db.execute(
+        "SELECT s.suite, i.paper_id, i.system FROM study_items i JOIN studies s ON s.id = i.study_id"
+        " WHERE i.id = ? AND s.benchmark = ?", [item_id, AIBENCH],
+    ).fetchone()
+    if row is None:
+        raise StudyError(f"There is no AIBench study item with id {item_id}.")
+    return _image_bytes(*row)

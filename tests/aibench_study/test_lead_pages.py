@@ -1,0 +1,81 @@
+"""The lead's side of an AIBench study with AppTest: create it on Studies, its dashboard (accuracy by
+level, system, conference with intervals), adjudication (image, options, key, each person's letter)
+and export."""
+from __future__ import annotations
+
+import csv
+import io
+
+from structext_core.studio import study
+from tests.pages.test_page_access import Downloads, run_page
+
+
+def _answered(world, n_items=6):
+    """A study answered by both annotators: ann1 always right, ann2 always 'A'."""
+    db, p = world["db"], world["people"]
+    study_id = study.create_aibench_study(db, name="images", dataset="synthetic", n_items=n_items,
+                                          annotator_ids=[p["ann1"]["id"], p["ann2"]["id"]], seed=3)
+    for who in ("ann1", "ann2"):
+        uid = p[who]["id"]
+        study.accept_rule(db, study_id, uid)
+        while (view := study.open_question(db, study_id, uid)) is not None:
+            key = db.execute("SELECT json_extract(sample_json, '$.answer') FROM study_items WHERE id = ?",
+                             [view.item_id]).fetchone()[0]
+            study.submit_answer(db, uid, view.assignment_id, key if who == "ann1" else "A")
+    return study_id
+
+
+def test_the_lead_creates_an_aibench_study(world):
+    at = run_page("study_admin", world["people"]["lead"], sa_section="Set up a study")
+    at.segmented_control(key="sa_benchmark").set_value("aibench").run()
+    form_inputs = [t for t in at.text_input if t.label == "Study name"]
+    form_inputs[0].input("from the page")
+    [n for n in at.number_input if n.label == "Number of questions"][0].set_value(10)
+    at.multiselect[0].select(world["people"]["ann1"])
+    [n for n in at.number_input if n.label == "Practice items"][0].set_value(2)
+    [b for b in at.button if b.label == "Create study"][0].click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    created = [s for s in study.list_studies(world["db"]) if s.name == "from the page"]
+    assert created and created[0].benchmark == "aibench" and created[0].suite == "synthetic"
+    assert (created[0].n_items, created[0].practice_items) == (10, 2)
+    assert "AIBench synthetic" in created[0].label
+
+
+def test_the_dashboard_breaks_accuracy_down_by_level_and_system(world):
+    study_id = _answered(world)
+    at = run_page("study_admin", world["people"]["lead"], sa_study=study.get_study(world["db"], study_id))
+    assert not at.exception
+    groups = at.segmented_control(key="sa_group_aibench")
+    assert {"Level", "System", "Conference"} <= set(groups.options)
+    groups.set_value("System").run()
+    table = [d.value for d in at.dataframe if "score_low" in d.value.columns][0]
+    assert "system" in table.columns and table["n"].sum() == 12
+    groups.set_value("Annotator").run()
+    table = [d.value for d in at.dataframe if "score_low" in d.value.columns][0]
+    scores = dict(zip(table["annotator"], table["score"]))
+    assert scores["ann1"] == 100.0 and scores["ann2"] < 100.0
+    assert any("accuracy" in c.value.lower() for c in at.caption)
+
+
+def test_adjudication_shows_the_image_the_options_the_key_and_each_letter(world):
+    study_id = _answered(world)
+    lead = world["people"]["lead"]
+    at = run_page("adjudication", lead, adj_study=study.get_study(world["db"], study_id))
+    assert len(at.get("image")) == 1
+    said = " ".join(m.value for m in at.markdown)
+    assert "(answer key)" in said and "Chose **" in said
+    assert any("ann1" in c.value and "ann2" in c.value for c in at.caption)
+    assert any("level" in c.value.lower() for c in at.caption)
+
+
+def test_export_has_the_item_columns_and_no_structext_results(world, monkeypatch):
+    study_id = _answered(world)
+    downloads = Downloads(monkeypatch)
+    at = run_page("study_admin", world["people"]["lead"], sa_section="Export",
+                  sa_study=study.get_study(world["db"], study_id))
+    labels = [b.label for b in at.get("download_button")]
+    assert labels == ["Responses (CSV)", "Responses (JSONL)"]
+    data = dict(downloads.files)["images-responses.csv"].decode()
+    rows = list(csv.DictReader(io.StringIO(data)))
+    assert len(rows) == 12 and {"paper_id", "system", "question_id", "level", "conference"} <= set(rows[0])
+    assert {r["score"] for r in rows} <= {"1.0", "0.0"}
