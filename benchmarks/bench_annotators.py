@@ -300,6 +300,7 @@ HEARTBEAT = "heartbeat"  # the key of the clock's heartbeats among the fragment 
 
 
 ROUTED = "routed heartbeat"  # the key of heartbeats posted to the clock's route (server.py)
+RECHECK_SECONDS = 1.5  # pages/ui/clock.py's RECHECK_MS
 
 
 async def heartbeats(client: StreamlitClient, stop_at: _StopAt) -> None:
@@ -331,7 +332,13 @@ async def heartbeats(client: StreamlitClient, stop_at: _StopAt) -> None:
                 client.fragment_latencies_by_interval.setdefault(ROUTED, []).append(time.perf_counter() - started)
                 if response.status_code == 200 and response.json().get("state") in route["stay"]:
                     continue
-                client.routed_fallbacks = getattr(client, "routed_fallbacks", 0) + 1
+                # As the page's script does: a run of the fragment only if no reply of the server
+                # moved the page on meanwhile (an answer just submitted).
+                await asyncio.sleep(RECHECK_SECONDS)
+                now = client.components.get(CLOCK)
+                if now is None or (now.data or {}).get("stamp") != data.get("stamp") \
+                        or (now.data or {}).get("assignment") != data.get("assignment"):
+                    continue
             seq += 1
             try:
                 result = await client.set_component_state(

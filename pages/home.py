@@ -11,7 +11,6 @@ from structext_core.benchmark.safe_text import markdown_text
 from structext_core.benchmark.tasks import TASKS
 from structext_core.benchmark.words import plural
 from structext_core.studio import access, study
-from structext_core.views import explore
 
 ensure_frame()
 user = ui.require_page("home")
@@ -58,14 +57,14 @@ files = suites.suite_files()
 if not files:
     st.warning(f"No suite files in `{suites.data_dir()}`.")
 for path in files:
-    index = ui_suites.load_index(path)
-    stats = explore.suite_stats(index)
-    with st.expander(f"**{markdown_text(path.stem)}**: {len(index):,} samples", expanded=path.stem in suites.SUITES):
+    stats = ui_suites.load_summary(path)
+    with st.expander(f"**{markdown_text(path.stem)}**: {stats['samples']:,} samples",
+                     expanded=path.stem in suites.SUITES):
         m = st.columns(4)
-        m[0].metric("Samples", f"{len(index):,}")
-        m[1].metric("Formats", index["format"].nunique())
-        m[2].metric("Tasks", index["task_id"].nunique())
-        m[3].metric("Mean reference", f"{index['reference_chars'].mean():,.0f} chars")
+        m[0].metric("Samples", f"{stats['samples']:,}")
+        m[1].metric("Formats", stats["formats"])
+        m[2].metric("Tasks", stats["tasks"])
+        m[3].metric("Mean reference", f"{stats['mean_reference']:,.0f} chars")
         left, right = st.columns(2)
         left.caption("By format")
         left.dataframe(stats["format"], hide_index=True, width="stretch")

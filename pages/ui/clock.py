@@ -37,6 +37,10 @@ function format(total) {
   return h ? `${h}:${two(m)}:${two(sec)}` : `${m}:${two(sec)}`;
 }
 
+// How long a page waits, after the route said it must change, for a reply of the server that
+// changes it anyway before it asks for a run of the clock's fragment.
+const RECHECK_MS = 1500;
+
 function makeClock() {
   const clock = { send: null, data: null, root: null, base: 0, baseAt: 0, hiddenAt: null,
                   shown: null, seq: 0, lastBeat: Date.now(), ticker: null };
@@ -79,7 +83,16 @@ function makeClock() {
       return response.ok ? response.json() : null;
     }).then((reply) => {
       if (!clock.data || clock.data.assignment !== d.assignment) return;  // the page moved on meanwhile
-      if (!reply || !route.stay.includes(reply.state)) { viaRun(d); return; }
+      if (!reply || !route.stay.includes(reply.state)) {
+        // The page must change, or the route failed: a run of the fragment redraws it, unless a
+        // reply of the server came meanwhile (an answer just sent from this tab moves the page on
+        // by itself; a second run for it would be wasted).
+        setTimeout(() => {
+          const now_ = clock.data;
+          if (now_ && now_.assignment === d.assignment && now_.stamp === d.stamp) viaRun(now_);
+        }, RECHECK_MS);
+        return;
+      }
       // The server's time is the truth from now on, as with a reply of a run.
       clock.base = reply.seconds; clock.baseAt = now();
       clock.data = { ...clock.data, running: reply.state === "active" };
