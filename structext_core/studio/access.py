@@ -21,7 +21,7 @@ No Streamlit here: this is tested as plain Python (tests/test_access.py).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -326,18 +326,33 @@ def open_study_suites(db: sqlite_utils.Database) -> set[str]:
     return names
 
 
-def visible_suites(db: sqlite_utils.Database, user: dict | None, names: Iterable[str]) -> list[str]:
-    """Of the suites ``names``, those whose samples (with answers) ``user`` may browse:
-    all for researchers and admins; for visitors and annotators none, or in public
-    read-only mode those in no open study. Order kept."""
+def _visible(db: sqlite_utils.Database, user: dict | None, names: Iterable[str],
+             sealed: Callable[[sqlite_utils.Database], set[str]]) -> list[str]:
+    """``names`` for researchers and admins; for visitors and annotators none, or in public
+    read-only mode those not in ``sealed(db)``. Order kept."""
     names = list(names)
     role = role_of(user)
     if not restricted(role):
         return names
     if not can(role, "answers", public_mode(db)):
         return []
-    in_open_study = open_study_suites(db)
-    return [name for name in names if name not in in_open_study]
+    taken = sealed(db)
+    return [name for name in names if name not in taken]
+
+
+def visible_suites(db: sqlite_utils.Database, user: dict | None, names: Iterable[str]) -> list[str]:
+    """Of the suites ``names``, those whose samples (with answers) ``user`` may browse:
+    all for researchers and admins; for visitors and annotators none, or in public
+    read-only mode those in no open study. Order kept."""
+    return _visible(db, user, names, open_study_suites)
+
+
+def _open_aibench_datasets(db: sqlite_utils.Database) -> set[str]:
+    """Data sets that an open AIBench study asks questions of (keys show on Results) or an
+    open blind pairwise study compares (so do the systems' names beside their images)."""
+    return {row[0] for row in db.execute(
+        "SELECT suite FROM studies WHERE status = 'open' AND benchmark = 'aibench'"
+        " UNION SELECT dataset FROM pairwise_studies WHERE status = 'open'")}
 
 
 def visible_aibench_datasets(db: sqlite_utils.Database, user: dict | None, names: Iterable[str]) -> list[str]:
@@ -345,18 +360,7 @@ def visible_aibench_datasets(db: sqlite_utils.Database, user: dict | None, names
     (Results drill-down): all for researchers and admins; for visitors and annotators none, or
     in public read-only mode none that an open AIBench study or an open pairwise study draws
     from, as for StrucText's suites. Order kept."""
-    names = list(names)
-    role = role_of(user)
-    if not restricted(role):
-        return names
-    if not can(role, "answers", public_mode(db)):
-        return []
-    # Keys show there, and so do the systems' names beside their images: none of a data set
-    # that an open study asks questions of, nor of one an open blind pairwise study compares.
-    in_open_study = {row[0] for row in db.execute(
-        "SELECT suite FROM studies WHERE status = 'open' AND benchmark = 'aibench'"
-        " UNION SELECT dataset FROM pairwise_studies WHERE status = 'open'")}
-    return [name for name in names if name not in in_open_study]
+    return _visible(db, user, names, _open_aibench_datasets)
 
 
 def results_studies(db: sqlite_utils.Database, user: dict | None) -> list[str]:

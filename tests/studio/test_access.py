@@ -366,3 +366,23 @@ def test_readme_who_sees_what_table_is_the_access_table():
     assert match.group(1) == access.markdown_table(), (
         "README's 'Who sees what' table differs from structext_core/studio/access.py: paste the output of\n"
         "python -c 'from structext_core.studio import access; print(access.markdown_table())'")
+
+
+def test_aibench_data_sets_on_results_are_sealed_by_open_studies_and_open_pairwise_studies(db, people):
+    """The Results drill-down shows keys and the systems' names beside their images: visitors
+    and annotators see no data set without public mode, and in it none that an open AIBench
+    study asks questions of or an open blind pairwise study compares."""
+    names = ["asked", "compared", "free"]
+    now = 1.0
+    db.execute("INSERT INTO studies (name, suite, n_items, seed, rule_text, created_at, benchmark)"
+               " VALUES ('s', 'asked', 1, 0, 'rule', ?, 'aibench')", [now])
+    db.execute("INSERT INTO pairwise_studies (name, dataset, seed, created_at) VALUES ('p', 'compared', 0, ?)", [now])
+    for who in ("visitor", "ann1"):
+        assert access.visible_aibench_datasets(db, people[who], names) == []
+    assert access.visible_aibench_datasets(db, people["researcher"], names) == names
+    access.set_public_mode(db, True, people["admin"])
+    for who in ("visitor", "ann1"):
+        assert access.visible_aibench_datasets(db, people[who], names) == ["free"]
+    db.execute("UPDATE pairwise_studies SET status = 'closed'")
+    db.execute("UPDATE studies SET status = 'closed'")
+    assert access.visible_aibench_datasets(db, people["ann1"], names) == names
