@@ -73,22 +73,26 @@ function makeHub() {
   document.addEventListener("input", onInput, true);
   document.addEventListener("click", onClick, true);
   document.addEventListener("visibilitychange", onVisibility);
-  hub.attach = (data, send) => {
+  // Each drawing of the component owns the hub until a newer drawing attaches: the cleanup of
+  // an older drawing (which can run after the newer one attached, with the same setStateValue)
+  // must not detach it, or no input report (and no draft) is sent again.
+  hub.attach = (data, send, owner) => {
     if (!hub.data || hub.data.assignment !== data.assignment) {
       hub.dirty = false; hub.active = false;
     }
-    hub.data = data; hub.send = send;
+    hub.data = data; hub.send = send; hub.owner = owner;
     schedule();
   };
-  hub.detach = (send) => { if (hub.send === send) hub.send = null; };
+  hub.detach = (owner) => { if (hub.owner === owner) { hub.send = null; hub.owner = null; } };
   return hub;
 }
 
 export default function (component) {
   const { data, setStateValue } = component;
   const hub = window.__structextActivity || (window.__structextActivity = makeHub());
-  hub.attach(data, setStateValue);
-  return () => hub.detach(setStateValue);
+  const owner = {};
+  hub.attach(data, setStateValue, owner);
+  return () => hub.detach(owner);
 }
 """
 

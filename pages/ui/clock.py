@@ -113,7 +113,10 @@ function makeClock() {
     else if (clock.hiddenAt !== null) { clock.baseAt += now() - clock.hiddenAt; clock.hiddenAt = null; }
     draw();
   });
-  clock.attach = (data, root, send) => {
+  // Each drawing of the component is an owner of its own: the cleanup of an older drawing
+  // (which may run after a newer drawing attached, with the very same setStateValue) must
+  // never detach the newer one, or no heartbeat is sent again and the time on screen stops.
+  clock.attach = (data, root, send, owner) => {
     const fresh = !clock.data || clock.data.assignment !== data.assignment || clock.data.stamp !== data.stamp;
     if (!clock.data || clock.data.assignment !== data.assignment) clock.shown = null;
     if (fresh) {
@@ -121,7 +124,7 @@ function makeClock() {
       clock.base = data.seconds; clock.baseAt = now(); clock.lastBeat = now();
       if (document.hidden) clock.hiddenAt = now(); else clock.hiddenAt = null;
     }
-    clock.data = data; clock.root = root; clock.send = send;
+    clock.data = data; clock.root = root; clock.send = send; clock.owner = owner;
     const box = root.querySelector(".hb-clock");
     if (box) box.hidden = !data.show;
     const label = root.querySelector(".hb-clock-label");
@@ -129,15 +132,16 @@ function makeClock() {
     if (!clock.ticker) clock.ticker = setInterval(tick, 250);
     draw();
   };
-  clock.detach = (send) => { if (clock.send === send) clock.send = null; };
+  clock.detach = (owner) => { if (clock.owner === owner) { clock.send = null; clock.owner = null; } };
   return clock;
 }
 
 export default function (component) {
   const { data, setStateValue, parentElement } = component;
   const clock = window.__structextClock || (window.__structextClock = makeClock());
-  clock.attach(data, parentElement, setStateValue);
-  return () => clock.detach(setStateValue);
+  const owner = {};
+  clock.attach(data, parentElement, setStateValue, owner);
+  return () => clock.detach(owner);
 }
 """
 

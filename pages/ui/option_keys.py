@@ -34,8 +34,11 @@ function makeKeys() {
 export default function (component) {
   const { data } = component;
   const hub = window.__structextOptionKeys || (window.__structextOptionKeys = makeKeys());
-  hub.keys = (data && data.keys) || {};
-  return () => { hub.keys = {}; };
+  // The keys of the newest drawing: the cleanup of an older one (which can run after the newer
+  // one set its keys) clears nothing but its own.
+  const keys = (data && data.keys) || {};
+  hub.keys = keys;
+  return () => { if (hub.keys === keys) hub.keys = {}; };
 }
 """
 
