@@ -1,0 +1,96 @@
+"""The gate that lets a few page runs of a server process proceed at once (issue 23)."""
+
+import threading
+import time
+
+import pytest
+
+from structext_core.studio import run_gate
+from structext_core.studio.run_gate import RunGate
+
+
+def run_threads(gate: RunGate, n: int, hold: float = 0.02) -> tuple[int, list[int]]:
+    """n threads each holding a slot for ``hold`` s: (most at once, order of entry)."""
+    inside = 0
+    most = 0
+    order: list[int] = []
+    guard = threading.Lock()
+
+    def work(index: int) -> None:
+        nonlocal inside, most
+        with gate.slot():
+            with guard:
+                inside += 1
+                most = max(most, inside)
+                order.append(index)
+            time.sleep(hold)
+            with guard:
+                inside -= 1
+
+    threads = []
+    for index in range(n):
+        thread = threading.Thread(target=work, args=(index,))
+        thread.start()
+        threads.append(thread)
+        time.sleep(0.002)  # they arrive in order
+    for thread in threads:
+        thread.join(10)
+        assert not thread.is_alive(), "a run never got through the gate"
+    return most, order
+
+
+def test_no_more_runs_at_once_than_slots_and_all_get_through():
+    gate = RunGate(3)
+    most, order = run_threads(gate, 20)
+    assert most == 3
+    assert sorted(order) == list(range(20))
+    assert gate.busy == 0 and gate.waiting == 0
+    assert gate.runs == 20 and gate.waited_runs >= 10 and gate.most_waiting >= 10
+
+
+def test_first_come_first_served():
+    gate = RunGate(1)
+    _, order = run_threads(gate, 12, hold=0.03)
+    assert order == list(range(12))
+
+
+def test_zero_slots_is_no_gate():
+    most, _ = run_threads(RunGate(0), 8, hold=0.05)
+    assert most == 8
+
+
+def test_a_thread_holding_a_slot_takes_it_again_at_once():
+    gate = RunGate(1)
+    with gate.slot():
+        assert gate.held_here()
+        with gate.slot():  # a fragment called inline in its full run: no second slot, no deadlock
+            assert gate.busy == 1
+        assert gate.held_here()
+    assert not gate.held_here() and gate.busy == 0
+
+
+def test_a_run_that_raises_gives_its_slot_back():
+    gate = RunGate(1)
+
+    class Rerun(BaseException):  # as st.rerun's and st.stop's exceptions are
+        pass
+
+    with pytest.raises(Rerun):
+        with gate.slot():
+            raise Rerun
+    assert gate.busy == 0
+    most, _ = run_threads(gate, 3)
+    assert most == 1
+
+
+def test_slots_from_the_environment(monkeypatch):
+    monkeypatch.delenv("STRUCTEXT_RUN_SLOTS", raising=False)
+    assert run_gate.slots_from_env() == run_gate.DEFAULT_SLOTS
+    monkeypatch.setenv("STRUCTEXT_RUN_SLOTS", "0")
+    assert run_gate.slots_from_env() == 0
+    for bad in ("-1", "two", "1e3", "257"):
+        monkeypatch.setenv("STRUCTEXT_RUN_SLOTS", bad)
+        with pytest.raises(ValueError, match="STRUCTEXT_RUN_SLOTS"):
+            run_gate.slots_from_env()
+    with pytest.raises(ValueError):
+        RunGate(-1)
