@@ -9,6 +9,9 @@ about ten times the server's CPU per heartbeat.
 
 import streamlit as st
 
+from structext_core import settings
 from structext_core.studio import clock_beat
+
+settings.run_slots()  # a bad STRUCTEXT_RUN_SLOTS stops the start here, with its name and what it must be
 
 app = st.App("app.py", routes=clock_beat.routes())

@@ -301,6 +301,7 @@ HEARTBEAT = "heartbeat"  # the key of the clock's heartbeats among the fragment 
 
 ROUTED = "routed heartbeat"  # the key of heartbeats posted to the clock's route (server.py)
 RECHECK_SECONDS = 1.5  # pages/ui/clock.py's RECHECK_MS
+ANSWERED_RECHECK_SECONDS = 10.0  # and its ANSWERED_RECHECK_MS
 
 
 async def heartbeats(client: StreamlitClient, stop_at: _StopAt) -> None:
@@ -310,6 +311,7 @@ async def heartbeats(client: StreamlitClient, stop_at: _StopAt) -> None:
     state is not one of ``stay``; else (``streamlit run app.py``), or when the route fails or
     says the page must change, the state ``beat`` of the component: one run of its fragment."""
     seq = 0
+    rechecked = None  # the reply (stamp) a fragment run was last asked for
     async with httpx.AsyncClient(base_url=client.base_url, timeout=30) as http:
         while time.time() < stop_at():
             clock = client.components.get(CLOCK)
@@ -330,11 +332,15 @@ async def heartbeats(client: StreamlitClient, stop_at: _StopAt) -> None:
                     client.errors.append(f"routed heartbeat: {error!r}")
                     return
                 client.fragment_latencies_by_interval.setdefault(ROUTED, []).append(time.perf_counter() - started)
-                if response.status_code == 200 and response.json().get("state") in route["stay"]:
+                state = response.json().get("state") if response.status_code == 200 else None
+                if state in route["stay"]:
                     continue
                 # As the page's script does: a run of the fragment only if no reply of the server
-                # moved the page on meanwhile (an answer just submitted).
-                await asyncio.sleep(RECHECK_SECONDS)
+                # moved the page on meanwhile (an answer just submitted), one per reply at most.
+                if rechecked == data.get("stamp"):
+                    continue
+                rechecked = data.get("stamp")
+                await asyncio.sleep(ANSWERED_RECHECK_SECONDS if state == "answered" else RECHECK_SECONDS)
                 now = client.components.get(CLOCK)
                 if now is None or (now.data or {}).get("stamp") != data.get("stamp") \
                         or (now.data or {}).get("assignment") != data.get("assignment"):

@@ -42,6 +42,7 @@ LIMIT_PREFIX = "STRUCTEXT_LIMIT_"
 HOME_ENV = "STRUCTEXT_HOME"
 AIBENCH_DIR_ENV = "STRUCTEXT_AIBENCH_DIR"
 AIBENCH_SYNTHETIC_ENV = "STRUCTEXT_AIBENCH_SYNTHETIC"
+RUN_SLOTS_ENV = "STRUCTEXT_RUN_SLOTS"
 
 
 class SettingError(ValueError):
@@ -246,3 +247,19 @@ def sandbox_memory_mb() -> int:
 def sandbox_test_functions() -> bool:
     """True when the sandbox workers may run the test-only functions (the test suite sets it)."""
     return os.environ.get(SANDBOX_TEST_FUNCTIONS_ENV) == "1"
+
+
+# ---------------------------------------------------------------- page runs at once (run_gate)
+
+DEFAULT_RUN_SLOTS = 3
+MAX_RUN_SLOTS = 256
+
+
+def run_slots(environ: Mapping[str, str] | None = None) -> int:
+    """Page runs one server process lets proceed at once (0: no limit)."""
+    text = raw(RUN_SLOTS_ENV, environ)
+    if not text:
+        return DEFAULT_RUN_SLOTS
+    if not (text.isascii() and text.isdigit()) or int(text) > MAX_RUN_SLOTS:
+        raise SettingError(f"{RUN_SLOTS_ENV}={text!r} must be a whole number from 0 (no limit) to {MAX_RUN_SLOTS}")
+    return int(text)

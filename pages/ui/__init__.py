@@ -11,9 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-import os
 import secrets
-import sqlite3
 import sys
 import threading
 import time
@@ -89,21 +87,6 @@ def show_flash() -> None:
 # as AppTest does) is closed by the next :func:`get_db` of any thread.
 _RUN_DBS: dict[threading.Thread, sqlite_utils.Database] = {}
 _RUN_DBS_GUARD = threading.Lock()
-# Connections of ended runs, ready for the next run of any thread (opening one, with its pragmas
-# and the schema check, cost more than the rest of a heartbeat's run): at most IDLE_MAX, each for
-# the database path it was opened on, none inside a transaction. The gate (run_gate) keeps the
-# runs at once, and so the connections in use, to a few.
-_IDLE_DBS: list[tuple[tuple[str, int], sqlite_utils.Database]] = []
-IDLE_MAX = 8
-
-
-def _file_key(path) -> tuple[str, int]:
-    """A database file as an idle connection is kept for: its path and its inode (a file
-    replaced at the same path is another database: its connections are not reused)."""
-    try:
-        return str(path), os.stat(path).st_ino
-    except OSError:
-        return str(path), -1
 
 
 def get_db() -> sqlite_utils.Database:
@@ -121,14 +104,7 @@ def get_db() -> sqlite_utils.Database:
     with _RUN_DBS_GUARD:
         db = _RUN_DBS.get(thread)
     if db is None:
-        path = _file_key(storage.default_db_path())
-        with _RUN_DBS_GUARD:
-            db = next((idle for idle_path, idle in reversed(_IDLE_DBS) if idle_path == path), None)
-            if db is not None:
-                _IDLE_DBS.remove((path, db))
-        if db is None:
-            db = storage.open_db(path[0], check_same_thread=False)  # used, and closed, by other threads too
-            db.structext_path = _file_key(path[0])
+        db = storage.open_db(check_same_thread=False)  # closed by another thread once this one ended
         with _RUN_DBS_GUARD:
             _RUN_DBS[thread] = db
     return db
@@ -145,46 +121,17 @@ def reap_ended_runs() -> int:
 
 
 def close_db() -> None:
-    """The end of a run: this thread's run connection, if it has one, goes back to the idle
-    connections (rolled back if a transaction was left open), or is closed when enough are idle."""
+    """Close this thread's run connection, if it has one (the end of a run)."""
     with _RUN_DBS_GUARD:
         db = _RUN_DBS.pop(threading.current_thread(), None)
-    if db is None:
-        return
-    try:
-        if db.conn.in_transaction:
-            db.conn.rollback()
-    except sqlite3.Error:
+    if db is not None:
         db.conn.close()
-        return
-    path = getattr(db, "structext_path", None)
-    with _RUN_DBS_GUARD:
-        if path is not None and len(_IDLE_DBS) < IDLE_MAX:
-            _IDLE_DBS.append((path, db))
-            return
-    db.conn.close()
-
-
-def close_idle_connections() -> int:
-    """Close every idle run connection (tests, and a database replaced on disk); returns how many."""
-    with _RUN_DBS_GUARD:
-        idle = [db for _, db in _IDLE_DBS]
-        _IDLE_DBS.clear()
-    for db in idle:
-        db.conn.close()
-    return len(idle)
 
 
 def open_run_connections() -> int:
-    """How many run connections are in use now (tests and benchmarks); idle ones are not counted."""
+    """How many run connections are open now (tests and benchmarks)."""
     with _RUN_DBS_GUARD:
         return len(_RUN_DBS)
-
-
-def idle_run_connections() -> int:
-    """How many run connections wait idle for the next run (at most :data:`IDLE_MAX`)."""
-    with _RUN_DBS_GUARD:
-        return len(_IDLE_DBS)
 
 
 @contextlib.contextmanager

@@ -19,15 +19,22 @@ run, takes one slot.
 from __future__ import annotations
 
 import contextlib
-import os
+import logging
+import sys
 import threading
 import time
+import traceback
 from collections import deque
 from collections.abc import Iterator
 
+from structext_core import settings
+
 #: Page runs at once, unless ``STRUCTEXT_RUN_SLOTS`` says otherwise (0: no gate).
-DEFAULT_SLOTS = 3
-MAX_SLOTS = 256
+DEFAULT_SLOTS = settings.DEFAULT_RUN_SLOTS
+MAX_SLOTS = settings.MAX_RUN_SLOTS
+_LOGGER = logging.getLogger(__name__)
+#: A wait at the gate this long is logged with the stacks of the runs holding its slots.
+STUCK_SECONDS = 20.0
 
 
 class RunGate:
@@ -41,6 +48,7 @@ class RunGate:
         self._busy = 0
         self._waiting: deque[threading.Event] = deque()
         self._local = threading.local()
+        self._holders: dict[int, float] = {}  # thread id -> when it took its slot
         self.runs = 0
         self.waited_runs = 0
         self.waited_seconds = 0.0
@@ -59,18 +67,39 @@ class RunGate:
             self.runs += 1
             if self._busy < self.slots and not self._waiting:
                 self._busy += 1
+                self._holders[threading.get_ident()] = time.monotonic()
                 return
             turn = threading.Event()
             self._waiting.append(turn)
             self.most_waiting = max(self.most_waiting, len(self._waiting))
         started = time.monotonic()
-        turn.wait()  # the releasing run hands its slot over: _busy is unchanged
+        # The releasing run hands its slot over (_busy is unchanged). A wait this long means the
+        # runs holding the slots are stuck: the log gets where each of them is, once per wait.
+        if not turn.wait(STUCK_SECONDS):
+            _LOGGER.warning("a page run has waited %.0f s for the gate; the runs holding its %d slots:\n%s",
+                            STUCK_SECONDS, self.slots, self.holders_stacks())
+            turn.wait()
         with self._lock:
+            self._holders[threading.get_ident()] = time.monotonic()
             self.waited_runs += 1
             self.waited_seconds += time.monotonic() - started
 
+    def holders_stacks(self) -> str:
+        """Where each thread holding a slot is now, and for how long it has held it."""
+        frames = sys._current_frames()
+        with self._lock:
+            holders = dict(self._holders)
+        now = time.monotonic()
+        parts = []
+        for ident, since in holders.items():
+            frame = frames.get(ident)
+            stack = "".join(traceback.format_stack(frame)) if frame is not None else "  (ended)\n"
+            parts.append(f"thread {ident}, holding for {now - since:.1f} s:\n{stack}")
+        return "\n".join(parts) or "(none)"
+
     def _release(self) -> None:
         with self._lock:
+            self._holders.pop(threading.get_ident(), None)
             if self._waiting:
                 self._waiting.popleft().set()  # the slot passes to the first in line
             else:
@@ -100,13 +129,14 @@ class RunGate:
 
 
 def slots_from_env() -> int:
-    """``STRUCTEXT_RUN_SLOTS`` (a whole number 0-256), else :data:`DEFAULT_SLOTS`."""
-    raw = os.environ.get("STRUCTEXT_RUN_SLOTS", "").strip()
-    if not raw:
+    """``STRUCTEXT_RUN_SLOTS`` (a whole number 0-256), else :data:`DEFAULT_SLOTS`. ``server.py``
+    refuses to start with a bad value; a page run that meets one anyway (``streamlit run
+    app.py``) logs it and keeps the default rather than failing every page."""
+    try:
+        return settings.run_slots()
+    except settings.SettingError as error:
+        _LOGGER.error("%s; using %d", error, DEFAULT_SLOTS)
         return DEFAULT_SLOTS
-    if not raw.isdigit() or not 0 <= int(raw) <= MAX_SLOTS:
-        raise ValueError(f"STRUCTEXT_RUN_SLOTS must be a whole number from 0 to {MAX_SLOTS}, not {raw!r}")
-    return int(raw)
 
 
 _gate: RunGate | None = None

@@ -44,18 +44,13 @@ def setup(tmp_path, monkeypatch):
     study.create_study(db, name="pilot", suite="test-hard", samples=samples, n_items=6,
                        annotator_ids=[ann["id"]])
     db.conn.close()
-    ui.close_idle_connections()
     return path, ann, lead
 
 
 def no_connection_left(path: Path, baseline: int) -> None:
-    """Runs over: none holds a connection; the idle ones kept for the next runs are few (two
-    files each: the database and its WAL), and once closed, not one file is open beyond the
-    baseline (a connection leaked outside the idle ones would still be)."""
+    """Runs over: none holds a connection, and not one file is open on the database beyond the
+    baseline."""
     assert ui.open_run_connections() == 0
-    assert ui.idle_run_connections() <= ui.IDLE_MAX
-    assert open_files_on(path) - baseline <= 2 * ui.IDLE_MAX
-    ui.close_idle_connections()
     assert open_files_on(path) == baseline
 
 
