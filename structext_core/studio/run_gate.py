@@ -12,8 +12,9 @@ The gate lets ``slots`` runs proceed at once (two cores: two or three keep both 
 run waits on SQLite) and queues the others, first come first served; a run waiting at the gate
 holds nothing but its thread. The wait is counted, so a benchmark can print it.
 
-Re-entrant per thread: a full run that calls a fragment inline, or a callback followed by its
-run, takes one slot.
+Re-entrant per thread: a full run that calls a fragment inline takes one slot. A widget's
+callback runs before its run takes a slot (Streamlit calls callbacks before the script), so
+callbacks are not queued; they are short writes.
 """
 
 from __future__ import annotations
