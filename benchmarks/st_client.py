@@ -34,6 +34,7 @@ class Widget:
     kind: str
     label: str
     form_id: str = ""
+    fragment_id: str = ""  # the fragment that drew it ("" for the page)
 
 
 @dataclass
@@ -64,6 +65,7 @@ class StreamlitClient:
         self.pages: dict[str, str] = {}  # page name -> page_script_hash
         self.page_hash = ""
         self.fragments: dict[str, float] = {}  # fragment id -> interval (s)
+        self.delta_fragments: list[str] = []  # the fragment of each delta received ("" for the page)
         self.components: dict[str, Component] = {}  # by component name, the latest drawn
         self._reader: asyncio.Task | None = None
         self._finished = asyncio.Event()
@@ -124,6 +126,7 @@ class StreamlitClient:
                 self._finished.set()
 
     def _handle_delta(self, delta) -> None:
+        self.delta_fragments.append(delta.fragment_id)
         if delta.WhichOneof("type") != "new_element":
             return
         element = delta.new_element
@@ -135,7 +138,8 @@ class StreamlitClient:
             self._drawn.add(inner.id)
             return
         if kind in WIDGET_TYPES:
-            self.widgets[inner.label] = Widget(inner.id, kind, inner.label, getattr(inner, "form_id", ""))
+            self.widgets[inner.label] = Widget(inner.id, kind, inner.label, getattr(inner, "form_id", ""),
+                                               delta.fragment_id)
             self._drawn.add(inner.id)
         elif kind == "exception":
             self.errors.append(inner.message)
@@ -150,18 +154,7 @@ class StreamlitClient:
                   auto: bool | None = None) -> RunResult:
         """Ask for one script run (or one fragment run) and wait until it has finished."""
         async with self._lock:
-            message = BackMsg()
-            state = message.rerun_script
-            state.query_string = ""
-            state.page_script_hash = self.page_hash
-            state.fragment_id = fragment_id
-            state.is_auto_rerun = (bool(fragment_id) and not triggers) if auto is None else auto
-            for value in self.values.values():
-                state.widget_states.widgets.append(value)
-            for widget in triggers:
-                trigger = state.widget_states.widgets.add()
-                trigger.id = widget.id
-                trigger.trigger_value = True
+            message = self._rerun_message(fragment_id, triggers, auto)
             self._finished.clear()
             self._texts = []
             self._drawn = set()
@@ -171,6 +164,32 @@ class StreamlitClient:
             if not fragment_id:  # as the browser does, forget the values of widgets no longer drawn
                 self.values = {key: value for key, value in self.values.items() if key in self._drawn}
             return RunResult(time.perf_counter() - started, list(self._texts), self._status)
+
+    def _rerun_message(self, fragment_id: str, triggers: tuple[Widget, ...], auto: bool | None) -> BackMsg:
+        message = BackMsg()
+        state = message.rerun_script
+        state.query_string = ""
+        state.page_script_hash = self.page_hash
+        state.fragment_id = fragment_id
+        state.is_auto_rerun = (bool(fragment_id) and not triggers) if auto is None else auto
+        for value in self.values.values():
+            state.widget_states.widgets.append(value)
+        for widget in triggers:
+            trigger = state.widget_states.widgets.add()
+            trigger.id = widget.id
+            trigger.trigger_value = True
+        return message
+
+    async def send_component_state(self, name: str, state: dict) -> None:
+        """As :meth:`set_component_state`, without waiting for the run: the server may ignore
+        the request (a fragment it no longer holds) and then sends nothing back."""
+        component = self.components[name]
+        value = WidgetState()
+        value.id = component.id
+        value.json_value = json.dumps(state)
+        self.values[component.id] = value
+        async with self._lock:
+            await self.ws.send(self._rerun_message(component.fragment_id, (), False).SerializeToString())
 
     async def _auto_rerun(self, fragment_id: str, interval: float) -> None:
         while True:

@@ -24,6 +24,7 @@ import streamlit as st
 from streamlit.errors import FragmentHandledException
 from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from structext_core import settings
 from structext_core.benchmark.safe_text import markdown_text
@@ -410,10 +411,27 @@ def run_page(page: StreamlitPage) -> None:
     fragment's error that Streamlit has already shown and logged."""
     try:
         page.run()
+    except StopException:
+        drop_undrawn_fragments()
+        raise
     except FragmentHandledException:
         raise
     except Exception as error:  # noqa: BLE001 - the point: nothing reaches the user raw
         report_error(error, where=getattr(page, "title", None) or "page")
+
+
+def drop_undrawn_fragments() -> None:
+    """At the ``st.stop()`` of a full run: forget the fragments this run did not draw, as
+    Streamlit does when a run ends normally (it skips that when the run stops early).
+
+    Without it, a fragment of the screen before (the question's input reports, its flag box)
+    stays runnable: a request for it still on its way (a key pressed with the submit) runs it
+    after the run that replaced its screen, its elements go to a place the new screen does not
+    have, and the browser's app dies on "Bad delta path index" with a blank page."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None or ctx.fragment_ids_this_run:  # not a full run: a fragment's stop changes nothing
+        return
+    ctx.fragment_storage.clear(new_fragment_ids=ctx.shared.new_fragment_ids.snapshot())
 
 
 def report_error(error: BaseException, where: str) -> str:
