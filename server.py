@@ -10,8 +10,10 @@ about ten times the server's CPU per heartbeat.
 import streamlit as st
 
 from structext_core import settings
-from structext_core.studio import clock_beat
+from structext_core.studio import clock_beat, run_gate
 
 settings.run_slots()  # a bad STRUCTEXT_RUN_SLOTS stops the start here, with its name and what it must be
+
+run_gate.log_stacks_on_signal()  # `kill -USR1 <pid>`: every thread's stack in the log
 
 app = st.App("app.py", routes=clock_beat.routes())

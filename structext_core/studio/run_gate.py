@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import signal
 import sys
 import threading
 import time
@@ -151,3 +152,34 @@ def process_gate() -> RunGate:
         if _gate is None:
             _gate = RunGate(slots_from_env())
         return _gate
+
+
+def all_stacks() -> str:
+    """Where every thread of this process is now, and which of them hold a slot of the gate."""
+    holders = set(_gate._holders) if _gate is not None else set()
+    names = {thread.ident: thread.name for thread in threading.enumerate()}
+    stacks: dict[str, list[str]] = {}  # threads with the very same stack (idle workers) once
+    for ident, frame in sys._current_frames().items():
+        mark = " (holds a slot of the gate)" if ident in holders else ""
+        stacks.setdefault("".join(traceback.format_stack(frame)), []).append(f"{names.get(ident, ident)}{mark}")
+    parts = [f"{len(threads)} thread{'s' if len(threads) > 1 else ''} ({', '.join(sorted(set(threads)))}):\n{stack}"
+             for stack, threads in stacks.items()]
+    gate = _gate
+    state = (f"gate: {gate.busy} of {gate.slots} slots busy, {gate.waiting} runs waiting"
+             if gate is not None else "gate: not used yet")
+    return f"{state}\n" + "\n".join(parts)
+
+
+def log_stacks_on_signal(signum: int = signal.SIGUSR1) -> bool:
+    """From now on ``kill -USR1 <pid>`` writes :func:`all_stacks` to stderr (the server's log):
+    where each page run is when the server seems stuck. Only the main thread can set it (False
+    elsewhere, with nothing changed)."""
+    def write(_signum, _frame) -> None:
+        sys.stderr.write(f"--- every thread's stack, on signal {_signum} ---\n{all_stacks()}--- end ---\n")
+        sys.stderr.flush()
+
+    try:
+        signal.signal(signum, write)
+    except ValueError:  # not the main thread
+        return False
+    return True

@@ -112,3 +112,47 @@ def test_the_server_refuses_to_start_with_a_bad_value(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode != 0
     assert "STRUCTEXT_RUN_SLOTS='lots' must be a whole number from 0 (no limit) to 256" in done.stderr
+
+
+def test_all_stacks_says_where_each_thread_is_and_which_hold_a_slot(monkeypatch):
+    gate = RunGate(1)
+    monkeypatch.setattr(run_gate, "_gate", gate)
+    inside, leave = threading.Event(), threading.Event()
+
+    def holder_of_the_slot() -> None:
+        with gate.slot():
+            inside.set()
+            leave.wait(10)
+
+    thread = threading.Thread(target=holder_of_the_slot, name="the-holder")
+    thread.start()
+    try:
+        assert inside.wait(5)
+        text = run_gate.all_stacks()
+    finally:
+        leave.set()
+        thread.join()
+    assert text.startswith("gate: 1 of 1 slots busy, 0 runs waiting")
+    assert "the-holder (holds a slot of the gate)" in text
+    assert "in holder_of_the_slot" in text
+    assert "MainThread" in text and "(holds" not in text.split("MainThread")[1].split("\n")[0]
+
+
+def test_a_signal_writes_every_stack_to_stderr(capfd):
+    import signal
+
+    previous = signal.getsignal(signal.SIGUSR1)
+    try:
+        assert run_gate.log_stacks_on_signal()
+        os.kill(os.getpid(), signal.SIGUSR1)
+        time.sleep(0.1)  # the handler runs in the main thread at its next bytecode
+        err = capfd.readouterr().err
+        assert "every thread's stack, on signal" in err and "test_a_signal_writes_every_stack_to_stderr" in err
+        # Only the main thread can set a handler: elsewhere nothing changes.
+        results: list[bool] = []
+        thread = threading.Thread(target=lambda: results.append(run_gate.log_stacks_on_signal()))
+        thread.start()
+        thread.join()
+        assert results == [False]
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
