@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -41,6 +43,9 @@ CHROMIUM_ARGS = [
 ADMIN_USER = "admin"
 ADMIN_PASSWORD = "admin-password-1"
 STARTUP_TIMEOUT = 90
+LOCAL_HOSTS = {"127.0.0.1", "localhost", None}  # None: data: and blob: URLs
+#: The servers running now (process, log): a failed journey reports where each of them is.
+_RUNNING: list[tuple[subprocess.Popen, Path]] = []
 
 
 def _free_port() -> int:
@@ -60,6 +65,10 @@ def app_env(tmp_path_factory) -> dict:
         "STRUCTEXT_ADMIN_USER": ADMIN_USER,
         "STRUCTEXT_ADMIN_PASSWORD": ADMIN_PASSWORD,
         "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+        # Nothing of the checkout's own annotations/ folder: a test sees the same server on a
+        # fresh clone as on a working copy where the app has already made its data.
+        "STRUCTEXT_AIBENCH_DIR": str(base / "aibench"),
+        "STRUCTEXT_RESULTS_DIR": str(base / "results"),
     }
     (base / "suites").mkdir()
     return {
@@ -98,10 +107,12 @@ def running_app(env: dict, log_path: Path):
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
+    _RUNNING.append((process, log_path))
     try:
         _wait_for_health(url, process, log_path)
         yield url
     finally:
+        _RUNNING.remove((process, log_path))
         process.terminate()
         try:
             process.wait(timeout=15)
@@ -142,8 +153,28 @@ def page(browser):
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     context.set_default_timeout(30_000)
     tab = context.new_page()
+    _watch_for_errors(tab)
+    outside: list[str] = []
+    tab.on("request", lambda request: outside.append(request.url[:200])
+           if urllib.parse.urlsplit(request.url).hostname not in LOCAL_HOSTS else None)
     yield tab
     context.close()
+    _PAGE_ERRORS.pop(id(tab), None)
+    # The app runs offline and tells no third party who opens it: no page asks another host.
+    assert not outside, f"the page asked hosts other than this server for: {sorted(set(outside))[:10]}"
+
+
+#: Per page: the browser's console errors and uncaught exceptions, for a failed journey's report.
+_PAGE_ERRORS: dict[int, list[str]] = {}
+
+
+def _watch_for_errors(tab) -> None:
+    errors = _PAGE_ERRORS.setdefault(id(tab), [])
+    tab.on("console", lambda message: errors.append(f"console {message.type}: {message.text[:500]}")
+           if message.type in ("error", "warning") else None)
+    tab.on("pageerror", lambda error: errors.append(f"uncaught: {str(error)[:500]}"))
+    tab.on("requestfailed", lambda request: errors.append(
+        f"request failed: {request.url[:200]} ({request.failure})"))
 
 
 def _wait_for_app(page, timeout: float = 30_000) -> None:
@@ -173,3 +204,60 @@ def screenshot():
         return path
 
     return take
+
+
+def _page_now(tab, name: str) -> str:
+    """Where the page was, what it showed, its script state, and the browser's errors; a
+    screenshot beside the others (tests/screenshots/FAILED-<test>.png)."""
+    lines = []
+    try:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"FAILED-{name[:80]}.png"
+        tab.screenshot(path=str(path), full_page=True, timeout=10_000)
+        app = tab.locator('[data-testid="stApp"]')
+        state = (f"connection {app.get_attribute('data-test-connection-state', timeout=5_000)}, "
+                 f"script {app.get_attribute('data-test-script-state', timeout=5_000)}") if app.count() else "no stApp"
+        lines += [f"url {tab.url}; {state}; screenshot {path}",
+                  "text: " + tab.locator("body").inner_text(timeout=5_000)[:1500].replace("\n", " | ")]
+    except Exception as error:  # noqa: BLE001 - a report of a failure must not fail in turn
+        lines.append(f"(the page could not be read: {error!r:.300})")
+    errors = _PAGE_ERRORS.get(id(tab), [])
+    lines += ["browser errors:"] + (errors[-30:] or ["(none)"])
+    return "\n".join(lines)
+
+
+def _machine_now() -> str:
+    """The load and the busiest processes: was the machine busy with something else?"""
+    load = " ".join(f"{value:.2f}" for value in os.getloadavg())
+    try:
+        busiest = subprocess.run(["ps", "-eo", "pcpu,rss,etime,args", "--sort=-pcpu"], capture_output=True,
+                                 text=True, timeout=10).stdout.splitlines()[:8]
+    except (OSError, subprocess.SubprocessError) as error:
+        busiest = [f"(ps failed: {error})"]
+    return f"load average {load}\n" + "\n".join(line[:200] for line in busiest)
+
+
+def _servers_now() -> str:
+    """Each running server's threads (server.py dumps them on SIGUSR1) and its log's end."""
+    parts = []
+    for process, _log in list(_RUNNING):
+        if process.poll() is None:
+            process.send_signal(signal.SIGUSR1)
+    time.sleep(1.0)
+    for process, log_path in list(_RUNNING):
+        text = log_path.read_text(errors="replace") if log_path.exists() else ""
+        parts.append(f"--- server pid {process.pid} (exit {process.poll()}), end of {log_path}:\n{text[-12_000:]}")
+    return "\n".join(parts) or "(no server running)"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed journey says what the machine and the servers were doing at that moment."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed:
+        tab = item.funcargs.get("page")
+        if tab is not None:
+            report.sections.append(("the page at the failure", _page_now(tab, item.name)))
+        report.sections.append(("machine at the failure", _machine_now()))
+        report.sections.append(("servers at the failure", _servers_now()))
