@@ -302,6 +302,7 @@ HEARTBEAT = "heartbeat"  # the key of the clock's heartbeats among the fragment 
 ROUTED = "routed heartbeat"  # the key of heartbeats posted to the clock's route (server.py)
 RECHECK_SECONDS = 1.5  # pages/ui/clock.py's RECHECK_MS
 ANSWERED_RECHECK_SECONDS = 10.0  # and its ANSWERED_RECHECK_MS
+RECHECK_AGAIN_SECONDS = 3.0  # and its RECHECK_AGAIN_MS
 
 
 async def heartbeats(client: StreamlitClient, stop_at: _StopAt) -> None:
@@ -312,6 +313,7 @@ async def heartbeats(client: StreamlitClient, stop_at: _StopAt) -> None:
     says the page must change, the state ``beat`` of the component: one run of its fragment."""
     seq = 0
     rechecked = None  # the reply (stamp) a fragment run was last asked for
+    recheck_due = 0.0  # and when that run was asked for
     async with httpx.AsyncClient(base_url=client.base_url, timeout=30) as http:
         while time.time() < stop_at():
             clock = client.components.get(CLOCK)
@@ -336,11 +338,13 @@ async def heartbeats(client: StreamlitClient, stop_at: _StopAt) -> None:
                 if state in route["stay"]:
                     continue
                 # As the page's script does: a run of the fragment only if no reply of the server
-                # moved the page on meanwhile (an answer just submitted), one per reply at most.
-                if rechecked == data.get("stamp"):
+                # moved the page on meanwhile (an answer just submitted), one per reply, asked
+                # again only when no new reply came RECHECK_AGAIN_SECONDS after it was asked for.
+                if rechecked == data.get("stamp") and time.time() < recheck_due + RECHECK_AGAIN_SECONDS:
                     continue
-                rechecked = data.get("stamp")
-                await asyncio.sleep(ANSWERED_RECHECK_SECONDS if state == "answered" else RECHECK_SECONDS)
+                wait = ANSWERED_RECHECK_SECONDS if state == "answered" else RECHECK_SECONDS
+                rechecked, recheck_due = data.get("stamp"), time.time() + wait
+                await asyncio.sleep(wait)
                 now = client.components.get(CLOCK)
                 if now is None or (now.data or {}).get("stamp") != data.get("stamp") \
                         or (now.data or {}).get("assignment") != data.get("assignment"):

@@ -43,8 +43,12 @@ function format(total) {
 // submit, whose run redraws the page by itself; on a busy server it can take seconds, and a
 // fragment run asked for meanwhile is wasted work queued behind it (at 300 simulated annotators
 // such runs were a tenth of all the server's runs).
+// A run asked for can be lost on the way (a drawing of the component replaced meanwhile, a run
+// of the whole page under way); while no new reply has come, the page asks again this long after
+// the last time, so a page that must change never stays as it is for good.
 const RECHECK_MS = 1500;
 const ANSWERED_RECHECK_MS = 10000;
+const RECHECK_AGAIN_MS = 3000;
 
 function makeClock() {
   const clock = { send: null, data: null, root: null, base: 0, baseAt: 0, hiddenAt: null,
@@ -92,14 +96,17 @@ function makeClock() {
         // The page must change, or the route failed: a run of the fragment redraws it, unless a
         // reply of the server came meanwhile (an answer just sent from this tab moves the page on
         // by itself; a second run for it would be wasted).
-        // One such run per reply of the server at most: later heartbeats that say the same
-        // thing while it is pending add none.
-        if (clock.recheckFor === d.stamp) return;
-        clock.recheckFor = d.stamp;
+        // One such run per reply of the server, asked again only if no new reply came
+        // RECHECK_AGAIN_MS after it was asked for: heartbeats that say the same thing meanwhile
+        // add none.
+        const wait = reply && reply.state === "answered" ? ANSWERED_RECHECK_MS : RECHECK_MS;
+        const asked = clock.recheck;
+        if (asked && asked.stamp === d.stamp && now() < asked.due + RECHECK_AGAIN_MS) return;
+        clock.recheck = { stamp: d.stamp, due: now() + wait };
         setTimeout(() => {
           const now_ = clock.data;
           if (now_ && now_.assignment === d.assignment && now_.stamp === d.stamp) viaRun(now_);
-        }, reply && reply.state === "answered" ? ANSWERED_RECHECK_MS : RECHECK_MS);
+        }, wait);
         return;
       }
       // The server's time is the truth from now on, as with a reply of a run.
