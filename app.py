@@ -12,10 +12,12 @@ from pages.ui.frame import ensure_frame
 from structext_core import settings
 from structext_core.studio import access, accounts, aibench_store
 
-ensure_frame()  # a fresh server's first run comes through the legacy pages/ mode: leave it before any widget
-st.set_page_config(page_title="StrucText Studio", page_icon=":material/account_tree:", layout="wide")
-
 HERE = Path(__file__).parent
+
+ensure_frame()  # a fresh server's first run comes through the legacy pages/ mode: leave it before any widget
+# The icon is a file of ours: a :material: icon or an emoji here is fetched by the browser from
+# a third party's CDN (the app runs offline and tells nobody who opens it).
+st.set_page_config(page_title="StrucText Studio", page_icon=str(HERE / "assets" / "favicon.png"), layout="wide")
 
 
 def navigation_pages(role: str, public_mode_on: bool) -> dict[str, list]:
@@ -44,7 +46,7 @@ with ui.run_scope():
     user = ui.current_user()
 
     with st.sidebar:
-        st.markdown("### :material/account_tree: StrucText Studio")
+        st.markdown("### StrucText Studio")  # no :material: icon in markdown: the browser would fetch it from a CDN
         if not has_admin:
             ui.first_run_form()
         elif user is None:

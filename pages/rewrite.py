@@ -215,7 +215,7 @@ def show_editor(item_id: int, sample: dict, tokens: list[rewrite.Token]) -> None
     st.text_area("Answer", key=k("a", item_id), height="content", on_change=save, args=(item_id, tokens))
     saved = st.session_state.get(k("saved", item_id))
     if saved:
-        st.caption(f":material/cloud_done: Draft saved at {dt.datetime.fromtimestamp(saved):%H:%M:%S}")
+        st.caption(f"Draft saved at {dt.datetime.fromtimestamp(saved):%H:%M:%S}")
     st.button("Start again from the original", key=k("reset", item_id), icon=":material/restart_alt:",
               on_click=on_reset, args=(item_id,))
 
