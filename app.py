@@ -15,9 +15,11 @@ from structext_core.studio import access, accounts, aibench_store
 HERE = Path(__file__).parent
 
 ensure_frame()  # a fresh server's first run comes through the legacy pages/ mode: leave it before any widget
-# The icon is a file of ours: a :material: icon or an emoji here is fetched by the browser from
-# a third party's CDN (the app runs offline and tells nobody who opens it).
-st.set_page_config(page_title="StrucText Studio", page_icon=str(HERE / "assets" / "favicon.png"), layout="wide")
+# An emoji favicon is drawn in the browser (an inline SVG). Without one the page's :material: icon
+# is the favicon, and the browser fetches it from a third party's CDN (the app runs offline and
+# tells nobody who opens it); an image of ours would be a /media/ file beside the study's images,
+# which must all look alike.
+st.set_page_config(page_title="StrucText Studio", page_icon="🌳", layout="wide")
 
 
 def navigation_pages(role: str, public_mode_on: bool) -> dict[str, list]:
@@ -46,7 +48,9 @@ with ui.run_scope():
     user = ui.current_user()
 
     with st.sidebar:
-        st.markdown("### StrucText Studio")  # no :material: icon in markdown: the browser would fetch it from a CDN
+        # Not a heading (the page's own title is the one heading of that name), and no :material:
+        # icon in markdown: the browser would fetch it from a CDN.
+        st.markdown("**StrucText Studio**")
         if not has_admin:
             ui.first_run_form()
         elif user is None:
