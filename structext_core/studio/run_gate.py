@@ -156,7 +156,10 @@ def process_gate() -> RunGate:
 
 def all_stacks() -> str:
     """Where every thread of this process is now, and which of them hold a slot of the gate."""
-    holders = set(_gate._holders) if _gate is not None else set()
+    try:  # read without the gate's lock: this may run in a signal handler
+        holders = set(_gate._holders) if _gate is not None else set()
+    except RuntimeError:  # the holders changed while being read
+        holders = set()
     names = {thread.ident: thread.name for thread in threading.enumerate()}
     stacks: dict[str, list[str]] = {}  # threads with the very same stack (idle workers) once
     for ident, frame in sys._current_frames().items():
