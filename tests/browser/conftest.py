@@ -15,6 +15,11 @@ Fixtures for every journey:
   return its path. Look at them: a page that works but looks wrong is not done.
 
 Playwright drives the system Chromium at /usr/bin/chromium; it never downloads a browser.
+
+Every ``page`` fails its test if it asked any host but the server (the app runs offline and
+tells no third party who opens it). A failed journey's report says what the page showed (its
+text, script state, a screenshot ``tests/screenshots/FAILED-<test>.png``, the browser's console
+errors and failed requests), how busy the machine was, and where each server's threads were.
 """
 
 from __future__ import annotations
