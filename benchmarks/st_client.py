@@ -180,14 +180,19 @@ class StreamlitClient:
             trigger.trigger_value = True
         return message
 
-    async def send_component_state(self, name: str, state: dict) -> None:
-        """As :meth:`set_component_state`, without waiting for the run: the server may ignore
-        the request (a fragment it no longer holds) and then sends nothing back."""
+    def _set_component_value(self, name: str, state: dict) -> Component:
+        """The component's new state, sent with every run from now on; the component."""
         component = self.components[name]
         value = WidgetState()
         value.id = component.id
         value.json_value = json.dumps(state)
         self.values[component.id] = value
+        return component
+
+    async def send_component_state(self, name: str, state: dict) -> None:
+        """As :meth:`set_component_state`, without waiting for the run: the server may ignore
+        the request (a fragment it no longer holds) and then sends nothing back."""
+        component = self._set_component_value(name, state)
         async with self._lock:
             await self.ws.send(self._rerun_message(component.fragment_id, (), False).SerializeToString())
 
@@ -224,11 +229,7 @@ class StreamlitClient:
     async def set_component_state(self, name: str, state: dict, timeout: float = 60) -> RunResult:
         """Set a components-v2 element's state (``{"beat": {...}}``), as its script's
         ``setStateValue`` does: a run of the component's fragment (or of the page)."""
-        component = self.components[name]
-        value = WidgetState()
-        value.id = component.id
-        value.json_value = json.dumps(state)
-        self.values[component.id] = value
+        component = self._set_component_value(name, state)
         return await self.run(fragment_id=component.fragment_id, timeout=timeout, auto=False)
 
     async def click(self, label: str) -> RunResult:

@@ -99,6 +99,14 @@ class RunGate:
             parts.append(f"thread {ident}, holding for {now - since:.1f} s:\n{stack}")
         return "\n".join(parts) or "(none)"
 
+    def holder_ids(self) -> set[int]:
+        """The threads holding a slot now, read without the lock (a signal handler may ask,
+        in a thread that must not wait): empty if they changed while being read."""
+        try:
+            return set(self._holders)
+        except RuntimeError:
+            return set()
+
     def _release(self) -> None:
         with self._lock:
             self._holders.pop(threading.get_ident(), None)
@@ -156,10 +164,7 @@ def process_gate() -> RunGate:
 
 def all_stacks() -> str:
     """Where every thread of this process is now, and which of them hold a slot of the gate."""
-    try:  # read without the gate's lock: this may run in a signal handler
-        holders = set(_gate._holders) if _gate is not None else set()
-    except RuntimeError:  # the holders changed while being read
-        holders = set()
+    holders = _gate.holder_ids() if _gate is not None else set()
     names = {thread.ident: thread.name for thread in threading.enumerate()}
     stacks: dict[str, list[str]] = {}  # threads with the very same stack (idle workers) once
     for ident, frame in sys._current_frames().items():
