@@ -84,6 +84,8 @@ function makeClock() {
     const visible = !document.hidden;
     fetch(route.url, {
       method: "POST", credentials: "same-origin", cache: "no-store",
+      // A reply that never comes must not keep every later heartbeat back (inFlight).
+      signal: AbortSignal.timeout(Math.max(5000, 3 * d.beat_ms)),
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ kind: route.kind, item: route.item, tab: route.tab, visible, pass: route.pass }),
     }).then((response) => {
@@ -119,7 +121,11 @@ function makeClock() {
   const tick = () => {
     draw();
     const d = clock.data;
-    if (clock.send && d && now() - clock.lastBeat >= d.beat_ms) {
+    // Heard while its element is on the page: a heartbeat posted to the route needs no
+    // component state, so a cleanup of Streamlit's that came without a new drawing does not
+    // silence a clock the annotator still sees; off the page (another screen), it stops.
+    const shown = clock.send || (d && d.beat && !clock.noRoute && clock.root && clock.root.isConnected);
+    if (shown && d && now() - clock.lastBeat >= d.beat_ms) {
       clock.lastBeat = now();
       beat(d);
     }
