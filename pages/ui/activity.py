@@ -21,16 +21,21 @@ function makeHub() {
   const box = () => hub.data &&
     document.querySelector(`textarea[aria-label="${hub.data.label}"]`);
   const pending = () => hub.active || hub.dirty || hub.hiddenChanged;
+  // After a cleanup of Streamlit's that came without a new drawing (send is then null), the
+  // element is still on the page and its last drawing's setStateValue still reaches the same
+  // widget: reports (and the draft) go on. Off the page, nothing is sent.
+  const sender = () => hub.send || (hub.root && hub.root.isConnected ? hub.lastSend : null);
   const flush = () => {
     if (hub.timer) { clearTimeout(hub.timer); hub.timer = null; }
-    if (!hub.send || !pending()) return;  // kept pending: the next attach schedules it
+    const send = sender();
+    if (!send || !pending()) return;  // kept pending: the next attach schedules it
     const report = { assignment: hub.data.assignment, seq: ++hub.seq, visible: !document.hidden,
                      idle_ms: Date.now() - hub.lastInput };
     const answer = box();
     if (hub.dirty && answer) report.text = answer.value;
     hub.dirty = false; hub.active = false; hub.hiddenChanged = false;
     hub.lastSent = Date.now();
-    hub.send("report", report);
+    send("report", report);
   };
   // The earliest moment something pending may go out; a timer set for a later moment (other
   // input, 10 s) is brought forward when text becomes pending (2.5 s).
@@ -38,7 +43,7 @@ function makeHub() {
   // there together with the click being handled, as one run of this component's fragment
   // alone, so a button outside it (Log out) would not act. `settle_ms` later, it goes alone.
   const schedule = () => {
-    if (!hub.send || !hub.data || !pending()) return;
+    if (!sender() || !hub.data || !pending()) return;
     const due = Math.max(hub.lastSent + (hub.dirty || hub.hiddenChanged ? hub.data.text_ms : hub.data.activity_ms),
                          Date.now() + hub.data.settle_ms);
     if (hub.timer && hub.due <= due) return;
@@ -76,11 +81,11 @@ function makeHub() {
   // Each drawing of the component owns the hub until a newer drawing attaches: the cleanup of
   // an older drawing (which can run after the newer one attached, with the same setStateValue)
   // must not detach it, or no input report (and no draft) is sent again.
-  hub.attach = (data, send, owner) => {
+  hub.attach = (data, send, owner, root) => {
     if (!hub.data || hub.data.assignment !== data.assignment) {
       hub.dirty = false; hub.active = false;
     }
-    hub.data = data; hub.send = send; hub.owner = owner;
+    hub.data = data; hub.send = send; hub.lastSend = send; hub.root = root; hub.owner = owner;
     schedule();
   };
   hub.detach = (owner) => { if (hub.owner === owner) { hub.send = null; hub.owner = null; } };
@@ -88,10 +93,10 @@ function makeHub() {
 }
 
 export default function (component) {
-  const { data, setStateValue } = component;
+  const { data, setStateValue, parentElement } = component;
   const hub = window.__structextActivity || (window.__structextActivity = makeHub());
   const owner = {};
-  hub.attach(data, setStateValue, owner);
+  hub.attach(data, setStateValue, owner, parentElement);
   return () => hub.detach(owner);
 }
 """

@@ -70,8 +70,14 @@ function makeClock() {
     if (value.textContent !== text) value.textContent = text;
   };
   // A heartbeat as a run of the clock's fragment on the server (its component state "beat").
+  // After a cleanup of Streamlit's that came without a new drawing (send is then null), the
+  // element is still on the page: its last drawing's setStateValue still reaches the same
+  // widget, so a page that must change (taken over, paused elsewhere) still asks for its run.
+  // Off the page, nothing is sent.
+  const sender = () => clock.send || (clock.root && clock.root.isConnected ? clock.lastSend : null);
   const viaRun = (d) => {
-    if (clock.send) clock.send("beat", { assignment: d.assignment, seq: ++clock.seq, visible: !document.hidden });
+    const send = sender();
+    if (send) send("beat", { assignment: d.assignment, seq: ++clock.seq, visible: !document.hidden });
   };
   // A heartbeat posted to the clock's route (server.py): no run on the server unless the
   // answer says the page must change (then the fragment's run redraws it). No route (404),
@@ -146,7 +152,7 @@ function makeClock() {
       clock.base = data.seconds; clock.baseAt = now(); clock.lastBeat = now();
       if (document.hidden) clock.hiddenAt = now(); else clock.hiddenAt = null;
     }
-    clock.data = data; clock.root = root; clock.send = send; clock.owner = owner;
+    clock.data = data; clock.root = root; clock.send = send; clock.lastSend = send; clock.owner = owner;
     const box = root.querySelector(".hb-clock");
     if (box) box.hidden = !data.show;
     const label = root.querySelector(".hb-clock-label");

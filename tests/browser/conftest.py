@@ -211,6 +211,23 @@ def screenshot():
     return take
 
 
+# What the clock's and the activity component's hubs hold (pages/ui/clock.py, activity.py):
+# whether they can still send, whether their element is on the page, the last reply's stamp.
+_HUBS_JS = """() => {
+  const c = window.__structextClock, a = window.__structextActivity;
+  const age = (t) => (typeof t === "number" ? Math.round((Date.now() - t) / 100) / 10 + " s ago" : t);
+  return {
+    clock: c ? { send: !!c.send, lastSend: !!c.lastSend, connected: !!(c.root && c.root.isConnected),
+                 data: c.data && { assignment: c.data.assignment, stamp: c.data.stamp, running: c.data.running,
+                                   show: c.data.show, route: !!c.data.beat },
+                 noRoute: !!c.noRoute, inFlight: !!c.inFlight, lastBeat: age(c.lastBeat),
+                 recheck: c.recheck && { stamp: c.recheck.stamp, due: age(c.recheck.due) } } : null,
+    activity: a ? { send: !!a.send, lastSend: !!a.lastSend, connected: !!(a.root && a.root.isConnected),
+                    assignment: a.data && a.data.assignment, lastSent: age(a.lastSent) } : null,
+  };
+}"""
+
+
 def _page_now(tab, name: str) -> str:
     """Where the page was, what it showed, its script state, and the browser's errors; a
     screenshot beside the others (tests/screenshots/FAILED-<test>.png)."""
@@ -224,11 +241,19 @@ def _page_now(tab, name: str) -> str:
                  f"script {app.get_attribute('data-test-script-state', timeout=5_000)}") if app.count() else "no stApp"
         lines += [f"url {tab.url}; {state}; screenshot {path}",
                   "text: " + tab.locator("body").inner_text(timeout=5_000)[:1500].replace("\n", " | ")]
+        lines.append("clock and activity in the page: " + str(tab.evaluate(_HUBS_JS)))
     except Exception as error:  # noqa: BLE001 - a report of a failure must not fail in turn
         lines.append(f"(the page could not be read: {error!r:.300})")
     errors = _PAGE_ERRORS.get(id(tab), [])
     lines += ["browser errors:"] + (errors[-30:] or ["(none)"])
     return "\n".join(lines)
+
+
+def _tabs_of(tab) -> list:
+    try:
+        return [other for other in tab.context.pages if not other.is_closed()]
+    except Exception:  # noqa: BLE001 - a closed context has no tabs to report
+        return []
 
 
 def _machine_now() -> str:
@@ -263,6 +288,10 @@ def pytest_runtest_makereport(item, call):
     if report.when == "call" and report.failed:
         tab = item.funcargs.get("page")
         if tab is not None:
-            report.sections.append(("the page at the failure", _page_now(tab, item.name)))
+            # Every tab of the journey's browser (a test may open more than one).
+            tabs = [tab] + [other for other in _tabs_of(tab) if other is not tab]
+            for number, each in enumerate(tabs, 1):
+                title = "the page at the failure" + (f" (tab {number} of {len(tabs)})" if len(tabs) > 1 else "")
+                report.sections.append((title, _page_now(each, item.name + (f"-tab{number}" if number > 1 else ""))))
         report.sections.append(("machine at the failure", _machine_now()))
         report.sections.append(("servers at the failure", _servers_now()))

@@ -35,10 +35,10 @@ def app_env(app_env):
 
 @pytest.fixture(scope="module")
 def world(app_env) -> dict:
-    """Annotators ann1..ann6 in one open study of three questions (written before the server starts)."""
+    """Annotators ann1..ann7 in one open study of three questions (written before the server starts)."""
     db = storage.open_db(app_env["db_path"])
     accounts.create_user(db, app_env["admin_user"], app_env["admin_password"], "admin")
-    annotators = {f"ann{i}": accounts.create_user(db, f"ann{i}", PASSWORD, "annotator") for i in range(1, 7)}
+    annotators = {f"ann{i}": accounts.create_user(db, f"ann{i}", PASSWORD, "annotator") for i in range(1, 8)}
     samples = [suites.generate_sample(task_id, 2, 2, suite="clock", index=index)
                for index, task_id in enumerate((5, 6, 7, 9, 19, 21))]
     study_id = study.create_study(db, name="clock-study", suite="clock", samples=samples, n_items=3,
@@ -292,3 +292,31 @@ def test_a_hidden_tab_stops_the_clock(server, world, page, wait_for_app):
     row = current(world["db_path"], user_id)
     assert row["away_seconds"] >= 5  # the hidden time is away time
     wait_until(lambda: clock_seconds(page) >= stopped + 2, 10, "the clock did not run on")
+
+
+# What Streamlit does when it runs a component drawing's cleanup with no newer drawing to take
+# its place (seen on fresh clones: the clock and activity hubs lost their setStateValue while
+# their elements stayed on the page, so a taken-over tab never changed).
+CLEANUP_WITHOUT_REDRAW = """() => {
+    for (const hub of [window.__structextClock, window.__structextActivity]) hub.detach(hub.owner);
+    return [window.__structextClock.send, window.__structextActivity.send];
+}"""
+
+
+def test_a_cleanup_without_a_new_drawing_does_not_silence_the_page(server, world, page, wait_for_app):
+    """After Streamlit dropped both components' setStateValue, the page still saves what is
+    typed and still hides the question when another tab takes it."""
+    user_id = world["annotators"]["ann7"]["id"]
+    open_question_page(page, server, "ann7", wait_for_app)
+    question = shown_question(page)
+    page.get_by_label("Your answer").wait_for()
+    assert page.evaluate(CLEANUP_WITHOUT_REDRAW) == [None, None]
+    page.get_by_label("Your answer").fill("q->w->z")
+    wait_until(lambda: current(world["db_path"], user_id)["draft"] == "q->w->z", 15,
+               "the typed answer was not saved after the cleanup")
+    second = page.context.new_page()
+    open_question_page(second, server, "ann7", wait_for_app)
+    page.get_by_text("This question is open in another tab").wait_for(timeout=10_000)
+    wait_for_app(page)
+    assert not reads_the_question(page, question)
+    second.close()
