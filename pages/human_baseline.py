@@ -416,7 +416,13 @@ def flag_box(view: study.QuestionView) -> None:
     """"Report a problem with this question". A fragment: sending a report reruns only this
     box, so the answer box (and what is typed in it) and the clock are left alone."""
     kind_key, note_key, said_key = _flag_keys(view.assignment_id)
-    with st.expander("Report a problem with this question", expanded=said_key in st.session_state):
+    # Its form is built only while it is open (opening it reruns this fragment): every submit
+    # draws the question page, and the form was about a tenth of that run.
+    box = st.expander("Report a problem with this question", key=f"hb_flag_open_{view.assignment_id}",
+                      on_change="rerun")
+    if not box.open:
+        return
+    with box:
         with st.form(f"hb_flag_form_{view.assignment_id}", border=False):
             st.selectbox("What is wrong", list(study.FLAG_KINDS), format_func=study.FLAG_KINDS.get, key=kind_key)
             st.text_area("Note for the study lead (optional)", key=note_key, height=80,

@@ -238,8 +238,11 @@ with a:
     clock(view.token)
     st.button("Pause", on_click=on_pause, args=(view.token,), key="pw_pause", shortcut=PAUSE_KEY)
 with b:
-    with st.expander("Report a problem with this pair"):
-        with st.form("pw_flag_form", border=False, clear_on_submit=True):
+    # Its form is built only while it is open (opening it reruns the page): every vote draws
+    # this page.
+    flag_box = st.expander("Report a problem with this pair", key="pw_flag_open", on_change="rerun")
+    if flag_box.open:
+        with flag_box, st.form("pw_flag_form", border=False, clear_on_submit=True):
             st.selectbox("What is wrong", list(pws.FLAG_KINDS), format_func=pws.FLAG_KINDS.get, key="pw_flag_kind")
             st.text_area("Note for the study lead (optional)", key="pw_flag_note", height=80, max_chars=2000)
             st.form_submit_button("Send report", on_click=on_flag, args=(view.token,))

@@ -300,6 +300,10 @@ def _log_out(user_id: int) -> None:
     _end_session(notice=None)
 
 
+#: Session key of the Account box's open state (its form is built only while it is open).
+ACCOUNT_OPEN_KEY = "own_account_open"
+
+
 def account_box() -> None:
     """The logged-in person's own account, under the log-out button: change the password with the
     current one and the new one twice. This session stays logged in (its token is kept); every
@@ -308,7 +312,12 @@ def account_box() -> None:
     user = current_user()
     if user is None:
         return
-    with st.expander("Account", icon=":material/manage_accounts:"):
+    # Drawn by every run of every page, so its form is built only while it is open (opening it
+    # reruns the page): three password boxes cost about a tenth of a question page's run.
+    box = st.expander("Account", icon=":material/manage_accounts:", key=ACCOUNT_OPEN_KEY, on_change="rerun")
+    if not box.open:
+        return
+    with box:
         with st.form("own_password_form", clear_on_submit=True):
             st.markdown("**Change my password**")
             current = st.text_input("Current password", type="password", key="own_current_password",

@@ -103,6 +103,8 @@ def test_flag_pause_and_give_up(world):
     study_id, at = _started(world)
     item = _current(world, study_id)
     _option(at, "A").click().run()
+    at.session_state[f"hb_flag_open_{item['assignment_id']}"] = True  # as a click on the box does
+    at.run()
     at.selectbox(key=f"hb_flag_kind_{item['assignment_id']}").set_value("unclear")
     at.text_area(key=f"hb_flag_note_{item['assignment_id']}").input("the arrows are unreadable")
     _button(at, "Send report").click().run()

@@ -44,11 +44,17 @@ def widget(widgets, label):
     return found[0]
 
 
-def logged_in(username="ann1", password="password-123") -> AppTest:
+def logged_in(username="ann1", password="password-123", open_account: bool = True) -> AppTest:
+    """Logged in, with the Account box opened (as a click on it does: its form is built only
+    while it is open)."""
     at = AppTest.from_function(frame, default_timeout=30).run()
     widget(at.sidebar.text_input, "User name").input(username)
     widget(at.sidebar.text_input, "Password").input(password)
-    return widget(at.sidebar.button, "Log in").click().run()
+    at = widget(at.sidebar.button, "Log in").click().run()
+    if open_account:
+        at.session_state["own_account_open"] = True
+        at.run()
+    return at
 
 
 def change(at, current, new, repeat=None) -> AppTest:
@@ -61,8 +67,13 @@ def change(at, current, new, repeat=None) -> AppTest:
 def test_the_account_box_is_there_only_when_logged_in(db, people):
     at = AppTest.from_function(frame, default_timeout=30).run()
     assert not [e for e in at.sidebar.expander if e.label == "Account"]
-    at = logged_in()
+    at = logged_in(open_account=False)
     assert [e.label for e in at.sidebar.expander] == ["Account"]
+    # Closed, it builds no form (every run of every page draws it); open, the form is there.
+    assert not at.sidebar.text_input and not at.sidebar.get("form")
+    at.session_state["own_account_open"] = True
+    at.run()
+    assert [t.label for t in at.sidebar.text_input] == ["Current password", "New password", "Repeat the new password"]
 
 
 def test_changing_the_password_keeps_this_session_and_ends_the_others(db, people):

@@ -482,6 +482,8 @@ def test_flagging_a_question_keeps_the_draft_and_the_clock(db, people):
     at = click(click(at, "Pause"), "Resume")  # the draft is saved and back in the box
     assert answer_box(at).value == "half an answer"
     before = db.execute("SELECT * FROM assignments WHERE id = ?", [assignment_id]).fetchone()
+    assert not [s for s in at.selectbox if s.label == "What is wrong"]  # closed: no form is built
+    at = open_flag_box(at, assignment_id)
     widget = next(s for s in at.selectbox if s.label == "What is wrong")
     widget.set_value("broken")
     next(t for t in at.text_area if t.label.startswith("Note for the study lead")).input("the key looks wrong")
@@ -501,8 +503,16 @@ def test_flagging_a_question_keeps_the_draft_and_the_clock(db, people):
     assert db.execute("SELECT response FROM responses").fetchone()[0] == "half an answer"
 
 
+def open_flag_box(at, assignment_id):
+    """Open "Report a problem with this question", as a click on it does (its form is built
+    only while it is open)."""
+    at.session_state[f"hb_flag_open_{assignment_id}"] = True
+    return at.run()
+
+
 def test_a_flag_of_kind_other_needs_a_note(db, people):
     study_id, at = started_page(db, people)
+    at = open_flag_box(at, current_row(db, people["ann1"]["id"])[0])
     next(s for s in at.selectbox if s.label == "What is wrong").set_value("other")
     at = click(at, "Send report")
     assert any("The report was not sent. Say in the note what the problem is" in e.value for e in at.error)

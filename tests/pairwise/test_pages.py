@@ -65,6 +65,9 @@ def test_annotator_votes_pauses_and_finishes(world):
 def test_a_flag_from_the_page(world):
     _study(world)
     at = open_page("pairwise.py", world["people"]["ann1"])
+    assert not [s for s in at.selectbox if s.key == "pw_flag_kind"]  # built only while its box is open
+    at.session_state["pw_flag_open"] = True  # as a click on the box does
+    at.run()
     at.selectbox(key="pw_flag_kind").set_value("broken")
     at.text_area(key="pw_flag_note").input("the left one is cut")
     [b for b in at.button if b.label == "Send report"][0].click().run()
