@@ -127,11 +127,9 @@ function makeClock() {
   const tick = () => {
     draw();
     const d = clock.data;
-    // Heard while its element is on the page: a heartbeat posted to the route needs no
-    // component state, so a cleanup of Streamlit's that came without a new drawing does not
-    // silence a clock the annotator still sees; off the page (another screen), it stops.
-    const shown = clock.send || (d && d.beat && !clock.noRoute && clock.root && clock.root.isConnected);
-    if (shown && d && now() - clock.lastBeat >= d.beat_ms) {
+    // Heard while it can ask for a run (sender: its element is on the page, even after a
+    // cleanup of Streamlit's without a new drawing); off the page (another screen), it stops.
+    if (sender() && d && now() - clock.lastBeat >= d.beat_ms) {
       clock.lastBeat = now();
       beat(d);
     }
