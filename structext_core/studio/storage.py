@@ -914,6 +914,16 @@ def _m012_question_sendbacks(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m013_item_kind_index(db: sqlite_utils.Database) -> None:
+    """An index of study items by study and kind. ``kind`` was added after ``sample_json`` (a
+    whole sample, often tens of kilobytes), so reading it from the row walks the sample's pages:
+    counting an annotator's practice questions that way read every item of the study, three
+    times on each submit and once more after a practice answer (about 5 ms each at 500
+    Test-Hard items). With the index those counts read the index alone
+    (``tests/studio/study/test_hot_queries.py``)."""
+    _run_script(db, "CREATE INDEX study_items_by_kind ON study_items (study_id, kind)")
+
+
 #: The schema, in order. Append new migrations; never edit or renumber shipped ones.
 MIGRATIONS: list[Migration] = [
     Migration(1, "users, studies, human-baseline answers, model results", _m001_initial),
@@ -928,4 +938,5 @@ MIGRATIONS: list[Migration] = [
     Migration(10, "AIBench studies: people answer questions from a generated image", _m010_aibench_studies),
     Migration(11, "pairwise: one tab holds a person's pair, take-overs, idle pauses, removal", _m011_pairwise_tabs),
     Migration(12, "AIBench questions sent back to review from Results", _m012_question_sendbacks),
+    Migration(13, "study items indexed by kind (counting practice questions reads no sample)", _m013_item_kind_index),
 ]

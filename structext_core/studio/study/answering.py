@@ -137,8 +137,9 @@ _CLOCK_COLUMNS = """
 
 _CURRENT_SQL = f"""
     SELECT {_CLOCK_COLUMNS}, i.language, i.kind = 'practice' AS practice,
-           (SELECT COUNT(*) FROM assignments p JOIN study_items pi ON pi.id = p.item_id
-             WHERE p.study_id = a.study_id AND p.user_id = a.user_id AND pi.kind = 'practice') AS n_practice,
+           (SELECT COUNT(*) FROM assignments p
+             WHERE p.study_id = a.study_id AND p.user_id = a.user_id AND p.item_id IN (
+               SELECT pi.id FROM study_items pi WHERE pi.study_id = a.study_id AND pi.kind = 'practice')) AS n_practice,
            (SELECT COUNT(*) FROM assignments p
              WHERE p.study_id = a.study_id AND p.user_id = a.user_id) AS n_assigned,
            json_extract(i.sample_json, '$.reference') AS reference,

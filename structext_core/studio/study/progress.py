@@ -54,13 +54,14 @@ class OwnProgress:
 
 
 _COUNTS_SQL = """
-    SELECT i.kind = 'practice' AS practice, COUNT(*) AS assigned, COUNT(r.id) AS answered,
+    SELECT a.item_id IN (SELECT i.id FROM study_items i WHERE i.study_id = :study AND i.kind = 'practice')
+             AS practice,
+           COUNT(*) AS assigned, COUNT(r.id) AS answered,
            COALESCE(SUM(r.gave_up), 0) AS gave_up, COALESCE(SUM(r.elapsed_seconds), 0) AS answered_seconds
     FROM assignments a
-    JOIN study_items i ON i.id = a.item_id
     LEFT JOIN responses r ON r.assignment_id = a.id
-    WHERE a.study_id = ? AND a.user_id = ?
-    GROUP BY i.kind = 'practice'
+    WHERE a.study_id = :study AND a.user_id = :user
+    GROUP BY practice
 """
 
 # The open questions (shown, not answered): their clock as it stands.
@@ -89,7 +90,7 @@ def own_progress(
     who has no assignments in the study gets zeros.
     """
     at = now() if at is None else at
-    counts = {bool(row["practice"]): row for row in db.query(_COUNTS_SQL, [study_id, user_id])}
+    counts = {bool(row["practice"]): row for row in db.query(_COUNTS_SQL, {"study": study_id, "user": user_id})}
     main, practice = counts.get(False, {}), counts.get(True, {})
     answered_seconds = sum(row["answered_seconds"] for row in counts.values())
     open_seconds = sum(shown_seconds(row, grace_seconds, at) for row in db.query(_OPEN_SQL, [study_id, user_id]))

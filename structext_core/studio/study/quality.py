@@ -198,8 +198,9 @@ def practice_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
         """
         SELECT r.study_id, r.id, a.seq, r.response, r.gave_up, json_extract(i.sample_json, '$.answer'),
                r.rouge_l, r.exact_match, i.sample_id, json_extract(i.sample_json, '$.reference'),
-               (SELECT COUNT(*) FROM assignments p JOIN study_items pi ON pi.id = p.item_id
-                 WHERE p.study_id = r.study_id AND p.user_id = r.user_id AND pi.kind = 'practice'),
+               (SELECT COUNT(*) FROM assignments p
+                 WHERE p.study_id = r.study_id AND p.user_id = r.user_id AND p.item_id IN (
+                   SELECT pi.id FROM study_items pi WHERE pi.study_id = r.study_id AND pi.kind = 'practice')),
                i.paper_id, i.question_id, json_extract(i.sample_json, '$.options'), s.benchmark,
                json_extract(i.sample_json, '$.question'), a.id
         FROM responses r
@@ -234,13 +235,15 @@ def pending_practice_feedback(db: sqlite_utils.Database, study_id: int, user_id:
     None otherwise; what :func:`practice_feedback` returns when there is one."""
     row = db.execute(
         """
-        SELECT r.id, i.kind,
+        SELECT r.id,
+               r.item_id IN (SELECT i.id FROM study_items i WHERE i.study_id = r.study_id AND i.kind = 'practice')
+                 AS practice,
                (SELECT a.first_shown_at FROM assignments a LEFT JOIN responses n ON n.assignment_id = a.id
                  WHERE a.study_id = r.study_id AND a.user_id = r.user_id AND n.id IS NULL
                  ORDER BY a.seq LIMIT 1) AS next_shown,
                (SELECT COUNT(*) FROM assignments a LEFT JOIN responses n ON n.assignment_id = a.id
                  WHERE a.study_id = r.study_id AND a.user_id = r.user_id AND n.id IS NULL) AS open_items
-        FROM responses r JOIN study_items i ON i.id = r.item_id
+        FROM responses r
         WHERE r.study_id = ? AND r.user_id = ?
         ORDER BY r.id DESC LIMIT 1
         """,
@@ -248,8 +251,8 @@ def pending_practice_feedback(db: sqlite_utils.Database, study_id: int, user_id:
     ).fetchone()
     if row is None:
         return None
-    response_id, kind, next_shown, open_items = row
-    if kind != "practice" or not open_items or next_shown is not None:
+    response_id, practice, next_shown, open_items = row
+    if not practice or not open_items or next_shown is not None:
         return None
     return practice_feedback(db, user_id, response_id)
 

@@ -572,8 +572,9 @@ def studies_for_annotator(db: sqlite_utils.Database, user_id: int) -> list[Annot
                (SELECT COUNT(*) FROM assignments a
                  WHERE a.study_id = s.id AND a.user_id = sa.user_id) AS n_items,
                sa.rule_accepted_at,
-               (SELECT COUNT(*) FROM assignments a JOIN study_items i ON i.id = a.item_id
-                 WHERE a.study_id = s.id AND a.user_id = sa.user_id AND i.kind = 'practice') AS practice_items,
+               (SELECT COUNT(*) FROM assignments a
+                 WHERE a.study_id = s.id AND a.user_id = sa.user_id AND a.item_id IN (
+                   SELECT i.id FROM study_items i WHERE i.study_id = s.id AND i.kind = 'practice')) AS practice_items,
                (SELECT COUNT(*) FROM responses r
                  WHERE r.study_id = s.id AND r.user_id = sa.user_id) AS answered
         FROM studies s JOIN study_annotators sa ON sa.study_id = s.id
