@@ -25,16 +25,7 @@ st.set_page_config(page_title="StrucText Studio", page_icon="🌳", layout="wide
 def navigation_pages(role: str, public_mode_on: bool) -> dict[str, list]:
     """Every page of ``access.PAGES`` by section; the ones ``role`` may not open are hidden
     from the menu but keep their URL, where the page's own guard says why it is refused."""
-    sections: dict[str, list] = {}
-    for info in access.PAGES:
-        path = HERE / "pages" / info.file
-        if not path.exists():  # a page still being written: the app runs without it
-            continue
-        visible = access.can_open(role, info.key, public_mode_on)
-        sections.setdefault(info.section, []).append(st.Page(
-            str(path), title=info.title, icon=info.icon, default=info.default,
-            url_path=info.url_path or None, visibility="visible" if visible else "hidden"))
-    return sections
+    return ui.navigation_pages(HERE / "pages", role, public_mode_on)
 
 
 # The run's database connection is closed when the run ends, however it ends (pages.ui.run_scope).
