@@ -22,12 +22,6 @@ ensure_frame()  # a fresh server's first run comes through the legacy pages/ mod
 st.set_page_config(page_title="StrucText Studio", page_icon="🌳", layout="wide")
 
 
-def navigation_pages(role: str, public_mode_on: bool) -> dict[str, list]:
-    """Every page of ``access.PAGES`` by section; the ones ``role`` may not open are hidden
-    from the menu but keep their URL, where the page's own guard says why it is refused."""
-    return ui.navigation_pages(HERE / "pages", role, public_mode_on)
-
-
 # The run's database connection is closed when the run ends, however it ends (pages.ui.run_scope).
 with ui.run_scope():
     db = ui.get_db()
@@ -50,4 +44,4 @@ with ui.run_scope():
             ui.logout_button()
             ui.account_box()
 
-    ui.run_page(st.navigation(navigation_pages(access.role_of(user), access.public_mode(db))))  # errors: an id, no traceback
+    ui.run_page(st.navigation(ui.navigation_pages(HERE / "pages", access.role_of(user), access.public_mode(db))))  # errors: an id, no traceback

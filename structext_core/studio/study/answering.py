@@ -26,7 +26,14 @@ from structext_core.studio.study.clock import (
 )
 from structext_core.studio.study.kinds import kind_of
 from structext_core.studio.study.scores import _score, _score_rows
-from structext_core.studio.study.store import MAX_RESPONSE_CHARS, PASS_THRESHOLD, StaleQuestionError, StudyError, now
+from structext_core.studio.study.store import (
+    MAX_RESPONSE_CHARS,
+    PASS_THRESHOLD,
+    StaleQuestionError,
+    StudyError,
+    now,
+    practice_items,
+)
 
 # ---------------------------------------------------------------- answering
 
@@ -138,8 +145,8 @@ _CLOCK_COLUMNS = """
 _CURRENT_SQL = f"""
     SELECT {_CLOCK_COLUMNS}, i.language, i.kind = 'practice' AS practice,
            (SELECT COUNT(*) FROM assignments p
-             WHERE p.study_id = a.study_id AND p.user_id = a.user_id AND p.item_id IN (
-               SELECT pi.id FROM study_items pi WHERE pi.study_id = a.study_id AND pi.kind = 'practice')) AS n_practice,
+             WHERE p.study_id = a.study_id AND p.user_id = a.user_id
+               AND p.item_id IN ({practice_items("a.study_id")})) AS n_practice,
            (SELECT COUNT(*) FROM assignments p
              WHERE p.study_id = a.study_id AND p.user_id = a.user_id) AS n_assigned,
            json_extract(i.sample_json, '$.reference') AS reference,

@@ -15,7 +15,7 @@ import sqlite_utils
 
 from structext_core.studio import durations
 from structext_core.studio.study.clock import DEFAULT_HEARTBEAT_SECONDS, GRACE_FACTOR, shown_seconds
-from structext_core.studio.study.store import now
+from structext_core.studio.study.store import now, practice_items
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,8 @@ class OwnProgress:
         return rows
 
 
-_COUNTS_SQL = """
-    SELECT a.item_id IN (SELECT i.id FROM study_items i WHERE i.study_id = :study AND i.kind = 'practice')
-             AS practice,
+_COUNTS_SQL = f"""
+    SELECT a.item_id IN ({practice_items(":study")}) AS practice,
            COUNT(*) AS assigned, COUNT(r.id) AS answered,
            COALESCE(SUM(r.gave_up), 0) AS gave_up, COALESCE(SUM(r.elapsed_seconds), 0) AS answered_seconds
     FROM assignments a

@@ -26,7 +26,7 @@ from structext_core.studio import access, changes, seal
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.dashboard import responses_frame
 from structext_core.studio.study.scores import _score
-from structext_core.studio.study.store import PASS_THRESHOLD, StudyError, get_study, now
+from structext_core.studio.study.store import PASS_THRESHOLD, StudyError, get_study, now, practice_items
 
 #: What an annotator can report about a question, with the label the page shows.
 FLAG_KINDS = {
@@ -195,12 +195,12 @@ def practice_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
     (:func:`structext_core.studio.seal.key_withheld`).
     """
     row = db.execute(
-        """
+        f"""
         SELECT r.study_id, r.id, a.seq, r.response, r.gave_up, json_extract(i.sample_json, '$.answer'),
                r.rouge_l, r.exact_match, i.sample_id, json_extract(i.sample_json, '$.reference'),
                (SELECT COUNT(*) FROM assignments p
-                 WHERE p.study_id = r.study_id AND p.user_id = r.user_id AND p.item_id IN (
-                   SELECT pi.id FROM study_items pi WHERE pi.study_id = r.study_id AND pi.kind = 'practice')),
+                 WHERE p.study_id = r.study_id AND p.user_id = r.user_id
+                   AND p.item_id IN ({practice_items("r.study_id")})),
                i.paper_id, i.question_id, json_extract(i.sample_json, '$.options'), s.benchmark,
                json_extract(i.sample_json, '$.question'), a.id
         FROM responses r
@@ -234,10 +234,9 @@ def pending_practice_feedback(db: sqlite_utils.Database, study_id: int, user_id:
     the database, so a reload (a new page session) shows the same screen with the same button.
     None otherwise; what :func:`practice_feedback` returns when there is one."""
     row = db.execute(
-        """
+        f"""
         SELECT r.id,
-               r.item_id IN (SELECT i.id FROM study_items i WHERE i.study_id = r.study_id AND i.kind = 'practice')
-                 AS practice,
+               r.item_id IN ({practice_items("r.study_id")}) AS practice,
                (SELECT a.first_shown_at FROM assignments a LEFT JOIN responses n ON n.assignment_id = a.id
                  WHERE a.study_id = r.study_id AND a.user_id = r.user_id AND n.id IS NULL
                  ORDER BY a.seq LIMIT 1) AS next_shown,

@@ -25,14 +25,18 @@ _ROW_READ = re.compile(r"^SEARCH (\w+) USING INTEGER PRIMARY KEY")
 
 def rows_read_without_their_sample(db, statement: str) -> list[str]:
     """The aliases of ``study_items`` this statement reads by row id without using their sample."""
-    aliases = set(_ALIAS.findall(statement))
-    if not aliases or not statement.lstrip().upper().startswith(("SELECT", "WITH")):
+    if "study_items" not in statement or not statement.lstrip().upper().startswith(("SELECT", "WITH")):
         return []
+    aliases = set(_ALIAS.findall(statement)) | {"study_items"}  # the table itself, where it has no alias
     plan = [row[3] for row in db.execute("EXPLAIN QUERY PLAN " + statement).fetchall()]
     found = []
     for line in plan:
         match = _ROW_READ.match(line)
-        if match and match.group(1) in aliases and f"{match.group(1)}.sample_json" not in statement:
+        if not match or match.group(1) not in aliases:
+            continue
+        uses_sample = "sample_json" in statement if match.group(1) == "study_items" else \
+            f"{match.group(1)}.sample_json" in statement
+        if not uses_sample:
             found.append(f"{match.group(1)}: {line}")
     return found
 
