@@ -234,4 +234,6 @@ class StreamlitClient:
 
     async def click(self, label: str) -> RunResult:
         """Press a button or form submit button (a trigger, sent once)."""
-        return await self.run(triggers=(self.widget(label),))
+        widget = self.widget(label)
+        # As the browser does: a button drawn by a fragment asks for a run of that fragment.
+        return await self.run(fragment_id=widget.fragment_id, triggers=(widget,))

@@ -32,6 +32,7 @@ from structext_core.views import reference as viewer
 
 REFERENCE_HEIGHT = 560
 REFERENCE_FIT_LINES = 24
+GO_TO_WIDTH = 160  # px: the Go to line box beside the search box
 ANSWER_LABEL = "Your answer"
 #: The activity component reports typed text at most this often, other input less often.
 TEXT_REPORT_MS = 2500
@@ -666,19 +667,22 @@ def reference_panel(view: study.QuestionView) -> None:
     computed from the reference alone (:mod:`structext_core.views.reference`)."""
     aid = view.assignment_id
     lines = viewer.Lines.of(view.reference)
-    head_left, case_col, wrap_col = st.columns([2, 1, 1], vertical_alignment="center")
+    # Rows are horizontal containers, not columns: one block each instead of one per column
+    # (the page is drawn anew for every question, and each block is a message and a cursor).
+    head = st.container(horizontal=True, vertical_alignment="center", gap="medium")
     # No length or other figure that would single the sample out elsewhere in the app.
-    head_left.markdown(f"**Reference** · {DISPLAY_NAMES.get(view.language, view.language)}")
-    matching = case_col.toggle("Match case", key=_key("case", aid), on_change=on_search_changed, args=(aid,))
-    wrap = wrap_col.toggle("Wrap lines", key="hb_wrap")
-    find_col, go_col = st.columns([2, 1], vertical_alignment="bottom")
-    query = find_col.text_input("Search the reference", key=_key("find", aid), max_chars=viewer.MAX_QUERY_CHARS,
+    head.markdown(f"**Reference** · {DISPLAY_NAMES.get(view.language, view.language)}")
+    matching = head.toggle("Match case", key=_key("case", aid), on_change=on_search_changed, args=(aid,),
+                           width="content")
+    wrap = head.toggle("Wrap lines", key="hb_wrap", width="content")
+    find_row = st.container(horizontal=True, vertical_alignment="bottom")
+    query = find_row.text_input("Search the reference", key=_key("find", aid), max_chars=viewer.MAX_QUERY_CHARS,
                                 placeholder="A key or a value, as plain text", on_change=on_search_changed,
                                 args=(aid,))
     # Line boxes hold floats shown as whole numbers: Streamlit resets a non-finite value (a forged
     # NaN) of a float box to its default, where a whole-number box fails before the page runs.
-    go_col.number_input("Go to line", value=None, step=1.0, format="%.0f", key=_key("goto", aid),
-                        placeholder="Line", on_change=on_go_to, args=(aid,))
+    find_row.number_input("Go to line", value=None, step=1.0, format="%.0f", key=_key("goto", aid),
+                          placeholder="Line", on_change=on_go_to, args=(aid,), width=GO_TO_WIDTH)
     if query:
         search_results(aid, lines, query, matching)
     reference_view(view, lines, wrap)
@@ -687,13 +691,13 @@ def reference_panel(view: study.QuestionView) -> None:
 def line_range(aid: int) -> None:
     """From / To line, right under the "Add lines" button they set (outside the answer's
     form: Enter in a box of the form would press its first button, Submit)."""
-    from_col, to_col = st.columns(2)
-    from_col.number_input("From line", value=None, step=1.0, format="%.0f", key=_key("from", aid),
-                          placeholder="First line",
-                          help="Lines From to To of the reference go into your answer, exactly as they "
-                               "are, with **Add lines**. Choosing a match or a line fills both.")
-    to_col.number_input("To line", value=None, step=1.0, format="%.0f", key=_key("to", aid),
-                        placeholder="Last line")
+    row = st.container(horizontal=True)
+    row.number_input("From line", value=None, step=1.0, format="%.0f", key=_key("from", aid),
+                     placeholder="First line",
+                     help="Lines From to To of the reference go into your answer, exactly as they "
+                          "are, with **Add lines**. Choosing a match or a line fills both.")
+    row.number_input("To line", value=None, step=1.0, format="%.0f", key=_key("to", aid),
+                     placeholder="Last line")
 
 
 def search_results(aid: int, lines: viewer.Lines, query: str, matching: bool) -> None:
@@ -750,16 +754,16 @@ def answer_form(view: study.QuestionView) -> None:
             ANSWER_LABEL, height=viewer.answer_box_height(_known_answer(aid)), key=_text_key(view.assignment_id),
             placeholder="Type or paste your answer here",
         )
-        submit_col, pause_col, give_up_col = st.columns([3, 2, 2])
+        buttons = st.container(horizontal=True)
         # The first submit button is the one Ctrl+Enter presses.
-        submit_col.form_submit_button(
+        buttons.form_submit_button(
             "Submit answer", type="primary", width="stretch", disabled=confirming,
             on_click=on_submit, args=(view.assignment_id, question_name(view, with_total=False)),
         )
-        pause_col.form_submit_button("Pause", width="stretch", disabled=confirming,
-                                     on_click=on_pause, args=(view.assignment_id,))
-        give_up_col.form_submit_button("Give up", width="stretch", disabled=confirming,
-                                       on_click=on_give_up_asked, args=(view.assignment_id,))
+        buttons.form_submit_button("Pause", width="stretch", disabled=confirming,
+                                   on_click=on_pause, args=(view.assignment_id,))
+        buttons.form_submit_button("Give up", width="stretch", disabled=confirming,
+                                   on_click=on_give_up_asked, args=(view.assignment_id,))
         # A button of the form, so the text typed so far comes with the click; after the
         # first one (Ctrl+Enter presses Submit). Keyed: a new label keeps the same button.
         first, last = (st.session_state.get(_key(name, aid)) for name in ("from", "to"))
@@ -840,15 +844,15 @@ def options_panel(view: study.QuestionView) -> None:
                   type="primary" if letter == chosen else "secondary", on_click=on_choose, args=(aid, letter),
                   help=f"Key {letter}")
     confirming = st.session_state.get("hb_confirm_give_up") == aid
-    submit_col, pause_col, give_up_col = st.columns([3, 2, 2])
+    buttons = st.container(horizontal=True)
     name = question_name(view, with_total=False)
-    submit_col.button(f"Submit {chosen}" if chosen in letters else "Submit", key=f"hb_submit_{aid}", type="primary",
-                      width="stretch", disabled=confirming or chosen not in letters,
-                      on_click=on_submit_choice, args=(aid, name))
-    pause_col.button("Pause", key=f"hb_pause_{aid}", width="stretch", disabled=confirming,
-                     on_click=on_pause_choice, args=(aid,))
-    give_up_col.button("Give up", key=f"hb_give_up_{aid}", width="stretch", disabled=confirming,
-                       on_click=on_give_up_asked, args=(aid,))
+    buttons.button(f"Submit {chosen}" if chosen in letters else "Submit", key=f"hb_submit_{aid}", type="primary",
+                   width="stretch", disabled=confirming or chosen not in letters,
+                   on_click=on_submit_choice, args=(aid, name))
+    buttons.button("Pause", key=f"hb_pause_{aid}", width="stretch", disabled=confirming,
+                   on_click=on_pause_choice, args=(aid,))
+    buttons.button("Give up", key=f"hb_give_up_{aid}", width="stretch", disabled=confirming,
+                   on_click=on_give_up_asked, args=(aid,))
     if confirming:
         st.warning("Give up on this question? It is recorded as given up and cannot be answered later.")
         yes, no = st.columns(2)
