@@ -13,6 +13,8 @@ Fixtures for every journey:
 - ``wait_for_app(page)``: wait until the app has finished its current script run.
 - ``screenshot(page, name)``: save ``tests/screenshots/<name>.png`` (full page) and
   return its path. Look at them: a page that works but looks wrong is not done.
+- ``clock_seconds(page)`` (a function to import): the time a question's clock shows, once it
+  shows one.
 
 Playwright drives the system Chromium at /usr/bin/chromium; it never downloads a browser.
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -196,6 +199,26 @@ def _wait_for_app(page, timeout: float = 30_000) -> None:
 def wait_for_app():
     """``wait_for_app(page)``: block until the app's current script run has finished."""
     return _wait_for_app
+
+
+#: What a question's clock shows: minutes and seconds, or hours, minutes and seconds.
+CLOCK_TEXT = re.compile(r"\d+(:\d{2}){1,2}")
+
+
+def clock_seconds(page, timeout: float = 10.0) -> int:
+    """The time a question's clock shows (it ticks in the browser; on a page drawn by the
+    server, its metric), in seconds. Right after a page is drawn, or reloaded, the clock's
+    component may not have written a time yet: this waits for one, ``timeout`` at most."""
+    shown = page.get_by_test_id("hbClockValue").or_(page.get_by_test_id("stMetricValue")).first
+    deadline = time.monotonic() + timeout
+    while not CLOCK_TEXT.fullmatch(text := shown.inner_text().strip()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the clock shows {text!r}, not a time, after {timeout:.0f} s")
+        page.wait_for_timeout(100)
+    seconds = 0
+    for part in text.split(":"):
+        seconds = seconds * 60 + int(part)
+    return seconds
 
 
 @pytest.fixture

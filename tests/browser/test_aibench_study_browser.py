@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from tests.browser.conftest import clock_seconds
 from tests.browser.test_pairwise_browser import log_in
 from tests.browser.test_results_views import no_exception
 
@@ -48,12 +49,6 @@ def _current(db, user_id) -> dict:
                      " LEFT JOIN responses r ON r.assignment_id = a.id WHERE a.user_id = ? AND r.id IS NULL"
                      " ORDER BY a.seq LIMIT 1", [user_id]).fetchone()
     return {**json.loads(row[0]), "assignment_id": row[1]}
-
-
-def _clock_seconds(page) -> int:
-    text = page.get_by_test_id("hbClockValue").inner_text().strip()
-    minutes, seconds = text.split(":")[-2:]
-    return int(minutes) * 60 + int(seconds)
 
 
 def _press(page, key: str) -> None:
@@ -113,7 +108,7 @@ def test_keyboard_answers_and_a_reload_mid_question(page, app_server, app_env, w
         wait_for_app(page)
         if n == 2:  # a reload mid-question: the choice and the clock are the server's
             time.sleep(3)
-            before = _clock_seconds(page)
+            before = clock_seconds(page)
             screenshot(page, "aibench_study_chosen_before_reload")
             page.reload()
             wait_for_app(page, timeout=60_000)
@@ -121,7 +116,7 @@ def test_keyboard_answers_and_a_reload_mid_question(page, app_server, app_env, w
             page.get_by_role("button", name=f"Submit {letter}").wait_for()
             page.locator('[data-testid="stImage"] img').first.wait_for()
             wait_for_app(page)
-            assert _clock_seconds(page) >= before >= 2
+            assert clock_seconds(page) >= before >= 2
             assert _current(db, uid)["assignment_id"] == item["assignment_id"]
             screenshot(page, "aibench_study_after_reload")
         _press(page, "Enter")

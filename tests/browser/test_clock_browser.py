@@ -16,6 +16,7 @@ import pytest
 
 from structext_core.benchmark import suites
 from structext_core.studio import accounts, storage, study
+from tests.browser.conftest import clock_seconds
 
 pytestmark = pytest.mark.browser
 
@@ -78,13 +79,6 @@ def open_question_page(page, base_url, username, wait_for_app) -> None:
         sidebar(page).get_by_role("link", name="Human baseline", exact=True).click()
     page.get_by_role("heading", name="Human baseline").wait_for()
     wait_for_app(page)
-
-
-def clock_seconds(page) -> int:
-    """The time on screen: the question page's clock, which ticks in the browser."""
-    text = page.get_by_test_id("hbClockValue").inner_text().strip()
-    minutes, seconds = text.split(":")[-2:]
-    return int(minutes) * 60 + int(seconds)
 
 
 def shown_question(page) -> str:

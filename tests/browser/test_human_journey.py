@@ -14,6 +14,7 @@ import pytest
 
 from structext_core.benchmark import samples, suites
 from structext_core.studio import storage
+from tests.browser.conftest import clock_seconds
 
 pytestmark = pytest.mark.browser
 
@@ -61,13 +62,6 @@ def go_to(page, link_name, wait_for_app):
 def choose(page, label, option):
     page.get_by_role("combobox", name=label).click()
     page.get_by_role("option", name=option, exact=True).click()
-
-
-def clock_seconds(page) -> int:
-    """The time on screen: the question page's clock, which ticks in the browser."""
-    text = page.get_by_test_id("hbClockValue").inner_text().strip()
-    minutes, seconds = text.split(":")[-2:]
-    return int(minutes) * 60 + int(seconds)
 
 
 def question_number(page) -> int:

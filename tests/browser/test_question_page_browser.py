@@ -25,6 +25,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from structext_core.benchmark import suites
 from structext_core.studio import accounts, storage, study
 from structext_core.studio.clock_beat import BEAT_PATH
+from tests.browser.conftest import clock_seconds
 
 pytestmark = pytest.mark.browser
 
@@ -109,14 +110,6 @@ def wait_until(condition, timeout: float, message: str):
             return value
         time.sleep(0.25)
     raise AssertionError(message)
-
-
-def clock_seconds(page) -> int:
-    """The time on screen (the browser-side clock; on a page drawn by the server, its metric)."""
-    shown = page.get_by_test_id("hbClockValue").or_(page.get_by_test_id("stMetricValue")).first
-    text = shown.inner_text().strip()
-    minutes, seconds = text.split(":")[-2:]
-    return int(minutes) * 60 + int(seconds)
 
 
 def session_cookie(page) -> dict | None:
