@@ -206,10 +206,10 @@ CLOCK_TEXT = re.compile(r"\d+(:\d{2}){1,2}")
 
 
 def clock_seconds(page, timeout: float = 10.0) -> int:
-    """The time a question's clock shows (it ticks in the browser; on a page drawn by the
-    server, its metric), in seconds. Right after a page is drawn, or reloaded, the clock's
-    component may not have written a time yet: this waits for one, ``timeout`` at most."""
-    shown = page.get_by_test_id("hbClockValue").or_(page.get_by_test_id("stMetricValue")).first
+    """The time a question's clock shows (it ticks in the browser, pages/ui/clock.py), in
+    seconds. Right after a page is drawn, or reloaded, the clock's component may not have
+    written a time yet: this waits for one, ``timeout`` at most."""
+    shown = page.get_by_test_id("hbClockValue").first
     deadline = time.monotonic() + timeout
     while not CLOCK_TEXT.fullmatch(text := shown.inner_text().strip()):
         if time.monotonic() > deadline:
