@@ -394,9 +394,13 @@ def manage_study(chosen: study.Study) -> None:
         newcomer = add_col.selectbox("Add an annotator", others, index=None, format_func=lambda u: u["username"],
                                      placeholder="Choose an annotator", key="sa_add_annotator")
         if add_col.button("Add to study", disabled=newcomer is None):
-            study.add_annotator(db, chosen.id, newcomer["id"], by_user=user["id"])
-            ui.flash("success", f"{newcomer['username']} now takes part in {chosen.name}.")
-            st.rerun()
+            try:
+                study.add_annotator(db, chosen.id, newcomer["id"], by_user=user["id"])
+            except study.StudyError as error:
+                st.error(f"{newcomer['username']} was not added: {error}")
+            else:
+                ui.flash("success", f"{newcomer['username']} now takes part in {chosen.name}.")
+                st.rerun()
         target = "closed" if chosen.status == "open" else "open"
         label = "Close the study (no more answers)" if target == "closed" else "Reopen the study"
         if status_col.button(label):

@@ -31,12 +31,24 @@ What obeys it (each service asks this module; nothing else decides):
   questions with their keys: it gives no one a paper of which they still have an open AIBench
   study item (:func:`open_papers`).
 
+The other way round: keys a person was **already shown** before a study (:func:`seen_keys`).
+The question review shows a paper's questions with their keys, and the rewriting page shows a
+sample's answer. A study leaves those out of its draw for the annotators it is created with
+(:func:`structext_core.studio.study.store.create_study`,
+:func:`~structext_core.studio.study.aibench_study.create_aibench_study`). No one is added later to
+a study holding such an item (:func:`seen_refusal`, used by
+:func:`~structext_core.studio.study.store.add_annotator`).
+
 Researchers and admins see answers anyway (the capability ``answers`` of
 :mod:`structext_core.studio.access`) and take part in no study, so they have no open items.
 No Streamlit here.
 """
 
 from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 import sqlite_utils
 
@@ -141,3 +153,82 @@ def key_withheld(db: sqlite_utils.Database, user_id: int, sample: dict) -> bool:
     """Whether the answer key (or correctness) of ``sample`` must not be shown to the user:
     it is an open item of theirs in some study."""
     return is_open_for(db, user_id, sample)
+
+
+# ---------------------------------------------------------------- keys seen before a study
+
+
+@dataclass(frozen=True)
+class SeenKeys:
+    """What people have been shown the answers of outside any study.
+
+    ``papers`` are AIBench papers they opened in the question review, or worked on there: the
+    page shows every question of the paper with its key. ``sample_ids`` and ``references`` are
+    StrucText samples given to them to rewrite for Real-Test: the rewriting page shows the
+    sample's answer. Every one assigned counts, opened or not, because opening leaves no trace
+    until a draft is saved. A sample is matched by its id or by its reference text, as
+    :func:`is_open_for` matches it."""
+
+    papers: frozenset[str] = frozenset()
+    sample_ids: frozenset[str] = frozenset()
+    references: frozenset[str] = frozenset()
+
+    def covers(self, item: dict) -> bool:
+        """Whether ``item`` is one of them. ``item`` is a sample, a drawn study item, or a
+        ``study_items`` row (then its reference is read from ``sample_json``)."""
+        if item.get("paper_id") is not None:
+            return item["paper_id"] in self.papers
+        if item.get("sample_id", item.get("id")) in self.sample_ids:
+            return True
+        reference = item.get("reference")
+        if reference is None and item.get("sample_json") and self.references:
+            # A stored item's text is read only where its length matches one of theirs.
+            if item.get("reference_chars") not in (None, *map(len, self.references)):
+                return False
+            reference = json.loads(item["sample_json"]).get("reference")
+        return reference in self.references
+
+    def __bool__(self) -> bool:
+        return bool(self.papers or self.sample_ids)
+
+
+def seen_keys(db: sqlite_utils.Database, user_ids: Iterable[int]) -> SeenKeys:
+    """What the people ``user_ids`` have been shown the answers of outside a study, all together."""
+    ids = sorted(set(user_ids))
+    if not ids:
+        return SeenKeys()
+    marks = ", ".join("?" for _ in ids)
+    papers = {row[0] for row in db.execute(
+        f"SELECT DISTINCT paper_id FROM qreview_items WHERE reviewer_id IN ({marks})"
+        " AND (first_shown_at IS NOT NULL OR status != 'todo')", ids)}
+    samples = db.execute(
+        f"SELECT sample_id, json_extract(sample_json, '$.reference') FROM rewrite_items WHERE annotator_id IN ({marks})",
+        ids).fetchall()
+    return SeenKeys(frozenset(papers), frozenset(row[0] for row in samples),
+                    frozenset(row[1] for row in samples if isinstance(row[1], str)))
+
+
+def seen_refusal(db: sqlite_utils.Database, study_id: int, user_id: int) -> str | None:
+    """Why ``user_id`` may not join the study ``study_id``: they have been shown the answers of
+    some of its questions (:func:`seen_keys`). None when they have not."""
+    seen = seen_keys(db, [user_id])
+    if not seen:
+        return None
+    items = [dict(zip(("paper_id", "sample_id", "reference_chars", "sample_json"), row)) for row in db.execute(
+        "SELECT paper_id, sample_id, reference_chars, sample_json FROM study_items WHERE study_id = ?", [study_id])]
+    covered = [item for item in items if seen.covers(item)]
+    if not covered:
+        return None
+    papers = sorted({item["paper_id"] for item in covered if item["paper_id"] is not None})
+    samples = [item for item in covered if item["paper_id"] is None]
+    found = []
+    if papers:
+        shown = ", ".join(papers[:5]) + (", ..." if len(papers) > 5 else "")
+        found.append(f"the question review showed them {len(papers):,} of its papers with their keys ({shown})")
+    if samples:
+        found.append(f"they were given {len(samples):,} of its questions to rewrite for Real-Test, with their answers")
+    name = db.execute("SELECT username FROM users WHERE id = ?", [user_id]).fetchone()
+    who = repr(name[0]) if name else f"User {user_id}"
+    return (f"{who} has already seen answers of this study: {'; '.join(found)}. "
+            "Their answers would not be blind, so they cannot join it. Add someone who has not seen them, or "
+            "set up a new study for them: a new study leaves out what its annotators have seen.")

@@ -266,3 +266,38 @@ def test_papers_practised_in_another_study_are_not_counted_where_it_can_be_avoid
     # with no other way to draw 45 questions, the practised paper is counted (its keys stay sealed)
     third = _create(world, "third", n_items=45, seed=1)
     assert practised & {i["paper_id"] for i in _items(db, third, "study")}
+
+
+def test_papers_a_reviewer_was_shown_with_their_keys_are_in_no_study_of_theirs(world, data):
+    from structext_core.studio import question_review as qr
+
+    db, p = world["db"], world["people"]
+    ann1 = p["ann1"]
+    campaign = qr.create_campaign(db, "review", "synthetic", [ann1["id"]], p["lead"], double_share=0)
+    items = qr.list_items(db, campaign, ann1["id"])
+    assert len(items) == len(data.papers) == 3
+    shown = items[0]
+    qr.paper_for(db, shown, ann1)
+    qr.heartbeat(db, shown["id"], ann1)  # the review page shows the paper: its clock starts
+    # The papers only dealt to them are not seen: once they are in a study, the review seals those.
+    assert seal.seen_keys(db, [ann1["id"]]).papers == {shown["paper_id"]}
+    assert not seal.seen_keys(db, [p["ann2"]["id"]])
+
+    with_ann1 = _create(world, "with-ann1", n_items=12, who=("ann1", "ann2"))
+    papers = {i["paper_id"] for i in _items(db, with_ann1)}
+    assert papers and shown["paper_id"] not in papers  # left out for both: they share the questions
+
+    # A study of ann2 alone may draw the paper; ann1 may not join it, and nothing is written.
+    total = sum(len(paper.questions) for paper in data.papers.values())
+    without = _create(world, "ann2-only", n_items=total - 6, who=("ann2",))
+    assert shown["paper_id"] in {i["paper_id"] for i in _items(db, without)}
+    before = db.execute("SELECT COUNT(*) FROM assignments").fetchone()[0]
+    with pytest.raises(study.StudyError, match=r"'ann1' has already seen answers of this study: the question review "
+                                               rf"showed them 1 of its papers with their keys \({shown['paper_id']}\)"):
+        study.add_annotator(db, without, ann1["id"], by_user=p["lead"]["id"])
+    assert "ann1" not in study.annotator_names(db, without)
+    assert db.execute("SELECT COUNT(*) FROM assignments").fetchone()[0] == before
+
+    # Asking for more questions than the papers they have not seen hold says why there are too few.
+    with pytest.raises(study.StudyError, match="1 paper whose keys the annotators have seen"):
+        _create(world, "too-many", n_items=total - 2, who=("ann1",))

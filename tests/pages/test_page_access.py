@@ -285,9 +285,10 @@ def test_rewrite_item_that_is_also_an_open_study_question_keeps_its_answer_hidde
     admin = accounts.create_user(db, "lead", "password1", "admin")
     ann = accounts.create_user(db, "ann1", "password1", "annotator")
     sample = suites.generate_cell(8, 1, 1, 1, suite="test")[0]  # JSON object by id
-    campaign.create_campaign(db, "Pilot", [sample], 1, [ann["id"]], admin)
+    # The study first: a study leaves out what its annotators were already given to rewrite.
     study_id = study.create_study(db, name="test-pilot", suite="test", samples=[sample], n_items=1,
                                   annotator_ids=[ann["id"]])
+    campaign.create_campaign(db, "Pilot", [sample], 1, [ann["id"]], admin)
     downloads = Downloads(monkeypatch)
     at = run_page("rewrite", ann)
     assert [w.value for w in at.warning] == [access.rewrite_answer_refusal(db, ann, sample)]

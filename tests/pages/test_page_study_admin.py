@@ -334,6 +334,22 @@ def test_add_an_annotator_from_the_dashboard(db, people, mini_suite):
     assert study.annotator_names(db, study_id) == ["ann1", "ann3"]
 
 
+def test_an_annotator_who_has_seen_answers_of_the_study_is_not_added(db, people, mini_suite):
+    from structext_core.studio import campaign
+
+    study_id = study.create_study(db, name="pilot", suite="mini", samples=mini_suite, n_items=len(mini_suite),
+                                  annotator_ids=[people["ann1"]["id"]])
+    # ann2 was given one of its samples to rewrite for Real-Test (the rewriting page shows its answer).
+    campaign.create_campaign(db, "Real", [mini_suite[0]], 1, [people["ann2"]["id"]], people["lead"])
+    at = open_page(people["lead"])
+    widget(at.selectbox, "Add an annotator").select(people["ann2"])
+    at = click(at.run(), "Add to study")
+    assert not at.exception
+    assert at.error[0].value.startswith("ann2 was not added: 'ann2' has already seen answers of this study: they were "
+                                        "given 1 of its questions to rewrite for Real-Test")
+    assert study.annotator_names(db, study_id) == ["ann1"]
+
+
 # ---------------------------------------------------------------- practice, gold and flags (quality)
 
 

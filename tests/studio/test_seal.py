@@ -206,3 +206,34 @@ def test_practice_questions_are_modest_in_size(db, people):
     only_big = make_study(db, big, [people["ann1"]], n_items=2, practice_items=2, name="big")
     assert db.execute("SELECT COUNT(*) FROM study_items WHERE study_id = ? AND kind = 'practice'",
                       [only_big]).fetchone()[0] == 2
+
+
+# ---------------------------------------------------------------- keys seen before a study
+
+
+def test_samples_given_to_rewrite_are_in_no_study_of_their_rewriter(db, people):
+    samples = grid_samples(tasks=(8,))  # 8 samples
+    ann1, ann2, lead = people["ann1"], people["ann2"], people["lead"]
+    given = samples[0]
+    campaign.create_campaign(db, "Pilot", [given], 1, [ann1["id"]], lead)
+    seen = seal.seen_keys(db, [ann1["id"]])
+    assert seen.sample_ids == {given["id"]} and seen.covers(given)
+    assert seen.covers({"id": "elsewhere", "reference": given["reference"]})  # by its text too
+    assert not seal.seen_keys(db, [ann2["id"]])
+
+    # Created with ann1 among its annotators: every draw leaves the sample out.
+    with_ann1 = make_study(db, samples, [ann1, ann2], name="with-ann1", n_items=5, practice_items=1, gold_items=1)
+    drawn = {row[0] for row in db.execute("SELECT sample_id FROM study_items WHERE study_id = ?", [with_ann1])}
+    assert len(drawn) == 7 and given["id"] not in drawn
+    with pytest.raises(study.StudyError, match="between 1 and 7 .the size of the suite without the 1 sample whose "
+                                               "answers the annotators have seen"):
+        make_study(db, samples, [ann1], name="too-many", n_items=8)
+
+    # A study of ann2 alone holds it: ann1 may not join that one, and nothing is written.
+    without = make_study(db, samples, [ann2], name="ann2-only", n_items=8)
+    with pytest.raises(study.StudyError, match="'ann1' has already seen answers of this study: they were given 1 of "
+                                               "its questions to rewrite for Real-Test"):
+        study.add_annotator(db, without, ann1["id"], by_user=lead["id"])
+    assert study.annotator_names(db, without) == ["ann2"]
+    assert db.execute("SELECT COUNT(*) FROM assignments WHERE user_id = ? AND study_id = ?",
+                      [ann1["id"], without]).fetchone()[0] == 0

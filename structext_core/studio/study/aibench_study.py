@@ -46,7 +46,8 @@ import sqlite_utils
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench.model import LEVELS, ORIGINAL_SYSTEM
 from structext_core.benchmark import draws
-from structext_core.studio import aibench_store, pairwise
+from structext_core.benchmark.words import plural
+from structext_core.studio import aibench_store, pairwise, seal
 from structext_core.studio.study.kinds import AIBENCH
 from structext_core.studio.study.store import (
     DEFAULT_GOLD_PASS,
@@ -135,11 +136,12 @@ def _set_aside(data: aibench_dataset.Dataset, order: Sequence[str], wanted: int,
 
 def draw_items(data: aibench_dataset.Dataset, n_items: int, practice_items: int, gold_items: int,
                seed: int, dataset: str = "the data set", keys_shown: set[str] | frozenset = frozenset(),
-               ) -> tuple[list[dict], list[dict], list[dict]]:
+               left_out: set[str] | frozenset = frozenset()) -> tuple[list[dict], list[dict], list[dict]]:
     """The counted, gold and practice items of a study over ``data`` (see the module notes);
     ``keys_shown``: papers other studies use for practice (taken for practice first, kept out
-    of the counted draw where it can do without them)."""
-    order = _papers_in_order(data, seed)
+    of the counted draw where it can do without them); ``left_out``: papers in no draw (the
+    annotators saw their keys in the question review)."""
+    order = [p for p in _papers_in_order(data, seed) if p not in left_out]
     order = [p for p in order if p in keys_shown] + [p for p in order if p not in keys_shown]
     practice_pool = _set_aside(data, order, practice_items, sorted(LEVELS), "questions for practice") \
         if practice_items else []
@@ -154,7 +156,9 @@ def draw_items(data: aibench_dataset.Dataset, n_items: int, practice_items: int,
     pool = [_item(data.papers[p], q, dealt[p], data.images[(dealt[p], p)].path)
             for p in rest if p in dealt for q in data.papers[p].questions]
     counted = stratified_draw(pool, int(n_items), seed, stratum_of=stratum,
-                              pool_name=f"data set {dataset!r} ({len(pool):,} questions outside practice and gold)")
+                              pool_name=f"data set {dataset!r} ({len(pool):,} questions outside practice and gold"
+                                        + (f" and the {plural(len(left_out), 'paper')} whose keys the annotators have "
+                                           "seen" if left_out else "") + ")")
     gold = draws.stratified_draw(gold_pool, gold_items, stratum=lambda i: i["conference"],
                                  seed=f"aibench-study-gold|{seed}|{gold_items}", allocation=draws.EVEN) \
         if gold_items else []
@@ -194,8 +198,11 @@ def create_aibench_study(
     keys_shown = {row[0] for row in db.execute(
         "SELECT DISTINCT i.paper_id FROM study_items i JOIN studies s ON s.id = i.study_id"
         " WHERE s.benchmark = ? AND s.suite = ? AND i.kind = 'practice'", [AIBENCH, dataset])}
-    counted, gold, practice = draw_items(load(dataset), int(n_items), practice_items, gold_items, seed, dataset,
-                                         keys_shown)
+    data = load(dataset)
+    # Papers an annotator saw with their keys in the question review are in no draw.
+    left_out = seal.seen_keys(db, annotator_ids).papers & set(data.papers)
+    counted, gold, practice = draw_items(data, int(n_items), practice_items, gold_items, seed, dataset,
+                                         keys_shown, left_out)
     return insert_study(
         db, {"name": name, "suite": dataset, "seed": seed, "rule_text": rule_text, "benchmark": AIBENCH,
              "show_correctness": int(show_correctness), "created_by": created_by, "gold_pass": gold_pass},

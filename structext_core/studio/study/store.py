@@ -17,7 +17,7 @@ import sqlite_utils
 from structext_core.benchmark import draws, limits, suites
 from structext_core.benchmark.words import plural
 from structext_core.evaluation import scoring
-from structext_core.studio import accounts, changes
+from structext_core.studio import accounts, changes, seal
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study import kinds
 
@@ -241,14 +241,24 @@ def create_study(
     Across studies over the same ``suite``: practice and gold avoid every item of the others
     (when too few samples are left, practice still avoids their counted and gold items, gold
     their counted and practice items, if it can), and a counted item that is another study's
-    practice item is swapped for a free sample of its stratum where there is one.
+    practice item is swapped for a free sample of its stratum where there is one. Samples the
+    annotators were shown the answers of outside a study (:func:`structext_core.studio.seal.seen_keys`)
+    are in no draw.
     Raises :class:`StudyError` for an empty or taken name, an empty rule, no annotators,
     an account that is not an annotator, a question count outside the suite's size, too many
     practice or gold items, or a gold pass mark outside 0 to 100 %.
     """
     name, rule_text = validate_setup(db, name, rule_text, annotator_ids)
     practice_items, gold_items, gold_pass = _check_quality_setup(practice_items, gold_items, gold_pass, n_items)
-    drawn = stratified_draw(samples, int(n_items), seed)
+    pool_name = "the suite"
+    # Samples the annotators were shown the answers of (given to them to rewrite) are left out.
+    if seen := seal.seen_keys(db, annotator_ids):
+        kept = [sample for sample in samples if not seen.covers(sample)]
+        if len(kept) < len(samples):
+            pool_name = (f"the suite without the {plural(len(samples) - len(kept), 'sample')} whose answers "
+                         "the annotators have seen")
+        samples = kept
+    drawn = stratified_draw(samples, int(n_items), seed, pool_name=pool_name)
     # Other studies over the same suite: their answer keys must stay useful and sealed.
     # Counted items avoid items others show keys of (practice), where a sample of the same
     # stratum is free. Practice and gold avoid every item of the others; when too few samples
@@ -392,6 +402,9 @@ def add_annotator(db: sqlite_utils.Database, study_id: int, user_id: int, *, by_
     if taken:
         raise StudyError("That annotator already takes part in this study.")
     with write_transaction(db):
+        # Checked in the transaction that adds them: nothing is written when it refuses.
+        if (why := seal.seen_refusal(db, study_id, user_id)) is not None:
+            raise StudyError(why)
         _assign(db, study_id, study.seed, user_id, now())
         changes.record(db, by_user, "study.add_annotator", f"study:{study_id}", user_id=user_id)
 
