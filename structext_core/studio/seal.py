@@ -32,8 +32,9 @@ What obeys it (each service asks this module; nothing else decides):
   study item (:func:`open_papers`).
 
 The other way round: keys a person was **already shown** before a study (:func:`seen_keys`).
-The question review shows a paper's questions with their keys, and the rewriting page shows a
-sample's answer. A study leaves those out of its draw for the annotators it is created with
+The question review shows a paper's questions with their keys, the rewriting page shows a
+sample's answer, and practice feedback shows the key of a practice question once it is
+answered. A study leaves those out of its draw for the annotators it is created with
 (:func:`structext_core.studio.study.store.create_study`,
 :func:`~structext_core.studio.study.aibench_study.create_aibench_study`). No one is added later to
 a study holding such an item (:func:`seen_refusal`, used by
@@ -158,38 +159,56 @@ def key_withheld(db: sqlite_utils.Database, user_id: int, sample: dict) -> bool:
 # ---------------------------------------------------------------- keys seen before a study
 
 
+#: Where a person can have been shown an answer outside the study at hand, as a refusal names it.
+REVIEW, REWRITE, PRACTICE = "review", "rewrite", "practice"
+
+
 @dataclass(frozen=True)
 class SeenKeys:
-    """What people have been shown the answers of outside any study.
+    """What people have been shown the answers of outside the study at hand, by where.
 
-    ``papers`` are AIBench papers they opened in the question review, or worked on there: the
-    page shows every question of the paper with its key. ``sample_ids`` and ``references`` are
-    StrucText samples given to them to rewrite for Real-Test: the rewriting page shows the
-    sample's answer. Every one assigned counts, opened or not, because opening leaves no trace
-    until a draft is saved. A sample is matched by its id or by its reference text, as
-    :func:`is_open_for` matches it."""
+    - ``papers``: AIBench papers they opened in the question review, or worked on there. The
+      page shows every question of the paper with its key.
+    - ``rewritten``: StrucText samples given to them to rewrite for Real-Test, as (ids, reference
+      texts). The rewriting page shows the sample's answer. Every one assigned counts, opened or
+      not, because opening leaves no trace until a draft is saved.
+    - ``practised``: practice questions they answered in a study, after which the key is shown.
+      StrucText samples go in (ids, reference texts); AIBench questions go in ``practised_questions``
+      as (paper, question) pairs. Every answered one counts, even where the key was withheld.
+
+    A sample is matched by its id or by its reference text, as :func:`is_open_for` matches it."""
 
     papers: frozenset[str] = frozenset()
-    sample_ids: frozenset[str] = frozenset()
-    references: frozenset[str] = frozenset()
+    rewritten: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    practised: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    practised_questions: frozenset[tuple[str, str]] = frozenset()
+
+    def where(self, item: dict) -> str | None:
+        """Where ``item``'s answer was shown (:data:`REVIEW`, :data:`REWRITE`, :data:`PRACTICE`), or
+        None. ``item`` is a sample, a drawn study item, or a ``study_items`` row (then its reference is
+        read from ``sample_json``, only where its length matches a seen one)."""
+        if item.get("paper_id") is not None:
+            if item["paper_id"] in self.papers:
+                return REVIEW
+            return PRACTICE if (item["paper_id"], item.get("question_id")) in self.practised_questions else None
+        sample_id = item.get("sample_id", item.get("id"))
+        reference = item.get("reference")
+        for kind, (ids, references) in ((REWRITE, self.rewritten), (PRACTICE, self.practised)):
+            if sample_id in ids:
+                return kind
+            if reference is None and references and item.get("sample_json") \
+                    and item.get("reference_chars") in (None, *map(len, references)):
+                reference = json.loads(item["sample_json"]).get("reference")
+            if reference is not None and reference in references:
+                return kind
+        return None
 
     def covers(self, item: dict) -> bool:
-        """Whether ``item`` is one of them. ``item`` is a sample, a drawn study item, or a
-        ``study_items`` row (then its reference is read from ``sample_json``)."""
-        if item.get("paper_id") is not None:
-            return item["paper_id"] in self.papers
-        if item.get("sample_id", item.get("id")) in self.sample_ids:
-            return True
-        reference = item.get("reference")
-        if reference is None and item.get("sample_json") and self.references:
-            # A stored item's text is read only where its length matches one of theirs.
-            if item.get("reference_chars") not in (None, *map(len, self.references)):
-                return False
-            reference = json.loads(item["sample_json"]).get("reference")
-        return reference in self.references
+        """Whether ``item``'s answer was shown to them (:meth:`where`)."""
+        return self.where(item) is not None
 
     def __bool__(self) -> bool:
-        return bool(self.papers or self.sample_ids)
+        return bool(self.papers or self.rewritten[0] or self.practised[0] or self.practised_questions)
 
 
 def seen_keys(db: sqlite_utils.Database, user_ids: Iterable[int]) -> SeenKeys:
@@ -201,11 +220,19 @@ def seen_keys(db: sqlite_utils.Database, user_ids: Iterable[int]) -> SeenKeys:
     papers = {row[0] for row in db.execute(
         f"SELECT DISTINCT paper_id FROM qreview_items WHERE reviewer_id IN ({marks})"
         " AND (first_shown_at IS NOT NULL OR status != 'todo')", ids)}
-    samples = db.execute(
+    rewritten = db.execute(
         f"SELECT sample_id, json_extract(sample_json, '$.reference') FROM rewrite_items WHERE annotator_id IN ({marks})",
         ids).fetchall()
-    return SeenKeys(frozenset(papers), frozenset(row[0] for row in samples),
-                    frozenset(row[1] for row in samples if isinstance(row[1], str)))
+    practised = db.execute(
+        "SELECT DISTINCT i.sample_id, json_extract(i.sample_json, '$.reference'), i.paper_id, i.question_id"
+        " FROM responses r JOIN assignments a ON a.id = r.assignment_id JOIN study_items i ON i.id = a.item_id"
+        f" WHERE a.user_id IN ({marks}) AND i.kind = 'practice'", ids).fetchall()
+
+    def samples(rows) -> tuple[frozenset[str], frozenset[str]]:
+        return frozenset(row[0] for row in rows), frozenset(row[1] for row in rows if isinstance(row[1], str))
+
+    return SeenKeys(frozenset(papers), samples(rewritten), samples([row for row in practised if row[2] is None]),
+                    frozenset((row[2], row[3]) for row in practised if row[2] is not None))
 
 
 def seen_refusal(db: sqlite_utils.Database, study_id: int, user_id: int) -> str | None:
@@ -214,21 +241,28 @@ def seen_refusal(db: sqlite_utils.Database, study_id: int, user_id: int) -> str 
     seen = seen_keys(db, [user_id])
     if not seen:
         return None
-    items = [dict(zip(("paper_id", "sample_id", "reference_chars", "sample_json"), row)) for row in db.execute(
-        "SELECT paper_id, sample_id, reference_chars, sample_json FROM study_items WHERE study_id = ?", [study_id])]
-    covered = [item for item in items if seen.covers(item)]
-    if not covered:
+    columns = ("paper_id", "question_id", "sample_id", "reference_chars", "sample_json")
+    items = [dict(zip(columns, row)) for row in db.execute(
+        f"SELECT {', '.join(columns)} FROM study_items WHERE study_id = ?", [study_id])]
+    found: dict[str, list[dict]] = {}
+    for item in items:
+        if (where := seen.where(item)) is not None:
+            found.setdefault(where, []).append(item)
+    if not found:
         return None
-    papers = sorted({item["paper_id"] for item in covered if item["paper_id"] is not None})
-    samples = [item for item in covered if item["paper_id"] is None]
-    found = []
-    if papers:
+    said = []
+    if REVIEW in found:
+        papers = sorted({item["paper_id"] for item in found[REVIEW]})
         shown = ", ".join(papers[:5]) + (", ..." if len(papers) > 5 else "")
-        found.append(f"the question review showed them {len(papers):,} of its papers with their keys ({shown})")
-    if samples:
-        found.append(f"they were given {len(samples):,} of its questions to rewrite for Real-Test, with their answers")
+        said.append(f"the question review showed them {len(papers):,} of its papers with their keys ({shown})")
+    if REWRITE in found:
+        said.append(f"they were given {len(found[REWRITE]):,} of its questions to rewrite for Real-Test, with their "
+                    "answers")
+    if PRACTICE in found:
+        said.append(f"they answered {len(found[PRACTICE]):,} of its questions as practice in another study, where "
+                    "the key is shown after the answer")
     name = db.execute("SELECT username FROM users WHERE id = ?", [user_id]).fetchone()
     who = repr(name[0]) if name else f"User {user_id}"
-    return (f"{who} has already seen answers of this study: {'; '.join(found)}. "
+    return (f"{who} has already seen answers of this study: {'; '.join(said)}. "
             "Their answers would not be blind, so they cannot join it. Add someone who has not seen them, or "
             "set up a new study for them: a new study leaves out what its annotators have seen.")

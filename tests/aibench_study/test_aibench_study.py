@@ -299,5 +299,26 @@ def test_papers_a_reviewer_was_shown_with_their_keys_are_in_no_study_of_theirs(w
     assert db.execute("SELECT COUNT(*) FROM assignments").fetchone()[0] == before
 
     # Asking for more questions than the papers they have not seen hold says why there are too few.
-    with pytest.raises(study.StudyError, match="1 paper whose keys the annotators have seen"):
+    with pytest.raises(study.StudyError, match="the papers and questions whose keys the annotators have seen"):
         _create(world, "too-many", n_items=total - 2, who=("ann1",))
+
+
+def test_questions_answered_as_practice_are_in_no_later_study_of_theirs(world, data):
+    db, p = world["db"], world["people"]
+    ann1 = p["ann1"]["id"]
+    first = _create(world, "first", n_items=4, practice=2, who=("ann1",))
+    practised = {(i["paper_id"], i["question_id"]) for i in _items(db, first, "practice")}
+    assert len(practised) == 2 and not seal.seen_keys(db, [ann1])  # not answered yet: no key shown
+    study.accept_rule(db, first, ann1)
+    for _ in practised:  # practice comes first
+        view = study.open_question(db, first, ann1)
+        assert view.practice
+        study.submit_answer(db, ann1, view.assignment_id, "A")
+    assert seal.seen_keys(db, [ann1]).practised_questions == practised
+    total = sum(len(paper.questions) for paper in data.papers.values())
+    later = _create(world, "later", n_items=total - 2 - 4, who=("ann1",))
+    assert not practised & {(i["paper_id"], i["question_id"]) for i in _items(db, later)}
+    everything = _create(world, "ann2-only", n_items=total - 4, who=("ann2",))
+    assert practised <= {(i["paper_id"], i["question_id"]) for i in _items(db, everything)}
+    with pytest.raises(study.StudyError, match="they answered 2 of its questions as practice in another study"):
+        study.add_annotator(db, everything, ann1)

@@ -217,7 +217,7 @@ def test_samples_given_to_rewrite_are_in_no_study_of_their_rewriter(db, people):
     given = samples[0]
     campaign.create_campaign(db, "Pilot", [given], 1, [ann1["id"]], lead)
     seen = seal.seen_keys(db, [ann1["id"]])
-    assert seen.sample_ids == {given["id"]} and seen.covers(given)
+    assert seen.rewritten[0] == {given["id"]} and seen.where(given) == seal.REWRITE
     assert seen.covers({"id": "elsewhere", "reference": given["reference"]})  # by its text too
     assert not seal.seen_keys(db, [ann2["id"]])
 
@@ -237,3 +237,25 @@ def test_samples_given_to_rewrite_are_in_no_study_of_their_rewriter(db, people):
     assert study.annotator_names(db, without) == ["ann2"]
     assert db.execute("SELECT COUNT(*) FROM assignments WHERE user_id = ? AND study_id = ?",
                       [ann1["id"], without]).fetchone()[0] == 0
+
+
+def test_practice_questions_answered_elsewhere_are_in_no_later_study_of_theirs(db, people):
+    samples = grid_samples(tasks=(8,))  # 8 samples
+    ann1, ann2, lead = people["ann1"], people["ann2"], people["lead"]
+    first = make_study(db, samples, [ann1], name="first", n_items=2, practice_items=1)
+    practice = db.execute("SELECT sample_id FROM study_items WHERE study_id = ? AND kind = 'practice'",
+                          [first]).fetchone()[0]
+    assert not seal.seen_keys(db, [ann1["id"]])  # not answered yet: its key has not been shown
+    study.accept_rule(db, first, ann1["id"])
+    view = study.open_question(db, first, ann1["id"])
+    assert view.practice  # practice comes first
+    study.submit_answer(db, ann1["id"], view.assignment_id, "a guess")
+    assert seal.seen_keys(db, [ann1["id"]]).where({"id": practice}) == seal.PRACTICE
+
+    later = make_study(db, samples, [ann1, ann2], name="later", n_items=7)
+    drawn = {row[0] for row in db.execute("SELECT sample_id FROM study_items WHERE study_id = ?", [later])}
+    assert len(drawn) == 7 and practice not in drawn
+    everything = make_study(db, samples, [ann2], name="ann2-only", n_items=8)
+    with pytest.raises(study.StudyError, match="they answered 1 of its questions as practice in another study"):
+        study.add_annotator(db, everything, ann1["id"], by_user=lead["id"])
+    assert study.annotator_names(db, everything) == ["ann2"]

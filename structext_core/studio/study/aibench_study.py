@@ -46,7 +46,6 @@ import sqlite_utils
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench.model import LEVELS, ORIGINAL_SYSTEM
 from structext_core.benchmark import draws
-from structext_core.benchmark.words import plural
 from structext_core.studio import aibench_store, pairwise, seal
 from structext_core.studio.study.kinds import AIBENCH
 from structext_core.studio.study.store import (
@@ -117,7 +116,7 @@ def deal_systems(data: aibench_dataset.Dataset, paper_ids: Sequence[str], seed: 
 
 
 def _set_aside(data: aibench_dataset.Dataset, order: Sequence[str], wanted: int, levels: Sequence[int],
-               what: str) -> list[dict]:
+               what: str, skip: set[tuple[str, str]] | frozenset = frozenset()) -> list[dict]:
     """The questions of ``levels`` on the original figures of the first papers of ``order`` that
     have one, as items, until there are at least ``wanted``; :class:`StudyError` when the papers
     run out first."""
@@ -128,7 +127,7 @@ def _set_aside(data: aibench_dataset.Dataset, order: Sequence[str], wanted: int,
         if (ORIGINAL_SYSTEM, paper_id) in data.images:
             paper = data.papers[paper_id]
             items += [_item(paper, q, ORIGINAL_SYSTEM, data.images[(ORIGINAL_SYSTEM, paper_id)].path)
-                      for q in paper.questions if q.level in levels]
+                      for q in paper.questions if q.level in levels and (paper_id, q.id) not in skip]
     if len(items) < wanted:
         raise StudyError(f"The papers left hold {len(items)} {what} on original figures; ask for at most that many.")
     return items
@@ -136,29 +135,32 @@ def _set_aside(data: aibench_dataset.Dataset, order: Sequence[str], wanted: int,
 
 def draw_items(data: aibench_dataset.Dataset, n_items: int, practice_items: int, gold_items: int,
                seed: int, dataset: str = "the data set", keys_shown: set[str] | frozenset = frozenset(),
-               left_out: set[str] | frozenset = frozenset()) -> tuple[list[dict], list[dict], list[dict]]:
+               left_out: set[str] | frozenset = frozenset(),
+               left_out_questions: set[tuple[str, str]] | frozenset = frozenset(),
+               ) -> tuple[list[dict], list[dict], list[dict]]:
     """The counted, gold and practice items of a study over ``data`` (see the module notes);
     ``keys_shown``: papers other studies use for practice (taken for practice first, kept out
     of the counted draw where it can do without them); ``left_out``: papers in no draw (the
-    annotators saw their keys in the question review)."""
+    annotators saw their keys in the question review); ``left_out_questions``: (paper, question)
+    pairs in no draw (the annotators saw their keys after answering them as practice)."""
     order = [p for p in _papers_in_order(data, seed) if p not in left_out]
     order = [p for p in order if p in keys_shown] + [p for p in order if p not in keys_shown]
-    practice_pool = _set_aside(data, order, practice_items, sorted(LEVELS), "questions for practice") \
-        if practice_items else []
+    practice_pool = _set_aside(data, order, practice_items, sorted(LEVELS), "questions for practice",
+                               left_out_questions) if practice_items else []
     order = [p for p in order if p not in {item["paper_id"] for item in practice_pool}]
-    gold_pool = _set_aside(data, order, gold_items, [GOLD_LEVEL], f"level-{GOLD_LEVEL} questions for gold") \
-        if gold_items else []
+    gold_pool = _set_aside(data, order, gold_items, [GOLD_LEVEL], f"level-{GOLD_LEVEL} questions for gold",
+                           left_out_questions) if gold_items else []
     rest = [p for p in order if p not in {item["paper_id"] for item in gold_pool}]
     unseen = [p for p in rest if p not in keys_shown]
     if sum(len(data.papers[p].questions) for p in unseen) >= n_items:
         rest = unseen
     dealt = deal_systems(data, rest, seed)
     pool = [_item(data.papers[p], q, dealt[p], data.images[(dealt[p], p)].path)
-            for p in rest if p in dealt for q in data.papers[p].questions]
+            for p in rest if p in dealt for q in data.papers[p].questions if (p, q.id) not in left_out_questions]
     counted = stratified_draw(pool, int(n_items), seed, stratum_of=stratum,
                               pool_name=f"data set {dataset!r} ({len(pool):,} questions outside practice and gold"
-                                        + (f" and the {plural(len(left_out), 'paper')} whose keys the annotators have "
-                                           "seen" if left_out else "") + ")")
+                                        + (" and the papers and questions whose keys the annotators have seen"
+                                           if left_out or left_out_questions else "") + ")")
     gold = draws.stratified_draw(gold_pool, gold_items, stratum=lambda i: i["conference"],
                                  seed=f"aibench-study-gold|{seed}|{gold_items}", allocation=draws.EVEN) \
         if gold_items else []
@@ -199,10 +201,11 @@ def create_aibench_study(
         "SELECT DISTINCT i.paper_id FROM study_items i JOIN studies s ON s.id = i.study_id"
         " WHERE s.benchmark = ? AND s.suite = ? AND i.kind = 'practice'", [AIBENCH, dataset])}
     data = load(dataset)
-    # Papers an annotator saw with their keys in the question review are in no draw.
-    left_out = seal.seen_keys(db, annotator_ids).papers & set(data.papers)
+    # Papers an annotator saw with their keys in the question review, and questions they answered
+    # as practice elsewhere (the key shown after), are in no draw.
+    seen = seal.seen_keys(db, annotator_ids)
     counted, gold, practice = draw_items(data, int(n_items), practice_items, gold_items, seed, dataset,
-                                         keys_shown, left_out)
+                                         keys_shown, seen.papers & set(data.papers), seen.practised_questions)
     return insert_study(
         db, {"name": name, "suite": dataset, "seed": seed, "rule_text": rule_text, "benchmark": AIBENCH,
              "show_correctness": int(show_correctness), "created_by": created_by, "gold_pass": gold_pass},

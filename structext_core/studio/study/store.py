@@ -251,7 +251,8 @@ def create_study(
     name, rule_text = validate_setup(db, name, rule_text, annotator_ids)
     practice_items, gold_items, gold_pass = _check_quality_setup(practice_items, gold_items, gold_pass, n_items)
     pool_name = "the suite"
-    # Samples the annotators were shown the answers of (given to them to rewrite) are left out.
+    # Samples the annotators were shown the answers of (given to them to rewrite, answered as
+    # practice in another study) are left out.
     if seen := seal.seen_keys(db, annotator_ids):
         kept = [sample for sample in samples if not seen.covers(sample)]
         if len(kept) < len(samples):
