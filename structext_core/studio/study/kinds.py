@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from structext_core.aibench.model import LETTERS
+from structext_core.aibench.model import LETTERS, parse_letter
 from structext_core.evaluation import scoring
 
 STRUCTEXT = "structext-eval"
@@ -34,7 +34,7 @@ def _structext_score(answer: str | None, response: str | None, gave_up: bool) ->
 
 def _letter_score(answer: str | None, response: str | None, gave_up: bool) -> tuple[float, int]:
     """1 when the chosen letter is the key, else 0 (a give-up scores 0), in both places."""
-    correct = not gave_up and bool(answer) and (response or "").strip().upper() == str(answer).strip().upper()
+    correct = not gave_up and bool(answer) and parse_letter(response or "", len(LETTERS)) == str(answer).strip().upper()
     return (1.0, 1) if correct else (0.0, 0)
 
 
@@ -45,7 +45,7 @@ def _any_text(response: str, n_options: int) -> str | None:
 def _one_letter(response: str, n_options: int) -> str | None:
     """Why ``response`` is no option's letter (None when it is one)."""
     letters = LETTERS[:n_options]
-    if response.strip().upper() not in tuple(letters):
+    if parse_letter(response, n_options) is None:
         return f"Choose one of the options ({', '.join(letters)}) before you submit, or use 'Give up'."
     return None
 
