@@ -6,6 +6,11 @@
    (letters read, every line checked against the data set), scoring (pooled level accuracy,
    Wilson intervals, aesthetics, overall with 1,000 bootstrap resamples over papers per
    system) and building Table 3. The goal (issue 21) is score + first Table 3 under 2 s.
+   Then the whole command as a user runs it, in a fresh process each time (interpreter start,
+   imports, reading the stored set, parsing, scoring, printing Table 3):
+   ``python -m structext_core aibench score PRED --data SET``, ``--repeat`` times for each
+   ``--root`` checkout given (this one by default; give an older clone first to compare side by
+   side), with the load average beside the figures. The goal (issue 31): at most 2 s.
 2. The import: ``--import-papers`` synthetic papers drawn (6 images each) and imported through
    the sandboxed import (every image decoded and re-encoded in a worker process); prints the
    time per image and, as an estimate only, the time for 300 papers x 15 systems at that rate.
@@ -14,13 +19,17 @@ Run from the repository root:
 
     .venv/bin/python benchmarks/bench_aibench.py                  # 300 papers, 15 systems; import of 10 papers
     .venv/bin/python benchmarks/bench_aibench.py --import-papers 0   # scoring only
+    .venv/bin/python benchmarks/bench_aibench.py --import-papers 0 --root /tmp/old-clone --root .
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -29,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from structext_core.aibench import predictions, scoring  # noqa: E402
-from structext_core.aibench.dataset import Dataset, ImageRecord  # noqa: E402
+from structext_core.aibench.dataset import Dataset, ImageRecord, _write_stored  # noqa: E402
 from structext_core.aibench.papers import parse_paper  # noqa: E402
 from structext_core.aibench.synthetic import build  # noqa: E402
 
@@ -51,11 +60,38 @@ def sized_dataset(papers: int, systems: int) -> Dataset:
     return data
 
 
+def fresh_processes(data: Dataset, text: str, roots: list[Path], repeat: int) -> None:
+    """``aibench score`` as a user runs it, timed as whole processes, for each checkout in turn."""
+    with tempfile.TemporaryDirectory() as tmp:
+        stored = Path(tmp) / "stored"
+        stored.mkdir()
+        _write_stored(stored, data)
+        (Path(tmp) / "predictions.jsonl").write_text(text, encoding="utf-8")
+        command = [sys.executable, "-m", "structext_core", "aibench", "score", str(Path(tmp) / "predictions.jsonl"),
+                   "--data", str(stored)]
+        print(f"\nfresh processes: {' '.join(command[1:])} (stored set and predictions as above), {repeat} runs each")
+        for root in roots:
+            walls = []
+            for _ in range(repeat):
+                started = time.perf_counter()
+                done = subprocess.run(command, cwd=root, capture_output=True, text=True,
+                                      env={**os.environ, "PYTHONPATH": str(root)})
+                walls.append(time.perf_counter() - started)
+                if done.returncode:
+                    raise SystemExit(f"{root}: exit {done.returncode}: {done.stderr[-500:]}")
+            load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+            print(f"{root}: wall min {min(walls):.2f} s, median {statistics.median(walls):.2f} s, "
+                  f"max {max(walls):.2f} s (goal: at most 2 s); load average {load}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--papers", type=int, default=300)
     parser.add_argument("--systems", type=int, default=15)
     parser.add_argument("--import-papers", type=int, default=10)
+    parser.add_argument("--root", action="append", type=Path,
+                        help="a checkout whose `aibench score` is timed in fresh processes (repeatable; default: this one)")
+    parser.add_argument("--repeat", type=int, default=5, help="fresh processes per checkout (default %(default)s)")
     args = parser.parse_args()
 
     t = time.perf_counter()
@@ -92,6 +128,7 @@ def main() -> int:
     print(f"Table 3: {took(t2, t3)}")
     print(f"score + first Table 3: {took(t1, t3)} (goal: under 2 s); with parsing: {took(t0, t3)}")
     print(table.head(3).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    fresh_processes(data, text, args.root or [Path(__file__).resolve().parent.parent], args.repeat)
 
     if args.import_papers:
         from structext_core.studio import aibench_import, sandbox

@@ -12,6 +12,7 @@ solver), a missing field: each is a problem naming its line and field.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +20,9 @@ from structext_core.aibench import limits
 from structext_core.aibench.dataset import Dataset, ImportFailed
 from structext_core.aibench.model import parse_letter
 from structext_core.aibench.papers import Problem
+from structext_core.benchmark import limits as safe_limits
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 FIELDS = ("paper_id", "question_id", "system", "solver", "prediction")
 
 
@@ -46,46 +49,64 @@ def parse_predictions(text: str, dataset: Dataset, file: str = "predictions.json
     found: dict[tuple, Prediction] = {}
     systems = set(dataset.systems)
     options = {(p.id, q.id): len(q.options) for p in dataset.papers.values() for q in p.questions}
+    scan = json.JSONDecoder().scan_once  # the C scanner; a line must be one JSON value and nothing else
+    papers = dataset.papers
     for number, line in enumerate(text.splitlines(), start=1):
-        where = f"line {number}"
-        if not line.strip():
+        if not line or line.isspace():
             continue
         if len(line) > limits.MAX_PREDICTION_LINE_CHARS:
-            problems.append(Problem(file, where, f"{len(line):,} characters; at most "
-                                                 f"{limits.MAX_PREDICTION_LINE_CHARS:,}"))
+            problems.append(Problem(file, f"line {number}", f"{len(line):,} characters; at most "
+                                                            f"{limits.MAX_PREDICTION_LINE_CHARS:,}"))
             continue
         try:
-            row = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):
-            problems.append(Problem(file, where, "not a JSON object"))
+            start = len(line) - len(line.lstrip())
+            row, end = scan(line, start)
+            if end != len(line) and not line[end:].isspace():
+                raise json.JSONDecodeError("extra data", line, end)
+            if "\\u" in line and _SURROGATE_ESCAPE.search(line):
+                safe_limits.loads_json(line, "the line")  # refuses a lone surrogate, saying where
+        except (json.JSONDecodeError, StopIteration, RecursionError):
+            problems.append(Problem(file, f"line {number}", "not a JSON object"))
             continue
-        if not isinstance(row, dict):
-            problems.append(Problem(file, where, "not a JSON object"))
+        except safe_limits.ParseLimitError as error:
+            problems.append(Problem(file, f"line {number}", str(error)))
+            continue
+        if type(row) is not dict:
+            problems.append(Problem(file, f"line {number}", "not a JSON object"))
             continue
         if "prediction" not in row and "response" in row:  # a line of our runner's output (aibench run)
             row = {**row, "prediction": row["response"], "solver": row.get("solver", row.get("model"))}
-        bad = [f for f in FIELDS if not isinstance(row.get(f), str)]
-        if bad:
-            problems.append(Problem(file, f"{where}.{bad[0]}", "missing or not text"))
+        paper_id, question_id, system = row.get("paper_id"), row.get("question_id"), row.get("system")
+        solver, reply = row.get("solver"), row.get("prediction")
+        if type(paper_id) is int:  # ids as the import reads them: the authors' integers too
+            paper_id = str(paper_id)
+        if type(question_id) is int:
+            question_id = str(question_id)
+        if not (type(paper_id) is str and type(question_id) is str and type(system) is str
+                and type(solver) is str and type(reply) is str):
+            bad = next(f for f, v in zip(FIELDS, (paper_id, question_id, system, solver, reply)) if type(v) is not str)
+            problems.append(Problem(file, f"line {number}.{bad}", "missing or not text"))
             continue
-        paper_id, question_id, system = row["paper_id"], row["question_id"], row["system"]
-        if paper_id not in dataset.papers:
-            problems.append(Problem(file, f"{where}.paper_id", f"{paper_id[:60]!r} is not a paper of the data set"))
+        if paper_id not in papers:
+            problems.append(Problem(file, f"line {number}.paper_id",
+                                    f"{paper_id[:60]!r} is not a paper of the data set"))
             continue
-        if (paper_id, question_id) not in options:
-            problems.append(Problem(file, f"{where}.question_id",
+        n_options = options.get((paper_id, question_id))
+        if n_options is None:
+            problems.append(Problem(file, f"line {number}.question_id",
                                     f"{question_id[:60]!r} is not a question of paper {paper_id!r}"))
             continue
         if system not in systems:
-            problems.append(Problem(file, f"{where}.system", f"{system[:60]!r} has no images in the data set"))
+            problems.append(Problem(file, f"line {number}.system", f"{system[:60]!r} has no images in the data set"))
             continue
-        prediction = Prediction(paper_id, question_id, system, row["solver"], row["prediction"],
-                                parse_letter(row["prediction"], options[(paper_id, question_id)]))
-        if prediction.key in found:
-            problems.append(Problem(file, where, f"a second prediction for {paper_id}/{question_id} by "
-                                                 f"{row['solver']!r} on {system!r}"))
+        key = (system, solver, paper_id, question_id)
+        if key in found:
+            problems.append(Problem(file, f"line {number}", f"a second prediction for {paper_id}/{question_id} by "
+                                                            f"{solver!r} on {system!r}"))
             continue
-        found[prediction.key] = prediction
+        found[key] = Prediction(paper_id, question_id, system, solver, reply, parse_letter(reply, n_options))
+    if not problems and not found:
+        problems.append(Problem(file, "", "holds no predictions (no line with a JSON object)"))
     if problems:
         raise ImportFailed(problems)
     return list(found.values())

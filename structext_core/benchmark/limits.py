@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import unicodedata
 from typing import Iterator
 
 from structext_core import settings
@@ -52,6 +53,20 @@ def check_length(field: str, text: str, limit_name: str) -> str:
     if len(text) > limit:
         raise LimitError(f"The {field} is {len(text):,} characters long; the limit is {limit:,} characters "
                          f"(STRUCTEXT_LIMIT_{limit_name} raises it).", limit=limit_name, value=len(text))
+    return text
+
+
+def check_name(field: str, text: str, limit_name: str = "MAX_NAME_CHARS") -> str:
+    """:func:`check_length`, and no invisible character (control, format, surrogate, private or
+    unassigned: a NUL in a study's name, say): a name is shown in lists and files and must read
+    as what it is. Raises :class:`LimitError` naming the character and its place."""
+    check_length(field, text, limit_name)
+    for place, char in enumerate(text, start=1):
+        if unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            label = unicodedata.name(char, "a control character" if unicodedata.category(char) == "Cc" else "")
+            raise LimitError(f"The {field} holds the invisible character U+{ord(char):04X}"
+                             f"{f' ({label})' if label else ''} at character {place}; a name is plain text.",
+                             limit="characters", value=ord(char))
     return text
 
 

@@ -23,6 +23,7 @@ import math
 from pathlib import Path
 
 from structext_core import settings
+from structext_core.cli.flags import seconds, seconds_or_zero
 from structext_core.cli.main import UsageError
 
 BREAKDOWNS = {"conference": ["system", "solver", "conference"], "paper": ["system", "solver", "paper_id"],
@@ -68,11 +69,11 @@ def _cell(value: float, low: float | None = None, high: float | None = None) -> 
 def cmd_score(args: argparse.Namespace) -> int:
     from structext_core.aibench import dataset as ds
     from structext_core.aibench import predictions, scoring
-    from structext_core.evaluation import aibench_harness
     inside = None
     try:
         data = ds.load_dataset(args.data)
-        if aibench_harness.is_inspect_log(args.predictions):
+        if Path(args.predictions).suffix.lower() != ".jsonl" and _inspect_log(args.predictions):
+            from structext_core.evaluation import aibench_harness
             preds, inside = aibench_harness.read_inspect_log(args.predictions, data)
         else:
             preds = predictions.read_predictions(args.predictions, data)
@@ -114,6 +115,12 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def _inspect_log(path: str) -> bool:
+    """Whether ``path`` is an Inspect log (loads the harness modules: not asked of a .jsonl file)."""
+    from structext_core.evaluation import aibench_harness
+    return aibench_harness.is_inspect_log(path)
+
+
 def _compare_inside(data, preds, inside: dict) -> None:
     """Say whether the scores Inspect gave each sample are ours (they should be, always)."""
     answers = {(p.id, q.id): q.answer for p in data.papers.values() for q in p.questions}
@@ -128,7 +135,7 @@ def cmd_export_task(args: argparse.Namespace) -> int:
     from structext_core.aibench.dataset import ImportFailed
     from structext_core.evaluation import aibench_harness, harness_export
     try:
-        written = aibench_harness.export_inspect_task(args.data, args.out, args.systems)
+        written = aibench_harness.export_inspect_task(args.data, args.out, args.systems, force=args.force)
     except (harness_export.ExportError, ImportFailed, ValueError) as error:
         raise UsageError(str(error)) from None
     except OSError as error:
@@ -232,7 +239,9 @@ def register(subparsers) -> None:
                                            "of a stored data set, scored by our rule inside Inspect")
     e.add_argument("--harness", required=True, choices=["inspect"])
     e.add_argument("--data", required=True, help="a data set stored by 'aibench import'")
-    e.add_argument("--out", required=True, help="folder to write the task into (created; must hold no other task)")
+    e.add_argument("--out", required=True, help="folder to write the task into (new or empty)")
+    e.add_argument("--force", action="store_true",
+                   help="write into a folder that holds other files (only files an export wrote are replaced)")
     e.add_argument("--systems", nargs="+", help="only these systems' images (default: all)")
     e.set_defaults(func=cmd_export_task)
     a = sub.add_parser("add-predictions", help="check a predictions file and store it with a stored data set "
@@ -249,8 +258,8 @@ def register(subparsers) -> None:
     r.add_argument("--systems", nargs="+", help="only these systems' images (default: all)")
     r.add_argument("--concurrency", type=int, default=4, help="requests in flight at most (default %(default)s)")
     r.add_argument("--max-retries", type=int, default=5, help="retries per request (default %(default)s)")
-    r.add_argument("--backoff", type=float, default=1.0, help="first retry delay in seconds, doubled each time")
-    r.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for one answer")
+    r.add_argument("--backoff", type=seconds_or_zero, default=1.0, help="first retry delay in seconds, doubled each time")
+    r.add_argument("--timeout", type=seconds, default=300.0, help="seconds to wait for one answer")
     r.add_argument("--temperature", type=float, default=0.0)
     r.add_argument("--max-tokens", type=int, help="cap on the answer length in tokens")
     r.add_argument("--api-key-env", default="OPENAI_API_KEY",

@@ -23,7 +23,8 @@ def cmd_export_task(args: argparse.Namespace) -> int:
         samples = read_jsonl(args.suite)
         written = harness_export.export_task(args.harness, samples, args.setting, args.out, shots=args.shots,
                                              demo_seed=args.demo_seed, threshold=args.threshold,
-                                             max_tokens=args.max_tokens, suite_path=args.suite)
+                                             max_tokens=args.max_tokens, suite_path=args.suite,
+                                             force=args.force)
     except (SampleError, harness_export.ExportError, prompts.PromptError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -46,8 +47,9 @@ def register(subparsers) -> None:
     export.add_argument("--harness", required=True, choices=harness_export.HARNESSES)
     export.add_argument("--suite", required=True, help="samples .jsonl")
     export.add_argument("--setting", required=True, choices=prompts.SETTINGS)
-    export.add_argument("--out", required=True, help="folder to write the task into (created; must hold no "
-                                                     "other task)")
+    export.add_argument("--out", required=True, help="folder to write the task into (new or empty)")
+    export.add_argument("--force", action="store_true",
+                        help="write into a folder that holds other files (only files an export wrote are replaced)")
     export.add_argument("--shots", type=int, help=f"demonstrations for few-shot settings (default {prompts.DEFAULT_SHOTS})")
     export.add_argument("--demo-seed", type=int, default=0, help="seed of the demonstration pool (default 0)")
     export.add_argument("--threshold", type=float, default=harness_export.DEFAULT_THRESHOLD,

@@ -301,7 +301,8 @@ def build_parser(with_results: bool = True) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser(with_results=not (argv and argv[0] in CORE_COMMANDS))
+    # score, prompts and run load pandas and the harness modules: not for the core commands nor aibench's
+    parser = build_parser(with_results=not (argv and argv[0] in (*CORE_COMMANDS, "aibench")))
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

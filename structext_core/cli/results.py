@@ -15,6 +15,7 @@ import sys
 
 from structext_core.benchmark import outputs
 from structext_core.benchmark.samples import read_jsonl, write_jsonl
+from structext_core.cli.flags import seconds, seconds_or_zero
 from structext_core.cli.progress import ProgressLine
 from structext_core.evaluation import aggregate, prompts, results, runner, scoring
 from structext_core.studio import durations
@@ -395,8 +396,8 @@ def register(subparsers) -> None:
     run.add_argument("--demo-seed", type=int, default=0, help="seed of the demonstration pool")
     run.add_argument("--concurrency", type=int, default=4, help="requests in flight at most (default %(default)s)")
     run.add_argument("--max-retries", type=int, default=5, help="retries per prompt (default %(default)s)")
-    run.add_argument("--backoff", type=float, default=1.0, help="first retry delay in seconds, doubled each time")
-    run.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for one answer")
+    run.add_argument("--backoff", type=seconds_or_zero, default=1.0, help="first retry delay in seconds, doubled each time")
+    run.add_argument("--timeout", type=seconds, default=300.0, help="seconds to wait for one answer")
     run.add_argument("--temperature", type=float, default=0.0)
     run.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS,
                      help="cap on the answer length in tokens, sent as max_tokens (default %(default)s: room for "

@@ -134,10 +134,11 @@ def _readme(out_dir: Path, data_folder: Path) -> str:
 
 
 def export_inspect_task(folder: str | os.PathLike, out_dir: str | os.PathLike,
-                        systems: list[str] | None = None) -> list[Path]:
+                        systems: list[str] | None = None, force: bool = False) -> list[Path]:
     """Write the Inspect task for the stored data set at ``folder`` into ``out_dir``; the files
     written. :class:`~structext_core.evaluation.harness_export.ExportError` (nothing written) for
-    an unknown system, an empty data set or a folder holding another task's files."""
+    an unknown system, an empty data set, a folder that is not empty (with ``force``: that holds
+    a file of these names we did not write, or another task's files)."""
     folder = Path(folder).resolve()
     data = load_dataset(folder)
     records = dataset_records(folder, data, systems)
@@ -153,7 +154,7 @@ def export_inspect_task(folder: str | os.PathLike, out_dir: str | os.PathLike,
     if others:
         raise harness_export.ExportError(f"{out_dir} already holds other task files ({', '.join(others[:5])}); "
                                          "choose an empty folder")
-    harness_export._write_files(out_dir, files)
+    harness_export._write_files(out_dir, files, force)
     return [out_dir / n for n in files]
 
 

@@ -18,6 +18,8 @@ Nothing here imports either harness.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import shlex
 import shutil
@@ -212,15 +214,62 @@ def _readme(harness: str, name: str, out_dir: Path, setting: str, suite_path: st
             "if the project moves.\n")
 
 
-def _write_files(out_dir: Path, files: Mapping[str, str]) -> None:
-    """Write every file into ``out_dir`` through a temporary folder: all of them or none."""
+#: The list of what an export wrote into its folder (name -> sha256): a later export with ``force``
+#: replaces only files listed here and unchanged since, never a file we did not write.
+MANIFEST = ".structext-export.json"
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _check_folder(out_dir: Path, names: Sequence[str], force: bool) -> None:
+    """Refuse a folder that holds anything (unless ``force``), and with ``force`` any file of
+    ``names`` there that we did not write or that was changed since (:data:`MANIFEST`)."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ExportError(f"{out_dir} exists and is not a folder")
+    if not out_dir.is_dir():
+        return
+    present = sorted(p.name for p in out_dir.iterdir())
+    if not present:
+        return
+    if not force:
+        shown = ", ".join(present[:5]) + (", ..." if len(present) > 5 else "")
+        raise ExportError(f"{out_dir} is not empty ({len(present):,} entries: {shown}); choose a new or empty "
+                          "folder, or add --force to write beside them (a file of ours is replaced, any other "
+                          "file is never overwritten)")
+    written: dict = {}
+    if (out_dir / MANIFEST).exists():
+        try:
+            written = json.loads((out_dir / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            written = None
+        if not isinstance(written, dict) or (out_dir / MANIFEST).is_symlink():
+            raise ExportError(f"{out_dir / MANIFEST} exists and is not an export's list of files: not "
+                              "overwritten; choose another folder")
+    for name in names:
+        path = out_dir / name
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            raise ExportError(f"{path} exists and is not a plain file: not overwritten; choose another folder")
+        if path.exists() and written.get(name) != _sha256(path):
+            raise ExportError(f"{path} exists and was not written by an export (or was changed since): not "
+                              "overwritten; choose another folder, or move that file away")
+
+
+def _write_files(out_dir: Path, files: Mapping[str, str], force: bool = False) -> None:
+    """Write every file into ``out_dir`` through a temporary folder: all of them or none. The
+    folder must be new or empty, or with ``force`` hold no file of these names that we did not
+    write (:func:`_check_folder`); what was written is listed in :data:`MANIFEST`."""
+    _check_folder(out_dir, list(files), force)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:
         for name, text in files.items():
             (staging / name).write_text(text, encoding="utf-8")
+        manifest = {name: _sha256(staging / name) for name in files}
+        (staging / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
         out_dir.mkdir(exist_ok=True)
-        for name in files:
+        for name in [*files, MANIFEST]:
             (staging / name).replace(out_dir / name)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -228,13 +277,14 @@ def _write_files(out_dir: Path, files: Mapping[str, str]) -> None:
 
 def export_task(harness: str, samples: Sequence[Mapping], setting: str, out_dir: str | Path,
                 shots: int | None = None, demo_seed: int = 0, threshold: float = DEFAULT_THRESHOLD,
-                max_tokens: int = 4096, suite_path: str | Path | None = None) -> list[Path]:
+                max_tokens: int = 4096, suite_path: str | Path | None = None, force: bool = False) -> list[Path]:
     """Write a ready ``harness`` task for ``samples`` under ``setting`` into ``out_dir``.
 
     ``suite_path``, the samples file, is named in README.txt's scoring command (else a placeholder).
 
     Returns the files written. Raises :class:`ExportError` (nothing written) for an unknown
-    harness or setting, an empty suite, or an output folder that already holds other files.
+    harness or setting, an empty suite, or an output folder that is not empty (with ``force``:
+    that holds a file of these names we did not write, or another task's files).
     """
     if harness not in HARNESSES:
         raise ExportError(f"unknown harness {harness!r}; choose one of {', '.join(HARNESSES)}")
@@ -266,5 +316,5 @@ def export_task(harness: str, samples: Sequence[Mapping], setting: str, out_dir:
     if others:
         raise ExportError(f"{out_dir} already holds other task files ({', '.join(others[:5])}); "
                           "choose an empty folder")
-    _write_files(out_dir, files)
+    _write_files(out_dir, files, force)
     return [out_dir / n for n in files]

@@ -39,6 +39,21 @@ DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
 
+#: The most of one reply's text that is kept (a longer one is cut here and marked :data:`CUT_MARK`):
+#: an answer to one of our questions is a few lines; 34 replies of 20 MB made a 680 MB results file.
+MAX_REPLY_CHARS = 64 * 1024
+CUT_MARK = "\n[reply cut: {chars:,} characters in all, the first {kept:,} kept]"
+#: The most of one HTTP reply that is read (a reply's JSON around its text, a generous margin).
+MAX_PAYLOAD_BYTES = 8 * 1024 * 1024
+
+
+def cap_reply(text: str) -> str:
+    """``text`` as stored: whole up to :data:`MAX_REPLY_CHARS`, else its start and :data:`CUT_MARK`."""
+    if len(text) <= MAX_REPLY_CHARS:
+        return text
+    return text[:MAX_REPLY_CHARS] + CUT_MARK.format(chars=len(text), kept=MAX_REPLY_CHARS)
+
+
 class EndpointError(Exception):
     """A request that failed; ``retryable`` says whether trying again may help."""
 
@@ -130,7 +145,7 @@ def chat_completion(config: EndpointConfig, prompt: str | list[dict]) -> Complet
     request = urllib.request.Request(url, data=json.dumps(body).encode("utf-8"), headers=headers, method="POST")
     try:
         with urllib.request.urlopen(request, timeout=config.timeout) as response:
-            payload = response.read()
+            payload = response.read(MAX_PAYLOAD_BYTES + 1)
     except urllib.error.HTTPError as exc:
         detail = exc.read(500).decode("utf-8", "replace").strip()
         raise EndpointError(
@@ -141,13 +156,17 @@ def chat_completion(config: EndpointConfig, prompt: str | list[dict]) -> Complet
     except (urllib.error.URLError, TimeoutError, socket.timeout, ConnectionError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise EndpointError(f"cannot reach {url}: {reason}", retryable=True) from None
+    if len(payload) > MAX_PAYLOAD_BYTES:
+        raise EndpointError(f"the answer from {url} is over {MAX_PAYLOAD_BYTES:,} bytes: not read", retryable=False)
     try:
         data = json.loads(payload)
         choice = data["choices"][0]
         text = choice["message"].get("content") or ""
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        if not isinstance(text, str):
+            raise TypeError("content is not text")
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):
         raise EndpointError(f"malformed answer from {url}: {payload[:200]!r}", retryable=True) from None
-    return Completion(text=text, finish_reason=choice.get("finish_reason"), usage=data.get("usage"))
+    return Completion(text=cap_reply(text), finish_reason=choice.get("finish_reason"), usage=data.get("usage"))
 
 
 def ask_with_retries(

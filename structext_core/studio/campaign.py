@@ -217,7 +217,10 @@ def _new_campaign_name(db: sqlite_utils.Database, name: str, keep_id: int | None
     name = (name or "").strip()
     if not name:
         raise CampaignError("The campaign needs a name, like 'Real-Test 2026'.")
-    _require_length("campaign name", name, "MAX_NAME_CHARS")
+    try:
+        limits.check_name("campaign name", name)
+    except limits.LimitError as exc:
+        raise CampaignError(str(exc)) from None
     if db.execute("SELECT 1 FROM rewrite_campaigns WHERE name = ? COLLATE NOCASE AND id IS NOT ?",
                   [name, keep_id]).fetchone():
         raise CampaignError(f"A campaign named {name!r} exists already: choose another name.")

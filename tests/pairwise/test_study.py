@@ -64,6 +64,9 @@ def test_setup_errors_are_clear(world):
         pws.create_study(db, "x", "nothing-here", [p["ann1"]["id"]], n_pairs=3)
     with pytest.raises(StudyError, match="has no images of 'Nobody'"):
         pws.create_study(db, "x", "synthetic", [p["ann1"]["id"]], n_pairs=3, systems=["Nobody", "Original Image"])
+    # issue 31: a name with NUL in it was stored
+    with pytest.raises(StudyError, match="invisible character U\\+0000 .* at character 6"):
+        pws.create_study(db, "pilot\x00x", "synthetic", [p["ann1"]["id"]], n_pairs=3)
     assert db.execute("SELECT COUNT(*) FROM pairwise_studies").fetchone()[0] == 0
 
 

@@ -337,7 +337,7 @@ def validate_setup(
     if not rule_text:
         raise StudyError("The study rule is empty: write what annotators may and may not use.")
     try:
-        limits.check_length("study name", name, "MAX_NAME_CHARS")
+        limits.check_name("study name", name)
         limits.check_length("study rule", rule_text, "MAX_NOTE_CHARS")
     except limits.LimitError as exc:
         raise StudyError(str(exc)) from None
@@ -625,7 +625,7 @@ def _check_new_name(db: sqlite_utils.Database, name: str, keep_id: int | None = 
     if not name:
         raise StudyError("Study name is empty: give the study a name, e.g. 'pilot-1'.")
     try:
-        limits.check_length("study name", name, "MAX_NAME_CHARS")
+        limits.check_name("study name", name)
     except limits.LimitError as exc:
         raise StudyError(str(exc)) from None
     if db.execute("SELECT 1 FROM studies WHERE name = ? COLLATE NOCASE AND id IS NOT ?", [name, keep_id]).fetchone():
