@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import pandas as pd
 import sqlite_utils
 
+from structext_core.studio import aibench_store, seal
 from structext_core.studio.storage import write_transaction
 
 VISITOR, ANNOTATOR, RESEARCHER, ADMIN = "visitor", "annotator", "researcher", "admin"
@@ -348,18 +349,27 @@ def visible_suites(db: sqlite_utils.Database, user: dict | None, names: Iterable
 
 
 def _open_aibench_datasets(db: sqlite_utils.Database) -> set[str]:
-    """Data sets that an open AIBench study asks questions of (keys show on Results) or an
-    open blind pairwise study compares (so do the systems' names beside their images)."""
-    return {row[0] for row in db.execute(
-        "SELECT suite FROM studies WHERE status = 'open' AND benchmark = 'aibench'"
-        " UNION SELECT dataset FROM pairwise_studies WHERE status = 'open'")}
+    """Data sets that hold any paper (by content: every copy of it, whatever its name) an open
+    AIBench study asks questions of (keys show on Results) or an open blind pairwise study compares
+    (so do the systems' names beside their images)."""
+    rows = db.execute(
+        "SELECT DISTINCT s.suite, i.paper_id FROM study_items i JOIN studies s ON s.id = i.study_id"
+        " WHERE s.status = 'open' AND s.benchmark = 'aibench' AND i.paper_id IS NOT NULL"
+        " UNION SELECT DISTINCT w.dataset, p.paper_id FROM pairwise_pairs p JOIN pairwise_studies w"
+        " ON w.id = p.study_id WHERE w.status = 'open'").fetchall()
+    names = {row[0] for row in rows}
+    sealed = {seal.paper_key(dataset, paper_id) for dataset, paper_id in rows}
+    for name in aibench_store.stored_datasets():
+        if name not in names and sealed & set(aibench_store.prints_of(name).papers.values()):
+            names.add(name)
+    return names
 
 
 def visible_aibench_datasets(db: sqlite_utils.Database, user: dict | None, names: Iterable[str]) -> list[str]:
     """Of the stored AIBench data sets ``names``, those whose questions with keys ``user`` may see
     (Results drill-down): all for researchers and admins; for visitors and annotators none, or
-    in public read-only mode none that an open AIBench study or an open pairwise study draws
-    from, as for StrucText's suites. Order kept."""
+    in public read-only mode none that holds a paper (in any copy) an open AIBench study or an open
+    pairwise study draws from, as for StrucText's suites. Order kept."""
     return _visible(db, user, names, _open_aibench_datasets)
 
 

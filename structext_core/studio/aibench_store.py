@@ -16,6 +16,7 @@ Every file is written whole to a temporary name and renamed into place.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from structext_core import settings
 from structext_core.aibench import dataset as aibench_dataset
+from structext_core.aibench import identity
 from structext_core.aibench import predictions as aibench_predictions
 from structext_core.aibench.papers import Problem
 from structext_core.aibench.synthetic import build
@@ -52,6 +54,39 @@ def stored_datasets() -> list[str]:
         return []
     return sorted(p.name for p in root.iterdir()
                   if not p.name.startswith(".") and (p / aibench_dataset.STORED_MARKER).is_file())
+
+
+@dataclass(frozen=True)
+class Prints:
+    """The content fingerprints of one stored data set (:mod:`structext_core.aibench.identity`):
+    ``papers`` by paper id, ``questions`` by (paper id, question id). Empty when the set is gone."""
+
+    papers: dict[str, str]
+    questions: dict[tuple[str, str], str]
+
+    def paper(self, dataset: str, paper_id: str) -> str:
+        """The paper's fingerprint; for a paper no longer stored, its name in the set (it can then
+        match only itself)."""
+        return self.papers.get(paper_id) or f"{dataset}/{paper_id}"
+
+
+@functools.lru_cache(maxsize=16)
+def _prints(folder: str, stamp: float) -> Prints:
+    papers, questions = identity.prints(aibench_dataset.load_dataset(folder).papers)
+    return Prints(papers, questions)
+
+
+def prints_of(name: str) -> Prints:
+    """The fingerprints of the stored data set ``name``, read once per version of its files;
+    empty ones when it is not stored (or cannot be read)."""
+    try:
+        folder = dataset_path(name)
+        marker = folder / aibench_dataset.STORED_MARKER
+        papers = folder / "papers"
+        stamp = max(marker.stat().st_mtime_ns, papers.stat().st_mtime_ns if papers.is_dir() else 0)
+        return _prints(str(folder), stamp)
+    except (ValueError, OSError):
+        return Prints({}, {})
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

@@ -48,9 +48,10 @@ import sqlite_utils
 
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import scoring as aibench_scoring
+from structext_core.benchmark import limits as safe_text_limits
 from structext_core.benchmark import safe_text
 from structext_core.evaluation import pairwise as pw
-from structext_core.studio import access, aibench_store, changes
+from structext_core.studio import access, aibench_store, changes, seal
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.clock import (
     ClockSettings,
@@ -104,14 +105,17 @@ class PairwiseStudy:
 
 
 def draw_pairs(data: aibench_dataset.Dataset, systems: Sequence[str] | None, n_pairs: int, practice: int,
-               seed: int) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+               seed: int, left_out: set[str] | frozenset = frozenset(),
+               ) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
     """(counted, practice) pairs ``(paper_id, system_a, system_b)`` (a < b): every pair of the chosen
-    systems on every paper with both images, in a seeded order, balanced over system pairs (round
-    robin over the pairs of systems), the first ``n_pairs`` counted and the next ``practice`` for practice."""
+    systems on every paper with both images (but the papers ``left_out``), in a seeded order,
+    balanced over system pairs (round robin over the pairs of systems), the first ``n_pairs``
+    counted and the next ``practice`` for practice."""
     chosen = sorted(set(systems or data.systems))
     by_systems: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
     for a, b in combinations(chosen, 2):
-        papers = [pid for pid in sorted(data.papers) if (a, pid) in data.images and (b, pid) in data.images]
+        papers = [pid for pid in sorted(data.papers)
+                  if pid not in left_out and (a, pid) in data.images and (b, pid) in data.images]
         random.Random(f"{seed}|{a}|{b}").shuffle(papers)
         by_systems[(a, b)] = [(pid, a, b) for pid in papers]
     ordered: list[tuple[str, str, str]] = []
@@ -119,7 +123,9 @@ def draw_pairs(data: aibench_dataset.Dataset, systems: Sequence[str] | None, n_p
     for k in range(depth):
         ordered.extend(v[k] for v in by_systems.values() if k < len(v))
     if len(ordered) < n_pairs + practice:
-        raise StudyError(f"The data set has {len(ordered)} pairs of images of the chosen systems; "
+        without = (f" without the {len(left_out)} papers whose original figures and keys the annotators saw in "
+                   "the question review" if left_out else "")
+        raise StudyError(f"The data set has {len(ordered)} pairs of images of the chosen systems{without}; "
                          f"{n_pairs} counted and {practice} practice pairs were asked for.")
     return ordered[:n_pairs], ordered[n_pairs:n_pairs + practice]
 
@@ -132,6 +138,10 @@ def create_study(db: sqlite_utils.Database, name: str, dataset: str, annotator_i
     name = (name or "").strip()
     if not name or len(name) > MAX_NAME_CHARS:
         raise StudyError(f"A study needs a name of 1 to {MAX_NAME_CHARS} characters.")
+    try:
+        safe_text_limits.check_name("study name", name)
+    except safe_text_limits.LimitError as error:
+        raise StudyError(str(error)) from None
     if not 1 <= n_pairs <= MAX_PAIRS:
         raise StudyError(f"Between 1 and {MAX_PAIRS:,} counted pairs, not {n_pairs}.")
     if not 0 <= practice <= 10:
@@ -151,8 +161,12 @@ def create_study(db: sqlite_utils.Database, name: str, dataset: str, annotator_i
         raise StudyError(f"{dataset!r} has no images of {', '.join(map(repr, unknown))}.")
     if len(set(systems or data.systems)) < 2:
         raise StudyError("A comparison needs at least two systems.")
-    counted, practice_pairs = draw_pairs(data, systems, n_pairs, practice, seed)
     _check_annotators(db, annotator_ids)
+    # A paper an annotator opened in the question review (its original figure and keys shown), in
+    # any copy of the set, is in no pair: an image resembling the original would name its side.
+    reviewed = seal.seen_keys(db, annotator_ids).papers
+    left_out = {pid for pid in data.papers if seal.paper_key(dataset, pid) in reviewed}
+    counted, practice_pairs = draw_pairs(data, systems, n_pairs, practice, seed, left_out)
     at = now()
     with write_transaction(db):
         study_id = int(db.execute(
@@ -209,9 +223,30 @@ def add_annotator(db: sqlite_utils.Database, study_id: int, user_id: int, *, by_
                          "join it again.")
     if taken:
         raise StudyError("That annotator already takes part in this study.")
+    if (why := reviewed_refusal(db, study_id, user_id)) is not None:
+        raise StudyError(why)
     with write_transaction(db):
         _assign(db, study_id, study.seed, study.repeat_share, user_id, now())
         changes.record(db, by_user, "pairwise.add_annotator", f"pairwise:{study_id}", user_id=user_id)
+
+
+def reviewed_refusal(db: sqlite_utils.Database, study_id: int, user_id: int) -> str | None:
+    """Why ``user_id`` may not vote in the study: they opened some of its papers (in any copy) in the
+    question review, which shows a paper's original figure and keys. None when they did not."""
+    reviewed = seal.seen_keys(db, [user_id]).papers
+    if not reviewed:
+        return None
+    dataset = get_study(db, study_id).dataset
+    papers = sorted({row[0] for row in db.execute("SELECT DISTINCT paper_id FROM pairwise_pairs WHERE study_id = ?",
+                                                  [study_id]) if seal.paper_key(dataset, row[0]) in reviewed})
+    if not papers:
+        return None
+    name = db.execute("SELECT username FROM users WHERE id = ?", [user_id]).fetchone()
+    shown = ", ".join(papers[:5]) + (", ..." if len(papers) > 5 else "")
+    return (f"{name[0] if name else f'User {user_id}'!r} opened {len(papers):,} of this study's papers in the "
+            f"question review ({shown}), which showed their original figures: their votes on those pairs would "
+            "not be blind, so they cannot join it. Add someone else, or set up a new study for them: a new "
+            "study leaves out the papers its annotators reviewed.")
 
 
 def remove_annotator(db: sqlite_utils.Database, study_id: int, user_id: int, *, by_user: int | None) -> int:

@@ -48,6 +48,7 @@ from structext_core.aibench import limits
 from structext_core.aibench.model import LETTERS, LEVELS, ORIGINAL_SYSTEM, Paper, Question
 from structext_core.aibench.papers import paper_to_dict
 from structext_core.aibench.review_checks import Check, check_question
+from structext_core.benchmark import limits as text_limits
 from structext_core.evaluation.agreement import cohen_kappa
 from structext_core.studio import access, accounts, aibench_store, changes, seal
 from structext_core.studio.storage import write_transaction
@@ -124,15 +125,18 @@ def paper_of(item: dict) -> Paper:
 
 
 #: What a reviewer is told instead of a paper whose questions they still answer in a study.
-SEALED_PAPER = ("This paper's questions are also questions you still have to answer in an open AIBench study, so "
-                "they and their answer keys stay hidden from you here until you have answered them there (or the "
-                "study is closed). Review another paper, or ask the review lead to give this one to someone else.")
+SEALED_PAPER = ("This paper's questions are also questions you still have to answer in an open AIBench study, or "
+                "its images are in pairs you still have to judge in an open blind comparison, so its questions, "
+                "answer keys and original figure stay hidden from you here until you have answered or judged them "
+                "there (or the study is closed). Review another paper, or ask the review lead to give this one to "
+                "someone else.")
 
 
 def sealed_for(db: sqlite_utils.Database, item: dict, user: dict) -> str | None:
     """Why ``user`` may not be shown the item's paper (its questions and keys), or None when they
-    may: the paper has an open AIBench study item of theirs (:func:`structext_core.studio.seal.open_papers`)."""
-    if item["paper_id"] in seal.open_papers(db, user.get("id")):
+    may: the paper, in any copy, has an open AIBench study item of theirs or a pair they still vote
+    on (:func:`structext_core.studio.seal.open_papers`)."""
+    if seal.paper_key(item["dataset"], item["paper_id"]) in seal.open_papers(db, user.get("id")):
         return SEALED_PAPER
     return None
 
@@ -197,6 +201,10 @@ def _create(db: sqlite_utils.Database, name: str, dataset: str, reviewer_ids: li
             double_share: float, seed: int, paper_ids: list[str] | None, copy_of: int | None = None) -> int:
     _require_lead(user)
     name = _text("campaign name", name, MAX_NAME_CHARS)
+    try:
+        text_limits.check_name("campaign name", name)
+    except text_limits.LimitError as error:
+        raise ReviewError(str(error)) from None
     if not name:
         raise ReviewError("The campaign needs a name, like 'AIBench review 2026'.")
     papers = load_dataset(dataset).papers
@@ -328,7 +336,8 @@ def next_item(db: sqlite_utils.Database, campaign_id: int, reviewer_id: int) -> 
     """The reviewer's next paper: one sent back first, then a draft, then the first to do; never
     one sealed for them by an open study (:func:`sealed_for`)."""
     sealed = seal.open_papers(db, reviewer_id)
-    items = [item for item in list_items(db, campaign_id, reviewer_id) if item["paper_id"] not in sealed]
+    items = [item for item in list_items(db, campaign_id, reviewer_id)
+             if seal.paper_key(item["dataset"], item["paper_id"]) not in sealed]
     for wanted in ("returned", "draft", "todo"):
         for item in items:
             if item["status"] == wanted:

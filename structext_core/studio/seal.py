@@ -54,6 +54,7 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from structext_core.benchmark.formats import DISPLAY_NAMES
+from structext_core.studio import aibench_store
 
 #: The rows of ``study_items`` (alias ``i``) open for the user bound to the one ``?``: assigned
 #: to them in a study they still take part in, the study open and not archived, no answer yet.
@@ -97,34 +98,70 @@ def open_item_count(db: sqlite_utils.Database, user_id: int | None) -> int:
 
 
 def is_open_for(db: sqlite_utils.Database, user_id: int | None, sample: dict) -> bool:
-    """Whether ``sample`` (by id or reference text; an AIBench item by ``paper_id`` and
-    ``question_id``) is an open item of the user in any study.
+    """Whether ``sample`` (by id or reference text; an AIBench item by its question's content,
+    :func:`question_key`, its ``suite`` telling which stored set its ids are of) is an open item of
+    the user in any study.
 
     The reference is compared only where its length already agrees (``reference_chars``), so
     no long text is read for the other items."""
     if user_id is None:
         return False
+    if sample.get("paper_id") is not None:
+        wanted = question_key(sample.get("suite"), sample["paper_id"], sample.get("question_id"))
+        return any(row[1:] == (sample["paper_id"], sample.get("question_id")) or question_key(*row) == wanted
+                   for row in _open_questions(db, user_id))
     reference = sample.get("reference")
     found = db.execute(
         open_items_sql("1") + " AND (i.sample_id = ? OR (i.reference_chars = ?"
-                              " AND json_extract(i.sample_json, '$.reference') = ?)"
-                              " OR (i.paper_id = ? AND i.question_id = ?)) LIMIT 1",
-        [user_id, sample.get("id"), len(reference) if isinstance(reference, str) else -1, reference,
-         sample.get("paper_id"), sample.get("question_id")],
+                              " AND json_extract(i.sample_json, '$.reference') = ?)) LIMIT 1",
+        [user_id, sample.get("id"), len(reference) if isinstance(reference, str) else -1, reference],
     ).fetchone()
     return found is not None
 
 
-def open_papers(db: sqlite_utils.Database, user_id: int | None, dataset: str | None = None) -> set[str]:
-    """The AIBench papers of which the user has an open study item (in studies over the data set
-    ``dataset``, or any): no service may show them those papers' questions with keys."""
+# ---------------------------------------------------------------- AIBench: known by content
+
+def paper_key(dataset: str | None, paper_id: str) -> str:
+    """What an AIBench paper is, whatever set it is stored in (:mod:`structext_core.aibench.identity`):
+    its content's fingerprint; for a paper of a set no longer stored, its name in that set."""
+    if dataset is None:
+        return f"?/{paper_id}"
+    return aibench_store.prints_of(dataset).paper(dataset, paper_id)
+
+
+def question_key(dataset: str | None, paper_id: str, question_id: str | None) -> str:
+    """What an AIBench question is: its content's fingerprint (its paper, text, options, key)."""
+    found = aibench_store.prints_of(dataset).questions.get((paper_id, question_id)) if dataset else None
+    return found or f"{dataset}/{paper_id}/{question_id}"
+
+
+def _open_questions(db: sqlite_utils.Database, user_id: int) -> list[tuple[str, str, str]]:
+    """(data set, paper, question) of the user's open AIBench study items."""
+    return [tuple(row) for row in db.execute(
+        open_items_sql("DISTINCT s.suite, i.paper_id, i.question_id") + " AND i.paper_id IS NOT NULL", [user_id])]
+
+
+def _unvoted_pairs(db: sqlite_utils.Database, user_id: int) -> list[tuple[str, str]]:
+    """(data set, paper) of the pairs the user still has to vote on in an open pairwise study."""
+    return [tuple(row) for row in db.execute(
+        "SELECT DISTINCT s.dataset, p.paper_id FROM pairwise_members m"
+        " JOIN pairwise_studies s ON s.id = m.study_id"
+        " JOIN pairwise_tasks t ON t.study_id = m.study_id AND t.user_id = m.user_id"
+        " JOIN pairwise_pairs p ON p.id = t.pair_id"
+        " LEFT JOIN pairwise_votes v ON v.task_id = t.id"
+        " WHERE m.user_id = ? AND m.removed_at IS NULL AND s.status = 'open' AND s.archived_at IS NULL"
+        " AND v.id IS NULL", [user_id])]
+
+
+def open_papers(db: sqlite_utils.Database, user_id: int | None) -> set[str]:
+    """The AIBench papers (:func:`paper_key`, by content: every copy of them) no service may show
+    the user with their keys or original figure: those of which they have an open study item, and
+    those of which they still have a pair to vote on in an open pairwise study (the question review
+    shows a paper's original figure, and a system's image that resembles it would name that side)."""
     if user_id is None:
         return set()
-    where, params = " AND i.paper_id IS NOT NULL", [user_id]
-    if dataset is not None:
-        where += " AND s.suite = ? AND s.benchmark = 'aibench'"
-        params.append(dataset)
-    return {row[0] for row in db.execute(open_items_sql("DISTINCT i.paper_id") + where, params)}
+    papers = {paper_key(dataset, paper_id) for dataset, paper_id, _ in _open_questions(db, user_id)}
+    return papers | {paper_key(dataset, paper_id) for dataset, paper_id in _unvoted_pairs(db, user_id)}
 
 
 def open_categories(db: sqlite_utils.Database, user_id: int | None) -> set[str]:
@@ -167,16 +204,18 @@ REVIEW, REWRITE, PRACTICE = "review", "rewrite", "practice"
 class SeenKeys:
     """What people have been shown the answers of outside the study at hand, by where.
 
-    - ``papers``: AIBench papers they opened in the question review, or worked on there. The
-      page shows every question of the paper with its key.
+    - ``papers``: AIBench papers (:func:`paper_key`, by content) they opened in the question review,
+      or worked on there. The page shows every question of the paper with its key, and its
+      original figure.
     - ``rewritten``: StrucText samples given to them to rewrite for Real-Test, as (ids, reference
       texts). The rewriting page shows the sample's answer. Every one assigned counts, opened or
       not, because opening leaves no trace until a draft is saved.
     - ``practised``: practice questions they answered in a study, after which the key is shown.
       StrucText samples go in (ids, reference texts); AIBench questions go in ``practised_questions``
-      as (paper, question) pairs. Every answered one counts, even where the key was withheld.
+      by content (:func:`question_key`). Every answered one counts, even where the key was withheld.
 
-    A sample is matched by its id or by its reference text, as :func:`is_open_for` matches it."""
+    A sample is matched by its id or by its reference text, as :func:`is_open_for` matches it; an
+    AIBench item by ``paper_key`` and ``question_key`` (the item carries them, or its ``suite``)."""
 
     papers: frozenset[str] = frozenset()
     rewritten: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
@@ -188,9 +227,12 @@ class SeenKeys:
         None. ``item`` is a sample, a drawn study item, or a ``study_items`` row (then its reference is
         read from ``sample_json``, only where its length matches a seen one)."""
         if item.get("paper_id") is not None:
-            if item["paper_id"] in self.papers:
+            paper = item.get("paper_key") or paper_key(item.get("suite"), item["paper_id"])
+            if paper in self.papers:
                 return REVIEW
-            return PRACTICE if (item["paper_id"], item.get("question_id")) in self.practised_questions else None
+            question = item.get("question_key") or question_key(item.get("suite"), item["paper_id"],
+                                                                 item.get("question_id"))
+            return PRACTICE if question in self.practised_questions else None
         sample_id = item.get("sample_id", item.get("id"))
         reference = item.get("reference")
         for kind, (ids, references) in ((REWRITE, self.rewritten), (PRACTICE, self.practised)):
@@ -217,22 +259,22 @@ def seen_keys(db: sqlite_utils.Database, user_ids: Iterable[int]) -> SeenKeys:
     if not ids:
         return SeenKeys()
     marks = ", ".join("?" for _ in ids)
-    papers = {row[0] for row in db.execute(
-        f"SELECT DISTINCT paper_id FROM qreview_items WHERE reviewer_id IN ({marks})"
-        " AND (first_shown_at IS NOT NULL OR status != 'todo')", ids)}
+    papers = {paper_key(row[0], row[1]) for row in db.execute(
+        "SELECT DISTINCT c.dataset, q.paper_id FROM qreview_items q JOIN qreview_campaigns c ON c.id = q.campaign_id"
+        f" WHERE q.reviewer_id IN ({marks}) AND (q.first_shown_at IS NOT NULL OR q.status != 'todo')", ids)}
     rewritten = db.execute(
         f"SELECT sample_id, json_extract(sample_json, '$.reference') FROM rewrite_items WHERE annotator_id IN ({marks})",
         ids).fetchall()
     practised = db.execute(
-        "SELECT DISTINCT i.sample_id, json_extract(i.sample_json, '$.reference'), i.paper_id, i.question_id"
+        "SELECT DISTINCT i.sample_id, json_extract(i.sample_json, '$.reference'), i.paper_id, i.question_id, s.suite"
         " FROM responses r JOIN assignments a ON a.id = r.assignment_id JOIN study_items i ON i.id = a.item_id"
-        f" WHERE a.user_id IN ({marks}) AND i.kind = 'practice'", ids).fetchall()
+        f" JOIN studies s ON s.id = i.study_id WHERE a.user_id IN ({marks}) AND i.kind = 'practice'", ids).fetchall()
 
     def samples(rows) -> tuple[frozenset[str], frozenset[str]]:
         return frozenset(row[0] for row in rows), frozenset(row[1] for row in rows if isinstance(row[1], str))
 
     return SeenKeys(frozenset(papers), samples(rewritten), samples([row for row in practised if row[2] is None]),
-                    frozenset((row[2], row[3]) for row in practised if row[2] is not None))
+                    frozenset(question_key(row[4], row[2], row[3]) for row in practised if row[2] is not None))
 
 
 def seen_refusal(db: sqlite_utils.Database, study_id: int, user_id: int) -> str | None:
@@ -241,9 +283,10 @@ def seen_refusal(db: sqlite_utils.Database, study_id: int, user_id: int) -> str 
     seen = seen_keys(db, [user_id])
     if not seen:
         return None
-    columns = ("paper_id", "question_id", "sample_id", "reference_chars", "sample_json")
+    columns = ("paper_id", "question_id", "sample_id", "reference_chars", "sample_json", "suite")
     items = [dict(zip(columns, row)) for row in db.execute(
-        f"SELECT {', '.join(columns)} FROM study_items WHERE study_id = ?", [study_id])]
+        "SELECT i.paper_id, i.question_id, i.sample_id, i.reference_chars, i.sample_json, s.suite"
+        " FROM study_items i JOIN studies s ON s.id = i.study_id WHERE i.study_id = ?", [study_id])]
     found: dict[str, list[dict]] = {}
     for item in items:
         if (where := seen.where(item)) is not None:
@@ -252,7 +295,7 @@ def seen_refusal(db: sqlite_utils.Database, study_id: int, user_id: int) -> str 
         return None
     said = []
     if REVIEW in found:
-        papers = sorted({item["paper_id"] for item in found[REVIEW]})
+        papers = sorted({item["paper_id"] for item in found[REVIEW]})  # this study's ids of those papers
         shown = ", ".join(papers[:5]) + (", ..." if len(papers) > 5 else "")
         said.append(f"the question review showed them {len(papers):,} of its papers with their keys ({shown})")
     if REWRITE in found:

@@ -180,7 +180,7 @@ def test_practice_feedback_gives_the_key_after_the_answer_but_not_while_open_els
     sub2 = study.submit_answer(db, uid, view2.assignment_id, _key(item2), tab="t1")
     withheld = study.practice_feedback(db, uid, sub2.response_id)
     assert withheld.key_withheld and withheld.answer == "" and withheld.passed
-    assert seal.open_papers(db, uid) >= {item2["paper_id"]}
+    assert seal.open_papers(db, uid) >= {seal.paper_key("synthetic", item2["paper_id"])}
 
 
 def test_the_image_is_blinded_and_only_for_its_annotator(world):
@@ -230,8 +230,9 @@ def test_question_review_gives_no_paper_whose_questions_are_open_for_the_reviewe
 
     db, p = world["db"], world["people"]
     study_id = _create(world, n_items=1, who=("ann1",))
-    open_papers = seal.open_papers(db, p["ann1"]["id"])
-    assert open_papers and open_papers <= set(aibench_study.load("synthetic").papers)
+    data = aibench_study.load("synthetic")
+    open_papers = {pid for pid in data.papers if seal.paper_key("synthetic", pid) in seal.open_papers(db, p["ann1"]["id"])}
+    assert open_papers and len(open_papers) == len(seal.open_papers(db, p["ann1"]["id"]))
     campaign = qr.create_campaign(db, "review", "synthetic", [p["ann1"]["id"]], p["lead"], double_share=0)
     items = qr.list_items(db, campaign, p["ann1"]["id"])
     sealed = [i for i in items if i["paper_id"] in open_papers]
@@ -280,7 +281,7 @@ def test_papers_a_reviewer_was_shown_with_their_keys_are_in_no_study_of_theirs(w
     qr.paper_for(db, shown, ann1)
     qr.heartbeat(db, shown["id"], ann1)  # the review page shows the paper: its clock starts
     # The papers only dealt to them are not seen: once they are in a study, the review seals those.
-    assert seal.seen_keys(db, [ann1["id"]]).papers == {shown["paper_id"]}
+    assert seal.seen_keys(db, [ann1["id"]]).papers == {seal.paper_key("synthetic", shown["paper_id"])}
     assert not seal.seen_keys(db, [p["ann2"]["id"]])
 
     with_ann1 = _create(world, "with-ann1", n_items=12, who=("ann1", "ann2"))
@@ -314,7 +315,7 @@ def test_questions_answered_as_practice_are_in_no_later_study_of_theirs(world, d
         view = study.open_question(db, first, ann1)
         assert view.practice
         study.submit_answer(db, ann1, view.assignment_id, "A")
-    assert seal.seen_keys(db, [ann1]).practised_questions == practised
+    assert seal.seen_keys(db, [ann1]).practised_questions == {seal.question_key("synthetic", *q) for q in practised}
     total = sum(len(paper.questions) for paper in data.papers.values())
     later = _create(world, "later", n_items=total - 2 - 4, who=("ann1",))
     assert not practised & {(i["paper_id"], i["question_id"]) for i in _items(db, later)}

@@ -137,18 +137,23 @@ def draw_items(data: aibench_dataset.Dataset, n_items: int, practice_items: int,
                seed: int, dataset: str = "the data set", keys_shown: set[str] | frozenset = frozenset(),
                left_out: set[str] | frozenset = frozenset(),
                left_out_questions: set[tuple[str, str]] | frozenset = frozenset(),
+               no_original: set[str] | frozenset = frozenset(),
                ) -> tuple[list[dict], list[dict], list[dict]]:
     """The counted, gold and practice items of a study over ``data`` (see the module notes);
     ``keys_shown``: papers other studies use for practice (taken for practice first, kept out
     of the counted draw where it can do without them); ``left_out``: papers in no draw (the
     annotators saw their keys in the question review); ``left_out_questions``: (paper, question)
-    pairs in no draw (the annotators saw their keys after answering them as practice)."""
+    pairs in no draw (the annotators saw their keys after answering them as practice);
+    ``no_original``: papers in no practice or gold draw (those show the original figure; the
+    annotators still answer or judge these papers in another study)."""
     order = [p for p in _papers_in_order(data, seed) if p not in left_out]
     order = [p for p in order if p in keys_shown] + [p for p in order if p not in keys_shown]
-    practice_pool = _set_aside(data, order, practice_items, sorted(LEVELS), "questions for practice",
+    originals = [p for p in order if p not in no_original]
+    practice_pool = _set_aside(data, originals, practice_items, sorted(LEVELS), "questions for practice",
                                left_out_questions) if practice_items else []
     order = [p for p in order if p not in {item["paper_id"] for item in practice_pool}]
-    gold_pool = _set_aside(data, order, gold_items, [GOLD_LEVEL], f"level-{GOLD_LEVEL} questions for gold",
+    originals = [p for p in order if p not in no_original]
+    gold_pool = _set_aside(data, originals, gold_items, [GOLD_LEVEL], f"level-{GOLD_LEVEL} questions for gold",
                            left_out_questions) if gold_items else []
     rest = [p for p in order if p not in {item["paper_id"] for item in gold_pool}]
     unseen = [p for p in rest if p not in keys_shown]
@@ -197,15 +202,25 @@ def create_aibench_study(
     Raises :class:`StudyError` saying what to change (nothing is written then)."""
     name, rule_text = validate_setup(db, name, rule_text, annotator_ids)
     practice_items, gold_items, gold_pass = _check_quality_setup(practice_items, gold_items, gold_pass, n_items)
-    keys_shown = {row[0] for row in db.execute(
-        "SELECT DISTINCT i.paper_id FROM study_items i JOIN studies s ON s.id = i.study_id"
-        " WHERE s.benchmark = ? AND s.suite = ? AND i.kind = 'practice'", [AIBENCH, dataset])}
     data = load(dataset)
+    # Papers and questions are known by their content, in this set and every copy of it (seal.paper_key).
+    papers = {pid: seal.paper_key(dataset, pid) for pid in data.papers}
+    shown_elsewhere = {seal.paper_key(row[0], row[1]) for row in db.execute(
+        "SELECT DISTINCT s.suite, i.paper_id FROM study_items i JOIN studies s ON s.id = i.study_id"
+        " WHERE s.benchmark = ? AND i.kind = 'practice'", [AIBENCH])}
+    keys_shown = {pid for pid, key in papers.items() if key in shown_elsewhere}
     # Papers an annotator saw with their keys in the question review, and questions they answered
     # as practice elsewhere (the key shown after), are in no draw.
     seen = seal.seen_keys(db, annotator_ids)
+    left_out = {pid for pid, key in papers.items() if key in seen.papers}
+    left_out_questions = {(pid, q.id) for pid, paper in data.papers.items() for q in paper.questions
+                          if seal.question_key(dataset, pid, q.id) in seen.practised_questions}
+    # Practice and gold show a paper's original figure (and practice its keys): never one of a paper
+    # an annotator still answers or judges in another open study, in any copy.
+    open_elsewhere = set().union(*(seal.open_papers(db, uid) for uid in annotator_ids))
+    no_original = {pid for pid, key in papers.items() if key in open_elsewhere}
     counted, gold, practice = draw_items(data, int(n_items), practice_items, gold_items, seed, dataset,
-                                         keys_shown, seen.papers & set(data.papers), seen.practised_questions)
+                                         keys_shown, left_out, left_out_questions, no_original)
     return insert_study(
         db, {"name": name, "suite": dataset, "seed": seed, "rule_text": rule_text, "benchmark": AIBENCH,
              "show_correctness": int(show_correctness), "created_by": created_by, "gold_pass": gold_pass},

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
+from structext_core.aibench.model import parse_letter
 from structext_core.studio import seal
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.clock import (
@@ -506,8 +507,8 @@ def submit_answer(
         raise StudyError(
             f"Your answer has {len(response):,} characters; the limit is {MAX_RESPONSE_CHARS:,}."
         )
-    if n_options:  # a letter: stored as the key is written
-        response = response.strip().upper()
+    if n_options:  # a letter: stored as the key is written, read by the one rule of every scorer
+        response = parse_letter(response, n_options) or response
     return _record(db, user_id, assignment_id, response, False, at, tab, settings)
 
 
@@ -618,7 +619,7 @@ def response_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
     """
     rows = list(
         db.query(
-            "SELECT r.id, r.rouge_l, r.exact_match, s.show_correctness, i.sample_id, i.paper_id, i.question_id,"
+            "SELECT r.id, r.rouge_l, r.exact_match, s.show_correctness, s.suite, i.sample_id, i.paper_id, i.question_id,"
             " json_extract(i.sample_json, '$.reference') AS reference FROM responses r"
             " JOIN studies s ON s.id = r.study_id JOIN study_items i ON i.id = r.item_id"
             " WHERE r.id = ? AND r.user_id = ?",
@@ -628,7 +629,8 @@ def response_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
     if not rows or not rows[0]["show_correctness"]:
         return None
     if seal.key_withheld(db, user_id, {"id": rows[0]["sample_id"], "reference": rows[0]["reference"],
-                                       "paper_id": rows[0]["paper_id"], "question_id": rows[0]["question_id"]}):
+                                       "paper_id": rows[0]["paper_id"], "question_id": rows[0]["question_id"],
+                                       "suite": rows[0]["suite"]}):
         return Feedback(correct=False, rouge_l=0.0, exact_match=0, withheld=True)
     rouge, exact = rows[0]["rouge_l"], rows[0]["exact_match"]
     if rouge is None or exact is None:  # committed before answers were scored on commit
