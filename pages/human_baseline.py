@@ -825,7 +825,9 @@ def image_box(assignment_id: int) -> None:
     """The question's image in a frame (a blank image still shows where it is), as blinded pixels."""
     with st.container(border=True):
         try:
-            st.image(study.item_image(db, user["id"], assignment_id), width="stretch", output_format="PNG")
+            # a file of this viewer's own: padding drawn from their session's nonce and the question
+            nonce = st.session_state.setdefault("hb_media_nonce", secrets.token_bytes(16)) + str(assignment_id).encode()
+            st.image(study.item_image(db, user["id"], assignment_id, nonce), width="stretch", output_format="PNG")
         except study.StudyError as error:
             st.error(f"The image of this question cannot be shown: {error}")
 

@@ -251,7 +251,9 @@ for column, side in ((left, "left"), (right, "right")):
     with column:
         with st.container(border=True):
             st.markdown(f"**{side.capitalize()}**")
-            st.image(pws.task_image(db, user["id"], view.token, side), width="stretch",
+            # a file of this viewer's own: padding drawn from their session's nonce and the task
+            nonce = st.session_state.setdefault("pw_media_nonce", secrets.token_bytes(16)) + view.token.encode()
+            st.image(pws.task_image(db, user["id"], view.token, side, nonce), width="stretch",
                      output_format="PNG")
 
 st.caption(markdown_text("The systems' names are never shown here, during or after the study: the lead sees "

@@ -109,6 +109,11 @@ with st.expander("New pairwise study", expanded=not pws.list_studies(db)):
             c3.number_input("Share repeated, sides swapped", 0.0, 0.5, 0.1, 0.05, key="pwa_repeat")
             c4.number_input("Seed", 0, 2**31 - 1, 0, key="pwa_seed")
             st.form_submit_button("Create study", type="primary", on_click=on_create)
+        st.caption(f"Blinding: both images of a pair are served on one {pws.CANVAS[0]} x {pws.CANVAS[1]} canvas "
+                   "(scaled down to fit when larger, the rest white) and padded to one byte size, so neither size, "
+                   "shape nor file names a system; each annotator gets files and addresses of their own, which "
+                   "stop answering when their page moves on. Papers an annotator opened in the question review "
+                   "are left out of the pairs.")
 
 every_study = pws.list_studies(db)
 if not every_study:

@@ -32,13 +32,14 @@ a pair (repeats only measure consistency), ties as half a win each, "both bad" a
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import math
 import random
 import secrets
 import struct
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -75,6 +76,9 @@ FLAG_KINDS = {"broken": "An image does not show or is cut off", "unclear": "I ca
               "other": "Other (say what in the note)"}
 #: Served image sizes are padded up to a multiple of this many bytes.
 SIZE_BUCKET = 256 * 1024
+#: Both images of a pair are served on this canvas (width, height), letterboxed: the paper's
+#: floor for generated figures (1024 x 1024), so a figure drawn at the floor is served as drawn.
+CANVAS = (1024, 1024)
 MAX_PAIRS = 2_000
 #: Served images are at most this wide (Streamlit's widest image, 2 x 730 px).
 MAX_SERVED_WIDTH = 1460
@@ -483,20 +487,25 @@ def _system_on(row: dict, side: str, pair: tuple[str, str, str]) -> str:
     return left if side == "left" else right
 
 
-def task_image(db: sqlite_utils.Database, user_id: int, token: str, side: str) -> bytes:
-    """The blinded PNG of the ``left`` or ``right`` image of the person's own task ``token``."""
+def task_image(db: sqlite_utils.Database, user_id: int, token: str, side: str, nonce: bytes = b"") -> bytes:
+    """The blinded PNG of the ``left`` or ``right`` image of the person's own task ``token``: both
+    sides on one canvas and of one byte length (:func:`served_pair`), padded with bytes drawn from
+    ``nonce`` (the page gives each viewer and task its own, so no two viewers get the same file or
+    URL: Streamlit names a media file by a hash of its bytes)."""
     if side not in ("left", "right"):
         raise StudyError(f"A side is left or right, not {side!r}.")
     row = _own_task(db, user_id, token)
     dataset, paper_id, a, b = db.execute(
         "SELECT s.dataset, p.paper_id, p.system_a, p.system_b FROM pairwise_pairs p JOIN pairwise_studies s"
         " ON s.id = p.study_id WHERE p.id = ?", [row["pair_id"]]).fetchone()
-    system = _system_on(row, side, (paper_id, a, b))
     folder = aibench_store.dataset_path(dataset)
-    record = _image_records(str(folder)).get((system, paper_id))
-    if record is None:
+    records = _image_records(str(folder))
+    paths = [records.get((_system_on(row, s, (paper_id, a, b)), paper_id)) for s in ("left", "right")]
+    if None in paths:
         raise StudyError("That image is no longer stored; tell the study lead.")
-    return blinded_png(str(folder / record))
+    left, right = served_pair(str(folder / paths[0]), str(folder / paths[1]))
+    size = _bucket(max(len(left), len(right)) + PAD_OVERHEAD)
+    return pad_png(left if side == "left" else right, size, pad_fill(nonce, side))
 
 
 @functools.lru_cache(maxsize=8)
@@ -505,30 +514,77 @@ def _image_records(folder: str) -> dict[tuple[str, str], str]:
     return {key: record.path for key, record in data.images.items()}
 
 
-@functools.lru_cache(maxsize=64)
-def blinded_png(path: str) -> bytes:
-    """The pixels of the stored image at ``path`` (at most :data:`MAX_SERVED_WIDTH` wide) as a plain PNG (nothing but IHDR, IDAT, IEND and a
-    padding chunk of zeros) whose size is a multiple of :data:`SIZE_BUCKET`."""
+def _pixels(path: str, box: tuple[int, int]):
+    """The stored image's pixels (RGB), scaled down to fit ``box`` when larger, aspect kept."""
     from PIL import Image
 
     with Image.open(path) as image:
         pixels = image.convert("RGB")
-    if pixels.width > MAX_SERVED_WIDTH:  # as wide as the page shows; Streamlit would re-encode a wider one as JPEG
-        pixels = pixels.resize((MAX_SERVED_WIDTH, max(1, round(pixels.height * MAX_SERVED_WIDTH / pixels.width))),
+    scale = min(box[0] / pixels.width, box[1] / pixels.height, 1.0)
+    if scale < 1.0:
+        pixels = pixels.resize((max(1, round(pixels.width * scale)), max(1, round(pixels.height * scale))),
                                Image.LANCZOS)
-    clean = Image.frombytes("RGB", pixels.size, pixels.tobytes())
+    return pixels
+
+
+def _png(pixels) -> bytes:
+    from PIL import Image
+
+    clean = Image.frombytes("RGB", pixels.size, pixels.tobytes())  # pixels only: no name, text or profile
     out = io.BytesIO()
     clean.save(out, "PNG", compress_level=6)
-    return pad_png(out.getvalue())
+    return out.getvalue()
 
 
-def pad_png(png: bytes, bucket: int = SIZE_BUCKET) -> bytes:
-    """``png`` with a private ancillary chunk (``pdNg``, zeros; decoders skip it) before IEND, so its
-    length is the next multiple of ``bucket`` (at least 12 bytes more)."""
+@functools.lru_cache(maxsize=64)
+def blinded_png(path: str) -> bytes:
+    """The pixels of the stored image at ``path`` (at most :data:`MAX_SERVED_WIDTH` wide) as a plain
+    PNG (nothing but IHDR, IDAT and IEND), not yet padded (:func:`pad_png`)."""
+    return _png(_pixels(path, (MAX_SERVED_WIDTH, 10 * MAX_SERVED_WIDTH)))
+
+
+@functools.lru_cache(maxsize=64)
+def served_pair(left: str, right: str) -> tuple[bytes, bytes]:
+    """Both images of a pair as plain PNGs on one :data:`CANVAS` (each scaled down to fit when
+    larger, centred, the rest white): a pair's two files have the same dimensions whatever sizes and
+    shapes the systems drew, so neither names its system. Not yet padded (:func:`pad_png`)."""
+    from PIL import Image
+
+    served = []
+    for path in (left, right):
+        pixels = _pixels(path, CANVAS)
+        canvas = Image.new("RGB", CANVAS, (255, 255, 255))
+        canvas.paste(pixels, ((CANVAS[0] - pixels.width) // 2, (CANVAS[1] - pixels.height) // 2))
+        served.append(_png(canvas))
+    return served[0], served[1]
+
+
+#: Bytes a padding chunk adds besides its body (length, type, CRC).
+PAD_OVERHEAD = 12
+
+
+def _bucket(length: int) -> int:
+    """``length`` rounded up to a multiple of :data:`SIZE_BUCKET`."""
+    return -(-length // SIZE_BUCKET) * SIZE_BUCKET
+
+
+def pad_fill(nonce: bytes, label: str) -> Callable[[int], bytes] | None:
+    """Padding drawn from ``nonce`` (SHAKE-256 of it and ``label``), or None for zeros (no nonce)."""
+    if not nonce:
+        return None
+    return lambda n: hashlib.shake_256(nonce + b"|" + label.encode()).digest(n)
+
+
+def pad_png(png: bytes, size: int | None = None, fill: Callable[[int], bytes] | None = None) -> bytes:
+    """``png`` with a private ancillary chunk (``pdNg``; decoders skip it) before IEND, so it is
+    ``size`` bytes long (default: the next multiple of :data:`SIZE_BUCKET`, at least
+    :data:`PAD_OVERHEAD` bytes more). The chunk holds zeros, or ``fill(n)``'s bytes."""
+    size = _bucket(len(png) + PAD_OVERHEAD) if size is None else size
+    if size < len(png) + PAD_OVERHEAD:
+        raise ValueError(f"a {len(png):,}-byte PNG cannot be padded to {size:,} bytes")
     end = png.rindex(b"IEND") - 4
-    overhead = 12
-    length = (-(len(png) + overhead)) % bucket
-    body = b"\x00" * length
+    length = size - len(png) - PAD_OVERHEAD
+    body = fill(length) if fill is not None else b"\x00" * length
     chunk = struct.pack(">I", length) + b"pdNg" + body + struct.pack(">I", zlib.crc32(b"pdNg" + body))
     return png[:end] + chunk + png[end:]
 

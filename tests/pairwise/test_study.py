@@ -89,6 +89,43 @@ def test_images_are_blind(world):
         pws.task_image(db, p["ann2"]["id"], view.token, "left")
 
 
+def test_a_pair_is_served_on_one_canvas_at_one_size_with_bytes_of_each_viewer(world, tmp_path):
+    """Issue 31: sizes and shapes named systems (a flat 1024 x 1024 image served as 256 KiB, a
+    textured 1248 x 832 one as 768 KiB), and every viewer got the same bytes, so the same URL."""
+    import random as _random
+
+    rng = _random.Random(0)
+    flat, textured = tmp_path / "flat.png", tmp_path / "textured.png"
+    Image.new("RGB", (1024, 1024), (250, 250, 250)).save(flat)
+    Image.frombytes("RGB", (1248, 832), rng.randbytes(1248 * 832 * 3)).save(textured)
+    left, right = pws.served_pair(str(flat), str(textured))
+    assert Image.open(io.BytesIO(left)).size == Image.open(io.BytesIO(right)).size == pws.CANVAS
+    size = pws._bucket(max(len(left), len(right)) + pws.PAD_OVERHEAD)
+    one = [pws.pad_png(png, size, pws.pad_fill(b"viewer-1", side)) for png, side in ((left, "l"), (right, "r"))]
+    two = [pws.pad_png(png, size, pws.pad_fill(b"viewer-2", side)) for png, side in ((left, "l"), (right, "r"))]
+    assert len({len(png) for png in one + two}) == 1  # one byte size for both sides and every viewer
+    assert one[0] != two[0] and one[1] != two[1]  # each viewer's own bytes, so their own URL
+    assert one == [pws.pad_png(png, size, pws.pad_fill(b"viewer-1", side)) for png, side in ((left, "l"), (right, "r"))]
+    for png in one + two:
+        image = Image.open(io.BytesIO(png))
+        image.load()  # a valid PNG: the padding is an ancillary chunk decoders skip
+        assert image.size == pws.CANVAS
+    # letterboxed: the textured image keeps its aspect (1248 x 832 -> 1024 x 683), white bars above and below
+    pixels = Image.open(io.BytesIO(right)).convert("RGB")
+    assert pixels.getpixel((512, 5)) == (255, 255, 255) and pixels.getpixel((512, 512)) != (255, 255, 255)
+    with pytest.raises(ValueError, match="cannot be padded"):
+        pws.pad_png(left, len(left))
+
+
+def test_task_images_are_a_pair_of_one_size_and_differ_per_viewer(world):
+    db, p = world["db"], world["people"]
+    study_id = _create(world)
+    view = pws.current_task(db, study_id, p["ann1"]["id"], at=100.0, settings=SETTINGS)
+    a = [pws.task_image(db, p["ann1"]["id"], view.token, side, b"session-a") for side in ("left", "right")]
+    b = [pws.task_image(db, p["ann1"]["id"], view.token, side, b"session-b") for side in ("left", "right")]
+    assert len(a[0]) == len(a[1]) == len(b[0]) and a[0] != b[0] and a[1] != b[1]
+
+
 def test_a_vote_with_the_clock_and_sides_undone(world):
     db, p = world["db"], world["people"]
     study_id = _create(world, practice=0)

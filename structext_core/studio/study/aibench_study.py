@@ -235,17 +235,18 @@ def strata_counts(items: Sequence[dict]) -> Counter:
     return Counter(stratum(item) for item in items)
 
 
-def _image_bytes(dataset: str, paper_id: str, system: str) -> bytes:
+def _image_bytes(dataset: str, paper_id: str, system: str, nonce: bytes = b"") -> bytes:
     folder = aibench_store.dataset_path(dataset)
     record = pairwise._image_records(str(folder)).get((system, paper_id))
     if record is None:
         raise StudyError("That image is no longer stored; tell the study lead.")
-    return pairwise.blinded_png(str(folder / record))
+    return pairwise.pad_png(pairwise.blinded_png(str(folder / record)), fill=pairwise.pad_fill(nonce, "item"))
 
 
-def item_image(db: sqlite_utils.Database, user_id: int, assignment_id: int) -> bytes:
+def item_image(db: sqlite_utils.Database, user_id: int, assignment_id: int, nonce: bytes = b"") -> bytes:
     """The blinded PNG of the image of the user's own assignment ``assignment_id`` (pixels only,
-    padded to a size bucket: no name, path or metadata of the system's file)."""
+    padded to a size bucket: no name, path or metadata of the system's file), its padding drawn
+    from ``nonce`` (the page gives each viewer and question its own: a file and URL of their own)."""
     row = db.execute(
         "SELECT s.suite, i.paper_id, i.system FROM assignments a JOIN study_items i ON i.id = a.item_id"
         " JOIN studies s ON s.id = a.study_id WHERE a.id = ? AND a.user_id = ? AND s.benchmark = ?",
@@ -253,7 +254,7 @@ def item_image(db: sqlite_utils.Database, user_id: int, assignment_id: int) -> b
     ).fetchone()
     if row is None:
         raise StudyError("That question is not one of yours.")
-    return _image_bytes(*row)
+    return _image_bytes(*row, nonce=nonce)
 
 
 def lead_image(db: sqlite_utils.Database, item_id: int) -> bytes:
