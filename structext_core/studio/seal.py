@@ -7,8 +7,11 @@
 alike) of every study they take part in (not taken off it; the study open, not archived)
 that they have not answered yet. An item is matched across studies by its sample id or by
 its reference text, as :class:`structext_core.studio.access.Sealed` matches samples; an
-AIBench item by its question (paper id and question id), whatever system's image it is shown
-with: a question's key is the same for every image of its paper.
+AIBench item by its question, whatever system's image it is shown with: a question's key is the
+same for every image of its paper. AIBench papers and questions are known by their **content**
+(:func:`paper_key`, :func:`question_key`, over :mod:`structext_core.aibench.identity`), never by
+the name of the data set they are stored under: a copy of a set (the question review's curated
+export is made to be imported again) is sealed as the original is.
 
 What obeys it (each service asks this module; nothing else decides):
 
@@ -28,8 +31,12 @@ What obeys it (each service asks this module; nothing else decides):
 - practice and gold draws (:func:`structext_core.studio.study.store.create_study`) avoid items
   that another study over the same suite counts, so feedback has a key to show;
 - the AIBench **question review** (:mod:`structext_core.studio.question_review`) shows a paper's
-  questions with their keys: it gives no one a paper of which they still have an open AIBench
-  study item (:func:`open_papers`).
+  questions with their keys and its original figure: it gives no one a paper of which they still
+  have an open AIBench study item, or a pair still to judge in an open pairwise study (an image
+  resembling the original would name its side) (:func:`open_papers`);
+- a new AIBench study draws no practice or gold (original figures) of a paper its annotators still
+  answer or judge elsewhere; Results in public read-only mode hides every stored data set holding
+  a paper of an open AIBench or pairwise study (:mod:`structext_core.studio.access`).
 
 The other way round: keys a person was **already shown** before a study (:func:`seen_keys`).
 The question review shows a paper's questions with their keys, the rewriting page shows a
@@ -38,7 +45,9 @@ answered. A study leaves those out of its draw for the annotators it is created 
 (:func:`structext_core.studio.study.store.create_study`,
 :func:`~structext_core.studio.study.aibench_study.create_aibench_study`). No one is added later to
 a study holding such an item (:func:`seen_refusal`, used by
-:func:`~structext_core.studio.study.store.add_annotator`).
+:func:`~structext_core.studio.study.store.add_annotator`). A pairwise study leaves out the papers its
+annotators opened in the review and refuses to add someone who opened one of its papers
+(:func:`structext_core.studio.pairwise.reviewed_refusal`).
 
 Researchers and admins see answers anyway (the capability ``answers`` of
 :mod:`structext_core.studio.access`) and take part in no study, so they have no open items.
