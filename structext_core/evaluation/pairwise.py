@@ -19,9 +19,9 @@ How votes count (the method, named):
   ``prior`` extra comparisons split evenly, so a system that won every comparison keeps a
   finite strength (the unregularised maximum likelihood does not exist then). Strengths are
   reported as log-strengths centred on their mean; the human rank is their order (1 = best).
-  No maintained Bradley-Terry library is installed here (``choix`` is not in the package
-  index this project can reach), hence this implementation; it is tested against the closed
-  form for two systems and against a direct maximisation of the likelihood with SciPy.
+  The app carries no Bradley-Terry library, hence this implementation; it is tested against the
+  closed form for two systems, a direct maximisation of the likelihood with SciPy, and ``choix``
+  0.4.1 (a test dependency: the same log-strengths with no prior, the same rank with this prior).
 - **Uncertainty**: a seeded bootstrap over votes (resampled with replacement, the whole fit
   repeated): percentile intervals of each log-strength and of each system's rank.
 - **Agreement between people**: per-pair agreement (of the people who judged the same pair
