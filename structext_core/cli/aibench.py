@@ -11,6 +11,9 @@
 - ``export-task --harness inspect --data DEST --out DIR [--systems ...]``: an Inspect AI task
   asking every question about every image, scored inside Inspect by our rule; ``score`` reads its
   log (``.eval`` or ``.json``) as predictions.
+- ``draw --data DEST --base-url URL --model M --prompt closed|open [--system NAME] [--size WxH]``: a
+  new system's figure of every paper from an OpenAI-compatible image endpoint, with the paper's
+  prompts, checked as the import checks images and stored in the data set; resumable.
 - ``run --data DEST --base-url URL --model M --out FILE``: every (image, question) asked of an
   OpenAI-compatible vision-language model endpoint as the paper asks; resumable, with retries,
   as StrucText's ``run``; its output is a predictions file ``score`` reads.
@@ -197,6 +200,48 @@ def cmd_run(args: argparse.Namespace) -> int:
     return cli_results.EXIT_OK
 
 
+def cmd_draw(args: argparse.Namespace) -> int:
+    import sys
+
+    from structext_core.cli.progress import ProgressLine
+    from structext_core.evaluation import aibench_draw, runner
+    from structext_core.studio import aibench_import
+    if not args.base_url.startswith(("http://", "https://")):
+        raise UsageError(f"--base-url must start with http:// or https://, got {args.base_url!r}")
+    system = args.system or args.model
+    if not system.strip() or len(system) > 200 or any(not c.isprintable() for c in system):
+        raise UsageError(f"--system must be a printable name of 1 to 200 characters, got {system[:60]!r}")
+    try:
+        size = aibench_draw.parse_size(args.size)
+    except aibench_draw.DrawError as error:
+        raise UsageError(f"--size: {error}") from None
+    config = runner.EndpointConfig(base_url=args.base_url, model=args.model,
+                                   api_key=runner.api_key_from_env(args.api_key_env), timeout=args.timeout)
+    policy = runner.RetryPolicy(max_retries=args.max_retries, backoff_base=args.backoff, backoff_max=60.0)
+    progress = ProgressLine("drawn")
+    try:
+        summary = aibench_draw.draw_system(
+            args.data, config, system, args.prompt, size, aibench_import.sandboxed_image_check(), policy=policy,
+            progress=lambda s, done: progress.update(done, s.total - s.skipped,
+                                                     f", {s.stored} stored" if s.stored != done else ""))
+    except (aibench_draw.DrawError, ValueError, OSError) as error:
+        raise UsageError(str(error)) from None
+    finally:
+        progress.close()
+    for outcome, papers in summary.outcomes.items():
+        if outcome != aibench_draw.STORED:
+            for paper_id in papers[:10]:
+                print(f"{outcome}: {paper_id}: {summary.reasons[paper_id]}", file=sys.stderr)
+    counts = ", ".join(f"{len(p)} {o}" for o, p in summary.outcomes.items()) or "nothing asked"
+    print(f"{system!r}: {summary.skipped} of {summary.total} papers drawn before; this run: {counts} "
+          f"(each recorded in {Path(args.data) / aibench_draw.LOG})")
+    if summary.missing:
+        print(f"{summary.missing} papers have no figure of {system!r}: run the same command again to ask for "
+              "them again", file=sys.stderr)
+        return 1  # as run's: some are still missing
+    return 0
+
+
 def cmd_add_predictions(args: argparse.Namespace) -> int:
     from structext_core.aibench.dataset import ImportFailed
     from structext_core.aibench.limits import MAX_PREDICTIONS_FILE_BYTES
@@ -250,6 +295,22 @@ def register(subparsers) -> None:
     a.add_argument("--data", required=True, help="the name of a data set under $STRUCTEXT_AIBENCH_DIR")
     a.add_argument("--label", help="the stored file's name (default: the file's name)")
     a.set_defaults(func=cmd_add_predictions)
+    d = sub.add_parser("draw", help="a new system's figure of every paper from an OpenAI-compatible image endpoint, "
+                                    "with the paper's prompts (Fig. A2), stored in the data set")
+    d.add_argument("--data", required=True, help="a data set stored by 'aibench import'")
+    d.add_argument("--base-url", required=True, help="e.g. http://localhost:8000/v1 (POST .../images/generations)")
+    d.add_argument("--model", required=True, help="the model name sent to the endpoint")
+    d.add_argument("--prompt", required=True, choices=["closed", "open"],
+                   help="the paper's short prompt for closed-source models, or its constrained one for open-source")
+    d.add_argument("--system", help="the system's name in the data set (default: the model name)")
+    d.add_argument("--size", default="1024x1024", help="WIDTHxHEIGHT asked for, each side at least 1024 "
+                                                       "(default %(default)s)")
+    d.add_argument("--max-retries", type=int, default=5, help="retries per figure (default %(default)s)")
+    d.add_argument("--backoff", type=seconds_or_zero, default=1.0, help="first retry delay in seconds, doubled each time")
+    d.add_argument("--timeout", type=seconds, default=600.0, help="seconds to wait for one figure")
+    d.add_argument("--api-key-env", default="OPENAI_API_KEY",
+                   help="environment variable holding the API key (default %(default)s)")
+    d.set_defaults(func=cmd_draw)
     r = sub.add_parser("run", help="ask an OpenAI-compatible vision-language model every question about every image")
     r.add_argument("--data", required=True, help="a data set stored by 'aibench import'")
     r.add_argument("--base-url", required=True, help="e.g. http://localhost:8000/v1 (vLLM)")
