@@ -204,10 +204,20 @@ def draw_system(folder: str | os.PathLike, config: runner.EndpointConfig, system
     folder = Path(folder)
     if kind not in PROMPTS:
         raise DrawError(f"the prompt is closed or open (Fig. A2), not {kind!r}")
+    _check_system(folder, load_dataset(folder), system)  # before anything is written, the log's lock included
+    with (folder / LOG).open("a", encoding="utf-8") as held:  # one draw at a time writes into a data set
+        try:
+            runner._lock_exclusively(held, folder / LOG)
+        except runner.RunInProgressError:
+            raise DrawError(f"another draw is writing into {folder}; wait for it to end") from None
+        return _draw_locked(folder, config, system, kind, size, check_image, policy, seed, progress)
+
+
+def _draw_locked(folder: Path, config: runner.EndpointConfig, system: str, kind: str, size: tuple[int, int],
+                 check_image: ImageChecker, policy: runner.RetryPolicy, seed: int,
+                 progress: Callable[[DrawSummary, int], None] | None) -> DrawSummary:
     data = load_dataset(folder)
-    drawn_before = _drawn_systems(folder)
-    if system in data.systems and system not in drawn_before:
-        raise DrawError(f"{system!r} has images imported with the data set; name the new system otherwise")
+    _check_system(folder, data, system)
     folders = sorted({Path(r.path).parent.name for r in data.images.values()})
     mine = [Path(r.path).parent.name for (s, _), r in data.images.items() if s == system]
     subfolder = mine[0] if mine else f"{max((int(f) for f in folders if f.isdigit()), default=-1) + 1:03d}"
@@ -242,6 +252,11 @@ def draw_system(folder: str | os.PathLike, config: runner.EndpointConfig, system
         if progress is not None:
             progress(summary, done)
     return summary
+
+
+def _check_system(folder: Path, data, system: str) -> None:
+    if system in data.systems and system not in _drawn_systems(folder):
+        raise DrawError(f"{system!r} has images imported with the data set; name the new system otherwise")
 
 
 def _drawn_systems(folder: Path) -> set[str]:

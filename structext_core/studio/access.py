@@ -357,7 +357,9 @@ def _open_aibench_datasets(db: sqlite_utils.Database) -> set[str]:
         " WHERE s.status = 'open' AND s.benchmark = 'aibench' AND i.paper_id IS NOT NULL"
         " UNION SELECT DISTINCT w.dataset, p.paper_id FROM pairwise_pairs p JOIN pairwise_studies w"
         " ON w.id = p.study_id WHERE w.status = 'open'").fetchall()
-    names = {row[0] for row in rows}
+    names = {row[0] for row in db.execute(
+        "SELECT suite FROM studies WHERE status = 'open' AND benchmark = 'aibench'"
+        " UNION SELECT dataset FROM pairwise_studies WHERE status = 'open'")}
     sealed = {seal.paper_key(dataset, paper_id) for dataset, paper_id in rows}
     for name in aibench_store.stored_datasets():
         if name not in names and sealed & set(aibench_store.prints_of(name).papers.values()):

@@ -35,6 +35,7 @@ import functools
 import hashlib
 import io
 import math
+import os
 import random
 import secrets
 import struct
@@ -508,8 +509,18 @@ def task_image(db: sqlite_utils.Database, user_id: int, token: str, side: str, n
     return pad_png(left if side == "left" else right, size, pad_fill(nonce, side))
 
 
-@functools.lru_cache(maxsize=8)
 def _image_records(folder: str) -> dict[tuple[str, str], str]:
+    """(system, paper) -> the stored image's path, read again when ``images.jsonl`` changes (``aibench
+    draw`` adds a system to a stored set while the app runs)."""
+    try:
+        stamp = os.stat(Path(folder) / "images.jsonl").st_mtime_ns
+    except OSError:
+        stamp = 0
+    return _records_at(folder, stamp)
+
+
+@functools.lru_cache(maxsize=8)
+def _records_at(folder: str, stamp: int) -> dict[tuple[str, str], str]:
     data = aibench_dataset.load_dataset(folder)
     return {key: record.path for key, record in data.images.items()}
 

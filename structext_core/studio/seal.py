@@ -144,10 +144,12 @@ def question_key(dataset: str | None, paper_id: str, question_id: str | None) ->
     return found or f"{dataset}/{paper_id}/{question_id}"
 
 
-def _open_questions(db: sqlite_utils.Database, user_id: int) -> list[tuple[str, str, str]]:
-    """(data set, paper, question) of the user's open AIBench study items."""
+def _open_questions(db: sqlite_utils.Database, user_id: int, counted_only: bool = False) -> list[tuple[str, str, str]]:
+    """(data set, paper, question) of the user's open AIBench study items (with ``counted_only``:
+    not their practice items, which count for nothing)."""
+    where = " AND i.paper_id IS NOT NULL" + (" AND i.kind != 'practice'" if counted_only else "")
     return [tuple(row) for row in db.execute(
-        open_items_sql("DISTINCT s.suite, i.paper_id, i.question_id") + " AND i.paper_id IS NOT NULL", [user_id])]
+        open_items_sql("DISTINCT s.suite, i.paper_id, i.question_id") + where, [user_id])]
 
 
 def _unvoted_pairs(db: sqlite_utils.Database, user_id: int) -> list[tuple[str, str]]:
@@ -162,14 +164,16 @@ def _unvoted_pairs(db: sqlite_utils.Database, user_id: int) -> list[tuple[str, s
         " AND v.id IS NULL", [user_id])]
 
 
-def open_papers(db: sqlite_utils.Database, user_id: int | None) -> set[str]:
+def open_papers(db: sqlite_utils.Database, user_id: int | None, counted_only: bool = False) -> set[str]:
     """The AIBench papers (:func:`paper_key`, by content: every copy of them) no service may show
     the user with their keys or original figure: those of which they have an open study item, and
     those of which they still have a pair to vote on in an open pairwise study (the question review
-    shows a paper's original figure, and a system's image that resembles it would name that side)."""
+    shows a paper's original figure, and a system's image that resembles it would name that side).
+    With ``counted_only``, open practice items leave their paper out (practice counts for nothing,
+    and its key is withheld while the question is open elsewhere)."""
     if user_id is None:
         return set()
-    papers = {paper_key(dataset, paper_id) for dataset, paper_id, _ in _open_questions(db, user_id)}
+    papers = {paper_key(dataset, paper_id) for dataset, paper_id, _ in _open_questions(db, user_id, counted_only)}
     return papers | {paper_key(dataset, paper_id) for dataset, paper_id in _unvoted_pairs(db, user_id)}
 
 

@@ -186,3 +186,25 @@ def test_the_prompts_are_the_papers_to_the_character(stored):
         "Generate an academic architecture diagram based on the given paper method section. Use deep learning "
         "visual elements like feature maps, network layers, blocks instead of basic flowchart boxes or only print "
         "texts. Clean vector-graphic style.\n Method text: \n " + paper.method_text)
+
+
+def test_one_draw_at_a_time_writes_into_a_data_set(stored, capsys):
+    import fcntl
+
+    with (stored / aibench_draw.LOG).open("a") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)  # as a draw in another process holds it
+        assert cli_main(draw_args(stored, "http://127.0.0.1:9/v1")) == 2
+    assert f"another draw is writing into {stored}" in capsys.readouterr().err
+
+
+def test_the_app_sees_a_system_drawn_while_it_runs(stored):
+    """Pairwise and study images find their files through a cache read again when images.jsonl changes."""
+    from structext_core.studio import pairwise
+
+    before = pairwise._image_records(str(stored))
+    rows = (stored / "images.jsonl").read_text().splitlines()
+    added = json.loads(rows[0]) | {"system": "Drawn later"}
+    (stored / "images.jsonl").write_text("\n".join([*rows, json.dumps(added)]) + "\n")
+    os.utime(stored / "images.jsonl", ns=(time.time_ns(), time.time_ns() + 10**9))
+    assert ("Drawn later", added["paper_id"]) in pairwise._image_records(str(stored))
+    assert ("Drawn later", added["paper_id"]) not in before

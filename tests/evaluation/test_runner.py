@@ -57,6 +57,7 @@ class FakeEndpoint:
                     endpoint.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
                     endpoint.in_flight += 1
                     endpoint.max_in_flight = max(endpoint.max_in_flight, endpoint.in_flight)
+                counted = False
                 try:
                     status, payload, headers, delay = endpoint.behaviour(prompt, attempt)
                     time.sleep(delay)
@@ -67,6 +68,11 @@ class FakeEndpoint:
                             "usage": {"prompt_tokens": 5, "completion_tokens": 3},
                         })
                     data = payload.encode("utf-8")
+                    # the request ends here: once the reply is sent, the client may send its next one
+                    # before this thread runs again (counted as a fourth in flight under load otherwise)
+                    with endpoint.lock:
+                        endpoint.in_flight -= 1
+                        counted = True
                     self.send_response(status)
                     for name, value in headers.items():
                         self.send_header(name, value)
@@ -77,8 +83,9 @@ class FakeEndpoint:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test)
                 finally:
-                    with endpoint.lock:
-                        endpoint.in_flight -= 1
+                    if not counted:
+                        with endpoint.lock:
+                            endpoint.in_flight -= 1
 
             def log_message(self, *args):
                 pass

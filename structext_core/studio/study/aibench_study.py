@@ -217,7 +217,7 @@ def create_aibench_study(
                           if seal.question_key(dataset, pid, q.id) in seen.practised_questions}
     # Practice and gold show a paper's original figure (and practice its keys): never one of a paper
     # an annotator still answers or judges in another open study, in any copy.
-    open_elsewhere = set().union(*(seal.open_papers(db, uid) for uid in annotator_ids))
+    open_elsewhere = set().union(*(seal.open_papers(db, uid, counted_only=True) for uid in annotator_ids))
     no_original = {pid for pid, key in papers.items() if key in open_elsewhere}
     counted, gold, practice = draw_items(data, int(n_items), practice_items, gold_items, seed, dataset,
                                          keys_shown, left_out, left_out_questions, no_original)
