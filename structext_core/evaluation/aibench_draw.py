@@ -28,11 +28,7 @@ import binascii
 import json
 import os
 import random
-import socket
-import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +37,7 @@ from structext_core.aibench import limits
 from structext_core.aibench.dataset import ImageRecord, load_dataset
 from structext_core.aibench.model import Paper
 from structext_core.evaluation import runner
+from structext_core.evaluation.runner import write_whole
 
 #: Fig. A2, closed-source models.
 CLOSED_PROMPT = "Generate a framework figure based on the given paper method section.\n {method_text}"
@@ -88,23 +85,7 @@ def request_image(config: runner.EndpointConfig, prompt: str, size: tuple[int, i
     :class:`~structext_core.evaluation.runner.EndpointError` (``retryable`` says whether to ask again)."""
     body = {"model": config.model, "prompt": prompt, "n": 1, "size": f"{size[0]}x{size[1]}",
             "response_format": "b64_json"}
-    headers = {"Content-Type": "application/json", "Accept": "application/json"}
-    if config.api_key:
-        headers["Authorization"] = f"Bearer {config.api_key}"
-    url = config.base_url.rstrip("/") + "/images/generations"
-    request = urllib.request.Request(url, data=json.dumps(body).encode("utf-8"), headers=headers, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=config.timeout) as response:
-            payload = response.read(MAX_REPLY_BYTES + 1)
-    except urllib.error.HTTPError as exc:
-        detail = exc.read(500).decode("utf-8", "replace").strip()
-        raise runner.EndpointError(f"HTTP {exc.code} from {url}" + (f": {detail}" if detail else ""),
-                                   retryable=exc.code in runner.RETRYABLE_STATUS or exc.code >= 500) from None
-    except (urllib.error.URLError, TimeoutError, socket.timeout, ConnectionError, OSError) as exc:
-        raise runner.EndpointError(f"cannot reach {url}: {getattr(exc, 'reason', exc)}", retryable=True) from None
-    if len(payload) > MAX_REPLY_BYTES:
-        raise runner.EndpointError(f"the reply from {url} is over {MAX_REPLY_BYTES:,} bytes: not read",
-                                   retryable=False)
+    url, payload = runner.post_json(config, "/images/generations", body, MAX_REPLY_BYTES)
     try:
         encoded = json.loads(payload)["data"][0]["b64_json"]
         if not isinstance(encoded, str):
@@ -155,17 +136,6 @@ class DrawSummary:
     def missing(self) -> int:
         """Papers still without a figure of the system."""
         return self.total - self.skipped - self.stored
-
-
-def _write_whole(path: Path, data: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def _suffix(data: bytes) -> str:
@@ -236,7 +206,7 @@ def _draw_locked(folder: Path, config: runner.EndpointConfig, system: str, kind:
             outcome, reason, checked = FAILED, str(exc), None
         stored = f"images/{subfolder}/{paper_id}.png"
         if checked is not None:  # the figure first, then the log, then its record: a kill leaves no record of a
-            _write_whole(folder / stored, checked["png"])  # figure not written, and a rerun asks again
+            write_whole(folder / stored, checked["png"])  # figure not written, and a rerun asks again
         with (folder / LOG).open("a", encoding="utf-8") as log:
             log.write(json.dumps({"system": system, "paper_id": paper_id, "model": config.model, "prompt": kind,
                                   "outcome": outcome, "reason": reason[:500], "at": round(time.time(), 3)},
@@ -245,7 +215,7 @@ def _draw_locked(folder: Path, config: runner.EndpointConfig, system: str, kind:
             data.images[(system, paper_id)] = ImageRecord(system, paper_id, stored, checked["width"], checked["height"])
             rows = [{"system": r.system, "paper_id": r.paper_id, "path": r.path, "width": r.width, "height": r.height}
                     for r in sorted(data.images.values(), key=lambda r: (r.system, r.paper_id))]
-            _write_whole(folder / "images.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n"
+            write_whole(folder / "images.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n"
                                                          for r in rows).encode("utf-8"))
         summary.outcomes.setdefault(outcome, []).append(paper_id)
         summary.reasons[paper_id] = reason

@@ -25,6 +25,7 @@ import os
 import queue
 import random
 import socket
+import tempfile
 import threading
 import time
 import urllib.error
@@ -130,22 +131,31 @@ def _retry_after_seconds(value: str | None) -> float | None:
         return None  # an HTTP date: fall back to our own backoff
 
 
-def chat_completion(config: EndpointConfig, prompt: str | list[dict]) -> Completion:
-    """Ask once: ``prompt`` is the user message's text, or the whole ``messages`` list (AIBench
-    sends a system message and an image). Raises :class:`EndpointError` (with ``retryable``) on any failure."""
-    messages = prompt if isinstance(prompt, list) else [{"role": "user", "content": prompt}]
-    body = {"model": config.model, "messages": messages,
-            "temperature": config.temperature, **dict(config.extra_body)}
-    if config.max_tokens is not None:
-        body["max_tokens"] = config.max_tokens
+def write_whole(path: Path, data: bytes) -> None:
+    """``data`` into ``path`` whole or not at all: written to a temporary file beside it, then renamed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def post_json(config: EndpointConfig, path: str, body: dict, max_bytes: int) -> tuple[str, bytes]:
+    """POST ``body`` as JSON to the endpoint's ``path`` once: (the URL, the reply's bytes, read up to
+    ``max_bytes``). Raises :class:`EndpointError` (with ``retryable``, and the server's Retry-After)
+    on an HTTP error, an unreachable server, or a longer reply (not read)."""
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if config.api_key:
         headers["Authorization"] = f"Bearer {config.api_key}"
-    url = config.base_url.rstrip("/") + "/chat/completions"
+    url = config.base_url.rstrip("/") + path
     request = urllib.request.Request(url, data=json.dumps(body).encode("utf-8"), headers=headers, method="POST")
     try:
         with urllib.request.urlopen(request, timeout=config.timeout) as response:
-            payload = response.read(MAX_PAYLOAD_BYTES + 1)
+            payload = response.read(max_bytes + 1)
     except urllib.error.HTTPError as exc:
         detail = exc.read(500).decode("utf-8", "replace").strip()
         raise EndpointError(
@@ -156,8 +166,20 @@ def chat_completion(config: EndpointConfig, prompt: str | list[dict]) -> Complet
     except (urllib.error.URLError, TimeoutError, socket.timeout, ConnectionError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise EndpointError(f"cannot reach {url}: {reason}", retryable=True) from None
-    if len(payload) > MAX_PAYLOAD_BYTES:
-        raise EndpointError(f"the answer from {url} is over {MAX_PAYLOAD_BYTES:,} bytes: not read", retryable=False)
+    if len(payload) > max_bytes:
+        raise EndpointError(f"the answer from {url} is over {max_bytes:,} bytes: not read", retryable=False)
+    return url, payload
+
+
+def chat_completion(config: EndpointConfig, prompt: str | list[dict]) -> Completion:
+    """Ask once: ``prompt`` is the user message's text, or the whole ``messages`` list (AIBench
+    sends a system message and an image). Raises :class:`EndpointError` (with ``retryable``) on any failure."""
+    messages = prompt if isinstance(prompt, list) else [{"role": "user", "content": prompt}]
+    body = {"model": config.model, "messages": messages,
+            "temperature": config.temperature, **dict(config.extra_body)}
+    if config.max_tokens is not None:
+        body["max_tokens"] = config.max_tokens
+    url, payload = post_json(config, "/chat/completions", body, MAX_PAYLOAD_BYTES)
     try:
         data = json.loads(payload)
         choice = data["choices"][0]

@@ -17,7 +17,6 @@ Every file is written whole to a temporary name and renamed into place.
 from __future__ import annotations
 
 import functools
-import os
 import shutil
 import tempfile
 import threading
@@ -31,6 +30,7 @@ from structext_core.aibench import identity
 from structext_core.aibench import predictions as aibench_predictions
 from structext_core.aibench.papers import Problem
 from structext_core.aibench.synthetic import build
+from structext_core.evaluation.runner import write_whole
 from structext_core.studio import aibench_import, sandbox
 
 SYNTHETIC = "synthetic"
@@ -90,15 +90,7 @@ def prints_of(name: str) -> Prints:
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_whole(path, data)
 
 
 def _draw_in_child(folder: Path, seed: int, papers: int, progress: Callable[[int, int], None]) -> None:
