@@ -1,8 +1,12 @@
-"""Shared fixtures: a worker pool for image checks, and a small valid AIBench folder."""
+"""Shared fixtures: a worker pool for image checks, a small valid AIBench folder, and a JSON endpoint
+on loopback for the commands that ask one."""
 from __future__ import annotations
 
 import io
 import json
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -64,3 +68,32 @@ def write_folder(root: Path, papers=None, systems=("Sys A",)) -> Path:
             (root / "images" / system).mkdir(parents=True, exist_ok=True)
             (root / "images" / system / f"{paper['id']}.png").write_bytes(png_bytes(color=(0, 0, 255)))
     return root
+
+
+class JsonEndpoint:
+    """A server on 127.0.0.1 in a thread: every POST's JSON body goes to ``answer(path, body)``, which
+    returns (status, the reply's JSON value); ``url`` ends in ``/v1``. :meth:`close` stops it."""
+
+    def __init__(self, answer: Callable[[str, dict], tuple[int, object]]):
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (http.server's naming)
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+                status, reply = answer(self.path, body)
+                data = json.dumps(reply).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -3,8 +3,6 @@ nothing written; and one rule for ids (the authors' integer ids) in data and pre
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -13,7 +11,7 @@ from structext_core.aibench.synthetic import build
 from structext_core.cli.main import main as cli_main
 from structext_core.evaluation import runner
 from structext_core.studio import aibench_import
-from tests.aibench.conftest import paper_json, write_folder
+from tests.aibench.conftest import JsonEndpoint, paper_json, write_folder
 
 
 @pytest.fixture(scope="module")
@@ -105,24 +103,10 @@ def test_run_refuses_a_timeout_that_is_no_time(stored, tmp_path, capsys, timeout
 def test_a_huge_reply_is_cut_and_marked(monkeypatch):
     """820246e kept replies of any size (34 replies of 20 MB: a 680 MB file)."""
     reply = "B" + " and more" * 100_000  # 900,001 characters
-    body = json.dumps({"choices": [{"message": {"content": reply}, "finish_reason": "length"}]}).encode()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 (http.server's naming)
-            self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = JsonEndpoint(lambda path, body: (200, {"choices": [{"message": {"content": reply},
+                                                                 "finish_reason": "length"}]}))
     try:
-        config = runner.EndpointConfig(base_url=f"http://127.0.0.1:{server.server_port}/v1", model="m", timeout=10)
+        config = runner.EndpointConfig(base_url=server.url, model="m", timeout=10)
         text = runner.chat_completion(config, "q").text
         assert text.startswith(reply[:runner.MAX_REPLY_CHARS])
         assert len(text) < runner.MAX_REPLY_CHARS + 100
@@ -132,5 +116,4 @@ def test_a_huge_reply_is_cut_and_marked(monkeypatch):
             runner.chat_completion(config, "q")
         assert not refused.value.retryable
     finally:
-        server.shutdown()
-        server.server_close()
+        server.close()

@@ -14,7 +14,6 @@ import sys
 import threading
 import time
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from structext_core.aibench.synthetic import build
 from structext_core.cli.main import main as cli_main
 from structext_core.evaluation import aibench_draw
 from structext_core.studio import aibench_import
+from tests.aibench.conftest import JsonEndpoint
 from tests.aibench.test_run import VLMStub
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,25 +44,8 @@ class ImageStub:
         self.asked: Counter = Counter()
         self.problems: list[str] = []
         self.released = threading.Event()
-        stub = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (http.server's naming)
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                status, reply = stub.answer(self.path, body)
-                data = json.dumps(reply).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_port}/v1"
+        self.endpoint = JsonEndpoint(self.answer)
+        self.url = self.endpoint.url
 
     def answer(self, path: str, body: dict) -> tuple[int, dict]:
         paper = self.expected.get(body.get("prompt"))
@@ -90,8 +73,7 @@ class ImageStub:
 
     def close(self) -> None:
         self.release()
-        self.server.shutdown()
-        self.server.server_close()
+        self.endpoint.close()
 
 
 @pytest.fixture
