@@ -6,7 +6,6 @@ import base64
 import json
 import threading
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -17,6 +16,7 @@ from structext_core.cli.main import main as cli_main
 from structext_core.evaluation import aibench_run
 from structext_core.evaluation.runner import EndpointConfig, RetryPolicy
 from structext_core.studio import aibench_import
+from tests.aibench.conftest import JsonEndpoint
 
 FAST = RetryPolicy(max_retries=3, backoff_base=0.01, backoff_max=0.05)
 
@@ -44,26 +44,12 @@ class VLMStub:
         self.seen: Counter = Counter()
         self.problems: list[str] = []
         self.lock = threading.Lock()
-        stub = self
+        self.endpoint = JsonEndpoint(self._reply)
+        self.url = self.endpoint.url
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (http.server's naming)
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                status, reply = stub.answer(body)
-                data = json.dumps({"choices": [{"message": {"content": reply}, "finish_reason": "stop"}]}).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+    def _reply(self, path: str, body: dict) -> tuple[int, dict]:
+        status, reply = self.answer(body)
+        return status, {"choices": [{"message": {"content": reply}, "finish_reason": "stop"}]}
 
     def answer(self, body) -> tuple[int, str]:
         messages = body["messages"]
@@ -84,8 +70,7 @@ class VLMStub:
         return 200, "I cannot tell from this image." if "/L4-" in key else "B"
 
     def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.endpoint.close()
 
 
 def test_run_sends_image_and_prompt_retries_and_resumes(stored, tmp_path):
