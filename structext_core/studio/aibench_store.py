@@ -70,7 +70,7 @@ class Prints:
         return self.papers.get(paper_id) or f"{dataset}/{paper_id}"
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=512)  # small (two dicts of short keys a set); Results in public mode reads every set
 def _prints(folder: str, stamp: float) -> Prints:
     papers, questions = identity.prints(aibench_dataset.load_dataset(folder).papers)
     return Prints(papers, questions)
