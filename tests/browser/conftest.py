@@ -318,3 +318,25 @@ def pytest_runtest_makereport(item, call):
                 report.sections.append((title, _page_now(each, item.name + (f"-tab{number}" if number > 1 else ""))))
         report.sections.append(("machine at the failure", _machine_now()))
         report.sections.append(("servers at the failure", _servers_now()))
+
+
+@contextlib.contextmanager
+def stored_synthetic_aibench(app_env: dict, tmp_path_factory, papers: int, *, predictions: bool = False):
+    """``with`` it: the synthetic AIBench set of ``papers`` papers stored in a folder of the module's
+    own (the folder is given), which the module's server reads and, inside the block, this process
+    too (``STRUCTEXT_AIBENCH_DIR``); with the perfect reader's predictions when ``predictions``. Set up
+    in the test process, so the server makes nothing on first view."""
+    from structext_core import settings
+    from structext_core.studio import aibench_store, sandbox
+
+    root = tmp_path_factory.mktemp("aibench") / "aibench"
+    app_env["env"][settings.AIBENCH_DIR_ENV] = str(root)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(settings.AIBENCH_DIR_ENV, str(root))
+        patch.setattr(aibench_store, "SYNTHETIC_PAPERS", papers)
+        pool = sandbox.WorkerPool(workers=1)
+        try:
+            (aibench_store.add_reference_predictions if predictions else aibench_store.ensure_synthetic)(pool)
+        finally:
+            pool.shutdown()
+        yield root

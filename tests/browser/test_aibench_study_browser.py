@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.browser.conftest import clock_seconds
+from tests.browser.conftest import clock_seconds, stored_synthetic_aibench
 from tests.browser.test_pairwise_browser import log_in
 from tests.browser.test_results_views import no_exception
 
@@ -22,19 +22,9 @@ N_ITEMS = 4
 def app_env(app_env, tmp_path_factory):
     """A stored synthetic AIBench set (3 papers), an annotator and an AIBench study: 1 practice
     question, then 4."""
-    from structext_core import settings
-    from structext_core.studio import accounts, aibench_store, sandbox, storage, study
+    from structext_core.studio import accounts, storage, study
 
-    root = tmp_path_factory.mktemp("aibench_study") / "aibench"
-    app_env["env"][settings.AIBENCH_DIR_ENV] = str(root)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(settings.AIBENCH_DIR_ENV, str(root))
-        patch.setattr(aibench_store, "SYNTHETIC_PAPERS", 3)
-        pool = sandbox.WorkerPool(workers=1)
-        try:
-            aibench_store.ensure_synthetic(pool)
-        finally:
-            pool.shutdown()
+    with stored_synthetic_aibench(app_env, tmp_path_factory, 3):
         db = storage.open_db(app_env["db_path"])
         ann = accounts.create_user(db, ANN, ANN_PASSWORD, "annotator")
         app_env["study_id"] = study.create_aibench_study(db, name="images pilot", dataset="synthetic",

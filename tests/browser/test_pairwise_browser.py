@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.conftest import stored_synthetic_aibench
 from tests.browser.test_results_views import no_exception
 
 ANN, ANN_PASSWORD = "pw-ann", "annotator-password-1"
@@ -14,19 +15,9 @@ KEYS = ["ArrowLeft", "ArrowRight", "ArrowDown", "b", "ArrowLeft", "ArrowRight", 
 @pytest.fixture(scope="module")
 def app_env(app_env, tmp_path_factory):
     """A stored synthetic AIBench set (3 papers), an annotator and a pairwise study of 12 pairs."""
-    from structext_core import settings
-    from structext_core.studio import accounts, aibench_store, pairwise, sandbox, storage
+    from structext_core.studio import accounts, pairwise, storage
 
-    root = tmp_path_factory.mktemp("pairwise") / "aibench"
-    app_env["env"][settings.AIBENCH_DIR_ENV] = str(root)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(settings.AIBENCH_DIR_ENV, str(root))
-        patch.setattr(aibench_store, "SYNTHETIC_PAPERS", 3)
-        pool = sandbox.WorkerPool(workers=1)
-        try:
-            aibench_store.add_reference_predictions(pool)
-        finally:
-            pool.shutdown()
+    with stored_synthetic_aibench(app_env, tmp_path_factory, 3, predictions=True):
         db = storage.open_db(app_env["db_path"])
         ann = accounts.create_user(db, ANN, ANN_PASSWORD, "annotator")
         app_env["study_id"] = pairwise.create_study(db, "browser pilot", "synthetic", [ann["id"]], n_pairs=12,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.conftest import stored_synthetic_aibench
 from tests.browser.test_pairwise_browser import ANN_PASSWORD, log_in
 
 #: Two annotators dealt the same one pair, of two systems whose images differ in size and shape.
@@ -16,20 +17,10 @@ VIEWERS = ("pw-viewer-a", "pw-viewer-b")
 def app_env(app_env, tmp_path_factory):
     """A stored synthetic AIBench set (3 papers) whose "Blank Image" and "Rewired Edge" images are
     redrawn at 1248 x 832 and 832 x 1248, and a one-pair study of those two systems for two annotators."""
-    from structext_core import settings
-    from structext_core.studio import accounts, aibench_store, pairwise, sandbox, storage
+    from structext_core.studio import accounts, pairwise, storage
 
-    root = tmp_path_factory.mktemp("pairwise_media") / "aibench"
-    app_env["env"][settings.AIBENCH_DIR_ENV] = str(root)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(settings.AIBENCH_DIR_ENV, str(root))
-        patch.setattr(aibench_store, "SYNTHETIC_PAPERS", 3)
-        pool = sandbox.WorkerPool(workers=1)
-        try:
-            aibench_store.ensure_synthetic(pool)
-        finally:
-            pool.shutdown()
-        sizes = {"Blank Image": (1248, 832), "Rewired Edge": (832, 1248)}
+    sizes = {"Blank Image": (1248, 832), "Rewired Edge": (832, 1248)}
+    with stored_synthetic_aibench(app_env, tmp_path_factory, 3) as root:
         _redraw(root / "synthetic", sizes)
         db = storage.open_db(app_env["db_path"])
         viewers = [accounts.create_user(db, name, ANN_PASSWORD, "annotator")["id"] for name in VIEWERS]
