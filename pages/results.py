@@ -57,24 +57,25 @@ def scoped_frame(db_path: str, version: tuple, scope: access.ResultsScope) -> pd
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def value_frame(db_path: str, version: tuple, scope: access.ResultsScope,
-                choice: result_views.ValueChoice) -> pd.DataFrame:
-    return result_views.with_choice(scoped_frame(db_path, version, scope), choice)
+                choice: result_views.ValueChoice, people_as: str = "each") -> pd.DataFrame:
+    """The values of ``choice``, people shown ``people_as`` (``result_views.PEOPLE_AS``)."""
+    return result_views.people_as(result_views.with_choice(scoped_frame(db_path, version, scope), choice), people_as)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def heatmap_cells(db_path, version, scope, choice, filters, row, col, sort, people) -> pd.DataFrame:
-    """The heatmap's cells on the items ``people`` answered (None: every item), filtered."""
+def heatmap_cells(db_path, version, scope, choice, filters, row, col, sort, items, whose, people_as) -> pd.DataFrame:
+    """The heatmap's cells (``result_views.heatmap_input``: each answer once)."""
     values = value_frame(db_path, version, scope, choice)
-    frame = result_views.apply_filters(result_views.item_scope(values, people).apply(values), dict(filters))
+    frame = result_views.heatmap_input(values, row, col, items, dict(filters), whose, people_as)
     return result_views.heatmap_frame(frame, row, col, sort=sort)
 
 
 @st.cache_data(max_entries=8, show_spinner="Ranking...")
-def leaderboard_rows(db_path, version, scope, choice, filters, people) -> pd.DataFrame:
-    """The leaderboard of the filtered rows on the items ``people`` answered (its bootstrap
-    intervals are the slow part: cached; sorting and the minimum n are applied afterwards)."""
-    values = value_frame(db_path, version, scope, choice)
-    frame = result_views.apply_filters(result_views.item_scope(values, people).apply(values), dict(filters))
+def leaderboard_rows(db_path, version, scope, choice, filters, items, people_as) -> pd.DataFrame:
+    """The leaderboard of the filtered rows on ``items`` (its bootstrap intervals are the slow
+    part: cached; sorting and the minimum n are applied afterwards)."""
+    values = value_frame(db_path, version, scope, choice, people_as)
+    frame = result_views.apply_filters(items.apply(values), dict(filters))
     return result_views.leaderboard(frame, choice)
 
 
@@ -161,7 +162,7 @@ def follow_click(event, key: str) -> None:
 
 #: Controls only some views draw. Streamlit forgets a widget's value in a run that does not draw
 #: it; these keep theirs across views (a copy under ``<key>_kept``).
-KEPT_ACROSS_VIEWS = ("rs_all_items", "rs_people", "rs_min_n")
+KEPT_ACROSS_VIEWS = ("rs_all_items", "rs_people", "rs_min_n", "rs_people_as")
 
 
 def restore_kept() -> None:
@@ -192,7 +193,8 @@ def keep_valid(key: str, options, default) -> None:
 URL_WIDGETS = {"source": "rs_source", "paper": "rs_paper_view", "view": "rs_view", "metric": "rs_metric",
                "mode": "rs_mode", "threshold": "rs_threshold", "rows": "rs_row", "cols": "rs_col",
                "sort": "rs_sort", "min_n": "rs_min_n", "people": "rs_people", "board": "rs_board_sort",
-               "a": "rs_model_a", "b": "rs_model_b", "pair_rows": "rs_pair_row", "pair_cols": "rs_pair_col"}
+               "a": "rs_model_a", "b": "rs_model_b", "pair_rows": "rs_pair_row", "pair_cols": "rs_pair_col",
+               "people_as": "rs_people_as", "whose": "rs_whose"}
 
 # The controls drawn in this run, URL key -> value. The page script runs anew on every rerun,
 # so this starts empty each time; :func:`write_url_state` puts it in the URL at the end.
@@ -466,19 +468,25 @@ def choose_values(view: str) -> result_views.ValueChoice:
     return result_views.ValueChoice(metric, rouge, mode, threshold)
 
 
-def choose_scope(values: pd.DataFrame, view: str) -> tuple[result_views.ItemScope, int]:
-    """Which items the view uses and its minimum n. When people answered items, the views of
+def choose_scope(values: pd.DataFrame, view: str) -> tuple[result_views.ItemScope, int, str]:
+    """Which items the view uses, its minimum n and how it shows people (pooled or each person;
+    each answer is counted once either way). When people answered items, the views of
     :data:`result_views.ITEM_VIEWS` compare them with models on those items unless “All items”
-    is on; the caption gives the number of shared items."""
+    is on (the default when no model answered any of them); the caption gives the number of shared
+    items. ``values``: each person's rows apart."""
     people = result_views.people_of(values)
     offers_items = view in result_views.ITEM_VIEWS and bool(people)
     offers_min_n = view in result_views.MIN_N_VIEWS
     restore_kept()
+    how = choose_people_as(people)
     if not (offers_items or offers_min_n):
-        return result_views.ItemScope(), result_views.DEFAULT_MIN_N
+        return result_views.ItemScope(), result_views.DEFAULT_MIN_N, how
     a, b, c = st.columns([2, 3, 2])
     scope = result_views.ItemScope()
     if offers_items:
+        if "rs_all_items" not in st.session_state and not result_views.models_on_people_items(values):
+            # restricted to people's items, the view would show people alone
+            st.session_state["rs_all_items"] = bool((~result_views.human_mask(values)).any())
         everything = a.toggle("All items", key="rs_all_items",
                               help="Off: people and models on the same items, those people answered. On: every "
                                    "item, so models are also scored on items no person answered.")
@@ -501,8 +509,24 @@ def choose_scope(values: pd.DataFrame, view: str) -> tuple[result_views.ItemScop
                                              " Models are also scored on items no person answered."))
         if (warning := scope.left_out_warning(values)) is not None:
             st.warning(warning, icon=":material/info:")
+        if scope.restricted and not result_views.models_on_people_items(values):
+            st.info("No model result is on the items people answered: turn on **All items** to see the models.",
+                    icon=":material/info:")
     note_kept()
-    return scope, min_n
+    return scope, min_n, how
+
+
+def choose_people_as(people: list[str]) -> str:
+    """Pooled (``human``) or each person (``human:<name>``): offered when there are persons."""
+    if len(people) < 2:
+        return "pool"
+    st.session_state.setdefault("rs_people_as", "pool")
+    how = st.radio("People", list(result_views.PEOPLE_AS), horizontal=True, key="rs_people_as",
+                   format_func=result_views.PEOPLE_AS.get,
+                   help="Each answer is counted once: in the pool `human` (everyone together) or under its "
+                        "person `human:<name>`.")
+    remember("people_as", how)
+    return how
 
 
 def imported_page(db, db_path: str, version: tuple, scope: access.ResultsScope) -> None:
@@ -512,9 +536,9 @@ def imported_page(db, db_path: str, version: tuple, scope: access.ResultsScope) 
                         key="rs_view")
     remember("view", view)
     choice = choose_values(view)
-    values = value_frame(db_path, version, scope, choice)
-    items, min_n = choose_scope(values, view)
-    chosen = Chosen(db, db_path, version, scope, choice, items, min_n)
+    items, min_n, people_as = choose_scope(value_frame(db_path, version, scope, choice), view)
+    values = value_frame(db_path, version, scope, choice, people_as)
+    chosen = Chosen(db, db_path, version, scope, choice, items, min_n, people_as=people_as)
     if note := result_views.scored_otherwise(results_store.list_uploads(db), choice):
         st.caption(note)
     missing = result_views.missing_values(values, choice)
@@ -558,6 +582,7 @@ class Chosen:
     items: result_views.ItemScope = result_views.ItemScope()
     min_n: int = result_views.DEFAULT_MIN_N
     filters: tuple = ()  # (dimension, values) pairs, sorted: a cache key
+    people_as: str = "pool"  # result_views.PEOPLE_AS
 
 
 def heatmap_view(chosen: Chosen, values: pd.DataFrame) -> None:
@@ -575,13 +600,16 @@ def heatmap_view(chosen: Chosen, values: pd.DataFrame) -> None:
         return
     filters = choose_filters(values, [d for d in result_views.DIMENSIONS if d not in (row, col)])
     items = chosen.items
+    whose = choose_whose(items.apply(values), row, col)
     cells = heatmap_cells(chosen.db_path, chosen.version, chosen.scope, chosen.choice,
-                          tuple(sorted(filters.items())), row, col, sort, items.people)
+                          tuple(sorted(filters.items())), row, col, sort, items, whose, chosen.people_as)
     if cells.empty:
         st.info("No results match these filters.")
         return
     cells = result_views.flag_small_cells(cells, chosen.min_n)
     title = f"{chosen.choice.title} by {DIMENSION_TITLES[row]} and {DIMENSION_TITLES[col]}"
+    if "model" not in (row, col) and whose != "models":
+        title += f", {result_views.WHOSE[whose]}"
     if items.restricted:
         title += f", on {items.label}"
     chart = charts.heatmap_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col], title=title,
@@ -597,7 +625,25 @@ def heatmap_view(chosen: Chosen, values: pd.DataFrame) -> None:
     st.caption(f"Each cell shows the mean and, under it, n (the results it rests on); {order}. Hover a cell for "
                "the 95 % bootstrap interval; click it to see its samples below. "
                + result_views.min_n_note(chosen.min_n, cells))
-    drill(result_views.apply_filters(items.apply(values), filters), chosen, row, col, cells, "heatmap")
+    drill(result_views.heatmap_input(values, row, col, items, filters, whose, chosen.people_as), chosen, row, col,
+          cells, "heatmap")
+
+
+def choose_whose(frame: pd.DataFrame, row: str, col: str) -> str:
+    """Whose results a heatmap without a ``model`` axis averages (models, people or both, said
+    in the title): its cells never mix people and models unless the reader asks."""
+    if "model" in (row, col):
+        return "both"
+    people = result_views.human_mask(frame)
+    if people.all() or not people.any():
+        return "both"  # one kind only: nothing to mix
+    keep_valid("rs_whose", list(result_views.WHOSE), result_views.default_whose(frame))
+    whose = st.radio("Results of", list(result_views.WHOSE), horizontal=True, key="rs_whose",
+                     format_func=result_views.WHOSE.get,
+                     help="Neither axis is the model, so a cell would average everyone in it: choose whose "
+                          "results it averages.")
+    remember("whose", whose)
+    return whose
 
 
 def depth_width_view(chosen: Chosen, frame: pd.DataFrame) -> None:
@@ -616,8 +662,9 @@ def people_vs_models_view(chosen: Chosen, frame: pd.DataFrame) -> None:
         st.info("No human-baseline results yet: they appear here once annotators have answered a study.")
         return
     items = chosen.items
-    reference = items.people or st.session_state.get("rs_people", people[0])
-    cells = result_views.people_vs_models_frame(frame, people=reference, same_items=items.restricted)
+    reference = items.people or result_views.POOL
+    cells = result_views.people_vs_models_frame(frame, people=reference, same_items=items.restricted,
+                                                items=items.items if items.restricted else None)
     if items.restricted:
         st.caption(markdown_text(f"{plural(int(cells['items'].iloc[0]), 'item')} answered by {reference}; "
                                  "every bar uses only those items."))
@@ -714,7 +761,8 @@ def leaderboard_view(chosen: Chosen, frame: pd.DataFrame) -> None:
                     format_func=result_views.LEADERBOARD_SORTS.get)
     remember("board", sort)
     choice = chosen.choice
-    rows = leaderboard_rows(chosen.db_path, chosen.version, chosen.scope, choice, chosen.filters, chosen.items.people)
+    rows = leaderboard_rows(chosen.db_path, chosen.version, chosen.scope, choice, chosen.filters, chosen.items,
+                            chosen.people_as)
     board = result_views.arrange_leaderboard(rows, sort, chosen.min_n)
     if board.empty:
         st.info(f"No results have a {choice.title.removesuffix(' (%)')} (people have no BLEU).")

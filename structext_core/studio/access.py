@@ -423,9 +423,12 @@ def filter_results(frame: pd.DataFrame, scope: ResultsScope) -> pd.DataFrame:
     models = ~human & frame["suite"].astype(str).isin(scope.suites) & ~frame["sample_id"].astype(str).isin(
         scope.hidden_ids) if scope.models else pd.Series(False, index=frame.index)
     people = human & source.isin(scope.human_sources)
-    if not scope.per_person:
-        people &= ~frame["model"].astype(str).str.startswith("human:")
-    return frame[(models | people).to_numpy()]
+    kept = frame[(models | people).to_numpy()]
+    if scope.per_person:
+        return kept
+    # without per-person results, every person's answer is shown once, in the pool `human`
+    return kept.assign(model=kept["model"].astype(str).where(~kept["model"].astype(str).str.startswith("human:"),
+                                                           "human"))
 
 
 def drop_hidden_samples(rows: pd.DataFrame, hidden: Sealed) -> pd.DataFrame:

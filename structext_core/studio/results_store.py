@@ -1,7 +1,8 @@
 """Model results in the database: reading uploads and harness logs, importing files and folders
 (validated and scored by :mod:`structext_core.evaluation.results`, kept in the ``results`` and
 ``uploads`` tables), and loading them back, with the human baseline's rows
-(:func:`structext_core.studio.study.human_results`: models ``human:<annotator>`` and ``human``).
+(:func:`structext_core.studio.study.human_results`: one row per answer, model ``human:<annotator>``;
+views pool them as ``human`` when asked, never beside the per-person rows).
 
 Every row carries both ROUGE-L metrics: ``rouge_l`` (strict: rouge-score's tokens on the
 extracted answer) and ``rouge_l_paper`` (the authors' pltrdy ``rouge`` on the whole response);
@@ -564,7 +565,7 @@ def human_frame(db: sqlite_utils.Database) -> pd.DataFrame:
     for item in study.list_studies(db):
         if item.id in aibench:
             continue
-        rows = study.human_results(db, item.id)
+        rows = study.human_results(db, item.id, pool=False)
         if rows:
             part = pd.DataFrame(rows).rename(columns={"language": "format"})
             part["source"] = f"{HUMAN_SOURCE_PREFIX}{item.name}"
@@ -583,7 +584,7 @@ def human_frame(db: sqlite_utils.Database) -> pd.DataFrame:
 def _paper_rouge_of_people(db: sqlite_utils.Database, study_id: int, part: pd.DataFrame) -> list[float]:
     answers = dict(db.execute(
         "SELECT sample_id, json_extract(sample_json, '$.answer') FROM study_items WHERE study_id = ?", [study_id]))
-    # the pool repeats every person's rows: each (item, response) is scored once
+    # people who gave the same response to an item: each (item, response) is scored once
     pairs = sorted({(str(s), str(r)) for s, r in zip(part["sample_id"], part["response"])})
     scored = scoring.score_many([(str(answers.get(s) or ""), r) for s, r in pairs], with_bleu=False)
     paper = {pair: values["rouge_l_paper"] for pair, values in zip(pairs, scored)}

@@ -18,9 +18,12 @@ from structext_core.views.results import (
     METRICS,
     MODES,
     PAPER_VIEWS,
+    PEOPLE_AS,
+    POOL,
     ROUGE_METRICS,
     SOURCES,
     VIEWS,
+    WHOSE,
     is_human,
 )
 
@@ -36,7 +39,8 @@ _URL_CHOICES: dict[str, Sequence[str]] = {
     "source": tuple(SOURCES), "paper": tuple(PAPER_VIEWS), "view": tuple(VIEWS), "metric": tuple(METRICS),
     "rouge": tuple(ROUGE_METRICS), "mode": MODES, "rows": DIMENSIONS, "cols": DIMENSIONS,
     "sort": tuple(HEATMAP_SORTS), "items": ITEM_SCOPES, "board": tuple(LEADERBOARD_SORTS),
-    "pair_rows": PAIR_DIMENSIONS, "pair_cols": PAIR_DIMENSIONS,
+    "pair_rows": PAIR_DIMENSIONS, "pair_cols": PAIR_DIMENSIONS, "people_as": tuple(PEOPLE_AS),
+    "whose": tuple(WHOSE),
 }
 _URL_MODELS = ("people", "a", "b")
 URL_KEYS = (*_URL_CHOICES, "threshold", "min_n", *_URL_MODELS, *DIMENSIONS)
@@ -98,6 +102,8 @@ def read_url(params: Mapping[str, str | Sequence[str]], options: Mapping[str, Se
         notes.append(f"only the first {URL_MAX_PARAMS} of {len(items)} parameters were read")
         items = items[:URL_MAX_PARAMS]
     models = [str(m) for m in options.get("model", [])]
+    if any(is_human(m) for m in models):
+        models.append(POOL)  # people pooled: a choice even where each person's rows are shown
     for key, raw in items:
         key = str(key)
         if key.startswith("embed") or key == "benchmark":  # Streamlit's own; the Benchmark choice's
@@ -114,6 +120,8 @@ def read_url(params: Mapping[str, str | Sequence[str]], options: Mapping[str, Se
             continue
         if key in DIMENSIONS:
             known = {str(v): v for v in options.get(key, [])}
+            if key == "model" and any(is_human(m) for m in known):
+                known.setdefault(POOL, POOL)  # people pooled: a filter even where each person's rows are stored
             chosen = tuple(dict.fromkeys(known[t] for t in texts if t in known))
             unknown = [t for t in texts if t not in known]
             if unknown:

@@ -87,8 +87,7 @@ def all_items(at) -> AppTest:
 
 def on_shared_items(frame: pd.DataFrame) -> pd.DataFrame:
     """The rows on the items the people pool answered: what the default views show."""
-    items = set(frame.loc[frame["model"] == "human", "sample_id"])
-    return frame[frame["sample_id"].isin(items)]
+    return frame[frame["sample_id"].isin(result_views.answered_items(frame))]
 
 
 def test_fresh_install_shows_the_paper_tables(empty_env):
@@ -144,9 +143,14 @@ def test_heatmap_of_imported_results(env):
     assert at.radio(key="rs_source").value == "imported"
     assert at.toggle(key="rs_all_items").value is False
     (spec, frames), = charts(at)[:1]
-    frame = result_views.with_value(results_store.load_results(storage.open_db()))
+    frame = result_views.people_as(result_views.with_value(results_store.load_results(storage.open_db())))
     assert_cells(frames[0], on_shared_items(frame))
-    assert {"human", "human:ann1", "good", "weak"} <= set(frames[0]["row_label"])
+    assert set(frames[0]["row_label"]) == {"human", "good", "weak"}  # people pooled, each answer once
+    at.radio(key="rs_people_as").set_value("each").run()
+    (_, [each]), = charts(at)[:1]
+    assert set(each["row_label"]) == {"human:ann1", "human:ann2", "good", "weak"}
+    assert each["n"].sum() == frames[0]["n"].sum()
+    at.radio(key="rs_people_as").set_value("pool").run()
     assert any("n = 12 shared items" in c.value for c in at.caption)
     assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0, 100]
     assert spec["title"]["text"].endswith(", on the 12 items answered by human")
@@ -275,7 +279,7 @@ def test_a_restricted_leaderboard_says_what_it_leaves_out(env):
     select(at, "rs_view", "leaderboard")
     frame = results_store.load_results(storage.open_db())
     models = frame[~frame["model"].str.startswith("human")]
-    left_out = int((~models["sample_id"].isin(set(frame.loc[frame["model"] == "human", "sample_id"]))).sum())
+    left_out = int((~models["sample_id"].isin(result_views.answered_items(frame))).sum())
     warning, = [w.value for w in at.warning if "left out" in w.value]
     assert f"the 12 items human answered only: {left_out:,} model results on other items are left out" in warning
     assert "**All items**" in warning
@@ -304,11 +308,16 @@ def test_each_view_draws_its_chart_with_exports(env, view, n_charts):
 def test_people_vs_models_view_uses_the_people_items(env):
     at = select(open_page(), "rs_view", "people_vs_models")
     data = charts(at)[0][1][0]
-    assert {"human", "human:ann1", "human:ann2", "good", "weak"} == set(data["model"])
+    assert {"human", "good", "weak"} == set(data["model"])  # people pooled by default
     assert any("12 items answered by human" in c.value for c in at.caption)
+    at.radio(key="rs_people_as").set_value("each").run()
+    each = charts(at)[0][1][0]
+    assert {"human:ann1", "human:ann2", "good", "weak"} == set(each["model"])
+    assert each["n"].sum() == data["n"].sum()  # each answer once, pooled or not
+    at.radio(key="rs_people_as").set_value("pool").run()
     # a view of the paper's figures opens on the paper's metric
     frame = result_views.with_value(results_store.load_results(storage.open_db()), rouge="paper")
-    items = set(frame.loc[frame["model"] == "human", "sample_id"])
+    items = result_views.answered_items(frame)
     good = frame[(frame["model"] == "good") & frame["sample_id"].isin(items)].groupby("task")["value"].mean()
     mine = data[data["model"] == "good"].set_index("task")["mean"]
     for task, mean in good.items():
@@ -474,7 +483,8 @@ def test_switching_to_the_papers_metric_changes_the_heatmap(env):
     (spec, frames), = charts(at)[:1]
     paper = frames[0]
     assert titles(spec)[0].startswith("paper ROUGE-L ≥ 0.75 (%)")
-    frame = result_views.with_value(results_store.load_results(storage.open_db()), rouge="paper")
+    frame = result_views.people_as(result_views.with_value(results_store.load_results(storage.open_db()),
+                                                           rouge="paper"))
     expected = frame.groupby(["model", "format"])["value"].mean()
     for record in paper.to_dict("records"):
         assert record["mean"] == pytest.approx(expected.loc[(record["row_label"], record["col_label"])])
@@ -557,7 +567,8 @@ def test_leaderboard_on_the_shared_items_sortable_and_downloadable(env, download
     mean, low, high = ("mean_rouge_l_strict_t0.75", "ci95_low_rouge_l_strict_t0.75", "ci95_high_rouge_l_strict_t0.75")
     assert list(table.columns) == ["rank", "model", "prompt", "who", mean, "n", low, high, "ci95_method",
                                    "below_min_n"]
-    frame = on_shared_items(result_views.with_value(results_store.load_results(storage.open_db())))
+    frame = on_shared_items(result_views.people_as(result_views.with_value(
+        results_store.load_results(storage.open_db()))))
     expected = frame.groupby(["model", "prompt"])["value"].agg(["mean", "size"])
     assert len(table) == len(expected)
     for record in table.to_dict("records"):
@@ -565,7 +576,7 @@ def test_leaderboard_on_the_shared_items_sortable_and_downloadable(env, download
         assert record[mean] == pytest.approx(m, abs=0.01) and record["n"] == size
         assert record[low] <= record[mean] + 0.01 and record[mean] <= record[high] + 0.01
     assert table[mean].tolist() == sorted(table[mean], reverse=True)  # best first
-    assert set(table["who"]) == {"model", "person", "people (pool)"}
+    assert set(table["who"]) == {"model", "people (pool)"}
     assert set(table["ci95_method"]) == {result_views.CI_METHODS["bootstrap"]}
     assert any(c.value.startswith("Leaderboard: strict ROUGE-L ≥ 0.75 (%), on the 12 items") for c in at.subheader)
     csv = downloads.csv("leaderboard_rouge_l_strict_t0.75.csv")
@@ -603,10 +614,13 @@ def test_leaderboard_flags_rows_below_the_minimum_n(env):
     at = select(open_page(), "rs_view", "leaderboard")
     at.number_input(key="rs_min_n").set_value(20).run()
     table = board(at)
-    # on the 12 shared items: 12 answers per model, person and prompt; 24 of the pool of two people
+    # on the 12 shared items: 12 answers per model and prompt; 24 of the pool of two people
     assert table["below_min_n"].tolist() == (table["n"] < 20).tolist()
     assert table.loc[~table["below_min_n"], "model"].tolist() == ["human"]
-    assert any("Rows with n below 20 are ticked under “n below minimum” (below_min_n) (6 of 7)" in c.value for c in at.caption)
+    assert any("Rows with n below 20 are ticked under “n below minimum” (below_min_n) (4 of 5)" in c.value for c in at.caption)
+    at.radio(key="rs_people_as").set_value("each").run()
+    each = board(at)  # each person apart: 12 answers each, and no pool beside them
+    assert set(each["who"]) == {"model", "person"} and each["below_min_n"].all()
 
 
 # ---------------------------------------------------------------- correlations need 3 groups

@@ -120,16 +120,20 @@ def test_depth_width_grid_and_spread(frame):
 def test_people_vs_models_on_the_same_items(frame):
     values = result_views.with_value(frame)
     cells = result_views.people_vs_models_frame(values, n_boot=50)
-    items = set(frame.loc[frame["model"] == "human", "sample_id"])
+    items = result_views.answered_items(frame)
     assert len(items) == 12 and set(cells["items"]) == {12}
     good = values[(values["model"] == "good") & values["sample_id"].isin(items)]
     expected = good.groupby("task")["value"].agg(["mean", "size"])
     mine = cells[cells["model"] == "good"].set_index("task")
     for task, (mean, size) in expected.iterrows():
         assert mine.loc[task, "mean"] == pytest.approx(mean) and mine.loc[task, "n"] == size
-    assert set(cells.loc[cells["group"] == "people", "model"]) == {"human", "human:ann1", "human:ann2"}
+    assert set(cells.loc[cells["group"] == "people", "model"]) == {"human:ann1", "human:ann2"}
     ann1 = cells[cells["model"] == "human:ann1"]
     assert (ann1["mean"] == 100).all()
+    pooled = result_views.people_vs_models_frame(result_views.people_as(values, "pool"), n_boot=50)
+    assert set(pooled.loc[pooled["group"] == "people", "model"]) == {"human"}
+    people = cells.loc[cells["group"] == "people", "n"].sum()
+    assert pooled.loc[pooled["group"] == "people", "n"].sum() == people == 24  # each answer once
     charts.interval_bars_chart(cells, "task", "model", "t").to_dict()
 
 
@@ -193,7 +197,7 @@ def test_paired_difference_on_shared_samples(frame):
 
 
 def test_paired_against_people(frame):
-    values = result_views.with_value(frame)
+    values = result_views.people_as(result_views.with_value(frame), "pool")
     cells = result_views.paired_frame(values, "human", "good", "task", "depth", n_boot=50, n_perm=200)
     # the pool answered each of its 12 items twice: its mean per item is paired with good's naive answer
     assert cells["n"].sum() == 12
@@ -245,7 +249,7 @@ def test_drill_down_limit_and_missing_samples(frame):
 
 
 def test_shared_rows_are_the_paired_samples(frame):
-    values = result_views.with_value(frame)
+    values = result_views.people_as(result_views.with_value(frame), "pool")
     rows = result_views.shared_rows(values, "human", "good")
     items = set(values.loc[values["model"] == "human", "sample_id"])
     assert set(rows["sample_id"]) == items
@@ -372,7 +376,11 @@ def test_people_and_their_items(frame):
     assert result_views.answered_items(frame, "nobody") == frozenset()
     part = result_views.on_items(frame, items)
     assert set(part["sample_id"]) == items
-    assert set(part["model"]) == {"human", "human:ann1", "human:ann2", "good", "weak"}
+    assert set(part["model"]) == {"human:ann1", "human:ann2", "good", "weak"}  # no pool beside the persons
+    assert set(result_views.people_as(part, "pool")["model"]) == {"human", "good", "weak"}
+    assert result_views.people_as(part, "each") is part
+    with pytest.raises(ValueError, match="unknown way to show people"):
+        result_views.people_as(part, "twice")
 
 
 def test_the_heatmap_on_shared_items_counts_only_them(frame):
@@ -381,12 +389,15 @@ def test_the_heatmap_on_shared_items_counts_only_them(frame):
     assert scope.restricted and scope.label == "the 12 items answered by human"
     cells = result_views.heatmap_frame(scope.apply(values), "model", "format", n_boot=20)
     # by hand: per format, the shared items of that format; good and weak answered each with
-    # 2 prompts, each person once, the pool twice (both people answered all 12)
+    # 2 prompts, each person once; pooled, the pool twice (both people answered all 12)
     per_format = Counter(values.drop_duplicates("sample_id").set_index("sample_id").loc[sorted(scope.items), "format"])
     n = cells.set_index(["model", "format"])["n"]
+    pooled = result_views.heatmap_frame(result_views.people_as(scope.apply(values)), "model", "format", n_boot=20)
+    n_pool = pooled.set_index(["model", "format"])["n"]
     for fmt, k in per_format.items():
-        assert (n[("good", fmt)], n[("weak", fmt)], n[("human:ann1", fmt)], n[("human", fmt)]) == (2 * k, 2 * k, k, 2 * k)
-    assert cells["n"].sum() == (2 + 2 + 1 + 1 + 2) * 12
+        assert (n[("good", fmt)], n[("weak", fmt)], n[("human:ann1", fmt)], n_pool[("human", fmt)]) == \
+            (2 * k, 2 * k, k, 2 * k)
+    assert cells["n"].sum() == pooled["n"].sum() == (2 + 2 + 1 + 1) * 12  # each answer once
     everything = result_views.heatmap_frame(result_views.ItemScope().apply(values), "model", "format", n_boot=20)
     assert everything["n"].sum() == len(values) > cells["n"].sum()
 
@@ -395,7 +406,7 @@ def test_item_scope_says_what_it_rests_on(frame):
     values = result_views.with_value(frame)
     shared = result_views.item_scope(values, "human")
     assert shared.sentence(values) == ("People and models on the same items: the 12 items answered by human, "
-                                       "n = 12 shared items (48 results of people, 48 of models; 2 model(s) "
+                                       "n = 12 shared items (24 results of people, 48 of models; 2 model(s) "
                                        "answered them).")
     assert result_views.ItemScope().sentence(values).startswith(f"All items: {values['sample_id'].nunique()} items")
     assert result_views.item_scope(values, None) == result_views.ItemScope()
@@ -535,7 +546,7 @@ def test_correlation_over_two_groups_is_refused(frame):
     metrics = [m for m in result_views.CORRELATION_METRICS.values() if m in table.columns]
     result = result_views.correlate(table, metrics)
     assert result.frame is None and result.n_groups == 2
-    assert "at least 3 groups with every metric; there are 2 (3 more lack a metric" in result.reason
+    assert "at least 3 groups with every metric; there are 2 (2 more lack a metric" in result.reason
     assert result_views.correlation_frame(table, metrics) is None
 
 

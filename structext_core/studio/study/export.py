@@ -105,12 +105,13 @@ def to_jsonl(rows: Iterable[dict]) -> str:
     return "".join(to_jsonl_line(row) for row in rows)
 
 
-def human_results(db: sqlite_utils.Database, study_id: int) -> list[dict]:
-    """The study's responses in the model-result schema, for the results page.
+def human_results(db: sqlite_utils.Database, study_id: int, pool: bool = True) -> list[dict]:
+    """The study's responses in the model-result schema, for the export and the results page.
 
-    One row per response with ``model`` ``human:<annotator>``, and the same rows again
-    with ``model`` ``human`` (the pool: its mean is the paper's human figure over all
-    responses). ``prompt`` is ``naive``: people saw the question and requirement only.
+    One row per response with ``model`` ``human:<annotator>``, and, with ``pool`` (the
+    export's file), the same rows again with ``model`` ``human`` (the pool: its mean is the
+    paper's human figure over all responses). Results reads them without the pool, so each
+    answer is one row; it pools people itself (``views.results.people_as``). ``prompt`` is ``naive``: people saw the question and requirement only.
     A lead's override in force counts: it is ``score`` and takes the place of ``rouge_l``
     too, so every view of Results (raw or thresholded) counts it; the automatic values stay
     in ``rouge_l_auto`` and ``score_auto``, the override in ``score_override``.
@@ -123,7 +124,7 @@ def human_results(db: sqlite_utils.Database, study_id: int) -> list[dict]:
         return []
     df = responses_frame(db, study_id)
     rows = []
-    for pooled in (False, True):
+    for pooled in (False, True) if pool else (False,):
         for record in df.to_dict("records"):
             override = None if pd.isna(record["score_override"]) else float(record["score_override"])
             rows.append({
