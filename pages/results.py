@@ -266,21 +266,27 @@ def write_url_state() -> None:
 # ---------------------------------------------------------------- admin: loading results
 
 
-def admin_panel(db) -> None:
+AUTO_SUITE = "(worked out from each file)"
+
+
+def admin_panel(db, expanded: bool) -> None:
+    """Loading and deleting results, for admins: first on the page (open while there are none)."""
     if not access.can(access.role_of(user), "load_data"):
-        st.caption("Results are loaded by an admin (log in as admin to upload or delete result files).")
         return
-    with st.expander("Load results (admin)", expanded=False):
+    with st.expander("Load results (admin)", expanded=expanded, icon=":material/upload_file:"):
         files = suites.suite_files()
         if not files:
             st.info("No sample files found in the suites folder: generate Test / Test-Hard on the Home page "
                     "first, so results can be matched to their samples.")
             return
         names = [f.name for f in files]
-        default = names.index("test-hard.jsonl") if "test-hard.jsonl" in names else 0
-        chosen = st.selectbox("Samples the results answer", names, index=default, key="rs_samples_file")
-        # Read the suite and prepare its answers while the admin picks files (once per file version).
-        results_store.warm_up(files[names.index(chosen)])
+        chosen = st.selectbox("Samples the results answer", [AUTO_SUITE, *names], key="rs_samples_file",
+                              help="Worked out from each file: every suite file is tried, the one whose name "
+                                   "starts the file's sample ids first, until one holds every result's sample.")
+        candidates = files if chosen == AUTO_SUITE else [files[names.index(chosen)]]
+        # Read the suites and prepare their answers while the admin picks files (once per file version).
+        for path in candidates[:2]:
+            results_store.warm_up(path)
         # The browser refuses files above 4x the limit; between the limit and that, the import
         # says why in its own words (size, limit, what to do instead).
         uploads = st.file_uploader(
@@ -294,10 +300,10 @@ def admin_panel(db) -> None:
         folder = results_store.results_dir()
         left, right = st.columns(2)
         if left.button("Import uploaded files", type="primary", disabled=not uploads, key="rs_import"):
-            import_uploads(db, files[names.index(chosen)], uploads, prompt.strip() or None, user)
+            import_uploads(db, candidates, uploads, prompt.strip() or None, user)
             st.rerun()
         if right.button(f"Import new files from {folder}", key="rs_import_folder"):
-            import_from_folder(db, files[names.index(chosen)], folder, user)
+            import_from_folder(db, candidates, folder, user)
             st.rerun()
         stored = results_store.list_uploads(db)
         if stored:
@@ -311,31 +317,44 @@ def admin_panel(db) -> None:
                 st.rerun()
 
 
-def import_uploads(db, samples_path, uploads, prompt, user) -> None:
-    with st.spinner(f"Reading {samples_path.name} and scoring..."):
-        index = results_store.ready_index(samples_path)
+def show_what_was_imported() -> str:
+    """Open the view on every item, so results just imported show even when no person answered
+    their items; the sentence the import message ends with."""
+    for key in ("rs_source", "rs_all_items", "rs_all_items_kept"):
+        st.session_state.pop(key, None)
+    st.session_state["rs_source"] = "imported"
+    st.session_state["rs_all_items"] = True
+    return " **All items** is on, so they are in view."
+
+
+def import_uploads(db, candidates, uploads, prompt, user) -> None:
+    shown = ""
+    with st.spinner(f"Matching to {', '.join(p.name for p in candidates)} and scoring..."):
         for upload in uploads:
             try:
-                summary = results_store.import_results(db, upload.getvalue(), upload.name, index, user_id=user["id"],
-                                                       prompt=prompt)
+                summary, path = results_store.import_matching(db, upload.getvalue(), upload.name, candidates,
+                                                              user_id=user["id"], prompt=prompt)
             except results.ResultsImportError as error:
                 ui.flash("error", results_store.describe_problems(error))
                 continue
+            shown = shown or show_what_was_imported()
             scored = (f" It was scored with the {summary.scored_with} metric before; that is kept with the upload, "
                       "and every view says which metric it shows." if summary.scored_with else "")
             ui.flash("success", f"Imported {plural(summary.n_rows, 'result')} from **{summary.filename}** "
                                 f"({summary.file_format} format; models {', '.join(summary.models)}; "
-                                f"prompts {', '.join(summary.prompts)}).{scored}")
+                                f"prompts {', '.join(summary.prompts)}), matched to the samples of {path.name}."
+                                f"{scored}{shown}")
 
 
-def import_from_folder(db, samples_path, folder, user) -> None:
+def import_from_folder(db, candidates, folder, user) -> None:
     if not folder.is_dir():
         ui.flash("error", f"The results folder {folder} does not exist.")
         return
     with st.spinner(f"Importing {folder}..."):
-        report = results_store.import_folder(db, folder, results_store.ready_index(samples_path), user_id=user["id"])
+        report = results_store.import_folder(db, folder, candidates, user_id=user["id"])
+    shown = show_what_was_imported() if report.imported else ""
     for summary in report.imported:
-        ui.flash("success", f"Imported {plural(summary.n_rows, 'result')} from **{summary.filename}**.")
+        ui.flash("success", f"Imported {plural(summary.n_rows, 'result')} from **{summary.filename}**.{shown}")
     for error in report.failed:
         ui.flash("error", results_store.describe_problems(error))
     if report.skipped:
@@ -434,14 +453,21 @@ def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.D
     st.markdown(f"**Requirement.** {markdown_text(item['requirement'])}")
     a, b = st.columns(2)
     a.markdown("**Answer**")
-    a.code(item["answer"], language=None, wrap_lines=True)
+    # long texts scroll in a frame of their own: a 20,000-character response would fill pages
+    a.code(item["answer"], language=None, wrap_lines=True, height=frame_height(item["answer"]))
     b.markdown(f"**Response** (extracted answer; strict ROUGE-L {item['rouge_l']:.3f}, paper ROUGE-L "
                f"{item['rouge_l_paper']:.3f}, exact match {int(item['exact_match'])})")
-    b.code(item["answer_extracted"], language=None, wrap_lines=True)
-    with st.expander("Full response"):
-        st.code(item["response"], language=None, wrap_lines=True)
+    b.code(item["answer_extracted"], language=None, wrap_lines=True, height=frame_height(item["answer_extracted"]))
+    with st.expander(f"Full response ({plural(len(item['response']), 'character')})"):
+        st.code(item["response"], language=None, wrap_lines=True, height=frame_height(item["response"]))
     with st.expander(f"Reference ({plural(len(item['reference']), 'character')})"):
         st.code(item["reference"][:200_000], language=None, height=400)
+
+
+def frame_height(text: str) -> int | str:
+    """A code block's height: its content's up to about 20 lines, then it scrolls in its frame."""
+    lines = text.count("\n") + 1 + len(text) // 100
+    return "content" if lines <= 20 else 420
 
 
 def choose_values(view: str) -> result_views.ValueChoice:
@@ -812,6 +838,7 @@ version = results_store.data_version(db)
 scope = access.results_scope(db, user, load_frame(db_path, version)["suite"].unique())
 has_results = results_store.has_results(version) and not scoped_frame(db_path, version, scope).empty
 ui.show_flash()
+admin_panel(db, expanded=not has_results)
 if scope == access.ResultsScope():  # the paper's tables only
     apply_url_state({}, only=("paper",))  # the rest of a shared link waits for a log-in that can see it
     st.caption("Model and human results are shown to researchers and admins; here are the paper's tables.")
@@ -828,9 +855,10 @@ if source == "paper":
 elif not has_results and access.restricted(access.role_of(user)):
     st.info(f"No model results of suites outside open studies yet; the paper's tables are under “{paper_label}”.")
 elif not has_results:
-    st.info(f"No results yet. An admin can load result files below; meanwhile the paper's tables are under "
+    st.info(f"No results yet. An admin loads result files under “Load results” above; meanwhile the paper's tables are under "
             f"“{paper_label}”.")
 else:
     imported_page(db, db_path, version, scope)
 write_url_state()
-admin_panel(db)
+if not access.can(access.role_of(user), "load_data"):
+    st.caption("Results are loaded by an admin (log in as admin to upload or delete result files).")

@@ -33,6 +33,7 @@ import sqlite_utils
 from structext_core import settings
 from structext_core.benchmark import limits
 from structext_core.benchmark.samples import read_jsonl
+from structext_core.benchmark.words import plural
 from structext_core.evaluation import harness, results, scoring
 from structext_core.evaluation.results import Problem, ResultsImportError
 from structext_core.evaluation.scoring import DEFAULT_THRESHOLD
@@ -224,6 +225,65 @@ def import_results(
         file_format, rows = harness.parse_bytes(data, filename, index, prompt=prompt)
     return _store_rows(db, rows, index, filename, file_format, hashlib.sha256(data).hexdigest(),
                        source=source or f"upload:{filename}", user_id=user_id, threshold=threshold)
+
+
+_MATCHING_PROBLEMS = ("unknown sample_id", "no sample matches")
+"""How the importers say a result names no sample of the suite (ours, the original format, harness logs)."""
+_SAMPLE_ID = re.compile(rb'"(?:sample_)?id"\s*:\s*"([A-Za-z0-9._:-]{1,200})"')
+
+
+def likely_suites(data: bytes, paths: Sequence[Path]) -> list[Path]:
+    """``paths`` (suite files), the likeliest first for a results file ``data``: the suites whose
+    name starts most of the sample ids in its first 64 KB (``test-hard-t01-d1w1-000`` is
+    Test-Hard's), the longest name first; the rest keep their order. Only an order to try them in:
+    :func:`import_matching` tries each until one holds every sample."""
+    ids = [m.decode() for m in _SAMPLE_ID.findall(data[:65536])]
+
+    def hits(path: Path) -> tuple[int, int]:
+        found = sum(i.startswith(f"{path.stem}-") for i in ids)
+        return (-found, -len(path.stem) if found else 0)  # test-hard-... starts with test- too
+
+    return sorted(paths, key=hits) if ids else list(paths)
+
+
+def import_matching(
+    db: sqlite_utils.Database,
+    data: bytes,
+    filename: str,
+    paths: Sequence[Path],
+    **options,
+) -> tuple[ImportSummary, Path]:
+    """Import a results file against the suite file (of ``paths``) that holds its samples, worked out
+    from the file: each is tried, likeliest first (:func:`likely_suites`), until one matches every
+    result; (the import, that suite). All or nothing as :func:`import_results`; ``options`` are its.
+
+    A problem other than an unknown sample (not JSON, a missing field...) is the same whatever the
+    suite: it is raised at once. When no suite holds every sample, the error names the suites
+    tried and gives the problems of the closest one."""
+    return _first_matching(filename, data[:65536], paths,
+                           lambda index: import_results(db, data, filename, index, **options))
+
+
+def _first_matching(filename: str, head: bytes, paths: Sequence[Path], attempt) -> tuple[ImportSummary, Path]:
+    """``attempt(index)`` with each suite of ``paths``, likeliest first, until one matches (see
+    :func:`import_matching`)."""
+    if not paths:
+        raise ResultsImportError(filename, [Problem(0, "no suite files to match the results against: "
+                                                       "generate Test / Test-Hard on the Home page first")])
+    tried: list[tuple[Path, ResultsImportError]] = []
+    for path in likely_suites(head, paths):
+        try:
+            return attempt(ready_index(path)), path
+        except ResultsImportError as error:
+            if not error.problems or not all(any(m in p.message for m in _MATCHING_PROBLEMS) for p in error.problems):
+                raise
+            tried.append((path, error))
+    closest, error = min(tried, key=lambda pair: len(pair[1].problems))
+    names = ", ".join(p.name for p, _ in tried)
+    raise ResultsImportError(filename, [Problem(0, (
+        f"no suite file holds all its samples (tried {names}); the closest is {closest.name}, where "
+        f"{plural(len(error.problems), 'result')} name no sample. Are these results of another suite, "
+        "or of another generation of it?")), *error.problems])
 
 
 def _sample_index(samples: results.SampleIndex | Iterable[Mapping]) -> results.SampleIndex:
@@ -469,19 +529,30 @@ class FolderReport:
 def import_folder(
     db: sqlite_utils.Database,
     folder: str | Path,
-    samples: results.SampleIndex | Iterable[Mapping],
+    samples: results.SampleIndex | Iterable[Mapping] | Sequence[Path],
     *,
     user_id: int | None = None,
     threshold: float = DEFAULT_THRESHOLD,
 ) -> FolderReport:
     """Import every ``*.jsonl`` file and harness log (``*.eval``, ``*.json``) of ``folder`` not
-    imported before (same SHA-256).
+    imported before (same SHA-256), matched against ``samples``: one suite's samples, or suite
+    files (paths), each file then against the one that holds its samples (:func:`import_matching`).
 
     Each file is all or nothing on its own: a bad file is reported and the others go in.
     No size limit applies here (the files are already on the server); every file is streamed
     (results files line by line, :func:`import_results_file`). An lm-eval ``results_*.json`` is read with its ``samples_*.jsonl``, not on its own.
     """
-    index = _sample_index(samples)
+    samples = list(samples) if not isinstance(samples, results.SampleIndex) else samples
+    suites = samples if samples and all(isinstance(p, Path) for p in samples) else None
+    index = None if suites else _sample_index(samples)
+
+    def against(path: Path, attempt) -> ImportSummary:
+        if suites is None:
+            return attempt(index)
+        with path.open("rb") as handle:
+            head = handle.read(65536)
+        return _first_matching(path.name, head, suites, attempt)[0]
+
     done = imported_hashes(db)
     imported, skipped, failed = [], [], []
     paths = sorted(p for p in Path(folder).iterdir() if p.suffix in (".jsonl", ".json", ".eval") and p.is_file())
@@ -495,7 +566,8 @@ def import_folder(
                 skipped.append(path.name)
                 continue
             try:
-                imported.append(import_harness_file(db, path, index, user_id=user_id, threshold=threshold))
+                imported.append(against(path, lambda found: import_harness_file(
+                    db, path, found, user_id=user_id, threshold=threshold)))
             except ResultsImportError as exc:
                 failed.append(exc)
                 continue
@@ -506,7 +578,8 @@ def import_folder(
             skipped.append(path.name)
             continue
         try:
-            summary = import_results_file(db, path, index, user_id=user_id, threshold=threshold, sha256=digest)
+            summary = against(path, lambda found: import_results_file(
+                db, path, found, user_id=user_id, threshold=threshold, sha256=digest))
         except ResultsImportError as exc:
             failed.append(exc)
             continue

@@ -379,7 +379,8 @@ def test_admin_uploads_a_file_and_the_heatmap_shows_it(admin_env):
     at = upload(at, "newcomer.jsonl", "\n".join(lines).encode())
     assert any(f"Imported {len(samples)} results from **newcomer.jsonl**" in s.value for s in at.success)
     assert "newcomer" in set(charts(at)[0][1][0]["row_label"])
-    assert "newcomer.jsonl" in set(at.dataframe[-1].value["filename"])
+    uploads, = [d.value for d in at.dataframe if "filename" in d.value.columns]
+    assert "newcomer.jsonl" in set(uploads["filename"])
 
 
 @pytest.mark.parametrize("case, where", [("not JSON", "line 2"), ("missing field", "line 2"),
@@ -414,6 +415,66 @@ def test_folder_import_and_delete(admin_env):
     [b for b in at.button if b.label == "Delete this upload and its results"][0].click().run()
     assert any("5 result rows removed" in s.value for s in at.success)
     assert "extra" not in set(results_store.load_results(storage.open_db())["model"])
+
+
+@pytest.fixture
+def people_on_hard(tmp_path, monkeypatch):
+    """A study's people answered Test-Hard items; no model result yet; Test and Test-Hard suites."""
+    from structext_core.benchmark import samples as samples_mod
+    from structext_core.studio import accounts
+    from tests.results_data import run_human_study
+
+    hard, (test, _) = hard_samples(), make_test_and_real_samples()
+    samples_mod.write_jsonl(tmp_path / "suites" / "test-hard.jsonl", hard)
+    samples_mod.write_jsonl(tmp_path / "suites" / "test.jsonl", test)
+    db = storage.open_db(tmp_path / "structext.db")
+    admin = accounts.create_user(db, "lead", "password-123", "admin")
+    run_human_study(db, hard)
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "structext.db"))
+    monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
+    monkeypatch.setenv("STRUCTEXT_RESULTS_DIR", str(tmp_path / "incoming"))
+    return {"admin": admin, "db": db, "test": test, "hard": hard}
+
+
+def test_loading_comes_first_works_out_the_suite_and_shows_the_import(people_on_hard):
+    """Issue 32, items 2 and 3: the loading panel is the page's first control for an admin; Test
+    results import with its default (the suite is worked out from the file's sample ids; on
+    820246e it was test-hard.jsonl, and the upload failed with one "unknown sample_id" per line);
+    and the view then shows them, though no person answered their items."""
+    at = open_page(people_on_hard["admin"])
+    kinds = [(getattr(e, "type", ""), getattr(e, "label", "")) for e in at.main.children.values()]
+    panel = kinds.index(("expander", "Load results (admin)"))
+    assert panel < kinds.index(("radio", "Data"))  # above the data and the views, not below a long page
+    assert at.selectbox(key="rs_samples_file").value == "(worked out from each file)"
+    lines = result_lines(people_on_hard["test"], models=("newcomer",))
+    at = upload(at, "test-results.jsonl", "\n".join(lines).encode())
+    assert not at.error, [e.value for e in at.error]
+    message, = [s.value for s in at.success if "test-results.jsonl" in s.value]
+    assert f"Imported {len(lines)} results" in message and "matched to the samples of test.jsonl" in message
+    assert at.toggle(key="rs_all_items").value is True
+    assert {"newcomer", "human"} <= set(charts(at)[0][1][0]["row_label"])
+
+
+def test_people_items_without_models_open_on_every_item(people_on_hard):
+    """Issue 32, item 2: with no model result on the items people answered, Same items would show
+    people alone (820246e did): the view opens on every item and says why."""
+    results_store.import_results(people_on_hard["db"], "\n".join(result_lines(
+        people_on_hard["test"], models=("newcomer",))).encode(), "t.jsonl", people_on_hard["test"])
+    at = open_page(people_on_hard["admin"])
+    assert at.toggle(key="rs_all_items").value is True
+    assert {"newcomer", "human"} <= set(charts(at)[0][1][0]["row_label"])
+    all_items(at).toggle(key="rs_all_items").set_value(False).run()
+    assert any("No model result is on the items people answered" in i.value for i in at.info)
+
+
+def test_results_of_no_suite_are_refused_with_the_suites_tried(people_on_hard):
+    at = open_page(people_on_hard["admin"])
+    line = json.dumps({"sample_id": "elsewhere-t01-d1w1-000", "model": "m", "prompt": "p", "response": "r"})
+    at = upload(at, "stray.jsonl", line.encode())
+    error, = at.error
+    assert "**stray.jsonl** was not imported, nothing was stored" in error.value
+    assert "no suite file holds all its samples (tried test.jsonl, test-hard.jsonl)" in error.value
+    assert "- line 1: unknown sample_id 'elsewhere-t01-d1w1-000'" in error.value
 
 
 # ---------------------------------------------------------------- strict or the paper's ROUGE-L
@@ -778,7 +839,7 @@ def test_a_file_scored_with_the_papers_metric_is_named_where_the_view_differs(ad
                 "--n-boot", "0", "--no-bleu"]) == 0
     at = upload(open_page(admin_env["admin"]), "papered.jsonl", scored.read_bytes())
     assert any("scored with the paper metric before" in s.value for s in at.success)
-    table = at.dataframe[-1].value
+    table, = [d.value for d in at.dataframe if "filename" in d.value.columns]
     assert table.set_index("filename").loc["papered.jsonl", "scored_with"] == "paper"
     assert at.radio(key="rs_rouge_heatmap").value == "strict"
     notes = [c.value for c in at.caption if "Scored with another metric before import" in c.value]

@@ -365,3 +365,46 @@ def test_a_scored_file_keeps_the_metric_it_was_scored_with(fresh, tmp_path):
     # a file whose rows name different metrics (or none) names none
     assert results_store.scored_with([{"metric": "paper"}, {"metric": "strict"}]) is None
     assert results_store.scored_with([{"metric": "paper"}, {}]) is None
+
+
+# ---------------------------------------------------------------- which suite a file answers (issue 32, item 3)
+
+
+def test_a_results_file_is_matched_to_the_suite_that_holds_its_samples(dataset, tmp_path):
+    """On 820246e the page matched every upload against test-hard.jsonl unless told otherwise;
+    now each file is tried against the suites, the one its sample ids name first."""
+    db = storage.open_db(tmp_path / "match.db")
+    suites = [dataset["data_dir"] / "test.jsonl", dataset["data_dir"] / "test-hard.jsonl"]
+    test = "\n".join(result_lines(dataset["test"], models=("m",))).encode()
+    hard = "\n".join(result_lines(dataset["hard"], models=("m",))).encode()
+    assert results_store.likely_suites(hard, suites) == suites[::-1]  # test-hard-... also starts with test-
+    assert results_store.likely_suites(test, suites) == suites
+    summary, path = results_store.import_matching(db, test, "t.jsonl", suites[::-1])
+    assert path == suites[0] and summary.n_rows == len(dataset["test"])
+    summary, path = results_store.import_matching(db, hard, "h.jsonl", suites)
+    assert path == suites[1] and summary.n_rows == len(dataset["hard"])
+    # ids of neither suite: named in the error with the suites tried; nothing stored
+    before = db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    mixed = "\n".join([*result_lines(dataset["test"][:2], models=("x",)),
+                       *result_lines(dataset["hard"][:1], models=("x",))]).encode()
+    with pytest.raises(ResultsImportError) as error:
+        results_store.import_matching(db, mixed, "mixed.jsonl", suites)
+    first, *rest = error.value.problems
+    assert "no suite file holds all its samples (tried test.jsonl, test-hard.jsonl)" in first.message
+    assert "the closest is test.jsonl, where 1 result name no sample" in first.message and len(rest) == 1
+    # a problem no suite can fix is reported at once, as it is
+    with pytest.raises(ResultsImportError, match="not valid JSON"):
+        results_store.import_matching(db, b"{nope", "bad.jsonl", suites)
+    assert db.execute("SELECT COUNT(*) FROM results").fetchone()[0] == before
+
+
+def test_the_folder_import_matches_each_file_to_its_suite(dataset, tmp_path):
+    db = storage.open_db(tmp_path / "folder.db")
+    folder = tmp_path / "incoming"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text("\n".join(result_lines(dataset["test"], models=("a",))), encoding="utf-8")
+    (folder / "b.jsonl").write_text("\n".join(result_lines(dataset["hard"], models=("b",))), encoding="utf-8")
+    report = results_store.import_folder(db, folder, [dataset["data_dir"] / "test.jsonl",
+                                                      dataset["data_dir"] / "test-hard.jsonl"])
+    assert not report.failed and sorted(s.n_rows for s in report.imported) == sorted(
+        [len(dataset["test"]), len(dataset["hard"])])
