@@ -184,10 +184,9 @@ def pairwise_rank(db, name: str) -> None:
     st.caption("Each judge against the human rank: Spearman's rho and Kendall's tau, their exact one-sided p, and "
                "a 95% bootstrap interval of rho that carries the human rank's own uncertainty (the paper's Fig. 6b "
                "values beside, where it printed one).")
-    st.dataframe(res.fig6b, hide_index=True, key="rs_aib_pw_corr",
+    st.dataframe(views.judges_headline(res.fig6b), hide_index=True, key="rs_aib_pw_corr",
                  column_config={c: st.column_config.NumberColumn(c, format="%.3f")
-                                for c in ("spearman_rho", "kendall_tau", "p_rho_exact", "p_tau_exact", "rho_low",
-                                          "rho_high", "paper_rho")})
+                                for c in ("spearman_rho", "kendall_tau", "p_rho_exact", "p_tau_exact")})
     if res.table2.shape[1] > 3:
         st.caption("The paper's Table 2 rebuilt: each aesthetic metric's mean per system beside the human rank.")
         st.dataframe(res.table2, hide_index=True, key="rs_aib_pw_table2")

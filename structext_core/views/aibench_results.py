@@ -242,8 +242,11 @@ def heatmap_chart(cells: pd.DataFrame, row_axis: str, column_axis: str) -> alt.L
     colour = alt.condition("datum.value > 60", alt.value("white"), alt.value("black"))
     value = base.mark_text(dy=-6).encode(text="label:N", color=colour, tooltip=tooltip)
     n = base.mark_text(dy=8, fontSize=10).encode(text="n_label:N", color=colour, tooltip=tooltip)
+    # As wide as the page; the height is the cells' alone (with Streamlit's default "fit" the
+    # legend, title and slanted labels were squeezed into it and the rows collapsed).
     return alt.layer(rects, value, n).properties(
-        height=max(CELL_HEIGHT * len(rows), 60),
+        width="container", height=max(CELL_HEIGHT * len(rows), 60),
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
         title=alt.TitleParams(f"AIBench: {AXIS_TITLES.get(row_axis, row_axis)} x "
                               f"{AXIS_TITLES.get(column_axis, column_axis)}, {title}", limit=2000))
 
@@ -268,6 +271,15 @@ def human_rank_headline(table: pd.DataFrame) -> pd.DataFrame:
 def human_rank_detail(table: pd.DataFrame) -> pd.DataFrame:
     """The votes behind the human rank, per system: wins, losses, ties, both bad and its share."""
     return table[["system", "wins", "losses", "ties", "both_bad", "both_bad_share"]].copy()
+
+
+def judges_headline(fig6b: pd.DataFrame) -> pd.DataFrame:
+    """Each judge against the human rank (``pairwise.fig6b``) in few enough columns to fit the
+    page: rho's interval as one column, the paper's rho as text (``—`` where it printed none)."""
+    out = fig6b[["metric", "n", "spearman_rho", "kendall_tau", "p_rho_exact", "p_tau_exact"]].copy()
+    out["rho 95%"] = [_span(lo, hi, ".2f") for lo, hi in zip(fig6b["rho_low"], fig6b["rho_high"])]
+    out["paper rho"] = [UNDEFINED if pd.isna(v) else f"{v:.3f}" for v in fig6b["paper_rho"]]
+    return out
 
 
 def rank_agreement_figures(agreement: dict, kendall_w: dict, consistency: dict) -> list[dict]:

@@ -78,6 +78,7 @@ def test_admin_sees_people_beside_solvers_and_sends_a_question_back(world):
     assert list(rank.columns) == ["rank", "rank 95%", "system", "strength", "strength 95%", "win_rate",
                                   "comparisons"]
     assert [d for d in at.dataframe if "both_bad_share" in d.value.columns]  # the vote counts, apart
+    assert "paper rho" in table(at, "correlations").columns and "rho_low" not in table(at, "correlations").columns
     figures = {m.label: m.value for m in at.metric}
     assert set(figures) == {"Per-pair agreement", "Kendall's W", "Swap consistency"}
     assert not any(word in value for value in figures.values() for word in ("undefined", "None", "nan"))

@@ -199,6 +199,9 @@ def test_heatmap_labels_are_never_cut(scored, row_axis, column_axis):
     assert encoding["x"]["axis"]["labelLimit"] >= 400 and encoding["y"]["axis"]["labelLimit"] >= 400
     assert encoding["color"]["legend"]["titleLimit"] >= 1000
     assert spec["title"]["limit"] >= 1000
+    # the height is the cells' own, not squeezed with the legend and labels into a fixed box
+    assert spec["autosize"] == {"type": "fit-x", "contains": "padding"}
+    assert spec["height"] == views.CELL_HEIGHT * spec["layer"][0]["encoding"]["y"]["sort"].__len__()
 
 
 def test_the_heatmap_csv_has_the_charts_level_labels_and_n(scored):
@@ -245,3 +248,14 @@ def test_agreement_figures_say_why_instead_of_undefined():
                                             {"w": 0.5, "raters": 3, "systems": 3}, {"repeats": 2, "consistency": 1.0})
     assert [f["value"] for f in measured] == ["75%", "0.50", "100%"]
     assert "needs" not in measured[1]["help"]
+
+
+def test_the_judges_table_fits_and_says_where_the_paper_printed_no_rho():
+    # regression: nine columns cut on the right, "None" where the paper printed no rho
+    ranking = pw.human_ranking(_votes(), n_boot=20)
+    fig6b = pw.fig6b(ranking, {"AIBench": {"x": 3, "y": 2, "z": 1}, "mine": {"x": 1, "y": 2, "z": 3}})
+    table = views.judges_headline(fig6b)
+    assert list(table.columns) == ["metric", "n", "spearman_rho", "kendall_tau", "p_rho_exact", "p_tau_exact",
+                                   "rho 95%", "paper rho"]
+    assert list(table["paper rho"]) == ["0.886", "—"]
+    assert not table.astype(str).isin(["None", "nan", "undefined"]).any().any()
