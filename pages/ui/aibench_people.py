@@ -16,8 +16,9 @@ import pandas as pd
 import streamlit as st
 
 from pages import ui
+from pages.ui import widgets
 from structext_core import settings
-from structext_core.aibench.model import LETTERS, LEVELS, ORIGINAL_SYSTEM
+from structext_core.aibench.model import LETTERS, ORIGINAL_SYSTEM
 from structext_core.benchmark import safe_text
 from structext_core.evaluation import human_solver
 from structext_core.studio import access, aibench_people, aibench_store, storage
@@ -54,7 +55,7 @@ def people_section(db, user, name: str, data, rows: pd.DataFrame | None) -> None
 
 
 def _level_name(level: str) -> str:
-    return "all" if level == "all" else f"{level} {LEVELS[int(level)]}"
+    return "all" if level == "all" else views.level_label(level)
 
 
 def _numbers(*columns: str) -> dict:
@@ -79,7 +80,7 @@ def people_beside_solvers(people: pd.DataFrame, rows: pd.DataFrame, data) -> Non
     beside = aibench_people.beside_rows(people, rows, data)
     choice = st.radio("Heatmap", ["solver x level", "solver x system"], horizontal=True, key="rs_aib_people_map")
     column = "level" if choice == "solver x level" else "system"
-    st.altair_chart(views.heatmap_chart(views.heatmap(beside, "solver", column), "solver", column), width="stretch")
+    widgets.aibench_heatmap(beside, "solver", column, f"aibench_people_solver_x_{column}")
     if column == "system":
         st.caption("A cell is the mean of the four level accuracies; blank where people answered no question of "
                    "some level on that system's images.")
@@ -168,23 +169,24 @@ def pairwise_rank(db, name: str) -> None:
                "strengths (log, mean 0) fitted by Hunter's MM; ties count half a win to each side; *both bad* is "
                f"left out and shown apart. 95% intervals: {res.ranking.n_boot} bootstrap resamples of the votes "
                f"(seed {res.ranking.seed}).")
-    st.dataframe(res.ranking.table, hide_index=True, key="rs_aib_pw_rank",
-                 column_config={c: st.column_config.NumberColumn(c, format="%.3f")
-                                for c in ("win_rate", "both_bad_share", "strength", "low", "high")})
-    m1, m2, m3 = st.columns(3)
-    m1.metric("Per-pair agreement", "–" if not res.agreement["rater_pairs"] else f"{res.agreement['agreement']:.0%}",
-              help=f"{res.agreement['pairs']} pairs judged by two or more people")
-    m2.metric("Kendall's W", "undefined" if res.kendall_w["w"] is None else f"{res.kendall_w['w']:.2f}",
-              help=f"over {res.kendall_w['raters']} people who compared every system")
-    m3.metric("Swap consistency", "–" if not res.consistency["repeats"] else f"{res.consistency['consistency']:.0%}",
-              help=f"{res.consistency['repeats']} pairs seen again with the sides swapped")
+    st.dataframe(views.human_rank_headline(res.ranking.table), hide_index=True, key="rs_aib_pw_rank",
+                 column_config={"strength": st.column_config.NumberColumn("strength", format="%.3f"),
+                                "win_rate": st.column_config.NumberColumn("win rate", format="%.3f")})
+    with st.expander("Wins, losses, ties and both bad per system"):
+        st.dataframe(views.human_rank_detail(res.ranking.table), hide_index=True, key="rs_aib_pw_rank_detail",
+                     column_config={"both_bad_share": st.column_config.NumberColumn("both bad share", format="%.3f")})
+    figures = views.rank_agreement_figures(res.agreement, res.kendall_w, res.consistency)
+    for place, figure in zip(st.columns(len(figures)), figures):
+        place.metric(figure["label"], figure["value"], help=figure["help"])
+    missing = [f"{f['label']} ({f['help'].split(': ', 1)[-1]})" for f in figures if f["value"] == views.UNDEFINED]
+    if missing:
+        st.caption(f"{views.UNDEFINED}: not measured from these votes. " + "; ".join(missing) + ".")
     st.caption("Each judge against the human rank: Spearman's rho and Kendall's tau, their exact one-sided p, and "
                "a 95% bootstrap interval of rho that carries the human rank's own uncertainty (the paper's Fig. 6b "
                "values beside, where it printed one).")
-    st.dataframe(res.fig6b, hide_index=True, key="rs_aib_pw_corr",
+    st.dataframe(views.judges_headline(res.fig6b), hide_index=True, key="rs_aib_pw_corr",
                  column_config={c: st.column_config.NumberColumn(c, format="%.3f")
-                                for c in ("spearman_rho", "kendall_tau", "p_rho_exact", "p_tau_exact", "rho_low",
-                                          "rho_high", "paper_rho")})
+                                for c in ("spearman_rho", "kendall_tau", "p_rho_exact", "p_tau_exact")})
     if res.table2.shape[1] > 3:
         st.caption("The paper's Table 2 rebuilt: each aesthetic metric's mean per system beside the human rank.")
         st.dataframe(res.table2, hide_index=True, key="rs_aib_pw_table2")

@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import ui
-from pages.ui import aibench_people
+from pages.ui import aibench_people, widgets
 from structext_core import benchmarks
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import paper as aibench_paper
@@ -116,21 +116,31 @@ def results_section(db, user) -> None:
                 "model, `aibench add-predictions` stores a file.")
         aibench_people.people_section(db, user, name, data, None)
         return
-    numbers = {c: st.column_config.NumberColumn(c, format="%.2f") for c in ("C", "T", "P", "S", "A", "O")}
-    st.dataframe(table, hide_index=True, key="rs_aib_table3", column_config=numbers)
-    st.caption("C, T, P, S: accuracy (%) per level pooled over its questions, n and Wilson 95% interval; "
-               "A: aesthetics as imported (none for the synthetic set); O: the mean of the five with a "
-               "bootstrap interval over papers. A question without a clear letter counts as not correct.")
+    table3(table)
     choice = st.selectbox("Heatmap", list(HEATMAPS), key="rs_aib_heatmap")
     row_axis, column_axis = HEATMAPS[choice]
-    st.altair_chart(views.heatmap_chart(views.heatmap(rows, row_axis, column_axis), row_axis, column_axis),
-                    width="stretch")
+    widgets.aibench_heatmap(rows, row_axis, column_axis, f"aibench_{name}_{row_axis}_x_{column_axis}")
     agreement = views.solver_rank_agreement(rows)
     if not agreement.empty:
         st.caption("Does the ranking of systems change with the solver? Kendall's tau between solvers.")
         st.dataframe(agreement, hide_index=True, key="rs_aib_agreement")
     drill(data, rows)
     aibench_people.people_section(db, user, name, data, rows)
+
+
+def table3(table: pd.DataFrame) -> None:
+    """Table 3 as the paper prints it (short columns, each with its full name as help), each
+    level's n and interval in a second table below."""
+    config = {c: st.column_config.NumberColumn(c, format="%.1f", width="small", help=views.TABLE3_HELP[c])
+              for c in ("C", "T", "P", "S", "A", "O")}
+    config["O_interval"] = st.column_config.TextColumn("O 95%", help=views.TABLE3_HELP["O_interval"])
+    st.dataframe(views.table3_headline(table), hide_index=True, key="rs_aib_table3", column_config=config)
+    st.caption(" ".join(f"{label};" for label in views.LEVEL_LABELS.values())
+               + " A: aesthetics as imported (none for the synthetic set); O: the mean of the five, with a bootstrap "
+               "interval over papers. C, T, P, S: accuracy (%) pooled over the level's questions; a question "
+               "without a clear letter counts as not correct.")
+    with st.expander("n and Wilson 95% interval of each level"):
+        st.dataframe(views.table3_detail(table), hide_index=True, key="rs_aib_table3_detail")
 
 
 def upload_panel(name: str) -> None:
@@ -174,13 +184,14 @@ def drill(data, rows: pd.DataFrame) -> None:
     system = left.selectbox("System", data.systems, key="rs_aib_system")
     solver = middle.selectbox("Solver", sorted(rows["solver"].unique()), key="rs_aib_solver")
     level = right.selectbox("Level", [1, 2, 3, 4], key="rs_aib_level",
-                            format_func=lambda lv: f"{lv}: {scoring.LEVELS[lv]}")
+                            format_func=views.level_label)
     items = views.drill_down(rows, data, show_keys=True, system=system, solver=solver, level=level)
     if not items:
         st.info("No question of this level for this system and solver.")
         return
     frame = pd.DataFrame(items)
     frame["options"] = frame["options"].map(" | ".join)
+    frame["level"] = frame["level"].map(views.level_label)
     st.dataframe(frame.drop(columns=["image"]), hide_index=True, key="rs_aib_drill")
     pick = st.selectbox("Show the image of", range(len(items)), key="rs_aib_pick",
                         format_func=lambda i: f"{items[i]['paper_id']} {items[i]['question_id']}")

@@ -12,7 +12,14 @@
   paper's failure modes show where the synthetic damage makes them known;
 - :func:`drill_down`: the questions behind a cell, each with its image, the key (only when the
   viewer may see keys), the letter read and the reply;
-- :func:`heatmap_chart`: a heatmap's cells as an Altair chart (value and n in the tooltip).
+- :func:`heatmap_chart`: a heatmap's cells as an Altair chart (value and n in each cell and its
+  tooltip, levels named as Table 3 names them: :data:`LEVEL_LABELS`), :func:`heatmap_table` the
+  same cells for a CSV;
+- :func:`table3_headline` and :func:`table3_detail`: Table 3 split to fit the page (the scores,
+  then each level's n and interval), :data:`TABLE3_HELP` the full name of each short column;
+- :func:`human_rank_headline`, :func:`human_rank_detail` and :func:`rank_agreement_figures`: the
+  pairwise human rank split the same way, and its agreement figures ("—" with the reason where a
+  figure is undefined).
 """
 
 from __future__ import annotations
@@ -30,6 +37,17 @@ from structext_core.aibench.model import LETTERS, LEVEL_COLUMNS, LEVELS
 AXES = ("system", "solver", "level", "conference", "paper_id", "question_id", "kind")
 #: Axes whose every value holds questions of a single level.
 WITHIN_A_LEVEL = {"kind", "question_id"}
+#: A level as every table, chart and CSV of the view names it: Table 3's column, then its name.
+LEVEL_LABELS: dict[int, str] = {level: f"{LEVEL_COLUMNS[level]} · {name}" for level, name in LEVELS.items()}
+#: What each short column of Table 3 means (the column's help on the page).
+TABLE3_HELP: dict[str, str] = {
+    **{column: f"{LEVEL_LABELS[level]}: accuracy (%) pooled over the level's questions"
+       for level, column in LEVEL_COLUMNS.items()},
+    "A": "Aesthetics: the imported aesthetic score (none for the synthetic set)",
+    "O": "Overall: the mean of C, T, P, S and A (none without A)",
+    "O_interval": "Overall: 95% bootstrap interval over papers",
+}
+UNDEFINED = "—"
 
 
 def table3_view(scores: list[scoring.SystemScore]) -> pd.DataFrame:
@@ -52,6 +70,23 @@ def table3_view(scores: list[scoring.SystemScore]) -> pd.DataFrame:
         return table
     return table.sort_values(["O", "system", "solver"], ascending=[False, True, True], na_position="last",
                              kind="stable").reset_index(drop=True)
+
+
+def table3_headline(table: pd.DataFrame) -> pd.DataFrame:
+    """Table 3's scores as the paper prints them (system, solver, C, T, P, S, A, O) and O's
+    interval: few enough columns to fit the page."""
+    return table[[c for c in ("system", "solver", *LEVEL_COLUMNS.values(), "A", "O", "O_interval")
+                  if c in table.columns]]
+
+
+def table3_detail(table: pd.DataFrame) -> pd.DataFrame:
+    """Each level's n and Wilson 95% interval per (system, solver), columns named by the level
+    (``C n``, ``C 95%``), in the headline's order."""
+    out = table[["system", "solver"]].copy()
+    for column in LEVEL_COLUMNS.values():
+        out[f"{column} n"] = table[f"{column}_n"]
+        out[f"{column} 95%"] = table[f"{column}_interval"].replace("", UNDEFINED)
+    return out
 
 
 def question_kinds(dataset: Dataset) -> dict[tuple[str, str], str]:
@@ -148,21 +183,125 @@ AXIS_TITLES = {"system": "system", "solver": "solver", "level": "level", "confer
                "paper_id": "paper", "question_id": "question", "kind": "kind of question"}
 
 
-def heatmap_chart(cells: pd.DataFrame, row_axis: str, column_axis: str) -> alt.Chart:
-    """The cells of :func:`heatmap` drawn: colour = accuracy (0-100), the value written in each cell."""
+#: The longest axis label drawn in full, in pixels (Vega's default, 180, cut solver names).
+LABEL_LIMIT = 400
+CELL_HEIGHT = 38  # room for the value and, under it, n
+
+
+def level_label(level) -> str:
+    """``C · Component Existence`` for level 1 (or "1")."""
+    return LEVEL_LABELS[int(level)]
+
+
+def value_title(row_axis: str, column_axis: str) -> str:
+    """What a heatmap cell's value is for these axes."""
     within = {"level", *WITHIN_A_LEVEL} & {row_axis, column_axis}
-    value_title = "accuracy (%)" if within else "mean of the four level accuracies (%)"
-    frame = cells.assign(label=cells["value"].map(lambda v: "" if pd.isna(v) else f"{v:.1f}"))
+    return "accuracy (%)" if within else "mean of the four level accuracies (%)"
+
+
+def _labelled(cells: pd.DataFrame) -> pd.DataFrame:
+    return cells.assign(level=cells["level"].map(level_label)) if "level" in cells.columns else cells
+
+
+def _order(cells: pd.DataFrame, axis: str) -> list[str]:
+    if axis == "level":
+        return [LEVEL_LABELS[level] for level in sorted({int(v) for v in cells["level"]})]
+    return sorted(cells[axis].astype(str).unique())
+
+
+def heatmap_table(cells: pd.DataFrame, row_axis: str, column_axis: str) -> pd.DataFrame:
+    """The cells of :func:`heatmap` for a CSV: both axes (levels named as in the chart), the
+    value rounded to 0.01 under its name and each cell's n."""
+    table = _labelled(cells)[[row_axis, column_axis]].astype(str)
+    table[value_title(row_axis, column_axis)] = cells["value"].astype(float).round(2).to_numpy()
+    table["n"] = cells["n"].astype(int).to_numpy()
+    return table
+
+
+def heatmap_chart(cells: pd.DataFrame, row_axis: str, column_axis: str) -> alt.LayerChart:
+    """The cells of :func:`heatmap` drawn: colour = the value (0-100), the value and its n
+    written in each cell and in its tooltip; levels named as in Table 3, labels never cut."""
+    title = value_title(row_axis, column_axis)
+    frame = _labelled(cells).astype({row_axis: str, column_axis: str}).assign(
+        label=cells["value"].map(lambda v: "" if pd.isna(v) else f"{v:.1f}").to_numpy(),
+        n_label=[f"n={int(n):,}" for n in cells["n"]])
+    columns, rows = _order(cells, column_axis), _order(cells, row_axis)
+    slant = 0 if max((len(c) for c in columns), default=0) <= 6 else -30
     base = alt.Chart(frame).encode(
-        x=alt.X(f"{column_axis}:N", title=AXIS_TITLES.get(column_axis, column_axis)),
-        y=alt.Y(f"{row_axis}:N", title=AXIS_TITLES.get(row_axis, row_axis)))
+        x=alt.X(f"{column_axis}:N", title=AXIS_TITLES.get(column_axis, column_axis), sort=columns,
+                axis=alt.Axis(labelLimit=LABEL_LIMIT, labelAngle=slant)),
+        y=alt.Y(f"{row_axis}:N", title=AXIS_TITLES.get(row_axis, row_axis), sort=rows,
+                axis=alt.Axis(labelLimit=LABEL_LIMIT)))
+    tooltip = [alt.Tooltip(f"{row_axis}:N", title=AXIS_TITLES.get(row_axis, row_axis)),
+               alt.Tooltip(f"{column_axis}:N", title=AXIS_TITLES.get(column_axis, column_axis)),
+               alt.Tooltip("value:Q", format=".1f", title=title), alt.Tooltip("n:Q", title="n")]
+    legend = alt.Legend(orient="top", direction="horizontal", titleLimit=1000, gradientLength=240)
     rects = base.mark_rect().encode(
-        color=alt.Color("value:Q", title=value_title, scale=alt.Scale(domain=[0, 100], scheme="blues")),
-        tooltip=[row_axis, column_axis, alt.Tooltip("value:Q", format=".1f", title=value_title), "n"])
-    text = base.mark_text().encode(text="label:N", color=alt.condition("datum.value > 60", alt.value("white"),
-                                                                       alt.value("black")))
-    return (rects + text).properties(title=f"AIBench: {AXIS_TITLES.get(row_axis, row_axis)} x "
-                                           f"{AXIS_TITLES.get(column_axis, column_axis)}, {value_title}")
+        color=alt.Color("value:Q", title=title, legend=legend, scale=alt.Scale(domain=[0, 100], scheme="blues")),
+        tooltip=tooltip)
+    colour = alt.condition("datum.value > 60", alt.value("white"), alt.value("black"))
+    value = base.mark_text(dy=-6).encode(text="label:N", color=colour, tooltip=tooltip)
+    n = base.mark_text(dy=8, fontSize=10).encode(text="n_label:N", color=colour, tooltip=tooltip)
+    # As wide as the page; the height is the cells' alone (with Streamlit's default "fit" the
+    # legend, title and slanted labels were squeezed into it and the rows collapsed).
+    return alt.layer(rects, value, n).properties(
+        width="container", height=max(CELL_HEIGHT * len(rows), 60),
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+        title=alt.TitleParams(f"AIBench: {AXIS_TITLES.get(row_axis, row_axis)} x "
+                              f"{AXIS_TITLES.get(column_axis, column_axis)}, {title}", limit=2000))
+
+
+def _span(low, high, digits: str) -> str:
+    if pd.isna(low) or pd.isna(high):
+        return UNDEFINED
+    return f"{low:{digits}} to {high:{digits}}"
+
+
+def human_rank_headline(table: pd.DataFrame) -> pd.DataFrame:
+    """The pairwise human rank (``pairwise.human_ranking``'s table) in few enough columns to fit
+    the page: rank and its 95% interval, system, strength and its interval, win rate, comparisons."""
+    return pd.DataFrame({
+        "rank": table["rank"], "rank 95%": [_span(lo, hi, "g") for lo, hi in zip(table["rank_low"],
+                                                                                    table["rank_high"])],
+        "system": table["system"], "strength": table["strength"],
+        "strength 95%": [_span(lo, hi, ".2f") for lo, hi in zip(table["low"], table["high"])],
+        "win_rate": table["win_rate"], "comparisons": table["comparisons"]})
+
+
+def human_rank_detail(table: pd.DataFrame) -> pd.DataFrame:
+    """The votes behind the human rank, per system: wins, losses, ties, both bad and its share."""
+    return table[["system", "wins", "losses", "ties", "both_bad", "both_bad_share"]].copy()
+
+
+def judges_headline(fig6b: pd.DataFrame) -> pd.DataFrame:
+    """Each judge against the human rank (``pairwise.fig6b``) in few enough columns to fit the
+    page: rho's interval as one column, the paper's rho as text (``—`` where it printed none)."""
+    out = fig6b[["metric", "n", "spearman_rho", "kendall_tau", "p_rho_exact", "p_tau_exact"]].copy()
+    out["rho 95%"] = [_span(lo, hi, ".2f") for lo, hi in zip(fig6b["rho_low"], fig6b["rho_high"])]
+    out["paper rho"] = [UNDEFINED if pd.isna(v) else f"{v:.3f}" for v in fig6b["paper_rho"]]
+    return out
+
+
+def rank_agreement_figures(agreement: dict, kendall_w: dict, consistency: dict) -> list[dict]:
+    """The pairwise study's three agreement figures as ``label, value, help``: the value shown
+    (``—`` where the votes cannot give it) and a help that says what it rests on, or why none."""
+    def share(value) -> str:
+        return UNDEFINED if value is None or pd.isna(value) else f"{value:.0%}"
+    w = kendall_w.get("w")
+    return [
+        {"label": "Per-pair agreement",
+         "value": share(agreement["agreement"]) if agreement["rater_pairs"] else UNDEFINED,
+         "help": f"{agreement['pairs']} pairs judged by two or more people"
+                 + ("" if agreement["rater_pairs"] else ": none yet, so no agreement to measure")},
+        {"label": "Kendall's W", "value": UNDEFINED if w is None or pd.isna(w) else f"{w:.2f}",
+         "help": f"over {kendall_w['raters']} people who compared every system"
+                 + ("" if w is not None and not pd.isna(w) else
+                    ": needs two or more such people (and two or more systems), so not measured yet")},
+        {"label": "Swap consistency",
+         "value": share(consistency["consistency"]) if consistency["repeats"] else UNDEFINED,
+         "help": f"{consistency['repeats']} pairs seen again with the sides swapped"
+                 + ("" if consistency["repeats"] else ": none yet, so no consistency to measure")},
+    ]
 
 
 def describe_failure(filename: str, error, limit: int = 20) -> str:

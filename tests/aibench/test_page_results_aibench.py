@@ -66,13 +66,13 @@ def test_visitors_see_the_papers_tables_exactly_as_printed(env):
         shown = at.dataframe[0].value
         assert shown.astype(str).equals(aibench_paper.load_table(key)), key
     assert "Model results on AIBench data sets are shown to researchers and admins." in [c.value for c in at.caption]
-    assert not any("C_interval" in d.value.columns for d in at.dataframe)
+    assert not any("O_interval" in d.value.columns or "C n" in d.value.columns for d in at.dataframe)
 
 
 def test_researchers_see_table3_heatmaps_and_the_drill_down(env):
     at = open_aibench(RESEARCHER)
     assert at.selectbox(key="rs_aib_data").value == "synthetic"
-    table = frame(at, "C_interval")
+    table = frame(at, "O_interval")
     expected = json.loads((env / "synthetic" / "expected.json").read_text())["perfect_solver"]
     for _, row in table.iterrows():
         assert [row["C"], row["T"], row["P"], row["S"]] == pytest.approx(
@@ -91,6 +91,30 @@ def test_researchers_see_table3_heatmaps_and_the_drill_down(env):
     assert len(drill) > 0 and not drill["correct"].any() and (drill["key"] != drill["letter"]).all()
     (image,) = at.get("image")
     assert image.captions[0].startswith(f"Blank Image, {drill['paper_id'].iloc[0]}: ")
+
+
+def test_table3_and_the_heatmap_fit_the_page_and_name_levels_alike(env):
+    # regression (issue 32, item 8): Table 3 wider than the page, the heatmap's levels 1-4 against
+    # the table's C/T/P/S, no n in its cells, solver names cut at 180 px
+    at = open_aibench(RESEARCHER)
+    table = frame(at, "O_interval")
+    assert list(table.columns) == ["system", "solver", "C", "T", "P", "S", "A", "O", "O_interval"]
+    detail = frame(at, "C 95%")
+    assert len(detail) == len(table) and (detail["C n"] > 0).all()
+    config = json.loads([d for d in at.dataframe if "O_interval" in d.value.columns][0].proto.columns)
+    assert config["C"]["help"].startswith("C · Component Existence") and config["O"]["help"].startswith("Overall")
+    labels = ["C · Component Existence", "T · Local Topology", "P · Phase Architecture", "S · Global Semantics"]
+    chart = at.get("vega_lite_chart")[0].proto
+    spec = json.loads(chart.spec)
+    cells = convert_arrow_bytes_to_pandas_df(chart.datasets[0].data.data)
+    assert set(cells["level"]) == set(labels) and (cells["n_label"] == [f"n={n:,}" for n in cells["n"]]).all()
+    assert [layer["encoding"]["text"]["field"] for layer in spec["layer"][1:]] == ["label", "n_label"]
+    at.selectbox(key="rs_aib_heatmap").set_value("solver x system").run()
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    assert spec["layer"][0]["encoding"]["y"]["axis"]["labelLimit"] >= 400  # "perfect reader (synthetic truth)"
+    assert at.selectbox(key="rs_aib_level").options == labels
+    at.selectbox(key="rs_aib_level").set_value(3).run()
+    assert set(frame(at, "reply")["level"]) == {labels[2]}
 
 
 # ---------------------------------------------------------------- admins upload predictions
@@ -137,7 +161,7 @@ def test_an_admin_uploads_predictions_and_table3_shows_the_new_solver(own_copy):
     at = store(at, "mine.jsonl", "\n".join(lines).encode())
     assert any(f"Stored {len(lines):,} predictions as 'mine' with the data set 'synthetic'." in s.value
                for s in at.success)
-    table = frame(at, "C_interval")
+    table = frame(at, "O_interval")
     assert "uploaded" in set(table["solver"])
     assert (own_copy / "synthetic" / "predictions" / "mine.jsonl").is_file()
 

@@ -74,6 +74,16 @@ def test_admin_sees_people_beside_solvers_and_sends_a_question_back(world):
     assert list(rank["system"]) == list(expected["system"])
     assert rank["strength"].tolist() == pytest.approx(expected["strength"].tolist())
     assert "spearman_rho" in table(at, "correlations").columns
+    # regression (issue 32, item 8): the rank table was cut on the right, Kendall's W said "undefined"
+    assert list(rank.columns) == ["rank", "rank 95%", "system", "strength", "strength 95%", "win_rate",
+                                  "comparisons"]
+    assert [d for d in at.dataframe if "both_bad_share" in d.value.columns]  # the vote counts, apart
+    assert "paper rho" in table(at, "correlations").columns and "rho_low" not in table(at, "correlations").columns
+    figures = {m.label: m.value for m in at.metric}
+    assert set(figures) == {"Per-pair agreement", "Kendall's W", "Swap consistency"}
+    assert not any(word in value for value in figures.values() for word in ("undefined", "None", "nan"))
+    if figures["Kendall's W"] == "—":
+        assert any("Kendall's W (needs two or more such people" in c.value for c in at.caption)
     # send the question back, to the next review campaign
     pick = at.selectbox(key="rs_aib_sb_pick")
     pick.set_value(next(i for i, label in enumerate(pick.options) if world["q1"] in label and SOLVER in label)).run()

@@ -145,3 +145,117 @@ def test_structexts_url_reader_leaves_the_benchmark_choice_to_the_page():
     from structext_core.views import url_state
     assert url_state.read_url({"benchmark": "aibench", "view": "heatmap"}, {}) == \
         url_state.UrlState({"view": "heatmap"}, ())
+
+
+# ---------------------------------------------------------------- layout: what fits the page (issue 32, item 8)
+
+from structext_core.aibench.model import LEVEL_COLUMNS, LEVELS  # noqa: E402
+from structext_core.evaluation import pairwise as pw  # noqa: E402
+
+
+def test_table3_headline_fits_the_page_and_the_detail_keeps_each_levels_n(scored):
+    # regression: Table 3 had 17 columns, A and O needed scrolling
+    data, preds, _ = scored
+    table = views.table3_view(scoring.score_systems(data, preds))
+    headline = views.table3_headline(table)
+    assert list(headline.columns) == ["system", "solver", "C", "T", "P", "S", "A", "O", "O_interval"]
+    detail = views.table3_detail(table)
+    assert list(detail.columns) == ["system", "solver", "C n", "C 95%", "T n", "T 95%", "P n", "P 95%", "S n", "S 95%"]
+    assert (detail["C n"] == table["C_n"]).all() and (detail["S 95%"] == table["S_interval"]).all()
+    for level, column in LEVEL_COLUMNS.items():  # each short column's help names it in full
+        assert views.TABLE3_HELP[column].startswith(f"{column} · {LEVELS[level]}")
+    assert views.TABLE3_HELP["A"].startswith("Aesthetics") and views.TABLE3_HELP["O"].startswith("Overall")
+
+
+def _spec_layers(chart) -> list[dict]:
+    return chart.to_dict()["layer"]
+
+
+def test_the_heatmap_names_levels_as_table3_does_and_prints_n_in_each_cell(scored):
+    # regression: the heatmap said levels 1-4 while Table 3 says C/T/P/S, and its cells had no n
+    _, _, rows = scored
+    cells = views.heatmap(rows, "system", "level")
+    layers = _spec_layers(views.heatmap_chart(cells, "system", "level"))
+    labels = [f"{column} · {LEVELS[level]}" for level, column in LEVEL_COLUMNS.items()]
+    assert layers[0]["encoding"]["x"]["sort"] == labels  # in the table's order, not alphabetical
+    assert views.LEVEL_LABELS == dict(zip(LEVEL_COLUMNS, labels))
+    texts = [layer["encoding"]["text"]["field"] for layer in layers if layer["mark"]["type"] == "text"]
+    assert texts == ["label", "n_label"]
+    for layer in layers:
+        assert "n" in [t["field"] for t in layer["encoding"]["tooltip"]]
+    chart = views.heatmap_chart(cells, "system", "level")
+    drawn = chart.data
+    assert set(drawn["level"]) == set(labels)
+    assert (drawn["n_label"] == [f"n={n:,}" for n in cells["n"]]).all()
+
+
+@pytest.mark.parametrize("row_axis, column_axis", [("system", "level"), ("solver", "system"), ("system", "kind")])
+def test_heatmap_labels_are_never_cut(scored, row_axis, column_axis):
+    # regression: "perfect reader (sy..." (Vega's default labelLimit is 180 px)
+    data, _, rows = scored
+    rows = views.with_kinds(rows, data)
+    spec = views.heatmap_chart(views.heatmap(rows, row_axis, column_axis), row_axis, column_axis).to_dict()
+    encoding = spec["layer"][0]["encoding"]
+    assert encoding["x"]["axis"]["labelLimit"] >= 400 and encoding["y"]["axis"]["labelLimit"] >= 400
+    assert encoding["color"]["legend"]["titleLimit"] >= 1000
+    assert spec["title"]["limit"] >= 1000
+    # the height is the cells' own, not squeezed with the legend and labels into a fixed box
+    assert spec["autosize"] == {"type": "fit-x", "contains": "padding"}
+    assert spec["height"] == views.CELL_HEIGHT * spec["layer"][0]["encoding"]["y"]["sort"].__len__()
+
+
+def test_the_heatmap_csv_has_the_charts_level_labels_and_n(scored):
+    _, _, rows = scored
+    cells = views.heatmap(rows, "solver", "level")
+    table = views.heatmap_table(cells, "solver", "level")
+    assert list(table.columns) == ["solver", "level", "accuracy (%)", "n"]
+    assert set(table["level"]) == set(views.LEVEL_LABELS.values())
+    assert (table["n"].to_numpy() == cells["n"].to_numpy()).all()
+    mean = views.heatmap_table(views.heatmap(rows, "solver", "system"), "solver", "system")
+    assert list(mean.columns) == ["solver", "system", "mean of the four level accuracies (%)", "n"]
+
+
+def _votes() -> list[pw.Vote]:
+    return [pw.Vote("ann1", "p1", "x", "y", "first"), pw.Vote("ann1", "p1", "y", "z", "first"),
+            pw.Vote("ann2", "p1", "x", "z", "both_bad")]
+
+
+def test_the_human_rank_fits_the_page_with_the_vote_counts_apart():
+    # regression: 14 columns, cut on the right
+    ranking = pw.human_ranking(_votes(), n_boot=20)
+    headline = views.human_rank_headline(ranking.table)
+    assert list(headline.columns) == ["rank", "rank 95%", "system", "strength", "strength 95%", "win_rate",
+                                      "comparisons"]
+    assert list(headline["system"]) == list(ranking.table["system"])
+    assert all(" to " in span for span in headline["strength 95%"])
+    detail = views.human_rank_detail(ranking.table)
+    assert list(detail.columns) == ["system", "wins", "losses", "ties", "both_bad", "both_bad_share"]
+    unfitted = views.human_rank_headline(pw.human_ranking(_votes(), n_boot=0).table)
+    assert set(unfitted["rank 95%"]) == {"—"} and set(unfitted["strength 95%"]) == {"—"}
+
+
+def test_agreement_figures_say_why_instead_of_undefined():
+    # regression: Kendall's W showed "undefined" in large type
+    votes = _votes()
+    figures = views.rank_agreement_figures(pw.pair_agreement(votes), pw.kendall_w(votes), pw.swap_consistency(votes))
+    assert [f["label"] for f in figures] == ["Per-pair agreement", "Kendall's W", "Swap consistency"]
+    for figure in figures:
+        assert figure["value"] == "—"
+        assert "undefined" not in figure["value"] + figure["help"] and "None" not in figure["help"]
+        assert "nan" not in figure["value"].lower()
+    assert "needs two or more such people" in figures[1]["help"]
+    measured = views.rank_agreement_figures({"pairs": 3, "rater_pairs": 4, "agreement": 0.75},
+                                            {"w": 0.5, "raters": 3, "systems": 3}, {"repeats": 2, "consistency": 1.0})
+    assert [f["value"] for f in measured] == ["75%", "0.50", "100%"]
+    assert "needs" not in measured[1]["help"]
+
+
+def test_the_judges_table_fits_and_says_where_the_paper_printed_no_rho():
+    # regression: nine columns cut on the right, "None" where the paper printed no rho
+    ranking = pw.human_ranking(_votes(), n_boot=20)
+    fig6b = pw.fig6b(ranking, {"AIBench": {"x": 3, "y": 2, "z": 1}, "mine": {"x": 1, "y": 2, "z": 3}})
+    table = views.judges_headline(fig6b)
+    assert list(table.columns) == ["metric", "n", "spearman_rho", "kendall_tau", "p_rho_exact", "p_tau_exact",
+                                   "rho 95%", "paper rho"]
+    assert list(table["paper rho"]) == ["0.886", "—"]
+    assert not table.astype(str).isin(["None", "nan", "undefined"]).any().any()
