@@ -64,7 +64,10 @@ def test_reviewer_accepts_edits_removes_adds_sees_a_graph_warning_and_submits(en
     paper = qr.paper_of(item)
     assert at.subheader[0].value.startswith(paper.id)
     assert len(at.dataframe) >= 2  # nodes and edges of the logic graph
-    assert any(s.label == "Zoom (%)" for s in at.slider)
+    # the figure fills its column; a button opens it at its own size
+    assert len(at.get("image")) == 1
+    button(at, "Open the figure at full size").click().run()
+    assert not at.exception and len(at.get("image")) == 2
     assert button(at, "Submit paper").disabled
     # accept every question but three
     q_edit = next(q for q in paper.questions if q.level == 2)

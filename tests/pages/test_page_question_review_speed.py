@@ -3,6 +3,7 @@ accept the remaining questions at once, decide by keyboard, and a one-reviewer c
 default share of double review."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,55 @@ def run_as(page, user, **state):
 
 def button(at, label):
     return next(b for b in at.button if b.label == label)
+
+
+def decision_keys(at) -> dict[str, str]:
+    """The keys the page's keyboard component reads, and the element each one clicks."""
+    (found,) = [json.loads(e.proto.json) for e in at.get("bidi_component")
+                if e.proto.component_name.endswith("structext_option_keys")]
+    return found["keys"]
+
+
+def test_accept_the_remaining_questions_at_once_keeps_the_decisions_made(env):
+    db, r1, item = env["db"], env["reviewers"][0], env["item"]
+    questions = qr.paper_of(item).questions
+    at = run_as(PAGE, r1, qr_item=item["id"])
+    assert not at.exception
+    at.radio(key=f"qr_{item['id']}_{questions[0].id}_action").set_value("remove").run()
+    at.text_input(key=f"qr_{item['id']}_{questions[0].id}_reason").set_value("label unreadable").run()
+    assert button(at, "Submit paper").disabled
+    left = len(questions) - 1
+    button(at, f"Accept the {left} remaining questions").click().run()
+    assert not at.exception
+    assert any(f"Accepted {left} questions" in s.value for s in at.success)
+    found = qr.decisions(db, item["id"])
+    assert found[questions[0].id].action == "remove" and found[questions[0].id].reason == "label unreadable"
+    assert {found[q.id].action for q in questions[1:]} == {"accept"}
+    assert [at.radio(key=f"qr_{item['id']}_{q.id}_action").value for q in questions] == ["remove"] + ["accept"] * left
+    assert not any(b.label.startswith("Accept the") for b in at.button)
+    assert not button(at, "Submit paper").disabled
+
+
+def test_keys_decide_the_next_question_without_a_decision(env):
+    db, r1, item = env["db"], env["reviewers"][0], env["item"]
+    questions = qr.paper_of(item).questions
+    at = run_as(PAGE, r1, qr_item=item["id"])
+    keys = decision_keys(at)
+    assert set(keys) == {"A", "E", "R"}
+    assert any("**A** accepts" in c.value and "**R** removes" in c.value for c in at.caption)
+    # a key clicks the button of its element, as the browser's keydown does
+    at.button(key=keys["A"]).click().run()
+    assert qr.decisions(db, item["id"])[questions[0].id].action == "accept"
+    assert at.radio(key=f"qr_{item['id']}_{questions[0].id}_action").value == "accept"
+    keys = decision_keys(at)  # now the next question's
+    assert at.button(key=keys["R"]).label == f"Remove {questions[1].id}"
+    at.button(key=keys["R"]).click().run()
+    assert qr.decisions(db, item["id"])[questions[1].id].action == "remove"
+    assert any("needs a reason" in c.value for c in at.caption)  # the removal waits for its reason
+    at.button(key=decision_keys(at)["E"]).click().run()
+    edited = qr.decisions(db, item["id"])[questions[2].id]
+    assert edited.action == "edit" and edited.question == questions[2]
+    assert not at.exception
 
 
 def test_a_campaign_with_one_reviewer_at_the_default_share_is_created(env):
