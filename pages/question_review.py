@@ -2,6 +2,12 @@
 
 UI only; the campaign, the checks, the clock and every write live in
 ``structext_core.studio.question_review``. Every decision is saved as it is made (a draft).
+
+The questions are a fragment: a decision redraws them, not the figure, the logic graph or the
+clock. The next question without a decision has buttons the keys A (accept), E (edit) and R
+(remove) click (``pages.ui.option_keys``, as on the human baseline); one button accepts every
+question still without a decision. The figure's column stays beside the questions as the page
+scrolls.
 """
 
 from __future__ import annotations
@@ -10,10 +16,11 @@ import pandas as pd
 import streamlit as st
 
 from pages import ui
-from pages.ui import activity
+from pages.ui import activity, option_keys
 from pages.ui.frame import ensure_frame
 from structext_core.aibench.model import LETTERS, LEVELS, Question
 from structext_core.benchmark.safe_text import markdown_text
+from structext_core.benchmark.words import plural
 from structext_core.studio import durations
 from structext_core.studio import question_review as qr
 from structext_core.studio.study.clock import ActivityReport, clock_settings
@@ -31,6 +38,17 @@ except StudyError as error:
     st.stop()
 
 ACTION_LABELS = {"accept": "Accept", "edit": "Edit", "remove": "Remove"}
+#: The keys that decide the next question without a decision (each clicks that question's button).
+DECISION_KEYS = {"accept": "A", "edit": "E", "remove": "R"}
+RERUN_PAGE = "qr_rerun_page"  # set by an action in the questions fragment that changes the whole page
+st.session_state.pop(RERUN_PAGE, None)  # this is a run of the whole page already
+# The figure's column sticks beside the questions while the page scrolls (and scrolls by itself
+# when taller than the window); where a browser ignores it, the page simply scrolls as before.
+FIGURE_CSS = """<style>
+div[data-testid="stColumn"]:has(.st-key-qr_figure) {
+  position: sticky; top: 3.75rem; align-self: flex-start; max-height: calc(100vh - 4.5rem); overflow-y: auto;
+}
+</style>"""
 
 
 def _keys(item_id: int, qid: str) -> dict[str, str]:
@@ -89,6 +107,30 @@ def on_delete_added(item_id: int, qid: str) -> None:
     _act(qr.delete_added, item_id, user, qid)
 
 
+def on_quick(item_id: int, qid: str, action: str, original: Question) -> None:
+    """A decision from the next question's buttons (or their keys): what choosing it in its card does."""
+    try:
+        qr.save_decision(ui.get_db(), item_id, user, qid, action, original if action == "edit" else None, "",
+                         settings=settings)
+    except qr.ReviewError as error:
+        ui.flash("error", str(error))
+    else:
+        st.session_state[_keys(item_id, qid)["action"]] = action  # the card shows the choice
+
+
+def on_accept_remaining(item_id: int) -> None:
+    try:
+        accepted = qr.accept_remaining(ui.get_db(), item_id, user, settings=settings)
+    except qr.ReviewError as error:
+        ui.flash("error", f"Nothing was accepted. {error}")
+        return
+    for qid, decision in qr.decisions(ui.get_db(), item_id).items():
+        if decision.action in ACTION_LABELS:  # the cards' choices follow what is saved
+            st.session_state[_keys(item_id, qid)["action"]] = decision.action
+    ui.flash("success", f"Accepted {plural(accepted, 'question')} that had no decision; the decisions you had "
+             "made are unchanged." if accepted else "Every question has a decision already: nothing to accept.")
+
+
 def on_submit(item_id: int) -> None:
     try:
         qr.submit(ui.get_db(), item_id, user, settings=settings)
@@ -97,6 +139,7 @@ def on_submit(item_id: int) -> None:
     else:
         ui.flash("success", "Submitted: the review lead will look at it. The next paper is open.")
         st.session_state.pop("qr_item", None)
+        st.session_state[RERUN_PAGE] = True
 
 
 def on_pause(item_id: int) -> None:
@@ -120,6 +163,7 @@ def on_flag(item_id: int) -> None:
 
 
 _activity = activity.component()
+_option_keys = option_keys.component()
 
 
 def _ignore() -> None:
@@ -177,11 +221,13 @@ def question_editor(item_id: int, row: qr.Row) -> None:
                     on_change=on_decision, args=args)
 
 
-def question_card(item_id: int, row: qr.Row, open_for_edit: bool, sent_back: list[dict] = ()) -> None:
+def question_card(item_id: int, row: qr.Row, open_for_edit: bool, sent_back: list[dict] = (),
+                  is_next: bool = False) -> None:
     q = row.current
     with st.container(border=True):
         origin = "added by you" if row.original is None else "generated"
-        st.markdown(f"**{row.question_id}** · level {q.level} {LEVELS.get(q.level, '')} · {origin}")
+        st.markdown(f"{'▶ ' if is_next else ''}**{row.question_id}** · level {q.level} {LEVELS.get(q.level, '')} · "
+                    f"{origin}{' · **next to decide** (keys A, E, R)' if is_next else ''}")
         for sent in sent_back:
             st.warning(markdown_text(f"Sent back to review by {sent['lead']}: {sent['reason']}  \n"
                                      f"Evidence: {qr.describe_evidence(sent['evidence'])}"),
@@ -215,17 +261,24 @@ def question_card(item_id: int, row: qr.Row, open_for_edit: bool, sent_back: lis
                       on_click=on_delete_added, args=(item_id, row.question_id))
 
 
+@st.dialog("Original figure", width="large")
+def figure_dialog(path: str, width: int) -> None:
+    st.image(path, width=width)
+
+
 def figure_panel(item: dict, paper) -> None:
+    """The figure at the column's full width, with a button that opens it at its own size; then
+    the method text and the logic graph."""
     path = qr.figure_path(item)
     st.subheader("Original figure")
     if path is None or not path.is_file():
         st.info("This paper has no original figure in the data set.")
     else:
-        zoom = st.slider("Zoom (%)", 50, 400, 100, step=25, key=f"qr_zoom_{item['id']}")
         width = qr.load_dataset(item["dataset"]).images[(qr.ORIGINAL_SYSTEM, item["paper_id"])].width
-        st.image(str(path), width=max(50, int(min(width, 700) * zoom / 100)))
-        with st.expander("Figure at full size"):
-            st.image(str(path), width=width)
+        st.image(str(path), width="stretch")
+        if st.button("Open the figure at full size", key=f"qr_figure_full_{item['id']}",
+                     icon=":material/open_in_full:"):
+            figure_dialog(str(path), width)
     with st.expander("Method text", expanded=False):
         st.markdown(markdown_text(paper.method_text))
     st.subheader("Logic graph")
@@ -238,6 +291,58 @@ def figure_panel(item: dict, paper) -> None:
                                for n in g.nodes]), hide_index=True, width="stretch")
     st.dataframe(pd.DataFrame([{"from": labels.get(e.source, e.source), "to": labels.get(e.target, e.target),
                                 "label": e.label} for e in g.edges]), hide_index=True, width="stretch")
+
+
+def decide_bar(item_id: int, todo: list[qr.Row]) -> None:
+    """Buttons for the next question without a decision (the keys A, E and R click them), and one
+    that accepts every question still without a decision."""
+    keys = {}
+    if todo:
+        following = todo[0]
+        bar = st.container(horizontal=True)
+        for action, key in DECISION_KEYS.items():
+            element = f"qr_next_{action}_{item_id}"
+            bar.button(f"{ACTION_LABELS[action]} {following.question_id}", key=element, help=f"Key {key}",
+                       on_click=on_quick, args=(item_id, following.question_id, action, following.original))
+            keys[key] = element
+        bar.button(f"Accept the {plural(len(todo), 'remaining question')}", key=f"qr_accept_rest_{item_id}",
+                   icon=":material/done_all:", on_click=on_accept_remaining, args=(item_id,),
+                   help="Accepts every generated question that has no decision yet, in one step; "
+                        "the decisions you made stay as they are.")
+        st.caption(f"Keys: **A** accepts, **E** edits, **R** removes the next question without a decision "
+                   f"({following.question_id}, marked ▶); an edit or a removal then needs a reason.")
+    else:
+        st.caption("Every generated question has a decision.")
+    _option_keys(key=f"qr_keys_{item_id}", data={"keys": keys})
+
+
+@ui.fragment
+def questions_panel(item_id: int, paper) -> None:
+    """The questions, their decisions and the paper's submit: a decision reruns only this."""
+    if st.session_state.pop(RERUN_PAGE, False):
+        st.rerun(scope="app")  # submitted: the whole page moves on to the next paper
+    ui.show_flash()  # what this panel's own actions said, when only the panel reran
+    db = ui.get_db()
+    editable = qr.get_item(db, item_id)["status"] in qr.EDITABLE
+    st.subheader("Questions")
+    rows = qr.review_rows(paper, qr.decisions(db, item_id))
+    todo = qr.undecided(rows)
+    if editable:
+        decide_bar(item_id, todo)
+    sent_back = qr.sendbacks_for_item(db, qr.get_item(db, item_id))  # from Results, with the evidence
+    for row in rows:
+        question_card(item_id, row, editable, sent_back.get(row.question_id, []),
+                      is_next=editable and bool(todo) and row is todo[0])
+    if editable:
+        add_form(item_id)
+        blockers = qr.blocking(rows)
+        if blockers:
+            st.caption(f"Before submitting ({len(blockers)}): " + " ".join(blockers[:5]))
+        st.button("Submit paper", type="primary", disabled=bool(blockers), on_click=on_submit, args=(item_id,))
+    with st.expander("Flag a problem for the lead"):
+        st.selectbox("About", ["(the whole paper)"] + [r.question_id for r in rows], key=f"qr_flag_q_{item_id}")
+        st.text_input("What is wrong", key=f"qr_flag_reason_{item_id}")
+        st.button("Send flag", on_click=on_flag, args=(item_id,))
 
 
 def add_form(item_id: int) -> None:
@@ -299,22 +404,9 @@ else:
     st.subheader(f"{paper.id} · {paper.conference} {paper.year}")
     st.info(f"This paper is {item['status']}: shown as submitted, no longer editable.")
 
-left, right = st.columns([2, 3])
-with left:
+st.html(FIGURE_CSS)
+left, right = st.columns(2, gap="medium")
+with left, st.container(key="qr_figure"):
     figure_panel(item, paper)
 with right:
-    st.subheader("Questions")
-    rows = qr.review_rows(paper, qr.decisions(db, item_id))
-    sent_back = qr.sendbacks_for_item(db, item)  # questions the lead sent back from Results, with the evidence
-    for row in rows:
-        question_card(item_id, row, editable, sent_back.get(row.question_id, []))
-    if editable:
-        add_form(item_id)
-        blockers = qr.blocking(rows)
-        if blockers:
-            st.caption(f"Before submitting ({len(blockers)}): " + " ".join(blockers[:5]))
-        st.button("Submit paper", type="primary", disabled=bool(blockers), on_click=on_submit, args=(item_id,))
-    with st.expander("Flag a problem for the lead"):
-        st.selectbox("About", ["(the whole paper)"] + [r.question_id for r in rows], key=f"qr_flag_q_{item_id}")
-        st.text_input("What is wrong", key=f"qr_flag_reason_{item_id}")
-        st.button("Send flag", on_click=on_flag, args=(item_id,))
+    questions_panel(item_id, paper)

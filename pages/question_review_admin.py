@@ -101,31 +101,47 @@ def on_export(cid: int) -> None:
     ui.flash("success", f"Exported {result.papers} paper(s), {result.questions} questions to {result.folder}.{left}")
 
 
-with st.expander("New review campaign", expanded=not qr.list_campaigns(db)):
+@ui.fragment
+def new_campaign() -> None:
+    """The creation form, a fragment: choosing reviewers redraws only this (the share of double review
+    adapts to them), not the whole page."""
     sets = aibench_store.stored_datasets()
-    people = {u["id"]: f"{u['username']} ({u['role']})" for u in accounts.list_users(db)
+    people = {u["id"]: f"{u['username']} ({u['role']})" for u in accounts.list_users(ui.get_db())
               if u["role"] in ("annotator", "admin")}
     if not sets:
         st.info("No AIBench data set is stored yet: import one (aibench import), or open Results with the "
                 "AIBench benchmark once to make the synthetic set.")
-    with st.form("qra_create"):
-        name = st.text_input("Campaign name", placeholder="e.g. AIBench review 2026")
-        dataset = st.selectbox("Data set", sets)
-        reviewers = st.multiselect("Reviewers", list(people), format_func=people.get)
-        left, right = st.columns(2)
-        share = left.slider("Share of papers reviewed twice", 0.0, 1.0, 0.2, step=0.05,
+    name = st.text_input("Campaign name", placeholder="e.g. AIBench review 2026", key="qra_new_name")
+    dataset = st.selectbox("Data set", sets, key="qra_new_dataset")
+    reviewers = st.multiselect("Reviewers", list(people), format_func=people.get, key="qra_new_reviewers")
+    left, right = st.columns(2)
+    label = "Share of papers reviewed twice"
+    if len(reviewers) >= 2:
+        share = left.slider(label, 0.0, 1.0, qr.default_double_share(len(reviewers)), step=0.05, key="qra_new_share",
                             help="Drawn with the seed; each goes to two different reviewers, who do not see each "
                                  "other's work. Agreement (kappa) is measured on them.")
-        seed = right.number_input("Seed", min_value=0, value=0, step=1)
-        if st.form_submit_button("Create campaign", type="primary"):
-            try:
-                new = qr.create_campaign(db, name, dataset or "", reviewers, user, double_share=share, seed=int(seed))
-            except qr.ReviewError as error:
-                st.error(str(error))
-            else:
-                st.session_state["qra_campaign"] = new
-                ui.flash("success", f"Campaign {name.strip()!r} created.")
-                st.rerun()
+    else:
+        share = left.slider(label, 0.0, 1.0, 0.0, disabled=True, key="qra_new_share_single")
+        left.caption("Double review needs at least two reviewers: with "
+                     f"{'one' if reviewers else 'none chosen'}, each paper is reviewed once. Choose a second "
+                     "reviewer to have a share of the papers reviewed twice.")
+    seed = right.number_input("Seed", min_value=0, value=0, step=1, key="qra_new_seed")
+    if st.button("Create campaign", type="primary"):
+        try:
+            new = qr.create_campaign(ui.get_db(), name, dataset or "", reviewers, user, double_share=share,
+                                     seed=int(seed))
+        except qr.ReviewError as error:
+            st.error(f"No campaign was created. {error}")
+        else:
+            st.session_state["qra_campaign"] = new
+            for key in ("qra_new_name", "qra_new_reviewers", "qra_new_share"):
+                st.session_state.pop(key, None)
+            ui.flash("success", f"Campaign {name.strip()!r} created.")
+            st.rerun(scope="app")
+
+
+with st.expander("New review campaign", expanded=not qr.list_campaigns(db)):
+    new_campaign()
 
 every_campaign = qr.list_campaigns(db)
 if not every_campaign:

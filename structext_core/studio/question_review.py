@@ -71,6 +71,8 @@ STATUSES = ("todo", "draft", "submitted", "returned", "approved")
 MAX_REASON_CHARS = 2_000
 MAX_NAME_CHARS = 200
 MAX_ADDED = 50
+#: The share of papers reviewed twice when the lead says nothing (and there are two reviewers or more).
+DEFAULT_DOUBLE_SHARE = 0.2
 ADDED_PREFIX = "added-"
 #: What a question becomes in the curated set (provenance).
 GENERATED, REVISED, ADDED, REMOVED = "generated", "revised", "added", "removed"
@@ -190,10 +192,19 @@ def deal(paper_ids: list[str], reviewers: list[int], double_share: float, seed: 
     return out
 
 
+def default_double_share(reviewer_count: int) -> float:
+    """The share of papers reviewed twice when none is given: :data:`DEFAULT_DOUBLE_SHARE` with two
+    reviewers or more, 0 with one (double review needs two different reviewers)."""
+    return DEFAULT_DOUBLE_SHARE if reviewer_count >= 2 else 0.0
+
+
 def create_campaign(db: sqlite_utils.Database, name: str, dataset: str, reviewer_ids: list[int], user: dict, *,
-                    double_share: float = 0.2, seed: int = 0, paper_ids: list[str] | None = None) -> int:
+                    double_share: float | None = None, seed: int = 0, paper_ids: list[str] | None = None) -> int:
     """Create a review campaign over the papers of the stored set ``dataset`` (or the chosen
-    ``paper_ids``); returns its id."""
+    ``paper_ids``); returns its id. Without ``double_share`` the share is
+    :func:`default_double_share` of the reviewers; a share above 0 with one reviewer is refused."""
+    if double_share is None:
+        double_share = default_double_share(len(set(reviewer_ids)))
     return _create(db, name, dataset, reviewer_ids, user, double_share=double_share, seed=seed, paper_ids=paper_ids)
 
 
@@ -431,6 +442,30 @@ def save_decision(db: sqlite_utils.Database, item_id: int, user: dict, question_
         _note_input(db, item, at, settings or ClockSettings())
 
 
+def accept_remaining(db: sqlite_utils.Database, item_id: int, user: dict, *, settings: ClockSettings | None = None,
+                     at: float | None = None) -> int:
+    """Accept every generated question of the item that has no decision yet, in one transaction;
+    decisions already made (accepted, edited, removed) stay as they are. Returns how many were
+    accepted (0 when none was left, and then nothing is written)."""
+    item = get_item(db, item_id)
+    _require_access(item, user)
+    _require_editable(item)
+    generated = [q.id for q in paper_of(item).questions]
+    at = time.time() if at is None else at
+    with write_transaction(db):
+        accepted = 0
+        for question_id in generated:
+            accepted += db.execute(
+                "INSERT INTO qreview_decisions (item_id, question_id, action, question_json, reason, saved_at) "
+                "VALUES (?, ?, 'accept', NULL, '', ?) ON CONFLICT (item_id, question_id) DO NOTHING",
+                [item_id, question_id, at]).rowcount
+        if accepted:
+            if item["status"] == "todo":
+                db.execute("UPDATE qreview_items SET status = 'draft' WHERE id = ?", [item_id])
+            _note_input(db, item, at, settings or ClockSettings())
+    return accepted
+
+
 def add_question(db: sqlite_utils.Database, item_id: int, user: dict, question: Question, reason: str = "", *,
                  settings: ClockSettings | None = None) -> str:
     """Add a new question to the item's paper (a draft); returns its id (``added-<item>-<n>``)."""
@@ -481,6 +516,11 @@ def review_rows(paper: Paper, found: dict[str, Decision]) -> list[Row]:
         if d.action == "add":
             rows.append(Row(d.question_id, None, "add", d.question, d.reason, check_question(d.question, paper.graph)))
     return rows
+
+
+def undecided(rows: list[Row]) -> list[Row]:
+    """The generated questions that have no decision yet, in the paper's order."""
+    return [r for r in rows if r.original is not None and r.action is None]
 
 
 def blocking(rows: list[Row]) -> list[str]:

@@ -1,0 +1,111 @@
+"""AppTest of the faster question review (pages/question_review.py, pages/question_review_admin.py):
+accept the remaining questions at once, decide by keyboard, and a one-reviewer campaign at the
+default share of double review."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from structext_core.studio import question_review as qr
+from tests.aibench import review_data
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "question_review.py")
+ADMIN_PAGE = str(ROOT / "pages" / "question_review_admin.py")
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
+    monkeypatch.setenv("STRUCTEXT_EXPORTS_DIR", str(tmp_path / "exports"))
+    found = review_data.setup(tmp_path, monkeypatch, papers=2)
+    db, lead, r1 = found["db"], found["lead"], found["reviewers"][0]
+    found["cid"] = qr.create_campaign(db, "Pilot", review_data.DATASET, [r1["id"]], lead, double_share=0)
+    found["item"] = qr.next_item(db, found["cid"], r1["id"])
+    return found
+
+
+def run_as(page, user, **state):
+    at = AppTest.from_file(page, default_timeout=60)
+    at.session_state["user"] = user
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def button(at, label):
+    return next(b for b in at.button if b.label == label)
+
+
+def decision_keys(at) -> dict[str, str]:
+    """The keys the page's keyboard component reads, and the element each one clicks."""
+    (found,) = [json.loads(e.proto.json) for e in at.get("bidi_component")
+                if e.proto.component_name.endswith("structext_option_keys")]
+    return found["keys"]
+
+
+def test_accept_the_remaining_questions_at_once_keeps_the_decisions_made(env):
+    db, r1, item = env["db"], env["reviewers"][0], env["item"]
+    questions = qr.paper_of(item).questions
+    at = run_as(PAGE, r1, qr_item=item["id"])
+    assert not at.exception
+    at.radio(key=f"qr_{item['id']}_{questions[0].id}_action").set_value("remove").run()
+    at.text_input(key=f"qr_{item['id']}_{questions[0].id}_reason").set_value("label unreadable").run()
+    assert button(at, "Submit paper").disabled
+    left = len(questions) - 1
+    button(at, f"Accept the {left} remaining questions").click().run()
+    assert not at.exception
+    assert any(f"Accepted {left} questions" in s.value for s in at.success)
+    found = qr.decisions(db, item["id"])
+    assert found[questions[0].id].action == "remove" and found[questions[0].id].reason == "label unreadable"
+    assert {found[q.id].action for q in questions[1:]} == {"accept"}
+    assert [at.radio(key=f"qr_{item['id']}_{q.id}_action").value for q in questions] == ["remove"] + ["accept"] * left
+    assert not any(b.label.startswith("Accept the") for b in at.button)
+    assert not button(at, "Submit paper").disabled
+
+
+def test_keys_decide_the_next_question_without_a_decision(env):
+    db, r1, item = env["db"], env["reviewers"][0], env["item"]
+    questions = qr.paper_of(item).questions
+    at = run_as(PAGE, r1, qr_item=item["id"])
+    keys = decision_keys(at)
+    assert set(keys) == {"A", "E", "R"}
+    assert any("**A** accepts" in c.value and "**R** removes" in c.value for c in at.caption)
+    # a key clicks the button of its element, as the browser's keydown does
+    at.button(key=keys["A"]).click().run()
+    assert qr.decisions(db, item["id"])[questions[0].id].action == "accept"
+    assert at.radio(key=f"qr_{item['id']}_{questions[0].id}_action").value == "accept"
+    keys = decision_keys(at)  # now the next question's
+    assert at.button(key=keys["R"]).label == f"Remove {questions[1].id}"
+    at.button(key=keys["R"]).click().run()
+    assert qr.decisions(db, item["id"])[questions[1].id].action == "remove"
+    assert any("needs a reason" in c.value for c in at.caption)  # the removal waits for its reason
+    at.button(key=decision_keys(at)["E"]).click().run()
+    edited = qr.decisions(db, item["id"])[questions[2].id]
+    assert edited.action == "edit" and edited.question == questions[2]
+    assert not at.exception
+
+
+def test_a_campaign_with_one_reviewer_at_the_default_share_is_created(env):
+    """Regression: one reviewer at the form's default share (0.2 reviewed twice) failed with 'Double
+    review needs at least two reviewers'."""
+    db, lead, (r1, r2) = env["db"], env["lead"], env["reviewers"]
+    at = run_as(ADMIN_PAGE, lead)
+    next(t for t in at.text_input if t.label == "Campaign name").set_value("Solo")
+    next(m for m in at.multiselect if m.label == "Reviewers").set_value([r1["id"]])
+    button(at, "Create campaign").click().run()
+    assert not at.exception and not at.error
+    solo = next(c for c in qr.list_campaigns(db) if c["name"] == "Solo")
+    assert solo["double_share"] == 0 and not any(i["double"] for i in qr.list_items(db, solo["id"]))
+    assert any("created" in s.value for s in at.success)
+    # the form says why, and adapts its share to two reviewers
+    next(m for m in at.multiselect if m.label == "Reviewers").set_value([r1["id"]]).run()
+    assert any("Double review needs at least two reviewers" in c.value for c in at.caption)
+    share = next(s for s in at.slider if s.label == "Share of papers reviewed twice")
+    assert share.value == 0 and share.disabled
+    next(m for m in at.multiselect if m.label == "Reviewers").set_value([r1["id"], r2["id"]]).run()
+    share = next(s for s in at.slider if s.label == "Share of papers reviewed twice")
+    assert share.value == qr.DEFAULT_DOUBLE_SHARE and not share.disabled
