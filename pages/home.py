@@ -33,14 +33,10 @@ if access.can_open(role, "human_baseline"):
         st.subheader("Your open studies")
         link = access.page("human_baseline").url_path
         for item in own:
-            counts = item.counts
-            practice = f" and {plural(counts.practice, 'practice question')} first" if counts.practice else ""
             with st.container(border=True):
-                st.markdown(f"**{item.name}**: {counts.for_annotator}{practice}. "
-                            + ("Done: thank you." if item.finished else f"[Go to the questions]({link})"))
-                st.progress(min(1.0, item.answered / max(1, item.n_items)),
-                            text=f"{item.answered:,} of {plural(item.n_items, 'question')} answered"
-                                 + (", practice included" if counts.practice else ""))
+                st.markdown(f"**{markdown_text(item.name)}**: "
+                            + ("done, thank you." if item.finished else f"[go to the questions]({link})"))
+                st.progress(min(1.0, item.answered / max(1, item.n_items)), text=item.progress_words)
 
 missing = suites.missing_default_suites()
 if missing:

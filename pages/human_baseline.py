@@ -485,17 +485,43 @@ def on_study_chosen() -> None:
         st.query_params[STUDY_PARAM] = str(chosen)
 
 
-def choose_study(studies: list[study.AnnotatorStudy]) -> study.AnnotatorStudy:
-    """The study this tab works in: the one chosen here (or named in the URL), else the first
-    unfinished one. The chooser's labels carry progress, which changes with every answer; the
-    choice is kept by study id, so an answer never switches the study under the annotator."""
+def on_study_picked(study_id: int) -> None:
+    st.session_state["hb_study_id"] = study_id
+    st.query_params[STUDY_PARAM] = str(study_id)
+
+
+def study_picker(studies: list[study.AnnotatorStudy]) -> None:
+    """In two studies or more, the tab starts here: each study with the person's progress and a
+    button. Nothing opens, and no clock starts, until they choose."""
+    st.subheader("Choose a study")
+    st.caption(f"You take part in {len(studies)} open studies. A question opens, and its clock starts, only "
+               "once you choose a study; you can switch between them at the top of the page later.")
+    first = study.first_unfinished(studies)
+    for index, item in enumerate(studies):
+        with st.container(border=True):
+            left, right = st.columns([4, 1], vertical_alignment="center")
+            left.markdown(f"**{markdown_text(item.name)}**")
+            left.caption(item.progress_words + (" · finished" if item.finished else ""))
+            verb = "Start" if not item.answered and item.rule_accepted_at is None else "Continue"
+            right.button(verb if not item.finished else "Open", key=f"hb_pick_{item.id}", width="stretch",
+                         type="primary" if index == first else "secondary",
+                         on_click=on_study_picked, args=(item.id,))
+
+
+def choose_study(studies: list[study.AnnotatorStudy]) -> study.AnnotatorStudy | None:
+    """The study this tab works in: the one chosen here (or named in the URL); None while a
+    person in two studies or more has not chosen (:func:`study_picker`). The chooser's labels
+    carry progress, which changes with every answer; the choice is kept by study id, so an answer
+    never switches the study under the annotator."""
     by_id = {item.id: item for item in studies}
     wanted = st.session_state.get("hb_study_id")
     if wanted is None:
         named = st.query_params.get(STUDY_PARAM, "")
         wanted = int(named) if named.isascii() and named.isdigit() and len(named) < 12 else None
     if wanted not in by_id:
-        wanted = studies[study.first_unfinished(studies)].id
+        if len(studies) > 1:
+            return None
+        wanted = studies[0].id
     st.session_state["hb_study_id"] = wanted
     if len(studies) == 1:
         return studies[0]
@@ -524,7 +550,7 @@ def rule_screen(chosen: study.AnnotatorStudy) -> None:
                 "each you see your score and the answer key.\n" if counts.practice else "")
     st.markdown(
         practice +
-        f"- Then you answer the study's **{counts.for_annotator}**, one at a time, in your own order.\n"
+        f"- Then you answer the **{counts.for_annotator}**, one at a time, in your own order.\n"
         "- Each question's clock counts while the question is on screen in your tab. It stops "
         "when you close the tab, hide it or lose the connection; you come back to the same "
         "question, the same clock and your answer as typed.\n"
@@ -889,6 +915,10 @@ if not studies:
     st.stop()
 
 chosen = choose_study(studies)
+if chosen is None:
+    show_messages()
+    study_picker(studies)
+    st.stop()
 if chosen.rule_accepted_at is None:
     show_messages()
     rule_screen(chosen)

@@ -118,8 +118,8 @@ def aibench_setup(annotators: list[dict]) -> None:
             st.error(f"The study was not created. {error}")
             return
         counts = study.get_study(db, study_id).counts
-        ui.flash("success", f"Study {name.strip()!r} created over {dataset} with {counts.breakdown} for "
-                            f"{plural(len(annotator_ids), 'annotator')}: each answers {plural(counts.total, 'question')}.")
+        ui.flash("success", f"Study {name.strip()!r} created over {dataset} for "
+                            f"{plural(len(annotator_ids), 'annotator')}: each answers {counts.breakdown}.")
         st.session_state["sa_study_id"] = study_id
         st.rerun()
 
@@ -161,8 +161,8 @@ def create_study(name, suite_name, n_items, seed, chosen, rule_text, show_correc
         st.error(f"The study was not created. {error}")
         return
     counts = study.QuestionCounts(n_items, gold_items, practice_items)
-    ui.flash("success", f"Study {name.strip()!r} created with {counts.breakdown} for "
-                        f"{plural(len(annotator_ids), 'annotator')}: each answers {plural(counts.total, 'question')}.")
+    ui.flash("success", f"Study {name.strip()!r} created for "
+                        f"{plural(len(annotator_ids), 'annotator')}: each answers {counts.breakdown}.")
     st.session_state["sa_study_id"] = study_id
     st.rerun()
 
@@ -386,8 +386,8 @@ def manage_study(chosen: study.Study) -> None:
         )
         members = study.study_members(db, chosen.id)
         if members:  # a static table: the dashboard's data frames below keep their places
-            st.table(pd.DataFrame([{"annotator": m.username, "status": m.status, "answered": m.answered,
-                                    "questions": m.total} for m in members]).set_index("annotator"))
+            st.table(pd.DataFrame([{"annotator": m.username, "status": m.status, "progress": m.progress_words}
+                                   for m in members]).set_index("annotator"))
         taken = {m.username for m in members}
         others = [u for u in accounts.list_users(db, role="annotator") if u["username"] not in taken]
         add_col, status_col = st.columns(2, vertical_alignment="bottom")
@@ -423,7 +423,7 @@ def remove_annotator_form(chosen: study.Study, active: list[study.StudyMember], 
         st.markdown("**Take an annotator off the study**")
         left, right = st.columns(2)
         leaving = left.selectbox("Annotator to take off", active, key="sa_remove_who",
-                                 format_func=lambda m: f"{m.username} ({m.answered} of {m.total} answered)")
+                                 format_func=lambda m: f"{m.username} ({m.progress_words})")
         replacement = right.selectbox("Replacement (optional)", others, index=None, key="sa_replacement",
                                       format_func=lambda u: u["username"], placeholder="Nobody: only take them off")
         st.caption("The annotator no longer sees the study and answers nothing more in it. Their answers so far "
@@ -517,9 +517,9 @@ def dashboard_section(chosen: study.Study) -> None:
     results_visibility_block(chosen)
     st.subheader("Progress")
     counts = chosen.counts
-    st.caption(f"{chosen.name} asks {counts.breakdown}: **total** below is the {plural(counts.asked, 'question')} "
+    st.caption(f"{chosen.name} asks {counts.breakdown}: **total** below is the {plural(counts.asked, 'study question')} "
                "an annotator is given (gold included, practice apart); the baseline counts "
-               f"{plural(counts.counted, 'question')}.")
+               f"{plural(counts.counted, 'question')}, its counted answers.")
     progress = study.progress_table(db, chosen.id)
     st.dataframe(
         progress, hide_index=True,
@@ -624,7 +624,8 @@ def headline(df: pd.DataFrame, kind: study.StudyKind) -> None:
     summary = study.annotator_summary(df)
     pool = summary["pool"].iloc[0]
     cols = st.columns(4)
-    cols[0].metric("Answers", f"{len(df):,}", help="Committed answers, give-ups included.")
+    cols[0].metric("Counted answers", f"{len(df):,}", help="Answers to the counted study questions, give-ups "
+                   "included; gold and practice answers apart (a person's study questions answered, less gold).")
     cols[1].metric("Mean annotator", f"{summary['mean_annotator']:.1f}",
                    help="Mean of the annotators' scores: the paper's human figure (92.6 on Test-Hard).")
     cols[2].metric("Best annotator", f"{summary['best_score']:.1f}", help=summary["best_annotator"])

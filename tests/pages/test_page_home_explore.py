@@ -268,5 +268,5 @@ def test_home_shows_an_annotator_their_open_studies(small_defaults):
     at.run()
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
-    assert "**pilot**: 5 questions and 1 practice question first. [Go to the questions](human_baseline)" in text
-    assert at.get("progress")[0].proto.text == "0 of 6 questions answered, practice included"
+    assert "**pilot**: [go to the questions](human_baseline)" in text
+    assert at.get("progress")[0].proto.text == "0 of 5 study questions answered · practice 0 of 1"

@@ -324,7 +324,7 @@ def test_finishing_the_study(db, people):
     for _ in range(4):
         answer_box(at).input("x")
         at = click(at, "Submit answer")
-    assert "You have answered all 4 questions of pilot (0 given up)" in at.success[0].value
+    assert "You have answered all 4 study questions of pilot (0 given up)" in at.success[0].value
     assert not at.text_area
 
 
@@ -375,7 +375,7 @@ def test_answers_and_hints_are_never_sent_to_the_annotator(db, people, sent_mess
         assert SENTINEL_ANSWER.encode() not in sent, f"an answer was sent before submission {step + 1}"
         assert SENTINEL_HINT.encode() not in sent, f"a rule hint was sent before submission {step + 1}"
         if step == 40:
-            assert "You have answered all 40 questions" in at.success[-1].value
+            assert "You have answered all 40 study questions" in at.success[-1].value
             break
         # The capture works: this step's reference was among the messages searched.
         assert b"REFMARK" in sent
@@ -404,7 +404,7 @@ def test_rule_screen_announces_the_practice_round(db, people):
     at = open_page(people["ann1"])
     shown = " ".join(m.value for m in at.markdown)
     assert "First come **2 practice questions**" in shown
-    assert "Then you answer the study's **5 questions**" in shown  # 4 + 1 gold: gold looks like any question
+    assert "Then you answer the **5 study questions**" in shown  # 4 + 1 gold: gold looks like any question
 
 
 def test_practice_feedback_comes_after_submitting_and_not_before(db, people):
@@ -471,7 +471,7 @@ def test_practice_round_never_sends_an_unanswered_items_answer(db, people, sent_
             assert key in sent  # the feedback screen did send this item's key
             at = click(at, "Start the study" if len(answered_practice) == 3 else "Next practice question")
     # Issue 19: it said "all 14" (practice counted) after a rule screen of 11 questions.
-    assert "You have answered all 11 questions of pilot, after 3 practice questions" in at.success[-1].value
+    assert "You have answered all 11 study questions of pilot, after 3 practice questions" in at.success[-1].value
     assert len(answered_practice) == 3
 
 
@@ -706,13 +706,13 @@ def test_the_progress_panel_shows_answered_time_and_breaks(db, people):
     at = open_page(people["ann1"])  # long after: the gap since is away time, not active
     panel = sidebar_progress(at)
     assert "Your progress" in panel
-    assert "Answered: **1 of 4**" in panel
+    assert "Progress: **1 of 4 study questions answered**" in panel
     assert "Active time: **0:15**" in panel
     assert "Pauses: **1 · 1:00**" in panel
     assert "Idle auto-pauses: **1 · 0:20**" in panel
     # Giving up counts as answered, and says so.
     at = click(click(at, "Give up"), "Yes, give up")
-    assert "Answered: **2 of 4 (1 given up)**" in sidebar_progress(at)
+    assert "Progress: **2 of 4 study questions answered · 1 given up**" in sidebar_progress(at)
 
 
 def test_the_progress_panel_is_not_shown_before_the_rule_is_accepted(db, people):
@@ -756,7 +756,7 @@ def test_a_practice_key_open_in_another_study_is_never_sent(db, people, sent_mes
                                by_user=people["lead"]["id"])
     for study_id in (first, second):  # (the rule screens of two studies are another matter)
         study.accept_rule(db, study_id, people["ann1"]["id"])
-    at = open_page(people["ann1"])  # the first study (the oldest unfinished) is chosen
+    at = open_page(people["ann1"]).button(key=f"hb_pick_{first}").click().run()  # two studies: chosen first
     assert at.selectbox(key="hb_study").value == first
     assignment_id = current_row(db, people["ann1"]["id"])[0]
     key = _truth(db, assignment_id)
@@ -816,9 +816,9 @@ def test_the_practice_feedback_screen_survives_a_reload(db, people):
 def test_an_annotator_in_two_studies_answers_in_the_second_and_stays_there(db, people):
     """Issue 19 item 6: an answer changes the chooser's label (its count); the page stays on
     the chosen study, and that study's practice feedback shows."""
-    new_study(db, people, name="first")
+    first = new_study(db, people, name="first")
     second = new_study(db, people, name="second", n_items=2, practice_items=1)
-    at = open_page(people["ann1"])
+    at = open_page(people["ann1"]).button(key=f"hb_pick_{first}").click().run()
     assert at.subheader[0].value == "Before you start: the rule of first"
     at = at.selectbox(key="hb_study").select_index(1).run()
     assert at.subheader[0].value == "Before you start: the rule of second"
@@ -832,3 +832,52 @@ def test_an_annotator_in_two_studies_answers_in_the_second_and_stays_there(db, p
     assert "Question **2** of 2" in at.get("progress")[0].proto.text
     assert at.selectbox(key="hb_study").value == second
     assert not any("rule of first" in s.value for s in at.subheader)
+
+
+# ---------------------------------------------------------------- issue 32: the first hour
+
+
+def test_in_two_studies_nothing_opens_before_the_person_chooses(db, people):
+    """Issue 32, item 4: on 820246e a question of the first study opened at once, its clock
+    running, and the other study could be chosen only after. Now the tab starts on a chooser."""
+    first = new_study(db, people, name="first")
+    second = new_study(db, people, name="second", n_items=2)
+    for study_id in (first, second):
+        study.accept_rule(db, study_id, people["ann1"]["id"])
+    at = open_page(people["ann1"])
+    assert not at.exception
+    assert at.subheader[0].value == "Choose a study"
+    assert not components(at, "structext_question_clock") and not at.text_area
+    assert db.execute("SELECT COUNT(*) FROM assignments WHERE first_shown_at IS NOT NULL").fetchone()[0] == 0
+    labels = [c.value for c in at.caption]
+    assert "0 of 4 study questions answered" in labels and "0 of 2 study questions answered" in labels
+    at = at.button(key=f"hb_pick_{second}").click().run()
+    assert "Question **1** of 2" in at.get("progress")[0].proto.text
+    shown = db.execute("SELECT study_id FROM assignments WHERE first_shown_at IS NOT NULL").fetchall()
+    assert shown == [(second,)]  # only the chosen study's question opened
+    assert at.query_params["study"] == str(second)  # a reload stays on it
+
+
+def test_one_persons_counts_read_the_same_on_every_page(db, people):
+    """Issue 32, item 5: for one person and one study, 820246e said "Answered 5 of 11" (sidebar),
+    "answered 6 / questions 12" (the lead's table), "12 questions" (creation) and "the study's
+    11 questions" (rule). Every page now says it in one vocabulary, from one function."""
+    study_id = new_study(db, people, n_items=4, practice_items=1, gold_items=1, samples=samples_for_test())
+    ann1 = people["ann1"]["id"]
+    study.accept_rule(db, study_id, ann1)
+    for _ in range(3):  # the practice question, then two study questions
+        view = study.open_question(db, study_id, ann1)
+        study.submit_answer(db, ann1, view.assignment_id, "an answer")
+    words = "2 of 5 study questions answered · practice 1 of 1"
+    mine = study.studies_for_annotator(db, ann1)[0]
+    assert mine.progress_words == words
+    assert study.own_progress(db, study_id, ann1).rows[0] == ("Progress", words)
+    member = next(m for m in study.study_members(db, study_id) if m.user_id == ann1)
+    assert member.progress_words.startswith("2 of 5 study questions answered (gold ") and \
+        member.progress_words.endswith(" among them) · practice 1 of 1")
+    at = open_page(people["ann1"])
+    assert f"Progress: **{words}**" in sidebar_progress(at)
+    home = AppTest.from_file(str(PAGE.parent / "home.py"), default_timeout=30)
+    home.session_state["user"] = people["ann1"]
+    home.run()
+    assert home.get("progress")[0].proto.text == words

@@ -100,7 +100,7 @@ def test_admin_creates_a_study(db, people, mini_suite):
     at = fill_setup(open_page(people["lead"]), rule="No tools, no web.")
     at = click(at, "Create study")
     assert not at.exception and not at.error
-    assert "Study 'pilot' created with 20 questions for 2 annotators: each answers 20 questions." in at.success[0].value
+    assert "Study 'pilot' created for 2 annotators: each answers 20 study questions." in at.success[0].value
     saved = study.list_studies(db)[0]
     assert (saved.name, saved.suite, saved.n_items, saved.rule_text, saved.show_correctness,
             saved.n_annotators) == ("pilot", "mini", 20, "No tools, no web.", False, 2)
@@ -201,7 +201,7 @@ def test_dashboard_shows_the_figures(db, people, answered_study):
     assert at.tabs[0].label == "Dashboard"
     progress = at.dataframe[0].value.set_index("annotator")
     assert progress.loc["ann1", "answered"] == 6 and progress.loc["ann2", "remaining"] == 0
-    assert metric(at, "Answers") == "12"
+    assert metric(at, "Counted answers") == "12"
     assert metric(at, "Mean annotator") == "75.0"  # (100 + 50) / 2
     assert metric(at, "Best annotator") == "100.0"
     assert metric(at, "All answers pooled") == "75.0"
@@ -365,8 +365,8 @@ def test_setup_form_with_practice_and_gold_items(db, people, mini_suite):
     at = click(at, "Create study")
     assert not at.exception and not at.error
     # Issue 19: one count for every text (the annotator is told of 24, answers 27; the baseline counts 20).
-    assert ("created with 24 questions (20 counted + 4 gold) and 3 practice questions first for 2 annotators: "
-            "each answers 27 questions.") in at.success[0].value
+    assert ("created for 2 annotators: each answers 24 study questions (20 counted + 4 gold) and 3 practice "
+            "questions first.") in at.success[0].value
     saved = study.list_studies(db)[0]
     assert (saved.n_items, saved.practice_items, saved.gold_items, saved.gold_pass) == (20, 3, 4, 0.8)
     kinds = dict(db.execute("SELECT kind, COUNT(*) FROM study_items GROUP BY kind").fetchall())
@@ -414,9 +414,9 @@ def test_dashboard_counts_no_practice_or_gold_and_flags_the_careless(db, people,
     assert progress.loc["ann1", "total"] == 7 and progress.loc["ann1", "answered"] == 7  # 4 + 3 gold
     # Issue 19: the chooser said 4 beside this total of 7; both now come from one count, broken down.
     assert "4 counted + 3 gold" in at.selectbox(key="sa_study").value.label
-    assert any("asks 7 questions (4 counted + 3 gold) and 2 practice questions first: **total** below is the "
-               "7 questions" in c.value for c in at.caption)
-    assert metric(at, "Answers") == "8"  # the study's own 4 items of each; practice and gold left out
+    assert any("asks 7 study questions (4 counted + 3 gold) and 2 practice questions first: **total** below is "
+               "the 7 study questions" in c.value for c in at.caption)
+    assert metric(at, "Counted answers") == "8"  # the study's own 4 items of each; practice and gold left out
     assert metric(at, "Mean annotator") == "100.0"
     gold = next(d.value for d in at.dataframe if "gold_accuracy" in d.value.columns).set_index("annotator")
     assert gold.loc["ann2", "gold_accuracy"] == 0.0 and gold.loc["ann2", "check"] == "check this person's work"
@@ -623,5 +623,5 @@ def test_take_an_annotator_off_needs_a_tick_and_keeps_their_answers(db, people, 
     assert ("ann2 replaces ann1 in pilot with the same 4 questions in the same order; ann1's 1 answer is "
             "kept as theirs." in at.success[0].value)
     members = at.table[0].value
-    assert members.loc["ann1", "status"] == "removed, replaced by ann2" and members.loc["ann2", "questions"] == 4
+    assert members.loc["ann1", "status"] == "removed, replaced by ann2" and members.loc["ann2", "progress"].endswith("of 4 study questions answered")
     assert [r["annotator_removed"] for r in study.export_rows(db, pilot)] == [True]

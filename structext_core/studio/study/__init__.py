@@ -165,6 +165,7 @@ from structext_core.studio.study.store import (  # noqa: F401
     list_studies,
     now,
     practice_draw,
+    progress_words,
     remove_annotator,
     rename_study,
     replace_annotator,

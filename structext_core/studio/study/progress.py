@@ -15,7 +15,7 @@ import sqlite_utils
 
 from structext_core.studio import durations
 from structext_core.studio.study.clock import DEFAULT_HEARTBEAT_SECONDS, GRACE_FACTOR, shown_seconds
-from structext_core.studio.study.store import now, practice_items
+from structext_core.studio.study.store import now, practice_items, progress_words
 
 
 @dataclass(frozen=True)
@@ -39,12 +39,10 @@ class OwnProgress:
     @property
     def rows(self) -> list[tuple[str, str]]:
         """``(label, value)`` lines for the page, durations written by :mod:`durations`."""
-        done = f"{self.answered:,} of {self.total:,}"
+        done = progress_words(self.answered, self.total, self.practice_answered, self.practice_total)
         if self.gave_up:
-            done += f" ({self.gave_up:,} given up)"
-        rows = [("Answered", done)]
-        if self.practice_total:
-            rows.append(("Practice", f"{self.practice_answered:,} of {self.practice_total:,}"))
+            done += f" · {self.gave_up:,} given up"
+        rows = [("Progress", done)]
         rows += [
             ("Active time", durations.clock(self.active_seconds)),
             ("Pauses", f"{self.pauses:,} · {durations.clock(self.pause_seconds)}"),

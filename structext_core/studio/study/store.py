@@ -441,18 +441,33 @@ class QuestionCounts:
 
     @property
     def for_annotator(self) -> str:
-        """"5 questions" (gold not told apart)."""
-        return plural(self.asked, "question")
+        """"5 study questions" (gold not told apart)."""
+        return plural(self.asked, "study question")
 
     @property
     def breakdown(self) -> str:
-        """For the lead: "5 questions (4 counted + 1 gold) and 1 practice question first"."""
-        text = plural(self.asked, "question")
+        """For the lead: "5 study questions (4 counted + 1 gold) and 1 practice question first"."""
+        text = plural(self.asked, "study question")
         if self.gold:
             text += f" ({self.counted:,} counted + {self.gold:,} gold)"
         if self.practice:
             text += f" and {plural(self.practice, 'practice question')} first"
         return text
+
+
+def progress_words(done: int, asked: int, practice_done: int = 0, practice: int = 0,
+                   gold_done: int | None = None, gold: int = 0) -> str:
+    """One person's progress in the words every page uses (sidebar, study chooser, Home, the
+    lead's table): "5 of 11 study questions answered · practice 1 of 1". *Study questions* are the
+    counted and gold ones (an annotator cannot tell gold apart); practice comes apart. For a lead,
+    ``gold_done`` adds how many of them were gold: "(gold 1 of 1 among them)". What the dashboard
+    and Results count, *counted answers*, are the study questions answered less the gold."""
+    text = f"{done:,} of {plural(asked, 'study question')} answered"
+    if gold and gold_done is not None:
+        text += f" (gold {gold_done:,} of {gold:,} among them)"
+    if practice:
+        text += f" · practice {practice_done:,} of {practice:,}"
+    return text
 
 
 @dataclass(frozen=True)
@@ -558,6 +573,8 @@ class AnnotatorStudy:
     #: Of ``n_items``, the practice questions that come first.
     practice_items: int = 0
     benchmark: str = "structext-eval"
+    #: Of ``answered``, the practice questions.
+    practice_answered: int = 0
 
     @property
     def counts(self) -> QuestionCounts:
@@ -571,10 +588,15 @@ class AnnotatorStudy:
         return self.answered >= self.n_items
 
     @property
+    def progress_words(self) -> str:
+        """"5 of 11 study questions answered · practice 1 of 1" (:func:`progress_words`)."""
+        return progress_words(self.answered - self.practice_answered, self.n_items - self.practice_items,
+                              self.practice_answered, self.practice_items)
+
+    @property
     def label(self) -> str:
         """The study's name and progress, for a chooser."""
-        return f"{self.name} ({self.answered:,} of {self.n_items:,} answered, practice included)" if \
-            self.practice_items else f"{self.name} ({self.answered:,} of {self.n_items:,} answered)"
+        return f"{self.name} · {self.progress_words}"
 
 
 def practice_items(study: str) -> str:
@@ -598,7 +620,10 @@ def studies_for_annotator(db: sqlite_utils.Database, user_id: int) -> list[Annot
                  WHERE a.study_id = s.id AND a.user_id = sa.user_id
                    AND a.item_id IN ({practice_items("s.id")})) AS practice_items,
                (SELECT COUNT(*) FROM responses r
-                 WHERE r.study_id = s.id AND r.user_id = sa.user_id) AS answered
+                 WHERE r.study_id = s.id AND r.user_id = sa.user_id) AS answered,
+               (SELECT COUNT(*) FROM responses r JOIN assignments a ON a.id = r.assignment_id
+                 WHERE r.study_id = s.id AND r.user_id = sa.user_id
+                   AND a.item_id IN ({practice_items("s.id")})) AS practice_answered
         FROM studies s JOIN study_annotators sa ON sa.study_id = s.id
         WHERE sa.user_id = ? AND s.status = 'open' AND s.archived_at IS NULL AND sa.removed_at IS NULL
         ORDER BY s.created_at, s.id
@@ -706,6 +731,18 @@ class StudyMember:
     replaced_by: str | None
     answered: int
     total: int
+    #: Of ``answered`` and ``total``: the practice questions, and the gold ones.
+    practice_answered: int = 0
+    practice: int = 0
+    gold_answered: int = 0
+    gold: int = 0
+
+    @property
+    def progress_words(self) -> str:
+        """The lead's words for their progress: "5 of 11 study questions answered (gold 1 of 1
+        among them) · practice 1 of 1" (:func:`progress_words`)."""
+        return progress_words(self.answered - self.practice_answered, self.total - self.practice,
+                              self.practice_answered, self.practice, self.gold_answered, self.gold)
 
     @property
     def removed(self) -> bool:
@@ -728,7 +765,18 @@ def study_members(db: sqlite_utils.Database, study_id: int) -> list[StudyMember]
                (SELECT COUNT(*) FROM responses x WHERE x.study_id = sa.study_id AND x.user_id = sa.user_id)
                  AS answered,
                (SELECT COUNT(*) FROM assignments a WHERE a.study_id = sa.study_id AND a.user_id = sa.user_id)
-                 AS total
+                 AS total,
+               (SELECT COUNT(r.id) FROM assignments a JOIN study_items i ON i.id = a.item_id
+                  LEFT JOIN responses r ON r.assignment_id = a.id
+                 WHERE a.study_id = sa.study_id AND a.user_id = sa.user_id AND i.kind = 'practice')
+                 AS practice_answered,
+               (SELECT COUNT(*) FROM assignments a JOIN study_items i ON i.id = a.item_id
+                 WHERE a.study_id = sa.study_id AND a.user_id = sa.user_id AND i.kind = 'practice') AS practice,
+               (SELECT COUNT(r.id) FROM assignments a JOIN study_items i ON i.id = a.item_id
+                  LEFT JOIN responses r ON r.assignment_id = a.id
+                 WHERE a.study_id = sa.study_id AND a.user_id = sa.user_id AND i.kind = 'gold') AS gold_answered,
+               (SELECT COUNT(*) FROM assignments a JOIN study_items i ON i.id = a.item_id
+                 WHERE a.study_id = sa.study_id AND a.user_id = sa.user_id AND i.kind = 'gold') AS gold
         FROM study_annotators sa JOIN users u ON u.id = sa.user_id
         LEFT JOIN users r ON r.id = sa.replaced_by
         WHERE sa.study_id = ? ORDER BY u.username COLLATE NOCASE

@@ -154,7 +154,7 @@ def test_answering_everything_finishes(db, started):
     assert len(set(seen)) == 10
     listed = study.studies_for_annotator(db, user_id)
     assert [(s.answered, s.n_items, s.finished) for s in listed] == [(10, 10, True)]
-    assert listed[0].label == "pilot (10 of 10 answered)"
+    assert listed[0].label == "pilot · 10 of 10 study questions answered"
 
 
 def test_an_answer_is_scored_in_the_transaction_that_commits_it(db, started):

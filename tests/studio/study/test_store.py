@@ -56,7 +56,7 @@ def test_create_study_copies_samples_and_shuffles_per_annotator(db, samples, ann
     assert isinstance(saved, study.Study)
     assert (saved.n_items, saved.seed, saved.show_correctness, saved.status) == (10, 7, False, "open")
     assert (saved.rule_text, saved.created_by, saved.n_annotators) == (study.DEFAULT_RULE, admin["id"], 3)
-    assert saved.label == "pilot · test-hard · 10 questions · 3 annotators · open"
+    assert saved.label == "pilot · test-hard · 10 study questions · 3 annotators · open"
     with pytest.raises(TypeError):  # a record, not the row dict it was
         saved["seed"]
     assert study.list_studies(db) == [saved]
@@ -173,6 +173,6 @@ def test_one_count_of_a_studys_questions_for_every_page():
     """Issue 19: "4 questions" + 1 gold + 1 practice was told as 5, then "all 6", and 4 beside 5."""
     counts = study.QuestionCounts(counted=4, gold=1, practice=1)
     assert (counts.asked, counts.total) == (5, 6)
-    assert counts.for_annotator == "5 questions"
-    assert counts.breakdown == "5 questions (4 counted + 1 gold) and 1 practice question first"
-    assert study.QuestionCounts(1).breakdown == "1 question"
+    assert counts.for_annotator == "5 study questions"
+    assert counts.breakdown == "5 study questions (4 counted + 1 gold) and 1 practice question first"
+    assert study.QuestionCounts(1).breakdown == "1 study question"
