@@ -22,6 +22,7 @@ st.markdown(
     f"and Org, **{len(TASKS)} tasks**, difficulty set by depth, width and columns, every answer computed by rule."
 )
 role = access.role_of(user)
+show_paths = access.can(role, "server_paths")  # a server's folders are the admin's business
 cards = access.home_cards(role, access.public_mode(ui.get_db()))  # only the pages this role may open
 for column, text in zip(st.columns(len(cards)), cards):
     column.markdown(text)
@@ -50,12 +51,13 @@ if missing:
         suites.load_or_generate(
             name, progress=lambda done, total, name=name: bar.progress(done / total, text=f"Generating {name}: {done:,} of {total:,} samples"))
     bar.progress(1.0, text="Done")
-    st.success(f"Generated {', '.join(missing)} into `{suites.data_dir()}`.")
+    st.success(f"Generated {', '.join(missing)}" + (f" into `{suites.data_dir()}`." if show_paths else "."))
 
 st.header("Suites")
 files = suites.suite_files()
 if not files:
-    st.warning(f"No suite files in `{suites.data_dir()}`.")
+    st.warning(f"No suite files in `{suites.data_dir()}`." if show_paths
+               else "No suites yet: an admin generates them on this page.")
 for path in files:
     stats = ui_suites.load_summary(path)
     with st.expander(f"**{markdown_text(path.stem)}**: {stats['samples']:,} samples",
@@ -70,9 +72,10 @@ for path in files:
         left.dataframe(stats["format"], hide_index=True, width="stretch")
         right.caption("By depth and width")
         right.dataframe(stats["grid"], hide_index=True, width="stretch")
-        st.caption(f"File: `{path}` ({path.stat().st_size / 1e6:,.1f} MB)")
+        where = f"File: `{path}`" if show_paths else f"Suite: **{markdown_text(path.stem)}**"
+        st.caption(f"{where} ({path.stat().st_size / 1e6:,.1f} MB)")
 
-if access.can(access.role_of(user), "load_data"):
+if access.can(role, "load_data"):
     st.header("Generate a suite")
     with st.form("home_generate"):
         c = st.columns(3)

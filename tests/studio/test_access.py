@@ -40,6 +40,7 @@ EXPECTED_CAPABILITIES = {
     "download":           ("Y", "Y", "Y", "Y"),
     "review_export":      ("-", "-", "-", "Y"),
     "load_data":          ("-", "-", "-", "Y"),
+    "server_paths":       ("-", "-", "-", "Y"),
     "public_mode":        ("-", "-", "-", "Y"),
 }
 
