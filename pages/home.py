@@ -49,7 +49,7 @@ if missing:
     bar = st.progress(0.0, text="Starting…")
     for name in missing:
         suites.load_or_generate(
-            name, progress=lambda done, total, name=name: bar.progress(done / total, text=f"Generating {name}: {done:,} of {total:,} samples"))
+            name, progress=lambda done, total, name=name: bar.progress(done / total, text=f"Generating {name}: {done:,} of {plural(total, 'sample')}"))
     bar.progress(1.0, text="Done")
     st.success(f"Generated {', '.join(missing)}" + (f" into `{suites.data_dir()}`." if show_paths else "."))
 
@@ -60,7 +60,7 @@ if not files:
                else "No suites yet: an admin generates them on this page.")
 for path in files:
     stats = ui_suites.load_summary(path)
-    with st.expander(f"**{markdown_text(path.stem)}**: {stats['samples']:,} samples",
+    with st.expander(f"**{markdown_text(path.stem)}**: {plural(stats['samples'], 'sample')}",
                      expanded=path.stem in suites.SUITES):
         m = st.columns(4)
         m[0].metric("Samples", f"{stats['samples']:,}")
@@ -99,7 +99,7 @@ if access.can(role, "load_data"):
             st.error(f"Cannot generate: {exc}.")
         else:
             bar = st.progress(0.0, text="Starting…")
-            rows = suites.generate_suite(config, seed=int(seed), progress=lambda d, t: bar.progress(d / t, text=f"{d:,} of {t:,} samples"))
+            rows = suites.generate_suite(config, seed=int(seed), progress=lambda d, t: bar.progress(d / t, text=f"{d:,} of {plural(t, 'sample')}"))
             samples.write_jsonl(suites.suite_path(name), rows)
             st.success(f"Wrote {plural(len(rows), 'sample')} to `{suites.suite_path(name)}`.")
 

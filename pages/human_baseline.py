@@ -548,7 +548,7 @@ def _text_feedback(feedback: study.PracticeFeedback) -> None:
         st.warning("You gave up on this one." + ("" if feedback.key_withheld else
                                                  " Here is the answer the study expects."))
     else:
-        verdict = "passed" if feedback.passed else "not passed"
+        verdict = "passed" if feedback.passed else "did not pass"
         (st.success if feedback.passed else st.warning)(
             f"Your answer **{verdict}**: ROUGE-L {feedback.rouge_l:.2f} (the pass mark is "
             f"{study.PASS_THRESHOLD:.2f}), exact match {'yes' if feedback.exact_match else 'no'}.")

@@ -671,9 +671,9 @@ def agreement_block(df: pd.DataFrame) -> None:
     agreement = study.agreement_summary(df)
     cols = st.columns(2)
     cols[0].metric("Fleiss' kappa", dashboard.statistic_text(agreement["fleiss_kappa"]),
-                   help=f"Over the {agreement['fleiss_items']} items every annotator answered.")
+                   help=f"Over the {plural(agreement['fleiss_items'], 'item')} every annotator answered.")
     cols[1].metric("Krippendorff's alpha", dashboard.statistic_text(agreement["krippendorff_alpha"]),
-                   help=f"Over the {agreement['alpha_items']} items with at least two answers.")
+                   help=f"Over the {plural(agreement['alpha_items'], 'item')} with at least two answers.")
     if agreement["pairwise"].empty:
         st.caption("Agreement needs at least two annotators with answers to the same items.")
     else:

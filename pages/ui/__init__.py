@@ -30,6 +30,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from structext_core import settings
 from structext_core.benchmark.safe_text import markdown_text
+from structext_core.benchmark.words import plural
 from structext_core.studio import access, accounts, run_gate, storage
 
 USER_KEY = "user"
@@ -378,7 +379,7 @@ def account_box() -> None:
         except accounts.AccountError as error:
             st.error(str(error))
             return
-        others = f" {ended} other session(s) of your account ended." if ended else ""
+        others = f" {plural(ended, 'other session')} of your account ended." if ended else ""
         st.success(f"Your password is changed; you stay logged in here.{others}")
 
 

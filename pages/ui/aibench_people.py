@@ -19,6 +19,7 @@ from pages import ui
 from structext_core import settings
 from structext_core.aibench.model import LETTERS, LEVELS, ORIGINAL_SYSTEM
 from structext_core.benchmark import safe_text
+from structext_core.benchmark.words import plural
 from structext_core.evaluation import human_solver
 from structext_core.studio import access, aibench_people, aibench_store, storage
 from structext_core.studio import pairwise as pws
@@ -67,8 +68,8 @@ def people_beside_solvers(people: pd.DataFrame, rows: pd.DataFrame, data) -> Non
         st.info("No counted answers of people on this data set yet (or none you may see): an AIBench image study "
                 "over it shows here once people answer.")
         return
-    st.caption(f"{len(people):,} counted answers by {people['annotator'].nunique()} people on "
-               f"{len(people[human_solver.PAIR].drop_duplicates()):,} (image, question) pairs. Each solver is scored "
+    st.caption(f"{plural(len(people), 'counted answer')} by {plural(people['annotator'].nunique(), 'person')} on "
+               f"{plural(len(people[human_solver.PAIR].drop_duplicates()), '(image, question) pair')}. Each solver is scored "
                "on the same pairs only. People: pooled over their answers (n answers; the interval treats answers "
                "as independent, so several people on one pair make it a little narrow); solvers: n pairs. Final "
                "scores: a lead's override counts where there is one.")
@@ -159,12 +160,13 @@ def pairwise_rank(db, name: str) -> None:
     if not studies:
         st.info("No pairwise study over this data set has counted votes yet.")
         return
-    labels = {s["id"]: f"{s['name']} ({s['status']}, {s['votes']} votes)" for s in studies}
+    labels = {s["id"]: f"{s['name']} ({s['status']}, {plural(s['votes'], 'vote')})" for s in studies}
     if st.session_state.get("rs_aib_pw_study") not in labels:
         st.session_state["rs_aib_pw_study"] = studies[-1]["id"]
     study_id = st.selectbox("Pairwise study", list(labels), format_func=labels.get, key="rs_aib_pw_study")
     res = _pairwise(str(settings.db_path()), study_id, aibench_people.pairwise_version(db, study_id))
-    st.caption(f"{res.votes} counted votes (each person's first on a pair) by {res.annotators} people. Bradley-Terry "
+    st.caption(f"{plural(res.votes, 'counted vote')} (each person's first on a pair) by "
+               f"{plural(res.annotators, 'person')}. Bradley-Terry "
                "strengths (log, mean 0) fitted by Hunter's MM; ties count half a win to each side; *both bad* is "
                f"left out and shown apart. 95% intervals: {res.ranking.n_boot} bootstrap resamples of the votes "
                f"(seed {res.ranking.seed}).")
@@ -173,11 +175,11 @@ def pairwise_rank(db, name: str) -> None:
                                 for c in ("win_rate", "both_bad_share", "strength", "low", "high")})
     m1, m2, m3 = st.columns(3)
     m1.metric("Per-pair agreement", "–" if not res.agreement["rater_pairs"] else f"{res.agreement['agreement']:.0%}",
-              help=f"{res.agreement['pairs']} pairs judged by two or more people")
+              help=f"{plural(res.agreement['pairs'], 'pair')} judged by two or more people")
     m2.metric("Kendall's W", "undefined" if res.kendall_w["w"] is None else f"{res.kendall_w['w']:.2f}",
-              help=f"over {res.kendall_w['raters']} people who compared every system")
+              help=f"over {plural(res.kendall_w['raters'], 'person')} who compared every system")
     m3.metric("Swap consistency", "–" if not res.consistency["repeats"] else f"{res.consistency['consistency']:.0%}",
-              help=f"{res.consistency['repeats']} pairs seen again with the sides swapped")
+              help=f"{plural(res.consistency['repeats'], 'pair')} seen again with the sides swapped")
     st.caption("Each judge against the human rank: Spearman's rho and Kendall's tau, their exact one-sided p, and "
                "a 95% bootstrap interval of rho that carries the human rank's own uncertainty (the paper's Fig. 6b "
                "values beside, where it printed one).")

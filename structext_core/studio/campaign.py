@@ -36,6 +36,7 @@ from structext_core.benchmark import draws, limits, official, outputs
 from structext_core.benchmark.audit import AGREE, audit, audit_sample
 from structext_core.benchmark.samples import FIELDS, write_jsonl
 from structext_core.benchmark.tasks import TASKS
+from structext_core.benchmark.words import plural
 from structext_core.studio import access, accounts, changes, rewrite, sandbox, seal
 from structext_core.studio.storage import write_transaction
 
@@ -117,7 +118,7 @@ def draw_stratified(samples: list[dict], n: int, seed: int = 0) -> list[dict]:
     if n < 1:
         raise CampaignError("Draw at least one sample.")
     if n > len(samples):
-        raise CampaignError(f"The source suite holds {len(samples)} samples; cannot draw {n}.")
+        raise CampaignError(f"The source suite holds {plural(len(samples), 'sample')}; cannot draw {n:,}.")
     return draws.stratified_draw(samples, n, stratum=lambda s: (s["task_id"], s["depth"]),
                                  seed=f"real-test|draw|{seed}", allocation=draws.EVEN)
 
@@ -138,8 +139,8 @@ def create_campaign(db: sqlite_utils.Database, name: str, samples: list[dict], n
     drawn = draw_stratified(samples, n, seed)
     scenarios = scenario_catalogue(db)
     if len(scenarios) < len(drawn):
-        raise CampaignError(f"The catalogue has {len(scenarios)} scenarios but {len(drawn)} samples need one each "
-                            f"(no repeats): add {len(drawn) - len(scenarios)} more scenarios, or draw fewer samples.")
+        raise CampaignError(f"The catalogue has {plural(len(scenarios), 'scenario')} but {plural(len(drawn), 'sample')} "
+                            f"need one each (no repeats): add {plural(len(drawn) - len(scenarios), 'more scenario')}, or draw fewer samples.")
     rng = random.Random(f"real-test|assign|{seed}")
     chosen = rng.sample(scenarios, len(drawn))
     owner = _deal(drawn, annotators)

@@ -32,6 +32,7 @@ import sqlite_utils
 from structext_core import settings
 from structext_core.benchmark import limits
 from structext_core.benchmark.samples import read_jsonl
+from structext_core.benchmark.words import plural
 from structext_core.evaluation import harness, results, scoring
 from structext_core.evaluation.results import Problem, ResultsImportError
 from structext_core.evaluation.scoring import DEFAULT_THRESHOLD
@@ -425,7 +426,7 @@ class StoredUpload:
     @property
     def label(self) -> str:
         """``#3 run.jsonl (2088 rows)``: how the page names it in its delete box."""
-        return f"#{self.id} {self.filename} ({self.rows_stored} rows)"
+        return f"#{self.id} {self.filename} ({plural(self.rows_stored, 'row')})"
 
 
 def list_uploads(db: sqlite_utils.Database) -> list[StoredUpload]:

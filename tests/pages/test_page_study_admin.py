@@ -525,11 +525,11 @@ def test_deleting_an_account_states_the_choice_and_needs_a_confirmation(db, peop
     at = choose_account(open_page(people["lead"], section="Accounts"), "ann1")
     new_name = f"deleted-user-{people['ann1']['id']}"
     shown = markdown_text(at)  # keep their data: the default, stated before anything is done
-    assert f"renamed '{new_name}'" in shown and "Their 1 study answer(s) stay" in shown
+    assert f"renamed '{new_name}'" in shown and "Their 1 study answer stays" in shown
     widget(at.radio, "Delete the account and").set_value("remove")
     shown = markdown_text(at.run())
-    assert "**Removed:**" in shown and "- 1 study answer(s) with their timing and any score override" in shown
-    assert "**Kept, as it cannot be removed:**" in shown and "0 approved rewrite(s)" in shown
+    assert "**Removed:**" in shown and "- 1 study answer with their timing and any score override" in shown
+    assert "**Kept, as it cannot be removed:**" in shown and "0 approved rewrites" in shown
     at = click(at, "Delete account…")
     assert "Delete 'ann1' and remove their data? This cannot be undone." in at.warning[0].value
     assert accounts.account_status(db, people["ann1"]["id"]) == "active"  # not yet
