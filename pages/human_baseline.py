@@ -24,6 +24,7 @@ from pages import ui
 from pages.ui import activity, option_keys
 from pages.ui import clock as clock_widget
 from pages.ui.frame import ensure_frame
+from structext_core.aibench.model import absent_option_notes
 from structext_core.benchmark.formats import DISPLAY_NAMES
 from structext_core.benchmark.safe_text import markdown_text
 from structext_core.benchmark.words import plural
@@ -865,7 +866,8 @@ def options_panel(view: study.QuestionView) -> None:
         st.caption(f"Keys: **{keys}** choose an option, **Enter** submits the chosen one. "
                    "Your choice is saved as soon as you make it.")
     _option_keys(key=f"hb_keys_{aid}", data={"keys": {**{letter: _option_key(aid, letter) for letter in letters},
-                                                     **({} if confirming else {"Enter": f"hb_submit_{aid}"})}})
+                                                     **({} if confirming else {"Enter": f"hb_submit_{aid}"})},
+                                            "notes": absent_option_notes(len(letters))})
     activity_watch(aid, answer_size=False)
     flag_box(view)
 
