@@ -13,7 +13,7 @@ from pages.ui.frame import ensure_frame
 from structext_core.benchmark import samples, suites
 from structext_core.benchmark.safe_text import markdown_text
 from structext_core.benchmark.words import plural
-from structext_core.studio import access, accounts, aibench_store, storage, study
+from structext_core.studio import access, accounts, aibench_store, study
 from structext_core.views import dashboard
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
@@ -708,38 +708,29 @@ def fast_block(df: pd.DataFrame) -> None:
 # ---------------------------------------------------------------- export
 
 
-def _built(make):
-    """A download's data, made when the button is clicked (in a server thread, outside any script
-    run) on a connection of its own that is closed as soon as the data is made."""
-    def build():
-        with storage.opened() as db:
-            return make(db)
-    return build
-
-
 def export_section(chosen: study.Study) -> None:
     study_id, stem = chosen.id, chosen.name
     st.write("Downloads are built when you click, from the answers committed at that moment.")
     columns = study.export_columns(chosen.benchmark)
     cols = st.columns(3)
     cols[0].download_button(
-        "Responses (CSV)", _built(lambda db: study.to_csv(study.export_rows(db, study_id), columns)),
+        "Responses (CSV)", ui.built_on_click(lambda db: study.to_csv(study.export_rows(db, study_id), columns)),
         file_name=f"{stem}-responses.csv", mime="text/csv", on_click="ignore",
     )
     cols[1].download_button(
-        "Responses (JSONL)", _built(lambda db: study.to_jsonl(study.export_rows(db, study_id))),
+        "Responses (JSONL)", ui.built_on_click(lambda db: study.to_jsonl(study.export_rows(db, study_id))),
         file_name=f"{stem}-responses.jsonl", mime="application/jsonl", on_click="ignore",
     )
     if study.kind_of(chosen.benchmark).model_results:
         cols[2].download_button(
-            "Human results (model-result JSONL)", _built(lambda db: study.to_jsonl(study.human_results(db, study_id))),
+            "Human results (model-result JSONL)", ui.built_on_click(lambda db: study.to_jsonl(study.human_results(db, study_id))),
             file_name=f"{stem}-human-results.jsonl", mime="application/jsonl", on_click="ignore",
             help="One row per answer as model human:<annotator>, and again as model human (the pool).",
         )
     if chosen.practice_items or chosen.gold_items:
         st.download_button(
             "Practice and gold answers (CSV)",
-            _built(lambda db: study.to_csv(study.export_rows(db, study_id, kinds=("practice", "gold")), columns)),
+            ui.built_on_click(lambda db: study.to_csv(study.export_rows(db, study_id, kinds=("practice", "gold")), columns)),
             file_name=f"{stem}-practice-and-gold.csv", mime="text/csv", on_click="ignore",
             help="Not counted, so not in the files above; the column kind says which each row is.",
         )

@@ -83,6 +83,15 @@ def show_flash() -> None:
             st.toast(message, icon=":material/check_circle:" if kind == "success" else ":material/info:")
 
 
+def built_on_click(make):
+    """A download's data, made when the button is clicked (in a server thread, outside any script
+    run) on a connection of its own that is closed as soon as the data is made."""
+    def build():
+        with storage.opened() as db:
+            return make(db)
+    return build
+
+
 # The connection of each script run, by thread (a run, its callbacks and its fragments run in the
 # script's thread; a parallel fragment worker has a thread, and so a connection, of its own).
 # Closed when the run ends (:func:`run_scope` in app.py, :func:`fragment` for a fragment's own
