@@ -59,7 +59,7 @@ def setup_tab() -> None:
                 "× 2 depths × 16), give each its own scenario and deal them evenly to the annotators.")
     labels = annotator_labels()
     if not labels:
-        st.info("There are no annotator accounts yet: create them under **Studies**, *Accounts* first.")
+        st.info("There are no annotator accounts yet: create them on the **Accounts** page (Admin) first.")
     # The same fields, labels, order and defaults as the study set-up form: name, number, seed of
     # the draw, annotators (enabled annotator accounts by name, nobody chosen beforehand).
     with st.form("ca_setup"):

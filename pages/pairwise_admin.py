@@ -95,7 +95,7 @@ with st.expander("New pairwise study", expanded=not pws.list_studies(db)):
         st.info("No AIBench data set is stored yet: open Results → AIBench once (it makes the synthetic set) or "
                 "import one with `python -m structext_core aibench import`.")
     elif not annotators:
-        st.info("There are no annotator accounts yet: create them under **Accounts** first.")
+        st.info("There are no annotator accounts yet: create them on the **Accounts** page (Admin) first.")
     else:
         dataset = st.selectbox("AIBench data set", datasets, key="pwa_dataset")
         systems = pws.dataset_systems(dataset)

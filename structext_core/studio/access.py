@@ -125,6 +125,7 @@ PAGES: tuple[Page, ...] = (
          "campaign_admin", _rule((ADMIN,))),
     Page("question_review_admin", "question_review_admin.py", "AIBench review campaigns", ":material/fact_check:",
          "Admin", "question_review_admin", _rule((ADMIN,))),
+    Page("accounts", "accounts.py", "Accounts", ":material/manage_accounts:", "Admin", "accounts", _rule((ADMIN,))),
 )
 
 CAPABILITIES: tuple[Capability, ...] = (

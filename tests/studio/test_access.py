@@ -29,6 +29,7 @@ EXPECTED_PAGES = {
     "question_review_admin": ("-", "-",  "-",       "Y"),
     "pairwise":       ("-",    "Y",      "-",       "Y"),
     "pairwise_admin": ("-",    "-",      "-",       "Y"),
+    "accounts":       ("-",    "-",      "-",       "Y"),
 }
 EXPECTED_CAPABILITIES = {
     "answers":            ("P", "P", "Y", "Y"),
