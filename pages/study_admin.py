@@ -339,12 +339,26 @@ def dashboard_section(chosen: study.Study) -> None:
     st.caption(f"{chosen.name} asks {counts.breakdown}: **total** below is the {plural(counts.asked, 'question')} "
                "an annotator is given (gold included, practice apart); the baseline counts "
                f"{plural(counts.counted, 'question')}.")
-    progress = study.progress_table(db, chosen.id)
+    where, hours = dashboard.progress_tables(study.progress_table(db, chosen.id))
+    small = {"width": "small"}
     st.dataframe(
-        progress, hide_index=True,
+        where, hide_index=True, width="content",
         column_config={
-            "done_pct": st.column_config.ProgressColumn("done", format="%.0f%%", min_value=0, max_value=100),
-            "gave_up": "gave up",
+            "answered": st.column_config.NumberColumn("answered", **small),
+            "gave_up": st.column_config.NumberColumn("gave up", **small),
+            "remaining": st.column_config.NumberColumn("left", help="Questions still to answer.", **small),
+            "total": st.column_config.NumberColumn("total", **small),
+            "done_pct": st.column_config.ProgressColumn("done", format="%.0f%%", min_value=0, max_value=100,
+                                                        **small),
+            "last_answer": st.column_config.TextColumn("last answer (UTC)", width="medium"),
+            "rule_accepted": st.column_config.CheckboxColumn("rule", help="The study's rule accepted.", **small),
+            "removed": st.column_config.CheckboxColumn(
+                "taken off", help="Taken off the study by a lead: their answers stay in every figure.", **small),
+        },
+    )
+    st.dataframe(
+        hours, hide_index=True, width="content",
+        column_config={
             "hours_answering": st.column_config.NumberColumn(
                 "hours answering", format="%.2f", help="Active time: the question on screen in the annotator's tab."),
             "hours_paused": st.column_config.NumberColumn(
@@ -354,9 +368,6 @@ def dashboard_section(chosen: study.Study) -> None:
             "hours_away": st.column_config.NumberColumn(
                 "hours away", format="%.2f",
                 help="No heartbeat from the page: tab closed or hidden, connection lost, machine asleep."),
-            "last_answer": "last answer (UTC)", "rule_accepted": "rule accepted",
-            "removed": st.column_config.CheckboxColumn(
-                "taken off", help="Taken off the study by a lead: their answers stay in every figure."),
         },
     )
     st.caption("Hours of answered questions. Answering (active) + paused + idle + away = the time from "

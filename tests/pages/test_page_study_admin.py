@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from structext_core.benchmark import samples, suites
 from structext_core.studio import access, accounts, storage, study
+from structext_core.views import dashboard
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "study_admin.py"
 ACCOUNTS_PAGE = Path(__file__).resolve().parents[2] / "pages" / "accounts.py"
@@ -228,6 +229,15 @@ def test_dashboard_shows_the_figures(db, people, answered_study):
     assert metric(at, "Fleiss' kappa") != "n/a"
     flagged = next(d.value for d in at.dataframe if "reason" in d.value.columns)
     assert flagged["annotator"].tolist() == ["ann2"] and "under 5 s" in flagged["reason"].iloc[0]
+
+
+def test_the_progress_table_fits_two_narrow_tables(db, people, answered_study):
+    """Regression (issue item 9g): one progress table of 13 columns was cut on the right."""
+    at = open_page(people["lead"])
+    progress, hours = at.dataframe[0].value, at.dataframe[1].value
+    assert list(progress.columns) == dashboard.PROGRESS_COLUMNS and len(progress.columns) <= 9
+    assert list(hours.columns) == dashboard.TIME_COLUMNS
+    assert hours.set_index("annotator").loc["ann1", "hours_answering"] > 0
 
 
 def test_dashboard_groups_by_format(db, people, answered_study):
