@@ -366,7 +366,7 @@ def paper_page() -> None:
     cells = result_views.paper_heatmap_cells(view.table, view.kind)
     table_info = paper.TABLES[view.table]
     chart = charts.subtitled(charts.paper_heatmap_chart(cells, table_info.title, view.row_title, view.col_title,
-                                                        view.metric), view.metric)
+                                                        view.metric), view.metric, fit=True)
     st.write(table_info.caption)
     show_chart(chart, view.file_name(), view.label_table(paper.load_table(view.table)))
     st.dataframe(paper.load_table(view.table), hide_index=True)
