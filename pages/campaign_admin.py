@@ -59,7 +59,7 @@ def setup_tab() -> None:
                 "× 2 depths × 16), give each its own scenario and deal them evenly to the annotators.")
     labels = annotator_labels()
     if not labels:
-        st.info("There are no annotator accounts yet: create them under **Studies**, *Accounts* first.")
+        st.info("There are no annotator accounts yet: create them on the **Accounts** page (Admin) first.")
     # The same fields, labels, order and defaults as the study set-up form: name, number, seed of
     # the draw, annotators (enabled annotator accounts by name, nobody chosen beforehand).
     with st.form("ca_setup"):
@@ -209,12 +209,28 @@ def flags_tab(campaign_id: int) -> None:
     st.button("Resolve", key=f"ca_resolve_{flag_id}", on_click=on_resolve, args=(flag_id,))
 
 
+WRITE_LABEL = "Write approved rewrites to the server folder"
+
+
 def export_tab(campaign_id: int, name: str) -> None:
     rows = campaign.progress(db, campaign_id)
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    directory = st.text_input("Export folder", value=str(campaign.default_export_dir(name, campaign_id)),
+    approved = sum(row["approved"] for row in rows)
+    st.download_button("Download approved rewrites (real-test.jsonl)",
+                       ui.built_on_click(lambda db: campaign.export_jsonl(db, campaign_id)),
+                       file_name="real-test.jsonl", mime="application/jsonl",
+                       icon=":material/download:", key="ca_download", on_click="ignore", disabled=not approved,
+                       help="To your computer: the approved rewrites, audited, as the server folder's "
+                            "real-test.jsonl. Nothing is written on the server.")
+    if not approved:
+        st.caption("No approved rewrite yet: approve some on the Review queue first.")
+    st.markdown("**On the server**, for the command line and the other pages: `real-test.jsonl` and the authors' "
+                "layout (`official/`) in this folder, both audited, and the suite in the suites folder "
+                f"(`{suites.data_dir()}`).")
+    directory = st.text_input("Export folder (on the server)",
+                              value=str(campaign.default_export_dir(name, campaign_id)),
                               key=f"ca_export_dir_{campaign_id}")
-    if not st.button("Export approved rewrites", key="ca_export", type="primary", icon=":material/download:"):
+    if not st.button(WRITE_LABEL, key="ca_export", type="primary", icon=":material/save:"):
         return
     try:
         result = campaign.export_campaign(db, campaign_id, directory, suites_dir=suites.data_dir())
@@ -222,11 +238,10 @@ def export_tab(campaign_id: int, name: str) -> None:
         st.error(f"Not exported: {error}")
         return
     audited = campaign.export_audit(result)
-    st.success(f"Exported {plural(result.count, 'sample')} to {result.jsonl} and {result.layout}, and added the suite "
-               f"{result.suite.name} to the suites folder (prompts, run, score and the Results page use it).")
+    st.success(f"Exported {plural(result.count, 'sample')} to {result.jsonl} and {result.layout} on the server, and "
+               f"added the suite {result.suite.name} to the suites folder (prompts, run, score and the Results page "
+               "use it).")
     st.code("\n".join(audited), language="text")
-    st.download_button("Download real-test.jsonl", result.jsonl.read_bytes(), file_name="real-test.jsonl",
-                       mime="application/jsonl")
 
 
 def scenarios_tab() -> None:

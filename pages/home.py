@@ -22,6 +22,7 @@ st.markdown(
     f"and Org, **{len(TASKS)} tasks**, difficulty set by depth, width and columns, every answer computed by rule."
 )
 role = access.role_of(user)
+show_paths = access.can(role, "server_paths")  # a server's folders are the admin's business
 cards = access.home_cards(role, access.public_mode(ui.get_db()))  # only the pages this role may open
 for column, text in zip(st.columns(len(cards)), cards):
     column.markdown(text)
@@ -44,17 +45,18 @@ if missing:
     bar = st.progress(0.0, text="Starting…")
     for name in missing:
         suites.load_or_generate(
-            name, progress=lambda done, total, name=name: bar.progress(done / total, text=f"Generating {name}: {done:,} of {total:,} samples"))
+            name, progress=lambda done, total, name=name: bar.progress(done / total, text=f"Generating {name}: {done:,} of {plural(total, 'sample')}"))
     bar.progress(1.0, text="Done")
-    st.success(f"Generated {', '.join(missing)} into `{suites.data_dir()}`.")
+    st.success(f"Generated {', '.join(missing)}" + (f" into `{suites.data_dir()}`." if show_paths else "."))
 
 st.header("Suites")
 files = suites.suite_files()
 if not files:
-    st.warning(f"No suite files in `{suites.data_dir()}`.")
+    st.warning(f"No suite files in `{suites.data_dir()}`." if show_paths
+               else "No suites yet: an admin generates them on this page.")
 for path in files:
     stats = ui_suites.load_summary(path)
-    with st.expander(f"**{markdown_text(path.stem)}**: {stats['samples']:,} samples",
+    with st.expander(f"**{markdown_text(path.stem)}**: {plural(stats['samples'], 'sample')}",
                      expanded=path.stem in suites.SUITES):
         m = st.columns(4)
         m[0].metric("Samples", f"{stats['samples']:,}")
@@ -66,9 +68,10 @@ for path in files:
         left.dataframe(stats["format"], hide_index=True, width="stretch")
         right.caption("By depth and width")
         right.dataframe(stats["grid"], hide_index=True, width="stretch")
-        st.caption(f"File: `{path}` ({path.stat().st_size / 1e6:,.1f} MB)")
+        where = f"File: `{path}`" if show_paths else f"Suite: **{markdown_text(path.stem)}**"
+        st.caption(f"{where} ({path.stat().st_size / 1e6:,.1f} MB)")
 
-if access.can(access.role_of(user), "load_data"):
+if access.can(role, "load_data"):
     st.header("Generate a suite")
     with st.form("home_generate"):
         c = st.columns(3)
@@ -92,7 +95,7 @@ if access.can(access.role_of(user), "load_data"):
             st.error(f"Cannot generate: {exc}.")
         else:
             bar = st.progress(0.0, text="Starting…")
-            rows = suites.generate_suite(config, seed=int(seed), progress=lambda d, t: bar.progress(d / t, text=f"{d:,} of {t:,} samples"))
+            rows = suites.generate_suite(config, seed=int(seed), progress=lambda d, t: bar.progress(d / t, text=f"{d:,} of {plural(t, 'sample')}"))
             samples.write_jsonl(suites.suite_path(name), rows)
             st.success(f"Wrote {plural(len(rows), 'sample')} to `{suites.suite_path(name)}`.")
 

@@ -24,6 +24,7 @@ from pages import ui
 from pages.ui import activity, option_keys
 from pages.ui import clock as clock_widget
 from pages.ui.frame import ensure_frame
+from structext_core.aibench.model import absent_option_notes
 from structext_core.benchmark.formats import DISPLAY_NAMES
 from structext_core.benchmark.safe_text import markdown_text
 from structext_core.benchmark.words import plural
@@ -574,7 +575,7 @@ def _text_feedback(feedback: study.PracticeFeedback) -> None:
         st.warning("You gave up on this one." + ("" if feedback.key_withheld else
                                                  " Here is the answer the study expects."))
     else:
-        verdict = "passed" if feedback.passed else "not passed"
+        verdict = "passed" if feedback.passed else "did not pass"
         (st.success if feedback.passed else st.warning)(
             f"Your answer **{verdict}**: ROUGE-L {feedback.rouge_l:.2f} (the pass mark is "
             f"{study.PASS_THRESHOLD:.2f}), exact match {'yes' if feedback.exact_match else 'no'}.")
@@ -891,7 +892,8 @@ def options_panel(view: study.QuestionView) -> None:
         st.caption(f"Keys: **{keys}** choose an option, **Enter** submits the chosen one. "
                    "Your choice is saved as soon as you make it.")
     _option_keys(key=f"hb_keys_{aid}", data={"keys": {**{letter: _option_key(aid, letter) for letter in letters},
-                                                     **({} if confirming else {"Enter": f"hb_submit_{aid}"})}})
+                                                     **({} if confirming else {"Enter": f"hb_submit_{aid}"})},
+                                            "notes": absent_option_notes(len(letters))})
     activity_watch(aid, answer_size=False)
     flag_box(view)
 

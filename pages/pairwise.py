@@ -198,7 +198,7 @@ except pws.StudyError as error:
     st.error(str(error))
     st.stop()
 if view is None:
-    st.success(f"You have judged all {chosen[3]} pairs of this study. Thank you!")
+    st.success(f"You have judged {'the one pair' if chosen[3] == 1 else f'all {chosen[3]:,} pairs'} of this study. Thank you!")
     st.stop()
 if not view.held_elsewhere and chosen[0] not in seen:
     seen.append(chosen[0])

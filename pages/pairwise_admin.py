@@ -15,6 +15,7 @@ from pages import ui
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark import safe_text
 from structext_core.benchmark.safe_text import markdown_text
+from structext_core.benchmark.words import plural
 from structext_core.studio import accounts, aibench_store
 from structext_core.studio import pairwise as pws
 
@@ -94,7 +95,7 @@ with st.expander("New pairwise study", expanded=not pws.list_studies(db)):
         st.info("No AIBench data set is stored yet: open Results → AIBench once (it makes the synthetic set) or "
                 "import one with `python -m structext_core aibench import`.")
     elif not annotators:
-        st.info("There are no annotator accounts yet: create them under **Accounts** first.")
+        st.info("There are no annotator accounts yet: create them on the **Accounts** page (Admin) first.")
     else:
         dataset = st.selectbox("AIBench data set", datasets, key="pwa_dataset")
         systems = pws.dataset_systems(dataset)
@@ -132,7 +133,7 @@ if st.session_state.get("pwa_study") not in ids:
     st.session_state["pwa_study"] = ids[0]
 study_id = st.selectbox("Study", ids, key="pwa_study",
                         format_func=lambda i: next(f"{s.name} ({s.status}{', archived' if s.archived else ''}, "
-                                                   f"{s.pairs} pairs, {s.dataset})" for s in studies if s.id == i))
+                                                   f"{plural(s.pairs, 'pair')}, {s.dataset})" for s in studies if s.id == i))
 study = pws.get_study(db, study_id)
 if study.archived:
     st.info("This study is archived: hidden from its annotators, and no votes are taken. Its votes and results are "
@@ -201,18 +202,19 @@ with results_tab:
         st.info("No counted votes yet.")
     else:
         res = pws.results(db, study.id)
-        st.markdown(f"**{res.votes}** counted votes (each person's first on a pair) by **{res.annotators}** people. "
+        st.markdown(f"**{plural(res.votes, 'counted vote')}** (each person's first on a pair) by "
+                    f"**{plural(res.annotators, 'person')}**. "
                     "Ties count half a win to each side; *both bad* is left out of the strengths and shown apart. "
                     f"Intervals: {res.ranking.n_boot} bootstrap resamples of the votes (seed {res.ranking.seed}).")
         st.subheader("Human rank: Bradley-Terry strengths")
         st.dataframe(res.ranking.table.round(3), hide_index=True)
         m1, m2, m3 = st.columns(3)
         m1.metric("Per-pair agreement", "–" if res.agreement["rater_pairs"] == 0 else
-                  f"{res.agreement['agreement']:.0%}", help=f"{res.agreement['pairs']} pairs judged by two or more")
+                  f"{res.agreement['agreement']:.0%}", help=f"{plural(res.agreement['pairs'], 'pair')} judged by two or more")
         m2.metric("Kendall's W", "undefined" if res.kendall_w["w"] is None else f"{res.kendall_w['w']:.2f}",
-                  help=f"over {res.kendall_w['raters']} people who compared every system")
+                  help=f"over {plural(res.kendall_w['raters'], 'person')} who compared every system")
         m3.metric("Swap consistency", "–" if res.consistency["repeats"] == 0 else
-                  f"{res.consistency['consistency']:.0%}", help=f"{res.consistency['repeats']} repeated pairs")
+                  f"{res.consistency['consistency']:.0%}", help=f"{plural(res.consistency['repeats'], 'repeated pair')}")
         st.subheader("Table 2 rebuilt: aesthetic metrics and the human rank")
         if res.table2.shape[1] <= 3:
             st.caption("This data set has no imported aesthetic metric.")

@@ -372,7 +372,7 @@ if not mine:
     st.info("This campaign has no papers for you.")
     st.stop()
 done = sum(i["status"] in ("submitted", "approved") for i in mine)
-st.caption(f"{done} of {len(mine)} papers submitted. One paper at a time: decide on every question "
+st.caption(f"{done:,} of {plural(len(mine), 'paper')} submitted. One paper at a time: decide on every question "
            "(accept, edit with a reason, remove with a reason), add questions that are missing, then submit.")
 suggested = qr.next_item(db, cid, user["id"])
 labels = {i["id"]: f"#{i['position']} {i['paper_id']} · {i['status']}" for i in mine}

@@ -18,6 +18,7 @@ from pages.ui.frame import ensure_frame
 from structext_core import settings
 from structext_core.aibench.model import LETTERS, LEVELS
 from structext_core.benchmark.safe_text import frame_csv, markdown_text
+from structext_core.benchmark.words import plural
 from structext_core.studio import access, accounts, aibench_store
 from structext_core.studio import question_review as qr
 
@@ -97,8 +98,10 @@ def on_export(cid: int) -> None:
         ui.flash("error", f"Not exported: {error}")
         return
     st.session_state["qra_exported"] = str(result.folder)
-    left = f" {len(result.left_out)} paper(s) left out (not yet approved or adjudicated)." if result.left_out else ""
-    ui.flash("success", f"Exported {result.papers} paper(s), {result.questions} questions to {result.folder}.{left}")
+    left = (f" {plural(len(result.left_out), 'paper')} left out (not yet approved or adjudicated)."
+            if result.left_out else "")
+    ui.flash("success", f"Exported {plural(result.papers, 'paper')}, {plural(result.questions, 'question')} "
+                         f"to {result.folder}.{left}")
 
 
 @ui.fragment
@@ -301,7 +304,7 @@ for b in waiting:
 
 st.subheader("Export")
 curated = qr.curated(db, cid)
-st.caption(f"{len(curated.papers)} paper(s) ready (all reviews approved, disagreements adjudicated); "
+st.caption(f"{plural(len(curated.papers), 'paper')} ready (all reviews approved, disagreements adjudicated); "
            f"{len(curated.left_out)} not yet. The export is an AIBench import folder (it re-imports as a data set), "
            "with review/provenance.jsonl (generated, revised, added, removed; by whom, when, why), "
            "review/review_log.jsonl and review/agreement.json.")

@@ -313,7 +313,7 @@ def admin_panel(db, expanded: bool) -> None:
                                   format_func=lambda upload_id: by_id[upload_id].label)
             if st.button("Delete this upload and its results", key="rs_delete"):
                 gone = results_store.delete_upload(db, victim)
-                ui.flash("success", f"Deleted {by_id[victim].label}: {gone} result rows removed.")
+                ui.flash("success", f"Deleted {by_id[victim].label}: {plural(gone, 'result row')} removed.")
                 st.rerun()
 
 
@@ -387,7 +387,7 @@ def paper_page() -> None:
     cells = result_views.paper_heatmap_cells(view.table, view.kind)
     table_info = paper.TABLES[view.table]
     chart = charts.subtitled(charts.paper_heatmap_chart(cells, table_info.title, view.row_title, view.col_title,
-                                                        view.metric), view.metric)
+                                                        view.metric), view.metric, fit=True)
     st.write(table_info.caption)
     show_chart(chart, view.file_name(), view.label_table(paper.load_table(view.table)))
     st.dataframe(paper.load_table(view.table), hide_index=True)
@@ -776,7 +776,7 @@ def paired_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     event = show_chart(chart, "paired", cells, select_key=f"rs_paired_chart_{model_a}_{model_b}_{row}_{col}",
                        choice=chosen.choice)
     follow_click(event, drill_key("paired", row, col))
-    st.caption(f"{int(cells['n'].sum())} shared samples. Cells show the mean paired difference in points and, under "
+    st.caption(f"{plural(int(cells['n'].sum()), 'shared sample')}. Cells show the mean paired difference in points and, under "
                "it, n (pairs); * marks p < 0.05 (sign-flip permutation test, no correction for the number of cells). "
                + result_views.min_n_note(chosen.min_n, cells) + " Click a cell to see its samples below.")
     drill(result_views.shared_rows(frame, model_a, model_b), chosen, row, col, cells, "paired")

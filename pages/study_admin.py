@@ -1,4 +1,4 @@
-"""Study admin: set up human-baseline studies, manage accounts, watch the dashboard, export.
+"""Study admin: set up human-baseline studies, watch the dashboard, export (accounts: pages/accounts.py).
 
 UI only: every figure comes from ``structext_core.studio.study``, every chart and table
 from ``structext_core.views.dashboard``.
@@ -13,14 +13,14 @@ from pages.ui.frame import ensure_frame
 from structext_core.benchmark import samples, suites
 from structext_core.benchmark.safe_text import markdown_text
 from structext_core.benchmark.words import plural
-from structext_core.studio import access, accounts, aibench_store, storage, study
+from structext_core.studio import access, accounts, aibench_store, study
 from structext_core.views import dashboard
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page("study_admin")
 db = ui.get_db()
 
-SECTIONS = ["Dashboard", "Set up a study", "Accounts", "Export"]
+SECTIONS = ["Dashboard", "Set up a study", "Export"]
 PERCENT = st.column_config.NumberColumn(format="%.1f")
 
 
@@ -47,7 +47,7 @@ BENCHMARKS = {study.STRUCTEXT: "StrucText-Eval (text questions)", study.AIBENCH:
 def setup_section() -> None:
     annotators = accounts.list_users(db, role="annotator")
     if not annotators:
-        st.info("There are no annotator accounts yet: create them under **Accounts** first.")
+        st.info("There are no annotator accounts yet: create them on the **Accounts** page (Admin) first.")
     benchmark = st.segmented_control("Benchmark", list(BENCHMARKS), format_func=BENCHMARKS.get,
                                      default=study.STRUCTEXT, key="sa_benchmark") or study.STRUCTEXT
     if benchmark == study.AIBENCH:
@@ -168,187 +168,6 @@ def create_study(name, suite_name, n_items, seed, chosen, rule_text, show_correc
 
 
 # ---------------------------------------------------------------- accounts
-
-
-def accounts_section() -> None:
-    everyone = accounts.list_users(db, include_inactive=True)
-    users = [u for u in everyone if u["status"] != "deleted"]
-    st.dataframe(
-        dashboard.accounts_table(everyone),
-        hide_index=True,
-        column_config={"username": "user name", "role": st.column_config.TextColumn("role", width="small"),
-                       "status": st.column_config.TextColumn("status", width="small"),
-                       "created_at": "created (UTC)"},
-    )
-    create_col, reset_col = st.columns(2, gap="large")
-    with create_col, st.form("sa_new_account", clear_on_submit=True):
-        st.markdown("**Create an account**")
-        username = st.text_input("User name", key="sa_new_username")
-        password = st.text_input("Password", type="password", key="sa_new_password",
-                                 help=f"At least {accounts.MIN_PASSWORD_LENGTH} characters.")
-        role = st.radio("Role", accounts.ROLES, horizontal=True, key="sa_new_role")
-        if st.form_submit_button("Create account", type="primary"):
-            try:
-                created = accounts.create_user(db, username, password, role, by_user=user["id"])
-            except accounts.AccountError as error:
-                st.error(f"No account was created. {error}")
-            else:
-                ui.flash("success", f"Account {created['username']!r} ({created['role']}) created.")
-                st.rerun()
-    with reset_col, st.form("sa_reset_password", clear_on_submit=True):
-        st.markdown("**Set a new password**")
-        who = st.selectbox("Account", [u["username"] for u in users], key="sa_reset_user")
-        new_password = st.text_input("New password", type="password", key="sa_reset_password")
-        if st.form_submit_button("Set password"):
-            try:
-                accounts.set_password(db, who, new_password, by_user=user["id"])
-            except accounts.AccountError as error:
-                st.error(f"The password was not changed. {error}")
-            else:
-                ui.flash("success", f"New password set for {who!r}. Their open sessions have ended.")
-                st.rerun()
-    account_lifecycle_block(users)
-    login_locks_block()
-    public_mode_block()
-
-
-def _md(text: str) -> str:
-    """``text`` for st.markdown: names may hold ``_`` and ``*``, which must not turn into emphasis."""
-    return text.replace("\\", "\\\\").replace("_", "\\_").replace("*", "\\*")
-
-
-def _bullets(lines: list[str]) -> str:
-    return "\n".join(f"- {_md(line)}" for line in lines)
-
-
-def account_lifecycle_block(users: list[dict]) -> None:
-    st.markdown("**Disable, enable or delete an account**")
-    by_id = {u["id"]: u for u in users}
-    # No account is chosen for the admin: a button must never act on whichever came first.
-    picked = st.selectbox(
-        "Account to change", list(by_id), key="sa_life_user", index=None, placeholder="Choose an account",
-        format_func=lambda i: f"{by_id[i]['username']} ({by_id[i]['role']}, {by_id[i]['status']})",
-    )
-    if picked is None:
-        st.caption("Choose the account to disable, enable or delete.")
-        return
-    account = by_id[picked]
-    name = account["username"]
-    disable_col, delete_col = st.columns(2, gap="large")
-    with disable_col:
-        if account["status"] == "active":
-            st.caption("A disabled account cannot log in, and its open sessions end at once. Its answers, "
-                       "rewrites and studies stay as they are; enable it again at any time.")
-            disable_with_confirmation(picked, name)
-        else:
-            st.caption("Disabled: this account cannot log in. Enabled again, it logs in with its old password.")
-            if st.button("Enable account", key="sa_enable"):
-                try:
-                    accounts.enable_user(db, picked, by_user=user["id"])
-                except accounts.AccountError as error:
-                    st.error(f"{name!r} was not enabled. {error}")
-                else:
-                    ui.flash("success", f"{name!r} is enabled: it can log in again.")
-                    st.rerun()
-    with delete_col:
-        delete_account_block(account)
-
-
-def disable_with_confirmation(account_id: int, name: str) -> None:
-    """"Disable account…", then a confirmation naming the account: nothing happens in one click."""
-    if st.session_state.get("sa_disable_pending") != account_id:
-        if st.button("Disable account…", key="sa_disable"):
-            st.session_state["sa_disable_pending"] = account_id
-            st.rerun()
-        return
-    st.warning(f"Disable {name!r}? It can no longer log in, and its open sessions end now.")
-    yes_col, no_col = st.columns(2)
-    if yes_col.button(f"Yes, disable {name}", key="sa_disable_yes", type="primary"):
-        st.session_state.pop("sa_disable_pending", None)
-        try:
-            ended = accounts.disable_user(db, account_id, by_user=user["id"])
-        except accounts.AccountError as error:
-            st.error(f"{name!r} was not disabled. {error}")
-            return
-        ui.flash("success", f"{name!r} is disabled: it cannot log in, and {plural(ended, 'open session')} ended.")
-        st.rerun()
-    if no_col.button("Cancel", key="sa_disable_no"):
-        st.session_state.pop("sa_disable_pending", None)
-        st.rerun()
-
-
-DELETE_MODES = {"keep": "keep their data (under an anonymous name)", "remove": "remove their data"}
-
-
-def delete_account_block(account: dict) -> None:
-    plan = accounts.deletion_plan(db, account["id"])
-    name = account["username"]
-    mode = st.radio("Delete the account and", list(DELETE_MODES), format_func=DELETE_MODES.get,
-                    key="sa_delete_mode")
-    if mode == "keep":
-        st.markdown(_bullets(plan.keep))
-    else:
-        st.markdown(_bullets([f"The account is renamed {plan.new_name!r} and can no longer log in; the name "
-                              f"{name!r} is free again. Its open sessions end."]))
-        st.markdown("**Removed:**\n" + _bullets(plan.removed))
-        st.markdown("**Kept, as it cannot be removed:**\n" + _bullets(plan.kept_anyway))
-    if st.session_state.get("sa_delete_pending") != [account["id"], mode]:
-        if st.button("Delete account…", key="sa_delete"):
-            st.session_state["sa_delete_pending"] = [account["id"], mode]
-            st.rerun()
-        return
-    st.warning(f"Delete {name!r} and {DELETE_MODES[mode].split(' (')[0]}? This cannot be undone.")
-    yes_col, no_col = st.columns(2)
-    if yes_col.button(f"Yes, delete {name}", key="sa_delete_yes", type="primary"):
-        st.session_state.pop("sa_delete_pending", None)
-        try:
-            done = accounts.delete_user(db, account["id"], remove_data=mode == "remove", by_user=user["id"])
-        except accounts.AccountError as error:
-            st.error(f"{name!r} was not deleted. {error}")
-            return
-        kept = "their data is kept under that name" if mode == "keep" else "their data is removed as listed"
-        ui.flash("success", f"Account {name!r} is deleted: it is now {done.new_name!r}, and {kept}.")
-        st.rerun()
-    if no_col.button("Cancel", key="sa_delete_no"):
-        st.session_state.pop("sa_delete_pending", None)
-        st.rerun()
-
-
-def login_locks_block() -> None:
-    st.markdown("**Failed log-ins and locks**")
-    failures = accounts.login_failures(db)
-    if not failures:
-        st.caption(f"No account has failed log-ins on record. After {accounts.MAX_FAILED_LOGINS} failed "
-                   "attempts a user name is locked for a minute, then longer with each further failure.")
-        return
-    st.dataframe(
-        dashboard.login_failures_table(failures),
-        hide_index=True,
-    )
-    with st.form("sa_unlock"):
-        who = st.selectbox("Account to unlock", [f["username"] for f in failures], key="sa_unlock_user")
-        if st.form_submit_button("Unlock"):
-            accounts.unlock_login(db, who, by_user=user["id"])
-            ui.flash("success", f"{who!r} is unlocked: their failed log-ins are cleared.")
-            st.rerun()
-
-
-# ---------------------------------------------------------------- who sees what (structext_core.studio.access)
-
-
-def on_public_mode() -> None:
-    on = bool(st.session_state["sa_public_mode"])
-    access.set_public_mode(ui.get_db(), on, user)
-    ui.flash("success", f"Public read-only mode is {'on' if on else 'off'}.")
-
-
-def public_mode_block() -> None:
-    st.markdown("**Public read-only mode**")
-    st.toggle(
-        "Let visitors and annotators browse Explore and the model results of suites in no open study",
-        value=access.public_mode(db), key="sa_public_mode", on_change=on_public_mode,
-        help="Off by default. Even when on, no sample of an open study and no human result is shown to them.",
-    )
 
 
 def on_results_when_closed(study_id: int) -> None:
@@ -520,12 +339,26 @@ def dashboard_section(chosen: study.Study) -> None:
     st.caption(f"{chosen.name} asks {counts.breakdown}: **total** below is the {plural(counts.asked, 'study question')} "
                "an annotator is given (gold included, practice apart); the baseline counts "
                f"{plural(counts.counted, 'question')}, its counted answers.")
-    progress = study.progress_table(db, chosen.id)
+    where, hours = dashboard.progress_tables(study.progress_table(db, chosen.id))
+    small = {"width": "small"}
     st.dataframe(
-        progress, hide_index=True,
+        where, hide_index=True, width="content",
         column_config={
-            "done_pct": st.column_config.ProgressColumn("done", format="%.0f%%", min_value=0, max_value=100),
-            "gave_up": "gave up",
+            "answered": st.column_config.NumberColumn("answered", **small),
+            "gave_up": st.column_config.NumberColumn("gave up", **small),
+            "remaining": st.column_config.NumberColumn("left", help="Questions still to answer.", **small),
+            "total": st.column_config.NumberColumn("total", **small),
+            "done_pct": st.column_config.ProgressColumn("done", format="%.0f%%", min_value=0, max_value=100,
+                                                        **small),
+            "last_answer": st.column_config.TextColumn("last answer (UTC)", width="medium"),
+            "rule_accepted": st.column_config.CheckboxColumn("rule", help="The study's rule accepted.", **small),
+            "removed": st.column_config.CheckboxColumn(
+                "taken off", help="Taken off the study by a lead: their answers stay in every figure.", **small),
+        },
+    )
+    st.dataframe(
+        hours, hide_index=True, width="content",
+        column_config={
             "hours_answering": st.column_config.NumberColumn(
                 "hours answering", format="%.2f", help="Active time: the question on screen in the annotator's tab."),
             "hours_paused": st.column_config.NumberColumn(
@@ -535,9 +368,6 @@ def dashboard_section(chosen: study.Study) -> None:
             "hours_away": st.column_config.NumberColumn(
                 "hours away", format="%.2f",
                 help="No heartbeat from the page: tab closed or hidden, connection lost, machine asleep."),
-            "last_answer": "last answer (UTC)", "rule_accepted": "rule accepted",
-            "removed": st.column_config.CheckboxColumn(
-                "taken off", help="Taken off the study by a lead: their answers stay in every figure."),
         },
     )
     st.caption("Hours of answered questions. Answering (active) + paused + idle + away = the time from "
@@ -672,9 +502,9 @@ def agreement_block(df: pd.DataFrame) -> None:
     agreement = study.agreement_summary(df)
     cols = st.columns(2)
     cols[0].metric("Fleiss' kappa", dashboard.statistic_text(agreement["fleiss_kappa"]),
-                   help=f"Over the {agreement['fleiss_items']} items every annotator answered.")
+                   help=f"Over the {plural(agreement['fleiss_items'], 'item')} every annotator answered.")
     cols[1].metric("Krippendorff's alpha", dashboard.statistic_text(agreement["krippendorff_alpha"]),
-                   help=f"Over the {agreement['alpha_items']} items with at least two answers.")
+                   help=f"Over the {plural(agreement['alpha_items'], 'item')} with at least two answers.")
     if agreement["pairwise"].empty:
         st.caption("Agreement needs at least two annotators with answers to the same items.")
     else:
@@ -709,38 +539,29 @@ def fast_block(df: pd.DataFrame) -> None:
 # ---------------------------------------------------------------- export
 
 
-def _built(make):
-    """A download's data, made when the button is clicked (in a server thread, outside any script
-    run) on a connection of its own that is closed as soon as the data is made."""
-    def build():
-        with storage.opened() as db:
-            return make(db)
-    return build
-
-
 def export_section(chosen: study.Study) -> None:
     study_id, stem = chosen.id, chosen.name
     st.write("Downloads are built when you click, from the answers committed at that moment.")
     columns = study.export_columns(chosen.benchmark)
     cols = st.columns(3)
     cols[0].download_button(
-        "Responses (CSV)", _built(lambda db: study.to_csv(study.export_rows(db, study_id), columns)),
+        "Responses (CSV)", ui.built_on_click(lambda db: study.to_csv(study.export_rows(db, study_id), columns)),
         file_name=f"{stem}-responses.csv", mime="text/csv", on_click="ignore",
     )
     cols[1].download_button(
-        "Responses (JSONL)", _built(lambda db: study.to_jsonl(study.export_rows(db, study_id))),
+        "Responses (JSONL)", ui.built_on_click(lambda db: study.to_jsonl(study.export_rows(db, study_id))),
         file_name=f"{stem}-responses.jsonl", mime="application/jsonl", on_click="ignore",
     )
     if study.kind_of(chosen.benchmark).model_results:
         cols[2].download_button(
-            "Human results (model-result JSONL)", _built(lambda db: study.to_jsonl(study.human_results(db, study_id))),
+            "Human results (model-result JSONL)", ui.built_on_click(lambda db: study.to_jsonl(study.human_results(db, study_id))),
             file_name=f"{stem}-human-results.jsonl", mime="application/jsonl", on_click="ignore",
             help="One row per answer as model human:<annotator>, and again as model human (the pool).",
         )
     if chosen.practice_items or chosen.gold_items:
         st.download_button(
             "Practice and gold answers (CSV)",
-            _built(lambda db: study.to_csv(study.export_rows(db, study_id, kinds=("practice", "gold")), columns)),
+            ui.built_on_click(lambda db: study.to_csv(study.export_rows(db, study_id, kinds=("practice", "gold")), columns)),
             file_name=f"{stem}-practice-and-gold.csv", mime="text/csv", on_click="ignore",
             help="Not counted, so not in the files above; the column kind says which each row is.",
         )
@@ -770,8 +591,6 @@ for tab, section in zip(tabs, SECTIONS):
             continue
         if section == "Set up a study":
             setup_section()
-        elif section == "Accounts":
-            accounts_section()
         elif not all_studies:
             st.info("No study yet: create one under **Set up a study**.")
         else:

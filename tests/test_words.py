@@ -1,5 +1,8 @@
 """The one plural helper every page text uses (issue 19: "1 practice items", "Exported 1 samples")."""
 
+import re
+from pathlib import Path
+
 import pytest
 
 from structext_core.benchmark.words import noun, plural, plural_of
@@ -18,3 +21,17 @@ def test_plural(n, singular, expected):
 def test_an_irregular_plural_can_be_given():
     assert plural(2, "criterion", "criteria") == "2 criteria" and noun(1, "criterion", "criteria") == "criterion"
     assert plural_of("person") == "people"
+
+
+ROOT = Path(__file__).resolve().parent.parent
+# A count written straight before a plural noun: "{n} samples" says "1 samples" for one.
+_BARE_COUNT = re.compile(r"\{(?![A-Z_]+[:}])[^{}]*\}\*{0,2} (people|samples)\b")
+
+
+def test_no_text_puts_a_bare_count_before_samples_or_people():
+    """Regression (issue item 9b): "1 samples", "by 1 people" on the pages; counts go through plural()."""
+    found = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+             for path in sorted([*(ROOT / "pages").rglob("*.py"), *(ROOT / "structext_core").rglob("*.py")])
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if _BARE_COUNT.search(line)]
+    assert not found, "write plural(n, 'sample') / plural(n, 'person'):\n" + "\n".join(found)

@@ -30,6 +30,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from structext_core import settings
 from structext_core.benchmark.safe_text import markdown_text
+from structext_core.benchmark.words import plural
 from structext_core.studio import access, accounts, run_gate, storage
 
 USER_KEY = "user"
@@ -80,6 +81,15 @@ def show_flash() -> None:
         getattr(box, kind)(message)
         if toast:
             st.toast(message, icon=":material/check_circle:" if kind == "success" else ":material/info:")
+
+
+def built_on_click(make):
+    """A download's data, made when the button is clicked (in a server thread, outside any script
+    run) on a connection of its own that is closed as soon as the data is made."""
+    def build():
+        with storage.opened() as db:
+            return make(db)
+    return build
 
 
 # The connection of each script run, by thread (a run, its callbacks and its fragments run in the
@@ -378,7 +388,7 @@ def account_box() -> None:
         except accounts.AccountError as error:
             st.error(str(error))
             return
-        others = f" {ended} other session(s) of your account ended." if ended else ""
+        others = f" {plural(ended, 'other session')} of your account ended." if ended else ""
         st.success(f"Your password is changed; you stay logged in here.{others}")
 
 

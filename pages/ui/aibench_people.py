@@ -20,6 +20,7 @@ from pages.ui import widgets
 from structext_core import settings
 from structext_core.aibench.model import LETTERS, ORIGINAL_SYSTEM
 from structext_core.benchmark import safe_text
+from structext_core.benchmark.words import plural
 from structext_core.evaluation import human_solver
 from structext_core.studio import access, aibench_people, aibench_store, storage
 from structext_core.studio import pairwise as pws
@@ -68,8 +69,8 @@ def people_beside_solvers(people: pd.DataFrame, rows: pd.DataFrame, data) -> Non
         st.info("No counted answers of people on this data set yet (or none you may see): an AIBench image study "
                 "over it shows here once people answer.")
         return
-    st.caption(f"{len(people):,} counted answers by {people['annotator'].nunique()} people on "
-               f"{len(people[human_solver.PAIR].drop_duplicates()):,} (image, question) pairs. Each solver is scored "
+    st.caption(f"{plural(len(people), 'counted answer')} by {plural(people['annotator'].nunique(), 'person')} on "
+               f"{plural(len(people[human_solver.PAIR].drop_duplicates()), '(image, question) pair')}. Each solver is scored "
                "on the same pairs only. People: pooled over their answers (n answers; the interval treats answers "
                "as independent, so several people on one pair make it a little narrow); solvers: n pairs. Final "
                "scores: a lead's override counts where there is one.")
@@ -160,12 +161,13 @@ def pairwise_rank(db, name: str) -> None:
     if not studies:
         st.info("No pairwise study over this data set has counted votes yet.")
         return
-    labels = {s["id"]: f"{s['name']} ({s['status']}, {s['votes']} votes)" for s in studies}
+    labels = {s["id"]: f"{s['name']} ({s['status']}, {plural(s['votes'], 'vote')})" for s in studies}
     if st.session_state.get("rs_aib_pw_study") not in labels:
         st.session_state["rs_aib_pw_study"] = studies[-1]["id"]
     study_id = st.selectbox("Pairwise study", list(labels), format_func=labels.get, key="rs_aib_pw_study")
     res = _pairwise(str(settings.db_path()), study_id, aibench_people.pairwise_version(db, study_id))
-    st.caption(f"{res.votes} counted votes (each person's first on a pair) by {res.annotators} people. Bradley-Terry "
+    st.caption(f"{plural(res.votes, 'counted vote')} (each person's first on a pair) by "
+               f"{plural(res.annotators, 'person')}. Bradley-Terry "
                "strengths (log, mean 0) fitted by Hunter's MM; ties count half a win to each side; *both bad* is "
                f"left out and shown apart. 95% intervals: {res.ranking.n_boot} bootstrap resamples of the votes "
                f"(seed {res.ranking.seed}).")

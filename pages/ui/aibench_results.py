@@ -22,6 +22,7 @@ from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import paper as aibench_paper
 from structext_core.aibench import scoring
 from structext_core.benchmark import safe_text
+from structext_core.benchmark.words import plural
 from structext_core.studio import access, aibench_store
 from structext_core.views import aibench_results as views
 from structext_core.views import aibench_url_state as url_state
@@ -109,8 +110,9 @@ def results_section(db, user) -> None:
     if access.can(access.role_of(user), "load_data", access.public_mode(db)):
         upload_panel(name)
     data, rows, table = _scored(name, _signature(name))
-    st.caption(f"{len(data.papers)} papers, {sum(len(p.questions) for p in data.papers.values())} questions, "
-               f"{len(data.systems)} systems.")
+    st.caption(f"{plural(len(data.papers), 'paper')}, "
+               f"{plural(sum(len(p.questions) for p in data.papers.values()), 'question')}, "
+               f"{plural(len(data.systems), 'system')}.")
     if rows is None:
         st.info("No predictions stored for this data set yet: `python -m structext_core aibench run` asks a "
                 "model, `aibench add-predictions` stores a file.")

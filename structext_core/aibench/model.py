@@ -188,3 +188,15 @@ def _parse_letter(reply: str, n_options: int = 4) -> str | None:
         return None
     letter = letters.pop()
     return letter if letter in LETTERS[:n_options] else None
+
+
+def absent_option_notes(n_options: int) -> dict[str, str]:
+    """What the key of a letter a question does not offer says, by letter: for two options
+    ``{"C": "This question has options A and B; C is not one of them.", "D": …}`` (a key that
+    did nothing and said nothing left people pressing it again)."""
+    offered = list(LETTERS[:max(0, n_options)])
+    if not offered:
+        return {}
+    names = offered[0] if len(offered) == 1 else ", ".join(offered[:-1]) + " and " + offered[-1]
+    has = f"option {names}" if len(offered) == 1 else f"options {names}"
+    return {letter: f"This question has {has}; {letter} is not one of them." for letter in LETTERS[len(offered):]}

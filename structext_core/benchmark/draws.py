@@ -13,6 +13,8 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 
+from structext_core.benchmark.words import plural
+
 PROPORTIONAL = "proportional"
 EVEN = "even"
 ALLOCATIONS = (PROPORTIONAL, EVEN)
@@ -46,7 +48,7 @@ def stratified_draw(
     if allocation not in ALLOCATIONS:
         raise ValueError(f"allocation must be one of {', '.join(ALLOCATIONS)}, got {allocation!r}")
     if not 1 <= n <= len(samples):
-        raise ValueError(f"cannot draw {n} of {len(samples)} samples")
+        raise ValueError(f"cannot draw {n:,} of {plural(len(samples), 'sample')}")
     rng = random.Random(seed)
     groups: dict[Hashable, list[dict]] = defaultdict(list)
     for sample in sorted(samples, key=lambda s: s["id"]):

@@ -19,6 +19,7 @@ from structext_core.benchmark import samples as samples_mod
 from structext_core.benchmark.formats import get_module
 from structext_core.benchmark.tasks import TASKS
 from structext_core.benchmark.tree import capped_node_count
+from structext_core.benchmark.words import plural
 
 Progress = Callable[[int, int], None]
 
@@ -125,7 +126,7 @@ class SuiteConfig:
         if self.csv_rows is not None and self.csv_rows > MAX_CSV_ROWS:
             raise SizeLimitError(f"csv-rows {self.csv_rows:,} is above the limit of {MAX_CSV_ROWS:,} rows per table")
         if self.size > MAX_SAMPLES:
-            raise SizeLimitError(f"the grid makes {self.size:,} samples; the limit is {MAX_SAMPLES:,} samples")
+            raise SizeLimitError(f"the grid makes {plural(self.size, 'sample')}; the limit is {MAX_SAMPLES:,} samples")
         chars = self.estimated_chars()
         if chars > MAX_OUTPUT_CHARS:
             raise SizeLimitError(f"the grid makes about {chars:,} characters of JSONL; the limit is "

@@ -26,6 +26,7 @@ import math
 from pathlib import Path
 
 from structext_core import settings
+from structext_core.benchmark.words import noun
 from structext_core.cli.flags import seconds, seconds_or_zero
 from structext_core.cli.main import UsageError
 
@@ -42,8 +43,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
     except FileExistsError as error:
         raise UsageError(str(error)) from None
     questions = sum(len(b.questions) for b in built)
-    print(f"wrote {len(built)} papers, {questions} questions and {len(built) * len(build.SYSTEMS)} images "
-          f"({len(build.SYSTEMS)} systems) to {args.out}")
+    papers, images, systems = len(built), len(built) * len(build.SYSTEMS), len(build.SYSTEMS)
+    print(f"wrote {papers} {noun(papers, 'paper')}, {questions} {noun(questions, 'question')} and "
+          f"{images} {noun(images, 'image')} ({systems} {noun(systems, 'system')}) to {args.out}")
     return 0
 
 
@@ -56,8 +58,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     except (ImportFailed, FileExistsError) as error:
         raise UsageError(str(error)) from None
     questions = sum(len(p.questions) for p in stored.papers.values())
-    print(f"imported {len(stored.papers)} papers, {questions} questions, {len(stored.images)} images of "
-          f"{len(stored.systems)} systems and {len(stored.aesthetics)} aesthetic scores into {dest}")
+    papers, images, systems, scores = len(stored.papers), len(stored.images), len(stored.systems), len(stored.aesthetics)
+    print(f"imported {papers} {noun(papers, 'paper')}, {questions} {noun(questions, 'question')}, "
+          f"{images} {noun(images, 'image')} of {systems} {noun(systems, 'system')} and "
+          f"{scores} {noun(scores, 'aesthetic score')} into {dest}")
     return 0
 
 
@@ -108,7 +112,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         chance = ", ".join(f"{col} {first[lv].chance:.1f}" for lv, col in zip((1, 2, 3, 4), "CTPS") if lv in first)
         n = ", ".join(f"{col} {first[lv].n}" for lv, col in zip((1, 2, 3, 4), "CTPS") if lv in first)
         print(f"n questions: {n}; chance (%): {chance}; aesthetics: {metric or 'none imported (no A, no O)'}; "
-              f"intervals: Wilson (levels), bootstrap over {scores[0].papers} papers (O)")
+              f"intervals: Wilson (levels), bootstrap over {scores[0].papers} {noun(scores[0].papers, 'paper')} (O)")
         unclear = sum(lv.unclear for s in scores for lv in s.levels.values())
         missing = sum(lv.missing for s in scores for lv in s.levels.values())
         print(f"replies without a clear letter: {unclear}; questions without a prediction: {missing} "
@@ -233,10 +237,10 @@ def cmd_draw(args: argparse.Namespace) -> int:
             for paper_id in papers[:10]:
                 print(f"{outcome}: {paper_id}: {summary.reasons[paper_id]}", file=sys.stderr)
     counts = ", ".join(f"{len(p)} {o}" for o, p in summary.outcomes.items()) or "nothing asked"
-    print(f"{system!r}: {summary.skipped} of {summary.total} papers drawn before; this run: {counts} "
+    print(f"{system!r}: {summary.skipped} of {summary.total} {noun(summary.total, 'paper')} drawn before; this run: {counts} "
           f"(each recorded in {Path(args.data) / aibench_draw.LOG})")
     if summary.missing:
-        print(f"{summary.missing} papers have no figure of {system!r}: run the same command again to ask for "
+        print(f"{summary.missing} {noun(summary.missing, 'paper')} {'has' if summary.missing == 1 else 'have'} no figure of {system!r}: run the same command again to ask for "
               "them again", file=sys.stderr)
         return 1  # as run's: some are still missing
     return 0

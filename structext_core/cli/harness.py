@@ -11,6 +11,7 @@ import argparse
 import sys
 
 from structext_core.benchmark.samples import SampleError, read_jsonl
+from structext_core.benchmark.words import noun
 from structext_core.evaluation import harness_export, prompts
 
 EXIT_OK = 0
@@ -31,7 +32,7 @@ def cmd_export_task(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_ERROR
-    print(f"wrote {'an' if args.harness[0] in 'aeiou' else 'a'} {args.harness} task for {len(samples)} samples ({args.setting}) to {args.out}: "
+    print(f"wrote {'an' if args.harness[0] in 'aeiou' else 'a'} {args.harness} task for {len(samples)} {noun(len(samples), 'sample')} ({args.setting}) to {args.out}: "
           f"{', '.join(p.name for p in written)}")
     print((written[0].parent / "README.txt").read_text(encoding="utf-8"))
     return EXIT_OK

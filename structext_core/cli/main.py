@@ -15,6 +15,7 @@ from typing import Callable, Iterator
 from structext_core.benchmark import audit as audit_mod
 from structext_core.benchmark import official, outputs, samples, suites
 from structext_core.benchmark.tasks import TASKS
+from structext_core.benchmark.words import plural
 from structext_core.cli.progress import ProgressLine
 
 PARALLEL_MIN_NODES = 100_000  # Test: about 17,000 nodes in all; Test-Hard: about 280,000
@@ -194,7 +195,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}") from None
-    print(f"wrote {written:,} samples to {args.out}")
+    print(f"wrote {plural(written, 'sample')} to {args.out}")
     if args.official_dir:
         print(f"wrote {n_layout:,} files in the authors' layout under {args.official_dir}")
     return 0
@@ -242,7 +243,7 @@ def stats_table(rows: list[dict]) -> str:
 
     out = block("format", lambda r: r["language"]) + [""] + block("(depth, width)", lambda r: (r["depth"], r["width"]))
     ref = sum(len(r["reference"]) for r in rows) / len(rows)
-    out += ["", f"{len(rows):,} samples, mean reference length {ref:,.0f} characters"]
+    out += ["", f"{plural(len(rows), 'sample')}, mean reference length {ref:,.0f} characters"]
     return "\n".join(out)
 
 

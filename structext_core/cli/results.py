@@ -15,6 +15,7 @@ import sys
 
 from structext_core.benchmark import outputs
 from structext_core.benchmark.samples import read_jsonl, write_jsonl
+from structext_core.benchmark.words import noun
 from structext_core.cli.flags import seconds, seconds_or_zero
 from structext_core.cli.progress import ProgressLine
 from structext_core.evaluation import aggregate, prompts, results, runner, scoring
@@ -178,7 +179,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             write_jsonl(args.out, scored)  # all or nothing: a temporary file, renamed
         except OSError as exc:
             return _error(f"cannot write {args.out}: {exc.strerror or exc}")
-    print(f"scored {len(scored)} responses from {args.results} against {len(samples)} samples "
+    print(f"scored {len(scored)} {noun(len(scored), 'response')} from {args.results} against {len(samples)} {noun(len(samples), 'sample')} "
           f"(threshold {args.threshold:g}; {METRIC_DESCRIPTIONS[args.metric]})")
     for note in notes:
         print(note)
@@ -187,7 +188,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     else:
         print("no result left to summarise")
     if args.out:
-        print(f"wrote {len(scored)} scored rows to {args.out}")
+        print(f"wrote {len(scored)} {noun(len(scored), 'scored row')} to {args.out}")
     return EXIT_OK
 
 

@@ -125,6 +125,7 @@ PAGES: tuple[Page, ...] = (
          "campaign_admin", _rule((ADMIN,))),
     Page("question_review_admin", "question_review_admin.py", "AIBench review campaigns", ":material/fact_check:",
          "Admin", "question_review_admin", _rule((ADMIN,))),
+    Page("accounts", "accounts.py", "Accounts", ":material/manage_accounts:", "Admin", "accounts", _rule((ADMIN,))),
 )
 
 CAPABILITIES: tuple[Capability, ...] = (
@@ -146,6 +147,8 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability("review_export", "AIBench question review: the curated set, provenance and review log (zip)",
                _rule((ADMIN,))),
     Capability("load_data", "load results, generate and import suites", _rule((ADMIN,))),
+    Capability("server_paths", "server paths of suite files and data folders (Home); others see the suite's name",
+               _rule((ADMIN,))),
     Capability("public_mode", "turn the public read-only mode on or off", _rule((ADMIN,))),
 )
 

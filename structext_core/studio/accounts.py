@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from structext_core import settings
+from structext_core.benchmark.words import plural
 from structext_core.studio import changes, durations
 from structext_core.studio.storage import write_transaction
 
@@ -773,6 +774,10 @@ def enable_user(db: sqlite_utils.Database, user_id: int, *, by_user: int | None)
         changes.record(db, by_user, "account.enable", f"user:{user_id}")
 
 
+def _stay(n: int) -> str:
+    return "stays" if n == 1 else "stay"
+
+
 @dataclass(frozen=True)
 class DeletionPlan:
     """What deleting an account does, counted: the admin reads it before confirming, and
@@ -809,10 +814,11 @@ class DeletionPlan:
         return [
             f"The account is renamed {self.new_name!r} and can no longer log in; the name "
             f"{self.username!r} is free again. Its open sessions end.",
-            f"Their {self.study_answers} study answer(s) stay, under {self.new_name!r}; in the "
-            f"{self.studies} study(ies) they take part in they are marked removed (the export says so) "
+            f"Their {plural(self.study_answers, 'study answer')} {_stay(self.study_answers)}, under {self.new_name!r}; in the "
+            f"{plural(self.studies, 'study')} they take part in they are marked removed (the export says so) "
             "and their unanswered questions are no longer asked.",
-            f"Their {self.rewrite_items} rewrite item(s) ({self.approved_rewrites} approved) stay in their "
+            f"Their {plural(self.rewrite_items, 'rewrite item')} ({self.approved_rewrites:,} approved) "
+            f"{_stay(self.rewrite_items)} in their "
             f"campaigns under {self.new_name!r}, drafts and submissions included.",
         ]
 
@@ -820,23 +826,23 @@ class DeletionPlan:
     def removed(self) -> list[str]:
         """What *remove their data* deletes, one line per kind of record."""
         return [
-            f"{self.study_answers} study answer(s) with their timing and any score override",
-            f"{self.unanswered} unanswered question(s) of their queues, with any draft typed",
-            f"their place in {self.studies} study(ies) (the studies themselves stay)",
-            f"{self.study_flags} flag(s) they raised on study questions",
-            f"{self.rewrite_drafts} rewrite draft(s) and {self.rewrite_submissions} submission(s) "
+            f"{plural(self.study_answers, 'study answer')} with their timing and any score override",
+            f"{plural(self.unanswered, 'unanswered question')} of their queues, with any draft typed",
+            f"their place in {plural(self.studies, 'study')} (the studies themselves stay)",
+            f"{plural(self.study_flags, 'flag')} they raised on study questions",
+            f"{plural(self.rewrite_drafts, 'rewrite draft')} and {plural(self.rewrite_submissions, 'submission')} "
             "(with their reviews) of their rewrite items that are not approved; those items go back "
             f"to 'to do' and stay in their campaigns under {self.new_name!r}",
-            f"{self.rewrite_flags} flag(s) they raised on rewrite samples",
+            f"{plural(self.rewrite_flags, 'flag')} they raised on rewrite samples",
         ]
 
     @property
     def kept_anyway(self) -> list[str]:
         """What *remove their data* cannot remove, and why."""
         return [
-            f"{self.approved_rewrites} approved rewrite(s): they are part of the campaign's Real-Test "
-            f"export and are kept, under {self.new_name!r}",
-            f"{self.reviews_written} review(s) they wrote, and the audit log of the changes they made: "
+            f"{plural(self.approved_rewrites, 'approved rewrite')}: part of the campaign's Real-Test "
+            f"export, kept under {self.new_name!r}",
+            f"{plural(self.reviews_written, 'review')} they wrote, and the audit log of the changes they made: "
             "the record of who decided what",
             "studies and campaigns they created (they belong to the project)",
         ]

@@ -34,8 +34,9 @@ import sqlite_utils
 from structext_core import settings
 from structext_core.benchmark import draws, limits, official, outputs
 from structext_core.benchmark.audit import AGREE, audit, audit_sample
-from structext_core.benchmark.samples import FIELDS, write_jsonl
+from structext_core.benchmark.samples import FIELDS, to_jsonl_line, write_jsonl
 from structext_core.benchmark.tasks import TASKS
+from structext_core.benchmark.words import plural
 from structext_core.studio import access, accounts, changes, rewrite, sandbox, seal
 from structext_core.studio.storage import write_transaction
 
@@ -117,7 +118,7 @@ def draw_stratified(samples: list[dict], n: int, seed: int = 0) -> list[dict]:
     if n < 1:
         raise CampaignError("Draw at least one sample.")
     if n > len(samples):
-        raise CampaignError(f"The source suite holds {len(samples)} samples; cannot draw {n}.")
+        raise CampaignError(f"The source suite holds {plural(len(samples), 'sample')}; cannot draw {n:,}.")
     return draws.stratified_draw(samples, n, stratum=lambda s: (s["task_id"], s["depth"]),
                                  seed=f"real-test|draw|{seed}", allocation=draws.EVEN)
 
@@ -138,8 +139,8 @@ def create_campaign(db: sqlite_utils.Database, name: str, samples: list[dict], n
     drawn = draw_stratified(samples, n, seed)
     scenarios = scenario_catalogue(db)
     if len(scenarios) < len(drawn):
-        raise CampaignError(f"The catalogue has {len(scenarios)} scenarios but {len(drawn)} samples need one each "
-                            f"(no repeats): add {len(drawn) - len(scenarios)} more scenarios, or draw fewer samples.")
+        raise CampaignError(f"The catalogue has {plural(len(scenarios), 'scenario')} but {plural(len(drawn), 'sample')} "
+                            f"need one each (no repeats): add {plural(len(drawn) - len(scenarios), 'more scenario')}, or draw fewer samples.")
     rng = random.Random(f"real-test|assign|{seed}")
     chosen = rng.sample(scenarios, len(drawn))
     owner = _deal(drawn, annotators)
@@ -798,6 +799,25 @@ def export_samples(db: sqlite_utils.Database, campaign_id: int) -> list[dict]:
     return samples
 
 
+def audited_samples(db: sqlite_utils.Database, campaign_id: int) -> list[dict]:
+    """The approved rewrites as Real-Test samples (:func:`export_samples`), each audited from its
+    text; :class:`CampaignError` when there is none yet or the audit disagrees on any."""
+    samples = export_samples(db, campaign_id)
+    if not samples:
+        raise CampaignError("No approved rewrite to export yet.")
+    bad = [(s["id"], v.reason) for s in samples if (v := audit_sample(s, s["id"])).status != AGREE]
+    if bad:
+        raise CampaignError("Not exported: the audit disagrees on " +
+                            "; ".join(f"{sid} ({reason})" for sid, reason in bad[:5]))
+    return samples
+
+
+def export_jsonl(db: sqlite_utils.Database, campaign_id: int) -> str:
+    """``real-test.jsonl`` as text, the same file :func:`export_campaign` writes (for a download);
+    :class:`CampaignError` as :func:`audited_samples`."""
+    return "".join(to_jsonl_line(sample) for sample in audited_samples(db, campaign_id))
+
+
 def export_campaign(db: sqlite_utils.Database, campaign_id: int, directory: str | Path,
                     suites_dir: str | Path | None = None) -> ExportResult:
     """Write ``real-test.jsonl`` and the authors' layout (``official/``) under ``directory``.
@@ -812,13 +832,7 @@ def export_campaign(db: sqlite_utils.Database, campaign_id: int, directory: str 
         outputs.check_export_folder(directory)
     except outputs.OutputError as exc:
         raise CampaignError(str(exc)) from None
-    samples = export_samples(db, campaign_id)
-    if not samples:
-        raise CampaignError("No approved rewrite to export yet.")
-    bad = [(s["id"], v.reason) for s in samples if (v := audit_sample(s, s["id"])).status != AGREE]
-    if bad:
-        raise CampaignError("Not exported: the audit disagrees on " +
-                            "; ".join(f"{sid} ({reason})" for sid, reason in bad[:5]))
+    samples = audited_samples(db, campaign_id)
     directory = Path(directory)
     try:
         with outputs.export_into(directory, writer=f"Real-Test export of campaign {campaign_id}") as stage:

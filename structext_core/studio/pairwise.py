@@ -52,6 +52,7 @@ from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import scoring as aibench_scoring
 from structext_core.benchmark import limits as safe_text_limits
 from structext_core.benchmark import safe_text
+from structext_core.benchmark.words import plural
 from structext_core.evaluation import pairwise as pw
 from structext_core.studio import access, aibench_store, changes, seal
 from structext_core.studio.storage import write_transaction
@@ -128,10 +129,10 @@ def draw_pairs(data: aibench_dataset.Dataset, systems: Sequence[str] | None, n_p
     for k in range(depth):
         ordered.extend(v[k] for v in by_systems.values() if k < len(v))
     if len(ordered) < n_pairs + practice:
-        without = (f" without the {len(left_out)} papers whose original figures and keys the annotators saw in "
+        without = (f" without the {plural(len(left_out), 'paper')} whose original figures and keys the annotators saw in "
                    "the question review" if left_out else "")
-        raise StudyError(f"The data set has {len(ordered)} pairs of images of the chosen systems{without}; "
-                         f"{n_pairs} counted and {practice} practice pairs were asked for.")
+        raise StudyError(f"The data set has {plural(len(ordered), 'pair')} of images of the chosen systems{without}; "
+                         f"{n_pairs:,} counted and {plural(practice, 'practice pair')} were asked for.")
     return ordered[:n_pairs], ordered[n_pairs:n_pairs + practice]
 
 

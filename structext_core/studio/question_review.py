@@ -49,6 +49,7 @@ from structext_core.aibench.model import LETTERS, LEVELS, ORIGINAL_SYSTEM, Paper
 from structext_core.aibench.papers import paper_to_dict
 from structext_core.aibench.review_checks import Check, check_question
 from structext_core.benchmark import limits as text_limits
+from structext_core.benchmark.words import plural
 from structext_core.evaluation.agreement import cohen_kappa
 from structext_core.studio import access, accounts, aibench_store, changes, seal
 from structext_core.studio.storage import write_transaction
@@ -636,7 +637,7 @@ def submit(db: sqlite_utils.Database, item_id: int, user: dict, *, settings: Clo
     found = decisions(db, item_id)
     problems = blocking(review_rows(paper_of(item), found))
     if problems:
-        raise ReviewError(f"Not submitted: {len(problems)} question(s) need attention: " + " ".join(problems[:8]))
+        raise ReviewError(f"Not submitted: {plural(len(problems), 'question')} {'needs' if len(problems) == 1 else 'need'} attention: " + " ".join(problems[:8]))
     at = time.time() if at is None else at
     with write_transaction(db):
         row = _clock_row(db, item_id)
@@ -1222,7 +1223,7 @@ def describe_evidence(evidence: dict) -> str:
     """The evidence of a send-back in one line of plain text (no names: counts of letters)."""
     parts = []
     if evidence.get("letters"):
-        parts.append(f"people chose {evidence['letters']}" + (f" ({evidence['people']} people)"
+        parts.append(f"people chose {evidence['letters']}" + (f" ({plural(evidence['people'], 'person')})"
                                                              if evidence.get("people") else ""))
     if evidence.get("solver"):
         parts.append(f"{evidence['solver']} chose {evidence.get('solver_letter') or 'no clear letter'}")

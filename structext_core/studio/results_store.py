@@ -486,7 +486,7 @@ class StoredUpload:
     @property
     def label(self) -> str:
         """``#3 run.jsonl (2088 rows)``: how the page names it in its delete box."""
-        return f"#{self.id} {self.filename} ({self.rows_stored} rows)"
+        return f"#{self.id} {self.filename} ({plural(self.rows_stored, 'row')})"
 
 
 def list_uploads(db: sqlite_utils.Database) -> list[StoredUpload]:

@@ -8,6 +8,7 @@ its value and n still printed, so a thin cell is seen as thin rather than missin
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import altair as alt
@@ -142,11 +143,32 @@ def container_wide(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
     return chart.properties(width="container", autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
-def subtitled(chart: alt.TopLevelMixin, subtitle: str) -> alt.TopLevelMixin:
+#: Pixels a character of a chart title takes at most (bold, at the size Streamlit's theme draws it).
+TITLE_CHAR_PX = 9
+
+
+def title_lines(title: str, width: int) -> list[str]:
+    """``title`` in lines that each fit ``width`` pixels (at :data:`TITLE_CHAR_PX` a character),
+    broken between words: a title longer than its chart is shown whole, not cut."""
+    return textwrap.wrap(title, max(12, width // TITLE_CHAR_PX), break_long_words=False) or [title]
+
+
+def _title_text(chart: alt.TopLevelMixin) -> str | list[str]:
+    title = chart.title
+    if isinstance(title, alt.TitleParams):
+        title = title.text
+    return title if isinstance(title, (str, list)) else ""
+
+
+def subtitled(chart: alt.TopLevelMixin, subtitle: str, fit: bool = False) -> alt.TopLevelMixin:
     """``chart`` with ``subtitle`` under its title (how its values are computed), one line per
-    ``"; "``-separated part, never cut at the chart's width."""
-    title = chart.title if isinstance(chart.title, str) else ""
+    ``"; "``-separated part, never cut at the chart's width. With ``fit`` (a chart drawn at its own,
+    set width), a part wider than the chart is broken into lines that fit. A title in lines keeps
+    its lines."""
+    title = _title_text(chart)
     lines = [part for part in subtitle.split("; ") if part]
+    if fit and isinstance(chart.width, int):
+        lines = [line for part in lines for line in title_lines(part, chart.width)]
     return chart.properties(title=alt.TitleParams(text=title or " ", subtitle=lines if len(lines) > 1 else subtitle,
                                                   anchor="start", limit=2000))
 
@@ -307,8 +329,10 @@ def paper_heatmap_chart(cells: pd.DataFrame, title: str, row_title: str, col_tit
         tooltip=tooltip,
     )
     text = base.mark_text(fontSize=11).encode(text="label:N", color=_text_colour("mean", 55), tooltip=tooltip)
-    return (rect + text).properties(autosize=PAD, title=title, width=max(50 * len(cols), 160),
-                                    height=max(22 * len(rows), 60))
+    width = max(50 * len(cols), 160)
+    # In lines no wider than the cells: a title wider than a narrow table was cut on the page.
+    heading = alt.TitleParams(text=title_lines(title, width), anchor="start") if title else title
+    return (rect + text).properties(autosize=PAD, title=heading, width=width, height=max(22 * len(rows), 60))
 
 
 # ------------------------------------------------------------------ export

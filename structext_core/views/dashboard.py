@@ -60,6 +60,19 @@ def time_by_length(df: pd.DataFrame) -> alt.Chart:
     )
 
 
+#: The lead's progress, split in two tables that each fit beside the sidebar (one of all thirteen
+#: columns was cut on the right): who is where, and where their time went.
+PROGRESS_COLUMNS = ["annotator", "answered", "gave_up", "remaining", "total", "done_pct", "last_answer",
+                    "rule_accepted", "removed"]
+TIME_COLUMNS = ["annotator", "hours_answering", "hours_paused", "hours_idle", "hours_away"]
+
+
+def progress_tables(progress: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`structext_core.studio.study.progress_table` as two narrower tables: the counts
+    (:data:`PROGRESS_COLUMNS`) and the hours (:data:`TIME_COLUMNS`), one row per annotator each."""
+    return progress[PROGRESS_COLUMNS].copy(), progress[TIME_COLUMNS].copy()
+
+
 def statistic_text(value: float) -> str:
     """An agreement statistic to three decimals, ``n/a`` where it is undefined (NaN)."""
     return "n/a" if value is None or math.isnan(value) else f"{value:.3f}"

@@ -484,7 +484,7 @@ class ItemScope:
     @property
     def label(self) -> str:
         """``the 12 items answered by human`` or ``all items``."""
-        return f"the {len(self.items)} items answered by {self.people}" if self.restricted else "all items"
+        return f"the {plural(len(self.items), 'item')} answered by {self.people}" if self.restricted else "all items"
 
     def apply(self, frame: pd.DataFrame) -> pd.DataFrame:
         return on_items(frame, self.items) if self.restricted else frame
@@ -493,12 +493,13 @@ class ItemScope:
         """How many items and results a view of ``frame`` (unrestricted) rests on, people and models apart."""
         part = self.apply(frame)
         human = human_mask(part)
-        counts = f"{int(human.sum()):,} results of people, {int((~human).sum()):,} of models"
+        counts = (f"{plural(int(human.sum()), 'result')} of people, "
+                  f"{int((~human).sum()):,} of {'a model' if int((~human).sum()) == 1 else 'models'}")
         if not self.restricted:
-            return f"All items: {part['sample_id'].nunique():,} items ({counts})."
+            return f"All items: {plural(part['sample_id'].nunique(), 'item')} ({counts})."
         models = sorted(set(part.loc[~human, "model"].astype(str)))
-        return (f"People and models on the same items: {self.label}, n = {len(self.items)} shared items "
-                f"({counts}; {len(models)} model(s) answered them).")
+        return (f"People and models on the same items: {self.label}, n = {plural(len(self.items), 'shared item')} "
+                f"({counts}; {plural(len(models), 'model')} answered them).")
 
     def left_out_warning(self, frame: pd.DataFrame) -> str | None:
         """When this scope leaves model results of ``frame`` (unrestricted) out, a sentence saying
@@ -510,7 +511,7 @@ class ItemScope:
         left_out = int((~models["sample_id"].isin(self.items)).sum())
         if not left_out:
             return None
-        return (f"Models are compared with people here on the {len(self.items):,} items "
+        return (f"Models are compared with people here on the {plural(len(self.items), 'item')} "
                 f"{self.people} answered only: {plural(left_out, 'model result')} on other items "
                 "are left out. Turn on **All items** to rank the models on every item.")
 

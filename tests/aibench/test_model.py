@@ -55,3 +55,11 @@ def test_chance_and_option_text():
     q = model.Question("q", 1, "Is the encoder drawn?", ("No", "Yes"), "B")
     assert q.chance == 0.5
     assert q.option_text() == "A. No\nB. Yes"
+
+
+def test_a_key_for_an_option_the_question_lacks_has_a_note():
+    """Regression (issue item 9f): D on a two-option question did nothing and said nothing."""
+    assert model.absent_option_notes(2) == {"C": "This question has options A and B; C is not one of them.",
+                                            "D": "This question has options A and B; D is not one of them."}
+    assert model.absent_option_notes(3) == {"D": "This question has options A, B and C; D is not one of them."}
+    assert model.absent_option_notes(4) == {}

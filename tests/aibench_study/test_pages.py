@@ -73,6 +73,27 @@ def test_choose_by_clicking_then_submit(world):
     assert keys and set(keys[0]["keys"]) >= {"A", "B", "Enter"}
 
 
+def test_the_key_of_an_option_the_question_lacks_says_so(world):
+    """Regression (issue item 9f): pressing D on a two-option question did nothing and said
+    nothing. The keys' component carries a note for every letter the question lacks."""
+    study_id = _create(world)
+    db = world["db"]
+    for item_id, sample_json in db.execute("SELECT id, sample_json FROM study_items WHERE study_id = ?",
+                                           [study_id]).fetchall():
+        sample = json.loads(sample_json)
+        db.execute("UPDATE study_items SET sample_json = ? WHERE id = ?",
+                   [json.dumps({**sample, "options": sample["options"][:2]}), item_id])
+    db.conn.commit()
+    at = run_page("human_baseline", world["people"]["ann1"])
+    _button(at, "I have read the rule").click().run()
+    assert [b.label.split("**")[1] for b in at.button if b.label.startswith("**")] == ["A", "B"]
+    data = [json.loads(e.proto.json) for e in at.get("bidi_component")
+            if e.proto.component_name.endswith("structext_option_keys")][0]
+    assert set(data["keys"]) == {"A", "B", "Enter"}
+    assert data["notes"]["D"] == "This question has options A and B; D is not one of them."
+    assert set(data["notes"]) == {"C", "D"}
+
+
 def test_a_reload_keeps_the_chosen_option(world):
     study_id, at = _started(world)
     item = _current(world, study_id)

@@ -84,8 +84,7 @@ def recorded_tab(browser):
 
 def admin_sets_up(page, base_url, app_env, wait_for_app, screenshot):
     log_in(page, base_url, app_env["admin_user"], app_env["admin_password"], wait_for_app)
-    go_to(page, "Studies", wait_for_app)
-    page.get_by_role("tab", name="Accounts").click()
+    go_to(page, "Accounts", wait_for_app)
     form = page.get_by_test_id("stForm").filter(has_text="Create an account")
     form.get_by_label("User name", exact=True).fill(ANNOTATOR)
     form.get_by_label("Password", exact=True).fill(ANNOTATOR_PASSWORD)
@@ -93,6 +92,7 @@ def admin_sets_up(page, base_url, app_env, wait_for_app, screenshot):
     page.get_by_text(f"Account '{ANNOTATOR}' (annotator) created.").wait_for()
     screenshot(page, "journey-1-admin-accounts")
 
+    go_to(page, "Studies", wait_for_app)
     page.get_by_role("tab", name="Set up a study").click()
     page.get_by_label("Study name").fill(STUDY)
     choose(page, "Suite", "journey")

@@ -193,7 +193,7 @@ def test_rewrite_by_mapping_submit_approve_export_audit(app_server, app_env, jou
     folder.fill(str(out))
     folder.press("Enter")
     wait_for_app(page)
-    page.get_by_role("button", name="Export approved rewrites").click()
+    page.get_by_role("button", name="Write approved rewrites to the server folder").click()
     page.get_by_text("Exported 2 samples").wait_for()
     wait_for_app(page)
     screenshot(page, "rewrite-6-exported")

@@ -686,7 +686,7 @@ def test_the_campaign_page_export_adds_the_suite(request):
         campaign.review(env["db"], row["id"], env["admin"], "approved")
     at = run_as(env["admin"])
     at.text_input(key=f"ca_export_dir_{cid}").input(str(env["tmp"] / "export")).run()
-    button(at, "Export approved rewrites").click().run()
+    button(at, "Write approved rewrites to the server folder").click().run()
     assert not at.exception
     assert any("added the suite real-test-pilot.jsonl to the suites folder" in s.value for s in at.success)
     suite_path = env["tmp"] / "suites" / "real-test-pilot.jsonl"

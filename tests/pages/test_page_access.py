@@ -260,16 +260,16 @@ def test_a_study_shown_only_when_closed_is_off_results_until_then(env, monkeypat
         access.set_results_when_closed(db, env["study_id"], False, admin)
 
 
-def test_study_admin_offers_researcher_accounts_public_mode_and_results_visibility(env):
+def test_accounts_and_study_admin_offer_researcher_accounts_public_mode_and_results_visibility(env):
     admin = env["people"]["admin"]
     access.set_public_mode(storage.open_db(), False, admin)
-    at = run_page("study_admin", admin, sa_section="Accounts")
-    assert at.radio(key="sa_new_role").options == ["annotator", "researcher", "admin"]
-    assert at.toggle(key="sa_public_mode").value is False
-    at.toggle(key="sa_public_mode").set_value(True).run()
+    at = run_page("accounts", admin)
+    assert at.radio(key="ac_new_role").options == ["annotator", "researcher", "admin"]
+    assert at.toggle(key="ac_public_mode").value is False
+    at.toggle(key="ac_public_mode").set_value(True).run()
     assert access.public_mode(storage.open_db())
     assert any(s.value == "Public read-only mode is on." for s in at.success)
-    at.toggle(key="sa_public_mode").set_value(False).run()
+    at.toggle(key="ac_public_mode").set_value(False).run()
     assert not access.public_mode(storage.open_db())
     at = run_page("study_admin", admin, sa_section="Dashboard")
     box = at.checkbox(key=f"sa_results_when_closed_{env['study_id']}")

@@ -82,7 +82,7 @@ def test_changing_the_password_keeps_this_session_and_ends_the_others(db, people
     here = at.session_state["session_token"]
     at = change(at, "password-123", "a brand new one")
     assert not at.exception
-    assert ("Your password is changed; you stay logged in here. 1 other session(s) of your account ended."
+    assert ("Your password is changed; you stay logged in here. 1 other session of your account ended."
             in at.sidebar.success[0].value)
     assert accounts.verify_session(db, here).user == people["ann1"]
     assert accounts.verify_session(db, elsewhere).reason == "revoked"

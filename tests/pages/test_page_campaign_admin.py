@@ -11,6 +11,7 @@ from structext_core.benchmark.samples import write_jsonl
 from structext_core.benchmark.suites import SuiteConfig, generate_suite
 from structext_core.studio import accounts, campaign, rewrite, sandbox, storage
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
+from tests.pages.test_page_access import Downloads
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "campaign_admin.py")
 
@@ -138,7 +139,7 @@ def test_export_writes_both_layouts_and_shows_the_audit(env):
     out = env["tmp"] / "export"
     at = run_as(env["admin"])
     at.text_input(key=f"ca_export_dir_{cid}").input(str(out)).run()
-    button(at, "Export approved rewrites").click().run()
+    button(at, "Write approved rewrites to the server folder").click().run()
     assert not at.exception
     assert any("Exported 3 samples" in s.value for s in at.success)
     shown = [c.value for c in at.code if "audited" in c.value][0]
@@ -146,6 +147,26 @@ def test_export_writes_both_layouts_and_shows_the_audit(env):
     assert "official/: audited 3 samples: 3 agree, 0 disagree, 0 unsupported" in shown
     rows = [json.loads(line) for line in (out / "real-test.jsonl").read_text().splitlines()]
     assert all(r["suite"] == "real-test" and r["source_id"] and r["scenario"] for r in rows)
+
+
+def test_approved_rewrites_download_to_the_browser_and_the_server_write_says_so(env, monkeypatch):
+    """Regression (issue item 9e): "Export approved rewrites" showed a download icon but wrote to a
+    server folder. Now a real download, and a write that says it goes to the server folder."""
+    cid = submitted_campaign(env, n=3)
+    for row in campaign.list_items(env["db"], cid):
+        campaign.review(env["db"], row["id"], env["admin"], "approved")
+    downloads = Downloads(monkeypatch)
+    at = run_as(env["admin"])
+    files = dict(downloads.files)
+    assert "real-test.jsonl" in files  # to the browser, nothing written on the server
+    out = env["tmp"] / "export"
+    assert not out.exists()
+    write = button(at, "Write approved rewrites to the server folder")
+    assert write.proto.icon != ":material/download:"
+    at.text_input(key=f"ca_export_dir_{cid}").input(str(out)).run()
+    write.click().run()
+    assert any(f"to {out / 'real-test.jsonl'}" in s.value and "on the server" in s.value for s in at.success)
+    assert (out / "real-test.jsonl").read_bytes() == files["real-test.jsonl"]
 
 
 def test_default_export_folder_sits_beside_the_database(env):
@@ -174,7 +195,7 @@ def test_export_into_a_folder_of_someone_else_is_refused_with_a_message(env):
     (theirs / "official" / "0Shotbenchmark" / "sample.json").write_text('{"keep": true}')
     at = run_as(env["admin"])
     at.text_input(key=f"ca_export_dir_{cid}").input(str(theirs)).run()
-    button(at, "Export approved rewrites").click().run()
+    button(at, "Write approved rewrites to the server folder").click().run()
     assert not at.exception
     errors = [e.value for e in at.error]
     assert any(e.startswith(f"Not exported: {theirs} already holds files that no StrucText export wrote")
@@ -186,7 +207,7 @@ def test_export_into_a_folder_of_someone_else_is_refused_with_a_message(env):
     fresh = env["tmp"] / "fresh"
     at.text_input(key=f"ca_export_dir_{cid}").input(str(fresh)).run()
     for _ in range(2):
-        button(at, "Export approved rewrites").click().run()
+        button(at, "Write approved rewrites to the server folder").click().run()
         assert any("Exported 1 sample to" in s.value for s in at.success)  # issue 19: "1 samples"
     assert (fresh / ".structext-export").is_file()
 

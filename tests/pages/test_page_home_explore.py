@@ -61,6 +61,25 @@ def test_home_generation_form_is_admin_only_and_validates(small_defaults):
     assert len(rows) == 29 * 3 * 2 * 8 and {r["suite"] for r in rows} == {"pilot"}
 
 
+@pytest.mark.parametrize("user", [None, {"id": 3, "username": "ann", "role": "annotator"},
+                                  {"id": 7, "username": "reader", "role": "researcher"}])
+def test_home_shows_server_paths_to_admins_only(small_defaults, user):
+    """Regression (issue item 9a): visitors and annotators saw "File: /…/annotations/suites/test.jsonl"."""
+    suites.load_or_generate("test", data_dir=small_defaults / "suites")
+    at = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60)
+    if user:
+        at.session_state["user"] = user
+    at.run()
+    assert not at.exception
+    shown = " ".join(c.value for c in at.caption) + " ".join(s.value for s in at.success)
+    assert str(small_defaults) not in shown and "File:" not in shown
+    assert "Suite: **test**" in [c.value.split(" (")[0] for c in at.caption]
+    admin = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60)
+    admin.session_state["user"] = {"id": 1, "username": "lead", "role": "admin"}
+    admin.run()
+    assert any(f"File: `{small_defaults / 'suites' / 'test.jsonl'}`" in c.value for c in admin.caption)
+
+
 def _explore(env):
     suites.load_or_generate("test", data_dir=env / "suites")
     suites.load_or_generate("test-hard", data_dir=env / "suites")

@@ -766,7 +766,7 @@ def test_a_practice_key_open_in_another_study_is_never_sent(db, people, sent_mes
     assert not at.exception
     assert key not in b"".join(sent_messages).decode("utf-8", "replace")  # not in any message sent
     assert any("Practice question 1 of 1: how you did" in s.value for s in at.subheader)
-    assert any("Your answer **not passed**" in s.value for s in at.warning)  # the score is given
+    assert any("Your answer **did not pass**" in s.value for s in at.warning)  # the score is given (it said "not passed")
     assert study.KEY_WITHHELD in [i.value for i in at.info]
     assert not any("The answer key" in m.value for m in at.markdown)
     assert [c.value for c in at.code] == ["a guess"]

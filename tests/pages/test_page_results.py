@@ -1,5 +1,6 @@
 """The Results page, run with Streamlit's AppTest on real scored results and the paper's tables."""
 
+import ast
 import io
 import json
 from pathlib import Path
@@ -846,3 +847,14 @@ def test_a_file_scored_with_the_papers_metric_is_named_where_the_view_differs(ad
     assert len(notes) == 1 and "papered.jsonl (paper)" in notes[0] and "strict ROUGE-L" in notes[0]
     at.radio(key="rs_rouge_heatmap").set_value("paper").run()
     assert not [c for c in at.caption if "Scored with another metric before import" in c.value]
+
+
+def test_readme_names_the_results_axes_as_the_page_does():
+    """Regression (issue item 9i): the README called an axis "task" where the page says "task category"."""
+    tree = ast.parse(PAGE.read_text(encoding="utf-8"))
+    titles = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                  and any(getattr(t, "id", None) == "DIMENSION_TITLES" for t in node.targets))
+    section = (PAGE.parents[1] / "README.md").read_text(encoding="utf-8").split("\n### Results\n", 1)[1].split("\n### ", 1)[0]
+    heatmap = next(line for line in section.splitlines() if line.startswith("- *Heatmap*"))
+    assert f"any two of {', '.join(titles.values())} as rows" in heatmap
+    assert "format, task," not in section.replace("\n", " ")

@@ -6,9 +6,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from structext_core.benchmark import samples, suites
-from structext_core.studio import accounts, storage, study
+from structext_core.studio import access, accounts, storage, study
+from structext_core.views import dashboard
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "study_admin.py"
+ACCOUNTS_PAGE = Path(__file__).resolve().parents[2] / "pages" / "accounts.py"
 
 
 @pytest.fixture
@@ -41,6 +43,13 @@ def open_page(user, section=None) -> AppTest:
         at.session_state["user"] = user
     if section is not None:
         at.session_state["sa_section"] = section
+    return at.run()
+
+
+def open_accounts(user) -> AppTest:
+    """The Accounts page (Admin), where accounts are managed (once a tab of this page)."""
+    at = AppTest.from_file(str(ACCOUNTS_PAGE), default_timeout=60)
+    at.session_state["user"] = user
     return at.run()
 
 
@@ -139,8 +148,18 @@ def account_form(at, username, password, role="annotator"):
     return click(at, "Create account")
 
 
+def test_accounts_have_their_own_page_in_the_admin_section(db, people):
+    """Regression (issue item 9h): accounts were managed under a tab of "Human-baseline studies"."""
+    assert (access.page("accounts").title, access.page("accounts").section) == ("Accounts", "Admin")
+    at = open_accounts(people["lead"])
+    assert [t.value for t in at.title] == ["Accounts"] and widget(at.button, "Create account")
+    studies = open_page(people["lead"])
+    assert "Accounts" not in [t.label for t in studies.tabs]
+    assert not [b for b in studies.button if b.label == "Create account"]
+
+
 def test_admin_creates_accounts(db, people):
-    at = account_form(open_page(people["lead"], section="Accounts"), "ann3", "long enough")
+    at = account_form(open_accounts(people["lead"]), "ann3", "long enough")
     assert "Account 'ann3' (annotator) created." in at.success[0].value
     assert accounts.authenticate(db, "ann3", "long enough")["role"] == "annotator"
     assert "ann3" in at.dataframe[0].value["username"].tolist()
@@ -152,13 +171,13 @@ def test_admin_creates_accounts(db, people):
     ("ANN1", "long enough", "already taken"),
 ])
 def test_bad_account_input_shows_a_message_and_changes_nothing(db, people, username, password, message):
-    at = account_form(open_page(people["lead"], section="Accounts"), username, password)
+    at = account_form(open_accounts(people["lead"]), username, password)
     assert message in at.error[0].value and "No account was created." in at.error[0].value
     assert count(db, "users") == 3
 
 
 def test_admin_sets_a_new_password(db, people):
-    at = open_page(people["lead"], section="Accounts")
+    at = open_accounts(people["lead"])
     widget(at.selectbox, "Account").select("ann1")
     widget(at.text_input, "New password").input("brand new pw")
     at = click(at, "Set password")
@@ -210,6 +229,15 @@ def test_dashboard_shows_the_figures(db, people, answered_study):
     assert metric(at, "Fleiss' kappa") != "n/a"
     flagged = next(d.value for d in at.dataframe if "reason" in d.value.columns)
     assert flagged["annotator"].tolist() == ["ann2"] and "under 5 s" in flagged["reason"].iloc[0]
+
+
+def test_the_progress_table_fits_two_narrow_tables(db, people, answered_study):
+    """Regression (issue item 9g): one progress table of 13 columns was cut on the right."""
+    at = open_page(people["lead"])
+    progress, hours = at.dataframe[0].value, at.dataframe[1].value
+    assert list(progress.columns) == dashboard.PROGRESS_COLUMNS and len(progress.columns) <= 9
+    assert list(hours.columns) == dashboard.TIME_COLUMNS
+    assert hours.set_index("annotator").loc["ann1", "hours_answering"] > 0
 
 
 def test_dashboard_groups_by_format(db, people, answered_study):
@@ -467,7 +495,7 @@ def choose_account(at, username):
 
 def test_admin_disables_and_enables_an_account(db, people):
     token = accounts.issue_session(db, people["ann1"]["id"])
-    at = choose_account(open_page(people["lead"], section="Accounts"), "ann1")
+    at = choose_account(open_accounts(people["lead"]), "ann1")
     at = click(at, "Disable account…")
     assert accounts.account_status(db, people["ann1"]["id"]) == "active"  # not yet: a confirmation first
     at = click(at, "Yes, disable ann1")
@@ -487,7 +515,7 @@ def disable(at, name):
 
 def test_no_account_is_preselected_and_disabling_needs_a_confirmation_naming_it(db, people):
     """Issue 19: "Disable account" acted in one click on whichever account came first."""
-    at = open_page(people["lead"], section="Accounts")
+    at = open_accounts(people["lead"])
     assert widget(at.selectbox, "Account to change").value is None
     assert not [b for b in at.button if b.label.startswith(("Disable", "Enable", "Delete"))]
     at = click(choose_account(at, "ann2"), "Disable account…")
@@ -498,11 +526,11 @@ def test_no_account_is_preselected_and_disabling_needs_a_confirmation_naming_it(
 
 
 def test_disabling_oneself_or_the_last_enabled_admin_is_refused_on_the_page(db, people):
-    at = disable(open_page(people["lead"], section="Accounts"), "lead")
+    at = disable(open_accounts(people["lead"]), "lead")
     assert "'lead' was not disabled. You cannot disable your own account" in at.error[0].value
     boss = accounts.create_user(db, "boss", "password-123", "admin")
     accounts.disable_user(db, people["lead"]["id"], by_user=boss["id"])  # lead's page is still open
-    at = disable(open_page(people["lead"], section="Accounts"), "boss")
+    at = disable(open_accounts(people["lead"]), "boss")
     assert "'boss' is the last enabled admin: it cannot be disabled" in at.error[0].value
     assert accounts.account_status(db, boss["id"]) == "active"
 
@@ -522,14 +550,14 @@ def markdown_text(at):
 
 
 def test_deleting_an_account_states_the_choice_and_needs_a_confirmation(db, people, ann1_answered):
-    at = choose_account(open_page(people["lead"], section="Accounts"), "ann1")
+    at = choose_account(open_accounts(people["lead"]), "ann1")
     new_name = f"deleted-user-{people['ann1']['id']}"
     shown = markdown_text(at)  # keep their data: the default, stated before anything is done
-    assert f"renamed '{new_name}'" in shown and "Their 1 study answer(s) stay" in shown
+    assert f"renamed '{new_name}'" in shown and "Their 1 study answer stays" in shown
     widget(at.radio, "Delete the account and").set_value("remove")
     shown = markdown_text(at.run())
-    assert "**Removed:**" in shown and "- 1 study answer(s) with their timing and any score override" in shown
-    assert "**Kept, as it cannot be removed:**" in shown and "0 approved rewrite(s)" in shown
+    assert "**Removed:**" in shown and "- 1 study answer with their timing and any score override" in shown
+    assert "**Kept, as it cannot be removed:**" in shown and "0 approved rewrites" in shown
     at = click(at, "Delete account…")
     assert "Delete 'ann1' and remove their data? This cannot be undone." in at.warning[0].value
     assert accounts.account_status(db, people["ann1"]["id"]) == "active"  # not yet
@@ -545,7 +573,7 @@ def test_deleting_an_account_states_the_choice_and_needs_a_confirmation(db, peop
 
 
 def test_deleting_and_keeping_the_data_keeps_the_answers_under_the_new_name(db, people, ann1_answered):
-    at = choose_account(open_page(people["lead"], section="Accounts"), "ann1")
+    at = choose_account(open_accounts(people["lead"]), "ann1")
     at = click(click(at, "Delete account…"), "Yes, delete ann1")
     assert "and their data is kept under that name." in at.success[0].value
     rows = study.export_rows(db, ann1_answered)

@@ -29,6 +29,7 @@ EXPECTED_PAGES = {
     "question_review_admin": ("-", "-",  "-",       "Y"),
     "pairwise":       ("-",    "Y",      "-",       "Y"),
     "pairwise_admin": ("-",    "-",      "-",       "Y"),
+    "accounts":       ("-",    "-",      "-",       "Y"),
 }
 EXPECTED_CAPABILITIES = {
     "answers":            ("P", "P", "Y", "Y"),
@@ -40,6 +41,7 @@ EXPECTED_CAPABILITIES = {
     "download":           ("Y", "Y", "Y", "Y"),
     "review_export":      ("-", "-", "-", "Y"),
     "load_data":          ("-", "-", "-", "Y"),
+    "server_paths":       ("-", "-", "-", "Y"),
     "public_mode":        ("-", "-", "-", "Y"),
 }
 

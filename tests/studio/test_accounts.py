@@ -314,8 +314,8 @@ def test_the_deletion_plan_counts_what_each_choice_does(db, team, busy_ann1):
     assert (plan.studies, plan.study_answers, plan.unanswered, plan.study_flags) == (2, 4, 3, 1)
     assert (plan.rewrite_items, plan.rewrite_drafts, plan.rewrite_submissions, plan.approved_rewrites,
             plan.rewrite_flags, plan.reviews_written) == (3, 2, 1, 1, 1, 0)
-    assert "4 study answer(s) with their timing and any score override" in plan.removed
-    assert any(line.startswith("1 approved rewrite(s)") for line in plan.kept_anyway)
+    assert "4 study answers with their timing and any score override" in plan.removed
+    assert any(line.startswith("1 approved rewrite:") for line in plan.kept_anyway)  # it said "1 approved rewrite(s)"
     assert any(f"renamed {plan.new_name!r}" in line and "'ann1' is free again" in line for line in plan.keep)
     assert count_of(db, "SELECT COUNT(*) FROM audit_log WHERE action = 'account.delete'") == 0  # a plan writes nothing
 

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from structext_core.studio import accounts, storage
 
-STUDY_ADMIN = Path(__file__).resolve().parents[2] / "pages" / "study_admin.py"
+ACCOUNTS_PAGE = Path(__file__).resolve().parents[2] / "pages" / "accounts.py"
 HOUR = 3600.0
 
 
@@ -350,9 +350,8 @@ def test_the_first_run_form_starts_a_session(db):
 
 def test_the_admin_sees_and_unlocks_a_locked_account(db, people):
     fail(db, "ann1", 5, time.time())
-    at = AppTest.from_file(str(STUDY_ADMIN), default_timeout=60)
+    at = AppTest.from_file(str(ACCOUNTS_PAGE), default_timeout=60)
     at.session_state["user"] = people["lead"]
-    at.session_state["sa_section"] = "Accounts"
     at = at.run()
     table = [df for df in at.dataframe if "failed attempts" in df.value.columns][0].value
     assert table.to_dict("records")[0]["user name"] == "ann1"

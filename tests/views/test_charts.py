@@ -1,6 +1,9 @@
 """The Results page's charts: fixed scales, tooltips, order, the clickable cell, titles that name
 the metric, and PNG / SVG export (rendered offline by vl-convert)."""
 
+import pytest
+
+from structext_core.evaluation import paper
 from structext_core.views import charts
 from structext_core.views import results as result_views
 
@@ -97,3 +100,17 @@ def test_subtitle_on_a_chart_without_title():
     cells = result_views.paper_heatmap_cells("table4")
     spec = charts.subtitled(charts.paper_heatmap_chart(cells, "", "model", "prompt"), "metric").to_dict()
     assert spec["title"]["subtitle"] == "metric"
+
+
+@pytest.mark.parametrize("table", list(paper.TABLES))
+def test_a_paper_table_title_fits_its_chart(table):
+    """Regression (issue item 9c): the paper-table chart's title was cut at the chart's width.
+    Title and subtitle come in lines that each fit the cells' width, the words all kept."""
+    title, metric = paper.TABLES[table].title, "score (%): the mean of the paper ROUGE-L; printed values"
+    cells = result_views.paper_heatmap_cells(table)
+    spec = charts.subtitled(charts.paper_heatmap_chart(cells, title, "model", "prompt"), metric, fit=True).to_dict()
+    lines = spec["title"]["text"]
+    assert isinstance(lines, list) and " ".join(lines) == title
+    subtitle = spec["title"]["subtitle"]
+    assert " ".join(subtitle) == metric.replace("; ", " ")
+    assert all(len(line) * charts.TITLE_CHAR_PX <= spec["width"] for line in [*lines, *subtitle])

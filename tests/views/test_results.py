@@ -406,7 +406,7 @@ def test_item_scope_says_what_it_rests_on(frame):
     values = result_views.with_value(frame)
     shared = result_views.item_scope(values, "human")
     assert shared.sentence(values) == ("People and models on the same items: the 12 items answered by human, "
-                                       "n = 12 shared items (24 results of people, 48 of models; 2 model(s) "
+                                       "n = 12 shared items (24 results of people, 48 of models; 2 models "
                                        "answered them).")
     assert result_views.ItemScope().sentence(values).startswith(f"All items: {values['sample_id'].nunique()} items")
     assert result_views.item_scope(values, None) == result_views.ItemScope()

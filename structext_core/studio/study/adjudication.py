@@ -30,6 +30,7 @@ from datetime import datetime, timezone
 import pandas as pd
 import sqlite_utils
 
+from structext_core.benchmark.words import plural
 from structext_core.studio import access, changes
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.scores import OVERRIDE_JOIN, automatic_score, final_score, score_pending
@@ -120,7 +121,7 @@ class ItemSummary:
     @property
     def label(self) -> str:
         """One line for a chooser: position, format, task, cell, agreement and marks."""
-        marks = [f"{self.n_responses} answers"]
+        marks = [plural(self.n_responses, "answer")]
         if self.mean_score is not None:
             marks.append(f"mean {self.mean_score:.2f}, spread {self.spread:.2f}")
         if self.n_gave_up:

@@ -29,9 +29,10 @@ EXPORT_COLUMNS = [
     "passed", "exact_match", "flagged_fast",
     # The honest clock (answers committed before it have None here).
     "idle_seconds", "away_seconds", "wall_seconds", "idle_pauses", "takeovers",
-    # The lead's override in force (Adjudication): ``score`` and ``passed`` follow it when set;
-    # ``score_auto`` is the automatic score (paper rule) beside it.
-    "score_auto", "score_override", "override_reason", "override_by", "override_at",
+    # The lead's override in force (Adjudication): ``rouge_l``, ``score`` and ``passed`` follow it
+    # when set (as in :func:`human_results`); ``rouge_l_auto`` and ``score_auto`` (paper rule) are
+    # the automatic values beside it.
+    "rouge_l_auto", "score_auto", "score_override", "override_reason", "override_by", "override_at",
     # ``study`` (counted), ``practice`` or ``gold`` (not counted; exported on request).
     "kind",
     # True when the annotator was removed from the study later (their answers are kept).
@@ -60,6 +61,9 @@ def export_rows(db: sqlite_utils.Database, study_id: int, kinds: Sequence[str] =
 
     ``elapsed_seconds`` is the active time; ``elapsed_seconds + paused_seconds +
     idle_seconds + away_seconds = wall_seconds`` (first showing to submission).
+
+    A lead's override in force counts as in :func:`human_results`: it is ``score`` and takes the
+    place of ``rouge_l``; the automatic values are ``rouge_l_auto`` and ``score_auto``.
     """
     df = responses_frame(db, study_id, kinds)
     columns = export_columns(_benchmark(db, study_id))
@@ -74,6 +78,9 @@ def export_rows(db: sqlite_utils.Database, study_id: int, kinds: Sequence[str] =
         record["override_at"] = _iso(record["override_at"])
         record["flagged_fast"] = record["response_id"] in flagged
         record["exact_match"] = int(record["exact_match"])
+        record["rouge_l_auto"] = record["rouge_l"]
+        if not pd.isna(record["score_override"]):
+            record["rouge_l"] = float(record["score_override"])
         record["passed"] = bool(record["passed"])
         for column in ("idle_pauses", "takeovers"):
             record[column] = None if pd.isna(record[column]) else int(record[column])

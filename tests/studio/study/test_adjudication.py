@@ -2,6 +2,9 @@
 (validation, admins only, history, one transaction), and the final score in the dashboard, the
 export and the Results page's human rows."""
 
+import csv
+import io
+import json
 import math
 import statistics
 
@@ -180,6 +183,29 @@ def test_the_final_score_flows_into_dashboard_export_and_results(db, answered, a
     assert study.export_rows(db, answered)[8]["score_override"] is None
     people = results_store.human_frame(db)
     assert people[people["model"] == "human:ann3"]["rouge_l_paper"].max() == 0.0
+
+
+def test_csv_and_jsonl_exports_agree_after_an_override(db, answered, admin):
+    """Regression (issue item 9d): after an override the CSV said rouge_l 0.0 / score 1.0 while the
+    human-results JSONL said rouge_l 1.0. The override in force is ``score`` and ``rouge_l`` in
+    every export; the automatic values stay in ``rouge_l_auto`` and ``score_auto``."""
+    response_id = response_of(db, answered, "ann3")  # gave up: automatic 0
+    study.override_score(db, response_id, 1.0, "answered on paper, entered as give-up", admin)
+    rows = study.export_rows(db, answered)
+    csv_rows = list(csv.DictReader(io.StringIO(study.to_csv(rows, study.EXPORT_COLUMNS))))
+    jsonl_rows = [json.loads(line) for line in study.to_jsonl(rows).splitlines()]
+    human = [r for r in (json.loads(line) for line in study.to_jsonl(study.human_results(db, answered)).splitlines())
+             if r["model"].startswith("human:")]
+    assert len(csv_rows) == len(jsonl_rows) == len(human) == 12
+    results = {(r["annotator"], r["sample_id"]): r for r in human}
+    for from_csv, from_jsonl in zip(csv_rows, jsonl_rows):
+        result = results[(from_jsonl["annotator"], from_jsonl["sample_id"])]
+        for column in ("rouge_l", "score", "rouge_l_auto", "score_auto"):
+            assert float(from_csv[column]) == from_jsonl[column] == result[column], column
+    changed = [r for r in jsonl_rows if r["score_override"] is not None]
+    assert len(changed) == 1
+    assert (changed[0]["rouge_l"], changed[0]["score"], changed[0]["rouge_l_auto"], changed[0]["score_auto"]) == (
+        1.0, 1.0, 0.0, 0.0)
 
 
 def test_final_score_rule(db):
