@@ -44,4 +44,6 @@ with ui.run_scope():
             ui.logout_button()
             ui.account_box()
 
-    ui.run_page(st.navigation(ui.navigation_pages(HERE / "pages", access.role_of(user), access.public_mode(db))))  # errors: an id, no traceback
+    # expanded: every page a role may open is listed (collapsed, an admin's Accounts hid under "View 3 more")
+    ui.run_page(st.navigation(ui.navigation_pages(HERE / "pages", access.role_of(user), access.public_mode(db)),
+                              expanded=True))  # errors: an id, no traceback
