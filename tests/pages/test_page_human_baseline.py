@@ -869,15 +869,15 @@ def test_one_persons_counts_read_the_same_on_every_page(db, people):
         view = study.open_question(db, study_id, ann1)
         study.submit_answer(db, ann1, view.assignment_id, "an answer")
     words = "2 of 5 study questions answered · practice 1 of 1"
-    mine = study.studies_for_annotator(db, ann1)[0]
-    assert mine.progress_words == words
-    assert study.own_progress(db, study_id, ann1).rows[0] == ("Progress", words)
-    member = next(m for m in study.study_members(db, study_id) if m.user_id == ann1)
-    assert member.progress_words.startswith("2 of 5 study questions answered (gold ") and \
-        member.progress_words.endswith(" among them) · practice 1 of 1")
     at = open_page(people["ann1"])
-    assert f"Progress: **{words}**" in sidebar_progress(at)
+    assert f"Progress: **{words}**" in sidebar_progress(at)  # the sidebar
     home = AppTest.from_file(str(PAGE.parent / "home.py"), default_timeout=30)
     home.session_state["user"] = people["ann1"]
     home.run()
-    assert home.get("progress")[0].proto.text == words
+    assert home.get("progress")[0].proto.text == words  # Home
+    mine = study.studies_for_annotator(db, ann1)[0]
+    assert mine.progress_words == words  # the study chooser
+    assert study.own_progress(db, study_id, ann1).rows[0] == ("Progress", words)
+    member = next(m for m in study.study_members(db, study_id) if m.user_id == ann1)  # the lead's table
+    assert member.progress_words.startswith("2 of 5 study questions answered (gold ") and \
+        member.progress_words.endswith(" among them) · practice 1 of 1")
