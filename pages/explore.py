@@ -1,4 +1,5 @@
 """Explore: browse samples by format, task, depth and width; see them rendered and raw; export.
+A choice over the benchmark registry opens AIBench's stored data sets instead (``pages/ui/aibench_explore.py``).
 
 Researchers and admins see every suite; visitors and annotators only in public read-only mode,
 and then only suites in no open study, without any sample of an open study (``access``).
@@ -7,6 +8,7 @@ and then only suites in no open study, without any sample of an open study (``ac
 import streamlit as st
 
 from pages import ui
+from pages.ui import aibench_explore
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark import samples, suites
 from structext_core.benchmark.formats import HIGHLIGHT, Preview
@@ -45,6 +47,10 @@ user = ui.require_page("explore")
 db = ui.get_db()
 
 st.title("Explore samples")
+
+if aibench_explore.choose_benchmark() == "aibench":  # AIBench's data sets: their own view (pages/ui/aibench_explore.py)
+    aibench_explore.aibench_view(db, user)
+    st.stop()
 
 files = suites.suite_files()
 if not files:

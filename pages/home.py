@@ -1,4 +1,5 @@
-"""Home: what StrucText Studio is, the suites on disk, and generating them."""
+"""Home: what StrucText Studio is (both benchmarks, and where to go for each), the suites on disk,
+and generating them."""
 
 import streamlit as st
 
@@ -8,7 +9,6 @@ from pages.ui.frame import ensure_frame
 from structext_core import settings
 from structext_core.benchmark import samples, suites
 from structext_core.benchmark.safe_text import markdown_text
-from structext_core.benchmark.tasks import TASKS
 from structext_core.benchmark.words import plural
 from structext_core.studio import access, study
 
@@ -16,16 +16,17 @@ ensure_frame()
 user = ui.require_page("home")
 
 st.title("StrucText Studio")
-st.markdown(
-    "A workbench for **StrucText-Eval**, the benchmark that asks whether language models can reason over "
-    "structure-rich text with the meaning taken out: JSON, YAML, XML, CSV, a tree format, Markdown, LaTeX "
-    f"and Org, **{len(TASKS)} tasks**, difficulty set by depth, width and columns, every answer computed by rule."
-)
 role = access.role_of(user)
 show_paths = access.can(role, "server_paths")  # a server's folders are the admin's business
-cards = access.home_cards(role, access.public_mode(ui.get_db()))  # only the pages this role may open
-for column, text in zip(st.columns(len(cards)), cards):
-    column.markdown(text)
+# One section a benchmark of the registry, with only the pages this role may open.
+sections = access.home_sections(role, access.public_mode(ui.get_db()))
+st.markdown(f"A workbench for {' and '.join(f'**{s.title}**' for s in sections)}: one set of accounts, "
+            "studies and answer keys kept sealed serves them all.")
+for column, section in zip(st.columns(len(sections)), sections):
+    with column.container(border=True, key=f"home_benchmark_{section.title}"):
+        st.subheader(section.title)
+        st.markdown(section.summary)
+        st.markdown("\n".join(f"- {line}" for line in section.places))
 if user is None:
     st.caption("Annotators, researchers and admins: log in (sidebar) for the pages of your role.")
 if access.can_open(role, "human_baseline"):

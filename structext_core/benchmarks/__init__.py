@@ -10,6 +10,9 @@ package, display name); :func:`get_module` returns a member. Each member module 
 name of :data:`INTERFACE` (``tests/aibench/test_registry.py`` checks it):
 
 - ``NAME``, ``DISPLAY_NAME``: its key in the registry and how the app names it.
+- ``SUMMARY``: what it asks, in a sentence or two (Home).
+- ``PLACES``: where in the app to go for it, as :class:`Place` rows (Home; a role is told only of
+  the pages it may open).
 - ``ITEM_FIELDS``: the fields of one item, in order (StrucText: the sample schema).
 - ``AXES``: the columns its results break down by, most general first.
 - ``item_id(item) -> str``: the item's id, unique within its suite or data set.
@@ -43,6 +46,16 @@ class ShownQuestion:
 
 
 @dataclass(frozen=True)
+class Place:
+    """Where to go for a benchmark: a page (its key in ``structext_core.studio.access.PAGES``) and
+    what it offers there; ``chooses_benchmark``: the page reads ``?benchmark=<name>`` and opens on it."""
+
+    page: str
+    text: str
+    chooses_benchmark: bool = False
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """A benchmark's row in the registry: its adapter module (in this package) and display name."""
 
@@ -57,7 +70,7 @@ REGISTRY: dict[str, Benchmark] = {
 }
 NAMES = list(REGISTRY)
 #: What every member module offers (see above).
-INTERFACE = ("NAME", "DISPLAY_NAME", "ITEM_FIELDS", "AXES", "item_id", "show_question", "score_answer")
+INTERFACE = ("NAME", "DISPLAY_NAME", "SUMMARY", "PLACES", "ITEM_FIELDS", "AXES", "item_id", "show_question", "score_answer")
 
 
 def get_module(name: str) -> ModuleType:

@@ -10,10 +10,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from structext_core.aibench import model
-from structext_core.benchmarks import ShownQuestion
+from structext_core.benchmarks import Place, ShownQuestion
 
 NAME = "aibench"
 DISPLAY_NAME = "AIBench"
+SUMMARY = ("Does a figure drawn from a paper's method text carry the method? Multiple-choice questions about "
+           "each paper, at four levels (components, topology, phases, semantics), asked of each system's image "
+           "and of the original figure.")
+PLACES = (
+    Place("explore", "its data sets: each paper's method text, original figure and questions", True),
+    Place("results", "the paper's tables, and the solvers' scores on the stored data sets", True),
+    Place("human_baseline", "an image-only study: answer the questions from the image alone"),
+    Place("question_review", "check a paper's questions against its figure and method text"),
+    Place("pairwise", "choose the better of two systems' images of a paper"),
+)
 ITEM_FIELDS = ("paper_id", "question_id", "system", "image", "question")
 #: Results break down by these (level first: the paper's columns).
 AXES = ("system", "solver", "level", "conference", "paper_id", "question_id")

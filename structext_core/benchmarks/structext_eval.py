@@ -7,11 +7,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from structext_core.benchmark import samples
-from structext_core.benchmarks import ShownQuestion
+from structext_core.benchmark.tasks import TASKS
+from structext_core.benchmarks import Place, ShownQuestion
 from structext_core.evaluation import prompts, scoring
 
 NAME = "structext-eval"
 DISPLAY_NAME = "StrucText-Eval"
+SUMMARY = ("Can language models reason over structure-rich text with the meaning taken out? JSON, YAML, XML, "
+           f"CSV, a tree format, Markdown, LaTeX and Org, {len(TASKS)} tasks, difficulty set by depth, width and "
+           "columns, every answer computed by rule.")
+PLACES = (
+    Place("explore", "the generated suites: every sample with its reference, question, answer and rule hint", True),
+    Place("results", "heatmaps of model and human scores by format, task, depth and width"),
+    Place("human_baseline", "answer Test-Hard questions against the clock"),
+    Place("rewrite", "rewrite samples into real-world scenarios (Real-Test)"),
+)
 #: An item is one sample (the sample schema of DESIGN.md).
 ITEM_FIELDS = tuple(samples.FIELDS)
 #: The result columns its views break down by (those of :mod:`structext_core.evaluation.aggregate`).

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import pandas as pd
 import sqlite_utils
 
+from structext_core import benchmarks
 from structext_core.studio import aibench_store, seal
 from structext_core.studio.storage import write_transaction
 
@@ -195,20 +196,30 @@ def can(role: str, capability_key: str, public_mode_on: bool = False) -> bool:
     return capability(capability_key).rule.allows(role, public_mode_on)
 
 
-#: What Home advertises, one line a page, in this order (read against the table: a role is told
-#: only of the pages it may open).
-HOME_CARDS = (
-    ("explore", "**Explore** the generated suites: every sample with its reference, question, answer and rule hint."),
-    ("human_baseline", "**Human baseline**: answer Test-Hard questions, or AIBench questions from an image, "
-                       "against the clock."),
-    ("rewrite", "**Real-Test rewriting**: rewrite samples into real-world scenarios."),
-    ("results", "**Results**: heatmaps of model and human scores by format, task, depth and width."),
-)
+@dataclass(frozen=True)
+class HomeSection:
+    """What Home says of one benchmark: its name, what it asks, and where to go for it (one
+    Markdown line a page, each linking to the page)."""
+
+    title: str
+    summary: str
+    places: tuple[str, ...]
 
 
-def home_cards(role: str, public_mode_on: bool = False) -> list[str]:
-    """The lines Home shows ``role``: those of :data:`HOME_CARDS` whose page ``role`` may open."""
-    return [text for key, text in HOME_CARDS if can_open(role, key, public_mode_on)]
+def home_sections(role: str, public_mode_on: bool = False) -> list[HomeSection]:
+    """One section a benchmark of the registry, in its order; a role is told only of the pages it may
+    open (read against the table). A page that chooses a benchmark is linked opened on it."""
+    sections = []
+    for name in benchmarks.NAMES:
+        member = benchmarks.get_module(name)
+        lines = []
+        for place in member.PLACES:
+            if can_open(role, place.page, public_mode_on):
+                target = page(place.page)
+                link = target.url_path + (f"?benchmark={name}" if place.chooses_benchmark else "")
+                lines.append(f"[**{target.title}**]({link}): {place.text}.")
+        sections.append(HomeSection(member.DISPLAY_NAME, member.SUMMARY, tuple(lines)))
+    return sections
 
 
 def restricted(role: str) -> bool:

@@ -289,3 +289,29 @@ def test_home_shows_an_annotator_their_open_studies(small_defaults):
     text = " ".join(m.value for m in at.markdown)
     assert "**pilot**: [go to the questions](human_baseline)" in text
     assert at.get("progress")[0].proto.text == "0 of 5 study questions answered · practice 0 of 1"
+
+
+def _home(user=None):
+    at = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60)
+    if user is not None:
+        at.session_state["user"] = user
+    return at.run()
+
+
+def test_home_presents_both_benchmarks_and_where_to_go(small_defaults):
+    """Issue 32, item 6 (failed on 820246e: Home never mentioned AIBench)."""
+    at = _home()
+    assert not at.exception
+    assert [h.value for h in at.subheader][:2] == ["StrucText-Eval", "AIBench"]
+    text = "\n".join(m.value for m in at.markdown)
+    assert "[**Results**](results?benchmark=aibench)" in text  # Results opened on AIBench
+    assert "question_review" not in text and "explore" not in text  # a visitor cannot open them
+    at = _home({"id": 2, "username": "ann", "role": "annotator"})
+    text = "\n".join(m.value for m in at.markdown)
+    for link in ("(explore", "(question_review)", "(pairwise)"):
+        assert (link in text) == (link != "(explore"), link  # Explore: researchers, or public mode
+    assert "image-only study" in text
+    at = _home(RESEARCHER)
+    text = "\n".join(m.value for m in at.markdown)
+    assert "[**Explore**](explore?benchmark=aibench): its data sets" in text
+    assert "(pairwise)" not in text and "(human_baseline)" not in text
