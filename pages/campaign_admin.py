@@ -217,7 +217,8 @@ def export_tab(campaign_id: int, name: str) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     approved = sum(row["approved"] for row in rows)
     st.download_button("Download approved rewrites (real-test.jsonl)",
-                       ui.built_on_click(lambda db: campaign.export_jsonl(db, campaign_id)),
+                       # nothing to build while none is approved (the button is disabled then)
+                       ui.built_on_click(lambda db: campaign.export_jsonl(db, campaign_id)) if approved else b"",
                        file_name="real-test.jsonl", mime="application/jsonl",
                        icon=":material/download:", key="ca_download", on_click="ignore", disabled=not approved,
                        help="To your computer: the approved rewrites, audited, as the server folder's "

@@ -33,6 +33,7 @@ from structext_core.aibench import paper as aibench_paper
 from structext_core.aibench import scoring
 from structext_core.aibench.dataset import Dataset
 from structext_core.aibench.model import LETTERS, LEVEL_COLUMNS, LEVELS
+from structext_core.benchmark.words import plural
 
 AXES = ("system", "solver", "level", "conference", "paper_id", "question_id", "kind")
 #: Axes whose every value holds questions of a single level.
@@ -294,7 +295,7 @@ def rank_agreement_figures(agreement: dict, kendall_w: dict, consistency: dict) 
          "help": f"{agreement['pairs']} pairs judged by two or more people"
                  + ("" if agreement["rater_pairs"] else ": none yet, so no agreement to measure")},
         {"label": "Kendall's W", "value": UNDEFINED if w is None or pd.isna(w) else f"{w:.2f}",
-         "help": f"over {kendall_w['raters']} people who compared every system"
+         "help": f"over {plural(kendall_w['raters'], 'person')} who compared every system"
                  + ("" if w is not None and not pd.isna(w) else
                     ": needs two or more such people (and two or more systems), so not measured yet")},
         {"label": "Swap consistency",

@@ -239,7 +239,8 @@ def test_researcher_does_see_them_so_the_search_finds_leaks(env, monkeypatch, pu
     assert sum(label.startswith("answer of") for label in found) >= 8
     assert any(label.startswith("rule hint") for label in found)
     downloads = Downloads(monkeypatch)
-    results = run_page("results", env["people"]["researcher"], rs_view="heatmap", rs_row="model", rs_col="suite")
+    results = run_page("results", env["people"]["researcher"], rs_view="heatmap", rs_row="model", rs_col="suite",
+                       rs_people_as="each")
     assert "human:ann2" in results.selectbox(key="rs_heatmap_model_suite_drill_row").options
     found = leaks(results, downloads, secrets)
     assert "per-person results of ann2" in found
@@ -254,7 +255,11 @@ def test_a_study_shown_only_when_closed_is_off_results_until_then(env, monkeypat
         assert not any(m.startswith("human") for m in at.selectbox(key="rs_heatmap_model_suite_drill_row").options)
         study.set_study_status(db, env["study_id"], "closed")
         at = run_page("results", env["people"]["researcher"], rs_view="heatmap", rs_row="model", rs_col="suite")
-        assert {"human", "human:ann1", "human:ann2"} <= set(at.selectbox(key="rs_heatmap_model_suite_drill_row").options)
+        assert "human" in set(at.selectbox(key="rs_heatmap_model_suite_drill_row").options)  # pooled by default
+        at = run_page("results", env["people"]["researcher"], rs_view="heatmap", rs_row="model", rs_col="suite",
+                      rs_people_as="each")
+        shown = set(at.selectbox(key="rs_heatmap_model_suite_drill_row").options)
+        assert {"human:ann1", "human:ann2"} <= shown and "human" not in shown  # never the pool beside its people
     finally:
         study.set_study_status(db, env["study_id"], "open")
         access.set_results_when_closed(db, env["study_id"], False, admin)
