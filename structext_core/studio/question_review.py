@@ -454,6 +454,9 @@ def accept_remaining(db: sqlite_utils.Database, item_id: int, user: dict, *, set
     generated = [q.id for q in paper_of(item).questions]
     at = time.time() if at is None else at
     with write_transaction(db):
+        # the status again, inside: a paper submitted since the check above takes nothing
+        _require_editable({**item, "status": db.execute("SELECT status FROM qreview_items WHERE id = ?",
+                                                        [item_id]).fetchone()[0]})
         accepted = 0
         for question_id in generated:
             accepted += db.execute(
