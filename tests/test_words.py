@@ -28,10 +28,14 @@ ROOT = Path(__file__).resolve().parent.parent
 _BARE_COUNT = re.compile(r"\{(?![A-Z_]+[:}])[^{}]*\}\*{0,2} (people|samples)\b")
 
 
+#: Lines whose words are a contract other tools read (DESIGN.md): they stay word for word.
+CONTRACTS = {("audit.py", 'return (f"audited {len(self.verdicts)} samples: {self.count(AGREE)} agree, "')}
+
+
 def test_no_text_puts_a_bare_count_before_samples_or_people():
     """Regression (issue item 9b): "1 samples", "by 1 people" on the pages; counts go through plural()."""
     found = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
              for path in sorted([*(ROOT / "pages").rglob("*.py"), *(ROOT / "structext_core").rglob("*.py")])
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-             if _BARE_COUNT.search(line)]
+             if _BARE_COUNT.search(line) and (path.name, line.strip()) not in CONTRACTS]
     assert not found, "write plural(n, 'sample') / plural(n, 'person'):\n" + "\n".join(found)

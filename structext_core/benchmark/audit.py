@@ -10,7 +10,6 @@ from structext_core.benchmark import limits, official
 from structext_core.benchmark.formats import ReadError
 from structext_core.benchmark.samples import SampleError, decode_line, validate
 from structext_core.benchmark.tasks import TASKS, answers_agree
-from structext_core.benchmark.words import noun
 
 AGREE, DISAGREE, UNSUPPORTED = "agree", "disagree", "unsupported"
 
@@ -42,8 +41,9 @@ class AuditSummary:
         return self.count(DISAGREE) == 0 and self.count(UNSUPPORTED) == 0
 
     def line(self) -> str:
-        # The README's contract: N without thousands separators; "audited 1 sample" for one.
-        return (f"audited {len(self.verdicts)} {noun(len(self.verdicts), 'sample')}: {self.count(AGREE)} agree, "
+        # The command line's contract (DESIGN.md), exactly: "audited N samples: ...", whatever N, so that
+        # the tools that read this line keep reading it ("audited 1 samples" stays: it is the contract)
+        return (f"audited {len(self.verdicts)} samples: {self.count(AGREE)} agree, "
                 f"{self.count(DISAGREE)} disagree, {self.count(UNSUPPORTED)} unsupported")
 
 

@@ -93,8 +93,8 @@ def test_audit_exit_status_and_traceback_free_output_as_a_process(tmp_path):
     assert proc.returncode == 1
     assert "expected a JSON object" in proc.stdout
     assert "Traceback" not in proc.stdout + proc.stderr
-    # Regression (issue item 9b): it said "audited 1 samples".
-    assert proc.stdout.strip().splitlines()[-1] == "audited 1 sample: 0 agree, 0 disagree, 1 unsupported"
+    # The contract (DESIGN.md) is exactly "audited N samples: ...", for one sample too.
+    assert proc.stdout.strip().splitlines()[-1] == "audited 1 samples: 0 agree, 0 disagree, 1 unsupported"
 
 
 def test_stats_prints_counts_and_lengths(tmp_path, capsys):
