@@ -19,7 +19,7 @@ SUMMARY = ("Does a figure drawn from a paper's method text carry the method? Mul
            "and of the original figure.")
 PLACES = (
     Place("explore", "its data sets: each paper's method text, original figure and questions", True),
-    Place("results", "the paper's tables, and the solvers' scores on the stored data sets", True),
+    Place("results", "the paper's tables, and the scores on the stored data sets", True),
     Place("human_baseline", "an image-only study: answer the questions from the image alone"),
     Place("question_review", "check a paper's questions against its figure and method text"),
     Place("pairwise", "choose the better of two systems' images of a paper"),

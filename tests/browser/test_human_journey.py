@@ -206,6 +206,6 @@ def annotator_journey(tab, base_url, wait_for_app, screenshot):
     wait_for_app(tab)
     assert answer.input_value() == "third answer"  # the draft came back
     tab.get_by_role("button", name="Submit answer").click()
-    tab.get_by_text("You have answered all 3 questions").wait_for()
+    tab.get_by_text("You have answered all 3 study questions").wait_for()
     wait_for_app(tab)
     screenshot(tab, "journey-8-finished")

@@ -152,7 +152,7 @@ def test_reviewer_reviews_a_paper_then_the_lead_adjudicates_and_exports(page, ap
     commit_text(lead_page, wait_for_app, lead_page.get_by_label("Export folder (new or empty)", exact=True),
                 str(folder))
     lead_page.get_by_role("button", name="Export curated set").click()
-    lead_page.get_by_text("Exported 1 paper(s)", exact=False).first.wait_for()
+    lead_page.get_by_text("Exported 1 paper,", exact=False).first.wait_for()
     lead_page.get_by_role("button", name="Download the export (zip)").wait_for()
     no_exception(lead_page)
     shoot(lead_page, screenshot, "qreview-5-lead-exported")

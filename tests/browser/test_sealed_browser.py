@@ -123,7 +123,7 @@ def world(app_env):
                                                    [study_id])]
     current = study.open_question(db, study_id, ann1["id"])
     return {"db_path": app_env["db_path"], "admin": admin, "ann1": ann1, "items": items, "responses": responses, "test": test,
-            "current_question": current.question, **aibench_world(app_env, db, ann1, ann2)}
+            "current_question": current.question, "structext_study": study_id, **aibench_world(app_env, db, ann1, ann2)}
 
 
 @pytest.fixture(scope="module")
@@ -269,8 +269,17 @@ def test_annotator_finds_no_sealed_answer_anywhere(base_url, world, page, wait_f
         if info.key == "explore" and refusal is not None:
             screenshot(page, f"sealed-{mode}-explore")
 
-    # ann1's AIBench study: its question page (the chooser keeps the study named in the URL)
+    # ann1 is in two studies: the page opened bare offers the chooser; each study's question page
+    # is opened by its URL (the chooser keeps the study named there)
     slug = access.page("human_baseline").url_path
+    page.goto(f"{base_url}/{slug}?study={world['structext_study']}")
+    wait_for_app(page, timeout=60_000)
+    log_in_if_needed(page, wait_for_app)
+    page.get_by_label("Your answer").wait_for()
+    settle(page, wait_for_app)
+    evidence.snapshot(page, "StrucText question")
+
+    # ann1's AIBench study: its question page
     before = len(evidence.images)
     page.goto(f"{base_url}/{slug}?study={world['aibench_study']}")
     wait_for_app(page, timeout=60_000)

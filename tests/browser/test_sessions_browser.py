@@ -117,7 +117,7 @@ def test_a_live_session_ends_when_it_is_revoked(app_server, app_env, page, wait_
     log_in_as_admin(page, app_server, app_env, wait_for_app)
     db = storage.open_db(app_env["db_path"])
     accounts.set_password(db, app_env["admin_user"], app_env["admin_password"])  # a reset ends sessions
-    page.get_by_role("link", name="Results", exact=True).click()  # any next run, no reload
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Results", exact=True).click()  # any next run
     wait_for_app(page)
     page.get_by_text("Your session was ended").wait_for()
     assert logged_in_as(page) is None
