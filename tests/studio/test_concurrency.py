@@ -108,7 +108,7 @@ def read_while_writing(args):
                 seen.append(len(rows))
             else:  # Results: every stored result plus the human baseline, read live
                 frame = results_store.load_results(db)
-                seen.append(int((frame["model"] == "human").sum()))
+                seen.append(int(frame["model"].astype(str).str.startswith("human:").sum()))  # each answer once
             reads += 1
         except Exception as error:  # what a page would have shown
             failures.append(repr(error))
