@@ -4,17 +4,12 @@ default share of double review."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from structext_core.studio import question_review as qr
 from tests.aibench import review_data
-
-ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "pages" / "question_review.py")
-ADMIN_PAGE = str(ROOT / "pages" / "question_review_admin.py")
+from tests.pages.test_page_question_review import ADMIN_PAGE, PAGE, button, run_as
 
 
 @pytest.fixture
@@ -26,18 +21,6 @@ def env(tmp_path, monkeypatch):
     found["cid"] = qr.create_campaign(db, "Pilot", review_data.DATASET, [r1["id"]], lead, double_share=0)
     found["item"] = qr.next_item(db, found["cid"], r1["id"])
     return found
-
-
-def run_as(page, user, **state):
-    at = AppTest.from_file(page, default_timeout=60)
-    at.session_state["user"] = user
-    for key, value in state.items():
-        at.session_state[key] = value
-    return at.run()
-
-
-def button(at, label):
-    return next(b for b in at.button if b.label == label)
 
 
 def decision_keys(at) -> dict[str, str]:
