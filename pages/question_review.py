@@ -23,7 +23,7 @@ from structext_core.benchmark.safe_text import markdown_text
 from structext_core.benchmark.words import plural
 from structext_core.studio import durations
 from structext_core.studio import question_review as qr
-from structext_core.studio.study.clock import ActivityReport, clock_settings
+from structext_core.studio.clock import ActivityReport, clock_settings
 from structext_core.studio.study.store import StudyError
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first

@@ -7,7 +7,7 @@ import streamlit as st
 
 from pages.ui import TOKEN_KEY
 from structext_core.studio import clock_beat
-from structext_core.studio.study.clock import ClockSettings
+from structext_core.studio.clock import ClockSettings
 
 # The time on screen: the server sends the question's active seconds as of its reply and
 # whether the clock runs; the browser adds the time since (at most the grace, as the server

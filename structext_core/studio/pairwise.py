@@ -14,9 +14,9 @@ a multiple of :data:`SIZE_BUCKET` bytes, so neither the file name (Streamlit ser
 hash of the bytes) nor its size names the system. Names are not shown after a vote either: during
 a study an annotator sees no system name at all; the lead sees them on the results.
 
-The clock is the one of :mod:`structext_core.studio.study.clock` (its settings, its booking of
+The clock is the one of :mod:`structext_core.studio.clock` (its settings, its booking of
 each gap as active or away, idle auto-pause after the idle limit, Pause/Resume), kept per task,
-through the same column functions as a study's questions: one browser tab holds a person's pair
+through the same functions as a study's questions (:data:`_ITEMS`): one browser tab holds a person's pair
 (``pairwise_members.active_tab``, as ``study_annotators.active_tab``); a second tab takes it over
 (counted in ``takeovers``) and the first learns so at its next heartbeat; the page's input reports
 (the activity component) keep the idle auto-pause away and set the last input.
@@ -54,22 +54,9 @@ from structext_core.benchmark import limits as safe_text_limits
 from structext_core.benchmark import safe_text
 from structext_core.benchmark.words import plural
 from structext_core.evaluation import pairwise as pw
-from structext_core.studio import access, aibench_store, changes, seal
+from structext_core.studio import access, aibench_store, changes, clock, seal
+from structext_core.studio.clock import ClockSettings, TakenOverError, clock_settings, shown_seconds
 from structext_core.studio.storage import write_transaction
-from structext_core.studio.study.clock import (
-    ClockSettings,
-    TakenOverError,
-    _advance,
-    _beat_due,
-    _is_idle,
-    activity_columns,
-    beat_columns,
-    claim_columns,
-    clock_settings,
-    paused_columns,
-    resume_columns,
-    shown_seconds,
-)
 from structext_core.studio.study.quality import _bounded_note
 from structext_core.studio.study.store import StudyError, _check_annotators, annotator_order, now
 
@@ -424,51 +411,10 @@ def current_task(db: sqlite_utils.Database, study_id: int, user_id: int, at: flo
     rows = _current_rows(db, study_id, user_id)
     if not rows:
         return None
-    row = rows[0]
-    # A paused pair is hidden in every tab anyway; the tab that resumes it claims it.
-    elsewhere = (tab is not None and row["active_tab"] not in (None, tab) and not take_over
-                 and row["paused_at"] is None)
-    if not elsewhere and _show_needs_write(row, tab, at, settings):
-        with write_transaction(db):
-            fresh = _task_rows(db, "t.id = ?", [row["id"]])[0]
-            if fresh["vote_id"] is None:
-                _show(db, fresh, tab, at, settings)
-            row = _task_rows(db, "t.id = ?", [row["id"]])[0]
+    row, elsewhere = clock.open_item(db, _ITEMS, rows[0], tab, at, settings, take_over=take_over)
     return TaskView("" if elsewhere else row["token"], row["position"], total, row["position"] - 1,
                     row["kind"] == "practice", row["paused_at"] is not None,
                     shown_seconds(row, settings.grace_seconds, at), elsewhere, row["pause_reason"])
-
-
-def _show_needs_write(row: dict, tab: str | None, at: float, settings: ClockSettings) -> bool:
-    if row["first_shown_at"] is None:
-        return True
-    if row["paused_at"] is not None:
-        return False  # a paused pair is claimed by the tab that resumes it
-    if tab is not None and row["active_tab"] != tab:
-        return True
-    return _beat_due(row, at, settings, True)
-
-
-def _show(db: sqlite_utils.Database, row: dict, tab: str | None, at: float, settings: ClockSettings) -> None:
-    """Inside a write transaction: the pair is on screen in ``tab`` at ``at``."""
-    if row["first_shown_at"] is None:
-        _update(db, row["id"], {"first_shown_at": at, "last_beat_at": at, "last_input_at": at,
-                                "active_at_last_input": 0.0})
-        row = _task_rows(db, "t.id = ?", [row["id"]])[0]
-    if row["paused_at"] is not None:
-        return
-    if tab is not None and row["active_tab"] != tab:
-        _claim(db, row, tab, at, settings)
-    else:
-        _update(db, row["id"], _advance(row, at, settings.grace_seconds))
-
-
-def _claim(db: sqlite_utils.Database, row: dict, tab: str, at: float, settings: ClockSettings) -> None:
-    """Inside a write transaction: ``tab`` takes the person's study over (the tab that held it
-    learns so at its next heartbeat)."""
-    db.execute("UPDATE pairwise_members SET active_tab = ?, tab_claimed_at = ? WHERE study_id = ? AND user_id = ?",
-               [tab, at, row["study_id"], row["user_id"]])
-    _update(db, row["id"], claim_columns(row, at, settings))
 
 
 def take_over(db: sqlite_utils.Database, study_id: int, user_id: int, tab: str, at: float | None = None,
@@ -480,7 +426,7 @@ def take_over(db: sqlite_utils.Database, study_id: int, user_id: int, tab: str, 
     with write_transaction(db):
         rows = _current_rows(db, study_id, user_id)
         if rows:
-            _show(db, rows[0], tab, at, settings)
+            clock.show(db, _ITEMS, rows[0], tab, at, settings)
 
 
 def _system_on(row: dict, side: str, pair: tuple[str, str, str]) -> str:
@@ -618,10 +564,15 @@ def _update(db: sqlite_utils.Database, task_id: int, changes: dict) -> None:
                    [*changes.values(), task_id])
 
 
-def _paused(row: dict, at: float, reason: str, settings: ClockSettings) -> dict:
-    """The columns of a pause (the study clock's) with its reason and the count of idle pauses."""
-    return {**paused_columns(row, at, reason, settings.grace_seconds), "pause_reason": reason,
-            "idle_pauses": row["idle_pauses"] + (reason == "idle")}
+def _hold(db: sqlite_utils.Database, row: dict, tab: str, at: float) -> None:
+    """``tab`` holds the person's pairs of the study (as ``study_annotators.active_tab``)."""
+    db.execute("UPDATE pairwise_members SET active_tab = ?, tab_claimed_at = ? WHERE study_id = ? AND user_id = ?",
+               [tab, at, row["study_id"], row["user_id"]])
+
+
+def _pause_columns(db: sqlite_utils.Database, row: dict, at: float, reason: str) -> dict:
+    """A pair's pause keeps its reason and the count of idle pauses."""
+    return {"pause_reason": reason, "idle_pauses": row["idle_pauses"] + (reason == "idle")}
 
 
 def _beat_state(row: dict, tab: str | None) -> str | None:
@@ -638,6 +589,18 @@ def _beat_state(row: dict, tab: str | None) -> str | None:
     return None
 
 
+#: Where pairwise tasks keep their clocks (the honest clock of :mod:`structext_core.studio.clock`).
+_ITEMS = clock.TimedItems(
+    read=lambda db, row: _task_rows(db, "t.id = ?", [row["id"]])[0],
+    write=lambda db, task_id, changes: _update(db, task_id, changes),
+    hold=_hold,
+    refusal=lambda row, tab: _beat_state(row, tab),
+    done=lambda row: row["vote_id"] is not None,
+    on_pause=_pause_columns,
+    on_resume=lambda db, row, at: {"pause_reason": None},
+)
+
+
 def heartbeat(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None, *, visible: bool = True,
               tab: str | None = None, settings: ClockSettings | None = None) -> tuple[str, float]:
     """The page shows the pair in ``tab``: book the gap (written at most once per heartbeat
@@ -646,21 +609,7 @@ def heartbeat(db: sqlite_utils.Database, user_id: int, token: str, at: float | N
     that holds the pair runs its clock) and the active seconds so far."""
     at = now() if at is None else at
     settings = settings or clock_settings()
-    row = _own_task(db, user_id, token)
-    state = _beat_state(row, tab)
-    if state is None and not (_is_idle(row, at, settings, visible) or _beat_due(row, at, settings, visible)):
-        state = "active" if visible else "hidden"
-    if state is not None:
-        return state, shown_seconds(row, settings.grace_seconds, at)
-    with write_transaction(db):
-        row = _own_task(db, user_id, token)
-        if (state := _beat_state(row, tab)) is not None:
-            return state, shown_seconds(row, settings.grace_seconds, at)
-        state, changes = beat_columns(row, at, settings, visible)
-        if state == "paused":
-            changes = _paused(row, at, "idle", settings)
-        _update(db, row["id"], changes)
-    return state, {**row, **changes}["active_seconds"]
+    return clock.beat(db, _ITEMS, _own_task(db, user_id, token), tab, at, settings, visible=visible)
 
 
 def record_activity(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None, *,
@@ -673,13 +622,9 @@ def record_activity(db: sqlite_utils.Database, user_id: int, token: str, at: flo
     :func:`heartbeat` gives them."""
     at = now() if at is None else at
     settings = settings or clock_settings()
-    with write_transaction(db):
-        row = _own_task(db, user_id, token)
-        if (state := _beat_state(row, tab)) is not None:
-            return state, shown_seconds(row, settings.grace_seconds, at)
-        changes = activity_columns(row, at, settings, visible, input_age)
-        _update(db, row["id"], changes)
-    return ("active" if visible else "hidden"), {**row, **changes}["active_seconds"]
+    state, seconds, _ = clock.report_input(db, _ITEMS, _own_task(db, user_id, token), tab, at, settings,
+                                           visible=visible, input_age=input_age)
+    return state, seconds
 
 
 def pause(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None,
@@ -690,7 +635,7 @@ def pause(db: sqlite_utils.Database, user_id: int, token: str, at: float | None 
     with write_transaction(db):
         row = _open_task(db, user_id, token)
         if row["paused_at"] is None:
-            _update(db, row["id"], _paused(row, at, "button", settings))
+            clock.pause(db, _ITEMS, row, at, "button", settings)
 
 
 def resume(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None, *,
@@ -699,12 +644,7 @@ def resume(db: sqlite_utils.Database, user_id: int, token: str, at: float | None
     at = now() if at is None else at
     settings = settings or clock_settings()
     with write_transaction(db):
-        row = _open_task(db, user_id, token)
-        if row["paused_at"] is not None:
-            _update(db, row["id"], {**resume_columns(row, at), "pause_reason": None})
-            row = _own_task(db, user_id, token)
-        if tab is not None and row["active_tab"] != tab:
-            _claim(db, row, tab, at, settings)
+        clock.resume(db, _ITEMS, _open_task(db, user_id, token), tab, at, settings)
 
 
 def vote(db: sqlite_utils.Database, user_id: int, token: str, choice: str, at: float | None = None,
@@ -717,12 +657,12 @@ def vote(db: sqlite_utils.Database, user_id: int, token: str, choice: str, at: f
     settings = settings or clock_settings()
     with write_transaction(db):
         row = _open_task(db, user_id, token)
-        if tab is not None and row["active_tab"] not in (None, tab):
+        if clock.held_elsewhere(row, tab):
             raise TakenOverError("This pair is open in another tab, so your vote was not taken here. Vote in that "
                                  "tab, or press 'Continue here'.")
         if row["paused_at"] is not None:
             raise StudyError("The pair is paused; resume it before you vote.")
-        row = {**row, **_advance(row, at, settings.grace_seconds)}
+        row = {**row, **clock.advance(row, at, settings.grace_seconds)}
         left_is_a = bool(row["left_is_a"])
         outcome = {"left": "a" if left_is_a else "b", "right": "b" if left_is_a else "a"}.get(choice, choice)
         db.execute("INSERT INTO pairwise_votes (task_id, choice, outcome, active_seconds, away_seconds, idle_seconds,"

@@ -16,7 +16,7 @@ Agreement: Cohen's kappa (:func:`structext_core.evaluation.agreement.cohen_kappa
 accept / edit / remove over the generated questions of double-reviewed papers that both
 reviewers submitted, overall and per level, with n.
 
-Time per paper: the honest clock of the studies (:mod:`structext_core.studio.study.clock`), kept
+Time per paper: the honest clock of the studies (:mod:`structext_core.studio.clock`), kept
 per item in the same columns: active, away, idle (re-booked before an idle auto-pause) and paused
 seconds, from the heartbeats of the page.
 
@@ -52,17 +52,17 @@ from structext_core.benchmark import limits as text_limits
 from structext_core.benchmark.words import plural
 from structext_core.evaluation.agreement import cohen_kappa
 from structext_core.studio import access, accounts, aibench_store, changes, seal
-from structext_core.studio.storage import write_transaction
-from structext_core.studio.study.clock import (
+from structext_core.studio.clock import (
     ClockSettings,
-    _advance,
-    _input_now,
     activity_columns,
+    advance,
     beat_columns,
+    input_columns,
     paused_columns,
     resume_columns,
     shown_seconds,
 )
+from structext_core.studio.storage import write_transaction
 
 LEAD_PAGE = "question_review_admin"
 REVIEW_PAGE = "question_review"
@@ -404,8 +404,8 @@ def _bounded_question(question: Question) -> None:
 def _note_input(db: sqlite_utils.Database, item: dict, at: float, settings: ClockSettings) -> None:
     """Book the clock up to ``at`` and mark an input there (inside a write transaction)."""
     row = _clock_row(db, item["id"])
-    booked = _advance(row, at, settings.grace_seconds)
-    _update_clock(db, item["id"], {**booked, **_input_now({**row, **booked}, at)})
+    booked = advance(row, at, settings.grace_seconds)
+    _update_clock(db, item["id"], {**booked, **input_columns({**row, **booked}, at)})
 
 
 def save_decision(db: sqlite_utils.Database, item_id: int, user: dict, question_id: str, action: str,
@@ -645,7 +645,7 @@ def submit(db: sqlite_utils.Database, item_id: int, user: dict, *, settings: Clo
     with write_transaction(db):
         row = _clock_row(db, item_id)
         if row["paused_at"] is None:
-            clock = {**row, **_advance(row, at, settings.grace_seconds)}
+            clock = {**row, **advance(row, at, settings.grace_seconds)}
             paused = row["paused_seconds"]
         else:
             clock, paused = row, row["paused_seconds"] + max(0.0, at - row["paused_at"])

@@ -93,7 +93,7 @@ def people_and_votes(db, dataset: str, solver: str = "vlm-test") -> dict:
     from structext_core.studio import accounts, aibench_store
     from structext_core.studio import pairwise as pws
     from structext_core.studio import question_review as qr
-    from structext_core.studio.study.clock import ClockSettings
+    from structext_core.studio.clock import ClockSettings
 
     people = [accounts.create_user(db, f"ann{i}", "password1", "annotator") for i in (1, 2, 3)]
     data = qr.load_dataset(dataset)

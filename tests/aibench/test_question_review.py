@@ -11,7 +11,7 @@ from structext_core.aibench.model import INSUFFICIENT, Question
 from structext_core.aibench.review_checks import check_question, rule_of
 from structext_core.studio import changes
 from structext_core.studio import question_review as qr
-from structext_core.studio.study.clock import ClockSettings
+from structext_core.studio.clock import ClockSettings
 from tests.aibench import review_data
 
 

@@ -1,5 +1,5 @@
-"""Human-baseline studies: setup and storage of studies (store), the honest clock (clock),
-answering, scores, the lead's figures as data (dashboard) and the export. This package shows
+"""Human-baseline studies: setup and storage of studies (store), answering on the honest clock
+(:mod:`structext_core.studio.clock`, shared with pairwise voting and question review), scores, the lead's figures as data (dashboard) and the export. This package shows
 the public API of all of them, so callers write ``study.X``. Agreement statistics live in
 :mod:`structext_core.evaluation.agreement`, the dashboard's charts in
 :mod:`structext_core.views.dashboard`, the stratified draw in
@@ -39,6 +39,20 @@ from structext_core.evaluation.agreement import (  # noqa: F401
     pairwise_agreement,
 )
 from structext_core.studio import durations
+from structext_core.studio.clock import (  # noqa: F401
+    DEFAULT_HEARTBEAT_SECONDS,
+    DEFAULT_IDLE_PAUSE_SECONDS,
+    GRACE_FACTOR,
+    HEARTBEAT_ENV,
+    IDLE_PAUSE_ENV,
+    MAX_INPUT_AGE,
+    PAUSE_REASONS,
+    ActivityReport,
+    ClockSettings,
+    TakenOverError,
+    clock_settings,
+    shown_seconds,
+)
 from structext_core.studio.seal import KEY_WITHHELD  # noqa: F401
 from structext_core.studio.study.adjudication import (  # noqa: F401
     ITEM_ORDERS,
@@ -81,20 +95,6 @@ from structext_core.studio.study.answering import (  # noqa: F401
     submit_answer,
     submit_draft,
     take_over,
-)
-from structext_core.studio.study.clock import (  # noqa: F401
-    DEFAULT_HEARTBEAT_SECONDS,
-    DEFAULT_IDLE_PAUSE_SECONDS,
-    GRACE_FACTOR,
-    HEARTBEAT_ENV,
-    IDLE_PAUSE_ENV,
-    MAX_INPUT_AGE,
-    PAUSE_REASONS,
-    ActivityReport,
-    ClockSettings,
-    TakenOverError,
-    clock_settings,
-    shown_seconds,
 )
 from structext_core.studio.study.dashboard import (  # noqa: F401
     COUNTED_KINDS,

@@ -6,25 +6,17 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from structext_core.aibench.model import parse_letter
-from structext_core.studio import seal
-from structext_core.studio.storage import write_transaction
-from structext_core.studio.study.clock import (
+from structext_core.studio import clock, seal
+from structext_core.studio.clock import (
     DEFAULT_HEARTBEAT_SECONDS,
     GRACE_FACTOR,
     PAUSE_REASONS,
     ClockSettings,
     TakenOverError,
-    _advance,
-    _beat_due,
-    _is_idle,
-    _start_pause,
-    _update_assignment,
-    activity_columns,
-    claim_columns,
     clock_settings,
-    resume_columns,
     shown_seconds,
 )
+from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.kinds import kind_of
 from structext_core.studio.study.scores import _score, _score_rows
 from structext_core.studio.study.store import (
@@ -206,53 +198,45 @@ def open_question(
     rows = list(db.query(_CURRENT_SQL, [study_id, user_id]))
     if not rows:
         return None
-    row = rows[0]
-    # A paused question is hidden in every tab anyway; the tab that resumes it claims it.
-    elsewhere = (tab is not None and row["active_tab"] not in (None, tab) and not take_over
-                 and row["paused_at"] is None)
-    if not elsewhere and _show_needs_write(row, tab, at, settings):
-        with write_transaction(db):
-            fresh = _clock_row(db, user_id, row["id"])
-            if fresh["response_id"] is None:
-                _show(db, fresh, tab, at, settings)
-            row.update(_clock_row(db, user_id, row["id"]))
+    row, elsewhere = clock.open_item(db, _ITEMS, rows[0], tab, at, settings, take_over=take_over)
     return _view(row, settings, elsewhere)
 
 
-def _show_needs_write(row: dict, tab: str | None, at: float, settings: ClockSettings) -> bool:
-    if row["first_shown_at"] is None:
-        return True
-    if row["paused_at"] is not None:
-        return False  # a paused question is claimed by the tab that resumes it
-    if tab is not None and row["active_tab"] != tab:
-        return True
-    return row["last_beat_at"] is None or at - row["last_beat_at"] >= settings.heartbeat_seconds
+def _update_assignment(db: sqlite_utils.Database, assignment_id: int, changes: dict) -> None:
+    if changes:
+        columns = ", ".join(f"{column} = ?" for column in changes)
+        db.execute(f"UPDATE assignments SET {columns} WHERE id = ?", [*changes.values(), assignment_id])
 
 
-def _show(db: sqlite_utils.Database, row: dict, tab: str | None, at: float, settings: ClockSettings) -> None:
-    """Inside a write transaction: the item is on screen in ``tab`` at ``at``."""
-    if row["first_shown_at"] is None:
-        _update_assignment(db, row["id"], {"first_shown_at": at, "last_beat_at": at, "last_input_at": at,
-                                           "active_at_last_input": 0.0})
-        # Another tab may have been first: its start time is the one that counts.
-        row = _clock_row(db, row["user_id"], row["id"])
-    if row["paused_at"] is not None:
-        return
-    if tab is not None and row["active_tab"] != tab:
-        _claim(db, row, tab, at, settings)
-    else:
-        _update_assignment(db, row["id"], _advance(row, at, settings.grace_seconds))
-
-
-def _claim(db: sqlite_utils.Database, row: dict, tab: str, at: float, settings: ClockSettings) -> None:
-    """Inside a write transaction: ``tab`` takes the annotator's study over (a sign of life
-    and an input). The tab that held it learns so at its next heartbeat."""
+def _hold(db: sqlite_utils.Database, row: dict, tab: str, at: float) -> None:
+    """``tab`` holds the annotator's study (one active tab per annotator and study)."""
     db.execute(
         "UPDATE study_annotators SET active_tab = ?, tab_claimed_at = ? WHERE study_id = ? AND user_id = ?",
         [tab, at, row["study_id"], row["user_id"]],
     )
-    # A gap since the old tab's last heartbeat is booked as any other gap.
-    _update_assignment(db, row["id"], claim_columns(row, at, settings))
+
+
+def _pause_row(db: sqlite_utils.Database, row: dict, at: float, reason: str) -> dict:
+    """A pause of a question is a row of ``pauses`` (its reason, its end when resumed)."""
+    db.execute("INSERT INTO pauses (assignment_id, started_at, reason) VALUES (?, ?, ?)", [row["id"], at, reason])
+    return {}
+
+
+def _end_pause(db: sqlite_utils.Database, row: dict, at: float) -> dict:
+    db.execute("UPDATE pauses SET ended_at = ? WHERE assignment_id = ? AND ended_at IS NULL", [at, row["id"]])
+    return {}
+
+
+#: Where a study's questions keep their clocks (the honest clock of :mod:`structext_core.studio.clock`).
+_ITEMS = clock.TimedItems(
+    read=lambda db, row: _clock_row(db, row["user_id"], row["id"]),
+    write=_update_assignment,
+    hold=_hold,
+    refusal=lambda row, tab: _clock_state(row, tab),
+    done=lambda row: row["response_id"] is not None,
+    on_pause=_pause_row,
+    on_resume=_end_pause,
+)
 
 
 def take_over(
@@ -266,7 +250,7 @@ def take_over(
     with write_transaction(db):
         rows = list(db.query(_CURRENT_SQL, [study_id, user_id]))
         if rows:
-            _show(db, _clock_row(db, user_id, rows[0]["id"]), tab, at, settings)
+            clock.show(db, _ITEMS, _clock_row(db, user_id, rows[0]["id"]), tab, at, settings)
 
 
 def _view(row: dict, settings: ClockSettings, held_elsewhere: bool) -> QuestionView:
@@ -339,22 +323,9 @@ def heartbeat(
     """
     at = now() if at is None else at
     settings = settings or clock_settings()
-    row = _clock_row(db, user_id, assignment_id)
-    if (state := _clock_state(row, tab)) is not None:
-        return ClockStatus(state, shown_seconds(row, settings.grace_seconds, at))
-    if not (_is_idle(row, at, settings, visible) or _beat_due(row, at, settings, visible)):
-        return ClockStatus("active" if visible else "hidden", shown_seconds(row, settings.grace_seconds, at))
-    with write_transaction(db):
-        row = _clock_row(db, user_id, assignment_id)
-        if (state := _clock_state(row, tab)) is not None:
-            return ClockStatus(state, shown_seconds(row, settings.grace_seconds, at))
-        if _is_idle(row, at, settings, visible):
-            row = _start_pause(db, row, at, "idle", settings.grace_seconds)
-            return ClockStatus("paused", row["active_seconds"])
-        row = {**row, **_advance(row, at, settings.grace_seconds, visible)}
-        _update_assignment(db, assignment_id, {key: row[key] for key in
-                                               ("last_beat_at", "hidden_at", "active_seconds", "away_seconds")})
-    return ClockStatus("active" if visible else "hidden", row["active_seconds"])
+    state, seconds = clock.beat(db, _ITEMS, _clock_row(db, user_id, assignment_id), tab, at, settings,
+                                visible=visible)
+    return ClockStatus(state, seconds)
 
 
 def record_activity(
@@ -380,20 +351,11 @@ def record_activity(
     """
     at = now() if at is None else at
     settings = settings or clock_settings()
-    with write_transaction(db):
-        row = _clock_row(db, user_id, assignment_id)
-        if (state := _clock_state(row, tab)) is not None:
-            return ClockStatus(state, shown_seconds(row, settings.grace_seconds, at),
-                               None if draft is None else False)
-        changes = activity_columns(row, at, settings, visible, input_age)
-        saved = None
-        if draft is not None:
-            saved = len(draft) <= MAX_RESPONSE_CHARS
-            if saved:
-                changes.update(draft=draft, draft_saved_at=at)
-        _update_assignment(db, assignment_id, changes)
-        row = {**row, **changes}
-    return ClockStatus("active" if visible else "hidden", row["active_seconds"], saved)
+    saved = None if draft is None else len(draft) <= MAX_RESPONSE_CHARS
+    also = {"draft": draft, "draft_saved_at": at} if saved else {}
+    state, seconds, written = clock.report_input(db, _ITEMS, {"id": assignment_id, "user_id": user_id}, tab, at,
+                                                 settings, visible=visible, input_age=input_age, also=also)
+    return ClockStatus(state, seconds, saved if written else (None if draft is None else False))
 
 
 def _open_assignment(db: sqlite_utils.Database, user_id: int, assignment_id: int) -> dict:
@@ -443,7 +405,7 @@ def pause_question(
         if draft is not None and (tab is None or row["active_tab"] in (None, tab)):
             _update_assignment(db, assignment_id, {"draft": draft, "draft_saved_at": at})
         if row["paused_at"] is None:
-            _start_pause(db, row, at, reason, settings.grace_seconds)
+            clock.pause(db, _ITEMS, row, at, reason, settings)
 
 
 def resume_question(
@@ -460,14 +422,7 @@ def resume_question(
     at = now() if at is None else at
     settings = settings or clock_settings()
     with write_transaction(db):
-        row = _open_assignment(db, user_id, assignment_id)
-        if row["paused_at"] is not None:
-            _update_assignment(db, assignment_id, resume_columns(row, at))
-            db.execute("UPDATE pauses SET ended_at = ? WHERE assignment_id = ? AND ended_at IS NULL",
-                       [at, assignment_id])
-            row = _clock_row(db, user_id, assignment_id)
-        if tab is not None and row["active_tab"] != tab:
-            _claim(db, row, tab, at, settings)
+        clock.resume(db, _ITEMS, _open_assignment(db, user_id, assignment_id), tab, at, settings)
 
 
 @dataclass(frozen=True)
@@ -553,14 +508,14 @@ def _record(
     rouge, exact = _score(answer, response, gave_up, benchmark)
     with write_transaction(db):
         row = _open_assignment(db, user_id, assignment_id)
-        if tab is not None and row["active_tab"] not in (None, tab):
+        if clock.held_elsewhere(row, tab):
             raise TakenOverError(
                 "This question is open in another tab, so it was not submitted here. "
                 "Answer it in that tab, or press 'Continue here'."
             )
         if row["paused_at"] is not None:
             raise StudyError("This question is paused: resume it before you answer.")
-        final = {**row, **_advance(row, at, settings.grace_seconds)}
+        final = {**row, **clock.advance(row, at, settings.grace_seconds)}
         idle_pauses = db.execute(
             "SELECT COUNT(*) FROM pauses WHERE assignment_id = ? AND reason = 'idle'", [assignment_id]
         ).fetchone()[0]

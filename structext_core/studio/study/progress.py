@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from structext_core.studio import durations
-from structext_core.studio.study.clock import DEFAULT_HEARTBEAT_SECONDS, GRACE_FACTOR, shown_seconds
+from structext_core.studio.clock import DEFAULT_HEARTBEAT_SECONDS, GRACE_FACTOR, shown_seconds
 from structext_core.studio.study.store import now, practice_items, progress_words
 
 
