@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 import sqlite_utils
 
 from structext_core import settings
+from structext_core.studio.errors import StudyError
 from structext_core.studio.storage import write_transaction
-from structext_core.studio.study.store import StudyError
 
 # ---------------------------------------------------------------- the honest clock
 #

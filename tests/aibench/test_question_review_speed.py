@@ -8,6 +8,7 @@ import pytest
 
 from structext_core.studio import question_review as qr
 from structext_core.studio import storage
+from structext_core.studio.question_review import drafts as qr_drafts
 from tests.aibench import review_data
 
 
@@ -37,7 +38,7 @@ def test_accept_remaining_accepts_only_the_undecided_questions_in_one_transactio
         transactions.append(1)
         return real(conn)
 
-    monkeypatch.setattr(qr, "write_transaction", counted)
+    monkeypatch.setattr(qr_drafts, "write_transaction", counted)
     with pytest.raises(qr.ReviewError, match="another reviewer"):
         qr.accept_remaining(db, item["id"], r2)
     assert qr.decisions(db, item["id"]) == before  # nothing written for the wrong reviewer

@@ -18,6 +18,7 @@ from structext_core.benchmark import draws, limits, suites
 from structext_core.benchmark.words import plural
 from structext_core.evaluation import scoring
 from structext_core.studio import accounts, changes, seal
+from structext_core.studio.errors import StudyError  # noqa: F401 (the study package's error)
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study import kinds
 
@@ -47,10 +48,6 @@ _GUESSABLE_ANSWERS = frozenset({"true", "false", "yes", "no", "0", "1"})
 PRACTICE_MAX_REFERENCE_CHARS = 3_000
 PRACTICE_MAX_ANSWER_CHARS = 300
 DEFAULT_GOLD_PASS = 0.5
-
-
-class StudyError(ValueError):
-    """A user-caused problem with a study or an answer; the message says what to do."""
 
 
 class StaleQuestionError(StudyError):
