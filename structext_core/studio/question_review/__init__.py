@@ -30,6 +30,7 @@ progress, agreement, adjudication; curation: the curated set and its export; sen
 questions sent back from Results) and shows their public names here, so callers write ``qr.X``.
 """
 
+from structext_core.aibench.model import ORIGINAL_SYSTEM  # noqa: F401 (the page writes qr.ORIGINAL_SYSTEM)
 from structext_core.studio.question_review.adjudication import (  # noqa: F401
     adjudicate,
     agreement,
