@@ -6,7 +6,7 @@ the server (about 13 ms of CPU: the script-run machinery, a connection, the elem
 back), and at 300 annotators those runs fill a core. So the page posts its heartbeat to a
 small route beside the app instead (``server.py`` mounts it at :data:`BEAT_PATH`), which
 books it with the same functions as the fragment did (:func:`study.heartbeat`,
-:func:`pairwise.heartbeat`) and answers with the clock's state and time, in about a
+:func:`pairwise.heartbeat`, both :func:`structext_core.studio.clock.beat`) and answers with the clock's state and time, in about a
 millisecond. Only when the answer says the page must change (paused as idle, answered or
 taken over in another tab, logged out) does the page fall back to a run of its fragment,
 which redraws it. A page served by a plain ``streamlit run app.py`` (no route: 404) or a
