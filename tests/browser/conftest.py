@@ -105,39 +105,62 @@ def running_app(env: dict, log_path: Path):
     """``streamlit run server.py`` with ``env`` on a free port, output to ``log_path``:
     yields the base URL once the server answers its health check; stopped on exit."""
     assert APP.exists(), f"{APP} is missing: the journeys run the real app"
-    port = _free_port()
     command = [
         sys.executable, "-m", "streamlit", "run", str(APP),
-        "--server.headless=true", f"--server.port={port}", "--server.address=127.0.0.1",
+        "--server.headless=true", "--server.address=127.0.0.1",
         "--server.fileWatcherType=none", "--server.runOnSave=false",
         "--browser.gatherUsageStats=false",
     ]
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    _RUNNING.append((process, log_path))
-    try:
-        _wait_for_health(url, process, log_path)
+    with serving(command, env, log_path) as url:
         yield url
-    finally:
-        _RUNNING.remove((process, log_path))
-        process.terminate()
+
+
+#: What streamlit logs when the port it was given is taken (then it exits with 1).
+PORT_TAKEN = b"is not available"
+
+
+@contextlib.contextmanager
+def serving(command: list[str], env: dict, log_path: Path):
+    """Run the streamlit ``command`` with ``--server.port=<a free port>`` appended, output to
+    ``log_path``; yield the base URL once it answers its health check; stop it on exit.
+
+    The suite runs on several workers at once (pytest-xdist), and a port the OS called free
+    can be taken by another worker's server before this one binds it: then, and only then
+    (streamlit says the port "is not available" and exits), it starts again on another port."""
+    for attempt in range(1, 4):
+        port = _free_port()
+        with open(log_path, "wb") as log:
+            process = subprocess.Popen([*command, f"--server.port={port}"], cwd=ROOT, env=env, stdout=log,
+                                       stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        _RUNNING.append((process, log_path))
         try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            if _wait_for_health(url, process, log_path, last_try=attempt == 3):
+                yield url
+                return
+        finally:
+            _RUNNING.remove((process, log_path))
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
-def _wait_for_health(url: str, process: subprocess.Popen, log: Path) -> None:
+def _wait_for_health(url: str, process: subprocess.Popen, log: Path, last_try: bool = True) -> bool:
+    """True once the server answers; False when it exited because its port was taken (and
+    this is not the last try); fails the test on any other exit or after the start-up timeout."""
     deadline = time.monotonic() + STARTUP_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
+            if not last_try and PORT_TAKEN in log.read_bytes():
+                return False
             pytest.fail(f"streamlit exited with {process.returncode}:\n{log.read_text()[-3000:]}")
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
                 if response.read().strip() == b"ok":
-                    return
+                    return True
         except OSError:
             pass
         time.sleep(0.3)

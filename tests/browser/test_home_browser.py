@@ -3,12 +3,11 @@
 import os
 import re
 import shlex
-import subprocess
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.browser.conftest import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,33 +36,13 @@ def test_readme_has_exactly_two_setup_commands():
 @pytest.fixture(scope="module")
 def readme_server(tmp_path_factory):
     """The README's command, as written, on a free port with private data folders."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
     base = tmp_path_factory.mktemp("readme")
     env = {**os.environ, "STRUCTEXT_DB": str(base / "db.sqlite"), "STRUCTEXT_DATA_DIR": str(base / "suites")}
     env.pop("STRUCTEXT_ADMIN_USER", None)
     env.pop("STRUCTEXT_ADMIN_PASSWORD", None)
-    cmd = shlex.split(readme_run_command()) + [f"--server.port={port}", "--server.address=127.0.0.1",
-                                               "--server.headless=true"]
-    log = open(base / "log.txt", "wb")
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        assert proc.poll() is None, (base / "log.txt").read_text()
-        try:
-            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            pass
-        assert time.monotonic() < deadline, "the app did not start"
-        time.sleep(0.3)
-    yield url, base
-    proc.terminate()
-    proc.wait(timeout=15)
+    cmd = shlex.split(readme_run_command()) + ["--server.address=127.0.0.1", "--server.headless=true"]
+    with serving(cmd, env, base / "log.txt") as url:
+        yield url, base
 
 
 @pytest.mark.browser

@@ -4,15 +4,14 @@ first log-in on a freshly started server is not dropped."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from structext_core.studio import accounts, storage
+from tests.browser.conftest import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 COOKIE = "structext_session"
@@ -166,39 +165,12 @@ def test_five_wrong_passwords_lock_the_name(app_server, app_env, page, wait_for_
 @pytest.fixture
 def cold_server(tmp_path, app_env):
     """``streamlit run server.py`` on a new database (a server of its own, nobody has visited it)."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
     (tmp_path / "suites").mkdir()
     env = {**app_env["env"], "STRUCTEXT_DB": str(tmp_path / "cold.db"), "STRUCTEXT_DATA_DIR": str(tmp_path / "suites")}
-    log_path = tmp_path / "streamlit.log"
     command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "server.py"), "--server.headless=true",
-               f"--server.port={port}", "--server.address=127.0.0.1", "--server.fileWatcherType=none",
-               "--browser.gatherUsageStats=false"]
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert process.poll() is None, log_path.read_text()[-3000:]
-            assert time.monotonic() < deadline, "the server did not start"
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.read().strip() == b"ok":
-                        break
-            except OSError:
-                time.sleep(0.3)
+               "--server.address=127.0.0.1", "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"]
+    with serving(command, env, tmp_path / "streamlit.log") as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @pytest.mark.browser

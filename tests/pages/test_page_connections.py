@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pages import ui
+from structext_core import settings
 from structext_core.benchmark import suites
 from structext_core.studio import access, accounts, storage, study
 
@@ -32,10 +33,20 @@ def open_files_on(path: Path) -> int:
     return count
 
 
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory) -> Path:
+    """The module's suites, AIBench and results folders: Home makes the default suites there
+    once for the module (never in the checkout's annotations/, which other test workers share)."""
+    return tmp_path_factory.mktemp("folders")
+
+
 @pytest.fixture
-def setup(tmp_path, monkeypatch):
+def setup(tmp_path, monkeypatch, folders):
     path = tmp_path / "structext.db"
     monkeypatch.setenv("STRUCTEXT_DB", str(path))
+    monkeypatch.setenv(settings.DATA_DIR_ENV, str(folders / "suites"))
+    monkeypatch.setenv(settings.AIBENCH_DIR_ENV, str(folders / "aibench"))
+    monkeypatch.setenv(settings.RESULTS_DIR_ENV, str(folders / "results"))
     db = storage.open_db()
     ann = accounts.create_user(db, "ann1", "password-123", "annotator")
     lead = accounts.create_user(db, "lead", "password-123", "admin")

@@ -16,12 +16,15 @@ from structext_core.studio.run_gate import RunGate
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_threads(gate: RunGate, n: int, hold: float = 0.02) -> tuple[int, list[int]]:
-    """n threads each holding a slot for ``hold`` s: (most at once, order of entry)."""
+def run_threads(gate: RunGate, n: int, hold: float = 0.02, meet: bool = False) -> tuple[int, list[int]]:
+    """n threads each holding a slot for ``hold`` s: (most at once, order of entry). With ``meet``,
+    each holds its slot until all n are inside instead (5 s at most), so how many get in at once
+    does not depend on how fast a busy machine starts threads."""
     inside = 0
     most = 0
     order: list[int] = []
     guard = threading.Lock()
+    all_inside = threading.Barrier(n)
 
     def work(index: int) -> None:
         nonlocal inside, most
@@ -30,7 +33,13 @@ def run_threads(gate: RunGate, n: int, hold: float = 0.02) -> tuple[int, list[in
                 inside += 1
                 most = max(most, inside)
                 order.append(index)
-            time.sleep(hold)
+            if meet:
+                try:
+                    all_inside.wait(timeout=5)
+                except threading.BrokenBarrierError:
+                    pass  # fewer got in at once: ``most`` says how many
+            else:
+                time.sleep(hold)
             with guard:
                 inside -= 1
 
@@ -62,7 +71,7 @@ def test_first_come_first_served():
 
 
 def test_zero_slots_is_no_gate():
-    most, _ = run_threads(RunGate(0), 8, hold=0.05)
+    most, _ = run_threads(RunGate(0), 8, meet=True)
     assert most == 8
 
 
