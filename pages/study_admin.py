@@ -10,10 +10,11 @@ import streamlit as st
 from pages import ui
 from pages.ui import widgets
 from pages.ui.frame import ensure_frame
+from structext_core.aibench import store as aibench_store
 from structext_core.benchmark import samples, suites
-from structext_core.benchmark.safe_text import markdown_text
-from structext_core.benchmark.words import plural
-from structext_core.studio import access, accounts, aibench_store, study
+from structext_core.studio import access, accounts, study
+from structext_core.text.safe_text import markdown_text
+from structext_core.text.words import plural
 from structext_core.views import dashboard
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first

@@ -1,7 +1,7 @@
 """Blind pairwise comparison of AIBench systems' images (issue 22, item 3): the study, the
 annotator's votes with the honest clock, the blinded images, and the lead's results.
 
-A *pairwise study* is drawn from a stored AIBench data set (:mod:`structext_core.studio.aibench_store`):
+A *pairwise study* is drawn from a stored AIBench data set (:mod:`structext_core.aibench.store`):
 pairs of (one paper, two systems' images), a few *practice* pairs first (not counted), and a list
 of annotators. Every annotator judges every pair, each in an own seeded order; which system is on
 the left is drawn per person and pair from the study's seed and stored. A seeded share of each
@@ -50,11 +50,10 @@ import sqlite_utils
 
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import scoring as aibench_scoring
+from structext_core.aibench import store as aibench_store
 from structext_core.benchmark import limits as safe_text_limits
-from structext_core.benchmark import safe_text
-from structext_core.benchmark.words import plural
 from structext_core.evaluation import pairwise as pw
-from structext_core.studio import access, aibench_store, changes, seal
+from structext_core.studio import access, changes, seal
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.clock import (
     ClockSettings,
@@ -72,6 +71,8 @@ from structext_core.studio.study.clock import (
 )
 from structext_core.studio.study.quality import _bounded_note
 from structext_core.studio.study.store import StudyError, _check_annotators, annotator_order, now
+from structext_core.text import safe_text
+from structext_core.text.words import plural
 
 CHOICES = {"left": "Left is better", "right": "Right is better", "tie": "Equally good", "both_bad": "Both bad"}
 FLAG_KINDS = {"broken": "An image does not show or is cut off", "unclear": "I cannot judge this pair",

@@ -45,13 +45,13 @@ import sqlite_utils
 
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import limits
+from structext_core.aibench import store as aibench_store
 from structext_core.aibench.model import LETTERS, LEVELS, ORIGINAL_SYSTEM, Paper, Question
 from structext_core.aibench.papers import paper_to_dict
 from structext_core.aibench.review_checks import Check, check_question
 from structext_core.benchmark import limits as text_limits
-from structext_core.benchmark.words import plural
 from structext_core.evaluation.agreement import cohen_kappa
-from structext_core.studio import access, accounts, aibench_store, changes, seal
+from structext_core.studio import access, accounts, changes, seal
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.clock import (
     ClockSettings,
@@ -63,6 +63,7 @@ from structext_core.studio.study.clock import (
     resume_columns,
     shown_seconds,
 )
+from structext_core.text.words import plural
 
 LEAD_PAGE = "question_review_admin"
 REVIEW_PAGE = "question_review"

@@ -33,12 +33,12 @@ import sqlite_utils
 from structext_core import settings
 from structext_core.benchmark import limits
 from structext_core.benchmark.samples import read_jsonl
-from structext_core.benchmark.words import plural
 from structext_core.evaluation import harness, results, scoring
 from structext_core.evaluation.results import Problem, ResultsImportError
 from structext_core.evaluation.scoring import DEFAULT_THRESHOLD
 from structext_core.studio import study
 from structext_core.studio.storage import write_transaction
+from structext_core.text.words import plural
 
 MAX_UPLOAD_MB = 40
 MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 1024 * 1024
@@ -633,7 +633,7 @@ def human_frame(db: sqlite_utils.Database) -> pd.DataFrame:
     override in force takes the place of both ROUGE-L versions (see ``human_results``)."""
     parts = []
     # AIBench studies' answers are letters about images, not StrucText results: AIBench's view reads
-    # them (structext_core.studio.aibench_people)
+    # them (structext_core.aibench.people)
     aibench = {row[0] for row in db.execute("SELECT id FROM studies WHERE benchmark = 'aibench'")}
     for item in study.list_studies(db):
         if item.id in aibench:

@@ -44,9 +44,10 @@ from collections.abc import Sequence
 import sqlite_utils
 
 from structext_core.aibench import dataset as aibench_dataset
+from structext_core.aibench import store as aibench_store
 from structext_core.aibench.model import LEVELS, ORIGINAL_SYSTEM
 from structext_core.benchmark import draws
-from structext_core.studio import aibench_store, pairwise, seal
+from structext_core.studio import pairwise, seal
 from structext_core.studio.study.kinds import AIBENCH
 from structext_core.studio.study.store import (
     DEFAULT_GOLD_PASS,

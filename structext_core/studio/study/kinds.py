@@ -2,7 +2,7 @@
 the study machinery (scoring at commit, the answer an annotator may give, the dashboard's
 breakdowns, the export's item columns, the Results rows), which branches on no benchmark's name.
 
-A study's ``benchmark`` (``studies.benchmark``, a name of :mod:`structext_core.benchmarks`) picks
+A study's ``benchmark`` (``studies.benchmark``, a name of :mod:`structext_core.protocol`) picks
 its :class:`StudyKind` (:func:`kind_of`). Both kinds store their scores in the same columns, so the
 dashboard, agreement, adjudication and the final score read them alike:
 

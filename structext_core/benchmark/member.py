@@ -1,4 +1,4 @@
-"""StrucText-Eval as a member of the benchmark registry: a thin adapter over its own packages
+"""StrucText-Eval's member module (:mod:`structext_core.protocol`): a thin adapter over its own packages
 (:mod:`structext_core.benchmark` for samples, :mod:`structext_core.evaluation` for prompts and
 scoring). Nothing here changes StrucText's behaviour or contracts."""
 
@@ -8,11 +8,12 @@ from collections.abc import Mapping
 
 from structext_core.benchmark import samples
 from structext_core.benchmark.tasks import TASKS
-from structext_core.benchmarks import Place, ShownQuestion
 from structext_core.evaluation import prompts, scoring
+from structext_core.protocol import Place, ShownQuestion
 
 NAME = "structext-eval"
 DISPLAY_NAME = "StrucText-Eval"
+ORDER = 10
 SUMMARY = ("Can language models reason over structure-rich text with the meaning taken out? JSON, YAML, XML, "
            f"CSV, a tree format, Markdown, LaTeX and Org, {len(TASKS)} tasks, difficulty set by depth, width and "
            "columns, every answer computed by rule.")

@@ -1,4 +1,4 @@
-"""AIBench as a member of the benchmark registry: a thin adapter over :mod:`structext_core.aibench`.
+"""AIBench's member module: what the workbench knows of AIBench (:mod:`structext_core.protocol`).
 
 An item is one question about one paper, shown with one system's image of that paper:
 ``{paper_id, question_id, system, image, question}`` where ``question`` is a
@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from structext_core.aibench import model
-from structext_core.benchmarks import Place, ShownQuestion
+from structext_core.protocol import Place, ShownQuestion
 
 NAME = "aibench"
 DISPLAY_NAME = "AIBench"
+ORDER = 20
 SUMMARY = ("Does a figure drawn from a paper's method text carry the method? Multiple-choice questions about "
            "each paper, at four levels (components, topology, phases, semantics), asked of each system's image "
            "and of the original figure.")
@@ -27,6 +28,17 @@ PLACES = (
 ITEM_FIELDS = ("paper_id", "question_id", "system", "image", "question")
 #: Results break down by these (level first: the paper's columns).
 AXES = ("system", "solver", "level", "conference", "paper_id", "question_id")
+#: Its command-line verbs (``structext aibench ...``: :mod:`structext_core.aibench.cli`).
+CLI_COMMANDS = ("aibench",)
+#: Its own views on Results and Explore (Streamlit glue in the app's ``pages/ui``).
+RESULTS_VIEW = "pages.ui.aibench_results:aibench_page"
+EXPLORE_VIEW = "pages.ui.aibench_explore:aibench_view"
+
+
+def register_cli(subparsers) -> None:
+    """Add ``aibench`` and its verbs (its modules load when a verb runs)."""
+    from structext_core.aibench import cli
+    cli.register(subparsers)
 
 
 def item_id(item: Mapping) -> str:
