@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from structext_core import protocol
+
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "structext_core"
-from structext_core import protocol
 
 SHARED = ["settings", "text", "protocol", "evaluation", "studio", "views", "cli"]
 #: Each benchmark's package (the second part of its member module's name).
