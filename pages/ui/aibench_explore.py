@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from structext_core.aibench import explore
 from structext_core.aibench import views as aibench_results
 from structext_core.studio import access
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+from structext_core.views import explore
 
 
 def aibench_view(db, user) -> None:

@@ -140,7 +140,7 @@ def _compare_inside(data, preds, inside: dict) -> None:
 
 def cmd_export_task(args: argparse.Namespace) -> int:
     from structext_core.aibench import harness as aibench_harness
-    from structext_core.aibench import harness_export
+    from structext_core.evaluation import harness_export
     from structext_core.aibench.dataset import ImportFailed
     try:
         written = aibench_harness.export_inspect_task(args.data, args.out, args.systems, force=args.force)
@@ -159,7 +159,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     import sys
 
     from structext_core.aibench import run as aibench_run
-    from structext_core.aibench import runner
+    from structext_core.evaluation import runner
     from structext_core.aibench.dataset import load_dataset
     from structext_core.cli import results as cli_results
     from structext_core.cli.progress import ProgressLine
@@ -210,7 +210,7 @@ def cmd_draw(args: argparse.Namespace) -> int:
     import sys
 
     from structext_core.aibench import draw as aibench_draw
-    from structext_core.aibench import runner
+    from structext_core.evaluation import runner
     from structext_core.aibench import sandboxed_import as aibench_import
     from structext_core.cli.progress import ProgressLine
     if not args.base_url.startswith(("http://", "https://")):

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from structext_core.aibench import model
 from structext_core.protocol import Place, ShownQuestion
+from structext_core.studio.study.kinds import StudyKind
 
 NAME = "aibench"
 DISPLAY_NAME = "AIBench"
@@ -57,3 +58,36 @@ def score_answer(item: Mapping, reply: str) -> float:
     """1.0 when the reply's clear letter is the key, else 0.0 (no clear letter counts as wrong)."""
     question: model.Question = item["question"]
     return 1.0 if model.parse_letter(reply, len(question.options)) == question.answer else 0.0
+
+
+def _study_score(answer: str | None, response: str | None, gave_up: bool) -> tuple[float, int]:
+    """1 when the chosen letter is the key, else 0 (a give-up scores 0), in both places."""
+    correct = (not gave_up and bool(answer)
+               and model.parse_letter(response or "", len(model.LETTERS)) == str(answer).strip().upper())
+    return (1.0, 1) if correct else (0.0, 0)
+
+
+def _one_letter(response: str, n_options: int) -> str | None:
+    """Why ``response`` is no option's letter (None when it is one)."""
+    if model.parse_letter(response, n_options) is None:
+        return f"Choose one of the options ({', '.join(model.LETTERS[:n_options])}) before you submit, or use 'Give up'."
+    return None
+
+
+#: A study: an item is (one system's generated image of a paper, one of the paper's questions);
+#: the answer is an option's letter (``responses.response``), scored 1 when it is the key and 0
+#: otherwise, in both ``rouge_l`` and ``exact_match``.
+STUDY = StudyKind(
+    NAME, _study_score, _one_letter,
+    ("paper_id", "system", "question_id", "level", "conference"),
+    {"Annotator": ["annotator"], "Level": ["level"], "System": ["system"], "Conference": ["conference"],
+     "Level x system": ["level", "system"], "System x annotator": ["system", "annotator"]},
+    False,
+    "Score: accuracy, the share of answers whose letter is the key, in percent (a give-up is wrong). "
+    "Intervals: 95% bootstrap over answers.",
+    ("level", "system"), False, "AIBench {suite}",
+    "Each question shows an image and options **A** to **D**: click an option or press its letter, then "
+    "**Submit** or **Enter**. Your choice is saved as soon as you make it.",
+    "AIBench (questions on an image)",
+)
+STUDY_SETUP_VIEW = "pages.ui.study_setup:aibench_setup"

@@ -259,7 +259,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
-CORE_COMMANDS = ("generate", "audit", "stats")
+CORE_COMMANDS = ("generate", "audit", "stats", "items")
 
 
 def build_parser(with_results: bool = True) -> argparse.ArgumentParser:
@@ -296,6 +296,8 @@ def build_parser(with_results: bool = True) -> argparse.ArgumentParser:
     if with_results:  # score, prompts, run: they need pandas, so load them only when asked for
         from structext_core.cli import results as cli_results
         cli_results.register(sub)
+    from structext_core.cli import items as cli_items  # any benchmark's replies, scored through the protocol
+    cli_items.register(sub)
     for member in protocol.members().values():  # each benchmark's own verbs (structext_core.protocol)
         if protocol.option(member, "register_cli"):
             member.register_cli(sub)

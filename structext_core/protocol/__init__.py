@@ -31,6 +31,11 @@ declaration and branches on no benchmark's name, as it branches on no format's n
   ``structext`` command's subparsers (the names it adds, so the command line knows they are its).
 - ``RESULTS_VIEW``, ``EXPLORE_VIEW``: ``"module:function"`` of its own view on Results and Explore
   (called with ``(db, user)`` by the page); None: the page's own view of the default member.
+- ``load_items(path) -> list[item]``: its items read from a file it names (checked; a ``ValueError``
+  naming the line otherwise), so that ``structext items score`` scores replies to them.
+- ``STUDY``: a :class:`structext_core.studio.study.kinds.StudyKind`, how a human-baseline study of
+  it scores, checks and breaks down answers (None: it has no studies); ``STUDY_SETUP_VIEW``:
+  ``"module:function"`` of the lead's form that opens one (called with ``(db, user, annotators)``).
 """
 
 from __future__ import annotations
@@ -84,7 +89,7 @@ INTERFACE = ("NAME", "DISPLAY_NAME", "SUMMARY", "PLACES", "ITEM_FIELDS", "AXES",
              "score_answer")
 #: What a member may offer, and what it means when it does not.
 OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "register_cli": None, "RESULTS_VIEW": None,
-                               "EXPLORE_VIEW": None}
+                               "EXPLORE_VIEW": None, "STUDY": None, "STUDY_SETUP_VIEW": None}
 
 
 class RegistryError(RuntimeError):

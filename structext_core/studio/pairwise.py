@@ -51,7 +51,6 @@ import sqlite_utils
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import scoring as aibench_scoring
 from structext_core.aibench import store as aibench_store
-from structext_core.benchmark import limits as safe_text_limits
 from structext_core.evaluation import pairwise as pw
 from structext_core.studio import access, changes, seal
 from structext_core.studio.storage import write_transaction
@@ -71,6 +70,7 @@ from structext_core.studio.study.clock import (
 )
 from structext_core.studio.study.quality import _bounded_note
 from structext_core.studio.study.store import StudyError, _check_annotators, annotator_order, now
+from structext_core.text import limits as safe_text_limits
 from structext_core.text import safe_text
 from structext_core.text.words import plural
 

@@ -49,7 +49,6 @@ from structext_core.aibench import store as aibench_store
 from structext_core.aibench.model import LETTERS, LEVELS, ORIGINAL_SYSTEM, Paper, Question
 from structext_core.aibench.papers import paper_to_dict
 from structext_core.aibench.review_checks import Check, check_question
-from structext_core.benchmark import limits as text_limits
 from structext_core.evaluation.agreement import cohen_kappa
 from structext_core.studio import access, accounts, changes, seal
 from structext_core.studio.storage import write_transaction
@@ -63,6 +62,7 @@ from structext_core.studio.study.clock import (
     resume_columns,
     shown_seconds,
 )
+from structext_core.text import limits as text_limits
 from structext_core.text.words import plural
 
 LEAD_PAGE = "question_review_admin"

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import sqlite_utils
 
-from structext_core.benchmark import draws, limits, suites
+from structext_core.benchmark import draws, suites
 from structext_core.evaluation import scoring
 from structext_core.studio import accounts, changes, seal
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study import kinds
+from structext_core.text import limits
 from structext_core.text.words import plural
 
 DEFAULT_SUITE = "test-hard"
