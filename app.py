@@ -10,7 +10,8 @@ import streamlit as st
 from pages import ui
 from pages.ui.frame import ensure_frame
 from structext_core import settings
-from structext_core.studio import access, accounts, aibench_store
+from structext_core.aibench import store as aibench_store
+from structext_core.studio import access, accounts
 
 HERE = Path(__file__).parent
 

@@ -131,7 +131,8 @@ def main() -> int:
     fresh_processes(data, text, args.root or [Path(__file__).resolve().parent.parent], args.repeat)
 
     if args.import_papers:
-        from structext_core.studio import aibench_import, sandbox
+        from structext_core.aibench import sandboxed_import as aibench_import
+        from structext_core.studio import sandbox
         with tempfile.TemporaryDirectory() as tmp:
             t = time.perf_counter()
             build.write_set(Path(tmp) / "syn", seed=0, papers=args.import_papers)

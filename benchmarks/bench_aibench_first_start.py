@@ -47,8 +47,9 @@ def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="bench-first-start-"))
     os.environ.update({"STRUCTEXT_DB": str(home / "structext.db"), "STRUCTEXT_DATA_DIR": str(home / "suites"),
                        "STRUCTEXT_AIBENCH_DIR": str(home / "aibench"), "STRUCTEXT_AIBENCH_SYNTHETIC": "off"})
+    from structext_core.aibench import store as aibench_store
     from structext_core.benchmark import suites
-    from structext_core.studio import aibench_store, sandbox
+    from structext_core.studio import sandbox
     for name in suites.missing_default_suites():
         suites.load_or_generate(name)
     aibench_store.SYNTHETIC_PAPERS = args.papers

@@ -1,4 +1,4 @@
-"""How long making untrusted text safe takes (structext_core/benchmark/safe_text.py).
+"""How long making untrusted text safe takes (structext_core/text/safe_text.py).
 
 Printed: the Markdown sanitiser on an ordinary question, on a 1 MB text of openers that never
 close (the worst case for a parser that searches forward from each opener; this one makes one
@@ -15,7 +15,7 @@ import time
 
 import pandas as pd
 
-from structext_core.benchmark.safe_text import frame_csv, markdown_text
+from structext_core.text.safe_text import frame_csv, markdown_text
 
 
 def timed(label: str, run, repeat: int = 3) -> None:

@@ -10,9 +10,9 @@ from pages import ui
 from pages.ui import widgets
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark.formats import HIGHLIGHT
-from structext_core.benchmark.safe_text import markdown_text
-from structext_core.benchmark.words import plural
 from structext_core.studio import access, durations, study
+from structext_core.text.safe_text import markdown_text
+from structext_core.text.words import plural
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page("adjudication")

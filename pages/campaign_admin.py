@@ -11,9 +11,9 @@ from pages.ui.frame import ensure_frame
 from pages.ui.widgets import original_and_rewrite, rewrite_diff
 from structext_core.benchmark import suites
 from structext_core.benchmark.formats import DISPLAY_NAMES
-from structext_core.benchmark.safe_text import markdown_text
-from structext_core.benchmark.words import plural
 from structext_core.studio import accounts, campaign, sandbox
+from structext_core.text.safe_text import markdown_text
+from structext_core.text.words import plural
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page("campaign_admin")

@@ -1,5 +1,5 @@
 """Explore: browse samples by format, task, depth and width; see them rendered and raw; export.
-A choice over the benchmark registry opens AIBench's stored data sets instead (``pages/ui/aibench_explore.py``).
+A choice over the benchmark registry opens a benchmark's own view instead (its ``EXPLORE_VIEW``).
 
 Researchers and admins see every suite; visitors and annotators only in public read-only mode,
 and then only suites in no open study, without any sample of an open study (``access``).
@@ -8,14 +8,14 @@ and then only suites in no open study, without any sample of an open study (``ac
 import streamlit as st
 
 from pages import ui
-from pages.ui import aibench_explore
+from pages.ui import benchmark_choice
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark import samples, suites
 from structext_core.benchmark.formats import HIGHLIGHT, Preview
-from structext_core.benchmark.safe_text import markdown_text
 from structext_core.benchmark.tasks import TASKS
-from structext_core.benchmark.words import plural
 from structext_core.studio import access, sandbox
+from structext_core.text.safe_text import markdown_text
+from structext_core.text.words import plural
 from structext_core.views import explore
 
 #: An answer longer than this many lines scrolls in a frame this many pixels high.
@@ -48,9 +48,8 @@ db = ui.get_db()
 
 st.title("Explore samples")
 
-if aibench_explore.choose_benchmark() == "aibench":  # AIBench's data sets: their own view (pages/ui/aibench_explore.py)
-    aibench_explore.aibench_view(db, user)
-    st.stop()
+if benchmark_choice.own_view(benchmark_choice.explore_benchmark(), "EXPLORE_VIEW", db, user):
+    st.stop()  # a benchmark with its own Explore view (its EXPLORE_VIEW) has shown it
 
 files = suites.suite_files()
 if not files:

@@ -19,12 +19,12 @@ from pages import ui
 from pages.ui import activity, option_keys
 from pages.ui.frame import ensure_frame
 from structext_core.aibench.model import LETTERS, LEVELS, Question
-from structext_core.benchmark.safe_text import markdown_text
-from structext_core.benchmark.words import plural
 from structext_core.studio import durations
 from structext_core.studio import question_review as qr
 from structext_core.studio.clock import ActivityReport, clock_settings
 from structext_core.studio.study.store import StudyError
+from structext_core.text.safe_text import markdown_text
+from structext_core.text.words import plural
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page(qr.REVIEW_PAGE)

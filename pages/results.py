@@ -9,7 +9,7 @@ metric (``views.results.ValueChoice``): strict or the paper's ROUGE-L, exact mat
 When people answered items, the views that compare them with models use only those items
 unless “All items” is on. The controls' state is kept in the URL (``views.url_state.read_url`` /
 ``write_url``): a copied address opens the same view; what it holds is checked, never trusted.
-A choice at the top picks the benchmark; AIBench's views are in ``pages/ui/aibench_results.py``.
+A choice at the top picks the benchmark; a benchmark with its own view (its ``RESULTS_VIEW``) is shown that.
 """
 
 import dataclasses
@@ -19,13 +19,13 @@ import pandas as pd
 import streamlit as st
 
 from pages import ui
-from pages.ui import aibench_results
+from pages.ui import benchmark_choice
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark import suites
-from structext_core.benchmark.safe_text import markdown_text
-from structext_core.benchmark.words import plural
 from structext_core.evaluation import paper, results
 from structext_core.studio import access, results_store, storage
+from structext_core.text.safe_text import markdown_text
+from structext_core.text.words import plural
 from structext_core.views import charts, url_state
 from structext_core.views import results as result_views
 
@@ -206,16 +206,12 @@ def remember(url_key: str, value) -> None:
     shown_state[url_key] = value
 
 
-def url_now() -> dict[str, list[str]]:
-    return {key: st.query_params.get_all(key) for key in st.query_params}
-
-
 def apply_url_state(options: dict, only: tuple[str, ...] | None = None) -> None:
     """Open the view the URL describes: on a session's first run, and whenever the URL is not the
     one this page wrote last (a pasted link). Controls the URL does not name go back to their
     defaults; what it gets wrong is ignored, with a small note. ``only``: the keys to read (the
     paper tables' viewers read the table and nothing else)."""
-    current = url_now()
+    current = benchmark_choice.url_now()
     mark = (only, current)
     if not current or current == st.session_state.get("rs_url_written") or mark == st.session_state.get("rs_url_read"):
         show_url_notes()
@@ -253,7 +249,7 @@ def write_url_state() -> None:
     """Put this run's controls in the URL (only when they changed), so the address can be shared."""
     wanted = url_state.write_url(shown_state)
     as_lists = {key: value if isinstance(value, list) else [value] for key, value in wanted.items()}
-    if as_lists != url_now():
+    if as_lists != benchmark_choice.url_now():
         st.query_params.from_dict(wanted)
     st.session_state["rs_url_written"] = as_lists
     notes, shown_for = st.session_state.get("rs_url_notes", ((), None))
@@ -830,9 +826,8 @@ FRAME_VIEWS = {
 
 st.title("Results")
 db = ui.get_db()
-if aibench_results.choose_benchmark() != "structext-eval":  # AIBench: its own views (pages/ui/aibench_results.py)
-    aibench_results.aibench_page(db, user)
-    st.stop()
+if benchmark_choice.own_view(benchmark_choice.results_benchmark(), "RESULTS_VIEW", db, user):
+    st.stop()  # a benchmark with its own Results view (its RESULTS_VIEW) has shown it
 db_path = str(storage.default_db_path())
 version = results_store.data_version(db)
 scope = access.results_scope(db, user, load_frame(db_path, version)["suite"].unique())

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from structext_core import settings
-from structext_core.benchmark import limits, suites
+from structext_core.benchmark import suites
 from structext_core.studio import accounts, sandbox, storage, study
+from structext_core.text import limits
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Modules that touch os.environ for a reason other than reading a setting.

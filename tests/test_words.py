@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from structext_core.benchmark.words import noun, plural, plural_of
+from structext_core.text.words import noun, plural, plural_of
 
 
 @pytest.mark.parametrize("n, singular, expected", [

@@ -29,9 +29,9 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from structext_core import settings
-from structext_core.benchmark.safe_text import markdown_text
-from structext_core.benchmark.words import plural
 from structext_core.studio import access, accounts, run_gate, storage
+from structext_core.text.safe_text import markdown_text
+from structext_core.text.words import plural
 
 USER_KEY = "user"
 TOKEN_KEY = "session_token"

@@ -5,23 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from structext_core import benchmarks
-from structext_core.benchmark.safe_text import markdown_text
-from structext_core.benchmark.words import plural
+from structext_core.aibench import views as aibench_results
 from structext_core.studio import access
-from structext_core.views import aibench_results, explore
-
-
-def choose_benchmark() -> str:
-    """The benchmark Explore shows (a choice over the registry); a link's ``?benchmark=`` opens on
-    one (Home's links do), read once per link."""
-    wanted = st.query_params.get("benchmark")
-    if wanted != st.session_state.get("explore_bench_url_read"):
-        st.session_state["explore_bench_url_read"] = wanted
-        if wanted in benchmarks.NAMES:
-            st.session_state["explore_benchmark"] = wanted
-    return st.radio("Benchmark", benchmarks.NAMES, key="explore_benchmark", horizontal=True,
-                    format_func=lambda name: benchmarks.REGISTRY[name].display_name)
+from structext_core.text.safe_text import markdown_text
+from structext_core.text.words import plural
+from structext_core.views import explore
 
 
 def aibench_view(db, user) -> None:

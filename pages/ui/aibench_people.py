@@ -1,5 +1,5 @@
 """AIBench's human side on the Results page (Streamlit glue; every number comes from
-``structext_core.studio.aibench_people``, ``structext_core.evaluation.human_solver`` and
+``structext_core.aibench.people``, ``structext_core.evaluation.human_solver`` and
 ``structext_core.studio.pairwise.results``).
 
 Who sees what (``structext_core.studio.access``): researchers and admins (``aibench_people``)
@@ -18,14 +18,16 @@ import streamlit as st
 from pages import ui
 from pages.ui import widgets
 from structext_core import settings
+from structext_core.aibench import people as aibench_people
+from structext_core.aibench import store as aibench_store
+from structext_core.aibench import views as views
 from structext_core.aibench.model import LETTERS, ORIGINAL_SYSTEM
-from structext_core.benchmark import safe_text
-from structext_core.benchmark.words import plural
 from structext_core.evaluation import human_solver
-from structext_core.studio import access, aibench_people, aibench_store, storage
+from structext_core.studio import access, storage
 from structext_core.studio import pairwise as pws
 from structext_core.studio import question_review as qr
-from structext_core.views import aibench_results as views
+from structext_core.text import safe_text
+from structext_core.text.words import plural
 
 NEXT_CAMPAIGN = 0  # the campaign choice "the next review campaign of this data set"
 

@@ -1,6 +1,6 @@
 """AIBench on the Results page (Streamlit glue; every number comes from
-``structext_core.views.aibench_results``, ``structext_core.aibench`` and
-``structext_core.studio.aibench_store``).
+``structext_core.aibench.views``, ``structext_core.aibench`` and
+``structext_core.aibench.store``).
 
 Everyone sees the paper's AIBench tables, exactly as printed. Who may see answers (researchers
 and admins; ``access.can(role, "answers")``) also sees the stored data sets' results: Table 3
@@ -16,16 +16,17 @@ import pandas as pd
 import streamlit as st
 
 from pages import ui
-from pages.ui import aibench_people, widgets
-from structext_core import benchmarks
+from pages.ui import aibench_people, benchmark_choice, widgets
+from structext_core import protocol
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import paper as aibench_paper
 from structext_core.aibench import scoring
-from structext_core.benchmark import safe_text
-from structext_core.benchmark.words import plural
-from structext_core.studio import access, aibench_store
-from structext_core.views import aibench_results as views
-from structext_core.views import aibench_url_state as url_state
+from structext_core.aibench import store as aibench_store
+from structext_core.aibench import url_state as url_state
+from structext_core.aibench import views as views
+from structext_core.studio import access
+from structext_core.text import safe_text
+from structext_core.text.words import plural
 
 HEATMAPS = {"system x level": ("system", "level"), "system x conference": ("system", "conference"),
             "solver x system": ("solver", "system"), "system x kind of question": ("system", "kind")}
@@ -33,33 +34,6 @@ HEATMAPS = {"system x level": ("system", "level"), "system x conference": ("syst
 
 URL_WIDGETS = {"table": "rs_aib_paper", "data": "rs_aib_data", "heatmap": "rs_aib_heatmap",
                "system": "rs_aib_system", "solver": "rs_aib_solver", "level": "rs_aib_level"}
-
-
-def url_now() -> dict[str, list[str]]:
-    return {key: st.query_params.get_all(key) for key in st.query_params}
-
-
-def _written(current: dict) -> bool:
-    """The URL is the one this page wrote last (StrucText's view or AIBench's), not a pasted link."""
-    return current in (st.session_state.get("rs_url_written"), st.session_state.get("rs_aib_url_written"))
-
-
-def choose_benchmark() -> str:
-    """The benchmark whose results the page shows (a choice over the registry); a pasted link
-    chooses it with ``benchmark=`` (none: StrucText-Eval)."""
-    current, state = url_now(), st.session_state
-    if current and not _written(current) and current != state.get("rs_bench_url_read"):
-        state["rs_bench_url_read"] = current
-        wanted = (current.get("benchmark") or [benchmarks.NAMES[0]])[-1]
-        if wanted in benchmarks.NAMES:
-            state["rs_benchmark"] = wanted
-        else:
-            st.caption(f"Ignored in this link: benchmark={safe_text.markdown_text(repr(wanted[:40]))} is not a "
-                       "valid choice.")
-    elif current and current == state.get("rs_aib_url_written") and state.get("rs_benchmark") != "aibench":
-        st.query_params.clear()  # back from AIBench: StrucText's view starts from its own defaults
-    return st.selectbox("Benchmark", benchmarks.NAMES, key="rs_benchmark",
-                        format_func=lambda name: benchmarks.REGISTRY[name].display_name)
 
 
 def paper_tables() -> None:
@@ -228,11 +202,11 @@ def _visible_datasets(db, user, ready: bool) -> list[str]:
 def apply_url(db, user, can_see: bool):
     """Open the AIBench view a pasted link describes (once per link); what it gets wrong is
     ignored with a note (``views.aibench_url_state``). Visitors' links set the paper's table only."""
-    current, state = url_now(), st.session_state
-    if not current or _written(current) or current == state.get("rs_aib_url_read"):
+    current, state = benchmark_choice.url_now(), st.session_state
+    if not current or benchmark_choice.written_by_page(current) or current == state.get("rs_aib_url_read"):
         return show_url_notes()
     state["rs_aib_url_read"] = current
-    options: dict[str, list] = {"benchmark": list(benchmarks.NAMES), "table": list(aibench_paper.TABLES)}
+    options: dict[str, list] = {"benchmark": list(protocol.NAMES), "table": list(aibench_paper.TABLES)}
     if can_see:
         names = _visible_datasets(db, user, aibench_store.synthetic_ready())
         options.update(data=names, heatmap=list(HEATMAPS))
@@ -267,9 +241,9 @@ def write_url(can_see: bool, notes_place=None) -> None:
     keys = URL_WIDGETS if can_see else {"table": URL_WIDGETS["table"]}
     wanted = url_state.write_url({"benchmark": "aibench", **{k: state.get(w) for k, w in keys.items()}})
     as_lists = {key: [value] for key, value in wanted.items()}
-    if as_lists != url_now():
+    if as_lists != benchmark_choice.url_now():
         st.query_params.from_dict(wanted)
-    state["rs_aib_url_written"] = as_lists
+    state[benchmark_choice.RESULTS_URL_WRITTEN] = as_lists
     notes, shown_for = state.get("rs_aib_url_notes", ((), None))
     if notes and shown_for is None:
         state["rs_aib_url_notes"] = (notes, as_lists)

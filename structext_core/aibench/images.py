@@ -1,7 +1,7 @@
 """One untrusted image checked and re-encoded: run it in a worker process, never in the server's.
 
 :func:`check_image` is allow-listed in :mod:`structext_core.studio.sandbox_worker` as
-``aibench_image``; the import (:mod:`structext_core.studio.aibench_import`) calls it there with
+``aibench_image``; the import (:mod:`structext_core.aibench.sandboxed_import`) calls it there with
 the file's bytes, under the sandbox's time and memory budget. It refuses, with a sentence
 saying why: a file over :data:`~structext_core.aibench.limits.MAX_IMAGE_BYTES`; anything but one
 PNG, JPEG or WebP frame; a format other than its file name says (a lying name); a header

@@ -20,7 +20,7 @@ from structext_core.aibench import limits
 from structext_core.aibench.dataset import Dataset, ImportFailed
 from structext_core.aibench.model import parse_letter
 from structext_core.aibench.papers import Problem
-from structext_core.benchmark import limits as safe_limits
+from structext_core.text import limits as safe_limits
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 FIELDS = ("paper_id", "question_id", "system", "solver", "prediction")

@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from structext_core.benchmark import limits, official
+from structext_core.benchmark import official
 from structext_core.benchmark.formats import ReadError
 from structext_core.benchmark.samples import SampleError, decode_line, validate
 from structext_core.benchmark.tasks import TASKS, answers_agree
+from structext_core.text import limits
 
 AGREE, DISAGREE, UNSUPPORTED = "agree", "disagree", "unsupported"
 
@@ -57,7 +58,7 @@ def audit_sample(sample: dict, source: str) -> Verdict:
     try:
         solved = task.solve_text(sample["reference"], question, sample.get("depth") or 0, sample.get("width") or 0)
     except (ReadError, KeyError, IndexError, ValueError) as exc:
-        # ReadError: what the solver cannot read, a limit of structext_core.benchmark.limits included;
+        # ReadError: what the solver cannot read, a limit of structext_core.text.limits included;
         # a table without the asked column surfaces as KeyError.
         reason = f"no column {exc}" if isinstance(exc, KeyError) else str(exc)
         return Verdict(source, sid, UNSUPPORTED, f"task {task.task_id} ({task.slug}): {reason}")

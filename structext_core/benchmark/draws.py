@@ -13,7 +13,7 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 
-from structext_core.benchmark.words import plural
+from structext_core.text.words import plural
 
 PROPORTIONAL = "proportional"
 EVEN = "even"

@@ -12,10 +12,10 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-from structext_core.benchmark import limits
 from structext_core.benchmark.formats import LANGUAGES
 from structext_core.benchmark.outputs import export_into
 from structext_core.benchmark.tasks import FOLDER_CATEGORIES, TASKS, Task, task_for
+from structext_core.text import limits
 
 LAYOUT_ROOT = "0Shotbenchmark"
 _FILE_INDEX = re.compile(r"_(\d+)\.json$")

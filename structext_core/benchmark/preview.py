@@ -10,15 +10,16 @@ from __future__ import annotations
 # they start), not on someone's first click on a CSV sample.
 import pandas  # noqa: F401
 
-from structext_core.benchmark import formats, limits
+from structext_core.benchmark import formats
 from structext_core.benchmark.formats import MAX_GRAPH_EDGES, Preview, ReadError
+from structext_core.text import limits
 
 __all__ = ["MAX_GRAPH_EDGES", "Preview", "preview"]
 
 
 def preview(language: str, reference: str) -> Preview:
     """The rendered view of a reference (each format's ``preview``), or why there is none: text
-    beyond a limit of :mod:`structext_core.benchmark.limits` is not parsed (the note names the
+    beyond a limit of :mod:`structext_core.text.limits` is not parsed (the note names the
     limit and where), and text that does not parse says what its reader found."""
     try:
         module = formats.get_module(language)

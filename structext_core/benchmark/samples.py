@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, TextIO
 
-from structext_core.benchmark import limits
+from structext_core.text import limits
 
 FIELDS = ["id", "suite", "language", "task", "task_id", "depth", "width", "col", "seed",
           "reference", "question", "requirement", "answer", "rule_hint", "params"]
@@ -76,7 +76,7 @@ def validate(row: object, where: str) -> dict:
 def read_jsonl(path: str | Path, *, validate_rows: bool = True) -> list[dict]:
     """Read a sample file; a malformed line raises SampleError naming the file and line.
 
-    Each line is held to the limits of :mod:`structext_core.benchmark.limits` (its length, its JSON
+    Each line is held to the limits of :mod:`structext_core.text.limits` (its length, its JSON
     nesting, no lone surrogate) before it is decoded."""
     path = Path(path)
     rows = []

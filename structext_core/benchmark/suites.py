@@ -19,7 +19,7 @@ from structext_core.benchmark import samples as samples_mod
 from structext_core.benchmark.formats import get_module
 from structext_core.benchmark.tasks import TASKS
 from structext_core.benchmark.tree import capped_node_count
-from structext_core.benchmark.words import plural
+from structext_core.text.words import plural
 
 Progress = Callable[[int, int], None]
 

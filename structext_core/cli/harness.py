@@ -11,8 +11,8 @@ import argparse
 import sys
 
 from structext_core.benchmark.samples import SampleError, read_jsonl
-from structext_core.benchmark.words import noun
 from structext_core.evaluation import harness_export, prompts
+from structext_core.text.words import noun
 
 EXIT_OK = 0
 EXIT_ERROR = 2

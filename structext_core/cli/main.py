@@ -12,11 +12,12 @@ from collections import defaultdict, deque
 from pathlib import Path
 from typing import Callable, Iterator
 
+from structext_core import protocol
 from structext_core.benchmark import audit as audit_mod
 from structext_core.benchmark import official, outputs, samples, suites
 from structext_core.benchmark.tasks import TASKS
-from structext_core.benchmark.words import plural
 from structext_core.cli.progress import ProgressLine
+from structext_core.text.words import plural
 
 PARALLEL_MIN_NODES = 100_000  # Test: about 17,000 nodes in all; Test-Hard: about 280,000
 CHUNK_CHARS = 4_000_000  # a worker hands back at most about this many characters at a time
@@ -258,7 +259,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
-CORE_COMMANDS = ("generate", "audit", "stats")
+CORE_COMMANDS = ("generate", "audit", "stats", "items")
 
 
 def build_parser(with_results: bool = True) -> argparse.ArgumentParser:
@@ -295,15 +296,18 @@ def build_parser(with_results: bool = True) -> argparse.ArgumentParser:
     if with_results:  # score, prompts, run: they need pandas, so load them only when asked for
         from structext_core.cli import results as cli_results
         cli_results.register(sub)
-    from structext_core.cli import aibench as cli_aibench  # the second benchmark; loads its modules when run
-    cli_aibench.register(sub)
+    from structext_core.cli import items as cli_items  # any benchmark's replies, scored through the protocol
+    cli_items.register(sub)
+    for member in protocol.members().values():  # each benchmark's own verbs (structext_core.protocol)
+        if protocol.option(member, "register_cli"):
+            member.register_cli(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    # score, prompts and run load pandas and the harness modules: not for the core commands nor aibench's
-    parser = build_parser(with_results=not (argv and argv[0] in (*CORE_COMMANDS, "aibench")))
+    # score, prompts and run load pandas and the harness modules: not for the core commands nor a benchmark's own
+    parser = build_parser(with_results=not (argv and (argv[0] in CORE_COMMANDS or protocol.owner_of_command(argv[0]))))
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

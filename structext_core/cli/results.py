@@ -15,11 +15,11 @@ import sys
 
 from structext_core.benchmark import outputs
 from structext_core.benchmark.samples import read_jsonl, write_jsonl
-from structext_core.benchmark.words import noun
 from structext_core.cli.flags import seconds, seconds_or_zero
 from structext_core.cli.progress import ProgressLine
 from structext_core.evaluation import aggregate, prompts, results, runner, scoring
 from structext_core.studio import durations
+from structext_core.text.words import noun
 
 EXIT_OK = 0
 EXIT_INCOMPLETE = 1  # run: some prompts still have no answer

@@ -43,9 +43,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from structext_core.benchmark import limits
 from structext_core.evaluation.results import Problem, ResultsImportError, SampleIndex
 from structext_core.settings import limit as _env_int
+from structext_core.text import limits
 
 FORMAT_INSPECT_EVAL = "inspect-eval"
 FORMAT_INSPECT_JSON = "inspect-json"

@@ -48,9 +48,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from structext_core.benchmark import limits
 from structext_core.evaluation.paper_rouge import authors_failure
 from structext_core.evaluation.scoring import DEFAULT_THRESHOLD, score_many, score_response  # noqa: F401 (results.score_response stays importable)
+from structext_core.text import limits
 
 SAMPLE_FIELDS = ("suite", "language", "task", "task_id", "depth", "width")
 """Sample fields copied into every scored row."""
@@ -228,7 +228,7 @@ def _check_original(obj: Mapping) -> str | None:
 def _parse_lines(lines: Iterable[str | None], parsed: _Parsed) -> str | None:
     """Decode and check every line (None: a line beyond MAX_RECORD_CHARS, not held in
     memory); returns the file's format. Each line is held to the limits of
-    :mod:`structext_core.benchmark.limits` before it is decoded."""
+    :mod:`structext_core.text.limits` before it is decoded."""
     file_format = None
     for number, line in enumerate(lines, start=1):
         if line is None or len(line) > limits.MAX_RECORD_CHARS:

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 import pandas as pd
 import sqlite_utils
 
-from structext_core import benchmarks
-from structext_core.studio import aibench_store, seal
+from structext_core import protocol
+from structext_core.aibench import store as aibench_store
+from structext_core.studio import seal
 from structext_core.studio.storage import write_transaction
 
 VISITOR, ANNOTATOR, RESEARCHER, ADMIN = "visitor", "annotator", "researcher", "admin"
@@ -210,8 +211,8 @@ def home_sections(role: str, public_mode_on: bool = False) -> list[HomeSection]:
     """One section a benchmark of the registry, in its order; a role is told only of the pages it may
     open (read against the table). A page that chooses a benchmark is linked opened on it."""
     sections = []
-    for name in benchmarks.NAMES:
-        member = benchmarks.get_module(name)
+    for name in protocol.NAMES:
+        member = protocol.get_module(name)
         lines = []
         for place in member.PLACES:
             if can_open(role, place.page, public_mode_on):

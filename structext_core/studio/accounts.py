@@ -43,9 +43,9 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from structext_core import settings
-from structext_core.benchmark.words import plural
 from structext_core.studio import changes, durations
 from structext_core.studio.storage import write_transaction
+from structext_core.text.words import plural
 
 ROLES = ("annotator", "researcher", "admin")
 ADMIN_USER_ENV = settings.ADMIN_USER_ENV

@@ -32,13 +32,14 @@ from pathlib import Path
 import sqlite_utils
 
 from structext_core import settings
-from structext_core.benchmark import draws, limits, official, outputs
+from structext_core.benchmark import draws, official, outputs
 from structext_core.benchmark.audit import AGREE, audit, audit_sample
 from structext_core.benchmark.samples import FIELDS, to_jsonl_line, write_jsonl
 from structext_core.benchmark.tasks import TASKS
-from structext_core.benchmark.words import plural
 from structext_core.studio import access, accounts, changes, rewrite, sandbox, seal
 from structext_core.studio.storage import write_transaction
+from structext_core.text import limits
+from structext_core.text.words import plural
 
 SCENARIO_FILE = settings.scenario_file()
 PAPER_PER_STRATUM = 16

@@ -31,14 +31,14 @@ import pandas as pd
 import sqlite_utils
 
 from structext_core import settings
-from structext_core.benchmark import limits
 from structext_core.benchmark.samples import read_jsonl
-from structext_core.benchmark.words import plural
 from structext_core.evaluation import harness, results, scoring
 from structext_core.evaluation.results import Problem, ResultsImportError
 from structext_core.evaluation.scoring import DEFAULT_THRESHOLD
 from structext_core.studio import study
 from structext_core.studio.storage import write_transaction
+from structext_core.text import limits
+from structext_core.text.words import plural
 
 MAX_UPLOAD_MB = 40
 MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 1024 * 1024
@@ -322,7 +322,7 @@ def import_results_file(
     sha256: str | None = None,
 ) -> ImportSummary:
     """Import a results file (ours or the original's JSONL) from disk, read line by line: at
-    most one line (:data:`~structext_core.benchmark.limits.MAX_RECORD_CHARS` characters) is held
+    most one line (:data:`~structext_core.text.limits.MAX_RECORD_CHARS` characters) is held
     besides the rows read so far, and a file of NUL bytes is refused at its first line, so a file
     of any size costs no more memory than its results. All or nothing, like :func:`import_results`."""
     path = Path(path)
@@ -633,7 +633,7 @@ def human_frame(db: sqlite_utils.Database) -> pd.DataFrame:
     override in force takes the place of both ROUGE-L versions (see ``human_results``)."""
     parts = []
     # AIBench studies' answers are letters about images, not StrucText results: AIBench's view reads
-    # them (structext_core.studio.aibench_people)
+    # them (structext_core.aibench.people)
     aibench = {row[0] for row in db.execute("SELECT id FROM studies WHERE benchmark = 'aibench'")}
     for item in study.list_studies(db):
         if item.id in aibench:

@@ -2,7 +2,7 @@
 
 The Real-Test live checks, the review's rerun, the server-side check before a submission is
 accepted and the Explore preview all read text a person typed or a file brought. The parsers
-bound what they read (:mod:`structext_core.benchmark.limits`); this module is the second line of
+bound what they read (:mod:`structext_core.text.limits`); this module is the second line of
 defence, for whatever slips past them: a C parser that segfaults, a loop, a blow-up.
 
 A :class:`WorkerPool` keeps a few long-lived worker processes

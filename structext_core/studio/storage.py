@@ -829,7 +829,7 @@ def _m010_aibench_studies(db: sqlite_utils.Database) -> None:
     """People answering AIBench questions from a generated image alone (issue 22, item 2): a
     study is StrucText's or AIBench's, and an AIBench study's items are (image, question) pairs.
 
-    - ``studies.benchmark``: the registry name (:mod:`structext_core.benchmarks`), StrucText's by
+    - ``studies.benchmark``: the registry name (:mod:`structext_core.protocol`), StrucText's by
       default; an AIBench study's ``suite`` is the name of its stored data set.
     - ``study_items.paper_id``, ``system``, ``question_id``, ``level``, ``conference``: an AIBench
       item's (image, question) and its strata (NULL on StrucText items, whose strata are

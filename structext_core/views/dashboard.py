@@ -12,10 +12,6 @@ import numpy as np
 import pandas as pd
 
 from structext_core.studio import durations
-from structext_core.studio.study.kinds import STRUCTEXT, kind_of
-
-#: The accuracy table's groupings: label -> columns of the responses frame.
-GROUPINGS = kind_of(STRUCTEXT).groupings
 
 #: Tick positions of the log-seconds axis (1 s to 10,000 s), labelled in seconds.
 _LOG_TICKS = [0, 0.699, 1, 1.477, 2, 2.477, 3, 3.477, 4]

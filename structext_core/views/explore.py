@@ -21,10 +21,11 @@ from types import MappingProxyType
 import pandas as pd
 
 from structext_core.aibench import model
+from structext_core.aibench import store as aibench_store
 from structext_core.benchmark import samples
 from structext_core.benchmark.formats import LANGUAGES
 from structext_core.benchmark.tasks import ABBREVIATIONS, TASKS
-from structext_core.studio import access, aibench_store, question_review, seal
+from structext_core.studio import access, question_review, seal
 
 
 def task_label(task_id: int) -> str:

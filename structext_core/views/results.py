@@ -30,10 +30,10 @@ import numpy as np
 import pandas as pd
 import sqlite_utils
 
-from structext_core.benchmark import safe_text
-from structext_core.benchmark.words import plural
 from structext_core.evaluation import aggregate
 from structext_core.evaluation.scoring import DEFAULT_THRESHOLD
+from structext_core.text import safe_text
+from structext_core.text.words import plural
 
 # ------------------------------------------------------------------ constants
 
@@ -965,7 +965,7 @@ def paper_heatmap_cells(name: str, kind: str | None = None) -> pd.DataFrame:
 def csv_bytes(frame: pd.DataFrame) -> bytes:
     """A table as UTF-8 CSV with a header and no index; a text cell (or column name) a
     spreadsheet would run as a formula gets a leading apostrophe
-    (:func:`structext_core.benchmark.safe_text.frame_csv`)."""
+    (:func:`structext_core.text.safe_text.frame_csv`)."""
     return safe_text.frame_csv(frame).encode("utf-8")
 
 

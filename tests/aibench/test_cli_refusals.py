@@ -7,10 +7,10 @@ import json
 import pytest
 
 from structext_core.aibench import dataset
+from structext_core.aibench import sandboxed_import as aibench_import
 from structext_core.aibench.synthetic import build
 from structext_core.cli.main import main as cli_main
 from structext_core.evaluation import runner
-from structext_core.studio import aibench_import
 from tests.aibench.conftest import JsonEndpoint, paper_json, write_folder
 
 

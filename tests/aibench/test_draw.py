@@ -20,10 +20,10 @@ import pytest
 from PIL import Image
 
 from structext_core.aibench import dataset
+from structext_core.aibench import draw as aibench_draw
+from structext_core.aibench import sandboxed_import as aibench_import
 from structext_core.aibench.synthetic import build
 from structext_core.cli.main import main as cli_main
-from structext_core.evaluation import aibench_draw
-from structext_core.studio import aibench_import
 from tests.aibench.conftest import JsonEndpoint
 from tests.aibench.test_run import VLMStub
 

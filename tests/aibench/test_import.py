@@ -15,8 +15,8 @@ import pytest
 from PIL import Image
 
 from structext_core.aibench import dataset, images
+from structext_core.aibench import sandboxed_import as aibench_import
 from structext_core.aibench.papers import parse_paper
-from structext_core.studio import aibench_import
 from tests.aibench.conftest import paper_json, png_bytes, write_folder
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from structext_core.aibench import dataset as ds
+from structext_core.aibench import harness as aibench_harness
 from structext_core.aibench import predictions, scoring
+from structext_core.aibench import sandboxed_import as aibench_import
 from structext_core.aibench.synthetic import build
 from structext_core.cli import main as cli
-from structext_core.evaluation import aibench_harness
-from structext_core.studio import aibench_import
 
 pytest.importorskip("inspect_ai")
 

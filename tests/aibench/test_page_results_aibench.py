@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from structext_core import settings
 from structext_core.aibench import paper as aibench_paper
-from structext_core.studio import aibench_store
+from structext_core.aibench import store as aibench_store
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "results.py"
 RESEARCHER = {"id": 98, "username": "reader", "role": "researcher"}

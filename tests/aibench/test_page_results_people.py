@@ -6,7 +6,8 @@ import pytest
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
-from structext_core.studio import access, accounts, aibench_store, changes, storage
+from structext_core.aibench import store as aibench_store
+from structext_core.studio import access, accounts, changes, storage
 from structext_core.studio import pairwise as pws
 from structext_core.studio import question_review as qr
 from tests.aibench import people_data

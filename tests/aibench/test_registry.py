@@ -3,33 +3,33 @@ from __future__ import annotations
 
 import pytest
 
-from structext_core import benchmarks
+from structext_core import protocol
 from structext_core.aibench import model
 from structext_core.benchmark import suites
 from structext_core.evaluation import prompts, scoring
 
 
 def test_registry_lists_both_benchmarks_in_order():
-    assert benchmarks.NAMES == ["structext-eval", "aibench"]
-    assert [b.display_name for b in benchmarks.REGISTRY.values()] == ["StrucText-Eval", "AIBench"]
+    assert protocol.NAMES == ["structext-eval", "aibench"]
+    assert [b.display_name for b in protocol.REGISTRY.values()] == ["StrucText-Eval", "AIBench"]
 
 
-@pytest.mark.parametrize("name", benchmarks.NAMES)
+@pytest.mark.parametrize("name", protocol.NAMES)
 def test_every_member_offers_the_whole_interface(name):
-    module = benchmarks.get_module(name)
-    missing = [attr for attr in benchmarks.INTERFACE if not hasattr(module, attr)]
+    module = protocol.get_module(name)
+    missing = [attr for attr in protocol.INTERFACE if not hasattr(module, attr)]
     assert missing == []
     assert module.NAME == name
-    assert module.DISPLAY_NAME == benchmarks.REGISTRY[name].display_name
+    assert module.DISPLAY_NAME == protocol.REGISTRY[name].display_name
 
 
 def test_unknown_benchmark_is_named():
     with pytest.raises(KeyError, match="no benchmark 'mmlu'; the benchmarks are structext-eval, aibench"):
-        benchmarks.get_module("mmlu")
+        protocol.get_module("mmlu")
 
 
 def test_structext_member_is_a_thin_adapter():
-    member = benchmarks.get_module("structext-eval")
+    member = protocol.get_module("structext-eval")
     sample = suites.generate_sample(1, 2, 2, seed=0)
     shown = member.show_question(sample)
     assert shown.text == prompts.build_prompt(sample, "naive") and shown.choices == () and shown.image is None
@@ -41,7 +41,7 @@ def test_structext_member_is_a_thin_adapter():
 
 
 def test_aibench_member_shows_the_papers_prompt_and_scores_the_letter():
-    member = benchmarks.get_module("aibench")
+    member = protocol.get_module("aibench")
     question = model.Question("q1", 2, "Where does the encoder's output go?",
                               ("Decoder", "Loss", "Tokenizer", model.INSUFFICIENT), "A")
     item = {"paper_id": "p1", "question_id": "q1", "system": "S", "image": "images/S/p1.png", "question": question}

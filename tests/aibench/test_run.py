@@ -10,12 +10,12 @@ from collections import Counter
 import pytest
 
 from structext_core.aibench import dataset, predictions, scoring
+from structext_core.aibench import run as aibench_run
+from structext_core.aibench import sandboxed_import as aibench_import
 from structext_core.aibench.model import SYSTEM_PROMPT, solver_prompt
 from structext_core.aibench.synthetic import build
 from structext_core.cli.main import main as cli_main
-from structext_core.evaluation import aibench_run
 from structext_core.evaluation.runner import EndpointConfig, RetryPolicy
-from structext_core.studio import aibench_import
 from tests.aibench.conftest import JsonEndpoint
 
 FAST = RetryPolicy(max_retries=3, backoff_base=0.01, backoff_max=0.05)

@@ -7,7 +7,7 @@ import pytest
 
 from structext_core import settings
 from structext_core.aibench import dataset, scoring
-from structext_core.studio import aibench_store
+from structext_core.aibench import store as aibench_store
 
 
 @pytest.fixture

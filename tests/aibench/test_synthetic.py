@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from structext_core.aibench import predictions, scoring
+from structext_core.aibench import sandboxed_import as aibench_import
 from structext_core.aibench.model import INSUFFICIENT, LETTERS, ORIGINAL_SYSTEM
 from structext_core.aibench.papers import parse_paper
 from structext_core.aibench.synthetic import build, damage, draw, graphs, rules
-from structext_core.studio import aibench_import
 
 PAPERS = 4
 

@@ -10,8 +10,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from structext_core import settings
+from structext_core.aibench import store as aibench_store
 from structext_core.aibench.synthetic import build
-from structext_core.studio import aibench_store, sandbox
+from structext_core.studio import sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"

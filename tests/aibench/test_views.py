@@ -7,11 +7,11 @@ import math
 import pytest
 
 from structext_core.aibench import predictions, scoring
+from structext_core.aibench import views as views
 from structext_core.aibench.dataset import Dataset, ImageRecord
 from structext_core.aibench.model import ORIGINAL_SYSTEM
 from structext_core.aibench.papers import parse_paper
 from structext_core.aibench.synthetic import build
-from structext_core.views import aibench_results as views
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +102,7 @@ def test_drill_down_shows_keys_only_when_allowed(scored):
 
 # ---------------------------------------------------------------- the view's state in the URL
 
-from structext_core.views import aibench_url_state as aib_url  # noqa: E402
+from structext_core.aibench import url_state as aib_url  # noqa: E402
 
 URL_OPTIONS = {"benchmark": ["structext-eval", "aibench"], "table": ["table2", "table3"], "data": ["synthetic"],
                "heatmap": ["system x level"], "system": ["Blank Image", "Original Image"], "solver": ["s1"]}

@@ -22,11 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from structext_core.benchmark import audit, limits
+from structext_core.benchmark import audit
 from structext_core.benchmark import preview as explore_preview
 from structext_core.benchmark.suites import generate_sample
 from structext_core.evaluation import results
 from structext_core.studio import rewrite
+from structext_core.text import limits
 
 ROOT = Path(__file__).resolve().parents[2]
 SECONDS = 5.0  # every case ends within this, measured in the child
@@ -274,7 +275,7 @@ def test_adversarial_long_lines_within_the_limits_stay_fast():
 
 
 def test_limits_are_raised_by_their_environment_variable():
-    code = ("from structext_core.benchmark import limits; from structext_core.studio import rewrite; "
+    code = ("from structext_core.text import limits; from structext_core.studio import rewrite; "
             "print(limits.MAX_DEPTH); "
             "print(rewrite.check_structure('json', '[[1]]', '[' * 150 + ']' * 150)[0])")
     run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
@@ -282,7 +283,7 @@ def test_limits_are_raised_by_their_environment_variable():
     assert run.returncode == 0, run.stderr
     depth, problems = run.stdout.splitlines()
     assert depth == "400" and "MAX_DEPTH" not in problems
-    bad = subprocess.run([sys.executable, "-c", "import structext_core.benchmark.limits"], cwd=ROOT, capture_output=True,
+    bad = subprocess.run([sys.executable, "-c", "import structext_core.text.limits"], cwd=ROOT, capture_output=True,
                          text=True, timeout=60, env={**os.environ, "STRUCTEXT_LIMIT_MAX_DEPTH": "deep"})
     assert bad.returncode != 0 and "STRUCTEXT_LIMIT_MAX_DEPTH='deep' is not a whole number" in bad.stderr
 

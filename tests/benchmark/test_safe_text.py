@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from markdown_it import MarkdownIt
 
-from structext_core.benchmark.safe_text import csv_cell, csv_rows, frame_csv, markdown_text
+from structext_core.text.safe_text import csv_cell, csv_rows, frame_csv, markdown_text
 
 # ---------------------------------------------------------------- CSV
 

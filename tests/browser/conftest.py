@@ -350,7 +350,8 @@ def stored_synthetic_aibench(app_env: dict, tmp_path_factory, papers: int, *, pr
     too (``STRUCTEXT_AIBENCH_DIR``); with the perfect reader's predictions when ``predictions``. Set up
     in the test process, so the server makes nothing on first view."""
     from structext_core import settings
-    from structext_core.studio import aibench_store, sandbox
+    from structext_core.aibench import store as aibench_store
+    from structext_core.studio import sandbox
 
     root = tmp_path_factory.mktemp("aibench") / "aibench"
     app_env["env"][settings.AIBENCH_DIR_ENV] = str(root)

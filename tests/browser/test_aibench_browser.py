@@ -17,7 +17,8 @@ def app_env(app_env, tmp_path_factory):
     """The shared app environment plus a stored synthetic AIBench set of 2 papers (made here,
     so the server does not make its 20-paper set on first view)."""
     from structext_core import settings
-    from structext_core.studio import accounts, aibench_store, sandbox, storage
+    from structext_core.aibench import store as aibench_store
+    from structext_core.studio import accounts, sandbox, storage
 
     root = tmp_path_factory.mktemp("aibench") / "aibench"
     app_env["env"][settings.AIBENCH_DIR_ENV] = str(root)

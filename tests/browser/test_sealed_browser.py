@@ -50,7 +50,8 @@ def model_lines(rows):
 def app_env(app_env, tmp_path_factory):
     """A stored synthetic AIBench set (3 papers) for the server, made before it starts."""
     from structext_core import settings
-    from structext_core.studio import aibench_store, sandbox
+    from structext_core.aibench import store as aibench_store
+    from structext_core.studio import sandbox
 
     root = tmp_path_factory.mktemp("sealed") / "aibench"
     app_env["env"][settings.AIBENCH_DIR_ENV] = str(root)

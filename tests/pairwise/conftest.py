@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from structext_core import settings
-from structext_core.studio import accounts, aibench_store, sandbox, storage
+from structext_core.aibench import store as aibench_store
+from structext_core.studio import accounts, sandbox, storage
 
 
 @pytest.fixture(scope="session")

@@ -394,14 +394,14 @@ def test_aibench_data_sets_on_results_are_sealed_by_open_studies_and_open_pairwi
 @pytest.mark.parametrize("role", access.ROLES)
 def test_home_presents_every_benchmark_and_only_pages_the_role_may_open(role, public_on):
     """Issue 32, item 6: a section a benchmark of the registry, each linking only to pages ``role`` opens."""
-    from structext_core import benchmarks
+    from structext_core import protocol
 
     sections = access.home_sections(role, public_on)
-    assert [s.title for s in sections] == [b.display_name for b in benchmarks.REGISTRY.values()]
-    for name, section in zip(benchmarks.NAMES, sections):
+    assert [s.title for s in sections] == [b.display_name for b in protocol.REGISTRY.values()]
+    for name, section in zip(protocol.NAMES, sections):
         assert section.summary
         linked = [re.match(r"\[\*\*(.+?)\*\*\]\(([^)?]*)", line).groups() for line in section.places]
-        wanted = [p for p in benchmarks.get_module(name).PLACES if access.can_open(role, p.page, public_on)]
+        wanted = [p for p in protocol.get_module(name).PLACES if access.can_open(role, p.page, public_on)]
         assert [(access.page(p.page).title, access.page(p.page).url_path) for p in wanted] == linked
-    aibench = sections[benchmarks.NAMES.index("aibench")]
+    aibench = sections[protocol.NAMES.index("aibench")]
     assert any("](results?benchmark=aibench)" in line for line in aibench.places)  # everyone opens Results

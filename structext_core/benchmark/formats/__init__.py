@@ -93,8 +93,8 @@ class Preview:
     note: str = ""
 
 
-class ReadError(ValueError):
-    """A reference that cannot be read the way its task needs."""
+# a reference that cannot be read the way its task needs (shared with the limits on untrusted text)
+from structext_core.text.limits import ReadError  # noqa: E402, F401
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ def line_column(text: str, pos: int) -> int:
 
 def get_module(language: str):
     """The format module for ``language`` (imported on first use: the format modules import
-    this package and :mod:`structext_core.benchmark.limits`, which imports it too)."""
+    this package and :mod:`structext_core.text.limits`, which imports it too)."""
     try:
         entry = REGISTRY[language]
     except (KeyError, TypeError):

@@ -11,10 +11,10 @@ import io
 import random
 from dataclasses import dataclass
 
-from structext_core.benchmark import limits
 from structext_core.benchmark.formats import NUMBER_RE, Document, Preview, Problem, ReadError, tokens_in
 from structext_core.benchmark.formats.sizes import RowSize
 from structext_core.benchmark.names import node_name
+from structext_core.text import limits
 
 LANGUAGE = "csv"
 MAX_DEPTH = None

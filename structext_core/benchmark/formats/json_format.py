@@ -8,7 +8,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from structext_core.benchmark import limits
 from structext_core.benchmark.formats import (
     Document,
     Preview,
@@ -21,6 +20,7 @@ from structext_core.benchmark.formats import (
 )
 from structext_core.benchmark.formats.sizes import NodeSize
 from structext_core.benchmark.tree import Node, build_tree
+from structext_core.text import limits
 
 LANGUAGE = "json"
 MAX_DEPTH = None
@@ -60,7 +60,7 @@ def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_err
 
 def parses(text: str) -> bool:
     """What the real parser says: does ``text`` load as JSON? (Text beyond a limit of
-    :mod:`structext_core.benchmark.limits` raises :class:`~structext_core.benchmark.limits.ParseLimitError`.)"""
+    :mod:`structext_core.text.limits` raises :class:`~structext_core.text.limits.ParseLimitError`.)"""
     try:
         load(text)
     except ReadError as exc:

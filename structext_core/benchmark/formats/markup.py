@@ -16,11 +16,11 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from structext_core.benchmark import limits
 from structext_core.benchmark.formats import TOKEN_RE, Document, Preview, Problem, ReadError, tokens_in
 from structext_core.benchmark.formats.sizes import NodeSize
 from structext_core.benchmark.names import IMAGE_EXTENSIONS, VOCABULARY, node_name
 from structext_core.benchmark.tree import Node, build_tree, capped_node_count, fan_out
+from structext_core.text import limits
 
 BOLD_RATE = 0.5
 IMAGE_RATE = 0.5

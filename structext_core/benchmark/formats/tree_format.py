@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import random
 
-from structext_core.benchmark import limits
 from structext_core.benchmark.formats import MAX_GRAPH_EDGES, Document, Preview, Problem, ReadError, tokens_in
 from structext_core.benchmark.formats.sizes import NodeSize
 from structext_core.benchmark.tree import Node, build_tree
+from structext_core.text import limits
 
 LANGUAGE = "tree"
 MAX_DEPTH = None

@@ -9,7 +9,6 @@ from typing import Any
 
 from lxml import etree
 
-from structext_core.benchmark import limits
 from structext_core.benchmark.formats import (
     Document,
     Preview,
@@ -22,6 +21,7 @@ from structext_core.benchmark.formats import (
 from structext_core.benchmark.formats.sizes import NodeSize
 from structext_core.benchmark.names import VOCABULARY
 from structext_core.benchmark.tree import Node, build_tree
+from structext_core.text import limits
 
 LANGUAGE = "xml"
 MAX_DEPTH = None
@@ -85,7 +85,7 @@ def parse(text: str) -> etree._Element:
 
 def parses(text: str) -> bool:
     """What the real parser says: is ``text`` well-formed XML? (Text beyond a limit of
-    :mod:`structext_core.benchmark.limits` raises :class:`~structext_core.benchmark.limits.ParseLimitError`.)"""
+    :mod:`structext_core.text.limits` raises :class:`~structext_core.text.limits.ParseLimitError`.)"""
     try:
         parse(text)
     except ReadError as exc:

@@ -13,7 +13,6 @@ from typing import Any
 
 import yaml
 
-from structext_core.benchmark import limits
 from structext_core.benchmark.formats import (
     Document,
     Preview,
@@ -26,6 +25,7 @@ from structext_core.benchmark.formats import (
 )
 from structext_core.benchmark.formats.sizes import NodeSize
 from structext_core.benchmark.tree import Node, build_tree
+from structext_core.text import limits
 
 LANGUAGE = "yaml"
 MAX_DEPTH = None
@@ -67,7 +67,7 @@ def generate(rng: random.Random, depth: int, width: int, col: int, *, inject_err
 
 def parses(text: str) -> bool:
     """What the real parser says: does PyYAML's safe loader accept ``text``? (Text beyond a
-    limit of :mod:`structext_core.benchmark.limits` raises :class:`~structext_core.benchmark.limits.ParseLimitError`.)"""
+    limit of :mod:`structext_core.text.limits` raises :class:`~structext_core.text.limits.ParseLimitError`.)"""
     try:
         safe_load(text)
     except ReadError as exc:

@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from structext_core.benchmark import limits
 from structext_core.benchmark.formats import Document
+from structext_core.text import limits
 
 CATEGORIES = ["PathCompose", "PathWalk", "Syntax", "TextRetrieval", "Join", "Statistic", "NodeDepth", "TreeHeight"]
 ABBREVIATIONS = {"PathCompose": "PC", "PathWalk": "PW", "Syntax": "SY", "TextRetrieval": "TR", "Join": "JO",
@@ -45,7 +45,7 @@ class Task:
     def solve_text(self, reference: str, question: str, depth: int = 0, width: int = 0) -> str:
         """Solve from the reference text and the question wording.
 
-        Text beyond a limit of :mod:`structext_core.benchmark.limits` raises its ``ParseLimitError``
+        Text beyond a limit of :mod:`structext_core.text.limits` raises its ``ParseLimitError``
         (a ``ReadError``), as does every other text the solver cannot read."""
         return self.solve(reference, self.parse(limits.check_question(question)), depth, width)
 

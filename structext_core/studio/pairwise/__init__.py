@@ -1,7 +1,7 @@
 """Blind pairwise comparison of AIBench systems' images (issue 22, item 3): the study, the
 annotator's votes with the honest clock, the blinded images, and the lead's results.
 
-A *pairwise study* is drawn from a stored AIBench data set (:mod:`structext_core.studio.aibench_store`):
+A *pairwise study* is drawn from a stored AIBench data set (:mod:`structext_core.aibench.store`):
 pairs of (one paper, two systems' images), a few *practice* pairs first (not counted), and a list
 of annotators. Every annotator judges every pair, each in an own seeded order; which system is on
 the left is drawn per person and pair from the study's seed and stored. A seeded share of each

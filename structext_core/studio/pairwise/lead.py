@@ -11,15 +11,16 @@ import sqlite_utils
 
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import scoring as aibench_scoring
-from structext_core.benchmark import safe_text
+from structext_core.aibench import store as aibench_store
 from structext_core.evaluation import pairwise as pw
-from structext_core.studio import access, aibench_store, changes
+from structext_core.studio import access, changes
 from structext_core.studio.pairwise.common import DEFAULT_BOOT, LEAD_PAGE
 from structext_core.studio.pairwise.images import _image_records
 from structext_core.studio.pairwise.setup import get_study
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.quality import _bounded_note
 from structext_core.studio.study.store import StudyError, now
+from structext_core.text import safe_text
 
 # ---------------------------------------------------------------- the lead's side
 

@@ -9,7 +9,6 @@ from collections import Counter
 
 import sqlite_utils
 
-from structext_core.benchmark import limits as text_limits
 from structext_core.studio import accounts, changes, seal
 from structext_core.studio.question_review.common import (
     DEFAULT_DOUBLE_SHARE,
@@ -20,6 +19,7 @@ from structext_core.studio.question_review.common import (
 )
 from structext_core.studio.question_review.papers import load_dataset
 from structext_core.studio.storage import write_transaction
+from structext_core.text import limits as text_limits
 
 # ---- setup -------------------------------------------------------------------------------
 

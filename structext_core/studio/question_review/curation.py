@@ -14,9 +14,10 @@ from pathlib import Path
 
 import sqlite_utils
 
+from structext_core.aibench import store as aibench_store
 from structext_core.aibench.model import ORIGINAL_SYSTEM, Paper
 from structext_core.aibench.papers import paper_to_dict
-from structext_core.studio import aibench_store, changes
+from structext_core.studio import changes
 from structext_core.studio.question_review.adjudication import _same, agreement, latest_adjudication
 from structext_core.studio.question_review.campaigns import campaign, list_items
 from structext_core.studio.question_review.common import ADDED, GENERATED, REMOVED, REVISED, ReviewError, _require_lead

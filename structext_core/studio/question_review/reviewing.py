@@ -7,7 +7,6 @@ import time
 
 import sqlite_utils
 
-from structext_core.benchmark.words import plural
 from structext_core.studio import changes
 from structext_core.studio.clock import (
     ClockSettings,
@@ -33,6 +32,7 @@ from structext_core.studio.question_review.drafts import (
 from structext_core.studio.question_review.papers import paper_of
 from structext_core.studio.question_review.timing import _clock_row, _update_clock
 from structext_core.studio.storage import write_transaction
+from structext_core.text.words import plural
 
 # ---- submit, review, flags ------------------------------------------------------------------
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from structext_core.benchmark import limits
 from structext_core.benchmark.formats import TOKEN_RE, Problem, ReadError, get_module
 from structext_core.benchmark.tasks import TASKS, answers_agree
 from structext_core.studio.rewrite.tokens import extract_tokens
+from structext_core.text import limits
 
 #: A document that does not parse is compared line by line; this many differing lines are named.
 MAX_LINE_PROBLEMS = 5
@@ -75,7 +75,7 @@ class CheckReport:
 def check_structure(language: str, original: str, rewrite: str) -> tuple[list[Problem], list[Problem]]:
     """(parse problems, skeleton problems) of ``rewrite`` against ``original``.
 
-    Either text beyond a limit of :mod:`structext_core.benchmark.limits` (size, lines, nesting, aliases,
+    Either text beyond a limit of :mod:`structext_core.text.limits` (size, lines, nesting, aliases,
     entities, control characters...) is one parse problem naming the limit and where; no
     parser sees it."""
     for who, text in (("original", original), ("rewrite", rewrite)):

@@ -115,7 +115,7 @@ from structext_core.studio.study.export import (  # noqa: F401
     to_csv,
     to_jsonl,
 )
-from structext_core.studio.study.kinds import AIBENCH, STRUCTEXT, StudyKind, kind_of  # noqa: F401
+from structext_core.studio.study.kinds import StudyKind, kind_of, study_benchmarks  # noqa: F401
 from structext_core.studio.study.progress import OwnProgress, own_progress  # noqa: F401
 from structext_core.studio.study.quality import (  # noqa: F401
     FLAG_KINDS,

@@ -30,11 +30,11 @@ from datetime import datetime, timezone
 import pandas as pd
 import sqlite_utils
 
-from structext_core.benchmark.words import plural
 from structext_core.studio import access, changes
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.scores import OVERRIDE_JOIN, automatic_score, final_score, score_pending
 from structext_core.studio.study.store import PASS_THRESHOLD, StudyError, now
+from structext_core.text.words import plural
 
 #: The orders of the item list: disagreement first (the default), draw position, lowest mean score first.
 ITEM_ORDERS = {

@@ -44,10 +44,10 @@ from collections.abc import Sequence
 import sqlite_utils
 
 from structext_core.aibench import dataset as aibench_dataset
+from structext_core.aibench import store as aibench_store
 from structext_core.aibench.model import LEVELS, ORIGINAL_SYSTEM
 from structext_core.benchmark import draws
-from structext_core.studio import aibench_store, pairwise, seal
-from structext_core.studio.study.kinds import AIBENCH
+from structext_core.studio import pairwise, seal
 from structext_core.studio.study.store import (
     DEFAULT_GOLD_PASS,
     StudyError,
@@ -62,6 +62,8 @@ DEFAULT_AIBENCH_RULE = (
     "Choose the option the image supports; when it does not show enough to answer, choose the option "
     "that says so. Pause when you take a break."
 )
+#: AIBench's name in the registry (structext_core.aibench.member).
+AIBENCH = "aibench"
 STRATUM_KEYS = ("level", "system", "conference")
 #: The level whose questions (component existence) may be gold, on the original figure.
 GOLD_LEVEL = 1

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
-from structext_core.aibench.model import parse_letter
+from structext_core.evaluation.choices import parse_letter
 from structext_core.studio import clock, seal
 from structext_core.studio.clock import (
     DEFAULT_HEARTBEAT_SECONDS,

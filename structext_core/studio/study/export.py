@@ -8,10 +8,10 @@ from datetime import datetime, timezone
 import pandas as pd
 import sqlite_utils
 
-from structext_core.benchmark import safe_text
 from structext_core.benchmark.samples import to_jsonl_line
 from structext_core.studio.study.dashboard import COUNTED_KINDS, flag_fast, responses_frame
 from structext_core.studio.study.kinds import kind_of
+from structext_core.text import safe_text
 
 # ---------------------------------------------------------------- export
 
@@ -102,7 +102,7 @@ def _plain(value):
 def to_csv(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
     """Rows as CSV text with a header (columns in the given or first row's order). A text
     cell a spreadsheet would run as a formula is written with a leading apostrophe
-    (:func:`structext_core.benchmark.safe_text.csv_cell`); :func:`to_jsonl` keeps every text exactly."""
+    (:func:`structext_core.text.safe_text.csv_cell`); :func:`to_jsonl` keeps every text exactly."""
     columns = list(columns or (rows[0].keys() if rows else EXPORT_COLUMNS))
     return safe_text.csv_rows(rows, columns)
 

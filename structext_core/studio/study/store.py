@@ -14,13 +14,14 @@ from pathlib import Path
 
 import sqlite_utils
 
-from structext_core.benchmark import draws, limits, suites
-from structext_core.benchmark.words import plural
+from structext_core.benchmark import draws, suites
 from structext_core.evaluation import scoring
 from structext_core.studio import accounts, changes, seal
 from structext_core.studio.errors import StudyError  # noqa: F401 (the study package's error)
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study import kinds
+from structext_core.text import limits
+from structext_core.text.words import plural
 
 DEFAULT_SUITE = "test-hard"
 # The paper's suites, the study default first: ("test-hard", "test").

@@ -137,7 +137,7 @@ def test_draw_refuses_a_suite_with_repeated_ids(samples):
 ])
 def test_study_name_and_rule_over_the_limit_are_refused_and_at_the_limit_accepted(
         db, samples, annotators, field, option, limit_name):
-    from structext_core.benchmark import limits
+    from structext_core.text import limits
 
     limit = getattr(limits, limit_name)
     with pytest.raises(study.StudyError, match=f"The {field} is {limit + 1:,} characters long; the limit is "

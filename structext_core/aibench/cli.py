@@ -26,9 +26,9 @@ import math
 from pathlib import Path
 
 from structext_core import settings
-from structext_core.benchmark.words import noun
 from structext_core.cli.flags import seconds, seconds_or_zero
 from structext_core.cli.main import UsageError
+from structext_core.text.words import noun
 
 BREAKDOWNS = {"conference": ["system", "solver", "conference"], "paper": ["system", "solver", "paper_id"],
               "question": ["solver", "paper_id", "question_id"]}
@@ -50,8 +50,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from structext_core.aibench import sandboxed_import as aibench_import
     from structext_core.aibench.dataset import ImportFailed
-    from structext_core.studio import aibench_import
     dest = Path(args.out) if args.out else settings.aibench_dir() / Path(args.folder).resolve().name
     try:
         stored = aibench_import.import_folder(args.folder, dest, replace=args.replace)
@@ -80,7 +80,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     try:
         data = ds.load_dataset(args.data)
         if Path(args.predictions).suffix.lower() != ".jsonl" and _inspect_log(args.predictions):
-            from structext_core.evaluation import aibench_harness
+            from structext_core.aibench import harness as aibench_harness
             preds, inside = aibench_harness.read_inspect_log(args.predictions, data)
         else:
             preds = predictions.read_predictions(args.predictions, data)
@@ -124,7 +124,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def _inspect_log(path: str) -> bool:
     """Whether ``path`` is an Inspect log (loads the harness modules: not asked of a .jsonl file)."""
-    from structext_core.evaluation import aibench_harness
+    from structext_core.aibench import harness as aibench_harness
     return aibench_harness.is_inspect_log(path)
 
 
@@ -139,8 +139,9 @@ def _compare_inside(data, preds, inside: dict) -> None:
 
 
 def cmd_export_task(args: argparse.Namespace) -> int:
+    from structext_core.aibench import harness as aibench_harness
     from structext_core.aibench.dataset import ImportFailed
-    from structext_core.evaluation import aibench_harness, harness_export
+    from structext_core.evaluation import harness_export
     try:
         written = aibench_harness.export_inspect_task(args.data, args.out, args.systems, force=args.force)
     except (harness_export.ExportError, ImportFailed, ValueError) as error:
@@ -157,10 +158,11 @@ def cmd_export_task(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     import sys
 
+    from structext_core.aibench import run as aibench_run
     from structext_core.aibench.dataset import load_dataset
     from structext_core.cli import results as cli_results
     from structext_core.cli.progress import ProgressLine
-    from structext_core.evaluation import aibench_run, runner
+    from structext_core.evaluation import runner
     if args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
     if not args.base_url.startswith(("http://", "https://")):
@@ -207,9 +209,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_draw(args: argparse.Namespace) -> int:
     import sys
 
+    from structext_core.aibench import draw as aibench_draw
+    from structext_core.aibench import sandboxed_import as aibench_import
     from structext_core.cli.progress import ProgressLine
-    from structext_core.evaluation import aibench_draw, runner
-    from structext_core.studio import aibench_import
+    from structext_core.evaluation import runner
     if not args.base_url.startswith(("http://", "https://")):
         raise UsageError(f"--base-url must start with http:// or https://, got {args.base_url!r}")
     system = args.system or args.model
@@ -247,9 +250,9 @@ def cmd_draw(args: argparse.Namespace) -> int:
 
 
 def cmd_add_predictions(args: argparse.Namespace) -> int:
+    from structext_core.aibench import store as aibench_store
     from structext_core.aibench.dataset import ImportFailed
     from structext_core.aibench.limits import MAX_PREDICTIONS_FILE_BYTES
-    from structext_core.studio import aibench_store
     label = args.label or Path(args.file).stem
     try:
         if Path(args.file).stat().st_size > MAX_PREDICTIONS_FILE_BYTES:

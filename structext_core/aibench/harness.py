@@ -24,8 +24,8 @@ from structext_core.aibench import model
 from structext_core.aibench.dataset import Dataset, ImportFailed, load_dataset
 from structext_core.aibench.papers import Problem
 from structext_core.aibench.predictions import Prediction, parse_predictions
+from structext_core.aibench.run import item_id
 from structext_core.evaluation import harness, harness_export
-from structext_core.evaluation.aibench_run import item_id
 
 HARNESSES = ("inspect",)
 TASK_FILE = "aibench_task.py"

@@ -28,10 +28,11 @@ from structext_core import settings
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import identity
 from structext_core.aibench import predictions as aibench_predictions
+from structext_core.aibench import sandboxed_import as aibench_import
 from structext_core.aibench.papers import Problem
 from structext_core.aibench.synthetic import build
 from structext_core.evaluation.runner import write_whole
-from structext_core.studio import aibench_import, sandbox
+from structext_core.studio import sandbox
 
 SYNTHETIC = "synthetic"
 SYNTHETIC_SEED = 0

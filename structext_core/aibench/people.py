@@ -17,10 +17,10 @@ from collections.abc import Sequence
 import pandas as pd
 import sqlite_utils
 
+from structext_core.aibench import store as aibench_store
 from structext_core.aibench.dataset import Dataset
 from structext_core.aibench.scoring import answer_rows, wilson
 from structext_core.evaluation import human_solver
-from structext_core.studio import aibench_store
 from structext_core.studio.study.scores import OVERRIDE_JOIN, final_score
 
 BENCHMARK = "aibench"

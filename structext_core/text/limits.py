@@ -21,6 +21,10 @@ from typing import Iterator
 from structext_core import settings
 
 
+class ReadError(ValueError):
+    """A reference that cannot be read the way its task needs (a format's parse error)."""
+
+
 class LimitError(ValueError):
     """Untrusted text exceeds one of the limits below; the message says which and where."""
 
@@ -95,7 +99,6 @@ MAX_QUESTION_CHARS = _env_int("MAX_QUESTION_CHARS", 2_000)
 #: One line of a .jsonl file (a sample, a result) or one released .json file (characters).
 MAX_RECORD_CHARS = _env_int("MAX_RECORD_CHARS", 8_000_000)
 
-from structext_core.benchmark.formats import ReadError  # noqa: E402  (formats/__init__ imports nothing of ours)
 
 
 class ParseLimitError(LimitError, ReadError):

@@ -33,7 +33,7 @@ from structext_core.aibench import paper as aibench_paper
 from structext_core.aibench import scoring
 from structext_core.aibench.dataset import Dataset
 from structext_core.aibench.model import LETTERS, LEVEL_COLUMNS, LEVELS
-from structext_core.benchmark.words import plural
+from structext_core.text.words import plural
 
 AXES = ("system", "solver", "level", "conference", "paper_id", "question_id", "kind")
 #: Axes whose every value holds questions of a single level.
@@ -308,7 +308,7 @@ def rank_agreement_figures(agreement: dict, kendall_w: dict, consistency: dict) 
 def describe_failure(filename: str, error, limit: int = 20) -> str:
     """A refused predictions upload as Markdown: what was refused, then one bullet per problem
     (its file, line and field), every name escaped."""
-    from structext_core.benchmark.safe_text import markdown_text
+    from structext_core.text.safe_text import markdown_text
     lines = [f"**{markdown_text(filename[:120])}** was not stored, nothing was: "
              f"{len(error.problems)} problem(s)."]
     lines += [f"- {markdown_text(str(problem)[:400])}" for problem in error.problems[:limit]]

@@ -1,0 +1,93 @@
+"""AIBench's member module: what the workbench knows of AIBench (:mod:`structext_core.protocol`).
+
+An item is one question about one paper, shown with one system's image of that paper:
+``{paper_id, question_id, system, image, question}`` where ``question`` is a
+:class:`~structext_core.aibench.model.Question` and ``image`` the image's path in the data set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from structext_core.aibench import model
+from structext_core.protocol import Place, ShownQuestion
+from structext_core.studio.study.kinds import StudyKind
+
+NAME = "aibench"
+DISPLAY_NAME = "AIBench"
+ORDER = 20
+SUMMARY = ("Does a figure drawn from a paper's method text carry the method? Multiple-choice questions about "
+           "each paper, at four levels (components, topology, phases, semantics), asked of each system's image "
+           "and of the original figure.")
+PLACES = (
+    Place("explore", "its data sets: each paper's method text, original figure and questions", True),
+    Place("results", "the paper's tables, and the scores on the stored data sets", True),
+    Place("human_baseline", "an image-only study: answer the questions from the image alone"),
+    Place("question_review", "check a paper's questions against its figure and method text"),
+    Place("pairwise", "choose the better of two systems' images of a paper"),
+)
+ITEM_FIELDS = ("paper_id", "question_id", "system", "image", "question")
+#: Results break down by these (level first: the paper's columns).
+AXES = ("system", "solver", "level", "conference", "paper_id", "question_id")
+#: Its command-line verbs (``structext aibench ...``: :mod:`structext_core.aibench.cli`).
+CLI_COMMANDS = ("aibench",)
+#: Its own views on Results and Explore (Streamlit glue in the app's ``pages/ui``).
+RESULTS_VIEW = "pages.ui.aibench_results:aibench_page"
+EXPLORE_VIEW = "pages.ui.aibench_explore:aibench_view"
+
+
+def register_cli(subparsers) -> None:
+    """Add ``aibench`` and its verbs (its modules load when a verb runs)."""
+    from structext_core.aibench import cli
+    cli.register(subparsers)
+
+
+def item_id(item: Mapping) -> str:
+    """``paper_id/question_id@system``: one question asked of one system's image."""
+    return f"{item['paper_id']}/{item['question_id']}@{item['system']}"
+
+
+def show_question(item: Mapping) -> ShownQuestion:
+    """The paper's prompt: its system prompt, the question with lettered options, the image."""
+    question: model.Question = item["question"]
+    return ShownQuestion(text=model.solver_prompt(question), system=model.SYSTEM_PROMPT,
+                         choices=question.options, image=item.get("image"))
+
+
+def score_answer(item: Mapping, reply: str) -> float:
+    """1.0 when the reply's clear letter is the key, else 0.0 (no clear letter counts as wrong)."""
+    question: model.Question = item["question"]
+    return 1.0 if model.parse_letter(reply, len(question.options)) == question.answer else 0.0
+
+
+def _study_score(answer: str | None, response: str | None, gave_up: bool) -> tuple[float, int]:
+    """1 when the chosen letter is the key, else 0 (a give-up scores 0), in both places."""
+    correct = (not gave_up and bool(answer)
+               and model.parse_letter(response or "", len(model.LETTERS)) == str(answer).strip().upper())
+    return (1.0, 1) if correct else (0.0, 0)
+
+
+def _one_letter(response: str, n_options: int) -> str | None:
+    """Why ``response`` is no option's letter (None when it is one)."""
+    if model.parse_letter(response, n_options) is None:
+        return f"Choose one of the options ({', '.join(model.LETTERS[:n_options])}) before you submit, or use 'Give up'."
+    return None
+
+
+#: A study: an item is (one system's generated image of a paper, one of the paper's questions);
+#: the answer is an option's letter (``responses.response``), scored 1 when it is the key and 0
+#: otherwise, in both ``rouge_l`` and ``exact_match``.
+STUDY = StudyKind(
+    NAME, _study_score, _one_letter,
+    ("paper_id", "system", "question_id", "level", "conference"),
+    {"Annotator": ["annotator"], "Level": ["level"], "System": ["system"], "Conference": ["conference"],
+     "Level x system": ["level", "system"], "System x annotator": ["system", "annotator"]},
+    False,
+    "Score: accuracy, the share of answers whose letter is the key, in percent (a give-up is wrong). "
+    "Intervals: 95% bootstrap over answers.",
+    ("level", "system"), False, "AIBench {suite}",
+    "Each question shows an image and options **A** to **D**: click an option or press its letter, then "
+    "**Submit** or **Enter**. Your choice is saved as soon as you make it.",
+    "AIBench (questions on an image)",
+)
+STUDY_SETUP_VIEW = "pages.ui.study_setup:aibench_setup"

@@ -1,0 +1,199 @@
+"""The benchmark protocol: what a benchmark declares, and how the workbench finds its members.
+
+A benchmark is one package. Its *member module* declares what an item is, how a question is shown
+to a person or a model, how an answer is scored, which axes its results break down by, and the
+places of the app and the command line it offers. Code that serves every benchmark reads this
+declaration and branches on no benchmark's name, as it branches on no format's name.
+
+**Members are found through the Python entry-point group** :data:`ENTRY_POINT_GROUP`: each entry is
+``<name> = "<member module>"``. The built-in benchmarks register the same way, in this project's
+``pyproject.toml``; a lab's benchmark registers from its own installed package::
+
+    [project.entry-points."structext_studio.benchmarks"]
+    my-bench = "my_lab_bench.member"
+
+**Required** (:data:`INTERFACE`; :func:`check_member` refuses a member without one):
+
+- ``NAME``, ``DISPLAY_NAME``: its key (the entry point's name) and how the app names it.
+- ``SUMMARY``: what it asks, in a sentence or two (Home).
+- ``PLACES``: where in the app to go for it, as :class:`Place` rows (Home; a role is told only of
+  the pages it may open).
+- ``ITEM_FIELDS``: the fields of one item, in order.
+- ``AXES``: the columns its results break down by, most general first.
+- ``item_id(item) -> str``: the item's id, unique within its data set.
+- ``show_question(item) -> ShownQuestion``: how the item is put to a model or a person.
+- ``score_answer(item, reply) -> float``: the item's score for a reply, in [0, 1].
+
+**Optional** (:data:`OPTIONAL`, with their defaults):
+
+- ``ORDER``: where it stands among the members (lower first; ties by name).
+- ``CLI_COMMANDS`` and ``register_cli(subparsers)``: its command-line verbs, added to the
+  ``structext`` command's subparsers (the names it adds, so the command line knows they are its).
+- ``RESULTS_VIEW``, ``EXPLORE_VIEW``: ``"module:function"`` of its own view on Results and Explore
+  (called with ``(db, user)`` by the page); None: the page's own view of the default member.
+- ``load_items(path) -> list[item]``: its items read from a file it names (checked; a ``ValueError``
+  naming the line otherwise), so that ``structext items score`` scores replies to them.
+- ``STUDY``: a :class:`structext_core.studio.study.kinds.StudyKind`, how a human-baseline study of
+  it scores, checks and breaks down answers (None: it has no studies); ``STUDY_SETUP_VIEW``:
+  ``"module:function"`` of the lead's form that opens one (called with ``(db, user, annotators)``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+
+#: The entry-point group every benchmark registers in.
+ENTRY_POINT_GROUP = "structext_studio.benchmarks"
+
+
+@dataclass(frozen=True)
+class ShownQuestion:
+    """One question as it is put to a model or a person.
+
+    ``text``: the user prompt; ``system``: the system prompt ("" for none); ``choices``: the
+    options of a multiple-choice question, lettered A, B, ... in order (empty for free text);
+    ``image``: the path of an image shown beside the text, relative to the data set (None for text only).
+    """
+
+    text: str
+    system: str = ""
+    choices: tuple[str, ...] = ()
+    image: str | None = None
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where to go for a benchmark: a page (its key in ``structext_core.studio.access.PAGES``) and
+    what it offers there; ``chooses_benchmark``: the page reads ``?benchmark=<name>`` and opens on it."""
+
+    page: str
+    text: str
+    chooses_benchmark: bool = False
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A member of the registry: its member module's import name and its display name."""
+
+    module: str
+    display_name: str
+
+
+#: What every member module offers (see above).
+INTERFACE = ("NAME", "DISPLAY_NAME", "SUMMARY", "PLACES", "ITEM_FIELDS", "AXES", "item_id", "show_question",
+             "score_answer")
+#: What a member may offer, and what it means when it does not.
+OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "register_cli": None, "RESULTS_VIEW": None,
+                               "EXPLORE_VIEW": None, "STUDY": None, "STUDY_SETUP_VIEW": None}
+
+
+class RegistryError(RuntimeError):
+    """A registered benchmark that cannot be loaded or does not offer the protocol (what and where)."""
+
+
+def check_member(name: str, module: ModuleType) -> None:
+    """Refuse a member module that lacks a required name or whose ``NAME`` is not its entry's name."""
+    missing = [attr for attr in INTERFACE if not hasattr(module, attr)]
+    if missing:
+        raise RegistryError(f"benchmark {name!r} ({module.__name__}) does not offer {', '.join(missing)} "
+                            f"(see structext_core.protocol)")
+    if module.NAME != name:
+        raise RegistryError(f"benchmark {name!r} ({module.__name__}) says its NAME is {module.NAME!r}: "
+                            "the entry point's name and NAME must be the same")
+    commands = getattr(module, "CLI_COMMANDS", ())
+    if commands and not callable(getattr(module, "register_cli", None)):
+        raise RegistryError(f"benchmark {name!r} ({module.__name__}) lists CLI_COMMANDS but has no register_cli")
+
+
+_lock = threading.Lock()
+_members: dict[str, ModuleType] | None = None
+
+
+def _load() -> dict[str, ModuleType]:
+    found: dict[str, ModuleType] = {}
+    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name in found:
+            continue  # the first distribution on the path wins, as for console scripts
+        try:
+            module = importlib.import_module(entry.value.split(":")[0])
+        except Exception as exc:  # noqa: BLE001 - the message names the member and the cause
+            raise RegistryError(f"benchmark {entry.name!r} ({entry.value}) cannot be loaded: "
+                                f"{type(exc).__name__}: {exc}") from exc
+        check_member(entry.name, module)
+        found[entry.name] = module
+    if not found:
+        raise RegistryError(f"no benchmark is registered in the entry-point group {ENTRY_POINT_GROUP!r}: install "
+                            "the project (pip install -e .) so that its built-in benchmarks are found")
+    return dict(sorted(found.items(), key=lambda kv: (option(kv[1], "ORDER"), kv[0])))
+
+
+def members() -> dict[str, ModuleType]:
+    """Every registered benchmark's member module by name, in the app's order (loaded once)."""
+    global _members
+    if _members is None:
+        with _lock:
+            if _members is None:
+                _members = _load()
+    return _members
+
+
+def reload() -> dict[str, ModuleType]:
+    """Look the entry points up again (after a distribution was added to the path, as a test does)."""
+    global _members
+    with _lock:
+        _members = None
+    return members()
+
+
+def option(module: ModuleType, attr: str):
+    """A member's optional declaration, or its default (:data:`OPTIONAL`)."""
+    return getattr(module, attr, OPTIONAL[attr])
+
+
+def get_module(name: str) -> ModuleType:
+    """The member module of the benchmark ``name`` (a ``KeyError`` naming the known ones otherwise)."""
+    found = members()
+    if name not in found:
+        raise KeyError(f"no benchmark {name!r}; the benchmarks are {', '.join(found)}")
+    return found[name]
+
+
+def names() -> list[str]:
+    """The registered benchmarks' names, in the app's order."""
+    return list(members())
+
+
+def display_name(name: str) -> str:
+    return get_module(name).DISPLAY_NAME
+
+
+def view(name: str, attr: str) -> Callable | None:
+    """A member's own page view (``RESULTS_VIEW``, ``EXPLORE_VIEW``) as a callable, or None."""
+    target = option(get_module(name), attr)
+    if target is None:
+        return None
+    module, _, function = target.partition(":")
+    return getattr(importlib.import_module(module), function)
+
+
+def owner_of_command(command: str) -> str | None:
+    """The benchmark whose command-line verb ``command`` is (None: a shared verb)."""
+    for name, module in members().items():
+        if command in option(module, "CLI_COMMANDS"):
+            return name
+    return None
+
+
+def __getattr__(attr: str):
+    # NAMES and REGISTRY read as before, from the entry points (loaded at first use, not at import:
+    # the member modules import this one).
+    if attr == "NAMES":
+        return names()
+    if attr == "REGISTRY":
+        return {name: Benchmark(module.__name__, module.DISPLAY_NAME) for name, module in members().items()}
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")

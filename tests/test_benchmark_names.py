@@ -1,0 +1,136 @@
+"""No module outside a benchmark's package names a benchmark: not its name, not its display name,
+not its package. The shared layers, the pages and the app reach a benchmark through the protocol
+(:mod:`structext_core.protocol`), as they reach a format through its registry.
+
+The modules that still do are listed in :data:`STILL_NAMED` with the number of lines that name one:
+a module not listed that names a benchmark fails, a listed one that names more fails, and one that
+names fewer must be written down with its new count (the list only shrinks).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from structext_core import protocol
+
+ROOT = Path(__file__).resolve().parent.parent
+CORE = ROOT / "structext_core"
+PACKAGES = {module.__name__.split(".")[1] for module in protocol.members().values()}
+
+
+def name_patterns() -> dict[str, re.Pattern]:
+    """For each benchmark, what names it: its name, display name and package (case aside)."""
+    patterns = {}
+    for name, module in protocol.members().items():
+        package = module.__name__.split(".")[1]
+        words = {name, name.replace("-", "_"), name.replace("-", " "), module.DISPLAY_NAME}
+        spelled = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+        patterns[name] = re.compile(
+            rf"(?i:{spelled})|structext_core\.{package}\b|from structext_core import [\w, ]*\b{package}\b")
+    return patterns
+
+
+def outside_files() -> list[Path]:
+    core = [p for p in CORE.rglob("*.py")
+            if p.relative_to(CORE).parts[0] not in PACKAGES | {"data"}]
+    return sorted([*core, *(ROOT / "pages").rglob("*.py"), ROOT / "app.py", ROOT / "server.py"])
+
+
+def lines_naming(text: str) -> int:
+    patterns = name_patterns().values()
+    return sum(1 for line in text.splitlines() if any(p.search(line) for p in patterns))
+
+
+#: Modules outside the benchmarks' packages that still name one, and on how many lines.
+STILL_NAMED: dict[str, int] = {
+    "app.py": 3,
+    "pages/adjudication.py": 2,
+    "pages/campaign_admin.py": 2,
+    "pages/explore.py": 4,
+    "pages/home.py": 1,
+    "pages/human_baseline.py": 4,
+    "pages/pairwise_admin.py": 6,
+    "pages/question_review.py": 4,
+    "pages/question_review_admin.py": 12,
+    "pages/results.py": 2,
+    "pages/rewrite.py": 1,
+    "pages/ui/activity.py": 1,
+    "pages/ui/aibench_explore.py": 12,
+    "pages/ui/aibench_people.py": 23,
+    "pages/ui/aibench_results.py": 48,
+    "pages/ui/option_keys.py": 1,
+    "pages/ui/study_setup.py": 10,
+    "pages/ui/suites.py": 1,
+    "pages/ui/widgets.py": 6,
+    "structext_core/__init__.py": 1,
+    "structext_core/cli/harness.py": 1,
+    "structext_core/cli/main.py": 4,
+    "structext_core/cli/results.py": 2,
+    "structext_core/evaluation/__init__.py": 1,
+    "structext_core/evaluation/harness_export.py": 7,
+    "structext_core/evaluation/human_solver.py": 5,
+    "structext_core/evaluation/pairwise.py": 11,
+    "structext_core/evaluation/paper.py": 2,
+    "structext_core/evaluation/prompts.py": 3,
+    "structext_core/evaluation/results.py": 1,
+    "structext_core/evaluation/runner.py": 3,
+    "structext_core/settings.py": 10,
+    "structext_core/studio/access.py": 22,
+    "structext_core/studio/campaign.py": 6,
+    "structext_core/studio/pairwise/__init__.py": 3,
+    "structext_core/studio/pairwise/images.py": 5,
+    "structext_core/studio/pairwise/lead.py": 15,
+    "structext_core/studio/pairwise/setup.py": 5,
+    "structext_core/studio/question_review/__init__.py": 4,
+    "structext_core/studio/question_review/adjudication.py": 2,
+    "structext_core/studio/question_review/campaigns.py": 2,
+    "structext_core/studio/question_review/curation.py": 5,
+    "structext_core/studio/question_review/drafts.py": 3,
+    "structext_core/studio/question_review/papers.py": 14,
+    "structext_core/studio/question_review/sent_back.py": 4,
+    "structext_core/studio/results_store.py": 5,
+    "structext_core/studio/rewrite/__init__.py": 7,
+    "structext_core/studio/rewrite/checks.py": 3,
+    "structext_core/studio/rewrite/mapping.py": 2,
+    "structext_core/studio/rewrite/tokens.py": 2,
+    "structext_core/studio/sandbox.py": 3,
+    "structext_core/studio/sandbox_worker.py": 2,
+    "structext_core/studio/seal.py": 21,
+    "structext_core/studio/storage.py": 21,
+    "structext_core/studio/study/__init__.py": 4,
+    "structext_core/studio/study/adjudication.py": 3,
+    "structext_core/studio/study/aibench_study.py": 32,
+    "structext_core/studio/study/answering.py": 6,
+    "structext_core/studio/study/dashboard.py": 1,
+    "structext_core/studio/study/export.py": 3,
+    "structext_core/studio/study/quality.py": 1,
+    "structext_core/studio/study/scores.py": 1,
+    "structext_core/studio/study/store.py": 7,
+    "structext_core/views/explore.py": 23,
+    "structext_core/views/results.py": 1,
+}
+
+
+@pytest.mark.parametrize("path", outside_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_outside_a_benchmark_names_one(path):
+    relative = str(path.relative_to(ROOT))
+    found, listed = lines_naming(path.read_text(encoding="utf-8")), STILL_NAMED.get(relative, 0)
+    assert found <= listed, (f"{relative} names a benchmark on {found} lines ({listed} allowed): dispatch "
+                             "through structext_core.protocol instead")
+    assert found == listed, f"{relative} names a benchmark on {found} lines now: write {found} in STILL_NAMED"
+
+
+def test_the_names_are_seen_in_each_spelling():
+    member = next(iter(protocol.members().values()))
+    package = member.__name__.split(".")[1]
+    for line in (member.NAME, member.DISPLAY_NAME.upper(), f"import structext_core.{package}.x",
+                 f"from structext_core import settings, {package}"):
+        assert lines_naming(line) == 1, line
+    assert lines_naming("from structext_core import settings\nplain words") == 0
+
+
+def test_the_list_names_existing_modules():
+    gone = [path for path in STILL_NAMED if not (ROOT / path).is_file()]
+    assert not gone, f"take these off STILL_NAMED: {gone}"
