@@ -61,7 +61,7 @@ from structext_core.benchmark.samples import read_jsonl, write_jsonl
 from structext_core.benchmark.suites import SUITES, generate_suite, sample_id
 from structext_core.benchmark.tasks import TASKS
 from structext_core.evaluation import fast_bleu, paper_rouge, results, scoring
-from structext_core.studio import accounts, results_store, storage
+from structext_core.studio import accounts, results_frame, results_store, storage
 from structext_core.views import charts
 from structext_core.views import results as result_views
 
@@ -106,7 +106,7 @@ def core_first_heatmap(db_path: Path) -> dict[str, float]:
     times = {}
     start = time.perf_counter()
     db = storage.open_db(db_path)
-    frame = results_store.load_results(db)
+    frame = results_frame.load_results(db)
     times["read from SQLite"] = time.perf_counter() - start
     mark = time.perf_counter()
     values = result_views.with_value(frame, "rouge_l", "thresholded", 0.75)

@@ -23,7 +23,7 @@ from pages.ui import benchmark_choice
 from pages.ui.frame import ensure_frame
 from structext_core.benchmark import suites
 from structext_core.evaluation import paper, results
-from structext_core.studio import access, results_store, storage
+from structext_core.studio import access, results_frame, results_store, storage
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
 from structext_core.views import charts, url_state
@@ -46,7 +46,7 @@ DIMENSION_TITLES = {"model": "model", "prompt": "prompt", "suite": "suite", "for
 def load_frame(db_path: str, version: tuple) -> pd.DataFrame:
     """Stored results and the human baseline; ``version`` changes whenever they do."""
     with storage.opened(db_path) as db:
-        return results_store.load_results(db)
+        return results_frame.load_results(db)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -579,7 +579,7 @@ def imported_page(db, db_path: str, version: tuple, scope: access.ResultsScope) 
 
 
 def sources_block(frame_all: pd.DataFrame) -> None:
-    sources = results_store.describe_sources(frame_all)
+    sources = results_frame.describe_sources(frame_all)
     if access.restricted(access.role_of(user)):
         st.caption(f"{len(frame_all):,} scored model results of the suites in no open study (public read-only "
                    "mode); samples of open studies and human results are left out.")
@@ -829,9 +829,9 @@ db = ui.get_db()
 if benchmark_choice.own_view(benchmark_choice.results_benchmark(), "RESULTS_VIEW", db, user):
     st.stop()  # a benchmark with its own Results view (its RESULTS_VIEW) has shown it
 db_path = str(storage.default_db_path())
-version = results_store.data_version(db)
+version = results_frame.data_version(db)
 scope = access.results_scope(db, user, load_frame(db_path, version)["suite"].unique())
-has_results = results_store.has_results(version) and not scoped_frame(db_path, version, scope).empty
+has_results = results_frame.has_results(version) and not scoped_frame(db_path, version, scope).empty
 ui.show_flash()
 admin_panel(db, expanded=not has_results)
 if scope == access.ResultsScope():  # the paper's tables only

@@ -90,7 +90,7 @@ STILL_NAMED: dict[str, int] = {
     "structext_core/studio/question_review/drafts.py": 3,
     "structext_core/studio/question_review/papers.py": 14,
     "structext_core/studio/question_review/sent_back.py": 4,
-    "structext_core/studio/results_store.py": 5,
+    "structext_core/studio/results_store.py": 1,
     "structext_core/studio/rewrite/__init__.py": 7,
     "structext_core/studio/rewrite/checks.py": 3,
     "structext_core/studio/rewrite/mapping.py": 2,

@@ -23,7 +23,7 @@ from structext_core.benchmark import suites
 from structext_core.cli import main as cli
 from structext_core.evaluation import harness, harness_export, results
 from structext_core.evaluation.results import ResultsImportError
-from structext_core.studio import results_store, storage
+from structext_core.studio import results_frame, results_store, storage
 from structext_core.views import results as result_views
 
 pytest.importorskip("inspect_ai")
@@ -393,7 +393,7 @@ def test_upload_and_folder_import_store_averaged_rows(inspect_logs, lm_eval_runs
     assert {s.file_format for s in report.imported} == {harness.FORMAT_INSPECT_JSON, harness.FORMAT_LM_EVAL}
     again = results_store.import_folder(db, folder, rows)
     assert not again.imported and len(again.skipped) == 2
-    frame = results_store.load_results(db, include_humans=False)
+    frame = results_frame.load_results(db, include_humans=False)
     assert len(frame) == 3 * len(rows)
     assert set(frame["model"]) == {"mockllm/model", "dummy"}
 
@@ -662,7 +662,7 @@ def test_an_approved_campaign_export_lands_as_a_suite_the_app_uses(tmp_path, mon
         lines = [json.dumps({"sample_id": s["id"], "model": "m", "prompt": "naive",
                              "response": f"### Answer:\n{s['answer']}"}) for s in rows]
         results_store.import_results(db, "\n".join(lines).encode(), name, rows)
-    frame = result_views.with_value(results_store.load_results(db, include_humans=False))
+    frame = result_views.with_value(results_frame.load_results(db, include_humans=False))
     compared = result_views.test_vs_real_frame(frame, n_boot=20)
     assert set(compared["set"]) == {"Test", "Real-Test"} and set(compared["n"]) == {3}
 

@@ -12,7 +12,7 @@ from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
 from structext_core.evaluation import paper
-from structext_core.studio import results_store, storage
+from structext_core.studio import results_frame, results_store, storage
 from structext_core.views import results as result_views
 from tests.results_data import build_dataset, hard_samples, make_test_and_real_samples, result_lines
 
@@ -144,7 +144,7 @@ def test_heatmap_of_imported_results(env):
     assert at.radio(key="rs_source").value == "imported"
     assert at.toggle(key="rs_all_items").value is False
     (spec, frames), = charts(at)[:1]
-    frame = result_views.people_as(result_views.with_value(results_store.load_results(storage.open_db())))
+    frame = result_views.people_as(result_views.with_value(results_frame.load_results(storage.open_db())))
     assert_cells(frames[0], on_shared_items(frame))
     assert set(frames[0]["row_label"]) == {"human", "good", "weak"}  # people pooled, each answer once
     at.radio(key="rs_people_as").set_value("each").run()
@@ -171,7 +171,7 @@ def test_heatmap_rows_columns_filters_and_raw_switch(env):
     at.multiselect(key="rs_filter_model").set_value(["good"]).run()
     assert not at.exception
     data = charts(at)[0][1][0]
-    frame = result_views.with_value(results_store.load_results(storage.open_db()))
+    frame = result_views.with_value(results_frame.load_results(storage.open_db()))
     good = frame[frame["model"] == "good"]
     expected = good.groupby(["task", "depth"])["value"].mean()
     assert len(data) == len(expected)
@@ -215,7 +215,7 @@ def test_drill_down_from_a_cell(env):
     select(at, "rs_heatmap_model_format_drill_row", "weak")
     select(at, "rs_heatmap_model_format_drill_col", "yaml")
     table = drill_table(at)
-    frame = on_shared_items(results_store.load_results(storage.open_db()))  # the default: items people answered
+    frame = on_shared_items(results_frame.load_results(storage.open_db()))  # the default: items people answered
     cell = frame[(frame["model"] == "weak") & (frame["format"] == "yaml")]
     assert len(table) == len(cell) and set(table["model"]) == {"weak"}
     assert set(table["sample_id"]) == set(cell["sample_id"])
@@ -278,7 +278,7 @@ def test_a_restricted_leaderboard_says_what_it_leaves_out(env):
     with nothing but a caption saying so. Now a warning counts the model results left out."""
     at = open_page()
     select(at, "rs_view", "leaderboard")
-    frame = results_store.load_results(storage.open_db())
+    frame = results_frame.load_results(storage.open_db())
     models = frame[~frame["model"].str.startswith("human")]
     left_out = int((~models["sample_id"].isin(result_views.answered_items(frame))).sum())
     warning, = [w.value for w in at.warning if "left out" in w.value]
@@ -317,7 +317,7 @@ def test_people_vs_models_view_uses_the_people_items(env):
     assert each["n"].sum() == data["n"].sum()  # each answer once, pooled or not
     at.radio(key="rs_people_as").set_value("pool").run()
     # a view of the paper's figures opens on the paper's metric
-    frame = result_views.with_value(results_store.load_results(storage.open_db()), rouge="paper")
+    frame = result_views.with_value(results_frame.load_results(storage.open_db()), rouge="paper")
     items = result_views.answered_items(frame)
     good = frame[(frame["model"] == "good") & frame["sample_id"].isin(items)].groupby("task")["value"].mean()
     mine = data[data["model"] == "good"].set_index("task")["mean"]
@@ -336,7 +336,7 @@ def test_compare_two_models_marks_significant_cells_and_drills_down(env):
     select(at, "rs_model_a", "good")
     select(at, "rs_model_b", "weak")
     data = charts(at)[0][1][0]
-    frame = result_views.with_value(results_store.load_results(storage.open_db()))
+    frame = result_views.with_value(results_frame.load_results(storage.open_db()))
     expected = result_views.paired_frame(frame, "good", "weak", "format", "depth")
     assert sorted(data["text"]) == sorted(expected.apply(lambda r: f"{r['diff']:+.1f}{r['mark']}", axis=1))
     assert any(t.endswith("*") for t in data["text"])
@@ -415,7 +415,7 @@ def test_folder_import_and_delete(admin_env):
     at.selectbox(key="rs_delete_choice").set_value(choice)
     [b for b in at.button if b.label == "Delete this upload and its results"][0].click().run()
     assert any("5 result rows removed" in s.value for s in at.success)
-    assert "extra" not in set(results_store.load_results(storage.open_db())["model"])
+    assert "extra" not in set(results_frame.load_results(storage.open_db())["model"])
 
 
 @pytest.fixture
@@ -526,7 +526,7 @@ def test_the_metric_control_defaults_to_ours_on_the_heatmap(env):
 def test_views_of_the_papers_figures_open_on_its_metric(env, view):
     at = select(open_page(), "rs_view", view)
     assert at.radio(key=f"rs_rouge_{view}").value == "paper"
-    frame = result_views.with_value(results_store.load_results(storage.open_db()), rouge="paper")
+    frame = result_views.with_value(results_frame.load_results(storage.open_db()), rouge="paper")
     for spec, _ in charts(at):
         text, subtitle = titles(spec)
         assert "paper ROUGE-L ≥ 0.75 (%)" in text, text
@@ -545,7 +545,7 @@ def test_switching_to_the_papers_metric_changes_the_heatmap(env):
     (spec, frames), = charts(at)[:1]
     paper = frames[0]
     assert titles(spec)[0].startswith("paper ROUGE-L ≥ 0.75 (%)")
-    frame = result_views.people_as(result_views.with_value(results_store.load_results(storage.open_db()),
+    frame = result_views.people_as(result_views.with_value(results_frame.load_results(storage.open_db()),
                                                            rouge="paper"))
     expected = frame.groupby(["model", "format"])["value"].mean()
     for record in paper.to_dict("records"):
@@ -630,7 +630,7 @@ def test_leaderboard_on_the_shared_items_sortable_and_downloadable(env, download
     assert list(table.columns) == ["rank", "model", "prompt", "who", mean, "n", low, high, "ci95_method",
                                    "below_min_n"]
     frame = on_shared_items(result_views.people_as(result_views.with_value(
-        results_store.load_results(storage.open_db()))))
+        results_frame.load_results(storage.open_db()))))
     expected = frame.groupby(["model", "prompt"])["value"].agg(["mean", "size"])
     assert len(table) == len(expected)
     for record in table.to_dict("records"):
@@ -658,7 +658,7 @@ def test_leaderboard_of_exact_match_uses_wilson(env, downloads):
     select(at, "rs_metric", "exact_match")
     table = board(at)
     assert set(table["ci95_method"]) == {result_views.CI_METHODS["wilson"]}
-    frame = results_store.load_results(storage.open_db())
+    frame = results_frame.load_results(storage.open_db())
     good = frame[(frame["model"] == "good") & (frame["prompt"] == "naive")]["exact_match"]
     k, n, z = int(good.sum()), len(good), 1.959963984540054
     p = k / n

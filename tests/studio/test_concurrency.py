@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from structext_core.benchmark import suites
-from structext_core.studio import accounts, results_store, storage, study
+from structext_core.studio import accounts, results_frame, storage, study
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITERS = 16
@@ -107,7 +107,7 @@ def read_while_writing(args):
                 study.to_jsonl(rows)
                 seen.append(len(rows))
             else:  # Results: every stored result plus the human baseline, read live
-                frame = results_store.load_results(db)
+                frame = results_frame.load_results(db)
                 seen.append(int(frame["model"].astype(str).str.startswith("human:").sum()))  # each answer once
             reads += 1
         except Exception as error:  # what a page would have shown

@@ -15,7 +15,7 @@ import pytest
 from structext_core.benchmark.samples import write_jsonl
 from structext_core.evaluation import results, scoring
 from structext_core.evaluation.results import ResultsImportError
-from structext_core.studio import results_store, storage
+from structext_core.studio import results_frame, results_store, storage
 from tests.results_data import (
     bad_uploads,
     build_dataset,
@@ -34,7 +34,7 @@ def dataset(tmp_path_factory):
 
 @pytest.fixture
 def frame(dataset):
-    return results_store.load_results(dataset["db"])
+    return results_frame.load_results(dataset["db"])
 
 
 @pytest.fixture
@@ -69,15 +69,15 @@ def test_stored_scores_are_the_cores_scores(dataset, frame):
 
 def test_results_survive_reopening_the_database(dataset, frame):
     reopened = storage.open_db(Path(dataset["db"].conn.execute("PRAGMA database_list").fetchone()[2]))
-    again = results_store.load_results(reopened)
+    again = results_frame.load_results(reopened)
     pd.testing.assert_frame_equal(again.reset_index(drop=True), frame.reset_index(drop=True))
 
 
 def test_data_version_changes_with_imports(fresh):
     db, samples = fresh
-    before = results_store.data_version(db)
+    before = results_frame.data_version(db)
     results_store.import_results(db, "\n".join(result_lines(samples[:3], models=("good",))).encode(), "a.jsonl", samples)
-    assert results_store.data_version(db) != before
+    assert results_frame.data_version(db) != before
 
 
 def test_delete_upload_removes_its_rows_only(fresh):
@@ -85,7 +85,7 @@ def test_delete_upload_removes_its_rows_only(fresh):
     first = results_store.import_results(db, "\n".join(result_lines(samples[:4], models=("good",))).encode(), "a.jsonl", samples)
     results_store.import_results(db, "\n".join(result_lines(samples[:4], models=("weak",))).encode(), "b.jsonl", samples)
     assert results_store.delete_upload(db, first.upload_id) == 4
-    assert set(results_store.load_results(db)["model"]) == {"weak"}
+    assert set(results_frame.load_results(db)["model"]) == {"weak"}
     assert [u.filename for u in results_store.list_uploads(db)] == ["b.jsonl"]
 
 
@@ -105,7 +105,7 @@ def test_original_repository_output_is_imported_and_scored(fresh):
     lines = [original_line(s, i) for i, s in enumerate(samples[:6])]
     summary = results_store.import_results(db, "\n".join(lines).encode(), "gpt.jsonl", samples)
     assert summary.file_format == "original" and summary.models == ("orig-model",)
-    frame = results_store.load_results(db)
+    frame = results_frame.load_results(db)
     assert sorted(frame["sample_id"]) == sorted(s["id"] for s in samples[:6])
     assert (frame["score"] == 1.0).all()
 
@@ -217,7 +217,7 @@ def test_a_folder_line_longer_than_the_limit_is_named_without_being_held(fresh, 
 
 
 def test_describe_sources(frame):
-    sources = results_store.describe_sources(frame)
+    sources = results_frame.describe_sources(frame)
     assert set(sources["source"]) == {"upload:hard.jsonl", "upload:test.jsonl", "human-study:pilot"}
     assert sources["rows"].sum() == len(frame)
 
@@ -240,7 +240,7 @@ def test_both_rouge_metrics_are_stored_as_the_core_scores_them(fresh):
         assert got["score"] == pytest.approx(expected.score, abs=1e-12)  # score stays the strict one
         assert got["rouge_l_paper"] == pytest.approx(expected.rouge_l_paper, abs=1e-12)
         assert got["score_paper"] == pytest.approx(expected.score_paper, abs=1e-12)
-    frame = results_store.load_results(db)
+    frame = results_frame.load_results(db)
     assert "rouge_l_paper" in frame.columns and frame["rouge_l_paper"].notna().all()
 
 
@@ -273,7 +273,7 @@ def test_rows_stored_before_the_papers_metric_load_as_missing(fresh):
                                            "old.jsonl", samples)
     db.execute("UPDATE results SET rouge_l_paper = NULL, score_paper = NULL WHERE upload_id = ?", [summary.upload_id])
     db.conn.commit()
-    frame = results_store.load_results(db)
+    frame = results_frame.load_results(db)
     assert frame["rouge_l_paper"].isna().all() and frame["rouge_l"].notna().all()
     assert results_store.list_uploads(db)[0].with_paper_metric == 0
 
@@ -305,7 +305,7 @@ def test_migration_6_keeps_rows_stored_before_it(tmp_path, monkeypatch):
     old.conn.close()
     monkeypatch.undo()
     db = storage.open_db(path)
-    frame = results_store.load_results(db)
+    frame = results_frame.load_results(db)
     assert frame["rouge_l"].tolist() == [0.5] and frame["rouge_l_paper"].isna().all()
     assert results_store.list_uploads(db)[0].with_paper_metric == 0
 

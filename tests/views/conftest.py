@@ -2,7 +2,7 @@
 
 import pytest
 
-from structext_core.studio import results_store
+from structext_core.studio import results_frame
 from tests.results_data import build_dataset
 
 
@@ -13,4 +13,4 @@ def dataset(tmp_path_factory):
 
 @pytest.fixture
 def frame(dataset):
-    return results_store.load_results(dataset["db"])
+    return results_frame.load_results(dataset["db"])

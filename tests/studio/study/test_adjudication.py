@@ -10,7 +10,7 @@ import statistics
 
 import pytest
 
-from structext_core.studio import access, accounts, changes, results_store, study
+from structext_core.studio import access, accounts, changes, results_frame, study
 from tests.studio.study.support import count, policy_all_half_none, run_study
 
 
@@ -149,9 +149,9 @@ def test_the_newest_override_counts_and_a_clear_restores_the_automatic_score(db,
 
 def test_the_final_score_flows_into_dashboard_export_and_results(db, answered, admin):
     response_id = response_of(db, answered, "ann3")  # gave up: automatic 0
-    before = results_store.data_version(db)
+    before = results_frame.data_version(db)
     study.override_score(db, response_id, 1.0, "answered on paper, entered as give-up", admin, at=86400.0)
-    assert results_store.data_version(db) != before  # the Results page's cache sees the change
+    assert results_frame.data_version(db) != before  # the Results page's cache sees the change
     frame = study.responses_frame(db, answered)
     per = study.accuracy_by(frame, ["annotator"]).set_index("annotator")
     assert per.loc["ann3", "score"] == 25.0 and per.loc["ann1", "score"] == 100.0
@@ -173,15 +173,15 @@ def test_the_final_score_flows_into_dashboard_export_and_results(db, answered, a
     changed = [r for r in human if r["score_override"] is not None]
     assert len(changed) == 1 and changed[0]["score"] == changed[0]["rouge_l"] == 1.0
     assert changed[0]["rouge_l_auto"] == changed[0]["score_auto"] == 0.0
-    people = results_store.human_frame(db)
+    people = results_frame.human_frame(db)
     ann3 = people[people["model"] == "human:ann3"]
     assert sorted(ann3["rouge_l"]) == [0.0, 0.0, 0.0, 1.0] and sorted(ann3["rouge_l_paper"]) == [0.0, 0.0, 0.0, 1.0]
-    loaded = results_store.load_results(db)
+    loaded = results_frame.load_results(db)
     assert loaded[loaded["model"] == "human:ann3"]["score"].mean() == pytest.approx(0.25)
 
     study.clear_override(db, response_id, "no: it was a give-up", admin)
     assert study.export_rows(db, answered)[8]["score_override"] is None
-    people = results_store.human_frame(db)
+    people = results_frame.human_frame(db)
     assert people[people["model"] == "human:ann3"]["rouge_l_paper"].max() == 0.0
 
 
