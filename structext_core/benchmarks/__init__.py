@@ -15,6 +15,9 @@ name of :data:`INTERFACE` (``tests/aibench/test_registry.py`` checks it):
   the pages it may open).
 - ``ITEM_FIELDS``: the fields of one item, in order (StrucText: the sample schema).
 - ``AXES``: the columns its results break down by, most general first.
+- ``STRATA``: the strata of one of its study items, name -> type (``str`` or ``int``), in order:
+  what its draws and dashboards group by, stored with the item (``study_items.strata``, JSON) and
+  checked on insert by :func:`check_strata`.
 - ``item_id(item) -> str``: the item's id, unique within its suite or data set.
 - ``show_question(item) -> ShownQuestion``: how the item is put to a model or a person.
 - ``score_answer(item, reply) -> float``: the item's score for a reply, in [0, 1].
@@ -26,6 +29,7 @@ The member modules are thin adapters: the benchmarks' own code stays in their pe
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -70,7 +74,8 @@ REGISTRY: dict[str, Benchmark] = {
 }
 NAMES = list(REGISTRY)
 #: What every member module offers (see above).
-INTERFACE = ("NAME", "DISPLAY_NAME", "SUMMARY", "PLACES", "ITEM_FIELDS", "AXES", "item_id", "show_question", "score_answer")
+INTERFACE = ("NAME", "DISPLAY_NAME", "SUMMARY", "PLACES", "ITEM_FIELDS", "AXES", "STRATA", "item_id",
+             "show_question", "score_answer")
 
 
 def get_module(name: str) -> ModuleType:
@@ -78,3 +83,29 @@ def get_module(name: str) -> ModuleType:
     if name not in REGISTRY:
         raise KeyError(f"no benchmark {name!r}; the benchmarks are {', '.join(NAMES)}")
     return importlib.import_module(f"{__name__}.{REGISTRY[name].module}")
+
+
+def check_strata(name: str, strata: Mapping) -> dict:
+    """``strata`` checked against the ``STRATA`` the benchmark ``name`` declares; returns them as a
+    plain dict in the declared order.
+
+    Raises ``KeyError`` for an unknown benchmark (as :func:`get_module`) and ``ValueError`` naming
+    the field for a missing or unknown stratum or a value of the wrong type (``bool`` is not an
+    ``int``; no value may be None).
+    """
+    declared: Mapping[str, type] = get_module(name).STRATA
+    if not isinstance(strata, Mapping):
+        raise ValueError(f"{name} strata must be a mapping of {', '.join(declared)}, got {type(strata).__name__}")
+    unknown = [key for key in strata if key not in declared]
+    if unknown:
+        raise ValueError(f"{name} has no stratum {unknown[0]!r}; its strata are {', '.join(declared)}")
+    checked = {}
+    for key, kind in declared.items():
+        if key not in strata:
+            raise ValueError(f"{name} stratum {key!r} is missing; its strata are {', '.join(declared)}")
+        value = strata[key]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ValueError(f"{name} stratum {key!r} must be {'an integer' if kind is int else 'a text'}, "
+                             f"got {value!r}")
+        checked[key] = value
+    return checked

@@ -1,0 +1,60 @@
+"""Migration 14: a study item's strata as data its benchmark declares, no benchmark names in the schema.
+
+- ``study_items.strata``: the item's strata as a JSON object (``{"language": "json", "task": ...}``
+  for a StrucText item, ``{"paper_id": ..., "system": ..., "level": ...}`` for an AIBench one),
+  checked on insert against the ``STRATA`` its benchmark declares
+  (:func:`structext_core.benchmarks.check_strata`). It replaces the nullable columns each
+  benchmark had (``language``, ``task``, ``task_id``, ``depth``, ``width``; ``paper_id``,
+  ``system``, ``question_id``, ``level``, ``conference``): every value an existing row held there
+  is moved into its ``strata`` with its type, and the columns and the index
+  ``study_items_by_aibench_question`` (read by no query) are dropped. Readers take a stratum
+  with ``json_extract(i.strata, '$.<name>')``, NULL where the item has none, as the column was.
+- ``studies.benchmark`` loses ``CHECK (benchmark IN ('structext-eval', 'aibench'))``: the name
+  is checked against the registry (:mod:`structext_core.benchmarks`) when a study is written, so
+  a new benchmark needs no schema change. The CHECK is taken out of the table's text in the
+  schema, as migration 5 loosened ``users``' role CHECK (rebuilding ``studies`` would fire the
+  foreign keys of every table pointing at it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+
+import sqlite_utils
+
+NAME = "study items' strata as JSON their benchmark checks; no benchmark names in the schema"
+
+#: The per-benchmark columns of ``study_items`` before this migration, in their order.
+OLD_COLUMNS = ("language", "task", "task_id", "depth", "width", "paper_id", "system", "question_id", "level",
+               "conference")
+_BENCHMARK_CHECK = re.compile(r"\s*CHECK \(benchmark IN \([^)]*\)\)")
+
+
+def migrate(db: sqlite_utils.Database) -> None:
+    """Move the strata columns' values into ``strata``, drop the columns, loosen ``studies``."""
+    if sqlite3.sqlite_version_info < (3, 35, 0):
+        raise RuntimeError(f"migration 14 drops columns, which needs SQLite 3.35 or newer; this Python has "
+                           f"SQLite {sqlite3.sqlite_version}")
+    db.execute("ALTER TABLE study_items ADD COLUMN strata TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(strata))")
+    rows = db.execute(f"SELECT id, {', '.join(OLD_COLUMNS)} FROM study_items").fetchall()
+    for item_id, *values in rows:
+        strata = {key: value for key, value in zip(OLD_COLUMNS, values, strict=True) if value is not None}
+        db.execute("UPDATE study_items SET strata = ? WHERE id = ?",
+                   [json.dumps(strata, ensure_ascii=False, separators=(",", ":")), item_id])
+    db.execute("DROP INDEX IF EXISTS study_items_by_aibench_question")
+    for column in OLD_COLUMNS:
+        db.execute(f"ALTER TABLE study_items DROP COLUMN {column}")
+    sql = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'studies'").fetchone()[0]
+    new_sql, found = _BENCHMARK_CHECK.subn("", sql)
+    if found != 1:
+        raise RuntimeError(f"migration 14: expected one benchmark CHECK in the studies table, found {found}: {sql}")
+    schema_version_now = db.execute("PRAGMA schema_version").fetchone()[0]
+    db.execute("PRAGMA writable_schema = ON")
+    try:
+        db.execute("UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'studies'", [new_sql])
+        # A new schema version makes every connection (this one too) read the changed table.
+        db.execute(f"PRAGMA schema_version = {int(schema_version_now) + 1}")
+    finally:
+        db.execute("PRAGMA writable_schema = OFF")
