@@ -38,22 +38,25 @@ def run_script(db: sqlite_utils.Database, script: str) -> None:
             db.execute(statement)
 
 
-def load() -> list[Migration]:
-    """Every migration module of this package, in order of its number.
+def load(package: str = __name__) -> list[Migration]:
+    """Every migration module of ``package`` (this one), in order of its number.
 
     Raises ``RuntimeError`` naming the module when a number repeats, one is missing, or a module
-    lacks ``NAME`` or ``migrate`` (a packaging mistake: no database is touched)."""
+    lacks a docstring, ``NAME`` or ``migrate`` (a packaging mistake: no database is touched)."""
     found: dict[int, Migration] = {}
-    for info in pkgutil.iter_modules(__path__):
+    for info in pkgutil.iter_modules(importlib.import_module(package).__path__):
         match = FILE_NAME.match(info.name)
         if not match:
             continue
         version = int(match.group(1))
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        if not isinstance(getattr(module, "NAME", None), str) or not callable(getattr(module, "migrate", None)):
-            raise RuntimeError(f"migration module {module.__name__} must define NAME (a str) and migrate(db)")
+        module = importlib.import_module(f"{package}.{info.name}")
+        if not (module.__doc__ or "").strip() or not isinstance(getattr(module, "NAME", None), str) \
+                or not callable(getattr(module, "migrate", None)):
+            raise RuntimeError(f"migration module {module.__name__} must have a docstring saying what it changes, "
+                               "NAME (a str) and migrate(db)")
         if version in found:
-            raise RuntimeError(f"migration {version} is defined twice: {module.__name__} and another module")
+            raise RuntimeError(f"migration {version} is defined twice: {module.__name__} and "
+                               f"{found[version].apply.__module__}")
         found[version] = Migration(version, module.NAME, module.migrate)
     versions = sorted(found)
     if versions != list(range(1, len(versions) + 1)):
