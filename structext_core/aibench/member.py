@@ -29,6 +29,8 @@ PLACES = (
 ITEM_FIELDS = ("paper_id", "question_id", "system", "image", "question")
 #: Results break down by these (level first: the paper's columns).
 AXES = ("system", "solver", "level", "conference", "paper_id", "question_id")
+#: A study item's strata: the (image, question) it is and what its draws balance (level x system x conference).
+STRATA = {"paper_id": str, "system": str, "question_id": str, "level": int, "conference": str}
 #: Its command-line verbs (``structext aibench ...``: :mod:`structext_core.aibench.cli`).
 CLI_COMMANDS = ("aibench",)
 #: Its own views on Results and Explore (Streamlit glue in the app's ``pages/ui``).

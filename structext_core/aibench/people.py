@@ -49,11 +49,12 @@ def people_answers(db: sqlite_utils.Database, data: Dataset, dataset: str,
     marks = ",".join("?" * len(studies))
     rows = db.execute(
         f"""
-        SELECT s.name, u.username, i.system, i.paper_id, i.question_id, i.level, r.response, r.gave_up,
+        SELECT s.name, u.username, json_extract(i.strata, '$.system'), json_extract(i.strata, '$.paper_id'),
+               json_extract(i.strata, '$.question_id'), json_extract(i.strata, '$.level'), r.response, r.gave_up,
                r.exact_match, o.score
         FROM responses r JOIN study_items i ON i.id = r.item_id JOIN studies s ON s.id = r.study_id
         JOIN users u ON u.id = r.user_id {OVERRIDE_JOIN}
-        WHERE r.study_id IN ({marks}) AND i.kind = 'study' AND i.paper_id IS NOT NULL
+        WHERE r.study_id IN ({marks}) AND i.kind = 'study' AND json_extract(i.strata, '$.paper_id') IS NOT NULL
         ORDER BY r.id
         """, [s["id"] for s in studies]).fetchall()
     out = []

@@ -28,6 +28,8 @@ PLACES = (
 ITEM_FIELDS = tuple(samples.FIELDS)
 #: The result columns its views break down by (those of :mod:`structext_core.evaluation.aggregate`).
 AXES = ("model", "prompt", "suite", "language", "task", "task_id", "depth", "width")
+#: A study item's strata: the sample's cell (format, task, depth, width) and its task's number.
+STRATA = {"language": str, "task": str, "task_id": int, "depth": int, "width": int}
 
 
 def item_id(item: Mapping) -> str:

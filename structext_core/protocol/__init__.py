@@ -20,6 +20,9 @@ declaration and branches on no benchmark's name, as it branches on no format's n
   the pages it may open).
 - ``ITEM_FIELDS``: the fields of one item, in order.
 - ``AXES``: the columns its results break down by, most general first.
+- ``STRATA``: the strata of one of its study items, name -> type (``str`` or ``int``), in order:
+  what its draws and dashboards group by, stored with the item (``study_items.strata``, JSON) and
+  checked on insert by :func:`check_strata`.
 - ``item_id(item) -> str``: the item's id, unique within its data set.
 - ``show_question(item) -> ShownQuestion``: how the item is put to a model or a person.
 - ``score_answer(item, reply) -> float``: the item's score for a reply, in [0, 1].
@@ -43,7 +46,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -85,8 +88,8 @@ class Benchmark:
 
 
 #: What every member module offers (see above).
-INTERFACE = ("NAME", "DISPLAY_NAME", "SUMMARY", "PLACES", "ITEM_FIELDS", "AXES", "item_id", "show_question",
-             "score_answer")
+INTERFACE = ("NAME", "DISPLAY_NAME", "SUMMARY", "PLACES", "ITEM_FIELDS", "AXES", "STRATA", "item_id",
+             "show_question", "score_answer")
 #: What a member may offer, and what it means when it does not.
 OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "register_cli": None, "RESULTS_VIEW": None,
                                "EXPLORE_VIEW": None, "STUDY": None, "STUDY_SETUP_VIEW": None}
@@ -197,3 +200,29 @@ def __getattr__(attr: str):
     if attr == "REGISTRY":
         return {name: Benchmark(module.__name__, module.DISPLAY_NAME) for name, module in members().items()}
     raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
+
+
+def check_strata(name: str, strata: Mapping) -> dict:
+    """``strata`` checked against the ``STRATA`` the benchmark ``name`` declares; returns them as a
+    plain dict in the declared order.
+
+    Raises ``KeyError`` for an unknown benchmark (as :func:`get_module`) and ``ValueError`` naming
+    the field for a missing or unknown stratum or a value of the wrong type (``bool`` is not an
+    ``int``; no value may be None).
+    """
+    declared: Mapping[str, type] = get_module(name).STRATA
+    if not isinstance(strata, Mapping):
+        raise ValueError(f"{name} strata must be a mapping of {', '.join(declared)}, got {type(strata).__name__}")
+    unknown = [key for key in strata if key not in declared]
+    if unknown:
+        raise ValueError(f"{name} has no stratum {unknown[0]!r}; its strata are {', '.join(declared)}")
+    checked = {}
+    for key, kind in declared.items():
+        if key not in strata:
+            raise ValueError(f"{name} stratum {key!r} is missing; its strata are {', '.join(declared)}")
+        value = strata[key]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ValueError(f"{name} stratum {key!r} must be {'an integer' if kind is int else 'a text'}, "
+                             f"got {value!r}")
+        checked[key] = value
+    return checked

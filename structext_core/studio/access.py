@@ -368,8 +368,8 @@ def _open_aibench_datasets(db: sqlite_utils.Database) -> set[str]:
     AIBench study asks questions of (keys show on Results) or an open blind pairwise study compares
     (so do the systems' names beside their images)."""
     rows = db.execute(
-        "SELECT DISTINCT s.suite, i.paper_id FROM study_items i JOIN studies s ON s.id = i.study_id"
-        " WHERE s.status = 'open' AND s.benchmark = 'aibench' AND i.paper_id IS NOT NULL"
+        "SELECT DISTINCT s.suite, json_extract(i.strata, '$.paper_id') FROM study_items i JOIN studies s ON s.id = i.study_id"
+        " WHERE s.status = 'open' AND s.benchmark = 'aibench' AND json_extract(i.strata, '$.paper_id') IS NOT NULL"
         " UNION SELECT DISTINCT w.dataset, p.paper_id FROM pairwise_pairs p JOIN pairwise_studies w"
         " ON w.id = p.study_id WHERE w.status = 'open'").fetchall()
     names = {row[0] for row in db.execute(

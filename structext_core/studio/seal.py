@@ -96,7 +96,7 @@ def open_formats(db: sqlite_utils.Database, user_id: int | None) -> set[str]:
     """The formats (``language``) of the user's open items; empty for None."""
     if user_id is None:
         return set()
-    return {row[0] for row in db.execute(open_items_sql("DISTINCT i.language"), [user_id])}
+    return {row[0] for row in db.execute(open_items_sql("DISTINCT json_extract(i.strata, '$.language')"), [user_id])}
 
 
 def open_item_count(db: sqlite_utils.Database, user_id: int | None) -> int:
@@ -147,9 +147,9 @@ def question_key(dataset: str | None, paper_id: str, question_id: str | None) ->
 def _open_questions(db: sqlite_utils.Database, user_id: int, counted_only: bool = False) -> list[tuple[str, str, str]]:
     """(data set, paper, question) of the user's open AIBench study items (with ``counted_only``:
     not their practice items, which count for nothing)."""
-    where = " AND i.paper_id IS NOT NULL" + (" AND i.kind != 'practice'" if counted_only else "")
+    where = " AND json_extract(i.strata, '$.paper_id') IS NOT NULL" + (" AND i.kind != 'practice'" if counted_only else "")
     return [tuple(row) for row in db.execute(
-        open_items_sql("DISTINCT s.suite, i.paper_id, i.question_id") + where, [user_id])]
+        open_items_sql("DISTINCT s.suite, json_extract(i.strata, '$.paper_id'), json_extract(i.strata, '$.question_id')") + where, [user_id])]
 
 
 def _unvoted_pairs(db: sqlite_utils.Database, user_id: int) -> list[tuple[str, str]]:
@@ -181,7 +181,7 @@ def open_categories(db: sqlite_utils.Database, user_id: int | None) -> set[str]:
     """The task categories (``task``, e.g. ``TextRetrieval``) of the user's open items."""
     if user_id is None:
         return set()
-    return {row[0] for row in db.execute(open_items_sql("DISTINCT i.task"), [user_id])}
+    return {row[0] for row in db.execute(open_items_sql("DISTINCT json_extract(i.strata, '$.task')"), [user_id])}
 
 
 def answer_check_withheld(db: sqlite_utils.Database, user: dict | None, language: str,
@@ -279,7 +279,7 @@ def seen_keys(db: sqlite_utils.Database, user_ids: Iterable[int]) -> SeenKeys:
         f"SELECT sample_id, json_extract(sample_json, '$.reference') FROM rewrite_items WHERE annotator_id IN ({marks})",
         ids).fetchall()
     practised = db.execute(
-        "SELECT DISTINCT i.sample_id, json_extract(i.sample_json, '$.reference'), i.paper_id, i.question_id, s.suite"
+        "SELECT DISTINCT i.sample_id, json_extract(i.sample_json, '$.reference'), json_extract(i.strata, '$.paper_id'), json_extract(i.strata, '$.question_id'), s.suite"
         " FROM responses r JOIN assignments a ON a.id = r.assignment_id JOIN study_items i ON i.id = a.item_id"
         f" JOIN studies s ON s.id = i.study_id WHERE a.user_id IN ({marks}) AND i.kind = 'practice'", ids).fetchall()
 
@@ -298,7 +298,7 @@ def seen_refusal(db: sqlite_utils.Database, study_id: int, user_id: int) -> str 
         return None
     columns = ("paper_id", "question_id", "sample_id", "reference_chars", "sample_json", "suite")
     items = [dict(zip(columns, row)) for row in db.execute(
-        "SELECT i.paper_id, i.question_id, i.sample_id, i.reference_chars, i.sample_json, s.suite"
+        "SELECT json_extract(i.strata, '$.paper_id'), json_extract(i.strata, '$.question_id'), i.sample_id, i.reference_chars, i.sample_json, s.suite"
         " FROM study_items i JOIN studies s ON s.id = i.study_id WHERE i.study_id = ?", [study_id])]
     found: dict[str, list[dict]] = {}
     for item in items:

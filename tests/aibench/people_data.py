@@ -42,10 +42,11 @@ def aibench_study(db, data: Dataset, dataset: str, name: str, answers, *, status
             if key not in items:
                 sample = {"paper_id": paper_id, "question_id": question_id, "system": system, "answer": q.answer}
                 items[key] = db.execute(
-                    "INSERT INTO study_items (study_id, position, sample_id, reference_chars, sample_json, paper_id, "
-                    "system, question_id, level, conference, kind) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO study_items (study_id, position, sample_id, reference_chars, sample_json, strata, "
+                    "kind) VALUES (?, ?, ?, 0, ?, ?, ?)",
                     [study_id, len(items) + 1, f"{paper_id}/{question_id}@{system}#{kind}", json.dumps(sample),
-                     paper_id, system, question_id, q.level, data.papers[paper_id].conference, kind]).lastrowid
+                     json.dumps({"paper_id": paper_id, "system": system, "question_id": question_id,
+                                 "level": q.level, "conference": data.papers[paper_id].conference}), kind]).lastrowid
             if user["id"] not in seqs:
                 seqs[user["id"]] = 0
                 db.execute("INSERT INTO study_annotators (study_id, user_id, added_at) VALUES (?, ?, ?)",

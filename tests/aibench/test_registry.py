@@ -55,3 +55,26 @@ def test_aibench_member_shows_the_papers_prompt_and_scores_the_letter():
     assert member.score_answer(item, "A") == 1.0
     assert member.score_answer(item, "B. Loss") == 0.0
     assert member.score_answer(item, "I cannot tell.") == 0.0
+
+
+@pytest.mark.parametrize(("name", "strata", "message"), [
+    ("structext-eval", {"language": "json", "task": "T", "task_id": 1, "depth": 2}, "stratum 'width' is missing"),
+    ("structext-eval", {"language": "json", "task": "T", "task_id": 1, "depth": "2", "width": 1},
+     "stratum 'depth' must be an integer, got '2'"),
+    ("structext-eval", {"language": "json", "task": "T", "task_id": True, "depth": 2, "width": 1},
+     "stratum 'task_id' must be an integer"),
+    ("aibench", {"paper_id": "p", "system": "s", "question_id": "q", "level": 1, "conference": None},
+     "stratum 'conference' must be a text, got None"),
+    ("aibench", {"paper_id": "p", "system": "s", "question_id": "q", "level": 1, "conference": "c", "depth": 1},
+     "aibench has no stratum 'depth'; its strata are paper_id, system, question_id, level, conference"),
+])
+def test_strata_are_checked_against_the_declaration_naming_the_field(name, strata, message):
+    with pytest.raises(ValueError, match=message):
+        protocol.check_strata(name, strata)
+
+
+@pytest.mark.parametrize("name", protocol.NAMES)
+def test_declared_strata_pass_in_declared_order(name):
+    declared = protocol.get_module(name).STRATA
+    values = {key: 1 if kind is int else "x" for key, kind in reversed(declared.items())}
+    assert list(protocol.check_strata(name, values)) == list(declared)

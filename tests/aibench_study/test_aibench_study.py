@@ -66,7 +66,9 @@ def test_the_draw_is_seeded_one_image_per_paper_and_stratified(world, data):
         share = 20 * size / total
         assert math.floor(share) <= drawn.get(stratum, 0) <= math.ceil(share), (stratum, share, drawn)
     # the columns the Results comparison reads
-    row = db.execute("SELECT paper_id, system, question_id, level, conference, sample_id, reference_chars"
+    row = db.execute("SELECT json_extract(strata, '$.paper_id'), json_extract(strata, '$.system'),"
+                     " json_extract(strata, '$.question_id'), json_extract(strata, '$.level'),"
+                     " json_extract(strata, '$.conference'), sample_id, reference_chars"
                      " FROM study_items WHERE study_id = ? AND position = 1", [first]).fetchone()
     assert row[5] == f"{row[0]}/{row[2]}@{row[1]}" and row[3] in (1, 2, 3, 4) and row[4] and row[6] == 0
     assert study.get_study(db, first).benchmark == "aibench" and study.get_study(db, first).suite == "synthetic"
@@ -173,9 +175,9 @@ def test_practice_feedback_gives_the_key_after_the_answer_but_not_while_open_els
         db, {"name": "other", "suite": "synthetic", "seed": 0, "rule_text": "r", "benchmark": "aibench",
              "show_correctness": 0, "created_by": None, "gold_pass": 0.5},
         [({"sample_id": item2["paper_id"] + "/" + item2["question_id"] + "@Blank Image", "reference_chars": 0,
-           "sample_json": json.dumps({**item2, "system": "Blank Image"}), "paper_id": item2["paper_id"],
-           "system": "Blank Image", "question_id": item2["question_id"], "level": item2["level"],
-           "conference": item2["conference"]}, "study")], [uid])
+           "sample_json": json.dumps({**item2, "system": "Blank Image"}),
+           "strata": {"paper_id": item2["paper_id"], "system": "Blank Image", "question_id": item2["question_id"],
+                      "level": item2["level"], "conference": item2["conference"]}}, "study")], [uid])
     assert other
     sub2 = study.submit_answer(db, uid, view2.assignment_id, _key(item2), tab="t1")
     withheld = study.practice_feedback(db, uid, sub2.response_id)
@@ -218,7 +220,7 @@ def test_clone_keeps_the_benchmark_and_the_items(world):
     lead = world["people"]["lead"]["id"]
     copy = study.clone_study(db, study_id, name="copy", annotator_ids=[world["people"]["ann2"]["id"]], by_user=lead)
     assert study.get_study(db, copy).benchmark == "aibench"
-    assert db.execute("SELECT COUNT(*) FROM study_items WHERE study_id = ? AND system IS NOT NULL",
+    assert db.execute("SELECT COUNT(*) FROM study_items WHERE study_id = ? AND json_extract(strata, '$.system') IS NOT NULL",
                       [copy]).fetchone()[0] == 12
 
 

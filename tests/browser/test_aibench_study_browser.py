@@ -120,8 +120,8 @@ def test_keyboard_answers_and_a_reload_mid_question(page, app_server, app_env, w
     assert rows[1][2] >= 3  # the reloaded question's time counts the time before the reload
 
     # nothing names a system or a paper: page text, URL, websocket frames, image bytes and names
-    systems = [r[0] for r in db.execute("SELECT DISTINCT system FROM study_items")]
-    papers = [r[0] for r in db.execute("SELECT DISTINCT paper_id FROM study_items")]
+    systems = [r[0] for r in db.execute("SELECT DISTINCT json_extract(strata, '$.system') FROM study_items")]
+    papers = [r[0] for r in db.execute("SELECT DISTINCT json_extract(strata, '$.paper_id') FROM study_items")]
     assert len(images) >= 3 and frames
     body = page.locator("body").inner_text()
     for secret in systems + papers + ["images/"]:

@@ -39,7 +39,7 @@ def test_open_items_are_the_unanswered_items_of_the_studies_one_takes_part_in(db
     study_id = make_study(db, samples, [people["ann1"]], n_items=4, practice_items=1, gold_items=1)
     assert seal.open_item_count(db, ann1) == 6 and seal.open_item_count(db, ann2) == 0
     assert seal.open_formats(db, ann1) == {row[0] for row in db.execute(
-        "SELECT DISTINCT language FROM study_items WHERE study_id = ?", [study_id])}
+        "SELECT DISTINCT json_extract(strata, '$.language') FROM study_items WHERE study_id = ?", [study_id])}
     item = study.get_study(db, study_id)
     rows = db.execute("SELECT sample_json FROM study_items WHERE study_id = ?", [study_id]).fetchall()
     import json

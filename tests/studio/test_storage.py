@@ -2,11 +2,12 @@
 
 import multiprocessing
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
 
-from structext_core.studio import storage
+from structext_core.studio import migrations, storage
 
 EXPECTED_TABLES = {
     "schema_migrations", "users", "studies", "study_items", "study_annotators", "assignments",
@@ -160,3 +161,28 @@ def test_writers_in_one_process_share_one_lock_per_file(db_path, tmp_path):
     other = storage.open_db(tmp_path / "other.db")
     assert first.structext_write_lock is second.structext_write_lock
     assert first.structext_write_lock is not other.structext_write_lock
+
+
+@pytest.mark.parametrize(("files", "message"), [
+    ({"m0001_a.py": "", "m0003_b.py": ""}, r"without a gap; found \[1, 3\]"),
+    ({"m0001_a.py": "", "m0001_b.py": ""}, "migration 1 is defined twice"),
+    ({"m0001_a.py": "", "m0002_b.py": "NAME = 'b'\n"}, "m0002_b must have a docstring"),
+])
+def test_migration_modules_out_of_order_or_incomplete_are_refused(tmp_path, monkeypatch, files, message):
+    name = "fake_migrations_" + tmp_path.name.replace("-", "_")  # one package per case: imports are cached
+    package = tmp_path / name
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    complete = '"""What it changes."""\nNAME = "x"\n\n\ndef migrate(db):\n    pass\n'
+    for file_name, text in files.items():
+        (package / file_name).write_text(text or complete)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(RuntimeError, match=message):
+        migrations.load(name)
+
+
+def test_every_migration_is_a_module_of_its_own_with_its_number_in_its_name():
+    for migration in storage.MIGRATIONS:
+        module = migration.apply.__module__
+        assert module.startswith(f"structext_core.studio.migrations.m{migration.version:04d}_")
+        assert sys.modules[module].__doc__.startswith(f"Migration {migration.version}: ")

@@ -214,14 +214,15 @@ def _summary(item: dict, responses: Sequence[ResponseDetail], open_flags: int, n
     mean = sum(scores) / n if n else None
     spread = math.sqrt(sum((s - mean) ** 2 for s in scores) / n) if n >= 2 else 0.0
     mix = min(gave_up, n - gave_up) / n if n else 0.0
+    strata = json.loads(item["strata"])  # a stratum the item's benchmark does not have is None
     return ItemSummary(
         item_id=item["id"], study_id=item["study_id"], position=item["position"], sample_id=item["sample_id"],
-        language=item["language"], task=item["task"], task_id=item["task_id"], depth=item["depth"],
-        width=item["width"], kind=item["kind"], n_responses=n, n_gave_up=gave_up, mean_score=mean,
+        language=strata.get("language"), task=strata.get("task"), task_id=strata.get("task_id"),
+        depth=strata.get("depth"), width=strata.get("width"), kind=item["kind"], n_responses=n, n_gave_up=gave_up, mean_score=mean,
         spread=spread, gave_up_mix=mix, disagreement=spread + mix,
         n_overridden=sum(r.override is not None for r in responses), open_flags=open_flags, n_flags=n_flags,
-        paper_id=item["paper_id"], system=item["system"], question_id=item["question_id"], level=item["level"],
-        conference=item["conference"],
+        paper_id=strata.get("paper_id"), system=strata.get("system"), question_id=strata.get("question_id"),
+        level=strata.get("level"), conference=strata.get("conference"),
     )
 
 
@@ -233,8 +234,7 @@ def _flag_counts(db: sqlite_utils.Database, where: str, params: list) -> dict[in
     return {item_id: (int(open_), int(total)) for item_id, open_, total in rows}
 
 
-_ITEM_COLUMNS = ("id, study_id, position, sample_id, language, task, task_id, depth, width, kind,"
-                 " paper_id, system, question_id, level, conference")
+_ITEM_COLUMNS = "id, study_id, position, sample_id, kind, strata"
 
 
 def _order_key(order: str):

@@ -84,7 +84,7 @@ def _item(paper: aibench_dataset.Paper, question, system: str, image: str) -> di
 def _item_row(item: dict) -> dict:
     """The ``study_items`` columns of an AIBench item."""
     return {"sample_id": item["id"], "reference_chars": 0, "sample_json": json.dumps(item, ensure_ascii=False),
-            **{key: item[key] for key in ("paper_id", "system", "question_id", "level", "conference")}}
+            "strata": {key: item[key] for key in ("paper_id", "system", "question_id", "level", "conference")}}
 
 
 def _papers_in_order(data: aibench_dataset.Dataset, seed: int) -> list[str]:
@@ -208,7 +208,7 @@ def create_aibench_study(
     # Papers and questions are known by their content, in this set and every copy of it (seal.paper_key).
     papers = {pid: seal.paper_key(dataset, pid) for pid in data.papers}
     shown_elsewhere = {seal.paper_key(row[0], row[1]) for row in db.execute(
-        "SELECT DISTINCT s.suite, i.paper_id FROM study_items i JOIN studies s ON s.id = i.study_id"
+        "SELECT DISTINCT s.suite, json_extract(i.strata, '$.paper_id') FROM study_items i JOIN studies s ON s.id = i.study_id"
         " WHERE s.benchmark = ? AND i.kind = 'practice'", [AIBENCH])}
     keys_shown = {pid for pid, key in papers.items() if key in shown_elsewhere}
     # Papers an annotator saw with their keys in the question review, and questions they answered
@@ -250,7 +250,8 @@ def item_image(db: sqlite_utils.Database, user_id: int, assignment_id: int, nonc
     padded to a size bucket: no name, path or metadata of the system's file), its padding drawn
     from ``nonce`` (the page gives each viewer and question its own: a file and URL of their own)."""
     row = db.execute(
-        "SELECT s.suite, i.paper_id, i.system FROM assignments a JOIN study_items i ON i.id = a.item_id"
+        "SELECT s.suite, json_extract(i.strata, '$.paper_id'), json_extract(i.strata, '$.system')"
+        " FROM assignments a JOIN study_items i ON i.id = a.item_id"
         " JOIN studies s ON s.id = a.study_id WHERE a.id = ? AND a.user_id = ? AND s.benchmark = ?",
         [assignment_id, user_id, AIBENCH],
     ).fetchone()
@@ -262,7 +263,8 @@ def item_image(db: sqlite_utils.Database, user_id: int, assignment_id: int, nonc
 def lead_image(db: sqlite_utils.Database, item_id: int) -> bytes:
     """The image of a study item, for the lead's pages (adjudication)."""
     row = db.execute(
-        "SELECT s.suite, i.paper_id, i.system FROM study_items i JOIN studies s ON s.id = i.study_id"
+        "SELECT s.suite, json_extract(i.strata, '$.paper_id'), json_extract(i.strata, '$.system')"
+        " FROM study_items i JOIN studies s ON s.id = i.study_id"
         " WHERE i.id = ? AND s.benchmark = ?", [item_id, AIBENCH],
     ).fetchone()
     if row is None:

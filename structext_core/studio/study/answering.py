@@ -136,7 +136,7 @@ _CLOCK_COLUMNS = """
 """
 
 _CURRENT_SQL = f"""
-    SELECT {_CLOCK_COLUMNS}, i.language, i.kind = 'practice' AS practice,
+    SELECT {_CLOCK_COLUMNS}, json_extract(i.strata, '$.language') AS language, i.kind = 'practice' AS practice,
            (SELECT COUNT(*) FROM assignments p
              WHERE p.study_id = a.study_id AND p.user_id = a.user_id
                AND p.item_id IN ({practice_items("a.study_id")})) AS n_practice,
@@ -574,7 +574,8 @@ def response_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
     """
     rows = list(
         db.query(
-            "SELECT r.id, r.rouge_l, r.exact_match, s.show_correctness, s.suite, i.sample_id, i.paper_id, i.question_id,"
+            "SELECT r.id, r.rouge_l, r.exact_match, s.show_correctness, s.suite, i.sample_id,"
+            " json_extract(i.strata, '$.paper_id') AS paper_id, json_extract(i.strata, '$.question_id') AS question_id,"
             " json_extract(i.sample_json, '$.reference') AS reference FROM responses r"
             " JOIN studies s ON s.id = r.study_id JOIN study_items i ON i.id = r.item_id"
             " WHERE r.id = ? AND r.user_id = ?",

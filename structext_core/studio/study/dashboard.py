@@ -1,6 +1,7 @@
 """The study lead's figures as data: responses, progress, accuracy, agreement, time."""
 
 
+import json
 import math
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -17,6 +18,9 @@ from structext_core.studio.study.store import FAST_FRACTION_OF_MEDIAN, FAST_MIN_
 
 #: The kinds of study item the baseline counts: the study's own, not practice or gold ones.
 COUNTED_KINDS = ("study",)
+#: The strata columns of :func:`responses_frame`, as they were when each was a column of ``study_items``.
+_STRATA_COLUMNS = ("language", "task", "task_id", "depth", "width", "paper_id", "system", "question_id", "level",
+                   "conference")
 _NOT_PRACTICE = "SELECT id FROM study_items WHERE study_id = sa.study_id AND kind != 'practice'"
 
 
@@ -42,9 +46,9 @@ def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[st
             f"""
             SELECT r.id AS response_id, s.name AS study, s.suite, u.username AS annotator,
                    r.user_id, a.seq, i.id AS item_id, i.position AS item_position,
-                   i.sample_id, i.language, i.task, i.task_id, i.depth, i.width,
+                   i.sample_id, i.strata,
                    i.reference_chars, json_extract(i.sample_json, '$.answer') AS answer,
-                   i.paper_id, i.system, i.question_id, i.level, i.conference, s.benchmark,
+                   s.benchmark,
                    r.response, r.gave_up, a.first_shown_at, r.submitted_at,
                    r.elapsed_seconds, r.paused_seconds, r.idle_seconds, r.away_seconds,
                    r.wall_seconds, a.pause_count, r.idle_pauses, r.takeovers,
@@ -63,6 +67,8 @@ def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[st
         )
     )
     for row in rows:
+        # the item's strata (read once: the column sits after the sample), None where it has none
+        row.update(dict.fromkeys(_STRATA_COLUMNS), **json.loads(row.pop("strata")))
         if row["rouge_l"] is None or row["exact_match"] is None:
             row["rouge_l"], row["exact_match"] = _score(row["answer"], row["response"], bool(row["gave_up"]),
                                                         row["benchmark"])

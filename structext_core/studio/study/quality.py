@@ -201,7 +201,8 @@ def practice_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
                (SELECT COUNT(*) FROM assignments p
                  WHERE p.study_id = r.study_id AND p.user_id = r.user_id
                    AND p.item_id IN ({practice_items("r.study_id")})),
-               i.paper_id, i.question_id, json_extract(i.sample_json, '$.options'), s.benchmark,
+               json_extract(i.strata, '$.paper_id'), json_extract(i.strata, '$.question_id'),
+               json_extract(i.sample_json, '$.options'), s.benchmark,
                json_extract(i.sample_json, '$.question'), a.id, s.suite
         FROM responses r
         JOIN assignments a ON a.id = r.assignment_id

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import sqlite_utils
 
+from structext_core import protocol
 from structext_core.benchmark import draws, suites
+from structext_core.benchmark import member as structext_eval
 from structext_core.evaluation import scoring
 from structext_core.studio import accounts, changes, seal
 from structext_core.studio.errors import StudyError  # noqa: F401 (the study package's error)
@@ -37,6 +39,8 @@ MAX_RESPONSE_CHARS = 200_000
 FAST_MIN_SECONDS = 5.0
 FAST_FRACTION_OF_MEDIAN = 0.25
 STRATUM_KEYS = ("language", "task", "depth", "width")
+#: What a StrucText item stores as its strata (``study_items.strata``).
+_STRUCTEXT_STRATA = tuple(structext_eval.STRATA)
 #: Most practice items a study may have (they come before every annotator's first question).
 MAX_PRACTICE_ITEMS = 20
 #: A gold answer at most this long, on one line, counts as short (see :func:`gold_draw`).
@@ -281,8 +285,7 @@ def create_study(
 
 def _structext_item_row(sample: dict) -> dict:
     """The ``study_items`` columns of a StrucText sample."""
-    return {"sample_id": sample["id"], "language": sample["language"], "task": sample["task"],
-            "task_id": sample["task_id"], "depth": sample["depth"], "width": sample["width"],
+    return {"sample_id": sample["id"], "strata": {key: sample[key] for key in _STRUCTEXT_STRATA},
             "reference_chars": len(sample["reference"]), "sample_json": json.dumps(sample, ensure_ascii=False)}
 
 
@@ -291,7 +294,12 @@ def insert_study(db: sqlite_utils.Database, study: dict, items: Sequence[tuple[d
     """Write a drawn study in one transaction: the ``studies`` row (``study``: its columns but
     ``n_items``, ``practice_items``, ``gold_items`` and ``created_at``, counted here), its items
     in order (``(study_items columns, kind)``: counted ``study``, ``gold``, ``practice``) and each
-    annotator with an own order. Every benchmark's study is written here. Returns its id."""
+    annotator with an own order. Every benchmark's study is written here. Returns its id.
+
+    An item's ``strata`` (a mapping) are checked against those its study's benchmark declares
+    (:func:`structext_core.protocol.check_strata`) and stored as JSON; a :class:`StudyError`
+    names the item and the field otherwise, and nothing is written. The benchmark's name is
+    checked against the registry (the schema lists no benchmark)."""
     created = now()
     count = Counter(kind for _row, kind in items)
     row = {**study, "n_items": count["study"], "practice_items": count["practice"], "gold_items": count["gold"],
@@ -300,8 +308,16 @@ def insert_study(db: sqlite_utils.Database, study: dict, items: Sequence[tuple[d
         study_id = db.execute(
             f"INSERT INTO studies ({', '.join(row)}) VALUES ({', '.join('?' for _ in row)})", list(row.values()),
         ).lastrowid
+        benchmark = db.execute("SELECT benchmark FROM studies WHERE id = ?", [study_id]).fetchone()[0]
+        if benchmark not in protocol.names():
+            raise StudyError(f"There is no benchmark {benchmark!r}; the benchmarks are {', '.join(protocol.names())}.")
         for position, (item, kind) in enumerate(items, 1):
-            columns = {"study_id": study_id, "position": position, **item, "kind": kind}
+            try:
+                strata = protocol.check_strata(benchmark, item.get("strata", {}))
+            except ValueError as error:
+                raise StudyError(f"Study item {position} ({item.get('sample_id')}): {error}.") from None
+            columns = {"study_id": study_id, "position": position, **item, "kind": kind,
+                       "strata": json.dumps(strata, ensure_ascii=False, separators=(",", ":"))}
             db.execute(f"INSERT INTO study_items ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})",
                        list(columns.values()))
         for user_id in dict.fromkeys(annotator_ids):
@@ -703,10 +719,9 @@ def clone_study(
             [name, by_user, created, study_id],
         ).lastrowid
         db.execute(
-            "INSERT INTO study_items (study_id, position, sample_id, language, task, task_id, depth, width,"
-            " reference_chars, sample_json, kind, paper_id, system, question_id, level, conference)"
-            " SELECT ?, position, sample_id, language, task, task_id, depth, width, reference_chars, sample_json,"
-            " kind, paper_id, system, question_id, level, conference FROM study_items WHERE study_id = ?"
+            "INSERT INTO study_items (study_id, position, sample_id, strata, reference_chars, sample_json, kind)"
+            " SELECT ?, position, sample_id, strata, reference_chars, sample_json, kind FROM study_items"
+            " WHERE study_id = ?"
             " ORDER BY position",
             [new_id, study_id],
         )

@@ -1,9 +1,9 @@
 """What answering a question reads: no statement of a page run reads a study item's row unless
 it wants that item's sample.
 
-A study item's row holds its whole sample (``sample_json``, often tens of kilobytes), and the
-later columns (``kind``, AIBench's ids) come after it, so reading ``kind`` from the row walks the
-sample's pages. The question page once counted an annotator's practice questions that way, three
+A study item's row holds its whole sample (``sample_json``, often tens of kilobytes); until
+migration 14 moved the sample to the end of the row, ``kind`` came after it, so reading ``kind``
+from the row walked the sample's pages, and reading a row still loads its sample. The question page once counted an annotator's practice questions that way, three
 times a submit, each count reading every item of the study (about 5 ms at 500 Test-Hard items;
 ``benchmarks/bench_annotators.py``). Counting goes through ``study_items_by_kind`` instead.
 

@@ -101,6 +101,27 @@ def test_bad_study_setup_is_refused_and_changes_nothing(db, samples, annotators,
     assert (count(db, "studies"), count(db, "study_items"), count(db, "assignments")) == before
 
 
+
+def _one_item(strata):
+    return [({"sample_id": "s1", "reference_chars": 1, "sample_json": "{}", "strata": strata}, "study")]
+
+
+_STUDY_ROW = {"name": "raw", "suite": "test-hard", "seed": 0, "rule_text": "r", "show_correctness": 0,
+              "created_by": None, "gold_pass": 0.5}
+
+
+@pytest.mark.parametrize(("row", "strata", "message"), [
+    ({}, {"language": "json", "task": "T", "task_id": 1, "depth": 1}, r"Study item 1 \(s1\): .*'width' is missing"),
+    ({}, {"language": "json", "task": "T", "task_id": 1, "depth": 1, "width": "2"}, "'width' must be an integer"),
+    ({}, {"language": "json", "task": "T", "task_id": 1, "depth": 1, "width": 2, "level": 1}, "no stratum 'level'"),
+    ({"benchmark": "mmlu"}, {}, "There is no benchmark 'mmlu'; the benchmarks are structext-eval, aibench"),
+])
+def test_an_item_whose_strata_its_benchmark_does_not_declare_is_refused(db, annotators, row, strata, message):
+    with pytest.raises(study.StudyError, match=message):
+        study.insert_study(db, {**_STUDY_ROW, **row}, _one_item(strata), [annotators[0]["id"]])
+    assert (count(db, "studies"), count(db, "study_items"), count(db, "assignments")) == (0, 0, 0)
+
+
 def test_admins_cannot_take_part(db, samples, admin):
     with pytest.raises(study.StudyError, match="not an annotator"):
         make_study(db, samples, [admin])
