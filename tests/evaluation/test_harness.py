@@ -633,7 +633,7 @@ def test_results_page_imports_an_uploaded_inspect_log_and_refuses_a_bomb(inspect
 def test_an_approved_campaign_export_lands_as_a_suite_the_app_uses(tmp_path, monkeypatch):
     from structext_core.studio import accounts, campaign, rewrite
 
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     db = storage.open_db(tmp_path / "structext.db")
     admin = accounts.create_user(db, "lead", "password1", "admin")
     annotator = accounts.create_user(db, "ann1", "password1", "annotator")
@@ -699,7 +699,7 @@ def campaign_page_env(isolated_env, monkeypatch):
     """As test_page_campaign_admin's env: an admin, an annotator and a small Test suite."""
     from structext_core.studio import accounts
 
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     db = storage.open_db()
     admin = accounts.create_user(db, "lead", "password1", "admin")
     annotator = accounts.create_user(db, "ann1", "password1", "annotator")

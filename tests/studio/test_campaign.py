@@ -27,7 +27,7 @@ def small_suite():
 
 @pytest.fixture
 def people(db, monkeypatch):
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)  # fast hashing in tests
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)  # fast hashing in tests
     admin = accounts.create_user(db, "lead", "password1", "admin")
     ann1 = accounts.create_user(db, "ann1", "password1", "annotator")
     ann2 = accounts.create_user(db, "ann2", "password1", "annotator")
