@@ -670,7 +670,7 @@ def test_an_approved_campaign_export_lands_as_a_suite_the_app_uses(tmp_path, mon
 def test_campaign_export_without_a_suites_folder_writes_no_suite(tmp_path, monkeypatch):
     from structext_core.studio import campaign
 
-    monkeypatch.setattr(campaign, "export_samples", lambda db, cid: suites.generate_cell(8, 1, 1, 1, suite="real-test"))
+    monkeypatch.setattr(campaign.export, "export_samples", lambda db, cid: suites.generate_cell(8, 1, 1, 1, suite="real-test"))
     db = storage.open_db(tmp_path / "structext.db")
     result = campaign.export_campaign(db, 1, tmp_path / "export")
     assert result.suite is None and result.jsonl.exists()
