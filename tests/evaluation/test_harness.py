@@ -24,7 +24,7 @@ from structext_core.cli import main as cli
 from structext_core.evaluation import harness, harness_export, results
 from structext_core.evaluation.results import ResultsImportError
 from structext_core.studio import results_store, storage
-from structext_core.views import results as result_views
+from structext_core.views import comparisons, result_options
 
 pytest.importorskip("inspect_ai")
 pytest.importorskip("lm_eval")
@@ -662,8 +662,8 @@ def test_an_approved_campaign_export_lands_as_a_suite_the_app_uses(tmp_path, mon
         lines = [json.dumps({"sample_id": s["id"], "model": "m", "prompt": "naive",
                              "response": f"### Answer:\n{s['answer']}"}) for s in rows]
         results_store.import_results(db, "\n".join(lines).encode(), name, rows)
-    frame = result_views.with_value(results_store.load_results(db, include_humans=False))
-    compared = result_views.test_vs_real_frame(frame, n_boot=20)
+    frame = result_options.with_value(results_store.load_results(db, include_humans=False))
+    compared = comparisons.test_vs_real_frame(frame, n_boot=20)
     assert set(compared["set"]) == {"Test", "Real-Test"} and set(compared["n"]) == {3}
 
 
