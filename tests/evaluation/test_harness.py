@@ -21,7 +21,7 @@ import pytest
 from structext_core.benchmark import samples as samples_mod
 from structext_core.benchmark import suites
 from structext_core.cli import main as cli
-from structext_core.evaluation import harness, harness_export, results
+from structext_core.evaluation import harness, harness_entries, harness_export, inspect_ai_logs, results
 from structext_core.evaluation.results import ResultsImportError
 from structext_core.studio import results_store, storage
 from structext_core.views import comparisons, result_options
@@ -225,7 +225,7 @@ def rewrite_eval_log(source: Path, target: Path, change) -> None:
     """Copy an .eval log with ``change(name, sample)`` applied to every sample member, deflated."""
     with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as new:
         for info in old.infolist():
-            data = harness._read_member(old, old.fp, info)
+            data = inspect_ai_logs._read_member(old, old.fp, info)
             if info.filename.startswith("samples/"):
                 data = json.dumps(change(info.filename, json.loads(data)))
             new.writestr(info.filename, data)
@@ -253,7 +253,7 @@ def test_inspect_samples_without_our_ids_are_matched_by_prompt(inspect_logs, sui
 def test_json_log_read_in_tiny_chunks_gives_the_same_rows(inspect_logs, suite, monkeypatch):
     index = results.SampleIndex(suite[1])
     whole = harness.read_log(inspect_logs["json"], index)[1]
-    monkeypatch.setattr(harness, "_JSON_CHUNK", 97)
+    monkeypatch.setattr(inspect_ai_logs, "_JSON_CHUNK", 97)
     assert harness.read_log(inspect_logs["json"], index)[1] == whole
 
 
@@ -446,17 +446,17 @@ def test_zip_bomb_is_refused_before_any_member_is_read(suite, monkeypatch):
     message = read_bytes_error(bomb, suite[1])
     assert "log.eval" in message and "expands" in message and "zip bomb" in message
     read = []
-    monkeypatch.setattr(harness, "_read_member", lambda *a: read.append(a) or "")
+    monkeypatch.setattr(inspect_ai_logs, "_read_member", lambda *a: read.append(a) or "")
     read_bytes_error(bomb, suite[1])
     assert read == []  # refused from the directory alone
 
 
 def test_too_many_members_and_too_large_members_are_refused(suite, monkeypatch):
     members = {"header.json": HEADER, **{f"samples/{i}_epoch_1.json": good_sample(suite[1][0]) for i in range(6)}}
-    monkeypatch.setattr(harness, "MAX_ZIP_MEMBERS", 5)
+    monkeypatch.setattr(inspect_ai_logs, "MAX_ZIP_MEMBERS", 5)
     assert "holds 7 members; the limit is 5" in read_bytes_error(make_zip(members), suite[1])
-    monkeypatch.setattr(harness, "MAX_ZIP_MEMBERS", 1000)
-    monkeypatch.setattr(harness, "MAX_ENTRY_BYTES", 100)
+    monkeypatch.setattr(inspect_ai_logs, "MAX_ZIP_MEMBERS", 1000)
+    monkeypatch.setattr(harness_entries, "MAX_ENTRY_BYTES", 100)
     message = read_bytes_error(make_zip(members), suite[1])
     assert "member header.json" in message or "member samples/" in message
     assert "per member" in message
