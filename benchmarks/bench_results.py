@@ -62,8 +62,7 @@ from structext_core.benchmark.suites import SUITES, generate_suite, sample_id
 from structext_core.benchmark.tasks import TASKS
 from structext_core.evaluation import fast_bleu, paper_rouge, results, scoring
 from structext_core.studio import accounts, results_frame, results_store, storage
-from structext_core.views import charts
-from structext_core.views import results as result_views
+from structext_core.views import charts, heatmaps, result_options
 
 ROOT = Path(__file__).resolve().parent.parent
 # The page imports pages.ui from the project folder, which `streamlit run app.py` puts on the
@@ -109,11 +108,11 @@ def core_first_heatmap(db_path: Path) -> dict[str, float]:
     frame = results_frame.load_results(db)
     times["read from SQLite"] = time.perf_counter() - start
     mark = time.perf_counter()
-    values = result_views.with_value(frame, "rouge_l", "thresholded", 0.75)
+    values = result_options.with_value(frame, "rouge_l", "thresholded", 0.75)
     times["value column"] = time.perf_counter() - mark
     mark = time.perf_counter()
-    cells = result_views.heatmap_frame(values, "model", "format")
-    times[f"aggregate + bootstrap ({result_views.DEFAULT_N_BOOT} resamples)"] = time.perf_counter() - mark
+    cells = heatmaps.heatmap_frame(values, "model", "format")
+    times[f"aggregate + bootstrap ({result_options.DEFAULT_N_BOOT} resamples)"] = time.perf_counter() - mark
     mark = time.perf_counter()
     charts.heatmap_chart(cells, "model", "format").to_dict()
     times["chart spec"] = time.perf_counter() - mark

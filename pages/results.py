@@ -1,11 +1,12 @@
 """Results: heatmaps of model and human results, the paper's tables, drill-down to samples.
 
-UI only: every number comes from ``structext_core.studio.results_store``, ``structext_core.views.results``
-and ``structext_core.views.charts`` (and ``paper``); what each
+UI only: every number comes from ``structext_core.studio.results_store``, the Results views of
+``structext_core.views`` (result_options, heatmaps, people_vs_models, comparisons, leaderboards,
+drill_downs, page_tables) and ``structext_core.views.charts`` (and ``paper``); what each
 role sees is decided by ``structext_core.studio.access`` (visitors and annotators: the paper's tables,
 and in public read-only mode model results of suites in no open study; researchers and
 admins: everything; loading and deleting results: admins). Every chart and export names its
-metric (``views.results.ValueChoice``): strict or the paper's ROUGE-L, exact match or BLEU.
+metric (``views.result_options.ValueChoice``): strict or the paper's ROUGE-L, exact match or BLEU.
 When people answered items, the views that compare them with models use only those items
 unless “All items” is on. The controls' state is kept in the URL (``views.url_state.read_url`` /
 ``write_url``): a copied address opens the same view; what it holds is checked, never trusted.
@@ -26,8 +27,17 @@ from structext_core.evaluation import paper, results
 from structext_core.studio import access, results_frame, results_store, storage
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.views import charts, url_state
-from structext_core.views import results as result_views
+from structext_core.views import (
+    charts,
+    comparisons,
+    drill_downs,
+    heatmaps,
+    leaderboards,
+    page_tables,
+    people_vs_models,
+    result_options,
+    url_state,
+)
 
 ensure_frame()
 user = ui.require_page("results")
@@ -57,17 +67,17 @@ def scoped_frame(db_path: str, version: tuple, scope: access.ResultsScope) -> pd
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def value_frame(db_path: str, version: tuple, scope: access.ResultsScope,
-                choice: result_views.ValueChoice, people_as: str = "each") -> pd.DataFrame:
-    """The values of ``choice``, people shown ``people_as`` (``result_views.PEOPLE_AS``)."""
-    return result_views.people_as(result_views.with_choice(scoped_frame(db_path, version, scope), choice), people_as)
+                choice: result_options.ValueChoice, people_as: str = "each") -> pd.DataFrame:
+    """The values of ``choice``, people shown ``people_as`` (``people_vs_models.PEOPLE_AS``)."""
+    return people_vs_models.people_as(result_options.with_choice(scoped_frame(db_path, version, scope), choice), people_as)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def heatmap_cells(db_path, version, scope, choice, filters, row, col, sort, items, whose, people_as) -> pd.DataFrame:
-    """The heatmap's cells (``result_views.heatmap_input``: each answer once)."""
+    """The heatmap's cells (``people_vs_models.heatmap_input``: each answer once)."""
     values = value_frame(db_path, version, scope, choice)
-    frame = result_views.heatmap_input(values, row, col, items, dict(filters), whose, people_as)
-    return result_views.heatmap_frame(frame, row, col, sort=sort)
+    frame = people_vs_models.heatmap_input(values, row, col, items, dict(filters), whose, people_as)
+    return heatmaps.heatmap_frame(frame, row, col, sort=sort)
 
 
 @st.cache_data(max_entries=8, show_spinner="Ranking...")
@@ -75,15 +85,15 @@ def leaderboard_rows(db_path, version, scope, choice, filters, items, people_as)
     """The leaderboard of the filtered rows on ``items`` (its bootstrap intervals are the slow
     part: cached; sorting and the minimum n are applied afterwards)."""
     values = value_frame(db_path, version, scope, choice, people_as)
-    frame = result_views.apply_filters(items.apply(values), dict(filters))
-    return result_views.leaderboard(frame, choice)
+    frame = result_options.apply_filters(items.apply(values), dict(filters))
+    return leaderboards.leaderboard(frame, choice)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def drill_rows(db_path: str, version: tuple, part: pd.DataFrame) -> pd.DataFrame:
     """The samples behind a cell (reading the suite files is the slow part: cached)."""
     with storage.opened(db_path) as db:
-        return result_views.drill_down(part, db=db)
+        return drill_downs.drill_down(part, db=db)
 
 
 @st.cache_data(max_entries=8, show_spinner="Rendering the image...")
@@ -118,12 +128,12 @@ def exports(name: str, chart=None, table: pd.DataFrame | None = None) -> None:
                                    mime="image/svg+xml", key=f"rs_svg_{name}", icon=":material/draw:",
                                    on_click="ignore")
     if table is not None:
-        columns[2].download_button("CSV", data=result_views.csv_bytes(table), file_name=f"{name}.csv", mime="text/csv",
+        columns[2].download_button("CSV", data=page_tables.csv_bytes(table), file_name=f"{name}.csv", mime="text/csv",
                                    key=f"rs_csv_{name}", icon=":material/table:", on_click="ignore")
 
 
 def show_chart(chart, name: str, table: pd.DataFrame | None = None, select_key: str | None = None,
-               choice: result_views.ValueChoice | None = None, items: result_views.ItemScope | None = None,
+               choice: result_options.ValueChoice | None = None, items: people_vs_models.ItemScope | None = None,
                page_wide: bool = False):
     """Draw a chart with its exports; with ``select_key``, a click on a cell reruns the page
     and the selection state is returned. With ``choice``, the chart's subtitle says how its
@@ -220,8 +230,8 @@ def apply_url_state(options: dict, only: tuple[str, ...] | None = None) -> None:
     params = {k: v for k, v in current.items() if only is None or k in only}
     state = url_state.read_url(params, options)
     values = state.values
-    managed = [*URL_WIDGETS.values(), "rs_all_items", *(f"rs_rouge_{v}" for v in result_views.VIEWS),
-               *(f"rs_filter_{d}" for d in result_views.DIMENSIONS), *(f"{k}_kept" for k in KEPT_ACROSS_VIEWS)]
+    managed = [*URL_WIDGETS.values(), "rs_all_items", *(f"rs_rouge_{v}" for v in result_options.VIEWS),
+               *(f"rs_filter_{d}" for d in result_options.DIMENSIONS), *(f"{k}_kept" for k in KEPT_ACROSS_VIEWS)]
     for key in managed:
         st.session_state.pop(key, None)
     view = values.get("view", "heatmap")
@@ -232,7 +242,7 @@ def apply_url_state(options: dict, only: tuple[str, ...] | None = None) -> None:
             st.session_state[f"rs_rouge_{view}"] = value
         elif key == "items":
             st.session_state["rs_all_items"] = value == "all"
-        elif key in result_views.DIMENSIONS:
+        elif key in result_options.DIMENSIONS:
             st.session_state[f"rs_filter_{key}"] = list(value)
     st.session_state["rs_url_notes"] = (state.notes, None)
     show_url_notes()
@@ -303,7 +313,7 @@ def admin_panel(db, expanded: bool) -> None:
             st.rerun()
         stored = results_store.list_uploads(db)
         if stored:
-            st.dataframe(result_views.uploads_table(stored), hide_index=True)
+            st.dataframe(page_tables.uploads_table(stored), hide_index=True)
             by_id = {u.id: u for u in stored}
             victim = st.selectbox("Delete an upload", list(by_id), key="rs_delete_choice",
                                   format_func=lambda upload_id: by_id[upload_id].label)
@@ -367,10 +377,10 @@ def paper_page() -> None:
                "the values are shown exactly as printed.")
     with st.expander("Where these figures come from"):
         st.markdown(paper.source_note())
-    key = st.selectbox("Table", list(result_views.PAPER_VIEWS), key="rs_paper_view",
-                       format_func=lambda k: result_views.PAPER_VIEWS[k].label)
+    key = st.selectbox("Table", list(result_options.PAPER_VIEWS), key="rs_paper_view",
+                       format_func=lambda k: result_options.PAPER_VIEWS[k].label)
     remember("paper", key)
-    view = result_views.PAPER_VIEWS[key]
+    view = result_options.PAPER_VIEWS[key]
     if view.table is None:
         corr = paper.metric_correlations()
         chart = charts.subtitled(charts.correlation_chart(corr, "Correlation of metrics across the 12 models of "
@@ -380,7 +390,7 @@ def paper_page() -> None:
                    "GPT-4o judge 0.9937, exact match 0.9501 against human judgement) were computed on its "
                    "samples, so they differ slightly from these table-level values.")
         return
-    cells = result_views.paper_heatmap_cells(view.table, view.kind)
+    cells = heatmaps.paper_heatmap_cells(view.table, view.kind)
     table_info = paper.TABLES[view.table]
     chart = charts.subtitled(charts.paper_heatmap_chart(cells, table_info.title, view.row_title, view.col_title,
                                                         view.metric), view.metric, fit=True)
@@ -393,7 +403,7 @@ def paper_page() -> None:
 
 
 def choose_filters(frame: pd.DataFrame, dimensions) -> dict:
-    options = result_views.filter_options(frame)
+    options = result_options.filter_options(frame)
     chosen = {}
     with st.expander("Filters", expanded=bool(any(st.session_state.get(f"rs_filter_{d}") for d in dimensions))):
         columns = st.columns(3)
@@ -417,15 +427,15 @@ def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.D
     showing the old axes' labels over the new cell's rows."""
     key = drill_key(name, row, col)
     st.subheader("Samples behind a cell")
-    rows_available = result_views.axis_order(cells, "row")
-    cols_available = result_views.axis_order(cells, "col")
+    rows_available = heatmaps.axis_order(cells, "row")
+    cols_available = heatmaps.axis_order(cells, "col")
     for widget, options in ((f"rs_{key}_drill_row", rows_available), (f"rs_{key}_drill_col", cols_available)):
         if st.session_state.get(widget) not in (None, *options):
             del st.session_state[widget]  # a cell picked before the filters changed
     left, right = st.columns(2)
     row_value = left.selectbox(DIMENSION_TITLES.get(row, row), rows_available, key=f"rs_{key}_drill_row")
     col_value = right.selectbox(DIMENSION_TITLES.get(col, col), cols_available, key=f"rs_{key}_drill_col")
-    part = result_views.cell_rows(frame, row, row_value, col, col_value)
+    part = drill_downs.cell_rows(frame, row, row_value, col, col_value)
     if part.empty:
         st.info(f"No results for {row} {row_value} and {col} {col_value}.")
         return
@@ -466,17 +476,17 @@ def frame_height(text: str) -> int | str:
     return "content" if lines <= 20 else 420
 
 
-def choose_values(view: str) -> result_views.ValueChoice:
+def choose_values(view: str) -> result_options.ValueChoice:
     """The metric controls. The ROUGE-L version is remembered per view, and a view that redraws
     one of the paper's figures opens on the paper's metric."""
     c1, c2, c3, c4 = st.columns([2, 3, 2, 2])
-    metric = c1.selectbox("Metric", list(result_views.METRICS), format_func=result_views.METRICS.get, key="rs_metric")
-    rouge_options = list(result_views.ROUGE_METRICS)
-    st.session_state.setdefault(f"rs_rouge_{view}", result_views.VIEWS[view].default_rouge)
-    rouge = c2.radio("ROUGE-L", rouge_options, format_func=result_views.ROUGE_METRICS.get, key=f"rs_rouge_{view}",
+    metric = c1.selectbox("Metric", list(result_options.METRICS), format_func=result_options.METRICS.get, key="rs_metric")
+    rouge_options = list(result_options.ROUGE_METRICS)
+    st.session_state.setdefault(f"rs_rouge_{view}", result_options.VIEWS[view].default_rouge)
+    rouge = c2.radio("ROUGE-L", rouge_options, format_func=result_options.ROUGE_METRICS.get, key=f"rs_rouge_{view}",
                      disabled=metric != "rouge_l" or view == "metric_correlation",
-                     help="; ".join(result_views.ROUGE_DESCRIPTIONS.values()))
-    mode = c3.radio("Scores", result_views.MODES, horizontal=True, key="rs_mode", disabled=metric != "rouge_l",
+                     help="; ".join(result_options.ROUGE_DESCRIPTIONS.values()))
+    mode = c3.radio("Scores", result_options.MODES, horizontal=True, key="rs_mode", disabled=metric != "rouge_l",
                     help="thresholded: a ROUGE-L below the threshold counts as 0 (the paper's rule)")
     st.session_state.setdefault("rs_threshold", 0.75)
     threshold = c4.slider("Threshold", 0.0, 1.0, step=url_state.THRESHOLD_STEP, key="rs_threshold",
@@ -487,28 +497,28 @@ def choose_values(view: str) -> result_views.ValueChoice:
         remember("mode", mode)
         if mode == "thresholded":
             remember("threshold", threshold)
-    return result_views.ValueChoice(metric, rouge, mode, threshold)
+    return result_options.ValueChoice(metric, rouge, mode, threshold)
 
 
-def choose_scope(values: pd.DataFrame, view: str) -> tuple[result_views.ItemScope, int, str]:
+def choose_scope(values: pd.DataFrame, view: str) -> tuple[people_vs_models.ItemScope, int, str]:
     """Which items the view uses, its minimum n and how it shows people (pooled or each person;
     each answer is counted once either way). When people answered items, the views of
-    :data:`result_views.ITEM_VIEWS` compare them with models on those items unless “All items”
+    :data:`result_options.ITEM_VIEWS` compare them with models on those items unless “All items”
     is on (the default when no model answered any of them); the caption gives the number of shared
     items. ``values``: each person's rows apart."""
-    people = result_views.people_of(values)
-    offers_items = view in result_views.ITEM_VIEWS and bool(people)
-    offers_min_n = view in result_views.MIN_N_VIEWS
+    people = people_vs_models.people_of(values)
+    offers_items = view in result_options.ITEM_VIEWS and bool(people)
+    offers_min_n = view in result_options.MIN_N_VIEWS
     restore_kept()
     how = choose_people_as(people)
     if not (offers_items or offers_min_n):
-        return result_views.ItemScope(), result_views.DEFAULT_MIN_N, how
+        return people_vs_models.ItemScope(), result_options.DEFAULT_MIN_N, how
     a, b, c = st.columns([2, 3, 2])
-    scope = result_views.ItemScope()
+    scope = people_vs_models.ItemScope()
     if offers_items:
-        if "rs_all_items" not in st.session_state and not result_views.models_on_people_items(values):
+        if "rs_all_items" not in st.session_state and not people_vs_models.models_on_people_items(values):
             # restricted to people's items, the view would show people alone
-            st.session_state["rs_all_items"] = bool((~result_views.human_mask(values)).any())
+            st.session_state["rs_all_items"] = bool((~people_vs_models.human_mask(values)).any())
         everything = a.toggle("All items", key="rs_all_items",
                               help="Off: people and models on the same items, those people answered. On: every "
                                    "item, so models are also scored on items no person answered.")
@@ -518,11 +528,11 @@ def choose_scope(values: pd.DataFrame, view: str) -> tuple[result_views.ItemScop
         remember("items", "all" if everything else "shared")
         if not everything:
             remember("people", who)
-            scope = result_views.item_scope(values, who)
-    min_n = result_views.DEFAULT_MIN_N
+            scope = people_vs_models.item_scope(values, who)
+    min_n = result_options.DEFAULT_MIN_N
     if offers_min_n:
-        st.session_state.setdefault("rs_min_n", result_views.DEFAULT_MIN_N)
-        min_n = int(c.number_input("Minimum n", min_value=1, max_value=result_views.MAX_MIN_N, step=1,
+        st.session_state.setdefault("rs_min_n", result_options.DEFAULT_MIN_N)
+        min_n = int(c.number_input("Minimum n", min_value=1, max_value=result_options.MAX_MIN_N, step=1,
                                    key="rs_min_n", help="Cells (leaderboard rows) with fewer results are greyed "
                                                         "out (flagged), not hidden."))
         remember("min_n", min_n)
@@ -531,7 +541,7 @@ def choose_scope(values: pd.DataFrame, view: str) -> tuple[result_views.ItemScop
                                              " Models are also scored on items no person answered."))
         if (warning := scope.left_out_warning(values)) is not None:
             st.warning(warning, icon=":material/info:")
-        if scope.restricted and not result_views.models_on_people_items(values):
+        if scope.restricted and not people_vs_models.models_on_people_items(values):
             st.info("No model result is on the items people answered: turn on **All items** to see the models.",
                     icon=":material/info:")
     note_kept()
@@ -543,8 +553,8 @@ def choose_people_as(people: list[str]) -> str:
     if len(people) < 2:
         return "pool"
     st.session_state.setdefault("rs_people_as", "pool")
-    how = st.radio("People", list(result_views.PEOPLE_AS), horizontal=True, key="rs_people_as",
-                   format_func=result_views.PEOPLE_AS.get,
+    how = st.radio("People", list(people_vs_models.PEOPLE_AS), horizontal=True, key="rs_people_as",
+                   format_func=people_vs_models.PEOPLE_AS.get,
                    help="Each answer is counted once: in the pool `human` (everyone together) or under its "
                         "person `human:<name>`.")
     remember("people_as", how)
@@ -554,24 +564,24 @@ def choose_people_as(people: list[str]) -> str:
 def imported_page(db, db_path: str, version: tuple, scope: access.ResultsScope) -> None:
     frame_all = scoped_frame(db_path, version, scope)
     sources_block(frame_all)
-    view = st.selectbox("View", list(result_views.VIEWS), format_func=lambda key: result_views.VIEWS[key].label,
+    view = st.selectbox("View", list(result_options.VIEWS), format_func=lambda key: result_options.VIEWS[key].label,
                         key="rs_view")
     remember("view", view)
     choice = choose_values(view)
     items, min_n, people_as = choose_scope(value_frame(db_path, version, scope, choice), view)
     values = value_frame(db_path, version, scope, choice, people_as)
     chosen = Chosen(db, db_path, version, scope, choice, items, min_n, people_as=people_as)
-    if note := result_views.scored_otherwise(results_store.list_uploads(db), choice):
+    if note := page_tables.scored_otherwise(results_store.list_uploads(db), choice):
         st.caption(note)
-    missing = result_views.missing_values(values, choice)
+    missing = people_vs_models.missing_values(values, choice)
     if missing and view != "metric_correlation":
         st.caption(f"{missing:,} model results have no {choice.title.removesuffix(' (%)')} (stored before the "
                    "paper's metric was); they are left out. Re-import their files to score them.")
     if view == "heatmap":
         heatmap_view(chosen, values)
         return
-    filters = choose_filters(values, result_views.DIMENSIONS)
-    frame = result_views.apply_filters(items.apply(values), filters)
+    filters = choose_filters(values, result_options.DIMENSIONS)
+    frame = result_options.apply_filters(items.apply(values), filters)
     if frame.empty:
         st.info("No results match these filters.")
         return
@@ -600,27 +610,27 @@ class Chosen:
     db_path: str
     version: tuple
     scope: access.ResultsScope
-    choice: result_views.ValueChoice
-    items: result_views.ItemScope = result_views.ItemScope()
-    min_n: int = result_views.DEFAULT_MIN_N
+    choice: result_options.ValueChoice
+    items: people_vs_models.ItemScope = people_vs_models.ItemScope()
+    min_n: int = result_options.DEFAULT_MIN_N
     filters: tuple = ()  # (dimension, values) pairs, sorted: a cache key
-    people_as: str = "pool"  # result_views.PEOPLE_AS
+    people_as: str = "pool"  # people_vs_models.PEOPLE_AS
 
 
 def heatmap_view(chosen: Chosen, values: pd.DataFrame) -> None:
     a, b, c = st.columns(3)
     st.session_state.setdefault("rs_col", "format")
-    row = a.selectbox("Rows", result_views.DIMENSIONS, key="rs_row", format_func=DIMENSION_TITLES.get)
-    col = b.selectbox("Columns", result_views.DIMENSIONS, key="rs_col", format_func=DIMENSION_TITLES.get)
-    sort = c.selectbox("Order rows and columns", list(result_views.HEATMAP_SORTS), key="rs_sort",
-                       format_func=result_views.HEATMAP_SORTS.get)
+    row = a.selectbox("Rows", result_options.DIMENSIONS, key="rs_row", format_func=DIMENSION_TITLES.get)
+    col = b.selectbox("Columns", result_options.DIMENSIONS, key="rs_col", format_func=DIMENSION_TITLES.get)
+    sort = c.selectbox("Order rows and columns", list(result_options.HEATMAP_SORTS), key="rs_sort",
+                       format_func=result_options.HEATMAP_SORTS.get)
     remember("rows", row)
     remember("cols", col)
     remember("sort", sort)
     if row == col:
         st.warning("Rows and columns show the same dimension: choose two different ones.")
         return
-    filters = choose_filters(values, [d for d in result_views.DIMENSIONS if d not in (row, col)])
+    filters = choose_filters(values, [d for d in result_options.DIMENSIONS if d not in (row, col)])
     items = chosen.items
     whose = choose_whose(items.apply(values), row, col)
     cells = heatmap_cells(chosen.db_path, chosen.version, chosen.scope, chosen.choice,
@@ -628,15 +638,15 @@ def heatmap_view(chosen: Chosen, values: pd.DataFrame) -> None:
     if cells.empty:
         st.info("No results match these filters.")
         return
-    cells = result_views.flag_small_cells(cells, chosen.min_n)
+    cells = heatmaps.flag_small_cells(cells, chosen.min_n)
     title = f"{chosen.choice.title} by {DIMENSION_TITLES[row]} and {DIMENSION_TITLES[col]}"
     if "model" not in (row, col) and whose != "models":
-        title += f", {result_views.WHOSE[whose]}"
+        title += f", {people_vs_models.WHOSE[whose]}"
     if items.restricted:
         title += f", on {items.label}"
     chart = charts.heatmap_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col], title=title,
                                  value_title=chosen.choice.title, selectable=True, min_n=chosen.min_n)
-    event = show_chart(chart, f"heatmap_{row}_{col}", result_views.cells_table(cells, row, col),
+    event = show_chart(chart, f"heatmap_{row}_{col}", heatmaps.cells_table(cells, row, col),
                        select_key=f"rs_heatmap_chart_{row}_{col}", choice=chosen.choice, items=items,
                        page_wide=True)
     follow_click(event, drill_key("heatmap", row, col))  # a pick belongs to these axes
@@ -646,8 +656,8 @@ def heatmap_view(chosen: Chosen, values: pd.DataFrame) -> None:
              "name": "rows and columns are sorted by name (depth and width by number)"}[sort]
     st.caption(f"Each cell shows the mean and, under it, n (the results it rests on); {order}. Hover a cell for "
                "the 95 % bootstrap interval; click it to see its samples below. "
-               + result_views.min_n_note(chosen.min_n, cells))
-    drill(result_views.heatmap_input(values, row, col, items, filters, whose, chosen.people_as), chosen, row, col,
+               + heatmaps.min_n_note(chosen.min_n, cells))
+    drill(people_vs_models.heatmap_input(values, row, col, items, filters, whose, chosen.people_as), chosen, row, col,
           cells, "heatmap")
 
 
@@ -656,12 +666,12 @@ def choose_whose(frame: pd.DataFrame, row: str, col: str) -> str:
     in the title): its cells never mix people and models unless the reader asks."""
     if "model" in (row, col):
         return "both"
-    people = result_views.human_mask(frame)
+    people = people_vs_models.human_mask(frame)
     if people.all() or not people.any():
         return "both"  # one kind only: nothing to mix
-    keep_valid("rs_whose", list(result_views.WHOSE), result_views.default_whose(frame))
-    whose = st.radio("Results of", list(result_views.WHOSE), horizontal=True, key="rs_whose",
-                     format_func=result_views.WHOSE.get,
+    keep_valid("rs_whose", list(people_vs_models.WHOSE), people_vs_models.default_whose(frame))
+    whose = st.radio("Results of", list(people_vs_models.WHOSE), horizontal=True, key="rs_whose",
+                     format_func=people_vs_models.WHOSE.get,
                      help="Neither axis is the model, so a cell would average everyone in it: choose whose "
                           "results it averages.")
     remember("whose", whose)
@@ -669,23 +679,23 @@ def choose_whose(frame: pd.DataFrame, row: str, col: str) -> str:
 
 
 def depth_width_view(chosen: Chosen, frame: pd.DataFrame) -> None:
-    cells = result_views.flag_small_cells(result_views.depth_width_frame(frame), chosen.min_n)
+    cells = heatmaps.flag_small_cells(heatmaps.depth_width_frame(frame), chosen.min_n)
     show_chart(charts.depth_width_chart(cells, chosen.choice.title, min_n=chosen.min_n), "depth_width", cells,
                choice=chosen.choice)
     st.caption("Each model's mean (and n under it) per depth (rows) and width (columns), as the paper's Figure 4. "
-               + result_views.min_n_note(chosen.min_n, cells) + " Below: how much the per-format and per-task "
+               + heatmaps.min_n_note(chosen.min_n, cells) + " Below: how much the per-format and per-task "
                "means spread within each cell (standard deviation, points).")
     show_chart(charts.spread_chart(cells, chosen.choice.title), "depth_width_spread", choice=chosen.choice)
 
 
 def people_vs_models_view(chosen: Chosen, frame: pd.DataFrame) -> None:
-    people = result_views.people_of(frame)
+    people = people_vs_models.people_of(frame)
     if not people:
         st.info("No human-baseline results yet: they appear here once annotators have answered a study.")
         return
     items = chosen.items
-    reference = items.people or result_views.POOL
-    cells = result_views.people_vs_models_frame(frame, people=reference, same_items=items.restricted,
+    reference = items.people or people_vs_models.POOL
+    cells = people_vs_models.people_vs_models_frame(frame, people=reference, same_items=items.restricted,
                                                 items=items.items if items.restricted else None)
     if items.restricted:
         st.caption(markdown_text(f"{plural(int(cells['items'].iloc[0]), 'item')} answered by {reference}; "
@@ -700,7 +710,7 @@ def people_vs_models_view(chosen: Chosen, frame: pd.DataFrame) -> None:
 
 
 def test_vs_real_view(chosen: Chosen, frame: pd.DataFrame) -> None:
-    cells = result_views.test_vs_real_frame(frame)
+    cells = comparisons.test_vs_real_frame(frame)
     if cells.empty:
         st.info("This view needs models with results on both Test and Real-Test (suite names `test` and "
                 "`real-test`).")
@@ -717,9 +727,9 @@ def metric_correlation_view(chosen: Chosen, frame: pd.DataFrame) -> None:
         st.info("Choose at least one grouping.")
         return
     threshold = chosen.choice.threshold
-    table = result_views.metric_table(frame, by, threshold)
-    metrics = [m for m in result_views.CORRELATION_METRICS.values() if m in table.columns]
-    result = result_views.correlate(table, metrics)
+    table = comparisons.metric_table(frame, by, threshold)
+    metrics = [m for m in comparisons.CORRELATION_METRICS.values() if m in table.columns]
+    result = comparisons.correlate(table, metrics)
     if result.frame is None:
         st.info(result.reason)
         st.dataframe(table.round(2), hide_index=True)
@@ -761,11 +771,11 @@ def paired_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     if model_a == model_b or row == col:
         st.warning("Choose two different models and two different dimensions.")
         return
-    cells = result_views.paired_frame(frame, model_a, model_b, row, col)
+    cells = comparisons.paired_frame(frame, model_a, model_b, row, col)
     if cells.empty:
         st.info(markdown_text(f"{model_a} and {model_b} share no samples (same sample and prompt)."))
         return
-    cells = result_views.flag_small_cells(cells, chosen.min_n)
+    cells = heatmaps.flag_small_cells(cells, chosen.min_n)
     chart = charts.paired_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col],
                                 f"{model_a} minus {model_b} ({chosen.choice.title}), shared samples", selectable=True,
                                 min_n=chosen.min_n)
@@ -774,22 +784,22 @@ def paired_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     follow_click(event, drill_key("paired", row, col))
     st.caption(f"{plural(int(cells['n'].sum()), 'shared sample')}. Cells show the mean paired difference in points and, under "
                "it, n (pairs); * marks p < 0.05 (sign-flip permutation test, no correction for the number of cells). "
-               + result_views.min_n_note(chosen.min_n, cells) + " Click a cell to see its samples below.")
-    drill(result_views.shared_rows(frame, model_a, model_b), chosen, row, col, cells, "paired")
+               + heatmaps.min_n_note(chosen.min_n, cells) + " Click a cell to see its samples below.")
+    drill(comparisons.shared_rows(frame, model_a, model_b), chosen, row, col, cells, "paired")
 
 
 def leaderboard_view(chosen: Chosen, frame: pd.DataFrame) -> None:
-    sort = st.radio("Sort by", list(result_views.LEADERBOARD_SORTS), horizontal=True, key="rs_board_sort",
-                    format_func=result_views.LEADERBOARD_SORTS.get)
+    sort = st.radio("Sort by", list(leaderboards.LEADERBOARD_SORTS), horizontal=True, key="rs_board_sort",
+                    format_func=leaderboards.LEADERBOARD_SORTS.get)
     remember("board", sort)
     choice = chosen.choice
     rows = leaderboard_rows(chosen.db_path, chosen.version, chosen.scope, choice, chosen.filters, chosen.items,
                             chosen.people_as)
-    board = result_views.arrange_leaderboard(rows, sort, chosen.min_n)
+    board = leaderboards.arrange_leaderboard(rows, sort, chosen.min_n)
     if board.empty:
         st.info(f"No results have a {choice.title.removesuffix(' (%)')} (people have no BLEU).")
         return
-    table = result_views.leaderboard_table(board, choice)
+    table = leaderboards.leaderboard_table(board, choice)
     st.subheader(markdown_text(f"Leaderboard: {choice.title}"
                                + (f", on {chosen.items.label}" if chosen.items.restricted else "")))
     st.caption(choice.description + ".")
@@ -804,11 +814,11 @@ def leaderboard_view(chosen: Chosen, frame: pd.DataFrame) -> None:
         "below_min_n": st.column_config.CheckboxColumn("n below minimum"),
     })
     exports(choice.file_name("leaderboard"), table=choice.label_table(chosen.items.label_table(table)))
-    method = result_views.CI_DESCRIPTIONS["wilson" if choice.metric == "exact_match" else "bootstrap"]
+    method = leaderboards.CI_DESCRIPTIONS["wilson" if choice.metric == "exact_match" else "bootstrap"]
     people = "; the people pool `human` counts every answer of every person" if (board["who"] != "model").any() else ""
     st.caption(f"One row per model or person and prompt setting; n = responses with a value{people}. 95 % interval: "
                f"{method}. Rank by mean (ties share a rank); click a column header to sort by it. "
-               + result_views.min_n_note(chosen.min_n, board, rows=True))
+               + heatmaps.min_n_note(chosen.min_n, board, rows=True))
 
 
 #: Every view but the heatmap works on the filtered frame; the heatmap filters around its axes.
@@ -839,12 +849,12 @@ if scope == access.ResultsScope():  # the paper's tables only
     st.caption("Model and human results are shown to researchers and admins; here are the paper's tables.")
     paper_page()
     st.stop()
-apply_url_state(result_views.filter_options(scoped_frame(db_path, version, scope)) if has_results else {})
+apply_url_state(result_options.filter_options(scoped_frame(db_path, version, scope)) if has_results else {})
 st.session_state.setdefault("rs_source", "imported" if has_results else "paper")
-source = st.radio("Data", list(result_views.SOURCES), horizontal=True,
-                  format_func=result_views.SOURCES.get, key="rs_source")
+source = st.radio("Data", list(result_options.SOURCES), horizontal=True,
+                  format_func=result_options.SOURCES.get, key="rs_source")
 remember("source", source)
-paper_label = result_views.SOURCES["paper"]
+paper_label = result_options.SOURCES["paper"]
 if source == "paper":
     paper_page()
 elif not has_results and access.restricted(access.role_of(user)):

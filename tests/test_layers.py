@@ -101,7 +101,8 @@ NOT_YET_THROUGH_THE_PROTOCOL: dict[str, set[str]] = {
     "structext_core/evaluation/pairwise.py": {"aibench"},
     "structext_core/evaluation/prompts.py": {"benchmark"},
     "structext_core/studio/access.py": {"aibench"},
-    "structext_core/studio/campaign.py": {"benchmark"},
+    "structext_core/studio/campaign/export.py": {"benchmark"},
+    "structext_core/studio/campaign/setup.py": {"benchmark"},
     "structext_core/studio/pairwise/images.py": {"aibench"},
     "structext_core/studio/pairwise/lead.py": {"aibench"},
     "structext_core/studio/pairwise/setup.py": {"aibench"},
@@ -120,8 +121,8 @@ NOT_YET_THROUGH_THE_PROTOCOL: dict[str, set[str]] = {
     "structext_core/studio/study/aibench_study.py": {"aibench", "benchmark"},
     "structext_core/studio/study/export.py": {"benchmark"},
     "structext_core/studio/study/store.py": {"benchmark"},
+    "structext_core/views/drill_downs.py": {"benchmark"},
     "structext_core/views/explore.py": {"aibench", "benchmark"},
-    "structext_core/views/results.py": {"benchmark"},
 }
 
 

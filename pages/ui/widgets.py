@@ -9,7 +9,7 @@ from structext_core.aibench import views as aibench_views
 from structext_core.benchmark.formats import HIGHLIGHT
 from structext_core.studio import rewrite, study
 from structext_core.text.safe_text import markdown_text
-from structext_core.views import results as result_views
+from structext_core.views import page_tables
 
 
 def texts_panel(title: str, texts: rewrite.Texts, language: str, requirement: str | None = None) -> None:
@@ -64,6 +64,6 @@ def aibench_heatmap(rows: pd.DataFrame, row_axis: str, column_axis: str, file_na
     """One heatmap of the answer rows, with its cells (value and n) as a CSV."""
     cells = aibench_views.heatmap(rows, row_axis, column_axis)
     st.altair_chart(aibench_views.heatmap_chart(cells, row_axis, column_axis), width="stretch")
-    st.download_button("CSV", data=result_views.csv_bytes(aibench_views.heatmap_table(cells, row_axis, column_axis)),
+    st.download_button("CSV", data=page_tables.csv_bytes(aibench_views.heatmap_table(cells, row_axis, column_axis)),
                        file_name=f"{file_name}.csv", mime="text/csv", key=f"rs_aib_csv_{file_name}",
                        icon=":material/table:", on_click="ignore")

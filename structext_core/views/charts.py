@@ -1,9 +1,10 @@
 """The Results page's Altair charts (heatmaps, facets, interval bars, correlation and paired
 charts, the paper's heatmaps) and their PNG/SVG export, built from the frames of
-:mod:`structext_core.views.results`.
+the Results views (:mod:`~structext_core.views.heatmaps`, :mod:`~structext_core.views.leaderboards`,
+:mod:`~structext_core.views.comparisons`, :mod:`~structext_core.views.people_vs_models`).
 
 Every heatmap cell of results prints its n under its value and has it in its tooltip; a cell
-flagged ``below_min`` (:func:`structext_core.views.results.flag_small_cells`) is greyed out,
+flagged ``below_min`` (:func:`structext_core.views.heatmaps.flag_small_cells`) is greyed out,
 its value and n still printed, so a thin cell is seen as thin rather than missing."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Mapping, Sequence
 import altair as alt
 import pandas as pd
 
-from structext_core.views.results import axis_order
+from structext_core.views.heatmaps import axis_order
 
 COLOR_SCHEME = "viridis"
 # width / height mean the plotting area; axes, labels and legend come on top. (Streamlit's

@@ -10,21 +10,18 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from structext_core.views.results import (
+from structext_core.views.leaderboards import LEADERBOARD_SORTS
+from structext_core.views.people_vs_models import PEOPLE_AS, POOL, WHOSE, is_human
+from structext_core.views.result_options import (
     DIMENSIONS,
     HEATMAP_SORTS,
-    LEADERBOARD_SORTS,
     MAX_MIN_N,
     METRICS,
     MODES,
     PAPER_VIEWS,
-    PEOPLE_AS,
-    POOL,
     ROUGE_METRICS,
     SOURCES,
     VIEWS,
-    WHOSE,
-    is_human,
 )
 
 ITEM_SCOPES = ("shared", "all")

@@ -22,7 +22,7 @@ def stored_set(root: Path, papers: int = 3, name: str = DATASET) -> Path:
 def setup(tmp_path: Path, monkeypatch, papers: int = 3, reviewers: int = 2) -> dict:
     monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "structext.db"))
     monkeypatch.setenv("STRUCTEXT_AIBENCH_DIR", str(tmp_path / "aibench"))
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     stored_set(tmp_path, papers)
     db = storage.open_db()
     lead = accounts.create_user(db, "lead", "password1", "admin")

@@ -22,7 +22,7 @@ def world(request, tmp_path, monkeypatch):
     """Accounts, an image study where people and the solver part on one question of the original
     figure, and a pairwise study with votes (on a copy of the stored sets: predictions are added)."""
     request.getfixturevalue("own_copy")
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     db = storage.open_db(tmp_path / "structext.db")
     lead = accounts.create_user(db, "lead", "password1", "admin")
     reader = accounts.create_user(db, "reader", "password1", "researcher")

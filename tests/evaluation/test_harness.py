@@ -21,10 +21,10 @@ import pytest
 from structext_core.benchmark import samples as samples_mod
 from structext_core.benchmark import suites
 from structext_core.cli import main as cli
-from structext_core.evaluation import harness, harness_export, results
+from structext_core.evaluation import harness, harness_entries, harness_export, inspect_ai_logs, results
 from structext_core.evaluation.results import ResultsImportError
 from structext_core.studio import results_frame, results_store, storage
-from structext_core.views import results as result_views
+from structext_core.views import comparisons, result_options
 
 pytest.importorskip("inspect_ai")
 pytest.importorskip("lm_eval")
@@ -225,7 +225,7 @@ def rewrite_eval_log(source: Path, target: Path, change) -> None:
     """Copy an .eval log with ``change(name, sample)`` applied to every sample member, deflated."""
     with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as new:
         for info in old.infolist():
-            data = harness._read_member(old, old.fp, info)
+            data = inspect_ai_logs._read_member(old, old.fp, info)
             if info.filename.startswith("samples/"):
                 data = json.dumps(change(info.filename, json.loads(data)))
             new.writestr(info.filename, data)
@@ -253,7 +253,7 @@ def test_inspect_samples_without_our_ids_are_matched_by_prompt(inspect_logs, sui
 def test_json_log_read_in_tiny_chunks_gives_the_same_rows(inspect_logs, suite, monkeypatch):
     index = results.SampleIndex(suite[1])
     whole = harness.read_log(inspect_logs["json"], index)[1]
-    monkeypatch.setattr(harness, "_JSON_CHUNK", 97)
+    monkeypatch.setattr(inspect_ai_logs, "_JSON_CHUNK", 97)
     assert harness.read_log(inspect_logs["json"], index)[1] == whole
 
 
@@ -446,17 +446,17 @@ def test_zip_bomb_is_refused_before_any_member_is_read(suite, monkeypatch):
     message = read_bytes_error(bomb, suite[1])
     assert "log.eval" in message and "expands" in message and "zip bomb" in message
     read = []
-    monkeypatch.setattr(harness, "_read_member", lambda *a: read.append(a) or "")
+    monkeypatch.setattr(inspect_ai_logs, "_read_member", lambda *a: read.append(a) or "")
     read_bytes_error(bomb, suite[1])
     assert read == []  # refused from the directory alone
 
 
 def test_too_many_members_and_too_large_members_are_refused(suite, monkeypatch):
     members = {"header.json": HEADER, **{f"samples/{i}_epoch_1.json": good_sample(suite[1][0]) for i in range(6)}}
-    monkeypatch.setattr(harness, "MAX_ZIP_MEMBERS", 5)
+    monkeypatch.setattr(inspect_ai_logs, "MAX_ZIP_MEMBERS", 5)
     assert "holds 7 members; the limit is 5" in read_bytes_error(make_zip(members), suite[1])
-    monkeypatch.setattr(harness, "MAX_ZIP_MEMBERS", 1000)
-    monkeypatch.setattr(harness, "MAX_ENTRY_BYTES", 100)
+    monkeypatch.setattr(inspect_ai_logs, "MAX_ZIP_MEMBERS", 1000)
+    monkeypatch.setattr(harness_entries, "MAX_ENTRY_BYTES", 100)
     message = read_bytes_error(make_zip(members), suite[1])
     assert "member header.json" in message or "member samples/" in message
     assert "per member" in message
@@ -633,7 +633,7 @@ def test_results_page_imports_an_uploaded_inspect_log_and_refuses_a_bomb(inspect
 def test_an_approved_campaign_export_lands_as_a_suite_the_app_uses(tmp_path, monkeypatch):
     from structext_core.studio import accounts, campaign, rewrite
 
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     db = storage.open_db(tmp_path / "structext.db")
     admin = accounts.create_user(db, "lead", "password1", "admin")
     annotator = accounts.create_user(db, "ann1", "password1", "annotator")
@@ -662,15 +662,15 @@ def test_an_approved_campaign_export_lands_as_a_suite_the_app_uses(tmp_path, mon
         lines = [json.dumps({"sample_id": s["id"], "model": "m", "prompt": "naive",
                              "response": f"### Answer:\n{s['answer']}"}) for s in rows]
         results_store.import_results(db, "\n".join(lines).encode(), name, rows)
-    frame = result_views.with_value(results_frame.load_results(db, include_humans=False))
-    compared = result_views.test_vs_real_frame(frame, n_boot=20)
+    frame = result_options.with_value(results_frame.load_results(db, include_humans=False))
+    compared = comparisons.test_vs_real_frame(frame, n_boot=20)
     assert set(compared["set"]) == {"Test", "Real-Test"} and set(compared["n"]) == {3}
 
 
 def test_campaign_export_without_a_suites_folder_writes_no_suite(tmp_path, monkeypatch):
     from structext_core.studio import campaign
 
-    monkeypatch.setattr(campaign, "export_samples", lambda db, cid: suites.generate_cell(8, 1, 1, 1, suite="real-test"))
+    monkeypatch.setattr(campaign.export, "export_samples", lambda db, cid: suites.generate_cell(8, 1, 1, 1, suite="real-test"))
     db = storage.open_db(tmp_path / "structext.db")
     result = campaign.export_campaign(db, 1, tmp_path / "export")
     assert result.suite is None and result.jsonl.exists()
@@ -699,7 +699,7 @@ def campaign_page_env(isolated_env, monkeypatch):
     """As test_page_campaign_admin's env: an admin, an annotator and a small Test suite."""
     from structext_core.studio import accounts
 
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     db = storage.open_db()
     admin = accounts.create_user(db, "lead", "password1", "admin")
     annotator = accounts.create_user(db, "ann1", "password1", "annotator")

@@ -37,7 +37,7 @@ ANN2_REVIEW_REASON = "ann2 removes this because zqxj-review-secret"
 def world(tmp_path_factory):
     """Suites, accounts, an open Test-Hard study answered in part, model results, a campaign."""
     root = tmp_path_factory.mktemp("access_pages")
-    accounts.SCRYPT_N, saved_n = 2**4, accounts.SCRYPT_N
+    accounts.credentials.SCRYPT_N, saved_n = 2**4, accounts.credentials.SCRYPT_N
     try:
         hard = suites.generate_suite(HARD, seed=0)
         test = suites.generate_suite(TEST, seed=0)
@@ -52,7 +52,7 @@ def world(tmp_path_factory):
             "ann2": accounts.create_user(db, "ann2", "password1", "annotator"),
         }
     finally:
-        accounts.SCRYPT_N = saved_n
+        accounts.credentials.SCRYPT_N = saved_n
     study_id = study.create_study(db, name="hard-pilot", suite="test-hard", samples=hard, n_items=N_ITEMS,
                                   annotator_ids=[people["ann1"]["id"], people["ann2"]["id"]])
     responses = {"ann1": [], "ann2": []}
@@ -285,7 +285,7 @@ def test_accounts_and_study_admin_offer_researcher_accounts_public_mode_and_resu
 
 
 def test_rewrite_item_that_is_also_an_open_study_question_keeps_its_answer_hidden(isolated_env, monkeypatch):
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     db = storage.open_db()
     admin = accounts.create_user(db, "lead", "password1", "admin")
     ann = accounts.create_user(db, "ann1", "password1", "annotator")

@@ -17,7 +17,7 @@ PAGE = Path(__file__).resolve().parents[2] / "pages" / "adjudication.py"
 def db(tmp_path, monkeypatch):
     monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "structext.db"))
     monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     return storage.open_db()
 
 

@@ -19,7 +19,7 @@ PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "campaign_admin.py")
 @pytest.fixture
 def env(isolated_env, monkeypatch):
     """Admin, two annotators, and a small 'test' suite file (every task, depths 1-2, one sample each)."""
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     db = storage.open_db()
     admin = accounts.create_user(db, "lead", "password1", "admin")
     ann1 = accounts.create_user(db, "ann1", "password1", "annotator")

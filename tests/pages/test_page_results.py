@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from structext_core.evaluation import paper
 from structext_core.studio import results_frame, results_store, storage
-from structext_core.views import results as result_views
+from structext_core.views import comparisons, leaderboards, people_vs_models, result_options
 from tests.results_data import build_dataset, hard_samples, make_test_and_real_samples, result_lines
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "results.py"
@@ -88,7 +88,7 @@ def all_items(at) -> AppTest:
 
 def on_shared_items(frame: pd.DataFrame) -> pd.DataFrame:
     """The rows on the items the people pool answered: what the default views show."""
-    return frame[frame["sample_id"].isin(result_views.answered_items(frame))]
+    return frame[frame["sample_id"].isin(people_vs_models.answered_items(frame))]
 
 
 def test_fresh_install_shows_the_paper_tables(empty_env):
@@ -144,7 +144,7 @@ def test_heatmap_of_imported_results(env):
     assert at.radio(key="rs_source").value == "imported"
     assert at.toggle(key="rs_all_items").value is False
     (spec, frames), = charts(at)[:1]
-    frame = result_views.people_as(result_views.with_value(results_frame.load_results(storage.open_db())))
+    frame = people_vs_models.people_as(result_options.with_value(results_frame.load_results(storage.open_db())))
     assert_cells(frames[0], on_shared_items(frame))
     assert set(frames[0]["row_label"]) == {"human", "good", "weak"}  # people pooled, each answer once
     at.radio(key="rs_people_as").set_value("each").run()
@@ -171,7 +171,7 @@ def test_heatmap_rows_columns_filters_and_raw_switch(env):
     at.multiselect(key="rs_filter_model").set_value(["good"]).run()
     assert not at.exception
     data = charts(at)[0][1][0]
-    frame = result_views.with_value(results_frame.load_results(storage.open_db()))
+    frame = result_options.with_value(results_frame.load_results(storage.open_db()))
     good = frame[frame["model"] == "good"]
     expected = good.groupby(["task", "depth"])["value"].mean()
     assert len(data) == len(expected)
@@ -179,7 +179,7 @@ def test_heatmap_rows_columns_filters_and_raw_switch(env):
         assert record["mean"] == pytest.approx(expected.loc[(record["row_label"], int(record["col_label"]))])
     at.radio(key="rs_mode").set_value("raw").run()
     raw = charts(at)[0][1][0]
-    expected_raw = result_views.with_value(good, mode="raw").groupby(["task", "depth"])["value"].mean()
+    expected_raw = result_options.with_value(good, mode="raw").groupby(["task", "depth"])["value"].mean()
     for record in raw.to_dict("records"):
         assert record["mean"] == pytest.approx(expected_raw.loc[(record["row_label"], int(record["col_label"]))])
     assert raw["mean"].sum() > data["mean"].sum()
@@ -280,7 +280,7 @@ def test_a_restricted_leaderboard_says_what_it_leaves_out(env):
     select(at, "rs_view", "leaderboard")
     frame = results_frame.load_results(storage.open_db())
     models = frame[~frame["model"].str.startswith("human")]
-    left_out = int((~models["sample_id"].isin(result_views.answered_items(frame))).sum())
+    left_out = int((~models["sample_id"].isin(people_vs_models.answered_items(frame))).sum())
     warning, = [w.value for w in at.warning if "left out" in w.value]
     assert f"the 12 items human answered only: {left_out:,} model results on other items are left out" in warning
     assert "**All items**" in warning
@@ -317,8 +317,8 @@ def test_people_vs_models_view_uses_the_people_items(env):
     assert each["n"].sum() == data["n"].sum()  # each answer once, pooled or not
     at.radio(key="rs_people_as").set_value("pool").run()
     # a view of the paper's figures opens on the paper's metric
-    frame = result_views.with_value(results_frame.load_results(storage.open_db()), rouge="paper")
-    items = result_views.answered_items(frame)
+    frame = result_options.with_value(results_frame.load_results(storage.open_db()), rouge="paper")
+    items = people_vs_models.answered_items(frame)
     good = frame[(frame["model"] == "good") & frame["sample_id"].isin(items)].groupby("task")["value"].mean()
     mine = data[data["model"] == "good"].set_index("task")["mean"]
     for task, mean in good.items():
@@ -336,8 +336,8 @@ def test_compare_two_models_marks_significant_cells_and_drills_down(env):
     select(at, "rs_model_a", "good")
     select(at, "rs_model_b", "weak")
     data = charts(at)[0][1][0]
-    frame = result_views.with_value(results_frame.load_results(storage.open_db()))
-    expected = result_views.paired_frame(frame, "good", "weak", "format", "depth")
+    frame = result_options.with_value(results_frame.load_results(storage.open_db()))
+    expected = comparisons.paired_frame(frame, "good", "weak", "format", "depth")
     assert sorted(data["text"]) == sorted(expected.apply(lambda r: f"{r['diff']:+.1f}{r['mark']}", axis=1))
     assert any(t.endswith("*") for t in data["text"])
     select(at, "rs_paired_format_depth_drill_row", "json")
@@ -526,7 +526,7 @@ def test_the_metric_control_defaults_to_ours_on_the_heatmap(env):
 def test_views_of_the_papers_figures_open_on_its_metric(env, view):
     at = select(open_page(), "rs_view", view)
     assert at.radio(key=f"rs_rouge_{view}").value == "paper"
-    frame = result_views.with_value(results_frame.load_results(storage.open_db()), rouge="paper")
+    frame = result_options.with_value(results_frame.load_results(storage.open_db()), rouge="paper")
     for spec, _ in charts(at):
         text, subtitle = titles(spec)
         assert "paper ROUGE-L ≥ 0.75 (%)" in text, text
@@ -545,7 +545,7 @@ def test_switching_to_the_papers_metric_changes_the_heatmap(env):
     (spec, frames), = charts(at)[:1]
     paper = frames[0]
     assert titles(spec)[0].startswith("paper ROUGE-L ≥ 0.75 (%)")
-    frame = result_views.people_as(result_views.with_value(results_frame.load_results(storage.open_db()),
+    frame = people_vs_models.people_as(result_options.with_value(results_frame.load_results(storage.open_db()),
                                                            rouge="paper"))
     expected = frame.groupby(["model", "format"])["value"].mean()
     for record in paper.to_dict("records"):
@@ -629,7 +629,7 @@ def test_leaderboard_on_the_shared_items_sortable_and_downloadable(env, download
     mean, low, high = ("mean_rouge_l_strict_t0.75", "ci95_low_rouge_l_strict_t0.75", "ci95_high_rouge_l_strict_t0.75")
     assert list(table.columns) == ["rank", "model", "prompt", "who", mean, "n", low, high, "ci95_method",
                                    "below_min_n"]
-    frame = on_shared_items(result_views.people_as(result_views.with_value(
+    frame = on_shared_items(people_vs_models.people_as(result_options.with_value(
         results_frame.load_results(storage.open_db()))))
     expected = frame.groupby(["model", "prompt"])["value"].agg(["mean", "size"])
     assert len(table) == len(expected)
@@ -639,7 +639,7 @@ def test_leaderboard_on_the_shared_items_sortable_and_downloadable(env, download
         assert record[low] <= record[mean] + 0.01 and record[mean] <= record[high] + 0.01
     assert table[mean].tolist() == sorted(table[mean], reverse=True)  # best first
     assert set(table["who"]) == {"model", "people (pool)"}
-    assert set(table["ci95_method"]) == {result_views.CI_METHODS["bootstrap"]}
+    assert set(table["ci95_method"]) == {leaderboards.CI_METHODS["bootstrap"]}
     assert any(c.value.startswith("Leaderboard: strict ROUGE-L ≥ 0.75 (%), on the 12 items") for c in at.subheader)
     csv = downloads.csv("leaderboard_rouge_l_strict_t0.75.csv")
     assert list(csv.columns[:3]) == ["metric", "threshold", "on_items"] and mean in csv.columns
@@ -657,7 +657,7 @@ def test_leaderboard_of_exact_match_uses_wilson(env, downloads):
     all_items(at)
     select(at, "rs_metric", "exact_match")
     table = board(at)
-    assert set(table["ci95_method"]) == {result_views.CI_METHODS["wilson"]}
+    assert set(table["ci95_method"]) == {leaderboards.CI_METHODS["wilson"]}
     frame = results_frame.load_results(storage.open_db())
     good = frame[(frame["model"] == "good") & (frame["prompt"] == "naive")]["exact_match"]
     k, n, z = int(good.sum()), len(good), 1.959963984540054

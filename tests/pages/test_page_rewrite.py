@@ -17,7 +17,7 @@ PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "rewrite.py")
 @pytest.fixture
 def setup(isolated_env, monkeypatch):
     """One admin, one annotator and a campaign of one JSON object-by-id sample (task 8, depth 1)."""
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     db = storage.open_db()
     admin = accounts.create_user(db, "lead", "password1", "admin")
     ann = accounts.create_user(db, "ann1", "password1", "annotator")
@@ -44,7 +44,7 @@ def button(at, label):
 
 
 def test_annotator_without_campaign_sees_why(isolated_env, monkeypatch):
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     ann = accounts.create_user(storage.open_db(), "solo", "password1", "annotator")
     at = run_as(ann)
     assert not at.exception
@@ -213,7 +213,7 @@ def test_admin_can_accept_a_structure_exception(setup):
 
 
 def test_submitting_moves_on_to_the_next_item_to_do(isolated_env, monkeypatch):
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     db = storage.open_db()
     admin = accounts.create_user(db, "lead", "password1", "admin")
     ann = accounts.create_user(db, "ann1", "password1", "annotator")
@@ -281,7 +281,7 @@ def test_a_draft_whose_check_hangs_opens_says_why_and_can_be_fixed(setup, check_
 
 def test_a_yaml_draft_nested_50000_deep_opens_and_can_be_fixed(isolated_env, monkeypatch, check_workers):
     """PyYAML's C loader segfaults on this draft in the plain core: the page process would die."""
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     db = storage.open_db()
     admin = accounts.create_user(db, "lead", "password1", "admin")
     ann = accounts.create_user(db, "ann1", "password1", "annotator")
@@ -303,7 +303,7 @@ def test_a_yaml_draft_nested_50000_deep_opens_and_can_be_fixed(isolated_env, mon
 
 def test_other_sessions_are_served_while_one_draft_hangs(isolated_env, monkeypatch, check_workers):
     """Two annotators at once: the one whose draft hangs waits out its budget, the other does not."""
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     db = storage.open_db()
     admin = accounts.create_user(db, "lead", "password1", "admin")
     ann1 = accounts.create_user(db, "ann1", "password1", "annotator")

@@ -31,7 +31,7 @@ def world(aibench_root, tmp_path, monkeypatch):
     monkeypatch.setenv(settings.AIBENCH_DIR_ENV, str(aibench_root))
     monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "structext.db"))
     monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     db = storage.open_db(tmp_path / "structext.db")
     people = {name: accounts.create_user(db, name, "password1", role) for name, role in
               (("lead", "admin"), ("ann1", "annotator"), ("ann2", "annotator"), ("reader", "researcher"))}

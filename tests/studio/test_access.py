@@ -105,7 +105,7 @@ def test_refusal_says_why():
 
 @pytest.fixture
 def db(monkeypatch):
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     return storage.open_db(":memory:")
 
 
@@ -312,7 +312,7 @@ def test_drill_down_rows_of_hidden_samples_are_dropped():
 
 
 def test_migration_5_adds_the_researcher_role_and_keeps_existing_rows(tmp_path, monkeypatch):
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     path = tmp_path / "old.db"
     monkeypatch.setattr(storage, "MIGRATIONS", storage.MIGRATIONS[:4])
     old = storage.open_db(path)
@@ -327,7 +327,7 @@ def test_migration_5_adds_the_researcher_role_and_keeps_existing_rows(tmp_path, 
         old.execute("INSERT INTO users (username, password_hash, role, created_at) VALUES ('r', 'x', 'researcher', 0)")
     old.conn.close()
     monkeypatch.undo()
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     db = storage.open_db(path)
     assert storage.schema_version(db) == storage.latest_version()
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -184,7 +184,7 @@ from tests.studio.study.support import grid_samples, make_study, run_study  # no
 
 @pytest.fixture
 def team(db, monkeypatch):
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)  # fast hashing: many accounts below
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)  # fast hashing: many accounts below
     return {name: accounts.create_user(db, name, "password-123", role)
             for name, role in (("lead", "admin"), ("boss", "admin"), ("ann1", "annotator"),
                                ("ann2", "annotator"), ("ann3", "annotator"))}
@@ -447,7 +447,7 @@ def test_admin_changes_are_recorded(db, team):
 
 @pytest.fixture
 def thr2(db, monkeypatch):
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     return accounts.create_user(db, "thr2", "right password", "annotator")
 
 
@@ -488,7 +488,7 @@ def test_lookup_creation_and_lock_use_one_normal_form(db, thr2):
     assert accounts.authenticate(db, "ＴＨＲ２", "right password")["id"] == thr2["id"]
     with pytest.raises(accounts.AccountError, match="already taken"):
         accounts.create_user(db, "ｔｈｒ２", "another password", "annotator")
-    assert accounts._name_key("ｔｈｒ２") == accounts._name_key(" THR2") == accounts._name_key("thr2")
+    assert accounts.logins._name_key("ｔｈｒ２") == accounts.logins._name_key(" THR2") == accounts.logins._name_key("thr2")
     assert user_count(db) == 1
 
 

@@ -28,7 +28,7 @@ def small_suite():
 
 @pytest.fixture
 def people(db, monkeypatch):
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)  # fast hashing in tests
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)  # fast hashing in tests
     admin = accounts.create_user(db, "lead", "password1", "admin")
     ann1 = accounts.create_user(db, "ann1", "password1", "annotator")
     ann2 = accounts.create_user(db, "ann2", "password1", "annotator")
@@ -101,7 +101,7 @@ def test_setup_refusals_write_nothing(db, people, small_suite, monkeypatch):
         campaign.create_campaign(db, "A", small_suite, 5, [], admin)
     with pytest.raises(campaign.CampaignError, match="Only an admin"):
         campaign.create_campaign(db, "A", small_suite, 5, [ann1["id"]], ann1)
-    monkeypatch.setattr(campaign, "shipped_scenarios", lambda: ["one", "two"])
+    monkeypatch.setattr(campaign.setup, "shipped_scenarios", lambda: ["one", "two"])
     with pytest.raises(campaign.CampaignError, match="catalogue has 2 scenarios but 5 samples"):
         campaign.create_campaign(db, "A", small_suite, 5, [ann1["id"]], admin)
     assert db.execute("SELECT COUNT(*) FROM rewrite_campaigns").fetchone()[0] == 0
@@ -582,7 +582,7 @@ def test_failed_export_leaves_the_earlier_export_as_it_was(db, people, tmp_path,
         (directory / "0Shotbenchmark" / "half.json").write_text("{")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(campaign.official, "write_layout", disk_full)
+    monkeypatch.setattr(campaign.export.official, "write_layout", disk_full)
     with pytest.raises(OSError, match="No space left"):
         campaign.export_campaign(db, cid, folder)
     assert snapshot(folder) == before

@@ -367,7 +367,7 @@ def test_preview_that_cannot_run_says_so(default_test_pool):
 
 @pytest.fixture
 def submission_setup(isolated_env, monkeypatch, default_test_pool):
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     db = storage.open_db()
     admin = accounts.create_user(db, "lead", "password1", "admin")
     ann = accounts.create_user(db, "ann1", "password1", "annotator")

@@ -15,7 +15,7 @@ def db():
 
 @pytest.fixture
 def people(db, monkeypatch):
-    monkeypatch.setattr(accounts, "SCRYPT_N", 2**4)
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     return {name: accounts.create_user(db, name, "password-123", role)
             for name, role in (("lead", "admin"), ("ann1", "annotator"), ("ann2", "annotator"))}
 

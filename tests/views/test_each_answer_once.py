@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from structext_core.studio import access, results_store, study
-from structext_core.views import results as result_views
+from structext_core.views import heatmaps, people_vs_models, result_options
 
 AXES = ("model", "prompt", "suite", "format", "task", "depth", "width")
 
@@ -36,7 +36,7 @@ def test_results_hold_each_answer_once(frame, answers):
     """The frame Results reads has one row per answer: no model is a pool repeating persons."""
     assert len(frame) == len(answers)
     assert Counter(frame["model"]) == Counter(answers["model"])
-    cells = result_views.heatmap_frame(result_views.with_value(frame), "task", "depth", n_boot=10)
+    cells = heatmaps.heatmap_frame(result_options.with_value(frame), "task", "depth", n_boot=10)
     assert cells["n"].sum() == len(answers)  # the issue's view: task category x depth, all items
 
 
@@ -47,18 +47,18 @@ def test_heatmap_cells_count_each_answer_in_view_once(frame, answers, seed):
     everyone = sorted(answers["model"].unique())
     kept = rnd.sample(everyone, rnd.randint(1, len(everyone)))
     row, col = rnd.sample(AXES, 2)
-    whose, how = rnd.choice(list(result_views.WHOSE)), rnd.choice(list(result_views.PEOPLE_AS))
+    whose, how = rnd.choice(list(people_vs_models.WHOSE)), rnd.choice(list(people_vs_models.PEOPLE_AS))
     per_person = rnd.random() < 0.5  # an admin; else a role that sees people pooled only
     scope = access.ResultsScope(everything=True) if per_person else access.ResultsScope(
         models=True, suites=tuple(sorted(set(frame["suite"]))),
         human_sources=(results_store.HUMAN_SOURCE_PREFIX + "pilot",))
-    values = result_views.with_value(access.filter_results(frame[frame["model"].isin(kept)], scope))
+    values = result_options.with_value(access.filter_results(frame[frame["model"].isin(kept)], scope))
     restricted = rnd.random() < 0.5
-    items = result_views.item_scope(values, result_views.POOL) if restricted else result_views.ItemScope()
+    items = people_vs_models.item_scope(values, people_vs_models.POOL) if restricted else people_vs_models.ItemScope()
     depth = rnd.choice([(1,), (1, 2), (2, 3)])
     filters = {} if "depth" in (row, col) else {"depth": depth}
 
-    cells = result_views.heatmap_frame(result_views.heatmap_input(values, row, col, items, filters, whose, how),
+    cells = heatmaps.heatmap_frame(people_vs_models.heatmap_input(values, row, col, items, filters, whose, how),
                                        row, col, n_boot=5)
 
     expected = answers[answers["model"].isin(kept)]

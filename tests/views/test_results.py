@@ -9,16 +9,25 @@ import pandas as pd
 import pytest
 
 from structext_core.evaluation import results, scoring
-from structext_core.views import charts, url_state
-from structext_core.views import results as result_views
+from structext_core.views import (
+    charts,
+    comparisons,
+    drill_downs,
+    heatmaps,
+    leaderboards,
+    page_tables,
+    people_vs_models,
+    result_options,
+    url_state,
+)
 from tests.results_data import hard_samples
 
 # ---------------------------------------------------------------- values and the heatmap
 
 
 def test_with_value_thresholded_and_raw(frame):
-    raw = result_views.with_value(frame, "rouge_l", "raw")["value"]
-    thresholded = result_views.with_value(frame, "rouge_l", "thresholded", 0.75)["value"]
+    raw = result_options.with_value(frame, "rouge_l", "raw")["value"]
+    thresholded = result_options.with_value(frame, "rouge_l", "thresholded", 0.75)["value"]
     assert np.allclose(raw, 100 * frame["rouge_l"])
     expected = np.where(frame["rouge_l"] >= 0.75, 100 * frame["rouge_l"], 0.0)
     assert np.allclose(thresholded, expected)
@@ -31,14 +40,14 @@ def test_with_value_thresholded_and_raw(frame):
 @pytest.mark.parametrize("bad", [{"metric": "accuracy"}, {"mode": "binary"}, {"threshold": 1.5}])
 def test_with_value_rejects_unknown_options(frame, bad):
     with pytest.raises(ValueError):
-        result_views.with_value(frame, **{"metric": "rouge_l", "mode": "raw", "threshold": 0.75, **bad})
+        result_options.with_value(frame, **{"metric": "rouge_l", "mode": "raw", "threshold": 0.75, **bad})
 
 
 @pytest.mark.parametrize("row, col", [("model", "format"), ("task", "depth"), ("prompt", "width"),
                                       ("suite", "model")])
 def test_heatmap_cells_are_group_means_with_n_and_interval(frame, row, col):
-    values = result_views.with_value(frame)
-    cells = result_views.heatmap_frame(values, row, col, n_boot=200)
+    values = result_options.with_value(frame)
+    cells = heatmaps.heatmap_frame(values, row, col, n_boot=200)
     expected = values.groupby([row, col], observed=True)["value"].agg(["mean", "size"])
     assert len(cells) == len(expected)
     for record in cells.to_dict("records"):
@@ -49,55 +58,55 @@ def test_heatmap_cells_are_group_means_with_n_and_interval(frame, row, col):
 
 
 def test_heatmap_rows_and_columns_sorted_by_mean(frame):
-    values = result_views.with_value(frame)
-    cells = result_views.heatmap_frame(values, "model", "format", n_boot=50)
+    values = result_options.with_value(frame)
+    cells = heatmaps.heatmap_frame(values, "model", "format", n_boot=50)
     # ties keep the alphabetical order (stable sort)
     row_means = values.groupby("model")["value"].mean().sort_values(ascending=False, kind="stable")
-    assert result_views.axis_order(cells, "row") == list(row_means.index)
+    assert heatmaps.axis_order(cells, "row") == list(row_means.index)
     col_means = values.groupby("format")["value"].mean().sort_values(ascending=False, kind="stable")
-    assert result_views.axis_order(cells, "col") == list(col_means.index)
+    assert heatmaps.axis_order(cells, "col") == list(col_means.index)
 
 
 def test_heatmap_sorted_by_name(frame):
-    cells = result_views.heatmap_frame(result_views.with_value(frame), "depth", "model", n_boot=20, sort="name")
-    assert result_views.axis_order(cells, "row") == ["1", "2"]
-    assert result_views.axis_order(cells, "col") == sorted(set(frame["model"]))
+    cells = heatmaps.heatmap_frame(result_options.with_value(frame), "depth", "model", n_boot=20, sort="name")
+    assert heatmaps.axis_order(cells, "row") == ["1", "2"]
+    assert heatmaps.axis_order(cells, "col") == sorted(set(frame["model"]))
     with pytest.raises(ValueError, match="unknown sort"):
-        result_views.heatmap_frame(result_views.with_value(frame), "depth", "model", sort="size")
+        heatmaps.heatmap_frame(result_options.with_value(frame), "depth", "model", sort="size")
 
 
 def test_heatmap_keeps_the_order_of_depth_and_width_by_default(frame):
     """Issue 19: width was shown 1, 3, 2 (sorted by mean). By default ordered axes keep their order,
     the others are sorted by mean; "mean" sorts all by mean."""
-    values = result_views.with_value(frame)
+    values = result_options.with_value(frame)
     values.loc[values["depth"] == 1, "value"] = 10.0  # depth 2 now has the higher mean
     values.loc[values["depth"] == 2, "value"] = 90.0
-    cells = result_views.heatmap_frame(values, "depth", "model", n_boot=20)
-    assert result_views.axis_order(cells, "row") == ["1", "2"]
+    cells = heatmaps.heatmap_frame(values, "depth", "model", n_boot=20)
+    assert heatmaps.axis_order(cells, "row") == ["1", "2"]
     model_means = values.groupby("model")["value"].mean().sort_values(ascending=False, kind="stable")
-    assert result_views.axis_order(cells, "col") == list(model_means.index)
-    by_mean = result_views.heatmap_frame(values, "depth", "model", n_boot=20, sort="mean")
-    assert result_views.axis_order(by_mean, "row") == ["2", "1"]
+    assert heatmaps.axis_order(cells, "col") == list(model_means.index)
+    by_mean = heatmaps.heatmap_frame(values, "depth", "model", n_boot=20, sort="mean")
+    assert heatmaps.axis_order(by_mean, "row") == ["2", "1"]
 
 
 def test_heatmap_same_dimension_twice_is_refused(frame):
     with pytest.raises(ValueError, match="different dimensions"):
-        result_views.heatmap_frame(result_views.with_value(frame), "model", "model")
+        heatmaps.heatmap_frame(result_options.with_value(frame), "model", "model")
 
 
 def test_filters_keep_chosen_values_only(frame):
-    values = result_views.with_value(frame)
-    part = result_views.apply_filters(values, {"model": ("good",), "depth": (2,), "prompt": ()})
+    values = result_options.with_value(frame)
+    part = result_options.apply_filters(values, {"model": ("good",), "depth": (2,), "prompt": ()})
     assert set(part["model"]) == {"good"} and set(part["depth"]) == {2}
     assert set(part["prompt"]) == {"naive", "hint"}
-    assert result_views.filter_options(values)["depth"] == [1, 2]
+    assert result_options.filter_options(values)["depth"] == [1, 2]
 
 
 def test_cells_table_for_csv(frame):
-    cells = result_views.heatmap_frame(result_views.with_value(frame), "model", "depth", n_boot=50)
-    table = result_views.cells_table(cells, "model", "depth")
+    cells = heatmaps.heatmap_frame(result_options.with_value(frame), "model", "depth", n_boot=50)
+    table = heatmaps.cells_table(cells, "model", "depth")
     assert list(table.columns) == ["model", "depth", "mean", "n", "ci_low", "ci_high"]
-    back = pd.read_csv(pd.io.common.BytesIO(result_views.csv_bytes(table)))
+    back = pd.read_csv(pd.io.common.BytesIO(page_tables.csv_bytes(table)))
     assert len(back) == len(cells) and back["n"].sum() == len(frame)
 
 
@@ -105,8 +114,8 @@ def test_cells_table_for_csv(frame):
 
 
 def test_depth_width_grid_and_spread(frame):
-    values = result_views.with_value(frame[frame["suite"] == "test-hard"])
-    cells = result_views.depth_width_frame(values, n_boot=50)
+    values = result_options.with_value(frame[frame["suite"] == "test-hard"])
+    cells = heatmaps.depth_width_frame(values, n_boot=50)
     assert set(map(tuple, cells[["depth", "width"]].astype(int).values)) == {(1, 1), (1, 2), (2, 1), (2, 2)}
     good = values[(values["model"] == "good") & (values["depth"] == 2) & (values["width"] == 1)]
     record = cells[(cells["model"] == "good") & (cells["depth"] == 2) & (cells["width"] == 1)].iloc[0]
@@ -118,9 +127,9 @@ def test_depth_width_grid_and_spread(frame):
 
 
 def test_people_vs_models_on_the_same_items(frame):
-    values = result_views.with_value(frame)
-    cells = result_views.people_vs_models_frame(values, n_boot=50)
-    items = result_views.answered_items(frame)
+    values = result_options.with_value(frame)
+    cells = people_vs_models.people_vs_models_frame(values, n_boot=50)
+    items = people_vs_models.answered_items(frame)
     assert len(items) == 12 and set(cells["items"]) == {12}
     good = values[(values["model"] == "good") & values["sample_id"].isin(items)]
     expected = good.groupby("task")["value"].agg(["mean", "size"])
@@ -130,7 +139,7 @@ def test_people_vs_models_on_the_same_items(frame):
     assert set(cells.loc[cells["group"] == "people", "model"]) == {"human:ann1", "human:ann2"}
     ann1 = cells[cells["model"] == "human:ann1"]
     assert (ann1["mean"] == 100).all()
-    pooled = result_views.people_vs_models_frame(result_views.people_as(values, "pool"), n_boot=50)
+    pooled = people_vs_models.people_vs_models_frame(people_vs_models.people_as(values, "pool"), n_boot=50)
     assert set(pooled.loc[pooled["group"] == "people", "model"]) == {"human"}
     people = cells.loc[cells["group"] == "people", "n"].sum()
     assert pooled.loc[pooled["group"] == "people", "n"].sum() == people == 24  # each answer once
@@ -138,12 +147,12 @@ def test_people_vs_models_on_the_same_items(frame):
 
 
 def test_people_vs_models_without_people_is_empty(frame):
-    assert result_views.people_vs_models_frame(result_views.with_value(frame[~frame["model"].str.startswith("human")])).empty
+    assert people_vs_models.people_vs_models_frame(result_options.with_value(frame[~frame["model"].str.startswith("human")])).empty
 
 
 def test_test_vs_real_test(frame, dataset):
-    values = result_views.with_value(frame)
-    cells = result_views.test_vs_real_frame(values, n_boot=50)
+    values = result_options.with_value(frame)
+    cells = comparisons.test_vs_real_frame(values, n_boot=50)
     assert set(cells["model"]) == {"good", "weak"} and set(cells["set"]) == {"Test", "Real-Test"}
     assert set(cells["n"]) == {len(dataset["test"])}
     real = values[(values["model"] == "weak") & (values["suite"] == "real-test")]["value"].mean()
@@ -153,14 +162,14 @@ def test_test_vs_real_test(frame, dataset):
 @pytest.mark.parametrize("suite, real", [("real-test", True), ("Real_Test", True), ("test", False),
                                          ("test-hard", False)])
 def test_is_real_test(suite, real):
-    assert result_views.is_real_test(suite) is real
+    assert comparisons.is_real_test(suite) is real
 
 
 def test_metric_correlation_by_hand(frame):
-    table = result_views.metric_table(result_views.with_value(frame), ["model", "prompt", "format"], threshold=0.75)
+    table = comparisons.metric_table(result_options.with_value(frame), ["model", "prompt", "format"], threshold=0.75)
     metrics = ["ROUGE-L strict (raw)", "ROUGE-L strict (thresholded)", "Exact match", "BLEU"]
     assert all(m in table.columns for m in metrics)
-    corr = result_views.correlation_frame(table, metrics)
+    corr = comparisons.correlation_frame(table, metrics)
     # groups with every metric (people have no BLEU, so their groups drop out)
     both = table.dropna(subset=metrics)[["ROUGE-L strict (raw)", "Exact match"]].to_numpy()
     assert set(corr["n"]) == {len(both)} and len(both) < len(table)
@@ -172,15 +181,15 @@ def test_metric_correlation_by_hand(frame):
 
 
 def test_metric_table_threshold_is_applied(frame):
-    loose = result_views.metric_table(frame, ["model"], threshold=0.0)
-    strict = result_views.metric_table(frame, ["model"], threshold=0.75)
+    loose = comparisons.metric_table(frame, ["model"], threshold=0.0)
+    strict = comparisons.metric_table(frame, ["model"], threshold=0.75)
     assert (loose["ROUGE-L strict (thresholded)"] == loose["ROUGE-L strict (raw)"]).all()
     assert (strict["ROUGE-L strict (thresholded)"] <= strict["ROUGE-L strict (raw)"]).all()
 
 
 def test_paired_difference_on_shared_samples(frame):
-    values = result_views.with_value(frame)
-    cells = result_views.paired_frame(values, "good", "weak", "format", "depth", n_boot=100, n_perm=500)
+    values = result_options.with_value(frame)
+    cells = comparisons.paired_frame(values, "good", "weak", "format", "depth", n_boot=100, n_perm=500)
     a = values[values["model"] == "good"].set_index(["sample_id", "prompt"])
     b = values[values["model"] == "weak"].set_index(["sample_id", "prompt"])
     shared = a.join(b[["value"]].rename(columns={"value": "value_b"}), how="inner")
@@ -197,8 +206,8 @@ def test_paired_difference_on_shared_samples(frame):
 
 
 def test_paired_against_people(frame):
-    values = result_views.people_as(result_views.with_value(frame), "pool")
-    cells = result_views.paired_frame(values, "human", "good", "task", "depth", n_boot=50, n_perm=200)
+    values = people_vs_models.people_as(result_options.with_value(frame), "pool")
+    cells = comparisons.paired_frame(values, "human", "good", "task", "depth", n_boot=50, n_perm=200)
     # the pool answered each of its 12 items twice: its mean per item is paired with good's naive answer
     assert cells["n"].sum() == 12
     pool = values[values["model"] == "human"].groupby("sample_id")["value"].mean()
@@ -213,10 +222,10 @@ def test_paired_against_people(frame):
 
 
 def test_drill_down_shows_sample_response_and_scores(dataset, frame):
-    values = result_views.with_value(frame)
-    part = result_views.cell_rows(values, "model", "good", "format", "json")
+    values = result_options.with_value(frame)
+    part = drill_downs.cell_rows(values, "model", "good", "format", "json")
     assert len(part) == len(values[(values["model"] == "good") & (values["format"] == "json")])
-    rows = result_views.drill_down(part, db=dataset["db"], data_dir=dataset["data_dir"])
+    rows = drill_downs.drill_down(part, db=dataset["db"], data_dir=dataset["data_dir"])
     assert len(rows) == len(part)
     assert rows["value"].is_monotonic_increasing  # worst first
     samples = {s["id"]: s for s in dataset["hard"] + dataset["test"] + dataset["real"]}
@@ -229,9 +238,9 @@ def test_drill_down_shows_sample_response_and_scores(dataset, frame):
 
 
 def test_drill_down_of_people_uses_study_items(dataset, frame):
-    values = result_views.with_value(frame)
-    part = result_views.cell_rows(values, "model", "human:ann2", "depth", "1")
-    rows = result_views.drill_down(part, db=dataset["db"], data_dir=dataset["data_dir"] / "missing")
+    values = result_options.with_value(frame)
+    part = drill_downs.cell_rows(values, "model", "human:ann2", "depth", "1")
+    rows = drill_downs.drill_down(part, db=dataset["db"], data_dir=dataset["data_dir"] / "missing")
     samples = {s["id"]: s for s in dataset["hard"]}
     assert len(rows) == len(part) > 0
     for record in rows.to_dict("records"):
@@ -240,8 +249,8 @@ def test_drill_down_of_people_uses_study_items(dataset, frame):
 
 
 def test_drill_down_limit_and_missing_samples(frame):
-    values = result_views.with_value(frame)
-    rows = result_views.drill_down(values[values["model"] == "weak"], db=None, data_dir="/nonexistent", limit=5)
+    values = result_options.with_value(frame)
+    rows = drill_downs.drill_down(values[values["model"] == "weak"], db=None, data_dir="/nonexistent", limit=5)
     assert len(rows) == 5 and set(rows["reference"]) == {"(sample not found)"}
 
 
@@ -249,8 +258,8 @@ def test_drill_down_limit_and_missing_samples(frame):
 
 
 def test_shared_rows_are_the_paired_samples(frame):
-    values = result_views.people_as(result_views.with_value(frame), "pool")
-    rows = result_views.shared_rows(values, "human", "good")
+    values = people_vs_models.people_as(result_options.with_value(frame), "pool")
+    rows = comparisons.shared_rows(values, "human", "good")
     items = set(values.loc[values["model"] == "human", "sample_id"])
     assert set(rows["sample_id"]) == items
     assert Counter(rows["model"]) == {"human": 24, "good": 12}  # good's naive answers only: people saw no hints
@@ -278,9 +287,9 @@ def crafted_frame():
 
 def test_the_metric_switch_changes_the_numbers_as_the_core_scores_them():
     frame, samples = crafted_frame()
-    strict = result_views.with_value(frame, rouge="strict").set_index(["model", "sample_id"])["value"]
-    paper = result_views.with_value(frame, rouge="paper").set_index(["model", "sample_id"])["value"]
-    paper_raw = result_views.with_value(frame, mode="raw", rouge="paper").set_index(["model", "sample_id"])["value"]
+    strict = result_options.with_value(frame, rouge="strict").set_index(["model", "sample_id"])["value"]
+    paper = result_options.with_value(frame, rouge="paper").set_index(["model", "sample_id"])["value"]
+    paper_raw = result_options.with_value(frame, mode="raw", rouge="paper").set_index(["model", "sample_id"])["value"]
     for row in frame.to_dict("records"):
         expected = scoring.score_response(samples[row["sample_id"]]["answer"], row["response"])
         key = (row["model"], row["sample_id"])
@@ -298,16 +307,16 @@ def test_the_metric_switch_changes_the_numbers_as_the_core_scores_them():
 
 def test_the_heatmap_follows_the_metric():
     frame, _ = crafted_frame()
-    strict = result_views.heatmap_frame(result_views.with_value(frame, rouge="strict"), "model", "format", n_boot=20)
-    paper = result_views.heatmap_frame(result_views.with_value(frame, rouge="paper"), "model", "format", n_boot=20)
+    strict = heatmaps.heatmap_frame(result_options.with_value(frame, rouge="strict"), "model", "format", n_boot=20)
+    paper = heatmaps.heatmap_frame(result_options.with_value(frame, rouge="paper"), "model", "format", n_boot=20)
     assert (strict["mean"] == 100).all()
     by_model = paper.groupby("model")["mean"].mean()
     assert by_model["verbatim"] == pytest.approx(100) and by_model["shouts"] == 0 and by_model["explains"] < 99
-    assert result_views.axis_order(paper, "row")[0] == "verbatim"
+    assert heatmaps.axis_order(paper, "row")[0] == "verbatim"
 
 
 def test_value_choice_names_itself_in_titles_tables_and_file_names():
-    paper = result_views.ValueChoice("rouge_l", "paper", "thresholded", 0.75)
+    paper = result_options.ValueChoice("rouge_l", "paper", "thresholded", 0.75)
     assert paper.column == "rouge_l_paper" and paper.name == "rouge_l_paper"
     assert paper.title == "paper ROUGE-L ≥ 0.75 (%)"
     assert "pltrdy rouge" in paper.description and "whole response" in paper.description
@@ -315,11 +324,11 @@ def test_value_choice_names_itself_in_titles_tables_and_file_names():
     table = paper.label_table(pd.DataFrame({"model": ["a"], "mean": [50.0]}))
     assert list(table.columns) == ["metric", "threshold", "model", "mean"]
     assert table.iloc[0][["metric", "threshold"]].tolist() == ["rouge_l_paper", 0.75]
-    strict_raw = result_views.ValueChoice("rouge_l", "strict", "raw")
+    strict_raw = result_options.ValueChoice("rouge_l", "strict", "raw")
     assert (strict_raw.column, strict_raw.title) == ("rouge_l", "strict ROUGE-L (%)")
     assert strict_raw.file_name("x") == "x_rouge_l_strict_raw" and "'### Answer:'" in strict_raw.description
     assert np.isnan(strict_raw.label_table(pd.DataFrame({"v": [1]}))["threshold"].item())
-    bleu = result_views.ValueChoice("bleu", "paper")
+    bleu = result_options.ValueChoice("bleu", "paper")
     assert (bleu.column, bleu.name, bleu.title, bleu.file_name("x")) == ("bleu", "bleu", "BLEU (%)", "x_bleu")
 
 
@@ -327,20 +336,20 @@ def test_value_choice_names_itself_in_titles_tables_and_file_names():
                                  {"threshold": -0.1}])
 def test_value_choice_rejects_unknown_options(bad):
     with pytest.raises(ValueError):
-        result_views.ValueChoice(**bad)
+        result_options.ValueChoice(**bad)
 
 
 def test_views_that_redraw_the_papers_figures_open_on_its_metric():
-    defaults = {key: view.default_rouge for key, view in result_views.VIEWS.items()}
+    defaults = {key: view.default_rouge for key, view in result_options.VIEWS.items()}
     assert defaults == {"heatmap": "strict", "depth_width": "paper", "people_vs_models": "paper",
                         "test_vs_real": "paper", "metric_correlation": "paper", "paired": "strict",
                         "leaderboard": "strict"}
-    for view in result_views.VIEWS.values():
+    for view in result_options.VIEWS.values():
         assert view.beside_paper == ("Fig." in view.label)
 
 
 def test_metric_table_has_both_rouge_versions(frame):
-    table = result_views.metric_table(frame, ["model"], threshold=0.75)
+    table = comparisons.metric_table(frame, ["model"], threshold=0.75)
     for name in ("ROUGE-L strict (raw)", "ROUGE-L strict (thresholded)", "ROUGE-L paper (raw)",
                  "ROUGE-L paper (thresholded)"):
         assert name in table.columns
@@ -353,15 +362,15 @@ def test_metric_table_has_both_rouge_versions(frame):
 
 def test_rows_without_the_papers_metric_are_left_out_and_counted(frame):
     part = frame.copy()
-    models = part["model"].map(lambda m: not result_views.is_human(m))
+    models = part["model"].map(lambda m: not people_vs_models.is_human(m))
     gone = part.index[models.to_numpy()][:5]
     part.loc[gone, "rouge_l_paper"] = np.nan
-    choice = result_views.ValueChoice(rouge="paper")
-    assert result_views.missing_values(part, choice) == 5
-    assert result_views.missing_values(part, result_views.ValueChoice(rouge="strict")) == 0
-    values = result_views.with_choice(part, choice)
+    choice = result_options.ValueChoice(rouge="paper")
+    assert people_vs_models.missing_values(part, choice) == 5
+    assert people_vs_models.missing_values(part, result_options.ValueChoice(rouge="strict")) == 0
+    values = result_options.with_choice(part, choice)
     assert values.loc[gone, "value"].isna().all()
-    cells = result_views.heatmap_frame(values, "model", "format", n_boot=10)
+    cells = heatmaps.heatmap_frame(values, "model", "format", n_boot=10)
     assert cells["n"].sum() == len(part) - 5
 
 
@@ -369,55 +378,55 @@ def test_rows_without_the_papers_metric_are_left_out_and_counted(frame):
 
 
 def test_people_and_their_items(frame):
-    assert result_views.people_of(frame) == ["human", "human:ann1", "human:ann2"]  # the pool first
-    items = result_views.answered_items(frame, "human")
+    assert people_vs_models.people_of(frame) == ["human", "human:ann1", "human:ann2"]  # the pool first
+    items = people_vs_models.answered_items(frame, "human")
     assert len(items) == 12
-    assert result_views.answered_items(frame, "human:ann1") <= items
-    assert result_views.answered_items(frame, "nobody") == frozenset()
-    part = result_views.on_items(frame, items)
+    assert people_vs_models.answered_items(frame, "human:ann1") <= items
+    assert people_vs_models.answered_items(frame, "nobody") == frozenset()
+    part = people_vs_models.on_items(frame, items)
     assert set(part["sample_id"]) == items
     assert set(part["model"]) == {"human:ann1", "human:ann2", "good", "weak"}  # no pool beside the persons
-    assert set(result_views.people_as(part, "pool")["model"]) == {"human", "good", "weak"}
-    assert result_views.people_as(part, "each") is part
+    assert set(people_vs_models.people_as(part, "pool")["model"]) == {"human", "good", "weak"}
+    assert people_vs_models.people_as(part, "each") is part
     with pytest.raises(ValueError, match="unknown way to show people"):
-        result_views.people_as(part, "twice")
+        people_vs_models.people_as(part, "twice")
 
 
 def test_the_heatmap_on_shared_items_counts_only_them(frame):
-    values = result_views.with_value(frame)
-    scope = result_views.item_scope(values, "human")
+    values = result_options.with_value(frame)
+    scope = people_vs_models.item_scope(values, "human")
     assert scope.restricted and scope.label == "the 12 items answered by human"
-    cells = result_views.heatmap_frame(scope.apply(values), "model", "format", n_boot=20)
+    cells = heatmaps.heatmap_frame(scope.apply(values), "model", "format", n_boot=20)
     # by hand: per format, the shared items of that format; good and weak answered each with
     # 2 prompts, each person once; pooled, the pool twice (both people answered all 12)
     per_format = Counter(values.drop_duplicates("sample_id").set_index("sample_id").loc[sorted(scope.items), "format"])
     n = cells.set_index(["model", "format"])["n"]
-    pooled = result_views.heatmap_frame(result_views.people_as(scope.apply(values)), "model", "format", n_boot=20)
+    pooled = heatmaps.heatmap_frame(people_vs_models.people_as(scope.apply(values)), "model", "format", n_boot=20)
     n_pool = pooled.set_index(["model", "format"])["n"]
     for fmt, k in per_format.items():
         assert (n[("good", fmt)], n[("weak", fmt)], n[("human:ann1", fmt)], n_pool[("human", fmt)]) == \
             (2 * k, 2 * k, k, 2 * k)
     assert cells["n"].sum() == pooled["n"].sum() == (2 + 2 + 1 + 1) * 12  # each answer once
-    everything = result_views.heatmap_frame(result_views.ItemScope().apply(values), "model", "format", n_boot=20)
+    everything = heatmaps.heatmap_frame(people_vs_models.ItemScope().apply(values), "model", "format", n_boot=20)
     assert everything["n"].sum() == len(values) > cells["n"].sum()
 
 
 def test_item_scope_says_what_it_rests_on(frame):
-    values = result_views.with_value(frame)
-    shared = result_views.item_scope(values, "human")
+    values = result_options.with_value(frame)
+    shared = people_vs_models.item_scope(values, "human")
     assert shared.sentence(values) == ("People and models on the same items: the 12 items answered by human, "
                                        "n = 12 shared items (24 results of people, 48 of models; 2 models "
                                        "answered them).")
-    assert result_views.ItemScope().sentence(values).startswith(f"All items: {values['sample_id'].nunique()} items")
-    assert result_views.item_scope(values, None) == result_views.ItemScope()
+    assert people_vs_models.ItemScope().sentence(values).startswith(f"All items: {values['sample_id'].nunique()} items")
+    assert people_vs_models.item_scope(values, None) == people_vs_models.ItemScope()
     table = shared.label_table(pd.DataFrame({"model": ["good"]}))
     assert list(table.columns) == ["on_items", "model"] and table["on_items"].item() == shared.label
 
 
 def test_people_vs_models_on_all_items_is_available_but_not_the_default(frame):
-    values = result_views.with_value(frame)
-    same = result_views.people_vs_models_frame(values, n_boot=20)
-    everything = result_views.people_vs_models_frame(values, n_boot=20, same_items=False)
+    values = result_options.with_value(frame)
+    same = people_vs_models.people_vs_models_frame(values, n_boot=20)
+    everything = people_vs_models.people_vs_models_frame(values, n_boot=20, same_items=False)
     assert set(same["items"]) == {12} and set(everything["items"]) == {values["sample_id"].nunique()}
     good_same = same[same["model"] == "good"]["n"].sum()
     good_all = everything[everything["model"] == "good"]["n"].sum()
@@ -431,23 +440,23 @@ def test_people_vs_models_on_all_items_is_available_but_not_the_default(frame):
 
 
 def test_small_cells_are_flagged_not_dropped(frame):
-    cells = result_views.heatmap_frame(result_views.with_value(frame), "model", "depth", n_boot=10)
-    flagged = result_views.flag_small_cells(cells, 50)
+    cells = heatmaps.heatmap_frame(result_options.with_value(frame), "model", "depth", n_boot=10)
+    flagged = heatmaps.flag_small_cells(cells, 50)
     assert len(flagged) == len(cells)
     assert flagged["below_min"].tolist() == (cells["n"] < 50).tolist()
     assert flagged["below_min"].any() and not flagged["below_min"].all()
-    assert not result_views.flag_small_cells(cells)["below_min"].any()  # the default, 1, flags nothing
-    assert "below_min_n" in result_views.cells_table(flagged, "model", "depth").columns
-    assert result_views.min_n_note(50, flagged) == (
+    assert not heatmaps.flag_small_cells(cells)["below_min"].any()  # the default, 1, flags nothing
+    assert "below_min_n" in heatmaps.cells_table(flagged, "model", "depth").columns
+    assert heatmaps.min_n_note(50, flagged) == (
         f"Cells with n below 50 are greyed out ({int(flagged['below_min'].sum())} of {len(flagged)}), not hidden: "
         "their means rest on few results.")
-    assert "Raise “Minimum n”" in result_views.min_n_note(1)
+    assert "Raise “Minimum n”" in heatmaps.min_n_note(1)
 
 
-@pytest.mark.parametrize("bad", [0, -3, 1.5, True, "5", result_views.MAX_MIN_N + 1])
+@pytest.mark.parametrize("bad", [0, -3, 1.5, True, "5", result_options.MAX_MIN_N + 1])
 def test_minimum_n_must_be_a_sensible_whole_number(bad):
     with pytest.raises(ValueError, match="minimum n"):
-        result_views.check_min_n(bad)
+        result_options.check_min_n(bad)
 
 
 # ---------------------------------------------------------------- leaderboard
@@ -457,13 +466,13 @@ def test_minimum_n_must_be_a_sensible_whole_number(bad):
     (3, 4, 0.300642, 0.954413), (0, 10, 0.0, 0.277533), (10, 10, 0.722467, 1.0), (1, 3, 0.061492, 0.792340)])
 def test_wilson_interval_against_published_values(successes, n, low, high):
     # Wilson (1927) score interval, z = 1.96; the same figures as Newcombe (1998), Table I
-    assert result_views.wilson_interval(successes, n) == pytest.approx((low, high), abs=1e-6)
+    assert leaderboards.wilson_interval(successes, n) == pytest.approx((low, high), abs=1e-6)
 
 
 def test_wilson_interval_edges():
-    assert all(np.isnan(result_views.wilson_interval(0, 0)))
+    assert all(np.isnan(leaderboards.wilson_interval(0, 0)))
     with pytest.raises(ValueError):
-        result_views.wilson_interval(5, 4)
+        leaderboards.wilson_interval(5, 4)
 
 
 def tiny_results() -> pd.DataFrame:
@@ -478,8 +487,8 @@ def tiny_results() -> pd.DataFrame:
 
 
 def test_leaderboard_by_hand_exact_match_with_wilson():
-    choice = result_views.ValueChoice("exact_match")
-    board = result_views.leaderboard(result_views.with_choice(tiny_results(), choice), choice, min_n=2)
+    choice = result_options.ValueChoice("exact_match")
+    board = leaderboards.leaderboard(result_options.with_choice(tiny_results(), choice), choice, min_n=2)
     assert board["model"].tolist() == ["human:x", "a", "b"]  # best mean first
     assert board["rank"].tolist() == [1, 2, 3]
     assert board["who"].tolist() == ["person", "model", "model"]
@@ -492,16 +501,16 @@ def test_leaderboard_by_hand_exact_match_with_wilson():
     assert (x["ci_low"], x["ci_high"]) == pytest.approx((20.6543, 100.0), abs=1e-3)  # 1 of 1
     assert set(board["ci_method"]) == {"wilson"}
     assert board["below_min"].tolist() == [True, False, False]
-    by_n = result_views.leaderboard(result_views.with_choice(tiny_results(), choice), choice, sort="n")
+    by_n = leaderboards.leaderboard(result_options.with_choice(tiny_results(), choice), choice, sort="n")
     assert by_n["model"].tolist() == ["a", "b", "human:x"]  # ties by name
-    by_name = result_views.leaderboard(result_views.with_choice(tiny_results(), choice), choice, sort="name")
+    by_name = leaderboards.leaderboard(result_options.with_choice(tiny_results(), choice), choice, sort="name")
     assert by_name["model"].tolist() == ["a", "b", "human:x"]
 
 
 def test_leaderboard_by_hand_thresholded_rouge_with_bootstrap():
-    choice = result_views.ValueChoice("rouge_l", "strict", "thresholded", 0.75)
-    values = result_views.with_choice(tiny_results(), choice)
-    board = result_views.leaderboard(values, choice, n_boot=400)
+    choice = result_options.ValueChoice("rouge_l", "strict", "thresholded", 0.75)
+    values = result_options.with_choice(tiny_results(), choice)
+    board = leaderboards.leaderboard(values, choice, n_boot=400)
     a = board[board["model"] == "a"].iloc[0]
     # 0.9, 0.9, 0.9 and 0.5 (below the threshold: 0): (90 + 90 + 90 + 0) / 4
     assert a["mean"] == pytest.approx(67.5) and a["n"] == 4
@@ -512,15 +521,15 @@ def test_leaderboard_by_hand_thresholded_rouge_with_bootstrap():
     x = board[board["model"] == "human:x"].iloc[0]
     assert (x["mean"], x["ci_low"], x["ci_high"]) == (90.0, 90.0, 90.0)  # one response: no spread
     assert set(board["ci_method"]) == {"bootstrap"}
-    again = result_views.leaderboard(values, choice, n_boot=400)
+    again = leaderboards.leaderboard(values, choice, n_boot=400)
     assert again.equals(board)  # seeded
 
 
 def test_leaderboard_table_names_the_metric(frame):
-    choice = result_views.ValueChoice(rouge="paper")
-    values = result_views.with_choice(frame, choice)
-    board = result_views.leaderboard(values, choice, n_boot=50)
-    table = result_views.leaderboard_table(board, choice)
+    choice = result_options.ValueChoice(rouge="paper")
+    values = result_options.with_choice(frame, choice)
+    board = leaderboards.leaderboard(values, choice, n_boot=50)
+    table = leaderboards.leaderboard_table(board, choice)
     assert list(table.columns) == ["rank", "model", "prompt", "who", "mean_rouge_l_paper_t0.75", "n",
                                    "ci95_low_rouge_l_paper_t0.75", "ci95_high_rouge_l_paper_t0.75", "ci95_method",
                                    "below_min_n"]
@@ -530,11 +539,11 @@ def test_leaderboard_table_names_the_metric(frame):
         assert record["mean_rouge_l_paper_t0.75"] == pytest.approx(expected[(record["model"], record["prompt"])],
                                                                    abs=0.005)
     # people have no BLEU: they are not on BLEU's leaderboard
-    bleu = result_views.ValueChoice("bleu")
-    assert not result_views.leaderboard(result_views.with_choice(frame, bleu), bleu, n_boot=20)["who"].ne(
+    bleu = result_options.ValueChoice("bleu")
+    assert not leaderboards.leaderboard(result_options.with_choice(frame, bleu), bleu, n_boot=20)["who"].ne(
         "model").any()
     with pytest.raises(ValueError, match="unknown sort"):
-        result_views.leaderboard(values, choice, sort="best")
+        leaderboards.leaderboard(values, choice, sort="best")
 
 
 # ---------------------------------------------------------------- correlations need 3 groups
@@ -542,17 +551,17 @@ def test_leaderboard_table_names_the_metric(frame):
 
 def test_correlation_over_two_groups_is_refused(frame):
     # regression: one point per model left good and weak (people have no BLEU), and r printed 1.000
-    table = result_views.metric_table(result_views.with_value(frame), ["model"])
-    metrics = [m for m in result_views.CORRELATION_METRICS.values() if m in table.columns]
-    result = result_views.correlate(table, metrics)
+    table = comparisons.metric_table(result_options.with_value(frame), ["model"])
+    metrics = [m for m in comparisons.CORRELATION_METRICS.values() if m in table.columns]
+    result = comparisons.correlate(table, metrics)
     assert result.frame is None and result.n_groups == 2
     assert "at least 3 groups with every metric; there are 2 (2 more lack a metric" in result.reason
-    assert result_views.correlation_frame(table, metrics) is None
+    assert comparisons.correlation_frame(table, metrics) is None
 
 
 def test_correlation_by_hand_over_three_groups():
     table = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [2.0, 4.0, 7.0], "z": [5.0, 5.0, 5.0]})
-    result = result_views.correlate(table, ["x", "y", "z"])
+    result = comparisons.correlate(table, ["x", "y", "z"])
     assert result.reason is None and result.n_groups == 3 and result.constant == ("z",)
     r = result.frame.set_index(["metric_a", "metric_b"])["r"]
     # by hand: x - mean = (-1, 0, 1), y - mean = (-7/3, -1/3, 8/3): r = 5 / sqrt(2 * 114/9)
@@ -567,7 +576,7 @@ def test_correlation_by_hand_over_three_groups():
     (pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [4.0, 4.0, 4.0]}), ["x", "y"], "y is the same in all 3"),
 ])
 def test_correlation_refusals_say_why(table, metrics, reason):
-    result = result_views.correlate(table, metrics)
+    result = comparisons.correlate(table, metrics)
     assert result.frame is None and reason in result.reason
 
 
@@ -644,15 +653,15 @@ def test_every_url_key_is_known_to_the_reader():
 
 
 def test_arranging_a_leaderboard_again_equals_computing_it_so():
-    choice = result_views.ValueChoice("rouge_l", "strict", "raw")
-    values = result_views.with_choice(tiny_results(), choice)
-    board = result_views.leaderboard(values, choice, n_boot=100)
-    for sort in result_views.LEADERBOARD_SORTS:
+    choice = result_options.ValueChoice("rouge_l", "strict", "raw")
+    values = result_options.with_choice(tiny_results(), choice)
+    board = leaderboards.leaderboard(values, choice, n_boot=100)
+    for sort in leaderboards.LEADERBOARD_SORTS:
         for min_n in (1, 2, 5):
-            again = result_views.arrange_leaderboard(board, sort, min_n)
-            assert again.equals(result_views.leaderboard(values, choice, sort=sort, min_n=min_n, n_boot=100))
+            again = leaderboards.arrange_leaderboard(board, sort, min_n)
+            assert again.equals(leaderboards.leaderboard(values, choice, sort=sort, min_n=min_n, n_boot=100))
     with pytest.raises(ValueError):
-        result_views.arrange_leaderboard(board, "mean", 0)
+        leaderboards.arrange_leaderboard(board, "mean", 0)
 
 
 def test_results_csvs_write_no_formula():
@@ -662,12 +671,12 @@ def test_results_csvs_write_no_formula():
 
     frame = tiny_results()
     frame["model"] = frame["model"].replace({"a": '=HYPERLINK("http://evil.example","x")', "b": "+cmd|' /C calc'!A0"})
-    choice = result_views.ValueChoice("exact_match")
-    board = result_views.leaderboard(result_views.with_choice(frame, choice), choice, min_n=2)
-    table = choice.label_table(result_views.leaderboard_table(board, choice))
-    parsed = list(csv.reader(io.StringIO(result_views.csv_bytes(table).decode("utf-8"), newline="")))
+    choice = result_options.ValueChoice("exact_match")
+    board = leaderboards.leaderboard(result_options.with_choice(frame, choice), choice, min_n=2)
+    table = choice.label_table(leaderboards.leaderboard_table(board, choice))
+    parsed = list(csv.reader(io.StringIO(page_tables.csv_bytes(table).decode("utf-8"), newline="")))
     cells = [cell for row in parsed for cell in row]
     assert "'=HYPERLINK(\"http://evil.example\",\"x\")" in cells and "'+cmd|' /C calc'!A0" in cells
     assert not [c for c in cells if c.startswith(("=", "+", "@"))]
-    back = pd.read_csv(io.BytesIO(result_views.csv_bytes(table)))
+    back = pd.read_csv(io.BytesIO(page_tables.csv_bytes(table)))
     assert back["rank"].tolist() == table["rank"].tolist()  # numbers stay numbers

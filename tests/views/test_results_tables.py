@@ -4,36 +4,36 @@ from __future__ import annotations
 import pytest
 
 from structext_core.evaluation import paper
-from structext_core.views import results as result_views
+from structext_core.views import heatmaps, result_options
 
 
 def test_views_are_keyed_and_labelled_once():
-    assert list(result_views.VIEWS) == ["heatmap", "depth_width", "people_vs_models", "test_vs_real",
+    assert list(result_options.VIEWS) == ["heatmap", "depth_width", "people_vs_models", "test_vs_real",
                                         "metric_correlation", "paired", "leaderboard"]
-    assert len(set(result_views.VIEWS.values())) == len(result_views.VIEWS)
+    assert len(set(result_options.VIEWS.values())) == len(result_options.VIEWS)
 
 
 def test_the_page_draws_every_view_it_offers():
     source = (__import__("pathlib").Path(__file__).resolve().parents[2] / "pages" / "results.py").read_text()
-    for key in result_views.VIEWS:
+    for key in result_options.VIEWS:
         if key != "heatmap":
             assert f'"{key}": ' in source, f"pages/results.py has no function for the view {key!r}"
     assert ".startswith(" not in source, "views are chosen by key, not by parsing labels"
 
 
-@pytest.mark.parametrize("key", list(result_views.PAPER_VIEWS))
+@pytest.mark.parametrize("key", list(result_options.PAPER_VIEWS))
 def test_every_paper_view_names_a_shipped_table(key):
-    view = result_views.PAPER_VIEWS[key]
+    view = result_options.PAPER_VIEWS[key]
     if view.table is None:
         assert key == "figure5"
         return
     assert view.table in paper.TABLES
-    cells = result_views.paper_heatmap_cells(view.table, view.kind)
+    cells = heatmaps.paper_heatmap_cells(view.table, view.kind)
     assert not cells.empty
 
 
 def test_value_title_says_the_metric_and_its_cut():
-    assert result_views.value_title("rouge_l", "thresholded", 0.75) == "strict ROUGE-L ≥ 0.75 (%)"
-    assert result_views.value_title("rouge_l", "thresholded", 0.75, "paper") == "paper ROUGE-L ≥ 0.75 (%)"
-    assert result_views.value_title("rouge_l", "raw", 0.75) == "strict ROUGE-L (%)"
-    assert result_views.value_title("bleu", "thresholded", 0.5) == "BLEU (%)"
+    assert result_options.value_title("rouge_l", "thresholded", 0.75) == "strict ROUGE-L ≥ 0.75 (%)"
+    assert result_options.value_title("rouge_l", "thresholded", 0.75, "paper") == "paper ROUGE-L ≥ 0.75 (%)"
+    assert result_options.value_title("rouge_l", "raw", 0.75) == "strict ROUGE-L (%)"
+    assert result_options.value_title("bleu", "thresholded", 0.5) == "BLEU (%)"

@@ -118,7 +118,7 @@ def human_results(db: sqlite_utils.Database, study_id: int, pool: bool = True) -
     One row per response with ``model`` ``human:<annotator>``, and, with ``pool`` (the
     export's file), the same rows again with ``model`` ``human`` (the pool: its mean is the
     paper's human figure over all responses). Results reads them without the pool, so each
-    answer is one row; it pools people itself (``views.results.people_as``). ``prompt`` is ``naive``: people saw the question and requirement only.
+    answer is one row; it pools people itself (``views.people_vs_models.people_as``). ``prompt`` is ``naive``: people saw the question and requirement only.
     A lead's override in force counts: it is ``score`` and takes the place of ``rouge_l``
     too, so every view of Results (raw or thresholded) counts it; the automatic values stay
     in ``rouge_l_auto`` and ``score_auto``, the override in ``score_override``.
