@@ -26,8 +26,8 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from structext_core.benchmark.samples import write_jsonl
-from structext_core.benchmark.suites import generate_suite
+from structext_core.structext_eval.samples import write_jsonl
+from structext_core.structext_eval.suites import generate_suite
 
 
 def response_for(answer: str, rng: random.Random) -> tuple[str, str]:

@@ -48,7 +48,7 @@ def main() -> int:
     os.environ.update({"STRUCTEXT_DB": str(home / "structext.db"), "STRUCTEXT_DATA_DIR": str(home / "suites"),
                        "STRUCTEXT_AIBENCH_DIR": str(home / "aibench"), "STRUCTEXT_AIBENCH_SYNTHETIC": "off"})
     from structext_core.aibench import store as aibench_store
-    from structext_core.benchmark import suites
+    from structext_core.structext_eval import suites
     from structext_core.studio import sandbox
     for name in suites.missing_default_suites():
         suites.load_or_generate(name)

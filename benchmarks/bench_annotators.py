@@ -49,7 +49,7 @@ from pathlib import Path
 import httpx
 from st_client import StreamlitClient
 
-from structext_core.benchmark import (
+from structext_core.structext_eval import (
     samples,
     suites,
 )

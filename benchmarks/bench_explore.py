@@ -101,7 +101,7 @@ def main() -> None:
         suites_dir = Path(args.suites) if args.suites else tmp / "suites"
         os.environ["STRUCTEXT_DATA_DIR"] = str(suites_dir)
         os.environ["STRUCTEXT_DB"] = str(tmp / "structext.db")
-        from structext_core.benchmark import suites
+        from structext_core.structext_eval import suites
         from structext_core.studio import sandbox
         from structext_core.views import explore
 

@@ -34,7 +34,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from structext_core.benchmark import suites
+from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -26,8 +26,8 @@ import argparse
 import time
 from collections.abc import Callable
 
-from structext_core.benchmark import samples as samples_mod
-from structext_core.benchmark import suites
+from structext_core.structext_eval import samples as samples_mod
+from structext_core.structext_eval import suites
 from structext_core.studio.study import MAX_RESPONSE_CHARS
 from structext_core.views import reference as viewer
 

@@ -57,10 +57,10 @@ from pathlib import Path
 
 import numpy as np
 
-from structext_core.benchmark.samples import read_jsonl, write_jsonl
-from structext_core.benchmark.suites import SUITES, generate_suite, sample_id
-from structext_core.benchmark.tasks import TASKS
 from structext_core.evaluation import fast_bleu, paper_rouge, results, scoring
+from structext_core.structext_eval.samples import read_jsonl, write_jsonl
+from structext_core.structext_eval.suites import SUITES, generate_suite, sample_id
+from structext_core.structext_eval.tasks import TASKS
 from structext_core.studio import accounts, results_frame, results_store, storage
 from structext_core.views import charts, heatmaps, result_options
 

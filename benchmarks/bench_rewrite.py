@@ -26,9 +26,9 @@ import statistics
 import sys
 import time
 
-from structext_core.benchmark.formats import LANGUAGES
-from structext_core.benchmark.preview import preview
-from structext_core.benchmark.suites import generate_suite
+from structext_core.structext_eval.formats import LANGUAGES
+from structext_core.structext_eval.preview import preview
+from structext_core.structext_eval.suites import generate_suite
 from structext_core.studio import (
     rewrite,
     sandbox,

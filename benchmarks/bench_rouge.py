@@ -28,8 +28,8 @@ import time
 
 from rouge_score import rouge_scorer
 
-from structext_core.benchmark.suites import generate_suite
 from structext_core.evaluation.scoring import lcs_length, rouge_l, tokenize
+from structext_core.structext_eval.suites import generate_suite
 
 
 def perturb(answer: str, rng: random.Random) -> str:

@@ -29,8 +29,8 @@ import random
 import sys
 import time
 
-from structext_core.benchmark.suites import generate_suite
 from structext_core.evaluation import scoring
+from structext_core.structext_eval.suites import generate_suite
 
 GOAL_SECONDS = 60.0
 MODELS, PROMPTS = 12, 6

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from structext_core.benchmark import suites
+from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -24,8 +24,8 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from structext_core.benchmark.samples import write_jsonl
-from structext_core.benchmark.suites import generate_suite
+from structext_core.structext_eval.samples import write_jsonl
+from structext_core.structext_eval.suites import generate_suite
 
 KINDS = {
     "marker": "the answer after `### Answer:`",

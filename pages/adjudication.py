@@ -9,7 +9,7 @@ import streamlit as st
 from pages import ui
 from pages.ui import widgets
 from pages.ui.frame import ensure_frame
-from structext_core.benchmark.formats import HIGHLIGHT
+from structext_core.structext_eval.formats import HIGHLIGHT
 from structext_core.studio import access, durations, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural

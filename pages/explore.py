@@ -10,9 +10,9 @@ import streamlit as st
 from pages import ui
 from pages.ui import benchmark_choice
 from pages.ui.frame import ensure_frame
-from structext_core.benchmark import samples, suites
-from structext_core.benchmark.formats import HIGHLIGHT, Preview
-from structext_core.benchmark.tasks import TASKS
+from structext_core.structext_eval import samples, suites
+from structext_core.structext_eval.formats import HIGHLIGHT, Preview
+from structext_core.structext_eval.tasks import TASKS
 from structext_core.studio import access, sandbox
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
@@ -132,7 +132,7 @@ def show_tables(tables) -> None:
         st.dataframe(table, hide_index=True, width="stretch")
 
 
-# How each kind of preview is drawn (structext_core.benchmark.formats.Preview); "none" draws nothing.
+# How each kind of preview is drawn (structext_core.structext_eval.formats.Preview); "none" draws nothing.
 SHOW_PREVIEW = {
     "markdown": lambda data: st.markdown(markdown_text(data)),  # a suite file may hold anything
     "json": lambda data: st.json(data, expanded=2),

@@ -25,7 +25,7 @@ from pages.ui import activity, option_keys
 from pages.ui import clock as clock_widget
 from pages.ui.frame import ensure_frame
 from structext_core.aibench.model import absent_option_notes
-from structext_core.benchmark.formats import DISPLAY_NAMES
+from structext_core.structext_eval.formats import DISPLAY_NAMES
 from structext_core.studio import durations, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural

@@ -22,8 +22,8 @@ import streamlit as st
 from pages import ui
 from pages.ui import benchmark_choice
 from pages.ui.frame import ensure_frame
-from structext_core.benchmark import suites
 from structext_core.evaluation import paper, results
+from structext_core.structext_eval import suites
 from structext_core.studio import access, results_frame, results_store, storage
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural

@@ -1,7 +1,7 @@
 """StrucText Studio's core, in layers; each imports only the ones before it:
 
 - :mod:`structext_core.settings`: every environment variable and default path, once;
-- :mod:`structext_core.benchmark`: formats, tasks, samples, suites, the audit;
+- :mod:`structext_core.structext_eval`: formats, tasks, samples, suites, the audit;
 - :mod:`structext_core.evaluation`: prompts, runner, scoring, result import, harnesses;
 - :mod:`structext_core.studio`: storage, accounts, studies, campaigns, the sandbox;
 - :mod:`structext_core.views`: pure data and charts for the pages;

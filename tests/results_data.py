@@ -6,8 +6,8 @@ and browser tests."""
 import json
 from pathlib import Path
 
-from structext_core.benchmark import samples as samples_mod
-from structext_core.benchmark import suites
+from structext_core.structext_eval import samples as samples_mod
+from structext_core.structext_eval import suites
 from structext_core.studio import accounts, results_store, storage, study
 
 TASKS = (1, 5, 8, 13, 18, 21)  # csv, tree, json, yaml, xml, markdown

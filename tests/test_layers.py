@@ -41,7 +41,7 @@ def imported_modules(source: str) -> list[tuple[int, str]]:
         elif isinstance(node, ast.ImportFrom):
             base = "." * node.level + (node.module or "")
             found.append((node.lineno, base))
-            if node.module in {"structext_core"} and node.level == 0:  # from structext_core import benchmark
+            if node.module in {"structext_core"} and node.level == 0:  # from structext_core import evaluation
                 found.extend((node.lineno, f"structext_core.{alias.name}") for alias in node.names)
     return found
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from structext_core import settings
-from structext_core.benchmark import suites
+from structext_core.structext_eval import suites
 from structext_core.studio import accounts, sandbox, storage, study
 from structext_core.text import limits
 

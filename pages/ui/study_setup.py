@@ -7,7 +7,7 @@ import streamlit as st
 
 from pages import ui
 from structext_core.aibench import store as aibench_store
-from structext_core.benchmark import samples, suites
+from structext_core.structext_eval import samples, suites
 from structext_core.studio import study
 from structext_core.text.words import plural
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from structext_core.benchmark import samples
+from structext_core.structext_eval import samples
 from structext_core.views import explore
 
 

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from structext_core.aibench import views as aibench_views
-from structext_core.benchmark.formats import HIGHLIGHT
+from structext_core.structext_eval.formats import HIGHLIGHT
 from structext_core.studio import rewrite, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.views import page_tables

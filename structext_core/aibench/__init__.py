@@ -1,6 +1,6 @@
 """AIBench (arXiv 2603.28068): can an image-generation model draw a paper's method figure?
 
-A peer of :mod:`structext_core.benchmark` (StrucText-Eval). Its modules:
+A peer of :mod:`structext_core.structext_eval` (StrucText-Eval). Its modules:
 
 - ``model``: what an item is (paper, logic graph, question), the solver's prompt, the letter
   parsed from a reply;

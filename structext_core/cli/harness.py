@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from structext_core.benchmark.samples import SampleError, read_jsonl
 from structext_core.evaluation import harness_export, prompts
+from structext_core.structext_eval.samples import SampleError, read_jsonl
 from structext_core.text.words import noun
 
 EXIT_OK = 0

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from structext_core import protocol
-from structext_core.benchmark import audit as audit_mod
-from structext_core.benchmark import official, outputs, samples, suites
-from structext_core.benchmark.tasks import TASKS
 from structext_core.cli.progress import ProgressLine
+from structext_core.structext_eval import audit as audit_mod
+from structext_core.structext_eval import official, outputs, samples, suites
+from structext_core.structext_eval.tasks import TASKS
 from structext_core.text.words import plural
 
 PARALLEL_MIN_NODES = 100_000  # Test: about 17,000 nodes in all; Test-Hard: about 280,000

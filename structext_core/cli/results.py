@@ -13,11 +13,11 @@ import json
 import math
 import sys
 
-from structext_core.benchmark import outputs
-from structext_core.benchmark.samples import read_jsonl, write_jsonl
 from structext_core.cli.flags import seconds, seconds_or_zero
 from structext_core.cli.progress import ProgressLine
 from structext_core.evaluation import aggregate, prompts, results, runner, scoring
+from structext_core.structext_eval import outputs
+from structext_core.structext_eval.samples import read_jsonl, write_jsonl
 from structext_core.studio import durations
 from structext_core.text.words import noun
 

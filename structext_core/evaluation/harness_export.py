@@ -28,9 +28,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from structext_core import settings
-from structext_core.benchmark.samples import to_jsonl_line
 from structext_core.evaluation import prompts
 from structext_core.evaluation.scoring import DEFAULT_THRESHOLD
+from structext_core.structext_eval.samples import to_jsonl_line
 
 HARNESSES = ("inspect", "lm-eval")
 PROJECT_ROOT = settings.PROJECT_ROOT

@@ -25,10 +25,10 @@ from pathlib import Path
 import sqlite_utils
 
 from structext_core import settings
-from structext_core.benchmark.samples import read_jsonl
 from structext_core.evaluation import harness, results, scoring
 from structext_core.evaluation.results import Problem, ResultsImportError
 from structext_core.evaluation.scoring import DEFAULT_THRESHOLD
+from structext_core.structext_eval.samples import read_jsonl
 from structext_core.studio.storage import write_transaction
 from structext_core.text import limits
 from structext_core.text.words import plural

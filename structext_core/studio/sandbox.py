@@ -42,7 +42,7 @@ from structext_core import settings
 from structext_core.studio import sandbox_worker as protocol
 
 if TYPE_CHECKING:
-    from structext_core.benchmark.formats import Preview
+    from structext_core.structext_eval.formats import Preview
     from structext_core.studio.rewrite import CheckReport
 
 ENV_WORKERS = "STRUCTEXT_SANDBOX_WORKERS"
@@ -504,9 +504,9 @@ def check_rewrite(sample: dict, reference: str, question: str, answer: str, answ
 
 
 def preview(language: str, reference: str) -> Preview:
-    """:func:`structext_core.benchmark.preview.preview` in a worker; a reference that cannot be previewed
+    """:func:`structext_core.structext_eval.preview.preview` in a worker; a reference that cannot be previewed
     gets a ``none`` preview whose note says why."""
-    from structext_core.benchmark.formats import Preview
+    from structext_core.structext_eval.formats import Preview
 
     result = run("preview", language, reference)
     if isinstance(result, Unchecked):

@@ -32,7 +32,7 @@ from structext_core import settings
 #: What a worker may be asked to run: name -> (module, function). Nothing else runs.
 FUNCTIONS: dict[str, tuple[str, str]] = {
     "check_rewrite": ("structext_core.studio.rewrite", "check_rewrite"),
-    "preview": ("structext_core.benchmark.preview", "preview"),
+    "preview": ("structext_core.structext_eval.preview", "preview"),
     "aibench_image": ("structext_core.aibench.images", "check_image"),
 }
 #: Set to ``1`` (tests only) to add the ``_test_*`` functions below and the poison markers.

@@ -63,7 +63,7 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from structext_core.aibench import store as aibench_store
-from structext_core.benchmark.formats import DISPLAY_NAMES
+from structext_core.structext_eval.formats import DISPLAY_NAMES
 
 #: The rows of ``study_items`` (alias ``i``) open for the user bound to the one ``?``: assigned
 #: to them in a study they still take part in, the study open and not archived, no answer yet.

@@ -28,7 +28,7 @@ def find_samples(
 ) -> dict[str, dict]:
     """The samples with these ids, from the suite files in ``data_dir`` (``*.jsonl``) and the
     human-baseline studies' stored items. Ids not found are simply absent."""
-    from structext_core.benchmark import suites  # local: suites pulls in every format module
+    from structext_core.structext_eval import suites  # local: suites pulls in every format module
 
     wanted = {str(s) for s in sample_ids}
     found: dict[str, dict] = {}

@@ -1,6 +1,6 @@
 """Home and Explore as data: one line per sample, the filters, the statistics, a selection
 as JSONL; AIBench's stored data sets and a paper as the seal lets a user see them. The pages (``pages/home.py``, ``pages/explore.py``) only place these on the screen;
-the rendered view of a reference is :func:`structext_core.benchmark.preview.preview` (run
+the rendered view of a reference is :func:`structext_core.structext_eval.preview.preview` (run
 in a worker by ``structext_core.studio.sandbox.preview``).
 
 Explore reruns its whole script on every filter change, so a suite is read and indexed once
@@ -22,9 +22,9 @@ import pandas as pd
 
 from structext_core.aibench import model
 from structext_core.aibench import store as aibench_store
-from structext_core.benchmark import samples
-from structext_core.benchmark.formats import LANGUAGES
-from structext_core.benchmark.tasks import ABBREVIATIONS, TASKS
+from structext_core.structext_eval import samples
+from structext_core.structext_eval.formats import LANGUAGES
+from structext_core.structext_eval.tasks import ABBREVIATIONS, TASKS
 from structext_core.studio import access, question_review, seal
 
 
@@ -121,7 +121,7 @@ class SuiteView:
 def load_suite_view(path: str | Path) -> SuiteView:
     """The :class:`SuiteView` of a suite file, read once per version of the file (its path,
     modification time and size); a changed file is read again. Raises what
-    :func:`structext_core.benchmark.samples.read_jsonl` raises for a file that does not read."""
+    :func:`structext_core.structext_eval.samples.read_jsonl` raises for a file that does not read."""
     path = Path(path)
     stat = path.stat()
     return _read_view(str(path.resolve()), stat.st_mtime_ns, stat.st_size)

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from structext_core.benchmark import suites
+from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
 from tests.browser.conftest import clock_seconds
 

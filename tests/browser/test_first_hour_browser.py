@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from structext_core.benchmark import samples, suites
+from structext_core.structext_eval import samples, suites
 from tests.browser.conftest import stored_synthetic_aibench
 
 pytestmark = pytest.mark.browser

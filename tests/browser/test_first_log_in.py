@@ -16,7 +16,7 @@ import shutil
 import pytest
 
 from benchmarks.st_client import StreamlitClient
-from structext_core.benchmark import samples, suites
+from structext_core.structext_eval import samples, suites
 from structext_core.studio import accounts, storage
 from tests.browser.conftest import running_app
 

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from structext_core.benchmark import samples, suites
+from structext_core.structext_eval import samples, suites
 from structext_core.studio import storage
 from tests.browser.conftest import clock_seconds
 

@@ -8,7 +8,7 @@ still submits. Screenshots: tests/screenshots/long-answers-*.png.
 import pytest
 from playwright.sync_api import expect
 
-from structext_core.benchmark import suites
+from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
 from tests.browser.test_human_journey import go_to, log_in
 

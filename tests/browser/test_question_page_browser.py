@@ -22,7 +22,7 @@ import pytest
 from playwright.sync_api import expect
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
-from structext_core.benchmark import suites
+from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
 from structext_core.studio.clock_beat import BEAT_PATH
 from tests.browser.conftest import clock_seconds

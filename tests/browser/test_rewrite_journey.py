@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from structext_core.benchmark import samples, suites
+from structext_core.structext_eval import samples, suites
 from structext_core.studio import accounts, campaign, rewrite, storage
 
 pytestmark = pytest.mark.browser

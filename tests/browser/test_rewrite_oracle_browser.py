@@ -24,8 +24,8 @@ import time
 
 import pytest
 
-from structext_core.benchmark import samples as samples_mod
-from structext_core.benchmark.suites import generate_cell, generate_sample
+from structext_core.structext_eval import samples as samples_mod
+from structext_core.structext_eval.suites import generate_cell, generate_sample
 from structext_core.studio import accounts, campaign, rewrite, storage, study
 
 pytestmark = pytest.mark.browser

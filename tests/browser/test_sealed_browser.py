@@ -26,8 +26,8 @@ import time
 
 import pytest
 
-from structext_core.benchmark import samples as samples_mod
-from structext_core.benchmark import suites
+from structext_core.structext_eval import samples as samples_mod
+from structext_core.structext_eval import suites
 from structext_core.studio import access, accounts, campaign, results_store, storage, study
 
 pytestmark = pytest.mark.browser

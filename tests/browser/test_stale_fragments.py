@@ -17,7 +17,7 @@ import asyncio
 import pytest
 
 from benchmarks.st_client import StreamlitClient
-from structext_core.benchmark import suites
+from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
 from tests.browser.conftest import running_app
 

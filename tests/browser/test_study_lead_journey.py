@@ -19,7 +19,7 @@ import io
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from structext_core.benchmark import samples, suites
+from structext_core.structext_eval import samples, suites
 from structext_core.studio import accounts, storage, study
 from tests.browser.test_human_journey import go_to, log_in, recorded_tab, sidebar
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from structext_core.benchmark import official, samples, suites
 from structext_core.cli import main as cli
 from structext_core.cli.main import main
+from structext_core.structext_eval import official, samples, suites
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -276,8 +276,8 @@ def test_audit_report_that_is_a_folder_is_refused_before_the_audit(tmp_path, cap
 
 def test_score_metric_chooses_which_rouge_l_is_score(tmp_path, capsys):
     """--metric paper makes the authors' metric `score`; both stay in every row, named."""
-    from structext_core.benchmark import suites
     from structext_core.cli.main import main
+    from structext_core.structext_eval import suites
 
     sample = suites.generate_sample(8, 1, 1, seed=0, suite="custom")
     samples_file = tmp_path / "samples.jsonl"

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from structext_core.benchmark import samples, suites
 from structext_core.cli.main import main
+from structext_core.structext_eval import samples, suites
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from structext_core.benchmark.suites import generate_suite
 from structext_core.evaluation.paper_rouge import (
     AUTHORS_CALL_DEPTH,
     AUTHORS_RECURSION_LIMIT,
@@ -24,6 +23,7 @@ from structext_core.evaluation.paper_rouge import (
     RECURSION_LIMIT,
     authors_failure,
 )
+from structext_core.structext_eval.suites import generate_suite
 
 LOOP = Path(__file__).with_name("authors_loop.py")
 

@@ -8,8 +8,8 @@ import pytest
 from sacrebleu.metrics import BLEU
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from structext_core.benchmark.suites import generate_suite
 from structext_core.evaluation import fast_bleu, scoring
+from structext_core.structext_eval.suites import generate_suite
 
 SACREBLEU = BLEU(effective_order=True)
 PIECES = ["a", "b", "Z", "Y", "1", "2.5", "3,4", "5-6", "-", "--", ".", ",", "..", ".,", ",.", "x.y",

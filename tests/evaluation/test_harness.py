@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from structext_core.benchmark import samples as samples_mod
-from structext_core.benchmark import suites
 from structext_core.cli import main as cli
 from structext_core.evaluation import harness, harness_entries, harness_export, inspect_ai_logs, results
 from structext_core.evaluation.results import ResultsImportError
+from structext_core.structext_eval import samples as samples_mod
+from structext_core.structext_eval import suites
 from structext_core.studio import results_frame, results_store, storage
 from structext_core.views import comparisons, result_options
 
@@ -202,7 +202,7 @@ def test_the_eval_log_is_zstandard_compressed_and_read_without_inspect(inspect_l
     with zipfile.ZipFile(inspect_logs["eval"]) as archive:
         methods = {info.compress_type for info in archive.infolist() if info.filename.startswith("samples/")}
     assert methods == {93}  # zstandard: the stdlib alone cannot read it
-    code = ("import sys; from structext_core.evaluation import harness; from structext_core.benchmark import samples;"
+    code = ("import sys; from structext_core.evaluation import harness; from structext_core.structext_eval import samples;"
             f"f, rows = harness.read_log({str(inspect_logs['eval'])!r}, samples.read_jsonl({str(suite[0])!r}));"
             "assert rows and not [m for m in sys.modules if m.startswith(('inspect_ai', 'lm_eval'))], 'imported'")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)

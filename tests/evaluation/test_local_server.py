@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from structext_core.benchmark import samples as samples_mod
-from structext_core.benchmark import suites
 from structext_core.cli.main import main as cli
+from structext_core.structext_eval import samples as samples_mod
+from structext_core.structext_eval import suites
 from tests.evaluation.openai_stub import StubServer
 
 pytest.importorskip("inspect_ai")

@@ -12,13 +12,13 @@ import threading
 import pytest
 from rouge import Rouge
 
-from structext_core.benchmark.suites import generate_suite
 from structext_core.evaluation.paper_rouge import (
     _traceback_words,
     paper_sentences,
     reconstructed_lcs_words,
     rouge_l_paper,
 )
+from structext_core.structext_eval.suites import generate_suite
 
 LIBRARY = Rouge()
 

@@ -7,9 +7,6 @@ import json
 
 import pytest
 
-from structext_core.benchmark.samples import write_jsonl
-from structext_core.benchmark.suites import generate_cell
-from structext_core.benchmark.tasks import TASKS
 from structext_core.cli import results as cli_results
 from structext_core.evaluation import prompts
 from structext_core.evaluation.prompts import (
@@ -20,6 +17,9 @@ from structext_core.evaluation.prompts import (
     build_prompts,
     check_setting,
 )
+from structext_core.structext_eval.samples import write_jsonl
+from structext_core.structext_eval.suites import generate_cell
+from structext_core.structext_eval.tasks import TASKS
 
 # One task of every format, at a small grid cell.
 TASK_PER_FORMAT = {}

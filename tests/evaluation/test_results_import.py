@@ -8,9 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from structext_core.benchmark import official
-from structext_core.benchmark.samples import write_jsonl
-from structext_core.benchmark.suites import generate_cell
 from structext_core.cli import results as cli_results
 from structext_core.evaluation.results import (
     ResultsImportError,
@@ -23,6 +20,9 @@ from structext_core.evaluation.results import (
     split_original_prompt,
 )
 from structext_core.evaluation.scoring import rouge_l
+from structext_core.structext_eval import official
+from structext_core.structext_eval.samples import write_jsonl
+from structext_core.structext_eval.suites import generate_cell
 
 
 @pytest.fixture(scope="module")

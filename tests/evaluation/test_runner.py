@@ -12,8 +12,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from structext_core.benchmark.samples import write_jsonl
-from structext_core.benchmark.suites import generate_cell
 from structext_core.cli import results as cli_results
 from structext_core.evaluation import runner
 from structext_core.evaluation.runner import (
@@ -25,6 +23,8 @@ from structext_core.evaluation.runner import (
     chat_completion,
     run_prompts,
 )
+from structext_core.structext_eval.samples import write_jsonl
+from structext_core.structext_eval.suites import generate_cell
 
 FAST = RetryPolicy(max_retries=3, backoff_base=0.01, backoff_max=0.05)
 

@@ -9,7 +9,6 @@ from rapidfuzz.distance import LCSseq
 from rouge_score import rouge_scorer, tokenizers
 from sacrebleu.metrics import BLEU
 
-from structext_core.benchmark.suites import generate_cell, generate_suite
 from structext_core.evaluation import scoring
 from structext_core.evaluation.lcs import lcs_of_codes
 from structext_core.evaluation.scoring import (
@@ -24,6 +23,7 @@ from structext_core.evaluation.scoring import (
     thresholded_rouge_l,
     tokenize,
 )
+from structext_core.structext_eval.suites import generate_cell, generate_suite
 
 SCORER = rouge_scorer.RougeScorer(["rougeL"])
 

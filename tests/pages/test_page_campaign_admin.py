@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from structext_core.benchmark.samples import write_jsonl
-from structext_core.benchmark.suites import SuiteConfig, generate_suite
+from structext_core.structext_eval.samples import write_jsonl
+from structext_core.structext_eval.suites import SuiteConfig, generate_suite
 from structext_core.studio import accounts, campaign, rewrite, sandbox, storage
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 from tests.pages.test_page_access import Downloads

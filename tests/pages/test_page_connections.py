@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from pages import ui
 from structext_core import settings
-from structext_core.benchmark import suites
+from structext_core.structext_eval import suites
 from structext_core.studio import access, accounts, storage, study
 
 ROOT = Path(__file__).resolve().parents[2]

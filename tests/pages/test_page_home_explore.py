@@ -3,7 +3,7 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from structext_core.benchmark import samples, suites
+from structext_core.structext_eval import samples, suites
 from structext_core.studio import sandbox
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 from structext_core.text.safe_text import markdown_text
@@ -238,7 +238,7 @@ def test_a_graph_too_large_to_draw_leaves_no_empty_frame(small_defaults, monkeyp
     """Issue 19: "819 edges are too many to draw" stood over an empty 560-pixel frame."""
     import streamlit as st
 
-    from structext_core.benchmark.formats import Preview, tree_format
+    from structext_core.structext_eval.formats import Preview, tree_format
 
     st.cache_data.clear()
     real_run = sandbox.run

@@ -421,7 +421,7 @@ def test_folder_import_and_delete(admin_env):
 @pytest.fixture
 def people_on_hard(tmp_path, monkeypatch):
     """A study's people answered Test-Hard items; no model result yet; Test and Test-Hard suites."""
-    from structext_core.benchmark import samples as samples_mod
+    from structext_core.structext_eval import samples as samples_mod
     from structext_core.studio import accounts
     from tests.results_data import run_human_study
 
@@ -829,8 +829,8 @@ def test_the_note_on_a_bad_link_stays_until_the_view_changes(env):
 def test_a_file_scored_with_the_papers_metric_is_named_where_the_view_differs(admin_env, tmp_path):
     """Issue 20: the upload keeps the metric its file was scored with; the page says so while the
     view shows the other ROUGE-L, and not once the view shows the same."""
-    from structext_core.benchmark.samples import write_jsonl
     from structext_core.cli.main import main as cli
+    from structext_core.structext_eval.samples import write_jsonl
 
     samples = admin_env["hard"]
     samples_file, responses, scored = tmp_path / "s.jsonl", tmp_path / "r.jsonl", tmp_path / "scored.jsonl"

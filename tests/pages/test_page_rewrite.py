@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from structext_core.benchmark.suites import generate_cell, generate_sample
+from structext_core.structext_eval.suites import generate_cell, generate_sample
 from structext_core.studio import accounts, campaign, rewrite, sandbox, storage
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 

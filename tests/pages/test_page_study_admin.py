@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from structext_core.benchmark import samples, suites
+from structext_core.structext_eval import samples, suites
 from structext_core.studio import access, accounts, storage, study
 from structext_core.views import dashboard
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from structext_core.benchmark import suites
+from structext_core.structext_eval import suites
 from structext_core.studio import access, accounts, results_store, storage, study
 
 ROOT = Path(__file__).resolve().parents[2]

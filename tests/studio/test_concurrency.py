@@ -13,7 +13,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from structext_core.benchmark import suites
+from structext_core.structext_eval import suites
 from structext_core.studio import accounts, results_frame, storage, study
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from structext_core.benchmark.samples import write_jsonl
 from structext_core.evaluation import results, scoring
 from structext_core.evaluation.results import ResultsImportError
+from structext_core.structext_eval.samples import write_jsonl
 from structext_core.studio import results_frame, results_store, storage
 from tests.results_data import (
     bad_uploads,
@@ -311,7 +311,7 @@ def test_migration_6_keeps_rows_stored_before_it(tmp_path, monkeypatch):
 
 
 def test_warm_up_prepares_a_suites_answers_once_per_file_version(tmp_path):
-    from structext_core.benchmark import suites
+    from structext_core.structext_eval import suites
 
     rows = [suites.generate_sample(task_id, 1, 1, suite="warm", index=0) for task_id in (1, 5, 9, 21)]
     path = tmp_path / "warm.jsonl"

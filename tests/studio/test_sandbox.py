@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from structext_core.benchmark.suites import generate_cell
+from structext_core.structext_eval.suites import generate_cell
 from structext_core.studio import accounts, campaign, rewrite, sandbox, storage
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 
@@ -102,7 +102,7 @@ def test_importing_the_core_starts_no_process():
         import os, sys
         from pathlib import Path
         sys.path.insert(0, sys.argv[1])
-        from structext_core.benchmark import preview
+        from structext_core.structext_eval import preview
         from structext_core.studio import campaign
         from structext_core.cli import main as cli
         from structext_core.studio import rewrite
@@ -345,7 +345,7 @@ def test_preview_of_a_hostile_reference_is_a_note(default_test_pool, language, r
 
 
 def test_preview_through_the_worker_equals_the_preview_in_process(default_test_pool):
-    from structext_core.benchmark.preview import preview
+    from structext_core.structext_eval.preview import preview
 
     for task_id in (1, 8, 13, 18, 21, 5):
         s = sample_of(task_id)

@@ -3,7 +3,7 @@
 
 import pytest
 
-from structext_core.benchmark import samples, suites
+from structext_core.structext_eval import samples, suites
 from structext_core.views import explore
 
 

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from structext_core.benchmark import suites
+from structext_core.structext_eval import suites
 from structext_core.views import reference
 from structext_core.views.reference import Lines, ReferenceInputError
 

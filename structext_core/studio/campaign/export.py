@@ -12,10 +12,10 @@ from pathlib import Path
 import sqlite_utils
 
 from structext_core import settings
-from structext_core.benchmark import official, outputs
-from structext_core.benchmark.audit import AGREE, audit, audit_sample
-from structext_core.benchmark.samples import FIELDS, to_jsonl_line, write_jsonl
-from structext_core.benchmark.tasks import TASKS
+from structext_core.structext_eval import official, outputs
+from structext_core.structext_eval.audit import AGREE, audit, audit_sample
+from structext_core.structext_eval.samples import FIELDS, to_jsonl_line, write_jsonl
+from structext_core.structext_eval.tasks import TASKS
 from structext_core.studio.campaign.items import get_item, list_items
 from structext_core.studio.campaign.rules import STATUSES, SUITE_NAME, CampaignError
 from structext_core.studio.campaign.submissions import latest_submission
@@ -121,7 +121,7 @@ def export_campaign(db: sqlite_utils.Database, campaign_id: int, directory: str 
     """Write ``real-test.jsonl`` and the authors' layout (``official/``) under ``directory``.
 
     ``directory`` must be new, empty or hold an earlier export (its ``.structext-export``
-    marker, see :mod:`structext_core.benchmark.outputs`): only that export's files are replaced, nothing
+    marker, see :mod:`structext_core.structext_eval.outputs`): only that export's files are replaced, nothing
     else is touched. Every sample is audited first; if any disagrees, or the folder is refused,
     nothing is written and the :class:`CampaignError` says why. With ``suites_dir`` the samples
     are also written there as :func:`suite_file`, a suite like Test and Test-Hard.

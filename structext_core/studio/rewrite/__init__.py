@@ -15,18 +15,18 @@ This package is pure (no Streamlit, no database); its API is re-exported here:
 - ``diff``: :func:`diff_texts` shows a reviewer what a rewrite changed, line by line (bounded).
 
 What depends on the format (where its data is, what a value may hold, how it reads, its
-skeleton) is the format module's (:mod:`structext_core.benchmark.formats`). Every problem is
+skeleton) is the format module's (:mod:`structext_core.structext_eval.formats`). Every problem is
 a :class:`Problem` that says which check, where, and what differs.
 """
 
 from __future__ import annotations
 
-from structext_core.benchmark.formats import NUMBER_RE, Problem
-from structext_core.benchmark.formats.csv_format import NUMERIC_COLUMNS, CsvTable
-from structext_core.benchmark.formats.csv_format import read_tables as read_csv_tables
-from structext_core.benchmark.formats.markup import Block
-from structext_core.benchmark.formats.shapes import ObjectShape
-from structext_core.benchmark.formats.xml_format import ElementShape
+from structext_core.structext_eval.formats import NUMBER_RE, Problem
+from structext_core.structext_eval.formats.csv_format import NUMERIC_COLUMNS, CsvTable
+from structext_core.structext_eval.formats.csv_format import read_tables as read_csv_tables
+from structext_core.structext_eval.formats.markup import Block
+from structext_core.structext_eval.formats.shapes import ObjectShape
+from structext_core.structext_eval.formats.xml_format import ElementShape
 from structext_core.studio.rewrite.checks import (
     ANSWER_AFTER_STRUCTURE,
     ANSWER_AFTER_STRUCTURE_NOTE,

@@ -3,7 +3,7 @@ equals the original's, and the answer the core's solver derives from the rewritt
 equals the rewritten answer.
 
 Reading and comparing skeletons is each format's knowledge (``parse_error``,
-``line_signature`` and ``compare_structure`` in :mod:`structext_core.benchmark.formats`);
+``line_signature`` and ``compare_structure`` in :mod:`structext_core.structext_eval.formats`);
 the order of the checks, the limits and the answer check are the same for every format.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from structext_core.benchmark.formats import TOKEN_RE, Problem, ReadError, get_module
-from structext_core.benchmark.tasks import TASKS, answers_agree
+from structext_core.structext_eval.formats import TOKEN_RE, Problem, ReadError, get_module
+from structext_core.structext_eval.tasks import TASKS, answers_agree
 from structext_core.studio.rewrite.tokens import extract_tokens
 from structext_core.text import limits
 

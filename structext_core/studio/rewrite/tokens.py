@@ -1,7 +1,7 @@
 """The abstract tokens of a sample: what a rewrite may rename, with the roles each plays.
 
 Where the data of a reference is, and which words belong to the syntax, is each format's
-knowledge (``rewrite_tokens`` and ``RESERVED_WORDS`` in :mod:`structext_core.benchmark.formats`);
+knowledge (``rewrite_tokens`` and ``RESERVED_WORDS`` in :mod:`structext_core.structext_eval.formats`);
 the question's parameters are read here, the same for every format.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from structext_core.benchmark.formats import LANGUAGES, get_module, tokens_in
+from structext_core.structext_eval.formats import LANGUAGES, get_module, tokens_in
 
 #: Words that belong to a format's syntax (or to an answer's frame), never to its data.
 RESERVED: dict[str, frozenset[str]] = {language: get_module(language).RESERVED_WORDS for language in LANGUAGES}

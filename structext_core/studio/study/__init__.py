@@ -3,7 +3,7 @@
 the public API of all of them, so callers write ``study.X``. Agreement statistics live in
 :mod:`structext_core.evaluation.agreement`, the dashboard's charts in
 :mod:`structext_core.views.dashboard`, the stratified draw in
-:mod:`structext_core.benchmark.draws`.
+:mod:`structext_core.structext_eval.draws`.
 
 A *study* is a fixed draw of samples (stratified over format x task x (depth, width)),
 copied into the database so it is self-contained, and a list of annotators. Every
@@ -78,22 +78,14 @@ from structext_core.studio.study.aibench_study import (  # noqa: F401
     lead_image,
 )
 from structext_core.studio.study.answering import (  # noqa: F401
-    AnnotatorProgress,
     ClockStatus,
-    Feedback,
     QuestionView,
-    Submission,
     accept_rule,
-    annotator_progress,
-    give_up,
     heartbeat,
     open_question,
     pause_question,
     record_activity,
-    response_feedback,
     resume_question,
-    submit_answer,
-    submit_draft,
     take_over,
 )
 from structext_core.studio.study.dashboard import (  # noqa: F401
@@ -107,6 +99,16 @@ from structext_core.studio.study.dashboard import (  # noqa: F401
     responses_frame,
     time_summary,
 )
+from structext_core.studio.study.draws import (  # noqa: F401
+    GOLD_SHORT_ANSWER_CHARS,
+    PRACTICE_MAX_ANSWER_CHARS,
+    PRACTICE_MAX_REFERENCE_CHARS,
+    STRATUM_KEYS,
+    gold_draw,
+    practice_draw,
+    stratified_draw,
+    stratum,
+)
 from structext_core.studio.study.export import (  # noqa: F401
     EXPORT_COLUMNS,
     export_columns,
@@ -116,6 +118,15 @@ from structext_core.studio.study.export import (  # noqa: F401
     to_jsonl,
 )
 from structext_core.studio.study.kinds import StudyKind, kind_of, study_benchmarks  # noqa: F401
+from structext_core.studio.study.lifecycle import (  # noqa: F401
+    StudyMember,
+    clone_study,
+    remove_annotator,
+    rename_study,
+    replace_annotator,
+    set_study_archived,
+    study_members,
+)
 from structext_core.studio.study.progress import OwnProgress, own_progress  # noqa: F401
 from structext_core.studio.study.quality import (  # noqa: F401
     FLAG_KINDS,
@@ -139,43 +150,38 @@ from structext_core.studio.study.store import (  # noqa: F401
     DEFAULT_SUITE,
     FAST_FRACTION_OF_MEDIAN,
     FAST_MIN_SECONDS,
-    GOLD_SHORT_ANSWER_CHARS,
     MAX_PRACTICE_ITEMS,
     MAX_RESPONSE_CHARS,
     PASS_THRESHOLD,
-    PRACTICE_MAX_ANSWER_CHARS,
-    PRACTICE_MAX_REFERENCE_CHARS,
-    STRATUM_KEYS,
     AnnotatorStudy,
     QuestionCounts,
     StaleQuestionError,
     Study,
     StudyError,
-    StudyMember,
     add_annotator,
     annotator_names,
     annotator_order,
     available_suites,
-    clone_study,
     create_study,
     first_unfinished,
     get_study,
-    gold_draw,
     insert_study,
     list_studies,
     now,
-    practice_draw,
     progress_words,
-    remove_annotator,
-    rename_study,
-    replace_annotator,
-    set_study_archived,
     set_study_status,
-    stratified_draw,
-    stratum,
     studies_for_annotator,
-    study_members,
     validate_setup,
+)
+from structext_core.studio.study.submitting import (  # noqa: F401
+    AnnotatorProgress,
+    Feedback,
+    Submission,
+    annotator_progress,
+    give_up,
+    response_feedback,
+    submit_answer,
+    submit_draft,
 )
 
 #: Time spent on a question as a running clock: ``12:05``, ``1:02:03``.

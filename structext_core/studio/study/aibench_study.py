@@ -22,7 +22,7 @@ The draw (deterministic for (data set, n, practice, gold, seed)):
    nothing about care. Gold uses papers of its own too (the next in the seeded order, until they
    hold enough level-1 questions), drawn evenly over conferences; to an annotator they look like
    any other item (original figures are among the counted items' images too).
-4. **Counted** items: a stratified draw (:func:`structext_core.studio.study.store.stratified_draw`)
+4. **Counted** items: a stratified draw (:func:`structext_core.studio.study.draws.stratified_draw`)
    in proportion to level x system x conference over every question of the other papers.
 
 Across studies over the same data set: a paper that another AIBench study uses for practice has
@@ -46,7 +46,7 @@ import sqlite_utils
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench.model import LEVELS, ORIGINAL_SYSTEM
-from structext_core.benchmark import draws
+from structext_core.structext_eval import draws
 from structext_core.studio import pairwise, seal
 from structext_core.studio.study.store import (
     DEFAULT_GOLD_PASS,

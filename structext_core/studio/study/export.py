@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pandas as pd
 import sqlite_utils
 
-from structext_core.benchmark.samples import to_jsonl_line
+from structext_core.structext_eval.samples import to_jsonl_line
 from structext_core.studio.study.dashboard import COUNTED_KINDS, flag_fast, responses_frame
 from structext_core.studio.study.kinds import kind_of
 from structext_core.text import safe_text

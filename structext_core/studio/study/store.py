@@ -1,11 +1,11 @@
 """Studies: setup, the draw, annotators and their order, status; the typed rows the pages read
-(:class:`Study`, :class:`AnnotatorStudy`)."""
+(:class:`Study`, :class:`AnnotatorStudy`). Renaming, archiving, cloning and the members of a study
+once it runs: :mod:`structext_core.studio.study.lifecycle`."""
 
 from __future__ import annotations
 
 import json
 import random
-import sqlite3
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -15,13 +15,22 @@ from pathlib import Path
 import sqlite_utils
 
 from structext_core import protocol
-from structext_core.benchmark import draws, suites
-from structext_core.benchmark import member as structext_eval
 from structext_core.evaluation import scoring
+from structext_core.structext_eval import member as structext_eval
+from structext_core.structext_eval import suites
 from structext_core.studio import accounts, changes, seal
 from structext_core.studio.errors import StudyError  # noqa: F401 (the study package's error)
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study import kinds
+from structext_core.studio.study.draws import (
+    _avoiding,
+    _elsewhere,
+    _rest,
+    _swap_out,
+    gold_draw,
+    practice_draw,
+    stratified_draw,
+)
 from structext_core.text import limits
 from structext_core.text.words import plural
 
@@ -38,20 +47,10 @@ MAX_RESPONSE_CHARS = 200_000
 #: Default thresholds for "implausibly fast" answers (see :func:`flag_fast`).
 FAST_MIN_SECONDS = 5.0
 FAST_FRACTION_OF_MEDIAN = 0.25
-STRATUM_KEYS = ("language", "task", "depth", "width")
 #: What a StrucText item stores as its strata (``study_items.strata``).
 _STRUCTEXT_STRATA = tuple(structext_eval.STRATA)
 #: Most practice items a study may have (they come before every annotator's first question).
 MAX_PRACTICE_ITEMS = 20
-#: A gold answer at most this long, on one line, counts as short (see :func:`gold_draw`).
-GOLD_SHORT_ANSWER_CHARS = 40
-#: Answers a careless person guesses right half the time: never preferred as gold.
-_GUESSABLE_ANSWERS = frozenset({"true", "false", "yes", "no", "0", "1"})
-#: A practice question is a warm-up: drawn from samples whose reference and answer are at most
-#: this long (characters). Test-Hard has such samples of every task; a suite with too few
-#: gets the shortest samples it has (see :func:`practice_draw`).
-PRACTICE_MAX_REFERENCE_CHARS = 3_000
-PRACTICE_MAX_ANSWER_CHARS = 300
 DEFAULT_GOLD_PASS = 0.5
 
 
@@ -65,151 +64,6 @@ def now() -> float:
 
 
 # ---------------------------------------------------------------- setup
-
-
-def stratum(sample: dict) -> tuple:
-    """The stratum of a sample: (format, task, depth, width)."""
-    return tuple(sample[key] for key in STRATUM_KEYS)
-
-
-def stratified_draw(samples: Sequence[dict], n: int, seed: int = 0, *, stratum_of=stratum,
-                    pool_name: str = "the suite") -> list[dict]:
-    """Draw ``n`` samples (each with an ``id``), allocated to strata in proportion to their size.
-
-    Strata are ``stratum_of(sample)``: for StrucText (format, task, depth, width); an AIBench
-    study passes its own (:func:`structext_core.studio.study.aibench_study.stratum`), and
-    ``pool_name`` names what the samples are in messages. Each stratum gets the floor of its share;
-    the remaining places go to the strata with the largest remainders (ties broken at
-    random). The result is deterministic for (samples, n, seed), whatever the input order
-    (:func:`structext_core.benchmark.draws.stratified_draw`, ``proportional``).
-    """
-    if not samples:
-        raise StudyError(f"{pool_name.capitalize()} has no samples: generate or choose another one.")
-    if not 1 <= n <= len(samples):
-        raise StudyError(
-            f"Number of questions must be between 1 and {len(samples):,} "
-            f"(the size of {pool_name}), got {n:,}."
-        )
-    repeated = [sample_id for sample_id, times in Counter(s["id"] for s in samples).items() if times > 1]
-    if repeated:
-        raise StudyError(
-            f"{pool_name.capitalize()} has {len(repeated)} sample id(s) used more than once (e.g. {repeated[0]!r}): "
-            "every sample needs its own id."
-        )
-    return draws.stratified_draw(
-        samples, n, stratum=stratum_of, seed=f"structext-study-draw|{seed}|{n}",
-        allocation=draws.PROPORTIONAL, order=lambda key: tuple(str(part) for part in key),
-    )
-
-
-def _rest(samples: Sequence[dict], taken: Sequence[dict]) -> list[dict]:
-    """The samples that share neither an id nor a reference text with ``taken``."""
-    ids = {s["id"] for s in taken}
-    references = {s["reference"] for s in taken}
-    return [s for s in samples if s["id"] not in ids and s["reference"] not in references]
-
-
-def _gold_rank(sample: dict) -> tuple[int, int]:
-    """Sort key of gold candidates: short one-line answers that cannot be guessed first, then
-    the rest by the length of their answer."""
-    answer = str(sample.get("answer") or "").strip()
-    short = (0 < len(answer) <= GOLD_SHORT_ANSWER_CHARS and "\n" not in answer
-             and answer.lower() not in _GUESSABLE_ANSWERS)
-    return (0 if short else 1, len(answer))
-
-
-def gold_draw(samples: Sequence[dict], n: int, seed: int = 0) -> list[dict]:
-    """``n`` gold items of ``samples`` (which exclude the study's own items), spread over strata.
-
-    Gold items check care, not skill, so they should be items that a careful person answers
-    right and that the scores judge without doubt. The preferred ones have a short answer on
-    one line (at most :data:`GOLD_SHORT_ANSWER_CHARS` characters): ROUGE-L on such an answer
-    is close to exact match, so a miss means a wrong answer, not a disagreement about how much
-    of a long answer to copy. Answers a guess gets right half the time (``True``, ``no``,
-    ``0``) are not preferred. The draw is stratified over the shortest ``max(3n, n)``
-    candidates, so gold items are not all from one task, and deterministic for (samples, n, seed).
-    """
-    if n == 0:
-        return []
-    if n > len(samples):
-        raise StudyError(f"Not enough samples left for {n} gold items after the study's questions "
-                         f"({len(samples)} left): ask for fewer.")
-    ranked = sorted(samples, key=lambda s: (*_gold_rank(s), s["id"]))
-    pool = ranked[:max(3 * n, n)]
-    return draws.stratified_draw(pool, n, stratum=stratum, seed=f"structext-study-gold|{seed}|{n}",
-                                 allocation=draws.EVEN, order=lambda key: tuple(str(part) for part in key))
-
-
-def _size(sample: dict) -> int:
-    return len(sample["reference"]) + len(str(sample.get("answer") or ""))
-
-
-def practice_draw(samples: Sequence[dict], n: int, seed: int = 0) -> list[dict]:
-    """``n`` practice items of ``samples`` (which exclude the study's and the gold items),
-    spread evenly over strata so a short practice round shows several formats and tasks.
-
-    Practice is a warm-up, so only modest samples are drawn: reference at most
-    :data:`PRACTICE_MAX_REFERENCE_CHARS` and answer at most :data:`PRACTICE_MAX_ANSWER_CHARS`
-    characters. When fewer than ``n`` are that small, the draw is over the ``3n`` smallest."""
-    if n == 0:
-        return []
-    if n > len(samples):
-        raise StudyError(f"Not enough samples left for {n} practice items after the study's questions "
-                         f"({len(samples)} left): ask for fewer.")
-    pool = [s for s in samples if len(s["reference"]) <= PRACTICE_MAX_REFERENCE_CHARS
-            and len(str(s.get("answer") or "")) <= PRACTICE_MAX_ANSWER_CHARS]
-    if len(pool) < n:
-        pool = sorted(samples, key=lambda s: (_size(s), s["id"]))[:3 * n]
-    return draws.stratified_draw(pool, n, stratum=stratum, seed=f"structext-study-practice|{seed}|{n}",
-                                 allocation=draws.EVEN, order=lambda key: tuple(str(part) for part in key))
-
-
-def _elsewhere(db: sqlite_utils.Database, suite: str, kinds: Sequence[str]) -> list[dict]:
-    """The items of ``kinds`` of every study over ``suite``, as ``{id, reference}``."""
-    marks = ", ".join("?" for _ in kinds)
-    rows = db.execute(
-        "SELECT DISTINCT i.sample_id, json_extract(i.sample_json, '$.reference') FROM study_items i"
-        f" JOIN studies s ON s.id = i.study_id WHERE s.suite = ? AND i.kind IN ({marks})", [suite, *kinds],
-    ).fetchall()
-    return [{"id": row[0], "reference": row[1]} for row in rows]
-
-
-def _avoiding(samples: Sequence[dict], avoid: Sequence[Sequence[dict]], n: int) -> list[dict]:
-    """``samples`` without those of the first of the ``avoid`` lists (by id or reference) that
-    leaves at least ``n``; ``samples`` as they are when none does (the seal still withholds
-    keys then, see :mod:`structext_core.studio.seal`)."""
-    for items in avoid:
-        left = _rest(samples, items)
-        if len(left) >= n:
-            return left
-    return list(samples)
-
-
-def _swap_out(samples: Sequence[dict], drawn: list[dict], avoid: Sequence[dict], seed: int) -> list[dict]:
-    """``drawn`` with each item of ``avoid`` (by id or reference) replaced by a sample of the
-    same stratum that is neither drawn nor avoided, where there is one (chosen at random,
-    deterministically); the draw is unchanged when it holds no such item."""
-    if not avoid:
-        return drawn
-    ids, references = {s["id"] for s in avoid}, {s["reference"] for s in avoid}
-    hit = [d for d in drawn if d["id"] in ids or d["reference"] in references]
-    if not hit:
-        return drawn
-    taken_ids, taken_refs = {d["id"] for d in drawn}, {d["reference"] for d in drawn}
-    spare: dict[tuple, list[dict]] = {}
-    for s in sorted(samples, key=lambda s: s["id"]):
-        if not (s["id"] in ids or s["reference"] in references or s["id"] in taken_ids
-                or s["reference"] in taken_refs):
-            spare.setdefault(stratum(s), []).append(s)
-    rng = random.Random(f"structext-study-swap|{seed}")
-    out = []
-    for d in drawn:
-        pool = spare.get(stratum(d)) if d in hit else None
-        if pool:
-            out.append(pool.pop(rng.randrange(len(pool))))
-        else:
-            out.append(d)
-    return out
 
 
 def annotator_order(item_ids: Sequence[int], seed: int, study_id: int, user_id: int) -> list[int]:
@@ -650,214 +504,3 @@ def studies_for_annotator(db: sqlite_utils.Database, user_id: int) -> list[Annot
 def first_unfinished(studies: Sequence[AnnotatorStudy]) -> int:
     """Index of the first study the annotator has not finished (0 when all are finished)."""
     return next((index for index, item in enumerate(studies) if not item.finished), 0)
-
-
-# ---------------------------------------------------------------- lifecycle: rename, archive, clone, members
-#
-# Each change is one write transaction that re-reads what it checks, and writes its record in
-# the audit log (structext_core.studio.changes) in the same transaction.
-
-
-def _check_new_name(db: sqlite_utils.Database, name: str, keep_id: int | None = None) -> str:
-    """The cleaned study name, or :class:`StudyError` (empty, too long, taken by another study)."""
-    name = (name or "").strip()
-    if not name:
-        raise StudyError("Study name is empty: give the study a name, e.g. 'pilot-1'.")
-    try:
-        limits.check_name("study name", name)
-    except limits.LimitError as exc:
-        raise StudyError(str(exc)) from None
-    if db.execute("SELECT 1 FROM studies WHERE name = ? COLLATE NOCASE AND id IS NOT ?", [name, keep_id]).fetchone():
-        raise StudyError(f"A study named {name!r} already exists: choose another name.")
-    return name
-
-
-def rename_study(db: sqlite_utils.Database, study_id: int, name: str, *, by_user: int | None) -> str:
-    """Give a study a new name (unique, any case); returns the name as stored."""
-    with write_transaction(db):
-        old = get_study(db, study_id).name
-        name = _check_new_name(db, name, keep_id=study_id)
-        if name == old:
-            raise StudyError(f"The study is called {name!r} already: type another name.")
-        try:
-            db.execute("UPDATE studies SET name = ? WHERE id = ?", [name, study_id])
-        except sqlite3.IntegrityError:  # the unique index, should the check above ever miss
-            raise StudyError(f"A study named {name!r} already exists: choose another name.") from None
-        changes.record(db, by_user, "study.rename", f"study:{study_id}", old=old, new=name)
-    return name
-
-
-def set_study_archived(db: sqlite_utils.Database, study_id: int, archived: bool, *, by_user: int | None) -> None:
-    """Archive a study (hidden from its annotators and from the default chooser, closed for
-    answering, kept whole: answers, export and Results are unchanged) or bring it back."""
-    with write_transaction(db):
-        study = get_study(db, study_id)
-        if study.archived == archived:
-            raise StudyError(f"Study {study.name!r} is {'archived' if archived else 'not archived'} already.")
-        db.execute("UPDATE studies SET archived_at = ? WHERE id = ?", [now() if archived else None, study_id])
-        changes.record(db, by_user, "study.archive" if archived else "study.unarchive", f"study:{study_id}")
-
-
-def clone_study(
-    db: sqlite_utils.Database, study_id: int, *, name: str, annotator_ids: Sequence[int] = (),
-    by_user: int | None,
-) -> int:
-    """A new open study with the same suite, settings, rule and items (practice and gold
-    included, same positions) as ``study_id``, under a new ``name``; no answers, and only the
-    annotators chosen here (none is fine: add them later), each with an own new order.
-    Returns its id."""
-    with write_transaction(db):
-        source = get_study(db, study_id)
-        name = _check_new_name(db, name)
-        _check_annotators(db, annotator_ids)
-        created = now()
-        new_id = db.execute(
-            "INSERT INTO studies (name, suite, n_items, seed, rule_text, show_correctness, status,"
-            " created_by, created_at, results_when_closed, practice_items, gold_items, gold_pass, benchmark)"
-            " SELECT ?, suite, n_items, seed, rule_text, show_correctness, 'open', ?, ?,"
-            " results_when_closed, practice_items, gold_items, gold_pass, benchmark FROM studies WHERE id = ?",
-            [name, by_user, created, study_id],
-        ).lastrowid
-        db.execute(
-            "INSERT INTO study_items (study_id, position, sample_id, strata, reference_chars, sample_json, kind)"
-            " SELECT ?, position, sample_id, strata, reference_chars, sample_json, kind FROM study_items"
-            " WHERE study_id = ?"
-            " ORDER BY position",
-            [new_id, study_id],
-        )
-        for user_id in dict.fromkeys(annotator_ids):
-            _assign(db, new_id, source.seed, user_id, created)
-        changes.record(db, by_user, "study.clone", f"study:{new_id}", source=study_id,
-                       annotators=list(dict.fromkeys(annotator_ids)))
-    return new_id
-
-
-@dataclass(frozen=True)
-class StudyMember:
-    """An annotator of a study, as the lead manages them: still taking part or removed."""
-
-    user_id: int
-    username: str
-    added_at: float
-    #: When they were removed from the study (None: taking part), and who took their place.
-    removed_at: float | None
-    replaced_by: str | None
-    answered: int
-    total: int
-    #: Of ``answered`` and ``total``: the practice questions, and the gold ones.
-    practice_answered: int = 0
-    practice: int = 0
-    gold_answered: int = 0
-    gold: int = 0
-
-    @property
-    def progress_words(self) -> str:
-        """The lead's words for their progress: "5 of 11 study questions answered (gold 1 of 1
-        among them) · practice 1 of 1" (:func:`progress_words`)."""
-        return progress_words(self.answered - self.practice_answered, self.total - self.practice,
-                              self.practice_answered, self.practice, self.gold_answered, self.gold)
-
-    @property
-    def removed(self) -> bool:
-        """True once the annotator was removed from the study."""
-        return self.removed_at is not None
-
-    @property
-    def status(self) -> str:
-        """``taking part``, ``removed`` or ``removed, replaced by <name>``."""
-        if not self.removed:
-            return "taking part"
-        return f"removed, replaced by {self.replaced_by}" if self.replaced_by else "removed"
-
-
-def study_members(db: sqlite_utils.Database, study_id: int) -> list[StudyMember]:
-    """Everyone who takes or took part in the study, by name, with their answers so far."""
-    rows = db.query(
-        """
-        SELECT sa.user_id, u.username, sa.added_at, sa.removed_at, r.username AS replaced_by,
-               (SELECT COUNT(*) FROM responses x WHERE x.study_id = sa.study_id AND x.user_id = sa.user_id)
-                 AS answered,
-               (SELECT COUNT(*) FROM assignments a WHERE a.study_id = sa.study_id AND a.user_id = sa.user_id)
-                 AS total,
-               (SELECT COUNT(r.id) FROM assignments a JOIN study_items i ON i.id = a.item_id
-                  LEFT JOIN responses r ON r.assignment_id = a.id
-                 WHERE a.study_id = sa.study_id AND a.user_id = sa.user_id AND i.kind = 'practice')
-                 AS practice_answered,
-               (SELECT COUNT(*) FROM assignments a JOIN study_items i ON i.id = a.item_id
-                 WHERE a.study_id = sa.study_id AND a.user_id = sa.user_id AND i.kind = 'practice') AS practice,
-               (SELECT COUNT(r.id) FROM assignments a JOIN study_items i ON i.id = a.item_id
-                  LEFT JOIN responses r ON r.assignment_id = a.id
-                 WHERE a.study_id = sa.study_id AND a.user_id = sa.user_id AND i.kind = 'gold') AS gold_answered,
-               (SELECT COUNT(*) FROM assignments a JOIN study_items i ON i.id = a.item_id
-                 WHERE a.study_id = sa.study_id AND a.user_id = sa.user_id AND i.kind = 'gold') AS gold
-        FROM study_annotators sa JOIN users u ON u.id = sa.user_id
-        LEFT JOIN users r ON r.id = sa.replaced_by
-        WHERE sa.study_id = ? ORDER BY u.username COLLATE NOCASE
-        """,
-        [study_id],
-    )
-    return [StudyMember(**row) for row in rows]
-
-
-def _member_to_remove(db: sqlite_utils.Database, study_id: int, user_id: int) -> str:
-    row = db.execute(
-        "SELECT u.username, sa.removed_at FROM study_annotators sa JOIN users u ON u.id = sa.user_id"
-        " WHERE sa.study_id = ? AND sa.user_id = ?", [study_id, user_id],
-    ).fetchone()
-    if row is None:
-        raise StudyError("That account does not take part in this study.")
-    if row[1] is not None:
-        raise StudyError(f"{row[0]!r} was removed from this study already.")
-    return row[0]
-
-
-def remove_annotator(db: sqlite_utils.Database, study_id: int, user_id: int, *, by_user: int | None) -> int:
-    """Take an annotator off a study: they no longer see it or answer in it; their answers so
-    far are kept (dashboard, Results, and the export, marked ``annotator_removed``). Returns
-    how many answers they keep."""
-    with write_transaction(db):
-        get_study(db, study_id)
-        _member_to_remove(db, study_id, user_id)
-        answered = _remove(db, study_id, user_id, None)
-        changes.record(db, by_user, "study.remove_annotator", f"study:{study_id}", user_id=user_id,
-                       answers_kept=answered)
-    return answered
-
-
-def replace_annotator(
-    db: sqlite_utils.Database, study_id: int, user_id: int, replacement_id: int, *, by_user: int | None
-) -> int:
-    """Remove an annotator (as :func:`remove_annotator`) and give ``replacement_id`` the same
-    questions in the same order as they had (practice first, as for everyone). The removed
-    person's answers stay theirs; the replacement answers every question afresh, so the
-    study keeps a full set of answers per person. Returns how many questions the replacement got."""
-    with write_transaction(db):
-        get_study(db, study_id)
-        _member_to_remove(db, study_id, user_id)
-        _check_annotators(db, [replacement_id])
-        there = db.execute("SELECT removed_at FROM study_annotators WHERE study_id = ? AND user_id = ?",
-                           [study_id, replacement_id]).fetchone()
-        if there is not None:
-            raise StudyError("The replacement already takes part in this study." if there[0] is None else
-                             "The replacement was removed from this study before: choose someone else.")
-        answered = _remove(db, study_id, user_id, replacement_id)
-        db.execute("INSERT INTO study_annotators (study_id, user_id, added_at) VALUES (?, ?, ?)",
-                   [study_id, replacement_id, now()])
-        given = db.execute(
-            "INSERT INTO assignments (study_id, user_id, item_id, seq)"
-            " SELECT study_id, ?, item_id, seq FROM assignments WHERE study_id = ? AND user_id = ? ORDER BY seq",
-            [replacement_id, study_id, user_id],
-        ).rowcount
-        changes.record(db, by_user, "study.replace_annotator", f"study:{study_id}", user_id=user_id,
-                       replacement_id=replacement_id, answers_kept=answered, questions_given=given)
-    return given
-
-
-def _remove(db: sqlite_utils.Database, study_id: int, user_id: int, replacement_id: int | None) -> int:
-    """Inside a write transaction: mark the membership removed (its tab loses the question)."""
-    db.execute(
-        "UPDATE study_annotators SET removed_at = ?, replaced_by = ?, active_tab = NULL"
-        " WHERE study_id = ? AND user_id = ?", [now(), replacement_id, study_id, user_id],
-    )
-    return db.execute("SELECT COUNT(*) FROM responses WHERE study_id = ? AND user_id = ?",
-                      [study_id, user_id]).fetchone()[0]

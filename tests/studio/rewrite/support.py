@@ -1,6 +1,6 @@
 """Shared set-up of the rewrite tests: a Test sample, its faithful rewrite, the checks on it."""
 
-from structext_core.benchmark.suites import generate_sample
+from structext_core.structext_eval.suites import generate_sample
 from structext_core.studio import rewrite as rw
 
 

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from structext_core.benchmark.formats import LANGUAGES
-from structext_core.benchmark.tasks import TASKS
+from structext_core.structext_eval.formats import LANGUAGES
+from structext_core.structext_eval.tasks import TASKS
 from structext_core.studio import rewrite as rw
 from tests.studio.rewrite.support import check, edited, only_structure_problem, rewritten, sample
 

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from structext_core.benchmark.suites import generate_cell
+from structext_core.structext_eval.suites import generate_cell
 from structext_core.studio import rewrite
 from structext_core.studio.rewrite import diff as diff_module
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from structext_core.benchmark.tasks import TASKS
+from structext_core.structext_eval.tasks import TASKS
 from structext_core.studio import rewrite as rw
 from tests.studio.rewrite.support import check, sample
 

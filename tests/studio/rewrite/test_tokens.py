@@ -1,6 +1,6 @@
 """Token extraction: every abstract token of a sample, with its roles, and no syntax word."""
 
-from structext_core.benchmark.formats import LANGUAGES, get_module
+from structext_core.structext_eval.formats import LANGUAGES, get_module
 from structext_core.studio import rewrite as rw
 from tests.studio.rewrite.support import sample
 
@@ -46,7 +46,7 @@ def _cut_samples():
     generator writes them: ``mon**salvage**key``, ``jar\\textbf{kangaroo}gon``, ``essen[[tq.gif]]ce``)."""
     import re
 
-    from structext_core.benchmark import suites
+    from structext_core.structext_eval import suites
 
     found = {}
     for task_id in (21, 24, 27):  # markdown, latex, org: text retrieval with bold runs and images

@@ -1,7 +1,7 @@
 """Shared set-up of the study tests: a grid of samples, a study, an annotator's screen time,
 a whole study answered by a policy."""
 
-from structext_core.benchmark import suites
+from structext_core.structext_eval import suites
 from structext_core.studio import study
 
 #: A heartbeat every 5 s and the idle pause after a minute.

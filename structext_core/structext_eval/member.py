@@ -1,0 +1,77 @@
+"""StrucText-Eval's member module (:mod:`structext_core.protocol`): a thin adapter over its own packages
+(:mod:`structext_core.structext_eval` for samples, :mod:`structext_core.evaluation` for prompts and
+scoring). Nothing here changes StrucText's behaviour or contracts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from structext_core.evaluation import prompts, scoring
+from structext_core.protocol import Place, ShownQuestion
+from structext_core.structext_eval import samples
+from structext_core.structext_eval.tasks import TASKS
+from structext_core.studio.study.kinds import StudyKind, free_text
+
+NAME = "structext-eval"
+DISPLAY_NAME = "StrucText-Eval"
+ORDER = 10
+SUMMARY = ("Can language models reason over structure-rich text with the meaning taken out? JSON, YAML, XML, "
+           f"CSV, a tree format, Markdown, LaTeX and Org, {len(TASKS)} tasks, difficulty set by depth, width and "
+           "columns, every answer computed by rule.")
+PLACES = (
+    Place("explore", "the generated suites: every sample with its reference, question, answer and rule hint", True),
+    Place("results", "heatmaps of model and human scores by format, task, depth and width"),
+    Place("human_baseline", "answer Test-Hard questions against the clock"),
+    Place("rewrite", "rewrite samples into real-world scenarios (Real-Test)"),
+)
+#: An item is one sample (the sample schema of DESIGN.md).
+ITEM_FIELDS = tuple(samples.FIELDS)
+#: The result columns its views break down by (those of :mod:`structext_core.evaluation.aggregate`).
+AXES = ("model", "prompt", "suite", "language", "task", "task_id", "depth", "width")
+#: A study item's strata: the sample's cell (format, task, depth, width) and its task's number.
+STRATA = {"language": str, "task": str, "task_id": int, "depth": int, "width": int}
+
+
+def item_id(item: Mapping) -> str:
+    """The sample's id."""
+    return str(item["id"])
+
+
+def load_items(path) -> list[dict]:
+    """The samples of a sample file (``.jsonl``), checked against the schema."""
+    return samples.read_jsonl(path)
+
+
+def show_question(item: Mapping, setting: str = "naive") -> ShownQuestion:
+    """The sample's prompt under ``setting`` (one of the six; no demonstrations), as text only."""
+    return ShownQuestion(text=prompts.build_prompt(item, setting))
+
+
+def score_answer(item: Mapping, reply: str) -> float:
+    """The sample's score for ``reply``: thresholded ROUGE-L on the extracted answer (``score``
+    of the result schema)."""
+    return scoring.score_response(item["answer"], reply).score
+
+
+def _study_score(answer: str | None, response: str | None, gave_up: bool) -> tuple[float, int]:
+    """ROUGE-L and exact match of one person's answer (a give-up scores 0)."""
+    if gave_up:
+        return 0.0, 0
+    return scoring.rouge_l(answer or "", response or ""), scoring.exact_match(answer or "", response or "")
+
+
+#: A study: an item is a sample; the answer is free text, scored by ROUGE-L F1 (``rouge_l``) and
+#: exact match at commit; a pass is ROUGE-L at or above the paper's threshold.
+STUDY = StudyKind(
+    NAME, _study_score, free_text,
+    ("language", "task", "task_id", "depth", "width", "reference_chars"),
+    {"Annotator": ["annotator"], "Format": ["language"], "Task": ["task"], "Depth": ["depth"],
+     "Width": ["width"], "Depth x width": ["depth", "width"], "Format x task": ["language", "task"]},
+    True,
+    "Score: mean ROUGE-L F1 with the paper's rule (below 0.75 counts as 0), in percent; "
+    "exact match after whitespace normalisation. Intervals: 95% bootstrap over answers.",
+    ("depth", "width"), True, "{suite}",
+    "Press **Ctrl+Enter** (⌘+Enter on a Mac) in the answer box to submit.",
+    "StrucText-Eval (text questions)",
+)
+STUDY_SETUP_VIEW = "pages.ui.study_setup:structext_setup"
