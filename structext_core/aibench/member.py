@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from structext_core.aibench import model
-from structext_core.protocol import Place, ShownQuestion
-from structext_core.studio.study.kinds import StudyKind
+from structext_core.protocol import Place, ShownQuestion, StudyKind
 
 NAME = "aibench"
 DISPLAY_NAME = "AIBench"

@@ -36,7 +36,7 @@ declaration and branches on no benchmark's name, as it branches on no format's n
   (called with ``(db, user)`` by the page); None: the page's own view of the default member.
 - ``load_items(path) -> list[item]``: its items read from a file it names (checked; a ``ValueError``
   naming the line otherwise), so that ``structext items score`` scores replies to them.
-- ``STUDY``: a :class:`structext_core.studio.study.kinds.StudyKind`, how a human-baseline study of
+- ``STUDY``: a :class:`StudyKind`, how a human-baseline study of
   it scores, checks and breaks down answers (None: it has no studies); ``STUDY_SETUP_VIEW``:
   ``"module:function"`` of the lead's form that opens one (called with ``(db, user, annotators)``).
 """
@@ -77,6 +77,40 @@ class Place:
     page: str
     text: str
     chooses_benchmark: bool = False
+
+
+def free_text(response: str, n_options: int) -> str | None:
+    """Any text is an answer (``refuse_response`` of a free-text kind)."""
+    return None
+
+
+@dataclass(frozen=True)
+class StudyKind:
+    """How studies of one benchmark differ (see the module notes)."""
+
+    benchmark: str
+    #: ``(answer key, response, gave_up) -> (rouge_l column, exact_match column)``.
+    score: Callable[[str | None, str | None, bool], tuple[float, int]]
+    #: ``(response, number of options) -> why it is no valid answer, or None``.
+    refuse_response: Callable[[str, int], str | None]
+    #: The item columns of a response row (dashboard frame, export), in order.
+    item_columns: tuple[str, ...]
+    #: The dashboard's "Group by" choices: label -> columns.
+    groupings: dict[str, list[str]]
+    #: Whether the study's answers join StrucText's Results as model rows (``human:<annotator>``).
+    model_results: bool
+    #: How the dashboard names its score, in one line.
+    score_note: str
+    #: The columns of the dashboard's "time per cell" table.
+    time_cells: tuple[str, ...]
+    #: Whether time is set against the item's length (``reference_chars``) on the dashboard.
+    time_by_length: bool
+    #: How a study names what it draws from (``{suite}``: its suite or data set), in choosers.
+    source_label: str
+    #: The rule screen's line on how to answer and submit.
+    how_to_answer: str
+    #: How the lead's "Benchmark" choice names a study of this kind.
+    setup_label: str = ""
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from structext_core.evaluation import prompts, scoring
-from structext_core.protocol import Place, ShownQuestion
+from structext_core.protocol import Place, ShownQuestion, StudyKind, free_text
 from structext_core.structext_eval import samples
 from structext_core.structext_eval.tasks import TASKS
-from structext_core.studio.study.kinds import StudyKind, free_text
 
 NAME = "structext-eval"
 DISPLAY_NAME = "StrucText-Eval"
