@@ -102,17 +102,24 @@ def item_list(chosen: study.Study) -> study.ItemSummary | None:
 
 
 def image_item_panel(detail: study.ItemDetail) -> None:
-    """An AIBench item: the image the annotators saw, the question, its options with the key marked."""
+    """A multiple-choice item: the image the annotators saw (when it has one), the question, its
+    options with the key marked."""
     item = detail.summary
     st.subheader(f"Question #{item.position}")
-    st.caption(f"Level {item.level} · {item.system} · paper {item.paper_id} ({item.conference}) · question "
-               f"{item.question_id} · {item.kind} item")
-    left, right = st.columns([3, 2], gap="large")
-    with left, st.container(border=True):  # framed: a blank image still shows where it is
-        try:
-            st.image(study.lead_image(db, item.item_id), width="stretch", output_format="PNG")
-        except study.StudyError as error:
-            st.error(f"The image cannot be shown: {error}")
+    if item.system is not None:
+        st.caption(f"Level {item.level} · {item.system} · paper {item.paper_id} ({item.conference}) · question "
+                   f"{item.question_id} · {item.kind} item")
+    else:
+        st.caption(markdown_text(f"{item.describe} · {item.sample_id} · {item.kind} item"))
+    if detail.has_image:
+        left, right = st.columns([3, 2], gap="large")
+        with left, st.container(border=True):  # framed: a blank image still shows where it is
+            try:
+                st.image(study.lead_image(db, item.item_id), width="stretch", output_format="PNG")
+            except study.StudyError as error:
+                st.error(f"The image cannot be shown: {error}")
+    else:
+        right = st.container()
     with right:
         st.markdown(f"**Question:** {markdown_text(detail.question)}")
         st.markdown("  \n".join(

@@ -824,8 +824,9 @@ def _option_key(assignment_id: int, letter: str) -> str:
 
 
 def image_question_screen(view: study.QuestionView) -> None:
-    """The image alone, and the question with its options A-D: nothing names the system, the
-    paper or the image's file. Keys: A-D choose, Enter submits."""
+    """A multiple-choice question: the image alone (when the item has one), and the question with
+    its options A-D: nothing names the system, the paper or the image's file. Keys: A-D choose,
+    Enter submits."""
     aid = view.assignment_id
     top_left, top_right = st.columns([4, 1], vertical_alignment="bottom")
     with top_left:
@@ -834,6 +835,9 @@ def image_question_screen(view: study.QuestionView) -> None:
     with top_right:
         clock(aid)
     show_messages()
+    if not view.has_image:  # a text question with options: the options take the page's width
+        options_panel(view)
+        return
     layout = st.segmented_control("Image", list(IMAGE_LAYOUTS), format_func=IMAGE_LAYOUTS.get, default="beside",
                                   key="hb_image_layout", help="Full width shows the image as large as the page "
                                   "allows; the button at its top right shows it on the whole screen.")

@@ -117,6 +117,7 @@ from structext_core.studio.study.export import (  # noqa: F401
     to_csv,
     to_jsonl,
 )
+from structext_core.studio.study.items_study import create_items_study  # noqa: F401
 from structext_core.studio.study.kinds import StudyKind, kind_of, study_benchmarks  # noqa: F401
 from structext_core.studio.study.lifecycle import (  # noqa: F401
     StudyMember,

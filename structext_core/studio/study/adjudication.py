@@ -110,13 +110,18 @@ class ItemSummary:
     question_id: str | None = None
     level: int | None = None
     conference: str | None = None
+    #: Every stratum of the item, in its benchmark's order (``STRATA``): (name, value) pairs.
+    strata: tuple = ()
 
     @property
     def describe(self) -> str:
-        """What the item is, in a few words: format, task and cell; or level, system and question."""
+        """What the item is, in a few words: format, task and cell; or level, system and question;
+        or, for another benchmark, its strata."""
         if self.system is not None:
             return f"level {self.level} · {self.system} · {self.paper_id}/{self.question_id}"
-        return f"{self.language} · {self.task} · d{self.depth} w{self.width}"
+        if self.language is not None:
+            return f"{self.language} · {self.task} · d{self.depth} w{self.width}"
+        return " · ".join(f"{key} {value}" for key, value in self.strata) or self.sample_id
 
     @property
     def label(self) -> str:
@@ -175,9 +180,10 @@ class ItemDetail:
     answer: str
     rule_hint: str
     responses: tuple[ResponseDetail, ...]
-    #: An AIBench item's options (lettered A, B, ...): ``answer`` and each response are letters;
-    #: its image comes from :func:`structext_core.studio.study.aibench_study.lead_image`.
+    #: A multiple-choice item's options (lettered A, B, ...): ``answer`` and each response are letters.
     options: tuple[str, ...] = ()
+    #: The item shows an image (:func:`structext_core.studio.study.aibench_study.lead_image`).
+    has_image: bool = False
 
 
 # ---------------------------------------------------------------- reading
@@ -222,7 +228,7 @@ def _summary(item: dict, responses: Sequence[ResponseDetail], open_flags: int, n
         spread=spread, gave_up_mix=mix, disagreement=spread + mix,
         n_overridden=sum(r.override is not None for r in responses), open_flags=open_flags, n_flags=n_flags,
         paper_id=strata.get("paper_id"), system=strata.get("system"), question_id=strata.get("question_id"),
-        level=strata.get("level"), conference=strata.get("conference"),
+        level=strata.get("level"), conference=strata.get("conference"), strata=tuple(strata.items()),
     )
 
 
@@ -291,6 +297,7 @@ def adjudication_item(db: sqlite_utils.Database, item_id: int) -> ItemDetail:
         requirement=sample.get("requirement", ""), answer=str(sample.get("answer", "")),
         rule_hint=sample.get("rule_hint", ""), responses=tuple(responses),
         options=tuple(str(option) for option in sample.get("options") or ()),
+        has_image=sample.get("image") is not None,
     )
 
 
@@ -306,11 +313,16 @@ def override_history(db: sqlite_utils.Database, response_id: int) -> list[Overri
 
 def items_table(items: Sequence[ItemSummary]) -> pd.DataFrame:
     """The item list as a table for the page (one row per item, in the given order)."""
-    strata = (["level", "system", "conference", "paper_id", "question_id"]
-              if any(s.system is not None for s in items) else ["language", "task", "depth", "width"])
+    if any(s.system is not None for s in items):
+        strata = ["level", "system", "conference", "paper_id", "question_id"]
+    elif any(s.language is not None for s in items) or not items:
+        strata = ["language", "task", "depth", "width"]
+    else:  # another benchmark: its own strata, in its order
+        strata = list(dict.fromkeys(key for s in items for key, _ in s.strata))
     columns = ["position", "kind", *strata, "n_responses", "n_gave_up",
                "mean_score", "spread", "disagreement", "n_overridden", "open_flags", "sample_id"]
-    return pd.DataFrame([{c: getattr(s, c) for c in columns} for s in items], columns=columns)
+    return pd.DataFrame([{c: dict(s.strata).get(c, getattr(s, c, None)) for c in columns} for s in items],
+                        columns=columns)
 
 
 def moment_text(at: float | None) -> str:

@@ -61,6 +61,8 @@ class QuestionView:
     #: is the chosen letter. Nothing here names the system, the paper or the image's file.
     benchmark: str = "structext-eval"
     options: tuple[str, ...] = ()
+    #: The item shows an image beside its question (asked for by the assignment's id).
+    has_image: bool = False
 
     @property
     def paused(self) -> bool:
@@ -141,7 +143,8 @@ _CURRENT_SQL = f"""
            json_extract(i.sample_json, '$.reference') AS reference,
            json_extract(i.sample_json, '$.question') AS question,
            json_extract(i.sample_json, '$.requirement') AS requirement,
-           json_extract(i.sample_json, '$.options') AS options, s.benchmark
+           json_extract(i.sample_json, '$.options') AS options,
+           json_extract(i.sample_json, '$.image') IS NOT NULL AS has_image, s.benchmark
     FROM assignments a
     JOIN study_annotators sa ON sa.study_id = a.study_id AND sa.user_id = a.user_id
     JOIN studies s ON s.id = a.study_id
@@ -275,6 +278,7 @@ def _view(row: dict, settings: ClockSettings, held_elsewhere: bool) -> QuestionV
         practice=practice,
         benchmark=row["benchmark"],
         options=() if held_elsewhere or not row["options"] else tuple(str(o) for o in json.loads(row["options"])),
+        has_image=bool(row["has_image"]) and not held_elsewhere,
     )
 
 

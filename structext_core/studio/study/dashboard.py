@@ -66,16 +66,19 @@ def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[st
             [study_id, *kinds],
         )
     )
+    others: list[str] = []  # strata of a benchmark beyond those columns, in its order
     for row in rows:
         # the item's strata (read once: the column sits after the sample), None where it has none
-        row.update(dict.fromkeys(_STRATA_COLUMNS), **json.loads(row.pop("strata")))
+        strata = json.loads(row.pop("strata"))
+        others.extend(key for key in strata if key not in _STRATA_COLUMNS and key not in others and key not in row)
+        row.update(dict.fromkeys(_STRATA_COLUMNS), **strata)
         if row["rouge_l"] is None or row["exact_match"] is None:
             row["rouge_l"], row["exact_match"] = _score(row["answer"], row["response"], bool(row["gave_up"]),
                                                         row["benchmark"])
     columns = [
         "response_id", "study", "suite", "annotator", "user_id", "seq", "item_id", "item_position",
         "sample_id", "language", "task", "task_id", "depth", "width", "reference_chars", "answer",
-        "paper_id", "system", "question_id", "level", "conference", "response", "gave_up", "first_shown_at", "submitted_at", "elapsed_seconds",
+        "paper_id", "system", "question_id", "level", "conference", *others, "response", "gave_up", "first_shown_at", "submitted_at", "elapsed_seconds",
         "paused_seconds", "idle_seconds", "away_seconds", "wall_seconds", "pause_count",
         "idle_pauses", "takeovers", "rouge_l", "exact_match", "kind", "score_override", "override_reason",
         "override_by", "override_at",

@@ -1,0 +1,89 @@
+"""A human-baseline study over any benchmark's items, through the protocol
+(:mod:`structext_core.protocol`): what its member module declares is all it needs.
+
+Each item is stored as what the annotator's screen shows (``show_question``: the question, its
+options when it has them), the key it is scored against at commit (the member's ``study_answer``,
+or the item's ``answer``) and its strata (``STRATA``, checked on insert). The draw is the
+workbench's own: counted items in proportion to the strata, then gold and practice items from the
+rest in the seed's order. Scoring, the answer an annotator may give, the dashboard's breakdowns and
+the export's columns come from the member's ``STUDY``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+
+import sqlite_utils
+
+from structext_core import protocol
+from structext_core.studio.errors import StudyError
+from structext_core.studio.study.draws import stratified_draw
+from structext_core.studio.study.store import (
+    DEFAULT_GOLD_PASS,
+    _check_quality_setup,
+    insert_study,
+    validate_setup,
+)
+
+
+def study_row(member, item) -> dict:
+    """The ``study_items`` columns of one of ``member``'s items; never sent to a browser whole."""
+    shown = member.show_question(item)
+    if shown.image is not None:
+        raise StudyError(f"{member.DISPLAY_NAME} item {member.item_id(item)!r} shows an image: a study of "
+                         "items with images is made by the benchmark's own study setup.")
+    answer = member.study_answer(item) if callable(getattr(member, "study_answer", None)) else item["answer"]
+    strata = {key: item[key] for key in member.STRATA}
+    sample = {"id": member.item_id(item), "question": shown.text, "options": list(shown.choices),
+              "answer": str(answer), "reference": "", "requirement": ""}
+    return {"sample_id": sample["id"], "strata": strata, "reference_chars": 0,
+            "sample_json": json.dumps(sample, ensure_ascii=False)}
+
+
+def create_items_study(
+    db: sqlite_utils.Database,
+    *,
+    benchmark: str,
+    name: str,
+    source: str,
+    items: Sequence,
+    n_items: int,
+    annotator_ids: Sequence[int],
+    rule_text: str,
+    seed: int = 0,
+    show_correctness: bool = False,
+    created_by: int | None = None,
+    practice_items: int = 0,
+    gold_items: int = 0,
+    gold_pass: float = DEFAULT_GOLD_PASS,
+) -> int:
+    """Create a study of ``benchmark`` over ``items`` (its data set ``source``); its id. Raises
+    :class:`StudyError` saying what to change (nothing is written then)."""
+    member = protocol.get_module(benchmark)
+    if protocol.option(member, "STUDY") is None:
+        raise StudyError(f"{member.DISPLAY_NAME} declares no studies (its member has no STUDY).")
+    name, rule_text = validate_setup(db, name, rule_text, annotator_ids)
+    practice_items, gold_items, gold_pass = _check_quality_setup(practice_items, gold_items, gold_pass, n_items)
+    try:
+        rows = [study_row(member, item) for item in items]
+    except (KeyError, TypeError, ValueError) as error:
+        raise StudyError(f"An item of {source!r} cannot be put in a study: {str(error)[:300]}") from None
+    pool = [{"id": row["sample_id"], "row": row} for row in rows]
+    counted = stratified_draw(pool, int(n_items), seed, pool_name=source,
+                              stratum_of=lambda entry: tuple(entry["row"]["strata"].values()))
+    taken = {entry["id"] for entry in counted}
+    rest = [entry for entry in pool if entry["id"] not in taken]
+    random.Random(f"structext-items-study|{seed}").shuffle(rest)
+    if gold_items + practice_items > len(rest):
+        raise StudyError(f"Not enough items left for {gold_items} gold and {practice_items} practice items after "
+                         f"the study's questions ({len(rest)} left): ask for fewer.")
+    gold, practice = rest[:gold_items], rest[gold_items:gold_items + practice_items]
+    return insert_study(
+        db, {"name": name, "suite": source, "seed": seed, "rule_text": rule_text, "benchmark": benchmark,
+             "show_correctness": int(show_correctness), "created_by": created_by, "gold_pass": gold_pass},
+        [(entry["row"], kind) for entries, kind in ((counted, "study"), (gold, "gold"), (practice, "practice"))
+         for entry in entries],
+        annotator_ids,
+    )
