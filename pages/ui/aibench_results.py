@@ -201,7 +201,7 @@ def _visible_datasets(db, user, ready: bool) -> list[str]:
 
 def apply_url(db, user, can_see: bool):
     """Open the AIBench view a pasted link describes (once per link); what it gets wrong is
-    ignored with a note (``views.aibench_url_state``). Visitors' links set the paper's table only."""
+    ignored with a note (``structext_core.aibench.url_state``). Visitors' links set the paper's table only."""
     current, state = benchmark_choice.url_now(), st.session_state
     if not current or benchmark_choice.written_by_page(current) or current == state.get("rs_aib_url_read"):
         return show_url_notes()
