@@ -18,21 +18,13 @@ OFFICIAL = ROOT / "structext_core" / "data" / "official"
 SHARED_OFFICIAL = SHARED / "fixtures" / "official"
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items):
     """Every test under tests/browser drives Chromium: it carries the ``browser`` marker, so
-    ``-m "not browser"`` leaves out every one of them (none can forget its decorator).
-
-    For the parallel run (``-n 2 --dist loadgroup``, .ci/run): the browser journeys are one group,
-    run one after another on one worker (two Chromiums and two app servers at once on 2 cores
-    starve each other's clocks), while the other worker takes the other tests a file at a time
-    (each file one group, so its module fixtures are built once)."""
+    ``-m "not browser"`` leaves out every one of them (none can forget its decorator). .ci/run runs
+    them after the others, one after another."""
     for item in items:
         if BROWSER_TESTS in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.browser)
-            item.add_marker(pytest.mark.xdist_group("browser"))
-        else:
-            item.add_marker(pytest.mark.xdist_group(Path(str(item.path)).relative_to(ROOT).as_posix()))
 
 
 @pytest.fixture
