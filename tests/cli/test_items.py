@@ -7,6 +7,7 @@ import pytest
 
 from structext_core.cli.main import main
 from structext_core.structext_eval import samples, suites
+from structext_core.text import limits
 
 
 @pytest.fixture
@@ -49,11 +50,16 @@ def test_replies_are_scored_by_the_benchmarks_rule_and_broken_down(items, tmp_pa
     ([{"id": "nope", "reply": "x"}], "replies.jsonl:1: 'nope' is no item of"),
     (["[1]"], "replies.jsonl:1: a reply line is a JSON object, not list"),
     ("twice", "replies.jsonl:2: 'replies' answered"),
+    (["[" * 200_000 + "]" * 200_000], "replies.jsonl:1: not a JSON line"),  # nesting far past the depth limit
+    ([{"id": "x", "reply": "\ud800"}], "replies.jsonl:1: not a JSON line"),  # a lone surrogate
+    ("huge", "replies.jsonl:1: longer than"),  # one line past the record limit: refused before it is held
 ])
 def test_bad_replies_are_named_by_line_and_nothing_is_written(items, tmp_path, capsys, lines, message):
     path, rows = items
     if lines == "twice":
         lines = [{"id": rows[0]["id"], "reply": "a"}, {"id": rows[0]["id"], "reply": "b"}]
+    elif lines == "huge":
+        lines = [json.dumps({"id": rows[0]["id"], "reply": "x" * (limits.MAX_RECORD_CHARS + 10)})]
     replies = write(tmp_path / "replies.jsonl", lines)
     out = tmp_path / "scored.jsonl"
     assert main(["items", "score", str(replies), "--benchmark", "structext-eval", "--items", str(path),
