@@ -9,7 +9,7 @@ import streamlit as st
 
 from pages import ui
 from pages.ui.frame import ensure_frame
-from structext_core import settings
+from structext_core.aibench import config as aibench_config
 from structext_core.aibench import store as aibench_store
 from structext_core.studio import access, accounts
 
@@ -27,7 +27,7 @@ st.set_page_config(page_title="StrucText Studio", page_icon="🌳", layout="wide
 with ui.run_scope():
     db = ui.get_db()
     accounts.ensure_admin_from_env(db)
-    if settings.aibench_synthetic_at_start():
+    if aibench_config.synthetic_at_start():
         aibench_store.start_synthetic()  # first start: made in a background thread; a few file checks later on
     has_admin = accounts.has_admin(db)
     ui.restore_session()  # a reload keeps the log-in (session cookie); a revoked or expired one ends here

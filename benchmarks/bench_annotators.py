@@ -53,7 +53,8 @@ from structext_core.structext_eval import (
     samples,
     suites,
 )
-from structext_core.studio import accounts, storage, study
+from structext_core.structext_eval import study as structext_study
+from structext_core.studio import accounts, storage
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,7 +80,7 @@ def prepare(base: Path, n_annotators: int, n_items: int) -> dict:
     samples.write_jsonl(data_dir / "test-hard.jsonl", rows)
     db = storage.open_db(base / "structext.db")
     ids = [accounts.create_user(db, f"ann{i:03d}", PASSWORD, "annotator")["id"] for i in range(n_annotators)]
-    study.create_study(db, name="bench", suite="test-hard", samples=rows, n_items=min(n_items, len(rows)),
+    structext_study.create_study(db, name="bench", suite="test-hard", samples=rows, n_items=min(n_items, len(rows)),
                        annotator_ids=ids, seed=0)
     db.conn.close()
     answers = {row["question"]: row["answer"] for row in rows}

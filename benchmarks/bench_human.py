@@ -34,6 +34,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
 
@@ -57,7 +58,7 @@ def make_study(db_path: Path, writers: int, items: int) -> tuple[int, list[int]]
     cells = [(t, d, w) for t in range(1, 30) for d in (1, 2) for w in (1, 2)]
     pool = [suites.generate_sample(t, d, w, suite="bench", index=i) for t, d, w in cells
             for i in range(-(-items // len(cells)))]
-    study_id = study.create_study(db, name="bench", suite="bench", samples=pool, n_items=items, annotator_ids=user_ids)
+    study_id = structext_study.create_study(db, name="bench", suite="bench", samples=pool, n_items=items, annotator_ids=user_ids)
     for user_id in user_ids:
         study.accept_rule(db, study_id, user_id)
     return study_id, user_ids
@@ -151,7 +152,7 @@ def largest_item() -> dict:
 def setup_render_db(db_path: Path, item: dict) -> dict:
     db = storage.open_db(db_path)
     annotator = accounts.create_user(db, "reader", "password-123", "annotator")
-    study_id = study.create_study(db, name="render", suite="test-hard", samples=[item], n_items=1,
+    study_id = structext_study.create_study(db, name="render", suite="test-hard", samples=[item], n_items=1,
                                   annotator_ids=[annotator["id"]])
     study.accept_rule(db, study_id, annotator["id"])
     return annotator

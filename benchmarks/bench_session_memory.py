@@ -24,8 +24,9 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
-from structext_core.studio import accounts, storage, study
+from structext_core.studio import accounts, storage
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
@@ -70,7 +71,7 @@ def main() -> None:
         rows = sorted(suites.generate_suite("test-hard", seed=0), key=lambda r: -len(r["reference"]))
         db = storage.open_db()
         user = accounts.create_user(db, "ann", "password-123", "annotator")
-        study.create_study(db, name="big", suite="test-hard", samples=rows[:args.answers + 5],
+        structext_study.create_study(db, name="big", suite="test-hard", samples=rows[:args.answers + 5],
                            n_items=args.answers + 5, annotator_ids=[user["id"]], seed=0)
         at = AppTest.from_file(str(APP), default_timeout=60)  # through app.py, as the server runs a page
         at.session_state["user"] = user

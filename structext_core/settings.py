@@ -40,8 +40,6 @@ SANDBOX_MEMORY_ENV = "STRUCTEXT_SANDBOX_MEMORY_MB"
 SANDBOX_TEST_FUNCTIONS_ENV = "STRUCTEXT_SANDBOX_TEST_FUNCTIONS"
 LIMIT_PREFIX = "STRUCTEXT_LIMIT_"
 HOME_ENV = "STRUCTEXT_HOME"
-AIBENCH_DIR_ENV = "STRUCTEXT_AIBENCH_DIR"
-AIBENCH_SYNTHETIC_ENV = "STRUCTEXT_AIBENCH_SYNTHETIC"
 RUN_SLOTS_ENV = "STRUCTEXT_RUN_SLOTS"
 
 
@@ -127,22 +125,6 @@ def suites_dir() -> Path:
 def results_dir() -> Path:
     """The folder the Results page imports from: ``$STRUCTEXT_RESULTS_DIR`` or ``annotations/results``."""
     return path(RESULTS_DIR_ENV, ANNOTATIONS_DIR / "results")
-
-
-def aibench_dir() -> Path:
-    """Where AIBench data sets are stored: ``$STRUCTEXT_AIBENCH_DIR`` or ``annotations/aibench``."""
-    return path(AIBENCH_DIR_ENV, ANNOTATIONS_DIR / "aibench")
-
-
-def aibench_synthetic_at_start(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether the app makes the synthetic AIBench set at start when it is missing:
-    ``$STRUCTEXT_AIBENCH_SYNTHETIC`` ``on`` (the default) or ``off``."""
-    text = raw(AIBENCH_SYNTHETIC_ENV, environ).lower()
-    if text in ("", "on"):
-        return True
-    if text == "off":
-        return False
-    raise SettingError(f"{AIBENCH_SYNTHETIC_ENV}={text[:40]!r} must be 'on' or 'off'")
 
 
 def error_log_path() -> Path:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from structext_core.structext_eval import samples as samples_mod
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, results_store, storage, study
 
@@ -53,7 +54,7 @@ def result_lines(samples, models=("good", "weak"), prompts=("naive",)):
 def run_human_study(db, samples, n_items=12):
     ann1 = accounts.create_user(db, "ann1", "password-123", "annotator")
     ann2 = accounts.create_user(db, "ann2", "password-123", "annotator")
-    study_id = study.create_study(db, name="pilot", suite="test-hard", samples=samples, n_items=n_items,
+    study_id = structext_study.create_study(db, name="pilot", suite="test-hard", samples=samples, n_items=n_items,
                                   annotator_ids=[ann1["id"], ann2["id"]])
     clock = 1000.0
     by_id = {s["id"]: s for s in samples}

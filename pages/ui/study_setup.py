@@ -8,6 +8,7 @@ import streamlit as st
 from pages import ui
 from structext_core.aibench import store as aibench_store
 from structext_core.structext_eval import samples, suites
+from structext_core.structext_eval import study as structext_study
 from structext_core.studio import study
 from structext_core.text.words import plural
 
@@ -19,17 +20,17 @@ def structext_setup(db, user: dict, annotators: list[dict]) -> None:
         name = st.text_input("Study name", placeholder="e.g. hard-500-spring")
         left, middle, right = st.columns(3)
         suite_name = left.selectbox(
-            "Suite", study.available_suites(suite_dir),
+            "Suite", structext_study.available_suites(suite_dir),
             help=f"Test-Hard and Test are generated on first use; other suites are the "
                  f".jsonl files in {suite_dir}.",
         )
-        n_items = middle.number_input("Number of questions", min_value=1, value=study.DEFAULT_N_ITEMS, step=10)
+        n_items = middle.number_input("Number of questions", min_value=1, value=structext_study.DEFAULT_N_ITEMS, step=10)
         seed = right.number_input("Seed of the draw", min_value=0, value=0, step=1)
         chosen = st.multiselect(
             "Annotators", annotators, format_func=lambda u: u["username"],
             help="Every annotator gets the same questions, each in an own shuffled order.",
         )
-        rule_text = st.text_area("Rule shown before the first question", value=study.DEFAULT_RULE, height=110)
+        rule_text = st.text_area("Rule shown before the first question", value=structext_study.DEFAULT_RULE, height=110)
         show_correctness = st.checkbox(
             "Tell annotators after each answer whether it was correct", value=False,
             help="Off by default: feedback can change how people answer.",
@@ -114,7 +115,7 @@ def create_study(db, user: dict, name, suite_name, n_items, seed, chosen, rule_t
             progress=lambda done, total: bar.progress(done / total, text=f"Generating {suite_name}: {done:,} of {total:,}"),
         )
         bar.empty()
-        study_id = study.create_study(
+        study_id = structext_study.create_study(
             db, name=name, suite=suite_name, samples=pool, n_items=n_items, annotator_ids=annotator_ids,
             rule_text=rule_text, seed=seed, show_correctness=show_correctness, created_by=user["id"],
             practice_items=practice_items, gold_items=gold_items, gold_pass=gold_pass,

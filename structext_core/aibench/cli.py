@@ -25,7 +25,7 @@ import argparse
 import math
 from pathlib import Path
 
-from structext_core import settings
+from structext_core.aibench import config as aibench_config
 from structext_core.cli.flags import seconds, seconds_or_zero
 from structext_core.cli.main import UsageError
 from structext_core.text.words import noun
@@ -52,7 +52,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from structext_core.aibench import sandboxed_import as aibench_import
     from structext_core.aibench.dataset import ImportFailed
-    dest = Path(args.out) if args.out else settings.aibench_dir() / Path(args.folder).resolve().name
+    dest = Path(args.out) if args.out else aibench_config.dataset_dir() / Path(args.folder).resolve().name
     try:
         stored = aibench_import.import_folder(args.folder, dest, replace=args.replace)
     except (ImportFailed, FileExistsError) as error:

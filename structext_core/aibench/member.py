@@ -36,6 +36,8 @@ CLI_COMMANDS = ("aibench",)
 RESULTS_VIEW = "pages.ui.aibench_results:aibench_page"
 EXPLORE_VIEW = "pages.ui.aibench_explore:aibench_view"
 
+#: Its part of the seal: what is "the same item", and where its keys are shown outside studies.
+SEAL = "structext_core.aibench.seal"
 
 def register_cli(subparsers) -> None:
     """Add ``aibench`` and its verbs (its modules load when a verb runs)."""

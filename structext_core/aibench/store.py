@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from structext_core import settings
+from structext_core.aibench import config as aibench_config
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import identity
 from structext_core.aibench import predictions as aibench_predictions
@@ -45,12 +46,12 @@ def dataset_path(name: str) -> Path:
     """The folder of the stored data set ``name`` (a ``ValueError`` for a name that is not an id)."""
     if not aibench_dataset.safe_id(name):
         raise ValueError(f"{name[:60]!r} cannot name a data set (letters, digits, '.', '_', '-')")
-    return settings.aibench_dir() / name
+    return aibench_config.dataset_dir() / name
 
 
 def stored_datasets() -> list[str]:
     """The names of the stored data sets, sorted."""
-    root = settings.aibench_dir()
+    root = aibench_config.dataset_dir()
     if not root.is_dir():
         return []
     return sorted(p.name for p in root.iterdir()
@@ -256,7 +257,7 @@ def synthetic_status() -> SyntheticStatus:
     if synthetic_ready():
         return SyntheticStatus("ready")
     with _jobs_lock:
-        job = _jobs.get(str(settings.aibench_dir()))
+        job = _jobs.get(str(aibench_config.dataset_dir()))
         return job["status"] if job else SyntheticStatus("missing")
 
 
@@ -266,7 +267,7 @@ def start_synthetic(pool: sandbox.WorkerPool | None = None) -> SyntheticStatus:
     A failed attempt is not retried until the server restarts (its error stays in the state)."""
     if synthetic_ready():
         return SyntheticStatus("ready")
-    key = str(settings.aibench_dir())
+    key = str(aibench_config.dataset_dir())
     with _jobs_lock:
         job = _jobs.get(key)
         if job is not None:
@@ -294,7 +295,7 @@ def start_synthetic(pool: sandbox.WorkerPool | None = None) -> SyntheticStatus:
 def wait_for_synthetic(timeout: float) -> SyntheticStatus:
     """Wait up to ``timeout`` seconds for this process's background job; its state then."""
     with _jobs_lock:
-        job = _jobs.get(str(settings.aibench_dir()))
+        job = _jobs.get(str(aibench_config.dataset_dir()))
     if job is not None and job.get("thread") is not None:
         job["thread"].join(timeout)
     return synthetic_status()

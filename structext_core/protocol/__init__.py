@@ -41,6 +41,12 @@ declaration and branches on no benchmark's name, as it branches on no format's n
 - ``STUDY``: a :class:`StudyKind`, how a human-baseline study of
   it scores, checks and breaks down answers (None: it has no studies); ``STUDY_SETUP_VIEW``:
   ``"module:function"`` of the lead's form that opens one (called with ``(db, user, annotators)``).
+- ``SEAL``: the name of the module holding its part of the seal (:mod:`structext_core.studio.seal`):
+  ``is_open_for(db, user_id, item)`` (whether ``item`` is the same item, by content, as an open
+  item of the user) and ``seen_keys(db, user_ids)`` (where those people were shown answers
+  outside a study: an object with ``where(item)``, ``covers(item)``, ``said(kind, items)`` and
+  truth). None: an item is the same as another of the benchmark with its id or with the same
+  question and options (:class:`structext_core.studio.seal.ByContent`).
 """
 
 from __future__ import annotations
@@ -129,7 +135,7 @@ INTERFACE = ("NAME", "DISPLAY_NAME", "SUMMARY", "PLACES", "ITEM_FIELDS", "AXES",
 #: What a member may offer, and what it means when it does not.
 OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "register_cli": None, "RESULTS_VIEW": None,
                                "EXPLORE_VIEW": None, "STUDY": None, "STUDY_SETUP_VIEW": None,
-                               "load_items": None, "study_answer": None}
+                               "load_items": None, "study_answer": None, "SEAL": None}
 
 
 class RegistryError(RuntimeError):

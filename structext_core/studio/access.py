@@ -28,8 +28,8 @@ import pandas as pd
 import sqlite_utils
 
 from structext_core import protocol
+from structext_core.aibench import seal
 from structext_core.aibench import store as aibench_store
-from structext_core.studio import seal
 from structext_core.studio.storage import write_transaction
 
 VISITOR, ANNOTATOR, RESEARCHER, ADMIN = "visitor", "annotator", "researcher", "admin"

@@ -20,12 +20,12 @@ from types import MappingProxyType
 
 import pandas as pd
 
-from structext_core.aibench import model
+from structext_core.aibench import model, seal
 from structext_core.aibench import store as aibench_store
 from structext_core.structext_eval import samples
 from structext_core.structext_eval.formats import LANGUAGES
 from structext_core.structext_eval.tasks import ABBREVIATIONS, TASKS
-from structext_core.studio import access, question_review, seal
+from structext_core.studio import access, question_review
 
 
 def task_label(task_id: int) -> str:

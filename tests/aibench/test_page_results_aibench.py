@@ -9,7 +9,7 @@ import pytest
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
-from structext_core import settings
+from structext_core.aibench import config as aibench_config
 from structext_core.aibench import paper as aibench_paper
 from structext_core.aibench import store as aibench_store
 
@@ -21,7 +21,7 @@ RESEARCHER = {"id": 98, "username": "reader", "role": "researcher"}
 def aibench_dir(tmp_path_factory, pool):
     root = tmp_path_factory.mktemp("aibench_page")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(settings.AIBENCH_DIR_ENV, str(root / "aibench"))
+        patch.setenv(aibench_config.DIR_ENV, str(root / "aibench"))
         patch.setattr(aibench_store, "SYNTHETIC_PAPERS", 2)
         aibench_store.add_reference_predictions(pool)
     return root / "aibench"
@@ -31,7 +31,7 @@ def aibench_dir(tmp_path_factory, pool):
 def env(tmp_path, monkeypatch, aibench_dir):
     monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "structext.db"))
     monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
-    monkeypatch.setenv(settings.AIBENCH_DIR_ENV, str(aibench_dir))
+    monkeypatch.setenv(aibench_config.DIR_ENV, str(aibench_dir))
     return aibench_dir
 
 
@@ -128,7 +128,7 @@ def own_copy(env, tmp_path, monkeypatch):
     import shutil
     copy = tmp_path / "aibench-copy"
     shutil.copytree(env, copy)
-    monkeypatch.setenv(settings.AIBENCH_DIR_ENV, str(copy))
+    monkeypatch.setenv(aibench_config.DIR_ENV, str(copy))
     return copy
 
 

@@ -5,14 +5,14 @@ import json
 
 import pytest
 
-from structext_core import settings
+from structext_core.aibench import config as aibench_config
 from structext_core.aibench import dataset, scoring
 from structext_core.aibench import store as aibench_store
 
 
 @pytest.fixture
 def store(tmp_path, monkeypatch, pool):
-    monkeypatch.setenv(settings.AIBENCH_DIR_ENV, str(tmp_path / "aibench"))
+    monkeypatch.setenv(aibench_config.DIR_ENV, str(tmp_path / "aibench"))
     monkeypatch.setattr(aibench_store, "SYNTHETIC_PAPERS", 2)
     return tmp_path / "aibench"
 

@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from structext_core import settings
+from structext_core.aibench import config as aibench_config
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench.synthetic import build
 from structext_core.studio import sandbox
@@ -24,8 +25,8 @@ RESEARCHER = {"id": 98, "username": "reader", "role": "researcher"}
 def env(tmp_path, monkeypatch, pool):
     monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "structext.db"))
     monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
-    monkeypatch.setenv(settings.AIBENCH_DIR_ENV, str(tmp_path / "aibench"))
-    monkeypatch.setenv(settings.AIBENCH_SYNTHETIC_ENV, "on")
+    monkeypatch.setenv(aibench_config.DIR_ENV, str(tmp_path / "aibench"))
+    monkeypatch.setenv(aibench_config.SYNTHETIC_ENV, "on")
     monkeypatch.setattr(aibench_store, "SYNTHETIC_PAPERS", 2)
     monkeypatch.setattr(sandbox, "default_pool", lambda: pool)  # no second pool left running
     yield tmp_path / "aibench"
@@ -33,11 +34,11 @@ def env(tmp_path, monkeypatch, pool):
 
 
 def test_the_setting_is_on_unless_turned_off():
-    assert settings.aibench_synthetic_at_start({})
-    assert settings.aibench_synthetic_at_start({settings.AIBENCH_SYNTHETIC_ENV: " ON "})
-    assert not settings.aibench_synthetic_at_start({settings.AIBENCH_SYNTHETIC_ENV: "off"})
+    assert aibench_config.synthetic_at_start({})
+    assert aibench_config.synthetic_at_start({aibench_config.SYNTHETIC_ENV: " ON "})
+    assert not aibench_config.synthetic_at_start({aibench_config.SYNTHETIC_ENV: "off"})
     with pytest.raises(settings.SettingError, match="must be 'on' or 'off'"):
-        settings.aibench_synthetic_at_start({settings.AIBENCH_SYNTHETIC_ENV: "maybe"})
+        aibench_config.synthetic_at_start({aibench_config.SYNTHETIC_ENV: "maybe"})
 
 
 def test_start_returns_at_once_and_the_thread_makes_the_set(env):
@@ -112,7 +113,7 @@ def test_first_start_of_the_app_makes_it_in_the_background(env):
 
 
 def test_turned_off_the_app_starts_nothing(env, monkeypatch):
-    monkeypatch.setenv(settings.AIBENCH_SYNTHETIC_ENV, "off")
+    monkeypatch.setenv(aibench_config.SYNTHETIC_ENV, "off")
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.run()
     assert not at.exception

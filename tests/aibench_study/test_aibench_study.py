@@ -8,8 +8,9 @@ from collections import Counter
 
 import pytest
 
+from structext_core.aibench import seal
 from structext_core.aibench.model import ORIGINAL_SYSTEM
-from structext_core.studio import seal, study
+from structext_core.studio import study
 from structext_core.studio.pairwise import SIZE_BUCKET
 from structext_core.studio.study import aibench_study
 

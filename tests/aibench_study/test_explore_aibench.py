@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from structext_core import settings
+from structext_core.aibench import config as aibench_config
 from structext_core.studio import access, study
 from structext_core.studio import pairwise as pws
 from structext_core.studio.study import aibench_study
@@ -25,7 +25,7 @@ def copied(world, aibench_root, tmp_path, monkeypatch):
     root = tmp_path / "aibench"
     shutil.copytree(aibench_root, root)
     shutil.copytree(root / "synthetic", root / "curated")
-    monkeypatch.setenv(settings.AIBENCH_DIR_ENV, str(root))
+    monkeypatch.setenv(aibench_config.DIR_ENV, str(root))
     return world
 
 

@@ -9,8 +9,9 @@ import shutil
 
 import pytest
 
-from structext_core import settings
-from structext_core.studio import access, seal, study
+from structext_core.aibench import config as aibench_config
+from structext_core.aibench import seal
+from structext_core.studio import access, study
 from structext_core.studio import pairwise as pws
 from structext_core.studio import question_review as qr
 from structext_core.studio.study import aibench_study
@@ -23,7 +24,7 @@ def copied(world, aibench_root, tmp_path, monkeypatch):
     root = tmp_path / "aibench"
     shutil.copytree(aibench_root, root)
     shutil.copytree(root / "synthetic", root / "curated")
-    monkeypatch.setenv(settings.AIBENCH_DIR_ENV, str(root))
+    monkeypatch.setenv(aibench_config.DIR_ENV, str(root))
     return world
 
 

@@ -14,6 +14,7 @@ import sqlite3
 import pandas as pd
 import pytest
 
+from structext_core.structext_eval import study as structext_study
 from structext_core.studio import storage, study
 from structext_core.studio.migrations import m0014_study_strata
 from tests.studio.study.support import grid_samples
@@ -51,7 +52,7 @@ def filled(world):
     """The world's database with one StrucText and one AIBench study, partly answered."""
     db, people = world["db"], world["people"]
     ann1, ann2 = people["ann1"]["id"], people["ann2"]["id"]
-    structext = study.create_study(db, name="text", suite="test-hard", samples=grid_samples(), n_items=6,
+    structext = structext_study.create_study(db, name="text", suite="test-hard", samples=grid_samples(), n_items=6,
                                    annotator_ids=[ann1, ann2], practice_items=1, gold_items=1)
     aibench = study.create_aibench_study(db, name="images", dataset="synthetic", n_items=6, seed=1,
                                          annotator_ids=[ann1, ann2], created_by=people["lead"]["id"])

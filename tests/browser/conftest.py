@@ -349,14 +349,14 @@ def stored_synthetic_aibench(app_env: dict, tmp_path_factory, papers: int, *, pr
     own (the folder is given), which the module's server reads and, inside the block, this process
     too (``STRUCTEXT_AIBENCH_DIR``); with the perfect reader's predictions when ``predictions``. Set up
     in the test process, so the server makes nothing on first view."""
-    from structext_core import settings
+    from structext_core.aibench import config as aibench_config
     from structext_core.aibench import store as aibench_store
     from structext_core.studio import sandbox
 
     root = tmp_path_factory.mktemp("aibench") / "aibench"
-    app_env["env"][settings.AIBENCH_DIR_ENV] = str(root)
+    app_env["env"][aibench_config.DIR_ENV] = str(root)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(settings.AIBENCH_DIR_ENV, str(root))
+        patch.setenv(aibench_config.DIR_ENV, str(root))
         patch.setattr(aibench_store, "SYNTHETIC_PAPERS", papers)
         pool = sandbox.WorkerPool(workers=1)
         try:

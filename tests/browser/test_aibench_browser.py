@@ -16,14 +16,14 @@ READER, READER_PASSWORD = "aib-reader", "reader-password-1"  # a researcher
 def app_env(app_env, tmp_path_factory):
     """The shared app environment plus a stored synthetic AIBench set of 2 papers (made here,
     so the server does not make its 20-paper set on first view)."""
-    from structext_core import settings
+    from structext_core.aibench import config as aibench_config
     from structext_core.aibench import store as aibench_store
     from structext_core.studio import accounts, sandbox, storage
 
     root = tmp_path_factory.mktemp("aibench") / "aibench"
-    app_env["env"][settings.AIBENCH_DIR_ENV] = str(root)
+    app_env["env"][aibench_config.DIR_ENV] = str(root)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(settings.AIBENCH_DIR_ENV, str(root))
+        patch.setenv(aibench_config.DIR_ENV, str(root))
         patch.setattr(aibench_store, "SYNTHETIC_PAPERS", 2)
         pool = sandbox.WorkerPool(workers=1)
         try:
@@ -33,7 +33,7 @@ def app_env(app_env, tmp_path_factory):
     db = storage.open_db(app_env["db_path"])
     accounts.create_user(db, READER, READER_PASSWORD, "researcher")
     with pytest.MonkeyPatch.context() as patch:  # AIBench's human side: an image study and pairwise votes
-        patch.setenv(settings.AIBENCH_DIR_ENV, str(root))
+        patch.setenv(aibench_config.DIR_ENV, str(root))
         app_env["people"] = people_data.people_and_votes(db, aibench_store.SYNTHETIC)
     db.conn.close()
     return app_env

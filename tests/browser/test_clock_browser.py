@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
 from tests.browser.conftest import clock_seconds
@@ -42,7 +43,7 @@ def world(app_env) -> dict:
     annotators = {f"ann{i}": accounts.create_user(db, f"ann{i}", PASSWORD, "annotator") for i in range(1, 8)}
     samples = [suites.generate_sample(task_id, 2, 2, suite="clock", index=index)
                for index, task_id in enumerate((5, 6, 7, 9, 19, 21))]
-    study_id = study.create_study(db, name="clock-study", suite="clock", samples=samples, n_items=3,
+    study_id = structext_study.create_study(db, name="clock-study", suite="clock", samples=samples, n_items=3,
                                   annotator_ids=[a["id"] for a in annotators.values()])
     for annotator in annotators.values():
         study.accept_rule(db, study_id, annotator["id"])

@@ -16,6 +16,7 @@ import time
 
 import pytest
 
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
 from tests.browser.conftest import stored_synthetic_aibench
@@ -49,7 +50,7 @@ def app_env(app_env, tmp_path_factory):
         annotator = accounts.create_user(db, "ann1", PASSWORD, "annotator")
         samples = [suites.generate_sample(task_id, 2, 2, suite="clock", index=index)
                    for index, task_id in enumerate((5, 6, 7))]
-        study_id = study.create_study(db, name="clock-study", suite="clock", samples=samples, n_items=3,
+        study_id = structext_study.create_study(db, name="clock-study", suite="clock", samples=samples, n_items=3,
                                       annotator_ids=[annotator["id"]])
         study.accept_rule(db, study_id, annotator["id"])
         voter = accounts.create_user(db, "pw1", PASSWORD, "annotator")

@@ -8,8 +8,9 @@ still submits. Screenshots: tests/screenshots/long-answers-*.png.
 import pytest
 from playwright.sync_api import expect
 
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
-from structext_core.studio import accounts, storage, study
+from structext_core.studio import accounts, storage
 from tests.browser.test_human_journey import go_to, log_in
 
 pytestmark = pytest.mark.browser
@@ -24,7 +25,7 @@ def long_study(app_env):
     other = suites.generate_sample(8, 2, 2, suite="test-hard", index=0)
     db = storage.open_db(app_env["db_path"])
     user = accounts.create_user(db, ANNOTATOR, PASSWORD, "annotator")
-    study_id = study.create_study(db, name="long", suite="test-hard", samples=[largest, other], n_items=2,
+    study_id = structext_study.create_study(db, name="long", suite="test-hard", samples=[largest, other], n_items=2,
                                   annotator_ids=[user["id"]])
     order = db.execute("SELECT json_extract(i.sample_json, '$.reference') FROM assignments a JOIN study_items i"
                        " ON i.id = a.item_id WHERE a.user_id = ? ORDER BY a.seq", [user["id"]]).fetchall()

@@ -22,6 +22,7 @@ import pytest
 from playwright.sync_api import expect
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
 from structext_core.studio.clock_beat import BEAT_PATH
@@ -50,12 +51,12 @@ def world(app_env) -> dict:
     people = {name: accounts.create_user(db, name, PASSWORD, "annotator") for name in NAMES}
     pool = [suites.generate_sample(task_id, 2, 2, suite="qpage", index=index)
             for index, task_id in enumerate((5, 6, 7, 9, 19, 21, 8, 12))]
-    first = study.create_study(db, name="first", suite="qpage", samples=pool, n_items=3,
+    first = structext_study.create_study(db, name="first", suite="qpage", samples=pool, n_items=3,
                                annotator_ids=[p["id"] for p in people.values()])
     for name, person in people.items():
         if name != "qa4":
             study.accept_rule(db, first, person["id"])
-    second = study.create_study(db, name="second", suite="qpage", samples=pool, n_items=2, practice_items=1,
+    second = structext_study.create_study(db, name="second", suite="qpage", samples=pool, n_items=2, practice_items=1,
                                 annotator_ids=[people["qa4"]["id"]])
     db.close()
     return {"db_path": app_env["db_path"], "people": people, "first": first, "second": second}

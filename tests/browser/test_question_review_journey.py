@@ -24,13 +24,13 @@ REVIEWER, PASSWORD = "rev1", "reviewer-pw-1"
 
 @pytest.fixture(scope="module")
 def app_env(app_env, tmp_path_factory):
-    from structext_core import settings
+    from structext_core.aibench import config as aibench_config
 
     root = tmp_path_factory.mktemp("qreview")
-    app_env["env"][settings.AIBENCH_DIR_ENV] = str(root / "aibench")
+    app_env["env"][aibench_config.DIR_ENV] = str(root / "aibench")
     app_env["exports"] = root / "exports"
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(settings.AIBENCH_DIR_ENV, str(root / "aibench"))
+        patch.setenv(aibench_config.DIR_ENV, str(root / "aibench"))
         review_data.stored_set(root, papers=1)
         db = storage.open_db(app_env["db_path"])
         lead = accounts.create_user(db, "qlead", "lead-password-1", "admin")

@@ -25,8 +25,9 @@ import time
 import pytest
 
 from structext_core.structext_eval import samples as samples_mod
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval.suites import generate_cell, generate_sample
-from structext_core.studio import accounts, campaign, rewrite, storage, study
+from structext_core.studio import accounts, campaign, rewrite, storage
 
 pytestmark = pytest.mark.browser
 
@@ -52,7 +53,7 @@ def world(app_env):
     admin = accounts.create_user(db, app_env["admin_user"], app_env["admin_password"], "admin")
     ann = accounts.create_user(db, ANN, ANN_PASSWORD, "annotator")
     campaign.create_campaign(db, "Real pilot", [original], 1, [ann["id"]], admin)
-    study.create_study(db, name="hard-1", suite="test-hard", samples=[same_shape, other_shape], n_items=2,
+    structext_study.create_study(db, name="hard-1", suite="test-hard", samples=[same_shape, other_shape], n_items=2,
                        annotator_ids=[ann["id"]])
     return {"same": same_shape, "other": other_shape}
 

@@ -26,7 +26,9 @@ import time
 
 import pytest
 
+from structext_core.aibench import config as aibench_config
 from structext_core.structext_eval import samples as samples_mod
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import access, accounts, campaign, results_store, storage, study
 
@@ -49,15 +51,14 @@ def model_lines(rows):
 @pytest.fixture(scope="module")
 def app_env(app_env, tmp_path_factory):
     """A stored synthetic AIBench set (3 papers) for the server, made before it starts."""
-    from structext_core import settings
     from structext_core.aibench import store as aibench_store
     from structext_core.studio import sandbox
 
     root = tmp_path_factory.mktemp("sealed") / "aibench"
-    app_env["env"][settings.AIBENCH_DIR_ENV] = str(root)
+    app_env["env"][aibench_config.DIR_ENV] = str(root)
     app_env["aibench_root"] = root
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(settings.AIBENCH_DIR_ENV, str(root))
+        patch.setenv(aibench_config.DIR_ENV, str(root))
         patch.setattr(aibench_store, "SYNTHETIC_PAPERS", 3)
         pool = sandbox.WorkerPool(workers=1)
         try:
@@ -69,11 +70,10 @@ def app_env(app_env, tmp_path_factory):
 
 def aibench_world(app_env, db, ann1, ann2) -> dict:
     """An open AIBench study of ann1 and ann2 (ann2 has answered everything, ann1 one question)."""
-    from structext_core import settings
     from structext_core.studio.study import aibench_study
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(settings.AIBENCH_DIR_ENV, str(app_env["aibench_root"]))
+        patch.setenv(aibench_config.DIR_ENV, str(app_env["aibench_root"]))
         data = aibench_study.load("synthetic")
         study_id = study.create_aibench_study(db, name="images-pilot", dataset="synthetic", n_items=8,
                                               annotator_ids=[ann1["id"], ann2["id"]], seed=1)
@@ -106,7 +106,7 @@ def world(app_env):
     admin = accounts.create_user(db, app_env["admin_user"], app_env["admin_password"], "admin")
     ann1 = accounts.create_user(db, ANN1, ANN1_PASSWORD, "annotator")
     ann2 = accounts.create_user(db, "ann2", "ann2-password-1", "annotator")
-    study_id = study.create_study(db, name="hard-pilot", suite="test-hard", samples=hard, n_items=24,
+    study_id = structext_study.create_study(db, name="hard-pilot", suite="test-hard", samples=hard, n_items=24,
                                   annotator_ids=[ann1["id"], ann2["id"]])
     responses = []
     for who, count in ((ann2, 6), (ann1, 2)):

@@ -17,6 +17,7 @@ import asyncio
 import pytest
 
 from benchmarks.st_client import StreamlitClient
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
 from tests.browser.conftest import running_app
@@ -35,7 +36,7 @@ def practice_env(tmp_path, app_env) -> dict:
     annotator = accounts.create_user(db, "ann1", PASSWORD, "annotator")
     samples = [suites.generate_sample(task_id, 2, 2, suite="stale", index=index)
                for index, task_id in enumerate((5, 6, 7, 9))]
-    study_id = study.create_study(db, name="stale-study", suite="stale", samples=samples, n_items=2,
+    study_id = structext_study.create_study(db, name="stale-study", suite="stale", samples=samples, n_items=2,
                                   annotator_ids=[annotator["id"]], practice_items=1)
     study.accept_rule(db, study_id, annotator["id"])
     db.close()

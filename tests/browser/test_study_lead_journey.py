@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from structext_core.structext_eval import samples, suites
+from structext_core.structext_eval import study as structext_study
 from structext_core.studio import accounts, storage, study
 from tests.browser.test_human_journey import go_to, log_in, recorded_tab, sidebar
 
@@ -37,7 +38,7 @@ def lead_study(app_env):
     samples.write_jsonl(app_env["data_dir"] / "lead.jsonl", rows)
     db = storage.open_db(app_env["db_path"])
     annotator = accounts.create_user(db, ANNOTATOR, ANNOTATOR_PASSWORD, "annotator")
-    study_id = study.create_study(db, name=STUDY, suite="lead", samples=rows, n_items=2,
+    study_id = structext_study.create_study(db, name=STUDY, suite="lead", samples=rows, n_items=2,
                                   annotator_ids=[annotator["id"]], practice_items=1, gold_items=1, seed=3)
     kinds = dict(db.execute("SELECT sample_id, kind FROM study_items WHERE study_id = ?", [study_id]).fetchall())
     assert sorted(kinds.values()) == ["gold", "practice", "study", "study"]

@@ -18,6 +18,7 @@ import streamlit.elements.widgets.button as st_button
 from streamlit.testing.v1 import AppTest
 
 from structext_core.structext_eval import samples as samples_mod
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import access, accounts, campaign, results_store, storage, study
 from structext_core.studio import question_review as qr
@@ -53,7 +54,7 @@ def world(tmp_path_factory):
         }
     finally:
         accounts.credentials.SCRYPT_N = saved_n
-    study_id = study.create_study(db, name="hard-pilot", suite="test-hard", samples=hard, n_items=N_ITEMS,
+    study_id = structext_study.create_study(db, name="hard-pilot", suite="test-hard", samples=hard, n_items=N_ITEMS,
                                   annotator_ids=[people["ann1"]["id"], people["ann2"]["id"]])
     responses = {"ann1": [], "ann2": []}
     clock = 1000.0
@@ -291,7 +292,7 @@ def test_rewrite_item_that_is_also_an_open_study_question_keeps_its_answer_hidde
     ann = accounts.create_user(db, "ann1", "password1", "annotator")
     sample = suites.generate_cell(8, 1, 1, 1, suite="test")[0]  # JSON object by id
     # The study first: a study leaves out what its annotators were already given to rewrite.
-    study_id = study.create_study(db, name="test-pilot", suite="test", samples=[sample], n_items=1,
+    study_id = structext_study.create_study(db, name="test-pilot", suite="test", samples=[sample], n_items=1,
                                   annotator_ids=[ann["id"]])
     campaign.create_campaign(db, "Pilot", [sample], 1, [ann["id"]], admin)
     downloads = Downloads(monkeypatch)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 from tests.studio.study.support import grid_samples, run_study
 
@@ -163,7 +164,7 @@ def test_open_flags_on_the_question_are_shown_and_resolved(db, people, answered)
 
 
 def test_practice_questions_are_listed_only_when_asked_for(db, people):
-    study_id = study.create_study(db, name="with-practice", suite="test-hard", samples=grid_samples(), n_items=3,
+    study_id = structext_study.create_study(db, name="with-practice", suite="test-hard", samples=grid_samples(), n_items=3,
                                   annotator_ids=[people["ann1"]["id"]], practice_items=2)
     at = open_page(people["lead"])
     assert at.dataframe[0].value["kind"].tolist() == ["study"] * 3

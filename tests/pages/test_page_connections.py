@@ -9,8 +9,10 @@ from streamlit.testing.v1 import AppTest
 
 from pages import ui
 from structext_core import settings
+from structext_core.aibench import config as aibench_config
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
-from structext_core.studio import access, accounts, storage, study
+from structext_core.studio import access, accounts, storage
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
@@ -45,14 +47,14 @@ def setup(tmp_path, monkeypatch, folders):
     path = tmp_path / "structext.db"
     monkeypatch.setenv("STRUCTEXT_DB", str(path))
     monkeypatch.setenv(settings.DATA_DIR_ENV, str(folders / "suites"))
-    monkeypatch.setenv(settings.AIBENCH_DIR_ENV, str(folders / "aibench"))
+    monkeypatch.setenv(aibench_config.DIR_ENV, str(folders / "aibench"))
     monkeypatch.setenv(settings.RESULTS_DIR_ENV, str(folders / "results"))
     db = storage.open_db()
     ann = accounts.create_user(db, "ann1", "password-123", "annotator")
     lead = accounts.create_user(db, "lead", "password-123", "admin")
     samples = [suites.generate_sample(task_id, 1, 1, suite="test-hard", index=i)
                for task_id in range(1, 5) for i in range(2)]
-    study.create_study(db, name="pilot", suite="test-hard", samples=samples, n_items=6,
+    structext_study.create_study(db, name="pilot", suite="test-hard", samples=samples, n_items=6,
                        annotator_ids=[ann["id"]])
     db.conn.close()
     return path, ann, lead

@@ -4,6 +4,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from structext_core.structext_eval import samples, suites
+from structext_core.structext_eval import study as structext_study
 from structext_core.studio import sandbox
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 from structext_core.text.safe_text import markdown_text
@@ -275,12 +276,12 @@ def test_home_advertises_only_the_pages_a_role_may_open(small_defaults):
 
 
 def test_home_shows_an_annotator_their_open_studies(small_defaults):
-    from structext_core.studio import accounts, storage, study
+    from structext_core.studio import accounts, storage
 
     db = storage.open_db()
     ann = accounts.create_user(db, "ann1", "password-123", "annotator")
     pool = [s for s in suites.load_or_generate("test-hard")]
-    study.create_study(db, name="pilot", suite="test-hard", samples=pool, n_items=4, annotator_ids=[ann["id"]],
+    structext_study.create_study(db, name="pilot", suite="test-hard", samples=pool, n_items=4, annotator_ids=[ann["id"]],
                        practice_items=1, gold_items=1)
     at = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60)
     at.session_state["user"] = ann

@@ -8,6 +8,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.testing.v1 import AppTest
 
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
 
@@ -35,7 +36,7 @@ def people(db):
 
 
 def new_study(db, people, samples=None, n_items=4, **options):
-    return study.create_study(
+    return structext_study.create_study(
         db, name=options.pop("name", "pilot"), suite="test-hard", samples=samples or samples_for_test(),
         n_items=n_items, annotator_ids=[people["ann1"]["id"], people["ann2"]["id"]], **options,
     )

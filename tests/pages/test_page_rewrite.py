@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval.suites import generate_cell, generate_sample
 from structext_core.studio import accounts, campaign, rewrite, sandbox, storage
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
@@ -380,10 +381,9 @@ def _paste(at, reference: str, question: str, answer: str):
 def open_question(setup):
     """ann1 takes part in an open Test-Hard study whose (unanswered) question is of the
     rewrite item's task, with the same skeleton as the rewrite's original."""
-    from structext_core.studio import study
 
     secret = _open_question_like(setup["sample"])
-    study.create_study(setup["db"], name="hard-1", suite="test-hard", samples=[secret], n_items=1,
+    structext_study.create_study(setup["db"], name="hard-1", suite="test-hard", samples=[secret], n_items=1,
                        annotator_ids=[setup["ann"]["id"]])
     return secret
 
@@ -446,10 +446,9 @@ def test_without_open_questions_the_answer_check_waits_for_the_structure(setup):
 def test_without_open_questions_of_its_format_a_rewrite_gets_the_answer_check(setup):
     """An annotator whose open questions are all in another format and of another kind of task
     (a YAML path walk, beside a JSON retrieval): rewriting keeps its purpose."""
-    from structext_core.studio import study
 
     yaml_question = generate_sample(14, 1, 1, suite="test-hard", index=0)
-    study.create_study(setup["db"], name="hard-yaml", suite="test-hard", samples=[yaml_question], n_items=1,
+    structext_study.create_study(setup["db"], name="hard-yaml", suite="test-hard", samples=[yaml_question], n_items=1,
                        annotator_ids=[setup["ann"]["id"]])
     mine = rewrite.apply_mapping(setup["sample"], SECRET_MAPPING)
     at = _paste(run_as(setup["ann"]), mine.reference, mine.question, "x")

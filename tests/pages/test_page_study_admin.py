@@ -6,6 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from structext_core.structext_eval import samples, suites
+from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 from structext_core.views import dashboard
 
@@ -101,7 +102,7 @@ def test_setup_form_defaults(db, people):
     assert at.tabs[1].label == "Set up a study"  # no study yet: the setup tab is the default
     assert widget(at.selectbox, "Suite").value == "test-hard"
     assert widget(at.number_input, "Number of questions").value == 500
-    assert widget(at.text_area, "Rule shown before the first question").value == study.DEFAULT_RULE
+    assert widget(at.text_area, "Rule shown before the first question").value == structext_study.DEFAULT_RULE
     assert widget(at.checkbox, "Tell annotators after each answer whether it was correct").value is False
 
 
@@ -192,7 +193,7 @@ def test_admin_sets_a_new_password(db, people):
 def answered_study(db, people, mini_suite):
     """ann1 answers everything right (taking 60 s each), ann2 gets every other one wrong
     and answers the first in 1 s (implausibly fast)."""
-    study_id = study.create_study(db, name="pilot", suite="mini", samples=mini_suite, n_items=6,
+    study_id = structext_study.create_study(db, name="pilot", suite="mini", samples=mini_suite, n_items=6,
                                   annotator_ids=[people["ann1"]["id"], people["ann2"]["id"]])
     for name in ("ann1", "ann2"):
         user_id = people[name]["id"]
@@ -248,7 +249,7 @@ def test_dashboard_groups_by_format(db, people, answered_study):
 
 
 def test_dashboard_without_answers(db, people, mini_suite):
-    study.create_study(db, name="fresh", suite="mini", samples=mini_suite, n_items=3,
+    structext_study.create_study(db, name="fresh", suite="mini", samples=mini_suite, n_items=3,
                        annotator_ids=[people["ann1"]["id"]])
     at = open_page(people["lead"])
     assert "No answers yet" in at.info[0].value
@@ -351,7 +352,7 @@ def test_admin_from_environment_skips_the_first_run_screen(db, monkeypatch):
 
 def test_add_an_annotator_from_the_dashboard(db, people, mini_suite):
     ann3 = accounts.create_user(db, "ann3", "password-123", "annotator")
-    study_id = study.create_study(db, name="pilot", suite="mini", samples=mini_suite, n_items=4,
+    study_id = structext_study.create_study(db, name="pilot", suite="mini", samples=mini_suite, n_items=4,
                                   annotator_ids=[people["ann1"]["id"]])
     at = open_page(people["lead"])
     chooser = widget(at.selectbox, "Add an annotator")
@@ -365,7 +366,7 @@ def test_add_an_annotator_from_the_dashboard(db, people, mini_suite):
 def test_an_annotator_who_has_seen_answers_of_the_study_is_not_added(db, people, mini_suite):
     from structext_core.studio import campaign
 
-    study_id = study.create_study(db, name="pilot", suite="mini", samples=mini_suite, n_items=len(mini_suite),
+    study_id = structext_study.create_study(db, name="pilot", suite="mini", samples=mini_suite, n_items=len(mini_suite),
                                   annotator_ids=[people["ann1"]["id"]])
     # ann2 was given one of its samples to rewrite for Real-Test (the rewriting page shows its answer).
     campaign.create_campaign(db, "Real", [mini_suite[0]], 1, [people["ann2"]["id"]], people["lead"])
@@ -414,7 +415,7 @@ def test_too_many_gold_items_is_refused_with_a_message(db, people, mini_suite):
 def gold_study(db, people, mini_suite):
     """A study with 2 practice and 3 gold items: ann1 answers everything right, ann2 misses
     every gold item and every practice item; ann2 flags two questions."""
-    study_id = study.create_study(db, name="gold", suite="mini", samples=mini_suite, n_items=4,
+    study_id = structext_study.create_study(db, name="gold", suite="mini", samples=mini_suite, n_items=4,
                                   annotator_ids=[people["ann1"]["id"], people["ann2"]["id"]],
                                   practice_items=2, gold_items=3, gold_pass=0.5)
     for name in ("ann1", "ann2"):
@@ -537,7 +538,7 @@ def test_disabling_oneself_or_the_last_enabled_admin_is_refused_on_the_page(db, 
 
 @pytest.fixture
 def ann1_answered(db, people, mini_suite):
-    study_id = study.create_study(db, name="pilot", suite="mini", samples=mini_suite, n_items=3,
+    study_id = structext_study.create_study(db, name="pilot", suite="mini", samples=mini_suite, n_items=3,
                                   annotator_ids=[people["ann1"]["id"], people["ann2"]["id"]])
     study.accept_rule(db, study_id, people["ann1"]["id"])
     view = study.open_question(db, study_id, people["ann1"]["id"])
@@ -586,12 +587,12 @@ def test_deleting_and_keeping_the_data_keeps_the_answers_under_the_new_name(db, 
 
 @pytest.fixture
 def pilot(db, people, mini_suite):
-    return study.create_study(db, name="pilot", suite="mini", samples=mini_suite, n_items=4,
+    return structext_study.create_study(db, name="pilot", suite="mini", samples=mini_suite, n_items=4,
                               annotator_ids=[people["ann1"]["id"]])
 
 
 def test_rename_a_study_and_keep_it_chosen(db, people, mini_suite, pilot):
-    study.create_study(db, name="newer", suite="mini", samples=mini_suite, n_items=2,
+    structext_study.create_study(db, name="newer", suite="mini", samples=mini_suite, n_items=2,
                        annotator_ids=[people["ann2"]["id"]])
     at = open_page(people["lead"])
     widget(at.selectbox, "Study").set_value(study.get_study(db, pilot)).run()

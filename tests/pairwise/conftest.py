@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from structext_core import settings
+from structext_core.aibench import config as aibench_config
 from structext_core.aibench import store as aibench_store
 from structext_core.studio import accounts, sandbox, storage
 
@@ -13,7 +13,7 @@ def aibench_root(tmp_path_factory):
     root = tmp_path_factory.mktemp("pairwise_aibench")
     saved = aibench_store.SYNTHETIC_PAPERS
     mp = pytest.MonkeyPatch()
-    mp.setenv(settings.AIBENCH_DIR_ENV, str(root))
+    mp.setenv(aibench_config.DIR_ENV, str(root))
     aibench_store.SYNTHETIC_PAPERS = 3
     pool = sandbox.WorkerPool(workers=1, timeout=60, memory_mb=1024)
     try:
@@ -28,7 +28,7 @@ def aibench_root(tmp_path_factory):
 
 @pytest.fixture
 def world(aibench_root, tmp_path, monkeypatch):
-    monkeypatch.setenv(settings.AIBENCH_DIR_ENV, str(aibench_root))
+    monkeypatch.setenv(aibench_config.DIR_ENV, str(aibench_root))
     monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "structext.db"))
     monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
     monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)

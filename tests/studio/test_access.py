@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import access, accounts, results_store, storage, study
 
@@ -125,7 +126,7 @@ def samples_of(suite, task_id=8, count=4):
 
 
 def make_study(db, people, name, suite, annotators=("ann1",), n=2, status="open", when_closed=False):
-    study_id = study.create_study(db, name=name, suite=suite, samples=samples_of(suite), n_items=n,
+    study_id = structext_study.create_study(db, name=name, suite=suite, samples=samples_of(suite), n_items=n,
                                   annotator_ids=[people[a]["id"] for a in annotators])
     if status == "closed":
         study.set_study_status(db, study_id, "closed")
@@ -178,7 +179,7 @@ def test_human_results_reach_results_for_researchers_and_admins_only(db, people,
 
 def test_sealed_references_of_an_annotator(db, people):
     hard = samples_of("test-hard")
-    study_id = study.create_study(db, name="hard", suite="test-hard", samples=hard, n_items=2,
+    study_id = structext_study.create_study(db, name="hard", suite="test-hard", samples=hard, n_items=2,
                                   annotator_ids=[people["ann1"]["id"]])
     make_study(db, people, "theirs", "test", annotators=("ann2",))
     items = [access_sample(db, study_id, position) for position in (1, 2)]
@@ -226,7 +227,7 @@ def test_hidden_samples_are_every_open_item_for_visitors_and_annotators(db, peop
 
 def test_rewrite_answer_is_refused_only_for_the_annotators_own_open_items(db, people):
     hard = samples_of("test")
-    study_id = study.create_study(db, name="pilot", suite="test", samples=hard, n_items=2,
+    study_id = structext_study.create_study(db, name="pilot", suite="test", samples=hard, n_items=2,
                                   annotator_ids=[people["ann1"]["id"]])
     item = access_sample(db, study_id, 1)
     message = access.rewrite_answer_refusal(db, people["ann1"], item)

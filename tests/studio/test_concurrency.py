@@ -13,6 +13,7 @@ import textwrap
 import time
 from pathlib import Path
 
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, results_frame, storage, study
 
@@ -36,7 +37,7 @@ def make_load_study(db_path, n_annotators, n_items):
             db.execute("INSERT INTO users (username, password_hash, role, created_at) VALUES (?, ?, 'annotator', 0)",
                        [f"writer{i}", password_hash])
     user_ids = [row[0] for row in db.execute("SELECT id FROM users ORDER BY id")]
-    study_id = study.create_study(db, name="load", suite="load", samples=many_samples(n_items),
+    study_id = structext_study.create_study(db, name="load", suite="load", samples=many_samples(n_items),
                                   n_items=n_items, annotator_ids=user_ids)
     for user_id in user_ids:
         study.accept_rule(db, study_id, user_id)

@@ -3,8 +3,11 @@ feedback and the practice and gold draws across studies (issue 19, items 1 and 2
 
 import pytest
 
+from structext_core.structext_eval import seal
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval.suites import generate_cell, generate_sample
-from structext_core.studio import accounts, campaign, rewrite, seal, storage, study
+from structext_core.studio import accounts, campaign, rewrite, storage, study
+from structext_core.studio.seal import open_item_count
 from tests.studio.study.support import grid_samples, make_study
 
 
@@ -37,7 +40,7 @@ def test_open_items_are_the_unanswered_items_of_the_studies_one_takes_part_in(db
     samples = grid_samples(tasks=(8, 13))  # JSON and YAML
     ann1, ann2 = people["ann1"]["id"], people["ann2"]["id"]
     study_id = make_study(db, samples, [people["ann1"]], n_items=4, practice_items=1, gold_items=1)
-    assert seal.open_item_count(db, ann1) == 6 and seal.open_item_count(db, ann2) == 0
+    assert open_item_count(db, ann1) == 6 and open_item_count(db, ann2) == 0
     assert seal.open_formats(db, ann1) == {row[0] for row in db.execute(
         "SELECT DISTINCT json_extract(strata, '$.language') FROM study_items WHERE study_id = ?", [study_id])}
     item = study.get_study(db, study_id)
@@ -48,7 +51,7 @@ def test_open_items_are_the_unanswered_items_of_the_studies_one_takes_part_in(db
     assert seal.is_open_for(db, ann1, {"id": "elsewhere", "reference": sample["reference"]})  # by its text
     assert not seal.is_open_for(db, ann2, sample) and not seal.is_open_for(db, None, sample)
     _answer_all(db, study_id, ann1)
-    assert seal.open_item_count(db, ann1) == 0 and seal.open_formats(db, ann1) == set()
+    assert open_item_count(db, ann1) == 0 and seal.open_formats(db, ann1) == set()
     assert not seal.is_open_for(db, ann1, sample)
     assert item.n_items == 4
 
@@ -57,14 +60,14 @@ def test_open_items_are_the_unanswered_items_of_the_studies_one_takes_part_in(db
 def test_a_closed_archived_or_left_study_has_no_open_items(db, people, end):
     lead, ann1 = people["lead"]["id"], people["ann1"]["id"]
     study_id = make_study(db, grid_samples(tasks=(8,)), [people["ann1"]], n_items=3)
-    assert seal.open_item_count(db, ann1) == 3
+    assert open_item_count(db, ann1) == 3
     if end == "closed":
         study.set_study_status(db, study_id, "closed", by_user=lead)
     elif end == "archived":
         study.set_study_archived(db, study_id, True, by_user=lead)
     else:
         study.remove_annotator(db, study_id, ann1, by_user=lead)
-    assert seal.open_item_count(db, ann1) == 0
+    assert open_item_count(db, ann1) == 0
 
 
 # ---------------------------------------------------------------- the rewriting page's answer check
@@ -86,7 +89,7 @@ def test_the_answer_check_is_withheld_while_a_question_of_its_format_is_open(db,
     item, secret = rewriting
     ann1, lead = people["ann1"], people["lead"]
     assert campaign.answer_mode(db, ann1, "json") == (rewrite.ANSWER_AFTER_STRUCTURE, "")
-    study_id = study.create_study(db, name="hard", suite="test-hard", samples=[secret], n_items=1,
+    study_id = structext_study.create_study(db, name="hard", suite="test-hard", samples=[secret], n_items=1,
                                   annotator_ids=[ann1["id"]])
     mode, why = campaign.answer_mode(db, ann1, "json")
     assert mode == rewrite.ANSWER_WITHHELD and "in JSON or of this kind of task" in why and "hard" not in why

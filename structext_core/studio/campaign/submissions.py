@@ -13,7 +13,8 @@ import time
 
 import sqlite_utils
 
-from structext_core.studio import rewrite, sandbox, seal
+from structext_core.structext_eval import seal
+from structext_core.studio import rewrite, sandbox
 from structext_core.studio.campaign.drafts import _write_draft
 from structext_core.studio.campaign.items import get_item
 from structext_core.studio.campaign.rules import (

@@ -9,7 +9,8 @@ from collections import Counter
 
 import sqlite_utils
 
-from structext_core.studio import accounts, changes, seal
+from structext_core.aibench import seal
+from structext_core.studio import accounts, changes
 from structext_core.studio.question_review.common import (
     DEFAULT_DOUBLE_SHARE,
     MAX_NAME_CHARS,

@@ -144,11 +144,7 @@ from structext_core.studio.study.quality import (  # noqa: F401
 )
 from structext_core.studio.study.scores import automatic_score, final_score, score_pending  # noqa: F401
 from structext_core.studio.study.store import (  # noqa: F401
-    BUILT_IN_SUITES,
     DEFAULT_GOLD_PASS,
-    DEFAULT_N_ITEMS,
-    DEFAULT_RULE,
-    DEFAULT_SUITE,
     FAST_FRACTION_OF_MEDIAN,
     FAST_MIN_SECONDS,
     MAX_PRACTICE_ITEMS,
@@ -162,8 +158,6 @@ from structext_core.studio.study.store import (  # noqa: F401
     add_annotator,
     annotator_names,
     annotator_order,
-    available_suites,
-    create_study,
     first_unfinished,
     get_study,
     insert_study,

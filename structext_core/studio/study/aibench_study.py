@@ -44,16 +44,17 @@ from collections.abc import Sequence
 import sqlite_utils
 
 from structext_core.aibench import dataset as aibench_dataset
+from structext_core.aibench import seal
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench.model import LEVELS, ORIGINAL_SYSTEM
 from structext_core.structext_eval import draws
-from structext_core.studio import pairwise, seal
+from structext_core.studio import pairwise
+from structext_core.studio.study.draws import stratified_draw
 from structext_core.studio.study.store import (
     DEFAULT_GOLD_PASS,
     StudyError,
     _check_quality_setup,
     insert_study,
-    stratified_draw,
     validate_setup,
 )
 

@@ -218,8 +218,9 @@ def practice_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
      paper_id, question_id, options, benchmark, question, assignment_id, suite) = row
     if rouge is None or exact is None:  # committed before answers were scored on commit
         rouge, exact = _score(answer, response, bool(gave_up), benchmark)
-    withheld = seal.key_withheld(db, user_id, {"id": sample_id, "reference": reference,
-                                               "paper_id": paper_id, "question_id": question_id, "suite": suite})
+    withheld = seal.key_withheld(db, user_id, {"id": sample_id, "reference": reference, "paper_id": paper_id,
+                                               "question_id": question_id, "suite": suite, "question": question,
+                                               "options": json.loads(options) if options else []}, benchmark)
     return PracticeFeedback(study_id=study_id, response_id=response_id, seq=seq, total=total,
                             response=response or "", gave_up=bool(gave_up), answer="" if withheld else answer or "",
                             rouge_l=float(rouge), exact_match=int(exact), key_withheld=withheld,

@@ -1,6 +1,7 @@
 """Submitting: an annotator's answer (or give-up) committed and scored in one transaction, the
 feedback on it where the study shows it, and an annotator's progress."""
 
+import json
 from dataclasses import dataclass
 
 import sqlite_utils
@@ -167,7 +168,9 @@ def response_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
             "SELECT r.id, r.rouge_l, r.exact_match, s.show_correctness, s.suite, i.sample_id,"
             " COALESCE(json_array_length(i.sample_json, '$.options'), 0) AS n_options,"
             " json_extract(i.strata, '$.paper_id') AS paper_id, json_extract(i.strata, '$.question_id') AS question_id,"
-            " json_extract(i.sample_json, '$.reference') AS reference FROM responses r"
+            " json_extract(i.sample_json, '$.reference') AS reference, s.benchmark,"
+            " json_extract(i.sample_json, '$.question') AS question, json_extract(i.sample_json, '$.options') AS options"
+            " FROM responses r"
             " JOIN studies s ON s.id = r.study_id JOIN study_items i ON i.id = r.item_id"
             " WHERE r.id = ? AND r.user_id = ?",
             [response_id, user_id],
@@ -175,9 +178,12 @@ def response_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
     )
     if not rows or not rows[0]["show_correctness"]:
         return None
-    if seal.key_withheld(db, user_id, {"id": rows[0]["sample_id"], "reference": rows[0]["reference"],
-                                       "paper_id": rows[0]["paper_id"], "question_id": rows[0]["question_id"],
-                                       "suite": rows[0]["suite"]}):
+    row = rows[0]
+    if seal.key_withheld(db, user_id, {"id": row["sample_id"], "reference": row["reference"],
+                                       "paper_id": row["paper_id"], "question_id": row["question_id"],
+                                       "suite": row["suite"], "question": row["question"],
+                                       "options": json.loads(row["options"]) if row["options"] else []},
+                         row["benchmark"]):
         return Feedback(correct=False, rouge_l=0.0, exact_match=0, withheld=True)
     rouge, exact = rows[0]["rouge_l"], rows[0]["exact_match"]
     if rouge is None or exact is None:  # committed before answers were scored on commit

@@ -1,6 +1,7 @@
 """Shared set-up of the study tests: a grid of samples, a study, an annotator's screen time,
 a whole study answered by a policy."""
 
+from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import study
 
@@ -21,7 +22,7 @@ def grid_samples(depths=(1, 2), widths=(1, 2), per_cell=2, tasks=GRID_TASKS):
 def make_study(db, samples, annotators, **options):
     options = {"name": "pilot", "suite": "test-hard", "samples": samples, "n_items": 10,
                "annotator_ids": [a["id"] for a in annotators], **options}
-    return study.create_study(db, **options)
+    return structext_study.create_study(db, **options)
 
 
 def count(db, table):

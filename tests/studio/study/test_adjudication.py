@@ -10,6 +10,7 @@ import statistics
 
 import pytest
 
+from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, changes, results_frame, study
 from tests.studio.study.support import count, policy_all_half_none, run_study
 
@@ -258,7 +259,7 @@ def test_an_override_that_settles_an_item_moves_it_down(db, samples, annotators,
 
 
 def test_items_without_answers_come_last_and_an_unknown_order_is_refused(db, samples, annotators):
-    study_id = study.create_study(db, name="empty", suite="test-hard", samples=samples, n_items=3,
+    study_id = structext_study.create_study(db, name="empty", suite="test-hard", samples=samples, n_items=3,
                                   annotator_ids=[annotators[0]["id"]])
     items = study.adjudication_items(db, study_id, order="lowest_mean")
     assert [s.n_responses for s in items] == [0, 0, 0] and all(s.mean_score is None for s in items)

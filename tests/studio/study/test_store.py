@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+from structext_core.structext_eval import study as structext_study
 from structext_core.studio import study
 from tests.studio.study.support import count, make_study
 
@@ -55,7 +56,7 @@ def test_create_study_copies_samples_and_shuffles_per_annotator(db, samples, ann
     saved = study.get_study(db, study_id)
     assert isinstance(saved, study.Study)
     assert (saved.n_items, saved.seed, saved.show_correctness, saved.status) == (10, 7, False, "open")
-    assert (saved.rule_text, saved.created_by, saved.n_annotators) == (study.DEFAULT_RULE, admin["id"], 3)
+    assert (saved.rule_text, saved.created_by, saved.n_annotators) == (structext_study.DEFAULT_RULE, admin["id"], 3)
     assert saved.label == "pilot · test-hard · 10 study questions · 3 annotators · open"
     with pytest.raises(TypeError):  # a record, not the row dict it was
         saved["seed"]
@@ -140,11 +141,11 @@ def test_add_annotator_later(db, samples, annotators):
 
 
 def test_available_suites_lists_built_ins_then_stored_files(tmp_path):
-    assert study.available_suites(tmp_path / "missing") == ["test-hard", "test"]
+    assert structext_study.available_suites(tmp_path / "missing") == ["test-hard", "test"]
     for name in ("zeta", "test-hard", "alpha"):
         (tmp_path / f"{name}.jsonl").write_text("")
     (tmp_path / "notes.txt").write_text("")
-    assert study.available_suites(tmp_path) == ["test-hard", "test", "alpha", "zeta"]
+    assert structext_study.available_suites(tmp_path) == ["test-hard", "test", "alpha", "zeta"]
 
 
 def test_draw_refuses_a_suite_with_repeated_ids(samples):
@@ -197,3 +198,8 @@ def test_one_count_of_a_studys_questions_for_every_page():
     assert counts.for_annotator == "5 study questions"
     assert counts.breakdown == "5 study questions (4 counted + 1 gold) and 1 practice question first"
     assert study.QuestionCounts(1).breakdown == "1 study question"
+
+
+def test_a_study_counts_an_answer_right_from_the_result_schemas_threshold():
+    from structext_core.evaluation import scoring
+    assert study.PASS_THRESHOLD == scoring.DEFAULT_THRESHOLD
