@@ -99,5 +99,7 @@ STUDY_IMAGE = "structext_core.aibench.study:study_image"
 #: Its own timed work on the honest clock: a pairwise vote, its item the task's token
 #: (:func:`structext_core.aibench.pairwise.voting.beat`).
 CLOCK_BEATS = {"pairwise": ("structext_core.aibench.pairwise.voting:beat", False)}
+#: At the app's start: the synthetic set is made when missing (in a background thread).
+AT_START = "structext_core.aibench.store:at_start"
 #: An uploaded image is checked in a sandbox worker (:mod:`structext_core.aibench.sandboxed_import`).
 SANDBOXED = {"aibench_image": "structext_core.aibench.images:check_image"}

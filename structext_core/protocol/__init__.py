@@ -50,6 +50,8 @@ declaration and branches on no benchmark's name, as it branches on no format's n
   clock's route (:mod:`structext_core.studio.clock_beat`) with ``(db, user_id, item, tab, visible)
   -> (state, active seconds)`` and raises :class:`~structext_core.studio.errors.StudyError` when the
   item is not the user's.
+- ``AT_START``: ``"module:function"`` called with no arguments on every run of the app, before the
+  page (work a benchmark starts when the app does: it returns at once, and is cheap once done).
 - ``SANDBOXED``: ``{name: "module:function"}``, functions of its own that its code runs on untrusted
   input in the sandbox's workers (:mod:`structext_core.studio.sandbox`), by ``name``.
 """
@@ -141,7 +143,7 @@ INTERFACE = ("NAME", "DISPLAY_NAME", "SUMMARY", "PLACES", "ITEM_FIELDS", "AXES",
 OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "register_cli": None, "RESULTS_VIEW": None,
                                "EXPLORE_VIEW": None, "STUDY": None, "STUDY_SETUP_VIEW": None,
                                "load_items": None, "study_answer": None, "STUDY_IMAGE": None,
-                               "CLOCK_BEATS": {}, "SANDBOXED": {}}
+                               "CLOCK_BEATS": {}, "SANDBOXED": {}, "AT_START": None}
 
 
 class RegistryError(RuntimeError):
