@@ -9,8 +9,7 @@ import streamlit as st
 
 from pages import ui
 from pages.ui.frame import ensure_frame
-from structext_core.aibench import config as aibench_config
-from structext_core.aibench import store as aibench_store
+from structext_core import protocol
 from structext_core.studio import access, accounts
 
 HERE = Path(__file__).parent
@@ -27,8 +26,10 @@ st.set_page_config(page_title="StrucText Studio", page_icon="🌳", layout="wide
 with ui.run_scope():
     db = ui.get_db()
     accounts.ensure_admin_from_env(db)
-    if aibench_config.synthetic_at_start():
-        aibench_store.start_synthetic()  # first start: made in a background thread; a few file checks later on
+    for benchmark in protocol.names():  # each member's work at start (AT_START): at once, a few file checks later on
+        at_start = protocol.view(benchmark, "AT_START")
+        if at_start is not None:
+            at_start()
     has_admin = accounts.has_admin(db)
     ui.restore_session()  # a reload keeps the log-in (session cookie); a revoked or expired one ends here
     user = ui.current_user()

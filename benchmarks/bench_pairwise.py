@@ -34,9 +34,10 @@ from bench_annotators import PASSWORD, cpu_seconds, describe, free_port, percent
 from PIL import Image
 from st_client import StreamlitClient
 
+from structext_core.aibench import pairwise
 from structext_core.aibench import sandboxed_import as aibench_import
 from structext_core.aibench.synthetic import build
-from structext_core.studio import accounts, pairwise, sandbox, storage
+from structext_core.studio import accounts, sandbox, storage
 
 GOAL_P95 = 1.0
 SIZES = ((1024, 1024), (1536, 1024), (2048, 2048))

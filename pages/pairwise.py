@@ -1,7 +1,7 @@
 """Pairwise comparison: which of two figures of the same paper is better? One pair at a time.
 
 UI only; the draw, the sides, the blinding, the clock and every write live in
-``structext_core.studio.pairwise``. The page knows a pair only by its opaque token and gets the
+``structext_core.aibench.pairwise``. The page knows a pair only by its opaque token and gets the
 two images as blinded PNGs: no system name, paper id or file name reaches it, during the study or
 after a vote.
 
@@ -21,8 +21,8 @@ from pages import ui
 from pages.ui import activity
 from pages.ui import clock as clock_widget
 from pages.ui.frame import ensure_frame
+from structext_core.aibench import pairwise as pws
 from structext_core.studio import durations
-from structext_core.studio import pairwise as pws
 from structext_core.studio.study import ActivityReport, clock_settings
 from structext_core.text.safe_text import markdown_text
 

@@ -2,8 +2,8 @@
 follow its progress and flags, read the human rank with everything measured about it, and manage
 the study (people, open or closed, archive) with every change in the audit log.
 
-UI only; the study and its results live in ``structext_core.studio.pairwise`` and
-``structext_core.evaluation.pairwise``.
+UI only; the study and its results live in ``structext_core.aibench.pairwise`` and
+``structext_core.aibench.pairwise.ranking``.
 """
 
 import time
@@ -13,9 +13,9 @@ import streamlit as st
 
 from pages import ui
 from pages.ui.frame import ensure_frame
+from structext_core.aibench import pairwise as pws
 from structext_core.aibench import store as aibench_store
 from structext_core.studio import accounts
-from structext_core.studio import pairwise as pws
 from structext_core.text import safe_text
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural

@@ -1,7 +1,7 @@
 """AIBench question review: one paper at a time, its figure, method text, logic graph and questions.
 
 UI only; the campaign, the checks, the clock and every write live in
-``structext_core.studio.question_review``. Every decision is saved as it is made (a draft).
+``structext_core.aibench.question_review``. Every decision is saved as it is made (a draft).
 
 The questions are a fragment: a decision redraws them, not the figure, the logic graph or the
 clock. The next question without a decision has buttons the keys A (accept), E (edit) and R
@@ -18,9 +18,9 @@ import streamlit as st
 from pages import ui
 from pages.ui import activity, option_keys
 from pages.ui.frame import ensure_frame
+from structext_core.aibench import question_review as qr
 from structext_core.aibench.model import LETTERS, LEVELS, Question
 from structext_core.studio import durations
-from structext_core.studio import question_review as qr
 from structext_core.studio.clock import ActivityReport, clock_settings
 from structext_core.studio.study.store import StudyError
 from structext_core.text.safe_text import markdown_text

@@ -2,7 +2,7 @@
 resolves flags, adjudicates disagreements of double-reviewed papers and exports the curated set;
 archives a campaign or copies it (the same papers and settings) and reads its audit log.
 
-UI only; everything is decided and written in ``structext_core.studio.question_review``.
+UI only; everything is decided and written in ``structext_core.aibench.question_review``.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import streamlit as st
 from pages import ui
 from pages.ui.frame import ensure_frame
 from structext_core import settings
+from structext_core.aibench import question_review as qr
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench.model import LETTERS, LEVELS
 from structext_core.studio import access, accounts
-from structext_core.studio import question_review as qr
 from structext_core.text.safe_text import frame_csv, markdown_text
 from structext_core.text.words import plural
 

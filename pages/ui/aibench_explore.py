@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import streamlit as st
 
+from structext_core.aibench import explore as aibench_explore
 from structext_core.aibench import views as aibench_results
 from structext_core.studio import access
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.views import explore
 
 
 def aibench_view(db, user) -> None:
     """A stored AIBench data set, one paper at a time: method text, original figure, questions
     (with their keys where the seal allows)."""
-    names = explore.aibench_datasets(db, user)
+    names = aibench_explore.aibench_datasets(db, user)
     if not names:
         if access.restricted(access.role_of(user)):
             st.info("Every stored AIBench data set holds papers of an open study, so it stays sealed until "
@@ -27,12 +27,12 @@ def aibench_view(db, user) -> None:
     if access.restricted(access.role_of(user)):
         st.caption("Public read-only mode: AIBench data sets holding papers of open studies are not shown.")
     name = st.selectbox("Data set", names, key="explore_aib_data")
-    papers = explore.aibench_paper_ids(db, user, name)
+    papers = aibench_explore.aibench_paper_ids(db, user, name)
     if not papers:
         st.info("Every paper of this data set is one you still have to answer or vote on in an open study.")
         return
     paper_id = st.selectbox(f"Paper ({plural(len(papers), 'paper')})", papers, key="explore_aib_paper")
-    paper = explore.aibench_paper(db, user, name, paper_id)
+    paper = aibench_explore.aibench_paper(db, user, name, paper_id)
     st.subheader(markdown_text(paper.paper_id))
     st.caption(markdown_text(f"{paper.conference} {paper.year} · {plural(len(paper.questions), 'question')}"))
     left, right = st.columns(2)

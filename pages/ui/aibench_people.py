@@ -1,6 +1,6 @@
 """AIBench's human side on the Results page (Streamlit glue; every number comes from
-``structext_core.aibench.people``, ``structext_core.evaluation.human_solver`` and
-``structext_core.studio.pairwise.results``).
+``structext_core.aibench.people``, ``structext_core.aibench.human_solver`` and
+``structext_core.aibench.pairwise.results``).
 
 Who sees what (``structext_core.studio.access``): researchers and admins (``aibench_people``)
 see people as one more solver beside the VLM solvers on the same (image, question) pairs, the
@@ -18,14 +18,14 @@ import streamlit as st
 from pages import ui
 from pages.ui import widgets
 from structext_core import settings
+from structext_core.aibench import human_solver
+from structext_core.aibench import pairwise as pws
 from structext_core.aibench import people as aibench_people
+from structext_core.aibench import question_review as qr
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench import views as views
 from structext_core.aibench.model import LETTERS, ORIGINAL_SYSTEM
-from structext_core.evaluation import human_solver
 from structext_core.studio import access, storage
-from structext_core.studio import pairwise as pws
-from structext_core.studio import question_review as qr
 from structext_core.text import safe_text
 from structext_core.text.words import plural
 

@@ -7,6 +7,7 @@ import streamlit as st
 
 from pages import ui
 from structext_core.aibench import store as aibench_store
+from structext_core.aibench import study as aibench_study
 from structext_core.structext_eval import samples, suites
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import study
@@ -60,7 +61,7 @@ def aibench_setup(db, user: dict, annotators: list[dict]) -> None:
         seed = right.number_input("Seed of the draw", min_value=0, value=0, step=1)
         chosen = st.multiselect("Annotators", annotators, format_func=lambda u: u["username"],
                                 help="Every annotator gets the same questions, each in an own shuffled order.")
-        rule_text = st.text_area("Rule shown before the first question", value=study.DEFAULT_AIBENCH_RULE, height=110)
+        rule_text = st.text_area("Rule shown before the first question", value=aibench_study.DEFAULT_AIBENCH_RULE, height=110)
         show_correctness = st.checkbox("Tell annotators after each answer whether it was correct", value=False,
                                        help="Off by default: feedback can change how people answer.")
         quality = quality_inputs(gold_help="Level-1 questions (is this component in the figure?) on original "
@@ -73,7 +74,7 @@ def aibench_setup(db, user: dict, annotators: list[dict]) -> None:
     if submitted:
         annotator_ids = [u["id"] for u in chosen]
         try:
-            study_id = study.create_aibench_study(
+            study_id = aibench_study.create_aibench_study(
                 db, name=name, dataset=dataset, n_items=int(n_items), annotator_ids=annotator_ids,
                 rule_text=rule_text, seed=int(seed), show_correctness=show_correctness, created_by=user["id"],
                 **quality)

@@ -77,7 +77,8 @@ def _one_letter(response: str, n_options: int) -> str | None:
     return None
 
 
-#: A study: an item is (one system's generated image of a paper, one of the paper's questions);
+#: A study (drawn by :mod:`structext_core.aibench.study`): an item is (one system's generated
+#: image of a paper, one of the paper's questions);
 #: the answer is an option's letter (``responses.response``), scored 1 when it is the key and 0
 #: otherwise, in both ``rouge_l`` and ``exact_match``.
 STUDY = StudyKind(
@@ -94,3 +95,13 @@ STUDY = StudyKind(
     "AIBench (questions on an image)",
 )
 STUDY_SETUP_VIEW = "pages.ui.study_setup:aibench_setup"
+#: Its study's draw and creation live in :mod:`structext_core.aibench.study`
+#: (``create_aibench_study``); each item is answered from one system's image of its paper, served blinded.
+STUDY_IMAGE = "structext_core.aibench.study:study_image"
+#: Its own timed work on the honest clock: a pairwise vote, its item the task's token
+#: (:func:`structext_core.aibench.pairwise.voting.beat`).
+CLOCK_BEATS = {"pairwise": ("structext_core.aibench.pairwise.voting:beat", False)}
+#: At the app's start: the synthetic set is made when missing (in a background thread).
+AT_START = "structext_core.aibench.store:at_start"
+#: An uploaded image is checked in a sandbox worker (:mod:`structext_core.aibench.sandboxed_import`).
+SANDBOXED = {"aibench_image": "structext_core.aibench.images:check_image"}

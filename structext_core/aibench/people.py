@@ -1,6 +1,6 @@
 """AIBench's human side as Results reads it: people's answers from the image-answering studies of
-a stored data set, set beside the VLM solvers (:mod:`structext_core.evaluation.human_solver`),
-and the data set's blind pairwise studies (:func:`structext_core.studio.pairwise.results`).
+a stored data set, set beside the VLM solvers (:mod:`structext_core.aibench.human_solver`),
+and the data set's blind pairwise studies (:func:`structext_core.aibench.pairwise.results`).
 
 Which answers count: the ``study`` items (not practice, not gold) of the AIBench studies whose
 ``suite`` is the data set and which are not archived, limited to the studies the viewer may see
@@ -17,10 +17,10 @@ from collections.abc import Sequence
 import pandas as pd
 import sqlite_utils
 
+from structext_core.aibench import human_solver
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench.dataset import Dataset
 from structext_core.aibench.scoring import answer_rows, wilson
-from structext_core.evaluation import human_solver
 from structext_core.studio.study.scores import OVERRIDE_JOIN, final_score
 
 BENCHMARK = "aibench"

@@ -261,6 +261,14 @@ def synthetic_status() -> SyntheticStatus:
         return job["status"] if job else SyntheticStatus("missing")
 
 
+def at_start() -> None:
+    """The member's ``AT_START``, on every run of the app: the synthetic set is started when the
+    setting asks for it (:func:`structext_core.settings.aibench_synthetic_at_start`; first start:
+    made in a background thread, a few file checks later on)."""
+    if aibench_config.synthetic_at_start():
+        start_synthetic()
+
+
 def start_synthetic(pool: sandbox.WorkerPool | None = None) -> SyntheticStatus:
     """Make the synthetic set (and its perfect-reader predictions) in a background thread when
     it is missing and no thread of this process is making it yet; returns at once with the state.

@@ -47,6 +47,19 @@ declaration and branches on no benchmark's name, as it branches on no format's n
   outside a study: an object with ``where(item)``, ``covers(item)``, ``said(kind, items)`` and
   truth). None: an item is the same as another of the benchmark with its id or with the same
   question and options (:class:`structext_core.studio.seal.ByContent`).
+- ``STUDY_IMAGE``: ``"module:function"`` of ``(db, suite, strata, nonce) -> bytes``, the image one of
+  its study items is answered from (a PNG, blinded: pixels only, no name or path of its file),
+  served by :func:`structext_core.studio.study.item_image` and ``lead_image`` (None: its items show
+  no image).
+- ``CLOCK_BEATS``: the honest clock's kinds of its own timed work (beside a study's question), as
+  ``{kind: ("module:function", item is a number)}``; the function books a heartbeat posted to the
+  clock's route (:mod:`structext_core.studio.clock_beat`) with ``(db, user_id, item, tab, visible)
+  -> (state, active seconds)`` and raises :class:`~structext_core.studio.errors.StudyError` when the
+  item is not the user's.
+- ``AT_START``: ``"module:function"`` called with no arguments on every run of the app, before the
+  page (work a benchmark starts when the app does: it returns at once, and is cheap once done).
+- ``SANDBOXED``: ``{name: "module:function"}``, functions of its own that its code runs on untrusted
+  input in the sandbox's workers (:mod:`structext_core.studio.sandbox`), by ``name``.
 """
 
 from __future__ import annotations
@@ -135,7 +148,9 @@ INTERFACE = ("NAME", "DISPLAY_NAME", "SUMMARY", "PLACES", "ITEM_FIELDS", "AXES",
 #: What a member may offer, and what it means when it does not.
 OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "register_cli": None, "RESULTS_VIEW": None,
                                "EXPLORE_VIEW": None, "STUDY": None, "STUDY_SETUP_VIEW": None,
-                               "load_items": None, "study_answer": None, "SEAL": None}
+                               "load_items": None, "study_answer": None, "STUDY_IMAGE": None,
+                               "CLOCK_BEATS": {}, "SANDBOXED": {}, "AT_START": None,
+                               "SEAL": None}
 
 
 class RegistryError(RuntimeError):
@@ -218,13 +233,30 @@ def display_name(name: str) -> str:
     return get_module(name).DISPLAY_NAME
 
 
-def view(name: str, attr: str) -> Callable | None:
-    """A member's own page view (``RESULTS_VIEW``, ``EXPLORE_VIEW``) as a callable, or None."""
-    target = option(get_module(name), attr)
-    if target is None:
-        return None
+def resolve(target: str) -> Callable:
+    """The function a member names as ``"module:function"`` (imported when first asked for)."""
     module, _, function = target.partition(":")
     return getattr(importlib.import_module(module), function)
+
+
+def view(name: str, attr: str) -> Callable | None:
+    """A member's own hook named as ``"module:function"`` (``RESULTS_VIEW``, ``EXPLORE_VIEW``,
+    ``STUDY_IMAGE``, ...) as a callable, or None when it declares none."""
+    target = option(get_module(name), attr)
+    return None if target is None else resolve(target)
+
+
+def declared(attr: str) -> dict[str, object]:
+    """Every member's entries of a mapping it may declare (``CLOCK_BEATS``, ``SANDBOXED``), merged
+    in the app's order; a :class:`RegistryError` naming both when two members declare one key."""
+    merged: dict[str, object] = {}
+    owner: dict[str, str] = {}
+    for name, module in members().items():
+        for key, value in option(module, attr).items():
+            if key in merged:
+                raise RegistryError(f"benchmarks {owner[key]!r} and {name!r} both declare {attr} {key!r}")
+            merged[key], owner[key] = value, name
+    return merged
 
 
 def owner_of_command(command: str) -> str | None:

@@ -1,9 +1,8 @@
 """The honest clock: one timed item held in one tab (issue 35).
 
-Study answering (:mod:`structext_core.studio.study.answering`), pairwise voting
-(:mod:`structext_core.studio.pairwise`) and question review
-(:mod:`structext_core.studio.question_review`) time their items with this one clock. Its public
-interface:
+Study answering (:mod:`structext_core.studio.study.answering`) and a benchmark's own timed work
+(a benchmark's package: pairwise voting and question review, say) time their items with this one
+clock. Its public interface:
 
 - settings: :class:`ClockSettings`, :func:`clock_settings`, :class:`ActivityReport` (an input
   report of a page, checked);

@@ -5,9 +5,10 @@ it is still there. Sent as a Streamlit component value, each heartbeat costs a f
 the server (about 13 ms of CPU: the script-run machinery, a connection, the element sent
 back), and at 300 annotators those runs fill a core. So the page posts its heartbeat to a
 small route beside the app instead (``server.py`` mounts it at :data:`BEAT_PATH`), which
-books it with the same functions as the fragment did (:func:`study.heartbeat`,
-:func:`pairwise.heartbeat`, both :func:`structext_core.studio.clock.beat`) and answers with the clock's state and time, in about a
-millisecond. Only when the answer says the page must change (paused as idle, answered or
+books it with the same functions as the fragment did (:func:`study.heartbeat` for a study's
+question; a benchmark's own timed work through the kinds its member declares, ``CLOCK_BEATS`` of
+:mod:`structext_core.protocol`; all of them :func:`structext_core.studio.clock.beat`) and answers
+with the clock's state and time, in about a millisecond. Only when the answer says the page must change (paused as idle, answered or
 taken over in another tab, logged out) does the page fall back to a run of its fragment,
 which redraws it. A page served by a plain ``streamlit run app.py`` (no route: 404) or a
 session without a log-in token (Streamlit's AppTest) keeps the fragment heartbeat.
@@ -32,7 +33,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from structext_core.studio import accounts, pairwise, storage
+from structext_core import protocol
+from structext_core.studio import accounts, storage
 from structext_core.studio import study as study_mod
 from structext_core.studio.study.store import StudyError
 
@@ -62,16 +64,19 @@ def _study_beat(db: sqlite_utils.Database, user_id: int, item: int | str, tab: s
     return status.state, status.seconds
 
 
-def _pairwise_beat(db: sqlite_utils.Database, user_id: int, item: int | str, tab: str,
-                   visible: bool) -> tuple[str, float]:
-    return pairwise.heartbeat(db, user_id, str(item), visible=visible, tab=tab, settings=study_mod.clock_settings())
+#: The clock the shared study machinery runs: a study's question, its item the assignment's id.
+SHARED_KINDS: dict[str, tuple[Booker, bool]] = {"study": (_study_beat, True)}
 
 
-#: The clocks whose heartbeats the route books: kind -> (booker, whether the item is a number).
-KINDS: dict[str, tuple[Booker, bool]] = {
-    "study": (_study_beat, True),
-    "pairwise": (_pairwise_beat, False),
-}
+def kinds() -> dict[str, tuple[Booker, bool]]:
+    """The clocks whose heartbeats the route books: kind -> (booker, whether the item is a number):
+    the study's, then each benchmark's own (``CLOCK_BEATS`` of its member)."""
+    found = dict(SHARED_KINDS)
+    for kind, (target, numeric) in protocol.declared("CLOCK_BEATS").items():
+        if kind in found:
+            raise protocol.RegistryError(f"the clock kind {kind!r} is the studio's own; a benchmark may not declare it")
+        found[kind] = (protocol.resolve(target), numeric)
+    return found
 
 
 def scope(kind: str, item: int | str, tab: str) -> str:
@@ -88,7 +93,7 @@ def page_pass(db: sqlite_utils.Database, session_token: str | None, kind: str, i
 
 
 def _item(kind: str, value: object) -> int | str | None:
-    numeric = KINDS[kind][1]
+    numeric = kinds()[kind][1]
     if numeric:
         return value if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**62 else None
     if isinstance(value, str) and 0 < len(value) <= MAX_ITEM_CHARS and value.isascii() and value.isprintable():
@@ -111,8 +116,9 @@ def parse(body: bytes) -> tuple[str, int | str, str, bool, object] | BeatReply:
     if not isinstance(data, dict):
         return _refused(400, "the body is not a JSON object")
     kind = data.get("kind")
-    if not isinstance(kind, str) or kind not in KINDS:
-        return _refused(400, f"kind must be one of {', '.join(KINDS)}")
+    known = kinds()
+    if not isinstance(kind, str) or kind not in known:
+        return _refused(400, f"kind must be one of {', '.join(known)}")
     item = _item(kind, data.get("item"))
     if item is None:
         return _refused(400, "item is missing or not an item of this kind")
@@ -136,7 +142,7 @@ def answer(db: sqlite_utils.Database, body: bytes) -> BeatReply:
     check = accounts.check_session_pass(db, given_pass, scope(kind, item, tab))
     if check.user is None:
         return _refused(401, f"not logged in ({check.reason})")
-    booker = KINDS[kind][0]
+    booker = kinds()[kind][0]
     try:
         state, seconds = booker(db, check.user["id"], item, tab, visible)
     except StudyError as error:

@@ -119,7 +119,7 @@ def _setting(read) -> float:
 
 def allowed(name: str) -> bool:
     """True when ``name`` is a function a worker may run (test ones only in test mode)."""
-    return name in protocol.FUNCTIONS or (protocol.test_mode() and name in protocol.TEST_FUNCTIONS)
+    return name in protocol.functions() or (protocol.test_mode() and name in protocol.TEST_FUNCTIONS)
 
 
 # ---------------------------------------------------------------- one worker

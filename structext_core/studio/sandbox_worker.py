@@ -4,7 +4,7 @@ untrusted text under a memory and CPU budget.
 Started by the pool as ``python -m structext_core.studio.sandbox_worker <memory_bytes> <cpu_seconds>
 <parent_pid>``. It imports the core once, caps its own address space (``RLIMIT_AS``), says
 it is ready, then answers requests one at a time until its input closes. A request is a
-frame ``(name, args)``; ``name`` must be in :data:`FUNCTIONS` (never arbitrary code). The
+frame ``(name, args)``; ``name`` must be in :func:`functions` (never arbitrary code). The
 answer is ``("ok", result)`` or ``("error", kind, text)`` where kind is ``memory``,
 ``nesting`` or ``error``. Anything worse (a segfault in a C extension, a loop) ends or stalls
 the process, and the pool kills and replaces it.
@@ -27,13 +27,13 @@ import time
 import traceback
 from typing import Any, BinaryIO, Callable
 
-from structext_core import settings
+from structext_core import protocol, settings
 
-#: What a worker may be asked to run: name -> (module, function). Nothing else runs.
+#: What a worker may be asked to run: name -> (module, function), with what each benchmark's
+#: member adds (``SANDBOXED``: :func:`functions`). Nothing else runs.
 FUNCTIONS: dict[str, tuple[str, str]] = {
     "check_rewrite": ("structext_core.studio.rewrite", "check_rewrite"),
     "preview": ("structext_core.structext_eval.preview", "preview"),
-    "aibench_image": ("structext_core.aibench.images", "check_image"),
 }
 #: Set to ``1`` (tests only) to add the ``_test_*`` functions below and the poison markers.
 TEST_FUNCTIONS_ENV = settings.SANDBOX_TEST_FUNCTIONS_ENV
@@ -150,9 +150,22 @@ def _poisonable(function: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+def functions() -> dict[str, tuple[str, str]]:
+    """Every allow-listed function: :data:`FUNCTIONS` and the benchmarks' own (``SANDBOXED`` of
+    their members, :mod:`structext_core.protocol`); a name may be declared once."""
+    found = dict(FUNCTIONS)
+    for name, target in protocol.declared("SANDBOXED").items():
+        if name in found:
+            raise protocol.RegistryError(f"the sandboxed function {name!r} is the studio's own; a benchmark "
+                                         "may not declare it")
+        module, _, attr = str(target).partition(":")
+        found[name] = (module, attr)
+    return found
+
+
 def load_functions() -> dict[str, Callable[..., Any]]:
     """The allow-listed functions, imported now (and the test ones in test mode)."""
-    loaded = {name: getattr(importlib.import_module(module), attr) for name, (module, attr) in FUNCTIONS.items()}
+    loaded = {name: getattr(importlib.import_module(module), attr) for name, (module, attr) in functions().items()}
     if test_mode():
         loaded = {name: _poisonable(f) for name, f in loaded.items()} | TEST_FUNCTIONS
     return loaded

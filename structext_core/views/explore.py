@@ -1,5 +1,5 @@
 """Home and Explore as data: one line per sample, the filters, the statistics, a selection
-as JSONL; AIBench's stored data sets and a paper as the seal lets a user see them. The pages (``pages/home.py``, ``pages/explore.py``) only place these on the screen;
+as JSONL (a benchmark's own stored data sets are its package's: its member's ``EXPLORE_VIEW``). The pages (``pages/home.py``, ``pages/explore.py``) only place these on the screen;
 the rendered view of a reference is :func:`structext_core.structext_eval.preview.preview` (run
 in a worker by ``structext_core.studio.sandbox.preview``).
 
@@ -20,12 +20,9 @@ from types import MappingProxyType
 
 import pandas as pd
 
-from structext_core.aibench import model, seal
-from structext_core.aibench import store as aibench_store
 from structext_core.structext_eval import samples
 from structext_core.structext_eval.formats import LANGUAGES
 from structext_core.structext_eval.tasks import ABBREVIATIONS, TASKS
-from structext_core.studio import access, question_review
 
 
 def task_label(task_id: int) -> str:
@@ -177,62 +174,3 @@ def raw_page(reference: str, page: int = 1, lines: int = RAW_PAGE_LINES) -> RawP
     first = (page - 1) * lines
     chunk = all_lines[first:first + lines]
     return RawPage("\n".join(chunk), first + 1, first + len(chunk), len(all_lines), page, pages)
-
-
-# ---- AIBench's stored data sets ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AibenchPaper:
-    """One AIBench paper as Explore shows it: its method text, original figure (``figure``: the
-    stored PNG, None when the set has none) and questions, each ``{id, level, question, options}``
-    and, only when ``keys_shown``, ``key`` and ``rationale``."""
-
-    dataset: str
-    paper_id: str
-    conference: str
-    year: int
-    method_text: str
-    figure: Path | None
-    questions: tuple[dict, ...]
-    keys_shown: bool
-
-
-def aibench_datasets(db, user: dict | None) -> list[str]:
-    """The stored AIBench data sets ``user`` may browse here: those whose questions with keys the
-    seal lets them see (:func:`structext_core.studio.access.visible_aibench_datasets`: for visitors
-    and annotators, only in public read-only mode and none holding a paper, in any copy, of an open
-    AIBench or pairwise study)."""
-    return access.visible_aibench_datasets(db, user, aibench_store.stored_datasets())
-
-
-def aibench_paper_ids(db, user: dict | None, dataset: str) -> list[str]:
-    """The papers of ``dataset`` shown to ``user``, sorted: none of a set they may not browse, and
-    never a paper (by content) they still have to answer or vote on (:func:`structext_core.studio.seal.open_papers`,
-    a second lock behind the set's)."""
-    if dataset not in aibench_datasets(db, user):
-        return []
-    sealed = seal.open_papers(db, user["id"] if user else None)
-    papers = question_review.load_dataset(dataset).papers
-    return [pid for pid in sorted(papers) if seal.paper_key(dataset, pid) not in sealed]
-
-
-def aibench_paper(db, user: dict | None, dataset: str, paper_id: str) -> AibenchPaper:
-    """The paper ``paper_id`` of ``dataset`` as ``user`` may see it; a ``PermissionError`` when it
-    is not theirs to see (:func:`aibench_paper_ids`). Keys only with the capability ``answers``."""
-    if paper_id not in aibench_paper_ids(db, user, dataset):
-        raise PermissionError(f"The paper {paper_id[:60]!r} of {dataset[:60]!r} is not shown to you.")
-    data = question_review.load_dataset(dataset)
-    paper = data.papers[paper_id]
-    keys = access.can(access.role_of(user), "answers", access.public_mode(db))
-    record = data.images.get((model.ORIGINAL_SYSTEM, paper_id))
-    questions = []
-    for q in paper.questions:
-        row = {"id": q.id, "level": q.level, "question": q.question,
-               "options": tuple(f"{model.LETTERS[i]}. {text}" for i, text in enumerate(q.options))}
-        if keys:
-            row.update(key=q.answer, rationale=q.rationale)
-        questions.append(row)
-    return AibenchPaper(dataset, paper_id, paper.conference, paper.year, paper.method_text,
-                        aibench_store.dataset_path(dataset) / record.path if record else None,
-                        tuple(questions), keys)

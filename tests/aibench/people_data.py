@@ -90,11 +90,11 @@ def people_and_votes(db, dataset: str, solver: str = "vlm-test") -> dict:
     questions of the first paper's original figure, all three choosing another letter than the key
     on the first, as does ``solver`` (stored as its predictions; right everywhere else); two of
     them vote on 6 pairs of a pairwise study. Returns the names the tests check."""
+    from structext_core.aibench import pairwise as pws
+    from structext_core.aibench import question_review as qr
     from structext_core.aibench import store as aibench_store
     from structext_core.aibench.model import ORIGINAL_SYSTEM
     from structext_core.studio import accounts
-    from structext_core.studio import pairwise as pws
-    from structext_core.studio import question_review as qr
     from structext_core.studio.clock import ClockSettings
 
     people = [accounts.create_user(db, f"ann{i}", "password1", "annotator") for i in (1, 2, 3)]

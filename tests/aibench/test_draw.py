@@ -181,7 +181,7 @@ def test_one_draw_at_a_time_writes_into_a_data_set(stored, capsys):
 
 def test_the_app_sees_a_system_drawn_while_it_runs(stored):
     """Pairwise and study images find their files through a cache read again when images.jsonl changes."""
-    from structext_core.studio import pairwise
+    from structext_core.aibench import pairwise
 
     before = pairwise._image_records(str(stored))
     rows = (stored / "images.jsonl").read_text().splitlines()

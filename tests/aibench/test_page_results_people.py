@@ -6,10 +6,10 @@ import pytest
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
+from structext_core.aibench import pairwise as pws
+from structext_core.aibench import question_review as qr
 from structext_core.aibench import store as aibench_store
 from structext_core.studio import access, accounts, changes, storage
-from structext_core.studio import pairwise as pws
-from structext_core.studio import question_review as qr
 from tests.aibench import people_data
 from tests.aibench.test_page_results_aibench import PAGE, aibench_dir, env, own_copy  # noqa: F401 (fixtures)
 

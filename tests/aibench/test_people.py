@@ -7,12 +7,12 @@ import json
 
 import pytest
 
+from structext_core.aibench import human_solver as hs
 from structext_core.aibench import people as aibench_people
+from structext_core.aibench import question_review as qr
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench.model import ORIGINAL_SYSTEM
-from structext_core.evaluation import human_solver as hs
 from structext_core.studio import access, changes
-from structext_core.studio import question_review as qr
 from tests.aibench import people_data, review_data
 
 SOLVER = "vlm-test"

@@ -1,4 +1,4 @@
-"""The expert review of AIBench questions (structext_core.studio.question_review), without Streamlit."""
+"""The expert review of AIBench questions (structext_core.aibench.question_review), without Streamlit."""
 from __future__ import annotations
 
 import json
@@ -7,10 +7,10 @@ from dataclasses import replace
 import pytest
 
 from structext_core.aibench import dataset, images
+from structext_core.aibench import question_review as qr
 from structext_core.aibench.model import INSUFFICIENT, Question
 from structext_core.aibench.review_checks import check_question, rule_of
 from structext_core.studio import changes
-from structext_core.studio import question_review as qr
 from structext_core.studio.clock import ClockSettings
 from tests.aibench import review_data
 

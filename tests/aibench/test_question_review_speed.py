@@ -1,4 +1,4 @@
-"""Faster question review (structext_core.studio.question_review), without Streamlit: accepting the
+"""Faster question review (structext_core.aibench.question_review), without Streamlit: accepting the
 remaining questions at once, and a campaign's default share of double review with one reviewer."""
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from structext_core.studio import question_review as qr
+from structext_core.aibench import question_review as qr
+from structext_core.aibench.question_review import drafts as qr_drafts
 from structext_core.studio import storage
-from structext_core.studio.question_review import drafts as qr_drafts
 from tests.aibench import review_data
 
 

@@ -150,7 +150,7 @@ def test_structexts_url_reader_leaves_the_benchmark_choice_to_the_page():
 # ---------------------------------------------------------------- layout: what fits the page (issue 32, item 8)
 
 from structext_core.aibench.model import LEVEL_COLUMNS, LEVELS  # noqa: E402
-from structext_core.evaluation import pairwise as pw  # noqa: E402
+from structext_core.aibench.pairwise import ranking as pw  # noqa: E402
 
 
 def test_table3_headline_fits_the_page_and_the_detail_keeps_each_levels_n(scored):

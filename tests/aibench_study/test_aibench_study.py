@@ -9,10 +9,10 @@ from collections import Counter
 import pytest
 
 from structext_core.aibench import seal
+from structext_core.aibench import study as aibench_study
 from structext_core.aibench.model import ORIGINAL_SYSTEM
+from structext_core.aibench.pairwise import SIZE_BUCKET
 from structext_core.studio import study
-from structext_core.studio.pairwise import SIZE_BUCKET
-from structext_core.studio.study import aibench_study
 
 
 @pytest.fixture
@@ -22,7 +22,7 @@ def data(world):
 
 def _create(world, name="img-1", n_items=12, practice=0, gold=0, seed=0, who=("ann1", "ann2"), **options):
     p = world["people"]
-    return study.create_aibench_study(world["db"], name=name, dataset="synthetic", n_items=n_items,
+    return aibench_study.create_aibench_study(world["db"], name=name, dataset="synthetic", n_items=n_items,
                                       annotator_ids=[p[w]["id"] for w in who], seed=seed,
                                       practice_items=practice, gold_items=gold, created_by=p["lead"]["id"],
                                       **options)
@@ -102,7 +102,7 @@ def test_setup_errors_say_what_to_change(world, options, message):
 def test_an_unknown_data_set_is_named(world):
     p = world["people"]
     with pytest.raises(study.StudyError, match="nope"):
-        study.create_aibench_study(world["db"], name="x", dataset="nope", n_items=3, annotator_ids=[p["ann1"]["id"]])
+        aibench_study.create_aibench_study(world["db"], name="x", dataset="nope", n_items=3, annotator_ids=[p["ann1"]["id"]])
 
 
 # ---------------------------------------------------------------- answering and scoring
@@ -228,8 +228,8 @@ def test_clone_keeps_the_benchmark_and_the_items(world):
 # ---------------------------------------------------------------- the seal on other services
 
 def test_question_review_gives_no_paper_whose_questions_are_open_for_the_reviewer(world):
+    from structext_core.aibench import question_review as qr
     from structext_core.studio import access
-    from structext_core.studio import question_review as qr
 
     db, p = world["db"], world["people"]
     study_id = _create(world, n_items=1, who=("ann1",))
@@ -273,7 +273,7 @@ def test_papers_practised_in_another_study_are_not_counted_where_it_can_be_avoid
 
 
 def test_papers_a_reviewer_was_shown_with_their_keys_are_in_no_study_of_theirs(world, data):
-    from structext_core.studio import question_review as qr
+    from structext_core.aibench import question_review as qr
 
     db, p = world["db"], world["people"]
     ann1 = p["ann1"]

@@ -11,10 +11,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from structext_core.aibench import config as aibench_config
+from structext_core.aibench import explore as aibench_explore
+from structext_core.aibench import pairwise as pws
+from structext_core.aibench import study as aibench_study
 from structext_core.studio import access, study
-from structext_core.studio import pairwise as pws
-from structext_core.studio.study import aibench_study
-from structext_core.views import explore
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -79,19 +79,19 @@ def test_an_annotator_of_an_open_study_sees_neither_the_set_nor_a_copy(copied):
     ``curated`` (same papers by content) from visitors and annotators, in public read-only mode."""
     db, p = copied["db"], copied["people"]
     access.set_public_mode(db, True, p["lead"])
-    study_id = study.create_aibench_study(db, name="answering", dataset="synthetic", annotator_ids=[p["ann1"]["id"]],
+    study_id = aibench_study.create_aibench_study(db, name="answering", dataset="synthetic", annotator_ids=[p["ann1"]["id"]],
                                           created_by=p["lead"]["id"], n_items=4)
     for who in ("ann1", "ann2"):
-        assert explore.aibench_datasets(db, p[who]) == []
-        assert explore.aibench_paper_ids(db, p[who], "curated") == []
+        assert aibench_explore.aibench_datasets(db, p[who]) == []
+        assert aibench_explore.aibench_paper_ids(db, p[who], "curated") == []
         with pytest.raises(PermissionError):
-            explore.aibench_paper(db, p[who], "curated", sorted(aibench_study.load("curated").papers)[0])
-    assert explore.aibench_datasets(db, None) == []
+            aibench_explore.aibench_paper(db, p[who], "curated", sorted(aibench_study.load("curated").papers)[0])
+    assert aibench_explore.aibench_datasets(db, None) == []
     at = _aibench(explore_page(p["ann1"]))
     assert not at.exception
     assert not at.selectbox and "open study" in at.info[0].value
     assert not at.get("image") and "Key: **" not in "\n".join(m.value for m in at.markdown)
-    assert explore.aibench_datasets(db, p["reader"]) == ["curated", "synthetic"]  # researchers see answers anyway
+    assert aibench_explore.aibench_datasets(db, p["reader"]) == ["curated", "synthetic"]  # researchers see answers anyway
     study.set_study_status(db, study_id, "closed")
     at = _aibench(explore_page(p["ann1"]))
     assert at.selectbox(key="explore_aib_data").options == ["curated", "synthetic"]
@@ -101,7 +101,7 @@ def test_an_open_pairwise_study_seals_its_papers_on_explore(copied):
     db, p = copied["db"], copied["people"]
     access.set_public_mode(db, True, p["lead"])
     voting = pws.create_study(db, "voting", "curated", [p["ann2"]["id"]], n_pairs=3, practice=0)
-    assert explore.aibench_datasets(db, p["ann2"]) == []
+    assert aibench_explore.aibench_datasets(db, p["ann2"]) == []
     pws.set_status(db, voting, "closed", by_user=p["lead"]["id"])
-    assert explore.aibench_datasets(db, p["ann2"]) == ["curated", "synthetic"]
+    assert aibench_explore.aibench_datasets(db, p["ann2"]) == ["curated", "synthetic"]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 
+from structext_core.aibench import study as aibench_study
 from structext_core.studio import study
 from tests.pages.test_page_access import Downloads, run_page
 
@@ -13,7 +14,7 @@ from tests.pages.test_page_access import Downloads, run_page
 def _answered(world, n_items=6):
     """A study answered by both annotators: ann1 always right, ann2 always 'A'."""
     db, p = world["db"], world["people"]
-    study_id = study.create_aibench_study(db, name="images", dataset="synthetic", n_items=n_items,
+    study_id = aibench_study.create_aibench_study(db, name="images", dataset="synthetic", n_items=n_items,
                                           annotator_ids=[p["ann1"]["id"], p["ann2"]["id"]], seed=3)
     for who in ("ann1", "ann2"):
         uid = p[who]["id"]

@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 import re
 
+from structext_core.aibench import study as aibench_study
 from structext_core.aibench.model import ORIGINAL_SYSTEM
 from structext_core.studio import study
-from structext_core.studio.study import aibench_study
 from tests.pages.test_page_access import Downloads, leaks, run_page
 
 
 def _create(world, practice=0, gold=0, n_items=4, show_correctness=False):
     p = world["people"]
-    return study.create_aibench_study(world["db"], name="images", dataset="synthetic", n_items=n_items,
+    return aibench_study.create_aibench_study(world["db"], name="images", dataset="synthetic", n_items=n_items,
                                       annotator_ids=[p["ann1"]["id"], p["ann2"]["id"]], seed=1,
                                       practice_items=practice, gold_items=gold, show_correctness=show_correctness)
 

@@ -10,11 +10,11 @@ import shutil
 import pytest
 
 from structext_core.aibench import config as aibench_config
+from structext_core.aibench import pairwise as pws
+from structext_core.aibench import question_review as qr
 from structext_core.aibench import seal
+from structext_core.aibench import study as aibench_study
 from structext_core.studio import access, study
-from structext_core.studio import pairwise as pws
-from structext_core.studio import question_review as qr
-from structext_core.studio.study import aibench_study
 
 
 @pytest.fixture
@@ -35,7 +35,7 @@ def _items(db, study_id, kind=None):
 
 def _aibench_study(world, name, dataset, who, **options):
     p = world["people"]
-    return study.create_aibench_study(world["db"], name=name, dataset=dataset, annotator_ids=[p[w]["id"] for w in who],
+    return aibench_study.create_aibench_study(world["db"], name=name, dataset=dataset, annotator_ids=[p[w]["id"] for w in who],
                                       created_by=p["lead"]["id"], **options)
 
 

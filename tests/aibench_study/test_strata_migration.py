@@ -14,6 +14,7 @@ import sqlite3
 import pandas as pd
 import pytest
 
+from structext_core.aibench import study as aibench_study
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import storage, study
 from structext_core.studio.migrations import m0014_study_strata
@@ -54,7 +55,7 @@ def filled(world):
     ann1, ann2 = people["ann1"]["id"], people["ann2"]["id"]
     structext = structext_study.create_study(db, name="text", suite="test-hard", samples=grid_samples(), n_items=6,
                                    annotator_ids=[ann1, ann2], practice_items=1, gold_items=1)
-    aibench = study.create_aibench_study(db, name="images", dataset="synthetic", n_items=6, seed=1,
+    aibench = aibench_study.create_aibench_study(db, name="images", dataset="synthetic", n_items=6, seed=1,
                                          annotator_ids=[ann1, ann2], created_by=people["lead"]["id"])
     for study_id in (structext, aibench):
         _answer_some(db, study_id, ann1, 4, lambda i: True)

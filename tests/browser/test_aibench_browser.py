@@ -83,7 +83,7 @@ def test_aibench_paper_table2_renders(page, app_server, wait_for_app, screenshot
 def test_the_lead_reads_the_human_side_and_sends_a_question_back(page, app_server, app_env, wait_for_app, screenshot):
     """Admin: people beside the solvers, the disagreement on the original figure, the human rank;
     the question goes back to review."""
-    from structext_core.studio import question_review as qr
+    from structext_core.aibench import question_review as qr
     from structext_core.studio import storage
 
     open_aibench(page, app_server, wait_for_app, app_env["admin_user"], app_env["admin_password"])

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from structext_core.aibench import study as aibench_study
 from tests.browser.conftest import clock_seconds, stored_synthetic_aibench
 from tests.browser.test_pairwise_browser import log_in
 from tests.browser.test_results_views import no_exception
@@ -22,12 +23,12 @@ N_ITEMS = 4
 def app_env(app_env, tmp_path_factory):
     """A stored synthetic AIBench set (3 papers), an annotator and an AIBench study: 1 practice
     question, then 4."""
-    from structext_core.studio import accounts, storage, study
+    from structext_core.studio import accounts, storage
 
     with stored_synthetic_aibench(app_env, tmp_path_factory, 3):
         db = storage.open_db(app_env["db_path"])
         ann = accounts.create_user(db, ANN, ANN_PASSWORD, "annotator")
-        app_env["study_id"] = study.create_aibench_study(db, name="images pilot", dataset="synthetic",
+        app_env["study_id"] = aibench_study.create_aibench_study(db, name="images pilot", dataset="synthetic",
                                                          n_items=N_ITEMS, annotator_ids=[ann["id"]], seed=4,
                                                          practice_items=1)
         app_env["ann_id"] = ann["id"]

@@ -39,8 +39,8 @@ def app_env(app_env, tmp_path_factory):
     """conftest's server environment with a fast clock, and one person per surface: ann1 in a study
     of three questions, pw1 in a pairwise study over a stored synthetic AIBench set, qr1 reviewing
     that set's papers (lead qlead)."""
-    from structext_core.studio import pairwise
-    from structext_core.studio import question_review as qr
+    from structext_core.aibench import pairwise
+    from structext_core.aibench import question_review as qr
 
     app_env["env"].update(STRUCTEXT_HEARTBEAT_SECONDS=str(HEARTBEAT_SECONDS),
                           STRUCTEXT_IDLE_PAUSE_SECONDS=str(IDLE_PAUSE_SECONDS))

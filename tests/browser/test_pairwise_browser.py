@@ -15,7 +15,8 @@ KEYS = ["ArrowLeft", "ArrowRight", "ArrowDown", "b", "ArrowLeft", "ArrowRight", 
 @pytest.fixture(scope="module")
 def app_env(app_env, tmp_path_factory):
     """A stored synthetic AIBench set (3 papers), an annotator and a pairwise study of 12 pairs."""
-    from structext_core.studio import accounts, pairwise, storage
+    from structext_core.aibench import pairwise
+    from structext_core.studio import accounts, storage
 
     with stored_synthetic_aibench(app_env, tmp_path_factory, 3, predictions=True):
         db = storage.open_db(app_env["db_path"])

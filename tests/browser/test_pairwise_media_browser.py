@@ -17,7 +17,8 @@ VIEWERS = ("pw-viewer-a", "pw-viewer-b")
 def app_env(app_env, tmp_path_factory):
     """A stored synthetic AIBench set (3 papers) whose "Blank Image" and "Rewired Edge" images are
     redrawn at 1248 x 832 and 832 x 1248, and a one-pair study of those two systems for two annotators."""
-    from structext_core.studio import accounts, pairwise, storage
+    from structext_core.aibench import pairwise
+    from structext_core.studio import accounts, storage
 
     sizes = {"Blank Image": (1248, 832), "Rewired Edge": (832, 1248)}
     with stored_synthetic_aibench(app_env, tmp_path_factory, 3) as root:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from structext_core.aibench import dataset, images
+from structext_core.aibench import question_review as qr
 from structext_core.aibench.model import INSUFFICIENT, LETTERS
 from structext_core.studio import accounts, storage
-from structext_core.studio import question_review as qr
 from tests.aibench import review_data
 from tests.browser.test_results_views import no_exception, settle, shoot
 from tests.browser.test_rewrite_journey import go_to, log_in

@@ -70,12 +70,12 @@ def app_env(app_env, tmp_path_factory):
 
 def aibench_world(app_env, db, ann1, ann2) -> dict:
     """An open AIBench study of ann1 and ann2 (ann2 has answered everything, ann1 one question)."""
-    from structext_core.studio.study import aibench_study
+    from structext_core.aibench import study as aibench_study
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(aibench_config.DIR_ENV, str(app_env["aibench_root"]))
         data = aibench_study.load("synthetic")
-        study_id = study.create_aibench_study(db, name="images-pilot", dataset="synthetic", n_items=8,
+        study_id = aibench_study.create_aibench_study(db, name="images-pilot", dataset="synthetic", n_items=8,
                                               annotator_ids=[ann1["id"], ann2["id"]], seed=1)
     for who, count in ((ann2, 8), (ann1, 1)):
         study.accept_rule(db, study_id, who["id"])

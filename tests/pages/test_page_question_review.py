@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from structext_core.aibench import question_review as qr
 from structext_core.aibench.model import INSUFFICIENT, LETTERS
-from structext_core.studio import question_review as qr
 from tests.aibench import review_data
 
 ROOT = Path(__file__).resolve().parents[2]

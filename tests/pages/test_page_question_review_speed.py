@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from structext_core.studio import question_review as qr
+from structext_core.aibench import question_review as qr
 from tests.aibench import review_data
 from tests.pages.test_page_question_review import ADMIN_PAGE, PAGE, button, run_as
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from structext_core.evaluation import pairwise as pw
-from structext_core.evaluation.pairwise import Vote
+from structext_core.aibench.pairwise import ranking as pw
+from structext_core.aibench.pairwise.ranking import Vote
 
 
 def _v(first, second, outcome, rater="r1", item="p1"):

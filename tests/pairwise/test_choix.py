@@ -7,7 +7,7 @@ import choix
 import numpy as np
 import pytest
 
-from structext_core.evaluation import pairwise as pw
+from structext_core.aibench.pairwise import ranking as pw
 
 HIDDEN = {"A": 1.2, "B": 0.6, "C": 0.1, "D": -0.3, "E": -0.9, "F": -1.5}
 

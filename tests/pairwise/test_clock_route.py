@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from structext_core.aibench import pairwise as pws
 from structext_core.studio import accounts, clock_beat
-from structext_core.studio import pairwise as pws
 from tests.pairwise.test_study import SETTINGS, _create
 
 

@@ -10,8 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from structext_core.aibench import dataset as aibench_dataset
+from structext_core.aibench import pairwise as pws
 from structext_core.aibench import store as aibench_store
-from structext_core.studio import pairwise as pws
 from structext_core.studio import storage
 from tests.pages.test_page_access import Downloads, leaks, run_page
 

@@ -7,8 +7,8 @@ import pytest
 from PIL import Image
 
 from structext_core.aibench import dataset as aibench_dataset
+from structext_core.aibench import pairwise as pws
 from structext_core.aibench import store as aibench_store
-from structext_core.studio import pairwise as pws
 from structext_core.studio.study import ClockSettings, StudyError, TakenOverError
 
 SETTINGS = ClockSettings(heartbeat_seconds=5, idle_pause_seconds=60)

@@ -71,12 +71,6 @@ from structext_core.studio.study.adjudication import (  # noqa: F401
     override_history,
     override_score,
 )
-from structext_core.studio.study.aibench_study import (  # noqa: F401
-    DEFAULT_AIBENCH_RULE,
-    create_aibench_study,
-    item_image,
-    lead_image,
-)
 from structext_core.studio.study.answering import (  # noqa: F401
     ClockStatus,
     QuestionView,
@@ -117,6 +111,7 @@ from structext_core.studio.study.export import (  # noqa: F401
     to_csv,
     to_jsonl,
 )
+from structext_core.studio.study.images import item_image, lead_image  # noqa: F401
 from structext_core.studio.study.items_study import create_items_study  # noqa: F401
 from structext_core.studio.study.kinds import StudyKind, kind_of, study_benchmarks  # noqa: F401
 from structext_core.studio.study.lifecycle import (  # noqa: F401

@@ -182,7 +182,7 @@ class ItemDetail:
     responses: tuple[ResponseDetail, ...]
     #: A multiple-choice item's options (lettered A, B, ...): ``answer`` and each response are letters.
     options: tuple[str, ...] = ()
-    #: The item shows an image (:func:`structext_core.studio.study.aibench_study.lead_image`).
+    #: The item shows an image (:func:`structext_core.studio.study.images.lead_image`).
     has_image: bool = False
 
 

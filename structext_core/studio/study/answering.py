@@ -55,10 +55,10 @@ class QuestionView:
     #: A practice question (``seq`` and ``total`` then count the practice round). A gold
     #: item looks like any other question: nothing here tells them apart.
     practice: bool = False
-    #: The study's benchmark (:mod:`structext_core.studio.study.kinds`). An AIBench item has
-    #: ``options`` (lettered A, B, ...), its ``question``, an empty ``reference`` and its
-    #: image served by :func:`structext_core.studio.study.aibench_study.item_image`; the draft
-    #: is the chosen letter. Nothing here names the system, the paper or the image's file.
+    #: The study's benchmark (:mod:`structext_core.studio.study.kinds`). A multiple-choice item has
+    #: ``options`` (lettered A, B, ...), its ``question``, an empty ``reference`` and, where its
+    #: benchmark draws one, an image served by :func:`structext_core.studio.study.images.item_image`;
+    #: the draft is the chosen letter. Nothing here names what the image was made by or its file.
     benchmark: str = "structext-eval"
     options: tuple[str, ...] = ()
     #: The item shows an image beside its question (asked for by the assignment's id).

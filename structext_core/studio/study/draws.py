@@ -35,8 +35,8 @@ def stratified_draw(samples: Sequence[dict], n: int, seed: int = 0, *, stratum_o
                     pool_name: str = "the suite") -> list[dict]:
     """Draw ``n`` samples (each with an ``id``), allocated to strata in proportion to their size.
 
-    Strata are ``stratum_of(sample)``: for StrucText (format, task, depth, width); an AIBench
-    study passes its own (:func:`structext_core.studio.study.aibench_study.stratum`), and
+    Strata are ``stratum_of(sample)`` (by default a sample's cell: format, task, depth, width; a
+    benchmark's study passes its own), and
     ``pool_name`` names what the samples are in messages. Each stratum gets the floor of its share;
     the remaining places go to the strata with the largest remainders (ties broken at
     random). The result is deterministic for (samples, n, seed), whatever the input order

@@ -174,8 +174,8 @@ class PracticeFeedback:
     #: True when the same question is still open for the annotator in another study: the key
     #: is not given (:mod:`structext_core.studio.seal`); the score is.
     key_withheld: bool = False
-    #: An AIBench item's options (lettered A, B, ...): ``response`` and ``answer`` are letters;
-    #: its question, and its assignment (whose image the page shows again beside the key).
+    #: A multiple-choice item's options (lettered A, B, ...): ``response`` and ``answer`` are letters;
+    #: its question, and its assignment (whose image, if it has one, the page shows again beside the key).
     options: tuple[str, ...] = ()
     question: str = ""
     assignment_id: int = 0

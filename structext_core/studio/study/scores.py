@@ -16,8 +16,8 @@ from structext_core.studio.study.store import PASS_THRESHOLD, now
 def _score(answer: str | None, response: str | None, gave_up: bool,
            benchmark: str | None = None) -> tuple[float, int]:
     """The ``rouge_l`` and ``exact_match`` columns of one answer by its study's benchmark
-    (:mod:`structext_core.studio.study.kinds`): StrucText's ROUGE-L and exact match, AIBench's
-    correctness 1 or 0 in both. A give-up scores 0."""
+    (:mod:`structext_core.studio.study.kinds`): ROUGE-L and exact match of a free-text answer,
+    correctness 1 or 0 in both of a multiple-choice one. A give-up scores 0."""
     return kind_of(benchmark).score(answer, response, gave_up)
 
 

@@ -13,8 +13,8 @@ import sqlite_utils
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import seal
 from structext_core.aibench import store as aibench_store
+from structext_core.aibench.pairwise.common import MAX_NAME_CHARS, MAX_PAIRS
 from structext_core.studio import changes
-from structext_core.studio.pairwise.common import MAX_NAME_CHARS, MAX_PAIRS
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.store import StudyError, _check_annotators, annotator_order, now
 from structext_core.text import limits as safe_text_limits

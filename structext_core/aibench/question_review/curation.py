@@ -17,13 +17,13 @@ import sqlite_utils
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench.model import ORIGINAL_SYSTEM, Paper
 from structext_core.aibench.papers import paper_to_dict
+from structext_core.aibench.question_review.adjudication import _same, agreement, latest_adjudication
+from structext_core.aibench.question_review.campaigns import campaign, list_items
+from structext_core.aibench.question_review.common import ADDED, GENERATED, REMOVED, REVISED, ReviewError, _require_lead
+from structext_core.aibench.question_review.drafts import question_from, question_json
+from structext_core.aibench.question_review.papers import load_dataset
+from structext_core.aibench.question_review.reviewing import latest_submission, list_flags
 from structext_core.studio import changes
-from structext_core.studio.question_review.adjudication import _same, agreement, latest_adjudication
-from structext_core.studio.question_review.campaigns import campaign, list_items
-from structext_core.studio.question_review.common import ADDED, GENERATED, REMOVED, REVISED, ReviewError, _require_lead
-from structext_core.studio.question_review.drafts import question_from, question_json
-from structext_core.studio.question_review.papers import load_dataset
-from structext_core.studio.question_review.reviewing import latest_submission, list_flags
 from structext_core.studio.storage import write_transaction
 
 # ---- the curated set and its export -----------------------------------------------------------

@@ -12,11 +12,11 @@ import sqlite_utils
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import scoring as aibench_scoring
 from structext_core.aibench import store as aibench_store
-from structext_core.evaluation import pairwise as pw
+from structext_core.aibench.pairwise import ranking as pw
+from structext_core.aibench.pairwise.common import DEFAULT_BOOT, LEAD_PAGE
+from structext_core.aibench.pairwise.images import _image_records
+from structext_core.aibench.pairwise.setup import get_study
 from structext_core.studio import access, changes
-from structext_core.studio.pairwise.common import DEFAULT_BOOT, LEAD_PAGE
-from structext_core.studio.pairwise.images import _image_records
-from structext_core.studio.pairwise.setup import get_study
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.quality import _bounded_note
 from structext_core.studio.study.store import StudyError, now
@@ -72,7 +72,7 @@ def votes_csv(db: sqlite_utils.Database, study_id: int) -> str:
 
 
 def votes_of(frame: pd.DataFrame) -> list[pw.Vote]:
-    """The frame's votes for :mod:`structext_core.evaluation.pairwise` (``first`` = system a)."""
+    """The frame's votes for :mod:`structext_core.aibench.pairwise.ranking` (``first`` = system a)."""
     names = {"a": "first", "b": "second", "tie": "tie", "both_bad": "both_bad"}
     return [pw.Vote(r.annotator, r.paper_id, r.system_a, r.system_b, names[r.outcome]) for r in frame.itertuples()]
 

@@ -25,7 +25,7 @@ Every lead action (create, add or take off a person, open or close, archive, res
 one transaction with its row in the audit log (:mod:`structext_core.studio.changes`), target
 ``pairwise:<study id>``.
 
-Votes count by the rules of :mod:`structext_core.evaluation.pairwise`: each person's first vote on
+Votes count by the rules of :mod:`structext_core.aibench.pairwise.ranking`: each person's first vote on
 a pair (repeats only measure consistency), ties as half a win each, "both bad" apart.
 
 The package holds one module per concept (common: names and bounds; setup; voting: the
@@ -33,9 +33,7 @@ annotator's side and its clock; images: the blinded images; lead: the lead's sid
 their public names here, so callers write ``pws.X``.
 """
 
-from structext_core.studio.clock import ClockSettings, TakenOverError, clock_settings  # noqa: F401
-from structext_core.studio.errors import StudyError  # noqa: F401
-from structext_core.studio.pairwise.common import (  # noqa: F401
+from structext_core.aibench.pairwise.common import (  # noqa: F401
     CANVAS,
     CHOICES,
     DEFAULT_BOOT,
@@ -46,7 +44,7 @@ from structext_core.studio.pairwise.common import (  # noqa: F401
     MAX_SERVED_WIDTH,
     SIZE_BUCKET,
 )
-from structext_core.studio.pairwise.images import (  # noqa: F401
+from structext_core.aibench.pairwise.images import (  # noqa: F401
     PAD_OVERHEAD,
     _bucket,
     _image_records,
@@ -56,7 +54,7 @@ from structext_core.studio.pairwise.images import (  # noqa: F401
     served_pair,
     task_image,
 )
-from structext_core.studio.pairwise.lead import (  # noqa: F401
+from structext_core.aibench.pairwise.lead import (  # noqa: F401
     Results,
     aibench_overall,
     dataset_systems,
@@ -70,7 +68,7 @@ from structext_core.studio.pairwise.lead import (  # noqa: F401
     votes_frame,
     votes_of,
 )
-from structext_core.studio.pairwise.setup import (  # noqa: F401
+from structext_core.aibench.pairwise.setup import (  # noqa: F401
     PairwiseStudy,
     add_annotator,
     create_study,
@@ -85,7 +83,7 @@ from structext_core.studio.pairwise.setup import (  # noqa: F401
     set_status,
     studies_for_annotator,
 )
-from structext_core.studio.pairwise.voting import (  # noqa: F401
+from structext_core.aibench.pairwise.voting import (  # noqa: F401
     TaskView,
     current_task,
     flag_pair,
@@ -96,3 +94,5 @@ from structext_core.studio.pairwise.voting import (  # noqa: F401
     take_over,
     vote,
 )
+from structext_core.studio.clock import ClockSettings, TakenOverError, clock_settings  # noqa: F401
+from structext_core.studio.errors import StudyError  # noqa: F401

@@ -11,7 +11,7 @@ from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import seal
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench.model import ORIGINAL_SYSTEM, Paper
-from structext_core.studio.question_review.common import ReviewError, _require_access
+from structext_core.aibench.question_review.common import ReviewError, _require_access
 
 # ---- the papers of a stored data set ----------------------------------------------------
 

@@ -31,14 +31,14 @@ questions sent back from Results) and shows their public names here, so callers 
 """
 
 from structext_core.aibench.model import ORIGINAL_SYSTEM  # noqa: F401 (the page writes qr.ORIGINAL_SYSTEM)
-from structext_core.studio.question_review.adjudication import (  # noqa: F401
+from structext_core.aibench.question_review.adjudication import (  # noqa: F401
     adjudicate,
     agreement,
     disagreements,
     latest_adjudication,
     progress,
 )
-from structext_core.studio.question_review.campaigns import (  # noqa: F401
+from structext_core.aibench.question_review.campaigns import (  # noqa: F401
     campaign,
     campaign_reviewers,
     copy_campaign,
@@ -52,7 +52,7 @@ from structext_core.studio.question_review.campaigns import (  # noqa: F401
     next_item,
     set_archived,
 )
-from structext_core.studio.question_review.common import (  # noqa: F401
+from structext_core.aibench.question_review.common import (  # noqa: F401
     ACTIONS,
     ADDED,
     ADDED_PREFIX,
@@ -70,7 +70,7 @@ from structext_core.studio.question_review.common import (  # noqa: F401
     ReviewError,
     oversees,
 )
-from structext_core.studio.question_review.curation import (  # noqa: F401
+from structext_core.aibench.question_review.curation import (  # noqa: F401
     Curated,
     ExportResult,
     curated,
@@ -78,7 +78,7 @@ from structext_core.studio.question_review.curation import (  # noqa: F401
     review_log,
     zip_folder,
 )
-from structext_core.studio.question_review.drafts import (  # noqa: F401
+from structext_core.aibench.question_review.drafts import (  # noqa: F401
     Decision,
     Row,
     accept_remaining,
@@ -92,7 +92,7 @@ from structext_core.studio.question_review.drafts import (  # noqa: F401
     save_decision,
     undecided,
 )
-from structext_core.studio.question_review.papers import (  # noqa: F401
+from structext_core.aibench.question_review.papers import (  # noqa: F401
     SEALED_PAPER,
     figure_path,
     load_dataset,
@@ -100,7 +100,7 @@ from structext_core.studio.question_review.papers import (  # noqa: F401
     paper_of,
     sealed_for,
 )
-from structext_core.studio.question_review.reviewing import (  # noqa: F401
+from structext_core.aibench.question_review.reviewing import (  # noqa: F401
     flag,
     latest_review,
     latest_submission,
@@ -110,7 +110,7 @@ from structext_core.studio.question_review.reviewing import (  # noqa: F401
     submission_rows,
     submit,
 )
-from structext_core.studio.question_review.sent_back import (  # noqa: F401
+from structext_core.aibench.question_review.sent_back import (  # noqa: F401
     EVIDENCE_KEYS,
     MAX_EVIDENCE_CHARS,
     describe_evidence,
@@ -121,7 +121,7 @@ from structext_core.studio.question_review.sent_back import (  # noqa: F401
     sendbacks_for_item,
     withdraw_send_back,
 )
-from structext_core.studio.question_review.timing import (  # noqa: F401
+from structext_core.aibench.question_review.timing import (  # noqa: F401
     clock_of,
     heartbeat,
     pause,

@@ -8,11 +8,11 @@ from collections import defaultdict
 
 import sqlite_utils
 
+from structext_core.aibench.question_review.campaigns import campaign, list_campaigns, list_items
+from structext_core.aibench.question_review.common import ReviewError, _require_lead, _text
+from structext_core.aibench.question_review.papers import load_dataset
+from structext_core.aibench.question_review.reviewing import latest_submission
 from structext_core.studio import changes
-from structext_core.studio.question_review.campaigns import campaign, list_campaigns, list_items
-from structext_core.studio.question_review.common import ReviewError, _require_lead, _text
-from structext_core.studio.question_review.papers import load_dataset
-from structext_core.studio.question_review.reviewing import latest_submission
 from structext_core.studio.storage import write_transaction
 from structext_core.text.words import plural
 

@@ -7,20 +7,15 @@ import time
 
 import sqlite_utils
 
-from structext_core.studio import changes
-from structext_core.studio.clock import (
-    ClockSettings,
-    advance,
-)
-from structext_core.studio.question_review.campaigns import _require_not_archived, get_item
-from structext_core.studio.question_review.common import (
+from structext_core.aibench.question_review.campaigns import _require_not_archived, get_item
+from structext_core.aibench.question_review.common import (
     ReviewError,
     _require_access,
     _require_editable,
     _require_lead,
     _text,
 )
-from structext_core.studio.question_review.drafts import (
+from structext_core.aibench.question_review.drafts import (
     Decision,
     Row,
     blocking,
@@ -29,8 +24,13 @@ from structext_core.studio.question_review.drafts import (
     question_json,
     review_rows,
 )
-from structext_core.studio.question_review.papers import paper_of
-from structext_core.studio.question_review.timing import _clock_row, _update_clock
+from structext_core.aibench.question_review.papers import paper_of
+from structext_core.aibench.question_review.timing import _clock_row, _update_clock
+from structext_core.studio import changes
+from structext_core.studio.clock import (
+    ClockSettings,
+    advance,
+)
 from structext_core.studio.storage import write_transaction
 from structext_core.text.words import plural
 

@@ -30,7 +30,7 @@ had its keys shown, so practice takes such papers first, and the counted draw le
 while the papers left still hold enough questions (the seal withholds keys otherwise).
 
 Blinding: the annotator's page gets the question, its options and the image's pixels re-encoded
-without metadata and padded to a size bucket (:func:`structext_core.studio.pairwise.blinded_png`),
+without metadata and padded to a size bucket (:func:`structext_core.aibench.pairwise.blinded_png`),
 asked for by the assignment's own id; never the system, the paper id, the file's name or path.
 """
 
@@ -44,11 +44,10 @@ from collections.abc import Sequence
 import sqlite_utils
 
 from structext_core.aibench import dataset as aibench_dataset
-from structext_core.aibench import seal
+from structext_core.aibench import pairwise, seal
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench.model import LEVELS, ORIGINAL_SYSTEM
 from structext_core.structext_eval import draws
-from structext_core.studio import pairwise
 from structext_core.studio.study.draws import stratified_draw
 from structext_core.studio.study.store import (
     DEFAULT_GOLD_PASS,
@@ -238,36 +237,14 @@ def strata_counts(items: Sequence[dict]) -> Counter:
     return Counter(stratum(item) for item in items)
 
 
-def _image_bytes(dataset: str, paper_id: str, system: str, nonce: bytes = b"") -> bytes:
+def study_image(db: sqlite_utils.Database, dataset: str, strata: dict, nonce: bytes = b"") -> bytes:
+    """The blinded PNG of a study item's image (the member's ``STUDY_IMAGE``: served by
+    :func:`structext_core.studio.study.item_image` and ``lead_image``, which check whose item it
+    is): the pixels only, padded to a size bucket (no name, path or metadata of the system's file),
+    its padding drawn from ``nonce`` (the page gives each viewer and question its own: a file and
+    URL of their own)."""
     folder = aibench_store.dataset_path(dataset)
-    record = pairwise._image_records(str(folder)).get((system, paper_id))
+    record = pairwise._image_records(str(folder)).get((strata.get("system"), strata.get("paper_id")))
     if record is None:
         raise StudyError("That image is no longer stored; tell the study lead.")
     return pairwise.pad_png(pairwise.blinded_png(str(folder / record)), fill=pairwise.pad_fill(nonce, "item"))
-
-
-def item_image(db: sqlite_utils.Database, user_id: int, assignment_id: int, nonce: bytes = b"") -> bytes:
-    """The blinded PNG of the image of the user's own assignment ``assignment_id`` (pixels only,
-    padded to a size bucket: no name, path or metadata of the system's file), its padding drawn
-    from ``nonce`` (the page gives each viewer and question its own: a file and URL of their own)."""
-    row = db.execute(
-        "SELECT s.suite, json_extract(i.strata, '$.paper_id'), json_extract(i.strata, '$.system')"
-        " FROM assignments a JOIN study_items i ON i.id = a.item_id"
-        " JOIN studies s ON s.id = a.study_id WHERE a.id = ? AND a.user_id = ? AND s.benchmark = ?",
-        [assignment_id, user_id, AIBENCH],
-    ).fetchone()
-    if row is None:
-        raise StudyError("That question is not one of yours.")
-    return _image_bytes(*row, nonce=nonce)
-
-
-def lead_image(db: sqlite_utils.Database, item_id: int) -> bytes:
-    """The image of a study item, for the lead's pages (adjudication)."""
-    row = db.execute(
-        "SELECT s.suite, json_extract(i.strata, '$.paper_id'), json_extract(i.strata, '$.system')"
-        " FROM study_items i JOIN studies s ON s.id = i.study_id"
-        " WHERE i.id = ? AND s.benchmark = ?", [item_id, AIBENCH],
-    ).fetchone()
-    if row is None:
-        raise StudyError(f"There is no AIBench study item with id {item_id}.")
-    return _image_bytes(*row)

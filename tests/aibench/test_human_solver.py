@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from structext_core.aibench import human_solver as hs
 from structext_core.aibench.model import ORIGINAL_SYSTEM
-from structext_core.evaluation import human_solver as hs
 
 O = ORIGINAL_SYSTEM
 

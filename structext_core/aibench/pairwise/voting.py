@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
+from structext_core.aibench.pairwise.common import CHOICES, FLAG_KINDS
 from structext_core.studio import clock
 from structext_core.studio.clock import ClockSettings, TakenOverError, clock_settings, shown_seconds
-from structext_core.studio.pairwise.common import CHOICES, FLAG_KINDS
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.quality import _bounded_note
 from structext_core.studio.study.store import StudyError, now
@@ -178,6 +178,12 @@ def heartbeat(db: sqlite_utils.Database, user_id: int, token: str, at: float | N
     at = now() if at is None else at
     settings = settings or clock_settings()
     return clock.beat(db, _ITEMS, _own_task(db, user_id, token), tab, at, settings, visible=visible)
+
+
+def beat(db: sqlite_utils.Database, user_id: int, item: int | str, tab: str, visible: bool) -> tuple[str, float]:
+    """A heartbeat posted to the clock's route (the member's ``CLOCK_BEATS``, kind ``pairwise``:
+    :mod:`structext_core.studio.clock_beat`), booked as :func:`heartbeat` books the page's."""
+    return heartbeat(db, user_id, str(item), visible=visible, tab=tab, settings=clock_settings())
 
 
 def record_activity(db: sqlite_utils.Database, user_id: int, token: str, at: float | None = None, *,

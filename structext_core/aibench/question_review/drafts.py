@@ -10,14 +10,8 @@ import sqlite_utils
 
 from structext_core.aibench import limits
 from structext_core.aibench.model import LETTERS, Paper, Question
-from structext_core.aibench.review_checks import Check, check_question
-from structext_core.studio.clock import (
-    ClockSettings,
-    advance,
-    input_columns,
-)
-from structext_core.studio.question_review.campaigns import get_item
-from structext_core.studio.question_review.common import (
+from structext_core.aibench.question_review.campaigns import get_item
+from structext_core.aibench.question_review.common import (
     ACTIONS,
     ADDED_PREFIX,
     MAX_ADDED,
@@ -26,8 +20,14 @@ from structext_core.studio.question_review.common import (
     _require_editable,
     _text,
 )
-from structext_core.studio.question_review.papers import paper_of
-from structext_core.studio.question_review.timing import _clock_row, _update_clock
+from structext_core.aibench.question_review.papers import paper_of
+from structext_core.aibench.question_review.timing import _clock_row, _update_clock
+from structext_core.aibench.review_checks import Check, check_question
+from structext_core.studio.clock import (
+    ClockSettings,
+    advance,
+    input_columns,
+)
 from structext_core.studio.storage import write_transaction
 
 # ---- decisions (the draft) -----------------------------------------------------------------

@@ -10,14 +10,14 @@ from dataclasses import replace
 import sqlite_utils
 
 from structext_core.aibench.model import LEVELS, Question
+from structext_core.aibench.question_review.campaigns import _require_not_archived, campaign, list_items
+from structext_core.aibench.question_review.common import ACTIONS, STATUSES, ReviewError, _require_lead, _text
+from structext_core.aibench.question_review.drafts import _bounded_question, question_json
+from structext_core.aibench.question_review.papers import load_dataset
+from structext_core.aibench.question_review.reviewing import latest_submission
 from structext_core.aibench.review_checks import check_question
 from structext_core.evaluation.agreement import cohen_kappa
 from structext_core.studio import changes
-from structext_core.studio.question_review.campaigns import _require_not_archived, campaign, list_items
-from structext_core.studio.question_review.common import ACTIONS, STATUSES, ReviewError, _require_lead, _text
-from structext_core.studio.question_review.drafts import _bounded_question, question_json
-from structext_core.studio.question_review.papers import load_dataset
-from structext_core.studio.question_review.reviewing import latest_submission
 from structext_core.studio.storage import write_transaction
 
 # ---- progress, agreement, adjudication ------------------------------------------------------

@@ -10,15 +10,15 @@ from collections import Counter
 import sqlite_utils
 
 from structext_core.aibench import seal
-from structext_core.studio import accounts, changes
-from structext_core.studio.question_review.common import (
+from structext_core.aibench.question_review.common import (
     DEFAULT_DOUBLE_SHARE,
     MAX_NAME_CHARS,
     ReviewError,
     _require_lead,
     _text,
 )
-from structext_core.studio.question_review.papers import load_dataset
+from structext_core.aibench.question_review.papers import load_dataset
+from structext_core.studio import accounts, changes
 from structext_core.studio.storage import write_transaction
 from structext_core.text import limits as text_limits
 

@@ -6,6 +6,8 @@ import time
 
 import sqlite_utils
 
+from structext_core.aibench.question_review.campaigns import get_item
+from structext_core.aibench.question_review.common import _CLOCK, EDITABLE, _require_access
 from structext_core.studio.clock import (
     ClockSettings,
     activity_columns,
@@ -14,8 +16,6 @@ from structext_core.studio.clock import (
     resume_columns,
     shown_seconds,
 )
-from structext_core.studio.question_review.campaigns import get_item
-from structext_core.studio.question_review.common import _CLOCK, EDITABLE, _require_access
 from structext_core.studio.storage import write_transaction
 
 # ---- the honest clock of a paper ------------------------------------------------------------

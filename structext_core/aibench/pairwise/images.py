@@ -15,8 +15,8 @@ import sqlite_utils
 
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import store as aibench_store
-from structext_core.studio.pairwise.common import CANVAS, MAX_SERVED_WIDTH, SIZE_BUCKET
-from structext_core.studio.pairwise.voting import _own_task
+from structext_core.aibench.pairwise.common import CANVAS, MAX_SERVED_WIDTH, SIZE_BUCKET
+from structext_core.aibench.pairwise.voting import _own_task
 from structext_core.studio.study.store import StudyError
 
 # ---------------------------------------------------------------- the blinded images
