@@ -47,7 +47,7 @@ from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import pairwise, seal
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench.model import LEVELS, ORIGINAL_SYSTEM
-from structext_core.structext_eval import draws
+from structext_core.evaluation import draws
 from structext_core.studio.study.draws import stratified_draw
 from structext_core.studio.study.store import (
     DEFAULT_GOLD_PASS,

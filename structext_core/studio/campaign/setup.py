@@ -14,7 +14,7 @@ import time
 
 import sqlite_utils
 
-from structext_core.structext_eval import draws
+from structext_core.evaluation import draws
 from structext_core.studio import accounts, changes
 from structext_core.studio.campaign.rules import (
     MAX_SCENARIO_LENGTH,
@@ -76,7 +76,7 @@ def draw_stratified(samples: list[dict], n: int, seed: int = 0) -> list[dict]:
 
     When ``n`` does not divide evenly, the remaining samples go to strata chosen at
     random (seeded); a stratum that runs out passes its share to the others
-    (:func:`structext_core.structext_eval.draws.stratified_draw`, ``even``).
+    (:func:`structext_core.evaluation.draws.stratified_draw`, ``even``).
     """
     if n < 1:
         raise CampaignError("Draw at least one sample.")

@@ -3,7 +3,7 @@
 the public API of all of them, so callers write ``study.X``. Agreement statistics live in
 :mod:`structext_core.evaluation.agreement`, the dashboard's charts in
 :mod:`structext_core.views.dashboard`, the stratified draw in
-:mod:`structext_core.structext_eval.draws`.
+:mod:`structext_core.studio.study.draws`.
 
 A *study* is a fixed draw of samples (stratified over format x task x (depth, width)),
 copied into the database so it is self-contained, and a list of annotators. Every

@@ -104,7 +104,7 @@ class ItemSummary:
     #: Flags on the question not yet resolved, and all flags.
     open_flags: int
     n_flags: int
-    #: An AIBench item's (image, question) and strata (None on StrucText items).
+    #: An image item's (image, question) strata, where its benchmark declares them (else None).
     paper_id: str | None = None
     system: str | None = None
     question_id: str | None = None

@@ -59,7 +59,7 @@ class QuestionView:
     #: ``options`` (lettered A, B, ...), its ``question``, an empty ``reference`` and, where its
     #: benchmark draws one, an image served by :func:`structext_core.studio.study.images.item_image`;
     #: the draft is the chosen letter. Nothing here names what the image was made by or its file.
-    benchmark: str = "structext-eval"
+    benchmark: str = ""
     options: tuple[str, ...] = ()
     #: The item shows an image beside its question (asked for by the assignment's id).
     has_image: bool = False
@@ -389,7 +389,7 @@ def pause_question(
     A pause hides the question in every tab of the annotator. The draft is kept when
     ``tab`` holds the question (or no tab is given), so a tab that lost the question does
     not overwrite the other tab's draft; ``draft=None`` leaves the saved draft as it is (an
-    AIBench item's chosen letter, saved when chosen).
+    multiple-choice item's chosen letter, saved when chosen).
     """
     if reason not in PAUSE_REASONS:
         raise StudyError(f"A pause's reason is one of {', '.join(PAUSE_REASONS)}, got {reason!r}.")

@@ -257,8 +257,8 @@ def _median_of_others(seconds: pd.Series) -> pd.Series:
 
 
 def time_summary(df: pd.DataFrame, cells: Sequence[str] = ("depth", "width")) -> dict:
-    """Time per question: per annotator and per cell (``cells``: StrucText's (depth, width),
-    an AIBench study's (level, system)) medians, and the rank correlation of time with
+    """Time per question: per annotator and per cell (``cells``: the strata the study's kind
+    times by, such as (depth, width)) medians, and the rank correlation of time with
     reference length (Spearman; NaN where every length is the same)."""
     if df.empty:
         return {"per_annotator": pd.DataFrame(), "per_cell": pd.DataFrame(), "spearman_length": float("nan")}

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import sqlite_utils
 
-from structext_core.structext_eval import draws
+from structext_core.evaluation import draws
 from structext_core.studio.errors import StudyError
 
 STRATUM_KEYS = ("language", "task", "depth", "width")
@@ -40,7 +40,7 @@ def stratified_draw(samples: Sequence[dict], n: int, seed: int = 0, *, stratum_o
     ``pool_name`` names what the samples are in messages. Each stratum gets the floor of its share;
     the remaining places go to the strata with the largest remainders (ties broken at
     random). The result is deterministic for (samples, n, seed), whatever the input order
-    (:func:`structext_core.structext_eval.draws.stratified_draw`, ``proportional``).
+    (:func:`structext_core.evaluation.draws.stratified_draw`, ``proportional``).
     """
     if not samples:
         raise StudyError(f"{pool_name.capitalize()} has no samples: generate or choose another one.")

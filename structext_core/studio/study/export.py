@@ -42,14 +42,14 @@ EXPORT_COLUMNS = [
 
 def export_columns(benchmark: str | None) -> list[str]:
     """The export's columns for a study of ``benchmark``: :data:`EXPORT_COLUMNS` with the item
-    columns of its kind (:mod:`structext_core.studio.study.kinds`) in place of StrucText's.
-    For AIBench, ``answer`` is the key's letter, ``response`` the chosen letter, and
-    ``rouge_l``, ``score`` and ``exact_match`` its correctness (1 or 0)."""
-    structext, own = kind_of(None).item_columns, kind_of(benchmark).item_columns
-    if own == structext:
+    columns of its kind (:mod:`structext_core.studio.study.kinds`) in place of the first member's.
+    For a multiple-choice kind, ``answer`` is the key's letter, ``response`` the chosen letter,
+    and ``rouge_l``, ``score`` and ``exact_match`` its correctness (1 or 0)."""
+    first, own = kind_of(None).item_columns, kind_of(benchmark).item_columns
+    if own == first:
         return list(EXPORT_COLUMNS)
-    at = EXPORT_COLUMNS.index(structext[0])
-    rest = [c for c in EXPORT_COLUMNS if c not in structext]
+    at = EXPORT_COLUMNS.index(first[0])
+    rest = [c for c in EXPORT_COLUMNS if c not in first]
     return [*rest[:at], *own, *rest[at:]]
 
 
@@ -123,8 +123,8 @@ def human_results(db: sqlite_utils.Database, study_id: int, pool: bool = True) -
     too, so every view of Results (raw or thresholded) counts it; the automatic values stay
     in ``rouge_l_auto`` and ``score_auto``, the override in ``score_override``.
 
-    Empty for a study whose benchmark keeps its answers out of StrucText's Results (AIBench:
-    people beside the VLM solvers are read from the study's own rows, see
+    Empty for a study whose benchmark keeps its answers out of the result rows (its
+    kind's ``model_results`` is false: its Results section reads the study's own rows, see
     :mod:`structext_core.studio.study.kinds`).
     """
     if not kind_of(_benchmark(db, study_id)).model_results:

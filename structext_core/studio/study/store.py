@@ -266,9 +266,9 @@ class Study:
     #: When the study was archived (None: not archived). An archived study is hidden from its
     #: annotators and from the default chooser, takes no answers, and is kept whole.
     archived_at: float | None = None
-    #: The benchmark (:mod:`structext_core.studio.study.kinds`); an AIBench study's ``suite`` is
-    #: the name of its stored data set.
-    benchmark: str = "structext-eval"
+    #: The benchmark (:mod:`structext_core.studio.study.kinds`); ``suite`` is the name of the data
+    #: set its items were drawn from.
+    benchmark: str = ""
 
     @property
     def archived(self) -> bool:
@@ -342,7 +342,7 @@ class AnnotatorStudy:
     answered: int
     #: Of ``n_items``, the practice questions that come first.
     practice_items: int = 0
-    benchmark: str = "structext-eval"
+    benchmark: str = ""
     #: Of ``answered``, the practice questions.
     practice_answered: int = 0
 

@@ -67,8 +67,8 @@ def submit_draft(
     tab: str | None = None,
     settings: ClockSettings | None = None,
 ) -> Submission:
-    """Commit the answer as last saved on the server (the draft): an AIBench item's chosen
-    letter, so a submit key pressed right after a choice never sends an older one. As
+    """Commit the answer as last saved on the server (the draft): a multiple-choice item's
+    chosen letter, so a submit key pressed right after a choice never sends an older one. As
     :func:`submit_answer` otherwise."""
     found = db.execute("SELECT draft FROM assignments WHERE id = ? AND user_id = ?", [assignment_id, user_id]).fetchone()
     if found is None:

@@ -11,7 +11,8 @@ from collections import defaultdict
 
 import pytest
 
-from structext_core.structext_eval import draws, suites
+from structext_core.evaluation import draws
+from structext_core.structext_eval import suites
 from structext_core.studio import campaign, study
 
 STUDY_KEYS = ("language", "task", "depth", "width")
