@@ -7,11 +7,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages import ui
-from pages.ui.frame import ensure_frame
-from structext_core import settings
+from structext_core import settings, ui
 from structext_core.aibench import store as aibench_store
 from structext_core.studio import access, accounts
+from structext_core.ui.frame import ensure_frame
 
 HERE = Path(__file__).parent
 
@@ -23,7 +22,7 @@ ensure_frame()  # a fresh server's first run comes through the legacy pages/ mod
 st.set_page_config(page_title="StrucText Studio", page_icon="🌳", layout="wide")
 
 
-# The run's database connection is closed when the run ends, however it ends (pages.ui.run_scope).
+# The run's database connection is closed when the run ends, however it ends (structext_core.ui.run_scope).
 with ui.run_scope():
     db = ui.get_db()
     accounts.ensure_admin_from_env(db)

@@ -5,9 +5,10 @@
 - :mod:`structext_core.evaluation`: prompts, runner, scoring, result import, harnesses;
 - :mod:`structext_core.studio`: storage, accounts, studies, campaigns, the sandbox;
 - :mod:`structext_core.views`: pure data and charts for the pages;
-- :mod:`structext_core.cli`: the command line.
+- :mod:`structext_core.cli`: the command line;
+- :mod:`structext_core.ui`: the Streamlit glue every page shares.
 
-Nothing here imports Streamlit: the Streamlit glue lives in ``pages/ui/``
+Only the UI imports Streamlit: :mod:`structext_core.ui` and a benchmark's own ``ui`` and ``pages``
 (tests/test_layers.py enforces both rules).
 """
 

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pages import ui
-from structext_core import settings
+from structext_core import settings, ui
 from structext_core.structext_eval import suites
 from structext_core.studio import access, accounts, storage, study
 

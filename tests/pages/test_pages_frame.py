@@ -1,7 +1,7 @@
 """Every page joins app.py's frame before it shows or checks anything.
 
 Without ``ensure_frame()`` a fresh server's first visit to a page URL runs the page
-file alone (see ``pages/ui/frame.py`` and tests/browser/test_direct_url.py):
+file alone (see ``structext_core/ui/frame.py`` and tests/browser/test_direct_url.py):
 no navigation, no log-in, and for protected pages no role check from the frame.
 """
 
@@ -34,7 +34,7 @@ def test_page_calls_ensure_frame_first(path):
 def test_a_run_of_the_legacy_pages_runner_is_told_by_the_run_itself():
     """Issue 19 item 5: not only by Streamlit's process-wide flag, which the first of several
     sessions started at once turns off while the others are already running in legacy mode."""
-    from pages.ui import frame
+    from structext_core.ui import frame
 
     legacy_runner = {"__name__": "streamlit.runtime.scriptrunner.script_runner", "check": frame.in_legacy_run}
     exec("def _mpa_v1():\n    return (lambda: check())()\n", legacy_runner)  # noqa: S102 - a stand-in caller

@@ -15,9 +15,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import ui
-from pages.ui import widgets
-from structext_core import settings
+from structext_core import settings, ui
 from structext_core.aibench import people as aibench_people
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench import views as views
@@ -28,6 +26,7 @@ from structext_core.studio import pairwise as pws
 from structext_core.studio import question_review as qr
 from structext_core.text import safe_text
 from structext_core.text.words import plural
+from structext_core.ui import widgets
 
 NEXT_CAMPAIGN = 0  # the campaign choice "the next review campaign of this data set"
 

@@ -15,9 +15,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import ui
-from pages.ui import aibench_people, benchmark_choice, widgets
-from structext_core import protocol
+from structext_core import protocol, ui
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import paper as aibench_paper
 from structext_core.aibench import scoring
@@ -27,6 +25,7 @@ from structext_core.aibench import views as views
 from structext_core.studio import access
 from structext_core.text import safe_text
 from structext_core.text.words import plural
+from structext_core.ui import aibench_people, benchmark_choice, widgets
 
 HEATMAPS = {"system x level": ("system", "level"), "system x conference": ("system", "conference"),
             "solver x system": ("solver", "system"), "system x kind of question": ("system", "kind")}

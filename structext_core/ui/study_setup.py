@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import ui
+from structext_core import ui
 from structext_core.aibench import store as aibench_store
 from structext_core.structext_eval import samples, suites
 from structext_core.studio import study
