@@ -9,11 +9,11 @@ import streamlit as st
 from structext_core import ui
 from structext_core.structext_eval import suites
 from structext_core.structext_eval.formats import DISPLAY_NAMES
+from structext_core.structext_eval.ui.rewrite_widgets import original_and_rewrite, rewrite_diff
 from structext_core.studio import accounts, campaign, sandbox
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
 from structext_core.ui.frame import ensure_frame
-from structext_core.ui.widgets import original_and_rewrite, rewrite_diff
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page("campaign_admin")

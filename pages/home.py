@@ -5,10 +5,10 @@ import streamlit as st
 
 from structext_core import settings, ui
 from structext_core.structext_eval import samples, suites
+from structext_core.structext_eval.ui import suites as ui_suites
 from structext_core.studio import access, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import suites as ui_suites
 from structext_core.ui.frame import ensure_frame
 
 ensure_frame()

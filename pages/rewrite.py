@@ -11,11 +11,11 @@ import streamlit as st
 
 from structext_core import ui
 from structext_core.structext_eval.formats import DISPLAY_NAMES
+from structext_core.structext_eval.ui.rewrite_widgets import original_and_rewrite, original_panel
 from structext_core.studio import access, campaign, rewrite, sandbox
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
 from structext_core.ui.frame import ensure_frame
-from structext_core.ui.widgets import original_and_rewrite, original_panel
 
 STATUS_LABELS = {"todo": "to do", "draft": "draft", "submitted": "submitted", "returned": "returned",
                  "approved": "approved"}

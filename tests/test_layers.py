@@ -145,12 +145,6 @@ NOT_YET_THROUGH_THE_PROTOCOL: dict[str, set[str]] = {
     "structext_core/studio/study/draws.py": {"structext_eval"},
     "structext_core/studio/study/export.py": {"structext_eval"},
     "structext_core/studio/study/store.py": {"structext_eval"},
-    "structext_core/ui/aibench_explore.py": {"aibench"},
-    "structext_core/ui/aibench_people.py": {"aibench"},
-    "structext_core/ui/aibench_results.py": {"aibench"},
-    "structext_core/ui/study_setup.py": {"aibench", "structext_eval"},
-    "structext_core/ui/suites.py": {"structext_eval"},
-    "structext_core/ui/widgets.py": {"aibench", "structext_eval"},
     "structext_core/views/drill_downs.py": {"structext_eval"},
     "structext_core/views/explore.py": {"aibench", "structext_eval"},
 }

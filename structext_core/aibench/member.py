@@ -32,9 +32,9 @@ AXES = ("system", "solver", "level", "conference", "paper_id", "question_id")
 STRATA = {"paper_id": str, "system": str, "question_id": str, "level": int, "conference": str}
 #: Its command-line verbs (``structext aibench ...``: :mod:`structext_core.aibench.cli`).
 CLI_COMMANDS = ("aibench",)
-#: Its own views on Results and Explore (Streamlit glue in the app's ``pages/ui``).
-RESULTS_VIEW = "structext_core.ui.aibench_results:aibench_page"
-EXPLORE_VIEW = "structext_core.ui.aibench_explore:aibench_view"
+#: Its own views on Results and Explore (its Streamlit glue, in ``structext_core/aibench/ui/``).
+RESULTS_VIEW = "structext_core.aibench.ui.results:aibench_page"
+EXPLORE_VIEW = "structext_core.aibench.ui.explore:aibench_view"
 
 
 def register_cli(subparsers) -> None:
@@ -91,4 +91,4 @@ STUDY = StudyKind(
     "**Submit** or **Enter**. Your choice is saved as soon as you make it.",
     "AIBench (questions on an image)",
 )
-STUDY_SETUP_VIEW = "structext_core.ui.study_setup:aibench_setup"
+STUDY_SETUP_VIEW = "structext_core.aibench.ui.study_setup:aibench_setup"

@@ -73,4 +73,4 @@ STUDY = StudyKind(
     "Press **Ctrl+Enter** (⌘+Enter on a Mac) in the answer box to submit.",
     "StrucText-Eval (text questions)",
 )
-STUDY_SETUP_VIEW = "structext_core.ui.study_setup:structext_setup"
+STUDY_SETUP_VIEW = "structext_core.structext_eval.ui.study_setup:structext_setup"

@@ -22,10 +22,12 @@ from structext_core.aibench import scoring
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench import url_state as url_state
 from structext_core.aibench import views as views
+from structext_core.aibench.ui import people as aibench_people
+from structext_core.aibench.ui import widgets as aibench_widgets
 from structext_core.studio import access
 from structext_core.text import safe_text
 from structext_core.text.words import plural
-from structext_core.ui import aibench_people, benchmark_choice, widgets
+from structext_core.ui import benchmark_choice
 
 HEATMAPS = {"system x level": ("system", "level"), "system x conference": ("system", "conference"),
             "solver x system": ("solver", "system"), "system x kind of question": ("system", "kind")}
@@ -94,7 +96,7 @@ def results_section(db, user) -> None:
     table3(table)
     choice = st.selectbox("Heatmap", list(HEATMAPS), key="rs_aib_heatmap")
     row_axis, column_axis = HEATMAPS[choice]
-    widgets.aibench_heatmap(rows, row_axis, column_axis, f"aibench_{name}_{row_axis}_x_{column_axis}")
+    aibench_widgets.heatmap(rows, row_axis, column_axis, f"aibench_{name}_{row_axis}_x_{column_axis}")
     agreement = views.solver_rank_agreement(rows)
     if not agreement.empty:
         st.caption("Does the ranking of systems change with the solver? Kendall's tau between solvers.")
