@@ -1,14 +1,15 @@
 """StrucText Studio: navigation, log-in and the shared frame.
 
-Run with ``streamlit run app.py``. Pages live in ``pages/`` and hold UI only.
+Run with ``streamlit run app.py``. The shared pages live in ``pages/``, a benchmark's own pages in its
+package (``structext_core/<benchmark>/pages/``); the navigation lists every page of the one access
+table (:mod:`structext_core.studio.access`). Pages hold UI only.
 """
 
 from pathlib import Path
 
 import streamlit as st
 
-from structext_core import settings, ui
-from structext_core.aibench import store as aibench_store
+from structext_core import protocol, ui
 from structext_core.studio import access, accounts
 from structext_core.ui.frame import ensure_frame
 
@@ -26,8 +27,8 @@ st.set_page_config(page_title="StrucText Studio", page_icon="🌳", layout="wide
 with ui.run_scope():
     db = ui.get_db()
     accounts.ensure_admin_from_env(db)
-    if settings.aibench_synthetic_at_start():
-        aibench_store.start_synthetic()  # first start: made in a background thread; a few file checks later on
+    for start in protocol.declared("on_app_start"):  # each benchmark's (AIBench makes its synthetic set)
+        start()  # returns at once: work of a first start runs in the background
     has_admin = accounts.has_admin(db)
     ui.restore_session()  # a reload keeps the log-in (session cookie); a revoked or expired one ends here
     user = ui.current_user()

@@ -123,7 +123,6 @@ NOT_YET_THROUGH_THE_PROTOCOL: dict[str, set[str]] = {
     "structext_core/evaluation/human_solver.py": {"aibench"},
     "structext_core/evaluation/pairwise.py": {"aibench"},
     "structext_core/evaluation/prompts.py": {"structext_eval"},
-    "structext_core/studio/access.py": {"aibench"},
     "structext_core/studio/campaign/export.py": {"structext_eval"},
     "structext_core/studio/campaign/setup.py": {"structext_eval"},
     "structext_core/studio/pairwise/images.py": {"aibench"},

@@ -35,6 +35,28 @@ CLI_COMMANDS = ("aibench",)
 #: Its own views on Results and Explore (its Streamlit glue, in ``structext_core/aibench/ui/``).
 RESULTS_VIEW = "structext_core.aibench.ui.results:aibench_page"
 EXPLORE_VIEW = "structext_core.aibench.ui.explore:aibench_view"
+#: Its own pages (question review, pairwise comparison, their leads' pages) and their rows of the access table.
+PAGES = "structext_core.aibench.pages"
+#: What of it the public read-only mode shows only while in no open study (:mod:`structext_core.studio.access`).
+PUBLIC_DATA = "AIBench data sets"
+
+
+def sealed_datasets(db) -> set[str]:
+    """Its stored data sets that an open AIBench study or an open pairwise study still seals
+    (:func:`structext_core.aibench.visibility.open_datasets`)."""
+    from structext_core.aibench import visibility
+
+    return visibility.open_datasets(db)
+
+
+def on_app_start() -> None:
+    """At the app's first start, the synthetic set is made in a background thread (unless turned
+    off: ``settings.aibench_synthetic_at_start``); later runs only check a few files."""
+    from structext_core import settings
+    from structext_core.aibench import store
+
+    if settings.aibench_synthetic_at_start():
+        store.start_synthetic()
 
 
 def register_cli(subparsers) -> None:

@@ -41,6 +41,20 @@ declaration and branches on no benchmark's name, as it branches on no format's n
 - ``STUDY``: a :class:`StudyKind`, how a human-baseline study of
   it scores, checks and breaks down answers (None: it has no studies); ``STUDY_SETUP_VIEW``:
   ``"module:function"`` of the lead's form that opens one (called with ``(db, user, annotators)``).
+- ``PAGES``: the import name of a module of its own (usually its ``pages`` package) whose ``PAGES``
+  are the rows of the pages only it serves (:class:`structext_core.studio.access.Page`, each
+  ``file`` named from that module's folder) and whose ``CAPABILITIES`` are the capabilities only it
+  uses (:class:`structext_core.studio.access.Capability`). The access table takes them in beside
+  its shared rows (a key or a URL declared twice is refused), so who may see them is decided, and
+  tested, as for every page; the navigation lists them. None: it has no pages of its own. (A name,
+  not the rows: the table imports what the command line does not need.)
+- ``PUBLIC_DATA``: what of its data the public read-only mode shows only while it is in no open
+  study, in words (``"suites"``); the access table's condition names each member's ("" : none).
+- ``sealed_datasets(db) -> set[str]``: the names of its stored data sets that open work (an open
+  study, ...) still seals, so that visitors and annotators in public read-only mode do not see
+  their keys (:func:`structext_core.studio.access.visible_datasets`); None: it seals none.
+- ``on_app_start()``: called by the app at the start of every script run, before the page (a
+  first start may begin work in the background; it must return at once); None: nothing.
 """
 
 from __future__ import annotations
@@ -73,7 +87,7 @@ class ShownQuestion:
 
 @dataclass(frozen=True)
 class Place:
-    """Where to go for a benchmark: a page (its key in ``structext_core.studio.access.PAGES``) and
+    """Where to go for a benchmark: a page (its key in the access table, ``structext_core.studio.access.pages()``) and
     what it offers there; ``chooses_benchmark``: the page reads ``?benchmark=<name>`` and opens on it."""
 
     page: str
@@ -129,7 +143,8 @@ INTERFACE = ("NAME", "DISPLAY_NAME", "SUMMARY", "PLACES", "ITEM_FIELDS", "AXES",
 #: What a member may offer, and what it means when it does not.
 OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "register_cli": None, "RESULTS_VIEW": None,
                                "EXPLORE_VIEW": None, "STUDY": None, "STUDY_SETUP_VIEW": None,
-                               "load_items": None, "study_answer": None}
+                               "load_items": None, "study_answer": None, "PAGES": None, "PUBLIC_DATA": "",
+                               "sealed_datasets": None, "on_app_start": None}
 
 
 class RegistryError(RuntimeError):
@@ -219,6 +234,13 @@ def view(name: str, attr: str) -> Callable | None:
         return None
     module, _, function = target.partition(":")
     return getattr(importlib.import_module(module), function)
+
+
+def declared(attr: str) -> list:
+    """What every member declares for the optional ``attr``, in the members' order (those that
+    leave it at its default left out)."""
+    default = OPTIONAL[attr]
+    return [value for module in members().values() if (value := option(module, attr)) != default]
 
 
 def owner_of_command(command: str) -> str | None:

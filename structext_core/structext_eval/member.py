@@ -74,3 +74,7 @@ STUDY = StudyKind(
     "StrucText-Eval (text questions)",
 )
 STUDY_SETUP_VIEW = "structext_core.structext_eval.ui.study_setup:structext_setup"
+#: Its own pages (Real-Test rewriting and its campaigns) and their rows of the access table.
+PAGES = "structext_core.structext_eval.pages"
+#: What of it the public read-only mode shows only while in no open study (:mod:`structext_core.studio.access`).
+PUBLIC_DATA = "suites"

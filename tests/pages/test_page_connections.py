@@ -94,7 +94,7 @@ def test_every_page_run_through_the_app_closes_its_connection(setup, page):
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.session_state["user"] = ann if access.page(page).section == "Annotate" else lead
     at.run()
-    at.switch_page(f"pages/{access.page(page).file}")
+    at.switch_page(str(PAGES / access.page(page).file))  # a benchmark's page: its full path
     for _ in range(LOADS // 3):
         at.run()
         assert not at.exception

@@ -10,11 +10,20 @@ from pathlib import Path
 
 import pytest
 
-PAGES = sorted((Path(__file__).resolve().parents[2] / "pages").glob("*.py"))
+ROOT = Path(__file__).resolve().parents[2]
+#: The shared pages and every benchmark's own (``structext_core/<benchmark>/pages/``).
+PAGES = sorted([*(ROOT / "pages").glob("*.py"),
+                *(p for p in (ROOT / "structext_core").glob("*/pages/*.py") if p.name != "__init__.py")])
 
 
 def test_there_are_pages():
     assert len(PAGES) >= 7
+
+
+def test_every_page_of_the_access_table_is_checked():
+    from structext_core.studio import access
+
+    assert {str(ROOT / "pages" / p.file) for p in access.PAGES} == {str(p) for p in PAGES}
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)

@@ -18,7 +18,7 @@ import streamlit as st
 from structext_core import protocol, ui
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import paper as aibench_paper
-from structext_core.aibench import scoring
+from structext_core.aibench import scoring, visibility
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench import url_state as url_state
 from structext_core.aibench import views as views
@@ -195,9 +195,9 @@ def aibench_page(db, user) -> None:
 
 def _visible_datasets(db, user, ready: bool) -> list[str]:
     """The stored data sets this user may open here (none an open AIBench study draws from, for
-    visitors and annotators: :func:`structext_core.studio.access.visible_aibench_datasets`)."""
+    visitors and annotators: :func:`structext_core.aibench.visibility.visible_datasets`)."""
     names = [n for n in aibench_store.stored_datasets() if n != aibench_store.SYNTHETIC or ready]
-    return access.visible_aibench_datasets(db, user, names)
+    return visibility.visible_datasets(db, user, names)
 
 
 def apply_url(db, user, can_see: bool):
