@@ -27,7 +27,7 @@ st.set_page_config(page_title="StrucText Studio", page_icon="🌳", layout="wide
 with ui.run_scope():
     db = ui.get_db()
     accounts.ensure_admin_from_env(db)
-    for start in protocol.declared("on_app_start"):  # each benchmark's (AIBench makes its synthetic set)
+    for start in protocol.declared("on_app_start"):  # each benchmark's (one makes a synthetic data set)
         start()  # returns at once: work of a first start runs in the background
     has_admin = accounts.has_admin(db)
     ui.restore_session()  # a reload keeps the log-in (session cookie); a revoked or expired one ends here

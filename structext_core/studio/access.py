@@ -83,8 +83,8 @@ class Page:
     """A page of the app: where it lives, how the navigation shows it, who may open it."""
 
     key: str
-    #: The page's script: under ``pages/`` for a shared page; a benchmark's page names it from the
-    #: folder of its member module (``structext_core/aibench/pages/pairwise.py``), and the assembled table holds its full path.
+    #: The page's script: a shared page's file in ``pages/``; a benchmark's page names its file from the
+    #: folder of the module that declares it (its ``pages`` package), and the assembled table holds the full path.
     file: str
     title: str
     icon: str
