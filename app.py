@@ -1,16 +1,17 @@
 """StrucText Studio: navigation, log-in and the shared frame.
 
-Run with ``streamlit run app.py``. Pages live in ``pages/`` and hold UI only.
+Run with ``streamlit run app.py``. The shared pages live in ``pages/``, a benchmark's own pages in its
+package (``structext_core/<benchmark>/pages/``); the navigation lists every page of the one access
+table (:mod:`structext_core.studio.access`). Pages hold UI only.
 """
 
 from pathlib import Path
 
 import streamlit as st
 
-from pages import ui
-from pages.ui.frame import ensure_frame
-from structext_core import protocol
+from structext_core import protocol, ui
 from structext_core.studio import access, accounts
+from structext_core.ui.frame import ensure_frame
 
 HERE = Path(__file__).parent
 
@@ -22,7 +23,7 @@ ensure_frame()  # a fresh server's first run comes through the legacy pages/ mod
 st.set_page_config(page_title="StrucText Studio", page_icon="🌳", layout="wide")
 
 
-# The run's database connection is closed when the run ends, however it ends (pages.ui.run_scope).
+# The run's database connection is closed when the run ends, however it ends (structext_core.ui.run_scope).
 with ui.run_scope():
     db = ui.get_db()
     accounts.ensure_admin_from_env(db)

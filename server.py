@@ -8,9 +8,16 @@ about ten times the server's CPU per heartbeat.
 """
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from structext_core import settings
 from structext_core.studio import clock_beat, run_gate
+
+# Not a legacy pages/ app: app.py's st.navigation lists every page. Left on, a fresh server's first
+# runs go through Streamlit's legacy runner, which knows only the files in pages/: a first visit to
+# the URL of a benchmark's own page (in its package, such as a bookmark of /pairwise) was "not found"
+# and landed on Home. (`streamlit run app.py` still starts in legacy mode: ui/frame.py's ensure_frame.)
+PagesManager.uses_pages_directory = False
 
 settings.run_slots()  # a bad STRUCTEXT_RUN_SLOTS stops the start here, with its name and what it must be
 

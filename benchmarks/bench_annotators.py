@@ -301,13 +301,13 @@ HEARTBEAT = "heartbeat"  # the key of the clock's heartbeats among the fragment 
 
 
 ROUTED = "routed heartbeat"  # the key of heartbeats posted to the clock's route (server.py)
-RECHECK_SECONDS = 1.5  # pages/ui/clock.py's RECHECK_MS
+RECHECK_SECONDS = 1.5  # structext_core/ui/clock.py's RECHECK_MS
 ANSWERED_RECHECK_SECONDS = 10.0  # and its ANSWERED_RECHECK_MS
 RECHECK_AGAIN_SECONDS = 3.0  # and its RECHECK_AGAIN_MS
 
 
 async def heartbeats(client: StreamlitClient, stop_at: _StopAt) -> None:
-    """The question page's clock, as its script does in a browser (pages/ui/clock.py): a
+    """The question page's clock, as its script does in a browser (structext_core/ui/clock.py): a
     heartbeat every ``beat_ms`` (its data says), posted to the clock's route when the data
     names one (``streamlit run server.py``) and the page stays as it is unless the answer's
     state is not one of ``stay``; else (``streamlit run app.py``), or when the route fails or

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # the pages import ``pages.ui`` from the repository root
+sys.path.insert(0, str(ROOT))  # the pages import ``structext_core.ui`` from the repository root
 
 GOAL_SECONDS = 0.3
 RESEARCHER = {"id": 7, "username": "reader", "role": "researcher"}

@@ -163,7 +163,7 @@ def bench_server_render(item: dict, repeats: int) -> None:
 
     from streamlit.testing.v1 import AppTest
 
-    # The page imports pages.ui, found from the project folder as `streamlit run app.py` finds it.
+    # The page imports structext_core.ui, found from the project folder as `streamlit run app.py` finds it.
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     # AppTest outside a server: Streamlit warns about the missing run context on every call.

@@ -65,7 +65,7 @@ from structext_core.studio import accounts, results_frame, results_store, storag
 from structext_core.views import charts, heatmaps, result_options
 
 ROOT = Path(__file__).resolve().parent.parent
-# The page imports pages.ui from the project folder, which `streamlit run app.py` puts on the
+# The page imports structext_core.ui from the project folder, which `streamlit run app.py` puts on the
 # path (the script's folder) and pytest too (pythonpath in pyproject.toml); so does this script.
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))

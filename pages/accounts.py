@@ -7,10 +7,10 @@ every table from ``structext_core.views.dashboard``.
 
 import streamlit as st
 
-from pages import ui
-from pages.ui.frame import ensure_frame
+from structext_core import ui
 from structext_core.studio import access, accounts
 from structext_core.text.words import plural
+from structext_core.ui.frame import ensure_frame
 from structext_core.views import dashboard
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first

@@ -6,13 +6,13 @@ UI only: the items, responses, overrides and flags come from ``structext_core.st
 
 import streamlit as st
 
-from pages import ui
-from pages.ui import widgets
-from pages.ui.frame import ensure_frame
+from structext_core import ui
 from structext_core.structext_eval.formats import HIGHLIGHT
 from structext_core.studio import access, durations, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+from structext_core.ui import widgets
+from structext_core.ui.frame import ensure_frame
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page("adjudication")

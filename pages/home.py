@@ -3,14 +3,13 @@ and generating them."""
 
 import streamlit as st
 
-from pages import ui
-from pages.ui import suites as ui_suites
-from pages.ui.frame import ensure_frame
-from structext_core import settings
+from structext_core import settings, ui
 from structext_core.structext_eval import samples, suites
+from structext_core.structext_eval.ui import suites as ui_suites
 from structext_core.studio import access, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+from structext_core.ui.frame import ensure_frame
 
 ensure_frame()
 user = ui.require_page("home")

@@ -13,22 +13,22 @@ the answer as typed: a few seconds after the last keystroke at the latest), or a
 An AIBench study's question (:func:`image_question_screen`) is an image and a question with
 lettered options: the image arrives as blinded pixels asked for by the assignment's id (no
 system, paper or file name), the chosen option is the draft saved on the server (a reload
-shows it chosen), A-D choose and Enter submits (``pages.ui.option_keys``).
+shows it chosen), A-D choose and Enter submits (``structext_core.ui.option_keys``).
 """
 
 import secrets
 
 import streamlit as st
 
-from pages import ui
-from pages.ui import activity, option_keys
-from pages.ui import clock as clock_widget
-from pages.ui.frame import ensure_frame
+from structext_core import ui
 from structext_core.aibench.model import absent_option_notes
 from structext_core.structext_eval.formats import DISPLAY_NAMES
 from structext_core.studio import durations, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+from structext_core.ui import activity, option_keys
+from structext_core.ui import clock as clock_widget
+from structext_core.ui.frame import ensure_frame
 from structext_core.views import reference as viewer
 
 REFERENCE_HEIGHT = 560
@@ -38,7 +38,7 @@ ANSWER_LABEL = "Your answer"
 #: The activity component reports typed text at most this often, other input less often.
 TEXT_REPORT_MS = 2500
 ACTIVITY_REPORT_MS = 10_000
-#: A report due at once still waits this long after the input that made it due (see pages.ui.activity.ACTIVITY_JS).
+#: A report due at once still waits this long after the input that made it due (see structext_core.ui.activity.ACTIVITY_JS).
 SETTLE_MS = 400
 
 

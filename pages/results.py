@@ -19,14 +19,14 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from pages import ui
-from pages.ui import benchmark_choice
-from pages.ui.frame import ensure_frame
+from structext_core import ui
 from structext_core.evaluation import paper, results
 from structext_core.structext_eval import suites
 from structext_core.studio import access, results_frame, results_store, storage
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+from structext_core.ui import benchmark_choice
+from structext_core.ui.frame import ensure_frame
 from structext_core.views import (
     charts,
     comparisons,

@@ -7,13 +7,12 @@ from ``structext_core.views.dashboard``.
 import pandas as pd
 import streamlit as st
 
-from pages import ui
-from pages.ui import widgets
-from pages.ui.frame import ensure_frame
-from structext_core import protocol
+from structext_core import protocol, ui
 from structext_core.studio import access, accounts, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+from structext_core.ui import widgets
+from structext_core.ui.frame import ensure_frame
 from structext_core.views import dashboard
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first

@@ -7,9 +7,10 @@
 - :mod:`structext_core.studio`: storage, accounts, studies, campaigns, the sandbox;
 - :mod:`structext_core.views`: pure data and charts for the pages;
 - :mod:`structext_core.cli`: the command line;
+- :mod:`structext_core.ui`: the Streamlit glue every page shares;
 - above them, each benchmark's own package (its member module registered by entry point).
 
-Nothing here imports Streamlit: the Streamlit glue lives in ``pages/ui/``
+Only the UI imports Streamlit: :mod:`structext_core.ui` and a benchmark's own ``ui`` and ``pages``
 (tests/test_layers.py enforces both rules).
 """
 

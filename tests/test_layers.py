@@ -1,8 +1,14 @@
 """The layers of structext_core, enforced: each shared layer imports only the layers before it,
-the benchmarks' packages sit above every shared layer, nothing under structext_core imports
-Streamlit or the pages, and the pages' glue lives in pages/ui/.
+the benchmarks' packages sit above every shared layer, and nothing under structext_core imports
+the pages (``pages/``).
 
-    settings -> text -> protocol -> evaluation -> studio -> views -> cli -> (each benchmark's package)
+    settings -> text -> protocol -> evaluation -> studio -> views -> cli -> ui -> (each benchmark's package)
+
+Streamlit is imported only by the UI: the shared layer ``structext_core/ui/`` (the glue every page
+shares: database of a run, log-in, navigation, the clock's components) and, inside a benchmark's
+package, its own ``ui`` (a module or a package: its question screen, its Results and Explore
+sections) and ``pages`` (the pages only it serves). Any other module under structext_core that
+imports it fails (:func:`violations`).
 
 A benchmark's package is the package of its member module, as the entry points register it
 (:mod:`structext_core.protocol`); a shared layer reaches a benchmark only through the protocol.
@@ -23,12 +29,27 @@ from structext_core import protocol
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "structext_core"
 
-SHARED = ["settings", "text", "protocol", "evaluation", "studio", "views", "cli"]
+SHARED = ["settings", "text", "protocol", "evaluation", "studio", "views", "cli", "ui"]
 #: Each benchmark's package (the second part of its member module's name).
 MEMBERS = sorted({module.__name__.split(".")[1] for module in protocol.members().values()})
 LAYERS = SHARED + MEMBERS
-#: Third-party packages that only the pages (and their glue) may import.
+#: Third-party packages that only the pages and the UI may import.
 UI_ONLY = ("streamlit",)
+#: Where under a benchmark's package the UI lives (a module ``ui.py`` or a package ``ui/``, and ``pages/``).
+MEMBER_UI = ("ui", "pages")
+
+
+def may_import_ui(relative_path: str) -> bool:
+    """Whether the core module at ``relative_path`` may import Streamlit: the shared UI layer
+    (``structext_core/ui/...``) or a benchmark's own ``ui`` and ``pages``
+    (``structext_core/<benchmark>/ui.py``, ``structext_core/<benchmark>/ui/...``,
+    ``structext_core/<benchmark>/pages/...``)."""
+    parts = Path(relative_path).with_suffix("").parts
+    if len(parts) < 2 or parts[0] != "structext_core":
+        return False
+    if parts[1] == "ui":
+        return True
+    return parts[1] in MEMBERS and len(parts) > 2 and parts[2] in MEMBER_UI
 
 
 def imported_modules(source: str) -> list[tuple[int, str]]:
@@ -66,7 +87,9 @@ def violations(relative_path: str, source: str) -> list[str]:
             continue
         top = module.split(".")[0]
         if top in UI_ONLY:
-            problems.append(f"{where}: imports {module} (Streamlit belongs in pages/ui/)")
+            if not may_import_ui(relative_path):
+                problems.append(f"{where}: imports {module} (Streamlit belongs in structext_core/ui/, or in a "
+                                "benchmark's own ui and pages)")
         elif top == "pages":
             problems.append(f"{where}: imports {module} (the core never imports the pages)")
         elif top == "structext_core" and own is not None:
@@ -98,7 +121,6 @@ NOT_YET_THROUGH_THE_PROTOCOL: dict[str, set[str]] = {
     "structext_core/cli/results.py": {"structext_eval"},
     "structext_core/evaluation/harness_export.py": {"structext_eval"},
     "structext_core/evaluation/prompts.py": {"structext_eval"},
-    "structext_core/studio/access.py": {"aibench"},
     "structext_core/studio/campaign/export.py": {"structext_eval"},
     "structext_core/studio/campaign/submissions.py": {"structext_eval"},
     "structext_core/studio/results_store.py": {"structext_eval"},
@@ -170,11 +192,39 @@ def test_the_check_sees_each_kind_of_violation():
     assert crossings("structext_core/studio/example.py", inside) == {member}
 
 
-def test_pages_glue_is_a_folder_streamlit_does_not_list():
-    glue = ROOT / "pages" / "ui"
+@pytest.mark.parametrize("place, allowed", [
+    ("structext_core/ui/clock.py", True),
+    ("structext_core/ui/deeper/widget.py", True),
+    ("structext_core/{member}/ui.py", True),
+    ("structext_core/{member}/ui/results.py", True),
+    ("structext_core/{member}/pages/some_page.py", True),
+    ("structext_core/{member}/member.py", False),
+    ("structext_core/{member}/views.py", False),
+    ("structext_core/{member}/uis.py", False),
+    ("structext_core/views/explore.py", False),
+    ("structext_core/studio/ui/clock.py", False),
+    ("structext_core/studio/pages/clock.py", False),
+    ("structext_core/cli/main.py", False),
+    ("structext_core/settings.py", False),
+])
+def test_streamlit_only_in_the_ui_layer_and_a_benchmarks_own_ui_and_pages(place, allowed):
+    relative = place.format(member=MEMBERS[0])
+    for source in ("import streamlit as st\n", "def later():\n    from streamlit.errors import X\n"):
+        found = violations(relative, source)
+        assert found == ([] if allowed else [f"{relative}:{source.count(chr(10))}: imports "
+                                            f"{'streamlit' if 'import streamlit' in source else 'streamlit.errors'}"
+                                            " (Streamlit belongs in structext_core/ui/, or in a benchmark's "
+                                            "own ui and pages)"]), found
+
+
+def test_the_ui_layer_imports_no_page_and_comes_last():
+    glue = CORE / "ui"
     assert (glue / "__init__.py").is_file() and (glue / "frame.py").is_file()
-    page_modules = {p.stem for p in (ROOT / "pages").glob("*.py")}
+    assert not (ROOT / "pages" / "ui").exists(), "the pages' glue is structext_core/ui/ now"
+    assert SHARED[-1] == "ui"
     for path in glue.rglob("*.py"):
         for line, module in imported_modules(path.read_text(encoding="utf-8")):
-            assert not (module.startswith("pages.") and module.split(".")[1] in page_modules), (
-                f"{path.relative_to(ROOT)}:{line} imports the page {module}")
+            assert module.split(".")[0] != "pages", f"{path.relative_to(ROOT)}:{line} imports the page {module}"
+    # a shared layer before it may not reach it
+    assert violations("structext_core/views/example.py", "from structext_core import ui\n") == [
+        "structext_core/views/example.py:1: views imports structext_core.ui (ui comes after it)"]

@@ -32,12 +32,22 @@ AXES = ("system", "solver", "level", "conference", "paper_id", "question_id")
 STRATA = {"paper_id": str, "system": str, "question_id": str, "level": int, "conference": str}
 #: Its command-line verbs (``structext aibench ...``: :mod:`structext_core.aibench.cli`).
 CLI_COMMANDS = ("aibench",)
-#: Its own views on Results and Explore (Streamlit glue in the app's ``pages/ui``).
-RESULTS_VIEW = "pages.ui.aibench_results:aibench_page"
-EXPLORE_VIEW = "pages.ui.aibench_explore:aibench_view"
+#: Its own views on Results and Explore (its Streamlit glue, in ``structext_core/aibench/ui/``).
+RESULTS_VIEW = "structext_core.aibench.ui.results:aibench_page"
+EXPLORE_VIEW = "structext_core.aibench.ui.explore:aibench_view"
+#: Its own pages (question review, pairwise comparison, their leads' pages) and their rows of the access table.
+PAGES = "structext_core.aibench.pages"
+#: What of it the public read-only mode shows only while in no open study (:mod:`structext_core.studio.access`).
+PUBLIC_DATA = "AIBench data sets"
 
-#: Its part of the seal: what is "the same item", and where its keys are shown outside studies.
-SEAL = "structext_core.aibench.seal"
+
+def sealed_datasets(db) -> set[str]:
+    """Its stored data sets that an open AIBench study or an open pairwise study still seals
+    (:func:`structext_core.aibench.visibility.open_datasets`)."""
+    from structext_core.aibench import visibility
+
+    return visibility.open_datasets(db)
+
 
 def register_cli(subparsers) -> None:
     """Add ``aibench`` and its verbs (its modules load when a verb runs)."""
@@ -94,7 +104,7 @@ STUDY = StudyKind(
     "**Submit** or **Enter**. Your choice is saved as soon as you make it.",
     "AIBench (questions on an image)",
 )
-STUDY_SETUP_VIEW = "pages.ui.study_setup:aibench_setup"
+STUDY_SETUP_VIEW = "structext_core.aibench.ui.study_setup:aibench_setup"
 #: Its study's draw and creation live in :mod:`structext_core.aibench.study`
 #: (``create_aibench_study``); each item is answered from one system's image of its paper, served blinded.
 STUDY_IMAGE = "structext_core.aibench.study:study_image"

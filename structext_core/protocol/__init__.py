@@ -60,6 +60,18 @@ declaration and branches on no benchmark's name, as it branches on no format's n
   page (work a benchmark starts when the app does: it returns at once, and is cheap once done).
 - ``SANDBOXED``: ``{name: "module:function"}``, functions of its own that its code runs on untrusted
   input in the sandbox's workers (:mod:`structext_core.studio.sandbox`), by ``name``.
+- ``PAGES``: the import name of a module of its own (usually its ``pages`` package) whose ``PAGES``
+  are the rows of the pages only it serves (:class:`structext_core.studio.access.Page`, each
+  ``file`` named from that module's folder) and whose ``CAPABILITIES`` are the capabilities only it
+  uses (:class:`structext_core.studio.access.Capability`). The access table takes them in beside
+  its shared rows (a key or a URL declared twice is refused), so who may see them is decided, and
+  tested, as for every page; the navigation lists them. None: it has no pages of its own. (A name,
+  not the rows: the table imports what the command line does not need.)
+- ``PUBLIC_DATA``: what of its data the public read-only mode shows only while it is in no open
+  study, in words (``"suites"``); the access table's condition names each member's ("" : none).
+- ``sealed_datasets(db) -> set[str]``: the names of its stored data sets that open work (an open
+  study, ...) still seals, so that visitors and annotators in public read-only mode do not see
+  their keys (:func:`structext_core.studio.access.visible_datasets`); None: it seals none.
 """
 
 from __future__ import annotations
@@ -92,7 +104,7 @@ class ShownQuestion:
 
 @dataclass(frozen=True)
 class Place:
-    """Where to go for a benchmark: a page (its key in ``structext_core.studio.access.PAGES``) and
+    """Where to go for a benchmark: a page (its key in the access table, ``structext_core.studio.access.pages()``) and
     what it offers there; ``chooses_benchmark``: the page reads ``?benchmark=<name>`` and opens on it."""
 
     page: str
@@ -150,7 +162,8 @@ OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "register_cli":
                                "EXPLORE_VIEW": None, "STUDY": None, "STUDY_SETUP_VIEW": None,
                                "load_items": None, "study_answer": None, "STUDY_IMAGE": None,
                                "CLOCK_BEATS": {}, "SANDBOXED": {}, "AT_START": None,
-                               "SEAL": None}
+                               "SEAL": None, "PAGES": None, "PUBLIC_DATA": "",
+                               "sealed_datasets": None}
 
 
 class RegistryError(RuntimeError):
@@ -257,6 +270,7 @@ def declared(attr: str) -> dict[str, object]:
                 raise RegistryError(f"benchmarks {owner[key]!r} and {name!r} both declare {attr} {key!r}")
             merged[key], owner[key] = value, name
     return merged
+
 
 
 def owner_of_command(command: str) -> str | None:

@@ -75,4 +75,8 @@ STUDY = StudyKind(
     "Press **Ctrl+Enter** (⌘+Enter on a Mac) in the answer box to submit.",
     "StrucText-Eval (text questions)",
 )
-STUDY_SETUP_VIEW = "pages.ui.study_setup:structext_setup"
+STUDY_SETUP_VIEW = "structext_core.structext_eval.ui.study_setup:structext_setup"
+#: Its own pages (Real-Test rewriting and its campaigns) and their rows of the access table.
+PAGES = "structext_core.structext_eval.pages"
+#: What of it the public read-only mode shows only while in no open study (:mod:`structext_core.studio.access`).
+PUBLIC_DATA = "suites"

@@ -3,6 +3,12 @@
 Every page guard (``ui.require_page``), the navigation in ``app.py``, the filters on Explore
 and Results, and the README's "Who sees what" table read this module; nothing else decides.
 
+The table is one: the shared pages and capabilities written here, and the ones a benchmark
+declares for itself (the module its member names as ``PAGES``, :mod:`structext_core.protocol`, with
+rows ``PAGES`` and ``CAPABILITIES``: the pages only it serves live in its package), put together
+by :func:`pages` and :func:`capabilities`. A key (or a page's URL) declared twice is refused with a
+message naming both declarers. ``PAGES`` and ``CAPABILITIES`` read as the assembled table.
+
 Roles: ``visitor`` (not logged in), ``annotator``, ``researcher``, ``admin``. A rule grants a
 page or a capability to some roles always, and to more roles only while an admin has turned
 on the *public read-only mode*. What the public roles then see is limited to suites that are
@@ -20,16 +26,18 @@ No Streamlit here: this is tested as plain Python (tests/test_access.py).
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 import sqlite_utils
 
 from structext_core import protocol
-from structext_core.aibench import seal
-from structext_core.aibench import store as aibench_store
 from structext_core.studio.storage import write_transaction
 
 VISITOR, ANNOTATOR, RESEARCHER, ADMIN = "visitor", "annotator", "researcher", "admin"
@@ -38,7 +46,10 @@ ROLES = (VISITOR, ANNOTATOR, RESEARCHER, ADMIN)
 ROLE_PLURALS = {VISITOR: "visitors", ANNOTATOR: "annotators", RESEARCHER: "researchers", ADMIN: "admins"}
 PUBLIC_MODE_KEY = "public_read_only"
 HUMAN_SOURCE_PREFIX = "human-study:"  # the source label of human rows (as results_store)
-PUBLIC_CONDITION = "suites and AIBench data sets in no open study, never a sample of an open study"
+#: What the public read-only mode keeps back, after the data each benchmark names (its ``PUBLIC_DATA``).
+PUBLIC_CONDITION_TAIL = "in no open study, never a sample of an open study"
+#: A shared row's condition that reads :func:`public_condition` (filled in when the table is put together).
+_PUBLIC = "{public condition}"
 
 
 class AccessError(PermissionError):
@@ -59,8 +70,12 @@ class Rule:
         return role in self.always or (public_mode_on and role in self.public)
 
 
-def _rule(always: Iterable[str], public: Iterable[str] = (), condition: str = "") -> Rule:
+def rule(always: Iterable[str], public: Iterable[str] = (), condition: str = "") -> Rule:
+    """A :class:`Rule`: the roles that have it always, and those that have it in public read-only mode."""
     return Rule(frozenset(always), frozenset(public), condition)
+
+
+_rule = rule
 
 
 @dataclass(frozen=True)
@@ -68,6 +83,8 @@ class Page:
     """A page of the app: where it lives, how the navigation shows it, who may open it."""
 
     key: str
+    #: The page's script: a shared page's file in ``pages/``; a benchmark's page names its file from the
+    #: folder of the module that declares it (its ``pages`` package), and the assembled table holds the full path.
     file: str
     title: str
     icon: str
@@ -76,6 +93,8 @@ class Page:
     rule: Rule
     shows: str = ""  # what the page shows each role, where that differs (README)
     default: bool = False
+    #: Where it stands in its section, lower first (ties: shared pages first, then the benchmarks in their order).
+    order: int = 50
 
 
 @dataclass(frozen=True)
@@ -88,74 +107,155 @@ class Capability:
 
 
 EVERYONE = ROLES
-# ---------------------------------------------------------------- THE table
-PAGES: tuple[Page, ...] = (
-    Page("home", "home.py", "Home", ":material/home:", "Benchmark", "", _rule(EVERYONE), default=True),
+# ---------------------------------------------------------------- THE table: its shared rows
+SHARED_PAGES: tuple[Page, ...] = (
+    Page("home", "home.py", "Home", ":material/home:", "Benchmark", "", _rule(EVERYONE), default=True, order=10),
     Page("explore", "explore.py", "Explore", ":material/search:", "Benchmark", "explore",
-         _rule((RESEARCHER, ADMIN), (VISITOR, ANNOTATOR), PUBLIC_CONDITION)),
+         _rule((RESEARCHER, ADMIN), (VISITOR, ANNOTATOR), _PUBLIC), order=20),
     Page("results", "results.py", "Results", ":material/monitoring:", "Benchmark", "results",
          _rule(EVERYONE),
          shows="visitors and annotators: the paper's tables (in public read-only mode also model results "
                "of suites in no open study); researchers and admins: also imported and human results, and "
                "AIBench's human side (people beside the solvers, the pairwise human rank); the letters people "
-               "chose, the disagreements and sending questions back to review, and loading data: admins"),
+               "chose, the disagreements and sending questions back to review, and loading data: admins",
+         order=30),
     Page("human_baseline", "human_baseline.py", "Human baseline", ":material/timer:", "Annotate",
          "human_baseline", _rule((ANNOTATOR, ADMIN)),
          shows="annotators: their own current question (StrucText: reference, question, requirement; AIBench: "
                "the image as blinded pixels, the question and its options), an answer key only after a practice "
                "answer; never a key of an item they may still answer, another person's answer, or an AIBench "
-               "item's system, paper id or file name"),
-    Page("rewrite", "rewrite.py", "Real-Test rewriting", ":material/edit_note:", "Annotate", "rewrite",
-         _rule((ANNOTATOR, ADMIN))),
-    Page("question_review", "question_review.py", "AIBench question review", ":material/rate_review:", "Annotate",
-         "question_review", _rule((ANNOTATOR, ADMIN)),
-         shows="reviewers: only the papers dealt to them (figure, method text, graph, questions with their keys); "
-               "never another reviewer's decisions on a double-reviewed paper, nor a paper whose questions they "
-               "still answer in an open AIBench study"),
-    Page("pairwise", "pairwise.py", "Pairwise comparison", ":material/compare:", "Annotate", "pairwise",
-         _rule((ANNOTATOR, ADMIN)),
-         shows="annotators: their own current pair as two blinded images (no system name, paper id or file name, "
-               "during or after the study), their progress; never another person's vote"),
+               "item's system, paper id or file name", order=10),
     Page("study_admin", "study_admin.py", "Studies", ":material/science:", "Admin", "study_admin",
-         _rule((ADMIN,))),
+         _rule((ADMIN,)), order=10),
     Page("adjudication", "adjudication.py", "Adjudication", ":material/gavel:", "Admin", "adjudication",
-         _rule((ADMIN,))),
-    Page("pairwise_admin", "pairwise_admin.py", "Pairwise studies", ":material/leaderboard:", "Admin",
-         "pairwise_admin", _rule((ADMIN,)),
-         shows="admins: pairwise studies, their votes with system names, the human rank, agreement, correlations"),
-    Page("campaign_admin", "campaign_admin.py", "Rewrite campaigns", ":material/folder_managed:", "Admin",
-         "campaign_admin", _rule((ADMIN,))),
-    Page("question_review_admin", "question_review_admin.py", "AIBench review campaigns", ":material/fact_check:",
-         "Admin", "question_review_admin", _rule((ADMIN,))),
-    Page("accounts", "accounts.py", "Accounts", ":material/manage_accounts:", "Admin", "accounts", _rule((ADMIN,))),
+         _rule((ADMIN,)), order=20),
+    Page("accounts", "accounts.py", "Accounts", ":material/manage_accounts:", "Admin", "accounts", _rule((ADMIN,)),
+         order=90),
 )
 
-CAPABILITIES: tuple[Capability, ...] = (
+SHARED_CAPABILITIES: tuple[Capability, ...] = (
     Capability("answers", "answers and rule hints of a suite's samples, AIBench answer keys (Explore, Results "
                           "drill-down)",
-               _rule((RESEARCHER, ADMIN), (VISITOR, ANNOTATOR), PUBLIC_CONDITION)),
+               _rule((RESEARCHER, ADMIN), (VISITOR, ANNOTATOR), _PUBLIC)),
     Capability("model_results", "imported model results on Results",
-               _rule((RESEARCHER, ADMIN), (VISITOR, ANNOTATOR), PUBLIC_CONDITION)),
+               _rule((RESEARCHER, ADMIN), (VISITOR, ANNOTATOR), _PUBLIC)),
     Capability("human_results", "human-baseline results on Results (the pool `human`)",
                _rule((RESEARCHER, ADMIN), condition="a study set to show only once closed waits until it is")),
     Capability("per_person_results", "per-person results (`human:<name>`) and responses",
                _rule((RESEARCHER, ADMIN), condition="as human results")),
-    Capability("aibench_people", "AIBench on Results: people beside the VLM solvers (accuracy, agreement) and the "
-               "pairwise human rank, without names",
-               _rule((RESEARCHER, ADMIN), condition="as human results; pairwise: the rank, never a vote")),
-    Capability("aibench_people_answers", "AIBench on Results: the letters people chose per question, where they and "
-               "a solver part on the original figure, sending a question back to review", _rule((ADMIN,))),
     Capability("download", "downloads (JSONL, CSV, PNG, SVG)", _rule(EVERYONE, condition="what the page shows, nothing more")),
-    Capability("review_export", "AIBench question review: the curated set, provenance and review log (zip)",
-               _rule((ADMIN,))),
     Capability("load_data", "load results, generate and import suites", _rule((ADMIN,))),
     Capability("server_paths", "server paths of suite files and data folders (Home); others see the suite's name",
                _rule((ADMIN,))),
     Capability("public_mode", "turn the public read-only mode on or off", _rule((ADMIN,))),
 )
 
-_PAGES = {p.key: p for p in PAGES}
-_CAPABILITIES = {c.key: c for c in CAPABILITIES}
+
+
+class TableError(ValueError):
+    """A benchmark's rows that cannot join the table (a key or URL declared twice, a page file missing)."""
+
+
+def public_condition() -> str:
+    """What the public read-only mode shows only while it is in no open study: each benchmark's
+    ``PUBLIC_DATA`` (its suites, its data sets), in the registry's order."""
+    named = [protocol.option(module, "PUBLIC_DATA") for module in protocol.members().values()]
+    return " ".join([" and ".join(n for n in named if n) or "data", PUBLIC_CONDITION_TAIL])
+
+
+@dataclass(frozen=True)
+class _Table:
+    pages: tuple[Page, ...]
+    capabilities: tuple[Capability, ...]
+    page_by_key: dict[str, Page]
+    capability_by_key: dict[str, Capability]
+
+
+def _filled(row, condition: str):
+    return dataclasses.replace(row, rule=dataclasses.replace(row.rule, condition=condition)) \
+        if row.rule.condition == _PUBLIC else row
+
+
+def _assemble(members: dict) -> _Table:
+    condition = public_condition()
+    pages: list[tuple[Page, str]] = [(_filled(p, condition), "the shared table") for p in SHARED_PAGES]
+    capabilities: list[tuple[Capability, str]] = [(_filled(c, condition), "the shared table")
+                                                  for c in SHARED_CAPABILITIES]
+    for name, module in members.items():
+        target = protocol.option(module, "PAGES")
+        if target is None:
+            continue
+        owner = f"benchmark {name!r} ({target})"
+        try:
+            declared = importlib.import_module(target)
+        except Exception as exc:  # noqa: BLE001 - the message names the member and the cause
+            raise TableError(f"benchmark {name!r} names {target!r} as its PAGES, which cannot be imported: "
+                             f"{type(exc).__name__}: {exc}") from exc
+        folder = Path(declared.__file__).resolve().parent
+        for row in getattr(declared, "PAGES", ()):
+            if not isinstance(row, Page):
+                raise TableError(f"{owner} lists {row!r} in PAGES: each must be a structext_core.studio.access.Page")
+            path = folder / row.file
+            if not path.is_file():
+                raise TableError(f"{owner} declares the page {row.key!r} in {path}, which does not exist")
+            pages.append((dataclasses.replace(_filled(row, condition), file=str(path)), owner))
+        for row in getattr(declared, "CAPABILITIES", ()):
+            if not isinstance(row, Capability):
+                raise TableError(f"{owner} lists {row!r} in CAPABILITIES: each must be a "
+                                 "structext_core.studio.access.Capability")
+            capabilities.append((_filled(row, condition), owner))
+    for what, rows, field in (("page", pages, "key"), ("page URL", pages, "url_path"),
+                              ("capability", capabilities, "key")):
+        seen: dict[str, str] = {}
+        for row, owner in rows:
+            value = getattr(row, field)
+            if value in seen:
+                raise TableError(f"the {what} {value!r} is declared twice, by {seen[value]} and by {owner}: "
+                                 "every page and capability of the table needs a key (and a page a URL) of its own")
+            seen[value] = owner
+    sections = list(dict.fromkeys(p.section for p, _ in pages))
+    ordered = sorted(enumerate(p for p, _ in pages), key=lambda ip: (sections.index(ip[1].section), ip[1].order, ip[0]))
+    page_rows = tuple(p for _, p in ordered)
+    capability_rows = tuple(c for c, _ in capabilities)
+    return _Table(page_rows, capability_rows, {p.key: p for p in page_rows}, {c.key: c for c in capability_rows})
+
+
+_table_lock = threading.Lock()
+_table_cache: tuple[dict, _Table] | None = None
+
+
+def _table() -> _Table:
+    """The assembled table, put together again when the registry was looked up again (protocol.reload)."""
+    global _table_cache
+    members = protocol.members()
+    cached = _table_cache
+    if cached is None or cached[0] is not members:
+        with _table_lock:
+            cached = (members, _assemble(members))
+            _table_cache = cached
+    return cached[1]
+
+
+def pages() -> tuple[Page, ...]:
+    """Every page of the app, shared and the benchmarks' own, by section (in the table's order) and order."""
+    return _table().pages
+
+
+def capabilities() -> tuple[Capability, ...]:
+    """Every capability, shared and the benchmarks' own."""
+    return _table().capabilities
+
+
+def __getattr__(attr: str):
+    # PAGES, CAPABILITIES and PUBLIC_CONDITION read as before, from the assembled table (put together
+    # at first use, not at import: the member modules that declare rows import this module).
+    if attr == "PAGES":
+        return pages()
+    if attr == "CAPABILITIES":
+        return capabilities()
+    if attr == "PUBLIC_CONDITION":
+        return public_condition()
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
 # ---------------------------------------------------------------- deciding
@@ -173,18 +273,20 @@ def role_of(user: dict | None) -> str:
 
 def page(key: str) -> Page:
     """The page with this key; ValueError naming the known keys otherwise."""
+    known = _table().page_by_key
     try:
-        return _PAGES[key]
+        return known[key]
     except KeyError:
-        raise ValueError(f"No page {key!r}: the pages are {', '.join(_PAGES)}.") from None
+        raise ValueError(f"No page {key!r}: the pages are {', '.join(known)}.") from None
 
 
 def capability(key: str) -> Capability:
     """The capability with this key; ValueError naming the known keys otherwise."""
+    known = _table().capability_by_key
     try:
-        return _CAPABILITIES[key]
+        return known[key]
     except KeyError:
-        raise ValueError(f"No capability {key!r}: they are {', '.join(_CAPABILITIES)}.") from None
+        raise ValueError(f"No capability {key!r}: they are {', '.join(known)}.") from None
 
 
 def can_open(role: str, page_key: str, public_mode_on: bool = False) -> bool:
@@ -342,8 +444,8 @@ def open_study_suites(db: sqlite_utils.Database) -> set[str]:
     return names
 
 
-def _visible(db: sqlite_utils.Database, user: dict | None, names: Iterable[str],
-             sealed: Callable[[sqlite_utils.Database], set[str]]) -> list[str]:
+def visible(db: sqlite_utils.Database, user: dict | None, names: Iterable[str],
+            sealed: Callable[[sqlite_utils.Database], set[str]]) -> list[str]:
     """``names`` for researchers and admins; for visitors and annotators none, or in public
     read-only mode those not in ``sealed(db)``. Order kept."""
     names = list(names)
@@ -360,34 +462,16 @@ def visible_suites(db: sqlite_utils.Database, user: dict | None, names: Iterable
     """Of the suites ``names``, those whose samples (with answers) ``user`` may browse:
     all for researchers and admins; for visitors and annotators none, or in public
     read-only mode those in no open study. Order kept."""
-    return _visible(db, user, names, open_study_suites)
+    return visible(db, user, names, open_study_suites)
 
 
-def _open_aibench_datasets(db: sqlite_utils.Database) -> set[str]:
-    """Data sets that hold any paper (by content: every copy of it, whatever its name) an open
-    AIBench study asks questions of (keys show on Results) or an open blind pairwise study compares
-    (so do the systems' names beside their images)."""
-    rows = db.execute(
-        "SELECT DISTINCT s.suite, json_extract(i.strata, '$.paper_id') FROM study_items i JOIN studies s ON s.id = i.study_id"
-        " WHERE s.status = 'open' AND s.benchmark = 'aibench' AND json_extract(i.strata, '$.paper_id') IS NOT NULL"
-        " UNION SELECT DISTINCT w.dataset, p.paper_id FROM pairwise_pairs p JOIN pairwise_studies w"
-        " ON w.id = p.study_id WHERE w.status = 'open'").fetchall()
-    names = {row[0] for row in db.execute(
-        "SELECT suite FROM studies WHERE status = 'open' AND benchmark = 'aibench'"
-        " UNION SELECT dataset FROM pairwise_studies WHERE status = 'open'")}
-    sealed = {seal.paper_key(dataset, paper_id) for dataset, paper_id in rows}
-    for name in aibench_store.stored_datasets():
-        if name not in names and sealed & set(aibench_store.prints_of(name).papers.values()):
-            names.add(name)
-    return names
-
-
-def visible_aibench_datasets(db: sqlite_utils.Database, user: dict | None, names: Iterable[str]) -> list[str]:
-    """Of the stored AIBench data sets ``names``, those whose questions with keys ``user`` may see
-    (Results drill-down): all for researchers and admins; for visitors and annotators none, or
-    in public read-only mode none that holds a paper (in any copy) an open AIBench study or an open
-    pairwise study draws from, as for StrucText's suites. Order kept."""
-    return _visible(db, user, names, _open_aibench_datasets)
+def visible_datasets(db: sqlite_utils.Database, user: dict | None, benchmark: str, names: Iterable[str]) -> list[str]:
+    """Of the stored data sets ``names`` of ``benchmark``, those whose items with keys ``user`` may see:
+    all for researchers and admins; for visitors and annotators none, or in public read-only mode
+    none that the benchmark says open work still seals (its member's ``sealed_datasets(db)``; a
+    benchmark that declares none seals none). Order kept."""
+    sealed = protocol.option(protocol.get_module(benchmark), "sealed_datasets") or (lambda db: set())
+    return visible(db, user, names, sealed)
 
 
 def results_studies(db: sqlite_utils.Database, user: dict | None) -> list[str]:
@@ -500,7 +584,7 @@ def _cell(rule: Rule, role: str) -> str:
 def markdown_table() -> str:
     """Who sees what, one row per page and capability, one column per role (the README's table)."""
     lines = ["| | " + " | ".join(ROLES) + " | limits |", "|---|" + "---|" * (len(ROLES) + 1)]
-    rows = [(f"page: {p.title}", p.rule) for p in PAGES] + [(c.label, c.rule) for c in CAPABILITIES]
+    rows = [(f"page: {p.title}", p.rule) for p in pages()] + [(c.label, c.rule) for c in capabilities()]
     for label, rule in rows:
         lines.append(f"| {label} | " + " | ".join(_cell(rule, r) for r in ROLES) + f" | {rule.condition} |")
     return "\n".join(lines)

@@ -16,7 +16,7 @@ so that a writer waits for the lock up front (instead of failing half way) and e
 submission is durable the moment the call returns.
 
 Connections are not shared between threads: Streamlit runs every session in its own
-thread, so open one connection per script run (``pages.ui.get_db``). Writers of
+thread, so open one connection per script run (``structext_core.ui.get_db``). Writers of
 one process also queue on a per-file lock before asking SQLite for its write lock: SQLite's
 busy handler sleeps in growing steps (up to 100 ms) and is not fair, which under 16 busy
 writers let single submissions wait over a second; the in-process lock hands the write

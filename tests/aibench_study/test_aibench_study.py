@@ -10,6 +10,7 @@ import pytest
 
 from structext_core.aibench import seal
 from structext_core.aibench import study as aibench_study
+from structext_core.aibench import visibility as aibench_visibility
 from structext_core.aibench.model import ORIGINAL_SYSTEM
 from structext_core.aibench.pairwise import SIZE_BUCKET
 from structext_core.studio import study
@@ -248,15 +249,15 @@ def test_question_review_gives_no_paper_whose_questions_are_open_for_the_reviewe
     assert qr.paper_for(db, free[0], p["ann1"]).id == free[0]["paper_id"]
     # Results drill-down with keys, in public read-only mode: not of a data set an open study draws from
     access.set_public_mode(db, True, p["lead"])
-    assert access.visible_aibench_datasets(db, p["ann1"], ["synthetic", "other"]) == ["other"]
-    assert access.visible_aibench_datasets(db, p["reader"], ["synthetic", "other"]) == ["synthetic", "other"]
+    assert aibench_visibility.visible_datasets(db, p["ann1"], ["synthetic", "other"]) == ["other"]
+    assert aibench_visibility.visible_datasets(db, p["reader"], ["synthetic", "other"]) == ["synthetic", "other"]
     # once every item is answered, the paper is the reviewer's to see
     study.accept_rule(db, study_id, p["ann1"]["id"])
     while (view := study.open_question(db, study_id, p["ann1"]["id"])) is not None:
         study.give_up(db, p["ann1"]["id"], view.assignment_id)
     assert qr.paper_for(db, sealed[0], p["ann1"]).id == sealed[0]["paper_id"]
     study.set_study_status(db, study_id, "closed")
-    assert access.visible_aibench_datasets(db, p["ann1"], ["synthetic"]) == ["synthetic"]
+    assert aibench_visibility.visible_datasets(db, p["ann1"], ["synthetic"]) == ["synthetic"]
 
 
 def test_papers_practised_in_another_study_are_not_counted_where_it_can_be_avoided(world):

@@ -14,6 +14,7 @@ from structext_core.aibench import pairwise as pws
 from structext_core.aibench import question_review as qr
 from structext_core.aibench import seal
 from structext_core.aibench import study as aibench_study
+from structext_core.aibench import visibility as aibench_visibility
 from structext_core.studio import access, study
 
 
@@ -45,16 +46,16 @@ def test_a_copy_is_sealed_on_results_in_public_mode(copied):
     db, p = copied["db"], copied["people"]
     access.set_public_mode(db, True, p["lead"])
     names = ["synthetic", "curated"]
-    assert access.visible_aibench_datasets(db, p["ann1"], names) == names
+    assert aibench_visibility.visible_datasets(db, p["ann1"], names) == names
     first = _aibench_study(copied, "answering", "synthetic", ("ann1",), n_items=4)
-    assert access.visible_aibench_datasets(db, p["ann1"], names) == []
-    assert access.visible_aibench_datasets(db, p["reader"], names) == names  # researchers see answers anyway
+    assert aibench_visibility.visible_datasets(db, p["ann1"], names) == []
+    assert aibench_visibility.visible_datasets(db, p["reader"], names) == names  # researchers see answers anyway
     study.set_study_status(db, first, "closed")
-    assert access.visible_aibench_datasets(db, p["ann1"], names) == names
+    assert aibench_visibility.visible_datasets(db, p["ann1"], names) == names
     voting = pws.create_study(db, "voting", "synthetic", [p["ann2"]["id"]], n_pairs=3, practice=0)
-    assert access.visible_aibench_datasets(db, p["ann2"], names) == []
+    assert aibench_visibility.visible_datasets(db, p["ann2"], names) == []
     pws.set_status(db, voting, "closed", by_user=p["lead"]["id"])
-    assert access.visible_aibench_datasets(db, p["ann2"], names) == names
+    assert aibench_visibility.visible_datasets(db, p["ann2"], names) == names
 
 
 def test_practice_over_a_copy_shows_no_original_of_a_paper_still_answered(copied):

@@ -229,7 +229,7 @@ CLOCK_TEXT = re.compile(r"\d+(:\d{2}){1,2}")
 
 
 def clock_seconds(page, timeout: float = 10.0) -> int:
-    """The time a question's clock shows (it ticks in the browser, pages/ui/clock.py), in
+    """The time a question's clock shows (it ticks in the browser, structext_core/ui/clock.py), in
     seconds. Right after a page is drawn, or reloaded, the clock's component may not have
     written a time yet: this waits for one, ``timeout`` at most."""
     shown = page.get_by_test_id("hbClockValue").first
@@ -257,7 +257,7 @@ def screenshot():
     return take
 
 
-# What the clock's and the activity component's hubs hold (pages/ui/clock.py, activity.py):
+# What the clock's and the activity component's hubs hold (structext_core/ui/clock.py, activity.py):
 # whether they can still send, whether their element is on the page, the last reply's stamp.
 _HUBS_JS = """() => {
   const c = window.__structextClock, a = window.__structextActivity;

@@ -25,7 +25,7 @@ from tests.browser.conftest import running_app
 pytestmark = pytest.mark.browser
 
 PASSWORD = "annotator-pw-1"
-ACTIVITY = "structext_answer_activity"  # pages/ui/activity.py: drawn by the fragment activity_watch
+ACTIVITY = "structext_answer_activity"  # structext_core/ui/activity.py: drawn by the fragment activity_watch
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The Account box of the log-in sidebar (``pages.ui.account_box``): one's own password, with AppTest."""
+"""The Account box of the log-in sidebar (``structext_core.ui.account_box``): one's own password, with AppTest."""
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -25,7 +25,7 @@ def frame():
     """What app.py does in the sidebar: restore the session, then log-in, or log-out and Account."""
     import streamlit as st
 
-    from pages import ui
+    from structext_core import ui
 
     ui.restore_session()
     with st.sidebar:

@@ -1,4 +1,4 @@
-"""AppTest of pages/campaign_admin.py: setup, review queue, flags, export, scenarios."""
+"""AppTest of structext_core/structext_eval/pages/campaign_admin.py: setup, review queue, flags, export, scenarios."""
 
 import json
 import re
@@ -13,7 +13,7 @@ from structext_core.studio import accounts, campaign, rewrite, sandbox, storage
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 from tests.pages.test_page_access import Downloads
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "campaign_admin.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "structext_core" / "structext_eval" / "pages" / "campaign_admin.py")
 
 
 @pytest.fixture

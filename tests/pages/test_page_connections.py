@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pages import ui
-from structext_core import settings
+from structext_core import settings, ui
 from structext_core.aibench import config as aibench_config
 from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
@@ -97,7 +96,7 @@ def test_every_page_run_through_the_app_closes_its_connection(setup, page):
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.session_state["user"] = ann if access.page(page).section == "Annotate" else lead
     at.run()
-    at.switch_page(f"pages/{access.page(page).file}")
+    at.switch_page(str(PAGES / access.page(page).file))  # a benchmark's page: its full path
     for _ in range(LOADS // 3):
         at.run()
         assert not at.exception

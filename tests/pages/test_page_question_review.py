@@ -1,4 +1,4 @@
-"""AppTest of pages/question_review.py (a reviewer's paper) and pages/question_review_admin.py (the lead)."""
+"""AppTest of structext_core/aibench/pages/question_review.py (a reviewer's paper) and structext_core/aibench/pages/question_review_admin.py (the lead)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,8 +11,8 @@ from structext_core.aibench.model import INSUFFICIENT, LETTERS
 from tests.aibench import review_data
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "pages" / "question_review.py")
-ADMIN_PAGE = str(ROOT / "pages" / "question_review_admin.py")
+PAGE = str(ROOT / "structext_core" / "aibench" / "pages" / "question_review.py")
+ADMIN_PAGE = str(ROOT / "structext_core" / "aibench" / "pages" / "question_review_admin.py")
 
 
 @pytest.fixture

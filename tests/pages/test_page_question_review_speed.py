@@ -1,4 +1,4 @@
-"""AppTest of the faster question review (pages/question_review.py, pages/question_review_admin.py):
+"""AppTest of the faster question review (structext_core/aibench/pages/question_review.py, structext_core/aibench/pages/question_review_admin.py):
 accept the remaining questions at once, decide by keyboard, and a one-reviewer campaign at the
 default share of double review."""
 from __future__ import annotations

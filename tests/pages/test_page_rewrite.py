@@ -1,4 +1,4 @@
-"""AppTest of pages/rewrite.py: queue, mapping, free edit, refused submission, drafts, flags."""
+"""AppTest of structext_core/structext_eval/pages/rewrite.py: queue, mapping, free edit, refused submission, drafts, flags."""
 
 import threading
 import time
@@ -12,7 +12,7 @@ from structext_core.structext_eval.suites import generate_cell, generate_sample
 from structext_core.studio import accounts, campaign, rewrite, sandbox, storage
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "rewrite.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "structext_core" / "structext_eval" / "pages" / "rewrite.py")
 
 
 @pytest.fixture

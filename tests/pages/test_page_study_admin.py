@@ -1,4 +1,4 @@
-"""The study admin page and the log-in widgets of ``pages.ui``, with AppTest."""
+"""The study admin page and the log-in widgets of ``structext_core.ui``, with AppTest."""
 
 from pathlib import Path
 
@@ -276,7 +276,7 @@ def frame():
     """What app.py does with the ui widgets, without the pages."""
     import streamlit as st
 
-    from pages import ui
+    from structext_core import ui
     from structext_core.studio import accounts
 
     db = ui.get_db()

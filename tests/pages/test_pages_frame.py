@@ -1,7 +1,7 @@
 """Every page joins app.py's frame before it shows or checks anything.
 
 Without ``ensure_frame()`` a fresh server's first visit to a page URL runs the page
-file alone (see ``pages/ui/frame.py`` and tests/browser/test_direct_url.py):
+file alone (see ``structext_core/ui/frame.py`` and tests/browser/test_direct_url.py):
 no navigation, no log-in, and for protected pages no role check from the frame.
 """
 
@@ -10,11 +10,20 @@ from pathlib import Path
 
 import pytest
 
-PAGES = sorted((Path(__file__).resolve().parents[2] / "pages").glob("*.py"))
+ROOT = Path(__file__).resolve().parents[2]
+#: The shared pages and every benchmark's own (``structext_core/<benchmark>/pages/``).
+PAGES = sorted([*(ROOT / "pages").glob("*.py"),
+                *(p for p in (ROOT / "structext_core").glob("*/pages/*.py") if p.name != "__init__.py")])
 
 
 def test_there_are_pages():
     assert len(PAGES) >= 7
+
+
+def test_every_page_of_the_access_table_is_checked():
+    from structext_core.studio import access
+
+    assert {str(ROOT / "pages" / p.file) for p in access.PAGES} == {str(p) for p in PAGES}
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
@@ -34,7 +43,7 @@ def test_page_calls_ensure_frame_first(path):
 def test_a_run_of_the_legacy_pages_runner_is_told_by_the_run_itself():
     """Issue 19 item 5: not only by Streamlit's process-wide flag, which the first of several
     sessions started at once turns off while the others are already running in legacy mode."""
-    from pages.ui import frame
+    from structext_core.ui import frame
 
     legacy_runner = {"__name__": "streamlit.runtime.scriptrunner.script_runner", "check": frame.in_legacy_run}
     exec("def _mpa_v1():\n    return (lambda: check())()\n", legacy_runner)  # noqa: S102 - a stand-in caller

@@ -63,14 +63,102 @@ def test_each_capability_per_role(key, role, mark, public):
     assert access.can(role, key, public) == (mark == "Y" or (mark == "P" and public))
 
 
+def page_files() -> set[str]:
+    """The shared pages (pages/) and every benchmark's own (structext_core/<benchmark>/pages/)."""
+    member_pages = (p for p in (ROOT / "structext_core").glob("*/pages/*.py") if p.name != "__init__.py")
+    return {str(p) for p in (*(ROOT / "pages").glob("*.py"), *member_pages)}
+
+
 def test_the_table_covers_every_page_file_and_nothing_else():
-    files = {p.name for p in (ROOT / "pages").glob("*.py")}
-    assert {p.file for p in access.PAGES} == files
+    assert {str(ROOT / "pages" / p.file) for p in access.PAGES} == page_files()
     assert set(EXPECTED_PAGES) == {p.key for p in access.PAGES}
     assert set(EXPECTED_CAPABILITIES) == {c.key for c in access.CAPABILITIES}
     assert [p.key for p in access.PAGES if p.default] == ["home"]
     # URL slugs are the file names (what Streamlit infers, and what links and tests use).
     assert all(p.url_path == Path(p.file).stem for p in access.PAGES if not p.default)
+
+
+def test_the_benchmarks_pages_are_in_their_packages_and_keep_their_place_and_url():
+    """Issue 35: a page that serves one benchmark lives in its package and is declared there
+    (its member's PAGES), yet the table, the navigation's order and the URLs are as before."""
+    from structext_core import protocol
+
+    owners = {p.key: Path(p.file).parent.parent.name for p in access.PAGES if Path(p.file).is_absolute()}
+    assert owners == {"question_review": "aibench", "pairwise": "aibench", "pairwise_admin": "aibench",
+                      "question_review_admin": "aibench", "rewrite": "structext_eval",
+                      "campaign_admin": "structext_eval"}
+    assert {name: protocol.option(m, "PAGES") for name, m in protocol.members().items()} == {
+        "structext-eval": "structext_core.structext_eval.pages", "aibench": "structext_core.aibench.pages"}
+    # the navigation's order (by hand): by section, the benchmarks' pages where they always stood
+    assert [p.key for p in access.PAGES] == [
+        "home", "explore", "results", "human_baseline", "rewrite", "question_review", "pairwise", "study_admin",
+        "adjudication", "pairwise_admin", "campaign_admin", "question_review_admin", "accounts"]
+    assert {p.key: p.url_path for p in access.PAGES} == {key: "" if key == "home" else key for key in EXPECTED_PAGES}
+    assert access.PUBLIC_CONDITION == "suites and AIBench data sets in no open study, never a sample of an open study"
+    assert access.page("explore").rule.condition == access.PUBLIC_CONDITION
+
+
+def a_member(tmp_path, monkeypatch, name, pages_source):
+    """A stand-in member module whose PAGES names a module written in ``tmp_path``."""
+    import sys
+    import types
+
+    folder = tmp_path / f"{name}_pages"
+    folder.mkdir()
+    (folder / "__init__.py").write_text(pages_source)
+    (folder / "own.py").write_text("import streamlit as st\nst.title('own')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, f"{name}_pages", raising=False)
+    member = types.ModuleType(f"{name}_member")
+    member.PAGES = f"{name}_pages"
+    return member
+
+
+ROWS = "from structext_core.studio.access import ADMIN, Capability, Page, rule\n"
+
+
+@pytest.mark.parametrize("rows, message", [
+    ("PAGES = (Page('pairwise', 'own.py', 'Mine', ':material/star:', 'Admin', 'mine', rule((ADMIN,))),)",
+     "the page 'pairwise' is declared twice, by benchmark 'aibench' (structext_core.aibench.pages) and by "
+     "benchmark 'extra' (extra_pages)"),
+    ("PAGES = (Page('mine', 'own.py', 'Mine', ':material/star:', 'Admin', 'explore', rule((ADMIN,))),)",
+     "the page URL 'explore' is declared twice, by the shared table and by benchmark 'extra' (extra_pages)"),
+    ("CAPABILITIES = (Capability('review_export', 'mine', rule((ADMIN,))),)",
+     "the capability 'review_export' is declared twice, by benchmark 'aibench' (structext_core.aibench.pages) "
+     "and by benchmark 'extra' (extra_pages)"),
+    ("CAPABILITIES = (Capability('download', 'mine', rule((ADMIN,))),)",
+     "the capability 'download' is declared twice, by the shared table and by benchmark 'extra'"),
+    ("PAGES = (Page('mine', 'gone.py', 'Mine', ':material/star:', 'Admin', 'mine', rule((ADMIN,))),)",
+     "benchmark 'extra' (extra_pages) declares the page 'mine' in "),
+    ("PAGES = ({'key': 'mine'},)", "benchmark 'extra' (extra_pages) lists {'key': 'mine'} in PAGES: each must be"),
+    ("raise ImportError('no such thing')",
+     "benchmark 'extra' names 'extra_pages' as its PAGES, which cannot be imported: ImportError: no such thing"),
+])
+def test_a_benchmarks_rows_that_cannot_join_the_table_are_refused(tmp_path, monkeypatch, rows, message):
+    from structext_core import protocol
+
+    extra = a_member(tmp_path, monkeypatch, "extra", ROWS + rows + "\n")
+    with pytest.raises(access.TableError) as refused:
+        access._assemble({**protocol.members(), "extra": extra})
+    assert message in str(refused.value)
+
+
+def test_a_benchmarks_own_page_joins_the_table_and_its_rules(tmp_path, monkeypatch):
+    from structext_core import protocol
+
+    extra = a_member(tmp_path, monkeypatch, "extra", ROWS + (
+        "PAGES = (Page('mine', 'own.py', 'Mine', ':material/star:', 'Admin', 'mine', rule((ADMIN,)), order=95),)\n"
+        "CAPABILITIES = (Capability('mine_export', 'its export', rule((ADMIN,))),)\n"))
+    extra.PUBLIC_DATA = "its data sets"
+    monkeypatch.setattr(protocol, "_members", {**protocol.members(), "extra": extra})
+    table = access.pages()
+    assert table[-1].key == "mine" and table[-1].file == str(tmp_path / "extra_pages" / "own.py")
+    assert access.can_open("admin", "mine") and not access.can_open("annotator", "mine", True)
+    assert access.can("admin", "mine_export") and not access.can("researcher", "mine_export")
+    assert access.page("explore").rule.condition == ("suites and AIBench data sets and its data sets in no open "
+                                                     "study, never a sample of an open study")
+    monkeypatch.undo()
+    assert "mine" not in {p.key for p in access.pages()}  # the registry looked up again: the table too
 
 
 def test_account_roles_are_the_table_roles_but_visitor():
@@ -381,14 +469,14 @@ def test_aibench_data_sets_on_results_are_sealed_by_open_studies_and_open_pairwi
                " VALUES ('s', 'asked', 1, 0, 'rule', ?, 'aibench')", [now])
     db.execute("INSERT INTO pairwise_studies (name, dataset, seed, created_at) VALUES ('p', 'compared', 0, ?)", [now])
     for who in ("visitor", "ann1"):
-        assert access.visible_aibench_datasets(db, people[who], names) == []
-    assert access.visible_aibench_datasets(db, people["researcher"], names) == names
+        assert access.visible_datasets(db, people[who], "aibench", names) == []
+    assert access.visible_datasets(db, people["researcher"], "aibench", names) == names
     access.set_public_mode(db, True, people["admin"])
     for who in ("visitor", "ann1"):
-        assert access.visible_aibench_datasets(db, people[who], names) == ["free"]
+        assert access.visible_datasets(db, people[who], "aibench", names) == ["free"]
     db.execute("UPDATE pairwise_studies SET status = 'closed'")
     db.execute("UPDATE studies SET status = 'closed'")
-    assert access.visible_aibench_datasets(db, people["ann1"], names) == names
+    assert access.visible_datasets(db, people["ann1"], "aibench", names) == names
 
 
 @pytest.mark.parametrize("public_on", [False, True])

@@ -260,7 +260,7 @@ def frame():
     """What app.py does around the pages: restore the session, then log-in or log-out."""
     import streamlit as st
 
-    from pages import ui
+    from structext_core import ui
     from structext_core.studio import accounts
 
     db = ui.get_db()
@@ -371,7 +371,7 @@ def failing_app():
     """A navigation whose pages fail, stop or rerun, run through ui.run_page as app.py does."""
     import streamlit as st
 
-    from pages import ui
+    from structext_core import ui
 
     def broken():
         st.write("before the failure")

@@ -9,13 +9,13 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from pages import ui
-from pages.ui.frame import ensure_frame
-from pages.ui.widgets import original_and_rewrite, original_panel
+from structext_core import ui
 from structext_core.structext_eval.formats import DISPLAY_NAMES
+from structext_core.structext_eval.ui.rewrite_widgets import original_and_rewrite, original_panel
 from structext_core.studio import access, campaign, rewrite, sandbox
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+from structext_core.ui.frame import ensure_frame
 
 STATUS_LABELS = {"todo": "to do", "draft": "draft", "submitted": "submitted", "returned": "returned",
                  "approved": "approved"}

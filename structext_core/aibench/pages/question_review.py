@@ -5,7 +5,7 @@ UI only; the campaign, the checks, the clock and every write live in
 
 The questions are a fragment: a decision redraws them, not the figure, the logic graph or the
 clock. The next question without a decision has buttons the keys A (accept), E (edit) and R
-(remove) click (``pages.ui.option_keys``, as on the human baseline); one button accepts every
+(remove) click (``structext_core.ui.option_keys``, as on the human baseline); one button accepts every
 question still without a decision. The figure's column stays beside the questions as the page
 scrolls.
 """
@@ -15,9 +15,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import ui
-from pages.ui import activity, option_keys
-from pages.ui.frame import ensure_frame
+from structext_core import ui
 from structext_core.aibench import question_review as qr
 from structext_core.aibench.model import LETTERS, LEVELS, Question
 from structext_core.studio import durations
@@ -25,6 +23,8 @@ from structext_core.studio.clock import ActivityReport, clock_settings
 from structext_core.studio.study.store import StudyError
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+from structext_core.ui import activity, option_keys
+from structext_core.ui.frame import ensure_frame
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page(qr.REVIEW_PAGE)

@@ -15,18 +15,19 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import ui
-from pages.ui import aibench_people, benchmark_choice, widgets
-from structext_core import protocol
+from structext_core import protocol, ui
 from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import paper as aibench_paper
-from structext_core.aibench import scoring
+from structext_core.aibench import scoring, visibility
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench import url_state as url_state
 from structext_core.aibench import views as views
+from structext_core.aibench.ui import people as aibench_people
+from structext_core.aibench.ui import widgets as aibench_widgets
 from structext_core.studio import access
 from structext_core.text import safe_text
 from structext_core.text.words import plural
+from structext_core.ui import benchmark_choice
 
 HEATMAPS = {"system x level": ("system", "level"), "system x conference": ("system", "conference"),
             "solver x system": ("solver", "system"), "system x kind of question": ("system", "kind")}
@@ -95,7 +96,7 @@ def results_section(db, user) -> None:
     table3(table)
     choice = st.selectbox("Heatmap", list(HEATMAPS), key="rs_aib_heatmap")
     row_axis, column_axis = HEATMAPS[choice]
-    widgets.aibench_heatmap(rows, row_axis, column_axis, f"aibench_{name}_{row_axis}_x_{column_axis}")
+    aibench_widgets.heatmap(rows, row_axis, column_axis, f"aibench_{name}_{row_axis}_x_{column_axis}")
     agreement = views.solver_rank_agreement(rows)
     if not agreement.empty:
         st.caption("Does the ranking of systems change with the solver? Kendall's tau between solvers.")
@@ -194,9 +195,9 @@ def aibench_page(db, user) -> None:
 
 def _visible_datasets(db, user, ready: bool) -> list[str]:
     """The stored data sets this user may open here (none an open AIBench study draws from, for
-    visitors and annotators: :func:`structext_core.studio.access.visible_aibench_datasets`)."""
+    visitors and annotators: :func:`structext_core.aibench.visibility.visible_datasets`)."""
     names = [n for n in aibench_store.stored_datasets() if n != aibench_store.SYNTHETIC or ready]
-    return access.visible_aibench_datasets(db, user, names)
+    return visibility.visible_datasets(db, user, names)
 
 
 def apply_url(db, user, can_see: bool):

@@ -11,14 +11,14 @@ import time
 import pandas as pd
 import streamlit as st
 
-from pages import ui
-from pages.ui.frame import ensure_frame
+from structext_core import ui
 from structext_core.aibench import pairwise as pws
 from structext_core.aibench import store as aibench_store
 from structext_core.studio import accounts
 from structext_core.text import safe_text
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+from structext_core.ui.frame import ensure_frame
 
 ensure_frame()
 admin = ui.require_page("pairwise_admin")

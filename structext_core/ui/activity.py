@@ -1,5 +1,6 @@
-"""The activity component of the pages that keep the honest clock (Human baseline, AIBench
-question review): input anywhere on the page and the tab's visibility, reported to the server."""
+"""The activity component of the pages that keep the honest clock (Human baseline, and a benchmark's
+own timed pages such as question review and pairwise comparison): input anywhere on the page and the
+tab's visibility, reported to the server."""
 
 from __future__ import annotations
 

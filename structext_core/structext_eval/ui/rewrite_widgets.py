@@ -1,15 +1,13 @@
-"""Widgets more than one page draws (Streamlit; the data they show comes from the core)."""
+"""The Real-Test rewriting pages' widgets (the rewriter's page and the lead's review): a sample's
+texts, the original beside its rewrite, what a rewrite changed (Streamlit; the data come from the core)."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from structext_core.aibench import views as aibench_views
 from structext_core.structext_eval.formats import HIGHLIGHT
-from structext_core.studio import rewrite, study
+from structext_core.studio import rewrite
 from structext_core.text.safe_text import markdown_text
-from structext_core.views import page_tables
 
 
 def texts_panel(title: str, texts: rewrite.Texts, language: str, requirement: str | None = None) -> None:
@@ -53,17 +51,3 @@ def rewrite_diff(diffs: list[rewrite.TextDiff]) -> None:
         if not diff.identical:
             with st.container(height=420 if diff.text.count("\n") > 16 else "content"):
                 st.code(diff.text, language="diff", wrap_lines=True)
-
-
-def pick_study(studies: list[study.Study], key: str, label: str = "Study") -> study.Study:
-    """A chooser of ``studies`` (name, suite, size, annotators, status); its choice is kept under ``key``."""
-    return st.selectbox(label, studies, key=key, format_func=lambda s: s.label)
-
-
-def aibench_heatmap(rows: pd.DataFrame, row_axis: str, column_axis: str, file_name: str) -> None:
-    """One heatmap of the answer rows, with its cells (value and n) as a CSV."""
-    cells = aibench_views.heatmap(rows, row_axis, column_axis)
-    st.altair_chart(aibench_views.heatmap_chart(cells, row_axis, column_axis), width="stretch")
-    st.download_button("CSV", data=page_tables.csv_bytes(aibench_views.heatmap_table(cells, row_axis, column_axis)),
-                       file_name=f"{file_name}.csv", mime="text/csv", key=f"rs_aib_csv_{file_name}",
-                       icon=":material/table:", on_click="ignore")

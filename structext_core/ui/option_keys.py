@@ -1,4 +1,4 @@
-"""Keyboard shortcuts of a multiple-choice question (Human baseline, AIBench items): the keys A, B,
+"""Keyboard shortcuts of a multiple-choice question (Human baseline, question review): the keys A, B,
 C, D choose an option and Enter submits, by clicking the page's own buttons.
 
 Streamlit's button ``shortcut`` reserves the key C, so the keys are read here, in the page's

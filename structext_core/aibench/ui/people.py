@@ -15,9 +15,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import ui
-from pages.ui import widgets
-from structext_core import settings
+from structext_core import settings, ui
 from structext_core.aibench import human_solver
 from structext_core.aibench import pairwise as pws
 from structext_core.aibench import people as aibench_people
@@ -25,6 +23,7 @@ from structext_core.aibench import question_review as qr
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench import views as views
 from structext_core.aibench.model import LETTERS, ORIGINAL_SYSTEM
+from structext_core.aibench.ui import widgets as aibench_widgets
 from structext_core.studio import access, storage
 from structext_core.text import safe_text
 from structext_core.text.words import plural
@@ -83,7 +82,7 @@ def people_beside_solvers(people: pd.DataFrame, rows: pd.DataFrame, data) -> Non
     beside = aibench_people.beside_rows(people, rows, data)
     choice = st.radio("Heatmap", ["solver x level", "solver x system"], horizontal=True, key="rs_aib_people_map")
     column = "level" if choice == "solver x level" else "system"
-    widgets.aibench_heatmap(beside, "solver", column, f"aibench_people_solver_x_{column}")
+    aibench_widgets.heatmap(beside, "solver", column, f"aibench_people_solver_x_{column}")
     if column == "system":
         st.caption("A cell is the mean of the four level accuracies; blank where people answered no question of "
                    "some level on that system's images.")

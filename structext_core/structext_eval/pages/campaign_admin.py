@@ -6,14 +6,14 @@ UI only: every rule and write lives in ``structext_core.studio.campaign`` and ``
 import pandas as pd
 import streamlit as st
 
-from pages import ui
-from pages.ui.frame import ensure_frame
-from pages.ui.widgets import original_and_rewrite, rewrite_diff
+from structext_core import ui
 from structext_core.structext_eval import suites
 from structext_core.structext_eval.formats import DISPLAY_NAMES
+from structext_core.structext_eval.ui.rewrite_widgets import original_and_rewrite, rewrite_diff
 from structext_core.studio import accounts, campaign, sandbox
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+from structext_core.ui.frame import ensure_frame
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page("campaign_admin")

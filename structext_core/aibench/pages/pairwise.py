@@ -17,14 +17,14 @@ import secrets
 
 import streamlit as st
 
-from pages import ui
-from pages.ui import activity
-from pages.ui import clock as clock_widget
-from pages.ui.frame import ensure_frame
+from structext_core import ui
 from structext_core.aibench import pairwise as pws
 from structext_core.studio import durations
 from structext_core.studio.study import ActivityReport, clock_settings
 from structext_core.text.safe_text import markdown_text
+from structext_core.ui import activity
+from structext_core.ui import clock as clock_widget
+from structext_core.ui.frame import ensure_frame
 
 #: The keys of the four choices (Streamlit's button shortcuts) and of Pause.
 KEYS = {"left": "Left", "right": "Right", "tie": "Down", "both_bad": "B"}

@@ -13,15 +13,14 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from pages import ui
-from pages.ui.frame import ensure_frame
-from structext_core import settings
+from structext_core import settings, ui
 from structext_core.aibench import question_review as qr
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench.model import LETTERS, LEVELS
 from structext_core.studio import access, accounts
 from structext_core.text.safe_text import frame_csv, markdown_text
 from structext_core.text.words import plural
+from structext_core.ui.frame import ensure_frame
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page(qr.LEAD_PAGE)

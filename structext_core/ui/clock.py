@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.ui import TOKEN_KEY
 from structext_core.studio import clock_beat
 from structext_core.studio.clock import ClockSettings
+from structext_core.ui import TOKEN_KEY
 
 # The time on screen: the server sends the question's active seconds as of its reply and
 # whether the clock runs; the browser adds the time since (at most the grace, as the server

@@ -1,0 +1,18 @@
+"""Widgets AIBench's Results sections share (Streamlit; the numbers come from ``structext_core.aibench.views``)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from structext_core.aibench import views as aibench_views
+from structext_core.views import page_tables
+
+
+def heatmap(rows: pd.DataFrame, row_axis: str, column_axis: str, file_name: str) -> None:
+    """One heatmap of the answer rows, with its cells (value and n) as a CSV."""
+    cells = aibench_views.heatmap(rows, row_axis, column_axis)
+    st.altair_chart(aibench_views.heatmap_chart(cells, row_axis, column_axis), width="stretch")
+    st.download_button("CSV", data=page_tables.csv_bytes(aibench_views.heatmap_table(cells, row_axis, column_axis)),
+                       file_name=f"{file_name}.csv", mime="text/csv", key=f"rs_aib_csv_{file_name}",
+                       icon=":material/table:", on_click="ignore")
