@@ -10,10 +10,11 @@ over, paused or answered elsewhere), an input report of the activity component (
 the answer as typed: a few seconds after the last keystroke at the latest), or an action
 (submit, pause, ...). ``pause_watch`` on the pause screen sends the same heartbeats.
 
-An AIBench study's question (:func:`image_question_screen`) is an image and a question with
-lettered options: the image arrives as blinded pixels asked for by the assignment's id (no
-system, paper or file name), the chosen option is the draft saved on the server (a reload
-shows it chosen), A-D choose and Enter submits (``structext_core.ui.option_keys``).
+A multiple-choice question (:func:`image_question_screen`) is a question with lettered options,
+and an image where its benchmark draws one: the image arrives as blinded pixels asked for by the
+assignment's id (nothing that names its maker, source or file), the chosen option is the draft saved
+on the server (a reload shows it chosen), the option letters choose and Enter submits
+(``structext_core.ui.option_keys``).
 """
 
 import secrets
@@ -21,7 +22,7 @@ import secrets
 import streamlit as st
 
 from structext_core import ui
-from structext_core.aibench.model import absent_option_notes
+from structext_core.evaluation import choices
 from structext_core.structext_eval.formats import DISPLAY_NAMES
 from structext_core.studio import durations, study
 from structext_core.text.safe_text import markdown_text
@@ -814,7 +815,7 @@ def answer_form(view: study.QuestionView) -> None:
         st.caption("Ctrl+Enter (⌘+Enter on a Mac) submits. Your answer is saved as you type.")
 
 
-# ---------------------------------------------------------------- an image question (AIBench)
+# ---------------------------------------------------------------- a multiple-choice question (with or without an image)
 
 IMAGE_LAYOUTS = {"beside": "Beside the question", "wide": "Full width"}
 
@@ -897,7 +898,8 @@ def options_panel(view: study.QuestionView) -> None:
                    "Your choice is saved as soon as you make it.")
     _option_keys(key=f"hb_keys_{aid}", data={"keys": {**{letter: _option_key(aid, letter) for letter in letters},
                                                      **({} if confirming else {"Enter": f"hb_submit_{aid}"})},
-                                            "notes": absent_option_notes(len(letters))})
+                                            "notes": choices.absent_option_notes(
+                                                len(letters), choices.LETTERS[:max(4, len(letters))])})
     activity_watch(aid, answer_size=False)
     flag_box(view)
 

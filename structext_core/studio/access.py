@@ -115,16 +115,16 @@ SHARED_PAGES: tuple[Page, ...] = (
     Page("results", "results.py", "Results", ":material/monitoring:", "Benchmark", "results",
          _rule(EVERYONE),
          shows="visitors and annotators: the paper's tables (in public read-only mode also model results "
-               "of suites in no open study); researchers and admins: also imported and human results, and "
-               "AIBench's human side (people beside the solvers, the pairwise human rank); the letters people "
-               "chose, the disagreements and sending questions back to review, and loading data: admins",
+               "of data sets in no open study); researchers and admins: also imported and human results, and "
+               "each benchmark's human side (people beside the models, a human rank); the choices people "
+               "made, the disagreements and sending questions back to review, and loading data: admins",
          order=30),
     Page("human_baseline", "human_baseline.py", "Human baseline", ":material/timer:", "Annotate",
          "human_baseline", _rule((ANNOTATOR, ADMIN)),
-         shows="annotators: their own current question (StrucText: reference, question, requirement; AIBench: "
-               "the image as blinded pixels, the question and its options), an answer key only after a practice "
-               "answer; never a key of an item they may still answer, another person's answer, or an AIBench "
-               "item's system, paper id or file name", order=10),
+         shows="annotators: their own current question (a reference, question and requirement; or a question "
+               "with its options, and an image as blinded pixels), an answer key only after a practice answer; "
+               "never a key of an item they may still answer, another person's answer, or what names an image "
+               "item's maker, source or file", order=10),
     Page("study_admin", "study_admin.py", "Studies", ":material/science:", "Admin", "study_admin",
          _rule((ADMIN,)), order=10),
     Page("adjudication", "adjudication.py", "Adjudication", ":material/gavel:", "Admin", "adjudication",
@@ -134,7 +134,7 @@ SHARED_PAGES: tuple[Page, ...] = (
 )
 
 SHARED_CAPABILITIES: tuple[Capability, ...] = (
-    Capability("answers", "answers and rule hints of a suite's samples, AIBench answer keys (Explore, Results "
+    Capability("answers", "answers, rule hints and answer keys of a data set's items (Explore, Results "
                           "drill-down)",
                _rule((RESEARCHER, ADMIN), (VISITOR, ANNOTATOR), _PUBLIC)),
     Capability("model_results", "imported model results on Results",

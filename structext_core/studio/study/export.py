@@ -1,6 +1,7 @@
 """The export of a study: one row per answer, as CSV, JSONL and as human result rows."""
 
 
+import json
 import math
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
@@ -8,7 +9,6 @@ from datetime import datetime, timezone
 import pandas as pd
 import sqlite_utils
 
-from structext_core.structext_eval.samples import to_jsonl_line
 from structext_core.studio.study.dashboard import COUNTED_KINDS, flag_fast, responses_frame
 from structext_core.studio.study.kinds import kind_of
 from structext_core.text import safe_text
@@ -108,8 +108,8 @@ def to_csv(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
 
 
 def to_jsonl(rows: Iterable[dict]) -> str:
-    """Rows as JSON Lines (UTF-8 text, one object a line)."""
-    return "".join(to_jsonl_line(row) for row in rows)
+    """Rows as JSON Lines (UTF-8 text kept as is, keys in the row's order, one object a line)."""
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
 
 def human_results(db: sqlite_utils.Database, study_id: int, pool: bool = True) -> list[dict]:
