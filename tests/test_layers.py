@@ -129,7 +129,6 @@ NOT_YET_THROUGH_THE_PROTOCOL: dict[str, set[str]] = {
     "structext_core/studio/rewrite/mapping.py": {"structext_eval"},
     "structext_core/studio/rewrite/tokens.py": {"structext_eval"},
     "structext_core/studio/sandbox.py": {"structext_eval"},
-    "structext_core/studio/study/export.py": {"structext_eval"},
     "structext_core/views/drill_downs.py": {"structext_eval"},
     "structext_core/views/explore.py": {"structext_eval"},
 }

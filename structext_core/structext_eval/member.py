@@ -30,6 +30,8 @@ AXES = ("model", "prompt", "suite", "language", "task", "task_id", "depth", "wid
 #: A study item's strata: the sample's cell (format, task, depth, width) and its task's number.
 STRATA = {"language": str, "task": str, "task_id": int, "depth": int, "width": int}
 
+#: Its own view on Explore: the generated suites, sample by sample.
+EXPLORE_VIEW = "structext_core.structext_eval.ui.explore:explore_view"
 #: Its part of the seal: what is "the same item", and where its keys are shown outside studies.
 SEAL = "structext_core.structext_eval.seal"
 

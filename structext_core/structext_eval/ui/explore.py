@@ -1,0 +1,164 @@
+"""StrucText-Eval's Explore view (its ``EXPLORE_VIEW``): browse a suite's samples by format, task,
+depth and width; see them rendered and raw; export a selection.
+
+Researchers and admins see every suite; visitors and annotators only in public read-only mode,
+and then only suites in no open study, without any sample of an open study (``access``).
+"""
+
+import streamlit as st
+
+from structext_core.structext_eval import samples, suites
+from structext_core.structext_eval.formats import HIGHLIGHT, Preview
+from structext_core.structext_eval.tasks import TASKS
+from structext_core.studio import access, sandbox
+from structext_core.text.safe_text import markdown_text
+from structext_core.text.words import plural
+from structext_core.views import explore
+
+#: An answer longer than this many lines scrolls in a frame this many pixels high.
+ANSWER_LINES_IN_FULL = 12
+ANSWER_FRAME = 300
+
+
+
+class PreviewNotNow(Exception):
+    """The check workers could not make a preview just now (busy, unavailable): said, not cached."""
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def rendered_view(language: str, reference: str) -> Preview:
+    """The rendered view of a reference, made in a check worker (the file may be hostile) and
+    kept, so a filter change that keeps the sample, or a return to it, does not parse it again
+    (a large YAML reference takes the worker half a second). A text the worker could not
+    preview (too large, nested too deeply) is kept as its note; a busy or missing worker is not."""
+    result = sandbox.run("preview", language, reference)
+    if isinstance(result, sandbox.Unchecked):
+        if not result.too_big:
+            raise PreviewNotNow(result.describe("preview"))  # not cached: the next run asks again
+        return Preview("none", note=result.describe("preview"))
+    return result
+
+
+def show_tables(tables) -> None:
+    for table in tables:
+        st.dataframe(table, hide_index=True, width="stretch")
+
+
+# How each kind of preview is drawn (structext_core.structext_eval.formats.Preview); "none" draws nothing.
+SHOW_PREVIEW = {
+    "markdown": lambda data: st.markdown(markdown_text(data)),  # a suite file may hold anything
+    "json": lambda data: st.json(data, expanded=2),
+    "tables": show_tables,
+    "graph": st.graphviz_chart,
+}
+
+
+def explore_view(db, user) -> None:
+    """The view, for ``user`` (its page has checked that they may open Explore)."""
+    files = suites.suite_files()
+    if not files:
+        st.warning("No suites yet: open Home once to generate the default suites.")
+        return
+    shown = access.visible_suites(db, user, [f.stem for f in files])
+    if not shown:
+        st.info("Every suite is part of an open study, so its answers stay sealed until the study is closed.")
+        return
+    if access.restricted(access.role_of(user)):
+        st.caption("Public read-only mode: suites of open studies are not shown, nor any sample of an open study.")
+    files = [f for f in files if f.stem in shown]
+    hidden = access.hidden_samples(db, user)
+
+    names = [f.stem for f in files]
+    suite_name = st.selectbox("Suite", names, key="explore_suite")
+    suite_file = files[names.index(suite_name)]
+    try:  # read once per version of the file, shared by every session (not copied per run)
+        with st.spinner("Loading samples…"):
+            view = explore.load_suite_view(suite_file)
+    except (samples.SampleError, OSError) as error:
+        st.error(f"The suite {suite_name!r} cannot be read: {error}", icon=":material/error:")
+        return
+    if hidden:
+        view = view.keep(hidden.keep(view.rows))
+    index, by_id = view.index, view.by_id
+
+    c = st.columns([2, 3, 1, 1])
+    formats = c[0].multiselect("Format", explore.format_choices(index), key="explore_formats", placeholder="Any")
+    task_ids = c[1].multiselect("Task", explore.task_choices(index, formats), format_func=explore.task_label,
+                                key="explore_tasks", placeholder="Any")
+    depths = c[2].multiselect("Depth", sorted(index["depth"].unique().tolist()), key="explore_depths", placeholder="Any")
+    widths = c[3].multiselect("Width", sorted(index["width"].unique().tolist()), key="explore_widths", placeholder="Any")
+
+    selected = explore.filter_index(index, formats, task_ids, depths, widths)
+    st.caption(f"{len(selected):,} of {plural(len(index), 'sample')} match.")
+    if selected.empty:
+        st.info("No sample matches these filters.")
+        return
+
+    ids = selected["id"].tolist()
+    left, right = st.columns([4, 1])
+    right.download_button(
+        f"Download {len(ids):,} as JSONL", data=lambda: explore.selection_jsonl(by_id[i] for i in ids),
+        file_name=f"{suite_name}-selection.jsonl", mime="application/jsonl", key="explore_download")
+    current = st.session_state.get("explore_sample")
+    if current not in ids:
+        st.session_state["explore_sample"] = ids[0]
+    sample_id = left.selectbox("Sample", ids, key="explore_sample",
+                               format_func=lambda i: f"{i}  ({by_id[i]['language']}, {len(by_id[i]['reference']):,} chars)")
+    sample = by_id[sample_id]
+    task = TASKS[sample["task_id"]]
+
+    st.subheader(explore.task_label(task.task_id))
+    st.caption(markdown_text(f"format **{sample['language']}** · category **{sample['task']}** · depth "
+                             f"**{sample['depth']}** · width **{sample['width']}** · col **{sample['col']}** · seed "
+                             f"**{sample['seed']}** · {len(sample['reference']):,} characters"))
+
+    q, a = st.columns(2)
+    with q:
+        st.markdown("**Question**")
+        st.markdown(markdown_text(sample["question"]))
+        st.markdown("**Requirement**")
+        st.markdown(markdown_text(sample["requirement"]))
+        if sample.get("params"):
+            st.markdown("**Built from**")
+            st.json(sample["params"], expanded=True)
+    with a:
+        answer_lines = sample["answer"].count("\n") + 1
+        st.markdown("**Answer**" + (f" ({answer_lines:,} lines)" if answer_lines > 1 else ""))
+        # A long answer scrolls in a frame of its own, so it never pushes the reference off the screen.
+        with st.container(height=ANSWER_FRAME if answer_lines > ANSWER_LINES_IN_FULL else "content", key="explore_answer"):
+            st.code(sample["answer"], language=None)
+        st.markdown("**Rule hint**")
+        st.info(markdown_text(sample["rule_hint"]))
+
+
+    st.markdown("**Reference**")
+    # Long references scroll inside a fixed frame; short ones take the space they need.
+    frame_height = 560 if sample["reference"].count("\n") > 24 else "content"
+    # Only the open tab is drawn: each view of a long reference costs the browser a second or more.
+    rendered, raw = st.tabs(["Rendered", "Raw text"], key="explore_view", on_change="rerun")
+    if rendered.open:
+        with rendered:
+            try:
+                preview = rendered_view(sample["language"], sample["reference"])
+            except PreviewNotNow as busy:
+                preview = Preview("none", note=str(busy))
+            if preview.note:
+                st.caption(preview.note)
+            if preview.kind in SHOW_PREVIEW:  # "none" (too large to draw, busy): the note alone, no empty frame
+                with st.container(height=frame_height):
+                    SHOW_PREVIEW[preview.kind](preview.data)
+    if raw.open:
+        with raw:
+            lang = HIGHLIGHT.get(sample["language"])
+            first = explore.raw_page(sample["reference"])
+            if first.whole:
+                with st.container(height=frame_height):
+                    st.code(sample["reference"], language=lang, line_numbers=True)
+            else:
+                number = st.number_input(f"Page (of {first.pages:,})", min_value=1, max_value=first.pages, step=1,
+                                         key=f"explore_raw_page_{sample_id}")
+                page = explore.raw_page(sample["reference"], number)
+                st.caption(f"Lines {page.first:,}–{page.last:,} of {page.total:,}, {explore.RAW_PAGE_LINES} a page "
+                           "(the download above holds the whole file).")
+                with st.container(height=frame_height):
+                    st.code(page.numbered(), language=lang)
