@@ -1,14 +1,11 @@
-"""Home: what StrucText Studio is (both benchmarks, and where to go for each), the suites on disk,
-and generating them."""
+"""Home: what StrucText Studio is (every benchmark, and where to go for each), the user's open
+studies, and each benchmark's own section (its ``HOME_VIEW``: for one, its data on disk)."""
 
 import streamlit as st
 
-from structext_core import settings, ui
-from structext_core.structext_eval import samples, suites
-from structext_core.structext_eval.ui import suites as ui_suites
+from structext_core import protocol, ui
 from structext_core.studio import access, study
 from structext_core.text.safe_text import markdown_text
-from structext_core.text.words import plural
 from structext_core.ui.frame import ensure_frame
 
 ensure_frame()
@@ -39,80 +36,7 @@ if access.can_open(role, "human_baseline"):
                             + ("done, thank you." if item.finished else f"[go to the questions]({link})"))
                 st.progress(min(1.0, item.answered / max(1, item.n_items)), text=item.progress_words)
 
-missing = suites.missing_default_suites()
-if missing:
-    st.info(f"First start: generating the default suites ({', '.join(missing)}). This takes a few seconds.")
-    bar = st.progress(0.0, text="Starting…")
-    for name in missing:
-        suites.load_or_generate(
-            name, progress=lambda done, total, name=name: bar.progress(done / total, text=f"Generating {name}: {done:,} of {plural(total, 'sample')}"))
-    bar.progress(1.0, text="Done")
-    st.success(f"Generated {', '.join(missing)}" + (f" into `{suites.data_dir()}`." if show_paths else "."))
-
-st.header("Suites")
-files = suites.suite_files()
-if not files:
-    st.warning(f"No suite files in `{suites.data_dir()}`." if show_paths
-               else "No suites yet: an admin generates them on this page.")
-for path in files:
-    stats = ui_suites.load_summary(path)
-    with st.expander(f"**{markdown_text(path.stem)}**: {plural(stats['samples'], 'sample')}",
-                     expanded=path.stem in suites.SUITES):
-        m = st.columns(4)
-        m[0].metric("Samples", f"{stats['samples']:,}")
-        m[1].metric("Formats", stats["formats"])
-        m[2].metric("Tasks", stats["tasks"])
-        m[3].metric("Mean reference", f"{stats['mean_reference']:,.0f} chars")
-        left, right = st.columns(2)
-        left.caption("By format")
-        left.dataframe(stats["format"], hide_index=True, width="stretch")
-        right.caption("By depth and width")
-        right.dataframe(stats["grid"], hide_index=True, width="stretch")
-        where = f"File: `{path}`" if show_paths else f"Suite: **{markdown_text(path.stem)}**"
-        st.caption(f"{where} ({path.stat().st_size / 1e6:,.1f} MB)")
-
-if access.can(role, "load_data"):
-    st.header("Generate a suite")
-    with st.form("home_generate"):
-        c = st.columns(3)
-        kind = c[0].selectbox("Suite", ["test", "test-hard", "custom"], key="home_kind")
-        seed = c[1].number_input("Seed", min_value=0, value=0, step=1, key="home_seed")
-        name = c[2].text_input("Name (custom)", value="custom", key="home_name")
-        c2 = st.columns(3)
-        depths = c2[0].multiselect("Depths (custom)", [1, 2, 3, 4], default=[1, 2], key="home_depths")
-        widths = c2[1].multiselect("Widths (custom)", [1, 2, 3, 4], default=[1], key="home_widths")
-        per_cell = c2[2].number_input("Samples per task and cell (custom)", 1, 500, 8, key="home_per_cell")
-        go = st.form_submit_button("Generate", type="primary")
-    if go:
-        try:
-            if kind == "custom":
-                suites.check_suite_name(name)
-                config = suites.SuiteConfig(name, tuple(sorted(depths)), tuple(sorted(widths)), int(per_cell))
-            else:
-                config, name = suites.SUITES[kind], kind
-            config.validate()
-        except ValueError as exc:
-            st.error(f"Cannot generate: {exc}.")
-        else:
-            bar = st.progress(0.0, text="Starting…")
-            rows = suites.generate_suite(config, seed=int(seed), progress=lambda d, t: bar.progress(d / t, text=f"{d:,} of {plural(t, 'sample')}"))
-            samples.write_jsonl(suites.suite_path(name), rows)
-            st.success(f"Wrote {plural(len(rows), 'sample')} to `{suites.suite_path(name)}`.")
-
-    st.header("Serve the authors' released samples")
-    st.caption("Reads a folder in the authors' layout (`0Shotbenchmark/<format>/<Category>/*.json`) into a "
-               "suite file that Explore and the studies can use.")
-    with st.form("home_import"):
-        folder = st.text_input("Folder", value=str(settings.official_dir()), key="home_import_folder")
-        import_name = st.text_input("Suite name", value="official", key="home_import_name")
-        go_import = st.form_submit_button("Import")
-    if go_import:
-        try:
-            count, problems = suites.import_official(folder, import_name)
-        except ValueError as exc:
-            st.error(f"Cannot import: {exc}.")
-        else:
-            for problem in problems:
-                st.warning(problem)
-            if count:
-                st.success(f"Imported {plural(count, 'sample')} as suite `{import_name}`.")
+for benchmark in protocol.names():  # each benchmark's own section (its HOME_VIEW), in the app's order
+    own_section = protocol.view(benchmark, "HOME_VIEW")
+    if own_section is not None:
+        own_section(ui.get_db(), user)

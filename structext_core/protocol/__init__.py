@@ -32,8 +32,9 @@ declaration and branches on no benchmark's name, as it branches on no format's n
 - ``ORDER``: where it stands among the members (lower first; ties by name).
 - ``CLI_COMMANDS`` and ``register_cli(subparsers)``: its command-line verbs, added to the
   ``structext`` command's subparsers (the names it adds, so the command line knows they are its).
-- ``RESULTS_VIEW``, ``EXPLORE_VIEW``: ``"module:function"`` of its own view on Results and Explore
-  (called with ``(db, user)`` by the page); None: the page's own view of the default member.
+- ``RESULTS_VIEW``, ``EXPLORE_VIEW``, ``HOME_VIEW``: ``"module:function"`` of its own view on
+  Results, Explore and its section of Home (called with ``(db, user)`` by the page); None: Results
+  shows the page's own view, Explore says it has none, Home shows its summary only.
 - ``load_items(path) -> list[item]``: its items read from a file it names (checked; a ``ValueError``
   naming the line otherwise), so that ``structext items score`` scores replies to them.
 - ``study_answer(item) -> str``: the key a person's answer is scored against in a study (an
@@ -162,7 +163,7 @@ OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "register_cli":
                                "EXPLORE_VIEW": None, "STUDY": None, "STUDY_SETUP_VIEW": None,
                                "load_items": None, "study_answer": None, "STUDY_IMAGE": None,
                                "CLOCK_BEATS": {}, "SANDBOXED": {}, "AT_START": None,
-                               "SEAL": None, "PAGES": None, "PUBLIC_DATA": "",
+                               "SEAL": None, "HOME_VIEW": None, "PAGES": None, "PUBLIC_DATA": "",
                                "sealed_datasets": None}
 
 

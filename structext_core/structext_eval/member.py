@@ -32,6 +32,8 @@ STRATA = {"language": str, "task": str, "task_id": int, "depth": int, "width": i
 
 #: Its own view on Explore: the generated suites, sample by sample.
 EXPLORE_VIEW = "structext_core.structext_eval.ui.explore:explore_view"
+#: Its own section on Home: the suites on disk, and generating them.
+HOME_VIEW = "structext_core.structext_eval.ui.home:home_view"
 #: Its part of the seal: what is "the same item", and where its keys are shown outside studies.
 SEAL = "structext_core.structext_eval.seal"
 
