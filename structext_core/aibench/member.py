@@ -113,5 +113,7 @@ STUDY_IMAGE = "structext_core.aibench.study:study_image"
 CLOCK_BEATS = {"pairwise": ("structext_core.aibench.pairwise.voting:beat", False)}
 #: At the app's start: the synthetic set is made when missing (in a background thread).
 AT_START = "structext_core.aibench.store:at_start"
+#: Its part of the seal: what is "the same item", and where its keys are shown outside studies.
+SEAL = "structext_core.aibench.seal"
 #: An uploaded image is checked in a sandbox worker (:mod:`structext_core.aibench.sandboxed_import`).
 SANDBOXED = {"aibench_image": "structext_core.aibench.images:check_image"}

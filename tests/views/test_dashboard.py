@@ -49,7 +49,7 @@ def test_time_charts_bin_on_log_seconds_and_plot_minutes():
 
 
 def test_the_study_package_still_offers_its_whole_api():
-    for name in ("create_study", "open_question", "heartbeat", "submit_answer", "responses_frame",
+    for name in ("create_items_study", "open_question", "heartbeat", "submit_answer", "responses_frame",
                  "accuracy_by", "agreement_summary", "export_rows", "human_results", "cohen_kappa",
                  "clock_settings", "format_duration", "StudyError", "Study", "AnnotatorStudy",
                  "QuestionView", "Feedback", "AnnotatorProgress"):
