@@ -7,7 +7,6 @@ UI only: the items, responses, overrides and flags come from ``structext_core.st
 import streamlit as st
 
 from structext_core import ui
-from structext_core.structext_eval.formats import HIGHLIGHT
 from structext_core.studio import access, durations, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
@@ -142,7 +141,8 @@ def sample_panel(detail: study.ItemDetail) -> None:
     left, right = st.columns([3, 2], gap="large")
     with left:
         st.markdown("**Reference**")
-        st.code(detail.reference, language=HIGHLIGHT.get(item.language, "text"), line_numbers=True,
+        highlight = study.kind_of(study.get_study(db, item.study_id).benchmark).reference_view(item.language)[1]
+        st.code(detail.reference, language=highlight or "text", line_numbers=True,
                 height=420)
     with right:
         st.markdown(f"**Question:** {markdown_text(detail.question)}")

@@ -23,7 +23,6 @@ import streamlit as st
 
 from structext_core import ui
 from structext_core.evaluation import choices
-from structext_core.structext_eval.formats import DISPLAY_NAMES
 from structext_core.studio import durations, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
@@ -699,7 +698,7 @@ def reference_panel(view: study.QuestionView) -> None:
     # (the page is drawn anew for every question, and each block is a message and a cursor).
     head = st.container(horizontal=True, vertical_alignment="center", gap="medium")
     # No length or other figure that would single the sample out elsewhere in the app.
-    head.markdown(f"**Reference** · {DISPLAY_NAMES.get(view.language, view.language)}")
+    head.markdown(f"**Reference** · {study.kind_of(view.benchmark).reference_view(view.language)[0]}")
     matching = head.toggle("Match case", key=_key("case", aid), on_change=on_search_changed, args=(aid,),
                            width="content")
     wrap = head.toggle("Wrap lines", key="hb_wrap", width="content")

@@ -113,6 +113,11 @@ class Place:
     chooses_benchmark: bool = False
 
 
+def plain_reference(language: str | None) -> tuple[str, str | None]:
+    """A reference named by its ``language`` stratum as it is, and shown as plain text."""
+    return language or "", None
+
+
 def free_text(response: str, n_options: int) -> str | None:
     """Any text is an answer (``refuse_response`` of a free-text kind)."""
     return None
@@ -145,6 +150,9 @@ class StudyKind:
     how_to_answer: str
     #: How the lead's "Benchmark" choice names a study of this kind.
     setup_label: str = ""
+    #: ``(the item's language stratum) -> (how the question screen and adjudication name its
+    #: reference, the code highlighting it is shown with or None)``.
+    reference_view: Callable[[str | None], tuple[str, str | None]] = plain_reference
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,13 @@ def _study_score(answer: str | None, response: str | None, gave_up: bool) -> tup
 
 #: A study: an item is a sample; the answer is free text, scored by ROUGE-L F1 (``rouge_l``) and
 #: exact match at commit; a pass is ROUGE-L at or above the paper's threshold.
+def _reference_view(language: str | None) -> tuple[str, str | None]:
+    """A reference is named by its format's display name and highlighted as that format."""
+    from structext_core.structext_eval.formats import DISPLAY_NAMES, HIGHLIGHT
+
+    return DISPLAY_NAMES.get(language, language or ""), HIGHLIGHT.get(language)
+
+
 STUDY = StudyKind(
     NAME, _study_score, free_text,
     ("language", "task", "task_id", "depth", "width", "reference_chars"),
@@ -78,6 +85,7 @@ STUDY = StudyKind(
     ("depth", "width"), True, "{suite}",
     "Press **Ctrl+Enter** (⌘+Enter on a Mac) in the answer box to submit.",
     "StrucText-Eval (text questions)",
+    reference_view=_reference_view,
 )
 STUDY_SETUP_VIEW = "structext_core.structext_eval.ui.study_setup:structext_setup"
 #: Its own pages (Real-Test rewriting and its campaigns) and their rows of the access table.
