@@ -1,6 +1,6 @@
 """Rewrite campaigns (admin): set up, review queue, flags, progress and export.
 
-UI only: every rule and write lives in ``structext_core.studio.campaign`` and ``structext_core.studio.rewrite``.
+UI only: every rule and write lives in ``structext_core.structext_eval.campaign`` and ``structext_core.structext_eval.rewrite``.
 """
 
 import pandas as pd
@@ -9,9 +9,9 @@ import streamlit as st
 from pages import ui
 from pages.ui.frame import ensure_frame
 from pages.ui.widgets import original_and_rewrite, rewrite_diff
-from structext_core.structext_eval import suites
+from structext_core.structext_eval import campaign, suites
 from structext_core.structext_eval.formats import DISPLAY_NAMES
-from structext_core.studio import accounts, campaign, sandbox
+from structext_core.studio import accounts, sandbox
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
 

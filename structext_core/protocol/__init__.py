@@ -38,6 +38,9 @@ declaration and branches on no benchmark's name, as it branches on no format's n
   naming the line otherwise), so that ``structext items score`` scores replies to them.
 - ``study_answer(item) -> str``: the key a person's answer is scored against in a study (an
   option's letter for a multiple-choice item; the item's ``answer`` when it does not say).
+- ``SANDBOXED``: the functions the check workers (:mod:`structext_core.studio.sandbox`) may run
+  on untrusted text for it, name -> ``"module:function"`` (the worker's allow-list; names are
+  shared by every member, so prefix yours).
 - ``STUDY``: a :class:`StudyKind`, how a human-baseline study of
   it scores, checks and breaks down answers (None: it has no studies); ``STUDY_SETUP_VIEW``:
   ``"module:function"`` of the lead's form that opens one (called with ``(db, user, annotators)``).
@@ -129,7 +132,7 @@ INTERFACE = ("NAME", "DISPLAY_NAME", "SUMMARY", "PLACES", "ITEM_FIELDS", "AXES",
 #: What a member may offer, and what it means when it does not.
 OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "register_cli": None, "RESULTS_VIEW": None,
                                "EXPLORE_VIEW": None, "STUDY": None, "STUDY_SETUP_VIEW": None,
-                               "load_items": None, "study_answer": None}
+                               "load_items": None, "study_answer": None, "SANDBOXED": {}}
 
 
 class RegistryError(RuntimeError):

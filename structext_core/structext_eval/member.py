@@ -74,3 +74,6 @@ STUDY = StudyKind(
     "StrucText-Eval (text questions)",
 )
 STUDY_SETUP_VIEW = "pages.ui.study_setup:structext_setup"
+#: What the check workers run on text a person typed (:mod:`structext_core.structext_eval.sandboxed`).
+SANDBOXED = {"check_rewrite": "structext_core.structext_eval.rewrite:check_rewrite",
+             "preview": "structext_core.structext_eval.preview:preview"}

@@ -27,13 +27,14 @@ import time
 import traceback
 from typing import Any, BinaryIO, Callable
 
-from structext_core import settings
+from structext_core import protocol, settings
 
-#: What a worker may be asked to run: name -> (module, function). Nothing else runs.
+#: What a worker may be asked to run: name -> (module, function). Nothing else runs: these, and
+#: what each benchmark's member module lets it run (``SANDBOXED``, :mod:`structext_core.protocol`).
 FUNCTIONS: dict[str, tuple[str, str]] = {
-    "check_rewrite": ("structext_core.studio.rewrite", "check_rewrite"),
-    "preview": ("structext_core.structext_eval.preview", "preview"),
     "aibench_image": ("structext_core.aibench.images", "check_image"),
+    **{name: tuple(target.split(":", 1)) for member in protocol.members().values()
+       for name, target in protocol.option(member, "SANDBOXED").items()},
 }
 #: Set to ``1`` (tests only) to add the ``_test_*`` functions below and the poison markers.
 TEST_FUNCTIONS_ENV = settings.SANDBOX_TEST_FUNCTIONS_ENV

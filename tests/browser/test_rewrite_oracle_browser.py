@@ -24,9 +24,10 @@ import time
 
 import pytest
 
+from structext_core.structext_eval import campaign, rewrite
 from structext_core.structext_eval import samples as samples_mod
 from structext_core.structext_eval.suites import generate_cell, generate_sample
-from structext_core.studio import accounts, campaign, rewrite, storage, study
+from structext_core.studio import accounts, storage, study
 
 pytestmark = pytest.mark.browser
 

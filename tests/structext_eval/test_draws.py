@@ -11,8 +11,8 @@ from collections import defaultdict
 
 import pytest
 
-from structext_core.structext_eval import draws, suites
-from structext_core.studio import campaign, study
+from structext_core.structext_eval import campaign, draws, suites
+from structext_core.studio import study
 
 STUDY_KEYS = ("language", "task", "depth", "width")
 

@@ -3,8 +3,9 @@ feedback and the practice and gold draws across studies (issue 19, items 1 and 2
 
 import pytest
 
+from structext_core.structext_eval import campaign, rewrite
 from structext_core.structext_eval.suites import generate_cell, generate_sample
-from structext_core.studio import accounts, campaign, rewrite, seal, storage, study
+from structext_core.studio import accounts, seal, storage, study
 from tests.studio.study.support import grid_samples, make_study
 
 
