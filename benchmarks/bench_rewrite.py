@@ -26,13 +26,11 @@ import statistics
 import sys
 import time
 
+from structext_core.structext_eval import rewrite, sandboxed
 from structext_core.structext_eval.formats import LANGUAGES
 from structext_core.structext_eval.preview import preview
 from structext_core.structext_eval.suites import generate_suite
-from structext_core.studio import (
-    rewrite,
-    sandbox,
-)
+from structext_core.studio import sandbox
 
 GOAL_MS = 50.0
 
@@ -68,12 +66,12 @@ def run(samples: list[dict], repeat: int, label: str) -> bool:
         texts = rewrite.apply_mapping(s, mapping)
         report = rewrite.check_rewrite(s, texts.reference, texts.question, texts.answer)
         assert report.ok, (s["id"], [str(p) for p in report.problems])
-        isolated = sandbox.check_rewrite(s, texts.reference, texts.question, texts.answer)
+        isolated = sandboxed.check_rewrite(s, texts.reference, texts.question, texts.answer)
         assert isolated == report, (s["id"], isolated)  # the worker computes the same report
         structure = timed(lambda: rewrite.check_structure(language, s["reference"], texts.reference), repeat)
         answer = timed(lambda: rewrite.check_answer(s, texts.reference, texts.question, texts.answer), repeat)
         full = timed(lambda: rewrite.check_rewrite(s, texts.reference, texts.question, texts.answer), repeat)
-        worker = timed(lambda: sandbox.check_rewrite(s, texts.reference, texts.question, texts.answer), repeat)
+        worker = timed(lambda: sandboxed.check_rewrite(s, texts.reference, texts.question, texts.answer), repeat)
         apply = timed(lambda: rewrite.apply_mapping(s, mapping), repeat)
         ok &= structure[0] < GOAL_MS and answer[0] < GOAL_MS and worker[0] < GOAL_MS
         cells = "".join(f" {m:7.2f} / {w:6.2f}" for m, w in (structure, answer, full, worker))
@@ -90,7 +88,7 @@ def run_preview(samples: list[dict], repeat: int, label: str) -> None:
     for language in LANGUAGES:
         s = largest_per_format(samples)[language]
         direct = timed(lambda: preview(language, s["reference"]), repeat)
-        worker = timed(lambda: sandbox.preview(language, s["reference"]), repeat)
+        worker = timed(lambda: sandboxed.preview(language, s["reference"]), repeat)
         cells = "".join(f" {m:7.2f} / {w:6.2f}" for m, w in (direct, worker))
         print(f"{language:9} {s['id']:22} {len(s['reference']):7,} {cells} {worker[0] - direct[0]:+6.2f}")
 

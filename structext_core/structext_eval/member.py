@@ -92,3 +92,6 @@ STUDY_SETUP_VIEW = "structext_core.structext_eval.ui.study_setup:structext_setup
 PAGES = "structext_core.structext_eval.pages"
 #: What of it the public read-only mode shows only while in no open study (:mod:`structext_core.studio.access`).
 PUBLIC_DATA = "suites"
+#: What the check workers run on text a person typed (:mod:`structext_core.structext_eval.sandboxed`).
+SANDBOXED = {"check_rewrite": "structext_core.structext_eval.rewrite:check_rewrite",
+             "preview": "structext_core.structext_eval.preview:preview"}

@@ -1,6 +1,6 @@
 """Explore's rendered view of a reference: the limits first, then the format's ``preview``.
 
-The check workers run :func:`preview` (``structext_core.studio.sandbox.preview``), since a
+The check workers run :func:`preview` (``structext_core.structext_eval.sandboxed.preview``), since a
 suite file may be hostile.
 """
 

@@ -36,14 +36,10 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from structext_core import settings
 from structext_core.studio import sandbox_worker as protocol
-
-if TYPE_CHECKING:
-    from structext_core.structext_eval.formats import Preview
-    from structext_core.studio.rewrite import CheckReport
 
 ENV_WORKERS = "STRUCTEXT_SANDBOX_WORKERS"
 ENV_TIMEOUT = "STRUCTEXT_SANDBOX_TIMEOUT"
@@ -492,23 +488,3 @@ def run(name: str, *args: Any) -> Any:
     except SandboxUnavailable as exc:
         _log.error("the check workers are unavailable: %s", exc)
         return Unchecked("unavailable", f"{exc}. Ask the administrator.")
-
-
-def check_rewrite(sample: dict, reference: str, question: str, answer: str, answer_mode: str = "always",
-                  withheld_note: str = "") -> CheckReport | Unchecked:
-    """:func:`structext_core.studio.rewrite.check_rewrite` in a worker, or why it could not run.
-
-    Who may see the answer check (``answer_mode``) is decided by the caller, from
-    :mod:`structext_core.studio.seal` (see :func:`structext_core.studio.campaign.live_check`)."""
-    return run("check_rewrite", sample, reference, question, answer, answer_mode, withheld_note)
-
-
-def preview(language: str, reference: str) -> Preview:
-    """:func:`structext_core.structext_eval.preview.preview` in a worker; a reference that cannot be previewed
-    gets a ``none`` preview whose note says why."""
-    from structext_core.structext_eval.formats import Preview
-
-    result = run("preview", language, reference)
-    if isinstance(result, Unchecked):
-        return Preview("none", note=result.describe("preview"))
-    return result

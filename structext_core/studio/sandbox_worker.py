@@ -29,12 +29,9 @@ from typing import Any, BinaryIO, Callable
 
 from structext_core import protocol, settings
 
-#: What a worker may be asked to run: name -> (module, function), with what each benchmark's
-#: member adds (``SANDBOXED``: :func:`functions`). Nothing else runs.
-FUNCTIONS: dict[str, tuple[str, str]] = {
-    "check_rewrite": ("structext_core.studio.rewrite", "check_rewrite"),
-    "preview": ("structext_core.structext_eval.preview", "preview"),
-}
+#: What a worker may be asked to run of the studio's own: name -> (module, function); with what each
+#: benchmark's member adds (``SANDBOXED``: :func:`functions`). Nothing else runs.
+FUNCTIONS: dict[str, tuple[str, str]] = {}
 #: Set to ``1`` (tests only) to add the ``_test_*`` functions below and the poison markers.
 TEST_FUNCTIONS_ENV = settings.SANDBOX_TEST_FUNCTIONS_ENV
 #: In test mode, a string argument holding one of these makes any allow-listed call misbehave.

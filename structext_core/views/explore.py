@@ -1,7 +1,7 @@
 """Home and Explore as data: one line per sample, the filters, the statistics, a selection
 as JSONL (a benchmark's own stored data sets are its package's: its member's ``EXPLORE_VIEW``). The pages (``pages/home.py``, ``pages/explore.py``) only place these on the screen;
 the rendered view of a reference is :func:`structext_core.structext_eval.preview.preview` (run
-in a worker by ``structext_core.studio.sandbox.preview``).
+in a check worker, :mod:`structext_core.studio.sandbox`).
 
 Explore reruns its whole script on every filter change, so a suite is read and indexed once
 per file version (:func:`load_suite_view`), not once per click: reading Test-Hard (41 MB) takes

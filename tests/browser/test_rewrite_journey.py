@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from structext_core.structext_eval import samples, suites
-from structext_core.studio import accounts, campaign, rewrite, storage
+from structext_core.structext_eval import campaign, rewrite, samples, suites
+from structext_core.studio import accounts, storage
 
 pytestmark = pytest.mark.browser
 

@@ -24,10 +24,11 @@ import time
 
 import pytest
 
+from structext_core.structext_eval import campaign, rewrite
 from structext_core.structext_eval import samples as samples_mod
 from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval.suites import generate_cell, generate_sample
-from structext_core.studio import accounts, campaign, rewrite, storage
+from structext_core.studio import accounts, storage
 
 pytestmark = pytest.mark.browser
 

@@ -12,8 +12,8 @@ from collections import defaultdict
 import pytest
 
 from structext_core.evaluation import draws
-from structext_core.structext_eval import suites
-from structext_core.studio import campaign, study
+from structext_core.structext_eval import campaign, suites
+from structext_core.studio import study
 
 STUDY_KEYS = ("language", "task", "depth", "width")
 

@@ -631,7 +631,8 @@ def test_results_page_imports_an_uploaded_inspect_log_and_refuses_a_bomb(inspect
 # ---------------------------------------------------------------- Real-Test as a suite (issue 12, point 4)
 
 def test_an_approved_campaign_export_lands_as_a_suite_the_app_uses(tmp_path, monkeypatch):
-    from structext_core.studio import accounts, campaign, rewrite
+    from structext_core.structext_eval import campaign, rewrite
+    from structext_core.studio import accounts
 
     monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     db = storage.open_db(tmp_path / "structext.db")
@@ -668,7 +669,7 @@ def test_an_approved_campaign_export_lands_as_a_suite_the_app_uses(tmp_path, mon
 
 
 def test_campaign_export_without_a_suites_folder_writes_no_suite(tmp_path, monkeypatch):
-    from structext_core.studio import campaign
+    from structext_core.structext_eval import campaign
 
     monkeypatch.setattr(campaign.export, "export_samples", lambda db, cid: suites.generate_cell(8, 1, 1, 1, suite="real-test"))
     db = storage.open_db(tmp_path / "structext.db")
@@ -677,7 +678,7 @@ def test_campaign_export_without_a_suites_folder_writes_no_suite(tmp_path, monke
 
 
 def test_the_campaign_page_export_adds_the_suite(request):
-    from structext_core.studio import campaign
+    from structext_core.structext_eval import campaign
     from tests.pages.test_page_campaign_admin import button, run_as, submitted_campaign
 
     env = request.getfixturevalue("campaign_page_env")

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from structext_core.structext_eval import campaign, rewrite
 from structext_core.structext_eval.samples import write_jsonl
 from structext_core.structext_eval.suites import SuiteConfig, generate_suite
-from structext_core.studio import accounts, campaign, rewrite, sandbox, storage
+from structext_core.studio import accounts, sandbox, storage
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 from tests.pages.test_page_access import Downloads
 
@@ -338,7 +339,7 @@ def test_review_shows_what_changed_and_the_warnings_the_annotator_saw(env):
 
 
 def test_review_of_a_rewrite_too_long_to_compare_says_so(env, monkeypatch):
-    from structext_core.studio.rewrite import diff as diff_module
+    from structext_core.structext_eval.rewrite import diff as diff_module
 
     cid = submitted_campaign(env, n=1)
     monkeypatch.setattr(diff_module, "MAX_DIFF_INPUT_LINES", 3)  # every reference here is longer

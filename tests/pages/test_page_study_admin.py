@@ -364,7 +364,7 @@ def test_add_an_annotator_from_the_dashboard(db, people, mini_suite):
 
 
 def test_an_annotator_who_has_seen_answers_of_the_study_is_not_added(db, people, mini_suite):
-    from structext_core.studio import campaign
+    from structext_core.structext_eval import campaign
 
     study_id = structext_study.create_study(db, name="pilot", suite="mini", samples=mini_suite, n_items=len(mini_suite),
                                   annotator_ids=[people["ann1"]["id"]])

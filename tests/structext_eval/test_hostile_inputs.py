@@ -23,10 +23,9 @@ from pathlib import Path
 import pytest
 
 from structext_core.evaluation import results
-from structext_core.structext_eval import audit
+from structext_core.structext_eval import audit, rewrite
 from structext_core.structext_eval import preview as explore_preview
 from structext_core.structext_eval.suites import generate_sample
-from structext_core.studio import rewrite
 from structext_core.text import limits
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -275,7 +274,7 @@ def test_adversarial_long_lines_within_the_limits_stay_fast():
 
 
 def test_limits_are_raised_by_their_environment_variable():
-    code = ("from structext_core.text import limits; from structext_core.studio import rewrite; "
+    code = ("from structext_core.text import limits; from structext_core.structext_eval import rewrite; "
             "print(limits.MAX_DEPTH); "
             "print(rewrite.check_structure('json', '[[1]]', '[' * 150 + ']' * 150)[0])")
     run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,

@@ -177,8 +177,9 @@ def test_user_name_over_the_limit_is_refused_and_at_the_limit_accepted(db):
 
 # ---------------------------------------------------------------- lifecycle: disable, enable, delete
 
+from structext_core.structext_eval import campaign, rewrite  # noqa: E402
 from structext_core.structext_eval.suites import SuiteConfig, generate_suite  # noqa: E402
-from structext_core.studio import campaign, changes, rewrite, study  # noqa: E402
+from structext_core.studio import changes, study  # noqa: E402
 from tests.studio.study.support import grid_samples, make_study, run_study  # noqa: E402
 
 

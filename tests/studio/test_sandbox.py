@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from structext_core.structext_eval import campaign, rewrite, sandboxed
 from structext_core.structext_eval.suites import generate_cell
-from structext_core.studio import accounts, campaign, rewrite, sandbox, storage
+from structext_core.studio import accounts, sandbox, storage
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,9 +104,9 @@ def test_importing_the_core_starts_no_process():
         from pathlib import Path
         sys.path.insert(0, sys.argv[1])
         from structext_core.structext_eval import preview
-        from structext_core.studio import campaign
+        from structext_core.structext_eval import campaign
         from structext_core.cli import main as cli
-        from structext_core.studio import rewrite
+        from structext_core.structext_eval import rewrite
         from structext_core.studio import sandbox
         kids = [p for p in Path("/proc").iterdir() if p.name.isdigit()
                 and (p / "stat").read_text().rsplit(")", 1)[1].split()[1] == str(os.getpid())]
@@ -234,7 +235,7 @@ def test_unavailable_workers_reach_the_page_as_a_message_never_a_run_in_process(
     monkeypatch.setattr(sandbox, "_default", None)
     monkeypatch.setenv(sandbox.ENV_WORKERS, "two")
     sample = sample_of(8)
-    result = sandbox.check_rewrite(sample, sample["reference"], sample["question"], sample["answer"])
+    result = sandboxed.check_rewrite(sample, sample["reference"], sample["question"], sample["answer"])
     assert result.reason == "unavailable"
     assert result.message.startswith("The checks cannot run on this server: STRUCTEXT_SANDBOX_WORKERS='two' "
                                      "is not a whole number")
@@ -321,11 +322,11 @@ def test_pathological_drafts_end_with_an_answer_while_others_are_served(default_
     question = question or sample["question"]
     outcome: list = []
     thread = threading.Thread(target=lambda: outcome.append(
-        sandbox.check_rewrite(sample, reference, question, sample["answer"])))
+        sandboxed.check_rewrite(sample, reference, question, sample["answer"])))
     start = time.monotonic()
     thread.start()
     for _ in range(10):
-        assert sandbox.check_rewrite(normal, normal["reference"], normal["question"], normal["answer"]).ok
+        assert sandboxed.check_rewrite(normal, normal["reference"], normal["question"], normal["answer"]).ok
     served = time.monotonic() - start
     thread.join(TIMEOUT + 10)
     assert not thread.is_alive() and served < TIMEOUT
@@ -334,14 +335,14 @@ def test_pathological_drafts_end_with_an_answer_while_others_are_served(default_
     assert isinstance(result, sandbox.Unchecked) or not result.ok
     if isinstance(result, sandbox.Unchecked):
         assert "too large or too deeply nested to check" in result.message
-    assert sandbox.check_rewrite(normal, normal["reference"], normal["question"], normal["answer"]).ok
+    assert sandboxed.check_rewrite(normal, normal["reference"], normal["question"], normal["answer"]).ok
 
 
 @pytest.mark.parametrize("language, reference", [("yaml", DEEP_YAML), ("json", "[" * 200_000 + "]" * 200_000)])
 def test_preview_of_a_hostile_reference_is_a_note(default_test_pool, language, reference):
-    view = sandbox.preview(language, reference)  # the plain core segfaults / raises RecursionError
+    view = sandboxed.preview(language, reference)  # the plain core segfaults / raises RecursionError
     assert view.kind == "none" and view.note
-    assert sandbox.preview("tree", "a->b").kind == "graph"
+    assert sandboxed.preview("tree", "a->b").kind == "graph"
 
 
 def test_preview_through_the_worker_equals_the_preview_in_process(default_test_pool):
@@ -349,7 +350,7 @@ def test_preview_through_the_worker_equals_the_preview_in_process(default_test_p
 
     for task_id in (1, 8, 13, 18, 21, 5):
         s = sample_of(task_id)
-        isolated, direct = sandbox.preview(s["language"], s["reference"]), preview(s["language"], s["reference"])
+        isolated, direct = sandboxed.preview(s["language"], s["reference"]), preview(s["language"], s["reference"])
         assert (isolated.kind, isolated.note) == (direct.kind, direct.note)
         if direct.kind == "tables":
             assert all(a.equals(b) for a, b in zip(isolated.data, direct.data))
@@ -358,7 +359,7 @@ def test_preview_through_the_worker_equals_the_preview_in_process(default_test_p
 
 
 def test_preview_that_cannot_run_says_so(default_test_pool):
-    view = sandbox.preview("json", '{"a": "<<sandbox-test:crash>>"}')
+    view = sandboxed.preview("json", '{"a": "<<sandbox-test:crash>>"}')
     assert (view.kind, view.note) == ("none", "This text is too large or too deeply nested to preview: the preview "
                                               "crashed (segmentation fault).")
 

@@ -3,10 +3,10 @@ feedback and the practice and gold draws across studies (issue 19, items 1 and 2
 
 import pytest
 
-from structext_core.structext_eval import seal
+from structext_core.structext_eval import campaign, rewrite, seal
 from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval.suites import generate_cell, generate_sample
-from structext_core.studio import accounts, campaign, rewrite, storage, study
+from structext_core.studio import accounts, storage, study
 from structext_core.studio.seal import open_item_count
 from tests.studio.study.support import grid_samples, make_study
 

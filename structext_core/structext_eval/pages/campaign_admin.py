@@ -1,16 +1,16 @@
 """Rewrite campaigns (admin): set up, review queue, flags, progress and export.
 
-UI only: every rule and write lives in ``structext_core.studio.campaign`` and ``structext_core.studio.rewrite``.
+UI only: every rule and write lives in ``structext_core.structext_eval.campaign`` and ``structext_core.structext_eval.rewrite``.
 """
 
 import pandas as pd
 import streamlit as st
 
 from structext_core import ui
-from structext_core.structext_eval import suites
+from structext_core.structext_eval import campaign, suites
 from structext_core.structext_eval.formats import DISPLAY_NAMES
 from structext_core.structext_eval.ui.rewrite_widgets import original_and_rewrite, rewrite_diff
-from structext_core.studio import accounts, campaign, sandbox
+from structext_core.studio import accounts, sandbox
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
 from structext_core.ui.frame import ensure_frame

@@ -1,7 +1,7 @@
 """Real-Test rewriting: the annotator's queue and workspace.
 
 UI only: tokens, mapping, the live checks and every write live in
-``structext_core.studio.rewrite`` and ``structext_core.studio.campaign``.
+``structext_core.structext_eval.rewrite`` and ``structext_core.structext_eval.campaign``.
 """
 
 import datetime as dt
@@ -10,9 +10,10 @@ import pandas as pd
 import streamlit as st
 
 from structext_core import ui
+from structext_core.structext_eval import campaign, rewrite
 from structext_core.structext_eval.formats import DISPLAY_NAMES
 from structext_core.structext_eval.ui.rewrite_widgets import original_and_rewrite, original_panel
-from structext_core.studio import access, campaign, rewrite, sandbox
+from structext_core.studio import access, sandbox
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
 from structext_core.ui.frame import ensure_frame

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from structext_core.structext_eval import rewrite
 from structext_core.structext_eval.formats import HIGHLIGHT
-from structext_core.studio import rewrite
 from structext_core.text.safe_text import markdown_text
 
 
@@ -38,7 +38,7 @@ def original_and_rewrite(sample: dict, rewritten: rewrite.Texts | None, title: s
 
 
 def rewrite_diff(diffs: list[rewrite.TextDiff]) -> None:
-    """What a rewrite changed (:func:`structext_core.studio.rewrite.diff_texts`): one unified
+    """What a rewrite changed (:func:`structext_core.structext_eval.rewrite.diff_texts`): one unified
     diff a part, removed lines marked ``-`` (red) and added ones ``+`` (green), under a line
     that counts them; a part not compared, or cut, says so."""
     st.markdown("**What changed** (original → rewrite, line by line)")

@@ -12,7 +12,7 @@ NAME = "Real-Test rewrite campaigns, drafts, reviews and flags"
 
 
 def migrate(db: sqlite_utils.Database) -> None:
-    """Real-Test rewriting (structext_core.studio.campaign): campaigns, items, drafts, reviews, flags."""
+    """Real-Test rewriting campaigns: campaigns, items, drafts, reviews, flags."""
     run_script(
         db,
         """

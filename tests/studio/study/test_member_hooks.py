@@ -114,8 +114,9 @@ def test_a_clock_kind_or_sandboxed_name_taken_already_is_refused(hooked, monkeyp
     monkeypatch.setattr(hooked, "CLOCK_BEATS", {taken: (f"{__name__}:book", False)})
     with pytest.raises(protocol.RegistryError, match=f"both declare CLOCK_BEATS '{taken}'"):
         clock_beat.kinds()
-    monkeypatch.setattr(hooked, "SANDBOXED", {"preview": f"{__name__}:check"})
-    with pytest.raises(protocol.RegistryError, match="'preview' is the studio's own"):
+    taken = next(iter(protocol.declared("SANDBOXED")))  # another member's check
+    monkeypatch.setattr(hooked, "SANDBOXED", {taken: f"{__name__}:check"})
+    with pytest.raises(protocol.RegistryError, match=f"both declare SANDBOXED '{taken}'"):
         sandbox_worker.functions()
 
 

@@ -4,9 +4,9 @@ import time
 
 import pytest
 
+from structext_core.structext_eval import rewrite
+from structext_core.structext_eval.rewrite import diff as diff_module
 from structext_core.structext_eval.suites import generate_cell
-from structext_core.studio import rewrite
-from structext_core.studio.rewrite import diff as diff_module
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Submitting a rewrite, reviewing it, and flags on source samples.
 
 A submission is refused unless the rewrite passes the structure and answer checks of
-:mod:`structext_core.studio.rewrite` (an admin may accept a structure exception with a written
+:mod:`structext_core.structext_eval.rewrite` (an admin may accept a structure exception with a written
 reason; the answer check is never waived, so every exported sample audits). Admins approve or
 return submissions with a comment; anyone may flag a source sample.
 """
@@ -13,11 +13,10 @@ import time
 
 import sqlite_utils
 
-from structext_core.structext_eval import seal
-from structext_core.studio import rewrite, sandbox
-from structext_core.studio.campaign.drafts import _write_draft
-from structext_core.studio.campaign.items import get_item
-from structext_core.studio.campaign.rules import (
+from structext_core.structext_eval import rewrite, sandboxed, seal
+from structext_core.structext_eval.campaign.drafts import _write_draft
+from structext_core.structext_eval.campaign.items import get_item
+from structext_core.structext_eval.campaign.rules import (
     CampaignError,
     SubmissionRefused,
     _require_access,
@@ -28,6 +27,7 @@ from structext_core.studio.campaign.rules import (
     _require_open_campaign,
     oversees,
 )
+from structext_core.studio import sandbox
 from structext_core.studio.storage import write_transaction
 
 #: Why an untouched original is no rewrite: said before Submit (the workspace) and by a refused Submit.
@@ -58,7 +58,7 @@ def live_check(db: sqlite_utils.Database, item: dict, user: dict | None,
     """The live checks of ``texts`` as ``user`` may see them (:func:`answer_mode`), run in a
     check worker: a withheld answer check is not run at all."""
     mode, why = answer_mode(db, user, item["sample"]["language"], item["sample"].get("task"))
-    return sandbox.check_rewrite(item["sample"], texts.reference, texts.question, texts.answer, mode, why)
+    return sandboxed.check_rewrite(item["sample"], texts.reference, texts.question, texts.answer, mode, why)
 
 
 def submit(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.Texts,
@@ -80,7 +80,7 @@ def submit(db: sqlite_utils.Database, item_id: int, user: dict, texts: rewrite.T
     _require_access(item, user)
     _require_editable(item)
     _require_open_campaign(db, item)
-    full = sandbox.check_rewrite(item["sample"], texts.reference, texts.question, texts.answer)
+    full = sandboxed.check_rewrite(item["sample"], texts.reference, texts.question, texts.answer)
     if isinstance(full, sandbox.Unchecked):  # a check that cannot complete never lets a text through
         raise CampaignError(f"Submission refused: {full.message} Nothing was submitted; the saved draft stays as it is.")
     mode, why = answer_mode(db, user, item["sample"]["language"], item["sample"].get("task"))
@@ -136,12 +136,12 @@ def check_submission(item: dict, submission: dict) -> rewrite.CheckReport | sand
     contact details) are the ones the annotator saw when submitting these texts: nothing more
     is stored for them."""
     texts = submitted_texts(submission)
-    return sandbox.check_rewrite(item["sample"], texts.reference, texts.question, texts.answer)
+    return sandboxed.check_rewrite(item["sample"], texts.reference, texts.question, texts.answer)
 
 
 def submission_diff(item: dict, submission: dict) -> list[rewrite.TextDiff]:
     """What the submitted rewrite changed in the original's reference, question and answer
-    (:func:`structext_core.studio.rewrite.diff_texts`, bounded)."""
+    (:func:`structext_core.structext_eval.rewrite.diff_texts`, bounded)."""
     return rewrite.diff_texts(rewrite.original_texts(item["sample"]), submitted_texts(submission))
 
 

@@ -2,9 +2,9 @@
 
 import pytest
 
+from structext_core.structext_eval import rewrite as rw
 from structext_core.structext_eval.tasks import TASKS
-from structext_core.studio import rewrite as rw
-from tests.studio.rewrite.support import check, sample
+from tests.structext_eval.rewrite.support import check, sample
 
 
 def test_substitution_replaces_whole_tokens_only():

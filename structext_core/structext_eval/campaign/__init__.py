@@ -2,16 +2,16 @@
 
 A campaign draws samples from Test stratified by task and depth, gives each its own scenario,
 and deals them to annotators; they save drafts and submit rewrites that must pass the checks of
-:mod:`structext_core.studio.rewrite`; admins approve or return them; the approved ones export as
+:mod:`structext_core.structext_eval.rewrite`; admins approve or return them; the approved ones export as
 Real-Test. The package's modules, each one concept (everything public is re-exported here, so
 callers write ``campaign.submit``, ...):
 
-* :mod:`~structext_core.studio.campaign.rules`: the errors, constants, who oversees and who may act;
-* :mod:`~structext_core.studio.campaign.setup`: scenarios, the draw, creating, listing, rename, archive, clone;
-* :mod:`~structext_core.studio.campaign.items`: a campaign's items and an annotator's queue;
-* :mod:`~structext_core.studio.campaign.drafts`: drafts and the workspace's steps;
-* :mod:`~structext_core.studio.campaign.submissions`: submit, review, flags;
-* :mod:`~structext_core.studio.campaign.export`: progress and the audited Real-Test export.
+* :mod:`~structext_core.structext_eval.campaign.rules`: the errors, constants, who oversees and who may act;
+* :mod:`~structext_core.structext_eval.campaign.setup`: scenarios, the draw, creating, listing, rename, archive, clone;
+* :mod:`~structext_core.structext_eval.campaign.items`: a campaign's items and an annotator's queue;
+* :mod:`~structext_core.structext_eval.campaign.drafts`: drafts and the workspace's steps;
+* :mod:`~structext_core.structext_eval.campaign.submissions`: submit, review, flags;
+* :mod:`~structext_core.structext_eval.campaign.export`: progress and the audited Real-Test export.
 
 Every write is one committed transaction (:func:`structext_core.studio.storage.write_transaction`);
 a refused action raises :class:`CampaignError` with a message saying what and where,
@@ -20,7 +20,7 @@ and writes nothing.
 
 from __future__ import annotations
 
-from structext_core.studio.campaign.drafts import (
+from structext_core.structext_eval.campaign.drafts import (
     FreeEditsAtRisk,
     get_draft,
     mapped_texts,
@@ -31,7 +31,7 @@ from structext_core.studio.campaign.drafts import (
     table_mapping,
     working_copy,
 )
-from structext_core.studio.campaign.export import (
+from structext_core.structext_eval.campaign.export import (
     ExportResult,
     audited_samples,
     default_export_dir,
@@ -43,7 +43,7 @@ from structext_core.studio.campaign.export import (
     real_test_sample,
     suite_file,
 )
-from structext_core.studio.campaign.items import (
+from structext_core.structext_eval.campaign.items import (
     campaigns_for,
     done_count,
     first_to_do,
@@ -52,7 +52,7 @@ from structext_core.studio.campaign.items import (
     next_to_do,
     queue,
 )
-from structext_core.studio.campaign.rules import (
+from structext_core.structext_eval.campaign.rules import (
     DONE,
     EDITABLE,
     MAX_SCENARIO_LENGTH,
@@ -64,7 +64,7 @@ from structext_core.studio.campaign.rules import (
     SubmissionRefused,
     oversees,
 )
-from structext_core.studio.campaign.setup import (
+from structext_core.structext_eval.campaign.setup import (
     add_scenarios,
     clone_campaign,
     create_campaign,
@@ -75,7 +75,7 @@ from structext_core.studio.campaign.setup import (
     set_campaign_archived,
     shipped_scenarios,
 )
-from structext_core.studio.campaign.submissions import (
+from structext_core.structext_eval.campaign.submissions import (
     NOT_REWRITTEN,
     answer_mode,
     check_submission,

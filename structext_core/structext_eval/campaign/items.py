@@ -8,8 +8,8 @@ import json
 
 import sqlite_utils
 
-from structext_core.studio.campaign.rules import DONE, EDITABLE, CampaignError, oversees
-from structext_core.studio.campaign.setup import list_campaigns
+from structext_core.structext_eval.campaign.rules import DONE, EDITABLE, CampaignError, oversees
+from structext_core.structext_eval.campaign.setup import list_campaigns
 
 _ITEM_COLUMNS = ("i.id, i.campaign_id, i.position, i.sample_id, i.language, i.task_id, i.depth, i.scenario, "
                  "i.annotator_id, u.username AS annotator, i.status")

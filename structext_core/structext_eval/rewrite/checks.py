@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass, field
 
 from structext_core.structext_eval.formats import TOKEN_RE, Problem, ReadError, get_module
+from structext_core.structext_eval.rewrite.tokens import extract_tokens
 from structext_core.structext_eval.tasks import TASKS, answers_agree
-from structext_core.studio.rewrite.tokens import extract_tokens
 from structext_core.text import limits
 
 #: A document that does not parse is compared line by line; this many differing lines are named.

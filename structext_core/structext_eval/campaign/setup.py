@@ -15,14 +15,14 @@ import time
 import sqlite_utils
 
 from structext_core.evaluation import draws
-from structext_core.studio import accounts, changes
-from structext_core.studio.campaign.rules import (
+from structext_core.structext_eval.campaign.rules import (
     MAX_SCENARIO_LENGTH,
     SCENARIO_FILE,
     CampaignError,
     _require_admin,
     _require_length,
 )
+from structext_core.studio import accounts, changes
 from structext_core.studio.storage import write_transaction
 from structext_core.text import limits
 from structext_core.text.words import plural

@@ -1,8 +1,8 @@
 """Token extraction: every abstract token of a sample, with its roles, and no syntax word."""
 
+from structext_core.structext_eval import rewrite as rw
 from structext_core.structext_eval.formats import LANGUAGES, get_module
-from structext_core.studio import rewrite as rw
-from tests.studio.rewrite.support import sample
+from tests.structext_eval.rewrite.support import sample
 
 
 def test_tokens_have_roles_and_exclude_syntax_words():

@@ -14,11 +14,11 @@ import sqlite_utils
 from structext_core import settings
 from structext_core.structext_eval import official, outputs
 from structext_core.structext_eval.audit import AGREE, audit, audit_sample
+from structext_core.structext_eval.campaign.items import get_item, list_items
+from structext_core.structext_eval.campaign.rules import STATUSES, SUITE_NAME, CampaignError
+from structext_core.structext_eval.campaign.submissions import latest_submission
 from structext_core.structext_eval.samples import FIELDS, to_jsonl_line, write_jsonl
 from structext_core.structext_eval.tasks import TASKS
-from structext_core.studio.campaign.items import get_item, list_items
-from structext_core.studio.campaign.rules import STATUSES, SUITE_NAME, CampaignError
-from structext_core.studio.campaign.submissions import latest_submission
 
 
 def progress(db: sqlite_utils.Database, campaign_id: int) -> list[dict]:

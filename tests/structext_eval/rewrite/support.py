@@ -1,7 +1,7 @@
 """Shared set-up of the rewrite tests: a Test sample, its faithful rewrite, the checks on it."""
 
+from structext_core.structext_eval import rewrite as rw
 from structext_core.structext_eval.suites import generate_sample
-from structext_core.studio import rewrite as rw
 
 
 def sample(task_id, depth=2, index=0):

@@ -13,7 +13,8 @@ import json
 import sqlite_utils
 
 from structext_core import settings
-from structext_core.studio import access, rewrite
+from structext_core.structext_eval import rewrite
+from structext_core.studio import access
 from structext_core.text import limits
 
 SCENARIO_FILE = settings.scenario_file()

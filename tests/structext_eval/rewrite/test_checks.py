@@ -5,10 +5,10 @@ import re
 
 import pytest
 
+from structext_core.structext_eval import rewrite as rw
 from structext_core.structext_eval.formats import LANGUAGES
 from structext_core.structext_eval.tasks import TASKS
-from structext_core.studio import rewrite as rw
-from tests.studio.rewrite.support import check, edited, only_structure_problem, rewritten, sample
+from tests.structext_eval.rewrite.support import check, edited, only_structure_problem, rewritten, sample
 
 # ---- faithful rewrites ------------------------------------------------------------
 

@@ -10,9 +10,9 @@ import time
 
 import sqlite_utils
 
-from structext_core.studio import rewrite, sandbox
-from structext_core.studio.campaign.items import get_item
-from structext_core.studio.campaign.rules import (
+from structext_core.structext_eval import rewrite
+from structext_core.structext_eval.campaign.items import get_item
+from structext_core.structext_eval.campaign.rules import (
     CampaignError,
     _require_access,
     _require_draft_sizes,
@@ -21,6 +21,7 @@ from structext_core.studio.campaign.rules import (
     _require_open_campaign,
     oversees,
 )
+from structext_core.studio import sandbox
 from structext_core.studio.storage import write_transaction
 
 

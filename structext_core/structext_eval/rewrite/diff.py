@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from structext_core.studio.rewrite.mapping import Texts
+from structext_core.structext_eval.rewrite.mapping import Texts
 
 #: A part (reference, question, answer) longer than this on either side is not compared.
 MAX_DIFF_INPUT_CHARS = 100_000

@@ -8,10 +8,10 @@ from collections import Counter
 
 import pytest
 
-from structext_core.structext_eval import outputs
+from structext_core.structext_eval import campaign, outputs, rewrite
 from structext_core.structext_eval.audit import audit
 from structext_core.structext_eval.suites import SuiteConfig, generate_cell, generate_suite
-from structext_core.studio import access, accounts, campaign, rewrite, sandbox, storage
+from structext_core.studio import access, accounts, sandbox, storage
 from structext_core.text import limits
 
 

@@ -27,7 +27,7 @@ from structext_core.structext_eval.formats.csv_format import read_tables as read
 from structext_core.structext_eval.formats.markup import Block
 from structext_core.structext_eval.formats.shapes import ObjectShape
 from structext_core.structext_eval.formats.xml_format import ElementShape
-from structext_core.studio.rewrite.checks import (
+from structext_core.structext_eval.rewrite.checks import (
     ANSWER_AFTER_STRUCTURE,
     ANSWER_AFTER_STRUCTURE_NOTE,
     ANSWER_ALWAYS,
@@ -37,8 +37,8 @@ from structext_core.studio.rewrite.checks import (
     check_rewrite,
     check_structure,
 )
-from structext_core.studio.rewrite.diff import TextDiff, diff_text, diff_texts
-from structext_core.studio.rewrite.mapping import (
+from structext_core.structext_eval.rewrite.diff import TextDiff, diff_text, diff_texts
+from structext_core.structext_eval.rewrite.mapping import (
     FILE_NAME_RE,
     FIXED_ANSWER_CATEGORIES,
     FIXED_ANSWER_TASKS,
@@ -55,7 +55,7 @@ from structext_core.studio.rewrite.mapping import (
     substitute,
     validate_mapping,
 )
-from structext_core.studio.rewrite.tokens import (
+from structext_core.structext_eval.rewrite.tokens import (
     MAPPABLE_PARAMS,
     NUMERIC_PARAMS,
     RESERVED,

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 
 from structext_core.structext_eval.formats import NUMBER_RE, TOKEN_RE, Problem, get_module, tokens_in
+from structext_core.structext_eval.rewrite.tokens import RESERVED, Token, extract_tokens, question_params
 from structext_core.structext_eval.tasks import TASKS
-from structext_core.studio.rewrite.tokens import RESERVED, Token, extract_tokens, question_params
 
 FILE_NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\.[A-Za-z0-9]+$")
 #: Task categories whose answer is a count or True/False: a mapping never touches it.
