@@ -8,7 +8,7 @@ The browser's own drawing comes on top and is not in these figures.
 
 Three ways, the same filter changes each:
 
-1. now: the suite read once per file version and shared (``views.explore.load_suite_view``),
+1. now: the suite read once per file version and shared (``structext_eval.explore.load_suite_view``),
    only the open tab drawn, a long raw text a page at a time;
 2. before: the page as it was before this change (``git show b3a2d5f:pages/explore.py``, when
    git has it), which read the suite through ``st.cache_data`` and so copied the whole suite
@@ -101,9 +101,8 @@ def main() -> None:
         suites_dir = Path(args.suites) if args.suites else tmp / "suites"
         os.environ["STRUCTEXT_DATA_DIR"] = str(suites_dir)
         os.environ["STRUCTEXT_DB"] = str(tmp / "structext.db")
-        from structext_core.structext_eval import suites
+        from structext_core.structext_eval import explore, suites
         from structext_core.studio import sandbox
-        from structext_core.views import explore
 
         if not (suites_dir / "test-hard.jsonl").exists():
             print("generating Test-Hard …", flush=True)

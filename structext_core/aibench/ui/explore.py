@@ -1,5 +1,5 @@
 """Explore's choice of benchmark, and AIBench's stored data sets on it (Streamlit glue; what a
-user may see comes from ``structext_core.views.explore``, which asks ``access`` and ``seal``)."""
+user may see comes from ``structext_core.structext_eval.explore``, which asks ``access`` and ``seal``)."""
 
 from __future__ import annotations
 

@@ -7,13 +7,12 @@ and then only suites in no open study, without any sample of an open study (``ac
 
 import streamlit as st
 
-from structext_core.structext_eval import samples, suites
+from structext_core.structext_eval import explore, samples, suites
 from structext_core.structext_eval.formats import HIGHLIGHT, Preview
 from structext_core.structext_eval.tasks import TASKS
 from structext_core.studio import access, sandbox
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.views import explore
 
 #: An answer longer than this many lines scrolls in a frame this many pixels high.
 ANSWER_LINES_IN_FULL = 12

@@ -1,4 +1,4 @@
-"""Cached suite loading for the pages (imports Streamlit; the logic is in structext_core.views.explore)."""
+"""Cached suite loading for the pages (imports Streamlit; the logic is in structext_core.structext_eval.explore)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from structext_core.structext_eval import samples
-from structext_core.views import explore
+from structext_core.structext_eval import explore, samples
 
 
 @st.cache_data(max_entries=4, show_spinner="Loading samples…")

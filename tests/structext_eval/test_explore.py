@@ -3,8 +3,7 @@
 
 import pytest
 
-from structext_core.structext_eval import samples, suites
-from structext_core.views import explore
+from structext_core.structext_eval import explore, samples, suites
 
 
 @pytest.fixture
