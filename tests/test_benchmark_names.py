@@ -59,9 +59,6 @@ HISTORY: dict[str, int] = {
 #: Modules outside the benchmarks' packages that still name one, and on how many lines.
 STILL_NAMED: dict[str, int] = {
     "pages/results.py": 2,
-    "structext_core/cli/harness.py": 1,
-    "structext_core/cli/main.py": 4,
-    "structext_core/cli/results.py": 2,
     "structext_core/evaluation/__init__.py": 1,
     "structext_core/evaluation/harness_export.py": 7,
     "structext_core/evaluation/paper.py": 2,

@@ -30,8 +30,11 @@ declaration and branches on no benchmark's name, as it branches on no format's n
 **Optional** (:data:`OPTIONAL`, with their defaults):
 
 - ``ORDER``: where it stands among the members (lower first; ties by name).
+- ``CLI_DESCRIPTION``: the command's description in ``--help`` when it is the first member.
 - ``CLI_COMMANDS`` and ``register_cli(subparsers)``: its command-line verbs, added to the
-  ``structext`` command's subparsers (the names it adds, so the command line knows they are its).
+  ``structext`` command's subparsers (the names it adds, so the command line knows they are its);
+  a ``register_cli(subparsers, command)`` is also told the verb being run (None: the whole list),
+  so that it can leave out verbs slow to load.
 - ``RESULTS_VIEW``, ``EXPLORE_VIEW``, ``HOME_VIEW``: ``"module:function"`` of its own view on
   Results, Explore and its section of Home (called with ``(db, user)`` by the page); None: Results
   shows the page's own view, Explore says it has none, Home shows its summary only.
@@ -167,7 +170,7 @@ class Benchmark:
 INTERFACE = ("NAME", "DISPLAY_NAME", "SUMMARY", "PLACES", "ITEM_FIELDS", "AXES", "STRATA", "item_id",
              "show_question", "score_answer")
 #: What a member may offer, and what it means when it does not.
-OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "register_cli": None, "RESULTS_VIEW": None,
+OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "CLI_DESCRIPTION": None, "register_cli": None, "RESULTS_VIEW": None,
                                "EXPLORE_VIEW": None, "STUDY": None, "STUDY_SETUP_VIEW": None,
                                "load_items": None, "study_answer": None, "STUDY_IMAGE": None,
                                "CLOCK_BEATS": {}, "SANDBOXED": {}, "AT_START": None,

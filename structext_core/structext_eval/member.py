@@ -27,6 +27,10 @@ PLACES = (
 ITEM_FIELDS = tuple(samples.FIELDS)
 #: The result columns its views break down by (those of :mod:`structext_core.evaluation.aggregate`).
 AXES = ("model", "prompt", "suite", "language", "task", "task_id", "depth", "width")
+#: Its command-line verbs (:mod:`structext_core.structext_eval.cli`); the first member's description
+#: is the command's (``python -m structext_core --help``).
+CLI_COMMANDS = ("generate", "audit", "stats", "score", "prompts", "run", "export-task")
+CLI_DESCRIPTION = "Generate, audit and score StrucText-Eval samples."
 #: A study item's strata: the sample's cell (format, task, depth, width) and its task's number.
 STRATA = {"language": str, "task": str, "task_id": int, "depth": int, "width": int}
 
@@ -36,6 +40,12 @@ EXPLORE_VIEW = "structext_core.structext_eval.ui.explore:explore_view"
 HOME_VIEW = "structext_core.structext_eval.ui.home:home_view"
 #: Its part of the seal: what is "the same item", and where its keys are shown outside studies.
 SEAL = "structext_core.structext_eval.seal"
+
+def register_cli(subparsers, command: str | None = None) -> None:
+    """Add its verbs (the result verbs, which load pandas, only when ``command`` may be one of them)."""
+    from structext_core.structext_eval import cli
+    cli.register(subparsers, command)
+
 
 def item_id(item: Mapping) -> str:
     """The sample's id."""

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Iterable
 
 from structext_core.structext_eval.formats import LANGUAGES
-from structext_core.structext_eval.outputs import export_into
 from structext_core.structext_eval.tasks import FOLDER_CATEGORIES, TASKS, Task, task_for
 from structext_core.text import limits
+from structext_core.text.outputs import export_into
 
 LAYOUT_ROOT = "0Shotbenchmark"
 _FILE_INDEX = re.compile(r"_(\d+)\.json$")
@@ -155,9 +155,9 @@ def to_official(sample: dict, number: int) -> tuple[str, dict]:
 def write_layout(samples: Iterable[dict], directory: str | Path) -> int:
     """Write ``samples`` in the authors' layout below ``directory``; returns the file count.
 
-    ``directory`` is an export folder (:func:`structext_core.structext_eval.outputs.export_into`): new, empty or
+    ``directory`` is an export folder (:func:`structext_core.text.outputs.export_into`): new, empty or
     holding our earlier export, whose files are replaced; anything else is refused with an
-    :class:`~structext_core.structext_eval.outputs.OutputError` before a file is written. ``samples`` may be
+    :class:`~structext_core.text.outputs.OutputError` before a file is written. ``samples`` may be
     a generator: they are written one by one, never held together."""
     counters: dict[tuple, int] = {}
     with export_into(directory, writer="authors' layout") as stage:

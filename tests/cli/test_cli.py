@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from structext_core.cli import main as cli
 from structext_core.cli.main import main
 from structext_core.structext_eval import official, samples, suites
+from structext_core.structext_eval.cli import suites as cli_suites
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -197,8 +197,8 @@ def small_grid():
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_streamed_file_equals_the_in_memory_suite(tmp_path, monkeypatch, jobs):
-    monkeypatch.setattr(cli, "CHUNK_SAMPLES", 2)  # cells of 5 go out in pieces of 2, 2 and 1
-    monkeypatch.setattr(cli, "PARALLEL_MIN_NODES", 0)  # the worker pool even for a small grid
+    monkeypatch.setattr(cli_suites, "CHUNK_SAMPLES", 2)  # cells of 5 go out in pieces of 2, 2 and 1
+    monkeypatch.setattr(cli_suites, "PARALLEL_MIN_NODES", 0)  # the worker pool even for a small grid
     reference = "".join(samples.to_jsonl_line(row) for row in suites.generate_suite(small_grid(), seed=4))
     out = tmp_path / "s.jsonl"
     assert main(["generate", "--suite", "custom", "--depth", "1-3", "--width", "1,2", "--per-task", "5",
@@ -211,8 +211,8 @@ def test_generation_is_a_stream_not_a_list(monkeypatch):
     built = []
     real = suites.generate_cell
     monkeypatch.setattr(suites, "generate_cell", lambda *a, **k: built.append(a) or real(*a, **k))
-    monkeypatch.setattr(cli, "CHUNK_SAMPLES", 2)
-    stream = cli.stream_chunks(small_grid(), seed=0, jobs=1, encode=True)
+    monkeypatch.setattr(cli_suites, "CHUNK_SAMPLES", 2)
+    stream = cli_suites.stream_chunks(small_grid(), seed=0, jobs=1, encode=True)
     first = next(stream)
     assert len(first) == 2 and len(built) == 1  # one piece built, not the suite's 180 samples
     assert sum(len(chunk) for chunk in stream) == small_grid().size - 2
@@ -229,8 +229,8 @@ def test_an_interrupted_generate_leaves_the_old_file_and_no_half_file(tmp_path, 
             raise KeyboardInterrupt
         return real(job)
 
-    real = cli._chunk_lines
-    monkeypatch.setattr(cli, "_chunk_lines", interrupted)
+    real = cli_suites._chunk_lines
+    monkeypatch.setattr(cli_suites, "_chunk_lines", interrupted)
     assert main(["generate", "--suite", "test", "--jobs", "1", "--out", str(out)]) == 130
     assert out.read_text() == "the old suite\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.jsonl"]

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from structext_core.cli import results as cli_results
 from structext_core.evaluation.results import (
     ResultsImportError,
     SampleIndex,
@@ -21,6 +20,7 @@ from structext_core.evaluation.results import (
 )
 from structext_core.evaluation.scoring import rouge_l
 from structext_core.structext_eval import official
+from structext_core.structext_eval.cli import results as cli_results
 from structext_core.structext_eval.samples import write_jsonl
 from structext_core.structext_eval.suites import generate_cell
 

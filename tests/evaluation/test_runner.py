@@ -12,7 +12,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from structext_core.cli import results as cli_results
 from structext_core.evaluation import runner
 from structext_core.evaluation.runner import (
     EndpointConfig,
@@ -23,6 +22,7 @@ from structext_core.evaluation.runner import (
     chat_completion,
     run_prompts,
 )
+from structext_core.structext_eval.cli import results as cli_results
 from structext_core.structext_eval.samples import write_jsonl
 from structext_core.structext_eval.suites import generate_cell
 

@@ -8,11 +8,11 @@ from collections import Counter
 
 import pytest
 
-from structext_core.structext_eval import campaign, outputs, rewrite
+from structext_core.structext_eval import campaign, rewrite
 from structext_core.structext_eval.audit import audit
 from structext_core.structext_eval.suites import SuiteConfig, generate_cell, generate_suite
 from structext_core.studio import access, accounts, sandbox, storage
-from structext_core.text import limits
+from structext_core.text import limits, outputs
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Output files and export folders (structext_core.structext_eval.outputs): we write only where we may."""
+"""Output files and export folders (structext_core.text.outputs): we write only where we may."""
 
 import json
 import os
@@ -7,8 +7,9 @@ import sys
 
 import pytest
 
-from structext_core.structext_eval import official, outputs, suites
-from structext_core.structext_eval.outputs import MARKER, STAGING_PREFIX, OutputError, check_export_folder, export_into
+from structext_core.structext_eval import official, suites
+from structext_core.text import outputs
+from structext_core.text.outputs import MARKER, STAGING_PREFIX, OutputError, check_export_folder, export_into
 
 
 def snapshot(folder):

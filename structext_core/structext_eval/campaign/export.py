@@ -12,13 +12,14 @@ from pathlib import Path
 import sqlite_utils
 
 from structext_core import settings
-from structext_core.structext_eval import official, outputs
+from structext_core.structext_eval import official
 from structext_core.structext_eval.audit import AGREE, audit, audit_sample
 from structext_core.structext_eval.campaign.items import get_item, list_items
 from structext_core.structext_eval.campaign.rules import STATUSES, SUITE_NAME, CampaignError
 from structext_core.structext_eval.campaign.submissions import latest_submission
 from structext_core.structext_eval.samples import FIELDS, to_jsonl_line, write_jsonl
 from structext_core.structext_eval.tasks import TASKS
+from structext_core.text import outputs
 
 
 def progress(db: sqlite_utils.Database, campaign_id: int) -> list[dict]:
@@ -121,7 +122,7 @@ def export_campaign(db: sqlite_utils.Database, campaign_id: int, directory: str 
     """Write ``real-test.jsonl`` and the authors' layout (``official/``) under ``directory``.
 
     ``directory`` must be new, empty or hold an earlier export (its ``.structext-export``
-    marker, see :mod:`structext_core.structext_eval.outputs`): only that export's files are replaced, nothing
+    marker, see :mod:`structext_core.text.outputs`): only that export's files are replaced, nothing
     else is touched. Every sample is audited first; if any disagrees, or the folder is refused,
     nothing is written and the :class:`CampaignError` says why. With ``suites_dir`` the samples
     are also written there as :func:`suite_file`, a suite like Test and Test-Hard.
