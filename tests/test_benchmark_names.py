@@ -64,7 +64,6 @@ STILL_NAMED: dict[str, int] = {
     "structext_core/evaluation/paper.py": 2,
     "structext_core/evaluation/prompts.py": 3,
     "structext_core/evaluation/results.py": 1,
-    "structext_core/evaluation/runner.py": 3,
     "structext_core/studio/results_store.py": 1,
     "structext_core/views/drill_downs.py": 1,
 }

@@ -172,7 +172,7 @@ def post_json(config: EndpointConfig, path: str, body: dict, max_bytes: int) -> 
 
 
 def chat_completion(config: EndpointConfig, prompt: str | list[dict]) -> Completion:
-    """Ask once: ``prompt`` is the user message's text, or the whole ``messages`` list (AIBench
+    """Ask once: ``prompt`` is the user message's text, or the whole ``messages`` list (a benchmark
     sends a system message and an image). Raises :class:`EndpointError` (with ``retryable``) on any failure."""
     messages = prompt if isinstance(prompt, list) else [{"role": "user", "content": prompt}]
     body = {"model": config.model, "messages": messages,
@@ -296,7 +296,7 @@ def _result_row(item: Mapping, config: EndpointConfig, setting: str, completion:
         "usage": completion.usage,
         "latency_s": round(latency, 3),
         "attempts": attempts,
-        **dict(item.get("fields") or {}),  # what identifies the item beyond sample_id (AIBench: paper, question, system)
+        **dict(item.get("fields") or {}),  # what identifies the item beyond sample_id (its benchmark's fields)
     }
 
 
@@ -365,7 +365,7 @@ def _answer(todo: list[Mapping], config: EndpointConfig, out, setting: str, conc
             started = time.monotonic()
             try:
                 prompt = item["prompt"]
-                if callable(prompt):  # built when asked (AIBench: the image is read now, not held for every item)
+                if callable(prompt):  # built when asked (an image is read now, not held for every item)
                     try:
                         prompt = prompt()
                     except OSError as exc:
