@@ -18,13 +18,30 @@ OFFICIAL = ROOT / "structext_core" / "data" / "official"
 SHARED_OFFICIAL = SHARED / "fixtures" / "official"
 
 
+#: Journeys .ci/run starts only once every other test is done, beside the rest of the journeys
+#: (which run alongside the other tests from the start): short ones that keep no clock, so two
+#: journeys at once never race a heartbeat, and together about a sixth of the journeys' time.
+LATE_JOURNEYS = frozenset({
+    "test_results_views.py", "test_home_browser.py", "test_direct_url.py", "test_aibench_browser.py",
+    "test_rewrite_oracle_browser.py",
+})
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "late_journey: a browser journey .ci/run starts once every test but the "
+                                       "journeys is done (tests/conftest.py LATE_JOURNEYS)")
+
+
 def pytest_collection_modifyitems(items):
     """Every test under tests/browser drives Chromium: it carries the ``browser`` marker, so
     ``-m "not browser"`` leaves out every one of them (none can forget its decorator). .ci/run runs
-    them after the others, one after another."""
+    them one after another beside the others; those of ``LATE_JOURNEYS`` also carry ``late_journey``."""
     for item in items:
-        if BROWSER_TESTS in Path(str(item.path)).parents:
+        path = Path(str(item.path))
+        if BROWSER_TESTS in path.parents:
             item.add_marker(pytest.mark.browser)
+            if path.name in LATE_JOURNEYS:
+                item.add_marker(pytest.mark.late_journey)
 
 
 @pytest.fixture
