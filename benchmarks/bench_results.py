@@ -58,10 +58,11 @@ from pathlib import Path
 import numpy as np
 
 from structext_core.evaluation import fast_bleu, paper_rouge, results, scoring
+from structext_core.structext_eval import results_frame, results_store
 from structext_core.structext_eval.samples import read_jsonl, write_jsonl
 from structext_core.structext_eval.suites import SUITES, generate_suite, sample_id
 from structext_core.structext_eval.tasks import TASKS
-from structext_core.studio import accounts, results_frame, results_store, storage
+from structext_core.studio import accounts, storage
 from structext_core.views import charts, heatmaps, result_options
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -6,10 +6,10 @@ and browser tests."""
 import json
 from pathlib import Path
 
+from structext_core.structext_eval import results_store, suites
 from structext_core.structext_eval import samples as samples_mod
 from structext_core.structext_eval import study as structext_study
-from structext_core.structext_eval import suites
-from structext_core.studio import accounts, results_store, storage, study
+from structext_core.studio import accounts, storage, study
 
 TASKS = (1, 5, 8, 13, 18, 21)  # csv, tree, json, yaml, xml, markdown
 

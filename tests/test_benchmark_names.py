@@ -58,14 +58,7 @@ HISTORY: dict[str, int] = {
 
 #: Modules outside the benchmarks' packages that still name one, and on how many lines.
 STILL_NAMED: dict[str, int] = {
-    "pages/results.py": 2,
-    "structext_core/evaluation/__init__.py": 1,
-    "structext_core/evaluation/harness_export.py": 7,
-    "structext_core/evaluation/paper.py": 2,
-    "structext_core/evaluation/prompts.py": 3,
     "structext_core/evaluation/results.py": 1,
-    "structext_core/studio/results_store.py": 1,
-    "structext_core/views/drill_downs.py": 1,
 }
 
 

@@ -12,10 +12,9 @@ imports it fails (:func:`violations`).
 
 A benchmark's package is the package of its member module, as the entry points register it
 (:mod:`structext_core.protocol`); a shared layer reaches a benchmark only through the protocol.
-A package under structext_core that is neither a shared layer nor a benchmark's fails the check.
-The imports of benchmarks' packages that shared modules still make are listed, each by module, in
-:data:`NOT_YET_THROUGH_THE_PROTOCOL`: a new one fails, and so does a listed one that is gone (the
-list only shrinks). Every import counts, including the ones inside functions.
+A package under structext_core that is neither a shared layer nor a benchmark's fails the check,
+and so does any import of a benchmark's package from outside it (every import counts, including the
+ones inside functions) and any core module longer than :data:`MAX_MODULE_LINES`.
 """
 from __future__ import annotations
 
@@ -112,16 +111,6 @@ def crossings(relative_path: str, source: str) -> set[str]:
     return found
 
 
-#: Shared modules (and benchmarks) that still import a benchmark's package, and which: the work
-#: of moving each benchmark's code into its package and the rest behind the protocol is not done.
-#: Remove a line when its module no longer needs it; a module not listed here may not add one.
-NOT_YET_THROUGH_THE_PROTOCOL: dict[str, set[str]] = {
-    "structext_core/evaluation/harness_export.py": {"structext_eval"},
-    "structext_core/evaluation/prompts.py": {"structext_eval"},
-    "structext_core/studio/results_store.py": {"structext_eval"},
-    "structext_core/views/drill_downs.py": {"structext_eval"},
-}
-
 
 def core_files() -> list[Path]:
     return sorted(p for p in CORE.rglob("*.py") if "data" not in p.relative_to(CORE).parts)
@@ -141,16 +130,18 @@ def test_every_core_module_sits_in_a_layer_or_a_benchmark():
 def test_benchmarks_are_reached_only_through_the_protocol(path):
     relative = str(path.relative_to(ROOT))
     found = crossings(relative, path.read_text(encoding="utf-8"))
-    listed = NOT_YET_THROUGH_THE_PROTOCOL.get(relative, set())
-    assert found <= listed, (f"{relative} imports the package of {sorted(found - listed)}: reach a benchmark "
-                             "through structext_core.protocol (its member module), not by its package")
-    assert found == listed, (f"{relative} no longer imports {sorted(listed - found)}: take it off "
-                             "NOT_YET_THROUGH_THE_PROTOCOL")
+    assert not found, (f"{relative} imports the package of {sorted(found)}: reach a benchmark through "
+                       "structext_core.protocol (its member module), not by its package")
 
 
-def test_the_list_of_modules_not_yet_through_the_protocol_names_existing_modules():
-    gone = [path for path in NOT_YET_THROUGH_THE_PROTOCOL if not (ROOT / path).is_file()]
-    assert not gone, f"take these off NOT_YET_THROUGH_THE_PROTOCOL: {gone}"
+#: No module of the core is longer than this: a longer one holds more than one idea (split it).
+MAX_MODULE_LINES = 600
+
+
+def test_no_core_module_is_longer_than_the_limit():
+    long = {str(p.relative_to(ROOT)): n for p in core_files()
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert not long, f"modules over {MAX_MODULE_LINES} lines (split them): {long}"
 
 
 @pytest.mark.parametrize("path", core_files(), ids=lambda p: str(p.relative_to(CORE)))

@@ -141,10 +141,10 @@ def _compare_inside(data, preds, inside: dict) -> None:
 def cmd_export_task(args: argparse.Namespace) -> int:
     from structext_core.aibench import harness as aibench_harness
     from structext_core.aibench.dataset import ImportFailed
-    from structext_core.evaluation import harness_export
+    from structext_core.evaluation import task_files
     try:
         written = aibench_harness.export_inspect_task(args.data, args.out, args.systems, force=args.force)
-    except (harness_export.ExportError, ImportFailed, ValueError) as error:
+    except (task_files.ExportError, ImportFailed, ValueError) as error:
         raise UsageError(str(error)) from None
     except OSError as error:
         raise UsageError(f"cannot write {args.out}: {error.strerror or error}") from None

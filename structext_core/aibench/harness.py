@@ -25,7 +25,7 @@ from structext_core.aibench.dataset import Dataset, ImportFailed, load_dataset
 from structext_core.aibench.papers import Problem
 from structext_core.aibench.predictions import Prediction, parse_predictions
 from structext_core.aibench.run import item_id
-from structext_core.evaluation import harness, harness_export
+from structext_core.evaluation import harness, task_files
 
 HARNESSES = ("inspect",)
 TASK_FILE = "aibench_task.py"
@@ -103,7 +103,7 @@ def dataset_records(folder: str | os.PathLike, data: Dataset, systems: list[str]
     chosen = data.systems if systems is None else systems
     unknown = [s for s in chosen if s not in data.systems]
     if unknown:
-        raise harness_export.ExportError(f"no images of {', '.join(map(repr, unknown))}; the systems are "
+        raise task_files.ExportError(f"no images of {', '.join(map(repr, unknown))}; the systems are "
                                          f"{', '.join(data.systems)}")
     records = []
     for system in chosen:
@@ -117,7 +117,7 @@ def dataset_records(folder: str | os.PathLike, data: Dataset, systems: list[str]
                                 "image": str(folder / image.path), "system_prompt": model.SYSTEM_PROMPT,
                                 "prompt": model.solver_prompt(q), "answer": q.answer})
     if not records:
-        raise harness_export.ExportError("the data set holds no image with a question")
+        raise task_files.ExportError("the data set holds no image with a question")
     return records
 
 
@@ -136,7 +136,7 @@ def _readme(out_dir: Path, data_folder: Path) -> str:
 def export_inspect_task(folder: str | os.PathLike, out_dir: str | os.PathLike,
                         systems: list[str] | None = None, force: bool = False) -> list[Path]:
     """Write the Inspect task for the stored data set at ``folder`` into ``out_dir``; the files
-    written. :class:`~structext_core.evaluation.harness_export.ExportError` (nothing written) for
+    written. :class:`~structext_core.evaluation.task_files.ExportError` (nothing written) for
     an unknown system, an empty data set, a folder that is not empty (with ``force``: that holds
     a file of these names we did not write, or another task's files)."""
     folder = Path(folder).resolve()
@@ -144,7 +144,7 @@ def export_inspect_task(folder: str | os.PathLike, out_dir: str | os.PathLike,
     records = dataset_records(folder, data, systems)
     out_dir = Path(out_dir).resolve()
     if out_dir.exists() and not out_dir.is_dir():
-        raise harness_export.ExportError(f"{out_dir} exists and is not a folder")
+        raise task_files.ExportError(f"{out_dir} exists and is not a folder")
     name = task_name(folder.name)
     files = {DATASET_FILE: "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
              TASK_FILE: _TASK.format(name=name, data_name=folder.name, score_name=SCORE_NAME,
@@ -152,9 +152,9 @@ def export_inspect_task(folder: str | os.PathLike, out_dir: str | os.PathLike,
              "README.txt": _readme(out_dir, folder)}
     others = sorted(p.name for p in out_dir.glob("*") if p.suffix in (".py", ".yaml") and p.name not in files)
     if others:
-        raise harness_export.ExportError(f"{out_dir} already holds other task files ({', '.join(others[:5])}); "
+        raise task_files.ExportError(f"{out_dir} already holds other task files ({', '.join(others[:5])}); "
                                          "choose an empty folder")
-    harness_export._write_files(out_dir, files, force)
+    task_files.write_files(out_dir, files, force)
     return [out_dir / n for n in files]
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from structext_core.evaluation import prompts, scoring
+from structext_core.evaluation import scoring
 from structext_core.protocol import Place, ShownQuestion, StudyKind, free_text
-from structext_core.structext_eval import samples
+from structext_core.structext_eval import prompts, samples
 from structext_core.structext_eval.tasks import TASKS
 
 NAME = "structext-eval"
@@ -36,6 +36,8 @@ STRATA = {"language": str, "task": str, "task_id": int, "depth": int, "width": i
 
 #: Its own view on Explore: the generated suites, sample by sample.
 EXPLORE_VIEW = "structext_core.structext_eval.ui.explore:explore_view"
+#: Its own view on Results: imported model results beside the human baseline, and the paper's tables.
+RESULTS_VIEW = "structext_core.structext_eval.ui.results_view:results_page"
 #: Its own section on Home: the suites on disk, and generating them.
 HOME_VIEW = "structext_core.structext_eval.ui.home:home_view"
 #: Its part of the seal: what is "the same item", and where its keys are shown outside studies.

@@ -31,7 +31,8 @@ def explore_benchmark() -> str:
 
 
 def written_by_page(current: dict) -> bool:
-    """The URL is the one this page wrote last (the default view or a member's), not a pasted link."""
+    """The URL is the one this page wrote last (a view that keeps it under ``rs_url_written``, or one
+    that names its benchmark in it, under :data:`RESULTS_URL_WRITTEN`), not a pasted link."""
     return current in (st.session_state.get("rs_url_written"), st.session_state.get(RESULTS_URL_WRITTEN))
 
 
@@ -47,9 +48,9 @@ def results_benchmark() -> str:
         else:
             st.caption(f"Ignored in this link: benchmark={safe_text.markdown_text(repr(wanted[:40]))} is not a "
                        "valid choice.")
-    elif current and current == state.get(RESULTS_URL_WRITTEN) and protocol.view(
-            state.get("rs_benchmark", names[0]), "RESULTS_VIEW") is None:
-        st.query_params.clear()  # back from a member's own view: the default view starts from its own defaults
+    elif current and current == state.get(RESULTS_URL_WRITTEN) and state.get(
+            "rs_benchmark", names[0]) not in current.get("benchmark", ()):
+        st.query_params.clear()  # another benchmark's view wrote this URL: the one chosen now starts from its defaults
     return st.selectbox("Benchmark", names, key="rs_benchmark", format_func=protocol.display_name)
 
 

@@ -104,22 +104,6 @@ def depth_width_frame(frame: pd.DataFrame, n_boot: int = DEFAULT_N_BOOT, seed: i
     return cells
 
 
-def paper_heatmap_cells(name: str, kind: str | None = None) -> pd.DataFrame:
-    """A paper table as heatmap cells: ``row_label`` (model, with the prompt for Table 3),
-    ``col_label`` (the printed column), ``mean`` (the value), ``label`` (the printed text),
-    in the printed order."""
-    from structext_core.evaluation import paper
-
-    long = paper.long_table(name)
-    if kind is not None:
-        long = long[long["kind"] == kind]
-    row_label = long["model"] + " / " + long["prompt"] if name == "table3" else long["model"]
-    return pd.DataFrame({
-        "row_label": row_label, "col_label": long["column"], "mean": long["value"], "label": long["label"],
-        "row_rank": long["row_order"], "col_rank": long["col_order"],
-    }).reset_index(drop=True)
-
-
 def cells_table(cells: pd.DataFrame, row: str, col: str) -> pd.DataFrame:
     """Heatmap cells as a tidy table for display and CSV: row, column, mean, n, 95 % interval."""
     table = pd.DataFrame({

@@ -5,8 +5,8 @@ import pytest
 
 from structext_core import protocol
 from structext_core.aibench import model
-from structext_core.evaluation import prompts, scoring
-from structext_core.structext_eval import suites
+from structext_core.evaluation import scoring
+from structext_core.structext_eval import prompts, suites
 
 
 def test_registry_lists_both_benchmarks_in_order():

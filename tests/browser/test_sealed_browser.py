@@ -27,10 +27,10 @@ import time
 import pytest
 
 from structext_core.aibench import config as aibench_config
-from structext_core.structext_eval import campaign, suites
+from structext_core.structext_eval import campaign, results_store, suites
 from structext_core.structext_eval import samples as samples_mod
 from structext_core.structext_eval import study as structext_study
-from structext_core.studio import access, accounts, results_store, storage, study
+from structext_core.studio import access, accounts, storage, study
 
 pytestmark = pytest.mark.browser
 

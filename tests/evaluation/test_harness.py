@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from structext_core.cli import main as cli
-from structext_core.evaluation import harness, harness_entries, harness_export, inspect_ai_logs, results
+from structext_core.evaluation import harness, harness_entries, inspect_ai_logs, results
 from structext_core.evaluation.results import ResultsImportError
+from structext_core.structext_eval import harness_export, results_frame, results_store, suites
 from structext_core.structext_eval import samples as samples_mod
-from structext_core.structext_eval import suites
-from structext_core.studio import results_frame, results_store, storage
+from structext_core.studio import storage
 from structext_core.views import comparisons, result_options
 
 pytest.importorskip("inspect_ai")
@@ -582,7 +582,7 @@ def test_export_task_refuses_mistakes_and_writes_nothing(suite, tmp_path, capsys
 
 
 def test_exported_dataset_holds_our_ids_and_the_settings_prompts(suite, tmp_path):
-    from structext_core.evaluation import prompts
+    from structext_core.structext_eval import prompts
 
     _, rows = suite
     harness_export.export_task("inspect", rows, "few-shot", tmp_path / "t", shots=2)

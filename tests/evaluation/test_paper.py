@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from structext_core.evaluation import paper
+from structext_core.structext_eval import paper
 from structext_core.views import charts, heatmaps
 
 SHARED_PAPER = Path(__file__).resolve().parents[3] / "shared" / "data" / "paper"
@@ -61,7 +61,7 @@ def test_long_table_reproduces_every_value_exactly(name):
 @pytest.mark.parametrize("name, kind", [("table3", "format"), ("table3", "task"), ("table3", "overall"),
                                         ("table4", None), ("table6", None)])
 def test_paper_heatmap_chart_data_holds_every_printed_value(name, kind):
-    cells = heatmaps.paper_heatmap_cells(name, kind)
+    cells = paper.heatmap_cells(name, kind)
     chart = charts.paper_heatmap_chart(cells, "t", "row", "col")
     spec = chart.to_dict()
     data = next(iter(spec["datasets"].values()))
@@ -77,7 +77,7 @@ def test_paper_heatmap_chart_data_holds_every_printed_value(name, kind):
 
 
 def test_paper_heatmap_keeps_printed_order():
-    cells = heatmaps.paper_heatmap_cells("table4")
+    cells = paper.heatmap_cells("table4")
     assert heatmaps.axis_order(cells, "row")[:3] == ["Human", "GPT-4o-Turbo", "GPT-4o-Mini"]
     assert heatmaps.axis_order(cells, "col") == ["Base", "w/ Hint", "3-Shot", "Simple 3-Shot"]
 

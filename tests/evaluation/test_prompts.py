@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from structext_core.evaluation import prompts
-from structext_core.evaluation.prompts import (
+from structext_core.structext_eval import prompts
+from structext_core.structext_eval.cli import results as cli_results
+from structext_core.structext_eval.prompts import (
     SETTINGS,
     DemonstrationPool,
     PromptError,
@@ -16,7 +17,6 @@ from structext_core.evaluation.prompts import (
     build_prompts,
     check_setting,
 )
-from structext_core.structext_eval.cli import results as cli_results
 from structext_core.structext_eval.samples import write_jsonl
 from structext_core.structext_eval.suites import generate_cell
 from structext_core.structext_eval.tasks import TASKS

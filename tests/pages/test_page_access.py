@@ -18,10 +18,10 @@ import streamlit.elements.widgets.button as st_button
 from streamlit.testing.v1 import AppTest
 
 from structext_core.aibench import question_review as qr
-from structext_core.structext_eval import campaign, suites
+from structext_core.structext_eval import campaign, results_store, suites
 from structext_core.structext_eval import samples as samples_mod
 from structext_core.structext_eval import study as structext_study
-from structext_core.studio import access, accounts, results_store, storage, study
+from structext_core.studio import access, accounts, storage, study
 from tests.aibench import review_data
 from tests.results_data import result_lines
 

@@ -1,6 +1,5 @@
 """The Results page, run with Streamlit's AppTest on real scored results and the paper's tables."""
 
-import ast
 import io
 import json
 from pathlib import Path
@@ -11,8 +10,8 @@ import streamlit.elements.widgets.button as st_button
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
-from structext_core.evaluation import paper
-from structext_core.studio import results_frame, results_store, storage
+from structext_core.structext_eval import paper, results_frame, results_store
+from structext_core.studio import storage
 from structext_core.views import comparisons, leaderboards, people_vs_models, result_options
 from tests.results_data import build_dataset, hard_samples, make_test_and_real_samples, result_lines
 
@@ -851,9 +850,8 @@ def test_a_file_scored_with_the_papers_metric_is_named_where_the_view_differs(ad
 
 def test_readme_names_the_results_axes_as_the_page_does():
     """Regression (issue item 9i): the README called an axis "task" where the page says "task category"."""
-    tree = ast.parse(PAGE.read_text(encoding="utf-8"))
-    titles = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
-                  and any(getattr(t, "id", None) == "DIMENSION_TITLES" for t in node.targets))
+    from structext_core.structext_eval.ui.results_common import DIMENSION_TITLES as titles
+
     section = (PAGE.parents[1] / "README.md").read_text(encoding="utf-8").split("\n### Results\n", 1)[1].split("\n### ", 1)[0]
     heatmap = next(line for line in section.splitlines() if line.startswith("- *Heatmap*"))
     assert f"any two of {', '.join(titles.values())} as rows" in heatmap

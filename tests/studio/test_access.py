@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from structext_core.structext_eval import results_store, suites
 from structext_core.structext_eval import study as structext_study
-from structext_core.structext_eval import suites
-from structext_core.studio import access, accounts, results_store, storage, study
+from structext_core.studio import access, accounts, storage, study
 
 ROOT = Path(__file__).resolve().parents[2]
 ROLES = ("visitor", "annotator", "researcher", "admin")

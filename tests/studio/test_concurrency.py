@@ -13,9 +13,9 @@ import textwrap
 import time
 from pathlib import Path
 
+from structext_core.structext_eval import results_frame, suites
 from structext_core.structext_eval import study as structext_study
-from structext_core.structext_eval import suites
-from structext_core.studio import accounts, results_frame, storage, study
+from structext_core.studio import accounts, storage, study
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITERS = 16

@@ -14,8 +14,9 @@ import pytest
 
 from structext_core.evaluation import results, scoring
 from structext_core.evaluation.results import ResultsImportError
+from structext_core.structext_eval import results_frame, results_store
 from structext_core.structext_eval.samples import write_jsonl
-from structext_core.studio import results_frame, results_store, storage
+from structext_core.studio import storage
 from tests.results_data import (
     bad_uploads,
     build_dataset,

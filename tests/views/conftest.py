@@ -2,7 +2,7 @@
 
 import pytest
 
-from structext_core.studio import results_frame
+from structext_core.structext_eval import results_frame
 from tests.results_data import build_dataset
 
 

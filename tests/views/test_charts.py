@@ -3,7 +3,7 @@ the metric, and PNG / SVG export (rendered offline by vl-convert)."""
 
 import pytest
 
-from structext_core.evaluation import paper
+from structext_core.structext_eval import paper
 from structext_core.views import charts, comparisons, heatmaps, result_options
 
 
@@ -96,7 +96,7 @@ def test_every_chart_names_its_metric(frame):
 
 
 def test_subtitle_on_a_chart_without_title():
-    cells = heatmaps.paper_heatmap_cells("table4")
+    cells = paper.heatmap_cells("table4")
     spec = charts.subtitled(charts.paper_heatmap_chart(cells, "", "model", "prompt"), "metric").to_dict()
     assert spec["title"]["subtitle"] == "metric"
 
@@ -106,7 +106,7 @@ def test_a_paper_table_title_fits_its_chart(table):
     """Regression (issue item 9c): the paper-table chart's title was cut at the chart's width.
     Title and subtitle come in lines that each fit the cells' width, the words all kept."""
     title, metric = paper.TABLES[table].title, "score (%): the mean of the paper ROUGE-L; printed values"
-    cells = heatmaps.paper_heatmap_cells(table)
+    cells = paper.heatmap_cells(table)
     spec = charts.subtitled(charts.paper_heatmap_chart(cells, title, "model", "prompt"), metric, fit=True).to_dict()
     lines = spec["title"]["text"]
     assert isinstance(lines, list) and " ".join(lines) == title

@@ -14,7 +14,8 @@ from collections import Counter
 import pandas as pd
 import pytest
 
-from structext_core.studio import access, results_store, study
+from structext_core.structext_eval import results_store
+from structext_core.studio import access, study
 from structext_core.views import heatmaps, people_vs_models, result_options
 
 AXES = ("model", "prompt", "suite", "format", "task", "depth", "width")

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 from structext_core.evaluation import results, scoring
+from structext_core.structext_eval import drill_downs
 from structext_core.views import (
     charts,
     comparisons,
-    drill_downs,
     heatmaps,
     leaderboards,
     page_tables,

@@ -1,6 +1,6 @@
 """Command-line subcommand ``export-task`` (registered by ``cli_results.py``).
 
-Writes a ready Inspect AI or lm-evaluation-harness task (see :mod:`structext_core.evaluation.harness_export`);
+Writes a ready Inspect AI or lm-evaluation-harness task (see :mod:`structext_core.structext_eval.harness_export`);
 ``score`` reads those harnesses' logs back (see :mod:`structext_core.evaluation.harness`). A mistake in the
 command or its files is a message and exit status 2, with nothing written.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from structext_core.evaluation import harness_export, prompts
+from structext_core.structext_eval import harness_export, prompts
 from structext_core.structext_eval.samples import SampleError, read_jsonl
 from structext_core.text.words import noun
 

@@ -10,8 +10,9 @@ import statistics
 
 import pytest
 
+from structext_core.structext_eval import results_frame
 from structext_core.structext_eval import study as structext_study
-from structext_core.studio import access, accounts, changes, results_frame, study
+from structext_core.studio import access, accounts, changes, study
 from tests.studio.study.support import count, policy_all_half_none, run_study
 
 

@@ -114,3 +114,17 @@ def metric_correlations(method: str = "pearson") -> pd.DataFrame:
     long.columns = ["metric_a", "metric_b", "r"]
     long["n"] = len(wide)
     return long
+
+
+def heatmap_cells(name: str, kind: str | None = None) -> pd.DataFrame:
+    """A paper table as heatmap cells: ``row_label`` (model, with the prompt for Table 3),
+    ``col_label`` (the printed column), ``mean`` (the value), ``label`` (the printed text),
+    in the printed order."""
+    long = long_table(name)
+    if kind is not None:
+        long = long[long["kind"] == kind]
+    row_label = long["model"] + " / " + long["prompt"] if name == "table3" else long["model"]
+    return pd.DataFrame({
+        "row_label": row_label, "col_label": long["column"], "mean": long["value"], "label": long["label"],
+        "row_rank": long["row_order"], "col_rank": long["col_order"],
+    }).reset_index(drop=True)

@@ -1,17 +1,21 @@
 """The stored model results read back as one frame, with the human baseline's rows
 (:func:`structext_core.studio.study.human_results`: one row per answer, model ``human:<annotator>``;
 views pool them as ``human`` when asked, never beside the per-person rows); files come in through
-:mod:`structext_core.studio.results_store`."""
+:mod:`structext_core.structext_eval.results_store`; the imported files' table and the note on files scored
+with another ROUGE-L before import."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 import sqlite_utils
 
 from structext_core.evaluation import scoring
+from structext_core.structext_eval.results_store import HUMAN_SOURCE_PREFIX, LOAD_COLUMNS
 from structext_core.studio import study
-from structext_core.studio.results_store import HUMAN_SOURCE_PREFIX, LOAD_COLUMNS
+from structext_core.views.result_options import ROUGE_DESCRIPTIONS, ValueChoice
 
 
 def data_version(db: sqlite_utils.Database) -> tuple:
@@ -109,3 +113,32 @@ def describe_sources(frame: pd.DataFrame) -> pd.DataFrame:
         pairs = frame[["source", column]].drop_duplicates().sort_values(["source", column])
         parts.append(pairs.groupby("source", sort=True)[column].agg(", ".join).rename(title))
     return pd.concat(parts, axis=1).reset_index()
+
+
+def uploads_table(uploads: Sequence) -> pd.DataFrame:
+    """Stored uploads (:class:`~structext_core.structext_eval.results_store.StoredUpload`) as the page's
+    table: which file, how many rows, how many of them carry the paper's ROUGE-L, which metric the
+    file was scored with before it came here (empty for a file of responses only), when."""
+    return pd.DataFrame(
+        [{"id": u.id, "filename": u.filename, "source": u.source, "model": u.model, "rows_stored": u.rows_stored,
+          "with_paper_metric": u.with_paper_metric, "scored_with": u.scored_with or "", "uploaded": u.uploaded}
+         for u in uploads],
+        columns=["id", "filename", "source", "model", "rows_stored", "with_paper_metric", "scored_with", "uploaded"],
+    )
+
+
+def scored_otherwise(uploads: Sequence, choice: ValueChoice) -> str | None:
+    """A note for the page when files were scored with another ROUGE-L than the one the view
+    shows: which files, with which metric, and which the view uses (every stored row has both,
+    so the view's figures are the view's metric). None when nothing differs or the view shows
+    no ROUGE-L."""
+    if choice.metric != "rouge_l":
+        return None
+    other = [u for u in uploads if u.scored_with and u.scored_with != choice.rouge]
+    if not other:
+        return None
+    names = ", ".join(f"{u.filename} ({u.scored_with})" for u in other[:5])
+    more = f" and {len(other) - 5} more" if len(other) > 5 else ""
+    return (f"Scored with another metric before import: {names}{more}. This view shows the "
+            f"{ROUGE_DESCRIPTIONS[choice.rouge]}; every stored row carries both ROUGE-Ls, so its "
+            f"figures for those files are {choice.rouge}, not the file's own `score`.")

@@ -18,18 +18,15 @@ Nothing here imports either harness.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 import shlex
-import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from structext_core import settings
-from structext_core.evaluation import prompts
 from structext_core.evaluation.scoring import DEFAULT_THRESHOLD
+from structext_core.evaluation.task_files import ExportError, write_files
+from structext_core.structext_eval import prompts
 from structext_core.structext_eval.samples import to_jsonl_line
 
 HARNESSES = ("inspect", "lm-eval")
@@ -39,10 +36,6 @@ METADATA_FIELDS = ("suite", "language", "task", "task_id", "depth", "width", "co
 """Sample fields carried into each harness record (for the harness's own breakdowns)."""
 SCORE_METRICS = ("score", "rouge_l", "score_paper", "rouge_l_paper", "exact_match", "bleu")
 """The per-sample scores each exported task reports, all from ``score_response``."""
-
-
-class ExportError(ValueError):
-    """A task that cannot be written (unknown harness, bad setting, unusable output folder)."""
 
 
 def task_name(suite: str, setting: str) -> str:
@@ -214,67 +207,6 @@ def _readme(harness: str, name: str, out_dir: Path, setting: str, suite_path: st
             "if the project moves.\n")
 
 
-#: The list of what an export wrote into its folder (name -> sha256): a later export with ``force``
-#: replaces only files listed here and unchanged since, never a file we did not write.
-MANIFEST = ".structext-export.json"
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _check_folder(out_dir: Path, names: Sequence[str], force: bool) -> None:
-    """Refuse a folder that holds anything (unless ``force``), and with ``force`` any file of
-    ``names`` there that we did not write or that was changed since (:data:`MANIFEST`)."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ExportError(f"{out_dir} exists and is not a folder")
-    if not out_dir.is_dir():
-        return
-    present = sorted(p.name for p in out_dir.iterdir())
-    if not present:
-        return
-    if not force:
-        shown = ", ".join(present[:5]) + (", ..." if len(present) > 5 else "")
-        raise ExportError(f"{out_dir} is not empty ({len(present):,} entries: {shown}); choose a new or empty "
-                          "folder, or add --force to write beside them (a file of ours is replaced, any other "
-                          "file is never overwritten)")
-    written: dict = {}
-    if (out_dir / MANIFEST).exists():
-        try:
-            written = json.loads((out_dir / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            written = None
-        if not isinstance(written, dict) or (out_dir / MANIFEST).is_symlink():
-            raise ExportError(f"{out_dir / MANIFEST} exists and is not an export's list of files: not "
-                              "overwritten; choose another folder")
-    for name in names:
-        path = out_dir / name
-        if path.is_symlink() or (path.exists() and not path.is_file()):
-            raise ExportError(f"{path} exists and is not a plain file: not overwritten; choose another folder")
-        if path.exists() and written.get(name) != _sha256(path):
-            raise ExportError(f"{path} exists and was not written by an export (or was changed since): not "
-                              "overwritten; choose another folder, or move that file away")
-
-
-def _write_files(out_dir: Path, files: Mapping[str, str], force: bool = False) -> None:
-    """Write every file into ``out_dir`` through a temporary folder: all of them or none. The
-    folder must be new or empty, or with ``force`` hold no file of these names that we did not
-    write (:func:`_check_folder`); what was written is listed in :data:`MANIFEST`."""
-    _check_folder(out_dir, list(files), force)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
-        for name, text in files.items():
-            (staging / name).write_text(text, encoding="utf-8")
-        manifest = {name: _sha256(staging / name) for name in files}
-        (staging / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-        out_dir.mkdir(exist_ok=True)
-        for name in [*files, MANIFEST]:
-            (staging / name).replace(out_dir / name)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
 def export_task(harness: str, samples: Sequence[Mapping], setting: str, out_dir: str | Path,
                 shots: int | None = None, demo_seed: int = 0, threshold: float = DEFAULT_THRESHOLD,
                 max_tokens: int = 4096, suite_path: str | Path | None = None, force: bool = False) -> list[Path]:
@@ -316,5 +248,5 @@ def export_task(harness: str, samples: Sequence[Mapping], setting: str, out_dir:
     if others:
         raise ExportError(f"{out_dir} already holds other task files ({', '.join(others[:5])}); "
                           "choose an empty folder")
-    _write_files(out_dir, files, force)
+    write_files(out_dir, files, force)
     return [out_dir / n for n in files]

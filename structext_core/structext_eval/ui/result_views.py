@@ -1,0 +1,473 @@
+"""StrucText-Eval's views of imported results (Results, ``Data: imported``): the heatmap, depth x
+width, people vs models, Test vs Real-Test, metric correlation, the paired comparison and the
+leaderboard, each with its controls and exports, and the drill-down to the samples behind a cell.
+UI only: every number comes from ``structext_core.views``."""
+
+import dataclasses
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from structext_core.structext_eval import drill_downs, results_frame, results_store
+from structext_core.structext_eval.ui.results_common import (
+    DIMENSION_TITLES,
+    drill_key,
+    drill_rows,
+    exports,
+    follow_click,
+    heatmap_cells,
+    keep_valid,
+    leaderboard_rows,
+    note_kept,
+    remember,
+    restore_kept,
+    scoped_frame,
+    show_chart,
+    value_frame,
+)
+from structext_core.studio import access
+from structext_core.text.safe_text import markdown_text
+from structext_core.text.words import plural
+from structext_core.views import (
+    charts,
+    comparisons,
+    heatmaps,
+    leaderboards,
+    people_vs_models,
+    result_options,
+    url_state,
+)
+
+# ---------------------------------------------------------------- imported results
+
+
+def choose_filters(frame: pd.DataFrame, dimensions) -> dict:
+    options = result_options.filter_options(frame)
+    chosen = {}
+    with st.expander("Filters", expanded=bool(any(st.session_state.get(f"rs_filter_{d}") for d in dimensions))):
+        columns = st.columns(3)
+        for i, dimension in enumerate(dimensions):
+            values = options.get(dimension, [])
+            if len(values) > 1:
+                key = f"rs_filter_{dimension}"
+                if key in st.session_state:  # values no longer offered (a URL, other filters) drop out
+                    st.session_state[key] = [v for v in st.session_state[key] if v in values]
+                chosen[dimension] = tuple(columns[i % 3].multiselect(
+                    DIMENSION_TITLES[dimension], values, key=key, placeholder="all"))
+    chosen = {k: v for k, v in chosen.items() if v}
+    for dimension, values in chosen.items():
+        remember(dimension, values)
+    return chosen
+
+
+def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.DataFrame, name: str) -> None:
+    """The samples behind one cell of the ``name`` chart (heatmap, paired). Its boxes are keyed by
+    the chart's axes (:func:`drill_key`): after the axes change, they start afresh instead of
+    showing the old axes' labels over the new cell's rows."""
+    key = drill_key(name, row, col)
+    st.subheader("Samples behind a cell")
+    rows_available = heatmaps.axis_order(cells, "row")
+    cols_available = heatmaps.axis_order(cells, "col")
+    for widget, options in ((f"rs_{key}_drill_row", rows_available), (f"rs_{key}_drill_col", cols_available)):
+        if st.session_state.get(widget) not in (None, *options):
+            del st.session_state[widget]  # a cell picked before the filters changed
+    left, right = st.columns(2)
+    row_value = left.selectbox(DIMENSION_TITLES.get(row, row), rows_available, key=f"rs_{key}_drill_row")
+    col_value = right.selectbox(DIMENSION_TITLES.get(col, col), cols_available, key=f"rs_{key}_drill_col")
+    part = drill_downs.cell_rows(frame, row, row_value, col, col_value)
+    if part.empty:
+        st.info(f"No results for {row} {row_value} and {col} {col_value}.")
+        return
+    samples = access.drop_hidden_samples(drill_rows(chosen.db_path, chosen.version, part),
+                                         access.hidden_samples(chosen.db, chosen.user))
+    if samples.empty:
+        st.info("The samples behind this cell are in an open study: they stay hidden until it is closed.")
+        return
+    st.caption(f"{plural(len(part), 'result')} in this cell; "
+               f"{'the 200 lowest-scoring' if len(part) > 200 else 'all'} shown, lowest {chosen.choice.title} first.")
+    summary = samples.drop(columns=["reference", "question", "requirement", "answer", "response"])
+    st.dataframe(summary, hide_index=True, key=f"rs_{key}_drill_table")
+    exports(chosen.choice.file_name(f"drilldown_{name}"), table=chosen.choice.label_table(samples))
+    labels = [f"{r.sample_id} · {r.model} · {r.prompt} · {r.value:.1f}" for r in samples.itertuples()]
+    # One box per cell: with one key for all cells the browser kept showing the previous
+    # cell's label after another cell was picked.
+    pick = st.selectbox("Sample", range(len(labels)), format_func=labels.__getitem__,
+                        key=f"rs_{key}_drill_pick_{row_value}_{col_value}")
+    item = samples.iloc[pick]
+    st.markdown(f"**Question.** {markdown_text(item['question'])}")
+    st.markdown(f"**Requirement.** {markdown_text(item['requirement'])}")
+    a, b = st.columns(2)
+    a.markdown("**Answer**")
+    # long texts scroll in a frame of their own: a 20,000-character response would fill pages
+    a.code(item["answer"], language=None, wrap_lines=True, height=frame_height(item["answer"]))
+    b.markdown(f"**Response** (extracted answer; strict ROUGE-L {item['rouge_l']:.3f}, paper ROUGE-L "
+               f"{item['rouge_l_paper']:.3f}, exact match {int(item['exact_match'])})")
+    b.code(item["answer_extracted"], language=None, wrap_lines=True, height=frame_height(item["answer_extracted"]))
+    with st.expander(f"Full response ({plural(len(item['response']), 'character')})"):
+        st.code(item["response"], language=None, wrap_lines=True, height=frame_height(item["response"]))
+    with st.expander(f"Reference ({plural(len(item['reference']), 'character')})"):
+        st.code(item["reference"][:200_000], language=None, height=400)
+
+
+def frame_height(text: str) -> int | str:
+    """A code block's height: its content's up to about 20 lines, then it scrolls in its frame."""
+    lines = text.count("\n") + 1 + len(text) // 100
+    return "content" if lines <= 20 else 420
+
+
+def choose_values(view: str) -> result_options.ValueChoice:
+    """The metric controls. The ROUGE-L version is remembered per view, and a view that redraws
+    one of the paper's figures opens on the paper's metric."""
+    c1, c2, c3, c4 = st.columns([2, 3, 2, 2])
+    metric = c1.selectbox("Metric", list(result_options.METRICS), format_func=result_options.METRICS.get, key="rs_metric")
+    rouge_options = list(result_options.ROUGE_METRICS)
+    st.session_state.setdefault(f"rs_rouge_{view}", result_options.VIEWS[view].default_rouge)
+    rouge = c2.radio("ROUGE-L", rouge_options, format_func=result_options.ROUGE_METRICS.get, key=f"rs_rouge_{view}",
+                     disabled=metric != "rouge_l" or view == "metric_correlation",
+                     help="; ".join(result_options.ROUGE_DESCRIPTIONS.values()))
+    mode = c3.radio("Scores", result_options.MODES, horizontal=True, key="rs_mode", disabled=metric != "rouge_l",
+                    help="thresholded: a ROUGE-L below the threshold counts as 0 (the paper's rule)")
+    st.session_state.setdefault("rs_threshold", 0.75)
+    threshold = c4.slider("Threshold", 0.0, 1.0, step=url_state.THRESHOLD_STEP, key="rs_threshold",
+                          disabled=metric != "rouge_l" or mode != "thresholded")
+    remember("metric", metric)
+    if metric == "rouge_l":
+        remember("rouge", rouge)
+        remember("mode", mode)
+        if mode == "thresholded":
+            remember("threshold", threshold)
+    return result_options.ValueChoice(metric, rouge, mode, threshold)
+
+
+def choose_scope(values: pd.DataFrame, view: str) -> tuple[people_vs_models.ItemScope, int, str]:
+    """Which items the view uses, its minimum n and how it shows people (pooled or each person;
+    each answer is counted once either way). When people answered items, the views of
+    :data:`result_options.ITEM_VIEWS` compare them with models on those items unless “All items”
+    is on (the default when no model answered any of them); the caption gives the number of shared
+    items. ``values``: each person's rows apart."""
+    people = people_vs_models.people_of(values)
+    offers_items = view in result_options.ITEM_VIEWS and bool(people)
+    offers_min_n = view in result_options.MIN_N_VIEWS
+    restore_kept()
+    how = choose_people_as(people)
+    if not (offers_items or offers_min_n):
+        return people_vs_models.ItemScope(), result_options.DEFAULT_MIN_N, how
+    a, b, c = st.columns([2, 3, 2])
+    scope = people_vs_models.ItemScope()
+    if offers_items:
+        if "rs_all_items" not in st.session_state and not people_vs_models.models_on_people_items(values):
+            # restricted to people's items, the view would show people alone
+            st.session_state["rs_all_items"] = bool((~people_vs_models.human_mask(values)).any())
+        everything = a.toggle("All items", key="rs_all_items",
+                              help="Off: people and models on the same items, those people answered. On: every "
+                                   "item, so models are also scored on items no person answered.")
+        keep_valid("rs_people", people, people[0])
+        who = b.selectbox("Items answered by", people, key="rs_people", disabled=everything,
+                          help="`human` is the pool of everyone's answers; `human:<name>` one person's.")
+        remember("items", "all" if everything else "shared")
+        if not everything:
+            remember("people", who)
+            scope = people_vs_models.item_scope(values, who)
+    min_n = result_options.DEFAULT_MIN_N
+    if offers_min_n:
+        st.session_state.setdefault("rs_min_n", result_options.DEFAULT_MIN_N)
+        min_n = int(c.number_input("Minimum n", min_value=1, max_value=result_options.MAX_MIN_N, step=1,
+                                   key="rs_min_n", help="Cells (leaderboard rows) with fewer results are greyed "
+                                                        "out (flagged), not hidden."))
+        remember("min_n", min_n)
+    if offers_items:
+        st.caption(scope.sentence(values) + ("" if scope.restricted else
+                                             " Models are also scored on items no person answered."))
+        if (warning := scope.left_out_warning(values)) is not None:
+            st.warning(warning, icon=":material/info:")
+        if scope.restricted and not people_vs_models.models_on_people_items(values):
+            st.info("No model result is on the items people answered: turn on **All items** to see the models.",
+                    icon=":material/info:")
+    note_kept()
+    return scope, min_n, how
+
+
+def choose_people_as(people: list[str]) -> str:
+    """Pooled (``human``) or each person (``human:<name>``): offered when there are persons."""
+    if len(people) < 2:
+        return "pool"
+    st.session_state.setdefault("rs_people_as", "pool")
+    how = st.radio("People", list(people_vs_models.PEOPLE_AS), horizontal=True, key="rs_people_as",
+                   format_func=people_vs_models.PEOPLE_AS.get,
+                   help="Each answer is counted once: in the pool `human` (everyone together) or under its "
+                        "person `human:<name>`.")
+    remember("people_as", how)
+    return how
+
+
+def imported_page(db, user, db_path: str, version: tuple, scope: access.ResultsScope) -> None:
+    frame_all = scoped_frame(db_path, version, scope)
+    sources_block(frame_all, user)
+    view = st.selectbox("View", list(result_options.VIEWS), format_func=lambda key: result_options.VIEWS[key].label,
+                        key="rs_view")
+    remember("view", view)
+    choice = choose_values(view)
+    items, min_n, people_as = choose_scope(value_frame(db_path, version, scope, choice), view)
+    values = value_frame(db_path, version, scope, choice, people_as)
+    chosen = Chosen(db, db_path, version, scope, choice, items, min_n, people_as=people_as, user=user)
+    if note := results_frame.scored_otherwise(results_store.list_uploads(db), choice):
+        st.caption(note)
+    missing = people_vs_models.missing_values(values, choice)
+    if missing and view != "metric_correlation":
+        st.caption(f"{missing:,} model results have no {choice.title.removesuffix(' (%)')} (stored before the "
+                   "paper's metric was); they are left out. Re-import their files to score them.")
+    if view == "heatmap":
+        heatmap_view(chosen, values)
+        return
+    filters = choose_filters(values, result_options.DIMENSIONS)
+    frame = result_options.apply_filters(items.apply(values), filters)
+    if frame.empty:
+        st.info("No results match these filters.")
+        return
+    FRAME_VIEWS[view](dataclasses.replace(chosen, filters=tuple(sorted(filters.items()))), frame)
+
+
+def sources_block(frame_all: pd.DataFrame, user) -> None:
+    sources = results_frame.describe_sources(frame_all)
+    if access.restricted(access.role_of(user)):
+        st.caption(f"{len(frame_all):,} scored model results of the suites in no open study (public read-only "
+                   "mode); samples of open studies and human results are left out.")
+    else:
+        st.caption(f"{plural(len(frame_all), 'scored result')} from {plural(len(sources), 'source')}: imported files (kept in "
+                   "the database) and the human baseline studies (models `human:<annotator>` and the pool "
+                   "`human`).")
+    with st.expander("Sources"):
+        st.dataframe(sources, hide_index=True)
+        exports("sources", table=sources)
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """What the controls above the view chose."""
+
+    db: object
+    db_path: str
+    version: tuple
+    scope: access.ResultsScope
+    choice: result_options.ValueChoice
+    items: people_vs_models.ItemScope = people_vs_models.ItemScope()
+    min_n: int = result_options.DEFAULT_MIN_N
+    filters: tuple = ()  # (dimension, values) pairs, sorted: a cache key
+    people_as: str = "pool"  # people_vs_models.PEOPLE_AS
+    user: object = None  # who looks: the drill-down hides the samples of studies open to them
+
+
+def heatmap_view(chosen: Chosen, values: pd.DataFrame) -> None:
+    a, b, c = st.columns(3)
+    st.session_state.setdefault("rs_col", "format")
+    row = a.selectbox("Rows", result_options.DIMENSIONS, key="rs_row", format_func=DIMENSION_TITLES.get)
+    col = b.selectbox("Columns", result_options.DIMENSIONS, key="rs_col", format_func=DIMENSION_TITLES.get)
+    sort = c.selectbox("Order rows and columns", list(result_options.HEATMAP_SORTS), key="rs_sort",
+                       format_func=result_options.HEATMAP_SORTS.get)
+    remember("rows", row)
+    remember("cols", col)
+    remember("sort", sort)
+    if row == col:
+        st.warning("Rows and columns show the same dimension: choose two different ones.")
+        return
+    filters = choose_filters(values, [d for d in result_options.DIMENSIONS if d not in (row, col)])
+    items = chosen.items
+    whose = choose_whose(items.apply(values), row, col)
+    cells = heatmap_cells(chosen.db_path, chosen.version, chosen.scope, chosen.choice,
+                          tuple(sorted(filters.items())), row, col, sort, items, whose, chosen.people_as)
+    if cells.empty:
+        st.info("No results match these filters.")
+        return
+    cells = heatmaps.flag_small_cells(cells, chosen.min_n)
+    title = f"{chosen.choice.title} by {DIMENSION_TITLES[row]} and {DIMENSION_TITLES[col]}"
+    if "model" not in (row, col) and whose != "models":
+        title += f", {people_vs_models.WHOSE[whose]}"
+    if items.restricted:
+        title += f", on {items.label}"
+    chart = charts.heatmap_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col], title=title,
+                                 value_title=chosen.choice.title, selectable=True, min_n=chosen.min_n)
+    event = show_chart(chart, f"heatmap_{row}_{col}", heatmaps.cells_table(cells, row, col),
+                       select_key=f"rs_heatmap_chart_{row}_{col}", choice=chosen.choice, items=items,
+                       page_wide=True)
+    follow_click(event, drill_key("heatmap", row, col))  # a pick belongs to these axes
+    order = {"auto": "depth and width keep their order (1, 2, 3...) and the other dimensions are sorted by "
+                     "their mean, best first",
+             "mean": "rows and columns are sorted by their mean, best first",
+             "name": "rows and columns are sorted by name (depth and width by number)"}[sort]
+    st.caption(f"Each cell shows the mean and, under it, n (the results it rests on); {order}. Hover a cell for "
+               "the 95 % bootstrap interval; click it to see its samples below. "
+               + heatmaps.min_n_note(chosen.min_n, cells))
+    drill(people_vs_models.heatmap_input(values, row, col, items, filters, whose, chosen.people_as), chosen, row, col,
+          cells, "heatmap")
+
+
+def choose_whose(frame: pd.DataFrame, row: str, col: str) -> str:
+    """Whose results a heatmap without a ``model`` axis averages (models, people or both, said
+    in the title): its cells never mix people and models unless the reader asks."""
+    if "model" in (row, col):
+        return "both"
+    people = people_vs_models.human_mask(frame)
+    if people.all() or not people.any():
+        return "both"  # one kind only: nothing to mix
+    keep_valid("rs_whose", list(people_vs_models.WHOSE), people_vs_models.default_whose(frame))
+    whose = st.radio("Results of", list(people_vs_models.WHOSE), horizontal=True, key="rs_whose",
+                     format_func=people_vs_models.WHOSE.get,
+                     help="Neither axis is the model, so a cell would average everyone in it: choose whose "
+                          "results it averages.")
+    remember("whose", whose)
+    return whose
+
+
+def depth_width_view(chosen: Chosen, frame: pd.DataFrame) -> None:
+    cells = heatmaps.flag_small_cells(heatmaps.depth_width_frame(frame), chosen.min_n)
+    show_chart(charts.depth_width_chart(cells, chosen.choice.title, min_n=chosen.min_n), "depth_width", cells,
+               choice=chosen.choice)
+    st.caption("Each model's mean (and n under it) per depth (rows) and width (columns), as the paper's Figure 4. "
+               + heatmaps.min_n_note(chosen.min_n, cells) + " Below: how much the per-format and per-task "
+               "means spread within each cell (standard deviation, points).")
+    show_chart(charts.spread_chart(cells, chosen.choice.title), "depth_width_spread", choice=chosen.choice)
+
+
+def people_vs_models_view(chosen: Chosen, frame: pd.DataFrame) -> None:
+    people = people_vs_models.people_of(frame)
+    if not people:
+        st.info("No human-baseline results yet: they appear here once annotators have answered a study.")
+        return
+    items = chosen.items
+    reference = items.people or people_vs_models.POOL
+    cells = people_vs_models.people_vs_models_frame(frame, people=reference, same_items=items.restricted,
+                                                items=items.items if items.restricted else None)
+    if items.restricted:
+        st.caption(markdown_text(f"{plural(int(cells['items'].iloc[0]), 'item')} answered by {reference}; "
+                                 "every bar uses only those items."))
+        title = f"{chosen.choice.title} by task category, same items"
+    else:
+        st.caption(f"All {plural(int(cells['items'].iloc[0]), 'item')}: the models' bars include items no person answered, "
+                   "so they do not compare like with like.")
+        title = f"{chosen.choice.title} by task category, all items"
+    chart = charts.interval_bars_chart(cells, "task", "model", title, chosen.choice.title, "task category")
+    show_chart(chart, "people_vs_models", cells, choice=chosen.choice, items=items)
+
+
+def test_vs_real_view(chosen: Chosen, frame: pd.DataFrame) -> None:
+    cells = comparisons.test_vs_real_frame(frame)
+    if cells.empty:
+        st.info("This view needs models with results on both Test and Real-Test (suite names `test` and "
+                "`real-test`).")
+        return
+    value_title = chosen.choice.title
+    chart = charts.interval_bars_chart(cells, "model", "set", f"{value_title}: Test against Real-Test", value_title)
+    show_chart(chart, "test_vs_real", cells, choice=chosen.choice)
+
+
+def metric_correlation_view(chosen: Chosen, frame: pd.DataFrame) -> None:
+    by = st.multiselect("One point per", ["model", "prompt", "format", "task", "depth", "width"],
+                        default=["model", "prompt"], key="rs_corr_by")
+    if not by:
+        st.info("Choose at least one grouping.")
+        return
+    threshold = chosen.choice.threshold
+    table = comparisons.metric_table(frame, by, threshold)
+    metrics = [m for m in comparisons.CORRELATION_METRICS.values() if m in table.columns]
+    result = comparisons.correlate(table, metrics)
+    if result.frame is None:
+        st.info(result.reason)
+        st.dataframe(table.round(2), hide_index=True)
+        return
+    corr = result.frame
+    chart = charts.subtitled(
+        charts.correlation_chart(corr, f"Correlation of metrics over {plural(result.n_groups, 'group')}"),
+        f"both ROUGE-L versions (strict: extracted answer; paper: whole response), thresholded at {threshold:g} "
+        "and raw, exact match and BLEU")
+    show_chart(chart, f"metric_correlation_t{threshold:g}", corr)
+    constant = f" Left out, the same in every group: {', '.join(result.constant)}." if result.constant else ""
+    st.caption(f"Pearson r over the {plural(result.n_groups, 'group')} that have every metric "
+               f"({len(table) - result.n_groups} without, e.g. people have no BLEU).{constant} Human judgements "
+               "of model responses are not stored yet; the paper's correlations with them are under Paper tables, "
+               "Figure 5.")
+    st.dataframe(table.round(2), hide_index=True)
+    exports(f"metric_means_t{threshold:g}", table=table)
+
+
+def paired_view(chosen: Chosen, frame: pd.DataFrame) -> None:
+    models = sorted(frame["model"].unique())
+    if len(models) < 2:
+        st.info("Comparing needs results of at least two models.")
+        return
+    a, b, c, d = st.columns(4)
+    dims = list(url_state.PAIR_DIMENSIONS)
+    keep_valid("rs_model_a", models, models[0])
+    keep_valid("rs_model_b", models, models[1])
+    st.session_state.setdefault("rs_pair_row", "format")
+    st.session_state.setdefault("rs_pair_col", "depth")
+    model_a = a.selectbox("Model A", models, key="rs_model_a")
+    model_b = b.selectbox("Model B", models, key="rs_model_b")
+    row = c.selectbox("Rows", dims, key="rs_pair_row", format_func=DIMENSION_TITLES.get)
+    col = d.selectbox("Columns", dims, key="rs_pair_col", format_func=DIMENSION_TITLES.get)
+    remember("a", model_a)
+    remember("b", model_b)
+    remember("pair_rows", row)
+    remember("pair_cols", col)
+    if model_a == model_b or row == col:
+        st.warning("Choose two different models and two different dimensions.")
+        return
+    cells = comparisons.paired_frame(frame, model_a, model_b, row, col)
+    if cells.empty:
+        st.info(markdown_text(f"{model_a} and {model_b} share no samples (same sample and prompt)."))
+        return
+    cells = heatmaps.flag_small_cells(cells, chosen.min_n)
+    chart = charts.paired_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col],
+                                f"{model_a} minus {model_b} ({chosen.choice.title}), shared samples", selectable=True,
+                                min_n=chosen.min_n)
+    event = show_chart(chart, "paired", cells, select_key=f"rs_paired_chart_{model_a}_{model_b}_{row}_{col}",
+                       choice=chosen.choice)
+    follow_click(event, drill_key("paired", row, col))
+    st.caption(f"{plural(int(cells['n'].sum()), 'shared sample')}. Cells show the mean paired difference in points and, under "
+               "it, n (pairs); * marks p < 0.05 (sign-flip permutation test, no correction for the number of cells). "
+               + heatmaps.min_n_note(chosen.min_n, cells) + " Click a cell to see its samples below.")
+    drill(comparisons.shared_rows(frame, model_a, model_b), chosen, row, col, cells, "paired")
+
+
+def leaderboard_view(chosen: Chosen, frame: pd.DataFrame) -> None:
+    sort = st.radio("Sort by", list(leaderboards.LEADERBOARD_SORTS), horizontal=True, key="rs_board_sort",
+                    format_func=leaderboards.LEADERBOARD_SORTS.get)
+    remember("board", sort)
+    choice = chosen.choice
+    rows = leaderboard_rows(chosen.db_path, chosen.version, chosen.scope, choice, chosen.filters, chosen.items,
+                            chosen.people_as)
+    board = leaderboards.arrange_leaderboard(rows, sort, chosen.min_n)
+    if board.empty:
+        st.info(f"No results have a {choice.title.removesuffix(' (%)')} (people have no BLEU).")
+        return
+    table = leaderboards.leaderboard_table(board, choice)
+    st.subheader(markdown_text(f"Leaderboard: {choice.title}"
+                               + (f", on {chosen.items.label}" if chosen.items.restricted else "")))
+    st.caption(choice.description + ".")
+    # The headers stay short on screen (the subheader names the metric); the CSV's name it in full.
+    metric_help = f"{choice.title}: {choice.description}"
+    st.dataframe(table, hide_index=True, key="rs_board_table", column_config={
+        choice.file_name("mean"): st.column_config.NumberColumn("mean (%)", help=metric_help, format="%.2f"),
+        choice.file_name("ci95_low"): st.column_config.NumberColumn("95% CI low", help=metric_help, format="%.2f"),
+        choice.file_name("ci95_high"): st.column_config.NumberColumn("95% CI high", help=metric_help,
+                                                                     format="%.2f"),
+        "ci95_method": st.column_config.TextColumn("CI method"),
+        "below_min_n": st.column_config.CheckboxColumn("n below minimum"),
+    })
+    exports(choice.file_name("leaderboard"), table=choice.label_table(chosen.items.label_table(table)))
+    method = leaderboards.CI_DESCRIPTIONS["wilson" if choice.metric == "exact_match" else "bootstrap"]
+    people = "; the people pool `human` counts every answer of every person" if (board["who"] != "model").any() else ""
+    st.caption(f"One row per model or person and prompt setting; n = responses with a value{people}. 95 % interval: "
+               f"{method}. Rank by mean (ties share a rank); click a column header to sort by it. "
+               + heatmaps.min_n_note(chosen.min_n, board, rows=True))
+
+
+#: Every view but the heatmap works on the filtered frame; the heatmap filters around its axes.
+FRAME_VIEWS = {
+    "depth_width": depth_width_view,
+    "people_vs_models": people_vs_models_view,
+    "test_vs_real": test_vs_real_view,
+    "metric_correlation": metric_correlation_view,
+    "paired": paired_view,
+    "leaderboard": leaderboard_view,
+}

@@ -1,0 +1,252 @@
+"""What StrucText-Eval's Results views share: the cached frames, a chart with its exports, the
+drill-down's keys, the controls kept across views, and the view's state in the URL
+(``views.url_state``: a copied address opens the same view; what it holds is checked, never trusted)."""
+
+
+import pandas as pd
+import streamlit as st
+
+from structext_core.structext_eval import drill_downs, results_frame
+from structext_core.studio import access, storage
+from structext_core.ui import benchmark_choice
+from structext_core.views import (
+    charts,
+    heatmaps,
+    leaderboards,
+    page_tables,
+    people_vs_models,
+    result_options,
+    url_state,
+)
+
+DIMENSION_TITLES = {"model": "model", "prompt": "prompt", "suite": "suite", "format": "format",
+                    "task": "task category", "depth": "depth", "width": "width"}
+
+
+# ---------------------------------------------------------------- cached data
+
+
+# The two large frames are cached as resources: cache_data would pickle and copy 100,000
+# rows on every run. They are shared between sessions, so nothing may modify them
+# (the view functions return new frames).
+@st.cache_resource(max_entries=2, show_spinner=False)
+def load_frame(db_path: str, version: tuple) -> pd.DataFrame:
+    """Stored results and the human baseline; ``version`` changes whenever they do."""
+    with storage.opened(db_path) as db:
+        return results_frame.load_results(db)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def scoped_frame(db_path: str, version: tuple, scope: access.ResultsScope) -> pd.DataFrame:
+    """The rows this session's role may see (``scope`` from ``access.results_scope``)."""
+    return access.filter_results(load_frame(db_path, version), scope)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def value_frame(db_path: str, version: tuple, scope: access.ResultsScope,
+                choice: result_options.ValueChoice, people_as: str = "each") -> pd.DataFrame:
+    """The values of ``choice``, people shown ``people_as`` (``people_vs_models.PEOPLE_AS``)."""
+    return people_vs_models.people_as(result_options.with_choice(scoped_frame(db_path, version, scope), choice), people_as)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def heatmap_cells(db_path, version, scope, choice, filters, row, col, sort, items, whose, people_as) -> pd.DataFrame:
+    """The heatmap's cells (``people_vs_models.heatmap_input``: each answer once)."""
+    values = value_frame(db_path, version, scope, choice)
+    frame = people_vs_models.heatmap_input(values, row, col, items, dict(filters), whose, people_as)
+    return heatmaps.heatmap_frame(frame, row, col, sort=sort)
+
+
+@st.cache_data(max_entries=8, show_spinner="Ranking...")
+def leaderboard_rows(db_path, version, scope, choice, filters, items, people_as) -> pd.DataFrame:
+    """The leaderboard of the filtered rows on ``items`` (its bootstrap intervals are the slow
+    part: cached; sorting and the minimum n are applied afterwards)."""
+    values = value_frame(db_path, version, scope, choice, people_as)
+    frame = result_options.apply_filters(items.apply(values), dict(filters))
+    return leaderboards.leaderboard(frame, choice)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def drill_rows(db_path: str, version: tuple, part: pd.DataFrame) -> pd.DataFrame:
+    """The samples behind a cell (reading the suite files is the slow part: cached)."""
+    with storage.opened(db_path) as db:
+        return drill_downs.drill_down(part, db=db)
+
+
+@st.cache_data(max_entries=8, show_spinner="Rendering the image...")
+def png_of(spec_json: str) -> bytes:
+    import json
+
+    import vl_convert
+
+    return vl_convert.vegalite_to_png(json.loads(spec_json), scale=2)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def svg_of(spec_json: str) -> bytes:
+    import json
+
+    import vl_convert
+
+    return vl_convert.vegalite_to_svg(json.loads(spec_json)).encode("utf-8")
+
+
+# ---------------------------------------------------------------- small widgets
+
+
+def exports(name: str, chart=None, table: pd.DataFrame | None = None) -> None:
+    """PNG and SVG of the chart (rendered on click) and CSV of the table."""
+    columns = st.columns(3)
+    if chart is not None:
+        spec = chart.to_json()
+        columns[0].download_button("PNG", data=lambda: png_of(spec), file_name=f"{name}.png", mime="image/png",
+                                   key=f"rs_png_{name}", icon=":material/image:", on_click="ignore")
+        columns[1].download_button("SVG", data=lambda: svg_of(spec), file_name=f"{name}.svg",
+                                   mime="image/svg+xml", key=f"rs_svg_{name}", icon=":material/draw:",
+                                   on_click="ignore")
+    if table is not None:
+        columns[2].download_button("CSV", data=page_tables.csv_bytes(table), file_name=f"{name}.csv", mime="text/csv",
+                                   key=f"rs_csv_{name}", icon=":material/table:", on_click="ignore")
+
+
+def show_chart(chart, name: str, table: pd.DataFrame | None = None, select_key: str | None = None,
+               choice: result_options.ValueChoice | None = None, items: people_vs_models.ItemScope | None = None,
+               page_wide: bool = False):
+    """Draw a chart with its exports; with ``select_key``, a click on a cell reruns the page
+    and the selection state is returned. With ``choice``, the chart's subtitle says how its
+    values are computed, and the file names and the CSV's ``metric`` column name the metric;
+    with ``items``, the CSV's ``on_items`` column says which items the values rest on. ``page_wide``:
+    the chart takes the page's width (the exported files keep its own)."""
+    if items is not None and table is not None:
+        table = items.label_table(table)
+    if choice is not None:
+        chart = charts.subtitled(chart, choice.description)
+        name = choice.file_name(name)
+        table = choice.label_table(table) if table is not None else None
+    shown, width = (charts.container_wide(chart), "stretch") if page_wide else (chart, "content")
+    if select_key is None:
+        st.altair_chart(shown, width=width)
+        event = None
+    else:
+        event = st.altair_chart(shown, width=width, on_select="rerun", key=select_key,
+                                selection_mode=charts.CELL_SELECTION)
+    exports(name, chart, table)
+    return event
+
+
+def drill_key(name: str, row: str, col: str) -> str:
+    """The state key of the drill-down under the ``name`` chart with these axes."""
+    return f"{name}_{row}_{col}"
+
+
+def follow_click(event, key: str) -> None:
+    """Point the drill-down's row and column boxes at the heatmap cell just clicked."""
+    picked = charts.picked_cell(event.selection if event is not None else None)
+    if picked is not None and picked != st.session_state.get(f"rs_{key}_picked"):
+        st.session_state[f"rs_{key}_picked"] = picked
+        st.session_state[f"rs_{key}_drill_row"], st.session_state[f"rs_{key}_drill_col"] = picked
+
+
+#: Controls only some views draw. Streamlit forgets a widget's value in a run that does not draw
+#: it; these keep theirs across views (a copy under ``<key>_kept``).
+KEPT_ACROSS_VIEWS = ("rs_all_items", "rs_people", "rs_min_n", "rs_people_as")
+
+
+def restore_kept() -> None:
+    """Give each of :data:`KEPT_ACROSS_VIEWS` that Streamlit forgot its value from before."""
+    for key in KEPT_ACROSS_VIEWS:
+        if key not in st.session_state and f"{key}_kept" in st.session_state:
+            st.session_state[key] = st.session_state[f"{key}_kept"]
+
+
+def note_kept() -> None:
+    """Copy the values of :data:`KEPT_ACROSS_VIEWS` drawn in this run."""
+    for key in KEPT_ACROSS_VIEWS:
+        if key in st.session_state:
+            st.session_state[f"{key}_kept"] = st.session_state[key]
+
+
+def keep_valid(key: str, options, default) -> None:
+    """Give the control ``key`` the value ``default`` unless it holds one of ``options`` (a
+    value from an earlier run, or from a URL, may no longer be offered once filters change)."""
+    if st.session_state.get(key) not in list(options):
+        st.session_state[key] = default
+
+
+# ---------------------------------------------------------------- the view's state in the URL
+
+#: URL key -> the session key of the control that holds it. ``rouge`` is held per view
+#: (``rs_rouge_<view>``), ``items`` by the toggle ``rs_all_items``, filters by ``rs_filter_<dimension>``.
+URL_WIDGETS = {"source": "rs_source", "paper": "rs_paper_view", "view": "rs_view", "metric": "rs_metric",
+               "mode": "rs_mode", "threshold": "rs_threshold", "rows": "rs_row", "cols": "rs_col",
+               "sort": "rs_sort", "min_n": "rs_min_n", "people": "rs_people", "board": "rs_board_sort",
+               "a": "rs_model_a", "b": "rs_model_b", "pair_rows": "rs_pair_row", "pair_cols": "rs_pair_col",
+               "people_as": "rs_people_as", "whose": "rs_whose"}
+
+#: The session key of the controls drawn in this run, URL key -> value: :func:`start_run` empties
+#: it, :func:`remember` notes each control and :func:`write_url_state` puts it in the URL at the end.
+#: (In the session, not in this module: a module's dict would be shared by every session.)
+SHOWN = "rs_shown_this_run"
+
+
+def start_run() -> None:
+    """Start a run of the view: no control drawn yet."""
+    st.session_state[SHOWN] = {}
+
+
+def remember(url_key: str, value) -> None:
+    """Note a control's value for the URL."""
+    st.session_state.setdefault(SHOWN, {})[url_key] = value
+
+
+def apply_url_state(options: dict, only: tuple[str, ...] | None = None) -> None:
+    """Open the view the URL describes: on a session's first run, and whenever the URL is not the
+    one this page wrote last (a pasted link). Controls the URL does not name go back to their
+    defaults; what it gets wrong is ignored, with a small note. ``only``: the keys to read (the
+    paper tables' viewers read the table and nothing else)."""
+    current = benchmark_choice.url_now()
+    mark = (only, current)
+    if not current or current == st.session_state.get("rs_url_written") or mark == st.session_state.get("rs_url_read"):
+        show_url_notes()
+        return
+    st.session_state["rs_url_read"] = mark
+    params = {k: v for k, v in current.items() if only is None or k in only}
+    state = url_state.read_url(params, options)
+    values = state.values
+    managed = [*URL_WIDGETS.values(), "rs_all_items", *(f"rs_rouge_{v}" for v in result_options.VIEWS),
+               *(f"rs_filter_{d}" for d in result_options.DIMENSIONS), *(f"{k}_kept" for k in KEPT_ACROSS_VIEWS)]
+    for key in managed:
+        st.session_state.pop(key, None)
+    view = values.get("view", "heatmap")
+    for key, value in values.items():
+        if key in URL_WIDGETS:
+            st.session_state[URL_WIDGETS[key]] = value
+        elif key == "rouge":
+            st.session_state[f"rs_rouge_{view}"] = value
+        elif key == "items":
+            st.session_state["rs_all_items"] = value == "all"
+        elif key in result_options.DIMENSIONS:
+            st.session_state[f"rs_filter_{key}"] = list(value)
+    st.session_state["rs_url_notes"] = (state.notes, None)
+    show_url_notes()
+
+
+def show_url_notes() -> None:
+    """What the last link opened got wrong, until the view is changed (a rerun alone keeps it)."""
+    notes, _ = st.session_state.get("rs_url_notes", ((), None))
+    if notes:
+        st.caption("Ignored in this link: " + "; ".join(notes) + ".")
+
+
+def write_url_state() -> None:
+    """Put this run's controls in the URL (only when they changed), so the address can be shared."""
+    wanted = url_state.write_url(st.session_state.get(SHOWN, {}))
+    as_lists = {key: value if isinstance(value, list) else [value] for key, value in wanted.items()}
+    if as_lists != benchmark_choice.url_now():
+        st.query_params.from_dict(wanted)
+    st.session_state["rs_url_written"] = as_lists
+    notes, shown_for = st.session_state.get("rs_url_notes", ((), None))
+    if notes and shown_for is None:  # the view the link opened: notes stay while it does
+        st.session_state["rs_url_notes"] = (notes, as_lists)
+    elif notes and shown_for != as_lists:
+        del st.session_state["rs_url_notes"]
