@@ -57,7 +57,8 @@ from pathlib import Path
 
 import numpy as np
 
-from structext_core.evaluation import fast_bleu, paper_rouge, results, scoring
+from structext_core.evaluation import fast_bleu, paper_rouge, scoring
+from structext_core.structext_eval import result_files as results
 from structext_core.structext_eval import results_frame, results_store
 from structext_core.structext_eval.samples import read_jsonl, write_jsonl
 from structext_core.structext_eval.suites import SUITES, generate_suite, sample_id

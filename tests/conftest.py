@@ -18,30 +18,13 @@ OFFICIAL = ROOT / "structext_core" / "data" / "official"
 SHARED_OFFICIAL = SHARED / "fixtures" / "official"
 
 
-#: Journeys .ci/run starts only once every other test is done, beside the rest of the journeys
-#: (which run alongside the other tests from the start): short ones that keep no clock, so two
-#: journeys at once never race a heartbeat, and together about a sixth of the journeys' time.
-LATE_JOURNEYS = frozenset({
-    "test_results_views.py", "test_home_browser.py", "test_direct_url.py", "test_aibench_browser.py",
-    "test_rewrite_oracle_browser.py",
-})
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "late_journey: a browser journey .ci/run starts once every test but the "
-                                       "journeys is done (tests/conftest.py LATE_JOURNEYS)")
-
-
 def pytest_collection_modifyitems(items):
     """Every test under tests/browser drives Chromium: it carries the ``browser`` marker, so
     ``-m "not browser"`` leaves out every one of them (none can forget its decorator). .ci/run runs
-    them one after another beside the others; those of ``LATE_JOURNEYS`` also carry ``late_journey``."""
+    them one after another beside the others."""
     for item in items:
-        path = Path(str(item.path))
-        if BROWSER_TESTS in path.parents:
+        if BROWSER_TESTS in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.browser)
-            if path.name in LATE_JOURNEYS:
-                item.add_marker(pytest.mark.late_journey)
 
 
 @pytest.fixture
@@ -65,6 +48,31 @@ def isolated_env(tmp_path, monkeypatch):
     monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "structext.db"))
     monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
     return tmp_path
+
+
+@pytest.fixture
+def install_member(tmp_path):
+    """``install_member(distribution, name, module)``: register ``module`` as the benchmark ``name``
+    the way an installed package does (a ``<distribution>-1.0.dist-info`` folder with its entry point,
+    on ``sys.path``) and return its member module; undone after the test."""
+    from structext_core import protocol
+
+    folder = tmp_path / "dist"
+
+    def install(distribution: str, name: str, module: str):
+        dist = folder / f"{distribution}-1.0.dist-info"
+        dist.mkdir(parents=True)
+        (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 1.0\n")
+        (dist / "entry_points.txt").write_text(f"[{protocol.ENTRY_POINT_GROUP}]\n{name} = {module}\n")
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
+        protocol.reload()
+        return protocol.get_module(name)
+
+    yield install
+    if str(folder) in sys.path:
+        sys.path.remove(str(folder))
+        protocol.reload()
 
 
 @pytest.fixture(autouse=True)

@@ -2,10 +2,8 @@
 not its package. The shared layers, the pages and the app reach a benchmark through the protocol
 (:mod:`structext_core.protocol`), as they reach a format through its registry.
 
-The modules that still do are listed in :data:`STILL_NAMED` with the number of lines that name one:
-a module not listed that names a benchmark fails, a listed one that names more fails, and one that
-names fewer must be written down with its new count (the list only shrinks). The schema's
-history up to m0014 is :data:`HISTORY`, frozen: a migration that has run is never rewritten.
+Any module outside the packages that names one fails, except the schema's history up to m0014
+(:data:`HISTORY`), frozen with its counts: a migration that has run is never rewritten.
 """
 from __future__ import annotations
 
@@ -56,19 +54,13 @@ HISTORY: dict[str, int] = {
     "structext_core/studio/migrations/m0014_study_strata.py": 4,
 }
 
-#: Modules outside the benchmarks' packages that still name one, and on how many lines.
-STILL_NAMED: dict[str, int] = {
-    "structext_core/evaluation/results.py": 1,
-}
-
-
 @pytest.mark.parametrize("path", outside_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_module_outside_a_benchmark_names_one(path):
     relative = str(path.relative_to(ROOT))
-    found, listed = lines_naming(path.read_text(encoding="utf-8")), {**HISTORY, **STILL_NAMED}.get(relative, 0)
-    assert found <= listed, (f"{relative} names a benchmark on {found} lines ({listed} allowed): dispatch "
-                             "through structext_core.protocol instead")
-    assert found == listed, f"{relative} names a benchmark on {found} lines now: write {found} in STILL_NAMED"
+    found, frozen = lines_naming(path.read_text(encoding="utf-8")), HISTORY.get(relative, 0)
+    assert found == frozen, (f"{relative} names a benchmark on {found} lines ({frozen} in the schema's frozen "
+                             "history): reach it through structext_core.protocol instead, or move the code "
+                             "into the benchmark's package")
 
 
 def test_the_names_are_seen_in_each_spelling():
@@ -85,5 +77,5 @@ def test_the_history_is_only_migrations_up_to_strata_as_data():
 
 
 def test_the_list_names_existing_modules():
-    gone = [path for path in {**HISTORY, **STILL_NAMED} if not (ROOT / path).is_file()]
-    assert not gone, f"take these off STILL_NAMED: {gone}"
+    gone = [path for path in HISTORY if not (ROOT / path).is_file()]
+    assert not gone, f"take these off HISTORY: {gone}"

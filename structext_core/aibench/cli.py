@@ -160,14 +160,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from structext_core.aibench import run as aibench_run
     from structext_core.aibench.dataset import load_dataset
-    from structext_core.cli import results as cli_results
+    from structext_core.cli import exits as cli_exits
     from structext_core.cli.progress import ProgressLine
     from structext_core.evaluation import runner
     if args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
     if not args.base_url.startswith(("http://", "https://")):
         raise UsageError(f"--base-url must start with http:// or https://, got {args.base_url!r}")
-    if problem := cli_results._out_problem(args.out):
+    if problem := cli_exits._out_problem(args.out):
         raise UsageError(problem)
     try:
         data = load_dataset(args.data)
@@ -202,8 +202,8 @@ def cmd_run(args: argparse.Namespace) -> int:
           f"failed {len(summary.failures)}; results in {args.out}")
     if summary.total - summary.skipped - summary.answered:
         print("some pairs have no answer: run the same command again to retry them", file=sys.stderr)
-        return cli_results.EXIT_INCOMPLETE
-    return cli_results.EXIT_OK
+        return cli_exits.EXIT_INCOMPLETE
+    return cli_exits.EXIT_OK
 
 
 def cmd_draw(args: argparse.Namespace) -> int:

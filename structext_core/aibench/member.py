@@ -33,7 +33,7 @@ STRATA = {"paper_id": str, "system": str, "question_id": str, "level": int, "con
 #: Its command-line verbs (``structext aibench ...``: :mod:`structext_core.aibench.cli`).
 CLI_COMMANDS = ("aibench",)
 #: Its own views on Results and Explore (its Streamlit glue, in ``structext_core/aibench/ui/``).
-RESULTS_VIEW = "structext_core.aibench.ui.results:aibench_page"
+RESULTS_VIEW = "structext_core.aibench.ui.results_view:aibench_page"
 EXPLORE_VIEW = "structext_core.aibench.ui.explore:aibench_view"
 #: Its own pages (question review, pairwise comparison, their leads' pages) and their rows of the access table.
 PAGES = "structext_core.aibench.pages"

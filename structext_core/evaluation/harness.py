@@ -30,7 +30,7 @@ Every file is treated as hostile: zip archives are checked (member count, declar
 size, compression ratio, per-member size) before any member is read; a member or line is
 read up to a bound; JSON nested too deeply, wrong types and missing fields are problems
 naming the file and the member, line or sample. Any problem means nothing is imported
-(:class:`structext_core.evaluation.results.ResultsImportError`). Neither harness is imported here.
+(:class:`structext_core.evaluation.matching.ResultsImportError`). Neither harness is imported here.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from structext_core.evaluation.lm_eval_logs import (
     _lm_eval_results_beside,
     _lm_eval_run,
 )
-from structext_core.evaluation.results import Problem, ResultsImportError, SampleIndex
+from structext_core.evaluation.matching import Problem, ResultsImportError, SampleIndex
 
 FORMAT_INSPECT_EVAL = "inspect-eval"
 FORMAT_INSPECT_JSON = "inspect-json"

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from structext_core.evaluation.results import Problem
+from structext_core.evaluation.matching import Problem
 from structext_core.settings import limit as _env_int
 from structext_core.text import limits
 

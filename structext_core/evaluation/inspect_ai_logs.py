@@ -34,7 +34,7 @@ from structext_core.evaluation.harness_entries import (
     _text_or_none,
     _where,
 )
-from structext_core.evaluation.results import Problem
+from structext_core.evaluation.matching import Problem
 from structext_core.settings import limit as _env_int
 
 #: Members an Inspect .eval archive may hold at most.

@@ -23,7 +23,7 @@ from structext_core.evaluation.harness_entries import (
     _Stop,
     _text_or_none,
 )
-from structext_core.evaluation.results import Problem
+from structext_core.evaluation.matching import Problem
 from structext_core.text import limits
 
 _LM_EVAL_SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")

@@ -1,6 +1,5 @@
-"""Model results into the database: reading uploads and harness logs, importing files and folders
-(validated and scored by :mod:`structext_core.evaluation.results`, kept in the ``results`` and
-``uploads`` tables); reading them back, with people's answers, is :mod:`.results_frame`.
+"""Model results into the database: uploads, harness logs, files and folders (validated and scored by
+:mod:`.result_files`, kept in ``results`` and ``uploads``); read back with people's answers by :mod:`.results_frame`.
 
 Every row carries both ROUGE-L metrics: ``rouge_l`` (strict: rouge-score's tokens on the
 extracted answer) and ``rouge_l_paper`` (the authors' pltrdy ``rouge`` on the whole response);
@@ -25,9 +24,10 @@ from pathlib import Path
 import sqlite_utils
 
 from structext_core import settings
-from structext_core.evaluation import harness, results, scoring
-from structext_core.evaluation.results import Problem, ResultsImportError
+from structext_core.evaluation import harness, scoring
+from structext_core.evaluation.matching import Problem, ResultsImportError
 from structext_core.evaluation.scoring import DEFAULT_THRESHOLD
+from structext_core.structext_eval import result_files as results
 from structext_core.structext_eval.samples import read_jsonl
 from structext_core.studio.storage import write_transaction
 from structext_core.text import limits

@@ -266,7 +266,7 @@ def test_epochs_left_out_by_the_authors_rules_are_not_averaged():
 def test_our_schema_follows_the_same_rules(tmp_path):
     """Our result schema under --as-authors: a line that raises is skipped, a later scorable line
     replaces an earlier one, and a result whose every line raises is left out."""
-    from structext_core.evaluation.results import parse_results
+    from structext_core.structext_eval.result_files import parse_results
 
     samples = generate_suite("test", seed=0)[:3]
     a, b, c = samples

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from structext_core.structext_eval import prompts
-from structext_core.structext_eval.cli import results as cli_results
+from structext_core.structext_eval.cli import model_runs as cli_results
 from structext_core.structext_eval.prompts import (
     SETTINGS,
     DemonstrationPool,

@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from structext_core.evaluation.results import (
+from structext_core.evaluation.scoring import rouge_l
+from structext_core.structext_eval import official
+from structext_core.structext_eval.cli import model_runs as cli_results
+from structext_core.structext_eval.result_files import (
     ResultsImportError,
     SampleIndex,
     original_prompt_label,
@@ -18,9 +21,6 @@ from structext_core.evaluation.results import (
     scored_frame,
     split_original_prompt,
 )
-from structext_core.evaluation.scoring import rouge_l
-from structext_core.structext_eval import official
-from structext_core.structext_eval.cli import results as cli_results
 from structext_core.structext_eval.samples import write_jsonl
 from structext_core.structext_eval.suites import generate_cell
 

@@ -22,7 +22,7 @@ from structext_core.evaluation.runner import (
     chat_completion,
     run_prompts,
 )
-from structext_core.structext_eval.cli import results as cli_results
+from structext_core.structext_eval.cli import model_runs as cli_results
 from structext_core.structext_eval.samples import write_jsonl
 from structext_core.structext_eval.suites import generate_cell
 

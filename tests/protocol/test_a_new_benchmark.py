@@ -82,18 +82,9 @@ def items() -> list[dict]:
 
 
 @pytest.fixture
-def tiny(tmp_path):
+def tiny(install_member):
     """The benchmark above registered as an installed package would register it."""
-    from structext_core import protocol
-    dist = tmp_path / "dist" / "tiny_mc-1.0.dist-info"
-    dist.mkdir(parents=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tiny-mc\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text(f"[{protocol.ENTRY_POINT_GROUP}]\n{NAME} = {__name__}\n")
-    sys.path.insert(0, str(dist.parent))
-    protocol.reload()
-    yield protocol.get_module(NAME)
-    sys.path.remove(str(dist.parent))
-    protocol.reload()
+    return install_member("tiny_mc", NAME, __name__)
 
 
 def test_it_is_a_member_found_by_its_entry_point(tiny):

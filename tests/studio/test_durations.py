@@ -2,7 +2,7 @@
 
 import pytest
 
-from structext_core.structext_eval.cli import results as cli_results
+from structext_core.structext_eval.cli import model_runs as cli_results
 from structext_core.studio import accounts, durations, study
 
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from structext_core.evaluation import results, scoring
-from structext_core.evaluation.results import ResultsImportError
+from structext_core.evaluation import scoring
+from structext_core.evaluation.matching import ResultsImportError
+from structext_core.structext_eval import result_files as results
 from structext_core.structext_eval import results_frame, results_store
 from structext_core.structext_eval.samples import write_jsonl
 from structext_core.studio import storage

@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from structext_core.evaluation import results, scoring
+from structext_core.evaluation import scoring
 from structext_core.structext_eval import drill_downs
+from structext_core.structext_eval import result_files as results
 from structext_core.views import (
     charts,
     comparisons,

@@ -1,7 +1,7 @@
 """StrucText-Eval's verbs of ``python -m structext_core`` (registered by its member module):
 
 - ``generate``, ``audit``, ``stats`` (:mod:`.suites`): its suites;
-- ``score``, ``prompts``, ``run`` (:mod:`.results`) and ``export-task`` (:mod:`.harness`): models'
+- ``score``, ``prompts``, ``run`` (:mod:`.model_runs`) and ``export-task`` (:mod:`.harness`): models'
   results. Their modules load pandas and the harness readers, so they are imported only when the
   command asks for one of them, or for the whole list (``--help``).
 """
@@ -22,6 +22,6 @@ def register(subparsers, command: str | None = None) -> None:
 
     suites.register(subparsers)
     if command is None or command in RESULT_COMMANDS:
-        from structext_core.structext_eval.cli import results
+        from structext_core.structext_eval.cli import model_runs
 
-        results.register(subparsers)
+        model_runs.register(subparsers)

@@ -18,8 +18,8 @@ StrucText-Eval is chosen at its top.
 import streamlit as st
 
 from structext_core import ui
-from structext_core.evaluation import results
 from structext_core.structext_eval import paper, results_frame, results_store, suites
+from structext_core.structext_eval import result_files as results
 from structext_core.structext_eval.ui.result_views import imported_page
 from structext_core.structext_eval.ui.results_common import (
     apply_url_state,

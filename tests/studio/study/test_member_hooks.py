@@ -4,7 +4,6 @@ a member written here, registered through the entry-point group, gets each of th
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
@@ -53,17 +52,9 @@ def check(text: str) -> int:
 
 
 @pytest.fixture
-def hooked(tmp_path):
+def hooked(install_member):
     """This module registered as an installed package would register it."""
-    dist = tmp_path / "dist" / "hooked-1.0.dist-info"
-    dist.mkdir(parents=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: hooked\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text(f"[{protocol.ENTRY_POINT_GROUP}]\n{NAME} = {__name__}\n")
-    sys.path.insert(0, str(dist.parent))
-    protocol.reload()
-    yield sys.modules[__name__]
-    sys.path.remove(str(dist.parent))
-    protocol.reload()
+    return install_member("hooked", NAME, __name__)
 
 
 # ---------------------------------------------------------------- the tests

@@ -14,11 +14,12 @@ import json
 import math
 import sys
 
+from structext_core.cli.exits import EXIT_ERROR, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, _out_problem
 from structext_core.cli.flags import seconds, seconds_or_zero
 from structext_core.cli.progress import ProgressLine
-from structext_core.cli.results import EXIT_ERROR, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_OK, _out_problem
-from structext_core.evaluation import aggregate, results, runner, scoring
+from structext_core.evaluation import aggregate, runner, scoring
 from structext_core.structext_eval import prompts
+from structext_core.structext_eval import result_files as results
 from structext_core.structext_eval.samples import read_jsonl, write_jsonl
 from structext_core.studio import durations
 from structext_core.text.words import noun

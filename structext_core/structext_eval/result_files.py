@@ -48,6 +48,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from structext_core.evaluation.matching import Problem, ResultsImportError, SampleIndex
 from structext_core.evaluation.paper_rouge import authors_failure
 from structext_core.evaluation.scoring import DEFAULT_THRESHOLD, score_many, score_response  # noqa: F401 (results.score_response stays importable)
 from structext_core.text import limits
@@ -81,56 +82,18 @@ FORMAT_ORIGINAL = "original"
 _MAX_PROBLEMS = 200
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with one line of an input file (``line`` counts from 1; 0 = the file)."""
+def find_original(samples: SampleIndex, question_text: str, reference: str, answer: str) -> list[Mapping]:
+    """Samples with this reference whose question appears in ``question_text``.
 
-    line: int
-    message: str
-
-    def describe(self, source: str) -> str:
-        """``source:line: message``, the way compilers report."""
-        return f"{source}:{self.line}: {self.message}" if self.line else f"{source}: {self.message}"
-
-
-class ResultsImportError(ValueError):
-    """A results file that cannot be imported; ``problems`` lists every line at fault."""
-
-    def __init__(self, source: str, problems: list[Problem]):
-        self.source = source
-        self.problems = problems
-        shown = "\n".join(p.describe(source) for p in problems[:20])
-        more = f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""
-        super().__init__(f"{len(problems)} problem(s) in {source}:\n{shown}{more}")
-
-
-# ------------------------------------------------------------------ samples
-
-class SampleIndex:
-    """Samples looked up by id, and by reference text for the original format."""
-
-    def __init__(self, samples: Iterable[Mapping]):
-        self.by_id: dict[str, Mapping] = {}
-        self._by_reference: dict[str, list[Mapping]] = {}
-        for sample in samples:
-            self.by_id[str(sample["id"])] = sample
-            self._by_reference.setdefault(str(sample.get("reference", "")).strip(), []).append(sample)
-
-    def __len__(self) -> int:
-        return len(self.by_id)
-
-    def find_original(self, question_text: str, reference: str, answer: str) -> list[Mapping]:
-        """Samples with this reference whose question appears in ``question_text``.
-
-        The released files fold the requirement into the question, so the sample's
-        question must be contained in (not equal to) the prompt's question part. When
-        several samples qualify, those with the same answer come first.
-        """
-        candidates = [
-            s for s in self._by_reference.get(reference.strip(), [])
-            if str(s.get("question", "")).strip() and str(s["question"]).strip() in question_text
-        ]
-        return sorted(candidates, key=lambda s: str(s.get("answer", "")).strip() != answer.strip())
+    The released files fold the requirement into the question, so the sample's
+    question must be contained in (not equal to) the prompt's question part. When
+    several samples qualify, those with the same answer come first.
+    """
+    candidates = [
+        s for s in samples.by_reference.get(reference.strip(), [])
+        if str(s.get("question", "")).strip() and str(s["question"]).strip() in question_text
+    ]
+    return sorted(candidates, key=lambda s: str(s.get("answer", "")).strip() != answer.strip())
 
 
 def split_original_prompt(prompt: str) -> tuple[str, str] | None:
@@ -334,7 +297,7 @@ def _match_original(parsed: _Parsed, samples: SampleIndex, source: str, prompt: 
             continue
         question, reference = split
         taken = used.setdefault((engine, label), set())
-        candidates = [s for s in samples.find_original(question, reference, obj["a"]) if s["id"] not in taken]
+        candidates = [s for s in find_original(samples, question, reference, obj["a"]) if s["id"] not in taken]
         if not candidates:
             parsed.problem(number, f"no sample matches index {index} (question {question[:60]!r}); "
                                    "is it the samples file the run was made on?")
