@@ -271,24 +271,6 @@ def set_tab_visibility(page, hidden: bool) -> None:
     )
 
 
-def test_a_hidden_tab_stops_the_clock(server, world, page, wait_for_app):
-    user_id = world["annotators"]["ann6"]["id"]
-    open_question_page(page, server, "ann6", wait_for_app)
-    wait_until(lambda: clock_seconds(page) >= 3, 15, "the clock did not run")
-    set_tab_visibility(page, hidden=True)
-    wait_until(lambda: current(world["db_path"], user_id)["hidden_at"] is not None, 10,
-               "the page did not report that it was hidden")
-    stopped = clock_seconds(page)
-    time.sleep(6)
-    assert clock_seconds(page) <= stopped + 1  # the clock stands while the tab is hidden
-    set_tab_visibility(page, hidden=False)
-    wait_until(lambda: current(world["db_path"], user_id)["hidden_at"] is None, 10,
-               "the page did not report that it was visible again")
-    row = current(world["db_path"], user_id)
-    assert row["away_seconds"] >= 5  # the hidden time is away time
-    wait_until(lambda: clock_seconds(page) >= stopped + 2, 10, "the clock did not run on")
-
-
 # What Streamlit does when it runs a component drawing's cleanup with no newer drawing to take
 # its place (seen on fresh clones: the clock and activity hubs lost their setStateValue while
 # their elements stayed on the page, so a taken-over tab never changed).

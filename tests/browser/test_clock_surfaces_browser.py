@@ -19,7 +19,7 @@ import pytest
 from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
-from tests.browser.conftest import stored_synthetic_aibench
+from tests.browser.conftest import clock_seconds, stored_synthetic_aibench
 from tests.browser.test_clock_browser import (
     GRACE,
     HEARTBEAT_SECONDS,
@@ -67,18 +67,19 @@ def app_env(app_env, tmp_path_factory):
 # ---------------------------------------------------------------- the same clock on three surfaces
 
 #: Per surface: who uses it, the page's link and heading, the clock row of the person's open item,
-#: whether one tab holds the item (a second tab takes it over), and what a paused page says.
+#: whether one tab holds the item (a second tab takes it over), whether its time ticks in the browser
+#: (the clock component; question review shows the time of its last heartbeat) and what a paused page says.
 SURFACES = {
-    "study": dict(user="ann1", link="Human baseline", heading="Human baseline", held=True,
+    "study": dict(user="ann1", link="Human baseline", heading="Human baseline", held=True, ticks=True,
                   paused=re.compile(r"Paused: question \d+ of 3"),
                   row="SELECT a.* FROM assignments a LEFT JOIN responses r ON r.assignment_id = a.id"
                       " WHERE a.user_id = ? AND r.id IS NULL ORDER BY a.seq LIMIT 1"),
-    "pairwise": dict(user="pw1", link="Pairwise comparison", heading="Pairwise comparison", held=True,
+    "pairwise": dict(user="pw1", link="Pairwise comparison", heading="Pairwise comparison", held=True, ticks=True,
                      paused=re.compile(r"Paused: the clock is stopped"),
                      row="SELECT t.* FROM pairwise_tasks t WHERE t.user_id = ? AND NOT EXISTS"
                          " (SELECT 1 FROM pairwise_votes v WHERE v.task_id = t.id) ORDER BY t.position LIMIT 1"),
     "question_review": dict(user="qr1", link="AIBench question review", heading="AIBench question review",
-                            held=False, paused=re.compile(r"Paused\. The paper is hidden"),
+                            held=False, ticks=False, paused=re.compile(r"Paused\. The paper is hidden"),
                             row="SELECT * FROM qreview_items WHERE reviewer_id = ? ORDER BY id LIMIT 1"),
 }
 TAKEN_OVER = re.compile(r"(question|pair) is open in another tab")
@@ -132,8 +133,11 @@ def test_the_clock_on_each_surface(name, app_server, app_env, page, wait_for_app
     set_tab_visibility(page, hidden=True)
     wait_until(lambda: row()["hidden_at"] is not None, 10, f"{name}: the page did not report that it was hidden")
     active = row()["active_seconds"]
+    on_screen = clock_seconds(page) if surface["ticks"] else None
     time.sleep(5)
     assert row()["active_seconds"] <= active + GRACE  # nothing counted while hidden
+    if surface["ticks"]:  # and the time on screen (it ticks in the browser) stands too
+        assert clock_seconds(page) <= on_screen + 1
     set_tab_visibility(page, hidden=False)
     wait_until(lambda: row()["hidden_at"] is None, 10, f"{name}: the page did not report that it was visible")
     assert row()["away_seconds"] >= 4

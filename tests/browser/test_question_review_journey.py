@@ -15,6 +15,7 @@ from structext_core.aibench import question_review as qr
 from structext_core.aibench.model import INSUFFICIENT, LETTERS
 from structext_core.studio import accounts, storage
 from tests.aibench import review_data
+from tests.browser.test_clock_browser import wait_until
 from tests.browser.test_results_views import no_exception, settle, shoot
 from tests.browser.test_rewrite_journey import go_to, log_in
 
@@ -57,6 +58,14 @@ def pick(page, wait_for_app, scope, label, option):
     scope.get_by_label(label, exact=True).click()
     page.get_by_role("option", name=option, exact=True).click()
     settle(page, wait_for_app)
+
+
+def approved_reviews(app_env) -> int:
+    db = storage.open_db(app_env["db_path"])
+    try:
+        return sum(item["status"] == "approved" for item in qr.list_items(db, app_env["cid"]))
+    finally:
+        db.close()
 
 
 def commit_text(page, wait_for_app, box, value):
@@ -132,10 +141,12 @@ def test_reviewer_reviews_a_paper_then_the_lead_adjudicates_and_exports(page, ap
     log_in(lead_page, app_server, "qlead", "lead-password-1", wait_for_app)
     go_to(lead_page, "AIBench review campaigns", wait_for_app)
     lead_page.get_by_role("heading", name="Submitted papers").wait_for()
-    for _ in range(2):
+    for approved in (1, 2):
         lead_page.get_by_text(f"{paper.id} ·", exact=False).first.click()
         lead_page.get_by_role("button", name="Approve").first.click()
-        lead_page.get_by_text("Approved.", exact=False).first.wait_for()
+        # The database, not the page's message: the first approval's "Approved." may still be on
+        # screen while the second click waits for a busy server.
+        wait_until(lambda: approved_reviews(app_env) >= approved, 30, f"approval {approved} was not stored")
         settle(lead_page, wait_for_app)
     lead_page.get_by_role("heading", name="Disagreements").wait_for()
     shoot(lead_page, screenshot, "qreview-4-lead-disagreements")

@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 
 from structext_core.cli import main as cli
-from structext_core.evaluation import harness, harness_entries, inspect_ai_logs, results
-from structext_core.evaluation.results import ResultsImportError
+from structext_core.evaluation import harness, harness_entries, inspect_ai_logs
+from structext_core.evaluation.matching import ResultsImportError
 from structext_core.structext_eval import harness_export, results_frame, results_store, suites
+from structext_core.structext_eval import result_files as results
 from structext_core.structext_eval import samples as samples_mod
 from structext_core.studio import storage
 from structext_core.views import comparisons, result_options
@@ -88,10 +89,10 @@ def suite(tmp_path_factory) -> tuple[Path, list[dict]]:
 
 @pytest.fixture(scope="module")
 def big_suite(tmp_path_factory) -> tuple[Path, list[dict]]:
-    """All 29 tasks at depths 1-2 and widths 1-2, 9 samples a cell: 1,044 samples, for the
-    equality of the scores inside the harnesses and ours over thousands of responses."""
+    """All 29 tasks at depths 1-2 and widths 1-2, 4 samples a cell: 464 samples, for the equality
+    of the scores inside the harnesses and ours over hundreds of samples (two epochs or repeats each)."""
     rows = [s for task in range(1, 30) for depth in (1, 2) for width in (1, 2)
-            for s in suites.generate_cell(task, depth, width, 9, seed=5, suite="custom")]
+            for s in suites.generate_cell(task, depth, width, 4, seed=5, suite="custom")]
     return write_suite(tmp_path_factory.mktemp("big-suite"), rows)
 
 
@@ -303,7 +304,7 @@ cli_evaluate()
 @pytest.fixture(scope="module")
 def lm_eval_runs(suite, big_suite, tmp_path_factory) -> dict:
     """Exported tasks run by lm-eval's `dummy` model through its CLI (the small suite), and by a
-    scripted model with two repeats through the same CLI entry point (the 1,044 samples)."""
+    scripted model with two repeats through the same CLI entry point (the 464 samples)."""
     tmp = tmp_path_factory.mktemp("lm-eval")
     name = harness_export.task_name("custom", "naive")
     for folder, (suite_path, _) in (("dummy-task", suite), ("task", big_suite)):

@@ -7,7 +7,9 @@ from structext_core.structext_eval import suites
 from structext_core.structext_eval.tasks import CATEGORIES, TASKS, answers_agree
 
 GRID = [(d, w) for d in (1, 2, 3) for w in (1, 2, 3)]
-SEEDS = [0, 1, 7, 2024]
+#: Two seeds beside the ones the suites use (the generated Test suite, 3,712 samples, is audited
+#: against the solvers in tests/cli/test_cli.py): 3,132 samples over the whole grid.
+SEEDS = [1, 2024]
 
 
 @pytest.mark.parametrize("task_id", sorted(TASKS))
