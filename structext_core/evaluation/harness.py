@@ -201,7 +201,7 @@ def read_log(path: str | os.PathLike, samples: SampleIndex | Iterable[Mapping],
     """
     path = Path(path)
     source = str(path)
-    index = samples if isinstance(samples, SampleIndex) else SampleIndex(samples)
+    index = SampleIndex.of(samples)
     file_format = detect_path(path)
     if file_format is None:
         raise ResultsImportError(source, [Problem(0, "not an Inspect AI log or an lm-evaluation-harness file")])
@@ -266,7 +266,7 @@ def parse_bytes(data: bytes, filename: str, samples: SampleIndex | Iterable[Mapp
     An lm-eval samples file read this way has no results file beside it: its model is the
     one its records name, else ``lm-eval``.
     """
-    index = samples if isinstance(samples, SampleIndex) else SampleIndex(samples)
+    index = SampleIndex.of(samples)
     file_format = detect_format(data[:_HEAD_BYTES])
     if file_format is None:
         raise ResultsImportError(filename, [Problem(0, "not an Inspect AI log or an lm-evaluation-harness file")])

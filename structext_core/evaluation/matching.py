@@ -43,3 +43,8 @@ class SampleIndex:
 
     def __len__(self) -> int:
         return len(self.by_id)
+
+    @classmethod
+    def of(cls, samples: SampleIndex | Iterable[Mapping]) -> SampleIndex:
+        """``samples`` as an index: the index itself when it is one, else one built from them."""
+        return samples if isinstance(samples, cls) else cls(samples)

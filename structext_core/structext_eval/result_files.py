@@ -338,7 +338,7 @@ def parse_results(
     """
     if duplicates not in DUPLICATES:
         raise ValueError(f"unknown duplicates rule {duplicates!r}: choose one of {', '.join(DUPLICATES)}")
-    index = samples if isinstance(samples, SampleIndex) else SampleIndex(samples)
+    index = SampleIndex.of(samples)
     parsed = _Parsed()
     file_format = _parse_lines(lines, parsed)
     if file_format is None and not parsed.problems:
@@ -373,7 +373,7 @@ def read_results(
     if harness.detect_path(path) is not None:
         rows = harness.read_log(path, samples, prompt=prompt)[1]
         if as_authors:  # no repeated lines but epochs: each response is scored, or raises, alone
-            index = samples if isinstance(samples, SampleIndex) else SampleIndex(samples)
+            index = SampleIndex.of(samples)
             for row in rows:
                 # a harness error stands for the authors' failed call, their <JUMP>
                 response = ORIGINAL_FAILED_RESPONSE if row.get("failed") else row["response"]
@@ -411,7 +411,7 @@ def score_results(
     """
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}: choose one of {', '.join(METRICS)}")
-    index = samples if isinstance(samples, SampleIndex) else SampleIndex(samples)
+    index = SampleIndex.of(samples)
     rows = list(rows)
     found = [index.by_id[row["sample_id"]] for row in rows]
     # scored grouped by answer, each answer prepared once (scoring.score_many)

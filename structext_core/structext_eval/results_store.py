@@ -208,7 +208,7 @@ def import_results(
     fields, names unknown samples or repeats a result. ``source`` defaults to
     ``upload:<filename>``; the file's SHA-256 is kept in the upload's note.
     """
-    index = _sample_index(samples)
+    index = results.SampleIndex.of(samples)
     if harness.detect_format(data[:65536]) is None:
         lines = decode_upload(data, filename, max_bytes=max_bytes)
         file_format, rows = results.parse_results(lines, index, source=filename, prompt=prompt)
@@ -279,11 +279,6 @@ def _first_matching(filename: str, head: bytes, paths: Sequence[Path], attempt) 
         "or of another generation of it?")), *error.problems])
 
 
-def _sample_index(samples: results.SampleIndex | Iterable[Mapping]) -> results.SampleIndex:
-    """The index the importers match against: given, or built from the samples."""
-    return samples if isinstance(samples, results.SampleIndex) else results.SampleIndex(samples)
-
-
 def import_harness_file(
     db: sqlite_utils.Database,
     path: str | Path,
@@ -298,7 +293,7 @@ def import_harness_file(
     Epochs are averaged per sample; all or nothing, like :func:`import_results`.
     """
     path = Path(path)
-    index = _sample_index(samples)
+    index = results.SampleIndex.of(samples)
     file_format, rows = harness.read_log(path, index)
     return _store_rows(db, rows, index, path.name, file_format, file_sha256(path),
                        source=source or f"folder:{path.name}", user_id=user_id, threshold=threshold)
@@ -319,7 +314,7 @@ def import_results_file(
     besides the rows read so far, and a file of NUL bytes is refused at its first line, so a file
     of any size costs no more memory than its results. All or nothing, like :func:`import_results`."""
     path = Path(path)
-    index = _sample_index(samples)
+    index = results.SampleIndex.of(samples)
     digest = sha256 or file_sha256(path)
     try:
         with open(path, "rb") as handle:
@@ -537,7 +532,7 @@ def import_folder(
     """
     samples = list(samples) if not isinstance(samples, results.SampleIndex) else samples
     suites = samples if samples and all(isinstance(p, Path) for p in samples) else None
-    index = None if suites else _sample_index(samples)
+    index = None if suites else results.SampleIndex.of(samples)
 
     def against(path: Path, attempt) -> ImportSummary:
         if suites is None:
