@@ -150,10 +150,6 @@ def export_inspect_task(folder: str | os.PathLike, out_dir: str | os.PathLike,
              TASK_FILE: _TASK.format(name=name, data_name=folder.name, score_name=SCORE_NAME,
                                      dataset=DATASET_FILE, project_root=str(settings.PROJECT_ROOT)),
              "README.txt": _readme(out_dir, folder)}
-    others = sorted(p.name for p in out_dir.glob("*") if p.suffix in (".py", ".yaml") and p.name not in files)
-    if others:
-        raise task_files.ExportError(f"{out_dir} already holds other task files ({', '.join(others[:5])}); "
-                                         "choose an empty folder")
     task_files.write_files(out_dir, files, force)
     return [out_dir / n for n in files]
 

@@ -61,7 +61,13 @@ def _check_folder(out_dir: Path, names: Sequence[str], force: bool) -> None:
 def write_files(out_dir: Path, files: Mapping[str, str], force: bool = False) -> None:
     """Write every file into ``out_dir`` through a temporary folder: all of them or none. The
     folder must be new or empty, or with ``force`` hold no file of these names that we did not
-    write (:func:`_check_folder`); what was written is listed in :data:`MANIFEST`."""
+    write (:func:`_check_folder`), and no other task's files (the harnesses load every task file of
+    the folder: another task's would run too); what was written is listed in :data:`MANIFEST`."""
+    if out_dir.is_dir():
+        others = sorted(p.name for p in out_dir.glob("*") if p.suffix in (".py", ".yaml") and p.name not in files)
+        if others:
+            raise ExportError(f"{out_dir} already holds other task files ({', '.join(others[:5])}); "
+                              "choose an empty folder")
     _check_folder(out_dir, list(files), force)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))

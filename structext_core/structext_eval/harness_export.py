@@ -243,10 +243,5 @@ def export_task(harness: str, samples: Sequence[Mapping], setting: str, out_dir:
         files[f"{name}.yaml"] = _LM_EVAL_YAML.format(**values, metric_list=metric_list, max_tokens=int(max_tokens))
     files["README.txt"] = _readme(harness, name, out_dir, setting,
                                   str(Path(suite_path).resolve()) if suite_path is not None else None)
-    # The harnesses load every task file of the folder: another task's files would run too.
-    others = sorted(p.name for p in out_dir.glob("*") if p.suffix in (".py", ".yaml") and p.name not in files)
-    if others:
-        raise ExportError(f"{out_dir} already holds other task files ({', '.join(others[:5])}); "
-                          "choose an empty folder")
     write_files(out_dir, files, force)
     return [out_dir / n for n in files]
