@@ -9,6 +9,22 @@ import pytest
 # it on (tests/aibench/test_synthetic_at_start.py).
 os.environ.setdefault("STRUCTEXT_AIBENCH_SYNTHETIC", "off")
 
+
+def _scan_streamlit_components_once() -> None:
+    """A running Streamlit server looks for installed custom components once, at start-up; each
+    new ``AppTest`` looks again, reading the metadata of every installed distribution (about 0.5 s
+    a test, most of an AppTest's time). The installed packages do not change while the suite runs
+    (a test benchmark's entry point, tests/conftest.py's ``install_member``, is not a component),
+    so the tests look once, as the server does."""
+    import functools
+
+    from streamlit.components.v2 import manifest_scanner
+
+    manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
+
+
+_scan_streamlit_components_once()
+
 ROOT = Path(__file__).resolve().parent.parent
 BROWSER_TESTS = ROOT / "tests" / "browser"
 SHARED = ROOT.parent / "shared"

@@ -18,6 +18,7 @@ import re
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from structext_core.structext_eval import samples, suites
 from tests.browser.conftest import stored_synthetic_aibench
@@ -103,8 +104,11 @@ def create_study(page, name, n_questions, annotators, wait_for_app):
 
 
 def answer(page, text, wait_for_app):
+    # The next question's box, once the last question's box (kept on screen, faded, until the
+    # rerun that replaces it ends) is gone: one box, empty.
     box = page.get_by_label("Your answer")
-    box.wait_for()
+    expect(box).to_have_count(1, timeout=30_000)
+    expect(box).to_have_value("", timeout=30_000)
     wait_for_app(page)
     box.fill(text)
     page.get_by_role("button", name="Submit answer").click()

@@ -110,35 +110,41 @@ def test_imported_heatmap_and_drill_down(page, results_url, wait_for_app, screen
     shoot(page, screenshot, "results_drill_down")
 
 
-@pytest.mark.parametrize("view, name, n_charts", [
+#: Each view of the heatmap page: (its name in "View", its screenshot, the charts it draws).
+VIEWS = [
     ("Depth x width (Fig. 4)", "results_fig4_depth_width", 2),
     ("People vs models (Fig. 7)", "results_fig7_people_vs_models", 1),
     ("Test vs Real-Test (Fig. 6)", "results_fig6_test_vs_real", 1),
     ("Metric correlation (Fig. 5)", "results_fig5_metric_correlation", 1),
     ("Compare two models", "results_compare_two_models", 1),
-])
-def test_each_view_renders(page, results_url, wait_for_app, screenshot, view, name, n_charts):
-    open_results(page, results_url, wait_for_app)
-    choose(page, wait_for_app, "View", view)
-    charts_drawn(page, n_charts)
-    no_exception(page)
-    shoot(page, screenshot, name)
-
-
-@pytest.mark.parametrize("table, name", [
+]
+#: Each of the paper's tables and figures: (its name in "Table", its screenshot).
+PAPER_TABLES = [
     ("Table 3: Test, by format", "results_paper_table3_formats"),
     ("Table 4: Test-Hard, models and humans", "results_paper_table4"),
     ("Table 6: Test-Hard, six metrics", "results_paper_table6"),
     ("Figure 5: metric correlation (from Table 6)", "results_paper_figure5"),
-])
-def test_paper_tables_render(page, results_url, wait_for_app, screenshot, table, name):
+]
+
+
+def test_each_view_and_each_paper_table_renders(page, results_url, wait_for_app, screenshot):
+    """One researcher's session goes through every view, then every paper table: each draws its
+    charts, raises nothing, and is photographed."""
     open_results(page, results_url, wait_for_app)
+    for view, name, n_charts in VIEWS:
+        choose(page, wait_for_app, "View", view)
+        charts_drawn(page, n_charts)
+        no_exception(page)
+        shoot(page, screenshot, name)
+        page.set_viewport_size({"width": 1400, "height": 900})
     page.get_by_text("Paper tables", exact=True).click()
     settle(page, wait_for_app)
-    choose(page, wait_for_app, "Table", table)
-    charts_drawn(page, 1)
-    no_exception(page)
-    shoot(page, screenshot, name)
+    for table, name in PAPER_TABLES:
+        choose(page, wait_for_app, "Table", table)
+        charts_drawn(page, 1)
+        no_exception(page)
+        shoot(page, screenshot, name)
+        page.set_viewport_size({"width": 1400, "height": 900})
 
 
 def test_chart_downloads_are_png_and_svg(page, results_url, wait_for_app, tmp_path):

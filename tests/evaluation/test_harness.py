@@ -31,7 +31,6 @@ pytest.importorskip("inspect_ai")
 pytest.importorskip("lm_eval")
 
 ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
 METRICS = harness_export.SCORE_METRICS
 EPOCHS = 2
 TASKS = (1, 5, 8, 12, 16, 20, 24, 27)  # CSV, tree, JSON, YAML, XML, Markdown, LaTeX, Org
@@ -89,10 +88,11 @@ def suite(tmp_path_factory) -> tuple[Path, list[dict]]:
 
 @pytest.fixture(scope="module")
 def big_suite(tmp_path_factory) -> tuple[Path, list[dict]]:
-    """All 29 tasks at depths 1-2 and widths 1-2, 4 samples a cell: 464 samples, for the equality
-    of the scores inside the harnesses and ours over hundreds of samples (two epochs or repeats each)."""
+    """All 29 tasks at depths 1-2 and widths 1-2, 2 samples a cell: 232 samples, for the equality
+    of the scores inside the harnesses and ours over hundreds of sample-epochs (two epochs or
+    repeats each: 464)."""
     rows = [s for task in range(1, 30) for depth in (1, 2) for width in (1, 2)
-            for s in suites.generate_cell(task, depth, width, 4, seed=5, suite="custom")]
+            for s in suites.generate_cell(task, depth, width, 2, seed=5, suite="custom")]
     return write_suite(tmp_path_factory.mktemp("big-suite"), rows)
 
 
@@ -261,13 +261,15 @@ def test_json_log_read_in_tiny_chunks_gives_the_same_rows(inspect_logs, suite, m
 # ---------------------------------------------------------------- lm-evaluation-harness
 
 LM_EVAL_SCRIPTED = '''
-import json, sys
+import json, os, sys
 from collections import Counter
 from lm_eval.api.model import LM
 from lm_eval.api.registry import register_model
 from lm_eval.__main__ import cli_evaluate
+import lm_eval.models  # lm-eval's own models (its registry loads them only while it is empty)
 
-ANSWERS = json.load(open(sys.argv.pop(1), encoding="utf-8"))
+ANSWERS = json.load(open(sys.argv[1], encoding="utf-8"))
+RUNS = json.load(open(sys.argv[2], encoding="utf-8"))  # [[folder, arguments of lm_eval, own tasks only], ...]
 
 
 @register_model("scripted")
@@ -297,21 +299,28 @@ class Scripted(LM):
         raise NotImplementedError
 
 
-cli_evaluate()
+for folder, arguments, own_tasks_only in RUNS:  # lm_eval's own command line, once per run, in one process
+    if own_tasks_only:
+        # Without lm-eval's 26,000 built-in task files, which its command line indexes on every
+        # run (13 s here): the exported task is all this run needs.
+        import functools
+        import lm_eval.tasks
+        lm_eval.tasks.TaskManager = functools.partial(lm_eval.tasks.TaskManager, include_defaults=False)
+    os.chdir(folder)
+    sys.argv = ["lm_eval", *arguments]
+    cli_evaluate()
 '''
 
 
 @pytest.fixture(scope="module")
 def lm_eval_runs(suite, big_suite, tmp_path_factory) -> dict:
-    """Exported tasks run by lm-eval's `dummy` model through its CLI (the small suite), and by a
-    scripted model with two repeats through the same CLI entry point (the 464 samples)."""
+    """Exported tasks run through lm-eval's command line (its entry point, in one process): by its
+    `dummy` model (the small suite), and by a scripted model with two repeats (the 232 samples)."""
     tmp = tmp_path_factory.mktemp("lm-eval")
     name = harness_export.task_name("custom", "naive")
     for folder, (suite_path, _) in (("dummy-task", suite), ("task", big_suite)):
         assert cli.main(["export-task", "--harness", "lm-eval", "--suite", str(suite_path), "--setting", "naive",
                          "--out", str(tmp / folder)]) == 0
-    run_child([BIN / "lm_eval", "run", "--include_path", ".", "--tasks", name, "--model", "dummy",
-               "--output_path", "out-dummy", "--log_samples"], tmp / "dummy-task", tmp)
     rows = big_suite[1]
     task_dir = tmp / "task"
     yaml_path = task_dir / f"{name}.yaml"
@@ -319,9 +328,12 @@ def lm_eval_runs(suite, big_suite, tmp_path_factory) -> dict:
     answers = {s["id"]: [varied_responses(s["answer"], 2 * i + r) for r in range(2)] for i, s in enumerate(rows)}
     (tmp / "answers.json").write_text(json.dumps(answers), encoding="utf-8")
     (tmp / "scripted.py").write_text(LM_EVAL_SCRIPTED, encoding="utf-8")
-    run_child([sys.executable, tmp / "scripted.py", tmp / "answers.json", "run", "--include_path", ".",
-               "--tasks", name, "--model", "scripted", "--output_path", "out-scripted", "--log_samples"],
-              task_dir, tmp)
+    runs = [[str(tmp / "dummy-task"), ["run", "--include_path", ".", "--tasks", name, "--model", "dummy",
+                                       "--output_path", "out-dummy", "--log_samples"], False],
+            [str(task_dir), ["run", "--include_path", ".", "--tasks", name, "--model", "scripted",
+                             "--output_path", "out-scripted", "--log_samples"], True]]
+    (tmp / "runs.json").write_text(json.dumps(runs), encoding="utf-8")
+    run_child([sys.executable, tmp / "scripted.py", tmp / "answers.json", tmp / "runs.json"], task_dir, tmp)
     return {"dummy": next((tmp / "dummy-task" / "out-dummy").rglob("samples_*.jsonl")),
             "scripted": next((task_dir / "out-scripted").rglob("samples_*.jsonl")), "answers": answers}
 
