@@ -64,7 +64,7 @@ def go_to(page, link, wait_for_app, heading=None):
 def log_in(page, base_url, username, password, wait_for_app):
     if page.url.rstrip("/") != base_url:
         page.goto(base_url)
-    wait_for_app(page)
+    wait_for_app(page, timeout=60_000)  # a fresh server's first page reads the suites
     sidebar(page).get_by_label("User name", exact=True).fill(username)
     sidebar(page).get_by_label("Password", exact=True).fill(password)
     timed(page, f"log in ({username})", lambda: sidebar(page).get_by_role("button", name="Log in").click(),

@@ -40,7 +40,7 @@ def sidebar(page):
 def log_in(page, base_url, username, password, wait_for_app):
     if page.url.rstrip("/") != base_url:
         page.goto(base_url)
-    wait_for_app(page)
+    wait_for_app(page, timeout=60_000)  # a fresh server's first page: the home page reads the suites
     # A reload of a page that is only listed after log-in lands on the home page with a
     # "Page not found" dialog; close it (log in, then go to the page again).
     not_found = page.get_by_role("dialog").filter(has_text="Page not found")

@@ -54,7 +54,7 @@ def logged_in_as(page) -> str | None:
 
 def log_in_as_admin(page, app_server, app_env, wait_for_app):
     page.goto(app_server)
-    wait_for_app(page)
+    wait_for_app(page, timeout=60_000)
     log_in(page, wait_for_app, app_env["admin_user"], app_env["admin_password"])
     page.get_by_text("Logged in as").wait_for()
     return wait_for_cookie(page, present=True)
