@@ -377,6 +377,31 @@ def test_run_command_from_a_prompts_file(tmp_path, endpoint_factory, sample_file
     assert all(len(r["demonstrations"]) == 1 for r in rows)
 
 
+@pytest.mark.parametrize("content, expected", [
+    (b"[" * 300 + b"]" * 300 + b"\n", "objects and lists nest more than 100 deep"),
+    (b'{"sample_id": "' + b"x" * 2_000 + b'", "prompt": "p"}\n', "line 1: the line is longer than 1,000 characters"),
+    (b'{"sample_id": "a", "prompt": "p"}\n{oops\n', "line 2: not valid JSON"),
+    (b'{"sample_id": 1, "prompt": "p"}\n', "line 1: expected an object with string fields sample_id and prompt"),
+    (b'{"sample_id": "\xff", "prompt": "p"}\n', "not UTF-8 text"),
+    (b"\n\n", "no prompts in the file"),
+], ids=["deep", "over-long", "not-json", "wrong-shape", "not-utf8", "empty"])
+def test_a_hostile_prompts_file_is_refused_naming_the_line_and_asks_nothing(
+        tmp_path, endpoint_factory, capsys, monkeypatch, content, expected):
+    from structext_core.text import limits
+
+    monkeypatch.setattr(limits, "MAX_RECORD_CHARS", 1_000)
+    asked = []
+    endpoint = endpoint_factory(lambda p, a: asked.append(p) or (200, "{}", {}, 0.0))
+    prompts_file = tmp_path / "prompts.jsonl"
+    prompts_file.write_bytes(content)
+    out = tmp_path / "results.jsonl"
+    assert run_cli(["run", "--base-url", endpoint.url, "--model", "tiny", "--prompts", str(prompts_file),
+                    "--setting", "naive", "--out", str(out)]) != 0
+    err = capsys.readouterr().err
+    assert expected in err and str(prompts_file) in err, err
+    assert asked == [] and not out.exists()
+
+
 def test_run_command_reports_failures_and_exits_one(tmp_path, endpoint_factory, sample_file, capsys):
     endpoint = endpoint_factory(lambda p, a: (500, '{"error": "boom"}', {}, 0.0))
     out = tmp_path / "results.jsonl"

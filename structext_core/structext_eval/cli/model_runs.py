@@ -10,7 +10,6 @@ Progress goes to stderr, results to stdout or the ``--out`` file.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 
@@ -20,8 +19,9 @@ from structext_core.cli.progress import ProgressLine
 from structext_core.evaluation import aggregate, runner, scoring
 from structext_core.structext_eval import prompts
 from structext_core.structext_eval import result_files as results
-from structext_core.structext_eval.samples import read_jsonl, write_jsonl
+from structext_core.structext_eval.samples import decode_line, read_jsonl, write_jsonl
 from structext_core.studio import durations
+from structext_core.text import limits
 from structext_core.text.words import noun
 
 DEFAULT_MAX_TOKENS = 4096
@@ -211,23 +211,26 @@ def cmd_prompts(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ run
 
 def _read_prompt_records(path: str) -> list[dict]:
+    """A prompts file (``prompts --out``), each line held to the limits a sample file is held to
+    (its length, its JSON nesting); ValueError naming the file and line otherwise."""
     records = []
     try:
         handle = open(path, encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"{path}: cannot open ({exc.strerror})") from None
     with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-            if not isinstance(record, dict) or not isinstance(record.get("sample_id"), str) \
-                    or not isinstance(record.get("prompt"), str):
-                raise ValueError(f"{path}:{number}: expected an object with string fields sample_id and prompt")
-            records.append(record)
+        try:
+            for number, line in limits.read_record_lines(handle):
+                record = decode_line(line, f"{path}, line {number}")
+                if record is None:
+                    continue
+                if not isinstance(record, dict) or not isinstance(record.get("sample_id"), str) \
+                        or not isinstance(record.get("prompt"), str):
+                    raise ValueError(f"{path}, line {number}: expected an object with string fields sample_id "
+                                     "and prompt")
+                records.append(record)
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
     if not records:
         raise ValueError(f"{path}: no prompts in the file")
     return records
