@@ -226,10 +226,13 @@ def test_closing_the_tab_stops_the_clock(server, world, browser, wait_for_app):
     # heartbeat arriving within it) and the time a heartbeat takes to arrive.
     assert shown - GRACE - 0.5 <= clock_now <= closed_at - row["first_shown_at"] + 0.5
     # Reopened: the same clock, and the 10 s away are not in it.
+    # (The clock runs again from the moment the question is back on screen: on a loaded machine,
+    # seconds before open_question_page returns.)
+    reopening = time.monotonic()
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     tab = context.new_page()
     open_question_page(tab, server, "ann4", wait_for_app)
-    assert clock_seconds(tab) <= clock_now + 3
+    assert clock_seconds(tab) <= clock_now + (time.monotonic() - reopening) + 1
     row = current(world["db_path"], user_id)
     assert row["away_seconds"] >= 9
     context.close()
