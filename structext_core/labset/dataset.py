@@ -237,7 +237,7 @@ def _item(record, line: int, folder: Path, rule: str, strata_key: str | None, pr
     image_path, image_sha = image if image else (None, None)
     return {"id": content_id(question, choices or [], targets, image_sha), "source_id": str(source_id),
             "question": question, "choices": list(choices or []), "target": targets,
-            "kind": "choice" if choices else "short", "image": image_path, "image_sha256": image_sha,
+            "format": "choice" if choices else "short", "image": image_path, "image_sha256": image_sha,
             "stratum": stratum, "rule": item_rule, "line": line}
 
 

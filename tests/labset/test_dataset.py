@@ -13,7 +13,7 @@ from tests.labset.conftest import png, samples, write_set
 def test_the_70_sample_inspect_file_is_read_with_its_images_and_strata(lab_set):
     items = load_set(lab_set)
     assert len(items) == 70
-    assert [i["kind"] for i in items].count("choice") == 50 and [i["kind"] for i in items].count("short") == 20
+    assert [i["format"] for i in items].count("choice") == 50 and [i["format"] for i in items].count("short") == 20
     with_image = [i for i in items if i["image"]]
     assert [i["image"] for i in with_image] == [f"images/q{n}.png" for n in range(10)]
     assert len({i["image_sha256"] for i in with_image}) == 10
@@ -57,7 +57,7 @@ def test_a_csv_set_is_read(tmp_path):
         "2,Capital of France?,,,,Paris | paris city,music\n", encoding="utf-8")
     first, second = load_set(tmp_path / "set.csv")
     assert first["choices"] == ["red", "green"] and first["target"] == ["B"] and first["stratum"] == "maps"
-    assert second["kind"] == "short" and second["target"] == ["Paris", "paris city"]
+    assert second["format"] == "short" and second["target"] == ["Paris", "paris city"]
 
 
 def _refused(tmp_path, records, *expected, name="set.jsonl"):
