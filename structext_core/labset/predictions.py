@@ -69,3 +69,28 @@ def read_predictions(path, items) -> list[dict]:
     if problems:
         raise ResultsImportError(path.name, problems)
     return rows
+
+
+def read_inspect_log(path, items) -> list[dict]:
+    """A model's answers in an Inspect AI log (``.eval`` or ``.json``), read with the shared reader
+    (:func:`structext_core.evaluation.harness.inspect_log_entries`, its checks and bounds), matched
+    to the set's items by the sample's id (the set's id or the content id) and scored by the set's
+    rule: one row ``{model, id, source_id, format, stratum, epoch, score}`` a sample and epoch. A
+    failed sample scores 0. Every sample that is no item of the set is named; nothing is kept then."""
+    from structext_core.evaluation.harness import inspect_log_entries
+    path = Path(path)
+    by_id = {item["source_id"]: item for item in items} | {item["id"]: item for item in items}
+    problems: list[Problem] = []
+    rows = []
+    for entry in inspect_log_entries(path):
+        item = by_id.get(str(entry["id"]))
+        if item is None:
+            problems.append(Problem(0, f"{entry['where']}: sample id {str(entry['id'])[:80]!r} is no item of the set"))
+            continue
+        answer = entry["response"] or ""
+        rows.append({"model": entry["model"], "id": item["id"], "source_id": item["source_id"],
+                     "format": item["format"], "stratum": item["stratum"], "epoch": entry["epoch"],
+                     "score": 0.0 if entry["failed"] else score(item, answer)})
+    if problems:
+        raise ResultsImportError(path.name, problems)
+    return rows
