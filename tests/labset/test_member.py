@@ -118,3 +118,21 @@ def test_a_study_is_answered_adjudicated_shown_on_the_dashboard_and_on_results(l
     assert not at.exception
     assert any("The lab's own: people's accuracy" in h.value for h in at.subheader)
     assert len(at.dataframe) == 1 and set(at.dataframe[0].value["format"]) == {"choice", "short"}
+
+
+def test_the_seal_knows_an_open_item_by_its_content_in_another_set(labset, lab_set, tmp_path, monkeypatch):
+    from structext_core.studio import accounts, seal, storage
+    from tests.labset.conftest import samples, write_set
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
+    db = storage.open_db(tmp_path / "db.sqlite")
+    ann = accounts.create_user(db, "ann", "password1", "annotator")
+    items = load_set(lab_set)
+    create_study(db, name="sealed", source="set.jsonl", items=items, n_items=60,
+                               annotator_ids=[ann["id"]], rule_text="No help.")
+    other = tmp_path / "renamed"
+    other.mkdir()
+    renamed = load_set(write_set(other, [dict(s, id=f"r{n}") for n, s in enumerate(samples())], "other.jsonl"))
+    assert all(seal.is_open_for(db, ann["id"], item, "labset") for item in renamed[:40] + renamed[50:])
+    changed = dict(renamed[0], id="ls-other", question="Another question?")
+    assert not seal.is_open_for(db, ann["id"], changed, "labset")
+    assert seal.key_withheld(db, ann["id"], renamed[55], "labset")
