@@ -29,6 +29,8 @@ AXES = ("format", "stratum")
 #: A study item's strata: its format (``choice`` or ``short``) and its stratum (a metadata field's value, "" for none).
 STRATA = {"format": str, "stratum": str}
 RESULTS_VIEW = "structext_core.labset.ui.results_view:results_view"
+#: The lead's form that opens a study of a set in the sets folder (:func:`structext_core.labset.study.sets_dir`).
+STUDY_SETUP_VIEW = "structext_core.labset.ui.study_setup:labset_setup"
 #: The longest short answer a person may give in a study.
 MAX_SHORT_ANSWER_CHARS = 1_000
 

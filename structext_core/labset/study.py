@@ -30,3 +30,21 @@ def create_study(db, *, items, **setup) -> tuple[int, str]:
     if not kept:
         raise StudyError("No question of this set can be shown on the question screen: " + note)
     return study.create_items_study(db, benchmark=NAME, items=kept, **setup), note
+
+
+#: The file kinds a set is read from.
+SET_SUFFIXES = (".jsonl", ".csv", ".json")
+
+
+def sets_dir():
+    """Where a lab's sets are put for the app (each beside its images): ``<data dir>/labsets``."""
+    from structext_core import settings
+    return settings.suites_dir() / "labsets"
+
+
+def available_sets(folder=None, limit: int = 500) -> list[str]:
+    """The set files in ``folder`` (default :func:`sets_dir`), by name (at most ``limit``)."""
+    folder = sets_dir() if folder is None else folder
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if p.suffix.lower() in SET_SUFFIXES and p.is_file())[:limit]

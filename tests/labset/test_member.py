@@ -136,3 +136,33 @@ def test_the_seal_knows_an_open_item_by_its_content_in_another_set(labset, lab_s
     changed = dict(renamed[0], id="ls-other", question="Another question?")
     assert not seal.is_open_for(db, ann["id"], changed, "labset")
     assert seal.key_withheld(db, ann["id"], renamed[55], "labset")
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_the_lead_opens_a_study_of_a_set_in_the_sets_folder(labset, tmp_path, monkeypatch, broken):
+    from structext_core.studio import accounts, storage, study
+    from tests.labset.conftest import samples, write_set
+    from tests.pages.test_page_access import run_page
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "db.sqlite"))
+    monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
+    db = storage.open_db(tmp_path / "db.sqlite")
+    lead = accounts.create_user(db, "lead", "password1", "admin")
+    accounts.create_user(db, "ann1", "password1", "annotator")
+    folder = tmp_path / "suites" / "labsets"
+    folder.mkdir(parents=True)
+    records = samples()
+    if broken:
+        records[3] = dict(records[3], target="F")
+    write_set(folder, records)
+    at = run_page("study_admin", lead, sa_benchmark="labset")
+    next(t for t in at.text_input if t.label == "Study name").input("lab-pilot")
+    annotators = next(m for m in at.multiselect if m.label == "Annotators")
+    annotators.select(annotators.options[0])
+    next(b for b in at.button if b.label == "Create study").click().run()
+    assert not at.exception
+    created = [s.name for s in study.list_studies(db)]
+    if broken:
+        assert created == [] and any("set.jsonl:4:" in e.value and "field 'target'" in e.value for e in at.error)
+    else:
+        assert created == ["lab-pilot"] and not at.error
