@@ -124,3 +124,14 @@ def test_size_limits_on_file_and_items(tmp_path, monkeypatch):
     monkeypatch.setitem(LIMITS, "file_bytes", 10)
     assert "bytes, more than 10" in str(pytest.raises(LabSetError, load_set, path).value)
     assert "cannot be read" in str(pytest.raises(LabSetError, load_set, tmp_path / "nope.jsonl").value)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("id,question,target\n1,Q?,A\n", "set.csv:1: the header has no column input"),
+    ("id,input,A,B,target\n1,Q?,x,y,B\n2,Q2?,x,B\n", "set.csv:3: 4 cells, the header has 5"),
+    ("id,input,A,B,target\n1,Q?,x,,A\n", "set.csv:2: field 'choices'"),  # one option given: refused
+    ("id,input,target\n1,\"" + "x" * 200_000 + "\",A\n", "cannot be read"),
+])
+def test_a_wrong_csv_is_refused_naming_the_line(tmp_path, text, expected):
+    (tmp_path / "set.csv").write_text(text, encoding="utf-8")
+    assert expected in str(pytest.raises(LabSetError, load_set, tmp_path / "set.csv").value)
