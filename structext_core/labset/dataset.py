@@ -228,7 +228,7 @@ def _item(record, line: int, folder: Path, rule: str, strata_key: str | None, pr
     if item_rule not in RULES:
         problems.append(Problem(line, f"field 'metadata.answer_rule': must be one of {', '.join(RULES)}, "
                                       f"got {str(item_rule)[:30]!r}"))
-    source_id = record.get("id", line)
+    source_id = line if record.get("id") is None else record["id"]  # Inspect's null id: none given
     if isinstance(source_id, bool) or not isinstance(source_id, (str, int)) or not str(source_id).strip() \
             or len(str(source_id)) > LIMITS["id_chars"]:
         problems.append(Problem(line, f"field 'id': must be a non-empty text or an integer, got {str(source_id)[:60]!r}"))

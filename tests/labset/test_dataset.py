@@ -50,6 +50,11 @@ def test_it_reads_the_file_as_inspects_json_dataset_does(lab_set):
             assert images == [str(lab_set.parent / item["image"])]  # resolved beside the file, as ours
 
 
+def test_a_sample_without_an_id_is_named_by_its_line(tmp_path):
+    path = write_set(tmp_path, [{"input": "Q1?", "target": "x"}, {"id": None, "input": "Q2?", "target": "y"}])
+    assert [i["source_id"] for i in load_set(path)] == ["1", "2"]
+
+
 def test_a_csv_set_is_read(tmp_path):
     (tmp_path / "set.csv").write_text(
         "id,input,A,B,C,target,subject\n"
