@@ -166,3 +166,14 @@ def test_the_lead_opens_a_study_of_a_set_in_the_sets_folder(labset, tmp_path, mo
         assert created == [] and any("set.jsonl:4:" in e.value and "field 'target'" in e.value for e in at.error)
     else:
         assert created == ["lab-pilot"] and not at.error
+
+
+def test_home_names_it_among_the_benchmarks(labset, tmp_path, monkeypatch):
+    from structext_core.studio import accounts, storage
+    from tests.pages.test_page_access import run_page
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "db.sqlite"))
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
+    lead = accounts.create_user(storage.open_db(tmp_path / "db.sqlite"), "lead", "password1", "admin")
+    at = run_page("home", lead)
+    shown = " ".join(str(e.value) for e in [*at.markdown, *at.subheader, *at.caption])
+    assert "The lab's own" in shown and "short-answer questions" in shown
