@@ -1,0 +1,98 @@
+"""The lab's own benchmark's member module (:mod:`structext_core.protocol`).
+
+An item is one question of a lab's set (:func:`structext_core.labset.dataset.load_set`):
+``{id, source_id, question, choices, target, format, image, image_sha256, stratum, rule}``; its id is
+a hash of its content, so the seal's "same item" holds across sets and renamings. Multiple-choice
+questions are scored by their one clear letter, short answers by the set's declared rule
+(:mod:`structext_core.labset.scoring`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from structext_core.labset import dataset, scoring
+from structext_core.protocol import Place, ShownQuestion, StudyKind
+
+NAME = "labset"
+DISPLAY_NAME = "The lab's own"
+ORDER = 30
+SUMMARY = ("Your own multiple-choice or short-answer questions (a JSONL or CSV file, or an Inspect AI dataset), "
+           "with optional images and strata, answered by people beside models.")
+PLACES = (
+    Place("human_baseline", "answer its questions"),
+    Place("results", "people's accuracy by format and stratum", True),
+)
+ITEM_FIELDS = ("id", "source_id", "question", "choices", "target", "format", "image", "image_sha256", "stratum", "rule")
+#: Results break down by these: multiple choice or short answer, then the stratum from metadata.
+AXES = ("format", "stratum")
+#: A study item's strata: its format (``choice`` or ``short``) and its stratum (a metadata field's value, "" for none).
+STRATA = {"format": str, "stratum": str}
+RESULTS_VIEW = "structext_core.labset.ui.results_view:results_view"
+#: The lead's form that opens a study of a set in the sets folder (:func:`structext_core.labset.study.sets_dir`).
+STUDY_SETUP_VIEW = "structext_core.labset.ui.study_setup:labset_setup"
+#: The longest short answer a person may give in a study.
+MAX_SHORT_ANSWER_CHARS = 1_000
+
+
+def item_id(item: Mapping) -> str:
+    """The item's content id (:func:`structext_core.labset.dataset.content_id`)."""
+    return item["id"]
+
+
+def load_items(path) -> list[dict]:
+    """The checked items of the set at ``path`` (a ``ValueError`` naming each line and field otherwise)."""
+    return dataset.load_set(path)
+
+
+def show_question(item: Mapping) -> ShownQuestion:
+    """The question, its options when it has them, its image when it has one."""
+    return ShownQuestion(text=item["question"], choices=tuple(item["choices"]), image=item.get("image"))
+
+
+def score_answer(item: Mapping, reply: str) -> float:
+    """1.0 when the reply is right by the item's rule (:func:`structext_core.labset.scoring.score`), else 0.0."""
+    return scoring.score(item, reply)
+
+
+def study_answer(item: Mapping) -> str:
+    """The key a person's answer is scored against (:func:`structext_core.labset.scoring.study_key`)."""
+    return scoring.study_key(item)
+
+
+def describe_rules(items) -> list[str]:
+    """How the set's answers are scored, one sentence a rule it uses, as the lead is shown it."""
+    kinds = {item["format"] for item in items}
+    rules = sorted({item["rule"] for item in items if item["format"] == "short"})
+    return ([scoring.describe_choice()] if "choice" in kinds else []) + [scoring.describe_rule(r) for r in rules]
+
+
+def _study_score(answer: str | None, response: str | None, gave_up: bool) -> tuple[float, int]:
+    right = not gave_up and bool(answer) and scoring.score_key(str(answer), response or "")
+    return (1.0, 1) if right else (0.0, 0)
+
+
+def _refuse(response: str, n_options: int) -> str | None:
+    if n_options:
+        from structext_core.evaluation.choices import LETTERS, parse_letter
+        if parse_letter(response, n_options) is None:
+            return f"Choose one of the options ({', '.join(LETTERS[:n_options])}) before you submit, or use 'Give up'."
+        return None
+    if not response.strip():
+        return "Type your answer before you submit, or use 'Give up'."
+    if len(response) > MAX_SHORT_ANSWER_CHARS:
+        return f"An answer here is at most {MAX_SHORT_ANSWER_CHARS} characters."
+    return None
+
+
+STUDY = StudyKind(
+    NAME, _study_score, _refuse, ("format", "stratum"),
+    {"Annotator": ["annotator"], "Format": ["format"], "Stratum": ["stratum"], "Format x stratum": ["format", "stratum"]},
+    False,
+    "Score: accuracy in percent: a multiple-choice answer by its one letter, a short answer by the set's declared "
+    "rule (a give-up is wrong). Intervals: 95% bootstrap over answers.",
+    ("format", "stratum"), False, "Lab set {suite}",
+    "A multiple-choice question: click an option or press its letter, then **Submit**. A short answer: type it, "
+    "then **Submit**.",
+    "The lab's own (multiple choice and short answers)",
+)

@@ -1,0 +1,50 @@
+"""A human-baseline study of a lab's set, through the shared items study
+(:func:`structext_core.studio.study.create_items_study`). The shared question screen shows text
+questions with up to four options and short answers; questions on an image, or with more than four
+options, are left out of the draw, and the lead is told how many (:func:`studyable`)."""
+
+from __future__ import annotations
+
+from structext_core.labset.member import NAME
+from structext_core.studio.errors import StudyError
+
+#: The most options the shared question screen offers (its keys A to D).
+SCREEN_OPTIONS = 4
+
+
+def studyable(items) -> tuple[list[dict], str]:
+    """(the items a study may draw, a sentence on those left out, "" when none)."""
+    kept = [item for item in items if not item.get("image") and len(item["choices"]) <= SCREEN_OPTIONS]
+    images = sum(1 for item in items if item.get("image"))
+    wide = sum(1 for item in items if not item.get("image") and len(item["choices"]) > SCREEN_OPTIONS)
+    parts = ([f"{images} on an image"] if images else []) + ([f"{wide} with more than {SCREEN_OPTIONS} options"]
+                                                            if wide else [])
+    note = f"Left out of the study's draw: {' and '.join(parts)} (not shown on the question screen yet)." if parts else ""
+    return kept, note
+
+
+def create_study(db, *, items, **setup) -> tuple[int, str]:
+    """(the new study's id, the note of :func:`studyable`); ``setup`` as ``create_items_study``'s."""
+    from structext_core.studio import study
+    kept, note = studyable(items)
+    if not kept:
+        raise StudyError("No question of this set can be shown on the question screen: " + note)
+    return study.create_items_study(db, benchmark=NAME, items=kept, **setup), note
+
+
+#: The file kinds a set is read from.
+SET_SUFFIXES = (".jsonl", ".csv", ".json")
+
+
+def sets_dir():
+    """Where a lab's sets are put for the app (each beside its images): ``<data dir>/labsets``."""
+    from structext_core import settings
+    return settings.suites_dir() / "labsets"
+
+
+def available_sets(folder=None, limit: int = 500) -> list[str]:
+    """The set files in ``folder`` (default :func:`sets_dir`), by name (at most ``limit``)."""
+    folder = sets_dir() if folder is None else folder
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if p.suffix.lower() in SET_SUFFIXES and p.is_file())[:limit]

@@ -1,0 +1,1 @@
+"""The lab's own benchmark's Streamlit glue."""

@@ -1,0 +1,56 @@
+"""The lead's form that opens a study of a lab's set (its member's ``STUDY_SETUP_VIEW``, called by
+Study admin with ``(db, user, annotators)``): the set chosen from the sets folder, read and checked,
+its scoring rules shown, then drawn."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from structext_core import ui
+from structext_core.labset import dataset, member
+from structext_core.labset import study as lab_study
+from structext_core.studio import study
+from structext_core.text.words import plural
+from structext_core.ui.study_setup import quality_inputs
+
+
+def labset_setup(db, user: dict, annotators: list[dict]) -> None:
+    folder = lab_study.sets_dir()
+    names = lab_study.available_sets(folder)
+    if not names:
+        st.info(f"No set yet: put a .jsonl, .csv or Inspect .json file (with its images beside it) in {folder}.")
+        return
+    with st.form("sa_new_labset_study"):
+        name = st.text_input("Study name", placeholder="e.g. lab-set-pilot")
+        left, middle, right = st.columns(3)
+        set_name = left.selectbox("Set", names, help=f"The files in {folder}.")
+        n_items = middle.number_input("Number of questions", min_value=1, value=40, step=10)
+        seed = right.number_input("Seed of the draw", min_value=0, value=0, step=1)
+        rule = st.selectbox("Short answers are scored", dataset.RULES,
+                            help="Unless a question's metadata.answer_rule says otherwise.")
+        strata_key = st.text_input("Metadata field of the strata", value="subject")
+        chosen = st.multiselect("Annotators", annotators, format_func=lambda u: u["username"])
+        rule_text = st.text_area("Rule shown before the first question", value="Answer on your own, without help.",
+                                 height=80)
+        show_correctness = st.checkbox("Tell annotators after each answer whether it was correct", value=False)
+        quality = quality_inputs()
+        submitted = st.form_submit_button("Create study", type="primary")
+    if not submitted:
+        return
+    try:
+        items = dataset.load_set(folder / set_name, rule=rule, strata_key=strata_key.strip() or None)
+        for sentence in member.describe_rules(items):
+            st.caption(sentence)
+        study_id, note = lab_study.create_study(
+            db, items=items, name=name, source=set_name, n_items=int(n_items), seed=int(seed),
+            annotator_ids=[u["id"] for u in chosen], rule_text=rule_text, show_correctness=show_correctness,
+            created_by=user["id"], **quality)
+    except dataset.LabSetError as error:
+        st.error(f"The set was not read, and no study was created. {error}")
+        return
+    except study.StudyError as error:
+        st.error(f"The study was not created. {error}")
+        return
+    ui.flash("success", f"Study {name.strip()!r} created for {plural(len(chosen), 'annotator')}. {note}".strip())
+    st.session_state["sa_study_id"] = study_id
+    st.rerun()

@@ -1,0 +1,179 @@
+"""The lab's own benchmark as a member: found by its entry point, scored on the command line, models'
+predictions read, and a study answered on the question page (multiple choice and short answers),
+adjudicated, shown on the dashboard and on Results."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from structext_core.evaluation.matching import ResultsImportError
+from structext_core.labset import member
+from structext_core.labset.dataset import load_set
+from structext_core.labset.predictions import read_predictions
+from structext_core.labset.study import create_study, studyable
+
+
+@pytest.fixture
+def labset(install_member):
+    return install_member("structext_labset", "labset", "structext_core.labset.member")
+
+
+def test_it_is_a_member_found_by_its_entry_point(labset):
+    from structext_core import protocol
+    assert labset is member and protocol.get_module("labset") is member
+    assert protocol.display_name("labset") == "The lab's own" and protocol.names()[:2] == ["structext-eval", "aibench"]
+    protocol.check_strata("labset", {"format": "short", "stratum": "maps"})
+
+
+def test_show_question_and_the_rules_shown_to_the_lead(lab_set):
+    items = load_set(lab_set)
+    assert member.show_question(items[45]).image == "images/q5.png" and len(member.show_question(items[0]).choices) == 4
+    assert member.show_question(items[60]).choices == ()
+    rules = member.describe_rules(items)
+    assert len(rules) == 2 and "exactly one letter" in rules[0] and "case ignored" in rules[1]
+
+
+def test_the_command_line_scores_replies_by_content_id(labset, lab_set, tmp_path, capsys):
+    from structext_core.cli.main import main
+    items = load_set(lab_set)
+    replies = [{"id": i["id"], "reply": i["target"][0] if n % 2 else "wrong", "model": "m"} for n, i in enumerate(items)]
+    (tmp_path / "replies.jsonl").write_text("".join(json.dumps(r) + "\n" for r in replies))
+    assert main(["items", "score", str(tmp_path / "replies.jsonl"), "--benchmark", "labset",
+                 "--items", str(lab_set), "--by", "format"]) == 0
+    out = capsys.readouterr().out
+    assert "m\tchoice\t50\t0.500" in out and "m\tshort\t20\t0.500" in out
+
+
+def test_model_predictions_are_read_by_the_sets_ids_and_scored(lab_set, tmp_path):
+    items = load_set(lab_set)
+    lines = [{"id": i["source_id"], "model": "gpt", "answer": f"The answer is {i['target'][0]}" if i["choices"]
+              else i["target"][-1].upper() + "."} for i in items]
+    lines[0]["answer"] = "A or B"  # two letters: wrong
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    rows = read_predictions(tmp_path / "p.jsonl", items)
+    assert len(rows) == 70 and sum(r["score"] for r in rows) == 69 and rows[0]["score"] == 0
+    (tmp_path / "bad.jsonl").write_text(json.dumps(lines[1]) + "\n" + json.dumps(lines[1]) + "\n"
+                                        + json.dumps({"id": "nope", "model": "m", "answer": "A"}) + "\n{x\n")
+    with pytest.raises(ResultsImportError) as error:
+        read_predictions(tmp_path / "bad.jsonl", items)
+    assert all(f"bad.jsonl:{n}:" in str(error.value) for n in (2, 3, 4)) and "answered" in str(error.value)
+
+
+def test_a_study_is_answered_adjudicated_shown_on_the_dashboard_and_on_results(labset, lab_set, tmp_path, monkeypatch):
+    from structext_core.studio import accounts, storage, study
+    from tests.pages.test_page_access import run_page
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "db.sqlite"))
+    monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
+    db = storage.open_db(tmp_path / "db.sqlite")
+    lead, ann1, ann2 = (accounts.create_user(db, name, "password1", role)
+                        for name, role in (("lead", "admin"), ("ann1", "annotator"), ("ann2", "annotator")))
+    items = load_set(lab_set)
+    kept, note = studyable(items)
+    assert len(kept) == 60 and note.startswith("Left out of the study's draw: 10 on an image")
+    study_id, _ = create_study(db, name="lab-pilot", source="set.jsonl", items=items, n_items=6,
+                               annotator_ids=[ann1["id"], ann2["id"]], rule_text="No help.")
+    by_content = {i["id"]: i for i in items}
+    by_id = {row[0]: by_content[json.loads(row[1])["id"]] for row in db.execute(
+        "SELECT id, sample_json FROM study_items WHERE study_id = ?", [study_id])}
+    assert {item["format"] for item in by_id.values()} == {"choice", "short"}  # the draw keeps both kinds
+
+    def right(item_id):
+        item = by_id[item_id]
+        return item["target"][0] if item["choices"] else item["target"][-1].lower() + "!"
+
+    # ann1 answers on the question page: an option by its button, a short answer typed; two wrong
+    at = run_page("human_baseline", ann1)
+    next(b for b in at.button if b.label.startswith("I have read the rule")).click().run()
+    for n in range(6):
+        assert not at.exception and f"Question **{n + 1}** of 6" in at.get("progress")[0].proto.text
+        item_id = db.execute("SELECT a.item_id FROM assignments a LEFT JOIN responses r ON r.assignment_id = a.id"
+                             " WHERE a.user_id = ? AND r.id IS NULL ORDER BY a.seq LIMIT 1", [ann1["id"]]).fetchone()[0]
+        item = by_id[item_id]
+        if item["choices"]:
+            letter = right(item_id) if n < 4 else "ABCD".replace(item["target"][0], "")[0]
+            next(b for b in at.button if b.label.startswith(f"**{letter}**")).click().run()
+            next(b for b in at.button if b.label.startswith("Submit")).click().run()
+        else:
+            at.text_area[0].input(right(item_id) if n < 4 else "somewhere else")
+            next(b for b in at.button if b.label.startswith("Submit")).click().run()
+    assert not at.exception
+    # ann2 through the same service the page calls: all right
+    study.accept_rule(db, study_id, ann2["id"])
+    for row in db.execute("SELECT id, item_id FROM assignments WHERE user_id = ? ORDER BY seq", [ann2["id"]]).fetchall():
+        study.open_question(db, study_id, ann2["id"])
+        study.submit_answer(db, ann2["id"], row[0], right(row[1]))
+    frame = study.responses_frame(db, study_id)
+    assert len(frame) == 12 and frame.groupby("annotator")["rouge_l"].sum().to_dict() == {"ann1": 4.0, "ann2": 6.0}
+    by_format = study.accuracy_by(frame, ["format", "stratum"], n_boot=50)
+    assert by_format["n"].sum() == 12 and set(by_format["format"]) == {"choice", "short"}
+    listed = study.adjudication_items(db, study_id)
+    assert len(listed) == 6 and all(s.describe.startswith("format ") for s in listed)
+    at = run_page("adjudication", lead)
+    assert not at.exception and any("format " in c.value for c in at.caption)
+    at = run_page("study_admin", lead)
+    assert not at.exception and any("Stratum" in str(g.proto) for g in at.get("button_group"))
+    at = run_page("results", lead, rs_benchmark="labset")
+    assert not at.exception
+    assert any("The lab's own: people's accuracy" in h.value for h in at.subheader)
+    assert len(at.dataframe) == 1 and set(at.dataframe[0].value["format"]) == {"choice", "short"}
+
+
+def test_the_seal_knows_an_open_item_by_its_content_in_another_set(labset, lab_set, tmp_path, monkeypatch):
+    from structext_core.studio import accounts, seal, storage
+    from tests.labset.conftest import samples, write_set
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
+    db = storage.open_db(tmp_path / "db.sqlite")
+    ann = accounts.create_user(db, "ann", "password1", "annotator")
+    items = load_set(lab_set)
+    create_study(db, name="sealed", source="set.jsonl", items=items, n_items=60,
+                               annotator_ids=[ann["id"]], rule_text="No help.")
+    other = tmp_path / "renamed"
+    other.mkdir()
+    renamed = load_set(write_set(other, [dict(s, id=f"r{n}") for n, s in enumerate(samples())], "other.jsonl"))
+    assert all(seal.is_open_for(db, ann["id"], item, "labset") for item in renamed[:40] + renamed[50:])
+    changed = dict(renamed[0], id="ls-other", question="Another question?")
+    assert not seal.is_open_for(db, ann["id"], changed, "labset")
+    assert seal.key_withheld(db, ann["id"], renamed[55], "labset")
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_the_lead_opens_a_study_of_a_set_in_the_sets_folder(labset, tmp_path, monkeypatch, broken):
+    from structext_core.studio import accounts, storage, study
+    from tests.labset.conftest import samples, write_set
+    from tests.pages.test_page_access import run_page
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "db.sqlite"))
+    monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
+    db = storage.open_db(tmp_path / "db.sqlite")
+    lead = accounts.create_user(db, "lead", "password1", "admin")
+    accounts.create_user(db, "ann1", "password1", "annotator")
+    folder = tmp_path / "suites" / "labsets"
+    folder.mkdir(parents=True)
+    records = samples()
+    if broken:
+        records[3] = dict(records[3], target="F")
+    write_set(folder, records)
+    at = run_page("study_admin", lead, sa_benchmark="labset")
+    next(t for t in at.text_input if t.label == "Study name").input("lab-pilot")
+    annotators = next(m for m in at.multiselect if m.label == "Annotators")
+    annotators.select(annotators.options[0])
+    next(b for b in at.button if b.label == "Create study").click().run()
+    assert not at.exception
+    created = [s.name for s in study.list_studies(db)]
+    if broken:
+        assert created == [] and any("set.jsonl:4:" in e.value and "field 'target'" in e.value for e in at.error)
+    else:
+        assert created == ["lab-pilot"] and not at.error
+
+
+def test_home_names_it_among_the_benchmarks(labset, tmp_path, monkeypatch):
+    from structext_core.studio import accounts, storage
+    from tests.pages.test_page_access import run_page
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "db.sqlite"))
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
+    lead = accounts.create_user(storage.open_db(tmp_path / "db.sqlite"), "lead", "password1", "admin")
+    at = run_page("home", lead)
+    shown = " ".join(str(e.value) for e in [*at.markdown, *at.subheader, *at.caption])
+    assert "The lab's own" in shown and "short-answer questions" in shown
