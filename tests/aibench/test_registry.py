@@ -10,8 +10,8 @@ from structext_core.structext_eval import prompts, suites
 
 
 def test_registry_lists_both_benchmarks_in_order():
-    assert protocol.NAMES == ["structext-eval", "aibench"]
-    assert [b.display_name for b in protocol.REGISTRY.values()] == ["StrucText-Eval", "AIBench"]
+    assert protocol.NAMES == ["structext-eval", "aibench", "labset"]
+    assert [b.display_name for b in protocol.REGISTRY.values()] == ["StrucText-Eval", "AIBench", "The lab's own"]
 
 
 @pytest.mark.parametrize("name", protocol.NAMES)

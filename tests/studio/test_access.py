@@ -88,7 +88,7 @@ def test_the_benchmarks_pages_are_in_their_packages_and_keep_their_place_and_url
                       "question_review_admin": "aibench", "rewrite": "structext_eval",
                       "campaign_admin": "structext_eval"}
     assert {name: protocol.option(m, "PAGES") for name, m in protocol.members().items()} == {
-        "structext-eval": "structext_core.structext_eval.pages", "aibench": "structext_core.aibench.pages"}
+        "structext-eval": "structext_core.structext_eval.pages", "aibench": "structext_core.aibench.pages", "labset": None}
     # the navigation's order (by hand): by section, the benchmarks' pages where they always stood
     assert [p.key for p in access.PAGES] == [
         "home", "explore", "results", "human_baseline", "rewrite", "question_review", "pairwise", "study_admin",
