@@ -4,7 +4,6 @@ Writers are separate processes, each with its own connection, doing what the ans
 page does: open the current question, then submit it.
 """
 
-import multiprocessing
 import os
 import signal
 import subprocess
@@ -16,6 +15,7 @@ from pathlib import Path
 from structext_core.structext_eval import results_frame, suites
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import accounts, storage, study
+from tests import processes
 
 ROOT = Path(__file__).resolve().parents[2]
 WRITERS = 16
@@ -110,7 +110,7 @@ def test_sixteen_writers_lose_and_duplicate_nothing_while_views_read(tmp_path):
     expected = WRITERS * SUBMISSIONS
     readers = [(kind, db_path, study_id, expected) for kind in ("dashboard", "export", "results")]
     writers = [("write", db_path, study_id, user_id) for user_id in user_ids]
-    with multiprocessing.get_context("spawn").Pool(len(readers) + len(writers)) as pool:
+    with processes.pool(len(readers) + len(writers)) as pool:
         outcomes = pool.map(writer_or_reader, readers + writers, chunksize=1)
     read_outcomes, write_outcomes = outcomes[:len(readers)], outcomes[len(readers):]
     assert [error for _, errors in write_outcomes for error in errors] == []
@@ -213,7 +213,7 @@ def test_processes_submitting_the_same_questions_save_each_once(tmp_path):
     study_id, user_ids = make_load_study(db_path, 40, 3)
     db = storage.open_db(db_path)
     current = {user_id: study.open_question(db, study_id, user_id).assignment_id for user_id in user_ids}
-    with multiprocessing.get_context("spawn").Pool(RACERS) as pool:
+    with processes.pool(RACERS) as pool:
         results = pool.map(submit_every_current, [(db_path, sorted(current.items()))] * RACERS)
     assert [errors for _, _, errors in results] == [[]] * RACERS
     saved = [a for s, _, _ in results for a in s]
@@ -237,7 +237,7 @@ def test_login_throttle_and_sessions_are_shared_by_processes(tmp_path):
     db = storage.open_db(db_path)
     user = accounts.create_user(db, "ann", "password-123", "annotator")
     per_process = accounts.MAX_FAILED_LOGINS - 2
-    with multiprocessing.get_context("spawn").Pool(2) as pool:
+    with processes.pool(2) as pool:
         pool.map(fail_logins, [(db_path, "ann", per_process)] * 2)
     # Failures from both processes counted together: the name is locked for every process.
     outcome = accounts.log_in(storage.open_db(db_path), "ann", "password-123")

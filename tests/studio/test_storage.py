@@ -1,6 +1,5 @@
 """Storage: the database file, its pragmas and the numbered migrations."""
 
-import multiprocessing
 import sqlite3
 import sys
 from pathlib import Path
@@ -8,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from structext_core.studio import migrations, storage
+from tests import processes
 
 EXPECTED_TABLES = {
     "schema_migrations", "users", "studies", "study_items", "study_annotators", "assignments",
@@ -140,7 +140,7 @@ def _open_and_count(path):
 
 def test_many_processes_opening_a_new_file_migrate_it_once(tmp_path):
     path = tmp_path / "race.db"
-    with multiprocessing.get_context("spawn").Pool(6) as pool:
+    with processes.pool(6) as pool:
         versions = pool.map(_open_and_count, [path] * 12)
     assert versions == [storage.latest_version()] * 12
     db = storage.open_db(path)
