@@ -131,5 +131,5 @@ def draw_figure(graph: LogicGraph | None) -> Image.Image:
 def figure_png(graph: LogicGraph | None) -> bytes:
     """The figure as PNG bytes (no metadata; the same graph gives the same bytes)."""
     out = io.BytesIO()
-    draw_figure(graph).save(out, "PNG", compress_level=6)
+    draw_figure(graph).save(out, "PNG", compress_level=1)
     return out.getvalue()
