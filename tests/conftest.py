@@ -34,13 +34,21 @@ OFFICIAL = ROOT / "structext_core" / "data" / "official"
 SHARED_OFFICIAL = SHARED / "fixtures" / "official"
 
 
+#: Journeys that spend most of their time waiting for the clock (idle pauses, hidden tabs,
+#: heartbeats): they run first, while the other tests still use the cores, and the journeys that
+#: keep Chromium and a server busy run last, when the cores are theirs.
+WAITING_JOURNEYS = ("test_clock_browser.py", "test_clock_surfaces_browser.py", "test_question_page_browser.py")
+
+
 def pytest_collection_modifyitems(items):
     """Every test under tests/browser drives Chromium: it carries the ``browser`` marker, so
     ``-m "not browser"`` leaves out every one of them (none can forget its decorator). .ci/run runs
-    them one after another beside the others."""
+    them one after another beside the others, the waiting ones first (a stable sort: each module's
+    tests stay together and in order)."""
     for item in items:
         if BROWSER_TESTS in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.browser)
+    items.sort(key=lambda item: Path(str(item.path)).name not in WAITING_JOURNEYS)
 
 
 @pytest.fixture

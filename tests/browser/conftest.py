@@ -8,8 +8,9 @@ Fixtures for every journey:
 - ``app_server``: the base URL (``http://127.0.0.1:<port>``) of the app started with
   that environment on a free port (no warm-up visit); stopped at the end of the module.
   ``running_app(env, log_path)`` starts another one (a context manager yielding the URL).
-- ``browser``: one Chromium per module; ``page``: a fresh context and tab per test
-  (1400 x 900 viewport), so cookies and sessions never leak between tests.
+- ``browser``: one Chromium for the run; ``page``: a new tab per test (1400 x 900 viewport) in
+  the module's context, emptied of cookies and site storage before and after each test, so no
+  log-in or session leaks between tests; ``browser.new_context()`` for a second person.
 - ``wait_for_app(page)``: wait until the app has finished its current script run.
 - ``screenshot(page, name)``: save ``tests/screenshots/<name>.png`` (full page) and
   return its path. Look at them: a page that works but looks wrong is not done.
@@ -167,9 +168,10 @@ def _wait_for_health(url: str, process: subprocess.Popen, log: Path, last_try: b
     pytest.fail(f"streamlit did not answer on {url} within {STARTUP_TIMEOUT} s:\n{log.read_text()[-3000:]}")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
-    """Headless Debian Chromium driven by Playwright (one per test module)."""
+    """Headless Debian Chromium driven by Playwright, one for the whole run (a launch costs about a
+    second of CPU; each journey gets contexts and tabs of its own)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -178,18 +180,43 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture
-def page(browser):
-    """A fresh browser context (own cookies, own Streamlit session) and tab."""
+@pytest.fixture(scope="module")
+def _module_context(browser):
+    """The browser context the ``page`` of each test in one module opens its tab in.
+
+    A module's journeys all talk to the module's one server, and a fresh context has an empty
+    cache: Chromium then downloads and compiles Streamlit's scripts again, about 2.5 s more of
+    CPU per page than a tab of a context that has loaded them once. ``page`` empties the
+    context's cookies and the site's storage before and after each test, so no log-in or
+    setting reaches the next test (each tab is its own Streamlit session).
+    """
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     context.set_default_timeout(30_000)
+    yield context
+    context.close()
+
+
+def _forget(context) -> None:
+    """No cookie, no site storage and no tab left in ``context``."""
+    for tab in list(context.pages):
+        with contextlib.suppress(Exception):  # a tab the journey broke on purpose may not answer
+            tab.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+        tab.close()
+    context.clear_cookies()
+
+
+@pytest.fixture
+def page(_module_context):
+    """A tab with no cookie and no stored state: its own Streamlit session (see _module_context)."""
+    context = _module_context
+    _forget(context)
     tab = context.new_page()
     _watch_for_errors(tab)
     outside: list[str] = []
     tab.on("request", lambda request: outside.append(request.url[:200])
            if urllib.parse.urlsplit(request.url).hostname not in LOCAL_HOSTS else None)
     yield tab
-    context.close()
+    _forget(context)
     _PAGE_ERRORS.pop(id(tab), None)
     # The app runs offline and tells no third party who opens it: no page asks another host.
     assert not outside, f"the page asked hosts other than this server for: {sorted(set(outside))[:10]}"
