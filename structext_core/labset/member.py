@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from structext_core.labset import dataset, scoring
-from structext_core.protocol import Place, ShownQuestion, StudyKind
+from structext_core.protocol import LoggedItem, Place, ShownQuestion, StudyKind
 
 NAME = "labset"
 DISPLAY_NAME = "The lab's own"
@@ -58,6 +58,21 @@ def score_answer(item: Mapping, reply: str) -> float:
 def study_answer(item: Mapping) -> str:
     """The key a person's answer is scored against (:func:`structext_core.labset.scoring.study_key`)."""
     return scoring.study_key(item)
+
+
+def study_keep(item: Mapping) -> dict:
+    """What a study keeps of an item beside what it shows: the set's own id (its Inspect logs' sample id)."""
+    return {"source_id": item["source_id"]}
+
+
+def log_item(stored: Mapping, strata: Mapping) -> LoggedItem:
+    """A study item in an Inspect log as the set's own Inspect task names it: the set's id, the
+    question, the options, and the key's letter or the accepted answers."""
+    rule, sep, targets = str(stored["answer"]).partition(": ")
+    short = not stored.get("options") and sep and rule in dataset.RULES
+    return LoggedItem(id=str((stored.get("kept") or {}).get("source_id", stored["id"])), input=stored["question"],
+                      choices=tuple(stored.get("options") or ()),
+                      target=tuple(targets.split(scoring.KEY_SEPARATOR)) if short else str(stored["answer"]))
 
 
 def describe_rules(items) -> list[str]:

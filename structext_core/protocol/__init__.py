@@ -76,6 +76,14 @@ declaration and branches on no benchmark's name, as it branches on no format's n
 - ``sealed_datasets(db) -> set[str]``: the names of its stored data sets that open work (an open
   study, ...) still seals, so that visitors and annotators in public read-only mode do not see
   their keys (:func:`structext_core.studio.access.visible_datasets`); None: it seals none.
+- ``study_keep(item) -> dict``: what more of an item a study keeps with it for its exports (JSON
+  values, stored under ``kept`` in the study item, never shown to an annotator); None: nothing more.
+- ``log_item(stored, strata) -> LoggedItem``: how one of its study items reads in an Inspect AI log
+  of the study's answers (:mod:`structext_core.studio.study.inspect_log`): the sample's id, input,
+  choices and target, from the stored item (``study_items.sample_json``) and its strata; None:
+  :func:`plain_log_item`. ``INSPECT_SCORER``: the name the study's scores carry in that log (a
+  model task's scorer of the same name puts people and models in one column of Inspect's data
+  frames); None: ``<name>_score``.
 """
 
 from __future__ import annotations
@@ -159,6 +167,27 @@ class StudyKind:
 
 
 @dataclass(frozen=True)
+class LoggedItem:
+    """One study item as an Inspect AI log's sample shows it: ``id`` (as the benchmark's model tasks
+    name the item, so that people and models line up by id), ``input`` (the question as the person
+    saw it, in text), ``choices`` (the options, empty for free text) and ``target`` (the key: a text,
+    or the accepted answers)."""
+
+    id: str
+    input: str
+    target: str | tuple[str, ...]
+    choices: tuple[str, ...] = ()
+
+
+def plain_log_item(stored: Mapping, strata: Mapping) -> LoggedItem:
+    """A stored study item as a log's sample: its id, its reference, question and requirement as
+    shown (the non-empty ones, a blank line apart), its options, and its answer key."""
+    text = "\n\n".join(str(stored[key]) for key in ("reference", "question", "requirement") if stored.get(key))
+    return LoggedItem(id=str(stored["id"]), input=text, target=str(stored.get("answer") or ""),
+                      choices=tuple(str(option) for option in stored.get("options") or ()))
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """A member of the registry: its member module's import name and its display name."""
 
@@ -175,7 +204,8 @@ OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "CLI_DESCRIPTIO
                                "load_items": None, "study_answer": None, "STUDY_IMAGE": None,
                                "CLOCK_BEATS": {}, "SANDBOXED": {}, "AT_START": None,
                                "SEAL": None, "HOME_VIEW": None, "PAGES": None, "PUBLIC_DATA": "",
-                               "sealed_datasets": None}
+                               "sealed_datasets": None, "study_keep": None, "log_item": None,
+                               "INSPECT_SCORER": None}
 
 
 class RegistryError(RuntimeError):

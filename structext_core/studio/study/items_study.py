@@ -38,6 +38,9 @@ def study_row(member, item) -> dict:
     strata = {key: item[key] for key in member.STRATA}
     sample = {"id": member.item_id(item), "question": shown.text, "options": list(shown.choices),
               "answer": str(answer), "reference": "", "requirement": ""}
+    keep = protocol.option(member, "study_keep")
+    if keep is not None:  # for its exports only: open_question reads the shown fields by name
+        sample["kept"] = dict(keep(item))
     return {"sample_id": sample["id"], "strata": strata, "reference_chars": 0,
             "sample_json": json.dumps(sample, ensure_ascii=False)}
 
