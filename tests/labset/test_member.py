@@ -116,8 +116,10 @@ def test_a_study_is_answered_adjudicated_shown_on_the_dashboard_and_on_results(l
     assert not at.exception and any("Stratum" in str(g.proto) for g in at.get("button_group"))
     at = run_page("results", lead, rs_benchmark="labset")
     assert not at.exception
-    assert any("The lab's own: people's accuracy" in h.value for h in at.subheader)
-    assert len(at.dataframe) == 1 and set(at.dataframe[0].value["format"]) == {"choice", "short"}
+    assert any("The lab's own: people beside models" in h.value for h in at.subheader)
+    next(s for s in at.get("button_group") if "Format" in str(s.proto)).set_value("Format").run()
+    table = next(d.value for d in at.dataframe if "format" in d.value.columns)
+    assert set(table["format"]) == {"choice", "short"} and table["n"].sum() == 12
 
 
 def test_the_seal_knows_an_open_item_by_its_content_in_another_set(labset, lab_set, tmp_path, monkeypatch):
