@@ -31,6 +31,9 @@ STRATA = {"format": str, "stratum": str}
 RESULTS_VIEW = "structext_core.labset.ui.results_view:results_view"
 #: The lead's form that opens a study of a set in the sets folder (:func:`structext_core.labset.study.sets_dir`).
 STUDY_SETUP_VIEW = "structext_core.labset.ui.study_setup:labset_setup"
+#: A study item's image, served blinded (checked again, re-encoded in a sandbox worker).
+STUDY_IMAGE = "structext_core.labset.images:study_image"
+SANDBOXED = {"labset_image": "structext_core.labset.images:plain_png"}
 #: The longest short answer a person may give in a study.
 MAX_SHORT_ANSWER_CHARS = 1_000
 
@@ -61,8 +64,9 @@ def study_answer(item: Mapping) -> str:
 
 
 def study_keep(item: Mapping) -> dict:
-    """What a study keeps of an item beside what it shows: the set's own id (its Inspect logs' sample id)."""
-    return {"source_id": item["source_id"]}
+    """What a study keeps of an item beside what it shows: the set's own id (its Inspect logs' sample
+    id), and its image's sha256 (an image changed since the draw is not shown)."""
+    return {"source_id": item["source_id"], "image_sha256": item.get("image_sha256")}
 
 
 def log_item(stored: Mapping, strata: Mapping) -> LoggedItem:

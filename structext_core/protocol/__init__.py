@@ -54,7 +54,10 @@ declaration and branches on no benchmark's name, as it branches on no format's n
 - ``STUDY_IMAGE``: ``"module:function"`` of ``(db, suite, strata, nonce) -> bytes``, the image one of
   its study items is answered from (a PNG, blinded: pixels only, no name or path of its file),
   served by :func:`structext_core.studio.study.item_image` and ``lead_image`` (None: its items show
-  no image).
+  no image). A function that takes the keyword ``item`` is also given the stored item
+  (``study_items.sample_json``, with its ``image`` field); the shared items study
+  (:func:`structext_core.studio.study.create_items_study`) keeps an item's image (``show_question``'s
+  ``image``) only for a benchmark that declares ``STUDY_IMAGE``.
 - ``CLOCK_BEATS``: the honest clock's kinds of its own timed work (beside a study's question), as
   ``{kind: ("module:function", item is a number)}``; the function books a heartbeat posted to the
   clock's route (:mod:`structext_core.studio.clock_beat`) with ``(db, user_id, item, tab, visible)

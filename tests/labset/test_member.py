@@ -71,7 +71,7 @@ def test_a_study_is_answered_adjudicated_shown_on_the_dashboard_and_on_results(l
                         for name, role in (("lead", "admin"), ("ann1", "annotator"), ("ann2", "annotator")))
     items = load_set(lab_set)
     kept, note = studyable(items)
-    assert len(kept) == 60 and note.startswith("Left out of the study's draw: 10 on an image")
+    assert len(kept) == 70 and note == ""  # questions on an image are drawn too (tests/labset/test_images.py)
     study_id, _ = create_study(db, name="lab-pilot", source="set.jsonl", items=items, n_items=6,
                                annotator_ids=[ann1["id"], ann2["id"]], rule_text="No help.")
     by_content = {i["id"]: i for i in items}
@@ -129,12 +129,12 @@ def test_the_seal_knows_an_open_item_by_its_content_in_another_set(labset, lab_s
     db = storage.open_db(tmp_path / "db.sqlite")
     ann = accounts.create_user(db, "ann", "password1", "annotator")
     items = load_set(lab_set)
-    create_study(db, name="sealed", source="set.jsonl", items=items, n_items=60,
-                               annotator_ids=[ann["id"]], rule_text="No help.")
+    create_study(db, name="sealed", source="set.jsonl", items=items, n_items=70,
+                 annotator_ids=[ann["id"]], rule_text="No help.")
     other = tmp_path / "renamed"
     other.mkdir()
     renamed = load_set(write_set(other, [dict(s, id=f"r{n}") for n, s in enumerate(samples())], "other.jsonl"))
-    assert all(seal.is_open_for(db, ann["id"], item, "labset") for item in renamed[:40] + renamed[50:])
+    assert all(seal.is_open_for(db, ann["id"], item, "labset") for item in renamed)  # images' questions too
     changed = dict(renamed[0], id="ls-other", question="Another question?")
     assert not seal.is_open_for(db, ann["id"], changed, "labset")
     assert seal.key_withheld(db, ann["id"], renamed[55], "labset")
