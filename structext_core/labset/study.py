@@ -1,16 +1,18 @@
 """A human-baseline study of a lab's set, through the shared items study
 (:func:`structext_core.studio.study.create_items_study`). The shared question screen shows questions
-with up to four options and short answers, with an image or without (the image served blinded by
-:mod:`structext_core.labset.images`); questions with more than four options are left out of the
-draw, and the lead is told how many (:func:`studyable`)."""
+with up to ten options (keys A to J) and short answers, with an image or without (the image served
+blinded by :mod:`structext_core.labset.images`); a question with more options than the screen's keys
+would be left out of the draw, and the lead told how many (:func:`studyable`; the import allows no
+more than ten)."""
 
 from __future__ import annotations
 
+from structext_core.evaluation.choices import LETTERS
 from structext_core.labset.member import NAME
 from structext_core.studio.errors import StudyError
 
-#: The most options the shared question screen offers (its keys A to D).
-SCREEN_OPTIONS = 4
+#: The most options the shared question screen offers (its keys A to J, as a set may have).
+SCREEN_OPTIONS = len(LETTERS)
 
 
 def studyable(items) -> tuple[list[dict], str]:

@@ -179,3 +179,29 @@ def test_home_names_it_among_the_benchmarks(labset, tmp_path, monkeypatch):
     at = run_page("home", lead)
     shown = " ".join(str(e.value) for e in [*at.markdown, *at.subheader, *at.caption])
     assert "The lab's own" in shown and "short-answer questions" in shown
+
+
+def test_a_question_with_six_options_is_drawn_and_answered_by_its_sixth_letter(labset, tmp_path, monkeypatch):
+    from structext_core.studio import accounts, storage, study
+    from tests.labset.conftest import write_set
+    from tests.pages.test_page_access import run_page
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "db.sqlite"))
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
+    db = storage.open_db(tmp_path / "db.sqlite")
+    lead = accounts.create_user(db, "lead", "password1", "admin")
+    ann = accounts.create_user(db, "ann1", "password1", "annotator")
+    wide = {"id": "w1", "input": "Which is the sixth?", "choices": [f"option {n}" for n in range(1, 7)], "target": "F"}
+    items = load_set(write_set(tmp_path, [wide]))
+    assert studyable(items) == (items, "")
+    study_id, _ = create_study(db, name="wide", source="set.jsonl", items=items, n_items=1,
+                               annotator_ids=[ann["id"]], rule_text="No help.")
+    at = run_page("human_baseline", ann)
+    next(b for b in at.button if b.label.startswith("I have read the rule")).click().run()
+    assert [b.label.split()[0] for b in at.button if b.label.startswith("**")] == [f"**{x}**" for x in "ABCDEF"]
+    next(b for b in at.button if b.label.startswith("**F**")).click().run()
+    next(b for b in at.button if b.label == "Submit F").click().run()
+    assert not at.exception
+    frame = study.responses_frame(db, study_id)
+    assert frame["response"].tolist() == ["F"] and frame["score"].tolist() == [1.0]
+    at = run_page("adjudication", lead)
+    assert any("**F** · option 6" in m.value and "answer key" in m.value for m in at.markdown)
