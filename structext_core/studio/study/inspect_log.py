@@ -63,10 +63,15 @@ def _inspect():
     return log, Score, ModelOutput, ChatMessageUser, ChatMessageAssistant
 
 
+def installed() -> bool:
+    """Whether Inspect AI can be imported here."""
+    return importlib.util.find_spec("inspect_ai") is not None
+
+
 def log_problem(db: sqlite_utils.Database, study_id: int) -> str | None:
     """Why the study's log cannot be written now (Inspect AI missing, no counted answer), or None;
     cheap, for a page to offer the download only when it can be made."""
-    if importlib.util.find_spec("inspect_ai") is None:
+    if not installed():
         return f"An Inspect AI log needs Inspect AI, which is not installed: {INSTALL_HINT}."
     counted = db.execute("SELECT 1 FROM responses r JOIN study_items i ON i.id = r.item_id"
                          " WHERE r.study_id = ? AND i.kind = 'study' LIMIT 1", [study_id]).fetchone()

@@ -229,3 +229,27 @@ def test_the_command_line_writes_the_log_and_refuses_what_it_must(tmp_path, monk
     assert "no study is named or numbered 'nope' (studies: 'pilot')" in capsys.readouterr().err
     assert main(["study", "inspect-log", "pilot", "--db", str(tmp_path / "none.db"), "--out", str(out)]) == 2
     assert "no such database file" in capsys.readouterr().err and len(list(out.iterdir())) == 1
+
+
+def test_the_dashboard_offers_the_log_only_when_it_can_be_made(tmp_path, monkeypatch):
+    from structext_core.studio import accounts, storage
+    from tests.pages.test_page_access import run_page
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "db.sqlite"))
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
+    db = storage.open_db(tmp_path / "db.sqlite")
+    lead = accounts.create_user(db, "lead", "password1", "admin")
+    people = [accounts.create_user(db, "ann1", "password1", "annotator")]
+    study_id = structext_study(db, people, lead)
+    label = "People as an Inspect AI log (.eval)"
+
+    def export_page():
+        at = run_page("study_admin", lead, sa_section="Export", sa_study=study.get_study(db, study_id))
+        return [b.label for b in at.get("download_button")], [c.value for c in at.caption]
+
+    labels, captions = export_page()
+    assert label not in labels and any("once the study has a counted answer" in c for c in captions)
+    answer_all(db, study_id, people)
+    assert label in export_page()[0]
+    monkeypatch.setattr(inspect_log, "installed", lambda: False)
+    labels, captions = export_page()
+    assert label not in labels and any("not installed" in c and "[inspect]" in c for c in captions)
