@@ -115,6 +115,11 @@ def build_log(db: sqlite_utils.Database, study_id: int):
         raise LogExportError(f"Study {chosen.name!r} has no counted answer yet: there is nothing to put in an "
                              "Inspect log.")
     items = _logged_items(db, study_id, benchmark)
+    named: dict[str, int] = {}
+    for item_id, item in items.items():
+        if named.setdefault(item.id, item_id) != item_id:  # Inspect would pool two items' answers as one
+            raise LogExportError(f"Two items of study {chosen.name!r} have the id {item.id[:80]!r} in a log "
+                                 f"(study items {named[item.id]} and {item_id}): no log is written.")
     scorer = scorer_name(benchmark)
     model = f"human/{chosen.name}"
     people = sorted(frame["annotator"].unique())

@@ -198,6 +198,11 @@ def test_a_study_without_answers_a_file_there_and_a_wrong_suffix_are_refused(tmp
         study.write_inspect_log(db, study_id, tmp_path / "human.json")
     written = study.write_inspect_log(db, study_id, tmp_path)  # a folder: named as Inspect names its logs
     assert written.parent == tmp_path and written.name.endswith("_human-baseline_pilot.eval")
+    from structext_core import protocol
+    with monkeypatch.context() as patch:  # two items one id in the log: Inspect would pool them
+        patch.setattr(protocol, "plain_log_item", lambda stored, strata: protocol.LoggedItem("same", "q?", "a"))
+        with pytest.raises(study.LogExportError, match="have the id 'same' in a log"):
+            study.write_inspect_log(db, study_id, tmp_path / "pooled.eval")
     with pytest.raises(study.StudyError, match="no study with id 999"):
         study.write_inspect_log(db, 999, tmp_path / "none.eval")
     assert study.inspect_log_bytes(db, study_id)[:2] == b"PK"  # the .eval format is a zip
