@@ -10,6 +10,7 @@ refused with a message for the lead, never shown in its new form.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import warnings
@@ -49,6 +50,27 @@ def plain_png(data: bytes) -> dict:
     out = io.BytesIO()
     clean.save(out, "PNG", compress_level=6)
     return {"ok": True, "png": out.getvalue()}
+
+
+def _drawn_bytes(suite: str, item: dict) -> bytes | None:
+    """The bytes of the item's image file when it is still, checked, the file the study was drawn with."""
+    relative, expected = item.get("image"), (item.get("kept") or {}).get("image_sha256")
+    folder = (sets_dir() / suite).parent
+    found = dataset.check_image(folder, relative, "image", [], 0)
+    if found is None or expected is None or found[1] != expected:
+        return None
+    data = (folder / found[0]).read_bytes()
+    return data if hashlib.sha256(data).hexdigest() == expected else None
+
+
+def data_uri(suite: str, item: dict) -> str | None:
+    """The item's image as a ``data:`` URI for an Inspect log (the lab's own file, as drawn), or None
+    when it is no longer the file the study was drawn with."""
+    data = _drawn_bytes(suite, item) if suite else None
+    if data is None:
+        return None
+    kind = "png" if data.startswith(b"\x89PNG") else "jpeg"
+    return f"data:image/{kind};base64," + base64.b64encode(data).decode("ascii")
 
 
 def study_image(db, suite: str, strata: dict, nonce: bytes = b"", *, item: dict) -> bytes:

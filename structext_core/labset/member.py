@@ -69,14 +69,17 @@ def study_keep(item: Mapping) -> dict:
     return {"source_id": item["source_id"], "image_sha256": item.get("image_sha256")}
 
 
-def log_item(stored: Mapping, strata: Mapping) -> LoggedItem:
+def log_item(stored: Mapping, strata: Mapping, source: str = "") -> LoggedItem:
     """A study item in an Inspect log as the set's own Inspect task names it: the set's id, the
-    question, the options, and the key's letter or the accepted answers."""
+    question, the options, the key's letter or the accepted answers, and its image (read from the set
+    ``source`` in the sets folder, when it is still the file the study was drawn with)."""
+    from structext_core.labset import images
     rule, sep, targets = str(stored["answer"]).partition(": ")
     short = not stored.get("options") and sep and rule in dataset.RULES
     return LoggedItem(id=str((stored.get("kept") or {}).get("source_id", stored["id"])), input=stored["question"],
                       choices=tuple(stored.get("options") or ()),
-                      target=tuple(targets.split(scoring.KEY_SEPARATOR)) if short else str(stored["answer"]))
+                      target=tuple(targets.split(scoring.KEY_SEPARATOR)) if short else str(stored["answer"]),
+                      image=images.data_uri(source, stored) if stored.get("image") else None)
 
 
 def describe_rules(items) -> list[str]:

@@ -81,9 +81,10 @@ declaration and branches on no benchmark's name, as it branches on no format's n
   their keys (:func:`structext_core.studio.access.visible_datasets`); None: it seals none.
 - ``study_keep(item) -> dict``: what more of an item a study keeps with it for its exports (JSON
   values, stored under ``kept`` in the study item, never shown to an annotator); None: nothing more.
-- ``log_item(stored, strata) -> LoggedItem``: how one of its study items reads in an Inspect AI log
-  of the study's answers (:mod:`structext_core.studio.study.inspect_log`): the sample's id, input,
-  choices and target, from the stored item (``study_items.sample_json``) and its strata; None:
+- ``log_item(stored, strata, source) -> LoggedItem``: how one of its study items reads in an Inspect
+  AI log of the study's answers (:mod:`structext_core.studio.study.inspect_log`): the sample's id,
+  input, choices, target and image, from the stored item (``study_items.sample_json``), its strata
+  and the study's data set (``studies.suite``); None:
   :func:`plain_log_item`. ``INSPECT_SCORER``: the name the study's scores carry in that log (a
   model task's scorer of the same name puts people and models in one column of Inspect's data
   frames); None: ``<name>_score``.
@@ -173,16 +174,18 @@ class StudyKind:
 class LoggedItem:
     """One study item as an Inspect AI log's sample shows it: ``id`` (as the benchmark's model tasks
     name the item, so that people and models line up by id), ``input`` (the question as the person
-    saw it, in text), ``choices`` (the options, empty for free text) and ``target`` (the key: a text,
-    or the accepted answers)."""
+    saw it, in text), ``choices`` (the options, empty for free text), ``target`` (the key: a text,
+    or the accepted answers) and ``image`` (the image shown beside it, if any)."""
 
     id: str
     input: str
     target: str | tuple[str, ...]
     choices: tuple[str, ...] = ()
+    #: The image shown with the question, as a ``data:image/...;base64,`` URI (None: text only).
+    image: str | None = None
 
 
-def plain_log_item(stored: Mapping, strata: Mapping) -> LoggedItem:
+def plain_log_item(stored: Mapping, strata: Mapping, source: str = "") -> LoggedItem:
     """A stored study item as a log's sample: its id, its reference, question and requirement as
     shown (the non-empty ones, a blank line apart), its options, and its answer key."""
     text = "\n\n".join(str(stored[key]) for key in ("reference", "question", "requirement") if stored.get(key))

@@ -114,3 +114,31 @@ def test_the_question_page_shows_the_image(image_study):
     assert not at.exception and len(at.get("image")) == 1 and not at.error
     assert any(b.label.startswith("**A**") for b in at.button)
 
+
+
+def test_the_inspect_log_carries_each_questions_image_as_drawn(image_study, tmp_path):
+    import base64
+
+    from inspect_ai.analysis import samples_df
+    from inspect_ai.log import read_eval_log, resolve_sample_attachments
+    from inspect_ai.model import ContentImage
+
+    from structext_core.studio import study
+    db, ann, folder = image_study["db"], image_study["ann"], image_study["folder"]
+    study.accept_rule(db, image_study["study"], ann["id"])
+    while (view := study.open_question(db, image_study["study"], ann["id"])) is not None:
+        study.submit_answer(db, ann["id"], view.assignment_id, "A")
+    (folder / "images" / "q3.png").write_bytes(png(7, 3, 250))  # changed since the draw: left out of the log
+    path = study.write_inspect_log(db, image_study["study"], tmp_path / "human.eval")
+    samples = {s.id: resolve_sample_attachments(s) for s in read_eval_log(str(path)).samples}
+    assert len(samples) == 10
+    for n in range(10):
+        sample = samples[f"mc{40 + n}"]
+        if n == 3:
+            assert isinstance(sample.input, str)  # the question's text only
+            continue
+        image = next(c for c in sample.input[0].content if isinstance(c, ContentImage)).image
+        assert image.startswith("data:image/png;base64,")
+        assert base64.b64decode(image.split(",", 1)[1]) == (folder / "images" / f"q{n}.png").read_bytes()
+    df = samples_df(str(path), quiet=True)
+    assert len(df) == 10 and df["score_labset_score"].notna().all()

@@ -13,6 +13,9 @@ What the log holds:
   item; ``metadata.annotator`` names them), so Inspect's per-sample reduction (``mean`` over the
   epochs, written in the log's ``reductions``) and ``samples_df(...).groupby("id")`` mean give each
   item's figure as the dashboard computes it (:func:`structext_core.studio.study.dashboard.item_scores`).
+- **Images**: an item whose ``log_item`` gives an image has as input one user message with the text
+  and the image (a data URI; Inspect's writer keeps it once per sample as an attachment); beyond
+  :data:`MAX_IMAGE_BYTES` in all the samples hold the text only (the log's metadata says so).
 - **Time**: ``working_time`` is the active time on the item (the honest clock), ``total_time`` the
   wall time from first showing to submission; the parts (paused, idle, away) are in the metadata,
   with the item's strata, the automatic score and the override.
@@ -44,6 +47,9 @@ from structext_core.studio.study.store import StudyError, get_study
 
 #: The formats Inspect writes: its binary ``.eval`` and its ``.json``.
 LOG_SUFFIXES = (".eval", ".json")
+#: The most image data (data URIs, every person's samples counted) a log embeds; beyond it the
+#: samples hold the questions' text only, and the log's metadata says so.
+MAX_IMAGE_BYTES = 200_000_000
 INSTALL_HINT = "pip install 'structext-studio[inspect]' (or pip install inspect-ai==0.3.285)"
 
 
@@ -55,12 +61,12 @@ def _inspect():
     """Inspect's log classes, or a :class:`LogExportError` saying how to install them."""
     try:
         from inspect_ai import log
-        from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
+        from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ContentImage, ContentText, ModelOutput
         from inspect_ai.scorer import Score
     except ImportError as error:
         raise LogExportError(f"Inspect AI is not installed, so no Inspect log can be written ({error}): "
                              f"install the extra with {INSTALL_HINT}.") from None
-    return log, Score, ModelOutput, ChatMessageUser, ChatMessageAssistant
+    return log, Score, ModelOutput, ChatMessageUser, ChatMessageAssistant, ContentText, ContentImage
 
 
 def installed() -> bool:
@@ -95,10 +101,11 @@ def _number(value):
     return None if value is None or pd.isna(value) else float(value)
 
 
-def _logged_items(db: sqlite_utils.Database, study_id: int, benchmark: str) -> dict[int, protocol.LoggedItem]:
+def _logged_items(db: sqlite_utils.Database, study_id: int, benchmark: str,
+                  source: str) -> dict[int, protocol.LoggedItem]:
     member = protocol.get_module(benchmark)
     read = protocol.option(member, "log_item") or protocol.plain_log_item
-    return {row[0]: read(json.loads(row[1]), json.loads(row[2])) for row in db.execute(
+    return {row[0]: read(json.loads(row[1]), json.loads(row[2]), source) for row in db.execute(
         "SELECT id, sample_json, strata FROM study_items WHERE study_id = ? AND kind = 'study'", [study_id])}
 
 
@@ -107,14 +114,14 @@ def build_log(db: sqlite_utils.Database, study_id: int):
 
     Raises :class:`LogExportError` when Inspect AI is not installed or the study has no counted
     answer, :class:`StudyError` when there is no such study."""
-    log, Score, ModelOutput, ChatMessageUser, ChatMessageAssistant = _inspect()
+    log, Score, ModelOutput, ChatMessageUser, ChatMessageAssistant, ContentText, ContentImage = _inspect()
     chosen = get_study(db, study_id)
     benchmark = chosen.benchmark or protocol.names()[0]
     frame = responses_frame(db, study_id)
     if frame.empty:
         raise LogExportError(f"Study {chosen.name!r} has no counted answer yet: there is nothing to put in an "
                              "Inspect log.")
-    items = _logged_items(db, study_id, benchmark)
+    items = _logged_items(db, study_id, benchmark, chosen.suite)
     named: dict[str, int] = {}
     for item_id, item in items.items():
         if named.setdefault(item.id, item_id) != item_id:  # Inspect would pool two items' answers as one
@@ -123,6 +130,9 @@ def build_log(db: sqlite_utils.Database, study_id: int):
     scorer = scorer_name(benchmark)
     model = f"human/{chosen.name}"
     people = sorted(frame["annotator"].unique())
+    counts = frame["item_id"].value_counts()
+    image_bytes = sum(len(items[i].image or "") * int(n) for i, n in counts.items())
+    with_images = image_bytes <= MAX_IMAGE_BYTES  # each person's sample carries its item's image
     epoch_of = {name: n for n, name in enumerate(people, 1)}
     strata_keys = list(protocol.get_module(benchmark).STRATA)
     samples = []
@@ -138,11 +148,13 @@ def build_log(db: sqlite_utils.Database, study_id: int):
             "wall_seconds": _number(row["wall_seconds"]), "score_auto": float(row["score_auto"]),
             "score_override": override, "override_reason": row["override_reason"] if override is not None else None,
         })
-        messages = [ChatMessageUser(content=item.input or "(no text)")]
+        text = item.input or "(no text)"
+        shown = [ContentText(text=text), ContentImage(image=item.image)] if item.image and with_images else text
+        messages = [ChatMessageUser(content=shown)]
         if response:
             messages.append(ChatMessageAssistant(content=response, model=model))
         samples.append(log.EvalSample(
-            id=item.id, epoch=epoch_of[row["annotator"]], input=item.input or "(no text)",
+            id=item.id, epoch=epoch_of[row["annotator"]], input=text if isinstance(shown, str) else [messages[0]],
             choices=list(item.choices) or None,
             target=list(item.target) if isinstance(item.target, tuple) else item.target,
             messages=messages, output=ModelOutput.from_content(model=model, content=response),
@@ -165,7 +177,8 @@ def build_log(db: sqlite_utils.Database, study_id: int):
         metadata={"study": chosen.name, "study_id": chosen.id, "benchmark": benchmark,
                   "display_name": protocol.display_name(benchmark), "people": epoch_of,
                   "score_note": protocol.option(protocol.get_module(benchmark), "STUDY").score_note,
-                  "written_by": "StrucText Studio"})
+                  "written_by": "StrucText Studio",
+                  "images": "embedded" if with_images else f"left out: more than {MAX_IMAGE_BYTES:,} bytes in all"})
     results = log.EvalResults(total_samples=n, completed_samples=n, scores=[log.EvalScore(
         name=scorer, scorer=scorer, reducer="mean", scored_samples=n, unscored_samples=0,
         metrics={"mean": log.EvalMetric(name="mean", value=mean), "stderr": log.EvalMetric(name="stderr", value=stderr)})])

@@ -200,7 +200,7 @@ def test_a_study_without_answers_a_file_there_and_a_wrong_suffix_are_refused(tmp
     assert written.parent == tmp_path and written.name.endswith("_human-baseline_pilot.eval")
     from structext_core import protocol
     with monkeypatch.context() as patch:  # two items one id in the log: Inspect would pool them
-        patch.setattr(protocol, "plain_log_item", lambda stored, strata: protocol.LoggedItem("same", "q?", "a"))
+        patch.setattr(protocol, "plain_log_item", lambda stored, strata, source: protocol.LoggedItem("same", "q?", "a"))
         with pytest.raises(study.LogExportError, match="have the id 'same' in a log"):
             study.write_inspect_log(db, study_id, tmp_path / "pooled.eval")
     with pytest.raises(study.StudyError, match="no study with id 999"):
