@@ -7,6 +7,7 @@ UI only: the items, responses, overrides and flags come from ``structext_core.st
 import streamlit as st
 
 from structext_core import ui
+from structext_core.evaluation import choices
 from structext_core.studio import access, durations, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
@@ -124,7 +125,7 @@ def image_item_panel(detail: study.ItemDetail) -> None:
         st.markdown("  \n".join(
             f"{':material/check_circle: ' if letter == detail.answer else ''}**{letter}** · {markdown_text(text)}"
             + (" *(answer key)*" if letter == detail.answer else "")
-            for letter, text in zip("ABCD", detail.options)))
+            for letter, text in zip(choices.LETTERS, detail.options)))
         if detail.responses:
             st.caption("Chosen: " + ", ".join(f"{r.annotator} {'gave up' if r.gave_up else r.response}"
                                               for r in detail.responses))
@@ -167,7 +168,7 @@ def response_panel(response: study.ResponseDetail, options: tuple[str, ...] = ()
         head = f"**{response.annotator}**" + (" · gave up" if response.gave_up else "")
         st.markdown(head)
         if options and not response.gave_up:
-            index = "ABCD".find(response.response) if response.response else -1
+            index = choices.LETTERS.find(response.response) if response.response else -1
             chosen = options[index] if 0 <= index < len(options) else ""
             st.markdown(f"Chose **{markdown_text(response.response)}** · {markdown_text(chosen)}")
         elif not response.gave_up:

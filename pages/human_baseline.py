@@ -565,7 +565,7 @@ def rule_screen(chosen: study.AnnotatorStudy) -> None:
 
 
 def _option_text(options: tuple[str, ...], letter: str) -> str:
-    index = "ABCD".find(letter) if letter else -1
+    index = choices.LETTERS.find(letter) if letter else -1
     return f"**{letter}** · {markdown_text(options[index])}" if 0 <= index < len(options) else markdown_text(letter)
 
 
@@ -871,7 +871,7 @@ def options_panel(view: study.QuestionView) -> None:
         chosen = kept[1]
     st.markdown("**Question**")
     st.text(view.question)
-    letters = tuple("ABCD"[:len(view.options)])
+    letters = tuple(choices.LETTERS[:len(view.options)])
     for letter, text in zip(letters, view.options):
         st.button(f"**{letter}**  {markdown_text(text)}", key=_option_key(aid, letter), width="stretch", wrap=True,
                   type="primary" if letter == chosen else "secondary", on_click=on_choose, args=(aid, letter),

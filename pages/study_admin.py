@@ -441,6 +441,16 @@ def export_section(chosen: study.Study) -> None:
             file_name=f"{stem}-human-results.jsonl", mime="application/jsonl", on_click="ignore",
             help="One row per answer as model human:<annotator>, and again as model human (the pool).",
         )
+    if (problem := study.inspect_log_problem(db, study_id)) is not None:
+        st.caption(problem)
+    else:
+        st.download_button(
+            "People as an Inspect AI log (.eval)", ui.built_on_click(lambda db: study.inspect_log_bytes(db, study_id)),
+            file_name=study.inspect_log_name(stem), mime="application/zip", on_click="ignore",
+            help="One sample per question and person (each person an epoch), model human/<study name>, each "
+                 "answer's score as counted here, time in the sample; open it with inspect view or Inspect's "
+                 "samples_df.",
+        )
     if chosen.practice_items or chosen.gold_items:
         st.download_button(
             "Practice and gold answers (CSV)",

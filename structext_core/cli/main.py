@@ -1,7 +1,8 @@
 """``python -m structext_core``: the command line every benchmark shares.
 
-The root parser, the shared verb ``items`` (any benchmark's replies scored through the protocol,
-:mod:`structext_core.cli.items`) and the error path; each benchmark adds its own verbs through its
+The root parser, the shared verbs ``items`` (any benchmark's replies scored through the protocol,
+:mod:`structext_core.cli.items`) and ``study`` (a study's answers as an Inspect log,
+:mod:`structext_core.cli.studies`) and the error path; each benchmark adds its own verbs through its
 member module (``register_cli``, :mod:`structext_core.protocol`). The first member's verbs lead the
 list and its ``CLI_DESCRIPTION`` is the command's, as when the command served one benchmark; the
 shared verbs follow them, then the other members' verbs.
@@ -24,7 +25,7 @@ class UsageError(Exception):
 
 
 #: The verbs the command itself offers (every benchmark's: :mod:`structext_core.cli.items`).
-SHARED_COMMANDS = ("items",)
+SHARED_COMMANDS = ("items", "study")
 
 
 def _register(member, sub, command: str | None) -> None:
@@ -45,14 +46,17 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                                      description=description or "Work with benchmarks from the command line.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     from structext_core.cli import items as cli_items  # any benchmark's replies, scored through the protocol
+    from structext_core.cli import studies as cli_studies  # any benchmark's studies
 
     for position, member in enumerate(members):  # each benchmark's own verbs (structext_core.protocol)
         if protocol.option(member, "register_cli"):
             _register(member, sub, command)
         if position == 0:
             cli_items.register(sub)
+            cli_studies.register(sub)
     if not members:
         cli_items.register(sub)
+        cli_studies.register(sub)
     return parser
 
 

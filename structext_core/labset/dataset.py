@@ -95,7 +95,7 @@ def image_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
-def _image(folder: Path, relative, where: str, problems: list, line: int) -> tuple[str, str] | None:
+def check_image(folder: Path, relative, where: str, problems: list, line: int) -> tuple[str, str] | None:
     """(path relative to the folder, sha256 of its bytes) of a checked image, or None (a problem noted)."""
     if not isinstance(relative, str) or not relative.strip():
         problems.append(Problem(line, f"{where}: an image must be a path (a text), got {relative!r}"))
@@ -190,7 +190,7 @@ def _item(record, line: int, folder: Path, rule: str, strata_key: str | None, pr
         images.append(("field 'image'", record["image"]))
     if len(images) > 1:
         problems.append(Problem(line, "field 'input': at most one image a question"))
-    image = _image(folder, images[0][1], images[0][0], problems, line) if len(images) == 1 else None
+    image = check_image(folder, images[0][1], images[0][0], problems, line) if len(images) == 1 else None
     choices = record.get("choices")
     if choices is not None:
         if not isinstance(choices, list) or not 2 <= len(choices) <= LIMITS["choices"]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from structext_core.labset import dataset, scoring
-from structext_core.protocol import Place, ShownQuestion, StudyKind
+from structext_core.protocol import LoggedItem, Place, ShownQuestion, StudyKind
 
 NAME = "labset"
 DISPLAY_NAME = "The lab's own"
@@ -31,6 +31,9 @@ STRATA = {"format": str, "stratum": str}
 RESULTS_VIEW = "structext_core.labset.ui.results_view:results_view"
 #: The lead's form that opens a study of a set in the sets folder (:func:`structext_core.labset.study.sets_dir`).
 STUDY_SETUP_VIEW = "structext_core.labset.ui.study_setup:labset_setup"
+#: A study item's image, served blinded (checked again, re-encoded in a sandbox worker).
+STUDY_IMAGE = "structext_core.labset.images:study_image"
+SANDBOXED = {"labset_image": "structext_core.labset.images:plain_png"}
 #: The longest short answer a person may give in a study.
 MAX_SHORT_ANSWER_CHARS = 1_000
 
@@ -58,6 +61,25 @@ def score_answer(item: Mapping, reply: str) -> float:
 def study_answer(item: Mapping) -> str:
     """The key a person's answer is scored against (:func:`structext_core.labset.scoring.study_key`)."""
     return scoring.study_key(item)
+
+
+def study_keep(item: Mapping) -> dict:
+    """What a study keeps of an item beside what it shows: the set's own id (its Inspect logs' sample
+    id), and its image's sha256 (an image changed since the draw is not shown)."""
+    return {"source_id": item["source_id"], "image_sha256": item.get("image_sha256")}
+
+
+def log_item(stored: Mapping, strata: Mapping, source: str = "") -> LoggedItem:
+    """A study item in an Inspect log as the set's own Inspect task names it: the set's id, the
+    question, the options, the key's letter or the accepted answers, and its image (read from the set
+    ``source`` in the sets folder, when it is still the file the study was drawn with)."""
+    from structext_core.labset import images
+    rule, sep, targets = str(stored["answer"]).partition(": ")
+    short = not stored.get("options") and sep and rule in dataset.RULES
+    return LoggedItem(id=str((stored.get("kept") or {}).get("source_id", stored["id"])), input=stored["question"],
+                      choices=tuple(stored.get("options") or ()),
+                      target=tuple(targets.split(scoring.KEY_SEPARATOR)) if short else str(stored["answer"]),
+                      image=images.data_uri(source, stored) if stored.get("image") else None)
 
 
 def describe_rules(items) -> list[str]:

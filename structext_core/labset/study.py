@@ -1,25 +1,26 @@
 """A human-baseline study of a lab's set, through the shared items study
-(:func:`structext_core.studio.study.create_items_study`). The shared question screen shows text
-questions with up to four options and short answers; questions on an image, or with more than four
-options, are left out of the draw, and the lead is told how many (:func:`studyable`)."""
+(:func:`structext_core.studio.study.create_items_study`). The shared question screen shows questions
+with up to ten options (keys A to J) and short answers, with an image or without (the image served
+blinded by :mod:`structext_core.labset.images`); a question with more options than the screen's keys
+would be left out of the draw, and the lead told how many (:func:`studyable`; the import allows no
+more than ten)."""
 
 from __future__ import annotations
 
+from structext_core.evaluation.choices import LETTERS
 from structext_core.labset.member import NAME
 from structext_core.studio.errors import StudyError
 
-#: The most options the shared question screen offers (its keys A to D).
-SCREEN_OPTIONS = 4
+#: The most options the shared question screen offers (its keys A to J, as a set may have).
+SCREEN_OPTIONS = len(LETTERS)
 
 
 def studyable(items) -> tuple[list[dict], str]:
     """(the items a study may draw, a sentence on those left out, "" when none)."""
-    kept = [item for item in items if not item.get("image") and len(item["choices"]) <= SCREEN_OPTIONS]
-    images = sum(1 for item in items if item.get("image"))
-    wide = sum(1 for item in items if not item.get("image") and len(item["choices"]) > SCREEN_OPTIONS)
-    parts = ([f"{images} on an image"] if images else []) + ([f"{wide} with more than {SCREEN_OPTIONS} options"]
-                                                            if wide else [])
-    note = f"Left out of the study's draw: {' and '.join(parts)} (not shown on the question screen yet)." if parts else ""
+    kept = [item for item in items if len(item["choices"]) <= SCREEN_OPTIONS]
+    wide = len(items) - len(kept)
+    note = (f"Left out of the study's draw: {wide} with more than {SCREEN_OPTIONS} options (not shown on the "
+            "question screen yet)." if wide else "")
     return kept, note
 
 

@@ -54,7 +54,10 @@ declaration and branches on no benchmark's name, as it branches on no format's n
 - ``STUDY_IMAGE``: ``"module:function"`` of ``(db, suite, strata, nonce) -> bytes``, the image one of
   its study items is answered from (a PNG, blinded: pixels only, no name or path of its file),
   served by :func:`structext_core.studio.study.item_image` and ``lead_image`` (None: its items show
-  no image).
+  no image). A function that takes the keyword ``item`` is also given the stored item
+  (``study_items.sample_json``, with its ``image`` field); the shared items study
+  (:func:`structext_core.studio.study.create_items_study`) keeps an item's image (``show_question``'s
+  ``image``) only for a benchmark that declares ``STUDY_IMAGE``.
 - ``CLOCK_BEATS``: the honest clock's kinds of its own timed work (beside a study's question), as
   ``{kind: ("module:function", item is a number)}``; the function books a heartbeat posted to the
   clock's route (:mod:`structext_core.studio.clock_beat`) with ``(db, user_id, item, tab, visible)
@@ -76,6 +79,15 @@ declaration and branches on no benchmark's name, as it branches on no format's n
 - ``sealed_datasets(db) -> set[str]``: the names of its stored data sets that open work (an open
   study, ...) still seals, so that visitors and annotators in public read-only mode do not see
   their keys (:func:`structext_core.studio.access.visible_datasets`); None: it seals none.
+- ``study_keep(item) -> dict``: what more of an item a study keeps with it for its exports (JSON
+  values, stored under ``kept`` in the study item, never shown to an annotator); None: nothing more.
+- ``log_item(stored, strata, source) -> LoggedItem``: how one of its study items reads in an Inspect
+  AI log of the study's answers (:mod:`structext_core.studio.study.inspect_log`): the sample's id,
+  input, choices, target and image, from the stored item (``study_items.sample_json``), its strata
+  and the study's data set (``studies.suite``); None:
+  :func:`plain_log_item`. ``INSPECT_SCORER``: the name the study's scores carry in that log (a
+  model task's scorer of the same name puts people and models in one column of Inspect's data
+  frames); None: ``<name>_score``.
 """
 
 from __future__ import annotations
@@ -159,6 +171,29 @@ class StudyKind:
 
 
 @dataclass(frozen=True)
+class LoggedItem:
+    """One study item as an Inspect AI log's sample shows it: ``id`` (as the benchmark's model tasks
+    name the item, so that people and models line up by id), ``input`` (the question as the person
+    saw it, in text), ``choices`` (the options, empty for free text), ``target`` (the key: a text,
+    or the accepted answers) and ``image`` (the image shown beside it, if any)."""
+
+    id: str
+    input: str
+    target: str | tuple[str, ...]
+    choices: tuple[str, ...] = ()
+    #: The image shown with the question, as a ``data:image/...;base64,`` URI (None: text only).
+    image: str | None = None
+
+
+def plain_log_item(stored: Mapping, strata: Mapping, source: str = "") -> LoggedItem:
+    """A stored study item as a log's sample: its id, its reference, question and requirement as
+    shown (the non-empty ones, a blank line apart), its options, and its answer key."""
+    text = "\n\n".join(str(stored[key]) for key in ("reference", "question", "requirement") if stored.get(key))
+    return LoggedItem(id=str(stored["id"]), input=text, target=str(stored.get("answer") or ""),
+                      choices=tuple(str(option) for option in stored.get("options") or ()))
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """A member of the registry: its member module's import name and its display name."""
 
@@ -175,7 +210,8 @@ OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "CLI_DESCRIPTIO
                                "load_items": None, "study_answer": None, "STUDY_IMAGE": None,
                                "CLOCK_BEATS": {}, "SANDBOXED": {}, "AT_START": None,
                                "SEAL": None, "HOME_VIEW": None, "PAGES": None, "PUBLIC_DATA": "",
-                               "sealed_datasets": None}
+                               "sealed_datasets": None, "study_keep": None, "log_item": None,
+                               "INSPECT_SCORER": None}
 
 
 class RegistryError(RuntimeError):

@@ -75,7 +75,12 @@ def test_export_has_the_item_columns_and_no_structext_results(world, monkeypatch
     at = run_page("study_admin", world["people"]["lead"], sa_section="Export",
                   sa_study=study.get_study(world["db"], study_id))
     labels = [b.label for b in at.get("download_button")]
-    assert labels == ["Responses (CSV)", "Responses (JSONL)"]
+    assert labels == ["Responses (CSV)", "Responses (JSONL)", "People as an Inspect AI log (.eval)"]
+    from inspect_ai.log import read_eval_log
+    (name, data), = [(n, d) for n, d in downloads.files if n.endswith("_human-baseline_images.eval")]
+    (world["root"] / name).write_bytes(data)
+    log = read_eval_log(str(world["root"] / name))
+    assert log.eval.model == "human/images" and len(log.samples) == 12
     data = dict(downloads.files)["images-responses.csv"].decode()
     rows = list(csv.DictReader(io.StringIO(data)))
     assert len(rows) == 12 and {"paper_id", "system", "question_id", "level", "conference"} <= set(rows[0])

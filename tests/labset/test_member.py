@@ -71,7 +71,7 @@ def test_a_study_is_answered_adjudicated_shown_on_the_dashboard_and_on_results(l
                         for name, role in (("lead", "admin"), ("ann1", "annotator"), ("ann2", "annotator")))
     items = load_set(lab_set)
     kept, note = studyable(items)
-    assert len(kept) == 60 and note.startswith("Left out of the study's draw: 10 on an image")
+    assert len(kept) == 70 and note == ""  # questions on an image are drawn too (tests/labset/test_images.py)
     study_id, _ = create_study(db, name="lab-pilot", source="set.jsonl", items=items, n_items=6,
                                annotator_ids=[ann1["id"], ann2["id"]], rule_text="No help.")
     by_content = {i["id"]: i for i in items}
@@ -116,8 +116,10 @@ def test_a_study_is_answered_adjudicated_shown_on_the_dashboard_and_on_results(l
     assert not at.exception and any("Stratum" in str(g.proto) for g in at.get("button_group"))
     at = run_page("results", lead, rs_benchmark="labset")
     assert not at.exception
-    assert any("The lab's own: people's accuracy" in h.value for h in at.subheader)
-    assert len(at.dataframe) == 1 and set(at.dataframe[0].value["format"]) == {"choice", "short"}
+    assert any("The lab's own: people beside models" in h.value for h in at.subheader)
+    next(s for s in at.get("button_group") if "Format" in str(s.proto)).set_value("Format").run()
+    table = next(d.value for d in at.dataframe if "format" in d.value.columns)
+    assert set(table["format"]) == {"choice", "short"} and table["n"].sum() == 12
 
 
 def test_the_seal_knows_an_open_item_by_its_content_in_another_set(labset, lab_set, tmp_path, monkeypatch):
@@ -127,12 +129,12 @@ def test_the_seal_knows_an_open_item_by_its_content_in_another_set(labset, lab_s
     db = storage.open_db(tmp_path / "db.sqlite")
     ann = accounts.create_user(db, "ann", "password1", "annotator")
     items = load_set(lab_set)
-    create_study(db, name="sealed", source="set.jsonl", items=items, n_items=60,
-                               annotator_ids=[ann["id"]], rule_text="No help.")
+    create_study(db, name="sealed", source="set.jsonl", items=items, n_items=70,
+                 annotator_ids=[ann["id"]], rule_text="No help.")
     other = tmp_path / "renamed"
     other.mkdir()
     renamed = load_set(write_set(other, [dict(s, id=f"r{n}") for n, s in enumerate(samples())], "other.jsonl"))
-    assert all(seal.is_open_for(db, ann["id"], item, "labset") for item in renamed[:40] + renamed[50:])
+    assert all(seal.is_open_for(db, ann["id"], item, "labset") for item in renamed)  # images' questions too
     changed = dict(renamed[0], id="ls-other", question="Another question?")
     assert not seal.is_open_for(db, ann["id"], changed, "labset")
     assert seal.key_withheld(db, ann["id"], renamed[55], "labset")
@@ -177,3 +179,29 @@ def test_home_names_it_among_the_benchmarks(labset, tmp_path, monkeypatch):
     at = run_page("home", lead)
     shown = " ".join(str(e.value) for e in [*at.markdown, *at.subheader, *at.caption])
     assert "The lab's own" in shown and "short-answer questions" in shown
+
+
+def test_a_question_with_six_options_is_drawn_and_answered_by_its_sixth_letter(labset, tmp_path, monkeypatch):
+    from structext_core.studio import accounts, storage, study
+    from tests.labset.conftest import write_set
+    from tests.pages.test_page_access import run_page
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "db.sqlite"))
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
+    db = storage.open_db(tmp_path / "db.sqlite")
+    lead = accounts.create_user(db, "lead", "password1", "admin")
+    ann = accounts.create_user(db, "ann1", "password1", "annotator")
+    wide = {"id": "w1", "input": "Which is the sixth?", "choices": [f"option {n}" for n in range(1, 7)], "target": "F"}
+    items = load_set(write_set(tmp_path, [wide]))
+    assert studyable(items) == (items, "")
+    study_id, _ = create_study(db, name="wide", source="set.jsonl", items=items, n_items=1,
+                               annotator_ids=[ann["id"]], rule_text="No help.")
+    at = run_page("human_baseline", ann)
+    next(b for b in at.button if b.label.startswith("I have read the rule")).click().run()
+    assert [b.label.split()[0] for b in at.button if b.label.startswith("**")] == [f"**{x}**" for x in "ABCDEF"]
+    next(b for b in at.button if b.label.startswith("**F**")).click().run()
+    next(b for b in at.button if b.label == "Submit F").click().run()
+    assert not at.exception
+    frame = study.responses_frame(db, study_id)
+    assert frame["response"].tolist() == ["F"] and frame["score"].tolist() == [1.0]
+    at = run_page("adjudication", lead)
+    assert any("**F** · option 6" in m.value and "answer key" in m.value for m in at.markdown)

@@ -262,11 +262,12 @@ def test_close_study_from_the_dashboard(db, people, answered_study):
     assert study.get_study(db, answered_study).status == "open"
 
 
-def test_export_section_offers_the_three_downloads(db, people, answered_study):
+def test_export_section_offers_the_four_downloads(db, people, answered_study):
     at = open_page(people["lead"], section="Export")
     assert not at.exception
     assert [b.label for b in at.get("download_button")] == [
-        "Responses (CSV)", "Responses (JSONL)", "Human results (model-result JSONL)"]
+        "Responses (CSV)", "Responses (JSONL)", "Human results (model-result JSONL)",
+        "People as an Inspect AI log (.eval)"]
 
 
 # ---------------------------------------------------------------- the log-in frame (ui)

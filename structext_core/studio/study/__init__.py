@@ -88,6 +88,7 @@ from structext_core.studio.study.dashboard import (  # noqa: F401
     agreement_summary,
     annotator_summary,
     flag_fast,
+    item_scores,
     pass_matrix,
     progress_table,
     responses_frame,
@@ -112,6 +113,12 @@ from structext_core.studio.study.export import (  # noqa: F401
     to_jsonl,
 )
 from structext_core.studio.study.images import item_image, lead_image  # noqa: F401
+from structext_core.studio.study.inspect_log import LogExportError  # noqa: F401
+from structext_core.studio.study.inspect_log import build_log as build_inspect_log  # noqa: F401
+from structext_core.studio.study.inspect_log import log_bytes as inspect_log_bytes  # noqa: F401
+from structext_core.studio.study.inspect_log import log_name as inspect_log_name  # noqa: F401
+from structext_core.studio.study.inspect_log import log_problem as inspect_log_problem  # noqa: F401
+from structext_core.studio.study.inspect_log import write_log as write_inspect_log  # noqa: F401
 from structext_core.studio.study.items_study import create_items_study  # noqa: F401
 from structext_core.studio.study.kinds import StudyKind, kind_of, study_benchmarks  # noqa: F401
 from structext_core.studio.study.lifecycle import (  # noqa: F401

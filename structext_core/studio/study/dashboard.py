@@ -168,6 +168,17 @@ def accuracy_by(df: pd.DataFrame, by: Sequence[str], n_boot: int = 1000, seed: i
     return out
 
 
+def item_scores(df: pd.DataFrame) -> pd.DataFrame:
+    """Each item's figure: the mean of its answers' final scores (an override in force counts, a
+    give-up scores 0), as adjudication lists it. Columns ``item_id``, ``sample_id``, ``n``, ``score``
+    (0 to 1), in the order of the draw."""
+    if df.empty:
+        return pd.DataFrame({"item_id": [], "sample_id": [], "n": [], "score": []})
+    grouped = df.groupby(["item_position", "item_id", "sample_id"], sort=True)["score"]
+    out = grouped.agg(n="size", score="mean").reset_index()
+    return out[["item_id", "sample_id", "n", "score"]]
+
+
 def annotator_summary(df: pd.DataFrame) -> dict:
     """The paper's headline: mean of the annotators' scores, the best annotator, the pool.
 

@@ -7,6 +7,7 @@ has none (the same answer as an item that is not the user's).
 
 from __future__ import annotations
 
+import inspect
 import json
 
 import sqlite_utils
@@ -16,11 +17,15 @@ from structext_core.studio.errors import StudyError
 
 
 def _image(db: sqlite_utils.Database, row, nonce: bytes) -> bytes | None:
-    benchmark, suite, strata = row
+    benchmark, suite, strata, sample = row
     if benchmark not in protocol.names():
         return None
     draw = protocol.view(benchmark, "STUDY_IMAGE")
-    return None if draw is None else draw(db, suite, json.loads(strata or "{}"), nonce)
+    if draw is None:
+        return None
+    if "item" in inspect.signature(draw).parameters:  # a hook that reads the stored item (its image's path)
+        return draw(db, suite, json.loads(strata or "{}"), nonce, item=json.loads(sample))
+    return draw(db, suite, json.loads(strata or "{}"), nonce)
 
 
 def item_image(db: sqlite_utils.Database, user_id: int, assignment_id: int, nonce: bytes = b"") -> bytes:
@@ -28,7 +33,7 @@ def item_image(db: sqlite_utils.Database, user_id: int, assignment_id: int, nonc
     padded to a size bucket: no name, path or metadata of the file), its padding drawn from
     ``nonce`` (the page gives each viewer and question its own: a file and URL of their own)."""
     row = db.execute(
-        "SELECT s.benchmark, s.suite, i.strata FROM assignments a JOIN study_items i ON i.id = a.item_id"
+        "SELECT s.benchmark, s.suite, i.strata, i.sample_json FROM assignments a JOIN study_items i ON i.id = a.item_id"
         " JOIN studies s ON s.id = a.study_id WHERE a.id = ? AND a.user_id = ?", [assignment_id, user_id],
     ).fetchone()
     image = None if row is None else _image(db, row, nonce)
@@ -40,7 +45,7 @@ def item_image(db: sqlite_utils.Database, user_id: int, assignment_id: int, nonc
 def lead_image(db: sqlite_utils.Database, item_id: int) -> bytes:
     """The image of a study item, for the lead's pages (adjudication)."""
     row = db.execute(
-        "SELECT s.benchmark, s.suite, i.strata FROM study_items i JOIN studies s ON s.id = i.study_id"
+        "SELECT s.benchmark, s.suite, i.strata, i.sample_json FROM study_items i JOIN studies s ON s.id = i.study_id"
         " WHERE i.id = ?", [item_id],
     ).fetchone()
     image = None if row is None else _image(db, row, b"")

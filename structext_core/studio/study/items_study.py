@@ -31,13 +31,19 @@ from structext_core.studio.study.store import (
 def study_row(member, item) -> dict:
     """The ``study_items`` columns of one of ``member``'s items; never sent to a browser whole."""
     shown = member.show_question(item)
-    if shown.image is not None:
-        raise StudyError(f"{member.DISPLAY_NAME} item {member.item_id(item)!r} shows an image: a study of "
-                         "items with images is made by the benchmark's own study setup.")
+    if shown.image is not None and protocol.option(member, "STUDY_IMAGE") is None:
+        raise StudyError(f"{member.DISPLAY_NAME} item {member.item_id(item)!r} shows an image, and the benchmark "
+                         "serves no study image (STUDY_IMAGE): a study of items with images is made by the "
+                         "benchmark's own study setup.")
     answer = member.study_answer(item) if callable(getattr(member, "study_answer", None)) else item["answer"]
     strata = {key: item[key] for key in member.STRATA}
     sample = {"id": member.item_id(item), "question": shown.text, "options": list(shown.choices),
               "answer": str(answer), "reference": "", "requirement": ""}
+    if shown.image is not None:  # served by the member's STUDY_IMAGE, never sent as a path
+        sample["image"] = shown.image
+    keep = protocol.option(member, "study_keep")
+    if keep is not None:  # for its exports only: open_question reads the shown fields by name
+        sample["kept"] = dict(keep(item))
     return {"sample_id": sample["id"], "strata": strata, "reference_chars": 0,
             "sample_json": json.dumps(sample, ensure_ascii=False)}
 

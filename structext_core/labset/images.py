@@ -1,0 +1,93 @@
+"""The image a study item of a lab's set is answered from (its member's ``STUDY_IMAGE``), blinded:
+the pixels only, re-encoded as a plain PNG in a sandbox worker (:mod:`structext_core.studio.sandbox`),
+so no name, path or metadata of the lab's file reaches an annotator.
+
+At each serving the file is checked again as the import checks it (a path inside the set's folder,
+no ``..``, no link out of it, at most 5 MB, a PNG or JPEG of at most 4096 x 4096 pixels) and must
+still be the file the study was drawn with (its sha256, kept with the item): a file changed since is
+refused with a message for the lead, never shown in its new form.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import warnings
+
+from structext_core.labset import dataset
+from structext_core.labset.study import sets_dir
+from structext_core.studio.errors import StudyError
+
+#: The widest image served (a wider one is scaled down, its aspect kept).
+MAX_SERVED_WIDTH = 1600
+
+
+def plain_png(data: bytes) -> dict:
+    """``{"ok": True, "png": bytes}``, the image's pixels as a plain PNG, or ``{"ok": False,
+    "problem": why}``. Runs in a sandbox worker (``SANDBOXED["labset_image"]``)."""
+    from PIL import Image, UnidentifiedImageError  # imported in the worker, where this runs
+
+    if len(data) > dataset.LIMITS["image_bytes"]:
+        return {"ok": False, "problem": f"{len(data):,} bytes, more than {dataset.LIMITS['image_bytes']:,}"}
+    Image.MAX_IMAGE_PIXELS = dataset.LIMITS["image_pixels"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        try:
+            image = Image.open(io.BytesIO(data), formats=["PNG", "JPEG"])
+            if getattr(image, "n_frames", 1) != 1:
+                return {"ok": False, "problem": "more than one frame"}
+            image.load()
+        except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+            return {"ok": False, "problem": "more pixels than are read (a decompression bomb)"}
+        except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as error:
+            return {"ok": False, "problem": f"not a PNG or JPEG that decodes ({error})"}
+    pixels = image.convert("RGB")
+    if pixels.width > MAX_SERVED_WIDTH:
+        pixels = pixels.resize((MAX_SERVED_WIDTH, max(1, round(pixels.height * MAX_SERVED_WIDTH / pixels.width))),
+                               Image.LANCZOS)
+    clean = Image.frombytes("RGB", pixels.size, pixels.tobytes())  # pixels only: no name, text or profile
+    out = io.BytesIO()
+    clean.save(out, "PNG", compress_level=6)
+    return {"ok": True, "png": out.getvalue()}
+
+
+def _drawn_bytes(suite: str, item: dict) -> bytes | None:
+    """The bytes of the item's image file when it is still, checked, the file the study was drawn with."""
+    relative, expected = item.get("image"), (item.get("kept") or {}).get("image_sha256")
+    folder = (sets_dir() / suite).parent
+    found = dataset.check_image(folder, relative, "image", [], 0)
+    if found is None or expected is None or found[1] != expected:
+        return None
+    data = (folder / found[0]).read_bytes()
+    return data if hashlib.sha256(data).hexdigest() == expected else None
+
+
+def data_uri(suite: str, item: dict) -> str | None:
+    """The item's image as a ``data:`` URI for an Inspect log (the lab's own file, as drawn), or None
+    when it is no longer the file the study was drawn with."""
+    data = _drawn_bytes(suite, item) if suite else None
+    if data is None:
+        return None
+    kind = "png" if data.startswith(b"\x89PNG") else "jpeg"
+    return f"data:image/{kind};base64," + base64.b64encode(data).decode("ascii")
+
+
+def study_image(db, suite: str, strata: dict, nonce: bytes = b"", *, item: dict) -> bytes:
+    """The blinded PNG of the study item ``item`` (stored with its ``image`` path and, in ``kept``,
+    the sha256 it was drawn with) of a study of the set ``suite`` (see the module notes)."""
+    from structext_core.studio import sandbox
+    relative, expected = item.get("image"), (item.get("kept") or {}).get("image_sha256")
+    folder = (sets_dir() / suite).parent
+    problems: list = []
+    found = dataset.check_image(folder, relative, "image", problems, 0)
+    if found is None:
+        raise StudyError("its file is no longer a readable image inside the set's folder; tell the study lead.")
+    data = (folder / found[0]).read_bytes()
+    if expected is None or found[1] != expected or hashlib.sha256(data).hexdigest() != expected:
+        raise StudyError("its file changed since the study was drawn, so it is not shown; tell the study lead.")
+    result = sandbox.run("labset_image", data)
+    if isinstance(result, sandbox.Unchecked) or not result.get("ok"):
+        why = result.detail if isinstance(result, sandbox.Unchecked) else result["problem"]
+        raise StudyError(f"its file does not decode as an image ({why}); tell the study lead.")
+    return result["png"]

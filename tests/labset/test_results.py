@@ -1,0 +1,101 @@
+"""Results for the lab's own set: people beside the models' answers kept with the set, on the same
+items, with intervals and a breakdown by format and stratum (core, then the section on the page)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from structext_core.labset import results as lab_results
+from structext_core.labset.dataset import load_set
+from structext_core.labset.study import create_study
+from tests.labset.conftest import samples, write_set
+
+
+@pytest.fixture
+def lab_world(tmp_path, monkeypatch):
+    """A set in the sets folder, a study of 8 of its questions answered by two people (ann1 all
+    right, ann2 right on half), and two models' files beside it (one all right, one always "A"),
+    and a third file that is broken."""
+    from structext_core.studio import accounts, storage, study
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "db.sqlite"))
+    monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
+    db = storage.open_db(tmp_path / "db.sqlite")
+    lead = accounts.create_user(db, "lead", "password1", "admin")
+    people = [accounts.create_user(db, f"ann{i}", "password1", "annotator") for i in (1, 2)]
+    folder = tmp_path / "suites" / "labsets"
+    folder.mkdir(parents=True)
+    items = load_set(write_set(folder, samples()))
+    study_id, _ = create_study(db, name="lab-pilot", source="set.jsonl", items=items, n_items=8,
+                               annotator_ids=[p["id"] for p in people], rule_text="No help.")
+    by_content = {i["id"]: i for i in items}
+    for who, person in enumerate(people):
+        study.accept_rule(db, study_id, person["id"])
+        for n, (assignment, item_id) in enumerate(db.execute(
+                "SELECT a.id, i.sample_id FROM assignments a JOIN study_items i ON i.id = a.item_id"
+                " WHERE a.user_id = ? ORDER BY a.seq", [person["id"]]).fetchall()):
+            item = by_content[item_id]
+            right = item["target"][0] if item["choices"] else item["target"][-1]
+            wrong = "ABCD".replace(right, "")[0] if item["choices"] else "zzz"
+            study.open_question(db, study_id, person["id"])
+            study.submit_answer(db, person["id"], assignment, right if who == 0 or n % 2 else wrong)
+    kept = lab_results.predictions_dir("set.jsonl")
+    kept.mkdir(parents=True)
+    lines = [{"id": i["source_id"], "model": "strong", "answer": i["target"][0]} for i in items]
+    lines += [{"id": i["source_id"], "model": "always-a", "answer": "A"} for i in items]
+    (kept / "models.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (kept / "broken.jsonl").write_text('{"id": "nope", "model": "m", "answer": "A"}\n')
+    return db, lead, study_id, items
+
+
+def test_people_and_models_on_the_same_items_with_intervals_and_strata(lab_world):
+    from structext_core.studio import study
+    db, lead, study_id, items = lab_world
+    models = lab_results.model_rows("set.jsonl", items)
+    assert models.files == ["models.jsonl"] and len(models.problems) == 1
+    assert models.problems[0].startswith("broken.jsonl:") and "'nope' is no item of the set" in models.problems[0]
+    assert len(models.rows) == 140  # both models on all 70 questions
+    people = lab_results.people_rows(db, "set.jsonl", ["lab-pilot"])
+    assert len(people) == 16 and lab_results.people_rows(db, "set.jsonl", []).empty  # a study one may not see
+    frame = lab_results.combined(people, models.rows)
+    overall = lab_results.beside(frame, n_boot=200).set_index("model")
+    pooled = study.accuracy_by(study.responses_frame(db, study_id), [])["score"].iloc[0]
+    assert overall.loc["human", "mean"] == pytest.approx(pooled) == 75.0  # ann1 8/8, ann2 4/8
+    assert overall.loc["human", "n"] == 16 and overall.loc["strong", "n"] == 8  # models on people's 8 items only
+    assert overall.loc["strong", "mean"] == 100.0 and overall.loc["human", "group"] == "people"
+    drawn = {i["id"]: i for i in items if i["id"] in set(people["sample_id"])}
+    expected_a = 100 * sum(1 for i in drawn.values() if i["choices"] and i["target"][0] == "A") / len(drawn)
+    assert overall.loc["always-a", "mean"] == pytest.approx(expected_a)
+    assert (overall["ci_low"] <= overall["mean"]).all() and (overall["mean"] <= overall["ci_high"]).all()
+    assert overall.loc["human", "ci_low"] < overall.loc["human", "ci_high"]
+    by_stratum = lab_results.beside(frame, "Stratum", n_boot=200)
+    strata = {i["stratum"] for i in drawn.values()}
+    assert set(by_stratum["group_of"]) == strata and set(by_stratum["model"]) == {"human", "strong", "always-a"}
+    assert by_stratum[by_stratum["model"] == "strong"]["n"].sum() == 8
+    each = lab_results.beside(frame, "Format", each_person=True, n_boot=200)
+    assert {"human:ann1", "human:ann2"} <= set(each["model"]) and set(each["group_of"]) <= {"choice", "short"}
+    assert each[(each["model"] == "human:ann1")]["mean"].eq(100.0).all()
+
+
+def test_the_results_section_shows_people_beside_the_models(lab_world):
+    from tests.pages.test_page_access import run_page
+    db, lead, _, _ = lab_world
+    at = run_page("results", lead, rs_benchmark="labset")
+    assert not at.exception
+    assert any("people beside models" in h.value for h in at.subheader)
+    assert any("broken.jsonl" in w.value and "no item of the set" in w.value for w in at.warning)
+    table = next(d.value for d in at.dataframe if "overall" in d.value.columns)
+    assert list(table["model"]) == ["human", "always-a", "strong"] and table["n"].tolist()[0] == 16
+    next(s for s in at.get("button_group")).set_value("Stratum").run()
+    table = next(d.value for d in at.dataframe if "stratum" in d.value.columns)
+    assert set(table["model"]) == {"human", "always-a", "strong"} and len(table) >= 3
+
+
+def test_visitors_see_no_answers_of_the_lab_set(lab_world):
+    from structext_core.studio import accounts
+    from tests.pages.test_page_access import run_page
+    db, _, _, _ = lab_world
+    at = run_page("results", accounts.get_user(db, "ann1"), rs_benchmark="labset")
+    assert not at.exception and not [d for d in at.dataframe if "model" in d.value.columns]
+    assert any("shown to researchers and admins" in c.value for c in at.caption)
