@@ -88,3 +88,22 @@ def test_a_figures_entry_without_its_date_machine_or_command_fails(hooks, tmp_pa
     (tmp_path / "figures.yml").write_text(good.replace("  machine: m\n", ""))
     with pytest.raises(PluginError, match="entry 1 lacks machine"):
         render(hooks, "<!-- generated: figures -->")
+
+
+def test_the_readme_lists_every_page_of_the_site():
+    """The README's "Where to read on" names each page of mkdocs.yml's navigation by its path."""
+    import yaml
+
+    def pages(node):
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, list):
+            for child in node:
+                yield from pages(child)
+        elif isinstance(node, dict):
+            for child in node.values():
+                yield from pages(child)
+
+    nav = list(pages(yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").split("## Where to read on", 1)[1]
+    assert len(nav) > 20 and [p for p in nav if f"](docs/{p})" not in readme] == []
