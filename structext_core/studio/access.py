@@ -1,7 +1,7 @@
 """Who sees what: the one table of roles, pages and capabilities, and the functions that decide.
 
 Every page guard (``ui.require_page``), the navigation in ``app.py``, the filters on Explore
-and Results, and the README's "Who sees what" table read this module; nothing else decides.
+and Results, and the docs' "Who sees what" page (docs/reference/access.md) read this module; nothing else decides.
 
 The table is one: the shared pages and capabilities written here, and the ones a benchmark
 declares for itself (the module its member names as ``PAGES``, :mod:`structext_core.protocol`, with
@@ -91,7 +91,7 @@ class Page:
     section: str
     url_path: str  # the URL slug Streamlit serves the page under ("" for the default page)
     rule: Rule
-    shows: str = ""  # what the page shows each role, where that differs (README)
+    shows: str = ""  # what the page shows each role, where that differs (docs/reference/access.md)
     default: bool = False
     #: Where it stands in its section, lower first (ties: shared pages first, then the benchmarks in their order).
     order: int = 50
@@ -558,11 +558,11 @@ def rewrite_answer_refusal(db: sqlite_utils.Database, user: dict | None, sample:
             "admin to give this one to someone else.")
 
 
-# ---------------------------------------------------------------- the README's tables
+# ---------------------------------------------------------------- the tables of docs/reference/access.md
 
 
 def who_text(page_key: str) -> str:
-    """The README's "who" cell of a page: the roles that may open it, and when."""
+    """The "who" cell (docs/reference/access.md) of a page: the roles that may open it, and when."""
     rule = page(page_key).rule
     if rule.always == frozenset(ROLES):
         text = "everyone"
@@ -582,7 +582,7 @@ def _cell(rule: Rule, role: str) -> str:
 
 
 def markdown_table() -> str:
-    """Who sees what, one row per page and capability, one column per role (the README's table)."""
+    """Who sees what, one row per page and capability, one column per role (generated into docs/reference/access.md)."""
     lines = ["| | " + " | ".join(ROLES) + " | limits |", "|---|" + "---|" * (len(ROLES) + 1)]
     rows = [(f"page: {p.title}", p.rule) for p in pages()] + [(c.label, c.rule) for c in capabilities()]
     for label, rule in rows:

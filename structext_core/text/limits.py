@@ -6,8 +6,8 @@ limit that is exceeded is a :class:`LimitError` whose message names the limit, t
 found, where (line and column when there is one) and how to raise it.
 
 Each number can be raised deliberately with an environment variable
-``STRUCTEXT_LIMIT_<NAME>`` (for example ``STRUCTEXT_LIMIT_MAX_DEPTH=400``); the README's
-"Limits" section lists them.
+``STRUCTEXT_LIMIT_<NAME>`` (for example ``STRUCTEXT_LIMIT_MAX_DEPTH=400``); the page
+docs/reference/limits.md lists them.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ import pytest
 
 from structext_core.aibench import model
 
-#: Reply forms and what each reads as (None: no clear letter), the table of README's "Reading a
+#: Reply forms and what each reads as (None: no clear letter), the table of docs/reference/scoring.md's "Reading a
 #: reply". Issue 31: every form naming two letters read as its first one on 820246e (hedging paid).
 READING = [
     # one letter, standing alone or named as the answer

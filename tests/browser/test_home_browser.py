@@ -12,23 +12,24 @@ from tests.browser.conftest import serving
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def readme_run_command() -> str:
-    """The streamlit part of the README's first set-up command."""
-    text = (ROOT / "README.md").read_text()
-    blocks = re.findall(r"```bash\n(.*?)```", text, re.S)
-    run = next(b for b in blocks if "streamlit run server.py" in b).strip()
-    assert run.count("\n") == 0, "the run command is one line"
-    last = run.split("&&")[-1].strip()
-    assert last.endswith("streamlit run server.py"), last
-    return last
-
-
-def test_readme_has_exactly_two_setup_commands():
+def readme_setup_commands() -> list[str]:
+    """The commands of the README's "Set up on a fresh machine", one code block each."""
     text = (ROOT / "README.md").read_text()
     section = text.split("## Set up on a fresh machine", 1)[1].split("\n## ", 1)[0]
-    commands = re.findall(r"```bash\n(.*?)```", section, re.S)
-    assert [c.strip() for c in commands] == [
-        "python3 -m venv .venv && .venv/bin/pip install -r requirements.txt -e . && .venv/bin/streamlit run server.py",
+    return [c.strip() for c in re.findall(r"```bash\n(.*?)```", section, re.S)]
+
+
+def readme_run_command() -> str:
+    """The README's start command: a line of its own, so that it can be rerun alone."""
+    run = next(c for c in readme_setup_commands() if "streamlit run server.py" in c)
+    assert run.count("\n") == 0 and "&&" not in run, run
+    return run
+
+
+def test_readme_has_the_install_the_start_and_the_test_command_each_on_its_own():
+    assert readme_setup_commands() == [
+        "python3 -m venv .venv && .venv/bin/pip install -r requirements.txt -e .",
+        ".venv/bin/streamlit run server.py",
         "bash .ci/run",
     ]
 

@@ -1,7 +1,9 @@
 """Who sees what (structext_core.studio.access), without Streamlit: the table, the suites and samples
 each role may see, the settings of migration 5, and the README kept in step with the table."""
 
+import importlib.util
 import re
+import types
 from pathlib import Path
 
 import pandas as pd
@@ -435,28 +437,30 @@ def test_researcher_accounts_cannot_take_part_in_studies(db, people):
         make_study(db, people, "s", "test", annotators=("researcher",))
 
 
-# ---------------------------------------------------------------- README in step with the table
+# ---------------------------------------------------------------- the docs in step with the table
 
 
-def readme() -> str:
-    return (ROOT / "README.md").read_text(encoding="utf-8")
+ACCESS_PAGE = ROOT / "docs" / "reference" / "access.md"
 
 
-def test_readme_app_table_names_who_opens_each_page_as_the_table_says():
-    section = readme().split("## The app", 1)[1].split("\n### ", 1)[0]
+def test_docs_pages_table_names_who_opens_each_page_as_the_table_says():
+    """The 'who' column of docs/reference/access.md's page table (hand-written beside its 'what')."""
+    section = ACCESS_PAGE.read_text(encoding="utf-8").split("\n## ", 1)[0]
     rows = [line.split(" | ") for line in section.splitlines() if line.startswith("| ") and "---" not in line]
     who = {cells[0].strip("| "): cells[1] for cells in rows[1:]}
     assert who == {p.title: access.who_text(p.key) for p in access.PAGES}, (
-        "README 'The app' table and structext_core/studio/access.py disagree; the 'who' column is access.who_text()")
+        "docs/reference/access.md's page table and structext_core/studio/access.py disagree; "
+        "the 'who' column is access.who_text()")
 
 
-def test_readme_who_sees_what_table_is_the_access_table():
-    text = readme()
-    match = re.search(r"<!-- who-sees-what:start -->\n(.*?)\n<!-- who-sees-what:end -->", text, re.S)
-    assert match, "README lacks the who-sees-what block"
-    assert match.group(1) == access.markdown_table(), (
-        "README's 'Who sees what' table differs from structext_core/studio/access.py: paste the output of\n"
-        "python -c 'from structext_core.studio import access; print(access.markdown_table())'")
+def test_docs_who_sees_what_table_is_generated_from_the_access_table():
+    """The site's hook (docs/hooks.py) puts access.markdown_table() where the page's marker is."""
+    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "docs" / "hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    page = types.SimpleNamespace(file=types.SimpleNamespace(src_uri="reference/access.md"))
+    built = hooks.on_page_markdown(ACCESS_PAGE.read_text(encoding="utf-8"), page, {}, None)
+    assert access.markdown_table() in built and "<!-- generated" not in built
 
 
 def test_aibench_data_sets_on_results_are_sealed_by_open_studies_and_open_pairwise_studies(db, people):

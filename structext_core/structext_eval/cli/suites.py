@@ -276,7 +276,7 @@ def register(sub) -> None:
     g.add_argument("--jobs", type=int, default=0, help="worker processes (default: up to 2)")
     g.add_argument("--allow-large", action="store_true",
                    help="custom: lift the default size limits (nodes per document, --col, --per-task, "
-                        "--csv-rows, samples in all, estimated size; see the README)")
+                        "--csv-rows, samples in all, estimated size; see docs/reference/limits.md)")
     g.set_defaults(func=cmd_generate)
 
     a = sub.add_parser("audit", help="solve samples from their text and compare with their answers")
