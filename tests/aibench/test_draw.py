@@ -8,6 +8,7 @@ import base64
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -76,10 +77,19 @@ class ImageStub:
         self.endpoint.close()
 
 
+@pytest.fixture(scope="module")
+def stored_once(tmp_path_factory, pool) -> Path:
+    """The synthetic set of 5 papers, imported once for the module (30 figures drawn and checked)."""
+    root = tmp_path_factory.mktemp("draw-set")
+    build.write_set(root / "syn", seed=21, papers=5)
+    aibench_import.import_folder(root / "syn", root / "stored", pool=pool)
+    return root / "stored"
+
+
 @pytest.fixture
-def stored(tmp_path, pool):
-    build.write_set(tmp_path / "syn", seed=21, papers=5)
-    aibench_import.import_folder(tmp_path / "syn", tmp_path / "stored", pool=pool)
+def stored(tmp_path, stored_once) -> Path:
+    """A private copy of that stored set: each test draws into a data set of its own."""
+    shutil.copytree(stored_once, tmp_path / "stored")
     return tmp_path / "stored"
 
 
