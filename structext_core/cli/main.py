@@ -23,8 +23,9 @@ class UsageError(Exception):
     """A mistake in the command line or its inputs, reported without a traceback."""
 
 
-#: The verbs the command itself offers (every benchmark's: :mod:`structext_core.cli.items`).
-SHARED_COMMANDS = ("items",)
+#: The verbs the command itself offers (every benchmark's: :mod:`structext_core.cli.items`; the crowd
+#: deployment behind HAProxy: :mod:`structext_core.cli.crowd`).
+SHARED_COMMANDS = ("items", "crowd")
 
 
 def _register(member, sub, command: str | None) -> None:
@@ -44,6 +45,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m structext_core",
                                      description=description or "Work with benchmarks from the command line.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    from structext_core.cli import crowd as cli_crowd  # several app processes behind a sticky HAProxy
     from structext_core.cli import items as cli_items  # any benchmark's replies, scored through the protocol
 
     for position, member in enumerate(members):  # each benchmark's own verbs (structext_core.protocol)
@@ -51,8 +53,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             _register(member, sub, command)
         if position == 0:
             cli_items.register(sub)
+            cli_crowd.register(sub)
     if not members:
         cli_items.register(sub)
+        cli_crowd.register(sub)
     return parser
 
 
