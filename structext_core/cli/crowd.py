@@ -61,10 +61,13 @@ def app_ports(port: int, processes: int, app_port: int | None = None) -> list[in
     return list(range(first, first + processes))
 
 
-def haproxy_config(processes: int, port: int, app_port: int | None = None, bind: str = "0.0.0.0") -> str:
-    """The HAProxy configuration for ``processes`` app processes, the proxy on ``bind``:``port``."""
+def haproxy_config(processes: int, port: int, app_port: int | None = None, bind: str = "0.0.0.0",
+                   ports: list[int] | None = None) -> str:
+    """The HAProxy configuration for ``processes`` app processes, the proxy on ``bind``:``port``; the
+    apps on ``app_port`` and the next ones, or on ``ports`` (the benchmark's, each one the OS gave)."""
+    ports = ports if ports is not None else app_ports(port, processes, app_port)
     servers = "\n".join(f"    server {name} 127.0.0.1:{app} check cookie {name}"
-                        for name, app in zip(server_names(processes), app_ports(port, processes, app_port)))
+                        for name, app in zip(server_names(processes), ports))
     return string.Template(TEMPLATE.read_text()).substitute(processes=processes, bind=bind, port=port,
                                                             servers=servers)
 
@@ -267,6 +270,14 @@ def start(args) -> int:
     return status
 
 
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (a process that ended but is not yet reaped by its parent does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def stop(args) -> int:
     run_dir = Path(args.run_dir)
     pid = _running_pid(run_dir)
@@ -274,9 +285,9 @@ def stop(args) -> int:
         raise UsageError(f"no crowd started from {run_dir} is running (no live pid in {run_dir / PID_FILE})")
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + STOP_SECONDS + 10
-    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+    while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.2)
-    if Path(f"/proc/{pid}").exists():
+    if _alive(pid):
         print(f"error: the crowd (pid {pid}) is still stopping after {STOP_SECONDS + 10:g} s", file=sys.stderr)
         return 1
     print(f"stopped the crowd started from {run_dir} (pid {pid})")
