@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
 import signal
 import socket
 import string
@@ -49,6 +50,7 @@ PID_FILE = "crowd.pid"
 CONFIG_FILE = "haproxy.cfg"
 INSTALL_HINT = "install it (Debian: apt-get install haproxy) or give its path with --haproxy"
 _PR_SET_PDEATHSIG = 1
+DEBIAN_SBIN = "/usr/sbin"
 
 
 def server_names(processes: int) -> list[str]:
@@ -95,11 +97,10 @@ def port_taken(host: str, port: int) -> bool:
     return False
 
 
-def find_haproxy(name: str) -> str:
-    path = name if os.sep in name else None
-    if path is None:
-        from shutil import which
-        path = which(name)
+def find_haproxy(name: str = "haproxy") -> str:
+    """The haproxy executable: ``name`` as a path, or on PATH (Debian's in /usr/sbin, which a user's
+    PATH may lack); a clear error when there is none."""
+    path = name if os.sep in name else shutil.which(name) or shutil.which(name, path=DEBIAN_SBIN)
     if path is None or not os.access(path, os.X_OK):
         raise UsageError(f"haproxy was not found ({name!r} is not an executable on PATH): {INSTALL_HINT}")
     return path
@@ -112,7 +113,7 @@ def _running_pid(run_dir: Path) -> int | None:
         command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
     except (OSError, ValueError):
         return None
-    return pid if b"structext_core" in command and b"crowd" in command else None
+    return pid if b"structext_core crowd start" in command else None
 
 
 def _write_config(path: Path, text: str) -> None:

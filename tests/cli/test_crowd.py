@@ -16,7 +16,6 @@ import asyncio
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -29,6 +28,7 @@ import pytest
 from benchmarks.st_client import StreamlitClient
 from structext_core.aibench import study as aibench_study
 from structext_core.cli import crowd
+from structext_core.cli.main import main as cli_main
 from structext_core.structext_eval import samples, suites
 from structext_core.studio import accounts, storage
 from tests.browser.conftest import stored_synthetic_aibench
@@ -38,7 +38,16 @@ ADMIN, ADMIN_PASSWORD = "admin", "admin-password-1"
 ANN, ANN_PASSWORD = "crowd-ann", "annotator-password-1"
 CLOCK = "structext_question_clock"
 SESSION_COOKIE_COMPONENT = "structext_session_cookie"
-HAPROXY = shutil.which("haproxy")
+
+
+def _haproxy() -> str | None:
+    try:
+        return crowd.find_haproxy()
+    except crowd.UsageError:
+        return None
+
+
+HAPROXY = _haproxy()
 
 
 def _free_port() -> int:
@@ -54,7 +63,8 @@ def _run(*argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
 
 def _needs_haproxy() -> None:
     if HAPROXY is None:
-        assert "apt-get install" in (ROOT / ".ci" / "run").read_text() and "haproxy" in (ROOT / ".ci" / "run").read_text(), \
+        ci = (ROOT / ".ci" / "run").read_text()
+        assert "apt-get install" in ci and "missing+=(haproxy)" in ci, \
             "haproxy is missing and .ci/run does not install it: CI would never run the proxy test"
         pytest.skip("haproxy is not installed here (Debian: apt-get install haproxy; .ci/run installs it)")
 
@@ -83,35 +93,47 @@ def test_the_configuration_is_sticky_with_a_long_websocket_timeout_and_one_serve
         assert checked.returncode == 0, checked.stderr
 
 
+def _refused(capsys, *argv: str) -> str:
+    """Run ``crowd ...`` in this process (nothing starts when it is refused): its error message."""
+    status = cli_main(["crowd", *argv])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    return err
+
+
 @pytest.mark.parametrize("argv, message", [
     (["start", "--haproxy", "no-such-haproxy"], "haproxy was not found"),
     (["start", "--processes", "0"], "--processes must be between 1 and 64"),
     (["start", "--port", "8500", "--app-port", "8500"], "also an app process's port"),
-    (["stop", "--run-dir", "{tmp}/nothing"], "no crowd started from"),
+    (["start", "--port", "70000"], "port 70000 is out of range"),
 ])
-def test_mistakes_are_refused_with_exit_2_and_a_message(tmp_path, argv, message):
-    result = _run(*[a.replace("{tmp}", str(tmp_path)) for a in argv], "--run-dir", str(tmp_path / "run")) \
-        if argv[0] == "start" else _run(*[a.replace("{tmp}", str(tmp_path)) for a in argv])
-    assert result.returncode == 2 and message in result.stderr, result.stderr
-    assert not (tmp_path / "run" / "haproxy.cfg").exists()  # nothing written
+def test_mistakes_are_refused_with_exit_2_and_a_message(tmp_path, capsys, argv, message):
+    assert message in _refused(capsys, *argv, "--run-dir", str(tmp_path / "run"))
+    assert not (tmp_path / "run").exists()  # nothing written
 
 
-def test_a_taken_port_is_refused_before_anything_starts(tmp_path):
+def test_stop_without_a_running_crowd_says_so(tmp_path, capsys):
+    (tmp_path / crowd.PID_FILE).write_text(f"{os.getpid()}\n")  # a live pid, but not a crowd's
+    assert "no crowd started from" in _refused(capsys, "stop", "--run-dir", str(tmp_path))
+
+
+def test_a_taken_port_is_refused_before_anything_starts(tmp_path, capsys):
     _needs_haproxy()
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = _run("start", "--port", str(port), "--bind", "127.0.0.1", "--run-dir", str(tmp_path / "run"))
-    assert result.returncode == 2 and f"port {port}, for the proxy" in result.stderr, result.stderr
+        err = _refused(capsys, "start", "--port", str(port), "--bind", "127.0.0.1", "--run-dir", str(tmp_path / "run"))
+    assert f"port {port}, for the proxy" in err
+    assert not (tmp_path / "run").exists()
 
 
-def test_a_configuration_file_we_did_not_write_is_left_alone(tmp_path):
+def test_a_configuration_file_we_did_not_write_is_left_alone(tmp_path, capsys):
     _needs_haproxy()
     (tmp_path / "haproxy.cfg").write_text("global\n  # the lab's own\n")
-    result = _run("start", "--port", str(_free_port()), "--app-port", str(_free_port()), "--bind", "127.0.0.1",
-                  "--run-dir", str(tmp_path))
-    assert result.returncode == 2 and "was not written by this command" in result.stderr, result.stderr
+    err = _refused(capsys, "start", "--port", str(_free_port()), "--app-port", str(_free_port()),
+                   "--bind", "127.0.0.1", "--run-dir", str(tmp_path))
+    assert "was not written by this command" in err
     assert (tmp_path / "haproxy.cfg").read_text() == "global\n  # the lab's own\n"
 
 
