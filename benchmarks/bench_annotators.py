@@ -439,6 +439,7 @@ def report(args: argparse.Namespace, n: int, processes: int, seconds: float, out
     if args.soak:
         soak_verdict(series)
     return {"route": route, "n": n, "processes": processes, "p50": percentile(tally.submits, 0.5), "p95": p95,
+            "submits": len(tally.submits),
             "answers": acked, "lost": lost, "errors": len(tally.problems) + len(errors),
             "cpu": out["cpu"], "proxy_cpu": out.get("proxy_cpu")}
 
@@ -504,14 +505,16 @@ def run_once(args: argparse.Namespace, n: int, processes: int, seconds: float) -
 
 
 def side_by_side(summaries: list[dict]) -> None:
-    print("\n== side by side (submit -> next question; answers acknowledged in the window's runs)")
-    print("| annotators | processes | route | submit p50 | submit p95 | answers | lost | errors | server CPU "
-          "| haproxy CPU |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("\n== side by side (submit -> next question in the measured window; answers: acknowledged in the whole "
+          "run, log-ins and window; lost: acknowledged but not in the database; errors: simulated people stopped, "
+          "e.g. a run over 60 s)")
+    print("| annotators | processes | route | submit p50 | submit p95 | submits in the window | answers | lost "
+          "| errors | server CPU | haproxy CPU |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for s in summaries:
         proxy_cpu = f"{s['proxy_cpu']:.1f} s" if s["proxy_cpu"] is not None else "-"
         print(f"| {s['n']} | {s['processes']} | {s['route']} | {s['p50']:.2f} s | {s['p95']:.2f} s | "
-              f"{s['answers']:,} | {s['lost']} | {s['errors']} | {s['cpu']:.1f} s | {proxy_cpu} |")
+              f"{s['submits']:,} | {s['answers']:,} | {s['lost']} | {s['errors']} | {s['cpu']:.1f} s | {proxy_cpu} |")
 
 
 def main() -> None:
