@@ -216,7 +216,7 @@ def start(args) -> int:
         if port_taken(args.bind if port == args.port else "127.0.0.1", port):
             raise UsageError(f"port {port}, for {who}, is taken: choose another "
                              f"{'--port' if port == args.port else '--app-port'} or stop what listens there")
-    run_dir = Path(args.run_dir)
+    run_dir = Path(args.run_dir).resolve()  # the children run in the checkout: every path absolute
     if run_dir.exists() and not run_dir.is_dir():
         raise UsageError(f"--run-dir {run_dir} is not a folder")
     running = _running_pid(run_dir)
@@ -280,7 +280,7 @@ def _alive(pid: int) -> bool:
 
 
 def stop(args) -> int:
-    run_dir = Path(args.run_dir)
+    run_dir = Path(args.run_dir).resolve()  # the children run in the checkout: every path absolute
     pid = _running_pid(run_dir)
     if pid is None:
         raise UsageError(f"no crowd started from {run_dir} is running (no live pid in {run_dir / PID_FILE})")

@@ -170,8 +170,9 @@ def proxy(crowd_env):
         with open(log, "wb") as out:
             supervisor = subprocess.Popen(
                 [sys.executable, "-m", "structext_core", "crowd", "start", "--processes", "2", "--port", str(port),
-                 "--app-port", str(app_port), "--bind", "127.0.0.1", "--run-dir", str(crowd_env["run_dir"])],
-                cwd=ROOT, env=crowd_env["env"], stdout=out, stderr=subprocess.STDOUT)
+                 "--app-port", str(app_port), "--bind", "127.0.0.1", "--run-dir", crowd_env["run_dir"].name],
+                cwd=crowd_env["base"], env={**crowd_env["env"], "PYTHONPATH": str(ROOT)}, stdout=out,
+                stderr=subprocess.STDOUT)  # started elsewhere than the checkout, its folder given relative to there
         deadline = time.monotonic() + 150
         while time.monotonic() < deadline and supervisor.poll() is None and b"serving" not in log.read_bytes():
             time.sleep(0.2)
