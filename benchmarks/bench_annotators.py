@@ -26,6 +26,13 @@ whether they stay flat after the warm-up.
     .venv/bin/python benchmarks/bench_annotators.py --annotators 50 100 200 --seconds 120
     .venv/bin/python benchmarks/bench_annotators.py --annotators 150 --processes 2
     .venv/bin/python benchmarks/bench_annotators.py --soak 30               # 100 annotators, 30 minutes
+    .venv/bin/python benchmarks/bench_annotators.py --annotators 300 --processes 2 --seconds 60 --through-proxy
+
+``--through-proxy`` makes each run twice, side by side: straight to the processes (each simulated
+person on one process, round robin), then through Debian's HAProxy with the configuration of
+``python -m structext_core crowd`` (structext_core/cli/crowd.py): each person loads the page first
+(the proxy's cookie ``STRUCTEXT_NODE``), and its websocket and heartbeats carry the cookie, as a
+browser's do. The proxy's own CPU is printed too; a last table puts the two runs side by side.
 """
 
 from __future__ import annotations
@@ -49,6 +56,8 @@ from pathlib import Path
 import httpx
 from st_client import StreamlitClient
 
+from structext_core.cli import crowd
+from structext_core.cli.main import UsageError
 from structext_core.structext_eval import (
     samples,
     suites,
@@ -155,6 +164,7 @@ class Tally:
     clients: list[StreamlitClient] = field(default_factory=list)
     ready: int = 0  # annotators on their first question
     measuring: bool = False
+    sticky: bool = False  # through the proxy: each person loads the page first, for the proxy's cookie
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -190,6 +200,7 @@ def slope_per_minute(points: list[tuple[float, float]]) -> float:
 async def simulate(urls: list[str], answers: dict, args: argparse.Namespace, n: int, seconds: float,
                    pids: list[int], db_path: Path) -> dict:
     tally = Tally()
+    tally.sticky = bool(getattr(args, "via_proxy", False))
     ramp = args.ramp
     starts = [asyncio.Event() for _ in range(n)]
     stop_box = {"at": time.time() + 3600 * 24}  # set once everyone is in
@@ -203,7 +214,7 @@ async def simulate(urls: list[str], answers: dict, args: argparse.Namespace, n: 
     tasks = [asyncio.create_task(one(i)) for i in range(n)]
     began = time.time()
     # One warm session per process first: memory per session is measured from there.
-    warm = min(len(urls), n)
+    warm = min(len(pids), n)  # one per process (through the proxy, round robin spreads the first ones)
     for i in range(warm):
         starts[i].set()
     while tally.ready < warm and time.time() - began < 120:
@@ -258,7 +269,13 @@ class _StopAt:
 async def annotator_until(index: int, url: str, answers: dict, pace: tuple[float, float], stop_at: _StopAt,
                           rng: random.Random, tally: Tally) -> None:
     name = f"ann{index:03d}"
-    client = StreamlitClient(url)
+    cookies = {}
+    if tally.sticky:  # as a browser: the page first, whose answer sets the proxy's cookie
+        async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+            cookies = dict((await http.get("/")).cookies)
+        if crowd.COOKIE not in cookies:
+            tally.problems.append(f"{name}: the proxy set no {crowd.COOKIE} cookie")
+    client = StreamlitClient(url, cookies=cookies)
     tally.clients.append(client)
     await client.connect()
     beats = None
@@ -315,7 +332,7 @@ async def heartbeats(client: StreamlitClient, stop_at: _StopAt) -> None:
     seq = 0
     rechecked = None  # the reply (stamp) a fragment run was last asked for
     recheck_due = 0.0  # and when that run was asked for
-    async with httpx.AsyncClient(base_url=client.base_url, timeout=30) as http:
+    async with httpx.AsyncClient(base_url=client.base_url, timeout=30, cookies=client.cookies) as http:
         while time.time() < stop_at():
             clock = client.components.get(CLOCK)
             interval = (clock.data or {}).get("beat_ms", 5000) / 1000 if clock else 5.0
@@ -373,10 +390,13 @@ def database_checks(db_path: Path, acked: dict[str, int]) -> tuple[dict[str, int
 
 
 def report(args: argparse.Namespace, n: int, processes: int, seconds: float, out: dict, rows: dict[str, int],
-           integrity: str) -> None:
+           integrity: str) -> dict:
     tally: Tally = out["tally"]
     load = os.getloadavg()
+    route = "through HAProxy (the crowd's configuration)" if getattr(args, "via_proxy", False) else \
+        "straight to the processes"
     print(f"\n== {n} annotators on {processes} process{'es' if processes > 1 else ''} (streamlit run {args.entry}), "
+          f"{route}, "
           f"one database; an answer every "
           f"{args.pace_min:g}-{args.pace_max:g} s; {seconds:g} s measured after everyone logged in; "
           f"{os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
@@ -414,8 +434,14 @@ def report(args: argparse.Namespace, n: int, processes: int, seconds: float, out
     p95 = percentile(tally.submits, 0.95)
     print(f"goal: submit p95 <= {GOAL_P95:g} s: {'met' if tally.submits and p95 <= GOAL_P95 else 'NOT met'} "
           f"({p95:.3f} s)")
+    if out.get("proxy_cpu") is not None:
+        print(f"haproxy CPU: {out['proxy_cpu']:.1f} s over {out['wall']:.1f} s")
     if args.soak:
         soak_verdict(series)
+    return {"route": route, "n": n, "processes": processes, "p50": percentile(tally.submits, 0.5), "p95": p95,
+            "submits": len(tally.submits),
+            "answers": acked, "lost": lost, "errors": len(tally.problems) + len(errors),
+            "cpu": out["cpu"], "proxy_cpu": out.get("proxy_cpu")}
 
 
 def soak_verdict(series: list[Sample]) -> None:
@@ -433,7 +459,19 @@ def soak_verdict(series: list[Sample]) -> None:
           f"{max(s.db_fds for s in warm)}")
 
 
-def run_once(args: argparse.Namespace, n: int, processes: int, seconds: float) -> None:
+def start_proxy(base: Path, ports: list[int]) -> tuple[subprocess.Popen, int]:
+    """Debian's haproxy with the crowd's configuration in front of the servers on ``ports``."""
+    haproxy = crowd.find_haproxy("haproxy")
+    port = free_port()
+    config = base / "haproxy.cfg"
+    config.write_text(crowd.haproxy_config(len(ports), port, bind="127.0.0.1", ports=ports))
+    log = open(base / "haproxy.log", "w")
+    proxy = subprocess.Popen([haproxy, "-db", "-f", str(config)], stdout=log, stderr=subprocess.STDOUT)
+    wait_healthy(base, port, proxy)
+    return proxy, port
+
+
+def run_once(args: argparse.Namespace, n: int, processes: int, seconds: float) -> dict:
     items = max(args.items, math.ceil(seconds / args.pace_min) + 20)
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
@@ -441,21 +479,42 @@ def run_once(args: argparse.Namespace, n: int, processes: int, seconds: float) -
         paths = prepare(base, n, items)
         ports = [free_port() for _ in range(processes)]
         servers = [start_server(base, paths, port, args.entry) for port in ports]
+        proxy = None
         try:
             for port, server in zip(ports, servers):
                 wait_healthy(base, port, server)
-            out = asyncio.run(simulate([f"http://127.0.0.1:{port}" for port in ports], paths["answers"], args, n,
-                                       seconds, [s.pid for s in servers], paths["db"]))
+            urls = [f"http://127.0.0.1:{port}" for port in ports]
+            if getattr(args, "via_proxy", False):
+                proxy, proxy_port = start_proxy(base, ports)
+                urls = [f"http://127.0.0.1:{proxy_port}"]
+                proxy_cpu = cpu_seconds(proxy.pid)
+            out = asyncio.run(simulate(urls, paths["answers"], args, n, seconds, [s.pid for s in servers],
+                                       paths["db"]))
+            if proxy is not None:
+                out["proxy_cpu"] = cpu_seconds(proxy.pid) - proxy_cpu  # from the start: logins included
         finally:
-            for server in servers:
+            for server in ([proxy] if proxy is not None else []) + servers:
                 server.terminate()
-            for server in servers:
+            for server in ([proxy] if proxy is not None else []) + servers:
                 try:
                     server.wait(20)
                 except subprocess.TimeoutExpired:
                     server.kill()
         rows, integrity = database_checks(paths["db"], out["tally"].acked)
-        report(args, n, processes, seconds, out, rows, integrity)
+        return report(args, n, processes, seconds, out, rows, integrity)
+
+
+def side_by_side(summaries: list[dict]) -> None:
+    print("\n== side by side (submit -> next question in the measured window; answers: acknowledged in the whole "
+          "run, log-ins and window; lost: acknowledged but not in the database; errors: simulated people stopped, "
+          "e.g. a run over 60 s)")
+    print("| annotators | processes | route | submit p50 | submit p95 | submits in the window | answers | lost "
+          "| errors | server CPU | haproxy CPU |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for s in summaries:
+        proxy_cpu = f"{s['proxy_cpu']:.1f} s" if s["proxy_cpu"] is not None else "-"
+        print(f"| {s['n']} | {s['processes']} | {s['route']} | {s['p50']:.2f} s | {s['p95']:.2f} s | "
+              f"{s['submits']:,} | {s['answers']:,} | {s['lost']} | {s['errors']} | {s['cpu']:.1f} s | {proxy_cpu} |")
 
 
 def main() -> None:
@@ -473,12 +532,25 @@ def main() -> None:
     parser.add_argument("--pace-min", type=float, default=10)
     parser.add_argument("--pace-max", type=float, default=20)
     parser.add_argument("--items", type=int, default=100, help="questions in the study (raised to last the window)")
+    parser.add_argument("--through-proxy", action="store_true",
+                        help="each run twice: straight to the processes, then through HAProxy with the configuration "
+                             "of `python -m structext_core crowd` (needs haproxy: apt-get install haproxy)")
     args = parser.parse_args()
     annotators = args.annotators or ([100] if args.soak else [50])
     seconds = args.soak * 60 if args.soak else args.seconds
+    if args.through_proxy:
+        try:
+            crowd.find_haproxy("haproxy")  # before any run: a missing haproxy is said at once
+        except UsageError as error:
+            parser.exit(2, f"error: {error}\n")
+    summaries = []
     for processes in args.processes:
         for n in annotators:
-            run_once(args, n, processes, seconds)
+            for via_proxy in ((False, True) if args.through_proxy else (False,)):
+                args.via_proxy = via_proxy
+                summaries.append(run_once(args, n, processes, seconds))
+    if args.through_proxy:
+        side_by_side(summaries)
 
 
 if __name__ == "__main__":

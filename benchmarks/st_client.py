@@ -10,12 +10,15 @@ server sends back (``ForwardMsg``). A run is over when ``script_finished`` arriv
 Only what the benchmarks need is modelled: text inputs and areas, buttons and form
 submitters, the navigation, fragments, and components v2 (their data, and a state value
 sent as the browser's script would: :meth:`StreamlitClient.set_component_state`, e.g. the
-question page's clock heartbeat). File uploads are not.
+question page's clock heartbeat), the URLs of the images and download buttons drawn (a
+deferred download is asked for as the browser does: :meth:`StreamlitClient.download_url`).
+File uploads are not.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 from dataclasses import dataclass, field
@@ -67,6 +70,11 @@ class StreamlitClient:
         self.fragments: dict[str, float] = {}  # fragment id -> interval (s)
         self.delta_fragments: list[str] = []  # the fragment of each delta received ("" for the page)
         self.components: dict[str, Component] = {}  # by component name, the latest drawn
+        self.images: list[str] = []  # the URLs of the images drawn (/media/...), in order
+        self.downloads: dict[str, tuple[str, str]] = {}  # by label: (url, deferred file id), one of them set
+        self._operations: dict[str, asyncio.Future] = {}  # backend operations asked for, by request id
+        self._operation_ids = itertools.count(1)
+        self.session_id = ""  # the server's id of this session (new_session), which backend operations name
         self._reader: asyncio.Task | None = None
         self._finished = asyncio.Event()
         self._texts: list[str] = []
@@ -89,6 +97,11 @@ class StreamlitClient:
             max_size=None, additional_headers=headers or None, open_timeout=30,
         )
         self._reader = asyncio.create_task(self._read_loop())
+
+    @property
+    def handshake_headers(self):
+        """The headers of the server's answer to the websocket handshake (a proxy's among them)."""
+        return self.ws.response.headers
 
     async def close(self) -> None:
         for task in self._fragment_tasks.values():
@@ -119,6 +132,12 @@ class StreamlitClient:
             if fragment and fragment not in self._fragment_tasks:
                 self.fragments[fragment] = interval
                 self._fragment_tasks[fragment] = asyncio.create_task(self._auto_rerun(fragment, interval))
+        elif kind == "new_session":
+            self.session_id = message.new_session.initialize.session_id
+        elif kind == "backend_operation_response":
+            future = self._operations.pop(message.backend_operation_response.request_id, None)
+            if future is not None and not future.done():
+                future.set_result(message.backend_operation_response)
         elif kind == "script_finished":
             # A run that ended in st.rerun() is followed by the rerun: wait for that one.
             if message.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
@@ -137,6 +156,11 @@ class StreamlitClient:
             self.components[inner.component_name] = Component(inner.id, delta.fragment_id, data)
             self._drawn.add(inner.id)
             return
+        if kind == "imgs":
+            self.images.extend(image.url for image in inner.imgs)
+            return
+        if kind == "download_button":
+            self.downloads[inner.label] = (inner.url, inner.deferred_file_id)
         if kind in WIDGET_TYPES:
             self.widgets[inner.label] = Widget(inner.id, kind, inner.label, getattr(inner, "form_id", ""),
                                                delta.fragment_id)
@@ -231,6 +255,26 @@ class StreamlitClient:
         ``setStateValue`` does: a run of the component's fragment (or of the page)."""
         component = self._set_component_value(name, state)
         return await self.run(fragment_id=component.fragment_id, timeout=timeout, auto=False)
+
+    async def download_url(self, label: str, timeout: float = 60) -> str:
+        """The URL of the file behind the download button ``label``: its own, or for a button whose
+        file is made on click (``data=`` a callable), the one the server answers a deferred-file
+        request with (the file is made in the process that holds this session)."""
+        url, deferred = self.downloads[label]
+        if url or not deferred:
+            return url
+        message = BackMsg()
+        request_id = f"download-{next(self._operation_ids)}"
+        message.backend_operation_request.request_id = request_id
+        message.backend_operation_request.session_id = self.session_id
+        message.backend_operation_request.deferred_file.file_id = deferred
+        future = asyncio.get_running_loop().create_future()
+        self._operations[request_id] = future
+        await self.ws.send(message.SerializeToString())
+        response = await asyncio.wait_for(future, timeout)
+        if response.error_msg:
+            raise RuntimeError(f"download {label!r}: {response.error_msg}")
+        return response.deferred_file.url
 
     async def click(self, label: str) -> RunResult:
         """Press a button or form submit button (a trigger, sent once)."""

@@ -24,8 +24,9 @@ class UsageError(Exception):
     """A mistake in the command line or its inputs, reported without a traceback."""
 
 
-#: The verbs the command itself offers (every benchmark's: :mod:`structext_core.cli.items`).
-SHARED_COMMANDS = ("items", "study")
+#: The verbs the command itself offers (every benchmark's: :mod:`structext_core.cli.items` and
+#: :mod:`structext_core.cli.studies`; the crowd deployment behind HAProxy: :mod:`structext_core.cli.crowd`).
+SHARED_COMMANDS = ("items", "study", "crowd")
 
 
 def _register(member, sub, command: str | None) -> None:
@@ -45,6 +46,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m structext_core",
                                      description=description or "Work with benchmarks from the command line.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    from structext_core.cli import crowd as cli_crowd  # several app processes behind a sticky HAProxy
     from structext_core.cli import items as cli_items  # any benchmark's replies, scored through the protocol
     from structext_core.cli import studies as cli_studies  # any benchmark's studies
 
@@ -54,9 +56,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         if position == 0:
             cli_items.register(sub)
             cli_studies.register(sub)
+            cli_crowd.register(sub)
     if not members:
         cli_items.register(sub)
         cli_studies.register(sub)
+        cli_crowd.register(sub)
     return parser
 
 
