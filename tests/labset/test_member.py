@@ -95,7 +95,9 @@ def test_a_study_is_answered_adjudicated_shown_on_the_dashboard_and_on_results(l
             letter = right(item_id) if n < 4 else "ABCD".replace(item["target"][0], "")[0]
             next(b for b in at.button if b.label.startswith(f"**{letter}**")).click().run()
             next(b for b in at.button if b.label.startswith("Submit")).click().run()
-        else:
+        else:  # no reference to show or take lines from (regression: an empty Reference panel and "Add lines")
+            assert not any(b.label.startswith("Add lines") for b in at.button)
+            assert not any("**Reference**" in m.value for m in at.markdown) and not at.get("image")
             at.text_area[0].input(right(item_id) if n < 4 else "somewhere else")
             next(b for b in at.button if b.label.startswith("Submit")).click().run()
     assert not at.exception
