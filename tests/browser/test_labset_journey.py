@@ -117,19 +117,22 @@ def annotator_answers(page, base, name, uid, db, wait_for_app, screenshot) -> li
             kind = "image" if item.get("image") else "choice"
             if kind not in shot:
                 shot.add(kind)
-                screenshot(page, f"labset-2-{name}-{kind}")
+                if name == ANN_1:
+                    screenshot(page, f"labset-2-{kind}")
             page.keyboard.press("Enter")
             reply = letter
         else:
             reply = item["answer"].partition(": ")[2].split(" | ")[0]
             reply = reply.lower() if name == ANN_2 else reply
             box = page.get_by_label("Your answer")
+            assert page.get_by_text("Add lines").count() == 0  # no reference to take lines from
             box.click()
             page.keyboard.type(reply)
             if "short" not in shot:
                 shot.add("short")
-                wait_for_app(page)
-                screenshot(page, f"labset-2-{name}-short")
+                if name == ANN_1:
+                    wait_for_app(page)
+                    screenshot(page, "labset-2-short")
             box.press("Control+Enter")
         given.append((item, reply))
         page.get_by_text(f"Question {n + 1} of {N_ITEMS}").or_(page.get_by_text("You have answered all")).wait_for()
