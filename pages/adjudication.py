@@ -137,14 +137,18 @@ def sample_panel(detail: study.ItemDetail) -> None:
         image_item_panel(detail)
         return
     st.subheader(f"Question #{item.position}")
-    st.caption(f"{item.language} · {item.task} (task {item.task_id}) · depth {item.depth}, width {item.width} · "
-               f"sample {item.sample_id} · {item.kind} item")
-    left, right = st.columns([3, 2], gap="large")
-    with left:
-        st.markdown("**Reference**")
-        highlight = study.kind_of(study.get_study(db, item.study_id).benchmark).reference_view(item.language)[1]
-        st.code(detail.reference, language=highlight or "text", line_numbers=True,
-                height=420)
+    if item.language is None:  # a short answer of another benchmark (a lab's set): no reference, no cell
+        st.caption(markdown_text(f"{item.describe} · {item.sample_id} · {item.kind} item"))
+        right = st.container()
+    else:
+        st.caption(f"{item.language} · {item.task} (task {item.task_id}) · depth {item.depth}, width {item.width} · "
+                   f"sample {item.sample_id} · {item.kind} item")
+        left, right = st.columns([3, 2], gap="large")
+        with left:
+            st.markdown("**Reference**")
+            highlight = study.kind_of(study.get_study(db, item.study_id).benchmark).reference_view(item.language)[1]
+            st.code(detail.reference, language=highlight or "text", line_numbers=True,
+                    height=420)
     with right:
         st.markdown(f"**Question:** {markdown_text(detail.question)}")
         if detail.requirement:
@@ -162,7 +166,9 @@ def _seconds(value: float | None) -> str:
     return "–" if value is None else durations.clock(value)
 
 
-def response_panel(response: study.ResponseDetail, options: tuple[str, ...] = ()) -> None:
+def response_panel(response: study.ResponseDetail, options: tuple[str, ...] = (), rouge: bool = True) -> None:
+    """One answer with its scores and the override form; ``rouge``: the answer is scored by ROUGE-L
+    (StrucText-Eval's), else right or wrong by its benchmark's rule."""
     rid = response.response_id
     with st.container(border=True):
         head = f"**{response.annotator}**" + (" · gave up" if response.gave_up else "")
@@ -174,7 +180,7 @@ def response_panel(response: study.ResponseDetail, options: tuple[str, ...] = ()
         elif not response.gave_up:
             st.code(response.response, language="text", wrap_lines=True)
         override = response.override
-        if options:
+        if options or not rouge:
             score_line = (f"{'correct' if response.exact_match else 'not correct'} (automatic score "
                           f"{response.score_auto:.0f}) · **final score {response.score:.2f}**")
         else:
@@ -251,4 +257,4 @@ if summary is not None:
     if not detail.responses:
         st.info("No annotator has answered this question yet.")
     for response in detail.responses:
-        response_panel(response, detail.options)
+        response_panel(response, detail.options, rouge=detail.summary.language is not None)

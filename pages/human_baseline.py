@@ -673,9 +673,16 @@ def question_screen(view: study.QuestionView) -> None:
         clock(view.assignment_id)
     show_messages()
 
-    reference_column, answer_column = st.columns([3, 2], gap="medium")
-    with reference_column:
-        reference_panel(view)
+    if view.reference:
+        reference_column, answer_column = st.columns([3, 2], gap="medium")
+        with reference_column:
+            reference_panel(view)
+    elif view.has_image:  # a short answer on an image (a lab's set): the image beside the question
+        image_column, answer_column = st.columns([3, 2], gap="medium")
+        with image_column:
+            image_box(view.assignment_id)
+    else:  # a short answer with no reference (a lab's set): no empty reference panel
+        answer_column = st.container()
     with answer_column:
         st.markdown("**Question**")
         st.text(view.question)
@@ -795,13 +802,15 @@ def answer_form(view: study.QuestionView) -> None:
         # first one (Ctrl+Enter presses Submit). Keyed: a new label keeps the same button.
         first, last = (st.session_state.get(_key(name, aid)) for name in ("from", "to"))
         span = f" {first:,.0f}–{last:,.0f}" if first is not None and last is not None else ""
-        st.form_submit_button(
-            f"Add lines{span} to the answer", key=_key("add", aid), width="stretch", disabled=confirming,
-            on_click=on_add_lines, args=(aid, view.reference),
-            help="Adds lines From to To of the reference (set below), exactly as they are, on a "
-                 "new line at the end of your answer. Saved as your draft.",
-        )
-    line_range(aid)
+        if view.reference:  # lines to take from it
+            st.form_submit_button(
+                f"Add lines{span} to the answer", key=_key("add", aid), width="stretch", disabled=confirming,
+                on_click=on_add_lines, args=(aid, view.reference),
+                help="Adds lines From to To of the reference (set below), exactly as they are, on a "
+                     "new line at the end of your answer. Saved as your draft.",
+            )
+    if view.reference:
+        line_range(aid)
     if take_error := st.session_state.pop(_key("take_error", aid), None):
         st.error(take_error)
     if confirming:

@@ -116,6 +116,29 @@ def test_the_question_page_shows_the_image(image_study):
 
 
 
+def test_a_short_answer_on_an_image_shows_it_beside_the_answer_box(tmp_path, monkeypatch):
+    """Regression: the short-answer screen drew an empty reference panel and never the image."""
+    from structext_core.studio import accounts, storage
+    from tests.pages.test_page_access import run_page
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "db.sqlite"))
+    monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
+    db = storage.open_db(tmp_path / "db.sqlite")
+    ann = accounts.create_user(db, "ann1", "password1", "annotator")
+    folder = tmp_path / "suites" / "labsets"
+    folder.mkdir(parents=True)
+    short = {"id": "s-img", "target": "grey", "input": [{"role": "user", "content": [
+        {"type": "text", "text": "Which colour is this?"}, {"type": "image", "image": "images/q3.png"}]}]}
+    write_set(folder, [short])
+    create_study(db, items=load_set(folder / "set.jsonl"), name="short-image", source="set.jsonl", n_items=1,
+                 annotator_ids=[ann["id"]], rule_text="No help.")
+    at = run_page("human_baseline", ann)
+    next(b for b in at.button if b.label.startswith("I have read the rule")).click().run()
+    assert not at.exception and not at.error and len(at.get("image")) == 1 and len(at.text_area) == 1
+    assert not any(b.label.startswith("Add lines") for b in at.button)
+    assert not any("**Reference**" in m.value for m in at.markdown)
+
+
 def test_the_inspect_log_carries_each_questions_image_as_drawn(image_study, tmp_path):
     import base64
 

@@ -95,7 +95,9 @@ def test_a_study_is_answered_adjudicated_shown_on_the_dashboard_and_on_results(l
             letter = right(item_id) if n < 4 else "ABCD".replace(item["target"][0], "")[0]
             next(b for b in at.button if b.label.startswith(f"**{letter}**")).click().run()
             next(b for b in at.button if b.label.startswith("Submit")).click().run()
-        else:
+        else:  # no reference to show or take lines from (regression: an empty Reference panel and "Add lines")
+            assert not any(b.label.startswith("Add lines") for b in at.button)
+            assert not any("**Reference**" in m.value for m in at.markdown) and not at.get("image")
             at.text_area[0].input(right(item_id) if n < 4 else "somewhere else")
             next(b for b in at.button if b.label.startswith("Submit")).click().run()
     assert not at.exception
@@ -112,6 +114,15 @@ def test_a_study_is_answered_adjudicated_shown_on_the_dashboard_and_on_results(l
     assert len(listed) == 6 and all(s.describe.startswith("format ") for s in listed)
     at = run_page("adjudication", lead)
     assert not at.exception and any("format " in c.value for c in at.caption)
+    # a short answer in full: its strata, no StrucText-Eval reference, cell or ROUGE-L (regression: "None · None
+    # (task None) · depth None", an empty Reference and "ROUGE-L 1.000" were shown)
+    short = next(item_id for item_id, item in by_id.items() if not item["choices"])
+    at = run_page("adjudication", lead, **{f"adj_item_{study_id}": short})
+    shown = " ".join(e.value for e in [*at.caption, *at.markdown])
+    assert f"format short · stratum {by_id[short]['stratum']}" in shown
+    assert "None" not in shown and "**Reference**" not in shown and "ROUGE-L" not in shown
+    assert len(at.code) == 3  # the answer key and the two answers: no reference
+    assert "correct (automatic score 1) · **final score 1.00**" in shown  # ann2's right answer
     at = run_page("study_admin", lead)
     assert not at.exception and any("Stratum" in str(g.proto) for g in at.get("button_group"))
     at = run_page("results", lead, rs_benchmark="labset")
