@@ -66,4 +66,4 @@ def results_view(db, user) -> None:
                  column_config=PERCENT)
     chart = charts.interval_bars_chart(table, "group_of", "model", f"People beside models: {label}",
                                        "accuracy (%)", label)
-    st.altair_chart(chart, width="stretch", key="rs_lab_chart")
+    st.altair_chart(chart, width="content", key="rs_lab_chart")  # its own width: the legend stays in view
