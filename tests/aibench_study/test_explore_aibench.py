@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from structext_core import protocol
 from structext_core.aibench import config as aibench_config
 from structext_core.aibench import explore as aibench_explore
 from structext_core.aibench import pairwise as pws
@@ -43,7 +44,7 @@ def test_explore_lists_an_aibench_set_and_shows_a_paper(copied):
     p = copied["people"]
     at = explore_page(p["reader"])
     assert not at.exception
-    assert at.radio(key="explore_benchmark").options == ["StrucText-Eval", "AIBench"]
+    assert at.radio(key="explore_benchmark").options == [b.display_name for b in protocol.REGISTRY.values()]  # every member, in order
     at = _aibench(at)
     assert not at.exception
     assert at.selectbox(key="explore_aib_data").options == ["curated", "synthetic"]
