@@ -17,6 +17,7 @@ from structext_core.protocol import LoggedItem, Place, ShownQuestion, StudyKind
 NAME = "labset"
 DISPLAY_NAME = "The lab's own"
 ORDER = 30
+CLI_COMMANDS = ("labset",)
 SUMMARY = ("Your own multiple-choice or short-answer questions (a JSONL or CSV file, or an Inspect AI dataset), "
            "with optional images and strata, answered by people beside models.")
 PLACES = (
@@ -36,6 +37,12 @@ STUDY_IMAGE = "structext_core.labset.images:study_image"
 SANDBOXED = {"labset_image": "structext_core.labset.images:plain_png"}
 #: The longest short answer a person may give in a study.
 MAX_SHORT_ANSWER_CHARS = 1_000
+
+
+def register_cli(subparsers) -> None:
+    """Add ``labset check`` and ``labset import`` (:mod:`structext_core.labset.cli`)."""
+    from structext_core.labset import cli
+    cli.register(subparsers)
 
 
 def item_id(item: Mapping) -> str:
