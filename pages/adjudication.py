@@ -167,8 +167,8 @@ def _seconds(value: float | None) -> str:
 
 
 def response_panel(response: study.ResponseDetail, options: tuple[str, ...] = (), rouge: bool = True) -> None:
-    """One answer with its scores and the override form; ``rouge``: the answer is scored by ROUGE-L
-    (StrucText-Eval's), else right or wrong by its benchmark's rule."""
+    """One answer with its scores and the override form; ``rouge``: the answer is a free text beside a
+    reference, scored by ROUGE-L, else right or wrong by its benchmark's rule."""
     rid = response.response_id
     with st.container(border=True):
         head = f"**{response.annotator}**" + (" · gave up" if response.gave_up else "")

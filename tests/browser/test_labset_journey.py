@@ -1,9 +1,9 @@
 """The lab's own benchmark end to end in Chromium (issue 33).
 
-A lead has put an Inspect-style JSONL set (40 multiple-choice questions, 20 short answers, 10
-multiple-choice questions on an image, the images beside the file) in the sets folder, as the guide
-says (docs/guides/labset.md: there is no import form; Study admin reads the folder), with two
-models' answers beside it. The lead opens a six-question study through Study admin's form (set,
+A lead imports an Inspect-style JSONL set (40 multiple-choice questions, 20 short answers, 10
+multiple-choice questions on an image, the images beside the file) with the command the guide gives
+(``labset import``: checked, then copied with its images into the sets folder, which Study admin
+reads), with two models' answers beside it. The lead opens a six-question study through Study admin's form (set,
 short-answer rule "exact", strata field); two annotators answer by keyboard (letters and Enter,
 typing and Ctrl+Enter); the lead overrides one score on Adjudication; Results shows both models and
 the people (``human``) with their figures. Screenshots: tests/screenshots/labset-*.png.
@@ -34,14 +34,17 @@ MARK_LABELS = """names => {
 
 @pytest.fixture(scope="module")
 def app_env(app_env):
-    """The set in ``<data dir>/labsets/`` with its images, two models' answers to it in
-    ``labsets/predictions/<set>/`` (one always right, one always "A"), and two annotators."""
+    """The set imported into ``<data dir>/labsets/`` with its images (``labset import``), two models'
+    answers to it in ``labsets/predictions/<set>/`` (one always right, one always "A"), and two
+    annotators."""
+    from structext_core.cli.main import main as cli_main
     from structext_core.studio import accounts, storage
 
     folder = app_env["data_dir"] / "labsets"
-    folder.mkdir()
     records = samples()
-    write_set(folder, records, name=SET_NAME)
+    brought = app_env["data_dir"].parent / "brought"
+    brought.mkdir()
+    assert cli_main(["labset", "import", str(write_set(brought, records, name=SET_NAME)), "--to", str(folder)]) == 0
     answers = folder / "predictions" / SET_NAME
     answers.mkdir(parents=True)
     for model in MODELS:
