@@ -8,7 +8,7 @@ Fixtures for every journey:
 - ``app_server``: the base URL (``http://127.0.0.1:<port>``) of the app started with
   that environment on a free port (no warm-up visit); stopped at the end of the module.
   ``running_app(env, log_path)`` starts another one (a context manager yielding the URL).
-- ``browser``: one Chromium for the run; ``page``: a new tab per test (1400 x 900 viewport) in
+- ``browser``: one Chromium per module; ``page``: a new tab per test (1400 x 900 viewport) in
   the module's context, emptied of cookies and site storage before and after each test, so no
   log-in or session leaks between tests; ``browser.new_context()`` for a second person.
 - ``wait_for_app(page)``: wait until the app has finished its current script run.
@@ -168,10 +168,10 @@ def _wait_for_health(url: str, process: subprocess.Popen, log: Path, last_try: b
     pytest.fail(f"streamlit did not answer on {url} within {STARTUP_TIMEOUT} s:\n{log.read_text()[-3000:]}")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """Headless Debian Chromium driven by Playwright, one for the whole run (a launch costs about a
-    second of CPU; each journey gets contexts and tabs of its own)."""
+    """Headless Debian Chromium driven by Playwright (one per test module: Playwright's synchronous
+    API holds an event loop while it runs, and some modules run asyncio clients of their own)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
