@@ -1,4 +1,5 @@
-"""The benchmark registry: both members offer the whole interface and behave as their packages do."""
+"""The benchmark registry: the built-in members offer the whole interface and behave as their
+packages do. A lab's installed benchmark may stand beside them: nothing here pins the whole list."""
 from __future__ import annotations
 
 import pytest
@@ -8,10 +9,25 @@ from structext_core.aibench import model
 from structext_core.evaluation import scoring
 from structext_core.structext_eval import prompts, suites
 
+#: The built-in members: name -> (display name, ORDER, member module), in the app's order.
+BUILT_IN = {
+    "structext-eval": ("StrucText-Eval", 10, "structext_core.structext_eval.member"),
+    "aibench": ("AIBench", 20, "structext_core.aibench.member"),
+    "labset": ("The lab's own", 30, "structext_core.labset.member"),
+}
 
-def test_registry_lists_both_benchmarks_in_order():
-    assert protocol.NAMES == ["structext-eval", "aibench", "labset"]
-    assert [b.display_name for b in protocol.REGISTRY.values()] == ["StrucText-Eval", "AIBench", "The lab's own"]
+
+def test_registry_lists_the_built_in_benchmarks_in_order():
+    """Each built-in member is there with its display name, order and module, in that order among
+    the members; any other installed member stands where its ORDER puts it."""
+    names = protocol.NAMES
+    assert set(BUILT_IN) <= set(names)
+    assert [name for name in names if name in BUILT_IN] == list(BUILT_IN)
+    for name, (display, order, module) in BUILT_IN.items():
+        assert protocol.REGISTRY[name] == protocol.Benchmark(module, display)
+        assert protocol.display_name(name) == display and protocol.option(protocol.get_module(name), "ORDER") == order
+    orders = [(protocol.option(protocol.get_module(name), "ORDER"), name) for name in names]
+    assert orders == sorted(orders)
 
 
 @pytest.mark.parametrize("name", protocol.NAMES)
@@ -24,8 +40,10 @@ def test_every_member_offers_the_whole_interface(name):
 
 
 def test_unknown_benchmark_is_named():
-    with pytest.raises(KeyError, match="no benchmark 'mmlu'; the benchmarks are structext-eval, aibench"):
+    with pytest.raises(KeyError, match="no benchmark 'mmlu'; the benchmarks are ") as refused:
         protocol.get_module("mmlu")
+    assert str(refused.value).strip("'\"").endswith(", ".join(protocol.NAMES))
+    assert all(name in str(refused.value) for name in BUILT_IN)
 
 
 def test_structext_member_is_a_thin_adapter():
