@@ -12,6 +12,9 @@ imports it fails (:func:`violations`).
 
 A benchmark's package is the package of its member module, as the entry points register it
 (:mod:`structext_core.protocol`); a shared layer reaches a benchmark only through the protocol.
+A member may live anywhere: a package under structext_core (the built-in ones), another installed
+package or a top-level module (:func:`tests.source_names.member_package`); only a package under
+structext_core has a folder there, a layer above every shared one.
 A package under structext_core that is neither a shared layer nor a benchmark's fails the check,
 and so does any import of a benchmark's package from outside it (every import counts, including the
 ones inside functions) and any core module longer than :data:`MAX_MODULE_LINES`.
@@ -24,13 +27,14 @@ from pathlib import Path
 import pytest
 
 from structext_core import protocol
+from tests.source_names import core_folder, member_package
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "structext_core"
 
 SHARED = ["settings", "text", "protocol", "evaluation", "studio", "views", "cli", "ui"]
-#: Each benchmark's package (the second part of its member module's name).
-MEMBERS = sorted({module.__name__.split(".")[1] for module in protocol.members().values()})
+#: Each benchmark's folder under structext_core (a member living outside it has none).
+MEMBERS = sorted({folder for module in protocol.members().values() if (folder := core_folder(module))})
 LAYERS = SHARED + MEMBERS
 #: Third-party packages that only the pages and the UI may import.
 UI_ONLY = ("streamlit",)
@@ -98,16 +102,26 @@ def violations(relative_path: str, source: str) -> list[str]:
     return problems
 
 
+def member_packages() -> dict[str, str]:
+    """Each registered benchmark's package (its import name) -> how a crossing names it: its folder
+    for a package under structext_core, its import name otherwise (read at each call: a test may
+    install a member)."""
+    return {member_package(module): core_folder(module) or member_package(module)
+            for module in protocol.members().values()}
+
+
 def crossings(relative_path: str, source: str) -> set[str]:
     """The benchmarks' packages that the module at ``relative_path`` imports, when it is not in
-    that package: a shared module's or another benchmark's reach into a benchmark."""
+    that package: a shared module's or another benchmark's reach into a benchmark (one under
+    structext_core named by its folder, one outside it by its import name)."""
     parts = Path(relative_path).with_suffix("").parts
-    own = parts[1] if len(parts) > 2 else None
+    own = ".".join(parts[:2]) if len(parts) > 2 else None
+    packages = member_packages()
     found = set()
     for _, module in imported_modules(source):
-        names = module.split(".")
-        if names[0] == "structext_core" and len(names) > 1 and names[1] in MEMBERS and names[1] != own:
-            found.add(names[1])
+        for package, label in packages.items():
+            if (module == package or module.startswith(package + ".")) and package != own:
+                found.add(label)
     return found
 
 
