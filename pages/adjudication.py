@@ -86,7 +86,7 @@ def item_list(chosen: study.Study) -> study.ItemSummary | None:
     st.dataframe(
         study.items_table(items), hide_index=True, height=min(280, 38 + 35 * len(items)),
         column_config={
-            "position": "#", "language": "format", "n_responses": "answers", "n_gave_up": "gave up",
+            "position": "#", "n_responses": "answers", "n_gave_up": "gave up",
             "mean_score": st.column_config.NumberColumn("mean score", format="%.2f"),
             "spread": SCORE_FORMAT, "disagreement": SCORE_FORMAT, "n_overridden": "overridden",
             "open_flags": "open flags", "sample_id": "sample",
@@ -106,11 +106,7 @@ def image_item_panel(detail: study.ItemDetail) -> None:
     options with the key marked."""
     item = detail.summary
     st.subheader(f"Question #{item.position}")
-    if item.system is not None:
-        st.caption(f"Level {item.level} · {item.system} · paper {item.paper_id} ({item.conference}) · question "
-                   f"{item.question_id} · {item.kind} item")
-    else:
-        st.caption(markdown_text(f"{item.describe} · {item.sample_id} · {item.kind} item"))
+    st.caption(markdown_text(f"{item.describe} · {item.sample_id} · {item.kind} item"))
     if detail.has_image:
         left, right = st.columns([3, 2], gap="large")
         with left, st.container(border=True):  # framed: a blank image still shows where it is
@@ -137,16 +133,15 @@ def sample_panel(detail: study.ItemDetail) -> None:
         image_item_panel(detail)
         return
     st.subheader(f"Question #{item.position}")
-    if item.language is None:  # a short answer of another benchmark (a lab's set): no reference, no cell
-        st.caption(markdown_text(f"{item.describe} · {item.sample_id} · {item.kind} item"))
+    st.caption(markdown_text(f"{item.describe} · {item.sample_id} · {item.kind} item"))
+    reference_view = study.kind_of(item.benchmark).reference_view
+    if reference_view is None:  # its items have no reference panel: the question is all there is
         right = st.container()
     else:
-        st.caption(f"{item.language} · {item.task} (task {item.task_id}) · depth {item.depth}, width {item.width} · "
-                   f"sample {item.sample_id} · {item.kind} item")
         left, right = st.columns([3, 2], gap="large")
         with left:
-            st.markdown("**Reference**")
-            highlight = study.kind_of(study.get_study(db, item.study_id).benchmark).reference_view(item.language)[1]
+            name, highlight = reference_view(dict(item.strata))
+            st.markdown(f"**Reference** · {markdown_text(name)}" if name else "**Reference**")
             st.code(detail.reference, language=highlight or "text", line_numbers=True,
                     height=420)
     with right:
@@ -166,9 +161,9 @@ def _seconds(value: float | None) -> str:
     return "–" if value is None else durations.clock(value)
 
 
-def response_panel(response: study.ResponseDetail, options: tuple[str, ...] = (), rouge: bool = True) -> None:
-    """One answer with its scores and the override form; ``rouge``: the answer is a free text beside a
-    reference, scored by ROUGE-L, else right or wrong by its benchmark's rule."""
+def response_panel(response: study.ResponseDetail, options: tuple[str, ...] = (), score_label: str | None = None) -> None:
+    """One answer with its scores and the override form; ``score_label``: the name of the graded
+    score its benchmark gives a free text (its kind's ``score_label``), None: right or wrong by its rule."""
     rid = response.response_id
     with st.container(border=True):
         head = f"**{response.annotator}**" + (" · gave up" if response.gave_up else "")
@@ -180,11 +175,11 @@ def response_panel(response: study.ResponseDetail, options: tuple[str, ...] = ()
         elif not response.gave_up:
             st.code(response.response, language="text", wrap_lines=True)
         override = response.override
-        if options or not rouge:
+        if options or score_label is None:
             score_line = (f"{'correct' if response.exact_match else 'not correct'} (automatic score "
                           f"{response.score_auto:.0f}) · **final score {response.score:.2f}**")
         else:
-            score_line = (f"ROUGE-L {response.rouge_l:.3f} · exact match {response.exact_match} · "
+            score_line = (f"{score_label} {response.rouge_l:.3f} · exact match {response.exact_match} · "
                           f"automatic score {response.score_auto:.2f} · **final score {response.score:.2f}**")
         st.markdown(score_line)
         if override is not None:
@@ -257,4 +252,4 @@ if summary is not None:
     if not detail.responses:
         st.info("No annotator has answered this question yet.")
     for response in detail.responses:
-        response_panel(response, detail.options, rouge=detail.summary.language is not None)
+        response_panel(response, detail.options, score_label=study.kind_of(detail.summary.benchmark).score_label)

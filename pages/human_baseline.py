@@ -673,15 +673,15 @@ def question_screen(view: study.QuestionView) -> None:
         clock(view.assignment_id)
     show_messages()
 
-    if view.reference:
+    if view.has_reference_panel:  # its benchmark declares a reference panel
         reference_column, answer_column = st.columns([3, 2], gap="medium")
         with reference_column:
             reference_panel(view)
-    elif view.has_image:  # a short answer on an image (a lab's set): the image beside the question
+    elif view.has_image:  # a short answer on an image: the image beside the question
         image_column, answer_column = st.columns([3, 2], gap="medium")
         with image_column:
             image_box(view.assignment_id)
-    else:  # a short answer with no reference (a lab's set): no empty reference panel
+    else:  # a short answer with no reference: no empty reference panel
         answer_column = st.container()
     with answer_column:
         st.markdown("**Question**")
@@ -705,7 +705,7 @@ def reference_panel(view: study.QuestionView) -> None:
     # (the page is drawn anew for every question, and each block is a message and a cursor).
     head = st.container(horizontal=True, vertical_alignment="center", gap="medium")
     # No length or other figure that would single the sample out elsewhere in the app.
-    head.markdown(f"**Reference** · {study.kind_of(view.benchmark).reference_view(view.language)[0]}")
+    head.markdown(f"**Reference** · {view.reference_label}")
     matching = head.toggle("Match case", key=_key("case", aid), on_change=on_search_changed, args=(aid,),
                            width="content")
     wrap = head.toggle("Wrap lines", key="hb_wrap", width="content")

@@ -354,7 +354,7 @@ def accuracy_block(df: pd.DataFrame, kind: study.StudyKind) -> None:
     by = kind.groupings[grouping or "Annotator"]
     table = study.accuracy_by(df, by)
     st.dataframe(table, hide_index=True, column_config={
-        "language": "format", "score": PERCENT, "exact_match": st.column_config.NumberColumn("exact match", format="%.1f"),
+        "score": PERCENT, "exact_match": st.column_config.NumberColumn("exact match", format="%.1f"),
         "score_low": st.column_config.NumberColumn("score CI low", format="%.1f"),
         "score_high": st.column_config.NumberColumn("score CI high", format="%.1f"),
         "em_low": st.column_config.NumberColumn("EM CI low", format="%.1f"),

@@ -232,21 +232,8 @@ def field_reads(text: str) -> dict[int, set[str]]:
 #: how many lines: to be emptied by the strata-as-data change (issue 43). A count may only go down,
 #: and then this number goes down with it (the check fails until it does).
 KNOWN: dict[str, int] = {
-    "pages/adjudication.py": 8,  # conference, depth, language, level, paper_id, question_id, system, task_id
-    "pages/human_baseline.py": 1,  # language
-    "pages/study_admin.py": 1,  # language
     "structext_core/evaluation/aggregate.py": 2,  # depth, language, task_id
     "structext_core/studio/access.py": 2,  # rule_hint
-    "structext_core/studio/run_gate.py": 6,  # depth: a thread's re-entry depth, not the stratum (a rename takes it off)
-    "structext_core/studio/study/adjudication.py": 13,  # conference, depth, language, level, paper_id, question_id,
-    #                                                     rule_hint, system, task_id
-    "structext_core/studio/study/answering.py": 2,  # language
-    "structext_core/studio/study/dashboard.py": 5,  # conference, depth, language, level, paper_id, question_id, system,
-    #                                                 task_id
-    "structext_core/studio/study/draws.py": 1,  # depth, language
-    "structext_core/studio/study/export.py": 4,  # depth, language, task_id
-    "structext_core/studio/study/quality.py": 3,  # paper_id, question_id
-    "structext_core/studio/study/submitting.py": 2,  # paper_id, question_id
     "structext_core/views/charts.py": 7,  # depth
     "structext_core/views/comparisons.py": 1,  # depth, task_id
     "structext_core/views/heatmaps.py": 3,  # depth

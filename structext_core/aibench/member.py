@@ -92,17 +92,17 @@ def _one_letter(response: str, n_options: int) -> str | None:
 #: the answer is an option's letter (``responses.response``), scored 1 when it is the key and 0
 #: otherwise, in both ``rouge_l`` and ``exact_match``.
 STUDY = StudyKind(
-    NAME, _study_score, _one_letter,
-    ("paper_id", "system", "question_id", "level", "conference"),
-    {"Annotator": ["annotator"], "Level": ["level"], "System": ["system"], "Conference": ["conference"],
-     "Level x system": ["level", "system"], "System x annotator": ["system", "annotator"]},
-    False,
-    "Score: accuracy, the share of answers whose letter is the key, in percent (a give-up is wrong). "
-    "Intervals: 95% bootstrap over answers.",
-    ("level", "system"), False, "AIBench {suite}",
-    "Each question shows an image and options **A** to **D**: click an option or press its letter, then "
-    "**Submit** or **Enter**. Your choice is saved as soon as you make it.",
-    "AIBench (questions on an image)",
+    score=_study_score, refuse_response=_one_letter,
+    groupings={"Annotator": ["annotator"], "Level": ["level"], "System": ["system"], "Conference": ["conference"],
+               "Level x system": ["level", "system"], "System x annotator": ["system", "annotator"]},
+    score_note="Score: accuracy, the share of answers whose letter is the key, in percent (a give-up is wrong). "
+               "Intervals: 95% bootstrap over answers.",
+    time_cells=("level", "system"), source_label="AIBench {suite}",
+    how_to_answer="Each question shows an image and options **A** to **D**: click an option or press its letter, "
+                  "then **Submit** or **Enter**. Your choice is saved as soon as you make it.",
+    setup_label="AIBench (questions on an image)",
+    describe_item=lambda strata: (f"level {strata['level']} · {strata['system']} · "
+                                  f"{strata['paper_id']}/{strata['question_id']}"),
 )
 STUDY_SETUP_VIEW = "structext_core.aibench.ui.study_setup:aibench_setup"
 #: Its study's draw and creation live in :mod:`structext_core.aibench.study`

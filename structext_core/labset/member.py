@@ -29,14 +29,15 @@ ITEM_FIELDS = ("id", "source_id", "question", "choices", "target", "format", "im
 AXES = ("format", "stratum")
 #: A study item's strata: its format (``choice`` or ``short``) and its stratum (a metadata field's value, "" for none).
 STRATA = {"format": str, "stratum": str}
-RESULTS_VIEW = "structext_core.labset.ui.results_view:results_view"
+#: Its sets live in ``<data dir>/labsets`` (``labset import`` puts them there), in any of its file kinds;
+#: Results and Explore are the default views over them (:mod:`structext_core.ui.defaults`).
+DATA_FOLDER = "labsets"
+ITEM_SUFFIXES = (".jsonl", ".csv", ".json")
 #: The lead's form that opens a study of a set in the sets folder (:func:`structext_core.labset.study.sets_dir`).
 STUDY_SETUP_VIEW = "structext_core.labset.ui.study_setup:labset_setup"
 #: A study item's image, served blinded (checked again, re-encoded in a sandbox worker).
 STUDY_IMAGE = "structext_core.labset.images:study_image"
 SANDBOXED = {"labset_image": "structext_core.labset.images:plain_png"}
-#: The longest short answer a person may give in a study.
-MAX_SHORT_ANSWER_CHARS = 1_000
 
 
 def register_cli(subparsers) -> None:
@@ -48,6 +49,11 @@ def register_cli(subparsers) -> None:
 def item_id(item: Mapping) -> str:
     """The item's content id (:func:`structext_core.labset.dataset.content_id`)."""
     return item["id"]
+
+
+def item_names(item: Mapping) -> tuple[str, str]:
+    """The ids a file of models' answers may name an item by: the set's own id, or its content id."""
+    return item["source_id"], item["id"]
 
 
 def load_items(path) -> list[dict]:
@@ -96,32 +102,18 @@ def describe_rules(items) -> list[str]:
     return ([scoring.describe_choice()] if "choice" in kinds else []) + [scoring.describe_rule(r) for r in rules]
 
 
-def _study_score(answer: str | None, response: str | None, gave_up: bool) -> tuple[float, int]:
-    right = not gave_up and bool(answer) and scoring.score_key(str(answer), response or "")
-    return (1.0, 1) if right else (0.0, 0)
+def _study_score(answer: str | None, response: str | None, gave_up: bool) -> float:
+    return 1.0 if not gave_up and bool(answer) and scoring.score_key(str(answer), response or "") else 0.0
 
 
-def _refuse(response: str, n_options: int) -> str | None:
-    if n_options:
-        from structext_core.evaluation.choices import LETTERS, parse_letter
-        if parse_letter(response, n_options) is None:
-            return f"Choose one of the options ({', '.join(LETTERS[:n_options])}) before you submit, or use 'Give up'."
-        return None
-    if not response.strip():
-        return "Type your answer before you submit, or use 'Give up'."
-    if len(response) > MAX_SHORT_ANSWER_CHARS:
-        return f"An answer here is at most {MAX_SHORT_ANSWER_CHARS} characters."
-    return None
-
-
+#: Scored on the key a study keeps (:func:`study_answer`); the default answer check (a letter, or a
+#: text of at most 1,000 characters).
 STUDY = StudyKind(
-    NAME, _study_score, _refuse, ("format", "stratum"),
-    {"Annotator": ["annotator"], "Format": ["format"], "Stratum": ["stratum"], "Format x stratum": ["format", "stratum"]},
-    False,
-    "Score: accuracy in percent: a multiple-choice answer by its one letter, a short answer by the set's declared "
-    "rule (a give-up is wrong). Intervals: 95% bootstrap over answers.",
-    ("format", "stratum"), False, "Lab set {suite}",
-    "A multiple-choice question: click an option or press its letter, then **Submit**. A short answer: type it, "
-    "then **Submit**.",
-    "The lab's own (multiple choice and short answers)",
+    score=_study_score,
+    groupings={"Annotator": ["annotator"], "Format": ["format"], "Stratum": ["stratum"],
+               "Format x stratum": ["format", "stratum"]},
+    score_note="Score: accuracy in percent: a multiple-choice answer by its one letter, a short answer by the set's "
+               "declared rule (a give-up is wrong). Intervals: 95% bootstrap over answers.",
+    source_label="Lab set {suite}",
+    setup_label="The lab's own (multiple choice and short answers)",
 )

@@ -8,6 +8,7 @@ more than ten)."""
 from __future__ import annotations
 
 from structext_core.evaluation.choices import LETTERS
+from structext_core.labset.member import ITEM_SUFFIXES as SET_SUFFIXES
 from structext_core.labset.member import NAME
 from structext_core.studio.errors import StudyError
 
@@ -33,14 +34,13 @@ def create_study(db, *, items, **setup) -> tuple[int, str]:
     return study.create_items_study(db, benchmark=NAME, items=kept, **setup), note
 
 
-#: The file kinds a set is read from.
-SET_SUFFIXES = (".jsonl", ".csv", ".json")
 
 
 def sets_dir():
-    """Where a lab's sets are put for the app (each beside its images): ``<data dir>/labsets``."""
-    from structext_core import settings
-    return settings.suites_dir() / "labsets"
+    """Where a lab's sets are put for the app (each beside its images): its member's shared item
+    place (:func:`structext_core.evaluation.item_sets.data_dir`), ``<data dir>/labsets``."""
+    from structext_core.evaluation import item_sets
+    return item_sets.data_dir(NAME)
 
 
 def available_sets(folder=None, limit: int = 500) -> list[str]:

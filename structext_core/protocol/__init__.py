@@ -35,16 +35,29 @@ declaration and branches on no benchmark's name, as it branches on no format's n
   ``structext`` command's subparsers (the names it adds, so the command line knows they are its);
   a ``register_cli(subparsers, command)`` is also told the verb being run (None: the whole list),
   so that it can leave out verbs slow to load.
+- ``load_items(path) -> list[item]``: its items read from a file (checked; a ``ValueError`` naming
+  the line otherwise). A member that declares it gets the rest by default: studies
+  (``STUDY = StudyKind()``), the lead's study form, a Results section with people beside models,
+  Explore, ``structext items score``, exports and the Inspect log, over the item files in its shared
+  place (:mod:`structext_core.evaluation.item_sets`): ``<data dir>/<DATA_FOLDER>/`` (default
+  ``benchmarks/<NAME>``), files ending in one of ``ITEM_SUFFIXES`` (default ``(".jsonl",)``); its
+  models' answers (JSON lines ``{id, model, answer}`` or Inspect logs) in
+  ``<that folder>/predictions/<item file name>/``. ``item_names(item) -> tuple[str, ...]``: the ids
+  those files may name an item by (default: its ``item_id``).
 - ``RESULTS_VIEW``, ``EXPLORE_VIEW``, ``HOME_VIEW``: ``"module:function"`` of its own view on
-  Results, Explore and its section of Home (called with ``(db, user)`` by the page); None: Results
-  shows the page's own view, Explore says it has none, Home shows its summary only.
-- ``load_items(path) -> list[item]``: its items read from a file it names (checked; a ``ValueError``
-  naming the line otherwise), so that ``structext items score`` scores replies to them.
-- ``study_answer(item) -> str``: the key a person's answer is scored against in a study (an
-  option's letter for a multiple-choice item; the item's ``answer`` when it does not say).
-- ``STUDY``: a :class:`StudyKind`, how a human-baseline study of
-  it scores, checks and breaks down answers (None: it has no studies); ``STUDY_SETUP_VIEW``:
-  ``"module:function"`` of the lead's form that opens one (called with ``(db, user, annotators)``).
+  Results, Explore and its section of Home (called with ``(db, user)`` by the page); None: the
+  default view of :mod:`structext_core.ui.defaults` for a member with ``load_items`` (Results,
+  Explore), else Results and Explore say it has none; Home shows its summary only.
+- ``study_answer(item) -> str``: the key a person's answer is scored against in a study and shown to
+  the lead (an option's letter for a multiple-choice item; default: the item's ``answer``).
+- ``STUDY``: a :class:`StudyKind`, how a human-baseline study of it scores, checks and shows answers
+  (keyword arguments, each defaulted; default ``StudyKind()`` for a member with ``load_items``, else
+  no studies). ``STUDY_SETUP_VIEW``: ``"module:function"`` of the lead's form that opens one (called
+  with ``(db, user, annotators)``; on success it sets ``st.session_state["sa_study_id"]`` to the new
+  study and calls ``st.rerun()``, so Study admin shows it); default: the shared form
+  (:func:`structext_core.ui.defaults.study_setup`) for a member with ``load_items``.
+  :func:`check_member` refuses studies with neither, and a stratum named like a shared column
+  (:data:`RESERVED_STRATA`).
 - ``SEAL``: the name of the module holding its part of the seal (:mod:`structext_core.studio.seal`):
   ``is_open_for(db, user_id, item)`` (whether ``item`` is the same item, by content, as an open
   item of the user) and ``seen_keys(db, user_ids)`` (where those people were shown answers
@@ -92,6 +105,7 @@ declaration and branches on no benchmark's name, as it branches on no format's n
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata
 import threading
@@ -128,46 +142,88 @@ class Place:
     chooses_benchmark: bool = False
 
 
-def plain_reference(language: str | None) -> tuple[str, str | None]:
-    """A reference named by its ``language`` stratum as it is, and shown as plain text."""
-    return language or "", None
-
-
 def free_text(response: str, n_options: int) -> str | None:
     """Any text is an answer (``refuse_response`` of a free-text kind)."""
     return None
 
 
-@dataclass(frozen=True)
-class StudyKind:
-    """How studies of one benchmark differ (see the module notes)."""
+class StudyScore(tuple):
+    """One answer's score as a study stores it: ``score`` in [0, 1] (the studio counts a score below
+    its pass mark, :data:`structext_core.studio.study.store.PASS_THRESHOLD`, as 0) and ``exact``
+    (whether the answer is exactly the key; for a right-or-wrong benchmark, whether it is right)."""
 
-    benchmark: str
-    #: ``(answer key, response, gave_up) -> (rouge_l column, exact_match column)``.
-    score: Callable[[str | None, str | None, bool], tuple[float, int]]
-    #: ``(response, number of options) -> why it is no valid answer, or None``.
-    refuse_response: Callable[[str, int], str | None]
-    #: The item columns of a response row (dashboard frame, export), in order.
-    item_columns: tuple[str, ...]
-    #: The dashboard's "Group by" choices: label -> columns.
-    groupings: dict[str, list[str]]
-    #: Whether the study's answers join StrucText's Results as model rows (``human:<annotator>``).
-    model_results: bool
+    def __new__(cls, score: float, exact: bool | int):
+        return super().__new__(cls, (float(score), int(bool(exact))))
+
+    @property
+    def score(self) -> float:
+        return self[0]
+
+    @property
+    def exact(self) -> int:
+        return self[1]
+
+
+@dataclass(frozen=True, kw_only=True)
+class StudyKind:
+    """How a human-baseline study of one benchmark scores, checks and shows its answers. Every field
+    has a default, so ``StudyKind()`` is a whole declaration: a benchmark declares only what it does
+    differently. The studio reads the kind through
+    :func:`structext_core.studio.study.kinds.kind_of`, which fills each ``None`` below from the
+    member module (its ``STRATA``, ``DISPLAY_NAME`` and ``score_answer``).
+    """
+
+    #: ``(answer key, response, gave_up) -> score`` of one answer: a float in [0, 1], or a
+    #: :class:`StudyScore` (score, exact). None (the default): the member's
+    #: ``score_answer(item, response)`` on the item kept with the study; a give-up scores 0.
+    score: Callable[[str | None, str | None, bool], float | tuple] | None = None
+    #: ``(response, number of options) -> why it is no valid answer, or None``. Default
+    #: (:func:`structext_core.studio.study.kinds.choice_or_text`): one clear option letter when the
+    #: item has options, else a non-empty text of at most 1,000 characters.
+    refuse_response: Callable[[str, int], str | None] | None = None
+    #: The item columns of the dashboard's frame and the export, in order. None: its ``STRATA``.
+    item_columns: tuple[str, ...] | None = None
+    #: The dashboard's "Group by" choices, label -> columns. None: the annotator, each stratum
+    #: alone and the first two strata together.
+    groupings: Mapping[str, list[str]] | None = None
+    #: Whether the study's answers join the benchmark's imported model results as model rows.
+    model_results: bool = False
     #: How the dashboard names its score, in one line.
-    score_note: str
-    #: The columns of the dashboard's "time per cell" table.
-    time_cells: tuple[str, ...]
+    score_note: str = ("Score: accuracy, the share of answers scored right by the benchmark's rule, in percent "
+                       "(a give-up is wrong). Intervals: 95% bootstrap over answers.")
+    #: The columns of the dashboard's "time per cell" table. None: its first two strata.
+    time_cells: tuple[str, ...] | None = None
     #: Whether time is set against the item's length (``reference_chars``) on the dashboard.
-    time_by_length: bool
-    #: How a study names what it draws from (``{suite}``: its suite or data set), in choosers.
-    source_label: str
-    #: The rule screen's line on how to answer and submit.
-    how_to_answer: str
-    #: How the lead's "Benchmark" choice names a study of this kind.
-    setup_label: str = ""
-    #: ``(the item's language stratum) -> (how the question screen and adjudication name its
-    #: reference, the code highlighting it is shown with or None)``.
-    reference_view: Callable[[str | None], tuple[str, str | None]] = plain_reference
+    time_by_length: bool = False
+    #: How a study names what it draws from, in choosers (``{suite}``: its data set;
+    #: ``{benchmark}``: the benchmark's display name).
+    source_label: str = "{benchmark} {suite}"
+    #: The rule screen's line on how to answer and submit. None: a sentence for options and text.
+    how_to_answer: str | None = None
+    #: How the lead's "Benchmark" choice names a study of this kind. None: its display name.
+    setup_label: str | None = None
+    #: ``(the item's strata) -> (how the question screen and adjudication name the item's reference
+    #: text, the code highlighting it is shown with or None)``. None: its items have no reference
+    #: panel (the question, options and image are all a person reads).
+    reference_view: Callable[[Mapping], tuple[str, str | None]] | None = None
+    #: The name of the graded score a text answer gets (shown beside each answer in adjudication, as
+    #: "ROUGE-L 0.812"). None: answers are right or wrong by the benchmark's rule.
+    score_label: str | None = None
+    #: ``(the item's strata) -> what the item is, in a few words`` (adjudication's list and heading).
+    #: None: each stratum as ``name value``, `` · `` apart.
+    describe_item: Callable[[Mapping], str] | None = None
+    #: The benchmark's name (filled in by ``kind_of``; a member need not say it).
+    benchmark: str = ""
+
+
+def describe_strata(strata: Mapping) -> str:
+    """Each stratum as ``name value``, `` · `` apart (the default ``describe_item``)."""
+    return " · ".join(f"{key} {value}" for key, value in strata.items())
+
+
+def stratum_label(key: str) -> str:
+    """How a stratum's name reads as a heading: ``task_id`` -> ``Task id``."""
+    return key.replace("_", " ").capitalize()
 
 
 @dataclass(frozen=True)
@@ -211,25 +267,77 @@ OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "CLI_DESCRIPTIO
                                "CLOCK_BEATS": {}, "SANDBOXED": {}, "AT_START": None,
                                "SEAL": None, "HOME_VIEW": None, "PAGES": None, "PUBLIC_DATA": "",
                                "sealed_datasets": None, "study_keep": None, "log_item": None,
-                               "INSPECT_SCORER": None}
+                               "INSPECT_SCORER": None, "DATA_FOLDER": None, "ITEM_SUFFIXES": (".jsonl",),
+                               "item_names": None}
+#: The views a member that reads its items from files (``load_items``) gets when it declares none
+#: (:mod:`structext_core.ui.defaults`, called with the benchmark's name as ``benchmark=``).
+DEFAULT_VIEWS = {"STUDY_SETUP_VIEW": "structext_core.ui.defaults:study_setup",
+                 "RESULTS_VIEW": "structext_core.ui.defaults:results_view",
+                 "EXPLORE_VIEW": "structext_core.ui.defaults:explore_view"}
+#: The columns every study frame and export has beside an item's strata (:func:`check_member`
+#: refuses a stratum of one of these names: it would hide the shared column).
+RESERVED_STRATA = frozenset({
+    "response_id", "study", "suite", "annotator", "user_id", "seq", "item_id", "item_position", "sample_id",
+    "reference_chars", "answer", "response", "gave_up", "first_shown_at", "submitted_at", "elapsed_seconds",
+    "paused_seconds", "idle_seconds", "away_seconds", "wall_seconds", "pause_count", "idle_pauses", "takeovers",
+    "rouge_l", "exact_match", "kind", "score", "score_auto", "score_override", "override_reason", "override_by",
+    "override_at", "passed", "benchmark", "model", "value", "group", "group_of", "mean", "n", "ci_low",
+    "ci_high", "items", "flagged_fast", "rouge_l_auto", "annotator_removed", "strata",
+})
 
 
 class RegistryError(RuntimeError):
     """A registered benchmark that cannot be loaded or does not offer the protocol (what and where)."""
 
 
+def declared_study(module: ModuleType) -> StudyKind | None:
+    """The ``STUDY`` a member declares, or the default ``StudyKind()`` for a member that declares
+    none but reads its items from files (``load_items``); None: it has no studies."""
+    if hasattr(module, "STUDY"):
+        return module.STUDY
+    return StudyKind() if callable(getattr(module, "load_items", None)) else None
+
+
 def check_member(name: str, module: ModuleType) -> None:
-    """Refuse a member module that lacks a required name or whose ``NAME`` is not its entry's name."""
+    """Refuse a member module that does not offer the protocol, with a message naming the member and
+    what to change: a required name missing, a ``NAME`` that is not its entry's name, a stratum of a
+    reserved name or an unknown type, a ``StudyKind`` that is not one, studies with no form to open
+    them (neither ``load_items``, for the default form, nor ``STUDY_SETUP_VIEW``), a grouping or item
+    column that is no stratum, or ``CLI_COMMANDS`` without ``register_cli``."""
+    where = f"benchmark {name!r} ({module.__name__})"
     missing = [attr for attr in INTERFACE if not hasattr(module, attr)]
     if missing:
-        raise RegistryError(f"benchmark {name!r} ({module.__name__}) does not offer {', '.join(missing)} "
-                            f"(see structext_core.protocol)")
+        raise RegistryError(f"{where} does not offer {', '.join(missing)} (see structext_core.protocol)")
     if module.NAME != name:
-        raise RegistryError(f"benchmark {name!r} ({module.__name__}) says its NAME is {module.NAME!r}: "
-                            "the entry point's name and NAME must be the same")
+        raise RegistryError(f"{where} says its NAME is {module.NAME!r}: the entry point's name and NAME must be the same")
     commands = getattr(module, "CLI_COMMANDS", ())
     if commands and not callable(getattr(module, "register_cli", None)):
-        raise RegistryError(f"benchmark {name!r} ({module.__name__}) lists CLI_COMMANDS but has no register_cli")
+        raise RegistryError(f"{where} lists CLI_COMMANDS but has no register_cli")
+    strata = module.STRATA
+    if not isinstance(strata, Mapping):
+        raise RegistryError(f"{where}: STRATA must be a mapping of stratum name -> str or int")
+    for key, kind in strata.items():
+        if not isinstance(key, str) or not key.isidentifier():
+            raise RegistryError(f"{where}: stratum {key!r} must be a name (letters, digits and _)")
+        if key in RESERVED_STRATA:
+            raise RegistryError(f"{where}: stratum {key!r} has the name of a shared column of studies and exports; "
+                                "call it something else")
+        if kind not in (str, int):
+            raise RegistryError(f"{where}: stratum {key!r} must be str or int, not {kind!r}")
+    study = declared_study(module)
+    if study is None:
+        return
+    if not isinstance(study, StudyKind):
+        raise RegistryError(f"{where}: STUDY must be a StudyKind(...), not {type(study).__name__}")
+    if getattr(module, "STUDY_SETUP_VIEW", None) is None and not callable(getattr(module, "load_items", None)):
+        raise RegistryError(f"{where} declares STUDY but no form to open one: declare load_items (the lead's default "
+                            "form then draws from its item files) or STUDY_SETUP_VIEW")
+    named = {column for columns in (study.groupings or {}).values() for column in columns}
+    named |= set(study.item_columns or ()) | set(study.time_cells or ())
+    unknown = sorted(named - set(strata) - {"annotator", "reference_chars"})
+    if unknown:
+        raise RegistryError(f"{where}: STUDY names {', '.join(map(repr, unknown))}, which is no stratum of it "
+                            f"(its strata: {', '.join(strata) or 'none'})")
 
 
 _lock = threading.Lock()
@@ -302,8 +410,13 @@ def resolve(target: str) -> Callable:
 
 def view(name: str, attr: str) -> Callable | None:
     """A member's own hook named as ``"module:function"`` (``RESULTS_VIEW``, ``EXPLORE_VIEW``,
-    ``STUDY_IMAGE``, ...) as a callable, or None when it declares none."""
-    target = option(get_module(name), attr)
+    ``STUDY_IMAGE``, ...) as a callable; for a view it does not declare, the default view
+    (:data:`DEFAULT_VIEWS`, given ``benchmark=name``) when it reads its items from files
+    (``load_items``); else None."""
+    member = get_module(name)
+    target = option(member, attr)
+    if target is None and attr in DEFAULT_VIEWS and callable(getattr(member, "load_items", None)):
+        return functools.partial(resolve(DEFAULT_VIEWS[attr]), benchmark=name)
     return None if target is None else resolve(target)
 
 

@@ -79,25 +79,31 @@ def _study_score(answer: str | None, response: str | None, gave_up: bool) -> tup
 
 #: A study: an item is a sample; the answer is free text, scored by ROUGE-L F1 (``rouge_l``) and
 #: exact match at commit; a pass is ROUGE-L at or above the paper's threshold.
-def _reference_view(language: str | None) -> tuple[str, str | None]:
+def _reference_view(strata: Mapping) -> tuple[str, str | None]:
     """A reference is named by its format's display name and highlighted as that format."""
     from structext_core.structext_eval.formats import DISPLAY_NAMES, HIGHLIGHT
 
+    language = strata.get("language")
     return DISPLAY_NAMES.get(language, language or ""), HIGHLIGHT.get(language)
 
 
+def _describe_item(strata: Mapping) -> str:
+    """A sample in a few words: its format, task and cell."""
+    return f"{strata['language']} · {strata['task']} · d{strata['depth']} w{strata['width']}"
+
+
 STUDY = StudyKind(
-    NAME, _study_score, free_text,
-    ("language", "task", "task_id", "depth", "width", "reference_chars"),
-    {"Annotator": ["annotator"], "Format": ["language"], "Task": ["task"], "Depth": ["depth"],
-     "Width": ["width"], "Depth x width": ["depth", "width"], "Format x task": ["language", "task"]},
-    True,
-    "Score: mean ROUGE-L F1 with the paper's rule (below 0.75 counts as 0), in percent; "
-    "exact match after whitespace normalisation. Intervals: 95% bootstrap over answers.",
-    ("depth", "width"), True, "{suite}",
-    "Press **Ctrl+Enter** (⌘+Enter on a Mac) in the answer box to submit.",
-    "StrucText-Eval (text questions)",
-    reference_view=_reference_view,
+    score=_study_score, refuse_response=free_text,
+    item_columns=("language", "task", "task_id", "depth", "width", "reference_chars"),
+    groupings={"Annotator": ["annotator"], "Format": ["language"], "Task": ["task"], "Depth": ["depth"],
+               "Width": ["width"], "Depth x width": ["depth", "width"], "Format x task": ["language", "task"]},
+    model_results=True,
+    score_note="Score: mean ROUGE-L F1 with the paper's rule (below 0.75 counts as 0), in percent; "
+               "exact match after whitespace normalisation. Intervals: 95% bootstrap over answers.",
+    time_cells=("depth", "width"), time_by_length=True, source_label="{suite}",
+    how_to_answer="Press **Ctrl+Enter** (⌘+Enter on a Mac) in the answer box to submit.",
+    setup_label="StrucText-Eval (text questions)",
+    reference_view=_reference_view, describe_item=_describe_item, score_label="ROUGE-L",
 )
 STUDY_SETUP_VIEW = "structext_core.structext_eval.ui.study_setup:structext_setup"
 #: Its own pages (Real-Test rewriting and its campaigns) and their rows of the access table.

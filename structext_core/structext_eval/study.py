@@ -12,16 +12,17 @@ from pathlib import Path
 import sqlite_utils
 
 from structext_core.structext_eval import member, suites
-from structext_core.studio import seal
-from structext_core.studio.study.draws import (
+from structext_core.structext_eval.study_draws import (
     _avoiding,
     _elsewhere,
     _rest,
     _swap_out,
     gold_draw,
     practice_draw,
-    stratified_draw,
+    stratum,
 )
+from structext_core.studio import seal
+from structext_core.studio.study.draws import stratified_draw
 from structext_core.studio.study.store import (
     DEFAULT_GOLD_PASS,
     _check_quality_setup,
@@ -86,7 +87,7 @@ def create_study(
             pool_name = (f"the suite without the {plural(len(samples) - len(kept), 'sample')} whose answers "
                          "the annotators have seen")
         samples = kept
-    drawn = stratified_draw(samples, int(n_items), seed, pool_name=pool_name)
+    drawn = stratified_draw(samples, int(n_items), seed, pool_name=pool_name, stratum_of=stratum)
     # Other studies over the same suite: their answer keys must stay useful and sealed.
     # Counted items avoid items others show keys of (practice), where a sample of the same
     # stratum is free. Practice and gold avoid every item of the others; when too few samples

@@ -468,9 +468,14 @@ def visible_suites(db: sqlite_utils.Database, user: dict | None, names: Iterable
 def visible_datasets(db: sqlite_utils.Database, user: dict | None, benchmark: str, names: Iterable[str]) -> list[str]:
     """Of the stored data sets ``names`` of ``benchmark``, those whose items with keys ``user`` may see:
     all for researchers and admins; for visitors and annotators none, or in public read-only mode
-    none that the benchmark says open work still seals (its member's ``sealed_datasets(db)``; a
-    benchmark that declares none seals none). Order kept."""
-    sealed = protocol.option(protocol.get_module(benchmark), "sealed_datasets") or (lambda db: set())
+    none that the benchmark says open work still seals (its member's ``sealed_datasets(db)``; by
+    default the data sets of its open studies). Order kept."""
+    member = protocol.get_module(benchmark)
+    sealed = protocol.option(member, "sealed_datasets")
+    if sealed is None:  # the default: the data sets of its open studies
+        def sealed(db):
+            return {row[0] for row in db.execute(
+                "SELECT DISTINCT suite FROM studies WHERE benchmark = ? AND status = 'open'", [benchmark])}
     return visible(db, user, names, sealed)
 
 

@@ -118,24 +118,24 @@ class RunGate:
     @contextlib.contextmanager
     def slot(self) -> Iterator[None]:
         """Hold a slot for the block (at once if this thread holds one already)."""
-        depth = getattr(self._local, "depth", 0)
-        if self.slots == 0 or depth:
-            self._local.depth = depth + 1
+        nesting = getattr(self._local, "nesting", 0)
+        if self.slots == 0 or nesting:
+            self._local.nesting = nesting + 1
             try:
                 yield
             finally:
-                self._local.depth = depth
+                self._local.nesting = nesting
             return
         self._acquire()
-        self._local.depth = 1
+        self._local.nesting = 1
         try:
             yield
         finally:
-            self._local.depth = 0
+            self._local.nesting = 0
             self._release()
 
     def held_here(self) -> bool:
-        return getattr(self._local, "depth", 0) > 0
+        return getattr(self._local, "nesting", 0) > 0
 
 
 def slots_from_env() -> int:

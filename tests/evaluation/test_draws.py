@@ -12,7 +12,7 @@ from collections import defaultdict
 import pytest
 
 from structext_core.evaluation import draws
-from structext_core.structext_eval import campaign, suites
+from structext_core.structext_eval import campaign, study_draws, suites
 from structext_core.studio import study
 
 STUDY_KEYS = ("language", "task", "depth", "width")
@@ -91,7 +91,7 @@ def ids(rows):
 @pytest.mark.parametrize("n", [1, 5, 37, 100, 399, 400])
 def test_study_draw_is_unchanged(seed, n):
     pool = uneven_pool()
-    assert ids(study.stratified_draw(pool, n, seed=seed)) == ids(old_study_draw(pool, n, seed))
+    assert ids(study.stratified_draw(pool, n, seed=seed, stratum_of=study_draws.stratum)) == ids(old_study_draw(pool, n, seed))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 7, 12345])
@@ -104,7 +104,7 @@ def test_campaign_draw_is_unchanged(seed, n):
 @pytest.mark.parametrize("seed", [0, 3])
 @pytest.mark.parametrize("n", [1, 7, 24, 47, 48])
 def test_both_draws_are_unchanged_on_generated_samples(generated, seed, n):
-    assert ids(study.stratified_draw(generated, n, seed=seed)) == ids(old_study_draw(generated, n, seed))
+    assert ids(study.stratified_draw(generated, n, seed=seed, stratum_of=study_draws.stratum)) == ids(old_study_draw(generated, n, seed))
     assert ids(campaign.draw_stratified(generated, n, seed=seed)) == ids(old_campaign_draw(generated, n, seed))
 
 

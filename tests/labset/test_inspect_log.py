@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from structext_core.evaluation.item_sets import read_inspect_log
 from structext_core.evaluation.matching import ResultsImportError
 from structext_core.labset.dataset import load_set
-from structext_core.labset.predictions import read_inspect_log
 from tests.labset.conftest import samples, write_set
 
 #: Two multiple-choice questions, one on an image, and two short answers; the mock model's replies, in order.
@@ -39,8 +39,10 @@ def inspect_log(tmp_path_factory):
 
 def test_the_eval_log_is_read_and_scored_by_the_sets_rule(inspect_log):
     path, log = inspect_log
-    rows = read_inspect_log(log, load_set(path))
-    scores = {r["source_id"]: r["score"] for r in rows}
+    items = load_set(path)
+    rows = read_inspect_log("labset", log, items)
+    own_id = {i["id"]: i["source_id"] for i in items}  # rows name items by content id; the set's own id beside it
+    scores = {own_id[r["id"]]: r["score"] for r in rows}
     assert scores == {"mc00": 1.0, "mc01": 0.0, "mc40": 1.0, "0": 1.0, "1": 0.0}  # "B or C": two letters, wrong
     assert {r["model"] for r in rows} == {"mockllm/model"} and {r["epoch"] for r in rows} == {1}
 
@@ -50,5 +52,5 @@ def test_a_log_of_another_set_is_refused_naming_its_samples(inspect_log, tmp_pat
     other = tmp_path / "other.jsonl"
     other.write_text(json.dumps({"id": "z", "input": "Q?", "target": "x"}) + "\n")
     with pytest.raises(ResultsImportError) as error:
-        read_inspect_log(log, load_set(other))
+        read_inspect_log("labset", log, load_set(other))
     assert "5 problem(s)" in str(error.value) and "'mc00' is no item of the set" in str(error.value)

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
+from structext_core.evaluation.item_sets import read_predictions
 from structext_core.evaluation.matching import ResultsImportError
 from structext_core.labset import member
 from structext_core.labset.dataset import load_set
-from structext_core.labset.predictions import read_predictions
 from structext_core.labset.study import create_study, studyable
 
 
@@ -51,12 +51,12 @@ def test_model_predictions_are_read_by_the_sets_ids_and_scored(lab_set, tmp_path
               else i["target"][-1].upper() + "."} for i in items]
     lines[0]["answer"] = "A or B"  # two letters: wrong
     (tmp_path / "p.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    rows = read_predictions(tmp_path / "p.jsonl", items)
+    rows = read_predictions("labset", tmp_path / "p.jsonl", items)
     assert len(rows) == 70 and sum(r["score"] for r in rows) == 69 and rows[0]["score"] == 0
     (tmp_path / "bad.jsonl").write_text(json.dumps(lines[1]) + "\n" + json.dumps(lines[1]) + "\n"
                                         + json.dumps({"id": "nope", "model": "m", "answer": "A"}) + "\n{x\n")
     with pytest.raises(ResultsImportError) as error:
-        read_predictions(tmp_path / "bad.jsonl", items)
+        read_predictions("labset", tmp_path / "bad.jsonl", items)
     assert all(f"bad.jsonl:{n}:" in str(error.value) for n in (2, 3, 4)) and "answered" in str(error.value)
 
 

@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-from structext_core.labset import results as lab_results
+from structext_core.evaluation import item_sets
 from structext_core.labset.dataset import load_set
 from structext_core.labset.study import create_study
+from structext_core.views import benchmark_results as lab_results
 from tests.labset.conftest import samples, write_set
 
 
@@ -40,7 +41,7 @@ def lab_world(tmp_path, monkeypatch):
             wrong = "ABCD".replace(right, "")[0] if item["choices"] else "zzz"
             study.open_question(db, study_id, person["id"])
             study.submit_answer(db, person["id"], assignment, right if who == 0 or n % 2 else wrong)
-    kept = lab_results.predictions_dir("set.jsonl")
+    kept = item_sets.predictions_dir("labset", "set.jsonl")
     kept.mkdir(parents=True)
     lines = [{"id": i["source_id"], "model": "strong", "answer": i["target"][0]} for i in items]
     lines += [{"id": i["source_id"], "model": "always-a", "answer": "A"} for i in items]
@@ -52,12 +53,12 @@ def lab_world(tmp_path, monkeypatch):
 def test_people_and_models_on_the_same_items_with_intervals_and_strata(lab_world):
     from structext_core.studio import study
     db, lead, study_id, items = lab_world
-    models = lab_results.model_rows("set.jsonl", items)
+    models = lab_results.model_rows("labset", "set.jsonl", items)
     assert models.files == ["models.jsonl"] and len(models.problems) == 1
     assert models.problems[0].startswith("broken.jsonl:") and "'nope' is no item of the set" in models.problems[0]
     assert len(models.rows) == 140  # both models on all 70 questions
-    people = lab_results.people_rows(db, "set.jsonl", ["lab-pilot"])
-    assert len(people) == 16 and lab_results.people_rows(db, "set.jsonl", []).empty  # a study one may not see
+    people = lab_results.people_rows(db, "labset", "set.jsonl", ["lab-pilot"])
+    assert len(people) == 16 and lab_results.people_rows(db, "labset", "set.jsonl", []).empty  # a study one may not see
     frame = lab_results.combined(people, models.rows)
     overall = lab_results.beside(frame, n_boot=200).set_index("model")
     pooled = study.accuracy_by(study.responses_frame(db, study_id), [])["score"].iloc[0]
@@ -69,11 +70,11 @@ def test_people_and_models_on_the_same_items_with_intervals_and_strata(lab_world
     assert overall.loc["always-a", "mean"] == pytest.approx(expected_a)
     assert (overall["ci_low"] <= overall["mean"]).all() and (overall["mean"] <= overall["ci_high"]).all()
     assert overall.loc["human", "ci_low"] < overall.loc["human", "ci_high"]
-    by_stratum = lab_results.beside(frame, "Stratum", n_boot=200)
+    by_stratum = lab_results.beside(frame, ["stratum"], n_boot=200)
     strata = {i["stratum"] for i in drawn.values()}
     assert set(by_stratum["group_of"]) == strata and set(by_stratum["model"]) == {"human", "strong", "always-a"}
     assert by_stratum[by_stratum["model"] == "strong"]["n"].sum() == 8
-    each = lab_results.beside(frame, "Format", each_person=True, n_boot=200)
+    each = lab_results.beside(frame, ["format"], each_person=True, n_boot=200)
     assert {"human:ann1", "human:ann2"} <= set(each["model"]) and set(each["group_of"]) <= {"choice", "short"}
     assert each[(each["model"] == "human:ann1")]["mean"].eq(100.0).all()
 

@@ -1,6 +1,8 @@
-"""A third benchmark written in this file, registered through the entry-point group, gets what the
-workbench gives a benchmark without a line of it elsewhere: command-line scoring, a study that an
-annotator answers on the question page, adjudication, the dashboard and a Results section.
+"""A benchmark written in this file, registered through the entry-point group, declaring only what
+is new (its items, how a question is shown and how a reply is scored), gets what the workbench
+gives a benchmark without a line of it elsewhere: command-line scoring, the lead's study form, a
+study that an annotator answers on the question page, adjudication, the dashboard, Results with
+people beside models, and Explore.
 
 The benchmark: multiple-choice questions with four options, one topic each, scored by accuracy.
 """
@@ -13,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from structext_core.evaluation.choices import parse_letter
-from structext_core.protocol import Place, ShownQuestion, StudyKind
+from structext_core.protocol import Place, ShownQuestion
 
 # ---------------------------------------------------------------- the benchmark (its member module)
 
@@ -24,7 +26,6 @@ PLACES = (Place("human_baseline", "answer its questions"), Place("results", "peo
 ITEM_FIELDS = ("id", "question", "options", "answer", "topic")
 AXES = ("topic",)
 STRATA = {"topic": str}
-RESULTS_VIEW = f"{__name__}:results_view"
 
 
 def item_id(item) -> str:
@@ -41,33 +42,6 @@ def score_answer(item, reply: str) -> float:
 
 def load_items(path) -> list[dict]:
     return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def _study_score(answer, response, gave_up) -> tuple[float, int]:
-    right = not gave_up and parse_letter(response or "", 4) == answer
-    return (1.0, 1) if right else (0.0, 0)
-
-
-def _refuse(response: str, n_options: int) -> str | None:
-    return None if parse_letter(response, n_options) else "Choose one of the options before you submit."
-
-
-STUDY = StudyKind(
-    NAME, _study_score, _refuse, ("topic",), {"Annotator": ["annotator"], "Topic": ["topic"]}, False,
-    "Score: accuracy, the share of answers whose letter is the key, in percent.", ("topic",), False,
-    "Tiny MC {suite}", "Click an option (or press its letter), then **Submit**.", "Tiny MC (text choices)")
-
-
-def results_view(db, user) -> None:
-    """Its Results section: people's accuracy by topic over its studies."""
-    import streamlit as st
-
-    from structext_core.studio import study
-    st.subheader("Tiny MC: people's accuracy by topic")
-    for each in study.list_studies(db):
-        if each.benchmark == NAME:
-            frame = study.responses_frame(db, each.id)
-            st.dataframe(study.accuracy_by(frame, ["topic"], n_boot=100), key=f"tiny_{each.id}")
 
 
 # ---------------------------------------------------------------- the tests
@@ -107,7 +81,9 @@ def test_the_command_line_scores_its_replies(tiny, tmp_path, capsys):
         assert f"m\t{topic}\t{len(scores)}\t{sum(scores) / len(scores):.3f}" in out
 
 
-def test_a_study_is_answered_adjudicated_shown_on_the_dashboard_and_on_results(tiny, tmp_path, monkeypatch):
+def test_a_study_is_opened_answered_adjudicated_shown_on_the_dashboard_results_and_explore(tiny, tmp_path,
+                                                                                            monkeypatch):
+    from structext_core.evaluation import item_sets
     from structext_core.studio import accounts, storage, study
     from tests.pages.test_page_access import run_page
     monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "db.sqlite"))
@@ -116,8 +92,25 @@ def test_a_study_is_answered_adjudicated_shown_on_the_dashboard_and_on_results(t
     db = storage.open_db(tmp_path / "db.sqlite")
     lead, ann1, ann2 = (accounts.create_user(db, name, "password1", role)
                         for name, role in (("lead", "admin"), ("ann1", "annotator"), ("ann2", "annotator")))
-    study_id = study.create_items_study(db, benchmark=NAME, name="tiny-pilot", source="tiny.jsonl", items=items(),
-                                        n_items=6, annotator_ids=[ann1["id"], ann2["id"]], rule_text="No help.")
+    # its item file in the shared place, and a model's answers beside it
+    folder = item_sets.data_dir(NAME)
+    folder.mkdir(parents=True)
+    (folder / "tiny.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items()))
+    kept = item_sets.predictions_dir(NAME, "tiny.jsonl")
+    kept.mkdir(parents=True)
+    (kept / "m.jsonl").write_text("".join(json.dumps({"id": i["id"], "model": "always-a", "answer": "A"}) + "\n"
+                                          for i in items()))
+    # the lead opens the study on Study admin's default form (the benchmark declares none)
+    at = run_page("study_admin", lead, sa_benchmark=NAME)
+    next(t for t in at.text_input if t.label == "Study name").input("tiny-pilot")
+    next(n for n in at.number_input if n.label == "Number of questions").set_value(6)
+    annotators = next(m for m in at.multiselect if m.label == "Annotators")
+    annotators.select(annotators.options[0]).select(annotators.options[1])
+    next(b for b in at.button if b.label == "Create study").click().run()
+    assert not at.exception and not at.error
+    (created,) = study.list_studies(db)
+    assert (created.name, created.benchmark, created.suite) == ("tiny-pilot", NAME, "tiny.jsonl")
+    study_id = created.id
     keys = {row[0]: json.loads(row[1])["answer"] for row in db.execute(
         "SELECT id, sample_json FROM study_items WHERE study_id = ?", [study_id])}
     # ann1 answers on the question page, by clicking an option and Submit
@@ -137,11 +130,12 @@ def test_a_study_is_answered_adjudicated_shown_on_the_dashboard_and_on_results(t
     for row in db.execute("SELECT id, item_id FROM assignments WHERE user_id = ? ORDER BY seq", [ann2["id"]]).fetchall():
         study.open_question(db, study_id, ann2["id"])
         study.submit_answer(db, ann2["id"], row[0], keys[row[1]])
-    frame = study.responses_frame(db, study_id)
-    assert len(frame) == 12 and frame.groupby("annotator")["rouge_l"].sum().to_dict() == {"ann1": 4.0, "ann2": 6.0}
+    frame = study.responses_frame(db, study_id)  # scored by its score_answer on the item the study keeps
+    assert len(frame) == 12 and frame.groupby("annotator")["score"].sum().to_dict() == {"ann1": 4.0, "ann2": 6.0}
+    assert list(frame.columns[frame.columns.get_loc("sample_id") + 1:][:2]) == ["topic", "reference_chars"]
     by_topic = study.accuracy_by(frame, ["topic"], n_boot=50)
     assert set(by_topic["topic"]) <= set(TOPICS) and by_topic["n"].sum() == 12
-    # adjudication: the items by their strata, and an override
+    # adjudication: the items by their strata
     listed = study.adjudication_items(db, study_id)
     assert len(listed) == 6 and all(s.describe.startswith("topic ") for s in listed)
     at = run_page("adjudication", lead)
@@ -149,10 +143,24 @@ def test_a_study_is_answered_adjudicated_shown_on_the_dashboard_and_on_results(t
     # the dashboard groups by its strata
     at = run_page("study_admin", lead)
     assert not at.exception
-    grouping = at.get("button_group")
-    assert any("Topic" in str(g.proto) for g in grouping)  # "Group by": its kind's groupings
-    # Results: its own section
+    assert any("Topic" in str(g.proto) for g in at.get("button_group"))  # "Group by": the default groupings
+    # the export: its strata as columns
+    rows = study.export_rows(db, study_id)
+    assert len(rows) == 12 and list(rows[0])[:7] == ["study", "suite", "annotator", "seq", "sample_id", "topic",
+                                                     "answer"]
+    # Results: the default section, people beside the model kept with the file
     at = run_page("results", lead, rs_benchmark=NAME)
     assert not at.exception
-    assert any("Tiny MC: people's accuracy by topic" in h.value for h in at.subheader)
-    assert len(at.dataframe) == 1 and set(at.dataframe[0].value["topic"]) <= set(TOPICS)
+    assert any("Tiny MC: people beside models" in h.value for h in at.subheader)
+    table = next(d.value for d in at.dataframe if "overall" in d.value.columns)
+    assert list(table["model"]) == ["human", "always-a"] and table["n"].tolist() == [12, 6]
+    assert table.set_index("model").loc["human", "mean"] == pytest.approx(100 * 10 / 12)
+    next(s for s in at.get("button_group")).set_value("Topic").run()
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "topic" in d.value.columns)
+    assert set(table["topic"]) <= set(TOPICS)
+    # Explore: the default view, its items with their keys for the lead
+    at = run_page("explore", lead, explore_benchmark=NAME)
+    assert not at.exception
+    shown = at.dataframe[0].value
+    assert len(shown) == 30 and list(shown.columns) == ["id", "topic", "question", "options", "key"]

@@ -78,7 +78,7 @@ def read_while_writing(args):
                 frame = study.responses_frame(db, study_id)
                 study.progress_table(db, study_id)
                 study.annotator_summary(frame)
-                study.time_summary(frame)
+                study.time_summary(frame, study.kind_of("structext-eval").time_cells)
                 study.flag_fast(frame)
                 seen.append(len(frame))
             elif kind == "export":

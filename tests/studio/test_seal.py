@@ -3,7 +3,7 @@ feedback and the practice and gold draws across studies (issue 19, items 1 and 2
 
 import pytest
 
-from structext_core.structext_eval import campaign, rewrite, seal
+from structext_core.structext_eval import campaign, rewrite, seal, study_draws
 from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval.suites import generate_cell, generate_sample
 from structext_core.studio import accounts, storage, study
@@ -203,7 +203,7 @@ def test_practice_questions_are_modest_in_size(db, people):
     sizes = db.execute("SELECT reference_chars, length(json_extract(sample_json, '$.answer')) FROM study_items"
                        " WHERE study_id = ? AND kind = 'practice'", [study_id]).fetchall()
     assert len(sizes) == 4
-    assert all(ref <= study.PRACTICE_MAX_REFERENCE_CHARS and ans <= study.PRACTICE_MAX_ANSWER_CHARS
+    assert all(ref <= study_draws.PRACTICE_MAX_REFERENCE_CHARS and ans <= study_draws.PRACTICE_MAX_ANSWER_CHARS
                for ref, ans in sizes)
     # A suite with no modest sample still gets its practice round: the smallest samples it has.
     only_big = make_study(db, big, [people["ann1"]], n_items=2, practice_items=2, name="big")

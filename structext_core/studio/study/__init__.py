@@ -94,16 +94,7 @@ from structext_core.studio.study.dashboard import (  # noqa: F401
     responses_frame,
     time_summary,
 )
-from structext_core.studio.study.draws import (  # noqa: F401
-    GOLD_SHORT_ANSWER_CHARS,
-    PRACTICE_MAX_ANSWER_CHARS,
-    PRACTICE_MAX_REFERENCE_CHARS,
-    STRATUM_KEYS,
-    gold_draw,
-    practice_draw,
-    stratified_draw,
-    stratum,
-)
+from structext_core.studio.study.draws import stratified_draw  # noqa: F401
 from structext_core.studio.study.export import (  # noqa: F401
     EXPORT_COLUMNS,
     export_columns,

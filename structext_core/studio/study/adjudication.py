@@ -32,6 +32,7 @@ import sqlite_utils
 
 from structext_core.studio import access, changes
 from structext_core.studio.storage import write_transaction
+from structext_core.studio.study.kinds import kind_of
 from structext_core.studio.study.scores import OVERRIDE_JOIN, automatic_score, final_score, score_pending
 from structext_core.studio.study.store import PASS_THRESHOLD, StudyError, now
 from structext_core.text.words import plural
@@ -82,11 +83,6 @@ class ItemSummary:
     study_id: int
     position: int
     sample_id: str
-    language: str
-    task: str
-    task_id: int
-    depth: int
-    width: int
     #: ``study``, ``practice`` or ``gold`` (only ``study`` items count in the baseline).
     kind: str
     n_responses: int
@@ -104,24 +100,15 @@ class ItemSummary:
     #: Flags on the question not yet resolved, and all flags.
     open_flags: int
     n_flags: int
-    #: An image item's (image, question) strata, where its benchmark declares them (else None).
-    paper_id: str | None = None
-    system: str | None = None
-    question_id: str | None = None
-    level: int | None = None
-    conference: str | None = None
     #: Every stratum of the item, in its benchmark's order (``STRATA``): (name, value) pairs.
     strata: tuple = ()
+    #: The study's benchmark (its kind says how the item is described and shown).
+    benchmark: str = ""
 
     @property
     def describe(self) -> str:
-        """What the item is, in a few words: format, task and cell; or level, system and question;
-        or, for another benchmark, its strata."""
-        if self.system is not None:
-            return f"level {self.level} · {self.system} · {self.paper_id}/{self.question_id}"
-        if self.language is not None:
-            return f"{self.language} · {self.task} · d{self.depth} w{self.width}"
-        return " · ".join(f"{key} {value}" for key, value in self.strata) or self.sample_id
+        """What the item is, in a few words, as its benchmark describes it (its kind's ``describe_item``)."""
+        return kind_of(self.benchmark).describe_item(dict(self.strata)) or self.sample_id
 
     @property
     def label(self) -> str:
@@ -178,7 +165,6 @@ class ItemDetail:
     question: str
     requirement: str
     answer: str
-    rule_hint: str
     responses: tuple[ResponseDetail, ...]
     #: A multiple-choice item's options (lettered A, B, ...): ``answer`` and each response are letters.
     options: tuple[str, ...] = ()
@@ -220,15 +206,13 @@ def _summary(item: dict, responses: Sequence[ResponseDetail], open_flags: int, n
     mean = sum(scores) / n if n else None
     spread = math.sqrt(sum((s - mean) ** 2 for s in scores) / n) if n >= 2 else 0.0
     mix = min(gave_up, n - gave_up) / n if n else 0.0
-    strata = json.loads(item["strata"])  # a stratum the item's benchmark does not have is None
+    strata = json.loads(item["strata"])
     return ItemSummary(
         item_id=item["id"], study_id=item["study_id"], position=item["position"], sample_id=item["sample_id"],
-        language=strata.get("language"), task=strata.get("task"), task_id=strata.get("task_id"),
-        depth=strata.get("depth"), width=strata.get("width"), kind=item["kind"], n_responses=n, n_gave_up=gave_up, mean_score=mean,
+        kind=item["kind"], n_responses=n, n_gave_up=gave_up, mean_score=mean,
         spread=spread, gave_up_mix=mix, disagreement=spread + mix,
         n_overridden=sum(r.override is not None for r in responses), open_flags=open_flags, n_flags=n_flags,
-        paper_id=strata.get("paper_id"), system=strata.get("system"), question_id=strata.get("question_id"),
-        level=strata.get("level"), conference=strata.get("conference"), strata=tuple(strata.items()),
+        strata=tuple(strata.items()), benchmark=item["benchmark"],
     )
 
 
@@ -240,7 +224,8 @@ def _flag_counts(db: sqlite_utils.Database, where: str, params: list) -> dict[in
     return {item_id: (int(open_), int(total)) for item_id, open_, total in rows}
 
 
-_ITEM_COLUMNS = "id, study_id, position, sample_id, kind, strata"
+_ITEM_COLUMNS = ("id, study_id, position, sample_id, kind, strata,"
+                 " (SELECT benchmark FROM studies WHERE studies.id = study_items.study_id) AS benchmark")
 
 
 def _order_key(order: str):
@@ -295,7 +280,7 @@ def adjudication_item(db: sqlite_utils.Database, item_id: int) -> ItemDetail:
         summary=_summary(item, responses, *flags),
         reference=sample.get("reference", ""), question=sample.get("question", ""),
         requirement=sample.get("requirement", ""), answer=str(sample.get("answer", "")),
-        rule_hint=sample.get("rule_hint", ""), responses=tuple(responses),
+        responses=tuple(responses),
         options=tuple(str(option) for option in sample.get("options") or ()),
         has_image=sample.get("image") is not None,
     )
@@ -313,12 +298,7 @@ def override_history(db: sqlite_utils.Database, response_id: int) -> list[Overri
 
 def items_table(items: Sequence[ItemSummary]) -> pd.DataFrame:
     """The item list as a table for the page (one row per item, in the given order)."""
-    if any(s.system is not None for s in items):
-        strata = ["level", "system", "conference", "paper_id", "question_id"]
-    elif any(s.language is not None for s in items) or not items:
-        strata = ["language", "task", "depth", "width"]
-    else:  # another benchmark: its own strata, in its order
-        strata = list(dict.fromkeys(key for s in items for key, _ in s.strata))
+    strata = list(dict.fromkeys(key for s in items for key, _ in s.strata))  # its benchmark's, in order
     columns = ["position", "kind", *strata, "n_responses", "n_gave_up",
                "mean_score", "spread", "disagreement", "n_overridden", "open_flags", "sample_id"]
     return pd.DataFrame([{c: dict(s.strata).get(c, getattr(s, c, None)) for c in columns} for s in items],

@@ -16,6 +16,7 @@ from structext_core.studio.clock import (
     shown_seconds,
 )
 from structext_core.studio.storage import write_transaction
+from structext_core.studio.study.kinds import kind_of
 from structext_core.studio.study.store import (
     MAX_RESPONSE_CHARS,
     StaleQuestionError,
@@ -35,7 +36,11 @@ class QuestionView:
     study_id: int
     seq: int
     total: int
-    language: str
+    #: Whether the item's benchmark shows a reference panel (its kind declares ``reference_view``),
+    #: and how the panel names the reference (never a stratum that is not the reference's own: a
+    #: view carries nothing that names a system or a data set).
+    has_reference_panel: bool
+    reference_label: str
     reference: str
     question: str
     requirement: str
@@ -134,7 +139,7 @@ _CLOCK_COLUMNS = """
 """
 
 _CURRENT_SQL = f"""
-    SELECT {_CLOCK_COLUMNS}, json_extract(i.strata, '$.language') AS language, i.kind = 'practice' AS practice,
+    SELECT {_CLOCK_COLUMNS}, i.strata, i.kind = 'practice' AS practice,
            (SELECT COUNT(*) FROM assignments p
              WHERE p.study_id = a.study_id AND p.user_id = a.user_id
                AND p.item_id IN ({practice_items("a.study_id")})) AS n_practice,
@@ -253,6 +258,7 @@ def take_over(
 
 
 def _view(row: dict, settings: ClockSettings, held_elsewhere: bool) -> QuestionView:
+    reference_view = kind_of(row["benchmark"]).reference_view
     # Practice questions come first (seq 1 to n_practice) and are counted on their own.
     practice, n_practice = bool(row["practice"]), row["n_practice"]
     return QuestionView(
@@ -260,7 +266,8 @@ def _view(row: dict, settings: ClockSettings, held_elsewhere: bool) -> QuestionV
         study_id=row["study_id"],
         seq=row["seq"] if practice else row["seq"] - n_practice,
         total=n_practice if practice else row["n_assigned"] - n_practice,
-        language=row["language"],
+        has_reference_panel=reference_view is not None,
+        reference_label="" if reference_view is None else reference_view(json.loads(row["strata"] or "{}"))[0],
         reference="" if held_elsewhere else row["reference"] or "",
         question="" if held_elsewhere else row["question"],
         requirement="" if held_elsewhere else row["requirement"] or "",

@@ -18,10 +18,17 @@ from structext_core.studio.study.store import FAST_FRACTION_OF_MEDIAN, FAST_MIN_
 
 #: The kinds of study item the baseline counts: the study's own, not practice or gold ones.
 COUNTED_KINDS = ("study",)
-#: The strata columns of :func:`responses_frame`, as they were when each was a column of ``study_items``.
-_STRATA_COLUMNS = ("language", "task", "task_id", "depth", "width", "paper_id", "system", "question_id", "level",
-                   "conference")
 _NOT_PRACTICE = "SELECT id FROM study_items WHERE study_id = sa.study_id AND kind != 'practice'"
+
+
+def study_strata(db: sqlite_utils.Database, study_id: int) -> list[str]:
+    """The strata of the study's benchmark (its ``STRATA``, in order): the item columns of its frames."""
+    from structext_core import protocol
+    found = db.execute("SELECT benchmark FROM studies WHERE id = ?", [study_id]).fetchone()
+    try:
+        return list(protocol.get_module(found[0]).STRATA) if found else []
+    except KeyError:  # a benchmark no longer installed: its answers still read, without strata columns
+        return []
 
 
 def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[str] = COUNTED_KINDS) -> pd.DataFrame:
@@ -30,8 +37,8 @@ def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[st
     Only the responses to items of ``kinds`` (``kind`` column): by default the study's own
     items, the ones the baseline counts; practice and gold items are read on request.
 
-    Columns include ``annotator``, ``sample_id``, ``language``, ``task``, ``depth``,
-    ``width``, ``reference_chars``, ``response``, ``answer`` (ground truth; admin only),
+    Columns include ``annotator``, ``sample_id``, one column per stratum of the study's benchmark
+    (its ``STRATA``, in order), ``reference_chars``, ``response``, ``answer`` (ground truth; admin only),
     ``gave_up``, ``elapsed_seconds`` (active time), ``paused_seconds``, ``idle_seconds``,
     ``away_seconds``, ``wall_seconds``, ``rouge_l``, ``score_auto`` (paper rule),
     ``score_override``, ``override_reason``, ``override_by``, ``override_at`` (the lead's
@@ -48,6 +55,7 @@ def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[st
                    r.user_id, a.seq, i.id AS item_id, i.position AS item_position,
                    i.sample_id, i.strata,
                    i.reference_chars, json_extract(i.sample_json, '$.answer') AS answer,
+                   json_extract(i.sample_json, '$.kept.item') AS kept_item,
                    s.benchmark,
                    r.response, r.gave_up, a.first_shown_at, r.submitted_at,
                    r.elapsed_seconds, r.paused_seconds, r.idle_seconds, r.away_seconds,
@@ -66,19 +74,17 @@ def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[st
             [study_id, *kinds],
         )
     )
-    others: list[str] = []  # strata of a benchmark beyond those columns, in its order
+    strata_keys = study_strata(db, study_id)
     for row in rows:
-        # the item's strata (read once: the column sits after the sample), None where it has none
-        strata = json.loads(row.pop("strata"))
-        others.extend(key for key in strata if key not in _STRATA_COLUMNS and key not in others and key not in row)
-        row.update(dict.fromkeys(_STRATA_COLUMNS), **strata)
+        row.update(json.loads(row.pop("strata")))  # the item's strata, as its benchmark declares them
+        kept_item = row.pop("kept_item")
         if row["rouge_l"] is None or row["exact_match"] is None:
             row["rouge_l"], row["exact_match"] = _score(row["answer"], row["response"], bool(row["gave_up"]),
-                                                        row["benchmark"])
+                                                        row["benchmark"], kept_item)
     columns = [
         "response_id", "study", "suite", "annotator", "user_id", "seq", "item_id", "item_position",
-        "sample_id", "language", "task", "task_id", "depth", "width", "reference_chars", "answer",
-        "paper_id", "system", "question_id", "level", "conference", *others, "response", "gave_up", "first_shown_at", "submitted_at", "elapsed_seconds",
+        "sample_id", *strata_keys, "reference_chars", "answer",
+        "response", "gave_up", "first_shown_at", "submitted_at", "elapsed_seconds",
         "paused_seconds", "idle_seconds", "away_seconds", "wall_seconds", "pause_count",
         "idle_pauses", "takeovers", "rouge_l", "exact_match", "kind", "score_override", "override_reason",
         "override_by", "override_at",
@@ -267,9 +273,9 @@ def _median_of_others(seconds: pd.Series) -> pd.Series:
     return pd.Series(medians, index=seconds.index)
 
 
-def time_summary(df: pd.DataFrame, cells: Sequence[str] = ("depth", "width")) -> dict:
+def time_summary(df: pd.DataFrame, cells: Sequence[str]) -> dict:
     """Time per question: per annotator and per cell (``cells``: the strata the study's kind
-    times by, such as (depth, width)) medians, and the rank correlation of time with
+    times by: its kind's ``time_cells``) medians, and the rank correlation of time with
     reference length (Spearman; NaN where every length is the same)."""
     if df.empty:
         return {"per_annotator": pd.DataFrame(), "per_cell": pd.DataFrame(), "spearman_length": float("nan")}

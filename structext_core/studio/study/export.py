@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pandas as pd
 import sqlite_utils
 
-from structext_core.studio.study.dashboard import COUNTED_KINDS, flag_fast, responses_frame
+from structext_core.studio.study.dashboard import COUNTED_KINDS, flag_fast, responses_frame, study_strata
 from structext_core.studio.study.kinds import kind_of
 from structext_core.text import safe_text
 
@@ -22,9 +22,9 @@ def _iso(seconds: float | None) -> str | None:
     return datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat(timespec="milliseconds")
 
 
+#: The export's columns around an item's own (its kind's ``item_columns``, after ``sample_id``).
 EXPORT_COLUMNS = [
-    "study", "suite", "annotator", "seq", "sample_id", "language", "task", "task_id", "depth",
-    "width", "reference_chars", "answer", "response", "gave_up", "first_shown_at",
+    "study", "suite", "annotator", "seq", "sample_id", "answer", "response", "gave_up", "first_shown_at",
     "submitted_at", "elapsed_seconds", "paused_seconds", "pause_count", "rouge_l", "score",
     "passed", "exact_match", "flagged_fast",
     # The honest clock (answers committed before it have None here).
@@ -42,15 +42,12 @@ EXPORT_COLUMNS = [
 
 def export_columns(benchmark: str | None) -> list[str]:
     """The export's columns for a study of ``benchmark``: :data:`EXPORT_COLUMNS` with the item
-    columns of its kind (:mod:`structext_core.studio.study.kinds`) in place of the first member's.
-    For a multiple-choice kind, ``answer`` is the key's letter, ``response`` the chosen letter,
-    and ``rouge_l``, ``score`` and ``exact_match`` its correctness (1 or 0)."""
-    first, own = kind_of(None).item_columns, kind_of(benchmark).item_columns
-    if own == first:
-        return list(EXPORT_COLUMNS)
-    at = EXPORT_COLUMNS.index(first[0])
-    rest = [c for c in EXPORT_COLUMNS if c not in first]
-    return [*rest[:at], *own, *rest[at:]]
+    columns of its kind (:mod:`structext_core.studio.study.kinds`, by default its strata) after
+    ``sample_id``. For a right-or-wrong kind, ``rouge_l``, ``score`` and ``exact_match`` are its
+    correctness (1 or 0); for a multiple-choice item ``answer`` is the key's letter and
+    ``response`` the chosen letter."""
+    at = EXPORT_COLUMNS.index("sample_id") + 1
+    return [*EXPORT_COLUMNS[:at], *kind_of(benchmark).item_columns, *EXPORT_COLUMNS[at:]]
 
 
 def export_rows(db: sqlite_utils.Database, study_id: int, kinds: Sequence[str] = COUNTED_KINDS) -> list[dict]:
@@ -130,6 +127,7 @@ def human_results(db: sqlite_utils.Database, study_id: int, pool: bool = True) -
     if not kind_of(_benchmark(db, study_id)).model_results:
         return []
     df = responses_frame(db, study_id)
+    strata = study_strata(db, study_id)
     rows = []
     for pooled in (False, True) if pool else (False,):
         for record in df.to_dict("records"):
@@ -143,11 +141,7 @@ def human_results(db: sqlite_utils.Database, study_id: int, pool: bool = True) -
                 "score": float(record["score"]),
                 "exact_match": int(record["exact_match"]),
                 "suite": record["suite"],
-                "language": record["language"],
-                "task": record["task"],
-                "task_id": int(record["task_id"]),
-                "depth": int(record["depth"]),
-                "width": int(record["width"]),
+                **{key: _plain(record[key]) for key in strata},
                 "annotator": record["annotator"],
                 "study": record["study"],
                 "gave_up": bool(record["gave_up"]),

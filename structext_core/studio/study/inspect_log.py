@@ -43,6 +43,7 @@ import sqlite_utils
 
 from structext_core import protocol
 from structext_core.studio.study.dashboard import item_scores, responses_frame
+from structext_core.studio.study.kinds import kind_of
 from structext_core.studio.study.store import StudyError, get_study
 
 #: The formats Inspect writes: its binary ``.eval`` and its ``.json``.
@@ -176,7 +177,7 @@ def build_log(db: sqlite_utils.Database, study_id: int):
         config=log.EvalConfig(epochs=len(people), epochs_reducer=["mean"]),
         metadata={"study": chosen.name, "study_id": chosen.id, "benchmark": benchmark,
                   "display_name": protocol.display_name(benchmark), "people": epoch_of,
-                  "score_note": protocol.option(protocol.get_module(benchmark), "STUDY").score_note,
+                  "score_note": kind_of(benchmark).score_note,
                   "written_by": "StrucText Studio",
                   "images": "embedded" if with_images else f"left out: more than {MAX_IMAGE_BYTES:,} bytes in all"})
     results = log.EvalResults(total_samples=n, completed_samples=n, scores=[log.EvalScore(

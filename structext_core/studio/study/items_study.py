@@ -20,6 +20,7 @@ import sqlite_utils
 from structext_core import protocol
 from structext_core.studio.errors import StudyError
 from structext_core.studio.study.draws import stratified_draw
+from structext_core.studio.study.kinds import scores_by_item, study_declaration
 from structext_core.studio.study.store import (
     DEFAULT_GOLD_PASS,
     _check_quality_setup,
@@ -35,15 +36,18 @@ def study_row(member, item) -> dict:
         raise StudyError(f"{member.DISPLAY_NAME} item {member.item_id(item)!r} shows an image, and the benchmark "
                          "serves no study image (STUDY_IMAGE): a study of items with images is made by the "
                          "benchmark's own study setup.")
-    answer = member.study_answer(item) if callable(getattr(member, "study_answer", None)) else item["answer"]
-    strata = {key: item[key] for key in member.STRATA}
+    answer = member.study_answer(item) if callable(getattr(member, "study_answer", None)) else item.get("answer", "")
+    strata = protocol.check_strata(member.NAME, {key: item[key] for key in member.STRATA})
     sample = {"id": member.item_id(item), "question": shown.text, "options": list(shown.choices),
               "answer": str(answer), "reference": "", "requirement": ""}
     if shown.image is not None:  # served by the member's STUDY_IMAGE, never sent as a path
         sample["image"] = shown.image
     keep = protocol.option(member, "study_keep")
-    if keep is not None:  # for its exports only: open_question reads the shown fields by name
-        sample["kept"] = dict(keep(item))
+    kept = {} if keep is None else dict(keep(item))  # for its exports: open_question reads the shown fields by name
+    if scores_by_item(member.NAME):  # scored by its score_answer on the whole item, on the server only
+        kept["item"] = dict(item)
+    if kept:
+        sample["kept"] = kept
     return {"sample_id": sample["id"], "strata": strata, "reference_chars": 0,
             "sample_json": json.dumps(sample, ensure_ascii=False)}
 
@@ -68,8 +72,8 @@ def create_items_study(
     """Create a study of ``benchmark`` over ``items`` (its data set ``source``); its id. Raises
     :class:`StudyError` saying what to change (nothing is written then)."""
     member = protocol.get_module(benchmark)
-    if protocol.option(member, "STUDY") is None:
-        raise StudyError(f"{member.DISPLAY_NAME} declares no studies (its member has no STUDY).")
+    if study_declaration(member) is None:
+        raise StudyError(f"{member.DISPLAY_NAME} declares no studies (its member has no STUDY and no load_items).")
     name, rule_text = validate_setup(db, name, rule_text, annotator_ids)
     practice_items, gold_items, gold_pass = _check_quality_setup(practice_items, gold_items, gold_pass, n_items)
     try:

@@ -26,7 +26,7 @@ from structext_core.studio import access, changes, seal
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.dashboard import responses_frame
 from structext_core.studio.study.scores import _score
-from structext_core.studio.study.store import PASS_THRESHOLD, StudyError, get_study, now, practice_items
+from structext_core.studio.study.store import PASS_THRESHOLD, StudyError, get_study, now, practice_items, seal_view
 
 #: What an annotator can report about a question, with the label the page shows.
 FLAG_KINDS = {
@@ -201,9 +201,8 @@ def practice_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
                (SELECT COUNT(*) FROM assignments p
                  WHERE p.study_id = r.study_id AND p.user_id = r.user_id
                    AND p.item_id IN ({practice_items("r.study_id")})),
-               json_extract(i.strata, '$.paper_id'), json_extract(i.strata, '$.question_id'),
-               json_extract(i.sample_json, '$.options'), s.benchmark,
-               json_extract(i.sample_json, '$.question'), a.id, s.suite
+               i.strata, json_extract(i.sample_json, '$.options'), s.benchmark,
+               json_extract(i.sample_json, '$.question'), a.id, s.suite, json_extract(i.sample_json, '$.kept.item')
         FROM responses r
         JOIN assignments a ON a.id = r.assignment_id
         JOIN study_items i ON i.id = r.item_id
@@ -215,12 +214,12 @@ def practice_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
     if row is None:
         return None
     (study_id, response_id, seq, response, gave_up, answer, rouge, exact, sample_id, reference, total,
-     paper_id, question_id, options, benchmark, question, assignment_id, suite) = row
+     strata, options, benchmark, question, assignment_id, suite, item) = row
     if rouge is None or exact is None:  # committed before answers were scored on commit
-        rouge, exact = _score(answer, response, bool(gave_up), benchmark)
-    withheld = seal.key_withheld(db, user_id, {"id": sample_id, "reference": reference, "paper_id": paper_id,
-                                               "question_id": question_id, "suite": suite, "question": question,
-                                               "options": json.loads(options) if options else []}, benchmark)
+        rouge, exact = _score(answer, response, bool(gave_up), benchmark, item)
+    withheld = seal.key_withheld(db, user_id, seal_view({"strata": strata, "sample_id": sample_id, "suite": suite,
+                                                         "reference": reference, "question": question,
+                                                         "options": options}), benchmark)
     return PracticeFeedback(study_id=study_id, response_id=response_id, seq=seq, total=total,
                             response=response or "", gave_up=bool(gave_up), answer="" if withheld else answer or "",
                             rouge_l=float(rouge), exact_match=int(exact), key_withheld=withheld,

@@ -7,18 +7,18 @@ from collections.abc import Sequence
 import sqlite_utils
 
 from structext_core.studio.storage import write_transaction
-from structext_core.studio.study.kinds import kind_of
+from structext_core.studio.study.kinds import score_one
 from structext_core.studio.study.store import PASS_THRESHOLD, now
 
 # ---------------------------------------------------------------- scoring
 
 
 def _score(answer: str | None, response: str | None, gave_up: bool,
-           benchmark: str | None = None) -> tuple[float, int]:
-    """The ``rouge_l`` and ``exact_match`` columns of one answer by its study's benchmark
-    (:mod:`structext_core.studio.study.kinds`): ROUGE-L and exact match of a free-text answer,
-    correctness 1 or 0 in both of a multiple-choice one. A give-up scores 0."""
-    return kind_of(benchmark).score(answer, response, gave_up)
+           benchmark: str | None = None, item: str | None = None) -> tuple[float, int]:
+    """The ``rouge_l`` (the score) and ``exact_match`` columns of one answer by its study's
+    benchmark (:func:`structext_core.studio.study.kinds.score_one`; ``item``: the kept item's JSON,
+    for a benchmark scored on the whole item). A give-up scores 0."""
+    return score_one(benchmark, answer, response, gave_up, item)
 
 
 def _score_rows(db: sqlite_utils.Database, response_ids: Sequence[int]) -> dict[int, tuple[float, int]]:
@@ -29,14 +29,15 @@ def _score_rows(db: sqlite_utils.Database, response_ids: Sequence[int]) -> dict[
         chunk = list(response_ids[chunk_start:chunk_start + 200])
         marks = ",".join("?" * len(chunk))
         rows = db.execute(
-            "SELECT r.id, r.response, r.gave_up, json_extract(i.sample_json, '$.answer'), s.benchmark"
+            "SELECT r.id, r.response, r.gave_up, json_extract(i.sample_json, '$.answer'), s.benchmark,"
+            " json_extract(i.sample_json, '$.kept.item')"
             " FROM responses r JOIN study_items i ON i.id = r.item_id JOIN studies s ON s.id = r.study_id"
             f" WHERE r.id IN ({marks})",
             chunk,
         ).fetchall()
         computed = []
-        for response_id, response, gave_up_flag, answer, benchmark in rows:
-            scores[response_id] = _score(answer, response, bool(gave_up_flag), benchmark)
+        for response_id, response, gave_up_flag, answer, benchmark, item in rows:
+            scores[response_id] = _score(answer, response, bool(gave_up_flag), benchmark, item)
             computed.append((*scores[response_id], response_id))
         stamp = now()
         with write_transaction(db):

@@ -406,3 +406,12 @@ def studies_for_annotator(db: sqlite_utils.Database, user_id: int) -> list[Annot
 def first_unfinished(studies: Sequence[AnnotatorStudy]) -> int:
     """Index of the first study the annotator has not finished (0 when all are finished)."""
     return next((index for index, item in enumerate(studies) if not item.finished), 0)
+
+
+def seal_view(row) -> dict:
+    """What the seal reads of a study item (:func:`structext_core.studio.seal.key_withheld`): its
+    strata, id, data set, reference, question and options, from a row with the columns
+    ``strata``, ``sample_id``, ``suite``, ``reference``, ``question`` and ``options`` (JSON)."""
+    return {**json.loads(row["strata"] or "{}"), "id": row["sample_id"], "reference": row["reference"],
+            "suite": row["suite"], "question": row["question"],
+            "options": json.loads(row["options"]) if row["options"] else []}

@@ -1,7 +1,6 @@
 """Submitting: an annotator's answer (or give-up) committed and scored in one transaction, the
 feedback on it where the study shows it, and an annotator's progress."""
 
-import json
 from dataclasses import dataclass
 
 import sqlite_utils
@@ -13,7 +12,7 @@ from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.answering import _open_assignment, _update_assignment
 from structext_core.studio.study.kinds import kind_of
 from structext_core.studio.study.scores import _score, _score_rows
-from structext_core.studio.study.store import MAX_RESPONSE_CHARS, PASS_THRESHOLD, StudyError, now
+from structext_core.studio.study.store import MAX_RESPONSE_CHARS, PASS_THRESHOLD, StudyError, now, seal_view
 
 
 @dataclass(frozen=True)
@@ -43,7 +42,7 @@ def submit_answer(
     :class:`StaleQuestionError` when the item was already answered (nothing is changed).
     """
     response = response or ""
-    benchmark, _answer, n_options = _item_of(db, user_id, assignment_id)
+    benchmark, _answer, n_options, _item = _item_of(db, user_id, assignment_id)
     refusal = kind_of(benchmark).refuse_response(response, n_options)
     if refusal:
         raise StudyError(refusal)
@@ -95,8 +94,8 @@ def _record(
 ) -> Submission:
     at = now() if at is None else at
     settings = settings or clock_settings()
-    benchmark, answer, _n_options = _item_of(db, user_id, assignment_id)
-    rouge, exact = _score(answer, response, gave_up, benchmark)
+    benchmark, answer, _n_options, item = _item_of(db, user_id, assignment_id)
+    rouge, exact = _score(answer, response, gave_up, benchmark, item)
     with write_transaction(db):
         row = _open_assignment(db, user_id, assignment_id)
         if clock.held_elsewhere(row, tab):
@@ -127,19 +126,21 @@ def _record(
     return Submission(response_id, assignment_id, final["active_seconds"], gave_up)
 
 
-def _item_of(db: sqlite_utils.Database, user_id: int, assignment_id: int) -> tuple[str, str, int]:
-    """The benchmark, the ground truth and the number of options (0: free text) of the user's
-    assignment (for checking and scoring on the server only)."""
+def _item_of(db: sqlite_utils.Database, user_id: int, assignment_id: int) -> tuple[str, str, int, str | None]:
+    """The benchmark, the ground truth, the number of options (0: free text) and the kept item (its
+    JSON, for a benchmark scored on the whole item) of the user's assignment (for checking and
+    scoring on the server only)."""
     found = db.execute(
         "SELECT s.benchmark, json_extract(i.sample_json, '$.answer'),"
-        " COALESCE(json_array_length(i.sample_json, '$.options'), 0) FROM assignments a"
+        " COALESCE(json_array_length(i.sample_json, '$.options'), 0), json_extract(i.sample_json, '$.kept.item')"
+        " FROM assignments a"
         " JOIN study_items i ON i.id = a.item_id JOIN studies s ON s.id = a.study_id"
         " WHERE a.id = ? AND a.user_id = ?",
         [assignment_id, user_id],
     ).fetchone()
     if found is None:
         raise StudyError("That question is not one of yours.")
-    return found[0], found[1] or "", int(found[2])
+    return found[0], found[1] or "", int(found[2]), found[3]
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,7 @@ def response_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
         db.query(
             "SELECT r.id, r.rouge_l, r.exact_match, s.show_correctness, s.suite, i.sample_id,"
             " COALESCE(json_array_length(i.sample_json, '$.options'), 0) AS n_options,"
-            " json_extract(i.strata, '$.paper_id') AS paper_id, json_extract(i.strata, '$.question_id') AS question_id,"
+            " i.strata,"
             " json_extract(i.sample_json, '$.reference') AS reference, s.benchmark,"
             " json_extract(i.sample_json, '$.question') AS question, json_extract(i.sample_json, '$.options') AS options"
             " FROM responses r"
@@ -179,11 +180,7 @@ def response_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
     if not rows or not rows[0]["show_correctness"]:
         return None
     row = rows[0]
-    if seal.key_withheld(db, user_id, {"id": row["sample_id"], "reference": row["reference"],
-                                       "paper_id": row["paper_id"], "question_id": row["question_id"],
-                                       "suite": row["suite"], "question": row["question"],
-                                       "options": json.loads(row["options"]) if row["options"] else []},
-                         row["benchmark"]):
+    if seal.key_withheld(db, user_id, seal_view(row), row["benchmark"]):
         return Feedback(correct=False, rouge_l=0.0, exact_match=0, withheld=True)
     rouge, exact = rows[0]["rouge_l"], rows[0]["exact_match"]
     if rouge is None or exact is None:  # committed before answers were scored on commit

@@ -194,7 +194,7 @@ def test_csv_and_jsonl_exports_agree_after_an_override(db, answered, admin):
     response_id = response_of(db, answered, "ann3")  # gave up: automatic 0
     study.override_score(db, response_id, 1.0, "answered on paper, entered as give-up", admin)
     rows = study.export_rows(db, answered)
-    csv_rows = list(csv.DictReader(io.StringIO(study.to_csv(rows, study.EXPORT_COLUMNS))))
+    csv_rows = list(csv.DictReader(io.StringIO(study.to_csv(rows, study.export_columns("structext-eval")))))
     jsonl_rows = [json.loads(line) for line in study.to_jsonl(rows).splitlines()]
     human = [r for r in (json.loads(line) for line in study.to_jsonl(study.human_results(db, answered)).splitlines())
              if r["model"].startswith("human:")]

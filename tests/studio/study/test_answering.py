@@ -20,8 +20,10 @@ def test_question_view_carries_no_answer_and_no_hint(db, started, samples):
     fields = set(vars(view))
     assert "answer" not in fields and "rule_hint" not in fields and "params" not in fields
     sample = next(s for s in samples if s["reference"] == view.reference)
-    assert (view.question, view.requirement, view.language) == (
-        sample["question"], sample["requirement"], sample["language"])
+    from structext_core.structext_eval.formats import DISPLAY_NAMES
+    assert (view.question, view.requirement, view.reference_label) == (
+        sample["question"], sample["requirement"], DISPLAY_NAMES[sample["language"]])
+    assert view.has_reference_panel
     assert (view.seq, view.total) == (1, 10)
 
 

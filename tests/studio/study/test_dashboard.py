@@ -167,7 +167,7 @@ def test_fast_answers_are_flagged_with_a_reason():
 def test_time_summary(db, samples, annotators):
     study_id = run_study(db, samples, annotators[:2], lambda u, i, a: a, n_items=6)
     df = study.responses_frame(db, study_id)
-    summary = study.time_summary(df)
+    summary = study.time_summary(df, study.kind_of("structext-eval").time_cells)
     per = summary["per_annotator"].set_index("annotator")
     assert per.loc["ann1", "n"] == 6
     assert per.loc["ann1", "median_s"] == 35.0  # times 10, 20, ..., 60

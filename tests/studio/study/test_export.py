@@ -17,7 +17,7 @@ def test_export_rows_csv_and_jsonl(db, samples, annotators):
     rows = study.export_rows(db, study_id)
     assert len(rows) == 12
     first = rows[0]
-    assert list(first) == study.EXPORT_COLUMNS
+    assert list(first) == study.export_columns("structext-eval")
     assert first["first_shown_at"].endswith("+00:00") and first["elapsed_seconds"] > 0
     parsed = list(csv.DictReader(io.StringIO(study.to_csv(rows))))
     assert len(parsed) == 12 and parsed[0]["sample_id"] == first["sample_id"]
@@ -54,7 +54,7 @@ def test_the_csv_export_writes_no_formula_and_the_jsonl_keeps_the_text(db, sampl
         study.submit_answer(db, user_id, view.assignment_id, typed.pop(0))
     for kinds in (study.COUNTED_KINDS, ("practice", "gold")):
         rows = study.export_rows(db, study_id, kinds=kinds)
-        text = study.to_csv(rows, study.EXPORT_COLUMNS)
+        text = study.to_csv(rows, study.export_columns("structext-eval"))
         parsed = list(csv.reader(io.StringIO(text, newline="")))
         assert len(parsed) == len(rows) + 1  # no cell broke a line
         cells = [cell for row in parsed for cell in row]

@@ -152,8 +152,8 @@ def test_the_labset_log_is_read_back_as_a_models_log(lab_answered, tmp_path):
     db, study_id, _ = lab_answered
     from inspect_ai.log import read_eval_log
 
+    from structext_core.evaluation.item_sets import read_inspect_log
     from structext_core.labset.dataset import load_set
-    from structext_core.labset.predictions import read_inspect_log
     path = study.write_inspect_log(db, study_id, tmp_path / "human.eval")
     items = {str(i["source_id"]): i for i in load_set(tmp_path / "set.jsonl")}
     for sample in read_eval_log(str(path)).samples:  # the key's letter, or every accepted short answer
@@ -161,7 +161,7 @@ def test_the_labset_log_is_read_back_as_a_models_log(lab_answered, tmp_path):
         assert sample.target == (item["target"][0] if item["choices"] else list(item["target"]))
         assert (sample.choices or []) == list(item["choices"]) and sample.input == item["question"]
     assert any(isinstance(s.target, list) and len(s.target) == 2 for s in read_eval_log(str(path)).samples)
-    rows = read_inspect_log(path, load_set(tmp_path / "set.jsonl"))
+    rows = read_inspect_log("labset", path, load_set(tmp_path / "set.jsonl"))
     frame = study.responses_frame(db, study_id)
     assert len(rows) == 18 and {r["model"] for r in rows} == {"human/lab pilot"}
     # read as a model's answers and scored again by the set's rule: the automatic scores, the give-ups 0

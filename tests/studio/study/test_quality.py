@@ -3,6 +3,7 @@ items (drawn apart, ordered, not counted, feedback only after answering), the go
 
 import pytest
 
+from structext_core.structext_eval import study_draws
 from structext_core.studio import access, accounts, changes, storage, study
 from tests.studio.study.support import count, make_study
 
@@ -136,18 +137,18 @@ def test_practice_and_gold_are_drawn_apart_from_the_study_items(db, samples, ann
 
 
 def test_gold_items_prefer_short_one_line_answers_that_a_guess_does_not_get(samples):
-    study_items = study.stratified_draw(samples, 10)
+    study_items = study.stratified_draw(samples, 10, stratum_of=study_draws.stratum)
     rest = [s for s in samples if s["id"] not in {d["id"] for d in study_items}]
-    gold = study.gold_draw(rest, 4, seed=0)
+    gold = study_draws.gold_draw(rest, 4, seed=0)
     assert len(gold) == 4 and not {g["id"] for g in gold} & {d["id"] for d in study_items}
     for item in gold:
         answer = item["answer"].strip()
-        assert len(answer) <= study.GOLD_SHORT_ANSWER_CHARS and "\n" not in answer
+        assert len(answer) <= study_draws.GOLD_SHORT_ANSWER_CHARS and "\n" not in answer
         assert answer.lower() not in {"true", "false", "yes", "no", "0", "1"}
     assert len({g["task_id"] for g in gold}) > 1  # spread over tasks, not the four shortest of one
     # Too few candidates left is a clear error, not a short draw.
     with pytest.raises(study.StudyError, match="Not enough samples left for 9 gold items"):
-        study.gold_draw(rest[:8], 9)
+        study_draws.gold_draw(rest[:8], 9)
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from structext_core.structext_eval import study as structext_study
+from structext_core.structext_eval import study_draws
 from structext_core.studio import study
 from tests.studio.study.support import count, make_study
 
@@ -15,9 +16,9 @@ from tests.studio.study.support import count, make_study
 
 
 def test_draw_is_deterministic_and_independent_of_input_order(samples):
-    first = study.stratified_draw(samples, 20, seed=3)
-    again = study.stratified_draw(list(reversed(samples)), 20, seed=3)
-    other = study.stratified_draw(samples, 20, seed=4)
+    first = study.stratified_draw(samples, 20, seed=3, stratum_of=study_draws.stratum)
+    again = study.stratified_draw(list(reversed(samples)), 20, seed=3, stratum_of=study_draws.stratum)
+    other = study.stratified_draw(samples, 20, seed=4, stratum_of=study_draws.stratum)
     assert [s["id"] for s in first] == [s["id"] for s in again]
     assert {s["id"] for s in first} != {s["id"] for s in other}
     assert len({s["id"] for s in first}) == 20
@@ -25,30 +26,30 @@ def test_draw_is_deterministic_and_independent_of_input_order(samples):
 
 @pytest.mark.parametrize("n", [1, 7, 24, 25, 47, 48])
 def test_draw_is_proportional_per_stratum(samples, n):
-    drawn = study.stratified_draw(samples, n, seed=0)
+    drawn = study.stratified_draw(samples, n, seed=0, stratum_of=study_draws.stratum)
     assert len(drawn) == n
-    sizes = Counter(study.stratum(s) for s in samples)
-    got = Counter(study.stratum(s) for s in drawn)
+    sizes = Counter(study_draws.stratum(s) for s in samples)
+    got = Counter(study_draws.stratum(s) for s in drawn)
     for key, size in sizes.items():
         share = n * size / len(samples)
         assert math.floor(share) <= got[key] <= math.ceil(share)
 
 
 def test_draw_covers_every_stratum_when_n_allows(samples):
-    strata = {study.stratum(s) for s in samples}
-    drawn = study.stratified_draw(samples, len(strata), seed=0)
-    assert {study.stratum(s) for s in drawn} == strata
+    strata = {study_draws.stratum(s) for s in samples}
+    drawn = study.stratified_draw(samples, len(strata), seed=0, stratum_of=study_draws.stratum)
+    assert {study_draws.stratum(s) for s in drawn} == strata
 
 
 @pytest.mark.parametrize("n, message", [(0, "between 1 and 48"), (49, "between 1 and 48"), (-3, "between 1")])
 def test_draw_refuses_impossible_counts(samples, n, message):
     with pytest.raises(study.StudyError, match=message):
-        study.stratified_draw(samples, n)
+        study.stratified_draw(samples, n, stratum_of=study_draws.stratum)
 
 
 def test_draw_from_empty_suite_is_an_error():
     with pytest.raises(study.StudyError, match="no samples"):
-        study.stratified_draw([], 1)
+        study.stratified_draw([], 1, stratum_of=study_draws.stratum)
 
 
 def test_create_study_copies_samples_and_shuffles_per_annotator(db, samples, annotators, admin):
@@ -150,7 +151,7 @@ def test_available_suites_lists_built_ins_then_stored_files(tmp_path):
 
 def test_draw_refuses_a_suite_with_repeated_ids(samples):
     with pytest.raises(study.StudyError, match="used more than once"):
-        study.stratified_draw([*samples, samples[0]], 5)
+        study.stratified_draw([*samples, samples[0]], 5, stratum_of=study_draws.stratum)
 
 
 @pytest.mark.parametrize("field, option, limit_name", [

@@ -1,0 +1,183 @@
+"""Where any benchmark's item files and its models' answers are kept, and how those answers are read
+and scored: the shared place every member gets by default (:mod:`structext_core.protocol`).
+
+**Item files**: ``<data dir>/<DATA_FOLDER>/`` (``DATA_FOLDER`` of the member, by default
+``benchmarks/<name>``), each file one data set, read by the member's ``load_items`` (files ending in
+one of its ``ITEM_SUFFIXES``, by default ``.jsonl``).
+
+**Models' answers**: ``<item folder>/predictions/<item file name>/``, each file one or more models'
+answers to that data set: JSON lines ``{"id", "model", "answer"}`` (:func:`read_predictions`; the id
+one the member knows the item by, :func:`item_names`) or an Inspect AI log, ``.eval`` or ``.json``
+(:func:`read_inspect_log`). Each answer is scored by the member's ``score_answer``; one row an answer,
+with the item's strata. Every line or sample at fault is named, and nothing of the file is kept then.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from structext_core import protocol, settings
+from structext_core.evaluation.matching import Problem, ResultsImportError
+from structext_core.text import limits
+
+#: At most this many prediction lines a file, and this many characters an answer.
+MAX_PREDICTIONS = 200_000
+MAX_ANSWER_CHARS = 20_000
+#: The most prediction files read for one data set, and the files read as predictions, by suffix.
+MAX_PREDICTION_FILES = 50
+PREDICTION_SUFFIXES = (".jsonl", ".eval", ".json")
+#: The most item files listed for a benchmark.
+MAX_ITEM_FILES = 500
+
+
+def data_dir(name: str) -> Path:
+    """The folder of the benchmark ``name``'s item files (see the module notes)."""
+    folder = protocol.option(protocol.get_module(name), "DATA_FOLDER") or f"benchmarks/{name}"
+    return settings.suites_dir() / folder
+
+
+def item_files(name: str) -> list[str]:
+    """The benchmark's item files, by name (at most :data:`MAX_ITEM_FILES`)."""
+    folder = data_dir(name)
+    if not folder.is_dir():
+        return []
+    suffixes = tuple(protocol.option(protocol.get_module(name), "ITEM_SUFFIXES"))
+    return sorted(p.name for p in folder.iterdir() if p.suffix.lower() in suffixes and p.is_file())[:MAX_ITEM_FILES]
+
+
+def load(name: str, file_name: str) -> list:
+    """The items of the benchmark's file ``file_name`` (one of :func:`item_files`), through its
+    ``load_items``: a ``ValueError`` naming the file, line and field when it cannot be read."""
+    if file_name not in item_files(name):
+        raise ValueError(f"{file_name!r} is no item file of {protocol.display_name(name)} in {data_dir(name)}")
+    loader = protocol.option(protocol.get_module(name), "load_items")
+    if loader is None:
+        raise ValueError(f"{protocol.display_name(name)} reads no item files (its member has no load_items)")
+    try:
+        return list(loader(data_dir(name) / file_name))
+    except OSError as error:
+        raise ValueError(f"{file_name}: cannot be read ({error.strerror or error})") from None
+
+
+def predictions_dir(name: str, file_name: str) -> Path:
+    """Where the models' answers to the benchmark's item file ``file_name`` are kept."""
+    return data_dir(name) / "predictions" / file_name
+
+
+def prediction_files(name: str, file_name: str) -> tuple[list[Path], list[str]]:
+    """(the prediction files kept for ``file_name``, by name; the problems of the listing)."""
+    where = predictions_dir(name, file_name)
+    found = sorted(p for p in where.iterdir() if p.suffix.lower() in PREDICTION_SUFFIXES and p.is_file()) \
+        if where.is_dir() else []
+    if len(found) > MAX_PREDICTION_FILES:
+        return found[:MAX_PREDICTION_FILES], [f"{where}: more than {MAX_PREDICTION_FILES} files; the first "
+                                              f"{MAX_PREDICTION_FILES} by name are read"]
+    return found, []
+
+
+def files_signature(name: str, file_name: str) -> tuple:
+    """What changes when the item file or its models' files change (a cache key): names, sizes, times."""
+    files = [data_dir(name) / file_name, *prediction_files(name, file_name)[0]]
+    return tuple((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files if p.is_file())
+
+
+def item_names(member, item: Mapping) -> tuple[str, ...]:
+    """The ids a file of answers may name ``item`` by: the member's ``item_names(item)`` when it
+    declares one (a set's own id beside our content id, say), else its ``item_id``."""
+    names = protocol.option(member, "item_names")
+    return tuple(str(n) for n in (names(item) if names is not None else (member.item_id(item),)))
+
+
+def _index(member, items) -> dict[str, Mapping]:
+    by_name: dict[str, Mapping] = {}
+    for item in items:
+        for each in item_names(member, item):
+            by_name.setdefault(each, item)
+    return by_name
+
+
+def _row(member, model: str, item: Mapping, score: float, **more) -> dict:
+    strata = {key: item[key] for key in member.STRATA}
+    return {"model": model, "id": member.item_id(item), **strata, "score": float(score), **more}
+
+
+def read_predictions(name: str, path, items) -> list[dict]:
+    """One row a line of the JSON-lines file ``path``: ``{model, id, <strata>, score}``, in the
+    file's order (``id``: the item's id; ``score`` by the member's ``score_answer``). An item answered
+    twice by one model is refused; a :class:`ResultsImportError` names every line at fault."""
+    member, path = protocol.get_module(name), Path(path)
+    by_name = _index(member, items)
+    problems: list[Problem] = []
+    rows, seen = [], {}
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for number, line in limits.read_record_lines(handle):
+                if line is None:
+                    problems.append(Problem(number, limits.record_too_long()))
+                    continue
+                if not line.strip():
+                    continue
+                if len(rows) >= MAX_PREDICTIONS:
+                    problems.append(Problem(number, f"more than {MAX_PREDICTIONS} predictions"))
+                    break
+                try:
+                    record = limits.loads_json(line, f"line {number}")
+                except (json.JSONDecodeError, limits.LimitError) as exc:
+                    problems.append(Problem(number, f"not a JSON line ({exc})"))
+                    continue
+                if not isinstance(record, dict):
+                    problems.append(Problem(number, "a prediction is a JSON object"))
+                    continue
+                bad = [f for f in ("id", "model", "answer") if not isinstance(record.get(f), (str, int))
+                       or isinstance(record.get(f), bool)]
+                if bad:
+                    problems.append(Problem(number, f"field {bad[0]!r}: missing, or not a text"))
+                    continue
+                answer, model, key = str(record["answer"]), str(record["model"]), str(record["id"])
+                if len(answer) > MAX_ANSWER_CHARS or not model.strip() or len(model) > 200:
+                    problems.append(Problem(number, f"field 'answer' longer than {MAX_ANSWER_CHARS} characters, "
+                                                    "or field 'model' empty or longer than 200"))
+                    continue
+                item = by_name.get(key)
+                if item is None:
+                    problems.append(Problem(number, f"field 'id': {key[:80]!r} is no item of the set"))
+                    continue
+                own = member.item_id(item)
+                if (model, own) in seen:
+                    problems.append(Problem(number, f"{model!r} answered {key[:80]!r} already (line "
+                                                    f"{seen[model, own]})"))
+                    continue
+                seen[model, own] = number
+                rows.append(_row(member, model, item, member.score_answer(item, answer)))
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(0, f"not UTF-8 text ({exc.reason} at byte {exc.start})"))
+    except OSError as exc:
+        problems.append(Problem(0, f"cannot be read ({exc.strerror})"))
+    if problems:
+        raise ResultsImportError(path.name, problems)
+    return rows
+
+
+def read_inspect_log(name: str, path, items) -> list[dict]:
+    """A model's answers in an Inspect AI log (``.eval`` or ``.json``), read with the shared reader
+    (:func:`structext_core.evaluation.harness.inspect_log_entries`, its checks and bounds), matched
+    to the items by the sample's id (:func:`item_names`) and scored by the member's
+    ``score_answer``: one row ``{model, id, <strata>, epoch, score}`` a sample and epoch. A failed
+    sample scores 0. Every sample that is no item of the set is named; nothing is kept then."""
+    from structext_core.evaluation.harness import inspect_log_entries
+    member, path = protocol.get_module(name), Path(path)
+    by_name = _index(member, items)
+    problems: list[Problem] = []
+    rows = []
+    for entry in inspect_log_entries(path):
+        item = by_name.get(str(entry["id"]))
+        if item is None:
+            problems.append(Problem(0, f"{entry['where']}: sample id {str(entry['id'])[:80]!r} is no item of the set"))
+            continue
+        score = 0.0 if entry["failed"] else member.score_answer(item, entry["response"] or "")
+        rows.append(_row(member, entry["model"], item, score, epoch=entry["epoch"]))
+    if problems:
+        raise ResultsImportError(path.name, problems)
+    return rows

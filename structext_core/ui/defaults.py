@@ -1,0 +1,151 @@
+"""The views every benchmark gets without writing them (:mod:`structext_core.protocol`'s defaults for
+``STUDY_SETUP_VIEW``, ``RESULTS_VIEW`` and ``EXPLORE_VIEW``), for a member that reads its items from
+files (``load_items``) kept in its shared place (:mod:`structext_core.evaluation.item_sets`):
+
+- :func:`study_setup`: the lead's form that opens a study over one of its item files;
+- :func:`results_view`: people beside models on one item file, broken down by one or two strata;
+- :func:`explore_view`: an item file's items as a table (with keys only for those who may see them).
+
+A benchmark declares its own view only to do more; every widget key here carries the benchmark's name.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from structext_core import protocol, ui
+from structext_core.evaluation import item_sets
+from structext_core.studio import access, study
+from structext_core.text import safe_text
+from structext_core.text.words import plural
+from structext_core.ui.study_setup import quality_inputs
+from structext_core.views import benchmark_results, charts, people_vs_models
+
+PERCENT = {c: st.column_config.NumberColumn(c, format="%.1f") for c in ("mean", "ci_low", "ci_high")}
+
+
+def _key(name: str, what: str) -> str:
+    return f"default_{name}_{what}"
+
+
+def study_setup(db, user: dict, annotators: list[dict], *, benchmark: str) -> None:
+    """The lead's form: a study's name, one of the benchmark's item files, how many questions (drawn
+    in proportion to its strata), a seed, annotators, the rule, practice and gold."""
+    folder, files = item_sets.data_dir(benchmark), item_sets.item_files(benchmark)
+    if not files:
+        st.info(safe_text.markdown_text(f"No item file yet: put the benchmark's item files in {folder}."))
+        return
+    with st.form(_key(benchmark, "setup")):
+        name = st.text_input("Study name", placeholder="e.g. pilot-1")
+        left, middle, right = st.columns(3)
+        file_name = left.selectbox("Item file", files, help=safe_text.markdown_text(f"The files in {folder}."))
+        n_items = middle.number_input("Number of questions", min_value=1, value=min(40, 500), step=10,
+                                      help="Drawn in proportion to the benchmark's strata.")
+        seed = right.number_input("Seed of the draw", min_value=0, value=0, step=1)
+        chosen = st.multiselect("Annotators", annotators, format_func=lambda u: u["username"])
+        rule_text = st.text_area("Rule shown before the first question", value="Answer on your own, without help.",
+                                 height=80)
+        show_correctness = st.checkbox("Tell annotators after each answer whether it was correct", value=False)
+        quality = quality_inputs()
+        submitted = st.form_submit_button("Create study", type="primary")
+    if not submitted:
+        return
+    try:
+        items = item_sets.load(benchmark, file_name)
+        study_id = study.create_items_study(
+            db, benchmark=benchmark, name=name, source=file_name, items=items, n_items=int(n_items), seed=int(seed),
+            annotator_ids=[u["id"] for u in chosen], rule_text=rule_text, show_correctness=show_correctness,
+            created_by=user["id"], **quality)
+    except ValueError as error:
+        st.error(safe_text.markdown_text(f"The item file was not read, and no study was created. {str(error)[:2000]}"))
+        return
+    except study.StudyError as error:
+        st.error(f"The study was not created. {error}")
+        return
+    ui.flash("success", f"Study {name.strip()!r} created for {plural(len(chosen), 'annotator')}.")
+    st.session_state["sa_study_id"] = study_id
+    st.rerun()
+
+
+@st.cache_resource(max_entries=8, show_spinner="Reading the item file and the models' answers…")
+def _scored(benchmark: str, file_name: str, signature: tuple):
+    items = item_sets.load(benchmark, file_name)
+    return items, benchmark_results.model_rows(benchmark, file_name, items)
+
+
+def results_view(db, user, *, benchmark: str) -> None:
+    """People beside the models' answers kept with an item file, on the same items, with intervals."""
+    display = protocol.display_name(benchmark)
+    st.subheader(f"{display}: people beside models")
+    if not access.can(access.role_of(user), "answers", access.public_mode(db)):
+        st.caption("These results are shown to researchers and admins.")
+        return
+    visible = access.results_studies(db, user)
+    files = benchmark_results.files_with_studies(db, benchmark, visible)
+    if not files:
+        st.info(f"No study of {display} has answers yet (or none you may see).")
+        return
+    file_name = st.selectbox("Item file", files, key=_key(benchmark, "file"))
+    people = benchmark_results.people_rows(db, benchmark, file_name, visible)
+    if people.empty:
+        st.info("No counted answers of people on this file yet: they show here once people answer.")
+        return
+    where = item_sets.predictions_dir(benchmark, file_name)
+    try:
+        _, models = _scored(benchmark, file_name, item_sets.files_signature(benchmark, file_name))
+    except (ValueError, OSError) as error:
+        st.warning(safe_text.markdown_text(f"{file_name} cannot be read now, so no model's answers are shown "
+                                           f"beside the people: {str(error)[:1000]}"))
+        models = benchmark_results.Models(people.iloc[:0])
+    for problem in models.problems:
+        st.warning(safe_text.markdown_text(f"Left out: {problem}"))
+    if models.rows.empty:
+        st.caption(safe_text.markdown_text(f"No models' answers kept for this file: put JSON-lines predictions "
+                                           f"({{id, model, answer}}) or Inspect AI logs (.eval) in {where}."))
+    else:
+        st.caption(safe_text.markdown_text(f"Models' answers from {', '.join(models.files)}."))
+    frame = benchmark_results.combined(people, models.rows)
+    choices = benchmark_results.breakdowns(benchmark)
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    breakdown = left.segmented_control("Break down by", list(choices), default="Overall",
+                                       key=_key(benchmark, "by")) or "Overall"
+    each = right.toggle("Each person apart", key=_key(benchmark, "each"))
+    table = benchmark_results.beside(frame, choices[breakdown], each_person=each)
+    scope = people_vs_models.ItemScope(people_vs_models.POOL, people_vs_models.answered_items(frame))
+    st.caption(safe_text.markdown_text(scope.sentence(frame)) + " Accuracy in percent with a 95% bootstrap "
+               "interval; n: answers (people) or items (models; a model's epochs on an item averaged).")
+    label = breakdown.lower() if breakdown != "Overall" else "overall"
+    st.dataframe(table.rename(columns={"group_of": label}), hide_index=True, key=_key(benchmark, "table"),
+                 column_config=PERCENT)
+    chart = charts.interval_bars_chart(table, "group_of", "model", f"People beside models: {label}",
+                                       "accuracy (%)", label)
+    st.altair_chart(chart, width="content", key=_key(benchmark, "chart"))  # its own width: the legend stays in view
+
+
+def explore_view(db, user, *, benchmark: str) -> None:
+    """One item file's items as a table: id, strata, question and options; the key too for those who
+    may see it (:func:`structext_core.studio.access.visible_datasets`)."""
+    member = protocol.get_module(benchmark)
+    files = item_sets.item_files(benchmark)
+    if not files:
+        st.info(f"{member.DISPLAY_NAME} has no item file yet.")
+        return
+    file_name = st.selectbox("Item file", files, key=_key(benchmark, "explore_file"))
+    try:
+        items = item_sets.load(benchmark, file_name)
+    except ValueError as error:
+        st.error(safe_text.markdown_text(f"{file_name} cannot be read: {str(error)[:2000]}"))
+        return
+    with_keys = bool(access.visible_datasets(db, user, benchmark, [file_name]))
+    answer = protocol.option(member, "study_answer") or (lambda item: item.get("answer", ""))
+    rows = []
+    for item in items:
+        shown = member.show_question(item)
+        row = {"id": member.item_id(item), **{key: item[key] for key in member.STRATA}, "question": shown.text,
+               "options": " | ".join(shown.choices)}
+        if with_keys:
+            row["key"] = str(answer(item))
+        rows.append(row)
+    st.caption(f"{plural(len(items), 'item')} in {file_name}." + ("" if with_keys else
+               " Keys are not shown: open work still seals this file, or your role does not see keys."))
+    st.dataframe(rows, hide_index=True, key=_key(benchmark, "explore_table"))

@@ -1,0 +1,119 @@
+"""People beside models on one item file of any benchmark, as the default Results section shows them
+(:mod:`structext_core.ui.defaults`): the people's counted answers of the studies over that file and
+the models' answers kept beside it (:mod:`structext_core.evaluation.item_sets`), on the same items,
+with intervals, broken down by the benchmark's strata (one or two at a time), through the shared
+:func:`structext_core.views.people_vs_models.people_vs_models_frame`.
+
+**People**: one row per counted answer (study items, not practice or gold) of the unarchived studies
+of the file that the viewer may see (``visible``: :func:`structext_core.studio.access.results_studies`),
+as model ``human:<annotator>``, scored by the final score (a lead's override in force counts, a
+give-up 0). Each answer counts once, whichever study it was given in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from structext_core import protocol
+from structext_core.evaluation import item_sets
+from structext_core.evaluation.matching import ResultsImportError
+from structext_core.views import people_vs_models
+
+
+def columns(name: str) -> list[str]:
+    """The columns of the rows of :func:`people_rows` and :func:`model_rows`: model, sample_id, the
+    benchmark's strata, value (percent)."""
+    return ["model", "sample_id", *protocol.get_module(name).STRATA, "value"]
+
+
+def files_with_studies(db, name: str, visible) -> list[str]:
+    """The item files of the benchmark's unarchived studies named in ``visible``, newest study first."""
+    from structext_core.studio import study
+    allowed, files = set(visible), []
+    for each in study.list_studies(db, include_archived=False):
+        if each.benchmark == name and each.name in allowed and each.suite not in files:
+            files.append(each.suite)
+    return files
+
+
+@dataclass
+class Models:
+    """The models' rows (:func:`columns`, ``value`` in percent) and the files left out with why."""
+
+    rows: pd.DataFrame
+    files: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def model_rows(name: str, file_name: str, items) -> Models:
+    """The models' answers kept beside the item file, scored by the benchmark's rule; a model's
+    epochs on one item averaged, so each model answers an item once."""
+    strata = list(protocol.get_module(name).STRATA)
+    found, problems = item_sets.prediction_files(name, file_name)
+    out = Models(pd.DataFrame(columns=columns(name)), problems=list(problems))
+    frames = []
+    for path in found:
+        read = item_sets.read_predictions if path.suffix.lower() == ".jsonl" else item_sets.read_inspect_log
+        try:
+            rows = read(name, path, items)
+        except (ResultsImportError, ValueError, OSError) as error:
+            out.problems.append(f"{path.name}: {str(error)[:1000]}")
+            continue
+        if rows:
+            frame = pd.DataFrame(rows).groupby(["model", "id", *strata], as_index=False)["score"].mean()
+            frames.append(frame.rename(columns={"id": "sample_id"}).assign(value=lambda f: 100 * f["score"]))
+            out.files.append(path.name)
+    if frames:
+        out.rows = pd.concat(frames, ignore_index=True)[columns(name)]
+    return out
+
+
+def people_rows(db, name: str, file_name: str, visible) -> pd.DataFrame:
+    """The people's counted answers on the item file (:func:`columns`, model ``human:<annotator>``,
+    value in percent) of the unarchived studies named in ``visible``."""
+    from structext_core.studio import study
+    strata = list(protocol.get_module(name).STRATA)
+    allowed, frames = set(visible), []
+    for each in study.list_studies(db, include_archived=False):
+        if each.benchmark == name and each.suite == file_name and each.name in allowed:
+            frame = study.responses_frame(db, each.id)
+            if len(frame):
+                frames.append(pd.DataFrame({"model": "human:" + frame["annotator"].astype(str),
+                                            "sample_id": frame["sample_id"].astype(str),
+                                            **{key: frame[key] for key in strata}, "value": 100 * frame["score"]}))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns(name))
+
+
+def combined(people: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
+    """People's and models' rows in one frame (what :func:`beside` reads)."""
+    parts = [frame for frame in (people, models) if len(frame)]
+    return pd.concat(parts, ignore_index=True) if parts else people.iloc[:0]
+
+
+def breakdowns(name: str) -> dict[str, list[str]]:
+    """How Results may break the benchmark down: label -> columns (overall, each stratum, and each
+    pair of strata in the declared order)."""
+    strata = list(protocol.get_module(name).STRATA)
+    out: dict[str, list[str]] = {"Overall": []}
+    out.update({protocol.stratum_label(key): [key] for key in strata})
+    for i, first in enumerate(strata):
+        for second in strata[i + 1:]:
+            out[f"{protocol.stratum_label(first)} x {second.replace('_', ' ')}"] = [first, second]
+    return out
+
+
+def beside(frame: pd.DataFrame, by: list[str] = (), each_person: bool = False, n_boot: int = 1000) -> pd.DataFrame:
+    """People (pooled as ``human``, or each person) and each model on the items people answered,
+    per group of the columns ``by``: ``model``, ``group`` (people or model), ``group_of`` (the
+    group's value, ``all`` overall), ``mean`` (percent), ``n`` (answers), ``ci_low``, ``ci_high``
+    (95% bootstrap), ``items`` (the shared items)."""
+    by = list(by)
+    shown = people_vs_models.people_as(frame, "each" if each_person else "pool")
+    keyed = shown.assign(task=shown[by].astype(str).agg(" · ".join, axis=1) if by else "all")
+    items = people_vs_models.answered_items(keyed)
+    cells = people_vs_models.people_vs_models_frame(keyed, n_boot=n_boot, items=items)
+    cells = cells.rename(columns={"task": "group_of"})
+    people_first = cells.assign(_p=cells["group"] != "people").sort_values(["_p", "model", "group_of"])
+    return people_first[["model", "group", "group_of", "mean", "n", "ci_low", "ci_high", "items"]].reset_index(drop=True)
