@@ -314,7 +314,9 @@ def register(subparsers) -> None:
                                                        "(default %(default)s)")
     d.add_argument("--max-retries", type=int, default=5, help="retries per figure (default %(default)s)")
     d.add_argument("--backoff", type=seconds_or_zero, default=1.0, help="first retry delay in seconds, doubled each time")
-    d.add_argument("--timeout", type=seconds, default=600.0, help="seconds to wait for one figure")
+    d.add_argument("--timeout", type=seconds, default=600.0,
+                   help="the whole request's deadline for one figure, in seconds (connecting, sending, reading the "
+                        "whole reply), not a wait between two bytes (default %(default)s)")
     d.add_argument("--api-key-env", default="OPENAI_API_KEY",
                    help="environment variable holding the API key (default %(default)s)")
     d.set_defaults(func=cmd_draw)
@@ -327,7 +329,9 @@ def register(subparsers) -> None:
     r.add_argument("--concurrency", type=int, default=4, help="requests in flight at most (default %(default)s)")
     r.add_argument("--max-retries", type=int, default=5, help="retries per request (default %(default)s)")
     r.add_argument("--backoff", type=seconds_or_zero, default=1.0, help="first retry delay in seconds, doubled each time")
-    r.add_argument("--timeout", type=seconds, default=300.0, help="seconds to wait for one answer")
+    r.add_argument("--timeout", type=seconds, default=300.0,
+                   help="the whole request's deadline for one answer, in seconds (connecting, sending, reading the "
+                        "whole reply), not a wait between two bytes (default %(default)s)")
     r.add_argument("--temperature", type=float, default=0.0)
     r.add_argument("--max-tokens", type=int, help="cap on the answer length in tokens")
     r.add_argument("--api-key-env", default="OPENAI_API_KEY",

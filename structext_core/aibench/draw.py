@@ -9,7 +9,9 @@ system of its own, so ``aibench run`` and ``score`` put it in Table 3.
   ``size`` (at least the paper's floor, 1024 x 1024, on each side) and ``response_format``
   ``b64_json``; the image is ``data[0].b64_json``. Retried with backoff on timeouts, 429 and 5xx
   (StrucText's :class:`~structext_core.evaluation.runner.RetryPolicy`); a reply is read up to
-  :data:`MAX_REPLY_BYTES`, never more.
+  :data:`MAX_REPLY_BYTES`, never more, and the timeout is the whole request's deadline, reply
+  included. A redirect to another origin is refused (the API key goes to the endpoint only): the
+  shared client, :mod:`structext_core.evaluation.http_client`.
 - **Every image is checked** as the import checks one (:func:`structext_core.aibench.images.check_image`,
   in a worker process): one PNG, JPEG or WebP frame, no decompression bomb, decoding to the size
   its header declares, re-encoded as a plain PNG. An image with fewer pixels than the floor is

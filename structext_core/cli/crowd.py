@@ -31,11 +31,11 @@ import string
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 from structext_core.cli.main import UsageError
 from structext_core.cli.progress import ProgressLine
+from structext_core.evaluation import http_client
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / "server.py"  # the app as the README serves it: app.py and the clock's heartbeat route
@@ -138,11 +138,12 @@ def _spawn(command: list[str], log: Path) -> subprocess.Popen:
 
 
 def _healthy(url: str) -> bool:
+    """Whether the app at ``url`` says it is healthy within 2 s (the whole request, reply included)."""
     try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-            return response.read().strip() == b"ok"
-    except OSError:
+        _, reply = http_client.fetch(f"{url}/_stcore/health", timeout=2, max_bytes=64)
+    except http_client.EndpointError:
         return False
+    return reply.strip() == b"ok"
 
 
 def _tail(log: Path, lines: int = 15) -> str:

@@ -11,7 +11,11 @@ APIs: it POSTs ``{base_url}/chat/completions`` with one user message per prompt.
   samples already answered there (same model and setting) are skipped on the next run; a
   line cut short by a crash is dropped;
 * the API key is read from an environment variable (``OPENAI_API_KEY`` unless told
-  otherwise) and sent only as a bearer token, never written anywhere.
+  otherwise) and sent only as a bearer token, never written anywhere, and only to the
+  endpoint's origin: a redirect to another origin is refused, not followed;
+* ``timeout`` is each request's whole deadline (connecting, sending, and reading the whole
+  reply), not a wait between two bytes: an endpoint that drips its reply cannot hold a request
+  longer (the shared client, :mod:`structext_core.evaluation.http_client`).
 
 Output lines follow the results contract: ``sample_id, model, prompt`` (the setting name),
 ``response``, plus ``demonstrations``, ``finish_reason``, ``usage``, ``latency_s`` and
@@ -24,20 +28,17 @@ import json
 import os
 import queue
 import random
-import socket
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from structext_core import settings
+from structext_core.evaluation.http_client import RETRYABLE_STATUS, EndpointError, fetch  # noqa: F401 (the runner's too)
 
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
-RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
 
 #: The most of one reply's text that is kept (a longer one is cut here and marked :data:`CUT_MARK`):
@@ -55,15 +56,6 @@ def cap_reply(text: str) -> str:
     return text[:MAX_REPLY_CHARS] + CUT_MARK.format(chars=len(text), kept=MAX_REPLY_CHARS)
 
 
-class EndpointError(Exception):
-    """A request that failed; ``retryable`` says whether trying again may help."""
-
-    def __init__(self, message: str, retryable: bool, retry_after: float | None = None):
-        super().__init__(message)
-        self.retryable = retryable
-        self.retry_after = retry_after
-
-
 class RunStopped(EndpointError):
     """The run was stopped while this request waited to be retried."""
 
@@ -77,7 +69,8 @@ class ResumeFileError(ValueError):
 
 @dataclass(frozen=True)
 class EndpointConfig:
-    """Where and how to ask. ``api_key`` None sends no Authorization header."""
+    """Where and how to ask. ``api_key`` None sends no Authorization header. ``timeout`` (seconds)
+    is the whole deadline of one request, the reply read to its end included (each retry has its own)."""
 
     base_url: str
     model: str
@@ -122,15 +115,6 @@ def api_key_from_env(name: str = DEFAULT_API_KEY_ENV) -> str | None:
     return settings.raw(name) or None
 
 
-def _retry_after_seconds(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        return None  # an HTTP date: fall back to our own backoff
-
-
 def write_whole(path: Path, data: bytes) -> None:
     """``data`` into ``path`` whole or not at all: written to a temporary file beside it, then renamed."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -145,30 +129,19 @@ def write_whole(path: Path, data: bytes) -> None:
 
 
 def post_json(config: EndpointConfig, path: str, body: dict, max_bytes: int) -> tuple[str, bytes]:
-    """POST ``body`` as JSON to the endpoint's ``path`` once: (the URL, the reply's bytes, read up to
-    ``max_bytes``). Raises :class:`EndpointError` (with ``retryable``, and the server's Retry-After)
-    on an HTTP error, an unreachable server, or a longer reply (not read)."""
+    """POST ``body`` as JSON to the endpoint's ``path`` once: (the URL that answered, the reply's bytes,
+    read up to ``max_bytes``), through the shared client
+    (:func:`structext_core.evaluation.http_client.fetch`). ``config.timeout`` is the whole request's
+    deadline, reply included; a redirect is followed only on the endpoint's own origin, so the API key
+    never goes anywhere else. Raises :class:`EndpointError` (with ``retryable``, and the server's
+    Retry-After) on an HTTP error, an unreachable server, a passed deadline, a redirect to another
+    origin, or a longer reply (not read)."""
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if config.api_key:
         headers["Authorization"] = f"Bearer {config.api_key}"
     url = config.base_url.rstrip("/") + path
-    request = urllib.request.Request(url, data=json.dumps(body).encode("utf-8"), headers=headers, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=config.timeout) as response:
-            payload = response.read(max_bytes + 1)
-    except urllib.error.HTTPError as exc:
-        detail = exc.read(500).decode("utf-8", "replace").strip()
-        raise EndpointError(
-            f"HTTP {exc.code} from {url}" + (f": {detail}" if detail else ""),
-            retryable=exc.code in RETRYABLE_STATUS or exc.code >= 500,
-            retry_after=_retry_after_seconds(exc.headers.get("Retry-After") if exc.headers else None),
-        ) from None
-    except (urllib.error.URLError, TimeoutError, socket.timeout, ConnectionError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise EndpointError(f"cannot reach {url}: {reason}", retryable=True) from None
-    if len(payload) > max_bytes:
-        raise EndpointError(f"the answer from {url} is over {max_bytes:,} bytes: not read", retryable=False)
-    return url, payload
+    return fetch(url, data=json.dumps(body).encode("utf-8"), headers=headers, method="POST",
+                 timeout=config.timeout, max_bytes=max_bytes)
 
 
 def chat_completion(config: EndpointConfig, prompt: str | list[dict]) -> Completion:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -72,15 +72,37 @@ def write_folder(root: Path, papers=None, systems=("Sys A",)) -> Path:
 
 class JsonEndpoint:
     """A server on 127.0.0.1 in a thread: every POST's JSON body goes to ``answer(path, body)``, which
-    returns (status, the reply's JSON value); ``url`` ends in ``/v1``. :meth:`close` stops it."""
+    returns (status, the reply's JSON value) or (status, the reply's JSON value, more headers) (a reply
+    that is an iterator of bytes is sent chunk by chunk as it yields them, after those headers); ``url``
+    ends in ``/v1``. ``connections`` counts every connection made to it, request or not; ``headers``
+    holds each POST's headers. :meth:`close` stops it."""
 
-    def __init__(self, answer: Callable[[str, dict], tuple[int, object]]):
+    def __init__(self, answer: Callable[[str, dict], tuple]):
+        self.connections = 0
+        self.headers: list[dict] = []
+        endpoint = self
+
         class Handler(BaseHTTPRequestHandler):
+            def setup(self):
+                endpoint.connections += 1
+                super().setup()
+
             def do_POST(self):  # noqa: N802 (http.server's naming)
+                endpoint.headers.append(dict(self.headers))
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                status, reply = answer(self.path, body)
-                data = json.dumps(reply).encode()
+                status, reply, *more = answer(self.path, body)
                 self.send_response(status)
+                for name, value in (more[0] if more else {}).items():
+                    self.send_header(name, value)
+                if isinstance(reply, Iterator):  # bytes sent as they come (a slow server), headers given
+                    self.end_headers()
+                    try:
+                        for chunk in reply:
+                            self.wfile.write(chunk)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass  # the client gave up
+                    return
+                data = json.dumps(reply).encode()
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()

@@ -200,3 +200,73 @@ def test_the_app_sees_a_system_drawn_while_it_runs(stored):
     os.utime(stored / "images.jsonl", ns=(time.time_ns(), time.time_ns() + 10**9))
     assert ("Drawn later", added["paper_id"]) in pairwise._image_records(str(stored))
     assert ("Drawn later", added["paper_id"]) not in before
+
+
+# ------------------------------------------------------------------ the image endpoint's HTTP client
+
+KEY = "sk-draw-never-elsewhere"
+
+
+def png_b64() -> str:
+    out = io.BytesIO()
+    Image.new("RGB", (1024, 1024), (10, 120, 200)).save(out, "PNG")
+    return base64.b64encode(out.getvalue()).decode()
+
+
+@pytest.fixture
+def endpoints():
+    """``make(answer)``: a :class:`JsonEndpoint` closed after the test (its slow replies stop then too)."""
+    made, closing = [], threading.Event()
+
+    def make(answer):
+        made.append(JsonEndpoint(answer))
+        return made[-1]
+
+    make.closing = closing
+    yield make
+    closing.set()
+    for endpoint in made:
+        endpoint.close()
+
+
+def test_draw_refuses_a_redirect_to_another_origin_and_sends_nothing_there(stored, endpoints, capsys, monkeypatch):
+    elsewhere = endpoints(lambda path, body: (200, {"data": [{"b64_json": png_b64()}]}))
+    endpoint = endpoints(lambda path, body: (302, {}, {"Location": elsewhere.url + "/images/generations"}))
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    started = time.monotonic()
+    assert cli_main(draw_args(stored, endpoint.url)) == 1
+    assert time.monotonic() - started < 3
+    err = capsys.readouterr().err
+    assert elsewhere.connections == 0 and elsewhere.headers == []  # nothing, so no key, reached the other origin
+    assert len(endpoint.headers) == 5 and all(h["Authorization"] == f"Bearer {KEY}" for h in endpoint.headers)
+    said = (f"the endpoint {endpoint.url}/images/generations redirected (HTTP 302) to another origin "
+            f"{elsewhere.url.removesuffix('/v1')}: the request was not sent there")
+    log = [json.loads(line) for line in (stored / aibench_draw.LOG).read_text().splitlines()]
+    assert [(row["outcome"], row["reason"]) for row in log] == [("request failed", said)] * 5  # each asked once
+    assert said in err and KEY not in err and KEY not in (stored / aibench_draw.LOG).read_text()
+    assert not any(s == MODEL for s, _ in dataset.load_dataset(stored).images)  # nothing stored
+
+
+def test_draw_follows_a_redirect_on_the_same_origin(endpoints):
+    image = png_b64()
+    endpoint = endpoints(lambda path, body: (307, {}, {"Location": "/v1/moved/images/generations"})
+                         if path == "/v1/images/generations" else (200, {"data": [{"b64_json": image}]}))
+    config = aibench_draw.runner.EndpointConfig(endpoint.url, MODEL, api_key=KEY, timeout=5)
+    assert aibench_draw.request_image(config, "a figure", (1024, 1024)) == base64.b64decode(image)
+    assert len(endpoint.headers) == 2 and all(h["Authorization"] == f"Bearer {KEY}" for h in endpoint.headers)
+
+
+def test_draw_stops_a_dripping_image_endpoint_at_the_whole_request_deadline(endpoints):
+    def drip():
+        while not endpoints.closing.wait(0.2):
+            yield b" "
+
+    endpoint = endpoints(lambda path, body: (200, drip(), {"Content-Length": "1000000"}))
+    config = aibench_draw.runner.EndpointConfig(endpoint.url, MODEL, api_key=KEY, timeout=1.0)
+    started = time.monotonic()
+    with pytest.raises(aibench_draw.runner.EndpointError) as caught:
+        aibench_draw.request_image(config, "a figure", (1024, 1024))
+    assert time.monotonic() - started < 3
+    assert caught.value.retryable
+    assert str(caught.value) == (f"no complete answer from {endpoint.url}/images/generations: the whole request "
+                                 "took longer than 1 s")

@@ -35,7 +35,10 @@ def reply_for(prompt: str) -> str:
 
 class FakeEndpoint:
     """A chat-completions server on 127.0.0.1. ``behaviour(prompt, attempt)`` returns
-    ``(status, body, headers, delay_seconds)``; the default answers at once."""
+    ``(status, body, headers, delay_seconds)``; the default answers at once. A body that is an
+    iterable of bytes is sent chunk by chunk as it yields them (a slow server; with status None,
+    the chunks are the whole reply, status line and headers included). ``connections`` counts
+    every connection made to it, request or not."""
 
     def __init__(self, behaviour=None):
         self.behaviour = behaviour or (lambda prompt, attempt: (200, None, {}, 0.0))
@@ -43,10 +46,17 @@ class FakeEndpoint:
         self.attempts: Counter = Counter()
         self.in_flight = 0
         self.max_in_flight = 0
+        self.connections = 0
+        self.closing = threading.Event()
         self.lock = threading.Lock()
         endpoint = self
 
         class Handler(BaseHTTPRequestHandler):
+            def setup(self):
+                with endpoint.lock:
+                    endpoint.connections += 1
+                super().setup()
+
             def do_POST(self):  # noqa: N802 (http.server's naming)
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length))
@@ -61,6 +71,15 @@ class FakeEndpoint:
                 try:
                     status, payload, headers, delay = endpoint.behaviour(prompt, attempt)
                     time.sleep(delay)
+                    if payload is not None and not isinstance(payload, str):  # sent as it comes
+                        if status is not None:
+                            self.send_response(status)
+                            for name, value in headers.items():
+                                self.send_header(name, value)
+                            self.end_headers()
+                        for chunk in payload:
+                            self.wfile.write(chunk)
+                        return
                     if payload is None:
                         payload = json.dumps({
                             "choices": [{"message": {"role": "assistant", "content": reply_for(prompt)},
@@ -97,6 +116,7 @@ class FakeEndpoint:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
     def close(self):
+        self.closing.set()  # a slow reply's chunks stop
         self.server.shutdown()
         self.server.server_close()
 
@@ -246,6 +266,128 @@ def test_a_slow_endpoint_times_out_and_is_retried(tmp_path, endpoint_factory):
     assert summary.answered == 4
     assert all(r["attempts"] == 2 for r in read_lines(out))
     assert time.monotonic() - started < 1.0  # nobody waited for the slow first answers
+
+
+
+# ---------------------------------------------------------------- redirects and the whole request's deadline
+
+KEY = "sk-never-elsewhere"
+
+
+def origin_of(url: str) -> str:
+    return url.rsplit("/v1", 1)[0]
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_a_redirect_to_another_origin_is_refused_and_nothing_is_sent_there(endpoint_factory, status):
+    elsewhere = endpoint_factory()  # another port: another origin
+    endpoint = endpoint_factory(lambda p, a: (status, "", {"Location": elsewhere.url + "/chat/completions"}, 0.0))
+    config = EndpointConfig(endpoint.url, "m", api_key=KEY, timeout=5)
+    started = time.monotonic()
+    with pytest.raises(EndpointError) as caught:
+        runner.ask_with_retries(config, "hello", FAST, random.Random(0))
+    assert time.monotonic() - started < 3
+    assert caught.value.retryable is False
+    assert str(caught.value) == (f"the endpoint {endpoint.url}/chat/completions redirected (HTTP {status}) to "
+                                 f"another origin {origin_of(elsewhere.url)}: the request was not sent there")
+    assert KEY not in str(caught.value)
+    assert elsewhere.connections == 0 and elsewhere.requests == []  # no request, so no Authorization, reached it
+    assert endpoint.attempts["hello"] == 1  # asked once: not retried
+    assert endpoint.requests[0]["headers"]["Authorization"] == f"Bearer {KEY}"
+
+
+@pytest.mark.parametrize("where", ["https://127.0.0.1:{port}/v1/chat/completions",  # another scheme
+                                   "http://localhost:{port}/v1/chat/completions",  # another host
+                                   "//127.0.0.1:1/v1/chat/completions"])  # another port, scheme-relative
+def test_the_same_host_by_another_scheme_name_or_port_is_another_origin(endpoint_factory, where):
+    endpoint = endpoint_factory()
+    port = endpoint.url.split(":")[2].split("/")[0]
+    endpoint.behaviour = lambda p, a: (302, "", {"Location": where.format(port=port)}, 0.0)
+    with pytest.raises(EndpointError, match="redirected .* to another origin .*: the request was not sent there") \
+            as caught:
+        chat_completion(EndpointConfig(endpoint.url, "m", api_key=KEY, timeout=5), "x")
+    assert not caught.value.retryable and KEY not in str(caught.value)
+    assert endpoint.connections == 1
+
+
+@pytest.mark.parametrize("status, location", [(307, "/v1/moved/chat/completions"),  # relative
+                                              (302, "{url}/moved/chat/completions"),  # absolute
+                                              (308, "../moved/chat/completions")])  # relative to the path
+def test_a_redirect_on_the_same_origin_is_followed(endpoint_factory, status, location):
+    endpoint = endpoint_factory()
+    endpoint.behaviour = lambda p, a: ((status, "", {"Location": location.format(url=endpoint.url)}, 0.0) if a == 1
+                                       else (200, None, {}, 0.0))
+    completion = chat_completion(EndpointConfig(endpoint.url, "m", api_key=KEY, timeout=5), "hello")
+    assert completion.text == reply_for("hello")
+    assert [r["path"] for r in endpoint.requests] == ["/v1/chat/completions", "/v1/moved/chat/completions"]
+    assert [r["body"] for r in endpoint.requests] == [endpoint.requests[0]["body"]] * 2  # the same POST, again
+    assert all(r["headers"]["Authorization"] == f"Bearer {KEY}" for r in endpoint.requests)
+
+
+def test_redirects_on_the_same_origin_are_followed_five_times_at_most(endpoint_factory):
+    endpoint = endpoint_factory(lambda p, a: (307, "", {"Location": f"/v1/hop{a}/chat/completions"}, 0.0))
+    with pytest.raises(EndpointError) as caught:
+        chat_completion(EndpointConfig(endpoint.url, "m", api_key=KEY, timeout=5), "x")
+    assert not caught.value.retryable
+    assert str(caught.value) == (f"the endpoint {endpoint.url}/chat/completions redirected more than 5 times "
+                                 f"(last to {origin_of(endpoint.url)}/v1/hop6/chat/completions): not followed further")
+    assert len(endpoint.requests) == 6
+
+
+def test_an_error_after_a_redirect_names_where_it_came_from(endpoint_factory):
+    endpoint = endpoint_factory(lambda p, a: (307, "", {"Location": "/v1/moved/chat/completions"}, 0.0) if a == 1
+                                else (404, '{"error": "no such model"}', {}, 0.0))
+    with pytest.raises(EndpointError) as caught:
+        chat_completion(EndpointConfig(endpoint.url, "m", timeout=5), "x")
+    assert str(caught.value) == (f"HTTP 404 from {endpoint.url}/moved/chat/completions (redirected from "
+                                 f'{endpoint.url}/chat/completions): {{"error": "no such model"}}')
+
+
+def drip_body(endpoint: FakeEndpoint):
+    """A 200 whose headers promise 100,000 bytes, then one byte every 0.2 s until the client leaves."""
+    def chunks():
+        while not endpoint.closing.wait(0.2):
+            yield b" "
+    return 200, chunks(), {"Content-Type": "application/json", "Content-Length": "100000"}, 0.0
+
+
+def drip_headers(endpoint: FakeEndpoint):
+    """A status line, then a header one byte every 0.2 s (the headers never end)."""
+    def chunks():
+        yield b"HTTP/1.1 200 OK\r\nX-Slow: "
+        while not endpoint.closing.wait(0.2):
+            yield b"a"
+    return None, chunks(), {}, 0.0
+
+
+@pytest.mark.parametrize("drip", [drip_body, drip_headers])
+def test_a_dripping_endpoint_is_cut_at_the_whole_request_deadline(endpoint_factory, drip):
+    endpoint = endpoint_factory()
+    endpoint.behaviour = lambda p, a: drip(endpoint)
+    started = time.monotonic()
+    with pytest.raises(EndpointError) as caught:
+        chat_completion(EndpointConfig(endpoint.url, "m", api_key=KEY, timeout=1.0), "x")
+    elapsed = time.monotonic() - started
+    assert 0.9 < elapsed < 3
+    assert caught.value.retryable  # as every timeout: asked again
+    assert str(caught.value) == (f"no complete answer from {endpoint.url}/chat/completions: the whole request "
+                                 "took longer than 1 s")
+    assert KEY not in str(caught.value)
+
+
+def test_a_slow_but_steady_reply_within_the_deadline_is_read_whole(endpoint_factory):
+    answer = json.dumps({"choices": [{"message": {"content": "x" * 300}, "finish_reason": "stop"}]}).encode()
+    pieces = [answer[i:i + 40] for i in range(0, len(answer), 40)]
+
+    def steady(prompt, attempt):
+        def chunks():
+            for piece in pieces:
+                time.sleep(0.02)
+                yield piece
+        return 200, chunks(), {"Content-Length": str(len(answer))}, 0.0
+
+    completion = chat_completion(EndpointConfig(endpoint_factory(steady).url, "m", timeout=2.0), "x")
+    assert completion.text == "x" * 300
 
 
 def test_resume_after_an_interruption(tmp_path, endpoint_factory):

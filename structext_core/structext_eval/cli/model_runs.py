@@ -388,7 +388,9 @@ def register(subparsers) -> None:
     run.add_argument("--concurrency", type=int, default=4, help="requests in flight at most (default %(default)s)")
     run.add_argument("--max-retries", type=int, default=5, help="retries per prompt (default %(default)s)")
     run.add_argument("--backoff", type=seconds_or_zero, default=1.0, help="first retry delay in seconds, doubled each time")
-    run.add_argument("--timeout", type=seconds, default=300.0, help="seconds to wait for one answer")
+    run.add_argument("--timeout", type=seconds, default=300.0,
+                     help="the whole request's deadline for one answer, in seconds (connecting, sending, reading the "
+                          "whole reply), not a wait between two bytes (default %(default)s)")
     run.add_argument("--temperature", type=float, default=0.0)
     run.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS,
                      help="cap on the answer length in tokens, sent as max_tokens (default %(default)s: room for "
