@@ -61,6 +61,69 @@ def load(name: str, file_name: str) -> list:
         raise ValueError(f"{file_name}: cannot be read ({error.strerror or error})") from None
 
 
+#: The most items one item file holds, and the largest such file (bytes).
+MAX_ITEMS = 100_000
+MAX_ITEM_FILE_BYTES = 50 * 1024 * 1024
+
+
+def read_jsonl(path, fields: Mapping[str, type | tuple[type, ...]]) -> list[dict]:
+    """The items of a JSON-lines file, one object a line, each with every field of ``fields``
+    (name -> type or types; ``int`` admits no ``bool``, ``float`` admits an ``int``), read within
+    bounds (file size, line length, JSON depth and size, :mod:`structext_core.text.limits`). A
+    ``ValueError`` names every line and field at fault (the first 20), and no item is returned then.
+    The bounded reader a benchmark's ``load_items`` may use as it is."""
+    path = Path(path)
+    problems: list[str] = []
+    items: list[dict] = []
+    try:
+        if path.stat().st_size > MAX_ITEM_FILE_BYTES:
+            raise ValueError(f"{path.name}: {path.stat().st_size:,} bytes; an item file has at most "
+                             f"{MAX_ITEM_FILE_BYTES:,}")
+        with path.open(encoding="utf-8") as handle:
+            for number, line in limits.read_record_lines(handle):
+                where = f"{path.name}:{number}"
+                if line is None:
+                    problems.append(f"{where}: {limits.record_too_long()}")
+                elif line.strip():
+                    try:
+                        record = limits.loads_json(line, f"line {number}")
+                    except (json.JSONDecodeError, limits.LimitError) as error:
+                        problems.append(f"{where}: not a JSON line ({error})")
+                        continue
+                    problem = _field_problem(record, fields)
+                    if problem:
+                        problems.append(f"{where}: {problem}")
+                    elif len(items) >= MAX_ITEMS:
+                        problems.append(f"{where}: more than {MAX_ITEMS:,} items")
+                        break
+                    else:
+                        items.append(record)
+    except UnicodeDecodeError as error:
+        problems.append(f"{path.name}: not UTF-8 text ({error.reason} at byte {error.start})")
+    if problems:
+        more = f" (and {len(problems) - 20} more)" if len(problems) > 20 else ""
+        raise ValueError("; ".join(problems[:20]) + more)
+    if not items:
+        raise ValueError(f"{path.name}: no item in the file")
+    return items
+
+
+def _field_problem(record, fields: Mapping[str, type | tuple[type, ...]]) -> str | None:
+    if not isinstance(record, dict):
+        return "an item is a JSON object"
+    for field, kinds in fields.items():
+        kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+        if float in kinds:
+            kinds = (*kinds, int)
+        value = record.get(field)
+        if field not in record or not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            names = " or ".join({str: "a text", int: "an integer", float: "a number", list: "a list",
+                                 bool: "true or false", dict: "an object"}.get(k, k.__name__) for k in kinds if k is not int
+                                 or float not in kinds)
+            return f"field {field!r}: missing, or not {names}"
+    return None
+
+
 def predictions_dir(name: str, file_name: str) -> Path:
     """Where the models' answers to the benchmark's item file ``file_name`` are kept."""
     return data_dir(name) / "predictions" / file_name

@@ -10,6 +10,7 @@ questions are scored by their one clear letter, short answers by the set's decla
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from structext_core.labset import dataset, scoring
 from structext_core.protocol import LoggedItem, Place, ShownQuestion, StudyKind
@@ -29,6 +30,8 @@ ITEM_FIELDS = ("id", "source_id", "question", "choices", "target", "format", "im
 AXES = ("format", "stratum")
 #: A study item's strata: its format (``choice`` or ``short``) and its stratum (a metadata field's value, "" for none).
 STRATA = {"format": str, "stratum": str}
+#: Twelve questions of general knowledge (eight multiple choice, four short answers) in Inspect's form.
+SAMPLE_ITEMS = str(Path(__file__).resolve().parents[1] / "data" / "labset-sample.jsonl")
 #: Its sets live in ``<data dir>/labsets`` (``labset import`` puts them there), in any of its file kinds;
 #: Results and Explore are the default views over them (:mod:`structext_core.ui.defaults`).
 DATA_FOLDER = "labsets"
@@ -54,6 +57,11 @@ def item_id(item: Mapping) -> str:
 def item_names(item: Mapping) -> tuple[str, str]:
     """The ids a file of models' answers may name an item by: the set's own id, or its content id."""
     return item["source_id"], item["id"]
+
+
+def right_reply(item: Mapping) -> str:
+    """A reply its rule scores right: the key's letter, or the first accepted short answer."""
+    return item["target"][0]
 
 
 def load_items(path) -> list[dict]:

@@ -44,6 +44,10 @@ declaration and branches on no benchmark's name, as it branches on no format's n
   models' answers (JSON lines ``{id, model, answer}`` or Inspect logs) in
   ``<that folder>/predictions/<item file name>/``. ``item_names(item) -> tuple[str, ...]``: the ids
   those files may name an item by (default: its ``item_id``).
+- ``SAMPLE_ITEMS``: the path of a small item file shipped with the package (a demo for a lab, and
+  what the members' shared tests, ``tests/protocol/test_members.py``, run every member with it
+  through); ``right_reply(item) -> str``: a reply its rule scores right (default: the option letter
+  that ``score_answer`` scores 1, or the item's ``answer``).
 - ``RESULTS_VIEW``, ``EXPLORE_VIEW``, ``HOME_VIEW``: ``"module:function"`` of its own view on
   Results, Explore and its section of Home (called with ``(db, user)`` by the page); None: the
   default view of :mod:`structext_core.ui.defaults` for a member with ``load_items`` (Results,
@@ -268,7 +272,7 @@ OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "CLI_DESCRIPTIO
                                "SEAL": None, "HOME_VIEW": None, "PAGES": None, "PUBLIC_DATA": "",
                                "sealed_datasets": None, "study_keep": None, "log_item": None,
                                "INSPECT_SCORER": None, "DATA_FOLDER": None, "ITEM_SUFFIXES": (".jsonl",),
-                               "item_names": None}
+                               "item_names": None, "SAMPLE_ITEMS": None, "right_reply": None}
 #: The views a member that reads its items from files (``load_items``) gets when it declares none
 #: (:mod:`structext_core.ui.defaults`, called with the benchmark's name as ``benchmark=``).
 DEFAULT_VIEWS = {"STUDY_SETUP_VIEW": "structext_core.ui.defaults:study_setup",

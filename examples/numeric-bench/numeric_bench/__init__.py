@@ -1,0 +1,1 @@
+"""Numeric word problems: an example benchmark registered from outside the workbench's repository."""

@@ -1,0 +1,163 @@
+"""The members' shared tests: every registered benchmark that ships sample items (its ``SAMPLE_ITEMS``)
+goes through the same journey, whatever it is and wherever it is installed from (the built-in lab's
+own set, and the example package ``examples/numeric-bench`` that CI installs from outside the source
+tree): its items read and scored by its own rule, command-line scoring, a study opened from the
+lead's page, an annotator on the question page, adjudication, the dashboard, the export, Results
+with people beside models, Explore and the people's Inspect log.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from structext_core import protocol
+from structext_core.evaluation.choices import LETTERS
+
+WITH_SAMPLES = [name for name, member in protocol.members().items() if protocol.option(member, "SAMPLE_ITEMS")]
+
+
+def right_reply(member, item) -> str:
+    """A reply the member's rule scores right: its ``right_reply``, else the option letter that
+    ``score_answer`` scores 1, else the item's ``answer``."""
+    declared = protocol.option(member, "right_reply")
+    if declared is not None:
+        return declared(item)
+    choices = member.show_question(item).choices
+    for letter in LETTERS[:len(choices)]:
+        if member.score_answer(item, letter) == 1.0:
+            return letter
+    return str(item["answer"])
+
+
+@pytest.fixture(params=WITH_SAMPLES)
+def member(request):
+    return protocol.get_module(request.param)
+
+
+@pytest.fixture
+def items(member):
+    return list(member.load_items(member.SAMPLE_ITEMS))
+
+
+def test_the_member_is_consistent_and_its_own_replies_score_right(member, items):
+    protocol.check_member(member.NAME, member)
+    ids = [member.item_id(item) for item in items]
+    assert items and len(set(ids)) == len(ids)
+    for item in items:
+        protocol.check_strata(member.NAME, {key: item[key] for key in member.STRATA})
+        shown = member.show_question(item)
+        assert shown.text.strip() and len(shown.choices) <= len(LETTERS)
+        assert member.score_answer(item, right_reply(member, item)) == 1.0
+        assert member.score_answer(item, "") == 0.0
+
+
+def test_the_command_line_scores_replies_by_its_rule(member, items, tmp_path, capsys):
+    from structext_core.cli.main import main
+    replies = [{"id": member.item_id(item), "model": "m", "reply": right_reply(member, item) if n % 2 else ""}
+               for n, item in enumerate(items)]
+    (tmp_path / "replies.jsonl").write_text("".join(json.dumps(r) + "\n" for r in replies))
+    assert main(["items", "score", str(tmp_path / "replies.jsonl"), "--benchmark", member.NAME,
+                 "--items", member.SAMPLE_ITEMS]) == 0
+    right = sum(1 for n in range(len(items)) if n % 2)
+    assert f"m\t{len(items)}\t{right / len(items):.3f}" in capsys.readouterr().out
+
+
+@pytest.fixture
+def world(member, tmp_path, monkeypatch):
+    """A database with a lead and two annotators, and the member's sample items (with a model's
+    answers beside them: right on every other item) in its shared item place."""
+    from structext_core.evaluation import item_sets
+    from structext_core.studio import accounts, storage
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "db.sqlite"))
+    monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
+    db = storage.open_db(tmp_path / "db.sqlite")
+    people = {name: accounts.create_user(db, name, "password1", role)
+              for name, role in (("lead", "admin"), ("ann1", "annotator"), ("ann2", "annotator"))}
+    folder = item_sets.data_dir(member.NAME)
+    folder.mkdir(parents=True)
+    file_name = "sample" + Path(member.SAMPLE_ITEMS).suffix
+    shutil.copyfile(member.SAMPLE_ITEMS, folder / file_name)
+    items = item_sets.load(member.NAME, file_name)
+    kept = item_sets.predictions_dir(member.NAME, file_name)
+    kept.mkdir(parents=True)
+    (kept / "half.jsonl").write_text("".join(
+        json.dumps({"id": member.item_id(item), "model": "half-right",
+                    "answer": right_reply(member, item) if n % 2 == 0 else "no idea"}) + "\n"
+        for n, item in enumerate(items)))
+    return db, people, file_name, items
+
+
+def test_a_study_goes_from_the_leads_form_to_results_and_the_inspect_log(member, world, tmp_path):
+    from structext_core.studio import study
+    from tests.pages.test_page_access import run_page
+    db, people, file_name, items = world
+    n_items = min(6, len(items))
+    # the lead opens the study on Study admin (the member's own form, or the default one)
+    at = run_page("study_admin", people["lead"], sa_benchmark=member.NAME)
+    next(t for t in at.text_input if t.label == "Study name").input("pilot")
+    next(n for n in at.number_input if n.label == "Number of questions").set_value(n_items)
+    annotators = next(m for m in at.multiselect if m.label == "Annotators")
+    annotators.select(annotators.options[0]).select(annotators.options[1])
+    next(b for b in at.button if b.label == "Create study").click().run()
+    assert not at.exception and not at.error
+    (created,) = study.list_studies(db)
+    assert (created.name, created.benchmark, created.suite) == ("pilot", member.NAME, file_name)
+    by_id = {member.item_id(item): item for item in items}
+    drawn = {row[0]: by_id[row[1]] for row in db.execute(
+        "SELECT id, sample_id FROM study_items WHERE study_id = ?", [created.id])}
+    # ann1: the first question on the question page, the rest through the services the page calls
+    ann1, ann2 = people["ann1"]["id"], people["ann2"]["id"]
+    at = run_page("human_baseline", people["ann1"])
+    next(b for b in at.button if b.label.startswith("I have read the rule")).click().run()
+    assert not at.exception and f"Question **1** of {n_items}" in at.get("progress")[0].proto.text
+    first = db.execute("SELECT item_id FROM assignments WHERE user_id = ? ORDER BY seq LIMIT 1", [ann1]).fetchone()[0]
+    reply = right_reply(member, drawn[first])
+    if member.show_question(drawn[first]).choices:
+        next(b for b in at.button if b.label.startswith(f"**{reply}**")).click().run()
+        next(b for b in at.button if b.label.startswith("Submit")).click().run()
+    else:
+        next(t for t in at.text_area if t.label == "Your answer").input(reply)
+        next(b for b in at.button if b.label.startswith("Submit")).click().run()
+    assert not at.exception and not at.error
+    assert db.execute("SELECT COUNT(*) FROM responses WHERE user_id = ?", [ann1]).fetchone()[0] == 1
+    study.accept_rule(db, created.id, ann2)
+    for user, wrong_every in ((ann1, 3), (ann2, 2)):
+        rows = db.execute("SELECT a.id, a.item_id FROM assignments a LEFT JOIN responses r ON r.assignment_id = a.id"
+                          " WHERE a.user_id = ? AND r.id IS NULL ORDER BY a.seq", [user]).fetchall()
+        for n, (assignment, item_id) in enumerate(rows):
+            study.open_question(db, created.id, user)
+            if n % wrong_every == 1:
+                study.give_up(db, user, assignment)
+            else:
+                study.submit_answer(db, user, assignment, right_reply(member, drawn[item_id]))
+    # the dashboard's frame: one row an answer, the member's strata as columns, scored by its rule
+    frame = study.responses_frame(db, created.id)
+    assert len(frame) == 2 * n_items and set(member.STRATA) <= set(frame.columns)
+    assert (frame["score"] == (~frame["gave_up"]).astype(float)).all()
+    # the export: the shared columns around its item columns
+    rows = study.export_rows(db, created.id)
+    assert len(rows) == 2 * n_items and list(rows[0]) == study.export_columns(member.NAME)
+    # the pages of the lead: adjudication, the dashboard, Results, Explore
+    for page, state in (("adjudication", {}), ("study_admin", {}), ("results", {"rs_benchmark": member.NAME}),
+                        ("explore", {"explore_benchmark": member.NAME})):
+        at = run_page(page, people["lead"], **state)
+        assert not at.exception, page
+    at = run_page("results", people["lead"], rs_benchmark=member.NAME)
+    table = next(d.value for d in at.dataframe if "overall" in d.value.columns)
+    assert set(table["model"]) == {"human", "half-right"}
+    assert table.set_index("model").loc["human", "n"] == 2 * n_items
+    assert table.set_index("model").loc["human", "mean"] == pytest.approx(100 * frame["score"].mean())
+    # the people's Inspect log, read back by Inspect: the dashboard's per-item scores
+    if importlib.util.find_spec("inspect_ai") is None:
+        pytest.skip("inspect-ai is not installed")
+    from inspect_ai.log import read_eval_log
+    path = study.write_inspect_log(db, created.id, tmp_path / "people.eval")
+    log = read_eval_log(str(path))
+    assert len(log.samples) == 2 * n_items
+    per_item = study.item_scores(frame).set_index("sample_id")["score"]
+    assert log.results.scores[0].metrics["mean"].value == pytest.approx(per_item.mean())
