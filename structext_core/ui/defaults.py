@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from structext_core import protocol, ui
+from structext_core import protocol
 from structext_core.evaluation import item_sets
 from structext_core.studio import access, study
 from structext_core.text import safe_text
 from structext_core.text.words import plural
-from structext_core.ui.study_setup import quality_inputs
+from structext_core.ui.study_setup import created, people_and_rule
 from structext_core.views import benchmark_results, charts, people_vs_models
 
 PERCENT = {c: st.column_config.NumberColumn(c, format="%.1f") for c in ("mean", "ci_low", "ci_high")}
@@ -42,11 +42,7 @@ def study_setup(db, user: dict, annotators: list[dict], *, benchmark: str) -> No
         n_items = middle.number_input("Number of questions", min_value=1, value=min(40, 500), step=10,
                                       help="Drawn in proportion to the benchmark's strata.")
         seed = right.number_input("Seed of the draw", min_value=0, value=0, step=1)
-        chosen = st.multiselect("Annotators", annotators, format_func=lambda u: u["username"])
-        rule_text = st.text_area("Rule shown before the first question", value="Answer on your own, without help.",
-                                 height=80)
-        show_correctness = st.checkbox("Tell annotators after each answer whether it was correct", value=False)
-        quality = quality_inputs()
+        setup = people_and_rule(annotators)
         submitted = st.form_submit_button("Create study", type="primary")
     if not submitted:
         return
@@ -54,17 +50,14 @@ def study_setup(db, user: dict, annotators: list[dict], *, benchmark: str) -> No
         items = item_sets.load(benchmark, file_name)
         study_id = study.create_items_study(
             db, benchmark=benchmark, name=name, source=file_name, items=items, n_items=int(n_items), seed=int(seed),
-            annotator_ids=[u["id"] for u in chosen], rule_text=rule_text, show_correctness=show_correctness,
-            created_by=user["id"], **quality)
+            created_by=user["id"], **setup)
     except ValueError as error:
         st.error(safe_text.markdown_text(f"The item file was not read, and no study was created. {str(error)[:2000]}"))
         return
     except study.StudyError as error:
         st.error(f"The study was not created. {error}")
         return
-    ui.flash("success", f"Study {name.strip()!r} created for {plural(len(chosen), 'annotator')}.")
-    st.session_state["sa_study_id"] = study_id
-    st.rerun()
+    created(study_id, name, len(setup["annotator_ids"]))
 
 
 @st.cache_resource(max_entries=8, show_spinner="Reading the item file and the models' answers…")

@@ -23,3 +23,25 @@ def quality_inputs(gold_help: str = "Items with short, clear answers mixed in at
         "Gold pass mark (%)", min_value=0, max_value=100, value=round(100 * study.DEFAULT_GOLD_PASS), step=5,
         help="An annotator whose share of gold items passed is below this is flagged on the dashboard.")
     return {"practice_items": int(practice), "gold_items": int(gold), "gold_pass": gold_pass / 100}
+
+
+def people_and_rule(annotators: list[dict]) -> dict:
+    """The inputs every study form ends with (inside the form): the annotators, the rule shown before
+    the first question, correctness after each answer, practice and gold. Keyword arguments of
+    ``create_items_study`` but for ``created_by``."""
+    chosen = st.multiselect("Annotators", annotators, format_func=lambda u: u["username"])
+    rule_text = st.text_area("Rule shown before the first question", value="Answer on your own, without help.",
+                             height=80)
+    show_correctness = st.checkbox("Tell annotators after each answer whether it was correct", value=False)
+    return {"annotator_ids": [u["id"] for u in chosen], "rule_text": rule_text,
+            "show_correctness": show_correctness, **quality_inputs()}
+
+
+def created(study_id: int, name: str, n_annotators: int, note: str = "") -> None:
+    """Say that the study was created and show it on Study admin (the form's contract: the new
+    study's id in ``sa_study_id``, then a rerun)."""
+    from structext_core import ui
+    from structext_core.text.words import plural
+    ui.flash("success", f"Study {name.strip()!r} created for {plural(n_annotators, 'annotator')}. {note}".strip())
+    st.session_state["sa_study_id"] = study_id
+    st.rerun()

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from structext_core import ui
 from structext_core.labset import dataset, member
 from structext_core.labset import study as lab_study
 from structext_core.studio import study
-from structext_core.text.words import plural
-from structext_core.ui.study_setup import quality_inputs
+from structext_core.ui.study_setup import created, people_and_rule
 
 
 def labset_setup(db, user: dict, annotators: list[dict]) -> None:
@@ -29,11 +27,7 @@ def labset_setup(db, user: dict, annotators: list[dict]) -> None:
         rule = st.selectbox("Short answers are scored", dataset.RULES,
                             help="Unless a question's metadata.answer_rule says otherwise.")
         strata_key = st.text_input("Metadata field of the strata", value="subject")
-        chosen = st.multiselect("Annotators", annotators, format_func=lambda u: u["username"])
-        rule_text = st.text_area("Rule shown before the first question", value="Answer on your own, without help.",
-                                 height=80)
-        show_correctness = st.checkbox("Tell annotators after each answer whether it was correct", value=False)
-        quality = quality_inputs()
+        setup = people_and_rule(annotators)
         submitted = st.form_submit_button("Create study", type="primary")
     if not submitted:
         return
@@ -43,14 +37,11 @@ def labset_setup(db, user: dict, annotators: list[dict]) -> None:
             st.caption(sentence)
         study_id, note = lab_study.create_study(
             db, items=items, name=name, source=set_name, n_items=int(n_items), seed=int(seed),
-            annotator_ids=[u["id"] for u in chosen], rule_text=rule_text, show_correctness=show_correctness,
-            created_by=user["id"], **quality)
+            created_by=user["id"], **setup)
     except dataset.LabSetError as error:
         st.error(f"The set was not read, and no study was created. {error}")
         return
     except study.StudyError as error:
         st.error(f"The study was not created. {error}")
         return
-    ui.flash("success", f"Study {name.strip()!r} created for {plural(len(chosen), 'annotator')}. {note}".strip())
-    st.session_state["sa_study_id"] = study_id
-    st.rerun()
+    created(study_id, name, len(setup["annotator_ids"]), note)
