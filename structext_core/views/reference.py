@@ -1,6 +1,7 @@
 """The reference as an annotator works with it on the human-baseline page (issue 13, long
 answers): numbered lines, search, a window of lines around one, lines X to Y taken verbatim
-and appended to the answer, and the answer's size. Pure data for ``pages/human_baseline.py``.
+and appended to the answer, and the answer's size. Pure data for ``pages/human_baseline.py`` (drawn by
+``structext_core/ui/question_screen/reference_viewer.py``).
 
 Test-Hard answers are long (JSON answers average about 3,900 characters; one takes 216
 excerpts of the reference), so copying by hand into the answer box is the slow part of the

@@ -2,6 +2,7 @@
 leave no open file on the database (counted in /proc/self/fd, without a garbage collection)."""
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -104,10 +105,21 @@ def test_every_page_run_through_the_app_closes_its_connection(setup, page):
 
 
 def widget_records(at: AppTest) -> tuple[int, int]:
-    """(widget records the session keeps, page runs whose globals their callbacks keep alive)."""
+    """(widget records the session keeps, page runs whose globals their callbacks keep alive).
+
+    A callback defined in an imported module (``structext_core/ui/...``) keeps that module's
+    namespace, made once per process, not a page run's: only the globals of a page's script run
+    are counted."""
     metadata = at.session_state._state._state._new_widget_state.widget_metadata
-    runs = {id(m.callback.__globals__) for m in metadata.values() if hasattr(m.callback, "__globals__")}
+    runs = {id(m.callback.__globals__) for m in metadata.values()
+            if hasattr(m.callback, "__globals__") and not _module_namespace(m.callback.__globals__)}
     return len(metadata), len(runs)
+
+
+def _module_namespace(namespace: dict) -> bool:
+    """Whether ``namespace`` is the namespace of an imported module (not a page's script run)."""
+    module = sys.modules.get(namespace.get("__name__", ""))
+    return module is not None and module.__dict__ is namespace
 
 
 def test_a_session_keeps_no_record_of_the_widgets_of_questions_it_answered(setup):

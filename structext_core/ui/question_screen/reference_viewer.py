@@ -1,0 +1,210 @@
+"""The reference of a question with long answers, and its tools: search (the number of matches;
+choosing one shows the lines around it, marked), go to a line, and "Add lines X–Y to the answer"
+(the lines verbatim at the end of the answer). Everything is computed from the reference alone
+(:mod:`structext_core.views.reference`); this module draws it.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from structext_core import ui
+from structext_core.studio import study
+from structext_core.ui.question_screen.common import Screen, answer_text, key, note, remember_answer, text_key
+from structext_core.views import reference as viewer
+
+REFERENCE_HEIGHT = 560
+REFERENCE_FIT_LINES = 24
+GO_TO_WIDTH = 160  # px: the Go to line box beside the search box
+
+# The lines around a match or a line of the reference, the match marked. Every text of the
+# reference is put on the page with `textContent`: nothing from it is read as HTML.
+WINDOW_CSS = """
+.hb-window { font-family: "Source Code Pro", monospace; font-size: .8rem; line-height: 1.6; overflow: auto;
+             padding: .75rem 0; border-radius: .5rem; border: 1px solid rgba(128,128,128,.25); }
+.hb-row { display: flex; }
+.hb-row.hb-target { background: rgba(255,200,0,.18); }
+.hb-number { flex: none; min-width: 4.5em; padding-right: 1em; text-align: right; opacity: .5; user-select: none; }
+.hb-text { white-space: pre; word-break: break-all; }
+.hb-window.hb-wrap .hb-text { white-space: pre-wrap; }
+.hb-cut { opacity: .55; }
+mark { padding: 0; border-radius: 2px; }
+"""
+WINDOW_JS = """
+export default function (component) {
+  const { data, parentElement } = component;
+  // The root also holds the component's style sheet: only the window's own box is replaced.
+  let box = parentElement.querySelector(".hb-window");
+  if (!box) { box = document.createElement("div"); parentElement.appendChild(box); }
+  box.replaceChildren();
+  box.className = "hb-window" + (data.wrap ? " hb-wrap" : "");
+  box.style.maxHeight = `${Number(data.max_height) || 560}px`;
+  const span = (cls, text) => { const el = document.createElement("span"); el.className = cls;
+                                el.textContent = text; return el; };
+  for (const [number, text, mark, cutBefore, cutAfter] of data.rows) {
+    const row = document.createElement("div");
+    row.className = "hb-row" + (number === data.target ? " hb-target" : "");
+    row.appendChild(span("hb-number", String(number)));
+    const body = span("hb-text", "");
+    if (cutBefore) body.appendChild(span("hb-cut", `[… ${cutBefore.toLocaleString("en")} characters] `));
+    if (mark) {
+      body.appendChild(document.createTextNode(text.slice(0, mark[0])));
+      const marked = document.createElement("mark");
+      marked.textContent = text.slice(mark[0], mark[1]);
+      body.appendChild(marked);
+      body.appendChild(document.createTextNode(text.slice(mark[1])));
+    } else {
+      body.appendChild(document.createTextNode(text || " "));
+    }
+    if (cutAfter) body.appendChild(span("hb-cut", ` [… ${cutAfter.toLocaleString("en")} characters]`));
+    row.appendChild(body);
+    box.appendChild(row);
+  }
+}
+"""
+
+
+def window_component():
+    """The window component, registered as the page runs (as the clock component is)."""
+    return st.components.v2.component("structext_reference_window", css=WINDOW_CSS, js=WINDOW_JS)
+
+
+# ---------------------------------------------------------------- actions (callbacks)
+
+
+def on_search_changed(assignment_id: int) -> None:
+    """A new search: no match is chosen yet; the window stays where it was, unmarked."""
+    st.session_state[key("hit", assignment_id)] = None
+    target = st.session_state.get(key("target", assignment_id))
+    if target is not None:
+        st.session_state[key("target", assignment_id)] = (target[0], None)
+
+
+def _show_line(assignment_id: int, line: int, hit: viewer.Hit | None) -> None:
+    """Show the window around ``line``; From / To line start there, ready to take it."""
+    st.session_state[key("target", assignment_id)] = (line, hit)
+    st.session_state[key("from", assignment_id)] = line
+    st.session_state[key("to", assignment_id)] = line
+
+
+def on_hit_chosen(assignment_id: int, hits: tuple[viewer.Hit, ...]) -> None:
+    chosen = st.session_state.get(key("hit", assignment_id))
+    if chosen is not None and 0 <= chosen < len(hits):
+        _show_line(assignment_id, hits[chosen].line, hits[chosen])
+
+
+def on_go_to(assignment_id: int) -> None:
+    line = st.session_state.get(key("goto", assignment_id))
+    if line is not None:  # checked against the reference when the window is drawn
+        _show_line(assignment_id, int(line) if float(line).is_integer() else line, None)
+
+
+def on_whole_reference(assignment_id: int) -> None:
+    st.session_state[key("target", assignment_id)] = None
+    st.session_state[key("goto", assignment_id)] = None
+    st.session_state[key("hit", assignment_id)] = None
+
+
+def on_add_lines(screen: Screen, assignment_id: int, reference: str) -> None:
+    """"Add lines X–Y to the answer": the lines verbatim at the end of the answer (the rule of
+    :func:`viewer.append`), saved as the draft as typing is. The form sent the text as typed
+    so far with the click, so nothing typed is lost. A bad range changes nothing."""
+    text = answer_text(assignment_id)
+    first, last = (st.session_state.get(key(name, assignment_id)) for name in ("from", "to"))
+    try:
+        lines = viewer.take(viewer.Lines.of(reference), first, last)
+        combined = viewer.append(text, lines, max_chars=study.MAX_RESPONSE_CHARS)
+    except viewer.ReferenceInputError as error:
+        st.session_state[key("take_error", assignment_id)] = f"Nothing was added. {error}"
+        return
+    st.session_state[text_key(assignment_id)] = combined
+    remember_answer(assignment_id, combined)
+    try:
+        status = study.record_activity(ui.get_db(), screen.user_id, assignment_id, screen.tab, draft=combined,
+                                       settings=screen.settings)
+    except study.StudyError as error:
+        note(error)
+        return
+    if status.state == "elsewhere":
+        st.session_state["hb_carry"] = (assignment_id, combined)  # for "Continue here", as on_submit keeps it
+    ui.flash("toast", f"Added lines {int(first):,}–{int(last):,} to your answer.")
+
+
+# ---------------------------------------------------------------- drawing
+
+
+def reference_panel(screen: Screen, view: study.QuestionView) -> None:
+    """The reference with line numbers and the tools for long answers: search (the number of
+    matches; choosing one shows the lines around it, marked) and go to a line. The lines
+    "Add lines" takes are set beside the answer box (:func:`line_range`). Everything is
+    computed from the reference alone (:mod:`structext_core.views.reference`)."""
+    aid = view.assignment_id
+    lines = viewer.Lines.of(view.reference)
+    # Rows are horizontal containers, not columns: one block each instead of one per column
+    # (the page is drawn anew for every question, and each block is a message and a cursor).
+    head = st.container(horizontal=True, vertical_alignment="center", gap="medium")
+    # No length or other figure that would single the sample out elsewhere in the app.
+    head.markdown(f"**Reference** · {view.reference_label}")
+    matching = head.toggle("Match case", key=key("case", aid), on_change=on_search_changed, args=(aid,),
+                           width="content")
+    wrap = head.toggle("Wrap lines", key="hb_wrap", width="content")
+    find_row = st.container(horizontal=True, vertical_alignment="bottom")
+    query = find_row.text_input("Search the reference", key=key("find", aid), max_chars=viewer.MAX_QUERY_CHARS,
+                                placeholder="A key or a value, as plain text", on_change=on_search_changed,
+                                args=(aid,))
+    # Line boxes hold floats shown as whole numbers: Streamlit resets a non-finite value (a forged
+    # NaN) of a float box to its default, where a whole-number box fails before the page runs.
+    find_row.number_input("Go to line", value=None, step=1.0, format="%.0f", key=key("goto", aid),
+                          placeholder="Line", on_change=on_go_to, args=(aid,), width=GO_TO_WIDTH)
+    if query:
+        search_results(aid, lines, query, matching)
+    reference_view(screen, view, lines, wrap)
+
+
+def line_range(aid: int) -> None:
+    """From / To line, right under the "Add lines" button they set (outside the answer's
+    form: Enter in a box of the form would press its first button, Submit)."""
+    row = st.container(horizontal=True)
+    row.number_input("From line", value=None, step=1.0, format="%.0f", key=key("from", aid),
+                     placeholder="First line",
+                     help="Lines From to To of the reference go into your answer, exactly as they "
+                          "are, with **Add lines**. Choosing a match or a line fills both.")
+    row.number_input("To line", value=None, step=1.0, format="%.0f", key=key("to", aid),
+                     placeholder="Last line")
+
+
+def search_results(aid: int, lines: viewer.Lines, query: str, matching: bool) -> None:
+    try:
+        found = viewer.search(lines, query, case_sensitive=matching)
+    except viewer.ReferenceInputError as error:
+        st.error(str(error))
+        return
+    if not found.hits:
+        st.caption(found.summary)
+        return
+    st.selectbox(found.summary, list(range(len(found.hits))), index=None, key=key("hit", aid),
+                 format_func=lambda i: found.hits[i].label, placeholder="Choose a match to show it",
+                 on_change=on_hit_chosen, args=(aid, found.hits))
+
+
+def reference_view(screen: Screen, view: study.QuestionView, lines: viewer.Lines, wrap: bool) -> None:
+    """The lines around the chosen match or line (the match marked), else the whole reference."""
+    aid = view.assignment_id
+    target = st.session_state.get(key("target", aid))
+    if target is not None:
+        line, hit = target
+        try:
+            around = viewer.window(lines, line, hit=hit)
+        except viewer.ReferenceInputError as error:
+            st.error(str(error))
+        else:
+            caption_col, back_col = st.columns([3, 1], vertical_alignment="center")
+            caption_col.caption(around.caption)
+            back_col.button("Whole reference", key=key("whole", aid), width="stretch",
+                            on_click=on_whole_reference, args=(aid,))
+            screen.window(key=key("window", aid),
+                          data={**viewer.window_data(around), "wrap": wrap, "max_height": REFERENCE_HEIGHT})
+            return
+    # A fixed, scrolling height for long references; short ones take their own height.
+    height = REFERENCE_HEIGHT if len(lines) > REFERENCE_FIT_LINES else "content"
+    st.code(view.reference, language=None, line_numbers=True, wrap_lines=wrap, height=height)
