@@ -8,6 +8,7 @@ with people beside models, Explore and the people's Inspect log.
 from __future__ import annotations
 
 import importlib.util
+import re
 import json
 import shutil
 from pathlib import Path
@@ -161,3 +162,48 @@ def test_a_study_goes_from_the_leads_form_to_results_and_the_inspect_log(member,
     assert len(log.samples) == 2 * n_items
     per_item = study.item_scores(frame).set_index("sample_id")["score"]
     assert log.results.scores[0].metrics["mean"].value == pytest.approx(per_item.mean())
+
+
+# ---------------------------------------------------------------- what registration refuses
+
+def _member(**declared):
+    """A member module declaring the required names (as a numeric benchmark would) and ``declared``."""
+    import types
+    from structext_core.protocol import Place, ShownQuestion
+    module = types.ModuleType("refused_member")
+    module.__dict__.update(
+        NAME="refused", DISPLAY_NAME="Refused", SUMMARY="s", PLACES=(Place("results", "r"),), ITEM_FIELDS=("id",),
+        AXES=("topic",), STRATA={"topic": str}, item_id=lambda item: item["id"],
+        show_question=lambda item: ShownQuestion(text="q"), score_answer=lambda item, reply: 0.0,
+        load_items=lambda path: [])
+    module.__dict__.update(declared)
+    for name, value in list(module.__dict__.items()):
+        if value is ...:  # ... takes a default name away
+            del module.__dict__[name]
+    return module
+
+
+@pytest.mark.parametrize("declared, says", [
+    ({"STRATA": {"annotator": str}}, "stratum 'annotator' has the name of a shared column"),
+    ({"STRATA": {"score": int}}, "stratum 'score' has the name of a shared column"),
+    ({"STRATA": {"topic": float}}, "stratum 'topic' must be str or int"),
+    ({"STRATA": {"two words": str}}, "stratum 'two words' must be a name"),
+    ({"STRATA": ("topic",)}, "STRATA must be a mapping"),
+    ({"STUDY": "yes"}, "STUDY must be a StudyKind"),
+    ({"load_items": ..., "STUDY": protocol.StudyKind()}, "declares STUDY but no form to open one"),
+    ({"STUDY": protocol.StudyKind(groupings={"Level": ["level"]})}, "'level', which is no stratum"),
+    ({"STUDY": protocol.StudyKind(time_cells=("steps",))}, "'steps', which is no stratum"),
+    ({"show_question": ...}, "does not offer show_question"),
+    ({"NAME": "other"}, "the entry point's name and NAME must be the same"),
+], ids=lambda value: str(value)[:40])
+def test_registration_refuses_an_inconsistent_member_saying_what_to_change(declared, says):
+    with pytest.raises(protocol.RegistryError, match=re.escape(says)):
+        protocol.check_member("refused", _member(**declared))
+
+
+def test_a_member_with_items_and_no_study_gets_the_default_study_and_views():
+    member = _member()
+    protocol.check_member("refused", member)
+    assert protocol.declared_study(member) == protocol.StudyKind()
+    assert protocol.declared_study(_member(load_items=...)) is None  # no items, no studies
+    assert protocol.declared_study(_member(load_items=..., STUDY=None)) is None
