@@ -8,8 +8,8 @@ with people beside models, Explore and the people's Inspect log.
 from __future__ import annotations
 
 import importlib.util
-import re
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -169,6 +169,7 @@ def test_a_study_goes_from_the_leads_form_to_results_and_the_inspect_log(member,
 def _member(**declared):
     """A member module declaring the required names (as a numeric benchmark would) and ``declared``."""
     import types
+
     from structext_core.protocol import Place, ShownQuestion
     module = types.ModuleType("refused_member")
     module.__dict__.update(
