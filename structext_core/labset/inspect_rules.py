@@ -50,6 +50,8 @@ RULES = ("normalised", "verbatim", "exact", "match", "match(location=begin)", "m
          "includes(ignore_case=false)", "answer(letter)", "answer(word)", "answer(line)")
 #: A study key's rule written before the Inspect rules came, and the rule it still means.
 LEGACY_KEY_RULES = {"exact": "verbatim"}
+#: How a study key separates a short answer's accepted answers: ``"<rule>: t1 | t2"``.
+KEY_SEPARATOR = " | "
 #: Bounds on a ``pattern`` rule's work: the regex's length, and how much of a reply it reads.
 PATTERN_CHARS = 500
 REPLY_CHARS = 20_000
@@ -195,7 +197,7 @@ def split_key(key: str) -> tuple[Rule, list[str]] | None:
         except ValueError:
             start = at + 1
             continue
-        return rule, key[at + 2:].split(" | ")
+        return rule, key[at + 2:].split(KEY_SEPARATOR)
     return None
 
 

@@ -69,7 +69,7 @@ def score(item, reply: str) -> float:
 
 
 #: How a short answer's key is written in a study (``study_answer``): ``"<rule>: t1 | t2"``.
-KEY_SEPARATOR = " | "
+KEY_SEPARATOR = inspect_rules.KEY_SEPARATOR
 
 
 def study_key(item) -> str:
