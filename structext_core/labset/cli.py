@@ -19,7 +19,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from structext_core.labset import dataset, member, study
+from structext_core.labset import dataset, inspect_rules, member, study
 from structext_core.text.words import plural
 
 
@@ -129,6 +129,15 @@ def run_import(args) -> int:
     return 0
 
 
+def _rule(text: str) -> str:
+    """``--rule``'s value, checked (:func:`structext_core.labset.inspect_rules.parse_rule`)."""
+    try:
+        inspect_rules.parse_rule(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
 def register(subparsers) -> None:
     """``labset check FILE`` and ``labset import FILE [--name] [--to]``."""
     parser = subparsers.add_parser("labset", help="the lab's own benchmark: check a question set, import it",
@@ -137,9 +146,11 @@ def register(subparsers) -> None:
 
     def common(verb: argparse.ArgumentParser) -> None:
         verb.add_argument("file", help="the set: JSONL, CSV or an Inspect AI dataset file (.jsonl, .json, .csv)")
-        verb.add_argument("--rule", choices=dataset.RULES, default="normalised",
+        verb.add_argument("--rule", type=_rule, default="normalised", metavar="RULE",
                           help="how short answers are scored unless an item's metadata.answer_rule says "
-                               "(default: normalised)")
+                               f"(default: normalised): one of {', '.join(dataset.RULES)}, or any rule of the "
+                               "syntax, e.g. 'match(location=any, numeric=true)' or 'pattern(ANSWER: (\\w+))' "
+                               "(docs/reference/scoring.md)")
         verb.add_argument("--strata", default="subject",
                           help="the metadata field that holds an item's stratum (default: subject)")
 

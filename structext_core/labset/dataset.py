@@ -34,6 +34,7 @@ from pathlib import Path
 
 from structext_core.evaluation.choices import LETTERS
 from structext_core.evaluation.matching import Problem, ResultsImportError
+from structext_core.labset import inspect_rules
 
 #: Bounds on what a file may hold.
 LIMITS = {
@@ -42,8 +43,9 @@ LIMITS = {
     "question_chars": 20_000, "choice_chars": 2_000, "target_chars": 1_000, "targets": 20,
     "stratum_chars": 100, "id_chars": 200, "messages": 20,
 }
-#: The rules a short answer may be scored by (:mod:`structext_core.labset.scoring`).
-RULES = ("normalised", "exact")
+#: The rules a short answer may be scored by, offered by name (:mod:`structext_core.labset.inspect_rules`
+#: gives their syntax; any rule it parses is accepted, and an item carries its canonical form).
+RULES = inspect_rules.RULES
 
 
 class LabSetError(ResultsImportError):
@@ -225,9 +227,10 @@ def _item(record, line: int, folder: Path, rule: str, strata_key: str | None, pr
         else:
             stratum = str(value)
     item_rule = metadata.get("answer_rule", rule)
-    if item_rule not in RULES:
-        problems.append(Problem(line, f"field 'metadata.answer_rule': must be one of {', '.join(RULES)}, "
-                                      f"got {str(item_rule)[:30]!r}"))
+    try:
+        item_rule = inspect_rules.key_rule(inspect_rules.parse_rule(item_rule))
+    except ValueError as error:
+        problems.append(Problem(line, f"field 'metadata.answer_rule': {error}"))
     source_id = line if record.get("id") is None else record["id"]  # Inspect's null id: none given
     if isinstance(source_id, bool) or not isinstance(source_id, (str, int)) or not str(source_id).strip() \
             or len(str(source_id)) > LIMITS["id_chars"]:
@@ -309,8 +312,10 @@ def load_set(path, *, rule: str = "normalised", strata_key: str | None = "subjec
     item's ``metadata.answer_rule`` says otherwise; ``strata_key``: the metadata field its strata are."""
     path = Path(path)
     source = path.name
-    if rule not in RULES:
-        raise LabSetError(source, [Problem(0, f"no answer rule {rule!r}; the rules are {', '.join(RULES)}")])
+    try:
+        inspect_rules.parse_rule(rule)
+    except ValueError as error:
+        raise LabSetError(source, [Problem(0, str(error))]) from None
     problems: list[Problem] = []
     try:
         size = os.stat(path).st_size

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from structext_core.labset import dataset, scoring
+from structext_core.labset import dataset, inspect_rules, scoring
 from structext_core.protocol import LoggedItem, Place, ShownQuestion, StudyKind
 
 NAME = "labset"
@@ -60,7 +60,10 @@ def item_names(item: Mapping) -> tuple[str, str]:
 
 
 def right_reply(item: Mapping) -> str:
-    """A reply its rule scores right: the key's letter, or the first accepted short answer."""
+    """A reply its rule scores right: the key's letter, or the first accepted short answer (after
+    ``ANSWER:`` for an ``answer(...)`` rule)."""
+    if not item["choices"] and scoring.parse_rule(item["rule"]).name == "answer":
+        return f"ANSWER: {item['target'][0]}"
     return item["target"][0]
 
 
@@ -95,11 +98,10 @@ def log_item(stored: Mapping, strata: Mapping, source: str = "") -> LoggedItem:
     question, the options, the key's letter or the accepted answers, and its image (read from the set
     ``source`` in the sets folder, when it is still the file the study was drawn with)."""
     from structext_core.labset import images
-    rule, sep, targets = str(stored["answer"]).partition(": ")
-    short = not stored.get("options") and sep and rule in dataset.RULES
+    short = None if stored.get("options") else inspect_rules.split_key(str(stored["answer"]))
     return LoggedItem(id=str((stored.get("kept") or {}).get("source_id", stored["id"])), input=stored["question"],
                       choices=tuple(stored.get("options") or ()),
-                      target=tuple(targets.split(scoring.KEY_SEPARATOR)) if short else str(stored["answer"]),
+                      target=tuple(short[1]) if short else str(stored["answer"]),
                       image=images.data_uri(source, stored) if stored.get("image") else None)
 
 

@@ -3,7 +3,9 @@
 A multiple-choice question: by its letter, read by the shared rule
 (:func:`structext_core.evaluation.choices.parse_letter`): a reply naming two different letters, a
 letter beyond the options, or none, is wrong (never its first letter). A short answer: by the set's
-declared rule (:data:`structext_core.labset.dataset.RULES`), against any of its accepted answers.
+declared rule, against any of its accepted answers: the workbench's own ``normalised`` or ``verbatim``,
+or one of Inspect AI's scorers, exactly as the pinned Inspect computes CORRECT
+(:mod:`structext_core.labset.inspect_rules`, which also gives the rules' syntax).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import re
 import unicodedata
 
 from structext_core.evaluation.choices import parse_letter
+from structext_core.labset import inspect_rules
+from structext_core.labset.inspect_rules import RULES, Rule, canonical_rule, parse_rule  # noqa: F401
 
 _ARTICLES = re.compile(r"\b(?:a|an|the)\b")
 _SPACES = re.compile(r"\s+")
@@ -27,15 +31,17 @@ def normalise(text: str) -> str:
 
 
 def describe_rule(rule: str) -> str:
-    """The rule ``rule`` in one sentence, as the lead is shown it."""
-    if rule == "exact":
+    """The rule ``rule`` in one sentence, as the lead is shown it (a ``ValueError`` naming what is wrong
+    when it is no rule)."""
+    parsed = parse_rule(rule)
+    if parsed.name == "verbatim":
         return ("A short answer is right when, white space at its ends aside, it is character for character "
                 "one of the question's accepted answers.")
-    if rule == "normalised":
+    if parsed.name == "normalised":
         return ("A short answer is right when it equals one of the question's accepted answers after both are "
                 "normalised: Unicode NFKC, case ignored, punctuation removed, the articles a, an and the "
                 "removed, and white space collapsed.")
-    raise ValueError(f"no answer rule {rule!r}")
+    return inspect_rules.describe_inspect(parsed)
 
 
 def describe_choice() -> str:
@@ -44,14 +50,15 @@ def describe_choice() -> str:
             "two different letters, a letter beyond the options, or none, are wrong.")
 
 
-def short_right(reply: str, targets, rule: str) -> bool:
-    """Whether ``reply`` is one of ``targets`` by ``rule``."""
-    if rule == "exact":
+def short_right(reply: str, targets, rule: str | Rule) -> bool:
+    """Whether ``reply`` is one of ``targets`` by ``rule`` (a rule as written, or parsed)."""
+    parsed = rule if isinstance(rule, Rule) else parse_rule(rule)
+    if parsed.name == "verbatim":
         return reply.strip() in {t.strip() for t in targets}
-    if rule == "normalised":
+    if parsed.name == "normalised":
         said = normalise(reply)
         return bool(said) and said in {normalise(t) for t in targets}
-    raise ValueError(f"no answer rule {rule!r}")
+    return inspect_rules.inspect_right(parsed, reply, targets)
 
 
 def score(item, reply: str) -> float:
@@ -62,19 +69,21 @@ def score(item, reply: str) -> float:
 
 
 #: How a short answer's key is written in a study (``study_answer``): ``"<rule>: t1 | t2"``.
-KEY_SEPARATOR = " | "
+KEY_SEPARATOR = inspect_rules.KEY_SEPARATOR
 
 
 def study_key(item) -> str:
-    """The key a person's answer is scored against in a study: the letter, or ``"<rule>: <targets>"``."""
+    """The key a person's answer is scored against in a study: the letter, or ``"<rule>: <targets>"``
+    with the rule in its canonical form (:func:`~structext_core.labset.inspect_rules.key_rule`)."""
     if item["choices"]:
         return item["target"][0]
-    return f"{item['rule']}: " + KEY_SEPARATOR.join(item["target"])
+    return f"{inspect_rules.key_rule(parse_rule(item['rule']))}: " + KEY_SEPARATOR.join(item["target"])
 
 
 def score_key(key: str, response: str) -> bool:
-    """Whether ``response`` is right against a :func:`study_key` key."""
-    rule, sep, targets = key.partition(": ")
-    if sep and rule in ("exact", "normalised"):
-        return short_right(response, targets.split(KEY_SEPARATOR), rule)
+    """Whether ``response`` is right against a :func:`study_key` key. A key's bare ``exact`` is the rule
+    written before Inspect's came, ``verbatim`` (:data:`~structext_core.labset.inspect_rules.LEGACY_KEY_RULES`)."""
+    short = inspect_rules.split_key(key)
+    if short is not None:
+        return short_right(response, short[1], short[0])
     return parse_letter(response, 10) == key.strip().upper()

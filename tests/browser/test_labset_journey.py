@@ -4,7 +4,7 @@ A lead imports an Inspect-style JSONL set (40 multiple-choice questions, 20 shor
 multiple-choice questions on an image, the images beside the file) with the command the guide gives
 (``labset import``: checked, then copied with its images into the sets folder, which Study admin
 reads), with two models' answers beside it. The lead opens a six-question study through Study admin's form (set,
-short-answer rule "exact", strata field); two annotators answer by keyboard (letters and Enter,
+short-answer rule "verbatim", strata field); two annotators answer by keyboard (letters and Enter,
 typing and Ctrl+Enter); the lead overrides one score on Adjudication; Results shows both models and
 the people (``human``) with their figures. Screenshots: tests/screenshots/labset-*.png.
 """
@@ -82,7 +82,7 @@ def lead_opens_the_study(page, base, app_env, wait_for_app, screenshot) -> None:
     form.get_by_placeholder("e.g. lab-set-pilot").fill(STUDY_NAME)
     assert form.get_by_role("combobox", name="Set").input_value() == SET_NAME  # the one set in the folder
     form.get_by_label("Number of questions").fill(str(N_ITEMS))
-    choose(page, "Short answers are scored", "exact")
+    choose(page, "Short answers are scored", "verbatim")
     form.get_by_label("Metadata field of the strata").fill("subject")
     for name in (ANN_1, ANN_2):
         choose(page, "Annotators", name)
@@ -98,7 +98,7 @@ def lead_opens_the_study(page, base, app_env, wait_for_app, screenshot) -> None:
 
 def annotator_answers(page, base, name, uid, db, wait_for_app, screenshot) -> list[tuple[dict, str]]:
     """Every question by keyboard: the key's letter for a choice; for a short answer its first
-    accepted answer, which the second annotator types in lower case (wrong by the rule "exact")."""
+    accepted answer, which the second annotator types in lower case (wrong by the rule "verbatim")."""
     log_in(page, base, name, PASSWORD, wait_for_app)
     go_to(page, "Human baseline", wait_for_app)
     page.get_by_role("button", name="I have read the rule: start").click()
@@ -191,7 +191,7 @@ def test_a_lab_set_from_the_folder_to_people_beside_models(page, app_server, app
                       " WHERE r.study_id = ? ORDER BY r.id", [study_id]).fetchall()
     expected = [(name, reply, int(name == ANN_1 or bool(item["options"]))) for name in (ANN_1, ANN_2)
                 for item, reply in given[name]]
-    assert [tuple(r) for r in rows] == expected  # the rule "exact": ann2's lower-case short answers are wrong
+    assert [tuple(r) for r in rows] == expected  # the rule "verbatim": ann2's lower-case short answers are wrong
     shorts = sum(1 for item, _ in given[ANN_2] if not item["options"])
     assert shorts >= 1
 

@@ -25,14 +25,19 @@ def labset_setup(db, user: dict, annotators: list[dict]) -> None:
         n_items = middle.number_input("Number of questions", min_value=1, value=40, step=10)
         seed = right.number_input("Seed of the draw", min_value=0, value=0, step=1)
         rule = st.selectbox("Short answers are scored", dataset.RULES,
-                            help="Unless a question's metadata.answer_rule says otherwise.")
+                            help="Unless a question's metadata.answer_rule says otherwise. exact, match, "
+                                 "includes and answer are Inspect AI's scorers of those names, as its "
+                                 "version pinned here scores.")
+        own_rule = st.text_input("Or a rule of your own", placeholder=r"e.g. pattern(ANSWER: (\w+), match_all=true)",
+                                 help="Any rule of the syntax (docs/reference/scoring.md); when given, it is "
+                                      "the rule instead of the one chosen above.")
         strata_key = st.text_input("Metadata field of the strata", value="subject")
         setup = people_and_rule(annotators)
         submitted = st.form_submit_button("Create study", type="primary")
     if not submitted:
         return
     try:
-        items = dataset.load_set(folder / set_name, rule=rule, strata_key=strata_key.strip() or None)
+        items = dataset.load_set(folder / set_name, rule=own_rule.strip() or rule, strata_key=strata_key.strip() or None)
         for sentence in member.describe_rules(items):
             st.caption(sentence)
         study_id, note = lab_study.create_study(
