@@ -132,7 +132,7 @@ def test_size_limits_on_file_and_items(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    ("id,question,target\n1,Q?,A\n", "set.csv:1: the header has no column input"),
+    ("id,question,target\n1,Q?,A\n", "no options"),
     ("id,input,A,B,target\n1,Q?,x,y,B\n2,Q2?,x,B\n", "set.csv:3: 4 cells, the header has 5"),
     ("id,input,A,B,target\n1,Q?,x,,A\n", "set.csv:2: field 'choices'"),  # one option given: refused
     ("id,input,target\n1,\"" + "x" * 200_000 + "\",A\n", "cannot be read"),
