@@ -163,13 +163,14 @@ def read_image(folder: Path, relative) -> tuple[str, str, bytes] | None:
 
 
 def _bad_text(value, where: str, problems: list, line: int, depth: int = 0) -> bool:
-    """Whether ``value`` (any JSON) holds a NUL or a lone surrogate in a text (each noted)."""
+    """Whether ``value`` (any JSON) holds a NUL or a lone surrogate in a text (each noted, with the
+    field's path ``where``)."""
     if isinstance(value, str):
         found = _BAD_TEXT.search(value)
         if found:
             what = "a NUL character" if found.group() == "\x00" else f"a lone surrogate (U+{ord(found.group()):04X})"
-            problems.append(Problem(line, f"{where}: holds {what} at character {found.start() + 1}; a set's text "
-                                          "is plain Unicode"))
+            problems.append(Problem(line, f"field {where!r}: holds {what} at character {found.start() + 1}; a "
+                                          "set's text is plain Unicode"))
             return True
         return False
     if isinstance(value, dict) and depth < 20:
@@ -263,8 +264,12 @@ def _item(record: dict, line: int, images: Images, rule: str, strata: list, prob
     """One checked item of ``record`` (a sample of :func:`layouts.convert`), or None (problems noted)."""
     before = len(problems)
     names = record.get("names") or {}
-    for part in ("input", "choices", "target", "id", "image", "metadata"):
-        _bad_text(record.get(part), f"field {_plain(names.get(part, part))!r}", problems, line)
+    for part in ("input", "target", "id", "image", "metadata"):
+        _bad_text(record.get(part), _plain(names.get(part, part)), problems, line)
+    if isinstance(record.get("choices"), list):
+        option_names = names.get("choices") or []
+        for n, option in enumerate(record["choices"]):
+            _bad_text(option, option_names[n] if n < len(option_names) else f"choices[{n}]", problems, line)
     if len(problems) > before:
         return None
     question_field = names.get("input", "input")
