@@ -107,6 +107,9 @@ class Images:
         self.first: dict[str, tuple[int, str]] = {}  # path -> the first line and field naming it
 
     def check(self, relative, where: str, problems: list, line: int) -> Image | None:
+        known = self.found.get(relative) if isinstance(relative, str) else None
+        if isinstance(known, Image):  # checked already, by the same spelling
+            return known
         if not isinstance(relative, str) or not relative.strip():
             problems.append(Problem(line, f"{where}: an image must be a path (a text), got {str(relative)[:60]!r}"))
             return None
