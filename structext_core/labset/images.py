@@ -23,7 +23,7 @@ from structext_core.studio.errors import StudyError
 MAX_SERVED_WIDTH = 1600
 
 
-def plain_png(data: bytes) -> dict:
+def plain_png(data: bytes, served: bool = True) -> dict:
     """``{"ok": True, "png": bytes}``, the image's pixels as a plain PNG, or ``{"ok": False,
     "problem": why}``. Runs in a sandbox worker (``SANDBOXED["labset_image"]``)."""
     from PIL import Image, UnidentifiedImageError  # imported in the worker, where this runs
@@ -42,6 +42,8 @@ def plain_png(data: bytes) -> dict:
             return {"ok": False, "problem": "more pixels than are read (a decompression bomb)"}
         except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as error:
             return {"ok": False, "problem": f"not a PNG or JPEG that decodes ({error})"}
+    if not served:
+        return {"ok": True}
     pixels = image.convert("RGB")
     if pixels.width > MAX_SERVED_WIDTH:
         pixels = pixels.resize((MAX_SERVED_WIDTH, max(1, round(pixels.height * MAX_SERVED_WIDTH / pixels.width))),
@@ -52,15 +54,63 @@ def plain_png(data: bytes) -> dict:
     return {"ok": True, "png": out.getvalue()}
 
 
+_CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}
+_PASSES = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2))
+
+
+def _png_honest(data: bytes) -> str | None:
+    """Why a PNG's header lies about its size (its pixel data is not exactly what IHDR's width, height,
+    depth and colour type make), or None. Pillow reads a truncated or longer data stream in silence."""
+    import struct
+    import zlib
+    width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", data[16:29])
+    bits = depth * _CHANNELS.get(colour, 1)
+
+    def rows(w: int, h: int) -> int:
+        return 0 if w == 0 or h == 0 else h * (1 + (w * bits + 7) // 8)
+    expected = (sum(rows((width - x + dx - 1) // dx, (height - y + dy - 1) // dy) for x, y, dx, dy in _PASSES)
+                if interlace else rows(width, height))
+    at, stream = 8, zlib.decompressobj()
+    got, frames = 0, 0
+    while at + 8 <= len(data):
+        length, kind = struct.unpack(">I", data[at:at + 4])[0], data[at + 4:at + 8]
+        if kind == b"IDAT":
+            got += len(stream.decompress(data[at + 8:at + 8 + length], expected + 1 - got))
+            if got > expected:
+                return "its pixel data is longer than its header says"
+        elif kind in (b"acTL", b"fcTL", b"fdAT"):
+            frames += 1
+        at += 12 + length
+    if frames:
+        return "more than one frame (an animated PNG)"
+    if got != expected or not stream.eof:
+        return f"its pixel data is shorter than its header's {width}x{height} (truncated?)"
+    return None
+
+
+def decode_check(data: bytes) -> dict:
+    """``{"ok": True}`` when the image decodes fully as one frame of the size its header gives, else
+    ``{"ok": False, "problem": why}``. Runs in a sandbox worker (``SANDBOXED["labset_image_check"]``)
+    at a set's check and import, once for each distinct image."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) >= 33:
+        try:
+            why = _png_honest(data)
+        except Exception as error:  # a corrupt stream in any way: said, not raised
+            why = f"its data does not decompress ({type(error).__name__})"
+        if why:
+            return {"ok": False, "problem": why}
+    result = plain_png(data, served=False)
+    return {"ok": True} if result["ok"] else result
+
+
 def _drawn_bytes(suite: str, item: dict) -> bytes | None:
     """The bytes of the item's image file when it is still, checked, the file the study was drawn with."""
     relative, expected = item.get("image"), (item.get("kept") or {}).get("image_sha256")
     folder = (sets_dir() / suite).parent
-    found = dataset.check_image(folder, relative, "image", [], 0)
+    found = dataset.read_image(folder, relative)
     if found is None or expected is None or found[1] != expected:
         return None
-    data = (folder / found[0]).read_bytes()
-    return data if hashlib.sha256(data).hexdigest() == expected else None
+    return found[2] if hashlib.sha256(found[2]).hexdigest() == expected else None
 
 
 def data_uri(suite: str, item: dict) -> str | None:
@@ -79,11 +129,10 @@ def study_image(db, suite: str, strata: dict, nonce: bytes = b"", *, item: dict)
     from structext_core.studio import sandbox
     relative, expected = item.get("image"), (item.get("kept") or {}).get("image_sha256")
     folder = (sets_dir() / suite).parent
-    problems: list = []
-    found = dataset.check_image(folder, relative, "image", problems, 0)
+    found = dataset.read_image(folder, relative)
     if found is None:
         raise StudyError("its file is no longer a readable image inside the set's folder; tell the study lead.")
-    data = (folder / found[0]).read_bytes()
+    data = found[2]
     if expected is None or found[1] != expected or hashlib.sha256(data).hexdigest() != expected:
         raise StudyError("its file changed since the study was drawn, so it is not shown; tell the study lead.")
     result = sandbox.run("labset_image", data)

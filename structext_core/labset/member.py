@@ -25,7 +25,8 @@ PLACES = (
     Place("human_baseline", "answer its questions"),
     Place("results", "people's accuracy by format and stratum", True),
 )
-ITEM_FIELDS = ("id", "source_id", "question", "choices", "target", "format", "image", "image_sha256", "stratum", "rule")
+ITEM_FIELDS = ("id", "source_id", "question", "choices", "target", "format", "image", "image_sha256", "stratum", "rule",
+               "permutation")
 #: Results break down by these: multiple choice or short answer, then the stratum from metadata.
 AXES = ("format", "stratum")
 #: A study item's strata: its format (``choice`` or ``short``) and its stratum (a metadata field's value, "" for none).
@@ -35,12 +36,13 @@ SAMPLE_ITEMS = str(Path(__file__).resolve().parents[1] / "data" / "labset-sample
 #: Its sets live in ``<data dir>/labsets`` (``labset import`` puts them there), in any of its file kinds;
 #: Results and Explore are the default views over them (:mod:`structext_core.ui.defaults`).
 DATA_FOLDER = "labsets"
-ITEM_SUFFIXES = (".jsonl", ".csv", ".json")
+ITEM_SUFFIXES = (".jsonl", ".csv", ".json", ".parquet", ".arrow")
 #: The lead's form that opens a study of a set in the sets folder (:func:`structext_core.labset.study.sets_dir`).
 STUDY_SETUP_VIEW = "structext_core.labset.ui.study_setup:labset_setup"
 #: A study item's image, served blinded (checked again, re-encoded in a sandbox worker).
 STUDY_IMAGE = "structext_core.labset.images:study_image"
-SANDBOXED = {"labset_image": "structext_core.labset.images:plain_png"}
+SANDBOXED = {"labset_image": "structext_core.labset.images:plain_png",
+             "labset_image_check": "structext_core.labset.images:decode_check"}
 
 
 def register_cli(subparsers) -> None:
@@ -69,7 +71,7 @@ def right_reply(item: Mapping) -> str:
 
 def load_items(path) -> list[dict]:
     """The checked items of the set at ``path`` (a ``ValueError`` naming each line and field otherwise)."""
-    return dataset.load_set(path)
+    return dataset.load_set(path)  # with its mapping, when one is kept beside it
 
 
 def show_question(item: Mapping) -> ShownQuestion:
@@ -90,7 +92,10 @@ def study_answer(item: Mapping) -> str:
 def study_keep(item: Mapping) -> dict:
     """What a study keeps of an item beside what it shows: the set's own id (its Inspect logs' sample
     id), and its image's sha256 (an image changed since the draw is not shown)."""
-    return {"source_id": item["source_id"], "image_sha256": item.get("image_sha256")}
+    kept = {"source_id": item["source_id"], "image_sha256": item.get("image_sha256")}
+    if item.get("permutation"):  # the options' seeded order (GPQA-like sets), for exports
+        kept["permutation"] = list(item["permutation"])
+    return kept
 
 
 def log_item(stored: Mapping, strata: Mapping, source: str = "") -> LoggedItem:

@@ -48,4 +48,5 @@ def available_sets(folder=None, limit: int = 500) -> list[str]:
     folder = sets_dir() if folder is None else folder
     if not folder.is_dir():
         return []
-    return sorted(p.name for p in folder.iterdir() if p.suffix.lower() in SET_SUFFIXES and p.is_file())[:limit]
+    return sorted(p.name for p in folder.iterdir() if p.suffix.lower() in SET_SUFFIXES and p.is_file()
+                  and not p.name.endswith(".mapping.json"))[:limit]  # a set's mapping is no set

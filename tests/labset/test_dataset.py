@@ -132,7 +132,7 @@ def test_size_limits_on_file_and_items(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    ("id,question,target\n1,Q?,A\n", "set.csv:1: the header has no column input"),
+    ("id,question,target\n1,Q?,A\n", "no options"),
     ("id,input,A,B,target\n1,Q?,x,y,B\n2,Q2?,x,B\n", "set.csv:3: 4 cells, the header has 5"),
     ("id,input,A,B,target\n1,Q?,x,,A\n", "set.csv:2: field 'choices'"),  # one option given: refused
     ("id,input,target\n1,\"" + "x" * 200_000 + "\",A\n", "cannot be read"),
@@ -140,3 +140,77 @@ def test_size_limits_on_file_and_items(tmp_path, monkeypatch):
 def test_a_wrong_csv_is_refused_naming_the_line(tmp_path, text, expected):
     (tmp_path / "set.csv").write_text(text, encoding="utf-8")
     assert expected in str(pytest.raises(LabSetError, load_set, tmp_path / "set.csv").value)
+
+
+# ---------------------------------------------------------------- hostile text (issue 44, item 6)
+
+@pytest.mark.parametrize(("record", "expected"), [
+    (_one(input="Wh\x00ich?"), "set.jsonl:1: field 'input': holds a NUL character"),
+    (_one(choices=["a", "b\x00"]), "set.jsonl:1: field 'choices[1]': holds a NUL character"),
+    (_one(id="x\x00"), "set.jsonl:1: field 'id': holds a NUL character"),
+    (_one(target="A\x00"), "set.jsonl:1: field 'target': holds a NUL character"),
+    (_one(metadata={"subject": "m\x00"}), "set.jsonl:1: field 'metadata.subject': holds a NUL character"),
+])
+def test_a_nul_in_any_text_is_refused_by_line_and_field(tmp_path, record, expected):
+    _refused(tmp_path, [record], expected)
+
+
+@pytest.mark.parametrize("field", ["input", "id", "target", "choices", "metadata"])
+def test_a_lone_surrogate_is_a_named_refusal_not_a_traceback(tmp_path, field):
+    value = {"input": '"Wh\\ud800ich?"', "id": '"x\\udc00"', "target": '"\\ud83d"', "choices": '["a", "\\udfff"]',
+             "metadata": '{"subject": "\\ud800"}'}[field]
+    path = tmp_path / "set.jsonl"
+    record = json.dumps(_one())[:-1] + f', "{field}": {value}}}'
+    path.write_text(json.dumps(_one(id="ok", input="Fine?")) + "\n" + record + "\n", encoding="utf-8")
+    message = str(pytest.raises(LabSetError, load_set, path).value)
+    assert "set.jsonl:2: field" in message and "a lone surrogate (U+" in message
+
+
+def test_a_file_that_is_not_utf8_is_refused_by_line(tmp_path):
+    path = tmp_path / "set.jsonl"
+    lines = [json.dumps(_one(id=str(n), input=f"Q{n}?")).encode() for n in range(4)]
+    lines[2] = lines[2].replace(b"Q2", b"Q\xe92")
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    message = str(pytest.raises(LabSetError, load_set, path).value)
+    assert "set.jsonl:3: not UTF-8: byte 0xe9" in message and "1 problem(s)" in message
+
+
+def test_a_json_line_holding_u2028_keeps_the_line_numbers(tmp_path):
+    path = tmp_path / "set.jsonl"
+    first = json.dumps(_one(id="a", input="Which\u2028 one\u2029?"), ensure_ascii=False)
+    path.write_text(first + "\n" + json.dumps(_one(id="b", input="Q2?", target="Z")) + "\n", encoding="utf-8")
+    message = str(pytest.raises(LabSetError, load_set, path).value)
+    assert "set.jsonl:2: field 'target'" in message and "1 problem(s)" in message
+    path.write_text(first + "\n", encoding="utf-8")
+    assert load_set(path)[0]["question"] == "Which\u2028 one\u2029?"
+
+
+def test_ids_differing_only_by_unicode_normalisation_are_one_id(tmp_path):
+    message = _refused(tmp_path, [_one(id="caf\u00e9"), _one(id="cafe\u0301", input="Other?")], "set.jsonl:2:")
+    assert "the same id once Unicode-normalised" in message
+
+
+def test_a_json_array_names_the_line_each_sample_begins_on(tmp_path):
+    path = tmp_path / "set.json"
+    path.write_text("[\n" + json.dumps(_one(id="a")) + ",\n\n" + json.dumps(_one(id="b", input="Q", target="Z"))
+                    + "\n]\n", encoding="utf-8")
+    assert "set.json:4: field 'target'" in str(pytest.raises(LabSetError, load_set, path).value)
+
+
+def test_an_image_path_through_a_linked_folder_is_refused(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "q.png").write_bytes(png(2, 2))
+    inner = tmp_path / "set"
+    inner.mkdir()
+    os.symlink(outside, inner / "pictures")
+    _refused(inner, [_one(image="pictures/q.png")], "set.jsonl:1: field 'image'", "link")
+
+
+def test_many_questions_naming_one_image_read_it_once(tmp_path, monkeypatch):
+    from structext_core.labset import dataset
+    reads = []
+    real = dataset.read_inside
+    monkeypatch.setattr(dataset, "read_inside", lambda *a: reads.append(a[1]) or real(*a))
+    path = write_set(tmp_path, [_one(id=str(n), input=f"Q{n}?", image="images/q1.png") for n in range(300)])
+    assert len(load_set(path)) == 300 and len(reads) == 1

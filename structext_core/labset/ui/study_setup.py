@@ -16,7 +16,8 @@ def labset_setup(db, user: dict, annotators: list[dict]) -> None:
     folder = lab_study.sets_dir()
     names = lab_study.available_sets(folder)
     if not names:
-        st.info(f"No set yet: put a .jsonl, .csv or Inspect .json file (with its images beside it) in {folder}.")
+        st.info(f"No set yet: import one with `labset import FILE` (JSONL, JSON, CSV, Parquet or a datasets folder), "
+                f"or put a .jsonl, .csv or Inspect .json file (with its images beside it) in {folder}.")
         return
     with st.form("sa_new_labset_study"):
         name = st.text_input("Study name", placeholder="e.g. lab-set-pilot")
