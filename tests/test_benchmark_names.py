@@ -233,10 +233,6 @@ def field_reads(text: str) -> dict[int, set[str]]:
 #: and then this number goes down with it (the check fails until it does).
 KNOWN: dict[str, int] = {
     "structext_core/studio/access.py": 2,  # rule_hint
-    "structext_core/views/charts.py": 7,  # depth
-    "structext_core/views/comparisons.py": 1,  # depth, task_id
-    "structext_core/views/heatmaps.py": 3,  # depth
-    "structext_core/views/result_options.py": 2,  # depth
 }
 
 #: The schema's history, as for :data:`HISTORY`: m0014 moved the strata into data, reading them by
