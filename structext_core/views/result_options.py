@@ -10,7 +10,7 @@ and ``paper`` (the authors' pltrdy ``rouge`` on the whole response). :class:`Val
 one such choice; it names itself in chart titles (:attr:`ValueChoice.title`), CSV tables
 (a ``metric`` and a ``threshold`` column) and file names. Aggregation (means with bootstrap
 intervals, paired comparisons) is :mod:`structext_core.evaluation.aggregate`'s. A view's state
-in the page's URL is :mod:`structext_core.views.url_state`'s.
+in the page's URL is the benchmark's own (the shared part in :mod:`structext_core.views.url_state`).
 """
 
 from __future__ import annotations

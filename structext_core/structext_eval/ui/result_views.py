@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from structext_core.structext_eval import drill_downs, results_charts, results_frame, results_store, url_state
+from structext_core.structext_eval import drill_downs, results_charts, results_frame, results_store, sealed, url_state
 from structext_core.structext_eval.result_dimensions import DIMENSIONS, ITEM_COLUMNS
 from structext_core.structext_eval.ui.results_common import (
     DIMENSION_TITLES,
@@ -79,8 +79,8 @@ def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.D
     if part.empty:
         st.info(f"No results for {row} {row_value} and {col} {col_value}.")
         return
-    samples = access.drop_hidden_samples(drill_rows(chosen.db_path, chosen.version, part),
-                                         access.hidden_samples(chosen.db, chosen.user))
+    samples = sealed.drop_hidden_samples(drill_rows(chosen.db_path, chosen.version, part),
+                                         sealed.hidden_samples(chosen.db, chosen.user))
     if samples.empty:
         st.info("The samples behind this cell are in an open study: they stay hidden until it is closed.")
         return
