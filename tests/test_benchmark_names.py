@@ -231,14 +231,7 @@ def field_reads(text: str) -> dict[int, set[str]]:
 #: The shared modules and pages that still read a benchmark's strata or item fields by name, and on
 #: how many lines: to be emptied by the strata-as-data change (issue 43). A count may only go down,
 #: and then this number goes down with it (the check fails until it does).
-KNOWN: dict[str, int] = {
-    "structext_core/evaluation/aggregate.py": 2,  # depth, language, task_id
-    "structext_core/studio/access.py": 2,  # rule_hint
-    "structext_core/views/charts.py": 7,  # depth
-    "structext_core/views/comparisons.py": 1,  # depth, task_id
-    "structext_core/views/heatmaps.py": 3,  # depth
-    "structext_core/views/result_options.py": 2,  # depth
-}
+KNOWN: dict[str, int] = {}
 
 #: The schema's history, as for :data:`HISTORY`: m0014 moved the strata into data, reading them by
 #: name once (a migration that has run is never rewritten). Frozen, not to be emptied.

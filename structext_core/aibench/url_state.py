@@ -1,5 +1,5 @@
 """The AIBench view's state in the Results page's URL, so a view can be shared, as
-:mod:`structext_core.views.url_state` does for StrucText's: :func:`write_url` turns the controls'
+:mod:`structext_core.structext_eval.url_state` does for StrucText's: :func:`write_url` turns the controls'
 values into query parameters, :func:`read_url` reads them back, each value checked against the
 values the viewer may choose from, never trusted: unknown keys, unknown or malformed values,
 over-long values and too many parameters are ignored, each with a note; nothing raises.

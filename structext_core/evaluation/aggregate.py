@@ -6,36 +6,35 @@ Everything is vectorised with numpy: the bootstrap draws all resamples of all gr
 a second. Randomness comes from a ``numpy.random.Generator`` seeded by the caller, never
 from global state: the same data and seed give the same intervals.
 
-Scored rows keep the sample's format in the column ``language`` (the Sample contract's
-name); ``by`` accepts ``"format"`` as an alias and names the output column ``format``.
+A caller may name a column by another name: ``aliases`` maps a name of ``by`` to the column
+holding its values when the frame has no column of that name (the copy is named as ``by`` says).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-GROUP_COLUMNS = ("model", "prompt", "suite", "format", "language", "task", "task_id", "depth", "width")
-"""Columns results are usually grouped by (any column of the frame is accepted)."""
-
-_COLUMN_ALIASES = {"format": "language"}
 # Bound on the number of random draws held in memory at once (8 bytes each).
 _CHUNK_ELEMENTS = 4_000_000
 
 
-def _resolve_columns(df: pd.DataFrame, by: Sequence[str]) -> tuple[pd.DataFrame, list[str]]:
-    """Return a frame in which every name of ``by`` is a column (aliases copied in)."""
+def _resolve_columns(df: pd.DataFrame, by: Sequence[str],
+                     aliases: Mapping[str, str] | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """Return a frame in which every name of ``by`` is a column (``aliases``: name -> the column
+    copied in under that name when the frame has none of it)."""
     by = list(by)
-    missing = [c for c in by if c not in df.columns and _COLUMN_ALIASES.get(c) not in df.columns]
+    aliases = aliases or {}
+    missing = [c for c in by if c not in df.columns and aliases.get(c) not in df.columns]
     if missing:
         raise KeyError(f"no column {missing!r} in the results (columns: {list(df.columns)})")
-    aliases = {c: _COLUMN_ALIASES[c] for c in by if c not in df.columns}
-    if aliases:
-        df = df.assign(**{alias: df[source] for alias, source in aliases.items()})
+    copied = {c: aliases[c] for c in by if c not in df.columns}
+    if copied:
+        df = df.assign(**{alias: df[source] for alias, source in copied.items()})
     return df, by
 
 
@@ -109,6 +108,7 @@ def aggregate(
     n_boot: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
+    aliases: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Mean of ``value`` per group with n and a percentile bootstrap confidence interval.
 
@@ -117,11 +117,11 @@ def aggregate(
     stay in [0, 1]). Missing values (NaN) are left out of a group and of its n. ``by`` may
     be empty for one overall row. Which score a view shows is the explicit ``value``:
     ``score`` (thresholded ROUGE-L on the extracted answer), ``score_full``, ``rouge_l``,
-    ``exact_match``, ``bleu``...
+    ``exact_match``, ``bleu``... ``aliases``: other names of columns ``by`` may use (see the module).
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
-    df, by = _resolve_columns(df, by)
+    df, by = _resolve_columns(df, by, aliases)
     if value not in df.columns:
         raise KeyError(f"no column {value!r} in the results")
     groups = _contiguous_groups(df, by, value)
@@ -279,19 +279,21 @@ def paired_compare(
     confidence: float = 0.95,
     test: str = "sign-flip",
     pair_on: Sequence[str] = ("sample_id", "prompt"),
+    aliases: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Compare two models on the samples both answered (same ``sample_id`` and prompt).
 
     One row per group of ``by`` (one overall row when None) with ``n`` (pairs), ``mean_a``,
     ``mean_b``, ``diff`` (mean of a minus b), ``ci_low``/``ci_high`` (percentile bootstrap of
     the mean difference over pairs) and ``p_value`` from ``test``: ``"sign-flip"`` (paired
-    permutation test, exact up to 16 pairs) or ``"t"`` (paired t-test).
+    permutation test, exact up to 16 pairs) or ``"t"`` (paired t-test). ``aliases`` as for
+    :func:`aggregate`.
     """
     if test not in ("sign-flip", "t"):
         raise ValueError(f"unknown test {test!r}: use 'sign-flip' or 't'")
     if model_a == model_b:
         raise ValueError("compare two different models")
-    df, by = _resolve_columns(df, by or [])
+    df, by = _resolve_columns(df, by or [], aliases)
     paired = pair_results(df, model_a, model_b, value=value, pair_on=pair_on)
     summary = aggregate(paired, by, value="diff", n_boot=n_boot, seed=seed, confidence=confidence)
     means = aggregate(paired, by, value=f"{value}_a", n_boot=0)["mean"].to_numpy()
@@ -331,15 +333,16 @@ def summarise(
     n_boot: int = 1000,
     seed: int = 0,
     means: Sequence[str] = SUMMARY_MEANS,
+    aliases: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """The summary of a scored results table: per group, ``n``, ``value`` with its bootstrap
     interval (``ci_low``, ``ci_high``) and the plain means of the other scores present among
     ``means`` (by default ``rouge_l``, ``exact_match``, ``bleu``, ``score_full``,
-    ``has_marker``). All in [0, 1]."""
-    table = aggregate(scored, by, value=value, n_boot=n_boot, seed=seed).rename(columns={"mean": value})
+    ``has_marker``). All in [0, 1]. ``aliases`` as for :func:`aggregate`."""
+    table = aggregate(scored, by, value=value, n_boot=n_boot, seed=seed, aliases=aliases).rename(columns={"mean": value})
     others = [c for c in means if c in scored.columns and c != value]
     if others:
-        frame, by_columns = _resolve_columns(scored, by)
+        frame, by_columns = _resolve_columns(scored, by, aliases)
         numeric = frame[[*by_columns, *others]].copy()
         for column in others:
             numeric[column] = pd.to_numeric(numeric[column], errors="coerce").astype(float)

@@ -25,7 +25,7 @@ PLACES = (
 )
 #: An item is one sample (the sample schema of DESIGN.md).
 ITEM_FIELDS = tuple(samples.FIELDS)
-#: The result columns its views break down by (those of :mod:`structext_core.evaluation.aggregate`).
+#: The result columns its views break down by (its scored rows' columns, :mod:`structext_core.structext_eval.result_files`).
 AXES = ("model", "prompt", "suite", "language", "task", "task_id", "depth", "width")
 #: Its command-line verbs (:mod:`structext_core.structext_eval.cli`); the first member's description
 #: is the command's (``python -m structext_core --help``).

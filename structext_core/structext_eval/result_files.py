@@ -55,6 +55,9 @@ from structext_core.text import limits
 
 SAMPLE_FIELDS = ("suite", "language", "task", "task_id", "depth", "width")
 """Sample fields copied into every scored row."""
+COLUMN_ALIASES = {"format": "language"}
+"""Other names of scored rows' columns that a summary may be grouped by (``score --by format``): a
+scored row keeps the sample's format in ``language``, the sample schema's name."""
 
 SCORE_FIELDS = (
     "answer_extracted", "has_marker", "rouge_l", "score", "exact_match", "bleu", "rouge_l_full", "score_full",

@@ -13,7 +13,7 @@ Roles: ``visitor`` (not logged in), ``annotator``, ``researcher``, ``admin``. A 
 page or a capability to some roles always, and to more roles only while an admin has turned
 on the *public read-only mode*. What the public roles then see is limited to suites that are
 in no open study, and never a sample of an open study (see :func:`visible_suites` and
-:func:`hidden_samples`).
+:func:`hidden_sample_ids`; a benchmark's own views withhold more of its open items, in its package).
 
 The sealing rule behind it: an annotator (and anyone not logged in) never gets the answer,
 the rule hint or another person's response of an item someone may still answer. For the
@@ -30,7 +30,7 @@ import dataclasses
 import importlib
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -385,54 +385,13 @@ def set_results_when_closed(db: sqlite_utils.Database, study_id: int, on: bool, 
 # ---------------------------------------------------------------- what a role may see
 
 
-HINT_WITHHELD = ("(withheld: a question of an open study has this same rule hint; a task's rule hint is "
-                 "the same for all its samples)")
-
-
-@dataclass(frozen=True)
-class Sealed:
-    """Samples whose answers must not be shown (by id and by reference text), and their rule
-    hints (one text serves every sample of a task, and some tasks share it)."""
-
-    sample_ids: frozenset[str] = frozenset()
-    references: frozenset[str] = frozenset()
-    rule_hints: frozenset[str] = frozenset()
-
-    def __bool__(self) -> bool:
-        return bool(self.sample_ids or self.references or self.rule_hints)
-
-    def covers(self, sample: dict) -> bool:
-        """Whether ``sample`` is sealed (same id, or the same reference text)."""
-        return sample.get("id") in self.sample_ids or sample.get("reference") in self.references
-
-    def keep(self, rows: Iterable[dict]) -> list[dict]:
-        """The rows that are not sealed, with a sealed rule hint withheld."""
-        return [dict(row, rule_hint=HINT_WITHHELD) if row.get("rule_hint") in self.rule_hints else row
-                for row in rows if not self.covers(row)]
-
-
-def _sealed_from(db: sqlite_utils.Database, where: str, params: Sequence) -> Sealed:
-    rows = db.execute(
-        "SELECT i.sample_id, json_extract(i.sample_json, '$.reference'),"
-        " json_extract(i.sample_json, '$.rule_hint') FROM study_items i"
-        f" JOIN studies s ON s.id = i.study_id WHERE s.status = 'open' {where}", list(params),
-    ).fetchall()
-    return Sealed(frozenset(r[0] for r in rows), frozenset(r[1] for r in rows if r[1] is not None),
-                  frozenset(r[2] for r in rows if r[2] is not None))
-
-
-def sealed_references(db: sqlite_utils.Database, user: dict | None) -> Sealed:
-    """The items of the open studies ``user`` takes part in (empty for anyone else)."""
-    if user is None or role_of(user) != ANNOTATOR:
-        return Sealed()
-    return _sealed_from(db, "AND i.study_id IN (SELECT study_id FROM study_annotators WHERE user_id = ?)",
-                        [user["id"]])
-
-
-def hidden_samples(db: sqlite_utils.Database, user: dict | None) -> Sealed:
-    """What Explore and Results must leave out for ``user``: for visitors and annotators,
-    every item of every open study; nothing for researchers and admins."""
-    return _sealed_from(db, "", []) if restricted(role_of(user)) else Sealed()
+def hidden_sample_ids(db: sqlite_utils.Database, user: dict | None) -> frozenset[str]:
+    """The ids of the items Results must leave out for ``user``: for visitors and annotators,
+    every item of every open study; none for researchers and admins."""
+    if not restricted(role_of(user)):
+        return frozenset()
+    return frozenset(row[0] for row in db.execute(
+        "SELECT i.sample_id FROM study_items i JOIN studies s ON s.id = i.study_id WHERE s.status = 'open'"))
 
 
 def open_study_suites(db: sqlite_utils.Database) -> set[str]:
@@ -515,7 +474,7 @@ def results_scope(db: sqlite_utils.Database, user: dict | None, suites: Iterable
     if not can(role, "model_results", public_mode(db)):
         return ResultsScope()
     return ResultsScope(models=True, suites=tuple(sorted(visible_suites(db, user, set(suites)))),
-                        hidden_ids=tuple(sorted(hidden_samples(db, user).sample_ids)))
+                        hidden_ids=tuple(sorted(hidden_sample_ids(db, user))))
 
 
 def filter_results(frame: pd.DataFrame, scope: ResultsScope) -> pd.DataFrame:
@@ -535,20 +494,10 @@ def filter_results(frame: pd.DataFrame, scope: ResultsScope) -> pd.DataFrame:
                                                            "human"))
 
 
-def drop_hidden_samples(rows: pd.DataFrame, hidden: Sealed) -> pd.DataFrame:
-    """Drill-down rows (``sample_id``, ``reference``) without the hidden samples."""
-    if not hidden or rows.empty:
-        return rows
-    keep = ~rows["sample_id"].astype(str).isin(hidden.sample_ids)
-    if "reference" in rows.columns:
-        keep &= ~rows["reference"].astype(str).isin(hidden.references)
-    return rows[keep.to_numpy()].reset_index(drop=True)
-
-
 def rewrite_answer_refusal(db: sqlite_utils.Database, user: dict | None, sample: dict) -> str | None:
     """Why the Real-Test rewriting page must not show this sample's answer to ``user``
     (it is also an item of an open study they take part in), or None when it may."""
-    if not sealed_references(db, user).covers(sample):
+    if user is None or role_of(user) != ANNOTATOR:
         return None
     rows = db.execute(
         "SELECT DISTINCT s.name FROM study_items i JOIN studies s ON s.id = i.study_id"
@@ -557,6 +506,8 @@ def rewrite_answer_refusal(db: sqlite_utils.Database, user: dict | None, sample:
         " ORDER BY s.name",
         [user["id"], sample.get("id"), sample.get("reference")],
     ).fetchall()
+    if not rows:
+        return None
     studies = ", ".join(repr(r[0]) for r in rows)
     return (f"This item's sample is also a question of the open study {studies}, in which you take part, so "
             "its answer stays hidden from you until that study is closed. Work on another item, or ask the "

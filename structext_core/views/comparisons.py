@@ -132,14 +132,17 @@ def correlation_frame(table: pd.DataFrame, metrics: Sequence[str], method: str =
     return correlate(table, metrics, method).frame
 
 
-ITEM_COLUMNS = ("sample_id", "prompt", "model", "suite", "format", "task", "task_id", "depth", "width")
+ITEM_KEYS = ("sample_id", "prompt", "model")
+"""The columns that name one model's result on one item."""
 
 
-def item_means(frame: pd.DataFrame, models: Sequence[str]) -> pd.DataFrame:
+def item_means(frame: pd.DataFrame, models: Sequence[str], columns: Sequence[str] = ITEM_KEYS) -> pd.DataFrame:
     """The rows of ``models`` with one value per (model, sample, prompt): a pool of people
-    (``human``) answers an item several times, and its mean on the item is what gets paired."""
+    (``human``) answers an item several times, and its mean on the item is what gets paired.
+    ``columns``: those kept of such rows (:data:`ITEM_KEYS` and what the item's rows share,
+    such as its strata), those absent from ``frame`` aside."""
     part = frame[frame["model"].isin(list(models))]
-    keys = [c for c in ITEM_COLUMNS if c in part.columns]
+    keys = [c for c in dict.fromkeys([*ITEM_KEYS, *columns]) if c in part.columns]
     if not part.duplicated(["model", "sample_id", "prompt"]).any():
         return part
     return part.groupby(keys, observed=True, dropna=False, sort=False)["value"].mean().reset_index()
@@ -166,14 +169,17 @@ def paired_frame(
     n_perm: int = 2000,
     seed: int = 0,
     alpha: float = SIGNIFICANCE,
+    item_columns: Sequence[str] = ITEM_KEYS,
 ) -> pd.DataFrame:
     """Paired difference a - b (points) per (row, col) cell on the samples both answered
     (same sample and prompt), with its 95 % interval, p-value (sign-flip test) and
-    ``significant`` (p < ``alpha``, no correction for the number of cells)."""
+    ``significant`` (p < ``alpha``, no correction for the number of cells). ``item_columns``: as
+    :func:`item_means`' ``columns`` (the cell's dimensions are always kept)."""
     if row == col:
         raise ValueError("choose different dimensions for rows and columns")
     by = [d for d in (row, col) if d != "model"]
-    cells = aggregate.paired_compare(item_means(frame, (model_a, model_b)), model_a, model_b, by=by, value="value",
+    items = item_means(frame, (model_a, model_b), [*item_columns, *by])
+    cells = aggregate.paired_compare(items, model_a, model_b, by=by, value="value",
                                      n_boot=n_boot, n_perm=n_perm, seed=seed)
     for axis, name in (("row", row), ("col", col)):
         cells[f"{axis}_label"] = f"{model_a} - {model_b}" if name == "model" else _labels(cells[name])

@@ -1,9 +1,11 @@
 """Heatmap cells of the Results page: any two dimensions (mean, 95 % interval and n a cell),
-their axis order, cells below the minimum n flagged (the charts grey them out), Figure 4
-(depth x width), the paper's printed tables as cells, and cells as a tidy table.
+their axis order, cells below the minimum n flagged (the charts grey them out), the paper's printed tables as
+cells, and cells as a tidy table.
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 import numpy as np
 import pandas as pd
@@ -13,7 +15,6 @@ from structext_core.views.result_options import (
     DEFAULT_MIN_N,
     DEFAULT_N_BOOT,
     HEATMAP_SORTS,
-    ORDERED_DIMENSIONS,
     check_min_n,
 )
 
@@ -29,14 +30,16 @@ def heatmap_frame(
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
     sort: str = "auto",
+    ordered: Collection[str] = (),
 ) -> pd.DataFrame:
     """One cell per (row, col) value with ``mean``, ``n``, ``ci_low``, ``ci_high`` (percent).
 
     The row and column values become text labels (``row_label``, ``col_label``);
     ``row_rank`` / ``col_rank`` order them by their overall mean, best first (``sort="mean"``,
     ties alphabetical) or by the values themselves (``sort="name"``: depth 1, 2, 3...);
-    ``sort="auto"`` (the default) keeps the values' order for :data:`ORDERED_DIMENSIONS` and
-    sorts the others by mean.
+    ``sort="auto"`` (the default) keeps the values' order for the dimensions in ``ordered``
+    (those whose values have an order of their own, as the benchmark's view says) and sorts the
+    others by mean.
     ``frame`` needs a ``value`` column (:func:`with_value`).
     """
     if row == col:
@@ -52,7 +55,7 @@ def heatmap_frame(
         raise ValueError(f"unknown sort {sort!r}: use one of {', '.join(map(repr, HEATMAP_SORTS))}")
     for axis, name in (("row", row), ("col", col)):
         means = frame.groupby(name, dropna=False, observed=True)["value"].mean()
-        by_mean = sort == "mean" or (sort == "auto" and name not in ORDERED_DIMENSIONS)
+        by_mean = sort == "mean" or (sort == "auto" and name not in ordered)
         order = means.sort_values(ascending=False, kind="stable") if by_mean else means.sort_index()
         ranks = {str(k): i for i, k in enumerate(order.index)}
         cells[f"{axis}_rank"] = cells[f"{axis}_label"].map(ranks).fillna(len(ranks)).astype(int)
@@ -84,24 +87,6 @@ def min_n_note(min_n: int, cells: pd.DataFrame | None = None, rows: bool = False
     count = "" if cells is None or "below_min" not in cells else f" ({int(cells['below_min'].sum())} of {len(cells)})"
     return (f"{things.capitalize()} with n below {min_n} are {done}{count}, not hidden: their means rest on "
             "few results.")
-
-
-def depth_width_frame(frame: pd.DataFrame, n_boot: int = DEFAULT_N_BOOT, seed: int = 0) -> pd.DataFrame:
-    """Per model and (depth, width): mean, n, 95 % interval, and the spread of the per-format
-    and per-task means in that cell (``format_std``, ``task_std``: standard deviation across
-    formats / task categories; NaN with fewer than two)."""
-    if frame.empty:
-        return pd.DataFrame(columns=["model", "depth", "width", "mean", "n", "ci_low", "ci_high",
-                                     "format_std", "task_std"])
-    cells = aggregate.aggregate(frame, ["model", "depth", "width"], value="value", n_boot=n_boot, seed=seed)
-    keys = ["model", "depth", "width"]
-    for dimension in ("format", "task"):
-        per = frame.groupby([*keys, dimension], observed=True, dropna=False)["value"].mean()
-        spread = per.groupby(level=keys, observed=True, dropna=False).std(ddof=0).rename(f"{dimension}_std")
-        counts = per.groupby(level=keys, observed=True, dropna=False).size()
-        spread[counts < 2] = np.nan
-        cells = cells.merge(spread.reset_index(), on=keys, how="left")
-    return cells
 
 
 def cells_table(cells: pd.DataFrame, row: str, col: str) -> pd.DataFrame:

@@ -1,6 +1,6 @@
 """The options of a Results view, as data: which views there are (imported results and the
 paper's tables), the value a view shows (:class:`ValueChoice`: metric, mode, threshold, ROUGE-L
-version), the dimensions and filters, and the minimum n.
+version), the filters (over the dimensions a benchmark's view passes), and the minimum n.
 
 Views work on a ``value`` column in percent (0-100), made by :func:`with_value` from the stored
 per-response scores: ROUGE-L raw, or thresholded at a chosen threshold (a score below it counts
@@ -10,7 +10,7 @@ and ``paper`` (the authors' pltrdy ``rouge`` on the whole response). :class:`Val
 one such choice; it names itself in chart titles (:attr:`ValueChoice.title`), CSV tables
 (a ``metric`` and a ``threshold`` column) and file names. Aggregation (means with bootstrap
 intervals, paired comparisons) is :mod:`structext_core.evaluation.aggregate`'s. A view's state
-in the page's URL is :mod:`structext_core.views.url_state`'s.
+in the page's URL is the benchmark's own (the shared part in :mod:`structext_core.views.url_state`).
 """
 
 from __future__ import annotations
@@ -23,10 +23,6 @@ import pandas as pd
 
 from structext_core.evaluation.scoring import DEFAULT_THRESHOLD
 
-DIMENSIONS = ("model", "prompt", "suite", "format", "task", "depth", "width")
-"""What a heatmap's rows and columns (and the filters) can be."""
-ORDERED_DIMENSIONS = ("depth", "width")
-"""Dimensions whose values have an order of their own (1, 2, 3...): by default a heatmap keeps it."""
 HEATMAP_SORTS = {
     "auto": "natural: depth, width in order",
     "mean": "all by mean",
@@ -236,9 +232,9 @@ def with_choice(frame: pd.DataFrame, choice: ValueChoice) -> pd.DataFrame:
     return out
 
 
-def filter_options(frame: pd.DataFrame) -> dict[str, list]:
-    """The distinct values of every dimension, sorted (numbers as numbers)."""
-    return {d: sorted(frame[d].dropna().unique().tolist()) for d in DIMENSIONS if d in frame.columns}
+def filter_options(frame: pd.DataFrame, dimensions: Sequence[str]) -> dict[str, list]:
+    """The distinct values of every one of ``dimensions`` in ``frame``, sorted (numbers as numbers)."""
+    return {d: sorted(frame[d].dropna().unique().tolist()) for d in dimensions if d in frame.columns}
 
 
 def apply_filters(frame: pd.DataFrame, filters: Mapping[str, Sequence]) -> pd.DataFrame:

@@ -142,7 +142,7 @@ def test_a_repeated_key_counts_its_last_value():
 
 
 def test_structexts_url_reader_leaves_the_benchmark_choice_to_the_page():
-    from structext_core.views import url_state
+    from structext_core.structext_eval import url_state
     assert url_state.read_url({"benchmark": "aibench", "view": "heatmap"}, {}) == \
         url_state.UrlState({"view": "heatmap"}, ())
 

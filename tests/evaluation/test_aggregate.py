@@ -19,6 +19,7 @@ from structext_core.evaluation.aggregate import (
     student_t_two_sided_p,
     summarise,
 )
+from structext_core.structext_eval import result_files as results
 
 
 @pytest.fixture
@@ -56,10 +57,13 @@ def test_aggregate_overall_row_and_missing_values():
 
 
 def test_format_is_an_alias_of_language(scored):
-    out = aggregate(scored, ["format"], n_boot=50)
+    """A caller's alias: StrucText's scored rows keep the format in ``language``."""
+    out = aggregate(scored, ["format"], n_boot=50, aliases=results.COLUMN_ALIASES)
     assert list(out.columns[:1]) == ["format"]
     assert sorted(out["format"]) == ["csv", "json", "xml"]
     assert out["n"].sum() == len(scored)
+    with pytest.raises(KeyError, match="format"):  # no alias unless the caller gives it
+        aggregate(scored, ["format"], n_boot=50)
 
 
 def test_unknown_column_is_named(scored):

@@ -18,7 +18,7 @@ import streamlit.elements.widgets.button as st_button
 from streamlit.testing.v1 import AppTest
 
 from structext_core.aibench import question_review as qr
-from structext_core.structext_eval import campaign, results_store, suites
+from structext_core.structext_eval import campaign, results_store, sealed, suites
 from structext_core.structext_eval import samples as samples_mod
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
@@ -221,7 +221,7 @@ def test_annotator_in_public_mode_sees_only_suites_in_no_open_study(env, monkeyp
     tasks_in_study = {s["task_id"] for s in env["items"]}
     sample = next(s for s in env["test"] if s["id"] == at.selectbox(key="explore_sample").value)
     hint = [i.value for i in at.info]
-    assert hint == [access.HINT_WITHHELD if sample["task_id"] in tasks_in_study else sample["rule_hint"]]
+    assert hint == [sealed.HINT_WITHHELD if sample["task_id"] in tasks_in_study else sample["rule_hint"]]
     at = run_page("results", env["people"]["ann1"], rs_view="heatmap", rs_row="suite", rs_col="model")
     suites_shown = {c for c in at.selectbox(key="rs_heatmap_suite_model_drill_row").options}
     assert suites_shown == {"test"}

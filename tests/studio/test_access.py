@@ -15,6 +15,7 @@ import pytest
 
 from structext_core import protocol
 from structext_core.structext_eval import results_store, suites
+from structext_core.structext_eval import sealed as sealed_mod
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 
@@ -303,7 +304,7 @@ def test_sealed_references_of_an_annotator(db, people):
                                   annotator_ids=[people["ann1"]["id"]])
     make_study(db, people, "theirs", "test", annotators=("ann2",))
     items = [access_sample(db, study_id, position) for position in (1, 2)]
-    sealed = access.sealed_references(db, people["ann1"])
+    sealed = sealed_mod.sealed_references(db, people["ann1"])
     assert sealed.sample_ids == {s["id"] for s in items}
     assert sealed.references == {s["reference"] for s in items}
     # Same text under another id (the sample copied into another suite) is sealed too.
@@ -312,18 +313,18 @@ def test_sealed_references_of_an_annotator(db, people):
     kept = sealed.keep([copy, *hard])
     assert [s["id"] for s in kept] == [s["id"] for s in hard if s not in items]
     # The rule hint is the same for every sample of a task: withheld for the sealed items' tasks.
-    assert {s["rule_hint"] for s in kept} == {access.HINT_WITHHELD}
+    assert {s["rule_hint"] for s in kept} == {sealed_mod.HINT_WITHHELD}
     # JSON and YAML object-by-id (tasks 8 and 13) share one rule hint: withheld for both.
     yaml_twin = suites.generate_cell(13, 1, 1, 1, suite="test")[0]
-    assert sealed.keep([yaml_twin])[0]["rule_hint"] == access.HINT_WITHHELD
+    assert sealed.keep([yaml_twin])[0]["rule_hint"] == sealed_mod.HINT_WITHHELD
     other_task = suites.generate_cell(1, 1, 1, 1, suite="test")[0]
     assert sealed.keep([other_task]) == [other_task]
     # Not their study, not an annotator, or the study closed: nothing sealed for them.
-    assert not (access.sealed_references(db, people["ann2"]).sample_ids & sealed.sample_ids)
-    assert not access.sealed_references(db, people["researcher"])
-    assert not access.sealed_references(db, None)
+    assert not (sealed_mod.sealed_references(db, people["ann2"]).sample_ids & sealed.sample_ids)
+    assert not sealed_mod.sealed_references(db, people["researcher"])
+    assert not sealed_mod.sealed_references(db, None)
     study.set_study_status(db, study_id, "closed")
-    assert not access.sealed_references(db, people["ann1"])
+    assert not sealed_mod.sealed_references(db, people["ann1"])
 
 
 def access_sample(db, study_id, position):
@@ -341,8 +342,10 @@ def test_hidden_samples_are_every_open_item_for_visitors_and_annotators(db, peop
         "SELECT i.sample_id FROM study_items i JOIN studies s ON s.id = i.study_id WHERE s.status = 'open'")}
     assert len(everything_open) == 4
     for who in ("visitor", "ann1", "ann2"):
-        assert access.hidden_samples(db, people[who]).sample_ids == everything_open
-    assert not access.hidden_samples(db, people["researcher"]) and not access.hidden_samples(db, people["admin"])
+        assert sealed_mod.hidden_samples(db, people[who]).sample_ids == everything_open
+        assert access.hidden_sample_ids(db, people[who]) == everything_open  # what Results leaves out
+    assert not sealed_mod.hidden_samples(db, people["researcher"]) and not sealed_mod.hidden_samples(db, people["admin"])
+    assert not access.hidden_sample_ids(db, people["researcher"]) and not access.hidden_sample_ids(db, people["admin"])
 
 
 def test_rewrite_answer_is_refused_only_for_the_annotators_own_open_items(db, people):
@@ -355,7 +358,7 @@ def test_rewrite_answer_is_refused_only_for_the_annotators_own_open_items(db, pe
     # Matched by the reference text too (same sample under another id).
     assert access.rewrite_answer_refusal(db, people["ann1"], dict(item, id="copy")) is not None
     other = next(s for s in hard if s["reference"] != item["reference"] and s["id"] not in
-                 access.sealed_references(db, people["ann1"]).sample_ids)
+                 sealed_mod.sealed_references(db, people["ann1"]).sample_ids)
     assert access.rewrite_answer_refusal(db, people["ann1"], other) is None
     assert access.rewrite_answer_refusal(db, people["ann2"], item) is None
     assert access.rewrite_answer_refusal(db, people["admin"], item) is None
@@ -416,17 +419,17 @@ def test_results_scope_per_role(db, people):
     access.set_public_mode(db, True, people["admin"])
     public = access.results_scope(db, people["ann1"], present)
     assert public.models and public.suites == ("custom",) and not public.human_sources
-    assert set(public.hidden_ids) == access.hidden_samples(db, None).sample_ids
+    assert set(public.hidden_ids) == sealed_mod.hidden_samples(db, None).sample_ids
     reader = access.results_scope(db, people["researcher"], present)
     assert reader.human_sources == ("human-study:open-now",) and set(reader.suites) == set(present)
     assert reader.per_person
 
 
 def test_drill_down_rows_of_hidden_samples_are_dropped():
-    hidden = access.Sealed(frozenset({"a"}), frozenset({"secret text"}))
+    hidden = sealed_mod.Sealed(frozenset({"a"}), frozenset({"secret text"}))
     rows = pd.DataFrame({"sample_id": ["a", "b", "c"], "reference": ["x", "secret text", "y"]})
-    assert access.drop_hidden_samples(rows, hidden)["sample_id"].tolist() == ["c"]
-    assert len(access.drop_hidden_samples(rows, access.Sealed())) == 3
+    assert sealed_mod.drop_hidden_samples(rows, hidden)["sample_id"].tolist() == ["c"]
+    assert len(sealed_mod.drop_hidden_samples(rows, sealed_mod.Sealed())) == 3
 
 
 # ---------------------------------------------------------------- migration 5

@@ -3,7 +3,7 @@ the metric, and PNG / SVG export (rendered offline by vl-convert)."""
 
 import pytest
 
-from structext_core.structext_eval import paper
+from structext_core.structext_eval import paper, results_charts
 from structext_core.views import charts, comparisons, heatmaps, result_options
 
 
@@ -42,12 +42,12 @@ def test_thin_cells_are_grey_with_their_mean_and_n(frame):
 
 def test_depth_width_paired_and_spread_charts_carry_n(frame):
     values = result_options.with_value(frame[frame["suite"] == "test-hard"])
-    cells = heatmaps.flag_small_cells(heatmaps.depth_width_frame(values, n_boot=10), 30)
-    spec = charts.depth_width_chart(cells, min_n=30).to_dict()
+    cells = heatmaps.flag_small_cells(results_charts.depth_width_frame(values, n_boot=10), 30)
+    spec = results_charts.depth_width_chart(cells, min_n=30).to_dict()
     layers = spec["spec"]["layer"]
     assert [layer["encoding"]["text"]["field"] for layer in layers[1:]] == ["mean", "n_label"]
     assert layers[0]["encoding"]["color"]["condition"]["test"] == "datum.below_min"
-    spread = charts.spread_chart(cells).to_dict()
+    spread = results_charts.spread_chart(cells).to_dict()
     assert "n" in [t["field"] for t in spread["spec"]["layer"][0]["encoding"]["tooltip"]]
     paired = comparisons.paired_frame(values, "good", "weak", "format", "depth", n_boot=10, n_perm=50)
     spec = charts.paired_chart(heatmaps.flag_small_cells(paired, 5), "format", "depth", "t", min_n=5).to_dict()
@@ -84,9 +84,9 @@ def test_paired_chart_selectable(frame):
 def test_every_chart_names_its_metric(frame):
     choice = result_options.ValueChoice(rouge="paper")
     values = result_options.with_choice(frame[frame["suite"] == "test-hard"], choice)
-    cells = heatmaps.depth_width_frame(values, n_boot=20)
-    assert choice.title in charts.depth_width_chart(cells, choice.title).to_dict()["title"]
-    assert choice.title in charts.spread_chart(cells, choice.title).to_dict()["title"]
+    cells = results_charts.depth_width_frame(values, n_boot=20)
+    assert choice.title in results_charts.depth_width_chart(cells, choice.title).to_dict()["title"]
+    assert choice.title in results_charts.spread_chart(cells, choice.title).to_dict()["title"]
     heatmap = charts.heatmap_chart(heatmaps.heatmap_frame(values, "model", "format", n_boot=20), "model",
                                    "format", title=f"{choice.title} by model and format", value_title=choice.title)
     spec = charts.subtitled(heatmap, choice.description).to_dict()

@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 
 from structext_core.evaluation import scoring
-from structext_core.structext_eval import drill_downs
+from structext_core.structext_eval import drill_downs, results_charts, url_state
 from structext_core.structext_eval import result_files as results
+from structext_core.structext_eval.result_dimensions import DIMENSIONS, ORDERED_DIMENSIONS
 from structext_core.views import (
     charts,
     comparisons,
@@ -19,7 +20,6 @@ from structext_core.views import (
     page_tables,
     people_vs_models,
     result_options,
-    url_state,
 )
 from tests.results_data import hard_samples
 
@@ -82,11 +82,12 @@ def test_heatmap_keeps_the_order_of_depth_and_width_by_default(frame):
     values = result_options.with_value(frame)
     values.loc[values["depth"] == 1, "value"] = 10.0  # depth 2 now has the higher mean
     values.loc[values["depth"] == 2, "value"] = 90.0
-    cells = heatmaps.heatmap_frame(values, "depth", "model", n_boot=20)
+    cells = heatmaps.heatmap_frame(values, "depth", "model", n_boot=20, ordered=ORDERED_DIMENSIONS)
     assert heatmaps.axis_order(cells, "row") == ["1", "2"]
     model_means = values.groupby("model")["value"].mean().sort_values(ascending=False, kind="stable")
     assert heatmaps.axis_order(cells, "col") == list(model_means.index)
-    by_mean = heatmaps.heatmap_frame(values, "depth", "model", n_boot=20, sort="mean")
+    by_mean = heatmaps.heatmap_frame(values, "depth", "model", n_boot=20, sort="mean", ordered=ORDERED_DIMENSIONS)
+    assert heatmaps.axis_order(heatmaps.heatmap_frame(values, "depth", "model", n_boot=20), "row") == ["2", "1"]
     assert heatmaps.axis_order(by_mean, "row") == ["2", "1"]
 
 
@@ -100,7 +101,7 @@ def test_filters_keep_chosen_values_only(frame):
     part = result_options.apply_filters(values, {"model": ("good",), "depth": (2,), "prompt": ()})
     assert set(part["model"]) == {"good"} and set(part["depth"]) == {2}
     assert set(part["prompt"]) == {"naive", "hint"}
-    assert result_options.filter_options(values)["depth"] == [1, 2]
+    assert result_options.filter_options(values, DIMENSIONS)["depth"] == [1, 2]
 
 
 def test_cells_table_for_csv(frame):
@@ -116,15 +117,15 @@ def test_cells_table_for_csv(frame):
 
 def test_depth_width_grid_and_spread(frame):
     values = result_options.with_value(frame[frame["suite"] == "test-hard"])
-    cells = heatmaps.depth_width_frame(values, n_boot=50)
+    cells = results_charts.depth_width_frame(values, n_boot=50)
     assert set(map(tuple, cells[["depth", "width"]].astype(int).values)) == {(1, 1), (1, 2), (2, 1), (2, 2)}
     good = values[(values["model"] == "good") & (values["depth"] == 2) & (values["width"] == 1)]
     record = cells[(cells["model"] == "good") & (cells["depth"] == 2) & (cells["width"] == 1)].iloc[0]
     assert record["mean"] == pytest.approx(good["value"].mean()) and record["n"] == len(good)
     assert record["format_std"] == pytest.approx(np.std(good.groupby("format")["value"].mean().to_numpy()))
     assert record["task_std"] == pytest.approx(np.std(good.groupby("task")["value"].mean().to_numpy()))
-    charts.depth_width_chart(cells).to_dict()
-    charts.spread_chart(cells).to_dict()
+    results_charts.depth_width_chart(cells).to_dict()
+    results_charts.spread_chart(cells).to_dict()
 
 
 def test_people_vs_models_on_the_same_items(frame):

@@ -157,7 +157,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     if counted:
         try:
             table = aggregate.summarise(results.scored_frame(counted), by=by, n_boot=args.n_boot, seed=args.seed,
-                                        means=aggregate.PAPER_SUMMARY_MEANS if paper else aggregate.SUMMARY_MEANS)
+                                        means=aggregate.PAPER_SUMMARY_MEANS if paper else aggregate.SUMMARY_MEANS,
+                                        aliases=results.COLUMN_ALIASES)
         except KeyError as exc:
             return _error(f"--by: {exc.args[0]}")
     # --out first: whatever happens to stdout (a closed pipe), the scored rows are complete

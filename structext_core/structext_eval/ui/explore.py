@@ -7,7 +7,7 @@ and then only suites in no open study, without any sample of an open study (``ac
 
 import streamlit as st
 
-from structext_core.structext_eval import explore, samples, suites
+from structext_core.structext_eval import explore, samples, sealed, suites
 from structext_core.structext_eval.formats import HIGHLIGHT, Preview
 from structext_core.structext_eval.tasks import TASKS
 from structext_core.studio import access, sandbox
@@ -65,7 +65,7 @@ def explore_view(db, user) -> None:
     if access.restricted(access.role_of(user)):
         st.caption("Public read-only mode: suites of open studies are not shown, nor any sample of an open study.")
     files = [f for f in files if f.stem in shown]
-    hidden = access.hidden_samples(db, user)
+    hidden = sealed.hidden_samples(db, user)
 
     names = [f.stem for f in files]
     suite_name = st.selectbox("Suite", names, key="explore_suite")

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from structext_core.structext_eval import drill_downs, results_frame, results_store
+from structext_core.structext_eval import drill_downs, results_charts, results_frame, results_store, sealed, url_state
+from structext_core.structext_eval.result_dimensions import DIMENSIONS, ITEM_COLUMNS
 from structext_core.structext_eval.ui.results_common import (
     DIMENSION_TITLES,
     drill_key,
@@ -36,14 +37,13 @@ from structext_core.views import (
     leaderboards,
     people_vs_models,
     result_options,
-    url_state,
 )
 
 # ---------------------------------------------------------------- imported results
 
 
 def choose_filters(frame: pd.DataFrame, dimensions) -> dict:
-    options = result_options.filter_options(frame)
+    options = result_options.filter_options(frame, DIMENSIONS)
     chosen = {}
     with st.expander("Filters", expanded=bool(any(st.session_state.get(f"rs_filter_{d}") for d in dimensions))):
         columns = st.columns(3)
@@ -79,8 +79,8 @@ def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.D
     if part.empty:
         st.info(f"No results for {row} {row_value} and {col} {col_value}.")
         return
-    samples = access.drop_hidden_samples(drill_rows(chosen.db_path, chosen.version, part),
-                                         access.hidden_samples(chosen.db, chosen.user))
+    samples = sealed.drop_hidden_samples(drill_rows(chosen.db_path, chosen.version, part),
+                                         sealed.hidden_samples(chosen.db, chosen.user))
     if samples.empty:
         st.info("The samples behind this cell are in an open study: they stay hidden until it is closed.")
         return
@@ -220,7 +220,7 @@ def imported_page(db, user, db_path: str, version: tuple, scope: access.ResultsS
     if view == "heatmap":
         heatmap_view(chosen, values)
         return
-    filters = choose_filters(values, result_options.DIMENSIONS)
+    filters = choose_filters(values, DIMENSIONS)
     frame = result_options.apply_filters(items.apply(values), filters)
     if frame.empty:
         st.info("No results match these filters.")
@@ -261,8 +261,8 @@ class Chosen:
 def heatmap_view(chosen: Chosen, values: pd.DataFrame) -> None:
     a, b, c = st.columns(3)
     st.session_state.setdefault("rs_col", "format")
-    row = a.selectbox("Rows", result_options.DIMENSIONS, key="rs_row", format_func=DIMENSION_TITLES.get)
-    col = b.selectbox("Columns", result_options.DIMENSIONS, key="rs_col", format_func=DIMENSION_TITLES.get)
+    row = a.selectbox("Rows", DIMENSIONS, key="rs_row", format_func=DIMENSION_TITLES.get)
+    col = b.selectbox("Columns", DIMENSIONS, key="rs_col", format_func=DIMENSION_TITLES.get)
     sort = c.selectbox("Order rows and columns", list(result_options.HEATMAP_SORTS), key="rs_sort",
                        format_func=result_options.HEATMAP_SORTS.get)
     remember("rows", row)
@@ -271,7 +271,7 @@ def heatmap_view(chosen: Chosen, values: pd.DataFrame) -> None:
     if row == col:
         st.warning("Rows and columns show the same dimension: choose two different ones.")
         return
-    filters = choose_filters(values, [d for d in result_options.DIMENSIONS if d not in (row, col)])
+    filters = choose_filters(values, [d for d in DIMENSIONS if d not in (row, col)])
     items = chosen.items
     whose = choose_whose(items.apply(values), row, col)
     cells = heatmap_cells(chosen.db_path, chosen.version, chosen.scope, chosen.choice,
@@ -320,13 +320,13 @@ def choose_whose(frame: pd.DataFrame, row: str, col: str) -> str:
 
 
 def depth_width_view(chosen: Chosen, frame: pd.DataFrame) -> None:
-    cells = heatmaps.flag_small_cells(heatmaps.depth_width_frame(frame), chosen.min_n)
-    show_chart(charts.depth_width_chart(cells, chosen.choice.title, min_n=chosen.min_n), "depth_width", cells,
+    cells = heatmaps.flag_small_cells(results_charts.depth_width_frame(frame), chosen.min_n)
+    show_chart(results_charts.depth_width_chart(cells, chosen.choice.title, min_n=chosen.min_n), "depth_width", cells,
                choice=chosen.choice)
     st.caption("Each model's mean (and n under it) per depth (rows) and width (columns), as the paper's Figure 4. "
                + heatmaps.min_n_note(chosen.min_n, cells) + " Below: how much the per-format and per-task "
                "means spread within each cell (standard deviation, points).")
-    show_chart(charts.spread_chart(cells, chosen.choice.title), "depth_width_spread", choice=chosen.choice)
+    show_chart(results_charts.spread_chart(cells, chosen.choice.title), "depth_width_spread", choice=chosen.choice)
 
 
 def people_vs_models_view(chosen: Chosen, frame: pd.DataFrame) -> None:
@@ -412,7 +412,7 @@ def paired_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     if model_a == model_b or row == col:
         st.warning("Choose two different models and two different dimensions.")
         return
-    cells = comparisons.paired_frame(frame, model_a, model_b, row, col)
+    cells = comparisons.paired_frame(frame, model_a, model_b, row, col, item_columns=ITEM_COLUMNS)
     if cells.empty:
         st.info(markdown_text(f"{model_a} and {model_b} share no samples (same sample and prompt)."))
         return

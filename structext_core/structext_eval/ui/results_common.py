@@ -1,12 +1,13 @@
 """What StrucText-Eval's Results views share: the cached frames, a chart with its exports, the
 drill-down's keys, the controls kept across views, and the view's state in the URL
-(``views.url_state``: a copied address opens the same view; what it holds is checked, never trusted)."""
+(:mod:`structext_core.structext_eval.url_state`: a copied address opens the same view; what it holds is checked, never trusted)."""
 
 
 import pandas as pd
 import streamlit as st
 
-from structext_core.structext_eval import drill_downs, results_frame
+from structext_core.structext_eval import drill_downs, results_frame, url_state
+from structext_core.structext_eval.result_dimensions import DIMENSIONS, ORDERED_DIMENSIONS
 from structext_core.studio import access, storage
 from structext_core.ui import benchmark_choice
 from structext_core.views import (
@@ -16,7 +17,6 @@ from structext_core.views import (
     page_tables,
     people_vs_models,
     result_options,
-    url_state,
 )
 
 DIMENSION_TITLES = {"model": "model", "prompt": "prompt", "suite": "suite", "format": "format",
@@ -54,7 +54,7 @@ def heatmap_cells(db_path, version, scope, choice, filters, row, col, sort, item
     """The heatmap's cells (``people_vs_models.heatmap_input``: each answer once)."""
     values = value_frame(db_path, version, scope, choice)
     frame = people_vs_models.heatmap_input(values, row, col, items, dict(filters), whose, people_as)
-    return heatmaps.heatmap_frame(frame, row, col, sort=sort)
+    return heatmaps.heatmap_frame(frame, row, col, sort=sort, ordered=ORDERED_DIMENSIONS)
 
 
 @st.cache_data(max_entries=8, show_spinner="Ranking...")
@@ -214,7 +214,7 @@ def apply_url_state(options: dict, only: tuple[str, ...] | None = None) -> None:
     state = url_state.read_url(params, options)
     values = state.values
     managed = [*URL_WIDGETS.values(), "rs_all_items", *(f"rs_rouge_{v}" for v in result_options.VIEWS),
-               *(f"rs_filter_{d}" for d in result_options.DIMENSIONS), *(f"{k}_kept" for k in KEPT_ACROSS_VIEWS)]
+               *(f"rs_filter_{d}" for d in DIMENSIONS), *(f"{k}_kept" for k in KEPT_ACROSS_VIEWS)]
     for key in managed:
         st.session_state.pop(key, None)
     view = values.get("view", "heatmap")
@@ -225,7 +225,7 @@ def apply_url_state(options: dict, only: tuple[str, ...] | None = None) -> None:
             st.session_state[f"rs_rouge_{view}"] = value
         elif key == "items":
             st.session_state["rs_all_items"] = value == "all"
-        elif key in result_options.DIMENSIONS:
+        elif key in DIMENSIONS:
             st.session_state[f"rs_filter_{key}"] = list(value)
     st.session_state["rs_url_notes"] = (state.notes, None)
     show_url_notes()

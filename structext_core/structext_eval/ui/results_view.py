@@ -20,6 +20,7 @@ import streamlit as st
 from structext_core import ui
 from structext_core.structext_eval import paper, results_frame, results_store, suites
 from structext_core.structext_eval import result_files as results
+from structext_core.structext_eval.result_dimensions import DIMENSIONS
 from structext_core.structext_eval.ui.result_views import imported_page
 from structext_core.structext_eval.ui.results_common import (
     apply_url_state,
@@ -185,7 +186,7 @@ def results_page(db, user) -> None:
         st.caption("Model and human results are shown to researchers and admins; here are the paper's tables.")
         paper_page()
         return
-    apply_url_state(result_options.filter_options(scoped_frame(db_path, version, scope)) if has_results else {})
+    apply_url_state(result_options.filter_options(scoped_frame(db_path, version, scope), DIMENSIONS) if has_results else {})
     st.session_state.setdefault("rs_source", "imported" if has_results else "paper")
     source = st.radio("Data", list(result_options.SOURCES), horizontal=True,
                       format_func=result_options.SOURCES.get, key="rs_source")
