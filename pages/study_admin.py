@@ -267,7 +267,7 @@ def dashboard_section(chosen: study.Study) -> None:
         return
     kind = study.kind_of(chosen.benchmark)
     headline(df, kind)
-    accuracy_block(df, kind)
+    accuracy_block(df, kind, study.study_facets(db, chosen.id))
     time_block(df, kind)
     agreement_block(df)
     fast_block(df)
@@ -347,11 +347,10 @@ def headline(df: pd.DataFrame, kind: study.StudyKind) -> None:
     st.caption(kind.score_note)
 
 
-def accuracy_block(df: pd.DataFrame, kind: study.StudyKind) -> None:
+def accuracy_block(df: pd.DataFrame, kind: study.StudyKind, facets: list[str]) -> None:
     st.subheader("Accuracy")
-    grouping = st.segmented_control("Group by", list(kind.groupings), default="Annotator",
-                                    key=f"sa_group_{kind.benchmark}")
-    by = kind.groupings[grouping or "Annotator"]
+    by = widgets.axes_picker("Group by", kind.groupings, facets, key=f"sa_group_{kind.benchmark}",
+                             default="Annotator")
     table = study.accuracy_by(df, by)
     st.dataframe(table, hide_index=True, column_config={
         "score": PERCENT, "exact_match": st.column_config.NumberColumn("exact match", format="%.1f"),

@@ -69,6 +69,13 @@ def right_reply(item: Mapping) -> str:
     return item["target"][0]
 
 
+def item_facets(item: Mapping) -> dict:
+    """Every field of the item's metadata (its answer rule aside), and whether it is asked on an
+    image: each an axis of the dashboard and Results beside the format and the stratum."""
+    metadata = {key: value for key, value in (item.get("metadata") or {}).items() if key != "answer_rule"}
+    return {**metadata, "on an image": "yes" if item.get("image") else "no"}
+
+
 def load_items(path) -> list[dict]:
     """The checked items of the set at ``path`` (a ``ValueError`` naming each line and field otherwise)."""
     return dataset.load_set(path)  # with its mapping, when one is kept beside it

@@ -48,6 +48,10 @@ declaration and branches on no benchmark's name, as it branches on no format's n
   what the members' shared tests, ``tests/protocol/test_members.py``, run every member with it
   through); ``right_reply(item) -> str``: a reply its rule scores right (default: the option letter
   that ``score_answer`` scores 1, or the item's ``answer``).
+- ``item_facets(item) -> Mapping[str, str]``: more fields of an item that results may break down by,
+  beyond its strata, that differ from data set to data set (a set's metadata, "on an image"); kept
+  with each study item and shown as columns of the dashboard, the exports and Results, one or two
+  at a time (:func:`clean_facets` bounds them). None: its strata only.
 - ``RESULTS_VIEW``, ``EXPLORE_VIEW``, ``HOME_VIEW``: ``"module:function"`` of its own view on
   Results, Explore and its section of Home (called with ``(db, user)`` by the page); None: the
   default view of :mod:`structext_core.ui.defaults` for a member with ``load_items`` (Results,
@@ -220,6 +224,27 @@ class StudyKind:
     benchmark: str = ""
 
 
+#: The most facets an item keeps, and the longest name and value of one.
+MAX_FACETS, MAX_FACET_CHARS = 20, 100
+
+
+def clean_facets(member: ModuleType, item: Mapping) -> dict[str, str]:
+    """The member's ``item_facets(item)`` as a study keeps them: text values, at most
+    :data:`MAX_FACETS`, names and values cut at :data:`MAX_FACET_CHARS`, none named like a stratum
+    or a shared column (:data:`RESERVED_STRATA`: such a field is kept as ``<name> (field)``)."""
+    facets = getattr(member, "item_facets", None)
+    if facets is None:
+        return {}
+    out: dict[str, str] = {}
+    for key, value in dict(facets(item)).items():
+        name = str(key)[:MAX_FACET_CHARS]
+        if name in RESERVED_STRATA or name in member.STRATA:
+            name = f"{name} (field)"
+        if len(out) < MAX_FACETS and value is not None and not isinstance(value, (dict, list, tuple)):
+            out[name] = str(value)[:MAX_FACET_CHARS]
+    return out
+
+
 def describe_strata(strata: Mapping) -> str:
     """Each stratum as ``name value``, `` · `` apart (the default ``describe_item``)."""
     return " · ".join(f"{key} {value}" for key, value in strata.items())
@@ -272,7 +297,8 @@ OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "CLI_DESCRIPTIO
                                "SEAL": None, "HOME_VIEW": None, "PAGES": None, "PUBLIC_DATA": "",
                                "sealed_datasets": None, "study_keep": None, "log_item": None,
                                "INSPECT_SCORER": None, "DATA_FOLDER": None, "ITEM_SUFFIXES": (".jsonl",),
-                               "item_names": None, "SAMPLE_ITEMS": None, "right_reply": None}
+                               "item_names": None, "SAMPLE_ITEMS": None, "right_reply": None,
+                               "item_facets": None}
 #: The views a member that reads its items from files (``load_items``) gets when it declares none
 #: (:mod:`structext_core.ui.defaults`, called with the benchmark's name as ``benchmark=``).
 DEFAULT_VIEWS = {"STUDY_SETUP_VIEW": "structext_core.ui.defaults:study_setup",

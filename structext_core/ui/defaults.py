@@ -18,6 +18,7 @@ from structext_core.evaluation import item_sets
 from structext_core.studio import access, study
 from structext_core.text import safe_text
 from structext_core.text.words import plural
+from structext_core.ui import widgets
 from structext_core.ui.study_setup import created, people_and_rule
 from structext_core.views import benchmark_results, charts, people_vs_models
 
@@ -98,16 +99,15 @@ def results_view(db, user, *, benchmark: str) -> None:
     else:
         st.caption(safe_text.markdown_text(f"Models' answers from {', '.join(models.files)}."))
     frame = benchmark_results.combined(people, models.rows)
-    choices = benchmark_results.breakdowns(benchmark)
-    left, right = st.columns([3, 2], vertical_alignment="bottom")
-    breakdown = left.segmented_control("Break down by", list(choices), default="Overall",
-                                       key=_key(benchmark, "by")) or "Overall"
-    each = right.toggle("Each person apart", key=_key(benchmark, "each"))
-    table = benchmark_results.beside(frame, choices[breakdown], each_person=each)
+    by = widgets.axes_picker("Break down by", benchmark_results.breakdowns(benchmark),
+                             benchmark_results.facet_names(frame, benchmark), key=_key(benchmark, "by"),
+                             default="Overall")
+    each = st.toggle("Each person apart", key=_key(benchmark, "each"))
+    table = benchmark_results.beside(frame, by, each_person=each)
     scope = people_vs_models.ItemScope(people_vs_models.POOL, people_vs_models.answered_items(frame))
     st.caption(safe_text.markdown_text(scope.sentence(frame)) + " Accuracy in percent with a 95% bootstrap "
                "interval; n: answers (people) or items (models; a model's epochs on an item averaged).")
-    label = breakdown.lower() if breakdown != "Overall" else "overall"
+    label = " x ".join(by) if by else "overall"
     st.dataframe(table.rename(columns={"group_of": label}), hide_index=True, key=_key(benchmark, "table"),
                  column_config=PERCENT)
     chart = charts.interval_bars_chart(table, "group_of", "model", f"People beside models: {label}",

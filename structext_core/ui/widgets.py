@@ -10,3 +10,18 @@ from structext_core.studio import study
 def pick_study(studies: list[study.Study], key: str, label: str = "Study") -> study.Study:
     """A chooser of ``studies`` (name, suite, size, annotators, status); its choice is kept under ``key``."""
     return st.selectbox(label, studies, key=key, format_func=lambda s: s.label)
+
+
+def axes_picker(label: str, presets: dict[str, list[str]], fields: list[str], key: str,
+                default: str | None = None) -> list[str]:
+    """The columns a breakdown groups by: one of ``presets`` (label -> columns) or one of ``fields``
+    alone, on a button group; or any two of the presets' columns and ``fields`` together, chosen in
+    "Two fields together" (which takes precedence while two are chosen)."""
+    choices = [*presets, *(f for f in fields if f not in presets)]
+    chosen = st.segmented_control(label, choices, default=default or choices[0], key=key) or default or choices[0]
+    columns = list(dict.fromkeys([c for cols in presets.values() for c in cols if c != "annotator"] + list(fields)))
+    pair = st.multiselect("Two fields together", columns, max_selections=2, key=f"{key}_pair",
+                          placeholder="Choose two fields")
+    if len(pair) == 2:
+        return pair
+    return list(presets.get(chosen, [chosen]))

@@ -22,10 +22,22 @@ from structext_core.evaluation.matching import ResultsImportError
 from structext_core.views import people_vs_models
 
 
-def columns(name: str) -> list[str]:
+def columns(name: str, facets=()) -> list[str]:
     """The columns of the rows of :func:`people_rows` and :func:`model_rows`: model, sample_id, the
-    benchmark's strata, value (percent)."""
-    return ["model", "sample_id", *protocol.get_module(name).STRATA, "value"]
+    benchmark's strata, its items' more fields (``facets``), value (percent)."""
+    return ["model", "sample_id", *protocol.get_module(name).STRATA, *facets, "value"]
+
+
+def item_facets(name: str, items) -> dict[str, dict[str, str]]:
+    """Each item's more fields (its member's ``item_facets``, as a study keeps them), by item id."""
+    member = protocol.get_module(name)
+    return {member.item_id(item): protocol.clean_facets(member, item) for item in items}
+
+
+def facet_names(frame: pd.DataFrame, name: str) -> list[str]:
+    """The columns of ``frame`` (rows of :func:`people_rows` or :func:`model_rows`) that are its
+    items' more fields: every column but the fixed ones and the strata."""
+    return [c for c in frame.columns if c not in columns(name)]
 
 
 def files_with_studies(db, name: str, visible) -> list[str]:
@@ -66,7 +78,12 @@ def model_rows(name: str, file_name: str, items) -> Models:
             frames.append(frame.rename(columns={"id": "sample_id"}).assign(value=lambda f: 100 * f["score"]))
             out.files.append(path.name)
     if frames:
-        out.rows = pd.concat(frames, ignore_index=True)[columns(name)]
+        rows = pd.concat(frames, ignore_index=True)
+        facets = item_facets(name, items)
+        names = list(dict.fromkeys(key for each in facets.values() for key in each))
+        for key in names:
+            rows[key] = [facets.get(item_id, {}).get(key, "") for item_id in rows["sample_id"]]
+        out.rows = rows[columns(name, names)]
     return out
 
 
@@ -80,10 +97,15 @@ def people_rows(db, name: str, file_name: str, visible) -> pd.DataFrame:
         if each.benchmark == name and each.suite == file_name and each.name in allowed:
             frame = study.responses_frame(db, each.id)
             if len(frame):
+                facets = study.study_facets(db, each.id)
                 frames.append(pd.DataFrame({"model": "human:" + frame["annotator"].astype(str),
                                             "sample_id": frame["sample_id"].astype(str),
-                                            **{key: frame[key] for key in strata}, "value": 100 * frame["score"]}))
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns(name))
+                                            **{key: frame[key] for key in [*strata, *facets]},
+                                            "value": 100 * frame["score"]}))
+    if not frames:
+        return pd.DataFrame(columns=columns(name))
+    return pd.concat(frames, ignore_index=True).fillna({c: "" for c in set().union(*(f.columns for f in frames))
+                                                        if c not in ("value",)})
 
 
 def combined(people: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
@@ -93,8 +115,9 @@ def combined(people: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
 
 
 def breakdowns(name: str) -> dict[str, list[str]]:
-    """How Results may break the benchmark down: label -> columns (overall, each stratum, and each
-    pair of strata in the declared order)."""
+    """How Results may break the benchmark down by its strata: label -> columns (overall, each
+    stratum, and each pair of strata in the declared order); its items' more fields come beside
+    them (:func:`facet_names`)."""
     strata = list(protocol.get_module(name).STRATA)
     out: dict[str, list[str]] = {"Overall": []}
     out.update({protocol.stratum_label(key): [key] for key in strata})

@@ -100,3 +100,50 @@ def test_visitors_see_no_answers_of_the_lab_set(lab_world):
     at = run_page("results", accounts.get_user(db, "ann1"), rs_benchmark="labset")
     assert not at.exception and not [d for d in at.dataframe if "model" in d.value.columns]
     assert any("shown to researchers and admins" in c.value for c in at.caption)
+
+
+def test_every_metadata_field_and_on_an_image_are_axes_two_at_a_time_over_two_studies(tmp_path, monkeypatch):
+    """Two studies of one set: each answer counted once; subject, difficulty and "on an image" are
+    columns of the dashboard's frame, the export and Results, and Results breaks down by two at once."""
+    from structext_core.studio import accounts, storage, study
+    from tests.pages.test_page_access import run_page
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "db.sqlite"))
+    monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
+    db = storage.open_db(tmp_path / "db.sqlite")
+    lead = accounts.create_user(db, "lead", "password1", "admin")
+    people = [accounts.create_user(db, f"ann{i}", "password1", "annotator") for i in (1, 2)]
+    folder = tmp_path / "suites" / "labsets"
+    folder.mkdir(parents=True)
+    records = [dict(r, metadata={**r["metadata"], "difficulty": ("easy", "hard")[n % 2]})
+               for n, r in enumerate(samples())]
+    items = load_set(write_set(folder, records))
+    by_content = {i["id"]: i for i in items}
+    for name, person in (("first", people[0]), ("second", people[1])):
+        study_id, _ = create_study(db, name=name, source="set.jsonl", items=items, n_items=12,
+                                   annotator_ids=[person["id"]], rule_text="No help.", seed=len(name))
+        study.accept_rule(db, study_id, person["id"])
+        for assignment, item_id in db.execute("SELECT a.id, i.sample_id FROM assignments a JOIN study_items i"
+                                              " ON i.id = a.item_id WHERE a.user_id = ? ORDER BY a.seq",
+                                              [person["id"]]).fetchall():
+            item = by_content[item_id]
+            study.open_question(db, study_id, person["id"])
+            study.submit_answer(db, person["id"], assignment, item["target"][0] if item["choices"] else "zzz")
+    frame = study.responses_frame(db, study_id)
+    assert {"subject", "difficulty", "on an image"} <= set(frame.columns)
+    assert set(frame["difficulty"]) <= {"easy", "hard"} and set(frame["on an image"]) <= {"yes", "no"}
+    assert {"subject", "difficulty", "on an image"} <= set(study.export_rows(db, study_id)[0])
+    people_rows = lab_results.people_rows(db, "labset", "set.jsonl", ["first", "second"])
+    assert len(people_rows) == 24  # each answer once, from either study
+    assert {"subject", "difficulty", "on an image"} <= set(people_rows.columns)
+    at = run_page("results", lead, rs_benchmark="labset")
+    assert not at.exception
+    pair = next(m for m in at.multiselect if m.label == "Two fields together")
+    assert {"subject", "difficulty", "on an image", "format", "stratum"} <= set(pair.options)
+    pair.select("subject").select("difficulty").run()
+    table = next(d.value for d in at.dataframe if "subject x difficulty" in d.value.columns)
+    assert table[table["model"] == "human"]["n"].sum() == 24
+    assert all(" · " in value for value in table["subject x difficulty"])
+    at = run_page("study_admin", lead)
+    assert not at.exception
+    assert any("difficulty" in str(g.proto) for g in at.get("button_group"))  # a field alone, on the dashboard

@@ -142,7 +142,9 @@ def test_a_study_goes_from_the_leads_form_to_results_and_the_inspect_log(member,
     assert (frame["score"] == (~frame["gave_up"]).astype(float)).all()
     # the export: the shared columns around its item columns
     rows = study.export_rows(db, created.id)
-    assert len(rows) == 2 * n_items and list(rows[0]) == study.export_columns(member.NAME)
+    facets = study.study_facets(db, created.id)  # its items' more fields, after its item columns
+    assert len(rows) == 2 * n_items and [c for c in rows[0] if c not in facets] == study.export_columns(member.NAME)
+    assert set(facets) <= set(frame.columns)
     # the pages of the lead: adjudication, the dashboard, Results, Explore
     for page, state in (("adjudication", {}), ("study_admin", {}), ("results", {"rs_benchmark": member.NAME}),
                         ("explore", {"explore_benchmark": member.NAME})):

@@ -92,6 +92,8 @@ from structext_core.studio.study.dashboard import (  # noqa: F401
     pass_matrix,
     progress_table,
     responses_frame,
+    study_facets,
+    study_strata,
     time_summary,
 )
 from structext_core.studio.study.draws import stratified_draw  # noqa: F401

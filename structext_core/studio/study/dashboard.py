@@ -31,6 +31,16 @@ def study_strata(db: sqlite_utils.Database, study_id: int) -> list[str]:
         return []
 
 
+def study_facets(db: sqlite_utils.Database, study_id: int) -> list[str]:
+    """The names of the more fields its items keep (their member's ``item_facets``), in order of first
+    sight: columns of the study's frames beside its strata, and axes of its breakdowns."""
+    names: list[str] = []
+    for (facets,) in db.execute("SELECT json_extract(sample_json, '$.kept.facets') FROM study_items"
+                                " WHERE study_id = ? ORDER BY position", [study_id]):
+        names.extend(key for key in json.loads(facets or "{}") if key not in names)
+    return names
+
+
 def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[str] = COUNTED_KINDS) -> pd.DataFrame:
     """One row per committed response, with item metadata, timing and scores.
 
@@ -56,6 +66,7 @@ def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[st
                    i.sample_id, i.strata,
                    i.reference_chars, json_extract(i.sample_json, '$.answer') AS answer,
                    json_extract(i.sample_json, '$.kept.item') AS kept_item,
+                   json_extract(i.sample_json, '$.kept.facets') AS facets,
                    s.benchmark,
                    r.response, r.gave_up, a.first_shown_at, r.submitted_at,
                    r.elapsed_seconds, r.paused_seconds, r.idle_seconds, r.away_seconds,
@@ -75,20 +86,27 @@ def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[st
         )
     )
     strata_keys = study_strata(db, study_id)
+    facet_keys: list[str] = []  # more fields of the items (its member's item_facets), in order of first sight
     for row in rows:
         row.update(json.loads(row.pop("strata")))  # the item's strata, as its benchmark declares them
+        facets = json.loads(row.pop("facets") or "{}")
+        facet_keys.extend(key for key in facets if key not in facet_keys)
+        row["_facets"] = facets
         kept_item = row.pop("kept_item")
         if row["rouge_l"] is None or row["exact_match"] is None:
             row["rouge_l"], row["exact_match"] = _score(row["answer"], row["response"], bool(row["gave_up"]),
                                                         row["benchmark"], kept_item)
     columns = [
         "response_id", "study", "suite", "annotator", "user_id", "seq", "item_id", "item_position",
-        "sample_id", *strata_keys, "reference_chars", "answer",
+        "sample_id", *strata_keys, *facet_keys, "reference_chars", "answer",
         "response", "gave_up", "first_shown_at", "submitted_at", "elapsed_seconds",
         "paused_seconds", "idle_seconds", "away_seconds", "wall_seconds", "pause_count",
         "idle_pauses", "takeovers", "rouge_l", "exact_match", "kind", "score_override", "override_reason",
         "override_by", "override_at",
     ]
+    for row in rows:
+        facets = row.pop("_facets")
+        row.update({key: facets.get(key, "") for key in facet_keys})
     df = pd.DataFrame(rows, columns=columns)
     df["gave_up"] = df["gave_up"].astype(bool)
     for column in ("rouge_l", "elapsed_seconds", "paused_seconds", "idle_seconds", "away_seconds",

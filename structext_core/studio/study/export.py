@@ -9,7 +9,13 @@ from datetime import datetime, timezone
 import pandas as pd
 import sqlite_utils
 
-from structext_core.studio.study.dashboard import COUNTED_KINDS, flag_fast, responses_frame, study_strata
+from structext_core.studio.study.dashboard import (
+    COUNTED_KINDS,
+    flag_fast,
+    responses_frame,
+    study_facets,
+    study_strata,
+)
 from structext_core.studio.study.kinds import kind_of
 from structext_core.text import safe_text
 
@@ -64,6 +70,9 @@ def export_rows(db: sqlite_utils.Database, study_id: int, kinds: Sequence[str] =
     """
     df = responses_frame(db, study_id, kinds)
     columns = export_columns(_benchmark(db, study_id))
+    facets = [key for key in study_facets(db, study_id) if key not in columns]  # the items' more fields
+    at = columns.index("sample_id") + 1 + len(kind_of(_benchmark(db, study_id)).item_columns)
+    columns = [*columns[:at], *facets, *columns[at:]]
     flagged = set(flag_fast(df)["response_id"]) if not df.empty else set()
     removed = {row[0] for row in db.execute(
         "SELECT user_id FROM study_annotators WHERE study_id = ? AND removed_at IS NOT NULL", [study_id])}

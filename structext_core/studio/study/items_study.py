@@ -44,6 +44,9 @@ def study_row(member, item) -> dict:
         sample["image"] = shown.image
     keep = protocol.option(member, "study_keep")
     kept = {} if keep is None else dict(keep(item))  # for its exports: open_question reads the shown fields by name
+    facets = protocol.clean_facets(member, item)
+    if facets:  # more fields its results break down by (the dashboard, exports, Results)
+        kept["facets"] = facets
     if scores_by_item(member.NAME):  # scored by its score_answer on the whole item, on the server only
         kept["item"] = dict(item)
     if kept:
