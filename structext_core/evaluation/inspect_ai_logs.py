@@ -101,6 +101,11 @@ def _inspect_run(header: Mapping, location: str) -> _InspectRun:
     return _InspectRun(model=model, task=task, setting=setting)
 
 
+#: Inspect's letter grades as numbers, as its ``value_to_float`` reads them: correct, incorrect,
+#: partial, no answer.
+INSPECT_GRADES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+
+
 def _inspect_entry(sample, run: _InspectRun, location: str) -> _Entry:
     sample = _object(sample, location, "a sample")
     harness_id = sample.get("id")
@@ -119,6 +124,7 @@ def _inspect_entry(sample, run: _InspectRun, location: str) -> _Entry:
     raw_scores = sample.get("scores") if isinstance(sample.get("scores"), dict) else {}
     for name, score in raw_scores.items():
         value = score.get("value") if isinstance(score, dict) else None
+        value = INSPECT_GRADES.get(value, value) if isinstance(value, str) else value
         if isinstance(value, dict):
             scores.update(_numeric_scores(value, "" if len(raw_scores) == 1 else f"{name}."))
         else:

@@ -228,7 +228,8 @@ def read_inspect_log(name: str, path, items) -> list[dict]:
     """A model's answers in an Inspect AI log (``.eval`` or ``.json``), read with the shared reader
     (:func:`structext_core.evaluation.harness.inspect_log_entries`, its checks and bounds), matched
     to the items by the sample's id (:func:`item_names`) and scored by the member's
-    ``score_answer``: one row ``{model, id, <strata>, epoch, score}`` a sample and epoch. A failed
+    ``score_answer``: one row ``{model, id, <strata>, score, epoch, logged}`` a sample and epoch
+    (``logged``: the score the log itself gives the sample, its first scorer's, or None). A failed
     sample scores 0. Every sample that is no item of the set is named; nothing is kept then."""
     from structext_core.evaluation.harness import inspect_log_entries
     member, path = protocol.get_module(name), Path(path)
@@ -241,7 +242,8 @@ def read_inspect_log(name: str, path, items) -> list[dict]:
             problems.append(Problem(0, f"{entry['where']}: sample id {str(entry['id'])[:80]!r} is no item of the set"))
             continue
         score = 0.0 if entry["failed"] else member.score_answer(item, entry["response"] or "")
-        rows.append(_row(member, entry["model"], item, score, epoch=entry["epoch"]))
+        logged = next(iter(entry["scores"].values()), None)  # the log's own score (its first scorer's)
+        rows.append(_row(member, entry["model"], item, score, epoch=entry["epoch"], logged=logged))
     if problems:
         raise ResultsImportError(path.name, problems)
     return rows

@@ -76,6 +76,20 @@ def item_facets(item: Mapping) -> dict:
     return {**metadata, "on an image": "yes" if item.get("image") else "no"}
 
 
+def INSPECT_SCORER(stored) -> str | None:  # noqa: N802 (the protocol's declaration, a function here)
+    """The scorer name the people's Inspect log gives their scores: the one the lab's own task scored
+    its models with, so that Inspect's ``samples_df`` puts people and models in one column. Every
+    question multiple choice: Inspect's ``choice``; every short answer by one of Inspect's rules:
+    that scorer's name (``match``, ``exact``, ...); else None (``labset_score``)."""
+    from structext_core.labset import inspect_rules
+    families = set()
+    for item in stored:
+        split = inspect_rules.split_key(str(item.get("answer", ""))) if not item.get("options") else None
+        families.add("choice" if item.get("options") else (split[0].name if split else None))
+    ours = {None, "normalised", "verbatim"}
+    return families.pop() if len(families) == 1 and not families & ours else None
+
+
 def load_items(path) -> list[dict]:
     """The checked items of the set at ``path`` (a ``ValueError`` naming each line and field otherwise)."""
     return dataset.load_set(path)  # with its mapping, when one is kept beside it

@@ -113,6 +113,13 @@ def results_view(db, user, *, benchmark: str) -> None:
     chart = charts.interval_bars_chart(table, "group_of", "model", f"People beside models: {label}",
                                        "accuracy (%)", label)
     st.altair_chart(chart, width="content", key=_key(benchmark, "chart"))  # its own width: the legend stays in view
+    if len(models.logged):
+        items, _ = _scored(benchmark, file_name, item_sets.files_signature(benchmark, file_name))
+        logged = benchmark_results.logged_beside(benchmark, models, items, set(people["sample_id"]))
+        st.markdown("**The models' own Inspect scores beside ours**")
+        st.caption("On the items people answered: each model's score as its own Inspect log records it (its "
+                   "scorer), beside the score by this benchmark's rule; the items where the two differ are named.")
+        st.dataframe(logged, hide_index=True, key=_key(benchmark, "logged"))
 
 
 def explore_view(db, user, *, benchmark: str) -> None:

@@ -57,6 +57,8 @@ class Models:
     rows: pd.DataFrame
     files: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    #: Per model of an Inspect log and item: our score and the log's own (0 to 1), epochs averaged.
+    logged: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["model", "sample_id", "ours", "logged"]))
 
 
 def model_rows(name: str, file_name: str, items) -> Models:
@@ -74,6 +76,12 @@ def model_rows(name: str, file_name: str, items) -> Models:
             out.problems.append(f"{path.name}: {str(error)[:1000]}")
             continue
         if rows:
+            if "logged" in rows[0]:
+                both = pd.DataFrame(rows).dropna(subset=["logged"])
+                if len(both):
+                    both = both.groupby(["model", "id"], as_index=False)[["score", "logged"]].mean()
+                    out.logged = pd.concat([out.logged, both.rename(columns={"id": "sample_id", "score": "ours"})],
+                                           ignore_index=True)
             frame = pd.DataFrame(rows).groupby(["model", "id", *strata], as_index=False)["score"].mean()
             frames.append(frame.rename(columns={"id": "sample_id"}).assign(value=lambda f: 100 * f["score"]))
             out.files.append(path.name)
@@ -85,6 +93,25 @@ def model_rows(name: str, file_name: str, items) -> Models:
             rows[key] = [facets.get(item_id, {}).get(key, "") for item_id in rows["sample_id"]]
         out.rows = rows[columns(name, names)]
     return out
+
+
+def logged_beside(name: str, models: Models, items, shown_items=None, most: int = 10) -> pd.DataFrame:
+    """Each model of an Inspect log with its log's own score beside ours, on the items people
+    answered (``shown_items``; all when None): ``model``, ``items``, ``rescored`` and ``in its log``
+    (percent), ``differ`` (how many items the two disagree on) and ``items that differ`` (the first
+    ``most``, by the ids the lab knows them by)."""
+    member = protocol.get_module(name)
+    own_id = {member.item_id(item): item_sets.item_names(member, item)[0] for item in items}
+    frame = models.logged if shown_items is None else models.logged[models.logged["sample_id"].isin(shown_items)]
+    rows = []
+    for model, group in frame.groupby("model", sort=True):
+        differ = group[(group["ours"] - group["logged"]).abs() > 1e-9]
+        names = [own_id.get(i, i) for i in differ["sample_id"]]
+        rows.append({"model": model, "items": len(group), "rescored": round(100 * group["ours"].mean(), 1),
+                     "in its log": round(100 * group["logged"].mean(), 1), "differ": len(differ),
+                     "items that differ": ", ".join(names[:most]) + (f" (+{len(names) - most})" if len(names) > most
+                                                                    else "")})
+    return pd.DataFrame(rows, columns=["model", "items", "rescored", "in its log", "differ", "items that differ"])
 
 
 def people_rows(db, name: str, file_name: str, visible) -> pd.DataFrame:

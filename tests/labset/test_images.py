@@ -164,4 +164,4 @@ def test_the_inspect_log_carries_each_questions_image_as_drawn(image_study, tmp_
         assert image.startswith("data:image/png;base64,")
         assert base64.b64decode(image.split(",", 1)[1]) == (folder / "images" / f"q{n}.png").read_bytes()
     df = samples_df(str(path), quiet=True)
-    assert len(df) == 10 and df["score_labset_score"].notna().all()
+    assert len(df) == 10 and df["score_choice"].notna().all()  # the name of Inspect's choice(), as a model's task has it

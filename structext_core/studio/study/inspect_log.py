@@ -85,9 +85,13 @@ def log_problem(db: sqlite_utils.Database, study_id: int) -> str | None:
     return None if counted else "The Inspect AI log is offered once the study has a counted answer."
 
 
-def scorer_name(benchmark: str) -> str:
-    """The name a study's scores carry in the log: the member's ``INSPECT_SCORER``, else ``<name>_score``."""
+def scorer_name(benchmark: str, stored=()) -> str:
+    """The name a study's scores carry in the log: the member's ``INSPECT_SCORER`` (a name, or a
+    function of the study's stored items, ``study_items.sample_json``, giving one or None), else
+    ``<name>_score``."""
     declared = protocol.option(protocol.get_module(benchmark), "INSPECT_SCORER")
+    if callable(declared):
+        declared = declared(list(stored))
     return declared or re.sub(r"\W+", "_", benchmark).strip("_") + "_score"
 
 
@@ -128,7 +132,8 @@ def build_log(db: sqlite_utils.Database, study_id: int):
         if named.setdefault(item.id, item_id) != item_id:  # Inspect would pool two items' answers as one
             raise LogExportError(f"Two items of study {chosen.name!r} have the id {item.id[:80]!r} in a log "
                                  f"(study items {named[item.id]} and {item_id}): no log is written.")
-    scorer = scorer_name(benchmark)
+    scorer = scorer_name(benchmark, (json.loads(row[0]) for row in db.execute(
+        "SELECT sample_json FROM study_items WHERE study_id = ? AND kind = 'study'", [study_id])))
     model = f"human/{chosen.name}"
     people = sorted(frame["annotator"].unique())
     counts = frame["item_id"].value_counts()
