@@ -24,6 +24,7 @@ from pathlib import Path
 
 from structext_core.evaluation.matching import Problem
 from structext_core.labset import dataset, inspect_rules, layouts, member, readers, study
+from structext_core.labset import images as lab_images
 from structext_core.text.words import plural
 
 
@@ -47,31 +48,20 @@ def _mapping(args) -> layouts.Mapping | None:
 
 
 def decode_images(read: dataset.ReadSet) -> list[Problem]:
-    """Each distinct image of the set decoded fully once, in a sandbox worker: the problems, each with
-    the first line and field naming the image."""
-    from structext_core.studio import sandbox
-    problems = []
-    for key, found in read.images.found.items():
-        if isinstance(found, str):
-            continue
-        data = found.data if found.data is not None else _reread(read, found)
-        result = sandbox.run("labset_image_check", data)
-        if isinstance(result, sandbox.Unchecked) or not result.get("ok"):
-            why = result.detail if isinstance(result, sandbox.Unchecked) else result["problem"]
-            line, where = read.images.first[key]
-            problems.append(Problem(line, f"{where}: image {key!r} does not decode as one plain image ({why})"))
-    return problems
+    """Each distinct image of the set decoded fully once, in a sandbox worker (its perceptual hash
+    put on the items naming it): :func:`structext_core.labset.images.decode_images`."""
+    try:
+        return lab_images.decode_images(read)
+    except lab_images.ImageChanged as error:
+        raise LabSetCommandError(str(error)) from None
 
 
 def _reread(read: dataset.ReadSet, found: dataset.Image) -> bytes:
     """An image not kept in memory, read again: only the bytes checked (the same sha256) are used."""
     try:
-        data = dataset.read_inside(read.images.folder, Path(found.path), dataset.LIMITS["image_bytes"])
-    except (OSError, ValueError) as error:
-        raise LabSetCommandError(f"image {found.path!r} changed while it was read ({error}); nothing written") from None
-    if dataset.hashlib.sha256(data).hexdigest() != found.sha256:
-        raise LabSetCommandError(f"image {found.path!r} changed while it was read; nothing written")
-    return data
+        return lab_images.reread(read, found)
+    except lab_images.ImageChanged as error:
+        raise LabSetCommandError(str(error)) from None
 
 
 def _load(path: Path, args, keep: bool = False) -> dataset.ReadSet:

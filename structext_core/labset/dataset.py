@@ -73,11 +73,14 @@ def sidecar(path) -> Path:
 
 @dataclass
 class Image:
-    """A checked image: its path relative to the set, its sha256, its bytes (None beyond the budget)."""
+    """A checked image: its path relative to the set, its sha256, its bytes (None beyond the budget),
+    and once decoded in a sandbox worker its perceptual hash
+    (:func:`structext_core.labset.images.decode_images`)."""
 
     path: str
     sha256: str
     data: bytes | None
+    phash: str | None = None
 
 
 def read_inside(folder: Path, relative: Path, limit: int) -> bytes:

@@ -14,6 +14,7 @@ import base64
 import hashlib
 import io
 import warnings
+from pathlib import Path
 
 from structext_core.labset import dataset
 from structext_core.labset.study import sets_dir
@@ -21,11 +22,83 @@ from structext_core.studio.errors import StudyError
 
 #: The widest image served (a wider one is scaled down, its aspect kept).
 MAX_SERVED_WIDTH = 1600
+#: A perceptual hash (:func:`dhash`): the image as ``PHASH_SIZE`` grey pixels, one bit a pair of
+#: neighbours in a row (is the left one brighter?), 64 bits written as 16 hex digits.
+PHASH_SIZE = (9, 8)
+#: Two images are the same picture when their hashes differ in at most this many of the 64 bits
+#: (a PNG saved again, a JPEG at quality 95, the image scaled by 90% differ in none to a few).
+PHASH_DISTANCE = 4
+
+
+def dhash(image) -> str:
+    """The difference hash of a decoded Pillow image (:data:`PHASH_SIZE`): the same for the same
+    picture whatever its encoding, and close (:func:`same_picture`) for the picture resized."""
+    from PIL import Image
+    width, height = PHASH_SIZE
+    grey = image.convert("L").resize(PHASH_SIZE, Image.LANCZOS).tobytes()
+    bits = 0
+    for y in range(height):
+        row = grey[y * width:(y + 1) * width]
+        for x in range(width - 1):
+            bits = bits << 1 | (row[x] > row[x + 1])
+    return f"{bits:016x}"
+
+
+def same_picture(one: str | None, other: str | None) -> bool:
+    """Whether two perceptual hashes (:func:`dhash`) are of the same picture: at most
+    :data:`PHASH_DISTANCE` bits apart. False when either is missing or no hash."""
+    if not (isinstance(one, str) and isinstance(other, str) and len(one) == len(other) == 16):
+        return False
+    try:
+        return bin(int(one, 16) ^ int(other, 16)).count("1") <= PHASH_DISTANCE
+    except ValueError:
+        return False
+
+
+def decode_images(read: dataset.ReadSet) -> list:
+    """Each distinct image of the checked set ``read`` decoded fully once, in a sandbox worker: the
+    problems (each with the first line and field naming the image). Each image that decodes gets its
+    perceptual hash (:func:`dhash`, ``phash``), and each item naming it that hash as ``image_phash``."""
+    from structext_core.evaluation.matching import Problem
+    from structext_core.studio import sandbox
+    problems, hashes = [], {}
+    for key, found in read.images.found.items():
+        if isinstance(found, str):
+            continue
+        data = found.data if found.data is not None else reread(read, found)
+        result = sandbox.run("labset_image_check", data)
+        if isinstance(result, sandbox.Unchecked) or not result.get("ok"):
+            why = result.detail if isinstance(result, sandbox.Unchecked) else result["problem"]
+            line, where = read.images.first[key]
+            problems.append(Problem(line, f"{where}: image {key!r} does not decode as one plain image ({why})"))
+            continue
+        found.phash = result.get("phash")
+        hashes[found.path] = found.phash
+    for item in read.items:
+        if item.get("image") in hashes:
+            item["image_phash"] = hashes[item["image"]]
+    return problems
+
+
+def reread(read: dataset.ReadSet, found: dataset.Image) -> bytes:
+    """An image not kept in memory, read again: only the bytes checked (the same sha256) are used."""
+    try:
+        data = dataset.read_inside(read.images.folder, Path(found.path), dataset.LIMITS["image_bytes"])
+    except (OSError, ValueError) as error:
+        raise ImageChanged(f"image {found.path!r} changed while it was read ({error}); nothing written") from None
+    if hashlib.sha256(data).hexdigest() != found.sha256:
+        raise ImageChanged(f"image {found.path!r} changed while it was read; nothing written")
+    return data
+
+
+class ImageChanged(Exception):
+    """An image's file changed between its check and a second read."""
 
 
 def plain_png(data: bytes, served: bool = True) -> dict:
     """``{"ok": True, "png": bytes}``, the image's pixels as a plain PNG, or ``{"ok": False,
-    "problem": why}``. Runs in a sandbox worker (``SANDBOXED["labset_image"]``)."""
+    "problem": why}``; with ``served`` false, ``{"ok": True, "phash": its perceptual hash}``
+    (:func:`dhash`) instead. Runs in a sandbox worker (``SANDBOXED["labset_image"]``)."""
     from PIL import Image, UnidentifiedImageError  # imported in the worker, where this runs
 
     if len(data) > dataset.LIMITS["image_bytes"]:
@@ -43,7 +116,7 @@ def plain_png(data: bytes, served: bool = True) -> dict:
         except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as error:
             return {"ok": False, "problem": f"not a PNG or JPEG that decodes ({error})"}
     if not served:
-        return {"ok": True}
+        return {"ok": True, "phash": dhash(image)}
     pixels = image.convert("RGB")
     if pixels.width > MAX_SERVED_WIDTH:
         pixels = pixels.resize((MAX_SERVED_WIDTH, max(1, round(pixels.height * MAX_SERVED_WIDTH / pixels.width))),
@@ -89,9 +162,10 @@ def _png_honest(data: bytes) -> str | None:
 
 
 def decode_check(data: bytes) -> dict:
-    """``{"ok": True}`` when the image decodes fully as one frame of the size its header gives, else
-    ``{"ok": False, "problem": why}``. Runs in a sandbox worker (``SANDBOXED["labset_image_check"]``)
-    at a set's check and import, once for each distinct image."""
+    """``{"ok": True, "phash": its perceptual hash (:func:`dhash`)}`` when the image decodes fully as
+    one frame of the size its header gives, else ``{"ok": False, "problem": why}``. Runs in a sandbox
+    worker (``SANDBOXED["labset_image_check"]``) at a set's check and import and at a study's
+    setup, once for each distinct image."""
     if data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) >= 33:
         try:
             why = _png_honest(data)
@@ -99,8 +173,7 @@ def decode_check(data: bytes) -> dict:
             why = f"its data does not decompress ({type(error).__name__})"
         if why:
             return {"ok": False, "problem": why}
-    result = plain_png(data, served=False)
-    return {"ok": True} if result["ok"] else result
+    return plain_png(data, served=False)
 
 
 def _drawn_bytes(suite: str, item: dict) -> bytes | None:

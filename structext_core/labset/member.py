@@ -26,7 +26,7 @@ PLACES = (
     Place("results", "people's accuracy by format and stratum", True),
 )
 ITEM_FIELDS = ("id", "source_id", "question", "choices", "target", "format", "image", "image_sha256", "stratum", "rule",
-               "permutation")
+               "permutation", "image_phash")
 #: Results break down by these: multiple choice or short answer, then the stratum from metadata.
 AXES = ("format", "stratum")
 #: A study item's strata: its format (``choice`` or ``short``) and its stratum (a metadata field's value, "" for none).
@@ -41,6 +41,9 @@ ITEM_SUFFIXES = (".jsonl", ".csv", ".json", ".parquet", ".arrow")
 STUDY_SETUP_VIEW = "structext_core.labset.ui.study_setup:labset_setup"
 #: A study item's image, served blinded (checked again, re-encoded in a sandbox worker).
 STUDY_IMAGE = "structext_core.labset.images:study_image"
+#: The seal's "same item": by meaning (text normalised, options in any order, an image by its
+#: perceptual hash), :mod:`structext_core.labset.seal`.
+SEAL = "structext_core.labset.seal"
 SANDBOXED = {"labset_image": "structext_core.labset.images:plain_png",
              "labset_image_check": "structext_core.labset.images:decode_check"}
 
@@ -112,8 +115,12 @@ def study_answer(item: Mapping) -> str:
 
 def study_keep(item: Mapping) -> dict:
     """What a study keeps of an item beside what it shows: the set's own id (its Inspect logs' sample
-    id), and its image's sha256 (an image changed since the draw is not shown)."""
+    id), its image's sha256 (an image changed since the draw is not shown) and, when the study's setup
+    decoded it, its perceptual hash (the seal knows the picture by it in any encoding or size,
+    :mod:`structext_core.labset.seal`)."""
     kept = {"source_id": item["source_id"], "image_sha256": item.get("image_sha256")}
+    if item.get("image_phash"):
+        kept["image_phash"] = item["image_phash"]
     if item.get("permutation"):  # the options' seeded order (GPQA-like sets), for exports
         kept["permutation"] = list(item["permutation"])
     return kept

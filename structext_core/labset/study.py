@@ -7,6 +7,8 @@ more than ten)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from structext_core.evaluation.choices import LETTERS
 from structext_core.labset.member import ITEM_SUFFIXES as SET_SUFFIXES
 from structext_core.labset.member import NAME
@@ -26,12 +28,38 @@ def studyable(items) -> tuple[list[dict], str]:
 
 
 def create_study(db, *, items, **setup) -> tuple[int, str]:
-    """(the new study's id, the note of :func:`studyable`); ``setup`` as ``create_items_study``'s."""
-    from structext_core.studio import study
+    """(the new study's id, the note of :func:`studyable`); ``setup`` as ``create_items_study``'s.
+    Questions its annotators were shown the keys of (as practice in another study, of this set or of
+    any other asking the same questions: :mod:`structext_core.labset.seal`) are in no draw."""
+    from structext_core.studio import seal, study
     kept, note = studyable(items)
     if not kept:
         raise StudyError("No question of this set can be shown on the question screen: " + note)
+    if seen := seal.seen_keys(db, setup.get("annotator_ids") or (), NAME):
+        unseen = [item for item in kept if not seen.covers(item)]
+        if len(unseen) < len(kept):
+            note = " ".join(filter(None, [note, f"Left out of the draw: {len(kept) - len(unseen)} whose keys its "
+                                                "annotators were shown as practice in another study."]))
+        if not unseen:
+            raise StudyError("Its annotators were shown the keys of every question of this set: " + note)
+        kept = unseen
     return study.create_items_study(db, benchmark=NAME, items=kept, **setup), note
+
+
+def load_for_study(path, **options) -> list[dict]:
+    """The checked items of the set at ``path`` (``options`` as
+    :func:`~structext_core.labset.dataset.read_set`'s), each distinct image decoded once in a sandbox
+    worker: an image that does not decode is refused as the import refuses it, and each item on an
+    image gets its perceptual hash (``image_phash``), which its study keeps for the seal."""
+    from structext_core.labset import dataset, images
+    read = dataset.read_set(path, **options)
+    try:
+        problems = images.decode_images(read)
+    except images.ImageChanged as error:
+        problems = [dataset.Problem(0, str(error))]
+    if problems:
+        raise dataset.LabSetError(Path(path).name, problems)
+    return read.items
 
 
 

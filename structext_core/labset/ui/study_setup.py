@@ -38,7 +38,8 @@ def labset_setup(db, user: dict, annotators: list[dict]) -> None:
     if not submitted:
         return
     try:
-        items = dataset.load_set(folder / set_name, rule=own_rule.strip() or rule, strata_key=strata_key.strip() or None)
+        items = lab_study.load_for_study(folder / set_name, rule=own_rule.strip() or rule,
+                                         strata_key=strata_key.strip() or None)
         for sentence in member.describe_rules(items):
             st.caption(sentence)
         study_id, note = lab_study.create_study(

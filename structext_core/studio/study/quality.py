@@ -202,7 +202,8 @@ def practice_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
                  WHERE p.study_id = r.study_id AND p.user_id = r.user_id
                    AND p.item_id IN ({practice_items("r.study_id")})),
                i.strata, json_extract(i.sample_json, '$.options'), s.benchmark,
-               json_extract(i.sample_json, '$.question'), a.id, s.suite, json_extract(i.sample_json, '$.kept.item')
+               json_extract(i.sample_json, '$.question'), a.id, s.suite, json_extract(i.sample_json, '$.kept.item'),
+               i.sample_json
         FROM responses r
         JOIN assignments a ON a.id = r.assignment_id
         JOIN study_items i ON i.id = r.item_id
@@ -214,12 +215,12 @@ def practice_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
     if row is None:
         return None
     (study_id, response_id, seq, response, gave_up, answer, rouge, exact, sample_id, reference, total,
-     strata, options, benchmark, question, assignment_id, suite, item) = row
+     strata, options, benchmark, question, assignment_id, suite, item, stored) = row
     if rouge is None or exact is None:  # committed before answers were scored on commit
         rouge, exact = _score(answer, response, bool(gave_up), benchmark, item)
     withheld = seal.key_withheld(db, user_id, seal_view({"strata": strata, "sample_id": sample_id, "suite": suite,
                                                          "reference": reference, "question": question,
-                                                         "options": options}), benchmark)
+                                                         "options": options, "sample_json": stored}), benchmark)
     return PracticeFeedback(study_id=study_id, response_id=response_id, seq=seq, total=total,
                             response=response or "", gave_up=bool(gave_up), answer="" if withheld else answer or "",
                             rouge_l=float(rouge), exact_match=int(exact), key_withheld=withheld,

@@ -411,7 +411,11 @@ def first_unfinished(studies: Sequence[AnnotatorStudy]) -> int:
 def seal_view(row) -> dict:
     """What the seal reads of a study item (:func:`structext_core.studio.seal.key_withheld`): its
     strata, id, data set, reference, question and options, from a row with the columns
-    ``strata``, ``sample_id``, ``suite``, ``reference``, ``question`` and ``options`` (JSON)."""
-    return {**json.loads(row["strata"] or "{}"), "id": row["sample_id"], "reference": row["reference"],
+    ``strata``, ``sample_id``, ``suite``, ``reference``, ``question`` and ``options`` (JSON), and the
+    stored item (``sample_json``) when the row has it (a benchmark's part may compare more of it)."""
+    view = {**json.loads(row["strata"] or "{}"), "id": row["sample_id"], "reference": row["reference"],
             "suite": row["suite"], "question": row["question"],
             "options": json.loads(row["options"]) if row["options"] else []}
+    if "sample_json" in row.keys() and row["sample_json"]:  # the stored item whole, for a part that reads more
+        view["sample_json"] = row["sample_json"]
+    return view

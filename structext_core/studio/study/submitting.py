@@ -170,7 +170,8 @@ def response_feedback(db: sqlite_utils.Database, user_id: int, response_id: int)
             " COALESCE(json_array_length(i.sample_json, '$.options'), 0) AS n_options,"
             " i.strata,"
             " json_extract(i.sample_json, '$.reference') AS reference, s.benchmark,"
-            " json_extract(i.sample_json, '$.question') AS question, json_extract(i.sample_json, '$.options') AS options"
+            " json_extract(i.sample_json, '$.question') AS question, json_extract(i.sample_json, '$.options') AS options,"
+            " i.sample_json"
             " FROM responses r"
             " JOIN studies s ON s.id = r.study_id JOIN study_items i ON i.id = r.item_id"
             " WHERE r.id = ? AND r.user_id = ?",
