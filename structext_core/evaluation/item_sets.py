@@ -45,7 +45,7 @@ def item_files(name: str) -> list[str]:
         return []
     suffixes = tuple(protocol.option(protocol.get_module(name), "ITEM_SUFFIXES"))
     return sorted(p.name for p in folder.iterdir() if p.suffix.lower() in suffixes and p.is_file()
-                  and not p.name.endswith(".mapping.json"))[:MAX_ITEM_FILES]  # a sidecar: how a file is read
+                  and not p.name.endswith((".mapping.json", ".task.json")))[:MAX_ITEM_FILES]  # sidecars: no sets
 
 
 def load(name: str, file_name: str) -> list:

@@ -222,7 +222,7 @@ def run_import(args) -> int:
     name = args.name or _default_name(path, args)
     suffix = ".arrow" if readers.is_datasets_folder(path) else path.suffix.lower()
     try:
-        if Path(name).name != name or Path(name).suffix.lower() != suffix or name.endswith(".mapping.json"):
+        if Path(name).name != name or Path(name).suffix.lower() != suffix or name.endswith((".mapping.json", ".task.json")):
             raise LabSetCommandError(f"--name {name!r}: a file name, without folders, ending as the set "
                                      f"does ({suffix})")
         read = _load(path, args, keep=True)
@@ -263,7 +263,8 @@ anything else, or a layout that is ambiguous (refused with the mapping to write)
 
 
 def register(subparsers) -> None:
-    """``labset check FILE`` and ``labset import FILE [--name] [--to]``, with the layout's options."""
+    """``labset check FILE`` and ``labset import FILE [--name] [--to]``, with the layout's options; ``labset
+    import-task TASK`` (:mod:`structext_core.labset.inspect_task`)."""
     parser = subparsers.add_parser("labset", help="the lab's own benchmark: check a question set, import it",
                                    description=__doc__.split("\n\n")[0])
     verbs = parser.add_subparsers(dest="labset_command", required=True, metavar="VERB")
@@ -300,3 +301,5 @@ def register(subparsers) -> None:
                                          "datasets folder: <folder>[-<split>].arrow)")
     imported.add_argument("--to", help="the sets folder (default: <STRUCTEXT_DATA_DIR>/labsets)")
     imported.set_defaults(func=run_import)
+    from structext_core.labset import inspect_task
+    inspect_task.register(verbs)

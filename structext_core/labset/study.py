@@ -77,4 +77,4 @@ def available_sets(folder=None, limit: int = 500) -> list[str]:
     if not folder.is_dir():
         return []
     return sorted(p.name for p in folder.iterdir() if p.suffix.lower() in SET_SUFFIXES and p.is_file()
-                  and not p.name.endswith(".mapping.json"))[:limit]  # a set's mapping is no set
+                  and not p.name.endswith((".mapping.json", ".task.json")))[:limit]  # a set's sidecar is no set
