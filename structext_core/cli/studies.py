@@ -67,7 +67,7 @@ def cmd_create(args: argparse.Namespace) -> int:
     try:
         with _opened(args) as db:
             people = _people(db, args.annotator)
-            items = item_sets.load(args.benchmark, args.items)
+            items = item_sets.load(args.benchmark, args.items, for_study=True)
             study_id = study.create_items_study(
                 db, benchmark=args.benchmark, name=args.name, source=args.items, items=items,
                 n_items=args.questions, annotator_ids=[p["id"] for p in people], rule_text=args.rule,

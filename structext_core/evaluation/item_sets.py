@@ -48,12 +48,14 @@ def item_files(name: str) -> list[str]:
                   and not p.name.endswith((".mapping.json", ".task.json")))[:MAX_ITEM_FILES]  # sidecars: no sets
 
 
-def load(name: str, file_name: str) -> list:
+def load(name: str, file_name: str, for_study: bool = False) -> list:
     """The items of the benchmark's file ``file_name`` (one of :func:`item_files`), through its
-    ``load_items``: a ``ValueError`` naming the file, line and field when it cannot be read."""
+    ``load_items`` (``for_study``: its ``load_for_study`` when it declares one): a ``ValueError``
+    naming the file, line and field when it cannot be read."""
     if file_name not in item_files(name):
         raise ValueError(f"{file_name!r} is no item file of {protocol.display_name(name)} in {data_dir(name)}")
-    loader = protocol.option(protocol.get_module(name), "load_items")
+    member = protocol.get_module(name)
+    loader = (for_study and protocol.option(member, "load_for_study")) or protocol.option(member, "load_items")
     if loader is None:
         raise ValueError(f"{protocol.display_name(name)} reads no item files (its member has no load_items)")
     try:

@@ -93,6 +93,13 @@ def INSPECT_SCORER(stored) -> str | None:  # noqa: N802 (the protocol's declarat
     return families.pop() if len(families) == 1 and not families & ours else None
 
 
+def load_for_study(path) -> list[dict]:
+    """Its items read for a study: each distinct image decoded once in a sandbox worker and hashed for
+    the seal (:func:`structext_core.labset.study.load_for_study`)."""
+    from structext_core.labset import study
+    return study.load_for_study(path)
+
+
 def load_items(path) -> list[dict]:
     """The checked items of the set at ``path`` (a ``ValueError`` naming each line and field otherwise)."""
     return dataset.load_set(path)  # with its mapping, when one is kept beside it

@@ -43,7 +43,9 @@ declaration and branches on no benchmark's name, as it branches on no format's n
   ``benchmarks/<NAME>``), files ending in one of ``ITEM_SUFFIXES`` (default ``(".jsonl",)``); its
   models' answers (JSON lines ``{id, model, answer}`` or Inspect logs) in
   ``<that folder>/predictions/<item file name>/``. ``item_names(item) -> tuple[str, ...]``: the ids
-  those files may name an item by (default: its ``item_id``).
+  those files may name an item by (default: its ``item_id``). ``load_for_study(path)``: its items
+  read for a study, when that asks more than ``load_items`` (images decoded, hashed for the seal;
+  default: ``load_items``).
 - ``SAMPLE_ITEMS``: the path of a small item file shipped with the package (a demo for a lab, and
   what the members' shared tests, ``tests/protocol/test_members.py``, run every member with it
   through); ``right_reply(item) -> str``: a reply its rule scores right (default: the option letter
@@ -298,7 +300,7 @@ OPTIONAL: dict[str, object] = {"ORDER": 100, "CLI_COMMANDS": (), "CLI_DESCRIPTIO
                                "sealed_datasets": None, "study_keep": None, "log_item": None,
                                "INSPECT_SCORER": None, "DATA_FOLDER": None, "ITEM_SUFFIXES": (".jsonl",),
                                "item_names": None, "SAMPLE_ITEMS": None, "right_reply": None,
-                               "item_facets": None}
+                               "item_facets": None, "load_for_study": None}
 #: The views a member that reads its items from files (``load_items``) gets when it declares none
 #: (:mod:`structext_core.ui.defaults`, called with the benchmark's name as ``benchmark=``).
 DEFAULT_VIEWS = {"STUDY_SETUP_VIEW": "structext_core.ui.defaults:study_setup",

@@ -48,7 +48,7 @@ def study_setup(db, user: dict, annotators: list[dict], *, benchmark: str) -> No
     if not submitted:
         return
     try:
-        items = item_sets.load(benchmark, file_name)
+        items = item_sets.load(benchmark, file_name, for_study=True)
         study_id = study.create_items_study(
             db, benchmark=benchmark, name=name, source=file_name, items=items, n_items=int(n_items), seed=int(seed),
             created_by=user["id"], **setup)

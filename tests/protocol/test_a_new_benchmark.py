@@ -164,3 +164,31 @@ def test_a_study_is_opened_answered_adjudicated_shown_on_the_dashboard_results_a
     assert not at.exception
     shown = at.dataframe[0].value
     assert len(shown) == 30 and list(shown.columns) == ["id", "topic", "question", "options", "key"]
+
+
+def test_a_new_study_leaves_out_the_questions_whose_keys_its_people_saw_as_practice(tiny, tmp_path, monkeypatch):
+    """The shared items study asks the benchmark's part of the seal (here the default, by content):
+    questions answered as practice elsewhere, where the key is shown, are in no later draw of theirs."""
+    from structext_core.studio import accounts, storage, study
+    monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
+    db = storage.open_db(tmp_path / "db.sqlite")
+    ann = accounts.create_user(db, "ann1", "password1", "annotator")
+    first = study.create_items_study(db, benchmark=NAME, name="warm-up", source="tiny.jsonl", items=items(),
+                                     n_items=6, annotator_ids=[ann["id"]], rule_text="No help.", practice_items=4)
+    study.accept_rule(db, first, ann["id"])
+    practised = set()
+    for _ in range(4):  # the four practice questions come first
+        view = study.open_question(db, first, ann["id"])
+        practised.add(db.execute("SELECT sample_id FROM study_items WHERE id = ?", [view.item_id]).fetchone()[0])
+        study.submit_answer(db, ann["id"], view.assignment_id, "A")
+    copy = [dict(item, id=item["id"] + "-copy") for item in items()]  # the same questions under other ids
+    notes: list[str] = []
+    second = study.create_items_study(db, benchmark=NAME, name="main", source="copy.jsonl", items=copy, n_items=26,
+                                      annotator_ids=[ann["id"]], rule_text="No help.", notes=notes)
+    drawn = {row[0].removesuffix("-copy") for row in db.execute(
+        "SELECT sample_id FROM study_items WHERE study_id = ?", [second])}
+    assert len(drawn) == 26 and not drawn & practised
+    assert notes == ["Left out of the draw: 4 whose keys its annotators were shown as practice in another study."]
+    with pytest.raises(study.StudyError, match="Number of questions must be between 1 and 26"):
+        study.create_items_study(db, benchmark=NAME, name="too many", source="copy.jsonl", items=copy, n_items=27,
+                                 annotator_ids=[ann["id"]], rule_text="No help.")

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import sqlite_utils
 
 from structext_core import protocol
+from structext_core.studio import seal
 from structext_core.studio.errors import StudyError
 from structext_core.studio.study.draws import stratified_draw
 from structext_core.studio.study.kinds import scores_by_item, study_declaration
@@ -71,8 +72,11 @@ def create_items_study(
     practice_items: int = 0,
     gold_items: int = 0,
     gold_pass: float = DEFAULT_GOLD_PASS,
+    notes: list[str] | None = None,
 ) -> int:
-    """Create a study of ``benchmark`` over ``items`` (its data set ``source``); its id. Raises
+    """Create a study of ``benchmark`` over ``items`` (its data set ``source``); its id. Items whose
+    keys its annotators were shown (as practice elsewhere: the benchmark's part of the seal says which
+    items are the same) are in no draw, and ``notes`` (when given) is told how many. Raises
     :class:`StudyError` saying what to change (nothing is written then)."""
     member = protocol.get_module(benchmark)
     if study_declaration(member) is None:
@@ -83,6 +87,17 @@ def create_items_study(
         rows = [study_row(member, item) for item in items]
     except (KeyError, TypeError, ValueError) as error:
         raise StudyError(f"An item of {source!r} cannot be put in a study: {str(error)[:300]}") from None
+    seen = seal.seen_keys(db, annotator_ids, benchmark)
+    if seen:  # never a question whose key its people saw
+        unseen = [row for row in rows if not seen.covers({**row["strata"], "sample_id": row["sample_id"],
+                                                         "sample_json": row["sample_json"], "suite": source})]
+        if not unseen:
+            raise StudyError("Its annotators were shown the keys of every item of this data set (as practice in "
+                             "another study): choose other annotators or another data set.")
+        if len(unseen) < len(rows) and notes is not None:
+            notes.append(f"Left out of the draw: {len(rows) - len(unseen)} whose keys its annotators were shown "
+                         "as practice in another study.")
+        rows = unseen
     pool = [{"id": row["sample_id"], "row": row} for row in rows]
     counted = stratified_draw(pool, int(n_items), seed, pool_name=source,
                               stratum_of=lambda entry: tuple(entry["row"]["strata"].values()))
