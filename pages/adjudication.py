@@ -89,7 +89,7 @@ def item_list(chosen: study.Study) -> study.ItemSummary | None:
             "position": "#", "n_responses": "answers", "n_gave_up": "gave up",
             "mean_score": st.column_config.NumberColumn("mean score", format="%.2f"),
             "spread": SCORE_FORMAT, "disagreement": SCORE_FORMAT, "n_overridden": "overridden",
-            "open_flags": "open flags", "sample_id": "sample",
+            "open_flags": "open flags", "name": "item",
         },
     )
     by_id = {s.item_id: s for s in items}
@@ -106,7 +106,7 @@ def image_item_panel(detail: study.ItemDetail) -> None:
     options with the key marked."""
     item = detail.summary
     st.subheader(f"Question #{item.position}")
-    st.caption(markdown_text(f"{item.describe} · {item.sample_id} · {item.kind} item"))
+    st.caption(markdown_text(f"{item.describe} · {item.name} · {item.kind} item"))
     if detail.has_image:
         left, right = st.columns([3, 2], gap="large")
         with left, st.container(border=True):  # framed: a blank image still shows where it is
@@ -133,7 +133,7 @@ def sample_panel(detail: study.ItemDetail) -> None:
         image_item_panel(detail)
         return
     st.subheader(f"Question #{item.position}")
-    st.caption(markdown_text(f"{item.describe} · {item.sample_id} · {item.kind} item"))
+    st.caption(markdown_text(f"{item.describe} · {item.name} · {item.kind} item"))
     reference_view = study.kind_of(item.benchmark).reference_view
     if reference_view is None:  # its items have no reference panel: the question is all there is
         right = st.container()

@@ -409,7 +409,7 @@ def fast_block(df: pd.DataFrame) -> None:
         st.caption("No answer is flagged with these thresholds.")
         return
     st.dataframe(
-        flagged[["annotator", "seq", "sample_id", "elapsed_seconds", "others_median", "reason", "gave_up",
+        flagged[["annotator", "seq", "item", "elapsed_seconds", "others_median", "reason", "gave_up",
                  "score", "response"]],
         hide_index=True,
         column_config={"elapsed_seconds": st.column_config.NumberColumn("seconds", format="%.1f"),

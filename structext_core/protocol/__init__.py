@@ -309,7 +309,7 @@ DEFAULT_VIEWS = {"STUDY_SETUP_VIEW": "structext_core.ui.defaults:study_setup",
 #: The columns every study frame and export has beside an item's strata (:func:`check_member`
 #: refuses a stratum of one of these names: it would hide the shared column).
 RESERVED_STRATA = frozenset({
-    "response_id", "study", "suite", "annotator", "user_id", "seq", "item_id", "item_position", "sample_id",
+    "response_id", "study", "suite", "annotator", "user_id", "seq", "item_id", "item_position", "sample_id", "item",
     "reference_chars", "answer", "response", "gave_up", "first_shown_at", "submitted_at", "elapsed_seconds",
     "paused_seconds", "idle_seconds", "away_seconds", "wall_seconds", "pause_count", "idle_pauses", "takeovers",
     "rouge_l", "exact_match", "kind", "score", "score_auto", "score_override", "override_reason", "override_by",

@@ -132,7 +132,7 @@ def test_a_study_is_opened_answered_adjudicated_shown_on_the_dashboard_results_a
         study.submit_answer(db, ann2["id"], row[0], keys[row[1]])
     frame = study.responses_frame(db, study_id)  # scored by its score_answer on the item the study keeps
     assert len(frame) == 12 and frame.groupby("annotator")["score"].sum().to_dict() == {"ann1": 4.0, "ann2": 6.0}
-    assert list(frame.columns[frame.columns.get_loc("sample_id") + 1:][:2]) == ["topic", "reference_chars"]
+    assert list(frame.columns[frame.columns.get_loc("sample_id") + 1:][:3]) == ["item", "topic", "reference_chars"]
     by_topic = study.accuracy_by(frame, ["topic"], n_boot=50)
     assert set(by_topic["topic"]) <= set(TOPICS) and by_topic["n"].sum() == 12
     # adjudication: the items by their strata

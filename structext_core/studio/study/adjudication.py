@@ -104,11 +104,13 @@ class ItemSummary:
     strata: tuple = ()
     #: The study's benchmark (its kind says how the item is described and shown).
     benchmark: str = ""
+    #: The id the data set gives the item, as the lead reads it (the lab's own; ``sample_id`` when the same).
+    name: str = ""
 
     @property
     def describe(self) -> str:
         """What the item is, in a few words, as its benchmark describes it (its kind's ``describe_item``)."""
-        return kind_of(self.benchmark).describe_item(dict(self.strata)) or self.sample_id
+        return kind_of(self.benchmark).describe_item(dict(self.strata)) or self.name
 
     @property
     def label(self) -> str:
@@ -212,7 +214,7 @@ def _summary(item: dict, responses: Sequence[ResponseDetail], open_flags: int, n
         kind=item["kind"], n_responses=n, n_gave_up=gave_up, mean_score=mean,
         spread=spread, gave_up_mix=mix, disagreement=spread + mix,
         n_overridden=sum(r.override is not None for r in responses), open_flags=open_flags, n_flags=n_flags,
-        strata=tuple(strata.items()), benchmark=item["benchmark"],
+        strata=tuple(strata.items()), benchmark=item["benchmark"], name=item["name"] or item["sample_id"],
     )
 
 
@@ -225,6 +227,7 @@ def _flag_counts(db: sqlite_utils.Database, where: str, params: list) -> dict[in
 
 
 _ITEM_COLUMNS = ("id, study_id, position, sample_id, kind, strata,"
+                 " COALESCE(json_extract(sample_json, '$.kept.name'), sample_id) AS name,"
                  " (SELECT benchmark FROM studies WHERE studies.id = study_items.study_id) AS benchmark")
 
 
@@ -300,7 +303,7 @@ def items_table(items: Sequence[ItemSummary]) -> pd.DataFrame:
     """The item list as a table for the page (one row per item, in the given order)."""
     strata = list(dict.fromkeys(key for s in items for key, _ in s.strata))  # its benchmark's, in order
     columns = ["position", "kind", *strata, "n_responses", "n_gave_up",
-               "mean_score", "spread", "disagreement", "n_overridden", "open_flags", "sample_id"]
+               "mean_score", "spread", "disagreement", "n_overridden", "open_flags", "name"]
     return pd.DataFrame([{c: dict(s.strata).get(c, getattr(s, c, None)) for c in columns} for s in items],
                         columns=columns)
 

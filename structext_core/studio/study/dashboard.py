@@ -47,7 +47,8 @@ def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[st
     Only the responses to items of ``kinds`` (``kind`` column): by default the study's own
     items, the ones the baseline counts; practice and gold items are read on request.
 
-    Columns include ``annotator``, ``sample_id``, one column per stratum of the study's benchmark
+    Columns include ``annotator``, ``sample_id`` (our id of the item), ``item`` (the id the data set
+    gives it, as people read it: the lab's own where ours is a content hash), one column per stratum of the study's benchmark
     (its ``STRATA``, in order), ``reference_chars``, ``response``, ``answer`` (ground truth; admin only),
     ``gave_up``, ``elapsed_seconds`` (active time), ``paused_seconds``, ``idle_seconds``,
     ``away_seconds``, ``wall_seconds``, ``rouge_l``, ``score_auto`` (paper rule),
@@ -63,7 +64,7 @@ def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[st
             f"""
             SELECT r.id AS response_id, s.name AS study, s.suite, u.username AS annotator,
                    r.user_id, a.seq, i.id AS item_id, i.position AS item_position,
-                   i.sample_id, i.strata,
+                   i.sample_id, COALESCE(json_extract(i.sample_json, '$.kept.name'), i.sample_id) AS item, i.strata,
                    i.reference_chars, json_extract(i.sample_json, '$.answer') AS answer,
                    json_extract(i.sample_json, '$.kept.item') AS kept_item,
                    json_extract(i.sample_json, '$.kept.facets') AS facets,
@@ -98,7 +99,7 @@ def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[st
                                                         row["benchmark"], kept_item)
     columns = [
         "response_id", "study", "suite", "annotator", "user_id", "seq", "item_id", "item_position",
-        "sample_id", *strata_keys, *facet_keys, "reference_chars", "answer",
+        "sample_id", "item", *strata_keys, *facet_keys, "reference_chars", "answer",
         "response", "gave_up", "first_shown_at", "submitted_at", "elapsed_seconds",
         "paused_seconds", "idle_seconds", "away_seconds", "wall_seconds", "pause_count",
         "idle_pauses", "takeovers", "rouge_l", "exact_match", "kind", "score_override", "override_reason",

@@ -66,7 +66,8 @@ def export_rows(db: sqlite_utils.Database, study_id: int, kinds: Sequence[str] =
     idle_seconds + away_seconds = wall_seconds`` (first showing to submission).
 
     A lead's override in force counts as in :func:`human_results`: it is ``score`` and takes the
-    place of ``rouge_l``; the automatic values are ``rouge_l_auto`` and ``score_auto``.
+    place of ``rouge_l``; the automatic values are ``rouge_l_auto`` and ``score_auto``. ``sample_id``
+    is the id the data set gives the item (the lab's own id, where ours is a content hash).
     """
     df = responses_frame(db, study_id, kinds)
     columns = export_columns(_benchmark(db, study_id))
@@ -79,6 +80,7 @@ def export_rows(db: sqlite_utils.Database, study_id: int, kinds: Sequence[str] =
     rows = []
     for record in df.to_dict("records"):
         record["annotator_removed"] = record["user_id"] in removed
+        record["sample_id"] = record["item"]  # the id the data set gives the item (the lab's own), not our hash
         record["first_shown_at"] = _iso(record["first_shown_at"])
         record["submitted_at"] = _iso(record["submitted_at"])
         record["override_at"] = _iso(record["override_at"])

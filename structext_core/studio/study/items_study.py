@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import sqlite_utils
 
 from structext_core import protocol
+from structext_core.evaluation import item_sets
 from structext_core.studio import seal
 from structext_core.studio.errors import StudyError
 from structext_core.studio.study.draws import stratified_draw
@@ -45,6 +46,9 @@ def study_row(member, item) -> dict:
         sample["image"] = shown.image
     keep = protocol.option(member, "study_keep")
     kept = {} if keep is None else dict(keep(item))  # for its exports: open_question reads the shown fields by name
+    own = item_sets.item_names(member, item)[0]
+    if own != sample["id"]:  # the id the lab knows it by, where its id is ours (a content hash)
+        kept["name"] = own
     facets = protocol.clean_facets(member, item)
     if facets:  # more fields its results break down by (the dashboard, exports, Results)
         kept["facets"] = facets
