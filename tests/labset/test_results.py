@@ -132,7 +132,11 @@ def test_every_metadata_field_and_on_an_image_are_axes_two_at_a_time_over_two_st
     frame = study.responses_frame(db, study_id)
     assert {"subject", "difficulty", "on an image"} <= set(frame.columns)
     assert set(frame["difficulty"]) <= {"easy", "hard"} and set(frame["on an image"]) <= {"yes", "no"}
-    assert {"subject", "difficulty", "on an image"} <= set(study.export_rows(db, study_id)[0])
+    exported = study.export_rows(db, study_id)
+    assert {"subject", "difficulty", "on an image"} <= set(exported[0])
+    own = {i["source_id"] for i in items}  # the lab's own ids, never our content hashes
+    assert {r["sample_id"] for r in exported} <= own and set(frame["item"]) <= own
+    assert {s.name for s in study.adjudication_items(db, study_id)} <= own
     people_rows = lab_results.people_rows(db, "labset", "set.jsonl", ["first", "second"])
     assert len(people_rows) == 24  # each answer once, from either study
     assert {"subject", "difficulty", "on an image"} <= set(people_rows.columns)
