@@ -285,13 +285,29 @@ def suggestion(columns: list, records: list) -> Mapping:
                    "image" if "image" in columns else None, strata)
 
 
+#: The refusal's line that gives the mapping as JSON starts so (:func:`suggested_mapping` reads it back).
+MAPPING_JSON_LEAD = "or in a JSON file for --mapping: "
+
+
+def suggested_mapping(message: str) -> dict | None:
+    """The mapping (as JSON) a refusal of :func:`refusal` suggests, read back from its text; None if none."""
+    for line in message.splitlines():
+        head, found, rest = line.partition(MAPPING_JSON_LEAD)
+        if found and not head.strip():
+            try:
+                return json.loads(rest)
+            except ValueError:
+                return None
+    return None
+
+
 def refusal(columns: list, undecided: list, records: list) -> str:
     suggested = suggestion(columns, records)
     return ("its layout is unknown or ambiguous, so it is not read (nothing is guessed).\n"
             f"  columns found: {', '.join(columns) or 'none'}\n"
             + "".join(f"  undecided: {u}\n" for u in undecided)
             + f"  write the mapping: {suggested.as_args()}\n"
-            f"  or in a JSON file for --mapping: {json.dumps(suggested.to_json(), ensure_ascii=False)}\n"
+            f"  {MAPPING_JSON_LEAD}{json.dumps(suggested.to_json(), ensure_ascii=False)}\n"
             "  (key kinds: letter, index from 0, index1 from 1, text of an option, answers for short answers;"
             " a column that is no option: --map ignore=COLUMN)")
 
