@@ -54,3 +54,22 @@ def test_a_log_of_another_set_is_refused_naming_its_samples(inspect_log, tmp_pat
     with pytest.raises(ResultsImportError) as error:
         read_inspect_log("labset", log, load_set(other))
     assert "5 problem(s)" in str(error.value) and "'mc00' is no item of the set" in str(error.value)
+
+
+def test_an_uploaded_eval_log_is_checked_then_stored_beside_the_set(inspect_log, tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from structext_core.evaluation import item_sets
+    monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
+    folder = tmp_path / "suites" / "labsets"
+    folder.mkdir(parents=True)
+    write_set(folder, samples())
+    data = Path(inspect_log[1]).read_bytes()
+    path = item_sets.store_predictions("labset", "set.jsonl", "mock-run.eval", data)
+    assert path == item_sets.predictions_dir("labset", "set.jsonl") / "mock-run.eval" and path.read_bytes() == data
+    # a log of another set: refused naming its samples, nothing written
+    other = tmp_path / "suites" / "labsets" / "other.jsonl"
+    other.write_text(json.dumps({"id": "z", "input": "Q?", "target": "x"}) + "\n")
+    with pytest.raises(ValueError, match="mock-run.eval: not stored, 5 problem"):
+        item_sets.store_predictions("labset", "other.jsonl", "mock-run.eval", data)
+    assert not item_sets.predictions_dir("labset", "other.jsonl").exists()
