@@ -27,6 +27,9 @@ from structext_core.evaluation.matching import Problem
 from structext_core.labset import dataset, inspect_rules, layouts, member, readers, study
 from structext_core.text.words import plural
 
+#: The metadata field the app reads a set's strata from unless its mapping names others.
+DEFAULT_STRATA = "subject"
+
 
 class LabSetCommandError(Exception):
     """What is wrong and where; nothing was written. ``problems``: the set's lines and fields at fault
@@ -43,7 +46,7 @@ class Options:
     (``--map`` / ``--mapping``), ``--split``, ``--seed``."""
 
     rule: str = "normalised"
-    strata: str | None = "subject"
+    strata: str | None = DEFAULT_STRATA
     mapping: layouts.Mapping | None = None
     split: str | None = None
     seed: int | None = None
@@ -138,7 +141,7 @@ def summary(items: list[dict], read: dataset.ReadSet | None = None) -> list[str]
     lines += [f"scored: {sentence}" for sentence in member.describe_rules(items)]
     if read is not None:
         layout = read.layout
-        parts = [f"{name} {value if isinstance(value, str) else ','.join(value)}" for name, value in
+        parts = [f"{name} {value if isinstance(value, str) else ', '.join(value)}" for name, value in
                  (("question", layout.question), ("options", layout.options), ("key", layout.key), ("id", layout.id))
                  if value]
         lines.append(f"layout: {layout.name}" + (f" ({'; '.join(parts)})" if parts else ""))
@@ -218,8 +221,10 @@ def import_set(source: Path, read: dataset.ReadSet, folder: Path, name: str, rul
                                      f"{relative!r} would go (nothing written)")
         plan.append((relative, data))
     sidecar = None
-    if read.mapping is not None or any(item.get("permutation") for item in read.items):
-        kept = read.mapping.to_json() if read.mapping is not None else {}
+    kept = read.mapping.to_json() if read.mapping is not None else {}
+    if strata and strata != DEFAULT_STRATA and not kept.get("strata") and any(item["stratum"] for item in read.items):
+        kept["strata"] = [strata]  # the app reads the set with its default field: the one chosen is kept
+    if kept or any(item.get("permutation") for item in read.items):
         sidecar = json.dumps({**kept, "seed": read.seed}, ensure_ascii=False, indent=1).encode("utf-8")
     made: list[Path] = []
     try:

@@ -200,7 +200,10 @@ def detect(columns: list, kind: str, mapping: Mapping | None) -> tuple[Layout | 
     """(the layout, []) or (None, what could not be decided)."""
     present = set(columns)
     undecided: list[str] = []
-    if mapping is not None and mapping.maps_fields():
+    # A mapping that names only strata or fields to ignore (a set imported with its strata field kept)
+    # leaves the layout to be recognised, and adds those to it.
+    structural = mapping is not None and any((mapping.question, mapping.options, mapping.key, mapping.id, mapping.image))
+    if structural:
         layout = Layout("mapped", mapping.question, mapping.options, mapping.key, mapping.key_kind, mapping.id,
                         mapping.image, list(mapping.strata), list(mapping.ignore))
         named = [n for n in (layout.used() | set(layout.strata)) if n not in present]
@@ -251,6 +254,9 @@ def detect(columns: list, kind: str, mapping: Mapping | None) -> tuple[Layout | 
                              + (f"; {keys[0]} may hold it" if keys else ""))
         else:
             layout.key = auto[0]
+    if mapping is not None and not structural:
+        layout.strata = list(mapping.strata) or layout.strata
+        layout.ignore = [*layout.ignore, *mapping.ignore]
     if layout.id is None and layout.name != "inspect":
         layout.id = next((n for n in ID_COLUMNS if n in present and n not in layout.used()), None)
     if layout.image is None and layout.name != "inspect" and "image" in present and mapping is None:

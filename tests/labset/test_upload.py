@@ -44,7 +44,7 @@ def test_a_gpqa_csv_is_checked_as_labset_check_reads_it(tmp_path, capsys):
     report = upload.check_bytes(gpqa_bytes(), "gpqa.csv", options)
     assert report.formats == {"multiple choice": 12, "short answer": 0}
     assert report.strata == [("Biology", 4), ("Chemistry", 4), ("Physics", 4)] and report.strata_fields == ["Subject"]
-    assert report.layout.startswith("gpqa (question Question; options Correct Answer,")
+    assert report.layout.startswith("gpqa (question Question; options Correct Answer, ")
     assert [q["question"] for q in report.questions] == [f"Which value does experiment {i} give?" for i in range(3)]
     first = report.questions[0]
     assert sorted(first["choices"]) == sorted(["right 0", "wrong one 0", "wrong two 0", "wrong three 0"])
@@ -65,11 +65,14 @@ def test_an_import_from_bytes_writes_the_set_and_its_mapping_and_the_app_reads_i
     done = upload.import_bytes(gpqa_bytes(), "gpqa.csv", options, "lab-gpqa.csv", folder)
     assert set(files(folder)) == {"lab-gpqa.csv", "lab-gpqa.csv.mapping.json"}
     assert files(folder)["lab-gpqa.csv"] == gpqa_bytes()  # the very bytes checked
-    assert json.loads(files(folder)["lab-gpqa.csv.mapping.json"]) == {"seed": 3}  # the options' order kept
+    # the options' order kept, and the strata field chosen: the app reads the set as it was checked
+    assert json.loads(files(folder)["lab-gpqa.csv.mapping.json"]) == {"strata": ["Subject"], "seed": 3}
     assert study.available_sets(folder) == ["lab-gpqa.csv"]
     assert done.lines[0].startswith(f"{folder / 'lab-gpqa.csv'}: imported (12 questions, 0 images copied)")
-    again = dataset.load_set(folder / "lab-gpqa.csv", strata_key="Subject")
-    assert [i["choices"] for i in again] == [i["choices"] for i in done.read.items]  # the seed, read back
+    again = dataset.load_set(folder / "lab-gpqa.csv")  # as the app reads it (member.load_items)
+    assert [(i["id"], i["choices"], i["stratum"]) for i in again] == [
+        (i["id"], i["choices"], i["stratum"]) for i in done.read.items]  # the seed and the strata, read back
+    assert {i["stratum"] for i in again} == set(SUBJECTS)
 
 
 def test_a_set_at_fault_is_refused_naming_its_lines_and_nothing_is_written(tmp_path):
