@@ -164,7 +164,7 @@ def _import(chosen, report: dict, rule, strata, mapping_text, seed) -> None:
     # the study form below offers the set just imported, read with the same rule and strata field
     st.session_state[IMPORTED] = {"name": imported, "rule": rule, "strata": strata.strip()}
     st.session_state.pop(CHECKED, None)
-    st.success(markdown_text(f"Imported {imported!r}: {plural(len(done.read.items), 'question')}. Choose it as "
-                             "the set of the study below."))
+    st.success(markdown_text(f"Imported {imported!r}: {plural(len(done.read.items), 'question')}. It is the set "
+                             "chosen in the form below: name the study and its annotators."))
     with st.expander("What `labset import` says"):
         st.code("\n".join(done.lines), language=None, wrap_lines=True)
