@@ -49,7 +49,7 @@ def test_the_lead_brings_a_gpqa_csv_checks_it_reads_the_report_and_imports_it(le
     assert "gpqa.csv can be imported: 12 questions." in shown
     assert {m.label: m.value for m in at.metric} == {"Multiple choice": "12", "Short answer": "0", "Strata": "3"}
     assert "**Strata** (Subject): Biology **4** · Chemistry **4** · Physics **4**" in shown
-    assert "**Layout recognised**: gpqa (question Question; options Correct Answer," in shown
+    assert "**Layout recognised**: gpqa (question Question; options Correct Answer, " in shown
     assert "  12 questions: 12 multiple choice, 0 short answer; 0 on an image" in shown  # the command's own lines
     # the first three questions, each with its four lettered options as the question screen draws them
     assert [t.value for t in at.text][:3] == [f"Which value does experiment {i} give?" for i in range(3)]
