@@ -15,6 +15,8 @@ with the item's strata. Every line or sample at fault is named, and nothing of t
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -249,3 +251,62 @@ def read_inspect_log(name: str, path, items) -> list[dict]:
     if problems:
         raise ResultsImportError(path.name, problems)
     return rows
+
+
+#: The most bytes of one models' answers file stored from the page (larger: put it in the folder).
+MAX_PREDICTION_UPLOAD_BYTES = 50 * 1024 * 1024
+
+
+def _refuse(upload: str, problems: list[Problem]) -> ValueError:
+    shown = "\n".join(p.describe(upload) for p in problems[:20])
+    more = f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""
+    return ValueError(f"{upload}: not stored, {len(problems)} problem(s):\n{shown}{more}")
+
+
+def store_predictions(name: str, file_name: str, upload_name: str, data: bytes) -> Path:
+    """Models' answers uploaded for the benchmark's item file ``file_name``: read and checked against
+    its items by the readers Results reads them with (:func:`read_predictions` for ``.jsonl``,
+    :func:`read_inspect_log` for an Inspect log, ``.eval`` or ``.json``) before anything is stored,
+    then written into :func:`predictions_dir` under the upload's own name, never over another file.
+    The path written; a ``ValueError`` saying why (the first 20 lines at fault), nothing written."""
+    upload = Path(str(upload_name or "")).name[:200]
+    suffix = Path(upload).suffix.lower()
+    if suffix not in PREDICTION_SUFFIXES or upload.startswith("."):
+        raise ValueError(f"{upload or 'the file'}: models' answers are a JSON-lines file (.jsonl: "
+                         "{id, model, answer} a line) or an Inspect AI log (.eval, .json)")
+    if len(data) > MAX_PREDICTION_UPLOAD_BYTES:
+        raise ValueError(f"{upload}: {len(data):,} bytes; the page stores at most {MAX_PREDICTION_UPLOAD_BYTES:,} "
+                         f"(put a larger file in {predictions_dir(name, file_name)})")
+    items = load(name, file_name)
+    where = predictions_dir(name, file_name)
+    target = where / upload
+    if target.exists() or target.is_symlink():
+        raise ValueError(f"{upload}: a file of that name is kept for {file_name} already (nothing written; "
+                         "rename the file to store it beside the other)")
+    if len(prediction_files(name, file_name)[0]) >= MAX_PREDICTION_FILES:
+        raise ValueError(f"{upload}: {file_name} has {MAX_PREDICTION_FILES} files of models' answers already, "
+                         "the most read (nothing written)")
+    read = read_predictions if suffix == ".jsonl" else read_inspect_log
+    with tempfile.TemporaryDirectory(prefix="structext-predictions-") as folder:
+        staged = Path(folder) / upload
+        staged.write_bytes(data)
+        try:
+            rows = read(name, staged, items)
+        except ResultsImportError as error:
+            raise _refuse(upload, error.problems) from None
+        except (ValueError, OSError) as error:
+            raise _refuse(upload, [Problem(0, str(error)[:1000])]) from None
+    if not rows:
+        raise _refuse(upload, [Problem(0, "holds no answer")])
+    where.mkdir(parents=True, exist_ok=True)
+    fd, part = tempfile.mkstemp(prefix=".upload-", suffix=".part", dir=where)  # no suffix read as answers
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.link(part, target)  # the whole file appears at once, and never over one
+    except FileExistsError:
+        raise ValueError(f"{upload}: a file of that name is kept for {file_name} already (nothing written; "
+                         "rename the file to store it beside the other)") from None
+    finally:
+        os.unlink(part)
+    return target

@@ -20,6 +20,7 @@ import json
 import os
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from structext_core.evaluation.matching import Problem
@@ -27,9 +28,34 @@ from structext_core.labset import dataset, inspect_rules, layouts, member, reade
 from structext_core.labset import images as lab_images
 from structext_core.text.words import plural
 
+#: The metadata field the app reads a set's strata from unless its mapping names others.
+DEFAULT_STRATA = "subject"
+
 
 class LabSetCommandError(Exception):
-    """What is wrong and where; nothing was written."""
+    """What is wrong and where; nothing was written. ``problems``: the set's lines and fields at fault
+    (:class:`~structext_core.evaluation.matching.Problem`), when it was read."""
+
+    def __init__(self, message: str, problems: list | None = None):
+        super().__init__(message)
+        self.problems = list(problems or [])
+
+
+@dataclass(frozen=True)
+class Options:
+    """How a set is read, as the command line's options say: ``--rule``, ``--strata``, the mapping
+    (``--map`` / ``--mapping``), ``--split``, ``--seed``."""
+
+    rule: str = "normalised"
+    strata: str | None = DEFAULT_STRATA
+    mapping: layouts.Mapping | None = None
+    split: str | None = None
+    seed: int | None = None
+
+
+def options_of(args) -> Options:
+    """The :class:`Options` of parsed ``labset`` arguments."""
+    return Options(args.rule, args.strata, _mapping(args), args.split, args.seed)
 
 
 def _mapping(args) -> layouts.Mapping | None:
@@ -64,21 +90,31 @@ def _reread(read: dataset.ReadSet, found: dataset.Image) -> bytes:
         raise LabSetCommandError(str(error)) from None
 
 
-def _load(path: Path, args, keep: bool = False) -> dataset.ReadSet:
+def check_set(path: Path, options: Options, keep: bool = False, label: str | None = None) -> dataset.ReadSet:
+    """The set at ``path`` read and checked as ``labset check`` does (:func:`dataset.read_set`, then
+    each image decoded in a sandbox worker); a :class:`LabSetCommandError` naming every line at fault
+    otherwise. ``keep``: keep the images' bytes (to copy them); ``label``: how messages name the set
+    (default: its path)."""
+    label = str(path) if label is None else label
     if not path.exists() and not path.is_symlink():
-        raise LabSetCommandError(f"{path}: no such file")
+        raise LabSetCommandError(f"{label}: no such file")
     if not readers.is_datasets_folder(path) and path.suffix.lower() not in study.SET_SUFFIXES:
-        raise LabSetCommandError(f"{path}: a set is a {', '.join(study.SET_SUFFIXES)} file or a datasets folder "
+        raise LabSetCommandError(f"{label}: a set is a {', '.join(study.SET_SUFFIXES)} file or a datasets folder "
                                  "(save_to_disk)")
     try:
-        read = dataset.read_set(path, rule=args.rule, strata_key=args.strata, mapping=_mapping(args),
-                                split=args.split, seed=args.seed, keep=keep)
+        read = dataset.read_set(path, rule=options.rule, strata_key=options.strata, mapping=options.mapping,
+                                split=options.split, seed=options.seed, keep=keep)
         problems = decode_images(read)
         if problems:
             raise dataset.LabSetError(path.name, problems)
     except dataset.LabSetError as error:
-        raise LabSetCommandError(f"{path}: not imported, nothing written:\n{error}") from None
+        raise LabSetCommandError(f"{label}: not imported, nothing written:\n{error}", error.problems) from None
     return read
+
+
+def check_report(label: str, read: dataset.ReadSet) -> list[str]:
+    """What ``labset check`` prints of a set that can be imported, a line a fact."""
+    return [f"{label}: can be imported", *(f"  {line}" for line in summary(read.items, read))]
 
 
 def summary(items: list[dict], read: dataset.ReadSet | None = None) -> list[str]:
@@ -95,7 +131,7 @@ def summary(items: list[dict], read: dataset.ReadSet | None = None) -> list[str]
     lines += [f"scored: {sentence}" for sentence in member.describe_rules(items)]
     if read is not None:
         layout = read.layout
-        parts = [f"{name} {value if isinstance(value, str) else ','.join(value)}" for name, value in
+        parts = [f"{name} {value if isinstance(value, str) else ', '.join(value)}" for name, value in
                  (("question", layout.question), ("options", layout.options), ("key", layout.key), ("id", layout.id))
                  if value]
         lines.append(f"layout: {layout.name}" + (f" ({'; '.join(parts)})" if parts else ""))
@@ -163,7 +199,7 @@ def import_set(source: Path, read: dataset.ReadSet, folder: Path, name: str, rul
     for there in (target, beside):
         if there.exists() or there.is_symlink():
             raise LabSetCommandError(f"{there}: a set of that name is there already (nothing written; "
-                                     "import it under another name with --name)")
+                                     "import it under another name, --name on the command line)")
     plan = []
     for relative, found in sorted(read.images.found.items()):
         data = found.data if found.data is not None else _reread(read, found)
@@ -175,8 +211,10 @@ def import_set(source: Path, read: dataset.ReadSet, folder: Path, name: str, rul
                                      f"{relative!r} would go (nothing written)")
         plan.append((relative, data))
     sidecar = None
-    if read.mapping is not None or any(item.get("permutation") for item in read.items):
-        kept = read.mapping.to_json() if read.mapping is not None else {}
+    kept = read.mapping.to_json() if read.mapping is not None else {}
+    if strata and strata != DEFAULT_STRATA and not kept.get("strata") and any(item["stratum"] for item in read.items):
+        kept["strata"] = [strata]  # the app reads the set with its default field: the one chosen is kept
+    if kept or any(item.get("permutation") for item in read.items):
         sidecar = json.dumps({**kept, "seed": read.seed}, ensure_ascii=False, indent=1).encode("utf-8")
     made: list[Path] = []
     try:
@@ -200,13 +238,11 @@ def import_set(source: Path, read: dataset.ReadSet, folder: Path, name: str, rul
 def run_check(args) -> int:
     path = Path(args.file)
     try:
-        read = _load(path, args)
+        read = check_set(path, options_of(args))
     except LabSetCommandError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(f"{path}: can be imported")
-    for line in summary(read.items, read):
-        print(f"  {line}")
+    print("\n".join(check_report(str(path), read)))
     return 0
 
 
@@ -216,26 +252,44 @@ def _default_name(path: Path, args) -> str:
     return path.name
 
 
+@dataclass
+class Imported:
+    """A set imported: what was checked, the files written, and what ``labset import`` prints."""
+
+    read: dataset.ReadSet
+    written: list
+    lines: list
+
+
+def import_file(path: Path, folder: Path, name: str, options: Options, label: str | None = None) -> Imported:
+    """``labset import``: the set at ``path`` checked (:func:`check_set`), then copied into ``folder``
+    as ``name`` with its images and its mapping (:func:`import_set`); a :class:`LabSetCommandError`,
+    nothing written, on any problem (a name that is no plain file name ending as the set does, a set
+    or another file of that name there already). ``label``: how messages name the set."""
+    suffix = ".arrow" if readers.is_datasets_folder(path) else path.suffix.lower()
+    if Path(name).name != name or Path(name).suffix.lower() != suffix \
+            or name.endswith((".mapping.json", ".task.json")) or name.startswith("."):
+        raise LabSetCommandError(f"the name {name!r}: a file name, without folders, ending as the set does "
+                                 f"({suffix})")
+    read = check_set(path, options, keep=True, label=label)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = import_set(path, read, folder, name, options.rule, options.strata)
+    images = sum(1 for p in written if p.name != name and not p.name.endswith(".mapping.json"))
+    lines = [f"{folder / name}: imported ({plural(len(read.items), 'question')}, "
+             f"{plural(images, 'image')} copied); Study admin offers it as {name!r}",
+             *(f"  {line}" for line in summary(read.items, read))]
+    return Imported(read, written, lines)
+
+
 def run_import(args) -> int:
     path = Path(args.file)
     folder = Path(args.to) if args.to else study.sets_dir()
-    name = args.name or _default_name(path, args)
-    suffix = ".arrow" if readers.is_datasets_folder(path) else path.suffix.lower()
     try:
-        if Path(name).name != name or Path(name).suffix.lower() != suffix or name.endswith((".mapping.json", ".task.json")):
-            raise LabSetCommandError(f"--name {name!r}: a file name, without folders, ending as the set "
-                                     f"does ({suffix})")
-        read = _load(path, args, keep=True)
-        folder.mkdir(parents=True, exist_ok=True)
-        written = import_set(path, read, folder, name, args.rule, args.strata)
+        done = import_file(path, folder, args.name or _default_name(path, args), options_of(args))
     except LabSetCommandError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    images = sum(1 for p in written if p.name != name and not p.name.endswith(".mapping.json"))
-    print(f"{folder / name}: imported ({plural(len(read.items), 'question')}, "
-          f"{plural(images, 'image')} copied); Study admin offers it as {name!r}")
-    for line in summary(read.items, read):
-        print(f"  {line}")
+    print("\n".join(done.lines))
     return 0
 
 

@@ -200,7 +200,10 @@ def detect(columns: list, kind: str, mapping: Mapping | None) -> tuple[Layout | 
     """(the layout, []) or (None, what could not be decided)."""
     present = set(columns)
     undecided: list[str] = []
-    if mapping is not None and mapping.maps_fields():
+    # A mapping that names only strata or fields to ignore (a set imported with its strata field kept)
+    # leaves the layout to be recognised, and adds those to it.
+    structural = mapping is not None and any((mapping.question, mapping.options, mapping.key, mapping.id, mapping.image))
+    if structural:
         layout = Layout("mapped", mapping.question, mapping.options, mapping.key, mapping.key_kind, mapping.id,
                         mapping.image, list(mapping.strata), list(mapping.ignore))
         named = [n for n in (layout.used() | set(layout.strata)) if n not in present]
@@ -251,6 +254,9 @@ def detect(columns: list, kind: str, mapping: Mapping | None) -> tuple[Layout | 
                              + (f"; {keys[0]} may hold it" if keys else ""))
         else:
             layout.key = auto[0]
+    if mapping is not None and not structural:
+        layout.strata = list(mapping.strata) or layout.strata
+        layout.ignore = [*layout.ignore, *mapping.ignore]
     if layout.id is None and layout.name != "inspect":
         layout.id = next((n for n in ID_COLUMNS if n in present and n not in layout.used()), None)
     if layout.image is None and layout.name != "inspect" and "image" in present and mapping is None:
@@ -285,13 +291,29 @@ def suggestion(columns: list, records: list) -> Mapping:
                    "image" if "image" in columns else None, strata)
 
 
+#: The refusal's line that gives the mapping as JSON starts so (:func:`suggested_mapping` reads it back).
+MAPPING_JSON_LEAD = "or in a JSON file for --mapping: "
+
+
+def suggested_mapping(message: str) -> dict | None:
+    """The mapping (as JSON) a refusal of :func:`refusal` suggests, read back from its text; None if none."""
+    for line in message.splitlines():
+        head, found, rest = line.partition(MAPPING_JSON_LEAD)
+        if found and not head.strip():
+            try:
+                return json.loads(rest)
+            except ValueError:
+                return None
+    return None
+
+
 def refusal(columns: list, undecided: list, records: list) -> str:
     suggested = suggestion(columns, records)
     return ("its layout is unknown or ambiguous, so it is not read (nothing is guessed).\n"
             f"  columns found: {', '.join(columns) or 'none'}\n"
             + "".join(f"  undecided: {u}\n" for u in undecided)
             + f"  write the mapping: {suggested.as_args()}\n"
-            f"  or in a JSON file for --mapping: {json.dumps(suggested.to_json(), ensure_ascii=False)}\n"
+            f"  {MAPPING_JSON_LEAD}{json.dumps(suggested.to_json(), ensure_ascii=False)}\n"
             "  (key kinds: letter, index from 0, index1 from 1, text of an option, answers for short answers;"
             " a column that is no option: --map ignore=COLUMN)")
 

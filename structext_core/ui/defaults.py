@@ -80,6 +80,8 @@ def results_view(db, user, *, benchmark: str) -> None:
         st.info(f"No study of {display} has answers yet (or none you may see).")
         return
     file_name = st.selectbox("Item file", files, key=_key(benchmark, "file"))
+    if access.can(access.role_of(user), "load_data", access.public_mode(db)):
+        add_models_answers(benchmark, file_name)
     people = benchmark_results.people_rows(db, benchmark, file_name, visible)
     if people.empty:
         st.info("No counted answers of people on this file yet: they show here once people answer.")
@@ -94,8 +96,9 @@ def results_view(db, user, *, benchmark: str) -> None:
     for problem in models.problems:
         st.warning(safe_text.markdown_text(f"Left out: {problem}"))
     if models.rows.empty:
-        st.caption(safe_text.markdown_text(f"No models' answers kept for this file: put JSON-lines predictions "
-                                           f"({{id, model, answer}}) or Inspect AI logs (.eval) in {where}."))
+        st.caption(safe_text.markdown_text(f"No models' answers kept for this file: add them above (admins), or put "
+                                           f"JSON-lines predictions ({{id, model, answer}}) or Inspect AI logs (.eval) "
+                                           f"in {where}."))
     else:
         st.caption(safe_text.markdown_text(f"Models' answers from {', '.join(models.files)}."))
     frame = benchmark_results.combined(people, models.rows)
@@ -120,6 +123,38 @@ def results_view(db, user, *, benchmark: str) -> None:
         st.caption("On the items people answered: each model's score as its own Inspect log records it (its "
                    "scorer), beside the score by this benchmark's rule; the items where the two differ are named.")
         st.dataframe(logged, hide_index=True, key=_key(benchmark, "logged"))
+
+
+def add_models_answers(benchmark: str, file_name: str) -> None:
+    """Admins: a file of models' answers to ``file_name`` uploaded, checked against its items by the
+    readers this view reads them with, and kept with it (:func:`item_sets.store_predictions`); its
+    problems (the first 20) shown and nothing kept when it has any. Stored before the view reads
+    the models' answers, so the table below has the new model at once."""
+    with st.expander("Add models' answers", icon=":material/upload_file:"):
+        turn = st.session_state.get(_key(benchmark, "answers_turn"), 0)  # a new uploader after each file kept
+        chosen = st.file_uploader(
+            f"Models' answers to {file_name}: JSON lines, one {{id, model, answer}} a line, or an Inspect AI log "
+            "(.eval, .json)", type=[s.lstrip(".") for s in item_sets.PREDICTION_SUFFIXES],
+            key=_key(benchmark, f"answers_{turn}"),
+            max_upload_size=item_sets.MAX_PREDICTION_UPLOAD_BYTES // 2**20)
+        st.caption(safe_text.markdown_text(f"Read and checked against the items of {file_name} before it is kept, "
+                                           "under its own name (never over another file)."))
+        if not st.button("Check and keep", type="primary", disabled=chosen is None, key=_key(benchmark, "answers_go")):
+            return
+        try:
+            if chosen.size > item_sets.MAX_PREDICTION_UPLOAD_BYTES:  # said before its bytes are read
+                raise ValueError(f"{chosen.name}: {chosen.size:,} bytes; the page stores at most "
+                                 f"{item_sets.MAX_PREDICTION_UPLOAD_BYTES:,}")
+            with st.spinner("Reading and scoring the answers…"):
+                path = item_sets.store_predictions(benchmark, file_name, chosen.name, chosen.getvalue())
+        except ValueError as error:
+            first, _, rest = str(error).partition("\n")
+            st.error(safe_text.markdown_text(f"Nothing was kept. {first}"))
+            if rest:
+                st.code(rest, language=None, wrap_lines=True)
+            return
+        st.session_state[_key(benchmark, "answers_turn")] = turn + 1
+        st.success(safe_text.markdown_text(f"Kept {path.name} with {file_name}: its models are in the table below."))
 
 
 def explore_view(db, user, *, benchmark: str) -> None:

@@ -121,3 +121,22 @@ def test_people_and_a_model_scored_by_match_share_one_column_and_its_own_scores_
     people = study.write_inspect_log(db, study_id, tmp_path / "people.eval")
     frame = samples_df([str(people), logs["match"]], quiet=True)
     assert "score_match" in frame.columns and frame["score_match"].notna().sum() == 12
+
+
+def test_an_uploaded_eval_log_is_checked_then_stored_beside_the_set(inspect_log, tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from structext_core.evaluation import item_sets
+    monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
+    folder = tmp_path / "suites" / "labsets"
+    folder.mkdir(parents=True)
+    write_set(folder, samples())
+    data = Path(inspect_log[1]).read_bytes()
+    path = item_sets.store_predictions("labset", "set.jsonl", "mock-run.eval", data)
+    assert path == item_sets.predictions_dir("labset", "set.jsonl") / "mock-run.eval" and path.read_bytes() == data
+    # a log of another set: refused naming its samples, nothing written
+    other = tmp_path / "suites" / "labsets" / "other.jsonl"
+    other.write_text(json.dumps({"id": "z", "input": "Q?", "target": "x"}) + "\n")
+    with pytest.raises(ValueError, match="mock-run.eval: not stored, 5 problem"):
+        item_sets.store_predictions("labset", "other.jsonl", "mock-run.eval", data)
+    assert not item_sets.predictions_dir("labset", "other.jsonl").exists()

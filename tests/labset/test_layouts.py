@@ -203,3 +203,15 @@ def test_every_metadata_field_is_kept_on_the_item(tmp_path):
                                                  "difficulty": 3, "source": {"book": "b"}}}])
     item = load_set(path)[0]
     assert item["stratum"] == "maps" and item["metadata"] == {"subject": "maps", "difficulty": 3, "source": {"book": "b"}}
+
+
+def test_a_mapping_of_strata_alone_keeps_the_layout_recognised(tmp_path):
+    """What an import keeps beside a set checked with a strata field of its own (``--strata Subdomain``):
+    the GPQA layout is still recognised, and its strata are read from that field."""
+    records = gpqa_rows()
+    path = write_csv(tmp_path / "gpqa.csv", list(records[0]), [list(r.values()) for r in records])
+    sidecar(path).write_text(json.dumps({"strata": ["Subdomain"], "seed": 7}), encoding="utf-8")
+    items = load_set(path)
+    check_read(items)
+    assert [i["stratum"] for i in items] == [r["Subdomain"] for r in records]
+    assert [i["permutation"] for i in items] == [permutation(7, r["Record ID"], 4) for r in records]

@@ -151,3 +151,38 @@ def test_every_metadata_field_and_on_an_image_are_axes_two_at_a_time_over_two_st
     at = run_page("study_admin", lead)
     assert not at.exception
     assert any("difficulty" in str(g.proto) for g in at.get("button_group"))  # a field alone, on the dashboard
+
+
+def test_models_answers_stored_from_an_upload_are_checked_first_and_never_replace_a_file(lab_world):
+    _, _, _, items = lab_world
+    kept = item_sets.predictions_dir("labset", "set.jsonl")
+    before = {p.name: p.read_bytes() for p in kept.iterdir()}
+    good = "".join(json.dumps({"id": i["source_id"], "model": "uploaded", "answer": i["target"][0]}) + "\n"
+                   for i in items).encode()
+    path = item_sets.store_predictions("labset", "set.jsonl", "../../uploaded.jsonl", good)
+    assert path == kept / "uploaded.jsonl" and path.read_bytes() == good  # its own name, in the folder
+    models = lab_results.model_rows("labset", "set.jsonl", items)
+    assert "uploaded.jsonl" in models.files and set(models.rows["model"]) >= {"uploaded"}
+    # the same name again: refused, naming the file; nothing replaced
+    with pytest.raises(ValueError, match="uploaded.jsonl: a file of that name is kept for set.jsonl already"):
+        item_sets.store_predictions("labset", "set.jsonl", "uploaded.jsonl", b'{"id": "mc00", "model": "m", "answer": "A"}\n')
+    assert path.read_bytes() == good
+    # a file at fault: its problems (the first 20), nothing written
+    bad = b"".join(json.dumps({"id": f"nope{n}", "model": "m", "answer": "A"}).encode() + b"\n" for n in range(25))
+    with pytest.raises(ValueError) as refused:
+        item_sets.store_predictions("labset", "set.jsonl", "bad.jsonl", b"not json\n" + bad)
+    message = str(refused.value)
+    assert message.startswith("bad.jsonl: not stored, 26 problem(s):\nbad.jsonl:1: not a JSON line")
+    assert "bad.jsonl:2: field 'id': 'nope0' is no item of the set" in message and "... and 6 more" in message
+    with pytest.raises(ValueError, match="notes.txt: models' answers are a JSON-lines file"):
+        item_sets.store_predictions("labset", "set.jsonl", "notes.txt", good)
+    with pytest.raises(ValueError, match="'other.jsonl' is no item file"):
+        item_sets.store_predictions("labset", "other.jsonl", "x.jsonl", good)
+    assert {p.name: p.read_bytes() for p in kept.iterdir()} == {**before, "uploaded.jsonl": good}
+
+
+def test_a_predictions_upload_is_bounded_before_it_is_read(lab_world, monkeypatch):
+    monkeypatch.setattr(item_sets, "MAX_PREDICTION_UPLOAD_BYTES", 10)
+    with pytest.raises(ValueError, match="big.jsonl: 11 bytes; the page stores at most 10"):
+        item_sets.store_predictions("labset", "set.jsonl", "big.jsonl", b"x" * 11)
+    assert not (item_sets.predictions_dir("labset", "set.jsonl") / "big.jsonl").exists()

@@ -33,6 +33,11 @@ def _option_key(assignment_id: int, letter: str) -> str:
     return f"hb_opt_{letter}_{assignment_id}"
 
 
+def option_label(letter: str, text: str) -> str:
+    """An option's button as the question screen draws it: its letter in bold, then its text."""
+    return f"**{letter}**  {markdown_text(text)}"
+
+
 def on_choose(screen: Screen, assignment_id: int, letter: str) -> None:
     """An option chosen (click or key): saved on the server as the draft, at once."""
     status = report(screen, study.record_activity, assignment_id, screen.tab, draft=letter, settings=screen.settings)
@@ -101,7 +106,7 @@ def options_panel(screen: Screen, view: study.QuestionView) -> None:
     st.text(view.question)
     letters = tuple(choices.LETTERS[:len(view.options)])
     for letter, text in zip(letters, view.options):
-        st.button(f"**{letter}**  {markdown_text(text)}", key=_option_key(aid, letter), width="stretch", wrap=True,
+        st.button(option_label(letter, text), key=_option_key(aid, letter), width="stretch", wrap=True,
                   type="primary" if letter == chosen else "secondary", on_click=on_choose,
                   args=(screen, aid, letter), help=f"Key {letter}")
     confirming = st.session_state.get("hb_confirm_give_up") == aid
