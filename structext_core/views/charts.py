@@ -184,7 +184,7 @@ def interval_bars_chart(cells: pd.DataFrame, x: str, offset: str, title: str, va
                alt.Tooltip("ci_low:Q", format=".1f", title="95% CI low"),
                alt.Tooltip("ci_high:Q", format=".1f", title="95% CI high")]
     base = alt.Chart(data).encode(
-        x=alt.X(f"{x}:N", title=x_title or x, axis=alt.Axis(labelAngle=-30, labelLimit=180)),
+        x=alt.X(f"{x}:N", title=x_title or x, axis=alt.Axis(labelAngle=-30, labelLimit=180, labelOverlap=False)),  # every group named
         xOffset=alt.XOffset(f"{offset}:N"),
     )
     bars = base.mark_bar().encode(

@@ -6,7 +6,8 @@ the metadata fields Subject and Difficulty) on Study admin's "Bring a set", read
 imports it under a name of their own, and opens a study of all 12 questions for one annotator from
 the form below. The annotator answers every question by keyboard (a letter, then Enter), wrong on
 purpose on the Physics ones. On Results the lead adds a model's answers (a JSON-lines file) and reads
-people beside the model, broken down by format and by stratum (Subject). Screenshots:
+people beside the model, broken down by stratum (Subject), then by two metadata fields at once (Subject x
+Difficulty). Screenshots:
 tests/screenshots/labset-upload-*.png.
 """
 from __future__ import annotations
@@ -196,11 +197,25 @@ def lead_reads_results(page, base, app_env, tmp_path, wait_for_app, screenshot) 
     page.get_by_test_id("stVegaLiteChart").first.scroll_into_view_if_needed()
     wait_for_app(page)
     screenshot(page, "labset-upload-6-results-by-stratum")
-    page.get_by_test_id("stButtonGroup").get_by_text("Format x stratum", exact=True).click()
-    wait_for_app(page)
+    # two metadata fields at once: Subject x Difficulty, people and the model in each cell
+    pair = page.get_by_test_id("stMultiSelect").filter(has_text="Two fields together")
+    for field in ("Subject", "Difficulty"):  # typed and taken with Enter, as a person using the keyboard does
+        pair.locator("input").click()
+        pair.locator("input").press_sequentially(field)
+        page.get_by_role("option", name=field, exact=True).wait_for()
+        pair.locator("input").press("Enter")
+        wait_for_app(page)
+    page.keyboard.press("Escape")
+    labels = page.wait_for_function("""() => {
+      const labels = Array.from(document.querySelectorAll('[data-testid="stVegaLiteChart"] [aria-roledescription="bar"]'),
+                                e => e.getAttribute("aria-label") || "");
+      return labels.some(l => l.startsWith("Subject x Difficulty: ")) && labels;
+    }""").json_value()
     no_exception(page)
+    cells = {dict(part.split(": ", 1) for part in label.split("; "))["Subject x Difficulty"] for label in labels}
+    assert cells and all(" · " in cell and cell.split(" · ")[0] in SUBJECTS for cell in cells), labels
     page.get_by_test_id("stVegaLiteChart").first.scroll_into_view_if_needed()
-    screenshot(page, "labset-upload-7-results-format-by-stratum")
+    screenshot(page, "labset-upload-7-results-subject-by-difficulty")
 
 
 def test_a_set_brought_from_the_page_to_people_beside_a_model(page, app_server, app_env, wait_for_app, screenshot,
