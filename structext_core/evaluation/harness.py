@@ -226,6 +226,32 @@ def read_log(path: str | os.PathLike, samples: SampleIndex | Iterable[Mapping],
         raise ResultsImportError(source, [Problem(0, f"cannot read ({exc.strerror or exc})")]) from None
 
 
+def lm_eval_log_entries(path: str | os.PathLike) -> list[dict]:
+    """Every response of an lm-eval samples file (``samples_<task>_<time>.jsonl``, written with
+    ``--log_samples``) as it came, as :func:`inspect_log_entries` gives an Inspect log's: ``{where,
+    id, epoch, model, response, failed, metadata, scores}`` (``id``: the document's ``id`` or
+    ``sample_id``, else its ``doc_id``). The same checks and bounds as :func:`read_log`."""
+    path = Path(path)
+    source = str(path)
+    if detect_path(path) != FORMAT_LM_EVAL:
+        raise ResultsImportError(source, [Problem(0, "not an lm-eval samples file (a JSON line with doc_id)")])
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            entries = [*_entries_from_text_handle(FORMAT_LM_EVAL, handle, path)]
+    except _Stop as stop:
+        raise ResultsImportError(source, [stop.problem]) from None
+    except UnicodeDecodeError as exc:
+        raise ResultsImportError(source, [Problem(0, f"not UTF-8 text ({exc.reason})")]) from None
+    except OSError as exc:
+        raise ResultsImportError(source, [Problem(0, f"cannot read ({exc.strerror or exc})")]) from None
+    out = [{"where": entry.where, "id": entry.harness_id, "epoch": entry.epoch, "model": entry.model,
+            "response": entry.response, "failed": entry.failed, "metadata": dict(entry.doc or {}),
+            "scores": dict(entry.scores)} for entry in entries]
+    if not out:
+        raise ResultsImportError(source, [Problem(0, "no responses in the file")])
+    return out
+
+
 def inspect_log_entries(path: str | os.PathLike) -> list[dict]:
     """Every response of an Inspect AI log (``.eval`` or ``.json``) as it came, not matched to any
     StrucText sample: ``{where, id, epoch, model, response, failed, metadata, scores}``. The same

@@ -171,10 +171,35 @@ def _row(member, model: str, item: Mapping, score: float, **more) -> dict:
     return {"model": model, "id": member.item_id(item), **strata, "score": float(score), **more}
 
 
+#: The names a predictions line may give its fields (the first of each pair is ours): ``{id, model,
+#: answer}``, or ``sample_id`` and ``response`` as our own results files and many harnesses write them.
+FIELD_NAMES = {"id": ("id", "sample_id"), "answer": ("answer", "response"), "model": ("model",)}
+
+
+def _fields(record: dict) -> tuple[dict, str | None]:
+    """``record``'s id, model and answer under our names, or why they cannot be read (a field missing,
+    or given under both its names)."""
+    out = {}
+    for ours, names in FIELD_NAMES.items():
+        given = [n for n in names if n in record]
+        if len(given) > 1:
+            return {}, f"fields {' and '.join(map(repr, given))} both given: keep one"
+        value = record.get(given[0]) if given else None
+        if not isinstance(value, (str, int)) or isinstance(value, bool):
+            return {}, f"field {' or '.join(map(repr, names))}: missing, or not a text"
+        out[ours] = str(value)
+    return out, None
+
+
 def read_predictions(name: str, path, items) -> list[dict]:
     """One row a line of the JSON-lines file ``path``: ``{model, id, <strata>, score}``, in the
-    file's order (``id``: the item's id; ``score`` by the member's ``score_answer``). An item answered
+    file's order (``id``: the item's id; ``score`` by the member's ``score_answer``). A line is
+    ``{id, model, answer}`` (or ``sample_id`` and ``response``, :data:`FIELD_NAMES`); an lm-eval
+    samples file (``--log_samples``) is read by :func:`read_inspect_log`'s rules. An item answered
     twice by one model is refused; a :class:`ResultsImportError` names every line at fault."""
+    from structext_core.evaluation.harness import FORMAT_LM_EVAL, detect_path
+    if detect_path(path) == FORMAT_LM_EVAL:
+        return read_inspect_log(name, path, items)
     member, path = protocol.get_module(name), Path(path)
     by_name = _index(member, items)
     problems: list[Problem] = []
@@ -198,12 +223,11 @@ def read_predictions(name: str, path, items) -> list[dict]:
                 if not isinstance(record, dict):
                     problems.append(Problem(number, "a prediction is a JSON object"))
                     continue
-                bad = [f for f in ("id", "model", "answer") if not isinstance(record.get(f), (str, int))
-                       or isinstance(record.get(f), bool)]
-                if bad:
-                    problems.append(Problem(number, f"field {bad[0]!r}: missing, or not a text"))
+                fields, problem = _fields(record)
+                if problem:
+                    problems.append(Problem(number, problem))
                     continue
-                answer, model, key = str(record["answer"]), str(record["model"]), str(record["id"])
+                answer, model, key = fields["answer"], fields["model"], fields["id"]
                 if len(answer) > MAX_ANSWER_CHARS or not model.strip() or len(model) > 200:
                     problems.append(Problem(number, f"field 'answer' longer than {MAX_ANSWER_CHARS} characters, "
                                                     "or field 'model' empty or longer than 200"))
@@ -229,18 +253,20 @@ def read_predictions(name: str, path, items) -> list[dict]:
 
 
 def read_inspect_log(name: str, path, items) -> list[dict]:
-    """A model's answers in an Inspect AI log (``.eval`` or ``.json``), read with the shared reader
-    (:func:`structext_core.evaluation.harness.inspect_log_entries`, its checks and bounds), matched
+    """A model's answers in an Inspect AI log (``.eval`` or ``.json``) or an lm-eval samples file,
+    read with the shared readers (:func:`structext_core.evaluation.harness.inspect_log_entries`,
+    ``lm_eval_log_entries``: their checks and bounds), matched
     to the items by the sample's id (:func:`item_names`) and scored by the member's
     ``score_answer``: one row ``{model, id, <strata>, score, epoch, logged}`` a sample and epoch
     (``logged``: the score the log itself gives the sample, its first scorer's, or None). A failed
     sample scores 0. Every sample that is no item of the set is named; nothing is kept then."""
-    from structext_core.evaluation.harness import inspect_log_entries
+    from structext_core.evaluation.harness import FORMAT_LM_EVAL, detect_path, inspect_log_entries, lm_eval_log_entries
     member, path = protocol.get_module(name), Path(path)
     by_name = _index(member, items)
     problems: list[Problem] = []
     rows = []
-    for entry in inspect_log_entries(path):
+    read = lm_eval_log_entries if detect_path(path) == FORMAT_LM_EVAL else inspect_log_entries
+    for entry in read(path):
         item = by_name.get(str(entry["id"]))
         if item is None:
             problems.append(Problem(0, f"{entry['where']}: sample id {str(entry['id'])[:80]!r} is no item of the set"))

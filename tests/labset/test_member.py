@@ -216,3 +216,13 @@ def test_a_question_with_six_options_is_drawn_and_answered_by_its_sixth_letter(l
     assert frame["response"].tolist() == ["F"] and frame["score"].tolist() == [1.0]
     at = run_page("adjudication", lead)
     assert any("**F** · option 6" in m.value and "answer key" in m.value for m in at.markdown)
+
+
+def test_predictions_may_say_sample_id_and_response_but_not_both_names_of_one_field(lab_set, tmp_path):
+    items = load_set(lab_set)
+    lines = [{"sample_id": i["source_id"], "model": "m", "response": i["target"][0]} for i in items[:5]]
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert [r["score"] for r in read_predictions("labset", tmp_path / "p.jsonl", items)] == [1.0] * 5
+    (tmp_path / "both.jsonl").write_text(json.dumps(dict(lines[0], id="mc01")) + "\n")
+    with pytest.raises(ResultsImportError, match="fields 'id' and 'sample_id' both given: keep one"):
+        read_predictions("labset", tmp_path / "both.jsonl", items)
