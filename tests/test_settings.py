@@ -16,6 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 ENVIRON_ALLOWED = {
     "structext_core/settings.py": "the one reader",
     "structext_core/studio/sandbox.py": "hands the server's environment to its worker processes",
+    "structext_core/labset/inspect_task.py": "hands the caller's environment to the lab's task's child process, "
+                                             "as `inspect eval` runs a task",
 }
 
 

@@ -19,6 +19,8 @@ import os
 import sys
 import traceback
 
+from structext_core.text.words import plural
+
 
 class Refused(Exception):
     """What is wrong with the task, in one line."""
@@ -132,7 +134,7 @@ def samples(task, limit: int) -> tuple[list[dict], list[str]]:
     out, problems, seen, auto = [], [], set(), 0
     for sample in task.dataset:
         if len(out) >= limit:
-            problems.append(f"the task's dataset holds more than {limit} samples")
+            problems.append(f"the task's dataset holds more than {plural(limit, 'sample')}")
             break
         if sample.id is None:  # Inspect's eval numbers a sample without an id so (its run.py)
             auto += 1
