@@ -387,6 +387,10 @@ def _load() -> dict[str, ModuleType]:
             raise RegistryError(f"benchmark {entry.name!r} ({entry.value}) cannot be loaded: "
                                 f"{type(exc).__name__}: {exc}") from exc
         check_member(entry.name, module)
+        same = [name for name, other in found.items() if other.DISPLAY_NAME.casefold() == module.DISPLAY_NAME.casefold()]
+        if same:  # people tell benchmarks apart by these names (Home, every chooser)
+            raise RegistryError(f"benchmarks {same[0]!r} and {entry.name!r} ({entry.value}) both call themselves "
+                                f"{module.DISPLAY_NAME!r}: give one another DISPLAY_NAME")
         found[entry.name] = module
     if not found:
         raise RegistryError(f"no benchmark is registered in the entry-point group {ENTRY_POINT_GROUP!r}: install "

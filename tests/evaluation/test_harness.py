@@ -349,6 +349,28 @@ def test_lm_eval_dummy_round_trip(lm_eval_runs, suite, tmp_path):
     assert compared == len(rows) and worst <= 1e-12
 
 
+def test_an_lm_eval_samples_file_is_read_as_a_lab_sets_models_answers(lm_eval_runs, big_suite, tmp_path):
+    """lm-eval's own samples file (its scripted model, two repeats) read as models' answers to a lab's
+    set whose ids are the documents' ids: each response matched to its item by id and scored by the
+    set's rule (here verbatim: the scripted replies are the answers, varied), one row a repeat."""
+    from structext_core.evaluation import item_sets
+    from structext_core.labset.dataset import load_set
+    _, rows = big_suite
+    lines = [{"id": s["id"], "input": s["question"], "target": s["answer"],
+              "metadata": {"answer_rule": "verbatim"}} for s in rows]
+    (tmp_path / "set.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    items = load_set(tmp_path / "set.jsonl")
+    read = item_sets.read_predictions("labset", lm_eval_runs["scripted"], items)
+    assert len(read) == 2 * len(rows) and {r["model"] for r in read} == {"scripted"}
+    by_id = {i["id"]: i for i in items}
+    answers = lm_eval_runs["answers"]
+    for row in read:  # the set's rule on the very response lm-eval logged for that repeat
+        item = by_id[row["id"]]
+        said = answers[item["source_id"]][row["epoch"] - 1]
+        assert row["score"] == (1.0 if said.strip() == item["target"][0].strip() else 0.0)
+    assert 0 < sum(r["score"] for r in read) < len(read)
+
+
 def test_lm_eval_scores_inside_the_harness_equal_ours_on_its_log(lm_eval_runs, big_suite, tmp_path):
     suite_path, rows = big_suite
     scored = score_cli(lm_eval_runs["scripted"], suite_path, tmp_path / "scored.jsonl", "--keep-epochs")

@@ -210,3 +210,9 @@ def test_a_member_with_items_and_no_study_gets_the_default_study_and_views():
     assert protocol.declared_study(member) == protocol.StudyKind()
     assert protocol.declared_study(_member(load_items=...)) is None  # no items, no studies
     assert protocol.declared_study(_member(load_items=..., STUDY=None)) is None
+
+
+def test_two_members_of_one_display_name_are_refused_at_registration(install_member):
+    """People tell benchmarks apart by their display names (Home's sections, every chooser)."""
+    with pytest.raises(protocol.RegistryError, match=r"'twin' and 'labset' .* both call themselves .The lab's own.: give"):
+        install_member("twin_bench", "twin", "tests.protocol.twin_member")
