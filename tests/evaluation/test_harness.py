@@ -351,23 +351,35 @@ def test_lm_eval_dummy_round_trip(lm_eval_runs, suite, tmp_path):
 
 def test_an_lm_eval_samples_file_is_read_as_a_lab_sets_models_answers(lm_eval_runs, big_suite, tmp_path):
     """lm-eval's own samples file (its scripted model, two repeats) read as models' answers to a lab's
-    set whose ids are the documents' ids: each response matched to its item by id and scored by the
-    set's rule (here verbatim: the scripted replies are the answers, varied), one row a repeat."""
+    set whose ids are the documents' ids: each response matched to its item by id and repeat, and
+    scored by the set's rule (Inspect's includes(): the scripted replies are the answers, varied); a
+    file answering items the set lacks is refused naming them."""
     from structext_core.evaluation import item_sets
     from structext_core.labset.dataset import load_set
-    _, rows = big_suite
-    lines = [{"id": s["id"], "input": s["question"], "target": s["answer"],
+    rows = [s for s in big_suite[1] if len(s["answer"]) <= 1000]  # a lab set's accepted answer is short
+    lines = [{"id": s["id"], "input": s["reference"] + "\n\n" + s["question"], "target": s["answer"],
               "metadata": {"answer_rule": "verbatim"}} for s in rows]
     (tmp_path / "set.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     items = load_set(tmp_path / "set.jsonl")
+    with pytest.raises(ResultsImportError, match="is no item of the set"):  # answers to items it lacks: named
+        item_sets.read_predictions("labset", lm_eval_runs["scripted"], items)
+    kept = {i["source_id"] for i in items}
+    whole = [s for s in big_suite[1]]
+    assert len(kept) == len(rows) < len(whole)
+    full = [{"id": s["id"], "input": s["reference"] + "\n\n" + s["question"], "target": s["answer"][:1000],
+             "metadata": {"answer_rule": "includes"}} for s in whole]
+    (tmp_path / "full.jsonl").write_text("".join(json.dumps(line) + "\n" for line in full), encoding="utf-8")
+    items = load_set(tmp_path / "full.jsonl")  # every document, long answers cut (so never said right)
+    rows = whole
     read = item_sets.read_predictions("labset", lm_eval_runs["scripted"], items)
     assert len(read) == 2 * len(rows) and {r["model"] for r in read} == {"scripted"}
     by_id = {i["id"]: i for i in items}
     answers = lm_eval_runs["answers"]
-    for row in read:  # the set's rule on the very response lm-eval logged for that repeat
+    from structext_core.labset import member
+    for row in read:  # the set's rule (Inspect's includes()) on the very response lm-eval logged for that repeat
         item = by_id[row["id"]]
         said = answers[item["source_id"]][row["epoch"] - 1]
-        assert row["score"] == (1.0 if said.strip() == item["target"][0].strip() else 0.0)
+        assert row["score"] == member.score_answer(item, said)
     assert 0 < sum(r["score"] for r in read) < len(read)
 
 
