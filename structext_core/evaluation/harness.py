@@ -226,6 +226,16 @@ def read_log(path: str | os.PathLike, samples: SampleIndex | Iterable[Mapping],
         raise ResultsImportError(source, [Problem(0, f"cannot read ({exc.strerror or exc})")]) from None
 
 
+def _as_rows(entries, source: str) -> list[dict]:
+    """A harness log's entries as :func:`inspect_log_entries` gives them; a refusal when there are none."""
+    out = [{"where": entry.where, "id": entry.harness_id, "epoch": entry.epoch, "model": entry.model,
+            "response": entry.response, "failed": entry.failed, "metadata": dict(entry.doc or {}),
+            "scores": dict(entry.scores)} for entry in entries]
+    if not out:
+        raise ResultsImportError(source, [Problem(0, "no responses in the log")])
+    return out
+
+
 def lm_eval_log_entries(path: str | os.PathLike) -> list[dict]:
     """Every response of an lm-eval samples file (``samples_<task>_<time>.jsonl``, written with
     ``--log_samples``) as it came, as :func:`inspect_log_entries` gives an Inspect log's: ``{where,
@@ -244,12 +254,7 @@ def lm_eval_log_entries(path: str | os.PathLike) -> list[dict]:
         raise ResultsImportError(source, [Problem(0, f"not UTF-8 text ({exc.reason})")]) from None
     except OSError as exc:
         raise ResultsImportError(source, [Problem(0, f"cannot read ({exc.strerror or exc})")]) from None
-    out = [{"where": entry.where, "id": entry.harness_id, "epoch": entry.epoch, "model": entry.model,
-            "response": entry.response, "failed": entry.failed, "metadata": dict(entry.doc or {}),
-            "scores": dict(entry.scores)} for entry in entries]
-    if not out:
-        raise ResultsImportError(source, [Problem(0, "no responses in the file")])
-    return out
+    return _as_rows(entries, source)
 
 
 def inspect_log_entries(path: str | os.PathLike) -> list[dict]:
@@ -262,7 +267,6 @@ def inspect_log_entries(path: str | os.PathLike) -> list[dict]:
     file_format = detect_path(path)
     if file_format not in (FORMAT_INSPECT_EVAL, FORMAT_INSPECT_JSON):
         raise ResultsImportError(source, [Problem(0, "not an Inspect AI log (.eval or .json)")])
-    out: list[dict] = []
     try:
         if file_format == FORMAT_INSPECT_EVAL:
             with open(path, "rb") as handle:
@@ -276,13 +280,7 @@ def inspect_log_entries(path: str | os.PathLike) -> list[dict]:
         raise ResultsImportError(source, [Problem(0, f"not UTF-8 text ({exc.reason})")]) from None
     except OSError as exc:
         raise ResultsImportError(source, [Problem(0, f"cannot read ({exc.strerror or exc})")]) from None
-    for entry in entries:
-        out.append({"where": entry.where, "id": entry.harness_id, "epoch": entry.epoch, "model": entry.model,
-                    "response": entry.response, "failed": entry.failed, "metadata": dict(entry.doc or {}),
-                    "scores": dict(entry.scores)})
-    if not out:
-        raise ResultsImportError(source, [Problem(0, "no responses in the log")])
-    return out
+    return _as_rows(entries, source)
 
 
 def parse_bytes(data: bytes, filename: str, samples: SampleIndex | Iterable[Mapping],
