@@ -79,8 +79,9 @@ def _old_database(path, source, monkeypatch) -> None:
             strata = ", ".join(f"json_extract(strata, '$.{column}')" for column in old_columns)
             conn.execute(f"INSERT INTO study_items ({', '.join(_ITEM_KEEP + old_columns)})"
                          f" SELECT {', '.join(_ITEM_KEEP)}, {strata} FROM source.study_items")
-        else:
-            conn.execute(f"INSERT INTO main.{table} SELECT * FROM source.{table}")
+        else:  # the columns schema 13 had (later migrations added columns and tables, empty here)
+            columns = ", ".join(row[1] for row in conn.execute(f"PRAGMA main.table_info({table})"))
+            conn.execute(f"INSERT INTO main.{table} SELECT {columns} FROM source.{table}")
     conn.commit()
     conn.execute("DETACH DATABASE source")
     conn.close()
