@@ -55,7 +55,7 @@ def test_the_lead_brings_a_gpqa_csv_checks_it_reads_the_report_and_imports_it(le
     assert [t.value for t in at.text][:3] == [f"Which value does experiment {i} give?" for i in range(3)]
     options = [b.label for b in at.button if b.key and b.key.startswith("lab_up_preview_1_")]
     assert [o[:5] for o in options] == ["**A**", "**B**", "**C**", "**D**"]
-    assert sorted(o[7:] for o in options) == ["right 0", "wrong one 0", "wrong three 0", "wrong two 0"]
+    assert sorted(o[8:] for o in options) == ["right 0", "wrong one 0", "wrong three 0", "wrong two 0"]
     assert at.text_input(key="lab_up_name").value == "gpqa.csv"
     at.text_input(key="lab_up_name").input("lab-gpqa.csv")
     button(at, "Import").click().run()

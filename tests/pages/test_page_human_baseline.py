@@ -882,3 +882,12 @@ def test_one_persons_counts_read_the_same_on_every_page(db, people):
     member = next(m for m in study.study_members(db, study_id) if m.user_id == ann1)  # the lead's table
     assert member.progress_words.startswith("2 of 5 study questions answered (gold ") and \
         member.progress_words.endswith(" among them) · practice 1 of 1")
+
+
+def test_an_options_letter_and_its_text_read_apart():
+    # Options that are letters themselves ("E", "A") read "A E" when the label was letter, two spaces, text:
+    # the browser collapses the spaces. The middle dot keeps them apart, as practice feedback and adjudication do.
+    from structext_core.ui.question_screen.choice_answer import option_label
+
+    assert option_label("A", "E") == "**A** · E"
+    assert option_label("B", "A") == "**B** · A"

@@ -34,8 +34,9 @@ def _option_key(assignment_id: int, letter: str) -> str:
 
 
 def option_label(letter: str, text: str) -> str:
-    """An option's button as the question screen draws it: its letter in bold, then its text."""
-    return f"**{letter}**  {markdown_text(text)}"
+    """An option's button as the question screen draws it: its letter in bold, a middle dot, then its
+    text (two spaces collapsed in the browser, so options that are letters themselves read "A E")."""
+    return f"**{letter}** · {markdown_text(text)}"
 
 
 def on_choose(screen: Screen, assignment_id: int, letter: str) -> None:
