@@ -18,7 +18,7 @@ from structext_core.evaluation import item_sets
 from structext_core.studio import access, study
 from structext_core.text import safe_text
 from structext_core.text.words import plural
-from structext_core.ui import widgets
+from structext_core.ui import benchmark_choice, widgets
 from structext_core.ui.study_setup import created, people_and_rule
 from structext_core.views import benchmark_results, charts, people_vs_models
 
@@ -67,8 +67,63 @@ def _scored(benchmark: str, file_name: str, signature: tuple):
     return items, benchmark_results.model_rows(benchmark, file_name, items)
 
 
+#: The default Results view's state in the address (besides ``benchmark``): the item file, the breakdown
+#: (a preset or field: ``by``; two fields together: ``pair``, twice) and each person apart (``each=1``).
+URL_KEYS = ("file", "by", "pair", "each")
+
+
+def _read_url(benchmark: str, files: list[str]) -> None:
+    """A pasted link (or a reload) opens the view it names: its file now, its breakdown once the fields
+    are known (:func:`_url_choice`); what it gets wrong is ignored, as the Benchmark choice does."""
+    current, state = benchmark_choice.url_now(), st.session_state
+    if not current or benchmark_choice.written_by_page(current) or current == state.get(_key(benchmark, "url_read")):
+        return
+    state[_key(benchmark, "url_read")] = current
+    wanted = {key: current.get(key, [])[:2] for key in URL_KEYS}
+    if wanted["file"] and wanted["file"][-1] in files:
+        state[_key(benchmark, "file")] = wanted["file"][-1]
+    state[_key(benchmark, "each")] = wanted["each"][-1:] == ["1"]
+    state[_key(benchmark, "url_by")] = (wanted["by"][-1:] or [None])[0], wanted["pair"]
+
+
+def _url_choice(benchmark: str, presets: dict, fields: list[str]) -> None:
+    """The breakdown a link named, set on the picker when its fields are those this file has."""
+    by, pair = st.session_state.pop(_key(benchmark, "url_by"), (None, []))
+    choices = [*presets, *fields]
+    if by in choices:
+        st.session_state[_key(benchmark, "by")] = by
+    columns = {c for cols in presets.values() for c in cols} | set(fields)
+    if len(pair) == 2 and set(pair) <= columns:
+        st.session_state[_key(benchmark, "by_pair")] = list(pair)
+
+
+def _write_url(benchmark: str) -> None:
+    """This run's view in the address (only when it changed), so a reload or a copied link opens it again."""
+    state = st.session_state
+    wanted = {"benchmark": [benchmark]}
+    if state.get(_key(benchmark, "file")):
+        wanted["file"] = [str(state[_key(benchmark, "file")])]
+    if state.get(_key(benchmark, "by")):
+        wanted["by"] = [str(state[_key(benchmark, "by")])]
+    if len(state.get(_key(benchmark, "by_pair")) or ()) == 2:
+        wanted["pair"] = [str(v) for v in state[_key(benchmark, "by_pair")]]
+    if state.get(_key(benchmark, "each")):
+        wanted["each"] = ["1"]
+    if wanted != benchmark_choice.url_now():
+        st.query_params.from_dict(wanted)
+    state[benchmark_choice.RESULTS_URL_WRITTEN] = wanted
+
+
 def results_view(db, user, *, benchmark: str) -> None:
-    """People beside the models' answers kept with an item file, on the same items, with intervals."""
+    """People beside the models' answers kept with an item file, on the same items, with intervals; the
+    address records the benchmark and the view (:data:`URL_KEYS`)."""
+    try:
+        _results_view(db, user, benchmark=benchmark)
+    finally:
+        _write_url(benchmark)
+
+
+def _results_view(db, user, *, benchmark: str) -> None:
     display = protocol.display_name(benchmark)
     st.subheader(f"{display}: people beside models")
     if not access.can(access.role_of(user), "answers", access.public_mode(db)):
@@ -79,6 +134,7 @@ def results_view(db, user, *, benchmark: str) -> None:
     if not files:
         st.info(f"No study of {display} has answers yet (or none you may see).")
         return
+    _read_url(benchmark, files)
     file_name = st.selectbox("Item file", files, key=_key(benchmark, "file"))
     if access.can(access.role_of(user), "load_data", access.public_mode(db)):
         add_models_answers(benchmark, file_name)
@@ -102,9 +158,9 @@ def results_view(db, user, *, benchmark: str) -> None:
     else:
         st.caption(safe_text.markdown_text(f"Models' answers from {', '.join(models.files)}."))
     frame = benchmark_results.combined(people, models.rows)
-    by = widgets.axes_picker("Break down by", benchmark_results.breakdowns(benchmark),
-                             benchmark_results.facet_names(frame, benchmark), key=_key(benchmark, "by"),
-                             default="Overall")
+    presets, fields = benchmark_results.breakdowns(benchmark), benchmark_results.facet_names(frame, benchmark)
+    _url_choice(benchmark, presets, fields)
+    by = widgets.axes_picker("Break down by", presets, fields, key=_key(benchmark, "by"), default="Overall")
     each = st.toggle("Each person apart", key=_key(benchmark, "each"))
     table = benchmark_results.beside(frame, by, each_person=each)
     scope = people_vs_models.ItemScope(people_vs_models.POOL, people_vs_models.answered_items(frame))

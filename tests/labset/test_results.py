@@ -186,3 +186,29 @@ def test_a_predictions_upload_is_bounded_before_it_is_read(lab_world, monkeypatc
     with pytest.raises(ValueError, match="big.jsonl: 11 bytes; the page stores at most 10"):
         item_sets.store_predictions("labset", "set.jsonl", "big.jsonl", b"x" * 11)
     assert not (item_sets.predictions_dir("labset", "set.jsonl") / "big.jsonl").exists()
+
+
+def test_the_results_address_records_the_benchmark_and_its_view(lab_world):
+    # A reload of the lab's own set's Results went back to StrucText-Eval: the address named no benchmark.
+    from streamlit.testing.v1 import AppTest
+
+    from structext_core.studio import access
+    from tests.pages.test_page_access import ROOT, run_page
+    db, lead, _, _ = lab_world
+    at = run_page("results", lead, rs_benchmark="labset")
+    next(s for s in at.get("button_group")).set_value("Stratum").run()
+    at.toggle(key="default_labset_each").set_value(True).run()
+    address = dict(at.query_params)
+    assert address["benchmark"] == "labset" and address["by"] == "Stratum" and address["each"] == "1"
+    assert address["file"] == next(s for s in at.selectbox if s.label == "Item file").value
+
+    reloaded = AppTest.from_file(str(ROOT / "pages" / access.page("results").file), default_timeout=90)
+    reloaded.session_state["user"] = lead
+    for key, values in address.items():
+        reloaded.query_params[key] = values
+    reloaded.run()
+    assert not reloaded.exception
+    assert next(s for s in reloaded.selectbox if s.label == "Benchmark").value == "labset"
+    assert next(s for s in reloaded.get("button_group")).value == "Stratum"
+    assert reloaded.toggle(key="default_labset_each").value is True
+    assert any("stratum" in d.value.columns for d in reloaded.dataframe)
