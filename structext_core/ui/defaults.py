@@ -19,7 +19,7 @@ from structext_core.studio import access, study
 from structext_core.text import safe_text
 from structext_core.text.words import plural
 from structext_core.ui import benchmark_choice, widgets
-from structext_core.ui.study_setup import created, people_and_rule
+from structext_core.ui.study_setup import created, form_key, people_and_rule
 from structext_core.views import benchmark_results, charts, people_vs_models
 
 PERCENT = {c: st.column_config.NumberColumn(c, format="%.1f") for c in ("mean", "ci_low", "ci_high")}
@@ -36,7 +36,7 @@ def study_setup(db, user: dict, annotators: list[dict], *, benchmark: str) -> No
     if not files:
         st.info(safe_text.markdown_text(f"No item file yet: put the benchmark's item files in {folder}."))
         return
-    with st.form(_key(benchmark, "setup")):
+    with st.form(form_key(_key(benchmark, "setup"))):
         name = st.text_input("Study name", placeholder="e.g. pilot-1")
         left, middle, right = st.columns(3)
         file_name = left.selectbox("Item file", files, help=safe_text.markdown_text(f"The files in {folder}."))
@@ -58,7 +58,7 @@ def study_setup(db, user: dict, annotators: list[dict], *, benchmark: str) -> No
     except study.StudyError as error:
         st.error(f"The study was not created. {error}")
         return
-    created(study_id, name, len(setup["annotator_ids"]))
+    created(db, study_id)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Reading the item file and the models' answers…")

@@ -37,11 +37,33 @@ def people_and_rule(annotators: list[dict]) -> dict:
             "show_correctness": show_correctness, **quality_inputs()}
 
 
-def created(study_id: int, name: str, n_annotators: int, note: str = "") -> None:
-    """Say that the study was created and show it on Study admin (the form's contract: the new
-    study's id in ``sa_study_id``, then a rerun)."""
-    from structext_core import ui
+#: Session key of the study forms' turn: a study created, the next form is a new one (empty, its defaults).
+FORM_TURN = "sa_form_turn"
+
+
+def form_key(name: str) -> str:
+    """The key of a benchmark's study form, new after each study created (so its inputs start empty
+    again rather than inviting a second Create)."""
+    return f"{name}_{st.session_state.get(FORM_TURN, 0)}"
+
+
+def created_sentence(db, study_id: int, note: str = "") -> str:
+    """What every benchmark's form says when a study is created, read from the study as stored: its
+    name, its data set, its annotators and what each answers."""
     from structext_core.text.words import plural
-    ui.flash("success", f"Study {name.strip()!r} created for {plural(n_annotators, 'annotator')}. {note}".strip())
+    made = study.get_study(db, study_id)
+    data = study.kind_of(made.benchmark).source_label.format(suite=made.suite)
+    people = (f"for {plural(made.n_annotators, 'annotator')}" if made.n_annotators
+              else "with no annotator yet (add them below)")
+    return " ".join(part for part in (f"Study {made.name!r} ({data}) created {people}: each answers "
+                                      f"{made.counts.breakdown}.", note.strip()) if part)
+
+
+def created(db, study_id: int, note: str = "") -> None:
+    """Say that the study was created (:func:`created_sentence`, the same for every benchmark), show it on
+    Study admin (the form's contract: the new study's id in ``sa_study_id``), clear the form, rerun."""
+    from structext_core import ui
+    ui.flash("success", created_sentence(db, study_id, note))
     st.session_state["sa_study_id"] = study_id
+    st.session_state[FORM_TURN] = st.session_state.get(FORM_TURN, 0) + 1
     st.rerun()

@@ -99,7 +99,7 @@ def create_study(page, name, n_questions, annotators, wait_for_app):
     page.keyboard.press("Escape")
     page.get_by_role("heading", name="Human-baseline studies").click()  # close the menu
     page.get_by_role("button", name="Create study").click()
-    page.get_by_text(f"Study '{name}' created for").wait_for()
+    page.get_by_text(re.compile(rf"Study '{name}' \(.+\) created for")).wait_for()
     wait_for_app(page)
 
 

@@ -102,7 +102,7 @@ def admin_sets_up(page, base_url, app_env, wait_for_app, screenshot):
     page.get_by_role("heading", name="Human-baseline studies").click()  # close the menu
     screenshot(page, "journey-2-admin-setup")
     page.get_by_role("button", name="Create study").click()
-    page.get_by_text(f"Study '{STUDY}' created for 1 annotator: each answers 3 study questions.").wait_for()
+    page.get_by_text(re.compile(rf"Study '{STUDY}' \(.+\) created for 1 annotator: each answers 3 study questions\.")).wait_for()
     wait_for_app(page)
     screenshot(page, "journey-3-admin-dashboard-empty")
     sidebar(page).get_by_role("button", name="Log out").click()

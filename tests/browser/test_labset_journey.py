@@ -11,6 +11,7 @@ the people (``human``) with their figures. Screenshots: tests/screenshots/labset
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -90,7 +91,7 @@ def lead_opens_the_study(page, base, app_env, wait_for_app, screenshot) -> None:
     form.get_by_label("Study name").click()  # the menu closed
     screenshot(page, "labset-1-lead-setup")
     form.get_by_role("button", name="Create study").click()
-    page.get_by_text(f"Study '{STUDY_NAME}' created for 2 annotators.").wait_for()
+    page.get_by_text(re.compile(rf"Study '{STUDY_NAME}' \(Lab set .+\) created for 2 annotators: each answers")).wait_for()
     wait_for_app(page)
     no_exception(page)
     _log_out(page)

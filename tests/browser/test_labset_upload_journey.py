@@ -13,6 +13,7 @@ tests/screenshots/labset-upload-*.png.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -122,7 +123,7 @@ def lead_opens_the_study(page, wait_for_app, screenshot) -> None:
     form.scroll_into_view_if_needed()
     screenshot(page, "labset-upload-3-form")
     form.get_by_role("button", name="Create study").click()
-    page.get_by_text(f"Study '{STUDY_NAME}' created for 1 annotator.").wait_for()
+    page.get_by_text(re.compile(rf"Study '{STUDY_NAME}' \(Lab set .+\) created for 1 annotator: each answers")).wait_for()
     wait_for_app(page)
     no_exception(page)
     _log_out(page)

@@ -110,11 +110,17 @@ def test_admin_creates_a_study(db, people, mini_suite):
     at = fill_setup(open_page(people["lead"]), rule="No tools, no web.")
     at = click(at, "Create study")
     assert not at.exception and not at.error
-    assert "Study 'pilot' created for 2 annotators: each answers 20 study questions." in at.success[0].value
-    saved = study.list_studies(db)[0]
+    assert "Study 'pilot' (mini) created for 2 annotators: each answers 20 study questions." in at.success[0].value
+    # a second study, made from the form: the form is a new one after it, empty (it stayed filled,
+    # inviting a second Create of the same study)
+    at.session_state["sa_section"] = "Set up a study"
+    at = click(fill_setup(at.run(), name="pilot-2", annotators=("ann1",)), "Create study")
+    assert "Study 'pilot-2' (mini) created for 1 annotator" in at.success[0].value
+    assert widget(at.text_input, "Study name").value == "" and widget(at.multiselect, "Annotators").value == []
+    saved = next(s for s in study.list_studies(db) if s.name == "pilot")
     assert (saved.name, saved.suite, saved.n_items, saved.rule_text, saved.show_correctness,
             saved.n_annotators) == ("pilot", "mini", 20, "No tools, no web.", False, 2)
-    assert count(db, "assignments") == 40
+    assert count(db, "assignments") == 40 + 20
 
 
 @pytest.mark.parametrize(

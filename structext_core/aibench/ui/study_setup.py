@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from structext_core import ui
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench import study as aibench_study
 from structext_core.studio import study
-from structext_core.text.words import plural
-from structext_core.ui.study_setup import quality_inputs
+from structext_core.ui.study_setup import created, form_key, quality_inputs
 
 
 def aibench_setup(db, user: dict, annotators: list[dict]) -> None:
@@ -20,7 +18,7 @@ def aibench_setup(db, user: dict, annotators: list[dict]) -> None:
         st.info("There is no stored AIBench data set yet: import one, or let the app build the synthetic one, under "
                 "**Results** (AIBench).")
         return
-    with st.form("sa_new_aibench_study"):
+    with st.form(form_key("sa_new_aibench_study")):
         name = st.text_input("Study name", placeholder="e.g. images-pilot")
         left, middle, right = st.columns(3)
         dataset = left.selectbox("Data set", datasets, help="A stored AIBench data set: papers, questions and "
@@ -49,8 +47,4 @@ def aibench_setup(db, user: dict, annotators: list[dict]) -> None:
         except study.StudyError as error:
             st.error(f"The study was not created. {error}")
             return
-        counts = study.get_study(db, study_id).counts
-        ui.flash("success", f"Study {name.strip()!r} created over {dataset} for "
-                            f"{plural(len(annotator_ids), 'annotator')}: each answers {counts.breakdown}.")
-        st.session_state["sa_study_id"] = study_id
-        st.rerun()
+        created(db, study_id)

@@ -11,7 +11,7 @@ from structext_core.labset import dataset, member
 from structext_core.labset import study as lab_study
 from structext_core.labset.ui.bring_set import IMPORTED, bring_set_section
 from structext_core.studio import study
-from structext_core.ui.study_setup import created, people_and_rule
+from structext_core.ui.study_setup import created, form_key, people_and_rule
 
 
 def labset_setup(db, user: dict, annotators: list[dict]) -> None:
@@ -25,7 +25,7 @@ def labset_setup(db, user: dict, annotators: list[dict]) -> None:
         return
     brought = st.session_state.get(IMPORTED) or {}
     brought_rule = brought.get("rule", dataset.RULES[0])
-    with st.form("sa_new_labset_study"):
+    with st.form(form_key("sa_new_labset_study")):
         name = st.text_input("Study name", placeholder="e.g. lab-set-pilot")
         left, middle, right = st.columns(3)
         set_name = left.selectbox("Set", names, help=f"The files in {folder}.",
@@ -60,4 +60,4 @@ def labset_setup(db, user: dict, annotators: list[dict]) -> None:
     except study.StudyError as error:
         st.error(f"The study was not created. {error}")
         return
-    created(study_id, name, len(setup["annotator_ids"]), note)
+    created(db, study_id, note)

@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from structext_core import ui
 from structext_core.structext_eval import samples, suites
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import study
-from structext_core.text.words import plural
-from structext_core.ui.study_setup import quality_inputs
+from structext_core.ui.study_setup import created, form_key, quality_inputs
 
 
 def structext_setup(db, user: dict, annotators: list[dict]) -> None:
     """A study drawn from a StrucText suite: free-text answers beside the sample's text."""
     suite_dir = suites.data_dir()
-    with st.form("sa_new_study"):
+    with st.form(form_key("sa_new_study")):
         name = st.text_input("Study name", placeholder="e.g. hard-500-spring")
         left, middle, right = st.columns(3)
         suite_name = left.selectbox(
@@ -63,8 +61,4 @@ def create_study(db, user: dict, name, suite_name, n_items, seed, chosen, rule_t
     except (study.StudyError, samples.SampleError) as error:
         st.error(f"The study was not created. {error}")
         return
-    counts = study.QuestionCounts(n_items, gold_items, practice_items)
-    ui.flash("success", f"Study {name.strip()!r} created for "
-                        f"{plural(len(annotator_ids), 'annotator')}: each answers {counts.breakdown}.")
-    st.session_state["sa_study_id"] = study_id
-    st.rerun()
+    created(db, study_id)
