@@ -48,5 +48,5 @@ with ui.run_scope():
             ui.account_box()
 
     # expanded: every page a role may open is listed (collapsed, an admin's Accounts hid under "View 3 more")
-    ui.run_page(st.navigation(ui.navigation_pages(HERE / "pages", access.role_of(user), access.public_mode(db)),
+    ui.run_page(st.navigation(ui.navigation_pages(HERE / "pages", access.role_of(user), access.public_mode(db), user),
                               expanded=True))  # errors: an id, no traceback

@@ -95,6 +95,10 @@ class Page:
     default: bool = False
     #: Where it stands in its section, lower first (ties: shared pages first, then the benchmarks in their order).
     order: int = 50
+    #: Whether the page has work for a person now, as ``"module:function"`` taking ``(db, user)`` (the test its own
+    #: "nothing for you yet" message makes): the navigation lists the page only while it does
+    #: (:func:`has_work`); its URL still opens it, with that message. Empty: always listed.
+    work: str = ""
 
 
 @dataclass(frozen=True)
@@ -120,7 +124,7 @@ SHARED_PAGES: tuple[Page, ...] = (
                "made, the disagreements and sending questions back to review, and loading data: admins",
          order=30),
     Page("human_baseline", "human_baseline.py", "Human baseline", ":material/timer:", "Annotate",
-         "human_baseline", _rule((ANNOTATOR, ADMIN)),
+         "human_baseline", _rule((ANNOTATOR, ADMIN)), work="structext_core.studio.study.store:has_open_study",
          shows="annotators: their own current question (a reference, question and requirement; or a question "
                "with its options, and an image as blinded pixels), an answer key only after a practice answer; "
                "never a key of an item they may still answer, another person's answer, or what names an image "
@@ -324,6 +328,18 @@ def home_sections(role: str, public_mode_on: bool = False) -> list[HomeSection]:
                 lines.append(f"[**{target.title}**]({link}): {place.text}.")
         sections.append(HomeSection(member.DISPLAY_NAME, member.SUMMARY, tuple(lines)))
     return sections
+
+
+def has_work(page_key: str, db: sqlite_utils.Database, user: dict | None) -> bool:
+    """Whether the page has work for ``user`` now (its ``work`` function); True for a page that declares
+    none. Nobody logged in has none on a page that declares it."""
+    target = page(page_key).work
+    if not target:
+        return True
+    if user is None:
+        return False
+    module, _, function = target.partition(":")
+    return bool(getattr(importlib.import_module(module), function)(db, user))
 
 
 def restricted(role: str) -> bool:

@@ -62,8 +62,7 @@ def test_home_generation_form_is_admin_only_and_validates(small_defaults):
     assert len(rows) == 29 * 3 * 2 * 8 and {r["suite"] for r in rows} == {"pilot"}
 
 
-@pytest.mark.parametrize("user", [None, {"id": 3, "username": "ann", "role": "annotator"},
-                                  {"id": 7, "username": "reader", "role": "researcher"}])
+@pytest.mark.parametrize("user", [None, {"id": 7, "username": "reader", "role": "researcher"}])
 def test_home_shows_server_paths_to_admins_only(small_defaults, user):
     """Regression (issue item 9a): visitors and annotators saw "File: /…/annotations/suites/test.jsonl"."""
     suites.load_or_generate("test", data_dir=small_defaults / "suites")
@@ -290,6 +289,38 @@ def test_home_shows_an_annotator_their_open_studies(small_defaults):
     text = " ".join(m.value for m in at.markdown)
     assert "**pilot**: [go to the questions](human_baseline)" in text
     assert at.get("progress")[0].proto.text == "0 of 5 study questions answered · practice 0 of 1"
+    # their studies first, the benchmarks folded below, no suite's statistics (a researcher's business)
+    assert [h.value for h in at.subheader][0] == "Your studies" and at.expander[0].label == "About the benchmarks"
+    assert not any(h.value == "Suites" for h in at.header) and not any("Suite:" in c.value for c in at.caption)
+
+
+def test_home_tells_an_annotator_without_work_so(small_defaults):
+    at = _home({"id": 2, "username": "ann", "role": "annotator"})
+    assert not at.exception and [h.value for h in at.subheader][0] == "Your studies"
+    assert at.info[0].value == "Nothing for you yet: the study lead adds you to a study, and it shows here."
+
+
+def test_the_navigation_lists_only_pages_with_work_for_the_person(small_defaults, monkeypatch):
+    """A page with nothing for a person ("No rewrite campaign has items for you yet") was in their menu."""
+    from structext_core import ui
+    from structext_core.studio import access, accounts, storage
+
+    db = storage.open_db()
+    monkeypatch.setattr(ui, "get_db", lambda: db)
+    ann = accounts.create_user(db, "ann1", "password-123", "annotator")
+
+    def listed(user):  # (st.Page keeps no title outside a script run: the table's rows, in the menu's order)
+        sections = ui.navigation_pages(ROOT / "pages", user["role"], False, user)
+        shown = [p for pages in sections.values() for p in pages]
+        assert len(shown) == len(access.pages())
+        return {row.title for row, p in zip(access.pages(), shown, strict=True) if p.visibility == "visible"}
+
+    assert listed(ann) == {"Home", "Results"}
+    structext_study.create_study(db, name="pilot", suite="test-hard", samples=suites.load_or_generate("test-hard"),
+                                 n_items=2, annotator_ids=[ann["id"]])
+    assert listed(ann) == {"Home", "Results", "Human baseline"}
+    admin = accounts.create_user(db, "lead", "password-123", "admin")
+    assert "Human baseline" not in listed(admin) and {"Studies", "Accounts", "Explore"} <= listed(admin)
 
 
 def _home(user=None):

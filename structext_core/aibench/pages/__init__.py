@@ -9,12 +9,12 @@ from structext_core.studio.access import ADMIN, ANNOTATOR, RESEARCHER, Capabilit
 
 PAGES = (
     Page("question_review", "question_review.py", "AIBench question review", ":material/rate_review:", "Annotate",
-         "question_review", rule((ANNOTATOR, ADMIN)),
+         "question_review", rule((ANNOTATOR, ADMIN)), work="structext_core.aibench.question_review.campaigns:has_campaign",
          shows="reviewers: only the papers dealt to them (figure, method text, graph, questions with their keys); "
                "never another reviewer's decisions on a double-reviewed paper, nor a paper whose questions they "
                "still answer in an open AIBench study"),
     Page("pairwise", "pairwise.py", "Pairwise comparison", ":material/compare:", "Annotate", "pairwise",
-         rule((ANNOTATOR, ADMIN)),
+         rule((ANNOTATOR, ADMIN)), work="structext_core.aibench.pairwise.setup:has_study",
          shows="annotators: their own current pair as two blinded images (no system name, paper id or file name, "
                "during or after the study), their progress; never another person's vote"),
     Page("pairwise_admin", "pairwise_admin.py", "Pairwise studies", ":material/leaderboard:", "Admin",

@@ -256,6 +256,12 @@ def history(db: sqlite_utils.Database, study_id: int) -> list[changes.Change]:
     return changes.history(db, f"pairwise:{study_id}")
 
 
+def has_study(db: sqlite_utils.Database, user: dict) -> bool:
+    """Whether :func:`studies_for_annotator` lists a study for ``user`` (the navigation lists the page only then)."""
+    return db.execute("SELECT 1 FROM pairwise_members m JOIN pairwise_studies s ON s.id = m.study_id WHERE m.user_id = ?"
+                      " AND s.archived_at IS NULL AND m.removed_at IS NULL LIMIT 1", [user["id"]]).fetchone() is not None
+
+
 def studies_for_annotator(db: sqlite_utils.Database, user_id: int) -> list[tuple[int, str, int, int, str]]:
     """(study id, name, votes given, tasks, status) of the studies ``user_id`` votes in."""
     return [tuple(r) for r in db.execute(

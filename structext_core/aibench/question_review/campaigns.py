@@ -16,6 +16,7 @@ from structext_core.aibench.question_review.common import (
     ReviewError,
     _require_lead,
     _text,
+    oversees,
 )
 from structext_core.aibench.question_review.papers import load_dataset
 from structext_core.studio import accounts, changes
@@ -165,6 +166,12 @@ def list_campaigns(db: sqlite_utils.Database, reviewer_id: int | None = None) ->
     return list(db.query(
         "SELECT c.*, (SELECT COUNT(DISTINCT paper_id) FROM qreview_items i WHERE i.campaign_id = c.id) AS papers "
         f"FROM qreview_campaigns c {where} ORDER BY c.id DESC", args))
+
+
+def has_campaign(db: sqlite_utils.Database, user: dict) -> bool:
+    """Whether the review page lists a campaign for ``user``: one not archived, with papers dealt to them (any
+    for a review lead). The navigation lists the page only then."""
+    return any(c["archived_at"] is None for c in list_campaigns(db, None if oversees(user) else user["id"]))
 
 
 def campaign(db: sqlite_utils.Database, campaign_id: int) -> dict:

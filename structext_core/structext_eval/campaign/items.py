@@ -46,6 +46,11 @@ def campaigns_for(db: sqlite_utils.Database, user: dict) -> list[dict]:
     return list_campaigns(db, None if oversees(user) else user["id"], include_archived=False)
 
 
+def has_campaign(db: sqlite_utils.Database, user: dict) -> bool:
+    """Whether :func:`campaigns_for` lists a campaign for ``user`` (the navigation lists the page only then)."""
+    return bool(campaigns_for(db, user))
+
+
 def queue(db: sqlite_utils.Database, campaign_id: int, user: dict, everyone: bool = False) -> list[dict]:
     """The items of ``user`` in a campaign, in queue order; with ``everyone`` an overseer gets
     every annotator's items (anyone else still gets only their own)."""

@@ -8,7 +8,7 @@ from structext_core.studio.access import ADMIN, ANNOTATOR, Page, rule
 
 PAGES = (
     Page("rewrite", "rewrite.py", "Real-Test rewriting", ":material/edit_note:", "Annotate", "rewrite",
-         rule((ANNOTATOR, ADMIN))),
+         rule((ANNOTATOR, ADMIN)), work="structext_core.structext_eval.campaign.items:has_campaign"),
     Page("campaign_admin", "campaign_admin.py", "Rewrite campaigns", ":material/folder_managed:", "Admin",
          "campaign_admin", rule((ADMIN,))),
 )

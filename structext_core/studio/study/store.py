@@ -403,6 +403,15 @@ def studies_for_annotator(db: sqlite_utils.Database, user_id: int) -> list[Annot
     return [AnnotatorStudy(**{**row, "show_correctness": bool(row["show_correctness"])}) for row in rows]
 
 
+def has_open_study(db: sqlite_utils.Database, user: dict) -> bool:
+    """Whether ``user`` takes part in a study :func:`studies_for_annotator` lists (the navigation lists the
+    question page only then)."""
+    return db.execute(
+        "SELECT 1 FROM studies s JOIN study_annotators sa ON sa.study_id = s.id WHERE sa.user_id = ?"
+        " AND s.status = 'open' AND s.archived_at IS NULL AND sa.removed_at IS NULL LIMIT 1", [user["id"]]
+    ).fetchone() is not None
+
+
 def first_unfinished(studies: Sequence[AnnotatorStudy]) -> int:
     """Index of the first study the annotator has not finished (0 when all are finished)."""
     return next((index for index, item in enumerate(studies) if not item.finished), 0)
