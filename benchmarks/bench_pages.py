@@ -1,0 +1,273 @@
+"""How long each page takes to open, and one click to answer, in Chromium, beside a trivial Streamlit page.
+
+For each checkout (this one, and with ``--compare REF`` another commit, checked out beside in a git
+worktree), a private database is filled by that checkout's own code: an admin, ``--annotators``
+annotators (300) who each answered ``--answers`` questions (10) of one Test-Hard study, and two small
+studies more. Its app (``streamlit run server.py``, the README's command) is started, and a trivial
+Streamlit page (a title and a line) beside it, each alone on the machine while it is measured.
+
+Headless Chromium (Debian's, at /usr/bin/chromium; never downloaded) logs in once as the admin, then
+opens each page's address ``--repeat`` times (a new Streamlit session each time, logged in by the
+session cookie, as a bookmark does). A page's time is from the start of the navigation until the
+page stops changing: the app connected, no script run in progress, and no change to the page for
+``QUIET_MS``; the time is that of the last change. A click's time is from the click until the page
+stops changing again. Printed: the median and the worst of each page and click, each page's ratio to
+the trivial page, and the checkouts side by side.
+
+    .venv/bin/python benchmarks/bench_pages.py                          # this checkout
+    .venv/bin/python benchmarks/bench_pages.py --compare db60d0c        # beside db60d0c
+    .venv/bin/python benchmarks/bench_pages.py --annotators 50 --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-gpu", "--no-first-run",
+                 "--disable-component-update", "--disable-sync"]
+ADMIN, PASSWORD = "admin", "admin-password-1"
+QUIET_MS = 600
+SESSION_COOKIE = "structext_session"  # structext_core/ui/__init__.py's COOKIE_NAME
+GOAL_RATIO, GOAL_CLICK = 1.3, 0.3
+#: The admin's pages, by URL path ("" is Home).
+PAGES = {"Home": "", "Explore": "explore", "Results": "results", "Studies": "study_admin",
+         "Adjudication": "adjudication", "Accounts": "accounts", "Rewrite campaigns": "campaign_admin",
+         "Pairwise studies": "pairwise_admin", "AIBench review campaigns": "question_review_admin"}
+TRIVIAL = 'import streamlit as st\nst.title("A trivial page")\nst.write("One line of text.")\n'
+
+#: Run by each checkout's own Python code (its PYTHONPATH), so the database is the one its code writes.
+PREPARE = textwrap.dedent('''
+    import sys
+    from pathlib import Path
+    from structext_core.structext_eval import samples, suites
+    from structext_core.structext_eval import study as structext_study
+    from structext_core.studio import accounts, storage, study
+    base, n_people, n_answers = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    accounts.credentials.SCRYPT_N = 2 ** 4  # the annotators never log in here: a cheap hash
+    rows = suites.generate_suite("test-hard", seed=0)
+    (base / "suites").mkdir()
+    samples.write_jsonl(base / "suites" / "test-hard.jsonl", rows)
+    db = storage.open_db(base / "structext.db")
+    people = [accounts.create_user(db, f"ann{i:03d}", "annotator-password", "annotator")["id"] for i in range(n_people)]
+    big = structext_study.create_study(db, name="crowd-300", suite="test-hard", samples=rows, n_items=n_answers * 2,
+                                       annotator_ids=people, seed=0)
+    for name, seed in (("pilot-a", 1), ("pilot-b", 2)):
+        structext_study.create_study(db, name=name, suite="test-hard", samples=rows, n_items=20,
+                                     annotator_ids=people[:3], seed=seed)
+    answers = {row["question"]: row["answer"] for row in rows}
+    for index, person in enumerate(people):
+        study.accept_rule(db, big, person, at=0.0)
+        for k in range(n_answers):
+            view = study.open_question(db, big, person, at=10.0 * k)
+            right = (index + k) % 3 != 0
+            study.submit_answer(db, person, view.assignment_id,
+                                answers.get(view.question, "x") if right else "a wrong answer", at=10.0 * k + 8)
+        if index % 50 == 49:
+            print(f"  {index + 1} of {n_people} people answered", file=sys.stderr, flush=True)
+''')
+
+#: Installed in every page before its scripts: the time (ms since the navigation began) of the page's last change.
+WATCH_JS = """
+window.__lastChange = performance.now();
+new MutationObserver(() => { window.__lastChange = performance.now(); })
+  .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+"""
+SETTLED = ('[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
+           '[data-test-script-state="notRunning"]')
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def serve(checkout: Path, script: str, base: Path, port: int) -> subprocess.Popen:
+    env = {**os.environ, "STRUCTEXT_DB": str(base / "structext.db"), "STRUCTEXT_DATA_DIR": str(base / "suites"),
+           "STRUCTEXT_ADMIN_USER": ADMIN, "STRUCTEXT_ADMIN_PASSWORD": PASSWORD, "PYTHONPATH": str(checkout),
+           "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    log = open(base / f"server-{port}.log", "w")
+    process = subprocess.Popen([sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
+                                "--server.headless", "true", "--server.address", "127.0.0.1"],
+                               cwd=checkout, env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if process.poll() is not None:
+            break
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)
+            return process
+        except OSError:
+            time.sleep(0.5)
+    raise SystemExit(f"the server of {checkout} did not start: see {base / f'server-{port}.log'}")
+
+
+def settle(tab, since_ms: float = 0.0) -> float:
+    """Seconds from ``since_ms`` (page time) until the page stopped changing."""
+    tab.wait_for_selector(SETTLED, state="attached", timeout=120_000)
+    while True:
+        now, last = tab.evaluate("() => [performance.now(), window.__lastChange]")
+        if now - last >= QUIET_MS:
+            tab.wait_for_selector(SETTLED, state="attached", timeout=120_000)
+            return (last - since_ms) / 1000
+        tab.wait_for_timeout(QUIET_MS - (now - last) + 20)
+
+
+def open_page(context, url: str, logged_in: bool = True) -> float:
+    tab = context.new_page()
+    try:
+        tab.goto(url, wait_until="commit")
+        seconds = settle(tab)
+        if logged_in and tab.get_by_text("You are not logged in").count():
+            raise SystemExit(f"{url} was opened logged out: its time would not be the admin's")
+        return seconds
+    finally:
+        tab.close()
+
+
+def click_time(context, url: str, click) -> float:
+    """Open ``url``, wait for it to settle, then time ``click(tab)`` until the page settles again."""
+    tab = context.new_page()
+    try:
+        tab.goto(url, wait_until="commit")
+        settle(tab)
+        started = tab.evaluate("() => performance.now()")
+        try:
+            click(tab)
+        except Exception:
+            shot = Path(tempfile.gettempdir()) / "bench-pages-failed-click.png"
+            tab.screenshot(path=str(shot), full_page=True)
+            print(f"the click failed on {url}: the page as it was is in {shot}", file=sys.stderr)
+            raise
+        tab.wait_for_timeout(50)  # the rerun begins
+        return settle(tab, started)
+    finally:
+        tab.close()
+
+
+def measure(browser, url: str, repeat: int, log_in: bool) -> dict[str, list[float]]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.add_init_script(WATCH_JS)
+    times: dict[str, list[float]] = {}
+    try:
+        if not log_in:
+            times["trivial page"] = [open_page(context, url, logged_in=False) for _ in range(repeat)]
+            return times
+        tab = context.new_page()
+        tab.goto(url)
+        tab.wait_for_selector(SETTLED, state="attached", timeout=120_000)
+        tab.get_by_label("User name", exact=True).fill(ADMIN)
+        tab.get_by_label("Password", exact=True).fill(PASSWORD)
+        tab.get_by_role("button", name="Log in").click()
+        tab.get_by_text(f"Logged in as {ADMIN}").wait_for(timeout=60_000)
+        deadline = time.time() + 30  # the session cookie is written by the page's script after the run
+        while not any(c["name"] == SESSION_COOKIE and c["value"] for c in context.cookies()):
+            if time.time() > deadline:
+                raise SystemExit("the log-in set no session cookie: every page would be measured logged out")
+            tab.wait_for_timeout(100)
+        tab.close()
+        for name, path in PAGES.items() if not os.environ.get("BENCH_PAGES_CLICKS_ONLY") else ():
+            open_page(context, f"{url}/{path}")  # the first visit warms the server's caches
+            times[name] = [open_page(context, f"{url}/{path}") for _ in range(repeat)]
+            print(f"  {name}: {statistics.median(times[name]):.2f} s", file=sys.stderr, flush=True)
+        times["click: Studies, Export tab"] = [click_time(context, f"{url}/study_admin", lambda tab: tab.get_by_role(
+            "tab", name="Export").click()) for _ in range(repeat)]
+        times["click: Results, Paper tables"] = [click_time(context, f"{url}/results", lambda tab: tab.get_by_text(
+            "Paper tables", exact=True).first.click()) for _ in range(repeat)]
+    finally:
+        context.close()
+    return times
+
+
+def run_checkout(checkout: Path, args, browser) -> tuple[dict, dict]:
+    with tempfile.TemporaryDirectory(prefix="bench-pages-") as tmp:
+        base = Path(tmp)
+        print(f"{checkout}: filling a database ({args.annotators} people x {args.answers} answers)…",
+              file=sys.stderr, flush=True)
+        subprocess.run([sys.executable, "-c", PREPARE, str(base), str(args.annotators), str(args.answers)],
+                       cwd=checkout, env={**os.environ, "PYTHONPATH": str(checkout)}, check=True)
+        (base / "trivial.py").write_text(TRIVIAL)
+        trivial_port = free_port()
+        trivial = serve(checkout, str(base / "trivial.py"), base, trivial_port)
+        try:
+            baseline = measure(browser, f"http://127.0.0.1:{trivial_port}", args.repeat, log_in=False)
+        finally:
+            trivial.terminate()
+            trivial.wait()
+        port = free_port()
+        app = serve(checkout, "server.py", base, port)
+        try:
+            times = measure(browser, f"http://127.0.0.1:{port}", args.repeat, log_in=True)
+        finally:
+            app.terminate()
+            app.wait()
+        return baseline, times
+
+
+def report(label: str, baseline: dict, times: dict) -> dict[str, float]:
+    trivial = statistics.median(baseline["trivial page"])
+    print(f"\n{label}\n  trivial Streamlit page: median {trivial:.2f} s "
+          f"(goal for a page: {GOAL_RATIO} x = {GOAL_RATIO * trivial:.2f} s; for a click: {GOAL_CLICK} s)")
+    medians = {"trivial page": trivial}
+    for name, values in times.items():
+        median = statistics.median(values)
+        medians[name] = median
+        goal = GOAL_CLICK if name.startswith("click") else GOAL_RATIO * trivial
+        ratio = "" if name.startswith("click") else f"  {median / trivial:.2f} x trivial"
+        print(f"  {name:34s} median {median:5.2f} s  worst {max(values):5.2f} s{ratio}  "
+              f"{'ok' if median <= goal else 'OVER the goal'}")
+    return medians
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--annotators", type=int, default=300)
+    parser.add_argument("--answers", type=int, default=10, help="answers of each annotator (default 10)")
+    parser.add_argument("--repeat", type=int, default=5, help="visits of each page (default 5)")
+    parser.add_argument("--compare", metavar="REF", help="also measure this commit, checked out in a git worktree")
+    args = parser.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    checkouts = [("this checkout", ROOT)]
+    worktree = None
+    if args.compare:
+        worktree = Path(tempfile.mkdtemp(prefix="bench-pages-ref-")) / "checkout"
+        subprocess.run(["git", "worktree", "add", "--detach", str(worktree), args.compare], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL)
+        checkouts.append((args.compare, worktree))
+    results = {}
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            try:
+                for label, checkout in checkouts:
+                    baseline, times = run_checkout(checkout, args, browser)
+                    results[label] = report(f"{label} ({checkout})", baseline, times)
+            finally:
+                browser.close()
+    finally:
+        if worktree is not None:
+            subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=ROOT, check=False)
+    if len(results) == 2:
+        (mine, ours), (theirs, old) = results.items()
+        print(f"\nside by side (median seconds): {mine} | {theirs}")
+        for name in ours:
+            if name in old:
+                print(f"  {name:34s} {ours[name]:5.2f} | {old[name]:5.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
