@@ -317,7 +317,8 @@ def enrol(db: sqlite_utils.Database, token: object, params: Mapping[str, str], *
                     [link.study_id, external_id]).fetchone() is not None:
                 raise EnrolmentRefused(ID_TAKEN, "taken")
             if link.filled >= link.places:
-                raise EnrolmentRefused(f"This study is full: all {link.places:,} places are taken.", "full")
+                taken = "its one place is taken" if link.places == 1 else f"all {link.places:,} places are taken"
+                raise EnrolmentRefused(f"This study is full: {taken}.", "full")
             username = _free_username(db)
             user_id = db.execute(
                 "INSERT INTO users (username, password_hash, role, created_at) VALUES (?, ?, 'annotator', ?)",
