@@ -160,11 +160,11 @@ def write_transaction(db: sqlite_utils.Database, *, enclosing: bool = False) -> 
     writes on its own, called by one that must write more in the same transaction) is a
     savepoint, committed with the enclosing transaction or rolled back with it.
     """
-    depth = getattr(db, "structext_enclosing_depth", 0)
-    if depth:
-        name = f"structext_nested_{depth}"
+    nesting = getattr(db, "structext_enclosing_depth", 0)
+    if nesting:
+        name = f"structext_nested_{nesting}"
         db.conn.execute(f"SAVEPOINT {name}")
-        db.structext_enclosing_depth = depth + 1
+        db.structext_enclosing_depth = nesting + 1
         try:
             yield db
         except BaseException:
@@ -175,7 +175,7 @@ def write_transaction(db: sqlite_utils.Database, *, enclosing: bool = False) -> 
         else:
             db.conn.execute(f"RELEASE {name}")
         finally:
-            db.structext_enclosing_depth = depth
+            db.structext_enclosing_depth = nesting
         return
     lock = getattr(db, "structext_write_lock", None) or contextlib.nullcontext()
     with lock:
