@@ -288,7 +288,10 @@ def _free_username(db: sqlite_utils.Database) -> str:
 
 def _check_open(db: sqlite_utils.Database, link_id: int, now: float) -> Link:
     """Inside the write transaction: the link as it is now, refused when closed, expired or its study closed."""
-    link = _link(db.execute(f"{_LINK_SQL} WHERE l.id = ?", [link_id]).fetchone())
+    row = db.execute(f"{_LINK_SQL} WHERE l.id = ?", [link_id]).fetchone()
+    if row is None:  # deleted with its study since it was looked up
+        raise EnrolmentRefused(NOT_VALID, "invalid")
+    link = _link(row)
     if link.closed_at is not None:
         raise EnrolmentRefused(LINK_CLOSED, "link_closed")
     if link.expires_at is not None and now >= link.expires_at:
