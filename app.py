@@ -11,6 +11,7 @@ import streamlit as st
 
 from structext_core import protocol, ui
 from structext_core.studio import access, accounts
+from structext_core.ui import study_links
 from structext_core.ui.frame import ensure_frame
 
 HERE = Path(__file__).parent
@@ -47,6 +48,8 @@ with ui.run_scope():
             ui.logout_button()
             ui.account_box()
 
+    pages = ui.navigation_pages(HERE / "pages", access.role_of(user), access.public_mode(db), user)
     # expanded: every page a role may open is listed (collapsed, an admin's Accounts hid under "View 3 more")
-    ui.run_page(st.navigation(ui.navigation_pages(HERE / "pages", access.role_of(user), access.public_mode(db), user),
-                              expanded=True))  # errors: an id, no traceback
+    page = st.navigation(pages, expanded=True)
+    study_links.follow_link_at_root(page, pages)  # /?join=<token>&...: the join page, with the link's parameters
+    ui.run_page(page)  # errors: an id, no traceback

@@ -11,7 +11,7 @@ from structext_core import protocol, ui
 from structext_core.studio import access, accounts, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import widgets
+from structext_core.ui import study_links, widgets
 from structext_core.ui.frame import ensure_frame
 from structext_core.views import dashboard
 
@@ -216,6 +216,7 @@ def dashboard_section(chosen: study.Study) -> None:
         st.info("This study is archived: hidden from its annotators and closed for answering. Its data is kept "
                 "whole.", icon=":material/inventory_2:")
     manage_study(chosen)
+    study_links.link_section(db, user, chosen.id)
     results_visibility_block(chosen)
     st.subheader("Progress")
     counts = chosen.counts

@@ -41,6 +41,7 @@ SANDBOX_TEST_FUNCTIONS_ENV = "STRUCTEXT_SANDBOX_TEST_FUNCTIONS"
 LIMIT_PREFIX = "STRUCTEXT_LIMIT_"
 HOME_ENV = "STRUCTEXT_HOME"
 RUN_SLOTS_ENV = "STRUCTEXT_RUN_SLOTS"
+PUBLIC_URL_ENV = "STRUCTEXT_PUBLIC_URL"
 
 
 class SettingError(ValueError):
@@ -245,3 +246,20 @@ def run_slots(environ: Mapping[str, str] | None = None) -> int:
     if not (text.isascii() and text.isdigit()) or int(text) > MAX_RUN_SLOTS:
         raise SettingError(f"{RUN_SLOTS_ENV}={text!r} must be a whole number from 0 (no limit) to {MAX_RUN_SLOTS}")
     return int(text)
+
+
+# ---------------------------------------------------------------- the address people reach the app at
+
+_PUBLIC_URL = re.compile(r"https?://[^\s/?#]+(/[^\s?#]*)?")
+
+
+def public_url(environ: Mapping[str, str] | None = None) -> str:
+    """The app's address as people reach it, for the study links a lead hands out: ``$STRUCTEXT_PUBLIC_URL``
+    without a trailing ``/``; '' when unset (the address in the lead's own browser is used)."""
+    text = raw(PUBLIC_URL_ENV, environ)
+    if not text:
+        return ""
+    if len(text) > 500 or not _PUBLIC_URL.fullmatch(text):
+        raise SettingError(f"{PUBLIC_URL_ENV}={text[:80]!r} must be a web address starting with https:// (or "
+                           "http://), without spaces, '?' or '#', such as https://lab.example.org/studio")
+    return text.rstrip("/")

@@ -108,6 +108,16 @@ def test_a_bad_value_names_the_variable_and_what_it_should_be(clean_env, name, v
     assert message in str(raised.value)
 
 
+def test_the_public_url_is_a_web_address_or_unset(clean_env):
+    assert settings.public_url() == ""
+    clean_env.setenv("STRUCTEXT_PUBLIC_URL", " https://lab.example.org/studio/ ")
+    assert settings.public_url() == "https://lab.example.org/studio"
+    for bad in ("lab.example.org", "https://lab.example.org/?x=1", "javascript:alert(1)", "https://a b"):
+        clean_env.setenv("STRUCTEXT_PUBLIC_URL", bad)
+        with pytest.raises(settings.SettingError, match="STRUCTEXT_PUBLIC_URL=.* must be a web address"):
+            settings.public_url()
+
+
 def test_idle_pause_zero_means_never(clean_env):
     clean_env.setenv("STRUCTEXT_IDLE_PAUSE_SECONDS", "0")
     assert study.clock_settings().idle_pause_seconds == 0

@@ -99,6 +99,9 @@ class Page:
     #: "nothing for you yet" message makes): the navigation lists the page only while it does
     #: (:func:`has_work`); its URL still opens it, with that message. Empty: always listed.
     work: str = ""
+    #: Whether the navigation lists it (to the roles that may open it); an unlisted page is reached by its
+    #: URL alone (the join page, opened by a study link).
+    listed: bool = True
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,10 @@ SHARED_PAGES: tuple[Page, ...] = (
                "with its options, and an image as blinded pixels), an answer key only after a practice answer; "
                "never a key of an item they may still answer, another person's answer, or what names an image "
                "item's maker, source or file", order=10),
+    Page("join", "join.py", "Join a study", ":material/login:", "Annotate", "join", _rule(EVERYONE),
+         shows="anyone who opens a study link: their own new account in that study, its resume code once, or "
+               "the resume form; nothing of anyone else (not listed in the navigation)",
+         order=90, listed=False),
     Page("study_admin", "study_admin.py", "Studies", ":material/science:", "Admin", "study_admin",
          _rule((ADMIN,)), order=10),
     Page("adjudication", "adjudication.py", "Adjudication", ":material/gavel:", "Admin", "adjudication",

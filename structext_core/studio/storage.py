@@ -151,15 +151,37 @@ def migrate(db: sqlite_utils.Database) -> list[int]:
 
 
 @contextlib.contextmanager
-def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+def write_transaction(db: sqlite_utils.Database, *, enclosing: bool = False) -> Iterator[sqlite_utils.Database]:
     """``BEGIN IMMEDIATE`` … ``COMMIT`` around a block of writes; rolls back on error.
 
     Taking the write lock at the start means two writers never deadlock on a lock
-    upgrade; the busy timeout makes a writer wait its turn. Must not be nested.
+    upgrade; the busy timeout makes a writer wait its turn. Must not be nested, except inside
+    one opened with ``enclosing=True``: there a nested ``write_transaction`` (a function that
+    writes on its own, called by one that must write more in the same transaction) is a
+    savepoint, committed with the enclosing transaction or rolled back with it.
     """
+    nesting = getattr(db, "structext_enclosing_depth", 0)
+    if nesting:
+        name = f"structext_nested_{nesting}"
+        db.conn.execute(f"SAVEPOINT {name}")
+        db.structext_enclosing_depth = nesting + 1
+        try:
+            yield db
+        except BaseException:
+            if db.conn.in_transaction:
+                db.conn.execute(f"ROLLBACK TO {name}")
+                db.conn.execute(f"RELEASE {name}")
+            raise
+        else:
+            db.conn.execute(f"RELEASE {name}")
+        finally:
+            db.structext_enclosing_depth = nesting
+        return
     lock = getattr(db, "structext_write_lock", None) or contextlib.nullcontext()
     with lock:
         _begin_immediate(db.conn)
+        if enclosing:
+            db.structext_enclosing_depth = 1
         try:
             yield db
         except BaseException:
@@ -168,6 +190,9 @@ def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Databa
             raise
         else:
             db.conn.execute("COMMIT")
+        finally:
+            if enclosing:
+                db.structext_enclosing_depth = 0
 
 
 def _begin_immediate(conn: sqlite3.Connection) -> None:

@@ -233,7 +233,7 @@ def _navigation_pages(pages_dir: Path, role: str, public_mode_on: bool) -> tuple
         path = pages_dir / info.file
         if not path.exists():  # a page still being written: the app runs without it
             continue
-        visible = access.can_open(role, info.key, public_mode_on)
+        visible = info.listed and access.can_open(role, info.key, public_mode_on)
         pages.append((info.section, info.key if visible and info.work else None, st.Page(
             str(path), title=info.title, icon=info.icon, default=info.default,
             url_path=info.url_path or None, visibility="visible" if visible else "hidden")))
@@ -242,11 +242,11 @@ def _navigation_pages(pages_dir: Path, role: str, public_mode_on: bool) -> tuple
 
 def navigation_pages(pages_dir: Path, role: str, public_mode_on: bool, user: dict | None = None) -> dict[str, list]:
     """Every page of ``access.PAGES`` by section, for ``st.navigation``; the ones ``role`` may
-    not open, and those with no work for ``user`` now (:func:`access.has_work`), are hidden from the
-    menu but keep their URL, where the page's own guard or message says why. Built once per role and
-    mode (checking each page's icon and path cost every run about 1 ms; copies cost 0.07 ms); each run
-    gets copies, as ``st.navigation`` marks the page it chose on the object and runs of other sessions
-    go on beside it."""
+    not open, those the table does not list (``Page.listed``) and those with no work for ``user`` now
+    (:func:`access.has_work`) are hidden from the menu but keep their URL, where the page's own guard
+    or message says why. Built once per role and mode (checking each page's icon and path cost every
+    run about 1 ms; copies cost 0.07 ms); each run gets copies, as ``st.navigation`` marks the page it
+    chose on the object and runs of other sessions go on beside it."""
     sections: dict[str, list] = {}
     for section, work_key, page in _navigation_pages(pages_dir, role, public_mode_on):
         shown = copy.copy(page)

@@ -52,6 +52,7 @@ EXPECTED_PAGES = {
     "explore":        ("P",    "P",      "Y",       "Y"),
     "results":        ("Y",    "Y",      "Y",       "Y"),
     "human_baseline": ("-",    "Y",      "-",       "Y"),
+    "join":           ("Y",    "Y",      "Y",       "Y"),
     "rewrite":        ("-",    "Y",      "-",       "Y"),
     "study_admin":    ("-",    "-",      "-",       "Y"),
     "adjudication":   ("-",    "-",      "-",       "Y"),
@@ -121,7 +122,7 @@ def test_the_benchmarks_pages_are_in_their_packages_and_keep_their_place_and_url
         "structext-eval": "structext_core.structext_eval.pages", "aibench": "structext_core.aibench.pages", "labset": None}
     # the navigation's order (by hand): by section, the benchmarks' pages where they always stood
     assert [p.key for p in built_in] == [
-        "home", "explore", "results", "human_baseline", "rewrite", "question_review", "pairwise", "study_admin",
+        "home", "explore", "results", "human_baseline", "rewrite", "question_review", "pairwise", "join", "study_admin",
         "adjudication", "pairwise_admin", "campaign_admin", "question_review_admin", "accounts"]
     assert {p.key: p.url_path for p in built_in} == {key: "" if key == "home" else key for key in EXPECTED_PAGES}
     # the built-in members' data, then any installed member's (its PUBLIC_DATA), in the registry's order

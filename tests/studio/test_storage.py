@@ -156,6 +156,37 @@ def test_nested_write_transaction_is_an_error_not_a_deadlock(db_path):
     assert not db.conn.in_transaction
 
 
+def test_a_write_transaction_inside_an_enclosing_one_is_part_of_it(db_path):
+    """A function that writes on its own (its own write_transaction), called inside an enclosing
+    transaction, commits with it or is rolled back with it; outside, nesting stays an error."""
+    db = storage.open_db(db_path)
+    other = storage.open_db(db_path)
+    db.execute("CREATE TABLE t (x INTEGER CHECK (x < 5))")
+
+    def writes_on_its_own(x):
+        with storage.write_transaction(db):
+            db.execute("INSERT INTO t VALUES (?)", [x])
+
+    with storage.write_transaction(db, enclosing=True):
+        writes_on_its_own(1)
+        db.execute("INSERT INTO t VALUES (2)")
+        assert other.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 0  # not committed yet
+    assert [r[0] for r in other.execute("SELECT x FROM t ORDER BY x")] == [1, 2]
+    with pytest.raises(RuntimeError, match="later step"):
+        with storage.write_transaction(db, enclosing=True):
+            writes_on_its_own(3)
+            raise RuntimeError("a later step failed")
+    with pytest.raises(sqlite3.IntegrityError):  # the nested one fails: nothing of the enclosing one is kept
+        with storage.write_transaction(db, enclosing=True):
+            db.execute("INSERT INTO t VALUES (4)")
+            writes_on_its_own(5)  # refused by the CHECK
+    assert [r[0] for r in other.execute("SELECT x FROM t ORDER BY x")] == [1, 2]
+    assert not db.conn.in_transaction
+    with pytest.raises(sqlite3.OperationalError, match="within a transaction"):  # plain nesting: as before
+        with storage.write_transaction(db):
+            writes_on_its_own(6)
+
+
 def test_writers_in_one_process_share_one_lock_per_file(db_path, tmp_path):
     first, second = storage.open_db(db_path), storage.open_db(db_path)
     other = storage.open_db(tmp_path / "other.db")
