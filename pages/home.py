@@ -40,7 +40,7 @@ def your_work() -> None:
                         + ("done, thank you." if item.finished else f"[go to the questions]({link})"))
             st.progress(min(1.0, item.answered / max(1, item.n_items)), text=item.progress_words)
     others = [p for p in access.pages() if p.section == access.page("human_baseline").section
-              and p.key != "human_baseline" and access.can_open(role, p.key) and access.has_work(p.key, db, user)]
+              and p.key != "human_baseline" and p.listed and access.can_open(role, p.key) and access.has_work(p.key, db, user)]
     if others:
         st.markdown("**Also for you**")
         st.markdown("\n".join(f"- [{p.title}]({p.url_path})" for p in others))
