@@ -7,7 +7,6 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from structext_core.studio import clock
-from structext_core.studio.crowd import consent as crowd_consent
 from structext_core.studio.clock import (
     DEFAULT_HEARTBEAT_SECONDS,
     GRACE_FACTOR,
@@ -16,6 +15,7 @@ from structext_core.studio.clock import (
     clock_settings,
     shown_seconds,
 )
+from structext_core.studio.crowd import consent as crowd_consent
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.kinds import kind_of
 from structext_core.studio.study.store import (
