@@ -137,7 +137,9 @@ def questionnaire_editor(chosen: study.Study, user: dict) -> None:
         st.dataframe(pd.DataFrame([_field_row(field) for field in fields]), hide_index=True)
     else:
         st.caption("No questionnaire yet.")
-    with st.form(f"crowd_field_{chosen.id}", clear_on_submit=True):
+    # A new form after each question added (its inputs empty); after an error the inputs stay as typed.
+    added_count = st.session_state.setdefault(f"crowd_fields_added_{chosen.id}", 0)
+    with st.form(f"crowd_field_{chosen.id}_{added_count}"):
         st.markdown("**Add a question**")
         left, right = st.columns([1, 2])
         name = left.text_input("Name (the column in exports)", placeholder="years_experience", max_chars=40)
@@ -158,6 +160,7 @@ def questionnaire_editor(chosen: study.Study, user: dict) -> None:
         except study.StudyError as error:
             st.error(f"The question was not added. {markdown_text(str(error))}")
         else:
+            st.session_state[f"crowd_fields_added_{chosen.id}"] = added_count + 1
             ui.flash("success", f"Question {field['name']} added.")
             st.rerun()
     if fields:

@@ -126,6 +126,7 @@ def test_the_lead_builds_the_questionnaire(db, people, study_id):
     at = add_question(open_crowd(people["lead"]), "expertise", "How expert are you?", "choice",
                       options="novice\nsome\nexpert")
     assert not at.exception and "Question expertise added." in at.success[0].value
+    assert widget(at.text_input, "Name (the column in exports)").value == ""  # a fresh form for the next one
     at = add_question(at, "years", "Years of experience", "number", low="0", high="60", required=False)
     fields = questionnaire.questionnaire(db, study_id)
     assert [(f["name"], f["kind"], f["required"]) for f in fields] == [("expertise", "choice", True),
@@ -147,6 +148,7 @@ def test_the_lead_builds_the_questionnaire(db, people, study_id):
 def test_a_question_that_cannot_be_kept_says_why(db, people, study_id, name, label, kind, options, message):
     at = add_question(open_crowd(people["lead"]), name, label, kind, options=options)
     assert "The question was not added." in at.error[0].value and message in at.error[0].value
+    assert widget(at.text_input, "Name (the column in exports)").value == name  # kept as typed, to fix
     assert questionnaire.questionnaire(db, study_id) == []
 
 

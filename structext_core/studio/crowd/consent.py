@@ -5,8 +5,9 @@ force. A person accepts one version (``study_annotators.consent_version`` and ``
 declines (``declined_at``, and the outcome ``declined``: their visit ends there).
 
 Who must (still) consent (:func:`needs_consent`): everyone in a study with a consent text who has
-not accepted its current version, except a person who has already started answering: they keep
-the version they accepted (a new version is for people who have not opened a question yet).
+not accepted its current version, except a person who accepted an earlier version and has started
+answering (opened a question, practice included): they keep the version they accepted. Someone who
+never accepted any version is asked, started or not (a consent text added to a running study).
 
 Nothing starts a clock before consent: :func:`before_questions` is what the study's answering
 functions (``accept_rule``, ``open_question``, ``take_over``) ask before they do anything, so a
