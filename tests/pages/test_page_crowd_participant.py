@@ -170,3 +170,21 @@ def test_a_plain_study_finished_keeps_its_own_screen_and_records_the_outcome(db,
     assert "You have answered all 2 study questions of pilot" in at.success[0].value
     assert not at.metric
     assert person(db, study_id, people["ann1"]["id"])[4] == "completed"
+
+
+def test_screened_out_by_gold_gets_the_screen_out_code(db, people):
+    samples = [suites.generate_sample(task_id, 1, 1, suite="test-hard", index=i)
+               for task_id in range(1, 9) for i in range(2)]
+    study_id = structext_study.create_study(db, name="gold", suite="test-hard", samples=samples, n_items=2,
+                                            annotator_ids=[people["ann1"]["id"]], gold_items=1)
+    settings.save_settings(db, study_id, people["lead"]["id"], screenout_code="SCR33N")
+    user_id = people["ann1"]["id"]
+    study.accept_rule(db, study_id, user_id)
+    while outcomes.gold_standing(db, study_id, user_id)[1] == 0:  # answer wrong until the gold one is answered
+        view = study.open_question(db, study_id, user_id)
+        study.submit_answer(db, user_id, view.assignment_id, "zzz nothing alike")
+    at = open_page(people["ann1"])
+    assert at.subheader[0].value == "Thank you for your time"
+    assert [(m.label, m.value) for m in at.metric] == [("Your code", "SCR33N")]
+    assert not at.text_area and not redirects(at)  # no question; no address, so no redirect
+    assert person(db, study_id, user_id)[4] == "screened_out"
