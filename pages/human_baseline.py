@@ -28,7 +28,7 @@ import streamlit as st
 from structext_core import ui
 from structext_core.studio import study
 from structext_core.text.safe_text import markdown_text
-from structext_core.ui import activity, option_keys
+from structext_core.ui import activity, crowd_gate, option_keys
 from structext_core.ui import clock as clock_widget
 from structext_core.ui.frame import ensure_frame
 from structext_core.ui.question_screen.common import Screen, forget_box, show_messages
@@ -73,6 +73,8 @@ chosen = choose_study(studies)
 if chosen is None:
     show_messages()
     study_picker(studies)
+    st.stop()
+if crowd_gate.before_questions(screen, chosen):  # the end of the visit, consent, the questionnaire
     st.stop()
 if chosen.rule_accepted_at is None:
     show_messages()

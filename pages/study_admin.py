@@ -11,7 +11,7 @@ from structext_core import protocol, ui
 from structext_core.studio import access, accounts, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import study_links, widgets
+from structext_core.ui import crowd_lead, widgets
 from structext_core.ui.frame import ensure_frame
 from structext_core.views import dashboard
 
@@ -19,7 +19,7 @@ ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page("study_admin")
 db = ui.get_db()
 
-SECTIONS = ["Dashboard", "Set up a study", "Export"]
+SECTIONS = ["Dashboard", "Set up a study", "Export", "Crowd"]
 PERCENT = st.column_config.NumberColumn(format="%.1f")
 
 
@@ -216,7 +216,6 @@ def dashboard_section(chosen: study.Study) -> None:
         st.info("This study is archived: hidden from its annotators and closed for answering. Its data is kept "
                 "whole.", icon=":material/inventory_2:")
     manage_study(chosen)
-    study_links.link_section(db, user, chosen.id)
     results_visibility_block(chosen)
     st.subheader("Progress")
     counts = chosen.counts
@@ -489,4 +488,5 @@ for tab, section in zip(tabs, SECTIONS):
         else:
             chosen = pick_study(all_studies)
             if chosen is not None:
-                (dashboard_section if section == "Dashboard" else export_section)(chosen)
+                {"Dashboard": dashboard_section, "Export": export_section,
+                 "Crowd": crowd_lead.crowd_section}[section](chosen)

@@ -241,6 +241,7 @@ def test_a_link_at_the_root_reaches_the_join_page_and_goes_on_to_the_questions(d
 def open_studies(user) -> AppTest:
     at = AppTest.from_file(str(STUDIES), default_timeout=60)
     at.session_state["user"] = user
+    at.session_state["sa_section"] = "Crowd"  # the study link leads the study's Crowd tab
     return at.run()
 
 

@@ -15,6 +15,7 @@ from structext_core.studio.clock import (
     clock_settings,
     shown_seconds,
 )
+from structext_core.studio.crowd import consent as crowd_consent
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.kinds import kind_of
 from structext_core.studio.study.store import (
@@ -101,8 +102,11 @@ class ClockStatus:
 
 
 def accept_rule(db: sqlite_utils.Database, study_id: int, user_id: int, at: float | None = None) -> None:
-    """Record that the annotator has read the study rule (once; the first time counts)."""
+    """Record that the annotator has read the study rule (once; the first time counts). Refused
+    while they must consent or answer the questionnaire, or once their visit has ended."""
     _membership(db, study_id, user_id)
+    if (why := crowd_consent.before_questions(db, study_id, user_id)) is not None:
+        raise StudyError(why)
     with write_transaction(db):
         db.execute(
             "UPDATE study_annotators SET rule_accepted_at = ?"
@@ -191,17 +195,24 @@ def open_question(
     Showing a running item is a heartbeat. Without a ``tab`` (scripts) no tab is tracked.
 
     Returns None when every item is answered. Raises :class:`StudyError` when the
-    annotator is not in the study, the study is closed or the rule is not accepted yet.
+    annotator is not in the study, the study is closed, they must still consent or answer
+    the questionnaire (:func:`structext_core.studio.crowd.consent.before_questions`), the
+    rule is not accepted yet, or their visit has ended with a question left.
     Only the reference, question and requirement of the sample are read.
     """
     at = now() if at is None else at
     settings = settings or clock_settings()
     member = _membership(db, study_id, user_id)
+    why = crowd_consent.before_questions(db, study_id, user_id)
+    if why is not None and why != crowd_consent.ENDED:
+        raise StudyError(why)
     if member["rule_accepted_at"] is None:
         raise StudyError("Read and accept the study rule before the first question.")
     rows = list(db.query(_CURRENT_SQL, [study_id, user_id]))
     if not rows:
         return None
+    if why is not None:  # ended (completed, screened out, timed out): no new question
+        raise StudyError(why)
     row, elsewhere = clock.open_item(db, _ITEMS, rows[0], tab, at, settings, take_over=take_over)
     return _view(row, settings, elsewhere)
 
@@ -251,6 +262,8 @@ def take_over(
     at = now() if at is None else at
     settings = settings or clock_settings()
     _membership(db, study_id, user_id)
+    if (why := crowd_consent.before_questions(db, study_id, user_id)) is not None:
+        raise StudyError(why)
     with write_transaction(db):
         rows = list(db.query(_CURRENT_SQL, [study_id, user_id]))
         if rows:
