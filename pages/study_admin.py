@@ -425,7 +425,7 @@ def fast_block(df: pd.DataFrame) -> None:
 def export_section(chosen: study.Study) -> None:
     study_id, stem = chosen.id, chosen.name
     st.write("Downloads are built when you click, from the answers committed at that moment.")
-    columns = study.export_columns(chosen.benchmark)
+    columns = study.study_export_columns(db, study_id)  # its items' more fields and questionnaire too
     cols = st.columns(3)
     cols[0].download_button(
         "Responses (CSV)", ui.built_on_click(lambda db: study.to_csv(study.export_rows(db, study_id), columns)),
