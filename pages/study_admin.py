@@ -11,7 +11,7 @@ from structext_core import protocol, ui
 from structext_core.studio import access, accounts, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import study_links, widgets
+from structext_core.ui import people_axes, study_links, widgets
 from structext_core.ui.frame import ensure_frame
 from structext_core.views import dashboard
 
@@ -269,6 +269,7 @@ def dashboard_section(chosen: study.Study) -> None:
     kind = study.kind_of(chosen.benchmark)
     headline(df, kind)
     accuracy_block(df, kind, study.study_facets(db, chosen.id))
+    people_axes.who_answered_block(db, chosen.id, df)  # accuracy by the questionnaire's answers
     time_block(df, kind)
     agreement_block(df)
     fast_block(df)
