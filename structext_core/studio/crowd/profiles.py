@@ -183,10 +183,7 @@ def _group_values(field: dict, values: pd.Series, ranges=None) -> pd.Series:
                      index=values.index)
 
 
-def people_groups(db: sqlite_utils.Database, study_ids: int | Iterable[int], name: str) -> dict[tuple[int, int], str]:
-    """Each person's group on the axis ``name`` over one study or several: ``(study_id, user_id) ->
-    label`` (:data:`NO_ANSWER` for a person who gave none, or whose study asks no such field). Over
-    several studies, a number field's ranges are cut once over every study's answers."""
+def _grouping(db: sqlite_utils.Database, study_ids: int | Iterable[int], name: str) -> tuple[dict, list[str]]:
     ids = [study_ids] if isinstance(study_ids, int) else list(study_ids)
     parts, field = [], None
     for study_id in ids:
@@ -201,38 +198,32 @@ def people_groups(db: sqlite_utils.Database, study_ids: int | Iterable[int], nam
             values = frame[name].astype(object).where(frame[name].notna(), None)
         parts.append(pd.DataFrame({"study_id": study_id, "user_id": frame["user_id"], "value": values.to_numpy()}))
     if not parts:
-        return {}
+        return {}, []
     every = pd.concat(parts, ignore_index=True)
     if field is None:
-        return {(int(s), int(u)): NO_ANSWER for s, u in zip(every["study_id"], every["user_id"])}
+        return {(int(s), int(u)): NO_ANSWER for s, u in zip(every["study_id"], every["user_id"])}, [NO_ANSWER]
     if field["kind"] == "number":
         values = pd.to_numeric(every["value"], errors="coerce").astype(float)
     else:
         extra = sorted({str(v) for v in every["value"].dropna()} - set(field["options"]))
         values = pd.Series(pd.Categorical(every["value"], categories=[*field["options"], *extra], ordered=True))
     groups = _group_values(field, values)
-    return {(int(s), int(u)): str(g) for s, u, g in zip(every["study_id"], every["user_id"], groups)}
+    labelled = {(int(s), int(u)): str(g) for s, u, g in zip(every["study_id"], every["user_id"], groups)}
+    present = set(labelled.values())
+    return labelled, [str(label) for label in groups.cat.categories if label in present]
+
+
+def people_groups(db: sqlite_utils.Database, study_ids: int | Iterable[int], name: str) -> dict[tuple[int, int], str]:
+    """Each person's group on the axis ``name`` over one study or several: ``(study_id, user_id) ->
+    label`` (:data:`NO_ANSWER` for a person who gave none, or whose study asks no such field). Over
+    several studies, a number field's ranges are cut once over every study's answers."""
+    return _grouping(db, study_ids, name)[0]
 
 
 def group_order(db: sqlite_utils.Database, study_ids: int | Iterable[int], name: str) -> list[str]:
     """The groups of the axis ``name`` in their order (options, or ranges upward; :data:`NO_ANSWER`
     last), those someone is in only."""
-    groups = set(people_groups(db, study_ids, name).values())
-    ids = [study_ids] if isinstance(study_ids, int) else list(study_ids)
-    options: list[str] = []
-    for study_id in ids:
-        found = next((f for f in fields(db, study_id) if f["name"] == name), None)
-        if found and found["kind"] == "choice":
-            options.extend(o for o in found["options"] if o not in options)
-
-    def key(label: str):
-        if label == NO_ANSWER:
-            return (2, 0.0, label)
-        if label in options:
-            return (0, float(options.index(label)), label)
-        first = re.match(r"^-?[\d.]+(?:e[+-]?\d+)?", label)
-        return (1, _number(first.group(0)) if first else math.inf, label)
-    return sorted(groups, key=key)
+    return _grouping(db, study_ids, name)[1]
 
 
 #: The columns of :func:`accuracy_by_answers` beside the group's.
@@ -248,8 +239,7 @@ def accuracy_by_answers(db: sqlite_utils.Database, study_id: int, frame: pd.Data
     (:func:`structext_core.studio.study.accuracy_by`). The group's column is named by the axis."""
     from structext_core.studio.study.dashboard import accuracy_by
     name = axis.name if isinstance(axis, Axis) else axis
-    groups = people_groups(db, study_id, name)
-    order = group_order(db, study_id, name)
+    groups, order = _grouping(db, study_id, name)
     if frame.empty:
         return pd.DataFrame(columns=[name, *BREAKDOWN_COLUMNS])
     labelled = frame.assign(**{name: [groups.get((study_id, int(u)), NO_ANSWER) for u in frame["user_id"]]})

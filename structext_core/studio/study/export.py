@@ -142,7 +142,8 @@ def human_results(db: sqlite_utils.Database, study_id: int, pool: bool = True) -
     answer is one row; it pools people itself (``views.people_vs_models.people_as``). ``prompt`` is ``naive``: people saw the question and requirement only.
     A lead's override in force counts: it is ``score`` and takes the place of ``rouge_l``
     too, so every view of Results (raw or thresholded) counts it; the automatic values stay
-    in ``rouge_l_auto`` and ``score_auto``, the override in ``score_override``.
+    in ``rouge_l_auto`` and ``score_auto``, the override in ``score_override``; the person's
+    questionnaire answers, if the study asks any, last (``q_<field>``, as in :func:`export_rows`).
 
     Empty for a study whose benchmark keeps its answers out of the result rows (its
     kind's ``model_results`` is false: its Results section reads the study's own rows, see
@@ -152,6 +153,7 @@ def human_results(db: sqlite_utils.Database, study_id: int, pool: bool = True) -
         return []
     df = responses_frame(db, study_id)
     strata = study_strata(db, study_id)
+    _, answers = profiles.export_values(db, study_id)  # the person's questionnaire answers, q_<field>
     rows = []
     for pooled in (False, True) if pool else (False,):
         for record in df.to_dict("records"):
@@ -173,5 +175,6 @@ def human_results(db: sqlite_utils.Database, study_id: int, pool: bool = True) -
                 "rouge_l_auto": float(record["rouge_l"]),
                 "score_auto": float(record["score_auto"]),
                 "score_override": override,
+                **answers.get(record["user_id"], {}),
             })
     return rows

@@ -130,6 +130,10 @@ def test_the_export_has_a_column_per_field(db, answered):
     assert {r["annotator"]: r["q_years"] for r in read} == {"ann1": "10", "ann2": "1", "ann3": "2"}
     assert {r["q_field"] for r in read} == {"physics", "'=cmd()", ""}  # a formula is not run by a spreadsheet
     assert "q_expertise" in study.to_jsonl(rows).splitlines()[0]
+    results = study.human_results(db, study_id)  # the model-result export: each row, pooled or not
+    assert {(r["model"], r["q_expertise"], r["q_years"]) for r in results} == {
+        ("human:ann1", "expert", 10), ("human:ann2", "novice", 1), ("human:ann3", "expert", 2),
+        ("human", "expert", 10), ("human", "novice", 1), ("human", "expert", 2)}
 
 
 def test_the_inspect_log_carries_each_persons_answers(db, answered, tmp_path):
@@ -145,3 +149,24 @@ def test_the_inspect_log_carries_each_persons_answers(db, answered, tmp_path):
     assert log.eval.metadata["questionnaire"]["people"]["ann2"] == {"expertise": "novice", "years": 1,
                                                                      "field": "=cmd()"}
     assert [f["name"] for f in log.eval.metadata["questionnaire"]["fields"]] == [f["name"] for f in FIELDS]
+
+
+def test_over_two_studies_number_ranges_are_cut_once_and_mixed_kinds_are_no_axis(db, samples, annotators, answered):
+    """Results reads several studies at once: a range means the same in each; a field that is a choice
+    in one study and a number in the other groups nobody."""
+    first, ids = answered
+    second = make_study(db, samples, annotators, n_items=2, name="second")
+    set_questionnaire(db, second, [{"name": "years", "label": "Years", "kind": "number"},
+                                   {"name": "expertise", "label": "Level", "kind": "number"}])
+    for user, years in zip(annotators, (20, 30, 40)):
+        answer(db, second, user["id"], years=years, expertise=3)
+    groups = profiles.people_groups(db, [first, second], "years")
+    # answers 10, 1, 2 (first) and 20, 30, 40 (second): quartiles of all six at 4, 15 and 27.5
+    assert groups[(first, ids["ann2"])] == groups[(first, ids["ann3"])] == "1-2"
+    assert groups[(first, ids["ann1"])] == "10" and groups[(second, ids["ann1"])] == "20"
+    assert groups[(second, ids["ann2"])] == groups[(second, ids["ann3"])] == "30-40"
+    assert groups[(first, ids["ann4"])] == profiles.NO_ANSWER
+    assert profiles.group_order(db, [first, second], "years") == ["1-2", "10", "20", "30-40", profiles.NO_ANSWER]
+    assert [a.name for a in profiles.axes_of(db, [first, second])] == ["years"]
+    expertise = profiles.people_groups(db, [first, second], "expertise")
+    assert expertise[(first, ids["ann1"])] == "expert" and expertise[(second, ids["ann1"])] == profiles.NO_ANSWER
