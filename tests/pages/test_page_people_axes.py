@@ -11,7 +11,7 @@ from tests.labset.test_results import lab_world  # noqa: F401
 from tests.pages.test_page_access import Downloads, run_page
 from tests.pages.test_page_results import charts
 from tests.pages.test_page_study_admin import answered_study, db, mini_suite, open_page, people  # noqa: F401
-from tests.studio.study.crowd_answers import answer, set_questionnaire
+from tests.studio.study.crowd_answers import FIELDS, answer, set_questionnaire
 
 
 @pytest.fixture
@@ -46,6 +46,9 @@ def test_the_dashboard_breaks_accuracy_down_by_who_answered(db, people, with_que
     assert any("Years of experience" in c.value for c in at.caption)
     drawn = [frame for _, frames in charts(at) for frame in frames if "people" in frame.columns]
     assert len(drawn) == 1 and drawn[0]["group"].tolist() == ["1", "12"]  # the chart of the table
+    set_questionnaire(db, with_questionnaire, [f for f in FIELDS if f["name"] != "years"])  # the field taken out
+    at.run()
+    assert not at.exception and who_table(at)["expertise"].tolist() == ["novice", "expert"]
 
 
 def test_a_study_without_questionnaire_has_no_such_block(db, people, answered_study):  # noqa: F811
