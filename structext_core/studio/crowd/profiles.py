@@ -278,3 +278,29 @@ def person_answers(db: sqlite_utils.Database, study_id: int) -> dict[int, dict]:
     cut = len(EXPORT_PREFIX)
     return {user_id: {key[cut:]: value for key, value in row.items() if value is not None}
             for user_id, row in values.items()}
+
+
+def _study_ids(db: sqlite_utils.Database, study_names: Iterable[str]) -> dict[str, int]:
+    names = list(dict.fromkeys(study_names))
+    if not names:
+        return {}
+    return dict(db.execute(f"SELECT name, id FROM studies WHERE name IN ({','.join('?' * len(names))})", names))
+
+
+def axes_of_named(db: sqlite_utils.Database, study_names: Iterable[str]) -> list[Axis]:
+    """:func:`axes_of` for studies given by name (a view that keeps answers by study name)."""
+    return axes_of(db, _study_ids(db, study_names).values())
+
+
+def split_column(db: sqlite_utils.Database, frame: pd.DataFrame, name: str, study: str = "study",
+                 person: str = "annotator") -> tuple[pd.Series, list[str]]:
+    """Each row's group on the axis ``name`` for a frame of people's answers that names each row's
+    study (column ``study``, by name) and person (``person``, by user name), with the groups in
+    order (:func:`group_order`, over the studies of ``frame``)."""
+    ids = _study_ids(db, frame[study].astype(str))
+    users = dict(db.execute("SELECT username, id FROM users"))
+    groups, order = _grouping(db, list(ids.values()), name)
+    labels = [groups.get((ids.get(str(s), -1), users.get(str(p), -1)), NO_ANSWER)
+              for s, p in zip(frame[study], frame[person])]
+    present = set(labels)
+    return pd.Series(labels, index=frame.index, dtype=object), [g for g in order if g in present]
