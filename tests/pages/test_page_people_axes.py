@@ -5,10 +5,11 @@ import csv
 import io
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
-from structext_core.studio import accounts
+from structext_core.studio import access, accounts
 from tests.labset.test_results import lab_world  # noqa: F401
-from tests.pages.test_page_access import Downloads, run_page
+from tests.pages.test_page_access import ROOT, Downloads, run_page
 from tests.pages.test_page_results import charts
 from tests.pages.test_page_study_admin import answered_study, db, mini_suite, open_page, people  # noqa: F401
 from tests.studio.study.crowd_answers import FIELDS, answer, set_questionnaire
@@ -87,3 +88,14 @@ def test_results_split_people_by_a_questionnaire_field(lab_world):  # noqa: F811
     assert table.loc["human:expertise = no answer", "mean"] == 50.0
     assert table.loc[people_rows, "n"].sum() == 16 and {"strong", "always-a"} <= set(table.index)
     assert next(t for t in at.toggle if t.label == "Each person apart").disabled
+    address = dict(at.query_params)  # a reload or a copied link opens the same split
+    assert address["split"] == "expertise"
+    reloaded = AppTest.from_file(str(ROOT / "pages" / access.page("results").file), default_timeout=90)
+    reloaded.session_state["user"] = lead
+    for key, values in address.items():
+        reloaded.query_params[key] = values
+    reloaded.run()
+    assert not reloaded.exception
+    assert next(s for s in reloaded.selectbox if s.label == "Split people by").value == "expertise"
+    again = next(d.value for d in reloaded.dataframe if "overall" in d.value.columns)
+    assert [m for m in again["model"] if m.startswith("human")] == people_rows
