@@ -11,7 +11,7 @@ from structext_core import protocol, ui
 from structext_core.studio import access, accounts, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import crowd_lead, widgets
+from structext_core.ui import crowd_lead, people_axes, widgets
 from structext_core.ui.frame import ensure_frame
 from structext_core.views import dashboard
 
@@ -268,6 +268,7 @@ def dashboard_section(chosen: study.Study) -> None:
     kind = study.kind_of(chosen.benchmark)
     headline(df, kind)
     accuracy_block(df, kind, study.study_facets(db, chosen.id))
+    people_axes.who_answered_block(db, chosen.id, df)  # accuracy by the questionnaire's answers
     time_block(df, kind)
     agreement_block(df)
     fast_block(df)
@@ -424,7 +425,7 @@ def fast_block(df: pd.DataFrame) -> None:
 def export_section(chosen: study.Study) -> None:
     study_id, stem = chosen.id, chosen.name
     st.write("Downloads are built when you click, from the answers committed at that moment.")
-    columns = study.export_columns(chosen.benchmark)
+    columns = study.study_export_columns(db, study_id)  # its items' more fields and questionnaire too
     cols = st.columns(3)
     cols[0].download_button(
         "Responses (CSV)", ui.built_on_click(lambda db: study.to_csv(study.export_rows(db, study_id), columns)),

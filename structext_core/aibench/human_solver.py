@@ -57,9 +57,13 @@ def same_pairs(solver_rows: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
     return solver_rows.merge(answered, on=PAIR, how="inner")
 
 
-def accuracy_beside_solvers(people: pd.DataFrame, solver_rows: pd.DataFrame) -> pd.DataFrame:
+def accuracy_beside_solvers(people: pd.DataFrame, solver_rows: pd.DataFrame,
+                            split: tuple[str, pd.Series, list[str]] | None = None) -> pd.DataFrame:
     """``who, level, n, correct, accuracy, low, high, pairs`` (level ``all`` = every level pooled;
-    accuracy and interval in percent): people first, then each solver on the same pairs."""
+    accuracy and interval in percent): people first, then each solver on the same pairs. With
+    ``split`` (a questionnaire field's name, each answer's group and the groups in order:
+    :func:`structext_core.studio.crowd.profiles.split_column`), one row set per group of people
+    (``People: expertise = expert``) instead of the pool; the solvers on all the people's pairs."""
     out = []
 
     def add(who: str, frame: pd.DataFrame) -> None:
@@ -74,7 +78,12 @@ def accuracy_beside_solvers(people: pd.DataFrame, solver_rows: pd.DataFrame) -> 
 
     if people.empty:
         return pd.DataFrame(columns=["who", "level", "n", "correct", "accuracy", "low", "high", "pairs"])
-    add(PEOPLE, people)
+    if split is None:
+        add(PEOPLE, people)
+    else:
+        name, groups, order = split
+        for group in order:
+            add(f"{PEOPLE}: {name} = {group}", people[(groups == group).to_numpy()])
     matched = same_pairs(solver_rows, people)
     for solver, part in matched.groupby("solver", sort=True):
         add(str(solver), part)

@@ -18,7 +18,7 @@ from structext_core.evaluation import item_sets
 from structext_core.studio import access, study
 from structext_core.text import safe_text
 from structext_core.text.words import plural
-from structext_core.ui import benchmark_choice, widgets
+from structext_core.ui import benchmark_choice, people_axes, widgets
 from structext_core.ui.study_setup import created, form_key, people_and_rule
 from structext_core.views import benchmark_results, charts, people_vs_models
 
@@ -68,8 +68,9 @@ def _scored(benchmark: str, file_name: str, signature: tuple):
 
 
 #: The default Results view's state in the address (besides ``benchmark``): the item file, the breakdown
-#: (a preset or field: ``by``; two fields together: ``pair``, twice) and each person apart (``each=1``).
-URL_KEYS = ("file", "by", "pair", "each")
+#: (a preset or field: ``by``; two fields together: ``pair``, twice), each person apart (``each=1``) and
+#: the questionnaire field people are split by (``split``).
+URL_KEYS = ("file", "by", "pair", "each", "split")
 
 
 def _read_url(benchmark: str, files: list[str]) -> None:
@@ -84,6 +85,7 @@ def _read_url(benchmark: str, files: list[str]) -> None:
         state[_key(benchmark, "file")] = wanted["file"][-1]
     state[_key(benchmark, "each")] = wanted["each"][-1:] == ["1"]
     state[_key(benchmark, "url_by")] = (wanted["by"][-1:] or [None])[0], wanted["pair"]
+    state[_key(benchmark, "url_split")] = (wanted["split"][-1:] or [None])[0]  # set once the fields are known
 
 
 def _url_choice(benchmark: str, presets: dict, fields: list[str]) -> None:
@@ -109,6 +111,8 @@ def _write_url(benchmark: str) -> None:
         wanted["pair"] = [str(v) for v in state[_key(benchmark, "by_pair")]]
     if state.get(_key(benchmark, "each")):
         wanted["each"] = ["1"]
+    if state.get(_key(benchmark, "split")):
+        wanted["split"] = [str(state[_key(benchmark, "split")])]
     if wanted != benchmark_choice.url_now():
         st.query_params.from_dict(wanted)
     state[benchmark_choice.RESULTS_URL_WRITTEN] = wanted
@@ -161,8 +165,18 @@ def _results_view(db, user, *, benchmark: str) -> None:
     presets, fields = benchmark_results.breakdowns(benchmark), benchmark_results.facet_names(frame, benchmark)
     _url_choice(benchmark, presets, fields)
     by = widgets.axes_picker("Break down by", presets, fields, key=_key(benchmark, "by"), default="Overall")
-    each = st.toggle("Each person apart", key=_key(benchmark, "each"))
-    table = benchmark_results.beside(frame, by, each_person=each)
+    left, right = st.columns(2, vertical_alignment="bottom")
+    axes = benchmark_results.people_axes(db, benchmark, file_name, visible)
+    if (named := st.session_state.pop(_key(benchmark, "url_split"), None)) in [a.name for a in axes]:
+        st.session_state[_key(benchmark, "split")] = named
+    split = people_axes.split_people_by(axes, _key(benchmark, "split"), right)
+    each = left.toggle("Each person apart", key=_key(benchmark, "each"), disabled=split is not None)
+    order = ()
+    if split is not None:  # each group of people one row (each answer still once)
+        frame = benchmark_results.combined(
+            benchmark_results.people_rows(db, benchmark, file_name, visible, split_by=split), models.rows)
+        order = benchmark_results.split_order(db, benchmark, file_name, visible, split)
+    table = benchmark_results.beside(frame, by, each_person=each or split is not None, people_order=order)
     scope = people_vs_models.ItemScope(people_vs_models.POOL, people_vs_models.answered_items(frame))
     st.caption(safe_text.markdown_text(scope.sentence(frame)) + " Accuracy in percent with a 95% bootstrap "
                "interval; n: answers (people) or items (models; a model's epochs on an item averaged).")

@@ -12,6 +12,7 @@ give-up 0). Each answer counts once, whichever study it was given in.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -19,6 +20,7 @@ import pandas as pd
 from structext_core import protocol
 from structext_core.evaluation import item_sets
 from structext_core.evaluation.matching import ResultsImportError
+from structext_core.studio.crowd import profiles
 from structext_core.views import people_vs_models
 
 
@@ -114,21 +116,53 @@ def logged_beside(name: str, models: Models, items, shown_items=None, most: int 
     return pd.DataFrame(rows, columns=["model", "items", "rescored", "in its log", "differ", "items that differ"])
 
 
-def people_rows(db, name: str, file_name: str, visible) -> pd.DataFrame:
+def _studies_of(db, name: str, file_name: str, visible) -> list:
+    """The unarchived studies of the benchmark over the item file that are named in ``visible``."""
+    from structext_core.studio import study
+    allowed = set(visible)
+    return [each for each in study.list_studies(db, include_archived=False)
+            if each.benchmark == name and each.suite == file_name and each.name in allowed]
+
+
+def people_axes(db, name: str, file_name: str, visible) -> list[profiles.Axis]:
+    """What the people of the studies :func:`people_rows` reads may be split by: their questionnaires'
+    choice and number fields (:func:`structext_core.studio.crowd.profiles.axes_of`)."""
+    return profiles.axes_of(db, [each.id for each in _studies_of(db, name, file_name, visible)])
+
+
+def split_model(axis: str, group: str) -> str:
+    """The model name of the people of one group of a questionnaire field: ``human:expertise = expert``
+    (a person's name has no space, so it never reads as one)."""
+    return f"human:{axis} = {group}"
+
+
+def split_order(db, name: str, file_name: str, visible, split_by: str) -> list[str]:
+    """The model names of the groups of ``split_by`` (:func:`split_model`) in the field's order: its
+    options, or its ranges upward; people who gave no answer last."""
+    ids = [each.id for each in _studies_of(db, name, file_name, visible)]
+    return [split_model(split_by, group) for group in profiles.group_order(db, ids, split_by)]
+
+
+def people_rows(db, name: str, file_name: str, visible, split_by: str | None = None) -> pd.DataFrame:
     """The people's counted answers on the item file (:func:`columns`, model ``human:<annotator>``,
-    value in percent) of the unarchived studies named in ``visible``."""
+    value in percent) of the unarchived studies named in ``visible``. With ``split_by`` (a field of
+    :func:`people_axes`), the model is the person's group on it instead (:func:`split_model`;
+    number ranges cut once over the studies read), so each group is a row beside the models."""
     from structext_core.studio import study
     strata = list(protocol.get_module(name).STRATA)
-    allowed, frames = set(visible), []
-    for each in study.list_studies(db, include_archived=False):
-        if each.benchmark == name and each.suite == file_name and each.name in allowed:
-            frame = study.responses_frame(db, each.id)
-            if len(frame):
-                facets = study.study_facets(db, each.id)
-                frames.append(pd.DataFrame({"model": "human:" + frame["annotator"].astype(str),
-                                            "sample_id": frame["sample_id"].astype(str),
-                                            **{key: frame[key] for key in [*strata, *facets]},
-                                            "value": 100 * frame["score"]}))
+    shown, frames = _studies_of(db, name, file_name, visible), []
+    groups = profiles.people_groups(db, [each.id for each in shown], split_by) if split_by else {}
+    for each in shown:
+        frame = study.responses_frame(db, each.id)
+        if len(frame):
+            facets = study.study_facets(db, each.id)
+            who = ("human:" + frame["annotator"].astype(str) if not split_by else
+                   [split_model(split_by, groups.get((each.id, int(u)), profiles.NO_ANSWER))
+                    for u in frame["user_id"]])
+            frames.append(pd.DataFrame({"model": who,
+                                        "sample_id": frame["sample_id"].astype(str),
+                                        **{key: frame[key] for key in [*strata, *facets]},
+                                        "value": 100 * frame["score"]}))
     if not frames:
         return pd.DataFrame(columns=columns(name))
     return pd.concat(frames, ignore_index=True).fillna({c: "" for c in set().union(*(f.columns for f in frames))
@@ -154,16 +188,20 @@ def breakdowns(name: str) -> dict[str, list[str]]:
     return out
 
 
-def beside(frame: pd.DataFrame, by: list[str] = (), each_person: bool = False, n_boot: int = 1000) -> pd.DataFrame:
+def beside(frame: pd.DataFrame, by: list[str] = (), each_person: bool = False, n_boot: int = 1000,
+           people_order: Sequence[str] = ()) -> pd.DataFrame:
     """People (pooled as ``human``, or each person) and each model on the items people answered,
     per group of the columns ``by``: ``model``, ``group`` (people or model), ``group_of`` (the
     group's value, ``all`` overall), ``mean`` (percent), ``n`` (answers), ``ci_low``, ``ci_high``
-    (95% bootstrap), ``items`` (the shared items)."""
+    (95% bootstrap), ``items`` (the shared items). People's rows come first, in ``people_order``
+    where it names them (the groups of a split, :func:`split_order`), else by name."""
     by = list(by)
     shown = people_vs_models.people_as(frame, "each" if each_person else "pool")
     keyed = shown.assign(task=shown[by].astype(str).agg(" · ".join, axis=1) if by else "all")
     items = people_vs_models.answered_items(keyed)
     cells = people_vs_models.people_vs_models_frame(keyed, n_boot=n_boot, items=items)
     cells = cells.rename(columns={"task": "group_of"})
-    people_first = cells.assign(_p=cells["group"] != "people").sort_values(["_p", "model", "group_of"])
+    rank = {model: n for n, model in enumerate(people_order)}
+    people_first = cells.assign(_p=cells["group"] != "people", _rank=cells["model"].map(rank).fillna(len(rank)))
+    people_first = people_first.sort_values(["_p", "_rank", "model", "group_of"])
     return people_first[["model", "group", "group_of", "mean", "n", "ci_low", "ci_high", "items"]].reset_index(drop=True)

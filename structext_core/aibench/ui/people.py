@@ -25,8 +25,10 @@ from structext_core.aibench import views as views
 from structext_core.aibench.model import LETTERS, ORIGINAL_SYSTEM
 from structext_core.aibench.ui import widgets as aibench_widgets
 from structext_core.studio import access, storage
+from structext_core.studio.crowd import profiles
 from structext_core.text import safe_text
 from structext_core.text.words import plural
+from structext_core.ui import people_axes
 
 NEXT_CAMPAIGN = 0  # the campaign choice "the next review campaign of this data set"
 
@@ -75,7 +77,10 @@ def people_beside_solvers(people: pd.DataFrame, rows: pd.DataFrame, data) -> Non
                "on the same pairs only. People: pooled over their answers (n answers; the interval treats answers "
                "as independent, so several people on one pair make it a little narrow); solvers: n pairs. Final "
                "scores: a lead's override counts where there is one.")
-    table = human_solver.accuracy_beside_solvers(people, rows)
+    split_by = people_axes.split_people_by(profiles.axes_of_named(ui.get_db(), people["study"].unique()),
+                                           "rs_aib_people_split")
+    split = (split_by, *profiles.split_column(ui.get_db(), people, split_by)) if split_by else None
+    table = human_solver.accuracy_beside_solvers(people, rows, split)
     table["level"] = table["level"].map(_level_name)
     st.dataframe(table, hide_index=True, key="rs_aib_people_accuracy",
                  column_config=_numbers("accuracy", "low", "high"))

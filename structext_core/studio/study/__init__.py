@@ -102,6 +102,7 @@ from structext_core.studio.study.export import (  # noqa: F401
     export_columns,
     export_rows,
     human_results,
+    study_export_columns,
     to_csv,
     to_jsonl,
 )

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 import pandas as pd
 import sqlite_utils
 
+from structext_core.studio.crowd import profiles
 from structext_core.studio.study.dashboard import (
     COUNTED_KINDS,
     flag_fast,
@@ -67,13 +68,12 @@ def export_rows(db: sqlite_utils.Database, study_id: int, kinds: Sequence[str] =
 
     A lead's override in force counts as in :func:`human_results`: it is ``score`` and takes the
     place of ``rouge_l``; the automatic values are ``rouge_l_auto`` and ``score_auto``. ``sample_id``
-    is the id the data set gives the item (the lab's own id, where ours is a content hash).
+    is the id the data set gives the item (the lab's own id, where ours is a content hash). The
+    person's questionnaire answers are the last columns, ``q_<field>`` (:func:`study_export_columns`).
     """
     df = responses_frame(db, study_id, kinds)
-    columns = export_columns(_benchmark(db, study_id))
-    facets = [key for key in study_facets(db, study_id) if key not in columns]  # the items' more fields
-    at = columns.index("sample_id") + 1 + len(kind_of(_benchmark(db, study_id)).item_columns)
-    columns = [*columns[:at], *facets, *columns[at:]]
+    columns = study_export_columns(db, study_id)
+    _, answers = profiles.export_values(db, study_id)
     flagged = set(flag_fast(df)["response_id"]) if not df.empty else set()
     removed = {row[0] for row in db.execute(
         "SELECT user_id FROM study_annotators WHERE study_id = ? AND removed_at IS NOT NULL", [study_id])}
@@ -92,8 +92,21 @@ def export_rows(db: sqlite_utils.Database, study_id: int, kinds: Sequence[str] =
         record["passed"] = bool(record["passed"])
         for column in ("idle_pauses", "takeovers"):
             record[column] = None if pd.isna(record[column]) else int(record[column])
-        rows.append({key: _plain(record[key]) for key in columns})
+        record.update(answers.get(record["user_id"], {}))
+        rows.append({key: _plain(record.get(key)) for key in columns})
     return rows
+
+
+def study_export_columns(db: sqlite_utils.Database, study_id: int) -> list[str]:
+    """The columns of the study's export (:func:`export_rows`), in order: :func:`export_columns` of its
+    benchmark, its items' more fields after the item's own columns, and one ``q_<name>`` column per
+    field of its questionnaire at the end (:func:`structext_core.studio.crowd.profiles.export_values`)."""
+    columns = export_columns(_benchmark(db, study_id))
+    facets = [key for key in study_facets(db, study_id) if key not in columns]  # the items' more fields
+    at = columns.index("sample_id") + 1 + len(kind_of(_benchmark(db, study_id)).item_columns)
+    columns = [*columns[:at], *facets, *columns[at:]]
+    asked, _ = profiles.export_values(db, study_id)
+    return [*columns, *(name for name in asked if name not in columns)]
 
 
 def _benchmark(db: sqlite_utils.Database, study_id: int) -> str | None:
@@ -129,7 +142,8 @@ def human_results(db: sqlite_utils.Database, study_id: int, pool: bool = True) -
     answer is one row; it pools people itself (``views.people_vs_models.people_as``). ``prompt`` is ``naive``: people saw the question and requirement only.
     A lead's override in force counts: it is ``score`` and takes the place of ``rouge_l``
     too, so every view of Results (raw or thresholded) counts it; the automatic values stay
-    in ``rouge_l_auto`` and ``score_auto``, the override in ``score_override``.
+    in ``rouge_l_auto`` and ``score_auto``, the override in ``score_override``; the person's
+    questionnaire answers, if the study asks any, last (``q_<field>``, as in :func:`export_rows`).
 
     Empty for a study whose benchmark keeps its answers out of the result rows (its
     kind's ``model_results`` is false: its Results section reads the study's own rows, see
@@ -139,6 +153,7 @@ def human_results(db: sqlite_utils.Database, study_id: int, pool: bool = True) -
         return []
     df = responses_frame(db, study_id)
     strata = study_strata(db, study_id)
+    _, answers = profiles.export_values(db, study_id)  # the person's questionnaire answers, q_<field>
     rows = []
     for pooled in (False, True) if pool else (False,):
         for record in df.to_dict("records"):
@@ -160,5 +175,6 @@ def human_results(db: sqlite_utils.Database, study_id: int, pool: bool = True) -
                 "rouge_l_auto": float(record["rouge_l"]),
                 "score_auto": float(record["score_auto"]),
                 "score_override": override,
+                **answers.get(record["user_id"], {}),
             })
     return rows

@@ -19,6 +19,9 @@ What the log holds:
 - **Time**: ``working_time`` is the active time on the item (the honest clock), ``total_time`` the
   wall time from first showing to submission; the parts (paused, idle, away) are in the metadata,
   with the item's strata, the automatic score and the override.
+- **Who the people are**: a person's questionnaire answers (:mod:`structext_core.studio.crowd.profiles`)
+  are in each of their samples' metadata (``questionnaire``: field name -> answer, numbers as
+  numbers), and the questionnaire with everyone's answers in the log's metadata.
 - **The results**: ``mean`` and ``stderr`` over the items' means (Inspect's own convention with
   epochs); the dashboard's pooled figure is the mean over answers: the same when every item has as
   many answers.
@@ -42,6 +45,7 @@ import pandas as pd
 import sqlite_utils
 
 from structext_core import protocol
+from structext_core.studio.crowd import profiles
 from structext_core.studio.study.dashboard import item_scores, responses_frame
 from structext_core.studio.study.kinds import kind_of
 from structext_core.studio.study.store import StudyError, get_study
@@ -141,6 +145,7 @@ def build_log(db: sqlite_utils.Database, study_id: int):
     with_images = image_bytes <= MAX_IMAGE_BYTES  # each person's sample carries its item's image
     epoch_of = {name: n for n, name in enumerate(people, 1)}
     strata_keys = list(protocol.get_module(benchmark).STRATA)
+    answers = profiles.person_answers(db, study_id)  # who the people are: their questionnaire answers
     samples = []
     for row in frame.sort_values(["item_position", "annotator"]).to_dict("records"):
         item = items[row["item_id"]]
@@ -154,6 +159,8 @@ def build_log(db: sqlite_utils.Database, study_id: int):
             "wall_seconds": _number(row["wall_seconds"]), "score_auto": float(row["score_auto"]),
             "score_override": override, "override_reason": row["override_reason"] if override is not None else None,
         })
+        if answers.get(row["user_id"]):
+            metadata["questionnaire"] = answers[row["user_id"]]
         text = item.input or "(no text)"
         shown = [ContentText(text=text), ContentImage(image=item.image)] if item.image and with_images else text
         messages = [ChatMessageUser(content=shown)]
@@ -184,7 +191,8 @@ def build_log(db: sqlite_utils.Database, study_id: int):
                   "display_name": protocol.display_name(benchmark), "people": epoch_of,
                   "score_note": kind_of(benchmark).score_note,
                   "written_by": "StrucText Studio",
-                  "images": "embedded" if with_images else f"left out: more than {MAX_IMAGE_BYTES:,} bytes in all"})
+                  "images": "embedded" if with_images else f"left out: more than {MAX_IMAGE_BYTES:,} bytes in all",
+                  **_questionnaire_metadata(db, study_id, frame, answers)})
     results = log.EvalResults(total_samples=n, completed_samples=n, scores=[log.EvalScore(
         name=scorer, scorer=scorer, reducer="mean", scored_samples=n, unscored_samples=0,
         metrics={"mean": log.EvalMetric(name="mean", value=mean), "stderr": log.EvalMetric(name="stderr", value=stderr)})])
@@ -195,6 +203,21 @@ def build_log(db: sqlite_utils.Database, study_id: int):
     built.reductions = [log.EvalSampleReductions(scorer=scorer, reducer="mean", samples=[
         log.EvalSampleScore(value=value, sample_id=sample_id) for sample_id, value in zip(ids, means)])]
     return built
+
+
+def _questionnaire_metadata(db: sqlite_utils.Database, study_id: int, frame: pd.DataFrame,
+                            answers: dict[int, dict]) -> dict:
+    """The log's ``questionnaire``: the study's fields (name, label, kind, options) and each person's
+    answers by name; nothing when the study asks none."""
+    asked = profiles.fields(db, study_id)
+    if not asked:
+        return {}
+    people = dict(zip(frame["user_id"], frame["annotator"]))
+    return {"questionnaire": {
+        "fields": [{key: field[key] for key in ("name", "label", "kind", "options") if field.get(key)}
+                   for field in asked],
+        "people": {name: answers.get(int(user_id), {}) for user_id, name in sorted(people.items(), key=lambda p: p[1])},
+    }}
 
 
 #: How Inspect names its logs (a leading ISO time): it lists a ``.json`` log only when so named.
