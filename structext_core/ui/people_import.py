@@ -130,7 +130,7 @@ def new_link_block(db, user: dict, users: list[dict], *, page_slug: str = "accou
     with st.form("pi_link_form"):
         st.markdown("**New set-password link**")
         by_id = {u["id"]: u for u in users}
-        who = st.selectbox("Account", list(by_id), key="pi_link_user", index=None, placeholder="Choose an account",
+        who = st.selectbox("Account for the link", list(by_id), key="pi_link_user", index=None, placeholder="Choose an account",
                            format_func=lambda i: by_id[i]["username"])
         submitted = st.form_submit_button("Make a link")
     if submitted:
