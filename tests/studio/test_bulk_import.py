@@ -322,3 +322,15 @@ def test_a_name_taken_between_the_check_and_the_write_refuses_the_whole_file(db,
     report = as_admin(db, lab, "name\nada\nbob\n")
     assert report.problem_lines() == ["line 3, name: 'bob' is already taken by an account"]
     assert counts(db) == before and accounts.get_user(db, "ada") is None
+
+
+def test_a_study_that_refuses_the_importer_rolls_everything_back(db, lab, monkeypatch):
+    """Should a study refuse who adds people (a permission error), the file is refused as a whole."""
+    before = counts(db)
+
+    def not_yours(db_, study_id, user_id, *, by_user=None):
+        raise PermissionError("Only an admin or a lead of the study may add an annotator.")
+    monkeypatch.setattr(study.store, "add_annotator", not_yours)
+    report = as_admin(db, lab, "name,studies\na1,\na2,pilot\n")
+    assert report.problem_lines() == ["line 3, studies: Only an admin or a lead of the study may add an annotator."]
+    assert counts(db) == before

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import io
+import sqlite3
 import time
 from dataclasses import dataclass, field
 
@@ -284,8 +285,12 @@ def import_people(db: sqlite_utils.Database, csv_text: str | bytes, *, by: dict,
                                    [study_id, user_id, by_user, now])
                         changes.record(db, by_user, "study.add_lead", f"study:{study_id}", user_id=user_id)
                 created.append(Created(user_id, person.name, person.role, person.studies, token))
-    except (AccountError, store.StudyError) as error:
+    except (AccountError, store.StudyError, PermissionError, sqlite3.IntegrityError) as error:
+        # A study's own refusal (or one it may gain: who may add people to it), or a name taken by
+        # another session between the check and the write: the whole file is rolled back.
         line = person.line if person is not None else 0
-        column = "name" if isinstance(error, AccountError) else "studies"
+        column = "name" if isinstance(error, (AccountError, sqlite3.IntegrityError)) else "studies"
+        if isinstance(error, sqlite3.IntegrityError):
+            error = AccountError(f"{person.name!r} is already taken by an account")
         return ImportReport(problems=(Problem(line, column, str(error)),))
     return ImportReport(people=plan.people, created=tuple(created))
