@@ -5,8 +5,8 @@ sections, callable from a lead's page too with the lead's limits. UI only: every
 The section reads a CSV (an uploaded file or pasted text), previews what would happen (each
 problem with its line and column, or the accounts to be made), and imports on a button. The links
 are then shown once (name, role, studies, link) with a ``name,link`` CSV to download and hand out:
-the workbench sends no email. A link is the app's own address (``st.context.url``) with
-``?set_password=<token>``.
+the workbench sends no email. A link is the app's address (``STRUCTEXT_PUBLIC_URL``, else this page's
+own, ``st.context.url``) with ``?set_password=<token>``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import io
 import pandas as pd
 import streamlit as st
 
-from structext_core import ui
+from structext_core import settings, ui
 from structext_core.studio.accounts import AccountError, bulk, password_links
 from structext_core.text.words import plural
 
@@ -29,8 +29,20 @@ LINK_KEY = "pi_new_link"
 
 
 def app_address(page_slug: str) -> str:
-    """The app's own address, from the address of this page."""
-    return password_links.app_root(st.context.url or "", page_slug)
+    """The app's address as people reach it: ``STRUCTEXT_PUBLIC_URL`` when set, else this page's own
+    address (``st.context.url``) without the page's path; a warning says when it is a guess."""
+    try:
+        configured = settings.public_url()
+    except settings.SettingError as error:
+        st.warning(f"{error}. Until it is fixed, links start with this browser's address.")
+        configured = ""
+    if configured:
+        return configured + "/"
+    seen = st.context.url or ""
+    if not seen.startswith(("http://", "https://")):
+        st.warning(f"This server's address is unknown here: the links are only paths. Set "
+                   f"{settings.PUBLIC_URL_ENV} to the address people reach the app at.")
+    return password_links.app_root(seen, page_slug)
 
 
 def _links_csv(rows: list[dict]) -> bytes:
@@ -94,6 +106,7 @@ def import_section(db, user: dict, *, allowed_studies: set[int] | None = None,
                 "each with a set-password link.")
     st.dataframe(pd.DataFrame([{"line": p.line, "name": p.name, "role": p.role, "studies": "; ".join(p.studies)}
                                for p in plan.people]), hide_index=True)
+    base = app_address(page_slug)  # before the button: a warning about it is seen before the import
     if not st.button(f"Import {plural(len(plan.people), 'person')}", type="primary", key=f"pi_import_{round_}"):
         return
     try:
@@ -104,7 +117,6 @@ def import_section(db, user: dict, *, allowed_studies: set[int] | None = None,
     if not report.ok:
         st.error(f"Nothing was imported: fix these lines and try again.\n\n{_problems(report)}")
         return
-    base = app_address(page_slug)
     st.session_state[DONE_KEY] = [{"name": c.name, "role": c.role, "studies": "; ".join(c.studies),
                                    "link": password_links.link_url(base, c.token)} for c in report.created]
     st.session_state[ROUND_KEY] = round_ + 1

@@ -27,7 +27,8 @@ def db(tmp_path, monkeypatch):
     monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
     monkeypatch.setenv("STRUCTEXT_RESULTS_DIR", str(tmp_path / "results"))
     monkeypatch.setenv("STRUCTEXT_AIBENCH_SYNTHETIC", "off")
-    for name in ("STRUCTEXT_ADMIN_USER", "STRUCTEXT_ADMIN_PASSWORD", "STRUCTEXT_PASSWORD_LINK_DAYS"):
+    for name in ("STRUCTEXT_ADMIN_USER", "STRUCTEXT_ADMIN_PASSWORD", "STRUCTEXT_PASSWORD_LINK_DAYS",
+                 "STRUCTEXT_PUBLIC_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     return storage.open_db()
@@ -218,3 +219,17 @@ def test_an_unknown_link_says_one_thing_and_leads_to_the_log_in(db, boss):
     assert "set_password" not in at.query_params
     assert not at.exception
     assert [b.label for b in at.sidebar.button if b.label == "Log in"] == ["Log in"]
+
+
+def test_links_start_with_the_public_address_when_one_is_set(db, boss, monkeypatch):
+    monkeypatch.setenv("STRUCTEXT_PUBLIC_URL", "https://people.example.org/lab/")
+    at = click(paste(open_accounts(boss), "name\nada\n"), "Import 1 person")
+    [link] = list(at.dataframe[-1].value["link"])
+    assert link.startswith("https://people.example.org/lab/?set_password=")
+    monkeypatch.setenv("STRUCTEXT_PUBLIC_URL", "not an address")
+    at = click(at, "Done: hide the links")
+    at = paste(at, "name\nbo\n")
+    assert any("STRUCTEXT_PUBLIC_URL='not an address' must be a web address" in w.value for w in at.warning)
+    at = click(at, "Import 1 person")
+    [link] = list(at.dataframe[-1].value["link"])
+    assert link.startswith("https://lab.example.org/studio/?set_password=")  # this browser's address
