@@ -11,7 +11,7 @@ import streamlit as st
 
 from structext_core import protocol, ui
 from structext_core.studio import access, accounts
-from structext_core.ui import study_links
+from structext_core.ui import password_link, study_links
 from structext_core.ui.frame import ensure_frame
 
 HERE = Path(__file__).parent
@@ -34,6 +34,7 @@ with ui.run_scope():
             at_start()
     has_admin = accounts.has_admin(db)
     ui.restore_session()  # a reload keeps the log-in (session cookie); a revoked or expired one ends here
+    password_link.take_over()  # /?set_password=<token>: the set-password screen alone, listed nowhere
     user = ui.current_user()
 
     with st.sidebar:

@@ -1,5 +1,6 @@
-"""Accounts: create accounts and set passwords, disable, enable or delete them, unlock a locked
-user name, and the public read-only mode (who sees what). Admins only.
+"""Accounts: create accounts and set passwords, people from a CSV with one-time set-password links,
+disable, enable or delete accounts, unlock a locked user name, and the public read-only mode (who
+sees what). Admins only.
 
 UI only: every rule is in ``structext_core.studio.accounts`` and ``structext_core.studio.access``,
 every table from ``structext_core.views.dashboard``.
@@ -10,6 +11,7 @@ import streamlit as st
 from structext_core import ui
 from structext_core.studio import access, accounts
 from structext_core.text.words import plural
+from structext_core.ui import people_import
 from structext_core.ui.frame import ensure_frame
 from structext_core.views import dashboard
 
@@ -55,6 +57,8 @@ def accounts_section() -> None:
             else:
                 ui.flash("success", f"New password set for {who!r}. Their open sessions have ended.")
                 st.rerun()
+    people_import.new_link_block(db, user, [u for u in users if u["status"] == "active"])
+    people_import.import_section(db, user)  # an admin: any role, any study
     account_lifecycle_block(users)
     login_locks_block()
     public_mode_block()

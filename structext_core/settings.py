@@ -42,6 +42,7 @@ LIMIT_PREFIX = "STRUCTEXT_LIMIT_"
 HOME_ENV = "STRUCTEXT_HOME"
 RUN_SLOTS_ENV = "STRUCTEXT_RUN_SLOTS"
 PUBLIC_URL_ENV = "STRUCTEXT_PUBLIC_URL"
+PASSWORD_LINK_DAYS_ENV = "STRUCTEXT_PASSWORD_LINK_DAYS"
 
 
 class SettingError(ValueError):
@@ -190,6 +191,28 @@ def session_secret() -> str:
     if secret and len(secret) < MIN_SECRET_LENGTH:
         raise SettingError(f"{SESSION_SECRET_ENV} is too short: use {MIN_SECRET_LENGTH} characters or more.")
     return secret
+
+
+DEFAULT_PASSWORD_LINK_DAYS = 7.0
+MAX_PASSWORD_LINK_DAYS = 90.0
+
+
+def password_link_days() -> float:
+    """How long a one-time set-password link lasts, in days: ``$STRUCTEXT_PASSWORD_LINK_DAYS``
+    (fractions allowed, above 0 and at most 90), 7 by default."""
+    text = raw(PASSWORD_LINK_DAYS_ENV)
+    if not text:
+        return DEFAULT_PASSWORD_LINK_DAYS
+    try:
+        days = float(text)
+    except ValueError:
+        days = float("nan")
+    if not 0 < days <= MAX_PASSWORD_LINK_DAYS:  # also refuses nan
+        raise SettingError(
+            f"{PASSWORD_LINK_DAYS_ENV}={text!r} is not a link lifetime: give a number of days above 0 and "
+            f"at most {MAX_PASSWORD_LINK_DAYS:g} (default {DEFAULT_PASSWORD_LINK_DAYS:g})."
+        )
+    return days
 
 
 # ---------------------------------------------------------------- the human-baseline clock

@@ -15,6 +15,13 @@ proxy that keeps each browser on one process: a Streamlit session, and the files
   ``crowd.pid``), and waits until every process has ended.
 - ``crowd config``: prints the configuration ``start`` would write.
 
+``start`` writes only files it recognises as its own: ``haproxy.cfg`` starts with :data:`HEADER`, and
+each log (``app-a.log``, ..., ``haproxy.log``) with a first line :data:`LOG_HEADER` it writes before
+the process's output. A file of one of those names that is not empty and lacks that first line (the
+lab's own ``haproxy.log``), or is a link, stops ``start`` before anything is written or started, naming
+it; so does a ``crowd.pid`` that holds more than a process id. ``--bind`` is an IP address or a host
+name (:func:`check_bind`), refused otherwise before anything is checked or printed.
+
 The app processes read the environment as one process does (``STRUCTEXT_DB`` and the others: the
 same database for all; ``STRUCTEXT_SESSION_SECRET``, when set, is then the same for all). Every
 child dies with the supervisor (``PR_SET_PDEATHSIG``), even if it is killed with SIGKILL.
@@ -23,13 +30,17 @@ child dies with the supervisor (``PR_SET_PDEATHSIG``), even if it is killed with
 from __future__ import annotations
 
 import ctypes
+import errno
+import ipaddress
 import os
+import re
 import shutil
 import signal
 import socket
 import string
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -41,6 +52,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / "server.py"  # the app as the README serves it: app.py and the clock's heartbeat route
 TEMPLATE = Path(__file__).resolve().parents[1] / "data" / "haproxy.cfg.template"
 HEADER = "# HAProxy in front of"  # the first words of every configuration this command writes
+#: The first words of every log this command writes (before the process's own output).
+LOG_HEADER = "# structext_core crowd start: the log of "
 COOKIE = "STRUCTEXT_NODE"
 NODE_HEADER = "X-Structext-Node"  # the response header naming the process that answered
 MAX_PROCESSES = 64
@@ -51,6 +64,29 @@ CONFIG_FILE = "haproxy.cfg"
 INSTALL_HINT = "install it (Debian: apt-get install haproxy) or give its path with --haproxy"
 _PR_SET_PDEATHSIG = 1
 DEBIAN_SBIN = "/usr/sbin"
+#: A host name: dot-separated labels of letters, digits and inner hyphens (RFC 1123), 253 characters at most.
+_HOST_NAME = re.compile(r"(?=.{1,253}\Z)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?\Z")
+
+
+def check_bind(value: str) -> str:
+    """``value`` when it is an IP address (v4 or v6) or a host name; else :class:`UsageError` naming
+    ``--bind`` and the value (shown with its escapes: a newline in it is seen, never printed as one)."""
+    text = value if isinstance(value, str) else ""
+    try:
+        ipaddress.ip_address(text)
+        return text
+    except ValueError:
+        pass
+    if _HOST_NAME.match(text) and not text.replace(".", "").isdigit():
+        return text
+    shown = repr(text[:80]) + (" ..." if len(text) > 80 else "")
+    raise UsageError(f"--bind {shown} is not an IP address or a host name: give one such as 0.0.0.0 "
+                     "(every address), 127.0.0.1 or ::1")
+
+
+def _bind_text(bind: str) -> str:
+    """How HAProxy's ``bind`` line writes the address: an IPv6 address in brackets."""
+    return f"[{bind}]" if ":" in bind else bind
 
 
 def server_names(processes: int) -> list[str]:
@@ -67,6 +103,7 @@ def haproxy_config(processes: int, port: int, app_port: int | None = None, bind:
                    ports: list[int] | None = None) -> str:
     """The HAProxy configuration for ``processes`` app processes, the proxy on ``bind``:``port``; the
     apps on ``app_port`` and the next ones, or on ``ports`` (the benchmark's, each one the OS gave)."""
+    bind = _bind_text(check_bind(bind))
     ports = ports if ports is not None else app_ports(port, processes, app_port)
     servers = "\n".join(f"    server {name} 127.0.0.1:{app} check cookie {name}"
                         for name, app in zip(server_names(processes), ports))
@@ -87,14 +124,29 @@ def _check_counts(args) -> None:
 
 
 def port_taken(host: str, port: int) -> bool:
-    with socket.socket() as sock:
+    """Whether ``port`` on ``host`` is taken; :class:`UsageError` when ``host`` (the ``--bind``
+    address) is none of this machine's or a name that does not resolve: that is no taken port."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    except (socket.gaierror, UnicodeError):
+        raise UsageError(f"--bind {host!r}: no address has that name (it does not resolve on this machine)") from None
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
         # As the servers bind (SO_REUSEADDR): a port that only closed connections linger on is free.
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
-        except OSError:
+        except OSError as error:
+            if error.errno == errno.EADDRNOTAVAIL:
+                raise UsageError(f"--bind {host!r} is no address of this machine: give one of its addresses, "
+                                 "or 0.0.0.0 for every one") from None
             return True
     return False
+
+
+def _url_host(bind: str) -> str:
+    """The host part of a URL that reaches the proxy bound to ``bind``."""
+    host = "127.0.0.1" if bind in ("0.0.0.0", "::") else bind
+    return f"[{host}]" if ":" in host else host
 
 
 def find_haproxy(name: str = "haproxy") -> str:
@@ -116,13 +168,56 @@ def _running_pid(run_dir: Path) -> int | None:
     return pid if b"structext_core crowd start" in command else None
 
 
+def _first_line(path: Path) -> str:
+    with open(path, "rb") as file:
+        return file.readline(512).decode("utf-8", "replace")
+
+
+def not_ours(run_dir: Path, processes: int) -> list[str]:
+    """The files ``start`` would write in ``run_dir`` that are there and not of its making: a link, a
+    non-empty file without our first line (the configuration's :data:`HEADER`, a log's
+    :data:`LOG_HEADER`), a ``crowd.pid`` that holds more than a process id, or something that is no file."""
+    found = []
+    logs = [f"app-{name}.log" for name in server_names(processes)] + ["haproxy.log"]
+    for name, header in [(CONFIG_FILE, HEADER), *((log, LOG_HEADER) for log in logs), (PID_FILE, None)]:
+        path = run_dir / name
+        if not (path.exists() or path.is_symlink()):
+            continue
+        if path.is_symlink() or not path.is_file():
+            found.append(name)
+            continue
+        try:
+            if path.stat().st_size == 0:
+                continue
+            first = _first_line(path)
+        except OSError:
+            found.append(name)
+            continue
+        if (header is None and not re.fullmatch(r"\d{1,10}\n?", first)) or (header and not first.startswith(header)):
+            found.append(name)
+    return found
+
+
+def _check_own_files(run_dir: Path, processes: int) -> None:
+    """Refuse to start when a file ``start`` would write is there and is not its own (see the module notes)."""
+    if not run_dir.is_dir():
+        return
+    foreign = not_ours(run_dir, processes)
+    if foreign:
+        raise UsageError(f"{', '.join(foreign)} in {run_dir} {'exists' if len(foreign) == 1 else 'exist'} and "
+                         f"{'was' if len(foreign) == 1 else 'were'} not written by this command: nothing is "
+                         "overwritten; choose another --run-dir or move the file away")
+
+
 def _write_config(path: Path, text: str) -> None:
     """Write our configuration; a file there that this command did not write is left alone."""
-    if path.exists() and not path.read_text(errors="replace").startswith(HEADER):
+    if path.is_symlink() or (path.exists() and not path.read_text(errors="replace").startswith(HEADER)):
         raise UsageError(f"{path} exists and was not written by this command: choose another --run-dir")
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(text)
-    temporary.replace(path)
+    # A temporary name of its own (never one the lab may use), then renamed over ours.
+    handle, temporary = tempfile.mkstemp(prefix=".haproxy.cfg.", dir=path.parent)
+    with os.fdopen(handle, "w") as file:
+        file.write(text)
+    os.replace(temporary, path)
 
 
 # ---------------------------------------------------------------------------------------- processes
@@ -130,8 +225,19 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child, before 
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def _spawn(command: list[str], log: Path) -> subprocess.Popen:
-    with open(log, "wb") as out:
+def _open_log(log: Path, what: str):
+    """Our log ``log``, emptied, opened for appending with :data:`LOG_HEADER` as its first line.
+    A link is never followed (``O_NOFOLLOW``)."""
+    descriptor = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_NOFOLLOW, 0o644)
+    out = os.fdopen(descriptor, "wb")
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    out.write(f"{LOG_HEADER}{what}, started {stamp}\n".encode())
+    out.flush()
+    return out
+
+
+def _spawn(command: list[str], log: Path, what: str = "a process") -> subprocess.Popen:
+    with _open_log(log, what) as out:
         # Its own session: Ctrl-C reaches the supervisor only, which stops the proxy first, then the apps.
         return subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True, preexec_fn=_die_with_parent)
@@ -160,7 +266,7 @@ class Crowd:
         self.children: list[tuple[str, subprocess.Popen, Path]] = []
 
     def add(self, name: str, command: list[str], log: Path) -> subprocess.Popen:
-        process = _spawn(command, log)
+        process = _spawn(command, log, name)
         self.children.append((name, process, log))
         return process
 
@@ -208,6 +314,7 @@ def _on_term(signum, frame):
 
 
 def start(args) -> int:
+    check_bind(args.bind)
     _check_counts(args)
     haproxy = find_haproxy(args.haproxy)
     if not SERVER.is_file():
@@ -224,6 +331,7 @@ def start(args) -> int:
     if running is not None:
         raise UsageError(f"a crowd started from {run_dir} still runs (pid {running}): "
                          f"stop it first with `python -m structext_core crowd stop --run-dir {run_dir}`")
+    _check_own_files(run_dir, args.processes)
     run_dir.mkdir(parents=True, exist_ok=True)
     config = run_dir / CONFIG_FILE
     _write_config(config, haproxy_config(args.processes, args.port, args.app_port, args.bind))
@@ -244,7 +352,7 @@ def start(args) -> int:
                               for n, p in zip(server_names(args.processes), ports)],
                       ProgressLine("starting the app processes", args.processes))
         crowd.add(f"haproxy (port {args.port})", [haproxy, "-db", "-f", str(config)], run_dir / "haproxy.log")
-        host = "127.0.0.1" if args.bind in ("0.0.0.0", "::", "") else args.bind
+        host = _url_host(args.bind)
         _wait_healthy(crowd, [("haproxy", f"http://{host}:{args.port}")], ProgressLine("starting haproxy", 1))
         (run_dir / PID_FILE).write_text(f"{os.getpid()}\n")
         print(f"serving {args.processes} app process{'es' if args.processes > 1 else ''} (ports "
@@ -297,6 +405,7 @@ def stop(args) -> int:
 
 
 def config(args) -> int:
+    check_bind(args.bind)
     _check_counts(args)
     sys.stdout.write(haproxy_config(args.processes, args.port, args.app_port, args.bind))
     return 0

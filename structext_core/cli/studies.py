@@ -9,7 +9,8 @@ answering. ``study inspect-log`` writes a study's answers as an Inspect AI eval 
 The study is named by its id or its name; ``--out`` is a new ``.eval`` or ``.json`` file, or a folder
 (the log is named there as Inspect names its own). A file already there is never overwritten, and
 nothing is written when the study has no counted answer or Inspect AI is not installed (the
-extra: ``pip install 'structext-studio[inspect]'``).
+extra: ``pip install 'structext-studio[inspect]'``). An ``--out`` in a system folder (/proc, /sys,
+/dev, /etc, /usr, ...) is refused, and so is a ``--db`` that is not a database of this app.
 """
 
 from __future__ import annotations
@@ -31,13 +32,18 @@ def find_study(db, named: str):
     return found[0]
 
 
-def _opened(args):
-    from structext_core.cli.main import UsageError
+def _database(args) -> Path:
+    """The database file of ``--db`` (or the default), once :func:`~structext_core.cli.safe_paths.check_our_database`
+    has found it is ours: another program's SQLite file, a text file or a system file is refused before
+    it is opened (opening migrates, which would write our tables into it)."""
+    from structext_core.cli.safe_paths import check_our_database
     from structext_core.studio import storage
-    db_path = Path(args.db) if args.db else storage.default_db_path()
-    if not db_path.is_file():
-        raise UsageError(f"--db {db_path}: no such database file")
-    return storage.opened(db_path)
+    return check_our_database(Path(args.db) if args.db else storage.default_db_path())
+
+
+def _opened(args):
+    from structext_core.studio import storage
+    return storage.opened(_database(args))
 
 
 def _people(db, names) -> list[dict]:
@@ -112,10 +118,10 @@ def cmd_status(args: argparse.Namespace) -> int:
 def cmd_inspect_log(args: argparse.Namespace) -> int:
     from structext_core.cli.main import UsageError
     from structext_core.cli.progress import ProgressLine
+    from structext_core.cli.safe_paths import refuse_system_path
     from structext_core.studio import storage, study
-    db_path = Path(args.db) if args.db else storage.default_db_path()
-    if not db_path.is_file():
-        raise UsageError(f"--db {db_path}: no such database file")
+    refuse_system_path(args.out, "--out")
+    db_path = _database(args)
     progress = ProgressLine("writing the log", total=1)
     try:
         with storage.opened(db_path) as db:
@@ -125,6 +131,10 @@ def cmd_inspect_log(args: argparse.Namespace) -> int:
         progress(1)
     except study.StudyError as error:
         raise UsageError(str(error)) from None
+    except OSError as error:  # a folder one may not write in, a full disk: said, not a traceback
+        where = f" ({error.filename})" if error.filename else ""
+        raise UsageError(f"--out {str(args.out)[:200]!r}: the log could not be written{where}: "
+                         f"{error.strerror or error}; nothing was written") from None
     finally:
         progress.close()
     print(f"wrote {plural(answers, 'answer')} of study {chosen.name!r} as model human/{chosen.name} to {path}")
