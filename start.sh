@@ -75,9 +75,10 @@ PY
 
 lacking=$(missing)
 if [ -n "$lacking" ]; then
-  echo "start.sh: installing into .venv: $lacking" >&2
-  # Inspect AI at the version the tests run (requirements-dev.txt's pin, read here as a constraint)
-  .venv/bin/pip install --disable-pip-version-check -q -r requirements.txt -c requirements-dev.txt -e '.[inspect]'
+  echo "start.sh: installing into .venv (the first time, a few minutes): $lacking" >&2
+  # Inspect AI at the version the tests run (requirements-dev.txt's pin, read here as a constraint);
+  # pip's own lines show the progress.
+  .venv/bin/pip install --disable-pip-version-check -r requirements.txt -c requirements-dev.txt -e '.[inspect]'
   lacking=$(missing)
   if [ -n "$lacking" ]; then
     echo "start.sh: still missing after the install: $lacking" >&2

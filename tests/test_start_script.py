@@ -140,9 +140,9 @@ def test_the_first_run_installs_and_starts_and_the_second_only_starts(checkout):
     first = run("--server.port", "8600")
     assert first.returncode == 0, first.stderr
     assert "python3 -m venv .venv" in log.read_text()
-    assert calls(log, "pip") == [["install", "--disable-pip-version-check", "-q", "-r", "requirements.txt",
+    assert calls(log, "pip") == [["install", "--disable-pip-version-check", "-r", "requirements.txt",
                                   "-c", "requirements-dev.txt", "-e", ".[inspect]"]]
-    assert "installing into .venv" in first.stderr and "streamlit (not installed)" in first.stderr
+    assert "installing into .venv (the first time, a few minutes)" in first.stderr and "streamlit (not installed)" in first.stderr
     dev_pin = next(line for line in (ROOT / "requirements-dev.txt").read_text().splitlines()
                    if line.startswith("inspect-ai=="))
     assert (site_packages(project) / f"inspect_ai-{dev_pin.split('==')[1]}.dist-info").is_dir()
