@@ -27,6 +27,11 @@ if [ ! -x .venv/bin/python ]; then
   }
 fi
 
+if ! .venv/bin/python -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "start.sh: .venv does not run Python 3.11 or later: remove the .venv folder and run start.sh again" >&2
+  exit 1
+fi
+
 # What .venv lacks, one phrase each, comma-separated; empty when nothing (a fraction of a second:
 # it reads the installed packages' metadata, it imports none of them).
 missing() {

@@ -229,3 +229,14 @@ def test_a_venv_the_install_leaves_incomplete_is_not_started(checkout):
     result = run(FAKE_PIP_SKIP="inspect-ai")  # pip says it succeeded, yet Inspect AI is not there
     assert result.returncode != 0 and "still missing after the install: inspect-ai (not installed)" in result.stderr
     assert calls(log, "streamlit") == []
+
+
+def test_a_venv_of_an_old_python_is_refused_with_what_to_do(checkout):
+    project, run, log = checkout
+    (project / ".venv" / "bin").mkdir(parents=True)
+    old = project / ".venv" / "bin" / "python"
+    old.write_text("#!/bin/sh\nexit 1\n")  # what `python -c 'sys.exit(version < (3, 11))'` says on 3.10
+    old.chmod(0o755)
+    result = run()
+    assert result.returncode == 1 and "remove the .venv folder and run start.sh again" in result.stderr
+    assert calls(log, "pip") == [] and calls(log, "streamlit") == []
