@@ -22,6 +22,7 @@ if [ ! -x .venv/bin/python ]; then
   fi
   echo "start.sh: creating .venv with $python" >&2
   "$python" -m venv .venv || {
+    rm -rf .venv  # made by this run, half made: the next run starts afresh
     echo "start.sh: $python could not create .venv (on Debian: apt-get install python3-venv)" >&2
     exit 1
   }
