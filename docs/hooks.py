@@ -8,10 +8,11 @@ A page asks for generated text with a marker on a line of its own:
 - ``<!-- generated: who-sees-what -->``: the access table (``structext_core.studio.access``);
 - ``<!-- generated: figures -->``: the measured figures in ``docs/figures.yml``, each with its
   date, machine and command (the benchmarks are never run by the build);
-- ``<!-- screenshot: NAME | caption -->``: ``tests/screenshots/NAME.png``, which a browser journey
-  (``tests/browser``) takes. When the journeys have run, the picture is copied into the site;
-  otherwise the page says, in a note, that it is missing and how to make it. A NAME that no journey
-  takes fails the build, so a page never points at a picture nothing makes.
+- ``<!-- screenshot: NAME | caption -->``: ``docs/screenshots/NAME.png``, committed, which a browser
+  journey (``tests/browser``) takes into ``tests/screenshots/`` and ``docs/screenshots.py`` stores
+  there, smaller. A NAME that no journey takes, or whose picture is not stored, fails the build (a
+  page never shows a placeholder nor points at a picture nothing makes), and so does a stored
+  picture that no page names.
 
 The build also fails on an unknown marker, on a ``STRUCTEXT_*`` variable of the code that the
 configuration page does not name, on a malformed figures entry, and on any page, stylesheet or
@@ -28,10 +29,10 @@ from pathlib import Path
 
 import yaml
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parent.parent
-SCREENSHOTS = ROOT / "tests" / "screenshots"
+SCREENSHOTS = ROOT / "tests" / "screenshots"  # where the journeys take them
+STORED_SHOTS = ROOT / "docs" / "screenshots"  # where docs/screenshots.py stores them for the site
 JOURNEYS = ROOT / "tests" / "browser"
 FIGURES = ROOT / "docs" / "figures.yml"
 CONFIGURATION_PAGE = "reference/configuration.md"
@@ -61,27 +62,24 @@ def _referenced_shots(docs_dir: Path) -> dict[str, str]:
 
 def on_files(files, config):
     journeys = _journey_names()
-    included = 0
-    for name, page in _referenced_shots(Path(config["docs_dir"])).items():
+    named = _referenced_shots(Path(config["docs_dir"]))
+    for name, page in named.items():
         if f'"{name}"' not in journeys:
             raise PluginError(f"{page}: screenshot {name!r} is taken by no browser journey in tests/browser/")
-        png = SCREENSHOTS / f"{name}.png"
-        if png.is_file():
-            files.append(File.generated(config, f"screenshots/{name}.png", abs_src_path=str(png)))
-            included += 1
-    missing = len(_referenced_shots(Path(config["docs_dir"]))) - included
-    print(f"docs: {included} screenshot(s) from tests/screenshots, {missing} missing (shown as a note)",
-          file=sys.stderr)
+    lacking = sorted(name for name in named if not (STORED_SHOTS / f"{name}.png").is_file())
+    if lacking:
+        raise PluginError(f"docs/screenshots/ lacks {', '.join(f'{n}.png' for n in lacking)}: take and store "
+                          f"them with `.venv/bin/python docs/screenshots.py` (it runs the journeys that take them)")
+    unnamed = sorted(p.name for p in STORED_SHOTS.glob("*.png") if p.stem not in named)
+    if unnamed:
+        raise PluginError(f"docs/screenshots/ holds {', '.join(unnamed)}, which no page names: "
+                          f"`.venv/bin/python docs/screenshots.py --last-run` removes them")
     return files
 
 
 def _screenshot(page_uri: str, name: str, caption: str) -> str:
-    if (SCREENSHOTS / f"{name}.png").is_file():
-        up = "../" * page_uri.count("/")
-        return f"![{caption}]({up}screenshots/{name}.png)\n\n*{caption}* (`{name}.png`, taken by the browser journeys)"
-    return (f'!!! note "Screenshot not in this build: {name}.png"\n'
-            f"    {caption}. The browser journeys (`tests/browser`, run by `bash .ci/run`) take this "
-            f"picture into `tests/screenshots/`; build the docs after them (`.ci/run` does) to show it here.")
+    up = "../" * page_uri.count("/")
+    return f"![{caption}]({up}screenshots/{name}.png)\n\n*{caption}*"
 
 
 # ---------------------------------------------------------------- generated text

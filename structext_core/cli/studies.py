@@ -9,7 +9,7 @@ answering. ``study inspect-log`` writes a study's answers as an Inspect AI eval 
 The study is named by its id or its name; ``--out`` is a new ``.eval`` or ``.json`` file, or a folder
 (the log is named there as Inspect names its own). A file already there is never overwritten, and
 nothing is written when the study has no counted answer or Inspect AI is not installed (the
-extra: ``pip install 'structext-studio[inspect]'``). An ``--out`` in a system folder (/proc, /sys,
+extra ``.[inspect]``, which ``bash start.sh`` installs). An ``--out`` in a system folder (/proc, /sys,
 /dev, /etc, /usr, ...) is refused, and so is a ``--db`` that is not a database of this app.
 """
 

@@ -27,7 +27,7 @@ What the log holds:
   many answers.
 
 Only the counted answers go in (practice and gold answers are not). Inspect AI is an optional
-extra (``pip install 'structext-studio[inspect]'``); without it, :class:`LogExportError` says so.
+extra of this checkout (``.[inspect]``, which ``bash start.sh`` installs); without it, :class:`LogExportError` says so.
 """
 
 from __future__ import annotations
@@ -55,7 +55,9 @@ LOG_SUFFIXES = (".eval", ".json")
 #: The most image data (data URIs, every person's samples counted) a log embeds; beyond it the
 #: samples hold the questions' text only, and the log's metadata says so.
 MAX_IMAGE_BYTES = 200_000_000
-INSTALL_HINT = "pip install 'structext-studio[inspect]' (or pip install inspect-ai==0.3.285)"
+#: How to get Inspect AI in this checkout: the README's start command installs the extra itself.
+INSTALL_HINT = ("run `bash start.sh` again in the project folder (it installs what is missing), "
+                "or `.venv/bin/pip install -e '.[inspect]'` there")
 
 
 class LogExportError(StudyError):
@@ -68,9 +70,8 @@ def _inspect():
         from inspect_ai import log
         from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ContentImage, ContentText, ModelOutput
         from inspect_ai.scorer import Score
-    except ImportError as error:
-        raise LogExportError(f"Inspect AI is not installed, so no Inspect log can be written ({error}): "
-                             f"install the extra with {INSTALL_HINT}.") from None
+    except ImportError:
+        raise LogExportError(f"Inspect AI is not installed, so no Inspect log can be written: {INSTALL_HINT}.") from None
     return log, Score, ModelOutput, ChatMessageUser, ChatMessageAssistant, ContentText, ContentImage
 
 

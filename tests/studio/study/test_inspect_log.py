@@ -172,7 +172,7 @@ def test_inspect_missing_is_said_clearly_and_nothing_is_written(lab_answered, tm
     db, study_id, _ = lab_answered
     monkeypatch.setitem(sys.modules, "inspect_ai", None)
     monkeypatch.setitem(sys.modules, "inspect_ai.log", None)
-    with pytest.raises(study.LogExportError, match=r"Inspect AI is not installed.*structext-studio\[inspect\]"):
+    with pytest.raises(study.LogExportError, match=r"Inspect AI is not installed.*bash start.sh.*\.\[inspect\]"):
         study.write_inspect_log(db, study_id, tmp_path / "human.eval")
     assert not [p for p in tmp_path.iterdir() if p.suffix == ".eval"]
 
@@ -257,4 +257,4 @@ def test_the_dashboard_offers_the_log_only_when_it_can_be_made(tmp_path, monkeyp
     assert label in export_page()[0]
     monkeypatch.setattr(inspect_log, "installed", lambda: False)
     labels, captions = export_page()
-    assert label not in labels and any("not installed" in c and "[inspect]" in c for c in captions)
+    assert label not in labels and any("not installed" in c and "bash start.sh" in c for c in captions)
