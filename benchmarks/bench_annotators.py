@@ -33,6 +33,37 @@ person on one process, round robin), then through Debian's HAProxy with the conf
 ``python -m structext_core crowd`` (structext_core/cli/crowd.py): each person loads the page first
 (the proxy's cookie ``STRUCTEXT_NODE``), and its websocket and heartbeats carry the cookie, as a
 browser's do. The proxy's own CPU is printed too; a last table puts the two runs side by side.
+
+``--participants N`` is the crowd arriving by a study link (issue 45) instead of annotators logging
+in. The study (Test-Hard, one lab annotator in it) gets, by the core functions, a study link of
+``--places`` places (N unless given) that takes Prolific's parameters, a consent text and a short
+questionnaire (expertise: a choice; years of practice: a number). N + ``--extra`` people arrive at
+random times (uniform, seeded) within ``--ramp`` seconds: each loads the page at the link's address
+with its own ``PROLIFIC_PID`` (and ``STUDY_ID``, ``SESSION_ID``) as the platform sends it (through
+the proxy: its cookie, as above), opens its websocket at that address (the first run asks for the
+page by its path and sends the query string, as a browser's does) and is enrolled in that run (the
+resume code shown); the same websocket, logged in by the enrolment, goes on: "Go on to the study",
+the consent accepted, the questionnaire sent, the rule accepted, each after 2-5 s of reading
+(``--read-min``/``--read-max``); then an answer every ``--pace-min``-``--pace-max`` s with the
+clock's heartbeats, as above, until ``--seconds`` after the ramp. Those beyond the places are
+refused in their first run with the page's "This study is full" message: counted as refusals, not
+problems. Each process is warmed first, not counted: the lab's pilot annotator logs in and opens the
+join page and Human baseline (a lead trying the study before the link goes out).
+
+Printed: every step's time (the run a click asks for, until it has finished; arrive: from the page's
+HTTP GET to the end of the enrolling run) p50/p95/max, the heartbeats, the servers' and the proxy's
+CPU, the arrivals by process; the database's count of the link's participants (exactly the places),
+of those kept with the platform's three parameters, in the study, consented, with the questionnaire
+sent and its answers, the refusals; every acknowledged answer one row (0 lost, 0 unacknowledged),
+no errors, ``PRAGMA integrity_check``; one line per goal (met / NOT met). The exit status is 1 when a
+goal is not met. With ``--through-proxy`` a participants run goes through the proxy only.
+
+    .venv/bin/python benchmarks/bench_annotators.py --participants 20 --extra 2 --ramp 20 --seconds 30
+    .venv/bin/python benchmarks/bench_annotators.py --participants 20 --extra 2 --ramp 20 --seconds 30 \\
+        --processes 2 --through-proxy
+    # issue 45's figure (on a quiet machine): 320 arrive within 60 s for 300 places, 2 processes behind HAProxy
+    .venv/bin/python benchmarks/bench_annotators.py --participants 300 --extra 20 --ramp 60 --seconds 120 \\
+        --processes 2 --through-proxy
 """
 
 from __future__ import annotations
@@ -560,6 +591,7 @@ class CrowdTally(Tally):
     refused: list[str] = field(default_factory=list)  # the messages of the refused ("full")
     enrolled: int = 0  # shown a resume code
     page_loads: list[float] = field(default_factory=list)  # the HTTP GET of the link's address (part of arrive)
+    routes: dict[str, int] = field(default_factory=dict)  # arrivals by process: the proxy's cookie, or the address
 
     def __post_init__(self) -> None:
         self.steps["submit"] = self.submits  # the answering loop's own list (Tally.submits)
@@ -622,6 +654,8 @@ async def participant(index: int, url: str, template: str, answers: dict, args: 
     async with httpx.AsyncClient(base_url=url, timeout=60) as http:  # the browser loads the page first
         cookies = dict((await http.get(address)).cookies)
     tally.page_loads.append(time.perf_counter() - started)
+    route = cookies.get(crowd.COOKIE, url)
+    tally.routes[route] = tally.routes.get(route, 0) + 1
     if tally.sticky and crowd.COOKIE not in cookies:
         tally.problems.append(f"{who}: the proxy set no {crowd.COOKIE} cookie")
     client = StreamlitClient(url, cookies=cookies)
@@ -746,14 +780,16 @@ def report_participants(args: argparse.Namespace, arrivals: int, places: int, pr
           f"one core; RSS at the end {out['rss']:.0f} MB")
     if out.get("proxy_cpu") is not None:
         print(f"haproxy CPU: {out['proxy_cpu']:.1f} s over {out['wall']:.1f} s")
+    print("arrivals by process: " + ", ".join(f"{route} {count}" for route, count in sorted(tally.routes.items())))
     rows: dict = checks["rows"]
     acked = sum(tally.acked.values())
     stored = sum(rows.values())
     lost = sum(max(0, tally.acked.get(k, 0) - rows.get(k, 0)) for k in set(tally.acked) | set(rows))
     extra = sum(max(0, rows.get(k, 0) - tally.acked.get(k, 0)) for k in set(tally.acked) | set(rows))
     expected_in = min(arrivals, places)
+    taken = "all taken" if checks["participants"] == places else f"{checks['participants']} taken"
     print(f"places: {checks['participants']} participants in the database for {places} places "
-          f"({'exactly filled' if checks['participants'] == places else 'NOT filled'}); {tally.enrolled} shown a "
+          f"({taken}); {tally.enrolled} shown a "
           f"resume code, {checks['with_platform_ids']} kept with the platform's PROLIFIC_PID, STUDY_ID and "
           f"SESSION_ID; {len(tally.refused)} refused as full (expected {arrivals - expected_in}); "
           f"{checks['in_study']} in the study, {checks['consented']} consented, {checks['questionnaires']} "
