@@ -592,6 +592,7 @@ class CrowdTally(Tally):
     enrolled: int = 0  # shown a resume code
     page_loads: list[float] = field(default_factory=list)  # the HTTP GET of the link's address (part of arrive)
     routes: dict[str, int] = field(default_factory=dict)  # arrivals by process: the proxy's cookie, or the address
+    chosen: dict[str, dict[str, str]] = field(default_factory=dict)  # external id -> questionnaire answers sent
 
     def __post_init__(self) -> None:
         self.steps["submit"] = self.submits  # the answering loop's own list (Tally.submits)
@@ -676,9 +677,10 @@ async def participant(index: int, url: str, template: str, answers: dict, args: 
         if not (await gate_step(client, tally, who, "go on", GO_ON_LABEL, AGREE_LABEL, reading, rng)
                 and await gate_step(client, tally, who, "consent", AGREE_LABEL, QUESTIONNAIRE_LABEL, reading, rng)):
             return
-        expertise, years = (markdown_text(field["label"]) for field in QUESTIONNAIRE)
-        client.choose(expertise, rng.choice(QUESTIONNAIRE[0]["options"]))
-        client.type_number(years, rng.randint(0, 30))
+        expertise, years = rng.choice(QUESTIONNAIRE[0]["options"]), rng.randint(0, 30)
+        client.choose(markdown_text(QUESTIONNAIRE[0]["label"]), expertise)
+        client.type_number(markdown_text(QUESTIONNAIRE[1]["label"]), years)
+        tally.chosen[person] = {"expertise": expertise, "years": str(years)}
         if not (await gate_step(client, tally, who, "questionnaire", QUESTIONNAIRE_LABEL, RULE_LABEL, reading, rng)
                 and await gate_step(client, tally, who, "rule", RULE_LABEL, SUBMIT_LABEL, reading, rng)):
             return
@@ -746,6 +748,9 @@ def participant_checks(db_path: Path, study_id: int) -> dict:
             "consented": one(f"SELECT COUNT(*) {members} AND sa.consent_version IS NOT NULL"),
             "questionnaires": one(f"SELECT COUNT(*) {members} AND sa.questionnaire_at IS NOT NULL"),
             "answer_fields": one("SELECT COUNT(*) FROM questionnaire_answers WHERE study_id = ?"),
+            "questionnaire_answers": conn.execute(
+                "SELECT p.external_id, q.field, q.value FROM questionnaire_answers q JOIN participants p"
+                " ON p.user_id = q.user_id AND p.study_id = q.study_id WHERE q.study_id = ?", [study_id]).fetchall(),
             "rows": dict(conn.execute(
                 "SELECT p.external_id, COUNT(r.id) FROM participants p LEFT JOIN responses r"
                 " ON r.user_id = p.user_id AND r.study_id = p.study_id WHERE p.study_id = ? GROUP BY p.external_id",
@@ -796,6 +801,11 @@ def report_participants(args: argparse.Namespace, arrivals: int, places: int, pr
           f"questionnaires sent ({checks['answer_fields']} answers); {tally.ready} reached the questions")
     if tally.refused:
         print(f"  the refusal said: {tally.refused[0]!r}")
+    kept: dict[str, dict[str, str]] = {}
+    for person, name, value in checks["questionnaire_answers"]:
+        kept.setdefault(person, {})[name] = value
+    as_sent = sum(1 for person, answers in tally.chosen.items() if kept.get(person) == answers)
+    print(f"questionnaires: {as_sent} of {len(tally.chosen)} sent kept exactly as sent (choice and number)")
     print(f"answers: {acked:,} acknowledged, {stored:,} rows in the database ({lost} lost, {extra} not acknowledged "
           f"but stored); {tally.unacked} submits without an acknowledgement; integrity_check: {checks['integrity']}")
     errors = [e for c in tally.clients for e in c.errors]
@@ -811,7 +821,7 @@ def report_participants(args: argparse.Namespace, arrivals: int, places: int, pr
         "the others refused as full": len(tally.refused) == arrivals - expected_in,
         "everyone in consented, sent the questionnaire and reached the questions":
             checks["consented"] == checks["questionnaires"] == tally.ready == expected_in
-            and checks["answer_fields"] == expected_in * len(QUESTIONNAIRE),
+            and checks["answer_fields"] == expected_in * len(QUESTIONNAIRE) and as_sent == len(kept) == expected_in,
         "no errors": not tally.problems and not errors,
         "integrity_check ok": checks["integrity"] == "ok",
     }

@@ -34,6 +34,7 @@ def test_people_arrive_by_the_link_two_take_the_places_and_the_third_is_refused(
     assert "2 participants in the database for 2 places (all taken)" in out, out
     assert "2 kept with the platform's PROLIFIC_PID, STUDY_ID and SESSION_ID; 1 refused as full (expected 1)" in out
     assert "2 consented, 2 questionnaires sent (4 answers); 2 reached the questions" in out, out
+    assert "questionnaires: 2 of 2 sent kept exactly as sent (choice and number)" in out, out
     assert "the refusal said: 'This study is full: all 2 places are taken.'" in out, out
     answers = re.search(r"^answers: (\d+) acknowledged, (\d+) rows in the database \(0 lost", out, re.M)
     assert answers and int(answers[1]) == int(answers[2]) >= 2, out
