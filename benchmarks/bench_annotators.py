@@ -33,12 +33,44 @@ person on one process, round robin), then through Debian's HAProxy with the conf
 ``python -m structext_core crowd`` (structext_core/cli/crowd.py): each person loads the page first
 (the proxy's cookie ``STRUCTEXT_NODE``), and its websocket and heartbeats carry the cookie, as a
 browser's do. The proxy's own CPU is printed too; a last table puts the two runs side by side.
+
+``--participants N`` is the crowd arriving by a study link (issue 45) instead of annotators logging
+in. The study (Test-Hard, one lab annotator in it) gets, by the core functions, a study link of
+``--places`` places (N unless given) that takes Prolific's parameters, a consent text and a short
+questionnaire (expertise: a choice; years of practice: a number). N + ``--extra`` people arrive at
+random times (uniform, seeded) within ``--ramp`` seconds: each loads the page at the link's address
+with its own ``PROLIFIC_PID`` (and ``STUDY_ID``, ``SESSION_ID``) as the platform sends it (through
+the proxy: its cookie, as above), opens its websocket at that address (the first run asks for the
+page by its path and sends the query string, as a browser's does) and is enrolled in that run (the
+resume code shown); the same websocket, logged in by the enrolment, goes on: "Go on to the study",
+the consent accepted, the questionnaire sent, the rule accepted, each after 2-5 s of reading
+(``--read-min``/``--read-max``); then an answer every ``--pace-min``-``--pace-max`` s with the
+clock's heartbeats, as above, until ``--seconds`` after the ramp. Those beyond the places are
+refused in their first run with the page's "This study is full" message: counted as refusals, not
+problems. Each process is warmed first, not counted: the lab's pilot annotator logs in and opens the
+join page and Human baseline (a lead trying the study before the link goes out).
+
+Printed: every step's time (the run a click asks for, until it has finished; arrive: from the page's
+HTTP GET to the end of the enrolling run) p50/p95/max, the heartbeats, the servers' and the proxy's
+CPU, the arrivals by process; the database's count of the link's participants (exactly the places),
+of those kept with the platform's three parameters, in the study, consented, with the questionnaire
+sent and its answers, the refusals; every acknowledged answer one row (0 lost, 0 unacknowledged),
+no errors, ``PRAGMA integrity_check``; one line per goal (met / NOT met). The exit status is 1 when a
+goal is not met. With ``--through-proxy`` a participants run goes through the proxy only.
+
+    .venv/bin/python benchmarks/bench_annotators.py --participants 20 --extra 2 --ramp 20 --seconds 30
+    .venv/bin/python benchmarks/bench_annotators.py --participants 20 --extra 2 --ramp 20 --seconds 30 \\
+        --processes 2 --through-proxy
+    # issue 45's figure (on a quiet machine): 320 arrive within 60 s for 300 places, 2 processes behind HAProxy
+    .venv/bin/python benchmarks/bench_annotators.py --participants 300 --extra 20 --ramp 60 --seconds 120 \\
+        --processes 2 --through-proxy
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import math
 import os
 import random
@@ -64,6 +96,8 @@ from structext_core.structext_eval import (
 )
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import accounts, storage
+from structext_core.studio.crowd import consent, links, questionnaire
+from structext_core.text.safe_text import markdown_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -278,7 +312,6 @@ async def annotator_until(index: int, url: str, answers: dict, pace: tuple[float
     client = StreamlitClient(url, cookies=cookies)
     tally.clients.append(client)
     await client.connect()
-    beats = None
     try:
         await client.run()
         client.type_text("User name", name)
@@ -289,7 +322,17 @@ async def annotator_until(index: int, url: str, answers: dict, pace: tuple[float
             await client.click("I have read the rule: start")
         tally.acked.setdefault(name, 0)
         tally.ready += 1
-        beats = asyncio.create_task(heartbeats(client, stop_at))
+        await answer_until(client, name, answers, pace, stop_at, rng, tally)
+    finally:
+        await client.close()
+
+
+async def answer_until(client: StreamlitClient, name: str, answers: dict, pace: tuple[float, float],
+                       stop_at, rng: random.Random, tally: Tally) -> None:
+    """From the first question on: the clock's heartbeats, and an answer every ``pace`` seconds until
+    ``stop_at()``; each acknowledged one counted under ``name`` in ``tally.acked``."""
+    beats = asyncio.create_task(heartbeats(client, stop_at))
+    try:
         while time.time() < stop_at():
             await asyncio.sleep(min(rng.uniform(*pace), max(0.0, stop_at() - time.time())))
             if time.time() >= stop_at():
@@ -308,9 +351,7 @@ async def annotator_until(index: int, url: str, answers: dict, pace: tuple[float
             if tally.measuring:
                 tally.submits.append(result.seconds)
     finally:
-        if beats is not None:
-            beats.cancel()
-        await client.close()
+        beats.cancel()
 
 
 CLOCK = "structext_question_clock"
@@ -471,37 +512,344 @@ def start_proxy(base: Path, ports: list[int]) -> tuple[subprocess.Popen, int]:
     return proxy, port
 
 
+@contextlib.contextmanager
+def servers_up(base: Path, paths: dict, processes: int, entry: str, via_proxy: bool):
+    """``processes`` servers on the database of ``paths`` (and HAProxy in front of them when
+    ``via_proxy``), stopped on leaving: yields (the addresses people open, the servers, the proxy or None,
+    each server's own address)."""
+    ports = [free_port() for _ in range(processes)]
+    servers = [start_server(base, paths, port, entry) for port in ports]
+    proxy = None
+    try:
+        for port, server in zip(ports, servers):
+            wait_healthy(base, port, server)
+        direct = [f"http://127.0.0.1:{port}" for port in ports]
+        urls = direct
+        if via_proxy:
+            proxy, proxy_port = start_proxy(base, ports)
+            urls = [f"http://127.0.0.1:{proxy_port}"]
+        yield urls, servers, proxy, direct
+    finally:
+        for server in ([proxy] if proxy is not None else []) + servers:
+            server.terminate()
+        for server in ([proxy] if proxy is not None else []) + servers:
+            try:
+                server.wait(20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
 def run_once(args: argparse.Namespace, n: int, processes: int, seconds: float) -> dict:
     items = max(args.items, math.ceil(seconds / args.pace_min) + 20)
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         print(f"preparing the study ({n} annotators, {items} questions) ...", file=sys.stderr)
         paths = prepare(base, n, items)
-        ports = [free_port() for _ in range(processes)]
-        servers = [start_server(base, paths, port, args.entry) for port in ports]
-        proxy = None
-        try:
-            for port, server in zip(ports, servers):
-                wait_healthy(base, port, server)
-            urls = [f"http://127.0.0.1:{port}" for port in ports]
-            if getattr(args, "via_proxy", False):
-                proxy, proxy_port = start_proxy(base, ports)
-                urls = [f"http://127.0.0.1:{proxy_port}"]
-                proxy_cpu = cpu_seconds(proxy.pid)
+        with servers_up(base, paths, processes, args.entry, getattr(args, "via_proxy", False)) as (urls, servers,
+                                                                                                  proxy, _):
+            proxy_cpu = cpu_seconds(proxy.pid) if proxy is not None else 0.0
             out = asyncio.run(simulate(urls, paths["answers"], args, n, seconds, [s.pid for s in servers],
                                        paths["db"]))
             if proxy is not None:
                 out["proxy_cpu"] = cpu_seconds(proxy.pid) - proxy_cpu  # from the start: logins included
-        finally:
-            for server in ([proxy] if proxy is not None else []) + servers:
-                server.terminate()
-            for server in ([proxy] if proxy is not None else []) + servers:
-                try:
-                    server.wait(20)
-                except subprocess.TimeoutExpired:
-                    server.kill()
         rows, integrity = database_checks(paths["db"], out["tally"].acked)
         return report(args, n, processes, seconds, out, rows, integrity)
+
+
+# ---------------------------------------------------------------- participants arriving by a study link
+
+#: What the platform fills in for STUDY_ID (the same for everyone in one platform study).
+PLATFORM_STUDY_ID = "bench-study-0001"
+CONSENT_TEXT = ("## Taking part\n\nYou answer short puzzles **on your own**, without tools or the web. Your answers "
+                "and the time you take are kept for research; your platform id is kept to pay you.\n\n"
+                "You may stop at any time.")
+QUESTIONNAIRE = [
+    {"name": "expertise", "label": "How expert are you at puzzles like these?", "kind": "choice",
+     "options": ["novice", "some", "expert"], "required": True},
+    {"name": "years", "label": "Years of practice with such puzzles", "kind": "number", "min": 0, "max": 60,
+     "required": True},
+]
+#: The labels the participant clicks (pages/join.py, structext_core/ui/crowd_gate.py, the rule screen).
+GO_ON_LABEL = "Go on to the study"
+AGREE_LABEL = "I agree: continue"
+QUESTIONNAIRE_LABEL = "Continue"
+RULE_LABEL = "I have read the rule: start"
+FULL_PREFIX = "This study is full"
+#: The steps timed, in a participant's order: the run a click asks for, until it has finished (arrive:
+#: the page loaded at the link's address, the websocket opened and the first run, the enrolment in it).
+STEPS = {"arrive": "arrive: page, websocket, enrolment (resume code shown)",
+         "go on": "'Go on to the study' -> consent text",
+         "consent": "consent accepted -> questionnaire",
+         "questionnaire": "questionnaire sent -> the rule",
+         "rule": "rule accepted -> first question",
+         "submit": "submit -> next question"}
+
+
+@dataclass
+class CrowdTally(Tally):
+    steps: dict[str, list[float]] = field(default_factory=lambda: {name: [] for name in STEPS})
+    refused: list[str] = field(default_factory=list)  # the messages of the refused ("full")
+    enrolled: int = 0  # shown a resume code
+    page_loads: list[float] = field(default_factory=list)  # the HTTP GET of the link's address (part of arrive)
+    routes: dict[str, int] = field(default_factory=dict)  # arrivals by process: the proxy's cookie, or the address
+    chosen: dict[str, dict[str, str]] = field(default_factory=dict)  # external id -> questionnaire answers sent
+
+    def __post_init__(self) -> None:
+        self.steps["submit"] = self.submits  # the answering loop's own list (Tally.submits)
+
+
+def prepare_participants(base: Path, places: int, n_items: int) -> dict:
+    """A database with a Test-Hard study (one lab annotator in it: a study needs one to be made), a
+    study link of ``places`` places that takes Prolific's parameters, a consent text and a short
+    questionnaire, set by the core functions; the suite."""
+    data_dir = base / "suites"
+    data_dir.mkdir()
+    rows = suites.generate_suite("test-hard", seed=0)
+    samples.write_jsonl(data_dir / "test-hard.jsonl", rows)
+    db = storage.open_db(base / "structext.db")
+    pilot = accounts.create_user(db, "lab-pilot", PASSWORD, "annotator")["id"]
+    study_id = structext_study.create_study(db, name="bench-crowd", suite="test-hard", samples=rows,
+                                            n_items=min(n_items, len(rows)), annotator_ids=[pilot], seed=0)
+    link = links.create_link(db, study_id, places=places, expires_at=None, id_param=links.PROLIFIC_ID_PARAM,
+                             by=None)
+    consent.set_consent(db, study_id, CONSENT_TEXT, by=None)
+    questionnaire.set_questionnaire(db, study_id, QUESTIONNAIRE, by=None)
+    db.conn.close()
+    answers = {row["question"]: row["answer"] for row in rows}
+    # The address the lead pastes into the platform, its placeholders as the platform sees them.
+    address = links.link_url("", link.token, links.PROLIFIC_ID_PARAM)
+    return {"db": base / "structext.db", "data_dir": data_dir, "answers": answers, "study_id": study_id,
+            "address": address}
+
+
+def platform_address(template: str, rng: random.Random) -> tuple[str, str]:
+    """The link's address as the platform sends one person to it (Prolific's ids: 24 hex digits); and the id."""
+    person = f"{rng.getrandbits(96):024x}"
+    filled = {"PROLIFIC_PID": person, "STUDY_ID": PLATFORM_STUDY_ID, "SESSION_ID": f"{rng.getrandbits(96):024x}"}
+    for name, value in filled.items():
+        template = template.replace(f"{{{{%{name}%}}}}", value)
+    return template, person
+
+
+async def gate_step(client: StreamlitClient, tally: CrowdTally, who: str, step: str, label: str, expect: str,
+                    reading: tuple[float, float], rng: random.Random) -> bool:
+    """Read for a moment, click ``label`` and time the run; True when it drew ``expect``."""
+    await asyncio.sleep(rng.uniform(*reading))
+    result = await client.click(label)
+    tally.steps[step].append(result.seconds)
+    if client.drew(result, expect):
+        return True
+    tally.problems.append(f"{who}: after {step!r} no {expect!r}; the page said: {' | '.join(result.texts)[:300]}")
+    return False
+
+
+async def participant(index: int, url: str, template: str, answers: dict, args: argparse.Namespace, stop_at,
+                      tally: CrowdTally) -> None:
+    """One person sent by the platform: the page at the link's address, enrolment, go on, consent, the
+    questionnaire, the rule, then answers at ``--pace`` until ``stop_at()``."""
+    rng = random.Random(index)
+    address, person = platform_address(template, rng)
+    who = f"participant {index}"
+    reading = (args.read_min, args.read_max)
+    started = time.perf_counter()
+    async with httpx.AsyncClient(base_url=url, timeout=60) as http:  # the browser loads the page first
+        cookies = dict((await http.get(address)).cookies)
+    tally.page_loads.append(time.perf_counter() - started)
+    route = cookies.get(crowd.COOKIE, url)
+    tally.routes[route] = tally.routes.get(route, 0) + 1
+    if tally.sticky and crowd.COOKIE not in cookies:
+        tally.problems.append(f"{who}: the proxy set no {crowd.COOKIE} cookie")
+    client = StreamlitClient(url, cookies=cookies)
+    tally.clients.append(client)
+    try:
+        await client.connect()
+        result = await client.open_address(address)
+        tally.steps["arrive"].append(time.perf_counter() - started)
+        refusal = next((text for text in result.texts if text.startswith(FULL_PREFIX)), None)
+        if refusal is not None:
+            tally.refused.append(refusal)
+            return
+        if not client.drew(result, GO_ON_LABEL):
+            tally.problems.append(f"{who}: not enrolled; the page said: {' | '.join(result.texts)[:300]}")
+            return
+        tally.enrolled += 1
+        tally.acked[person] = 0
+        if not (await gate_step(client, tally, who, "go on", GO_ON_LABEL, AGREE_LABEL, reading, rng)
+                and await gate_step(client, tally, who, "consent", AGREE_LABEL, QUESTIONNAIRE_LABEL, reading, rng)):
+            return
+        expertise, years = rng.choice(QUESTIONNAIRE[0]["options"]), rng.randint(0, 30)
+        client.choose(markdown_text(QUESTIONNAIRE[0]["label"]), expertise)
+        client.type_number(markdown_text(QUESTIONNAIRE[1]["label"]), years)
+        tally.chosen[person] = {"expertise": expertise, "years": str(years)}
+        if not (await gate_step(client, tally, who, "questionnaire", QUESTIONNAIRE_LABEL, RULE_LABEL, reading, rng)
+                and await gate_step(client, tally, who, "rule", RULE_LABEL, SUBMIT_LABEL, reading, rng)):
+            return
+        tally.ready += 1
+        await answer_until(client, person, answers, (args.pace_min, args.pace_max), stop_at, rng, tally)
+    finally:
+        await client.close()
+
+
+async def warm_up(direct: list[str]) -> None:
+    """Each process once, straight (not counted): the lab's pilot annotator logs in, opens the join page
+    and Human baseline (its consent screen), as a lead trying the study before the link goes out."""
+    for url in direct:
+        client = StreamlitClient(url)
+        await client.connect()
+        try:
+            await client.run()
+            client.type_text("User name", "lab-pilot")
+            client.type_text("Password", PASSWORD)
+            await client.click("Log in")
+            await client.open_address("/join")
+            await client.open_page("Human baseline")
+        finally:
+            await client.close()
+
+
+async def simulate_participants(urls: list[str], paths: dict, args: argparse.Namespace, arrivals: int,
+                                seconds: float) -> dict:
+    """``arrivals`` people arriving at random times within ``--ramp`` seconds (each uniformly, seeded),
+    each on the next address of ``urls`` (one: the proxy); everyone answers until ``seconds`` after the ramp."""
+    tally = CrowdTally(measuring=True, sticky=bool(getattr(args, "via_proxy", False)))
+    spread = random.Random(12345)
+    offsets = sorted(spread.uniform(0, args.ramp) for _ in range(arrivals))
+    began = time.time()
+    end = began + args.ramp + seconds
+
+    async def one(i: int) -> None:
+        await asyncio.sleep(max(0.0, began + offsets[i] - time.time()))
+        await participant(i, urls[i % len(urls)], paths["address"], paths["answers"], args, lambda: end, tally)
+
+    results = await asyncio.gather(*(one(i) for i in range(arrivals)), return_exceptions=True)
+    for i, result in enumerate(results):
+        if isinstance(result, BaseException):
+            tally.problems.append(f"participant {i}: {result!r}")
+    return {"tally": tally, "wall": time.time() - began}
+
+
+def participant_checks(db_path: Path, study_id: int) -> dict:
+    """What the database holds of the link's participants: rows, consents, questionnaires, answers by external id."""
+    conn = sqlite3.connect(str(db_path), timeout=30)
+    members = ("FROM study_annotators sa JOIN participants p ON p.user_id = sa.user_id AND p.study_id = sa.study_id"
+               " WHERE sa.study_id = ?")
+
+    def one(sql: str) -> int:
+        return conn.execute(sql, [study_id]).fetchone()[0]
+
+    try:
+        return {
+            "participants": one("SELECT COUNT(*) FROM participants WHERE study_id = ?"),
+            "with_platform_ids": conn.execute(  # the id and the platform's other parameters, as the address had them
+                "SELECT COUNT(*) FROM participants WHERE study_id = ? AND length(external_id) = 24"
+                " AND json_extract(params, '$.STUDY_ID') = ? AND json_extract(params, '$.SESSION_ID') IS NOT NULL",
+                [study_id, PLATFORM_STUDY_ID]).fetchone()[0],
+            "in_study": one(f"SELECT COUNT(*) {members}"),
+            "consented": one(f"SELECT COUNT(*) {members} AND sa.consent_version IS NOT NULL"),
+            "questionnaires": one(f"SELECT COUNT(*) {members} AND sa.questionnaire_at IS NOT NULL"),
+            "answer_fields": one("SELECT COUNT(*) FROM questionnaire_answers WHERE study_id = ?"),
+            "questionnaire_answers": conn.execute(
+                "SELECT p.external_id, q.field, q.value FROM questionnaire_answers q JOIN participants p"
+                " ON p.user_id = q.user_id AND p.study_id = q.study_id WHERE q.study_id = ?", [study_id]).fetchall(),
+            "rows": dict(conn.execute(
+                "SELECT p.external_id, COUNT(r.id) FROM participants p LEFT JOIN responses r"
+                " ON r.user_id = p.user_id AND r.study_id = p.study_id WHERE p.study_id = ? GROUP BY p.external_id",
+                [study_id]).fetchall()),
+            "integrity": conn.execute("PRAGMA integrity_check").fetchone()[0],
+        }
+    finally:
+        conn.close()
+
+
+def report_participants(args: argparse.Namespace, arrivals: int, places: int, processes: int, seconds: float,
+                        out: dict, checks: dict) -> bool:
+    """Print the run's figures and checks; True when every goal is met."""
+    tally: CrowdTally = out["tally"]
+    load = os.getloadavg()
+    route = "through HAProxy (the crowd's configuration)" if getattr(args, "via_proxy", False) else \
+        "straight to the processes (round robin)"
+    print(f"\n== {arrivals} participants arriving by the study link within {args.ramp:g} s for {places} places, "
+          f"{processes} process{'es' if processes > 1 else ''} (streamlit run {args.entry}) {route}, one database; "
+          f"{args.read_min:g}-{args.read_max:g} s read before each step, then an answer every "
+          f"{args.pace_min:g}-{args.pace_max:g} s until {seconds:g} s after the ramp; {os.cpu_count()} CPUs, "
+          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    for step, name in STEPS.items():
+        print(describe(name, tally.steps[step]))
+        if step == "arrive":
+            print("  " + describe("of which the page's HTTP GET", tally.page_loads))
+    beats = [x for c in tally.clients for x in c.fragment_latencies_by_interval.get(HEARTBEAT, [])]
+    routed = [x for c in tally.clients for x in c.fragment_latencies_by_interval.get(ROUTED, [])]
+    print(describe("clock's heartbeat posted to its route", routed))
+    print(describe("clock's heartbeat as a fragment run", beats))
+    print(f"server CPU: {out['cpu']:.1f} s over {out['wall']:.1f} s = {100 * out['cpu'] / out['wall']:.0f}% of "
+          f"one core; RSS at the end {out['rss']:.0f} MB")
+    if out.get("proxy_cpu") is not None:
+        print(f"haproxy CPU: {out['proxy_cpu']:.1f} s over {out['wall']:.1f} s")
+    print("arrivals by process: " + ", ".join(f"{route} {count}" for route, count in sorted(tally.routes.items())))
+    rows: dict = checks["rows"]
+    acked = sum(tally.acked.values())
+    stored = sum(rows.values())
+    lost = sum(max(0, tally.acked.get(k, 0) - rows.get(k, 0)) for k in set(tally.acked) | set(rows))
+    extra = sum(max(0, rows.get(k, 0) - tally.acked.get(k, 0)) for k in set(tally.acked) | set(rows))
+    expected_in = min(arrivals, places)
+    taken = "all taken" if checks["participants"] == places else f"{checks['participants']} taken"
+    print(f"places: {checks['participants']} participants in the database for {places} places "
+          f"({taken}); {tally.enrolled} shown a "
+          f"resume code, {checks['with_platform_ids']} kept with the platform's PROLIFIC_PID, STUDY_ID and "
+          f"SESSION_ID; {len(tally.refused)} refused as full (expected {arrivals - expected_in}); "
+          f"{checks['in_study']} in the study, {checks['consented']} consented, {checks['questionnaires']} "
+          f"questionnaires sent ({checks['answer_fields']} answers); {tally.ready} reached the questions")
+    if tally.refused:
+        print(f"  the refusal said: {tally.refused[0]!r}")
+    kept: dict[str, dict[str, str]] = {}
+    for person, name, value in checks["questionnaire_answers"]:
+        kept.setdefault(person, {})[name] = value
+    as_sent = sum(1 for person, answers in tally.chosen.items() if kept.get(person) == answers)
+    print(f"questionnaires: {as_sent} of {len(tally.chosen)} sent kept exactly as sent (choice and number)")
+    print(f"answers: {acked:,} acknowledged, {stored:,} rows in the database ({lost} lost, {extra} not acknowledged "
+          f"but stored); {tally.unacked} submits without an acknowledgement; integrity_check: {checks['integrity']}")
+    errors = [e for c in tally.clients for e in c.errors]
+    print(f"errors: {len(tally.problems) + len(errors)}")
+    for problem in (tally.problems + errors)[:10]:
+        print("  ", problem[:300])
+    slow = [step for step in STEPS if not tally.steps[step] or percentile(tally.steps[step], 0.95) > GOAL_P95]
+    goals = {
+        f"p95 of every step <= {GOAL_P95:g} s": not slow,
+        "0 lost": lost == 0 and extra == 0 and tally.unacked == 0,
+        "exactly the places filled": checks["participants"] == tally.enrolled == expected_in
+        and checks["in_study"] == checks["with_platform_ids"] == expected_in,
+        "the others refused as full": len(tally.refused) == arrivals - expected_in,
+        "everyone in consented, sent the questionnaire and reached the questions":
+            checks["consented"] == checks["questionnaires"] == tally.ready == expected_in
+            and checks["answer_fields"] == expected_in * len(QUESTIONNAIRE) and as_sent == len(kept) == expected_in,
+        "no errors": not tally.problems and not errors,
+        "integrity_check ok": checks["integrity"] == "ok",
+    }
+    for goal, met in goals.items():
+        why = f" (over, or no figures: {', '.join(slow)})" if goal.startswith("p95") and slow else ""
+        print(f"goal: {goal}: {'met' if met else 'NOT met'}{why}")
+    return all(goals.values())
+
+
+def run_participants(args: argparse.Namespace, arrivals: int, places: int, processes: int, seconds: float) -> bool:
+    items = max(args.items, math.ceil((args.ramp + seconds) / args.pace_min) + 20)
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        print(f"preparing the study (a link of {places} places, {items} questions) ...", file=sys.stderr)
+        paths = prepare_participants(base, places, items)
+        with servers_up(base, paths, processes, args.entry, getattr(args, "via_proxy", False)) as (urls, servers,
+                                                                                                  proxy, direct):
+            asyncio.run(warm_up(direct))
+            pids = [s.pid for s in servers]
+            cpu_start = sum(cpu_seconds(pid) for pid in pids)
+            proxy_cpu = cpu_seconds(proxy.pid) if proxy is not None else 0.0
+            out = asyncio.run(simulate_participants(urls, paths, args, arrivals, seconds))
+            out["cpu"] = sum(cpu_seconds(pid) for pid in pids) - cpu_start
+            out["rss"] = sum(rss_mb(pid) for pid in pids)
+            if proxy is not None:
+                out["proxy_cpu"] = cpu_seconds(proxy.pid) - proxy_cpu
+        checks = participant_checks(paths["db"], paths["study_id"])
+        return report_participants(args, arrivals, places, processes, seconds, out, checks)
 
 
 def side_by_side(summaries: list[dict]) -> None:
@@ -528,14 +876,28 @@ def main() -> None:
                              "clock's route) or app.py (no route: every heartbeat a fragment run, as before)")
     parser.add_argument("--soak", type=float, default=None, nargs="?", const=30.0, metavar="MINUTES",
                         help="the long run: 100 annotators for MINUTES (default 30), the series printed")
-    parser.add_argument("--ramp", type=float, default=20, help="seconds over which annotators log in")
+    parser.add_argument("--ramp", type=float, default=20,
+                        help="seconds over which annotators log in (participants: arrive by the link)")
     parser.add_argument("--pace-min", type=float, default=10)
     parser.add_argument("--pace-max", type=float, default=20)
     parser.add_argument("--items", type=int, default=100, help="questions in the study (raised to last the window)")
     parser.add_argument("--through-proxy", action="store_true",
                         help="each run twice: straight to the processes, then through HAProxy with the configuration "
                              "of `python -m structext_core crowd` (needs haproxy: apt-get install haproxy)")
+    crowd_mode = parser.add_argument_group(
+        "participants", "people arriving by a study link (consent, questionnaire, rule, questions) instead of "
+                        "annotators logging in; with --through-proxy, through the proxy only")
+    crowd_mode.add_argument("--participants", type=int, nargs="+", default=None, metavar="N",
+                            help="one run per number: N people take the link's places (N places unless --places)")
+    crowd_mode.add_argument("--extra", type=int, default=0,
+                            help="more people arriving than that, for the places left (default 0): refused as full")
+    crowd_mode.add_argument("--places", type=int, default=None, help="the link's places (default N)")
+    crowd_mode.add_argument("--read-min", type=float, default=2, help="seconds read before each step (min)")
+    crowd_mode.add_argument("--read-max", type=float, default=5, help="seconds read before each step (max)")
     args = parser.parse_args()
+    if args.participants is not None:
+        participants_main(parser, args)
+        return
     annotators = args.annotators or ([100] if args.soak else [50])
     seconds = args.soak * 60 if args.soak else args.seconds
     if args.through_proxy:
@@ -551,6 +913,27 @@ def main() -> None:
                 summaries.append(run_once(args, n, processes, seconds))
     if args.through_proxy:
         side_by_side(summaries)
+
+
+def participants_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.annotators or args.soak:
+        parser.error("--participants runs people arriving by a link: not with --annotators or --soak")
+    if args.extra < 0 or any(n < 1 for n in args.participants) or (args.places is not None and args.places < 1):
+        parser.error("--participants and --places must be at least 1, --extra at least 0")
+    if not 0 <= args.read_min <= args.read_max:
+        parser.error("--read-min must be at most --read-max, both at least 0")
+    if args.through_proxy:
+        try:
+            crowd.find_haproxy("haproxy")
+        except UsageError as error:
+            parser.exit(2, f"error: {error}\n")
+    args.via_proxy = args.through_proxy
+    met = True
+    for processes in args.processes:
+        for n in args.participants:
+            places = args.places if args.places is not None else n
+            met &= run_participants(args, n + args.extra, places, processes, args.seconds)
+    sys.exit(0 if met else 1)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,10 @@ widget values a person has set (``BackMsg.rerun_script``), answers ``auto_rerun`
 fragments (``@st.fragment(run_every=...)``) at their interval, and reads the elements the
 server sends back (``ForwardMsg``). A run is over when ``script_finished`` arrives.
 
-Only what the benchmarks need is modelled: text inputs and areas, buttons and form
-submitters, the navigation, fragments, and components v2 (their data, and a state value
+Only what the benchmarks need is modelled: text inputs and areas, number inputs, radio
+choices, buttons and form submitters, the navigation (the page a run drew, and a page switched to
+by the server), the address's query string (sent with every run as the browser does: the one it was
+opened with, then as the app changes it: ``st.query_params``, ``st.switch_page``), fragments, and components v2 (their data, and a state value
 sent as the browser's script would: :meth:`StreamlitClient.set_component_state`, e.g. the
 question page's clock heartbeat), the URLs of the images and download buttons drawn (a
 deferred download is asked for as the browser does: :meth:`StreamlitClient.download_url`).
@@ -28,7 +30,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-WIDGET_TYPES = {"text_input", "text_area", "button", "selectbox", "checkbox", "toggle", "radio"}
+WIDGET_TYPES = {"text_input", "text_area", "number_input", "button", "selectbox", "checkbox", "toggle", "radio"}
 
 
 @dataclass
@@ -38,6 +40,7 @@ class Widget:
     label: str
     form_id: str = ""
     fragment_id: str = ""  # the fragment that drew it ("" for the page)
+    options: tuple[str, ...] = ()  # a radio's or select box's options, as shown
 
 
 @dataclass
@@ -54,6 +57,7 @@ class RunResult:
     seconds: float
     texts: list[str] = field(default_factory=list)
     status: str = ""
+    drawn: set[str] = field(default_factory=set)  # the ids of the widgets this run drew
 
 
 class StreamlitClient:
@@ -66,7 +70,9 @@ class StreamlitClient:
         self.widgets: dict[str, Widget] = {}  # by label, the latest element with that label
         self.values: dict[str, WidgetState] = {}  # by widget id: what this "person" has set
         self.pages: dict[str, str] = {}  # page name -> page_script_hash
-        self.page_hash = ""
+        self.page_hash = ""  # the page the server last drew (its navigation says), asked for again by each run
+        self.page_name = ""  # the address's path, sent until the server has said which page it is (a first visit)
+        self.query_string = ""  # the address's query string, as the app last set it
         self.fragments: dict[str, float] = {}  # fragment id -> interval (s)
         self.delta_fragments: list[str] = []  # the fragment of each delta received ("" for the page)
         self.components: dict[str, Component] = {}  # by component name, the latest drawn
@@ -125,6 +131,11 @@ class StreamlitClient:
         if kind == "navigation":
             for page in message.navigation.app_pages:
                 self.pages[page.page_name] = page.page_script_hash
+            if message.navigation.page_script_hash:  # the page this run draws (after a switch_page too)
+                self.page_hash = message.navigation.page_script_hash
+                self.page_name = ""
+        elif kind == "page_info_changed":  # st.query_params changed: the browser's address changes with it
+            self.query_string = message.page_info_changed.query_string
         elif kind == "delta":
             self._handle_delta(message.delta)
         elif kind == "auto_rerun":
@@ -163,7 +174,7 @@ class StreamlitClient:
             self.downloads[inner.label] = (inner.url, inner.deferred_file_id)
         if kind in WIDGET_TYPES:
             self.widgets[inner.label] = Widget(inner.id, kind, inner.label, getattr(inner, "form_id", ""),
-                                               delta.fragment_id)
+                                               delta.fragment_id, tuple(getattr(inner, "options", ())))
             self._drawn.add(inner.id)
         elif kind == "exception":
             self.errors.append(inner.message)
@@ -187,13 +198,14 @@ class StreamlitClient:
             await asyncio.wait_for(self._finished.wait(), timeout)
             if not fragment_id:  # as the browser does, forget the values of widgets no longer drawn
                 self.values = {key: value for key, value in self.values.items() if key in self._drawn}
-            return RunResult(time.perf_counter() - started, list(self._texts), self._status)
+            return RunResult(time.perf_counter() - started, list(self._texts), self._status, set(self._drawn))
 
     def _rerun_message(self, fragment_id: str, triggers: tuple[Widget, ...], auto: bool | None) -> BackMsg:
         message = BackMsg()
         state = message.rerun_script
-        state.query_string = ""
+        state.query_string = self.query_string
         state.page_script_hash = self.page_hash
+        state.page_name = self.page_name
         state.fragment_id = fragment_id
         state.is_auto_rerun = (bool(fragment_id) and not triggers) if auto is None else auto
         for value in self.values.values():
@@ -236,11 +248,24 @@ class StreamlitClient:
         self.values.clear()
         return await self.run()
 
+    async def open_address(self, path_and_query: str, timeout: float = 60) -> RunResult:
+        """The first run of a tab opened at an address of the app (``/join?join=...&PROLIFIC_PID=...``),
+        as a browser's first run asks for it: the page by its path, the query string as it is."""
+        path, _, query = path_and_query.partition("?")
+        self.page_hash, self.page_name, self.query_string = "", path.strip("/"), query
+        self.values.clear()
+        return await self.run(timeout=timeout)
+
     def widget(self, label: str) -> Widget:
         try:
             return self.widgets[label]
         except KeyError:
             raise KeyError(f"no widget labelled {label!r}; have {sorted(self.widgets)}") from None
+
+    def drew(self, result: RunResult, label: str) -> bool:
+        """Whether the run of ``result`` drew the widget labelled ``label`` (not only an earlier run)."""
+        widget = self.widgets.get(label)
+        return widget is not None and widget.id in result.drawn
 
     def type_text(self, label: str, text: str) -> None:
         """Set a text input or area, as typing and leaving the box does."""
@@ -248,6 +273,24 @@ class StreamlitClient:
         value = WidgetState()
         value.id = widget.id
         value.string_value = text
+        self.values[widget.id] = value
+
+    def choose(self, label: str, option: str) -> None:
+        """Pick ``option`` of a radio (as clicking it does; sent with the next run)."""
+        widget = self.widget(label)
+        if option not in widget.options:
+            raise KeyError(f"{label!r} has no option {option!r}; it has {list(widget.options)}")
+        value = WidgetState()
+        value.id = widget.id
+        value.string_value = option
+        self.values[widget.id] = value
+
+    def type_number(self, label: str, number: float) -> None:
+        """Set a number input, as typing a number and leaving the box does."""
+        widget = self.widget(label)
+        value = WidgetState()
+        value.id = widget.id
+        value.double_value = float(number)
         self.values[widget.id] = value
 
     async def set_component_state(self, name: str, state: dict, timeout: float = 60) -> RunResult:
