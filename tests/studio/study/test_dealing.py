@@ -232,3 +232,42 @@ def test_setting_k_on_a_study_with_people_deals_their_unseen_questions_again(db,
     settings.save_settings(db, study_id, None, per_item=2)
     assert "keep them and get no more" in dealing.check_change(db, study_id, 1)
     assert dealing.check_change(db, study_id, 3) is None
+
+
+def test_statuses_follow_consent_answers_queue_and_outcomes(db, samples):
+    from structext_core.studio.crowd import status
+
+    crowd = people(db, 6)
+    study_id = dealt_study(db, samples, crowd, per_item=2, per_person=1, n_items=4)
+    ids = [p["id"] for p in crowd]
+    assert set(status.statuses(db, study_id)["status"]) == {"consented"}  # no consent asked
+    db.execute("UPDATE study_crowd SET consent_version = 1 WHERE study_id = ?", [study_id])
+    db.execute("UPDATE study_annotators SET consent_at = 5 WHERE study_id = ? AND user_id IN (?, ?, ?, ?, ?)",
+               [study_id, *ids[1:]])
+    view = study.open_question(db, study_id, ids[2], at=10.0)  # holds a question, has answered none
+    answer_next(db, study_id, ids[3], 20.0)  # answered their one question: queue done
+    for user_id, outcome in ((ids[4], "screened_out"), (ids[5], "timed_out")):
+        db.execute("UPDATE study_annotators SET outcome = ? WHERE study_id = ? AND user_id = ?",
+                   [outcome, study_id, user_id])
+    got = dict(status.statuses(db, study_id)[["username", "status"]].itertuples(index=False))
+    assert got == {"p0": "invited", "p1": "consented", "p2": "consented", "p3": "done",
+                   "p4": "screened out", "p5": "timed out"}
+    study.submit_answer(db, ids[2], view.assignment_id, "x", at=30.0)
+    assert status.statuses(db, study_id).set_index("username").loc["p2", "status"] == "done"
+    cover = status.coverage(db, study_id)
+    assert list(cover.columns) == ["item_id", "position", "answers", "held", "k"]
+    assert cover["answers"].sum() == 2 and cover["held"].sum() == 0 and set(cover["k"]) == {2}
+    assert status.coverage_words(cover) == "Items with 2 answers: 0 of 4"
+
+
+def test_answering_status_while_more_may_be_dealt(db, samples):
+    from structext_core.studio.crowd import status
+
+    crowd = people(db, 2)
+    study_id = dealt_study(db, samples, crowd, per_item=2, n_items=4)
+    answer_next(db, study_id, crowd[0]["id"], 10.0)
+    held = study.open_question(db, study_id, crowd[1]["id"], at=11.0)
+    got = status.statuses(db, study_id).set_index("username")["status"].to_dict()
+    assert got == {"p0": "answering", "p1": "consented"}
+    cover = status.coverage(db, study_id).set_index("item_id")
+    assert cover.loc[held.item_id, "held"] == 1
