@@ -271,3 +271,21 @@ def test_answering_status_while_more_may_be_dealt(db, samples):
     assert got == {"p0": "answering", "p1": "consented"}
     cover = status.coverage(db, study_id).set_index("item_id")
     assert cover.loc[held.item_id, "held"] == 1
+
+
+def test_items_not_dealt_yet_are_sealed_for_the_person(db, samples, annotators):
+    from structext_core.studio import seal
+
+    crowd = people(db, 2)
+    study_id = dealt_study(db, samples, crowd, per_item=1, n_items=4)
+    user_id = crowd[0]["id"]
+    # Nothing dealt yet, yet every item may still be dealt to them: all four are open.
+    assert seal.open_item_count(db, user_id) == 4
+    answer_next(db, study_id, user_id, 10.0)
+    assert seal.open_item_count(db, user_id) == 3
+    # A study that does not deal: its open items are those given and not answered, as before.
+    plain = make_study(db, samples, annotators[:1], name="plain", n_items=3)
+    assert seal.open_item_count(db, annotators[0]["id"]) == 3
+    study.accept_rule(db, plain, annotators[0]["id"], at=0.0)
+    answer_next(db, plain, annotators[0]["id"], 20.0)
+    assert seal.open_item_count(db, annotators[0]["id"]) == 2
