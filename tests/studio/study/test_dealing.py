@@ -289,3 +289,24 @@ def test_items_not_dealt_yet_are_sealed_for_the_person(db, samples, annotators):
     study.accept_rule(db, plain, annotators[0]["id"], at=0.0)
     answer_next(db, plain, annotators[0]["id"], 20.0)
     assert seal.open_item_count(db, annotators[0]["id"]) == 2
+
+
+def test_agreement_is_computed_when_people_answered_different_items(db, samples):
+    crowd = people(db, 6)
+    study_id = dealt_study(db, samples, crowd, per_item=3, n_items=4)
+    clock = 10.0
+    for person in crowd:  # six people, two items each: every item gets its three answers
+        for _ in range(2):
+            clock += 5
+            answer_next(db, study_id, person["id"], clock)
+    df = study.responses_frame(db, study_id)
+    assert sorted(df.groupby("item_id").size()) == [3, 3, 3, 3]
+    result = study.agreement_summary(df)
+    # Nobody answered every item, yet each item has three answers: Fleiss is computed over them.
+    assert result["fleiss_basis"] == "same number" and result["fleiss_raters"] == 3
+    assert result["fleiss_items"] == 4 and result["alpha_items"] == 4
+    # The pairwise table lists only the pairs with an item in common, each counted once.
+    pairs = result["pairwise"]
+    assert (pairs["n"] > 0).all() and len(pairs) < 15
+    table = study.progress_table(db, study_id).set_index("annotator")
+    assert set(table["total"]) == {2} and set(table["remaining"]) == {0}
