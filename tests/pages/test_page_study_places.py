@@ -121,3 +121,24 @@ def test_opening_the_dashboard_sends_questions_held_too_long_back(db, people, st
     assert "1 question held past the hold time went back to the pool." in at.info[0].value
     assert one(at.metric, "Questions held now").value == "0"
     assert dealing.release_notice(db, study_id, people["ann2"]["id"]) is not None
+
+
+ANSWER_PAGE = Path(__file__).resolve().parents[2] / "pages" / "human_baseline.py"
+
+
+def test_a_person_whose_question_went_back_to_the_pool_is_told_and_gets_another(db, people, study_id):
+    settings.save_settings(db, study_id, None, per_item=1, hold_seconds=600)
+    ann1, ann2 = people["ann1"]["id"], people["ann2"]["id"]
+    study.add_annotator(db, study_id, ann2)
+    study.accept_rule(db, study_id, ann1, at=0.0)
+    study.accept_rule(db, study_id, ann2, at=0.0)
+    held = study.open_question(db, study_id, ann1, at=1.0)  # then the tab closed, long ago
+    study.open_question(db, study_id, ann2)  # ann2 needs a question now: ann1's goes back to the pool
+    page = AppTest.from_file(str(ANSWER_PAGE), default_timeout=60)
+    page.session_state["user"] = people["ann1"]
+    page = page.run()
+    assert not page.exception
+    assert any(i.value.startswith("Your previous question went back to the pool after ") for i in page.info)
+    now_held = db.execute("SELECT a.item_id FROM assignments a LEFT JOIN responses r ON r.assignment_id = a.id"
+                          " WHERE a.user_id = ? AND r.id IS NULL", [ann1]).fetchall()
+    assert len(now_held) == 1 and now_held[0][0] != held.item_id
