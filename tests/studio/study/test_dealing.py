@@ -110,6 +110,10 @@ def test_per_person_caps_the_counted_questions(db, samples):
     assert dealing.queue_done(db, study_id, user_id)
     mine = study.studies_for_annotator(db, user_id)[0]
     assert mine.finished and mine.n_items == 3
+    member = next(m for m in study.study_members(db, study_id) if m.user_id == user_id)
+    assert (member.answered, member.total) == (3, 3)
+    other = next(m for m in study.study_members(db, study_id) if m.user_id == crowd[1]["id"])
+    assert (other.answered, other.total) == (0, 3)  # may still be dealt three
 
 
 def test_gold_and_practice_are_everyones_and_not_counted(db, samples):
