@@ -324,40 +324,66 @@ class Plan:
     counted_left: int
 
 
+@dataclass(frozen=True)
+class _Study:
+    """What every person's plan reads of a dealt study, read once."""
+
+    places: Places
+    counted: list[int]
+    taken: dict[int, int]
+
+    @classmethod
+    def read(cls, db: sqlite_utils.Database, study_id: int) -> _Study | None:
+        found = places(db, study_id)
+        if found is None:
+            return None
+        return cls(found, _counted_ids(db, study_id), _taken(db, study_id))
+
+    def plan(self, db: sqlite_utils.Database, study_id: int, user_id: int) -> tuple[Plan, _Mine]:
+        mine = _mine(db, study_id, user_id, set(self.counted))
+        available = sum(self.taken.get(item, 0) < self.places.per_item and item not in mine.had
+                        for item in self.counted)
+        return Plan(mine.counted_now, min(available, _cap_left(self.places, len(self.counted), mine.counted_now))), mine
+
+
 def plan(db: sqlite_utils.Database, study_id: int, user_id: int) -> Plan | None:
     """The person's :class:`Plan`; None when the study does not deal (everyone answers every item)."""
-    found = places(db, study_id)
-    if found is None:
-        return None
-    counted_list = _counted_ids(db, study_id)
-    mine = _mine(db, study_id, user_id, set(counted_list))
-    taken = _taken(db, study_id)
-    available = sum(taken.get(item, 0) < found.per_item and item not in mine.had for item in counted_list)
-    return Plan(mine.counted_now, min(available, _cap_left(found, len(counted_list), mine.counted_now)))
+    dealt = _Study.read(db, study_id)
+    return None if dealt is None else dealt.plan(db, study_id, user_id)[0]
 
 
 def plans(db: sqlite_utils.Database, study_id: int) -> dict[int, Plan]:
     """Every member's :class:`Plan` (empty when the study does not deal)."""
-    if places(db, study_id) is None:
+    dealt = _Study.read(db, study_id)
+    if dealt is None:
         return {}
     users = [row[0] for row in db.execute("SELECT user_id FROM study_annotators WHERE study_id = ?", [study_id])]
-    return {user_id: plan(db, study_id, user_id) for user_id in users}
+    return {user_id: dealt.plan(db, study_id, user_id)[0] for user_id in users}
 
 
 def queue_done(db: sqlite_utils.Database, study_id: int, user_id: int) -> bool:
     """Whether the person has nothing left to answer in the study and nothing more can be dealt to
     them (in a study that does not deal: every question they were given is answered). False for
     someone who does not take part."""
-    if db.execute("SELECT 1 FROM study_annotators WHERE study_id = ? AND user_id = ?",
-                  [study_id, user_id]).fetchone() is None:
-        return False
-    found_plan = plan(db, study_id, user_id)
-    if found_plan is None:
-        return not db.execute(
-            "SELECT EXISTS (SELECT 1 FROM assignments a LEFT JOIN responses r ON r.assignment_id = a.id"
-            " WHERE a.study_id = ? AND a.user_id = ? AND r.id IS NULL)", [study_id, user_id]).fetchone()[0]
-    mine = _mine(db, study_id, user_id, set(_counted_ids(db, study_id)))
-    return mine.unanswered_min is None and found_plan.counted_left == 0
+    return queues_done(db, study_id, [user_id])[user_id]
+
+
+def queues_done(db: sqlite_utils.Database, study_id: int, user_ids: list[int]) -> dict[int, bool]:
+    """:func:`queue_done` of several people of the study, the study read once."""
+    members = {row[0] for row in db.execute("SELECT user_id FROM study_annotators WHERE study_id = ?", [study_id])}
+    dealt = _Study.read(db, study_id)
+    out = {}
+    for user_id in user_ids:
+        if user_id not in members:
+            out[user_id] = False
+        elif dealt is None:
+            out[user_id] = not db.execute(
+                "SELECT EXISTS (SELECT 1 FROM assignments a LEFT JOIN responses r ON r.assignment_id = a.id"
+                " WHERE a.study_id = ? AND a.user_id = ? AND r.id IS NULL)", [study_id, user_id]).fetchone()[0]
+        else:
+            found_plan, mine = dealt.plan(db, study_id, user_id)
+            out[user_id] = mine.unanswered_min is None and found_plan.counted_left == 0
+    return out
 
 
 def position(db: sqlite_utils.Database, study_id: int, user_id: int, seq: int) -> int:

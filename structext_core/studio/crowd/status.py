@@ -53,9 +53,9 @@ def statuses(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
         """,
         [study_id],
     ).fetchall()
+    done = dealing.queues_done(db, study_id, [row[0] for row in rows if row[4]])
     out = [{"user_id": user_id, "username": username,
-            "status": person_status(consent_required, consent_at, outcome, answers,
-                                    bool(answers) and dealing.queue_done(db, study_id, user_id)),
+            "status": person_status(consent_required, consent_at, outcome, answers, done.get(user_id, False)),
             "answers": answers}
            for user_id, username, consent_at, outcome, answers in rows]
     return pd.DataFrame(out, columns=["user_id", "username", "status", "answers"])
