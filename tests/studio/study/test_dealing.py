@@ -314,3 +314,24 @@ def test_agreement_is_computed_when_people_answered_different_items(db, samples)
     assert (pairs["n"] > 0).all() and len(pairs) < 15
     table = study.progress_table(db, study_id).set_index("annotator")
     assert set(table["total"]) == {2} and set(table["remaining"]) == {0}
+
+
+def test_a_person_arriving_by_the_study_link_is_dealt_one_question_at_a_time(db, samples, annotators):
+    from structext_core.studio.crowd import links
+
+    study_id = make_study(db, samples, annotators[:1], n_items=4, gold_items=1)
+    settings.save_settings(db, study_id, None, per_item=1, per_person=2)
+    link = links.create_link(db, study_id, places=5, expires_at=None, id_param="PROLIFIC_PID", by=None)
+    arrived = links.enrol(db, link.token, {"PROLIFIC_PID": "abc123"})
+    user_id = arrived.user["id"]
+    kinds = [row[0] for row in db.execute("SELECT i.kind FROM assignments a JOIN study_items i ON i.id = a.item_id"
+                                          " WHERE a.study_id = ? AND a.user_id = ?", [study_id, user_id])]
+    assert kinds == ["gold"]  # the gold question now, the counted ones when needed
+    study.accept_rule(db, study_id, user_id, at=0.0)
+    asked = []
+    clock = 10.0
+    while (view := answer_next(db, study_id, user_id, clock)) is not None:
+        asked.append((view.seq, view.total))
+        clock += 10
+    assert asked == [(1, 3), (2, 3), (3, 3)]  # two counted (the cap) and the gold one
+    assert dealing.queue_done(db, study_id, user_id)
