@@ -27,13 +27,11 @@ def person_status(consent_required: bool, consent_at: float | None, outcome: str
     """One person's status from what is recorded of them (see the module notes)."""
     if outcome in _OUTCOMES:
         return _OUTCOMES[outcome]
-    if queue_done and answers:
-        return "done"
-    if answers:
-        return "answering"
-    if consent_required and consent_at is None:
+    if consent_required and consent_at is None and not answers:
         return "invited"
-    return "consented"
+    if queue_done:
+        return "done"
+    return "answering" if answers else "consented"
 
 
 def statuses(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
@@ -53,7 +51,7 @@ def statuses(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
         """,
         [study_id],
     ).fetchall()
-    done = dealing.queues_done(db, study_id, [row[0] for row in rows if row[4]])
+    done = dealing.queues_done(db, study_id, [row[0] for row in rows])
     out = [{"user_id": user_id, "username": username,
             "status": person_status(consent_required, consent_at, outcome, answers, done.get(user_id, False)),
             "answers": answers}

@@ -335,3 +335,16 @@ def test_a_person_arriving_by_the_study_link_is_dealt_one_question_at_a_time(db,
         clock += 10
     assert asked == [(1, 3), (2, 3), (3, 3)]  # two counted (the cap) and the gold one
     assert dealing.queue_done(db, study_id, user_id)
+
+
+def test_someone_arriving_when_every_place_is_taken_is_done_at_once(db, samples):
+    from structext_core.studio.crowd import status
+
+    crowd = people(db, 3)
+    study_id = dealt_study(db, samples, crowd, per_item=1, n_items=2)
+    for moment, person in enumerate(crowd[:2], 1):
+        answer_next(db, study_id, person["id"], 10.0 * moment)
+    late = crowd[2]["id"]
+    assert study.open_question(db, study_id, late, at=50.0) is None
+    assert dealing.queue_done(db, study_id, late)
+    assert status.statuses(db, study_id).set_index("username").loc["p2", "status"] == "done"
