@@ -348,3 +348,15 @@ def test_someone_arriving_when_every_place_is_taken_is_done_at_once(db, samples)
     assert study.open_question(db, study_id, late, at=50.0) is None
     assert dealing.queue_done(db, study_id, late)
     assert status.statuses(db, study_id).set_index("username").loc["p2", "status"] == "done"
+
+
+def test_the_visit_ends_completed_when_the_dealt_queue_is_done_not_after_each_question(db, samples):
+    from structext_core.studio.crowd import outcomes
+
+    crowd = people(db, 2)
+    study_id = dealt_study(db, samples, crowd, per_item=1, per_person=2, n_items=4)
+    user_id = crowd[0]["id"]
+    answer_next(db, study_id, user_id, 10.0)  # one answered, nothing held: a second may still be dealt
+    assert outcomes.end_state(db, study_id, user_id) is None
+    answer_next(db, study_id, user_id, 20.0)
+    assert outcomes.end_state(db, study_id, user_id).outcome == "completed"
