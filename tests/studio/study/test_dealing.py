@@ -246,7 +246,8 @@ def test_statuses_follow_consent_answers_queue_and_outcomes(db, samples):
     ids = [p["id"] for p in crowd]
     assert set(status.statuses(db, study_id)["status"]) == {"consented"}  # no consent asked
     db.execute("UPDATE study_crowd SET consent_version = 1 WHERE study_id = ?", [study_id])
-    db.execute("UPDATE study_annotators SET consent_at = 5 WHERE study_id = ? AND user_id IN (?, ?, ?, ?, ?)",
+    db.execute("UPDATE study_annotators SET consent_at = 5, consent_version = 1"
+               " WHERE study_id = ? AND user_id IN (?, ?, ?, ?, ?)",
                [study_id, *ids[1:]])
     view = study.open_question(db, study_id, ids[2], at=10.0)  # holds a question, has answered none
     answer_next(db, study_id, ids[3], 20.0)  # answered their one question: queue done
