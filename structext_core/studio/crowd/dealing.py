@@ -190,6 +190,8 @@ def deal(db: sqlite_utils.Database, study_id: int, user_id: int, at: float | Non
         release_stale(db, study_id, at)
     seed = db.execute("SELECT seed FROM studies WHERE id = ?", [study_id]).fetchone()[0]
     order = annotator_order(counted_list, seed, study_id, user_id)
+    if not mine.legacy and _choose(counted_list, _taken(db, study_id), mine, found.per_item, order) is None:
+        return None  # nothing left for them (read without the write lock: a finished person's page runs)
     with write_transaction(db):
         # Everything read again inside the transaction: another person may have taken the place.
         mine = _mine(db, study_id, user_id, counted)
