@@ -27,6 +27,7 @@ import streamlit as st
 
 from structext_core import ui
 from structext_core.studio import study
+from structext_core.studio.crowd import dealing
 from structext_core.text.safe_text import markdown_text
 from structext_core.ui import activity, crowd_gate, option_keys
 from structext_core.ui import clock as clock_widget
@@ -105,6 +106,9 @@ if current is not None and not current.held_elsewhere and chosen.id not in seen:
 if current is None or current.held_elsewhere or current.paused:
     forget_box()
     show_messages()
+if current is None or not current.practice:  # their last question went back to the pool while away
+    if notice := dealing.release_notice(db, chosen.id, user["id"]):
+        st.info(notice, icon=":material/schedule:")
 if current is None:
     finished_screen(screen, chosen, studies)
 elif current.held_elsewhere:

@@ -11,7 +11,7 @@ from structext_core import protocol, ui
 from structext_core.studio import access, accounts, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import crowd_lead, people_axes, widgets
+from structext_core.ui import crowd_lead, people_axes, study_places, widgets
 from structext_core.ui.frame import ensure_frame
 from structext_core.views import dashboard
 
@@ -258,6 +258,7 @@ def dashboard_section(chosen: study.Study) -> None:
     if chosen.practice_items or chosen.gold_items:
         st.caption(f"Practice ({plural(chosen.practice_items, 'question')}) is left out of every figure; gold "
                    f"({plural(chosen.gold_items, 'question')}) is in the progress above and out of every other figure.")
+    study_places.places_section(db, chosen.id, user["id"])
     gold_block(chosen)
     flags_block(chosen)
     with st.spinner("Scoring new answers…"):
@@ -385,7 +386,7 @@ def agreement_block(df: pd.DataFrame) -> None:
     agreement = study.agreement_summary(df)
     cols = st.columns(2)
     cols[0].metric("Fleiss' kappa", dashboard.statistic_text(agreement["fleiss_kappa"]),
-                   help=f"Over the {plural(agreement['fleiss_items'], 'item')} every annotator answered.")
+                   help=study_places.fleiss_help(agreement))
     cols[1].metric("Krippendorff's alpha", dashboard.statistic_text(agreement["krippendorff_alpha"]),
                    help=f"Over the {plural(agreement['alpha_items'], 'item')} with at least two answers.")
     if agreement["pairwise"].empty:

@@ -26,10 +26,16 @@ def cohen_kappa(a: Sequence, b: Sequence) -> float:
     return (observed - expected) / (1 - expected)
 
 
-def pairwise_agreement(matrix: pd.DataFrame) -> pd.DataFrame:
-    """For each pair of annotators: items both answered, % same verdict, Cohen's kappa."""
+def pairwise_agreement(matrix: pd.DataFrame, *, shared_only: bool = False) -> pd.DataFrame:
+    """For each pair of annotators: items both answered, % same verdict, Cohen's kappa. With
+    ``shared_only``, only the pairs who answered at least one item in common (where people answer
+    different items, most pairs share none: hundreds of people make tens of thousands of pairs)."""
     out = []
+    answered = matrix.notna().astype(int)
+    shared = answered.T.dot(answered) if shared_only else None
     for first, second in itertools.combinations(matrix.columns, 2):
+        if shared is not None and not shared.loc[first, second]:
+            continue
         both = matrix[[first, second]].dropna()
         a, b = both[first].astype(bool).tolist(), both[second].astype(bool).tolist()
         agree = 100 * sum(x == y for x, y in zip(a, b)) / len(a) if a else float("nan")

@@ -5,7 +5,8 @@
 
 *Open items* of a person (:func:`open_items_sql`): every item (study, gold and practice
 alike) of every study they take part in (not taken off it; the study open, not archived)
-that they have not answered yet. What makes two items **the same item** is the benchmark's to say,
+that they have not answered yet (in a study that deals k people per item, every item of it they
+have not answered: any may still be dealt to them). What makes two items **the same item** is the benchmark's to say,
 by content, never by the name of the data set they are stored under (a copy of a set is sealed as
 the original is): a benchmark declares its part of the seal in its member module (``SEAL``, see
 :mod:`structext_core.protocol`), a module offering ``is_open_for(db, user_id, item)`` and
@@ -48,14 +49,17 @@ from structext_core import protocol
 
 #: The rows of ``study_items`` (alias ``i``) open for the user bound to the one ``?``: assigned
 #: to them in a study they still take part in, the study open and not archived, no answer yet.
+#: In a study that deals its items one at a time (k people per item, :mod:`structext_core.studio.crowd.dealing`)
+#: every item the person has not answered is open for them: any may still be dealt to them.
 OPEN_ITEMS_SQL = """
     FROM study_annotators sa
     JOIN studies s ON s.id = sa.study_id
-    JOIN assignments a ON a.study_id = sa.study_id AND a.user_id = sa.user_id
-    JOIN study_items i ON i.id = a.item_id
+    JOIN study_items i ON i.study_id = sa.study_id
+    LEFT JOIN assignments a ON a.study_id = sa.study_id AND a.user_id = sa.user_id AND a.item_id = i.id
     LEFT JOIN responses r ON r.assignment_id = a.id
     WHERE sa.user_id = ? AND sa.removed_at IS NULL AND s.status = 'open' AND s.archived_at IS NULL
       AND r.id IS NULL
+      AND (a.id IS NOT NULL OR sa.study_id IN (SELECT study_id FROM study_crowd WHERE per_item IS NOT NULL))
 """
 
 #: Said instead of a practice question's answer key while the same question is open elsewhere.

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
+from structext_core.studio.crowd import dealing
 from structext_core.studio.crowd.settings import CrowdSettings, crowd_settings
 from structext_core.studio.errors import StudyError
 from structext_core.studio.storage import write_transaction
@@ -68,11 +69,12 @@ def _screen(settings: CrowdSettings, outcome: str, reason: str, participant: boo
 
 
 def queue_done(db: sqlite_utils.Database, study_id: int, user_id: int) -> bool:
-    """True when the person has answered (or given up on) every question dealt to them, at least one."""
-    dealt, answered = db.execute(
-        "SELECT COUNT(*), COUNT(r.id) FROM assignments a LEFT JOIN responses r ON r.assignment_id = a.id"
-        " WHERE a.study_id = ? AND a.user_id = ?", [study_id, user_id]).fetchone()
-    return answered > 0 and answered >= dealt
+    """True when the person has answered (or given up on) every question dealt to them, at least one,
+    and nothing more may be dealt to them (a study dealing k per item deals one question at a time:
+    :func:`structext_core.studio.crowd.dealing.queue_done`)."""
+    answered = db.execute("SELECT COUNT(*) FROM responses WHERE study_id = ? AND user_id = ?",
+                          [study_id, user_id]).fetchone()[0]
+    return answered > 0 and dealing.queue_done(db, study_id, user_id)
 
 
 def active_seconds(db: sqlite_utils.Database, study_id: int, user_id: int, at: float | None = None) -> float:

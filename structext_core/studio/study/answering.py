@@ -1,6 +1,7 @@
 """Answering: the question an annotator sees (blinded), heartbeats, pause and resume (submitting,
 giving up and feedback: :mod:`structext_core.studio.study.submitting`)."""
 
+import dataclasses
 import json
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ from structext_core.studio.clock import (
     shown_seconds,
 )
 from structext_core.studio.crowd import consent as crowd_consent
+from structext_core.studio.crowd import dealing
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.kinds import kind_of
 from structext_core.studio.study.store import (
@@ -91,7 +93,8 @@ class ClockStatus:
     ``state``: ``active`` (this tab holds the running question), ``hidden`` (it holds it,
     but the tab is not visible), ``elsewhere`` (another tab took it over), ``paused``
     (paused in any tab, or just now for idleness), ``answered`` (submitted, here or in
-    another tab) or ``closed`` (the study was closed). ``seconds``: the active time.
+    another tab), ``closed`` (the study was closed) or ``released`` (it went back to the pool while
+    its person was away: :mod:`structext_core.studio.crowd.dealing`). ``seconds``: the active time.
     ``draft_saved``: whether a draft sent along was stored (None when none was sent).
     """
 
@@ -208,13 +211,21 @@ def open_question(
         raise StudyError(why)
     if member["rule_accepted_at"] is None:
         raise StudyError("Read and accept the study rule before the first question.")
+    if why is None:  # a study dealing k per item: the next question, when due (none once the visit ended)
+        dealing.deal(db, study_id, user_id, at)
     rows = list(db.query(_CURRENT_SQL, [study_id, user_id]))
     if not rows:
         return None
     if why is not None:  # ended (completed, screened out, timed out): no new question
         raise StudyError(why)
     row, elsewhere = clock.open_item(db, _ITEMS, rows[0], tab, at, settings, take_over=take_over)
-    return _view(row, settings, elsewhere)
+    view = _view(row, settings, elsewhere)
+    if not view.practice and (plan := dealing.plan(db, study_id, user_id)) is not None:
+        # Dealt one at a time: "question 3 of 10" counts the questions had and those still to come.
+        seq = dealing.position(db, study_id, user_id, row["seq"])
+        view = dataclasses.replace(view, seq=seq, total=max(seq, row["n_assigned"] - row["n_practice"]
+                                                               + plan.counted_left))
+    return view
 
 
 def _update_assignment(db: sqlite_utils.Database, assignment_id: int, changes: dict) -> None:
@@ -305,7 +316,7 @@ def _view(row: dict, settings: ClockSettings, held_elsewhere: bool) -> QuestionV
 def _clock_row(db: sqlite_utils.Database, user_id: int, assignment_id: int) -> dict:
     rows = list(db.query(_ASSIGNMENT_SQL, [assignment_id, user_id]))
     if not rows:
-        raise StudyError("That question is not one of yours.")
+        raise dealing.released_question(db, user_id, assignment_id) or StudyError("That question is not one of yours.")
     return rows[0]
 
 
@@ -343,8 +354,11 @@ def heartbeat(
     """
     at = now() if at is None else at
     settings = settings or clock_settings()
-    state, seconds = clock.beat(db, _ITEMS, _clock_row(db, user_id, assignment_id), tab, at, settings,
-                                visible=visible)
+    try:
+        row = _clock_row(db, user_id, assignment_id)
+    except dealing.ReleasedError:
+        return ClockStatus("released", 0.0)  # it went back to the pool: the page shows the next question
+    state, seconds = clock.beat(db, _ITEMS, row, tab, at, settings, visible=visible)
     return ClockStatus(state, seconds)
 
 
@@ -373,8 +387,11 @@ def record_activity(
     settings = settings or clock_settings()
     saved = None if draft is None else len(draft) <= MAX_RESPONSE_CHARS
     also = {"draft": draft, "draft_saved_at": at} if saved else {}
-    state, seconds, written = clock.report_input(db, _ITEMS, {"id": assignment_id, "user_id": user_id}, tab, at,
-                                                 settings, visible=visible, input_age=input_age, also=also)
+    try:
+        state, seconds, written = clock.report_input(db, _ITEMS, {"id": assignment_id, "user_id": user_id}, tab, at,
+                                                     settings, visible=visible, input_age=input_age, also=also)
+    except dealing.ReleasedError:
+        return ClockStatus("released", 0.0, None if draft is None else False)
     return ClockStatus(state, seconds, saved if written else (None if draft is None else False))
 
 

@@ -11,6 +11,7 @@ import sqlite_utils
 
 from structext_core.evaluation import aggregate
 from structext_core.evaluation.agreement import fleiss_kappa, krippendorff_alpha_nominal, pairwise_agreement
+from structext_core.studio.crowd import dealing
 from structext_core.studio.study.scores import OVERRIDE_JOIN, _score, score_pending
 from structext_core.studio.study.store import FAST_FRACTION_OF_MEDIAN, FAST_MIN_SECONDS, PASS_THRESHOLD
 
@@ -127,13 +128,15 @@ def progress_table(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
     Hours of answered questions: ``hours_answering`` (active), ``hours_paused`` (Pause and
     idle auto-pauses), ``hours_idle`` (active time re-booked before an idle auto-pause)
     and ``hours_away`` (no heartbeat: tab closed, connection lost, tab hidden).
-    Practice questions are left out; gold ones are in (to the annotator they are questions).
+    Practice questions are left out; gold ones are in (to the annotator they are questions). In a
+    study that deals k people per item, ``total`` counts the questions a person had and those that
+    may still be dealt to them now.
     ``removed``: taken off the study by a lead (their answers stay counted).
     """
     rows = list(
         db.query(
             f"""
-            SELECT u.username AS annotator, sa.rule_accepted_at, sa.removed_at IS NOT NULL AS removed,
+            SELECT sa.user_id, u.username AS annotator, sa.rule_accepted_at, sa.removed_at IS NOT NULL AS removed,
                    (SELECT COUNT(*) FROM assignments a
                      WHERE a.study_id = sa.study_id AND a.user_id = sa.user_id
                        AND a.item_id IN ({_NOT_PRACTICE})) AS total,
@@ -157,9 +160,11 @@ def progress_table(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
     )
     df = pd.DataFrame(
         rows,
-        columns=["annotator", "rule_accepted_at", "removed", "total", "answered", "gave_up", "answer_seconds",
-                 "paused_seconds", "idle_seconds", "away_seconds", "last_submitted_at"],
+        columns=["user_id", "annotator", "rule_accepted_at", "removed", "total", "answered", "gave_up",
+                 "answer_seconds", "paused_seconds", "idle_seconds", "away_seconds", "last_submitted_at"],
     )
+    if plans := dealing.plans(db, study_id):  # dealt one at a time: what may still be dealt counts too
+        df["total"] = df["total"] + df["user_id"].map(lambda user_id: plans[user_id].counted_left)
     df["remaining"] = df["total"] - df["answered"]
     df["done_pct"] = (100 * df["answered"] / df["total"].where(df["total"] > 0)).round(1)
     for name, column in (("answering", "answer_seconds"), ("paused", "paused_seconds"),
@@ -235,20 +240,38 @@ def pass_matrix(df: pd.DataFrame) -> pd.DataFrame:
 def agreement_summary(df: pd.DataFrame) -> dict:
     """Agreement on pass/fail: pairwise table, Fleiss' kappa and Krippendorff's alpha.
 
-    Fleiss' kappa uses the items every annotator answered (``fleiss_items``);
-    Krippendorff's alpha uses every item with at least two answers (``alpha_items``).
+    Fleiss' kappa needs the same number of answers on every item it uses, not the same people: it
+    uses the items every annotator answered (``fleiss_items``; ``fleiss_basis`` ``"everyone"``);
+    when there are none because people answered different items (a study dealing k people per
+    item), the items with the most common number of answers, at least two (``fleiss_basis``
+    ``"same number"``, that number in ``fleiss_raters``). Krippendorff's alpha uses every item with
+    at least two answers (``alpha_items``). The pairwise table lists the pairs who answered an item
+    in common (all pairs when everyone answered the same items).
     """
     matrix = pass_matrix(df)
     if matrix.shape[1] < 2:
         return {"pairwise": pairwise_agreement(matrix), "fleiss_kappa": float("nan"),
-                "fleiss_items": 0, "krippendorff_alpha": float("nan"), "alpha_items": 0}
+                "fleiss_items": 0, "fleiss_raters": 0, "fleiss_basis": "everyone",
+                "krippendorff_alpha": float("nan"), "alpha_items": 0}
     complete = matrix.dropna().astype(bool)
-    counts = [[int(row.sum()), int(len(row) - row.sum())] for _, row in complete.iterrows()]
+    basis, raters = "everyone", matrix.shape[1]
+    if complete.empty:
+        # People answered different items: Fleiss over the items with one same number of answers.
+        per_item = matrix.notna().sum(axis=1)
+        common = per_item[per_item >= 2].value_counts()
+        if not common.empty:
+            raters = int(max(common.index, key=lambda n: (common[n], n)))
+            basis = "same number"
+            complete = matrix[per_item == raters]
+    counts = [[int((row == True).sum()), int((row == False).sum())]  # noqa: E712 (NaN is neither)
+              for _, row in complete.iterrows()]
     units = [[bool(v) for v in row if not pd.isna(v)] for row in matrix.itertuples(index=False)]
     return {
-        "pairwise": pairwise_agreement(matrix),
+        "pairwise": pairwise_agreement(matrix, shared_only=True),
         "fleiss_kappa": fleiss_kappa(counts) if counts else float("nan"),
         "fleiss_items": len(counts),
+        "fleiss_raters": raters if counts else 0,
+        "fleiss_basis": basis,
         "krippendorff_alpha": krippendorff_alpha_nominal(units),
         "alpha_items": sum(len(u) >= 2 for u in units),
     }

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from structext_core.studio import changes
+from structext_core.studio.crowd import dealing
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.store import (
     StudyError,
@@ -163,7 +164,10 @@ def study_members(db: sqlite_utils.Database, study_id: int) -> list[StudyMember]
         """,
         [study_id],
     )
-    return [StudyMember(**row) for row in rows]
+    plans = dealing.plans(db, study_id)  # dealt one at a time: what may still be dealt counts too
+    return [StudyMember(**{**row, "total": row["total"] + (plans[row["user_id"]].counted_left
+                                                           if row["user_id"] in plans else 0)})
+            for row in rows]
 
 
 def _member_to_remove(db: sqlite_utils.Database, study_id: int, user_id: int) -> str:

@@ -15,6 +15,7 @@ import sqlite_utils
 
 from structext_core.studio import durations
 from structext_core.studio.clock import DEFAULT_HEARTBEAT_SECONDS, GRACE_FACTOR, shown_seconds
+from structext_core.studio.crowd import dealing
 from structext_core.studio.study.store import now, practice_items, progress_words
 
 
@@ -94,10 +95,15 @@ def own_progress(
     breaks = {reason: (n, seconds) for reason, n, seconds in db.execute(_PAUSES_SQL, [at, study_id, user_id])}
     pauses, pause_seconds = breaks.get("button", (0, 0.0))
     idle_pauses, idle_seconds = breaks.get("idle", (0, 0.0))
+    # A study that deals k per item: the questions still to be dealt count, and the active time of
+    # questions that went back to the pool stays in the day.
+    plan = dealing.plan(db, study_id, user_id)
+    released = dealing.released_seconds(db, study_id).get(user_id, {}) if plan is not None else {}
     return OwnProgress(
-        answered=main.get("answered", 0), gave_up=main.get("gave_up", 0), total=main.get("assigned", 0),
+        answered=main.get("answered", 0), gave_up=main.get("gave_up", 0),
+        total=main.get("assigned", 0) + (plan.counted_left if plan is not None else 0),
         practice_answered=practice.get("answered", 0), practice_total=practice.get("assigned", 0),
-        active_seconds=float(answered_seconds + open_seconds),
+        active_seconds=float(answered_seconds + open_seconds + released.get("active_seconds", 0.0)),
         pauses=pauses, pause_seconds=float(pause_seconds),
         idle_pauses=idle_pauses, idle_pause_seconds=float(idle_seconds),
     )

@@ -142,11 +142,18 @@ def _check_annotators(db: sqlite_utils.Database, user_ids: Iterable[int]) -> Non
 
 
 def _assign(db: sqlite_utils.Database, study_id: int, seed: int, user_id: int, at: float) -> None:
-    """Inside a write transaction: add the annotator and their shuffled item order."""
+    """Inside a write transaction: add the annotator and their shuffled item order (in a study that
+    deals k people per item, their practice and gold questions: the counted ones are dealt one at a
+    time, :mod:`structext_core.studio.crowd.dealing`)."""
     db.execute(
         "INSERT INTO study_annotators (study_id, user_id, added_at) VALUES (?, ?, ?)",
         [study_id, user_id, at],
     )
+    from structext_core.studio.crowd import dealing  # it reads this module
+
+    if (found := dealing.places(db, study_id)) is not None:
+        dealing.layout(db, study_id, seed, user_id, found)
+        return
     items = db.execute("SELECT id, kind FROM study_items WHERE study_id = ? ORDER BY position", [study_id]).fetchall()
     # Practice first; gold mixed among the study's items at random places of this annotator's order.
     practice = [item_id for item_id, kind in items if kind == "practice"]
@@ -400,7 +407,15 @@ def studies_for_annotator(db: sqlite_utils.Database, user_id: int) -> list[Annot
         """,
         [user_id],
     )
-    return [AnnotatorStudy(**{**row, "show_correctness": bool(row["show_correctness"])}) for row in rows]
+    from structext_core.studio.crowd import dealing  # it reads this module
+
+    out = []
+    for row in rows:
+        # A study that deals k per item: the questions still to be dealt to them count too.
+        if (plan := dealing.plan(db, row["id"], user_id)) is not None:
+            row["n_items"] += plan.counted_left
+        out.append(AnnotatorStudy(**{**row, "show_correctness": bool(row["show_correctness"])}))
+    return out
 
 
 def has_open_study(db: sqlite_utils.Database, user: dict) -> bool:

@@ -8,6 +8,7 @@ import sqlite_utils
 from structext_core.evaluation.choices import parse_letter
 from structext_core.studio import clock, seal
 from structext_core.studio.clock import ClockSettings, TakenOverError, clock_settings
+from structext_core.studio.crowd import dealing
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.answering import _open_assignment, _update_assignment
 from structext_core.studio.study.kinds import kind_of
@@ -71,7 +72,7 @@ def submit_draft(
     :func:`submit_answer` otherwise."""
     found = db.execute("SELECT draft FROM assignments WHERE id = ? AND user_id = ?", [assignment_id, user_id]).fetchone()
     if found is None:
-        raise StudyError("That question is not one of yours.")
+        raise dealing.released_question(db, user_id, assignment_id) or StudyError("That question is not one of yours.")
     return submit_answer(db, user_id, assignment_id, found[0] or "", at, tab=tab, settings=settings)
 
 
@@ -139,7 +140,7 @@ def _item_of(db: sqlite_utils.Database, user_id: int, assignment_id: int) -> tup
         [assignment_id, user_id],
     ).fetchone()
     if found is None:
-        raise StudyError("That question is not one of yours.")
+        raise dealing.released_question(db, user_id, assignment_id) or StudyError("That question is not one of yours.")
     return found[0], found[1] or "", int(found[2]), found[3]
 
 
@@ -210,4 +211,6 @@ def annotator_progress(db: sqlite_utils.Database, study_id: int, user_id: int) -
     total = db.execute(
         "SELECT COUNT(*) FROM assignments WHERE study_id = ? AND user_id = ?", [study_id, user_id]
     ).fetchone()[0]
+    if (plan := dealing.plan(db, study_id, user_id)) is not None:
+        total += plan.counted_left  # a study dealing k per item: the questions still to be dealt
     return AnnotatorProgress(answered=answered, gave_up=gave_up_count, total=total, seconds=seconds)

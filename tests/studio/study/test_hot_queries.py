@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from structext_core.studio import study
+from structext_core.studio.crowd import settings
 from tests.studio.study.support import make_study
 
 _ALIAS = re.compile(r"\bstudy_items\s+(?:AS\s+)?(\w+)", re.IGNORECASE)
@@ -51,8 +54,13 @@ def statements_of(db, action) -> list[str]:
     return seen
 
 
-def test_a_page_run_and_a_submit_read_no_item_row_to_count(db, samples, annotators):
-    study_id = make_study(db, samples, annotators, n_items=8, practice_items=2, gold_items=2)
+@pytest.mark.parametrize("per_item", [None, 2], ids=["everyone", "dealt k per item"])
+def test_a_page_run_and_a_submit_read_no_item_row_to_count(db, samples, annotators, per_item):
+    study_id = make_study(db, samples, annotators[:1], n_items=8, practice_items=2, gold_items=2)
+    if per_item is not None:  # a crowd study: counted questions dealt one at a time (issue 45)
+        settings.save_settings(db, study_id, None, per_item=per_item, hold_seconds=600)
+    for other in annotators[1:]:
+        study.add_annotator(db, study_id, other["id"])
     user_id = annotators[0]["id"]
     study.accept_rule(db, study_id, user_id, at=0.0)
 

@@ -1,0 +1,115 @@
+"""The lead's *Places and people* block of a study's dashboard (Studies page): how places fill (k
+people per item, a cap per person, the hold time), the items' coverage and each person's status.
+
+UI only: the figures come from :mod:`structext_core.studio.crowd.status` and
+:mod:`structext_core.studio.crowd.dealing`, the settings are kept by
+:func:`structext_core.studio.crowd.settings.save_settings`.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import sqlite_utils
+import streamlit as st
+
+from structext_core import ui
+from structext_core.studio.crowd import dealing, settings, status
+from structext_core.studio.errors import StudyError
+from structext_core.text.words import plural
+
+#: Longest hold time the lead may set (a day), in minutes.
+MAX_HOLD_MINUTES = 24 * 60
+
+
+def fleiss_help(agreement: dict) -> str:
+    """What the Fleiss' kappa figure was computed over, in the lead's words."""
+    items = plural(agreement.get("fleiss_items", 0), "item")
+    if agreement.get("fleiss_basis") == "same number":
+        return (f"People answered different items: over the {items} with "
+                f"{plural(agreement.get('fleiss_raters', 0), 'answer')} each (Fleiss' kappa needs the same "
+                "number of answers per item, not the same people).")
+    return f"Over the {items} every annotator answered."
+
+
+def _settings_form(db: sqlite_utils.Database, study_id: int, by: int) -> None:
+    found = settings.crowd_settings(db, study_id)
+    n_counted = db.execute("SELECT n_items FROM studies WHERE id = ?", [study_id]).fetchone()[0]
+    with st.form(f"sa_places_form_{study_id}", border=True):
+        st.markdown("**How places fill**")
+        left, middle, right = st.columns(3)
+        per_item = left.number_input(
+            "People per item (k)", min_value=0, max_value=100_000, step=1, value=found.per_item or 0,
+            key=f"sa_places_k_{study_id}",
+            help="0: everyone in the study answers every item (as without a crowd).")
+        per_person = middle.number_input(
+            "Questions per person", min_value=0, max_value=max(1, n_counted), step=1,
+            value=min(found.per_person or 0, max(1, n_counted)), key=f"sa_places_per_person_{study_id}",
+            help="The most counted questions one person is dealt (gold and practice come on top). 0: no cap.")
+        hold = right.number_input(
+            "Hold time (minutes)", min_value=0, max_value=MAX_HOLD_MINUTES, step=5,
+            value=round((found.hold_seconds or 0) / 60), key=f"sa_places_hold_{study_id}",
+            help="A dealt question whose person shows no sign of life (tab closed, paused) for this long goes "
+                 "back to the pool. 0: held until answered.")
+        st.caption("With k set, each person is dealt one counted question at a time: among the items with the "
+                   "fewest answers, one they have not had. Setting k on a study with people in it deals again "
+                   "the questions they were given but never shown.")
+        if st.form_submit_button("Save places"):
+            _save(db, study_id, by, int(per_item) or None, int(per_person) or None, int(hold) * 60 or None)
+
+
+def _save(db: sqlite_utils.Database, study_id: int, by: int, per_item: int | None, per_person: int | None,
+          hold_seconds: float | None) -> None:
+    try:
+        said = dealing.check_change(db, study_id, per_item)
+        settings.save_settings(db, study_id, by, per_item=per_item, per_person=per_person, hold_seconds=hold_seconds)
+    except (StudyError, settings.CrowdSettingsError) as error:
+        st.error(str(error))
+        return
+    words = "everyone answers every item" if per_item is None else f"{plural(per_item, 'person', 'people')} per item"
+    ui.flash("success", f"Places saved: {words}." + (f" {said}" if said else ""))
+    st.rerun()
+
+
+def _coverage_block(cover: pd.DataFrame) -> None:
+    if cover.empty:
+        st.caption("The study has no counted items.")
+        return
+    k = int(cover["k"].iloc[0])
+    full = int((cover["answers"] >= k).sum())
+    left, middle, right = st.columns(3)
+    left.metric(f"Items with {plural(k, 'answer')}", f"{full:,} of {len(cover):,}")
+    middle.metric("Answers", f"{int(cover['answers'].sum()):,} of {k * len(cover):,}",
+                  help="Counted answers, each once (practice and gold apart), against k places per item.")
+    right.metric("Questions held now", f"{int(cover['held'].sum()):,}",
+                 help="Dealt and shown, not answered yet, by someone still in the study.")
+    spread = (cover["answers"].value_counts().rename_axis("answers").reset_index(name="items")
+              .sort_values("answers"))
+    spread["answers"] = spread["answers"].astype(str)
+    st.bar_chart(spread, x="answers", y="items", x_label="answers per item", y_label="items", height=220)
+
+
+def _people_block(people: pd.DataFrame) -> None:
+    if people.empty:
+        st.caption("Nobody takes part in the study yet.")
+        return
+    counts = people["status"].value_counts()
+    st.caption(" · ".join(f"{name}: {int(counts[name]):,}" for name in status.STATUSES if name in counts))
+    st.dataframe(people[["username", "status", "answers"]], hide_index=True, width="content",
+                 column_config={"username": "person", "answers": st.column_config.NumberColumn(
+                     "answers", help="Study questions answered (practice apart, gold in).")})
+
+
+def places_section(db: sqlite_utils.Database, study_id: int, by: int) -> None:
+    """The block: questions held too long go back to the pool first, then the settings, the
+    coverage and the people."""
+    st.subheader("Places and people")
+    released = dealing.release_stale(db, study_id, by=by)
+    if released:
+        st.info(f"{plural(len(released), 'question')} held past the hold time went back to the pool.")
+    _settings_form(db, study_id, by)
+    found = dealing.places(db, study_id)
+    cover = status.coverage(db, study_id)
+    if found is None:
+        st.caption("Everyone answers every item: k is the number of people in the study.")
+    _coverage_block(cover)
+    _people_block(status.statuses(db, study_id))
