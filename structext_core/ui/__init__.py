@@ -369,6 +369,10 @@ def account_box() -> None:
     box = st.expander("Account", icon=":material/manage_accounts:", key=ACCOUNT_OPEN_KEY, on_change="rerun")
     if not box.open:
         return
+    if not accounts.has_password(get_db(), user["id"]):
+        box.caption("Your account has no password: you came in by a link. To go on in another browser, open "
+                    "your link there (a study link asks for the resume code you were shown).")
+        return
     with box:
         with st.form("own_password_form", clear_on_submit=True):
             st.markdown("**Change my password**")

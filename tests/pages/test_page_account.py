@@ -124,3 +124,19 @@ def test_a_disabled_account_is_logged_out_with_a_notice(db, people):
     widget(at.sidebar.text_input, "Password").input("password-123")
     at = widget(at.sidebar.button, "Log in").click().run()
     assert at.sidebar.error[0].value == accounts.DISABLED_MESSAGE and "user" not in at.session_state
+
+
+def test_an_account_with_no_password_is_told_how_to_go_on_not_asked_for_a_password(db, people):
+    # A study link's account (and one brought in by CSV before its link is used) has no password: the form
+    # could never work, and each try counted towards the log-in lock.
+    from structext_core.studio.crowd import links
+
+    db.execute("UPDATE users SET password_hash = ? WHERE username = 'ann1'", [links.NO_PASSWORD_HASH])
+    db.conn.commit()
+    at = AppTest.from_function(frame, default_timeout=30)
+    at.session_state["user"] = accounts.get_user(db, "ann1")
+    at.session_state["own_account_open"] = True
+    at.run()
+    assert not at.exception and not at.sidebar.text_input
+    assert "you came in by a link" in at.sidebar.caption[-1].value
+    assert accounts.has_password(db, people["lead"]["id"]) and not accounts.has_password(db, people["ann1"]["id"])

@@ -70,6 +70,13 @@ def hash_password(password: str) -> str:
     )
 
 
+def has_password(db, user_id: int) -> bool:
+    """Whether the account has a password at all (an account made by a study link, or brought in by CSV
+    until its set-password link is used, holds a marker no password matches)."""
+    row = db.execute("SELECT password_hash FROM users WHERE id = ?", [user_id]).fetchone()
+    return row is not None and str(row[0]).startswith("scrypt$")
+
+
 def verify_password(password: str, stored: str) -> bool:
     """True when ``password`` matches the stored hash (constant-time comparison); never for a
     password that is not text."""
