@@ -76,8 +76,7 @@ def check_runs(db: sqlite_utils.Database, by: dict | int | None, study_id: int, 
     row = db.execute("SELECT name FROM studies WHERE id = ?", [study_id]).fetchone()
     name = f"the study {row[0]!r}" if row else f"study {study_id}"
     actor = _actor(db, by)
-    raise access.AccessError(f"Only {WHO_MAY} may {what} in {name}; {actor[1]} ({actor[2]}) does not lead it."
-                             if actor else f"Only {WHO_MAY} may {what}.")
+    raise access.AccessError(f"Only {WHO_MAY} may {what}: {actor[1]} ({actor[2]}) does not lead {name}.")
 
 
 def studies_run_by(db: sqlite_utils.Database, user: dict | int | None) -> list[int] | None:
