@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from structext_core.aibench import study as aibench_study
 from structext_core.aibench.pairwise import SIZE_BUCKET
 from structext_core.studio import access, accounts, study
+from structext_core.ui.question_screen.choice_answer import option_label
 
 STUDIES = Path(__file__).resolve().parents[2] / "pages" / "study_admin.py"
 TABLES = ("study_annotators", "assignments", "responses", "pauses", "audit_log", "study_leads")
@@ -63,7 +64,7 @@ def test_the_preview_page_draws_the_image_and_the_options(world, led):
     shown = study.preview(world["db"], pi, study_id)
     labels = [b.label for b in at.button]
     assert [label for label in labels if label.startswith("**")] == [
-        f"**{letter}**  {text}" for letter, text in zip("ABCD", shown.questions[0].options)]
+        option_label(letter, text) for letter, text in zip("ABCD", shown.questions[0].options)]
     chosen = next(b for b in at.button if b.label.startswith("**B**"))
     chosen.click().run()
     assert "Submit B" in [b.label for b in at.button]
