@@ -272,7 +272,7 @@ def test_accounts_and_study_admin_offer_researcher_accounts_public_mode_and_resu
     admin = env["people"]["admin"]
     access.set_public_mode(storage.open_db(), False, admin)
     at = run_page("accounts", admin)
-    assert at.radio(key="ac_new_role").options == ["annotator", "researcher", "admin"]
+    assert at.radio(key="ac_new_role").options == ["annotator", "researcher", "lead", "admin"]
     assert at.toggle(key="ac_public_mode").value is False
     at.toggle(key="ac_public_mode").set_value(True).run()
     assert access.public_mode(storage.open_db())
