@@ -44,7 +44,7 @@ def pick_study(studies: list[study.Study]) -> study.Study | None:
 def setup_section() -> None:
     annotators = accounts.list_users(db, role="annotator")
     if not annotators:
-        st.info("There are no annotator accounts yet: create them on the **Accounts** page (Admin) first.")
+        st.info(study_leads.no_annotators(user))
     benchmarks = study.study_benchmarks()
     benchmark = st.segmented_control("Benchmark", benchmarks, format_func=lambda b: study.kind_of(b).setup_label,
                                      default=benchmarks[0], key="sa_benchmark") or benchmarks[0]

@@ -26,6 +26,13 @@ def none_yet(user: dict) -> str:
     return "No study yet: create one under **Set up a study**."
 
 
+def no_annotators(user: dict) -> str:
+    """What the setup form says while there is no annotator account (a lead creates no account)."""
+    if access.can_open(access.role_of(user), "accounts"):
+        return "There are no annotator accounts yet: create them on the **Accounts** page (Admin) first."
+    return "There are no annotator accounts yet: ask an admin to create them on the **Accounts** page."
+
+
 def _on_add(study_id: int, user: dict) -> None:
     chosen = st.session_state.get(f"sl_add_{study_id}")
     if chosen is None:

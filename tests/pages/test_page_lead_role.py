@@ -199,3 +199,11 @@ def test_a_preview_of_a_study_the_lead_does_not_lead_is_refused(world):
     assert not at.exception
     assert "Only an admin or a lead of the study may preview the study" in at.error[0].value
     assert study_choices(at, "sa_study") == ["pi-study"]
+
+
+def test_the_setup_form_tells_a_lead_who_creates_annotator_accounts(world):
+    world["db"].execute("UPDATE users SET role = 'researcher' WHERE username = 'ann1'")  # no annotator account left
+    at = run(STUDIES, world["people"]["pi"], sa_section="Set up a study")
+    assert "ask an admin to create them on the **Accounts** page" in at.info[0].value
+    at = run(STUDIES, world["people"]["boss"], sa_section="Set up a study")
+    assert "create them on the **Accounts** page (Admin) first" in at.info[0].value
