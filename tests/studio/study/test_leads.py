@@ -6,6 +6,7 @@ preview: a study as an annotator meets it, for its lead, with nothing written.""
 import pytest
 
 from structext_core.studio import access, accounts, study
+from structext_core.studio.crowd import links
 from structext_core.studio.study import leads
 from tests.studio.study.support import count, make_study
 
@@ -40,6 +41,7 @@ def led(db, samples, people):
         study.submit_answer(db, ann1, view.assignment_id, f"answer {n}", at=10.0 * n + 5)
     view = study.open_question(db, mine, ann1, at=30.0)
     study.flag_question(db, mine, ann1, view.item_id, "broken", "a note")
+    links.create_link(db, mine, places=3, expires_at=None, id_param=None, by=people["pi"]["id"])
     return mine, theirs
 
 
@@ -78,6 +80,7 @@ def _actions(db, people, study_id):
     response_id = db.execute("SELECT id FROM responses WHERE study_id = ? ORDER BY id LIMIT 1",
                              [study_id]).fetchone()[0]
     flag_id = db.execute("SELECT id FROM study_flags WHERE study_id = ?", [study_id]).fetchone()[0]
+    link = db.execute("SELECT id FROM enrolment_links WHERE study_id = ?", [study_id]).fetchone()
     return {
         "close": lambda who: study.set_study_status(db, study_id, "closed", by_user=who["id"]),
         "add an annotator": lambda who: study.add_annotator(db, study_id, people["ann3"]["id"], by_user=who["id"]),
@@ -93,22 +96,27 @@ def _actions(db, people, study_id):
         "resolve a flag": lambda who: study.resolve_flag(db, flag_id, who, "checked"),
         "results when closed": lambda who: access.set_results_when_closed(db, study_id, True, who),
         "preview": lambda who: study.preview(db, who, study_id),
+        "make a study link": lambda who: links.create_link(db, study_id, places=5, expires_at=None, id_param=None,
+                                                            by=who["id"]),
+        "close a study link": lambda who: links.close_link(db, link[0], by=who["id"]),
     }
 
 
 TABLES = ("studies", "study_items", "study_annotators", "assignments", "responses", "pauses", "score_overrides",
-          "study_flags", "study_leads", "audit_log")
+          "study_flags", "study_leads", "audit_log", "enrolment_links")
 
 
 def snapshot(db):
     return {table: count(db, table) for table in TABLES} | {
         "open": db.execute("SELECT COUNT(*) FROM study_flags WHERE resolved_at IS NULL").fetchone()[0],
+        "open links": db.execute("SELECT COUNT(*) FROM enrolment_links WHERE closed_at IS NULL").fetchone()[0],
         "status": db.execute("SELECT group_concat(status || name || results_when_closed || "
                              "coalesce(archived_at, '')) FROM studies").fetchone()[0]}
 
 
 ACTIONS = ["close", "add an annotator", "take an annotator off", "replace an annotator", "rename", "archive", "copy",
-           "override a score", "clear an override", "resolve a flag", "results when closed", "preview"]
+           "override a score", "clear an override", "resolve a flag", "results when closed", "preview",
+           "make a study link", "close a study link"]
 
 
 @pytest.mark.parametrize("action", ACTIONS)
@@ -128,7 +136,9 @@ def test_nobody_but_its_leads_and_admins_acts_on_a_study(db, people, led, action
 def test_its_lead_and_an_admin_do_every_action(db, people, led, who):
     mine, _theirs = led
     actions = _actions(db, people, mine)
+    start = db.execute("SELECT MAX(id) FROM audit_log").fetchone()[0]
     for name in ("override a score", "clear an override", "resolve a flag", "results when closed",
+                 "make a study link", "close a study link",
                  "add an annotator", "replace an annotator", "copy", "rename", "archive", "close"):
         if name == "add an annotator":
             continue  # ann3 comes in as the replacement below
@@ -136,9 +146,10 @@ def test_its_lead_and_an_admin_do_every_action(db, people, led, who):
     assert study.get_study(db, mine).name == "renamed" and study.get_study(db, mine).status == "closed"
     copy = next(s for s in study.list_studies(db) if s.name == "a-copy")
     assert [lead.username for lead in leads.leads_of(db, copy.id)] == ["pi"]  # the source's leads lead the copy
-    by = [row[0] for row in db.execute("SELECT DISTINCT by_user FROM audit_log WHERE target LIKE 'study:%'"
-                                       " AND action != 'flag.resolve'")]
-    assert by == [people[who]["id"]]
+    done = [row for row in db.execute("SELECT DISTINCT action, by_user FROM audit_log WHERE id > ?", [start])]
+    assert {by for _action, by in done} == {people[who]["id"]}
+    assert {action for action, _by in done} >= {"study.close", "crowd.link_create", "crowd.link_close",
+                                                 "score.override", "flag.resolve", "study.replace_annotator"}
 
 
 def test_an_admin_gives_a_study_more_leads_and_takes_them_off(db, people, led):
