@@ -207,3 +207,53 @@ def test_the_setup_form_tells_a_lead_who_creates_annotator_accounts(world):
     assert "ask an admin to create them on the **Accounts** page" in at.info[0].value
     at = run(STUDIES, world["people"]["boss"], sa_section="Set up a study")
     assert "create them on the **Accounts** page (Admin) first" in at.info[0].value
+
+
+def test_the_preview_of_a_crowd_study_shows_consent_questionnaire_and_the_code(world):
+    from structext_core.studio.crowd import consent, questionnaire, settings
+
+    db, pi, mine = world["db"], world["people"]["pi"], world["mine"]
+    consent.set_consent(db, mine, "You agree to **zqx-consent**.", by=pi["id"])
+    questionnaire.set_questionnaire(db, mine, [{"name": "expertise", "label": "How expert are you?", "kind": "choice",
+                                               "options": ["novice", "expert"], "required": True}], by=pi["id"])
+    settings.save_settings(db, mine, pi["id"], completion_code="DONE42", completion_url="https://example.org/done",
+                           no_consent_code="NOPE7")
+    before = counts(db) | {"answers": db.execute("SELECT COUNT(*) FROM questionnaire_answers").fetchone()[0],
+                           "consented": db.execute("SELECT COUNT(*) FROM study_annotators WHERE consent_at IS NOT NULL"
+                                                   " OR declined_at IS NOT NULL").fetchone()[0]}
+    at = click(run(STUDIES, pi), "Preview as an annotator")
+    assert any("zqx-consent" in m.value for m in at.markdown)  # first, as on the annotator's page
+    at = click(at, "I do not agree")
+    assert [m.value for m in at.metric] == ["NOPE7"]  # the end a person who declines reaches, with its code
+    at = click(at, "Back to the consent text")
+    at = click(at, "I agree: continue")
+    assert [r.label for r in at.radio] == ["How expert are you?"]
+    at = click(at, "Continue")
+    assert "Please answer" in at.error[0].value  # checked as the core checks it
+    at.radio[0].set_value("expert")
+    at = click(at, "Continue")
+    assert any("Before you start: the rule of pi-study" in s.value for s in at.subheader)
+    chooser = next(s for s in at.selectbox if s.key == "pv_jump")
+    at = chooser.set_value(len(chooser.options) - 1).run()
+    assert [m.value for m in at.metric] == ["DONE42"]
+    assert [b.proto.url for b in at.get("link_button")] == ["https://example.org/done"]
+    assert not [c for c in at.get("bidi_component") if "redirect" in str(c.proto)]  # this tab stays
+    after = counts(db) | {"answers": db.execute("SELECT COUNT(*) FROM questionnaire_answers").fetchone()[0],
+                          "consented": db.execute("SELECT COUNT(*) FROM study_annotators WHERE consent_at IS NOT NULL"
+                                                  " OR declined_at IS NOT NULL").fetchone()[0]}
+    assert after == before
+
+
+def test_only_a_lead_of_the_study_changes_its_crowd_texts(world):
+    from structext_core.studio.crowd import consent, questionnaire, settings
+
+    db, mine = world["db"], world["mine"]
+    for who in ("pi2", "reader"):
+        by = world["people"][who]["id"]
+        with pytest.raises(access.AccessError, match="Only an admin or a lead of the study may"):
+            consent.set_consent(db, mine, "text", by=by)
+        with pytest.raises(access.AccessError, match="Only an admin or a lead of the study may"):
+            questionnaire.set_questionnaire(db, mine, [], by=by)
+        with pytest.raises(access.AccessError, match="Only an admin or a lead of the study may"):
+            settings.save_settings(db, mine, by, completion_code="X")
+    assert consent.current_consent(db, mine) is None and settings.crowd_settings(db, mine).completion_code is None

@@ -1,5 +1,5 @@
-"""A study as its annotators see it, for its lead: the rule, the practice questions, the questions (with
-their images) and the end, built from the study's items exactly as :func:`~.answering.open_question`
+"""A study as its annotators see it, for its lead: the consent text and the questionnaire (crowd studies),
+the rule, the practice questions, the questions (with their images) and the end with its code, built from the study's items exactly as :func:`~.answering.open_question`
 builds an annotator's view (:class:`~.answering.QuestionView`: the same blinding, no answer key, no rule
 hint), and nothing written: no membership, no assignment, no clock, no answer, no audit row.
 
@@ -11,18 +11,23 @@ gold ones mixed in (a preview order of its own: each annotator has another).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sqlite_utils
 
 from structext_core.studio import access
 from structext_core.studio.clock import ClockSettings, clock_settings
-from structext_core.studio.crowd.settings import CrowdSettings, crowd_settings
 from structext_core.studio.errors import StudyError
 from structext_core.studio.study import images, leads
 from structext_core.studio.study.answering import QuestionView
 from structext_core.studio.study.answering import _view as annotator_view
 from structext_core.studio.study.kinds import kind_of
 from structext_core.studio.study.store import AnnotatorStudy, annotator_order, get_study
+
+if TYPE_CHECKING:  # the crowd's modules import the study package: read them when a preview is made
+    from structext_core.studio.crowd.consent import Consent
+    from structext_core.studio.crowd.outcomes import EndScreen
+    from structext_core.studio.crowd.settings import CrowdSettings
 
 #: The user id the preview's order is drawn for (no account has it: ids start at 1).
 PREVIEW_ORDER_USER = 0
@@ -43,12 +48,25 @@ _ITEMS_SQL = """
 class Preview:
     """What an annotator of the study meets, in order. ``study`` is the study as a new annotator sees
     it (rule not accepted, nothing answered); ``questions`` are practice first, then the study's;
-    ``crowd`` holds the end's codes and addresses (``completion_code``, ``completion_url``)."""
+    ``crowd`` holds the end's codes and addresses; ``consent`` the current consent text (None: none is
+    asked) and ``questionnaire`` its fields (none: none is asked)."""
 
     study: AnnotatorStudy
     how_to_answer: str
     questions: tuple[QuestionView, ...]
     crowd: CrowdSettings
+    consent: Consent | None = None
+    questionnaire: tuple[dict, ...] = ()
+
+    def end(self, outcome: str = "completed") -> EndScreen:
+        """The end screen a person reaches with ``outcome`` (``completed``, or ``declined`` at the consent):
+        the platform's code and address the lead set for it."""
+        from structext_core.studio.crowd.outcomes import EndScreen
+
+        crowd = self.crowd
+        code, url = ((crowd.no_consent_code, crowd.no_consent_url) if outcome == "declined"
+                     else (crowd.completion_code, crowd.completion_url))
+        return EndScreen(outcome, code, url, "declined" if outcome == "declined" else "done", participant=True)
 
     @property
     def practice(self) -> tuple[QuestionView, ...]:
@@ -71,6 +89,9 @@ def preview(db: sqlite_utils.Database, user: dict | None, study_id: int,
             settings: ClockSettings | None = None) -> Preview:
     """The study ``study_id`` as a new annotator meets it, for ``user`` (an admin or a lead of the study;
     :class:`~structext_core.studio.access.AccessError` otherwise). Reads only; writes nothing."""
+    from structext_core.studio.crowd import consent, questionnaire
+    from structext_core.studio.crowd import settings as crowd
+
     _check(db, user, study_id)
     chosen = get_study(db, study_id)
     settings = settings or clock_settings()
@@ -94,7 +115,8 @@ def preview(db: sqlite_utils.Database, user: dict | None, study_id: int,
                                   rule_accepted_at=None, answered=0, practice_items=len(practice),
                                   benchmark=chosen.benchmark)
     return Preview(as_annotator, kind_of(chosen.benchmark).how_to_answer, tuple(questions),
-                   crowd_settings(db, study_id))
+                   crowd.crowd_settings(db, study_id), consent.current_consent(db, study_id),
+                   tuple(questionnaire.questionnaire(db, study_id)))
 
 
 def preview_image(db: sqlite_utils.Database, user: dict | None, study_id: int, item_id: int,

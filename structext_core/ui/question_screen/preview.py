@@ -1,18 +1,20 @@
 """Preview as an annotator: the lead of a study (or an admin) walks through it exactly as its annotators
-meet it (the rule, the practice questions, the questions with their references or images, the end)
-and nothing is recorded: no answer, no clock, no assignment (the core's :func:`study.preview` reads
+meet it (the consent text and the questionnaire of a crowd study, the rule, the practice questions, the
+questions with their references or images, the end with the platform's code) and nothing is recorded: no answer, no clock, no assignment (the core's :func:`study.preview` reads
 only; the answer boxes here live in this session and go nowhere).
 
 Opened from the Studies page (``preview_button`` under the chosen study; ``show`` in place of the page
 while a preview is open). The preview is a list of steps (:data:`STEPS`), each one screen or several,
-in the order an annotator meets them. Another step (consent, the questionnaire) is one more
-:class:`Step` in :data:`STEPS` at its place: ``screens(db, preview)`` says how many screens it has in
-this study (0: the study has none, it is skipped), ``draw(run, index)`` draws one of them, and
-:func:`next_screen` moves on (the annotator's own button, e.g. "I agree").
+in the order the annotator's page (``pages/human_baseline.py``, ``ui/crowd_gate.py``) shows them.
+Another step is one more :class:`Step` in :data:`STEPS` at its place: ``screens(db, preview)`` says how
+many screens it has in this study (0: the study has none, it is skipped), ``draw(run, index)`` draws one
+of them with the annotator's own widgets, and :func:`next_screen` moves on (the annotator's own button,
+e.g. "I agree: continue"). A screen that would write calls no core function that writes.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,7 +24,9 @@ import streamlit as st
 
 from structext_core.evaluation import choices
 from structext_core.studio import access, study
+from structext_core.studio.crowd import questionnaire
 from structext_core.text.safe_text import markdown_text
+from structext_core.ui import crowd_end, crowd_gate
 from structext_core.ui.question_screen.choice_answer import IMAGE_LAYOUTS, option_label
 from structext_core.ui.question_screen.common import ANSWER_LABEL, Screen, question_name
 from structext_core.ui.question_screen.reference_viewer import reference_panel, window_component
@@ -64,11 +68,13 @@ class Step:
 def start(study_id: int) -> None:
     """Open the preview of ``study_id`` at its first screen."""
     st.session_state[PREVIEW_KEY] = {"study": study_id, "at": 0}
+    st.session_state.pop("pv_declined", None)
 
 
 def end() -> None:
     """Close the preview (back to the Studies page)."""
     st.session_state.pop(PREVIEW_KEY, None)
+    st.session_state.pop("pv_declined", None)
 
 
 def next_screen() -> None:
@@ -120,21 +126,70 @@ def _question_title(kind: str):
     return title
 
 
+def _declined(declined: bool) -> None:
+    st.session_state["pv_declined"] = declined
+
+
+def _consent(run: PreviewRun, index: int) -> None:
+    """The consent text and its two answers (crowd_gate's screen); "I do not agree" shows the end a person
+    who declines reaches, with the platform's no-consent code."""
+    chosen, text = run.preview.study, run.preview.consent
+    if st.session_state.get("pv_declined"):
+        end_screen(run.preview.end("declined"))
+        st.button("Back to the consent text", key="pv_undecline", on_click=_declined, args=(False,))
+        return
+    st.subheader(markdown_text(f"Before you start: consent to take part in {chosen.name}"))
+    with st.container(border=True):
+        st.markdown(markdown_text(text.text))
+    st.caption("Nothing is timed yet: the study's questions and their clock start only after this.")
+    agree, decline = st.columns(2)
+    agree.button("I agree: continue", type="primary", width="stretch", key="pv_agree", on_click=next_screen)
+    decline.button("I do not agree", width="stretch", key="pv_decline", on_click=_declined, args=(True,))
+
+
+def _questionnaire(run: PreviewRun, index: int) -> None:
+    """The questionnaire (crowd_gate's widgets); the answers are checked as the core checks them, kept nowhere."""
+    chosen = run.preview.study
+    st.subheader(markdown_text(f"A few questions about you, for {chosen.name}"))
+    st.caption("Your answers describe who took part; they are not scored. Nothing is timed yet.")
+    with st.form("pv_questionnaire"):
+        values = {field["name"]: crowd_gate._field_widget(field) for field in run.preview.questionnaire}
+        sent = st.form_submit_button("Continue", type="primary")
+    if not sent:
+        return
+    try:
+        for field in run.preview.questionnaire:
+            questionnaire.check_answer(field, values[field["name"]])
+    except study.StudyError as error:
+        st.error(markdown_text(str(error)))
+        return
+    next_screen()
+    st.rerun()
+
+
+def end_screen(end) -> None:
+    """The end of a visit as crowd_end draws it, without sending this tab to the platform: the button
+    back to it is shown, and what the annotator's tab does is said."""
+    crowd_end.end_screen(dataclasses.replace(end, url=None))
+    if end.url:
+        st.link_button(crowd_end.RETURN_LABEL, end.url, type="primary")
+        st.caption(f"An annotator is taken back to the study platform in {crowd_end.REDIRECT_SECONDS} seconds "
+                   "(not in a preview).")
+
+
 def _end(run: PreviewRun, index: int) -> None:
-    finished_screen(run.screen, run.preview.study, [run.preview.study])
-    completion_code(run.preview)
-
-
-def completion_code(preview: study.Preview) -> None:
-    """The platform's completion code and address, as the study's settings give them (crowd studies)."""
-    crowd = preview.crowd
-    if crowd.completion_code:
-        st.markdown(f"Your completion code: **{markdown_text(crowd.completion_code)}**")
-    if crowd.completion_url:
-        st.link_button("Back to the platform", crowd.completion_url, help="Annotators are sent here when done.")
+    """The end: the platform's code and address when the lead set them (crowd_gate's end screen), else the
+    study's own finished screen."""
+    end = run.preview.end()
+    if end.code or end.url:
+        end_screen(end)
+    else:
+        finished_screen(run.screen, run.preview.study, [run.preview.study])
 
 
 STEPS: tuple[Step, ...] = (
+    Step("consent", lambda db, p: int(p.consent is not None), _consent, lambda p, i: "Consent"),
+    Step("questionnaire", lambda db, p: int(bool(p.questionnaire)), _questionnaire, lambda p, i: "About you"),
     Step("rule", lambda db, p: 1, _rule, lambda p, i: "The rule"),
     Step("practice", _question_screens("practice"), _question_step("practice"), _question_title("practice")),
     Step("questions", _question_screens("questions"), _question_step("questions"), _question_title("questions")),
