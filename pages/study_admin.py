@@ -217,6 +217,7 @@ def dashboard_section(chosen: study.Study) -> None:
         st.info("This study is archived: hidden from its annotators and closed for answering. Its data is kept "
                 "whole.", icon=":material/inventory_2:")
     study_leads.leads_block(db, user, chosen)  # the preview as an annotator, and who leads the study
+    study_leads.people_block(db, user)  # a lead: people from a CSV, into the studies they lead
     manage_study(chosen)
     results_visibility_block(chosen)
     st.subheader("Progress")

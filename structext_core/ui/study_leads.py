@@ -10,6 +10,7 @@ import streamlit as st
 from structext_core import ui
 from structext_core.studio import access, accounts, study
 from structext_core.text.safe_text import markdown_text
+from structext_core.ui import people_import
 from structext_core.ui.question_screen import preview
 
 
@@ -84,6 +85,16 @@ def leads_block(db: sqlite_utils.Database, user: dict, chosen: study.Study) -> N
             left.selectbox("Add a lead", free, index=None, key=f"sl_add_{chosen.id}",
                            format_func=lambda u: u["username"], placeholder="Choose a lead account")
             right.form_submit_button("Add", on_click=_on_add, args=(chosen.id, user))
+
+
+def people_block(db: sqlite_utils.Database, user: dict) -> None:
+    """A lead brings their people in from a CSV (annotators only, into the studies they lead), each with a
+    one-time set-password link; an admin does it on Accounts (any role, any study)."""
+    if access.role_of(user) != access.LEAD:
+        return
+    with st.expander("Bring people in from a CSV"):
+        people_import.import_section(db, user, allowed_studies=set(study.studies_run_by(db, user) or ()),
+                                     allowed_roles=("annotator",), page_slug=access.page("study_admin").url_path)
 
 
 def export(user: dict, study_id: int, make):

@@ -257,3 +257,22 @@ def test_only_a_lead_of_the_study_changes_its_crowd_texts(world):
         with pytest.raises(access.AccessError, match="Only an admin or a lead of the study may"):
             settings.save_settings(db, mine, by, completion_code="X")
     assert consent.current_consent(db, mine) is None and settings.crowd_settings(db, mine).completion_code is None
+
+
+def test_a_lead_brings_annotators_into_the_studies_they_lead_from_a_csv(world):
+    db, pi = world["db"], world["people"]["pi"]
+    at = run(STUDIES, pi)
+    box = next(t for t in at.text_area if t.label == "Or paste the CSV here")
+    at = box.input("name,role,studies\nnewbie,annotator,pi-study\nboss2,admin,\nsneak,annotator,pi2-study\n").run()
+    problems = at.error[0].value
+    assert "Nothing can be imported" in problems and "boss2" not in [u["username"] for u in accounts.list_users(db)]
+    assert "line 3" in problems and "line 4" in problems and "line 2" not in problems
+    box = next(t for t in at.text_area if t.label == "Or paste the CSV here")
+    at = box.input("name,role,studies\nnewbie,annotator,pi-study\n").run()
+    at = click(at, "Import 1 person")
+    assert not at.exception and "?set_password=" in at.dataframe[0].value["link"].iloc[0]
+    newbie = next(u for u in accounts.list_users(db) if u["username"] == "newbie")
+    assert newbie["role"] == "annotator"
+    assert [s.id for s in study.studies_for_annotator(db, newbie["id"])] == [world["mine"]]
+    # an admin has no such block here (Accounts has it, with every role)
+    assert not [e for e in run(STUDIES, world["people"]["boss"]).expander if e.label == "Bring people in from a CSV"]
