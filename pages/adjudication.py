@@ -238,9 +238,10 @@ def flags_panel(detail: study.ItemDetail) -> None:
 
 st.title("Adjudication")
 ui.show_flash()
-all_studies = study.list_studies(db)
+all_studies = study.only_run(db, user, study.list_studies(db))  # a lead: the studies they lead
 if not all_studies:
-    st.info("No study yet: create one on **Studies**.")
+    st.info("No study to adjudicate: you lead none yet." if user["role"] == "lead" else
+            "No study yet: create one on **Studies**.")
     st.stop()
 chosen = widgets.pick_study(all_studies, key="adj_study")
 summary = item_list(chosen)

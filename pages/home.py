@@ -56,7 +56,7 @@ if role == access.ANNOTATOR:  # the people who take part: their work first, the 
 
 benchmark_blurbs()
 if user is None:
-    st.caption("Annotators, researchers and admins: log in (sidebar) for the pages of your role.")
+    st.caption("Annotators, researchers, leads and admins: log in (sidebar) for the pages of your role.")
 
 for benchmark in protocol.names():  # each benchmark's own section (its HOME_VIEW), in the app's order
     own_section = protocol.view(benchmark, "HOME_VIEW")

@@ -11,8 +11,9 @@ from structext_core import protocol, ui
 from structext_core.studio import access, accounts, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import crowd_lead, people_axes, study_places, widgets
+from structext_core.ui import crowd_lead, people_axes, study_leads, study_places, widgets
 from structext_core.ui.frame import ensure_frame
+from structext_core.ui.question_screen import preview
 from structext_core.views import dashboard
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
@@ -43,7 +44,7 @@ def pick_study(studies: list[study.Study]) -> study.Study | None:
 def setup_section() -> None:
     annotators = accounts.list_users(db, role="annotator")
     if not annotators:
-        st.info("There are no annotator accounts yet: create them on the **Accounts** page (Admin) first.")
+        st.info(study_leads.no_annotators(user))
     benchmarks = study.study_benchmarks()
     benchmark = st.segmented_control("Benchmark", benchmarks, format_func=lambda b: study.kind_of(b).setup_label,
                                      default=benchmarks[0], key="sa_benchmark") or benchmarks[0]
@@ -215,6 +216,8 @@ def dashboard_section(chosen: study.Study) -> None:
     if chosen.archived:
         st.info("This study is archived: hidden from its annotators and closed for answering. Its data is kept "
                 "whole.", icon=":material/inventory_2:")
+    study_leads.leads_block(db, user, chosen)  # the preview as an annotator, and who leads the study
+    study_leads.people_block(db, user)  # a lead: people from a CSV, into the studies they lead
     manage_study(chosen)
     results_visibility_block(chosen)
     st.subheader("Progress")
@@ -429,16 +432,16 @@ def export_section(chosen: study.Study) -> None:
     columns = study.study_export_columns(db, study_id)  # its items' more fields and questionnaire too
     cols = st.columns(3)
     cols[0].download_button(
-        "Responses (CSV)", ui.built_on_click(lambda db: study.to_csv(study.export_rows(db, study_id), columns)),
+        "Responses (CSV)", study_leads.export(user, study_id, lambda db: study.to_csv(study.export_rows(db, study_id), columns)),
         file_name=f"{stem}-responses.csv", mime="text/csv", on_click="ignore",
     )
     cols[1].download_button(
-        "Responses (JSONL)", ui.built_on_click(lambda db: study.to_jsonl(study.export_rows(db, study_id))),
+        "Responses (JSONL)", study_leads.export(user, study_id, lambda db: study.to_jsonl(study.export_rows(db, study_id))),
         file_name=f"{stem}-responses.jsonl", mime="application/jsonl", on_click="ignore",
     )
     if study.kind_of(chosen.benchmark).model_results:
         cols[2].download_button(
-            "Human results (model-result JSONL)", ui.built_on_click(lambda db: study.to_jsonl(study.human_results(db, study_id))),
+            "Human results (model-result JSONL)", study_leads.export(user, study_id, lambda db: study.to_jsonl(study.human_results(db, study_id))),
             file_name=f"{stem}-human-results.jsonl", mime="application/jsonl", on_click="ignore",
             help="One row per answer as model human:<annotator>, and again as model human (the pool).",
         )
@@ -446,7 +449,7 @@ def export_section(chosen: study.Study) -> None:
         st.caption(problem)
     else:
         st.download_button(
-            "People as an Inspect AI log (.eval)", ui.built_on_click(lambda db: study.inspect_log_bytes(db, study_id)),
+            "People as an Inspect AI log (.eval)", study_leads.export(user, study_id, lambda db: study.inspect_log_bytes(db, study_id)),
             file_name=study.inspect_log_name(stem), mime="application/zip", on_click="ignore",
             help="One sample per question and person (each person an epoch), model human/<study name>, each "
                  "answer's score as counted here, time in the sample; open it with inspect view or Inspect's "
@@ -455,7 +458,7 @@ def export_section(chosen: study.Study) -> None:
     if chosen.practice_items or chosen.gold_items:
         st.download_button(
             "Practice and gold answers (CSV)",
-            ui.built_on_click(lambda db: study.to_csv(study.export_rows(db, study_id, kinds=("practice", "gold")), columns)),
+            study_leads.export(user, study_id, lambda db: study.to_csv(study.export_rows(db, study_id, kinds=("practice", "gold")), columns)),
             file_name=f"{stem}-practice-and-gold.csv", mime="text/csv", on_click="ignore",
             help="Not counted, so not in the files above; the column kind says which each row is.",
         )
@@ -473,7 +476,9 @@ def export_section(chosen: study.Study) -> None:
 
 st.title("Human-baseline studies")
 ui.show_flash()
-all_studies = study.list_studies(db)
+if preview.show(db, user):  # the preview as an annotator, in place of the page while it is open
+    st.stop()
+all_studies = study_leads.studies_of(db, user)  # a lead: the studies they lead
 if "sa_study_id" in st.session_state:  # a study just created, renamed, copied: select it
     created_id = st.session_state.pop("sa_study_id")
     st.session_state["sa_study"] = next((s for s in all_studies if s.id == created_id), None)
@@ -486,7 +491,7 @@ for tab, section in zip(tabs, SECTIONS):
         if section == "Set up a study":
             setup_section()
         elif not all_studies:
-            st.info("No study yet: create one under **Set up a study**.")
+            st.info(study_leads.none_yet(user))
         else:
             chosen = pick_study(all_studies)
             if chosen is not None:

@@ -9,7 +9,10 @@ rows ``PAGES`` and ``CAPABILITIES``: the pages only it serves live in its packag
 by :func:`pages` and :func:`capabilities`. A key (or a page's URL) declared twice is refused with a
 message naming both declarers. ``PAGES`` and ``CAPABILITIES`` read as the assembled table.
 
-Roles: ``visitor`` (not logged in), ``annotator``, ``researcher``, ``admin``. A rule grants a
+Roles: ``visitor`` (not logged in), ``annotator``, ``researcher``, ``lead``, ``admin``. A ``lead``
+sees what a researcher sees and runs the studies they lead (which ones is decided per study by
+:mod:`structext_core.studio.study.leads`, ``study_leads``; an admin runs every study); a lead
+administers nothing else (accounts, the public read-only mode, server paths). A rule grants a
 page or a capability to some roles always, and to more roles only while an admin has turned
 on the *public read-only mode*. What the public roles then see is limited to suites that are
 in no open study, and never a sample of an open study (see :func:`visible_suites` and
@@ -40,10 +43,13 @@ import sqlite_utils
 from structext_core import protocol
 from structext_core.studio.storage import write_transaction
 
-VISITOR, ANNOTATOR, RESEARCHER, ADMIN = "visitor", "annotator", "researcher", "admin"
+VISITOR, ANNOTATOR, RESEARCHER, LEAD, ADMIN = "visitor", "annotator", "researcher", "lead", "admin"
 #: Every role, the least trusted first. ``visitor`` is nobody logged in (not an account role).
-ROLES = (VISITOR, ANNOTATOR, RESEARCHER, ADMIN)
-ROLE_PLURALS = {VISITOR: "visitors", ANNOTATOR: "annotators", RESEARCHER: "researchers", ADMIN: "admins"}
+ROLES = (VISITOR, ANNOTATOR, RESEARCHER, LEAD, ADMIN)
+ROLE_PLURALS = {VISITOR: "visitors", ANNOTATOR: "annotators", RESEARCHER: "researchers", LEAD: "leads",
+                ADMIN: "admins"}
+#: The roles that run studies: an admin every study, a lead those they lead (study/leads.py).
+STUDY_RUNNERS = (LEAD, ADMIN)
 PUBLIC_MODE_KEY = "public_read_only"
 HUMAN_SOURCE_PREFIX = "human-study:"  # the source label of human rows (as results_store)
 #: What the public read-only mode keeps back, after the data each benchmark names (its ``PUBLIC_DATA``).
@@ -118,13 +124,14 @@ EVERYONE = ROLES
 SHARED_PAGES: tuple[Page, ...] = (
     Page("home", "home.py", "Home", ":material/home:", "Benchmark", "", _rule(EVERYONE), default=True, order=10),
     Page("explore", "explore.py", "Explore", ":material/search:", "Benchmark", "explore",
-         _rule((RESEARCHER, ADMIN), (VISITOR, ANNOTATOR), _PUBLIC), order=20),
+         _rule((RESEARCHER, LEAD, ADMIN), (VISITOR, ANNOTATOR), _PUBLIC), order=20),
     Page("results", "results.py", "Results", ":material/monitoring:", "Benchmark", "results",
          _rule(EVERYONE),
          shows="visitors and annotators: the paper's tables (in public read-only mode also model results "
-               "of data sets in no open study); researchers and admins: also imported and human results, and "
-               "each benchmark's human side (people beside the models, a human rank); the choices people "
-               "made, the disagreements and sending questions back to review, and loading data: admins",
+               "of data sets in no open study); researchers, leads and admins: also imported and human results, "
+               "and each benchmark's human side (people beside the models, a human rank); loading data "
+               "(bringing a set): leads and admins; the choices people made, the disagreements and sending "
+               "questions back to review: admins",
          order=30),
     Page("human_baseline", "human_baseline.py", "Human baseline", ":material/timer:", "Annotate",
          "human_baseline", _rule((ANNOTATOR, ADMIN)), work="structext_core.studio.study.store:has_open_study",
@@ -137,9 +144,12 @@ SHARED_PAGES: tuple[Page, ...] = (
                "the resume form; nothing of anyone else (not listed in the navigation)",
          order=90, listed=False),
     Page("study_admin", "study_admin.py", "Studies", ":material/science:", "Admin", "study_admin",
-         _rule((ADMIN,)), order=10),
+         _rule(STUDY_RUNNERS, condition="a lead: only the studies they lead"),
+         shows="leads: the studies they lead (set up, follow, preview as an annotator, export; a study a "
+               "lead sets up is theirs); admins: every study, and who leads each", order=10),
     Page("adjudication", "adjudication.py", "Adjudication", ":material/gavel:", "Admin", "adjudication",
-         _rule((ADMIN,)), order=20),
+         _rule(STUDY_RUNNERS, condition="a lead: only the studies they lead"),
+         shows="leads: the studies they lead; admins: every study", order=20),
     Page("accounts", "accounts.py", "Accounts", ":material/manage_accounts:", "Admin", "accounts", _rule((ADMIN,)),
          order=90),
 )
@@ -147,16 +157,19 @@ SHARED_PAGES: tuple[Page, ...] = (
 SHARED_CAPABILITIES: tuple[Capability, ...] = (
     Capability("answers", "answers, rule hints and answer keys of a data set's items (Explore, Results "
                           "drill-down)",
-               _rule((RESEARCHER, ADMIN), (VISITOR, ANNOTATOR), _PUBLIC)),
+               _rule((RESEARCHER, LEAD, ADMIN), (VISITOR, ANNOTATOR), _PUBLIC)),
     Capability("model_results", "imported model results on Results",
-               _rule((RESEARCHER, ADMIN), (VISITOR, ANNOTATOR), _PUBLIC)),
+               _rule((RESEARCHER, LEAD, ADMIN), (VISITOR, ANNOTATOR), _PUBLIC)),
     Capability("human_results", "human-baseline results on Results (the pool `human`)",
-               _rule((RESEARCHER, ADMIN), condition="a study set to show only once closed waits until it is")),
+               _rule((RESEARCHER, LEAD, ADMIN),
+                     condition="a study set to show only once closed waits until it is")),
     Capability("per_person_results", "per-person results (`human:<name>`) and responses",
-               _rule((RESEARCHER, ADMIN), condition="as human results")),
+               _rule((RESEARCHER, LEAD, ADMIN), condition="as human results")),
     Capability("download", "downloads (JSONL, CSV, PNG, SVG)", _rule(EVERYONE, condition="what the page shows, nothing more")),
     Capability("load_data", "load results, generate and import suites; bring a set, add models' answers (uploads)",
-               _rule((ADMIN,))),
+               _rule((LEAD, ADMIN), condition="a lead brings their lab's set and its models' answers")),
+    Capability("run_studies", "set up, follow, adjudicate, preview and export studies; their leads",
+               _rule(STUDY_RUNNERS, condition="a lead: the studies they lead; who leads a study: admins")),
     Capability("server_paths", "server paths of suite files and data folders (Home); others see the suite's name",
                _rule((ADMIN,))),
     Capability("public_mode", "turn the public read-only mode on or off", _rule((ADMIN,))),
@@ -397,8 +410,14 @@ def set_public_mode(db: sqlite_utils.Database, on: bool, admin: dict | None) -> 
 
 
 def set_results_when_closed(db: sqlite_utils.Database, study_id: int, on: bool, admin: dict | None) -> None:
-    """Show the study's human results on Results only once it is closed (``on``), or always."""
-    _refuse_unless(can_open(role_of(admin), "study_admin"), "change where a study's results are shown")
+    """Show the study's human results on Results only once it is closed (``on``), or always; by an
+    admin or a lead of the study (:func:`structext_core.studio.study.leads.check_runs`)."""
+    from structext_core.studio.study import leads  # the study package imports this module
+
+    what = "change where a study's results are shown"
+    if not can_open(role_of(admin), "study_admin"):
+        raise AccessError(f"Only {leads.WHO_MAY} may {what}.")
+    leads.check_runs(db, admin, study_id, what)
     with write_transaction(db):
         changed = db.execute("UPDATE studies SET results_when_closed = ? WHERE id = ?",
                              [int(bool(on)), study_id]).rowcount
@@ -411,7 +430,7 @@ def set_results_when_closed(db: sqlite_utils.Database, study_id: int, on: bool, 
 
 def hidden_sample_ids(db: sqlite_utils.Database, user: dict | None) -> frozenset[str]:
     """The ids of the items Results must leave out for ``user``: for visitors and annotators,
-    every item of every open study; none for researchers and admins."""
+    every item of every open study; none for researchers, leads and admins."""
     if not restricted(role_of(user)):
         return frozenset()
     return frozenset(row[0] for row in db.execute(
@@ -429,7 +448,7 @@ def open_study_suites(db: sqlite_utils.Database) -> set[str]:
 
 def visible(db: sqlite_utils.Database, user: dict | None, names: Iterable[str],
             sealed: Callable[[sqlite_utils.Database], set[str]]) -> list[str]:
-    """``names`` for researchers and admins; for visitors and annotators none, or in public
+    """``names`` for researchers, leads and admins; for visitors and annotators none, or in public
     read-only mode those not in ``sealed(db)``. Order kept."""
     names = list(names)
     role = role_of(user)
@@ -443,14 +462,14 @@ def visible(db: sqlite_utils.Database, user: dict | None, names: Iterable[str],
 
 def visible_suites(db: sqlite_utils.Database, user: dict | None, names: Iterable[str]) -> list[str]:
     """Of the suites ``names``, those whose samples (with answers) ``user`` may browse:
-    all for researchers and admins; for visitors and annotators none, or in public
+    all for researchers, leads and admins; for visitors and annotators none, or in public
     read-only mode those in no open study. Order kept."""
     return visible(db, user, names, open_study_suites)
 
 
 def visible_datasets(db: sqlite_utils.Database, user: dict | None, benchmark: str, names: Iterable[str]) -> list[str]:
     """Of the stored data sets ``names`` of ``benchmark``, those whose items with keys ``user`` may see:
-    all for researchers and admins; for visitors and annotators none, or in public read-only mode
+    all for researchers, leads and admins; for visitors and annotators none, or in public read-only mode
     none that the benchmark says open work still seals (its member's ``sealed_datasets(db)``; by
     default the data sets of its open studies). Order kept."""
     member = protocol.get_module(benchmark)
@@ -464,8 +483,8 @@ def visible_datasets(db: sqlite_utils.Database, user: dict | None, benchmark: st
 
 def results_studies(db: sqlite_utils.Database, user: dict | None) -> list[str]:
     """Names of the studies whose human results ``user`` sees on Results: none for visitors
-    and annotators; for researchers and admins every study except an open one set to show
-    only once closed."""
+    and annotators; for researchers, leads and admins every study except an open one set to
+    show only once closed."""
     if not can(role_of(user), "human_results"):
         return []
     return [row[0] for row in db.execute(

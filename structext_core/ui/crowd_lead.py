@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from structext_core import ui
-from structext_core.studio import study
+from structext_core.studio import access, study
 from structext_core.studio.crowd import consent, payments, questionnaire, settings
 from structext_core.text.safe_text import frame_csv, markdown_text
 from structext_core.text.words import plural
@@ -70,7 +70,7 @@ def settings_form(chosen: study.Study, user: dict) -> None:
                  bonus_cap=cap, currency=currency)
     try:
         settings.save_settings(ui.get_db(), chosen.id, user["id"] if user else None, **given)
-    except settings.CrowdSettingsError as error:
+    except (settings.CrowdSettingsError, access.AccessError) as error:
         st.error(f"Nothing was saved. {markdown_text(str(error))}")
         return
     st.success("The crowd settings are saved.")
@@ -102,7 +102,7 @@ def consent_editor(chosen: study.Study, user: dict) -> None:
         return
     try:
         version = consent.set_consent(db, chosen.id, text, by=user["id"] if user else None)
-    except study.StudyError as error:
+    except (study.StudyError, access.AccessError) as error:
         st.error(f"The consent text was not saved. {error}")
         return
     if current is not None and version == current.version:
@@ -160,7 +160,7 @@ def questionnaire_editor(chosen: study.Study, user: dict) -> None:
             field = questionnaire.make_field(name, label, kind, options=options, minimum=low, maximum=high,
                                              required=required)
             questionnaire.add_field(db, chosen.id, field, by=user["id"] if user else None)
-        except study.StudyError as error:
+        except (study.StudyError, access.AccessError) as error:
             st.error(f"The question was not added. {markdown_text(str(error))}")
         else:
             st.session_state[f"crowd_fields_added_{chosen.id}"] = added_count + 1
@@ -173,7 +173,7 @@ def questionnaire_editor(chosen: study.Study, user: dict) -> None:
         if right.button("Remove", disabled=gone is None, key=f"crowd_remove_{chosen.id}"):
             try:
                 questionnaire.remove_field(db, chosen.id, gone, by=user["id"] if user else None)
-            except study.StudyError as error:
+            except (study.StudyError, access.AccessError) as error:
                 st.error(f"Nothing was removed. {markdown_text(str(error))}")
                 return
             ui.flash("success", f"Question {gone} removed; answers already given to it are kept.")

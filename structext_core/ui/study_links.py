@@ -55,7 +55,7 @@ def _when(seconds: float) -> str:
 def _on_close(link_id: int, user_id: int) -> None:
     try:
         links.close_link(ui.get_db(), link_id, by=user_id)
-    except links.LinkError as error:
+    except (links.LinkError, access.AccessError) as error:  # AccessError: not a lead of this study
         ui.flash("error", str(error))
     else:
         ui.flash("success", "The study link is closed: it takes nobody more. People already in keep their place.")
@@ -97,7 +97,7 @@ def _create_form(db: sqlite_utils.Database, study_id: int, user: dict) -> None:
     try:
         made = links.create_link(db, study_id, places=int(places), expires_at=expires_at,
                                  id_param=(id_param or "").strip() or None, by=user["id"])
-    except links.LinkError as error:
+    except (links.LinkError, access.AccessError) as error:  # AccessError: not a lead of this study
         st.error(f"No link was made: {error}")
         return
     ui.flash("success", f"A study link for {plural(made.places, 'place')} is made: copy it below.")

@@ -167,4 +167,4 @@ def test_only_admins_are_offered_the_uploads(lab_world, role):  # noqa: F811
     at = run_page("results", user, rs_benchmark="labset")
     assert not at.exception and not at.file_uploader and "Add models' answers" not in [e.label for e in at.expander]
     at = run_page("study_admin", user, sa_benchmark="labset")
-    assert not at.file_uploader and "This page is for admins only" in at.error[0].value
+    assert not at.file_uploader and "This page is for leads or admins only" in at.error[0].value

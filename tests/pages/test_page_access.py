@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HARD = suites.SuiteConfig("test-hard", (2,), (1, 2), 1)  # 58 samples: every task, two cells
 TEST = suites.SuiteConfig("test", (1,), (1,), 1)  # 29 samples
 N_ITEMS = 24
-USERS = ("visitor", "ann1", "researcher", "admin")
+USERS = ("visitor", "ann1", "researcher", "lead", "admin")
 REVIEW_SET = "review-set"
 ANN2_REVIEW_REASON = "ann2 removes this because zqxj-review-secret"
 
@@ -49,6 +49,7 @@ def world(tmp_path_factory):
             "visitor": None,
             "admin": accounts.create_user(db, "lead", "password1", "admin"),
             "researcher": accounts.create_user(db, "reader", "password1", "researcher"),
+            "lead": accounts.create_user(db, "pi", "password1", "lead"),
             "ann1": accounts.create_user(db, "ann1", "password1", "annotator"),
             "ann2": accounts.create_user(db, "ann2", "password1", "annotator"),
         }
@@ -56,6 +57,7 @@ def world(tmp_path_factory):
         accounts.credentials.SCRYPT_N = saved_n
     study_id = structext_study.create_study(db, name="hard-pilot", suite="test-hard", samples=hard, n_items=N_ITEMS,
                                   annotator_ids=[people["ann1"]["id"], people["ann2"]["id"]])
+    study.add_lead(db, study_id, people["lead"]["id"], by=people["admin"])  # the lead runs the study
     responses = {"ann1": [], "ann2": []}
     clock = 1000.0
     for who, count in (("ann2", 6), ("ann1", 2)):
@@ -270,7 +272,7 @@ def test_accounts_and_study_admin_offer_researcher_accounts_public_mode_and_resu
     admin = env["people"]["admin"]
     access.set_public_mode(storage.open_db(), False, admin)
     at = run_page("accounts", admin)
-    assert at.radio(key="ac_new_role").options == ["annotator", "researcher", "admin"]
+    assert at.radio(key="ac_new_role").options == ["annotator", "researcher", "lead", "admin"]
     assert at.toggle(key="ac_public_mode").value is False
     at.toggle(key="ac_public_mode").set_value(True).run()
     assert access.public_mode(storage.open_db())

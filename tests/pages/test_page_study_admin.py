@@ -73,7 +73,7 @@ def count(db, table):
 # ---------------------------------------------------------------- access
 
 
-@pytest.mark.parametrize("who, message", [("ann1", "This page is for admins only. You are logged in as ann1 (annotator)."),
+@pytest.mark.parametrize("who, message", [("ann1", "This page is for leads or admins only. You are logged in as ann1 (annotator)."),
                                           (None, "You are not logged in")])
 def test_page_is_refused_to_annotators_and_visitors(db, people, who, message):
     at = open_page(people.get(who))

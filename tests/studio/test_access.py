@@ -20,7 +20,7 @@ from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 
 ROOT = Path(__file__).resolve().parents[2]
-ROLES = ("visitor", "annotator", "researcher", "admin")
+ROLES = ("visitor", "annotator", "researcher", "lead", "admin")
 #: The members this project ships; an installed one may stand beside them.
 BUILT_IN = ("structext-eval", "aibench", "labset")
 
@@ -47,34 +47,35 @@ def built_in_pages() -> list:
 # Written out by hand (not read from the table), so a change to the table has to be made twice.
 # "P": only while the public read-only mode is on.
 EXPECTED_PAGES = {
-    #                  visitor annotator researcher admin
-    "home":           ("Y",    "Y",      "Y",       "Y"),
-    "explore":        ("P",    "P",      "Y",       "Y"),
-    "results":        ("Y",    "Y",      "Y",       "Y"),
-    "human_baseline": ("-",    "Y",      "-",       "Y"),
-    "join":           ("Y",    "Y",      "Y",       "Y"),
-    "rewrite":        ("-",    "Y",      "-",       "Y"),
-    "study_admin":    ("-",    "-",      "-",       "Y"),
-    "adjudication":   ("-",    "-",      "-",       "Y"),
-    "campaign_admin": ("-",    "-",      "-",       "Y"),
-    "question_review": ("-",   "Y",      "-",       "Y"),
-    "question_review_admin": ("-", "-",  "-",       "Y"),
-    "pairwise":       ("-",    "Y",      "-",       "Y"),
-    "pairwise_admin": ("-",    "-",      "-",       "Y"),
-    "accounts":       ("-",    "-",      "-",       "Y"),
+    #                  visitor annotator researcher lead admin
+    "home":           ("Y",    "Y",      "Y",       "Y", "Y"),
+    "explore":        ("P",    "P",      "Y",       "Y", "Y"),
+    "results":        ("Y",    "Y",      "Y",       "Y", "Y"),
+    "human_baseline": ("-",    "Y",      "-",       "-", "Y"),
+    "join":           ("Y",    "Y",      "Y",       "Y", "Y"),
+    "rewrite":        ("-",    "Y",      "-",       "-", "Y"),
+    "study_admin":    ("-",    "-",      "-",       "Y", "Y"),
+    "adjudication":   ("-",    "-",      "-",       "Y", "Y"),
+    "campaign_admin": ("-",    "-",      "-",       "-", "Y"),
+    "question_review": ("-",   "Y",      "-",       "-", "Y"),
+    "question_review_admin": ("-", "-",  "-",       "-", "Y"),
+    "pairwise":       ("-",    "Y",      "-",       "-", "Y"),
+    "pairwise_admin": ("-",    "-",      "-",       "-", "Y"),
+    "accounts":       ("-",    "-",      "-",       "-", "Y"),
 }
 EXPECTED_CAPABILITIES = {
-    "answers":            ("P", "P", "Y", "Y"),
-    "model_results":      ("P", "P", "Y", "Y"),
-    "human_results":      ("-", "-", "Y", "Y"),
-    "per_person_results": ("-", "-", "Y", "Y"),
-    "aibench_people":     ("-", "-", "Y", "Y"),
-    "aibench_people_answers": ("-", "-", "-", "Y"),
-    "download":           ("Y", "Y", "Y", "Y"),
-    "review_export":      ("-", "-", "-", "Y"),
-    "load_data":          ("-", "-", "-", "Y"),
-    "server_paths":       ("-", "-", "-", "Y"),
-    "public_mode":        ("-", "-", "-", "Y"),
+    "answers":            ("P", "P", "Y", "Y", "Y"),
+    "model_results":      ("P", "P", "Y", "Y", "Y"),
+    "human_results":      ("-", "-", "Y", "Y", "Y"),
+    "per_person_results": ("-", "-", "Y", "Y", "Y"),
+    "aibench_people":     ("-", "-", "Y", "Y", "Y"),
+    "aibench_people_answers": ("-", "-", "-", "-", "Y"),
+    "download":           ("Y", "Y", "Y", "Y", "Y"),
+    "review_export":      ("-", "-", "-", "-", "Y"),
+    "load_data":          ("-", "-", "-", "Y", "Y"),
+    "run_studies":        ("-", "-", "-", "Y", "Y"),
+    "server_paths":       ("-", "-", "-", "-", "Y"),
+    "public_mode":        ("-", "-", "-", "-", "Y"),
 }
 
 
@@ -215,12 +216,17 @@ def test_refusal_says_why():
     assert access.refusal(None, "explore", public_mode_on=True) is None
     ann = {"id": 2, "username": "ann1", "role": "annotator"}
     assert access.refusal(ann, "explore") == (
-        "This page is for researchers or admins only. You are logged in as ann1 (annotator).")
+        "This page is for researchers, leads or admins only. You are logged in as ann1 (annotator).")
     assert access.refusal(ann, "study_admin") == (
-        "This page is for admins only. You are logged in as ann1 (annotator).")
+        "This page is for leads or admins only. You are logged in as ann1 (annotator).")
     reader = {"id": 3, "username": "reader", "role": "researcher"}
     assert access.refusal(reader, "human_baseline") == (
         "This page is for annotators or admins only. You are logged in as reader (researcher).")
+    assert access.refusal(reader, "study_admin") == (
+        "This page is for leads or admins only. You are logged in as reader (researcher).")
+    lead = {"id": 4, "username": "pi", "role": "lead"}
+    assert access.refusal(lead, "study_admin") is None and access.refusal(lead, "adjudication") is None
+    assert access.refusal(lead, "accounts") == "This page is for admins only. You are logged in as pi (lead)."
 
 
 # ---------------------------------------------------------------- with a database

@@ -5,7 +5,7 @@ how the navigation shows it, what it shows each role, and the capabilities only 
 Each ``file`` is named from this folder; the URL of each page is its file's name, as it always was.
 """
 
-from structext_core.studio.access import ADMIN, ANNOTATOR, RESEARCHER, Capability, Page, rule
+from structext_core.studio.access import ADMIN, ANNOTATOR, LEAD, RESEARCHER, Capability, Page, rule
 
 PAGES = (
     Page("question_review", "question_review.py", "AIBench question review", ":material/rate_review:", "Annotate",
@@ -28,7 +28,7 @@ PAGES = (
 CAPABILITIES = (
     Capability("aibench_people", "AIBench on Results: people beside the VLM solvers (accuracy, agreement) and the "
                "pairwise human rank, without names",
-               rule((RESEARCHER, ADMIN), condition="as human results; pairwise: the rank, never a vote")),
+               rule((RESEARCHER, LEAD, ADMIN), condition="as human results; pairwise: the rank, never a vote")),
     Capability("aibench_people_answers", "AIBench on Results: the letters people chose per question, where they and "
                "a solver part on the original figure, sending a question back to review", rule((ADMIN,))),
     Capability("review_export", "AIBench question review: the curated set, provenance and review log (zip)",

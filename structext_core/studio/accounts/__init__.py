@@ -1,4 +1,4 @@
-"""User accounts: annotators, researchers and admins; how they log in and how an account ends.
+"""User accounts: annotators, researchers, leads and admins; how they log in and how an account ends.
 
 The package's modules, each one concept (everything public is re-exported here, so callers
 write ``accounts.create_user``, ``accounts.log_in``, ...):

@@ -27,7 +27,7 @@ import unicodedata
 
 from structext_core import settings
 
-ROLES = ("annotator", "researcher", "admin")
+ROLES = ("annotator", "researcher", "lead", "admin")
 ADMIN_USER_ENV = settings.ADMIN_USER_ENV
 ADMIN_PASSWORD_ENV = settings.ADMIN_PASSWORD_ENV
 MIN_PASSWORD_LENGTH = 8

@@ -79,6 +79,9 @@ def set_consent(db: sqlite_utils.Database, study_id: int, markdown: str, *, by: 
     text = check_text(markdown)
     if db.execute("SELECT 1 FROM studies WHERE id = ?", [study_id]).fetchone() is None:
         raise ConsentError(f"There is no study with id {study_id}.")
+    from structext_core.studio.study import leads  # here: the study package imports this module
+
+    leads.check_runs(db, by, study_id, "change the study's consent text")  # an admin or a lead of the study
     with write_transaction(db):
         current = _current(db, study_id)
         if current is not None and current.text == text:

@@ -41,7 +41,7 @@ import sqlite_utils
 from structext_core.studio import accounts, changes, durations
 from structext_core.studio.accounts import logins
 from structext_core.studio.storage import write_transaction
-from structext_core.studio.study import store
+from structext_core.studio.study import leads, store
 from structext_core.text.words import plural
 
 #: The password hash of an account made by a link: not of the ``scrypt$...`` form, so no password matches it.
@@ -171,6 +171,7 @@ def create_link(db: sqlite_utils.Database, study_id: int, *, places: int, expire
             raise LinkError(f"There is no study with id {study_id}.")
         if row[0] != "open" or row[1] is not None:
             raise LinkError("The study is closed or archived: open it again before making a link to it.")
+        leads.check_runs(db, by, study_id, "make a study link")  # an admin or a lead of the study
         link_id = db.execute(
             "INSERT INTO enrolment_links (study_id, token, places, expires_at, id_param, created_by, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -186,6 +187,7 @@ def close_link(db: sqlite_utils.Database, link_id: int, *, by: int | None) -> No
         row = db.execute("SELECT study_id FROM enrolment_links WHERE id = ?", [link_id]).fetchone()
         if row is None:
             raise LinkError(f"There is no study link with id {link_id}.")
+        leads.check_runs(db, by, row[0], "close a study link")  # an admin or a lead of the study
         db.execute("UPDATE enrolment_links SET closed_at = COALESCE(closed_at, ?) WHERE id = ?", [time.time(), link_id])
         changes.record(db, by, "crowd.link_close", f"study:{row[0]}", link_id=link_id)
 

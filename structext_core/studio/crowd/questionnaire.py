@@ -167,6 +167,9 @@ def set_questionnaire(db: sqlite_utils.Database, study_id: int, fields: Sequence
     kept = check_fields(fields)
     if db.execute("SELECT 1 FROM studies WHERE id = ?", [study_id]).fetchone() is None:
         raise QuestionnaireError(f"There is no study with id {study_id}.")
+    from structext_core.studio.study import leads  # here: the study package imports this module
+
+    leads.check_runs(db, by, study_id, "change the study's questionnaire")  # an admin or a lead of the study
     with write_transaction(db):
         ensure_row(db, study_id, by)
         db.execute("UPDATE study_crowd SET questionnaire = ?, updated_by = ?, updated_at = ? WHERE study_id = ?",

@@ -135,6 +135,9 @@ def save_settings(db: sqlite_utils.Database, study_id: int, by: int | None, **ch
     values = checked(changes)
     if db.execute("SELECT 1 FROM studies WHERE id = ?", [study_id]).fetchone() is None:
         raise CrowdSettingsError(f"There is no study with id {study_id}.")
+    from structext_core.studio.study import leads  # here: the study package imports this module
+
+    leads.check_runs(db, by, study_id, "change the study's crowd settings")  # an admin or a lead of the study
     with write_transaction(db):
         ensure_row(db, study_id, by)
         if values:

@@ -31,6 +31,10 @@ answer key shown after each (:func:`practice_feedback`, only for a committed ans
 below the study's gold pass mark); neither is counted in any figure, export of counted rows
 or Results (:data:`COUNTED_KINDS`). Annotators flag broken or unclear questions
 (:func:`flag_question`); the lead resolves them (:func:`resolve_flag`).
+
+Who runs a study (leads): an admin every study, a lead the studies they lead (:func:`can_run`,
+:func:`studies_run_by`, :func:`add_lead`); every study action checks it. A lead previews a study exactly
+as an annotator sees it, with nothing written (:func:`preview`).
 """
 
 from structext_core.evaluation.agreement import (  # noqa: F401
@@ -116,6 +120,16 @@ from structext_core.studio.study.inspect_log import log_problem as inspect_log_p
 from structext_core.studio.study.inspect_log import write_log as write_inspect_log  # noqa: F401
 from structext_core.studio.study.items_study import create_items_study  # noqa: F401
 from structext_core.studio.study.kinds import StudyKind, kind_of, study_benchmarks  # noqa: F401
+from structext_core.studio.study.leads import (  # noqa: F401
+    Lead,
+    add_lead,
+    can_run,
+    check_runs,
+    leads_of,
+    only_run,
+    remove_lead,
+    studies_run_by,
+)
 from structext_core.studio.study.lifecycle import (  # noqa: F401
     StudyMember,
     clone_study,
@@ -125,6 +139,7 @@ from structext_core.studio.study.lifecycle import (  # noqa: F401
     set_study_archived,
     study_members,
 )
+from structext_core.studio.study.preview import Preview, preview, preview_image  # noqa: F401
 from structext_core.studio.study.progress import OwnProgress, own_progress  # noqa: F401
 from structext_core.studio.study.quality import (  # noqa: F401
     FLAG_KINDS,

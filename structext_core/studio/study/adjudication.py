@@ -32,6 +32,7 @@ import sqlite_utils
 
 from structext_core.studio import access, changes
 from structext_core.studio.storage import write_transaction
+from structext_core.studio.study import leads
 from structext_core.studio.study.kinds import kind_of
 from structext_core.studio.study.scores import OVERRIDE_JOIN, automatic_score, final_score, score_pending
 from structext_core.studio.study.store import PASS_THRESHOLD, StudyError, now
@@ -325,9 +326,14 @@ def history_table(history: Sequence[Override]) -> pd.DataFrame:
 # ---------------------------------------------------------------- writing
 
 
-def _check_admin(admin: dict | None, what: str) -> None:
+def _check_runs(db: sqlite_utils.Database, admin: dict | None, response_id: int, what: str) -> None:
+    """An admin, or a lead of the response's study (nobody else, a visitor neither)."""
     if not access.can_open(access.role_of(admin), PAGE_KEY):
-        raise access.AccessError(f"Only an admin may {what}.")
+        raise access.AccessError(f"Only {leads.WHO_MAY} may {what}.")
+    row = db.execute("SELECT study_id FROM responses WHERE id = ?", [response_id]).fetchone()
+    if row is None:
+        raise AdjudicationError(f"There is no response with id {response_id}.")
+    leads.check_runs(db, admin, row[0], what)
 
 
 def _check_reason(reason: str | None) -> str:
@@ -382,11 +388,12 @@ def override_score(db: sqlite_utils.Database, response_id: int, score: float, re
     """Set a response's score by hand (``score`` from 0 to 1) with a reason; return the new row.
 
     Recorded in ``score_overrides`` and the audit log (``score.override``) in one transaction.
-    Raises :class:`~structext_core.studio.access.AccessError` unless ``admin`` is an admin, and
+    Raises :class:`~structext_core.studio.access.AccessError` unless ``admin`` is an admin or a lead
+    of the response's study, and
     :class:`AdjudicationError` for a score outside [0, 1], a missing or too long reason, or no
     such response; nothing is written then.
     """
-    _check_admin(admin, "override a score")
+    _check_runs(db, admin, response_id, "override a score")
     score = _check_score(score)
     reason = _check_reason(reason)
     return _write(db, response_id, score, reason, admin, "score.override", at)
@@ -399,6 +406,6 @@ def clear_override(db: sqlite_utils.Database, response_id: int, reason: str, adm
     Same checks as :func:`override_score`, and :class:`AdjudicationError` when no override is
     in force; recorded in the audit log as ``score.clear``.
     """
-    _check_admin(admin, "clear an override")
+    _check_runs(db, admin, response_id, "clear an override")
     reason = _check_reason(reason)
     return _write(db, response_id, None, reason, admin, "score.clear", at)

@@ -15,6 +15,7 @@ import sqlite_utils
 from structext_core.studio import changes
 from structext_core.studio.crowd import dealing
 from structext_core.studio.storage import write_transaction
+from structext_core.studio.study import leads
 from structext_core.studio.study.store import (
     StudyError,
     _assign,
@@ -41,6 +42,7 @@ def _check_new_name(db: sqlite_utils.Database, name: str, keep_id: int | None = 
 
 
 def rename_study(db: sqlite_utils.Database, study_id: int, name: str, *, by_user: int | None) -> str:
+    leads.check_runs(db, by_user, study_id, "rename the study")
     """Give a study a new name (unique, any case); returns the name as stored."""
     with write_transaction(db):
         old = get_study(db, study_id).name
@@ -58,6 +60,7 @@ def rename_study(db: sqlite_utils.Database, study_id: int, name: str, *, by_user
 def set_study_archived(db: sqlite_utils.Database, study_id: int, archived: bool, *, by_user: int | None) -> None:
     """Archive a study (hidden from its annotators and from the default chooser, closed for
     answering, kept whole: answers, export and Results are unchanged) or bring it back."""
+    leads.check_runs(db, by_user, study_id, "archive or bring back the study")
     with write_transaction(db):
         study = get_study(db, study_id)
         if study.archived == archived:
@@ -73,7 +76,8 @@ def clone_study(
     """A new open study with the same suite, settings, rule and items (practice and gold
     included, same positions) as ``study_id``, under a new ``name``; no answers, and only the
     annotators chosen here (none is fine: add them later), each with an own new order.
-    Returns its id."""
+    Returns its id. The copy is led by the source's leads and by ``by_user`` when a lead."""
+    leads.check_runs(db, by_user, study_id, "copy the study")
     with write_transaction(db):
         source = get_study(db, study_id)
         name = _check_new_name(db, name)
@@ -95,6 +99,8 @@ def clone_study(
         )
         for user_id in dict.fromkeys(annotator_ids):
             _assign(db, new_id, source.seed, user_id, created)
+        leads.copy_leads(db, study_id, new_id, by_user, created)
+        leads.add_creator(db, new_id, by_user, created)
         changes.record(db, by_user, "study.clone", f"study:{new_id}", source=study_id,
                        annotators=list(dict.fromkeys(annotator_ids)))
     return new_id
@@ -186,6 +192,7 @@ def remove_annotator(db: sqlite_utils.Database, study_id: int, user_id: int, *, 
     """Take an annotator off a study: they no longer see it or answer in it; their answers so
     far are kept (dashboard, Results, and the export, marked ``annotator_removed``). Returns
     how many answers they keep."""
+    leads.check_runs(db, by_user, study_id, "take an annotator off the study")
     with write_transaction(db):
         get_study(db, study_id)
         _member_to_remove(db, study_id, user_id)
@@ -202,6 +209,7 @@ def replace_annotator(
     questions in the same order as they had (practice first, as for everyone). The removed
     person's answers stay theirs; the replacement answers every question afresh, so the
     study keeps a full set of answers per person. Returns how many questions the replacement got."""
+    leads.check_runs(db, by_user, study_id, "replace an annotator")
     with write_transaction(db):
         get_study(db, study_id)
         _member_to_remove(db, study_id, user_id)

@@ -24,6 +24,7 @@ import sqlite_utils
 
 from structext_core.studio import access, changes, seal
 from structext_core.studio.storage import write_transaction
+from structext_core.studio.study import leads
 from structext_core.studio.study.dashboard import responses_frame
 from structext_core.studio.study.scores import _score
 from structext_core.studio.study.store import PASS_THRESHOLD, StudyError, get_study, now, practice_items, seal_view
@@ -130,14 +131,18 @@ def flags(db: sqlite_utils.Database, study_id: int, item_id: int | None = None,
 
 
 def resolve_flag(db: sqlite_utils.Database, flag_id: int, admin: dict | None, resolution: str) -> None:
-    """Close an open flag with what was done about it (an admin only; recorded in the audit log).
+    """Close an open flag with what was done about it (an admin or a lead of the flag's study;
+    recorded in the audit log).
 
-    Raises :class:`~structext_core.studio.access.AccessError` for anyone but an admin and
+    Raises :class:`~structext_core.studio.access.AccessError` for anyone else and
     :class:`StudyError` for an empty or too long resolution, or a flag that does not exist or
     is resolved already; nothing is written then.
     """
     if not access.can_open(access.role_of(admin), "study_admin"):
-        raise access.AccessError("Only an admin may resolve a flag on a study question.")
+        raise access.AccessError(f"Only {leads.WHO_MAY} may resolve a flag on a study question.")
+    flagged = db.execute("SELECT study_id FROM study_flags WHERE id = ?", [flag_id]).fetchone()
+    if flagged is not None:  # no such flag: said below
+        leads.check_runs(db, admin, flagged[0], "resolve a flag on a study question")
     resolution = _bounded_note("resolution", resolution)
     if not resolution:
         raise StudyError("Write what was done about the flag (e.g. 'answer key fixed', 'question is fine').")

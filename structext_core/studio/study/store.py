@@ -17,7 +17,7 @@ from structext_core import protocol
 from structext_core.studio import accounts, changes, seal
 from structext_core.studio.errors import StudyError  # noqa: F401 (the study package's error)
 from structext_core.studio.storage import write_transaction
-from structext_core.studio.study import kinds
+from structext_core.studio.study import kinds, leads
 from structext_core.text import limits
 from structext_core.text.words import plural
 
@@ -62,7 +62,10 @@ def insert_study(db: sqlite_utils.Database, study: dict, items: Sequence[tuple[d
     An item's ``strata`` (a mapping) are checked against those its study's benchmark declares
     (:func:`structext_core.protocol.check_strata`) and stored as JSON; a :class:`StudyError`
     names the item and the field otherwise, and nothing is written. The benchmark's name is
-    checked against the registry (the schema lists no benchmark)."""
+    checked against the registry (the schema lists no benchmark). A study set up by a lead
+    (``created_by``) is led by them (:mod:`structext_core.studio.study.leads`); one set up by someone
+    who runs no studies is refused."""
+    leads.check_sets_up(db, study.get("created_by"))
     created = now()
     count = Counter(kind for _row, kind in items)
     row = {**study, "n_items": count["study"], "practice_items": count["practice"], "gold_items": count["gold"],
@@ -85,6 +88,7 @@ def insert_study(db: sqlite_utils.Database, study: dict, items: Sequence[tuple[d
                        list(columns.values()))
         for user_id in dict.fromkeys(annotator_ids):
             _assign(db, study_id, study["seed"], user_id, created)
+        leads.add_creator(db, study_id, study.get("created_by"), created)
     return study_id
 
 
@@ -168,8 +172,10 @@ def _assign(db: sqlite_utils.Database, study_id: int, seed: int, user_id: int, a
 
 
 def add_annotator(db: sqlite_utils.Database, study_id: int, user_id: int, *, by_user: int | None = None) -> None:
-    """Add an annotator to an existing study with an own shuffled order of all its items."""
+    """Add an annotator to an existing study with an own shuffled order of all its items (``by_user``:
+    an admin or a lead of the study; None: the workbench itself, e.g. an enrolment by a study link)."""
     study = get_study(db, study_id)
+    leads.check_runs(db, by_user, study_id, "add an annotator")
     _check_annotators(db, [user_id])
     taken = db.execute(
         "SELECT removed_at FROM study_annotators WHERE study_id = ? AND user_id = ?", [study_id, user_id]
@@ -325,10 +331,11 @@ def list_studies(db: sqlite_utils.Database, *, include_archived: bool = True) ->
 
 
 def set_study_status(db: sqlite_utils.Database, study_id: int, status: str, *, by_user: int | None = None) -> None:
-    """Open or close a study (annotators cannot answer in a closed study)."""
+    """Open or close a study (annotators cannot answer in a closed study); by an admin or a lead of it."""
     if status not in ("open", "closed"):
         raise StudyError(f"Study status must be 'open' or 'closed', got {status!r}.")
     get_study(db, study_id)
+    leads.check_runs(db, by_user, study_id, "close or reopen the study")
     with write_transaction(db):
         db.execute("UPDATE studies SET status = ? WHERE id = ?", [status, study_id])
         changes.record(db, by_user, f"study.{'open' if status == 'open' else 'close'}", f"study:{study_id}")

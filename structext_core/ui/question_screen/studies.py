@@ -78,7 +78,13 @@ def choose_study(studies: list[study.AnnotatorStudy]) -> study.AnnotatorStudy | 
 
 
 def rule_screen(screen: Screen, chosen: study.AnnotatorStudy) -> None:
-    settings = screen.settings
+    rule_text(screen.settings, chosen)
+    st.button("I have read the rule: start", type="primary", on_click=on_accept_rule,
+              args=(screen, chosen.id))
+
+
+def rule_text(settings: study.ClockSettings, chosen: study.AnnotatorStudy) -> None:
+    """The study's rule and how the questions go, as a new annotator reads it (also the lead's preview)."""
     st.subheader(markdown_text(f"Before you start: the rule of {chosen.name}"))
     with st.container(border=True):
         st.markdown(markdown_text(chosen.rule_text))
@@ -98,8 +104,6 @@ def rule_screen(screen: Screen, chosen: study.AnnotatorStudy) -> None:
         "- If you cannot answer, press **Give up**; that is recorded too.\n"
         + f"- {study.kind_of(chosen.benchmark).how_to_answer}"
     )
-    st.button("I have read the rule: start", type="primary", on_click=on_accept_rule,
-              args=(screen, chosen.id))
 
 
 def own_progress_panel(screen: Screen, study_id: int) -> None:

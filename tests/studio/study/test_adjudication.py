@@ -75,10 +75,10 @@ def test_a_reason_at_the_limit_is_kept_stripped(db, answered, admin):
 def test_only_an_admin_may_override_or_clear(db, answered, admin, role):
     response_id = response_of(db, answered, "ann3")
     who = None if role == "visitor" else accounts.create_user(db, f"some-{role}", "password-123", role)
-    with pytest.raises(access.AccessError, match="Only an admin may override a score"):
+    with pytest.raises(access.AccessError, match="Only an admin or a lead of the study may override a score"):
         study.override_score(db, response_id, 1.0, "looks right", who)
     study.override_score(db, response_id, 1.0, "looks right", admin)
-    with pytest.raises(access.AccessError, match="Only an admin may clear an override"):
+    with pytest.raises(access.AccessError, match="Only an admin or a lead of the study may clear an override"):
         study.clear_override(db, response_id, "undo", who)
     assert count(db, "score_overrides") == 1 and score_records(db) == 1
 
