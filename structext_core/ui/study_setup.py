@@ -54,7 +54,7 @@ def created_sentence(db, study_id: int, note: str = "") -> str:
     made = study.get_study(db, study_id)
     data = study.kind_of(made.benchmark).source_label.format(suite=made.suite)
     people = (f"for {plural(made.n_annotators, 'annotator')}" if made.n_annotators
-              else "with no annotator yet (add them below)")
+              else "with no annotator yet (add people on its dashboard, or make a study link on its Crowd tab)")
     return " ".join(part for part in (f"Study {made.name!r} ({data}) created {people}: each answers "
                                       f"{made.counts.breakdown}.", note.strip()) if part)
 

@@ -127,7 +127,6 @@ def test_admin_creates_a_study(db, people, mini_suite):
     "changes, message",
     [
         ({"name": ""}, "Study name is empty"),
-        ({"annotators": ()}, "No annotators chosen"),
         ({"n_items": 200}, "between 1 and 116"),
         ({"rule": "   "}, "rule is empty"),
     ],
@@ -661,3 +660,12 @@ def test_take_an_annotator_off_needs_a_tick_and_keeps_their_answers(db, people, 
     members = at.table[0].value
     assert members.loc["ann1", "status"] == "removed, replaced by ann2" and members.loc["ann2", "progress"].endswith("of 4 study questions answered")
     assert [r["annotator_removed"] for r in study.export_rows(db, pilot)] == [True]
+
+
+def test_a_study_for_a_crowd_is_created_with_no_annotator_yet(db, people, mini_suite):
+    # Its people arrive by a study link: a study with nobody in it was refused ("No annotators chosen").
+    at = click(fill_setup(open_page(people["lead"]), name="crowd", annotators=()), "Create study")
+    assert not at.exception and not at.error
+    assert ("Study 'crowd' (mini) created with no annotator yet (add people on its dashboard, or make a study link "
+            "on its Crowd tab): each answers 20 study questions.") in at.success[0].value
+    assert count(db, "studies") == 1 and count(db, "assignments") == 0

@@ -122,8 +122,7 @@ def validate_setup(
         limits.check_length("study rule", rule_text, "MAX_NOTE_CHARS")
     except limits.LimitError as exc:
         raise StudyError(str(exc)) from None
-    if not annotator_ids:
-        raise StudyError("No annotators chosen: pick at least one annotator for the study.")
+    # No annotator yet is allowed: a crowd's people arrive by a study link, a lab's by CSV or one by one later.
     if db.execute("SELECT 1 FROM studies WHERE name = ? COLLATE NOCASE", [name]).fetchone():
         raise StudyError(f"A study named {name!r} already exists: choose another name.")
     _check_annotators(db, annotator_ids)

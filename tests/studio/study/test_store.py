@@ -90,7 +90,6 @@ def test_annotator_order_is_reproducible():
         ({"name": "  "}, "Study name is empty"),
         ({"name": "PILOT"}, "already exists"),
         ({"rule_text": ""}, "rule is empty"),
-        ({"annotator_ids": []}, "No annotators chosen"),
         ({"n_items": 500}, "between 1 and 48"),
         ({"annotator_ids": [999]}, "no account with id 999"),
     ],
