@@ -239,21 +239,10 @@ def dashboard_section(chosen: study.Study) -> None:
                 "taken off", help="Taken off the study by a lead: their answers stay in every figure.", **small),
         },
     )
-    st.dataframe(
-        hours, hide_index=True, width="content",
-        column_config={
-            "hours_answering": st.column_config.NumberColumn(
-                "hours answering", format="%.2f", help="Active time: the question on screen in the annotator's tab."),
-            "hours_paused": st.column_config.NumberColumn(
-                "hours paused", format="%.2f", help="Pause button and idle auto-pauses, until Resume."),
-            "hours_idle": st.column_config.NumberColumn(
-                "hours idle", format="%.2f", help="The time without input before each idle auto-pause."),
-            "hours_away": st.column_config.NumberColumn(
-                "hours away", format="%.2f",
-                help="No heartbeat from the page: tab closed or hidden, connection lost, machine asleep."),
-        },
-    )
-    st.caption("Hours of answered questions. Answering (active) + paused + idle + away = the time from "
+    st.dataframe(hours, hide_index=True, width="content", column_config={
+        column: st.column_config.NumberColumn(help=help, format="%.1f")
+        for column, help in zip(hours.columns[1:], dashboard.TIME_PARTS.values())})
+    st.caption("Time on answered questions. Answering (active) + paused + idle + away = the time from "
                "each question's first showing to its submission; time per question below is active time.")
     if chosen.practice_items or chosen.gold_items:
         st.caption(f"Practice ({plural(chosen.practice_items, 'question')}) is left out of every figure; gold "
@@ -410,14 +399,9 @@ def fast_block(df: pd.DataFrame) -> None:
     if flagged.empty:
         st.caption("No answer is flagged with these thresholds.")
         return
-    st.dataframe(
-        flagged[["annotator", "seq", "item", "elapsed_seconds", "others_median", "reason", "gave_up",
-                 "score", "response"]],
-        hide_index=True,
-        column_config={"elapsed_seconds": st.column_config.NumberColumn("seconds", format="%.1f"),
-                       "others_median": st.column_config.NumberColumn("others' median (s)", format="%.0f"),
-                       "gave_up": "gave up", "score": st.column_config.NumberColumn("score (0-1)", format="%.2f")},
-    )
+    st.dataframe(dashboard.fast_table(flagged), hide_index=True, column_config={
+        "seconds": st.column_config.NumberColumn(format="%.1f"),
+        "score (0-1)": st.column_config.NumberColumn(format="%.2f")})
 
 
 # ---------------------------------------------------------------- export
@@ -463,10 +447,7 @@ def export_section(chosen: study.Study) -> None:
     if study.kind_of(chosen.benchmark).model_results:
         st.write("**Results** (under *Benchmark*) shows this study's answers as they are committed, beside the "
                  "models: model `human:<annotator>` per person and `human` for the pool.")
-    else:
-        st.write("Each row is one answer: `paper_id`, `system`, `question_id`, `level` and `conference` name the "
-                 "(image, question) pair, `response` is the chosen letter, `answer` the key, and `score` 1 for "
-                 "correct, 0 otherwise.")
+    st.write(study.export_description(db, study_id))
 
 
 # ---------------------------------------------------------------- the page

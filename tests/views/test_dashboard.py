@@ -1,12 +1,13 @@
 """The study dashboard's charts are built from the responses frame, outside Streamlit."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pandas as pd
 
 from structext_core.studio import study
-from structext_core.views import dashboard
+from structext_core.views import cells, dashboard
 
 
 def frame() -> pd.DataFrame:
@@ -92,7 +93,11 @@ def test_flags_as_a_table():
     assert list(table.columns) == dashboard.FLAG_COLUMNS
     assert table.iloc[0][["flag", "question", "annotator", "kind", "flagged"]].tolist() == [
         3, 4, "ann1", "broken", "1970-01-01 00:00"]
-    assert pd.isna(table.loc[0, "resolved"]) and pd.isna(table.loc[0, "resolution"])  # still open
+    # still open: a dash, never None (issue 46)
+    assert table.loc[0, ["resolved_by", "resolved", "resolution"]].tolist() == [cells.DASH] * 3
     assert table.iloc[1][["resolved_by", "resolved", "resolution"]].tolist() == ["lead", "1970-01-01 00:02", "fixed"]
-    assert pd.isna(table.loc[1, "annotator"])  # the account was deleted
+    assert table.loc[1, "annotator"] == dashboard.DELETED_ACCOUNT  # the account was deleted
+    assert table.loc[0, "item"] == "s-4"
+    named = dataclasses.replace(open_flag, name="mcq-039")  # a lab set's item: its own id, not our hash
+    assert dashboard.flags_table([named]).loc[0, "item"] == "mcq-039"
     assert dashboard.flags_table([]).empty and list(dashboard.flags_table([]).columns) == dashboard.FLAG_COLUMNS
