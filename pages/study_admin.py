@@ -381,11 +381,15 @@ def agreement_block(df: pd.DataFrame) -> None:
     if agreement["pairwise"].empty:
         st.caption("Agreement needs at least two annotators with answers to the same items.")
     else:
-        st.dataframe(agreement["pairwise"], hide_index=True, column_config={
+        table = dashboard.agreement_table(agreement["pairwise"])
+        st.dataframe(table, hide_index=True, column_config={
             "annotator_a": "annotator", "annotator_b": "and annotator", "n": "items both answered",
             "agreement_pct": st.column_config.NumberColumn("same verdict (%)", format="%.1f"),
-            "cohen_kappa": st.column_config.NumberColumn("Cohen's kappa", format="%.3f"),
+            "cohen_kappa": "Cohen's kappa",
         })
+        if (table["cohen_kappa"] == dashboard.cells.DASH).any():
+            st.caption(f"{dashboard.cells.DASH}: not measured (a kappa is undefined where the answers leave no "
+                       "room for chance: every verdict the same).")
 
 
 def fast_block(df: pd.DataFrame) -> None:

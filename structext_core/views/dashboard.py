@@ -4,7 +4,6 @@ and figures it shows as text. The page (``pages/study_admin.py``) only places th
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import altair as alt
@@ -107,8 +106,15 @@ def fast_table(flagged: pd.DataFrame) -> pd.DataFrame:
 
 
 def statistic_text(value: float) -> str:
-    """An agreement statistic to three decimals, ``n/a`` where it is undefined (NaN)."""
-    return "n/a" if value is None or math.isnan(value) else f"{value:.3f}"
+    """An agreement statistic to three decimals, :data:`cells.DASH` where it is undefined (NaN): the
+    one wording of every page for a figure the data cannot give (the page says why beside it)."""
+    return cells.DASH if cells.missing(value) else f"{value:.3f}"
+
+
+def agreement_table(pairwise: pd.DataFrame) -> pd.DataFrame:
+    """The pairs of annotators' agreement (``agreement_summary``'s ``pairwise``) with Cohen's kappa
+    as text (:func:`statistic_text`: a dash where both gave one verdict only, so it is undefined)."""
+    return pairwise.assign(cohen_kappa=[statistic_text(v) for v in pairwise["cohen_kappa"]])
 
 
 def accounts_table(users: Sequence[dict]) -> pd.DataFrame:

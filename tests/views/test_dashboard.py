@@ -58,7 +58,7 @@ def test_the_study_package_still_offers_its_whole_api():
 
 
 def test_statistics_print_to_three_decimals_or_not_available():
-    assert [dashboard.statistic_text(v) for v in (0.12345, -1.0, math.nan)] == ["0.123", "-1.000", "n/a"]
+    assert [dashboard.statistic_text(v) for v in (0.12345, -1.0, math.nan)] == ["0.123", "-1.000", cells.DASH]
 
 
 def test_accounts_and_failed_log_ins_as_tables():

@@ -183,7 +183,7 @@ with history_tab:
     if not changed:
         st.caption("No change recorded yet.")
     else:
-        st.dataframe(pd.DataFrame([{"when": time.strftime("%Y-%m-%d %H:%M", time.localtime(c.at)), "by": c.by,
+        st.dataframe(pd.DataFrame([{"when": time.strftime("%Y-%m-%d %H:%M", time.localtime(c.at)), "by": c.by or "(no account: a script)",
                                     "action": c.action, "detail": "; ".join(f"{k}: {v}" for k, v in c.detail.items())}
                                    for c in changed]),
                      hide_index=True)
