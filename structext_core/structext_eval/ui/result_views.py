@@ -86,6 +86,7 @@ def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.D
         return
     st.caption(f"{plural(len(part), 'result')} in this cell; "
                f"{'the 200 lowest-scoring' if len(part) > 200 else 'all'} shown, lowest {chosen.choice.title} first.")
+    samples = people_vs_models.people_without_prompt(samples)  # a person has no prompt setting
     summary = samples.drop(columns=["reference", "question", "requirement", "answer", "response"])
     st.dataframe(summary, hide_index=True, key=f"rs_{key}_drill_table")
     exports(chosen.choice.file_name(f"drilldown_{name}"), table=chosen.choice.label_table(samples))
