@@ -8,6 +8,7 @@ another benchmark in the export's description, times in the unit that fits them.
 """
 from __future__ import annotations
 
+import json
 import re
 
 import pandas as pd
@@ -141,3 +142,29 @@ def test_the_lead_sees_the_labs_id_in_the_export_files(lab_world):
     csv = study.to_csv(rows, list(rows[0]))
     assert not any(h in csv for h in hashes)
     assert set(pd.read_csv(__import__("io").StringIO(csv))["sample_id"]) <= theirs
+
+
+def _bring(at, name: str, data: bytes, mime: str):
+    at.file_uploader(key="lab_up_file").set_value((name, data, mime)).run()
+    next(b for b in at.button if b.label == "Check").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    return at
+
+
+def test_a_set_with_no_short_answer_is_asked_no_rule_for_them(lab_world):
+    # regression (issue 46): "Short answers are scored: normalised" on a set with no short answer
+    from tests.labset.test_upload import gpqa_bytes
+    at = run_page("study_admin", lab_world["lead"], sa_benchmark="labset", sa_section="Set up a study")
+    at.file_uploader(key="lab_up_file").set_value(("gpqa.csv", gpqa_bytes(), "text/csv")).run()
+    assert [s for s in at.selectbox if s.key == "lab_up_rule"]  # before the check, the set is not known
+    _bring(at, "gpqa.csv", gpqa_bytes(), "text/csv")
+    assert {m.label: m.value for m in at.metric}["Short answer"] == "0"
+    assert not [s for s in at.selectbox if s.key == "lab_up_rule"]
+    assert not [t for t in at.text_input if t.key == "lab_up_own_rule"]
+    assert any("No short answer in this set" in c.value for c in at.caption)
+    assert [b for b in at.button if b.label == "Import"]  # the check still stands: nothing to redo
+    # a set with short answers is asked its rule
+    short = "".join(json.dumps(s) + "\n" for s in samples() if "choices" not in s).encode()
+    _bring(at, "short.jsonl", short, "application/jsonl")
+    assert int({m.label: m.value for m in at.metric}["Short answer"]) > 0
+    assert [s for s in at.selectbox if s.key == "lab_up_rule"]
