@@ -168,3 +168,20 @@ def test_a_set_with_no_short_answer_is_asked_no_rule_for_them(lab_world):
     _bring(at, "short.jsonl", short, "application/jsonl")
     assert int({m.label: m.value for m in at.metric}["Short answer"]) > 0
     assert [s for s in at.selectbox if s.key == "lab_up_rule"]
+
+
+@pytest.mark.parametrize("page, who, state", [
+    ("adjudication", "lead", {}),
+    ("results", "lead", {"rs_benchmark": "labset"}),
+    ("human_baseline", "ann2", {}),
+    ("human_baseline", "ann3", {}),
+    ("home", "lead", {}),
+], ids=["adjudication", "results-labset", "baseline-mid-study", "baseline-not-started", "home"])
+def test_the_main_views_of_the_lab_world_show_no_raw_missing_value_nor_our_hashes(lab_world, page, who, state):
+    user = lab_world["lead"] if who == "lead" else accounts.get_user(lab_world["db"], who)
+    at = run_page(page, user, **state)
+    assert raw_missing(at) == []
+    hashes = set(lab_world["own_ids"])
+    shown = " ".join(rendered_texts(at)) + " ".join(
+        str(v) for d in at.dataframe for c in d.value.columns for v in d.value[c])
+    assert not [h for h in hashes if h in shown]
