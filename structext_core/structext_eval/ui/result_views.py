@@ -30,6 +30,7 @@ from structext_core.structext_eval.ui.results_common import (
 from structext_core.studio import access
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+from structext_core.views import cells as shown_cells
 from structext_core.views import (
     charts,
     comparisons,
@@ -87,7 +88,9 @@ def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.D
     st.caption(f"{plural(len(part), 'result')} in this cell; "
                f"{'the 200 lowest-scoring' if len(part) > 200 else 'all'} shown, lowest {chosen.choice.title} first.")
     samples = people_vs_models.people_without_prompt(samples)  # a person has no prompt setting
-    summary = samples.drop(columns=["reference", "question", "requirement", "answer", "response"])
+    # a metric that does not apply (people's BLEU) reads as a dash, not None
+    summary = shown_cells.without_missing(samples.drop(columns=["reference", "question", "requirement", "answer",
+                                                          "response"]), digits=3)
     st.dataframe(summary, hide_index=True, key=f"rs_{key}_drill_table")
     exports(chosen.choice.file_name(f"drilldown_{name}"), table=chosen.choice.label_table(samples))
     labels = [f"{r.sample_id} · {r.model} · {r.prompt} · {r.value:.1f}" for r in samples.itertuples()]
