@@ -378,6 +378,10 @@ def agreement_block(df: pd.DataFrame) -> None:
                    help=study_places.fleiss_help(agreement))
     cols[1].metric("Krippendorff's alpha", dashboard.statistic_text(agreement["krippendorff_alpha"]),
                    help=f"Over the {plural(agreement['alpha_items'], 'item')} with at least two answers.")
+    if dashboard.cells.DASH in (dashboard.statistic_text(agreement["fleiss_kappa"]),
+                                dashboard.statistic_text(agreement["krippendorff_alpha"])):
+        st.caption(f"{dashboard.cells.DASH}: not measured from these answers (it needs two or more annotators' "
+                   "answers on the same items, not all of one verdict).")
     if agreement["pairwise"].empty:
         st.caption("Agreement needs at least two annotators with answers to the same items.")
     else:

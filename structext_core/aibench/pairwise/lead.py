@@ -71,7 +71,8 @@ def votes_frame(db: sqlite_utils.Database, study_id: int, include_practice: bool
 
 
 def votes_csv(db: sqlite_utils.Database, study_id: int) -> str:
-    """The lead's download: every counted vote (safe CSV)."""
+    """The lead's download: every vote on the study's pairs (safe CSV): practice left out, a repeat
+    kept and marked in ``repeat`` (it measures consistency; the counted votes are the others)."""
     return safe_text.frame_csv(votes_frame(db, study_id))
 
 
