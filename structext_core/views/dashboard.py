@@ -52,7 +52,7 @@ def time_by_length(df: pd.DataFrame) -> alt.Chart:
         x=alt.X("reference_chars:Q", scale=alt.Scale(type="log"), title="reference length (characters, log)"),
         y=alt.Y("minutes:Q", title="minutes"),
         color="annotator:N",
-        tooltip=["annotator", "sample_id", "minutes", "reference_chars", "score"],
+        tooltip=["annotator", "item", "minutes", "reference_chars", "score"],  # the item as its set names it
     )
 
 

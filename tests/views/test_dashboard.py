@@ -13,6 +13,7 @@ from structext_core.views import cells, dashboard
 def frame() -> pd.DataFrame:
     return pd.DataFrame({
         "annotator": ["ann1", "ann1", "ann2", "ann2"],
+        "item": ["a", "b", "a", "b"],
         "language": ["json", "yaml", "json", "yaml"],
         "sample_id": ["a", "b", "a", "b"],
         "elapsed_seconds": [0.5, 30.0, 125.0, 4000.0],
@@ -47,6 +48,7 @@ def test_time_charts_bin_on_log_seconds_and_plot_minutes():
     scatter = dashboard.time_by_length(frame()).to_dict()
     assert scatter["encoding"]["y"]["field"] == "minutes"
     assert [v["minutes"] for v in next(iter(scatter["datasets"].values()))][-1] == 4000 / 60
+    assert "item" in [t["field"] for t in scatter["encoding"]["tooltip"]]  # the set's own id, not ours
 
 
 def test_the_study_package_still_offers_its_whole_api():
