@@ -76,9 +76,16 @@ def table3_view(scores: list[scoring.SystemScore]) -> pd.DataFrame:
 
 def table3_headline(table: pd.DataFrame) -> pd.DataFrame:
     """Table 3's scores as the paper prints them (system, solver, C, T, P, S, A, O) and O's
-    interval: few enough columns to fit the page."""
-    return table[[c for c in ("system", "solver", *LEVEL_COLUMNS.values(), "A", "O", "O_interval")
-                  if c in table.columns]]
+    interval: few enough columns to fit the page. A score the data cannot give (A and O without
+    imported aesthetics, a level with no question) is :data:`UNDEFINED`, its column's numbers then
+    written to one decimal (never None)."""
+    headline = table[[c for c in ("system", "solver", *LEVEL_COLUMNS.values(), "A", "O", "O_interval")
+                      if c in table.columns]]
+    headline = cells.without_missing(headline, [c for c in (*LEVEL_COLUMNS.values(), "A", "O")
+                                                if c in headline.columns], digits=1)
+    if "O_interval" in headline.columns:
+        headline = headline.assign(O_interval=headline["O_interval"].replace("", UNDEFINED))
+    return headline
 
 
 def table3_detail(table: pd.DataFrame) -> pd.DataFrame:
