@@ -18,3 +18,15 @@ def test_a_drill_down_into_the_peoples_row_shows_no_prompt_and_no_none(env):  # 
     assert not any("naive" in label for label in at.selectbox(key=next(
         s.key for s in at.selectbox if s.label == "Sample")).options)
     assert raw_missing(at) == []  # regression: bleu None on people's rows
+
+
+def test_every_view_of_the_results_page_shows_no_raw_missing_value(env):  # noqa: F811
+    at = open_page()
+    views = at.selectbox(key="rs_view").options
+    found = {}
+    for view in views:
+        at.selectbox(key="rs_view").set_value(view).run()
+        assert not at.exception, (view, [e.value for e in at.exception])
+        if missing := raw_missing(at):
+            found[view] = missing
+    assert found == {}

@@ -377,7 +377,8 @@ def metric_correlation_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     result = comparisons.correlate(table, metrics)
     if result.frame is None:
         st.info(result.reason)
-        st.dataframe(table.round(2), hide_index=True)
+        st.dataframe(shown_cells.without_missing(people_vs_models.people_without_prompt(table.round(2)), digits=2),
+                     hide_index=True)
         return
     corr = result.frame
     chart = charts.subtitled(
@@ -390,7 +391,9 @@ def metric_correlation_view(chosen: Chosen, frame: pd.DataFrame) -> None:
                f"({len(table) - result.n_groups} without, e.g. people have no BLEU).{constant} Human judgements "
                "of model responses are not stored yet; the paper's correlations with them are under Paper tables, "
                "Figure 5.")
-    st.dataframe(table.round(2), hide_index=True)
+    # people have no BLEU (and no prompt): a dash, not None
+    st.dataframe(shown_cells.without_missing(people_vs_models.people_without_prompt(table.round(2)), digits=2),
+                 hide_index=True)
     exports(f"metric_means_t{threshold:g}", table=table)
 
 
