@@ -33,7 +33,7 @@ def progress(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
     counts = {c.annotator: c for c in person_counts(db, study_id)}
     rows = db.execute(
         """
-        SELECT u.username, NULL, NULL,
+        SELECT u.username,
                (SELECT SUM(t.pause_count) FROM pairwise_tasks t WHERE t.study_id = m.study_id AND t.user_id = m.user_id),
                (SELECT COUNT(*) FROM pairwise_flags f WHERE f.study_id = m.study_id AND f.user_id = m.user_id
                  AND f.resolved_at IS NULL),
@@ -48,9 +48,9 @@ def progress(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
     return pd.DataFrame([{"annotator": r[0], "counted votes": counts[r[0]].votes, "pairs": counts[r[0]].pairs,
                           "repeats": f"{counts[r[0]].repeats_done} of {counts[r[0]].repeats}",
                           "practice": f"{counts[r[0]].practice_done} of {counts[r[0]].practice}",
-                          "pauses": r[3] or 0, "idle pauses": r[5] or 0, "take-overs": r[6] or 0, "open flags": r[4],
+                          "pauses": r[1] or 0, "idle pauses": r[3] or 0, "take-overs": r[4] or 0, "open flags": r[2],
                           "median active s": cells.number_text(seconds.get(r[0], math.nan), 1),
-                          "taken off": bool(r[7])}
+                          "taken off": bool(r[5])}
                          for r in rows], columns=columns)
 
 
