@@ -13,6 +13,7 @@ from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
 from structext_core.ui import widgets
 from structext_core.ui.frame import ensure_frame
+from structext_core.views import cells
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page("adjudication")
@@ -84,10 +85,12 @@ def item_list(chosen: study.Study) -> study.ItemSummary | None:
     st.caption(f"{plural(len(items), 'question')}, {answered:,} with answers. Disagreement: the spread of the final scores "
                "(standard deviation, 0 to 0.5) plus the mix of 'gave up' and 'answered' (0 to 0.5).")
     st.dataframe(
-        study.items_table(items), hide_index=True, height=min(280, 38 + 35 * len(items)),
+        # an item no one answered yet has no mean: a dash, not None (issue 46)
+        cells.without_missing(study.items_table(items).assign(
+            mean_score=lambda t: [cells.number_text(v, 2) for v in t["mean_score"]])),
+        hide_index=True, height=min(280, 38 + 35 * len(items)),
         column_config={
-            "position": "#", "n_responses": "answers", "n_gave_up": "gave up",
-            "mean_score": st.column_config.NumberColumn("mean score", format="%.2f"),
+            "position": "#", "n_responses": "answers", "n_gave_up": "gave up", "mean_score": "mean score",
             "spread": SCORE_FORMAT, "disagreement": SCORE_FORMAT, "n_overridden": "overridden",
             "open_flags": "open flags", "name": "item",
         },

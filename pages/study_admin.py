@@ -242,21 +242,10 @@ def dashboard_section(chosen: study.Study) -> None:
                 "taken off", help="Taken off the study by a lead: their answers stay in every figure.", **small),
         },
     )
-    st.dataframe(
-        hours, hide_index=True, width="content",
-        column_config={
-            "hours_answering": st.column_config.NumberColumn(
-                "hours answering", format="%.2f", help="Active time: the question on screen in the annotator's tab."),
-            "hours_paused": st.column_config.NumberColumn(
-                "hours paused", format="%.2f", help="Pause button and idle auto-pauses, until Resume."),
-            "hours_idle": st.column_config.NumberColumn(
-                "hours idle", format="%.2f", help="The time without input before each idle auto-pause."),
-            "hours_away": st.column_config.NumberColumn(
-                "hours away", format="%.2f",
-                help="No heartbeat from the page: tab closed or hidden, connection lost, machine asleep."),
-        },
-    )
-    st.caption("Hours of answered questions. Answering (active) + paused + idle + away = the time from "
+    st.dataframe(hours, hide_index=True, width="content", column_config={
+        column: st.column_config.NumberColumn(help=help, format="%.1f")
+        for column, help in zip(hours.columns[1:], dashboard.TIME_PARTS.values())})
+    st.caption("Time on answered questions. Answering (active) + paused + idle + away = the time from "
                "each question's first showing to its submission; time per question below is active time.")
     if chosen.practice_items or chosen.gold_items:
         st.caption(f"Practice ({plural(chosen.practice_items, 'question')}) is left out of every figure; gold "
@@ -392,14 +381,22 @@ def agreement_block(df: pd.DataFrame) -> None:
                    help=study_places.fleiss_help(agreement))
     cols[1].metric("Krippendorff's alpha", dashboard.statistic_text(agreement["krippendorff_alpha"]),
                    help=f"Over the {plural(agreement['alpha_items'], 'item')} with at least two answers.")
+    if dashboard.cells.DASH in (dashboard.statistic_text(agreement["fleiss_kappa"]),
+                                dashboard.statistic_text(agreement["krippendorff_alpha"])):
+        st.caption(f"{dashboard.cells.DASH}: not measured from these answers (it needs two or more annotators' "
+                   "answers on the same items, not all of one verdict).")
     if agreement["pairwise"].empty:
         st.caption("Agreement needs at least two annotators with answers to the same items.")
     else:
-        st.dataframe(agreement["pairwise"], hide_index=True, column_config={
+        table = dashboard.agreement_table(agreement["pairwise"])
+        st.dataframe(table, hide_index=True, column_config={
             "annotator_a": "annotator", "annotator_b": "and annotator", "n": "items both answered",
             "agreement_pct": st.column_config.NumberColumn("same verdict (%)", format="%.1f"),
-            "cohen_kappa": st.column_config.NumberColumn("Cohen's kappa", format="%.3f"),
+            "cohen_kappa": "Cohen's kappa",
         })
+        if (table["cohen_kappa"] == dashboard.cells.DASH).any():
+            st.caption(f"{dashboard.cells.DASH}: not measured (a kappa is undefined where the answers leave no "
+                       "room for chance: every verdict the same).")
 
 
 def fast_block(df: pd.DataFrame) -> None:
@@ -413,14 +410,9 @@ def fast_block(df: pd.DataFrame) -> None:
     if flagged.empty:
         st.caption("No answer is flagged with these thresholds.")
         return
-    st.dataframe(
-        flagged[["annotator", "seq", "item", "elapsed_seconds", "others_median", "reason", "gave_up",
-                 "score", "response"]],
-        hide_index=True,
-        column_config={"elapsed_seconds": st.column_config.NumberColumn("seconds", format="%.1f"),
-                       "others_median": st.column_config.NumberColumn("others' median (s)", format="%.0f"),
-                       "gave_up": "gave up", "score": st.column_config.NumberColumn("score (0-1)", format="%.2f")},
-    )
+    st.dataframe(dashboard.fast_table(flagged), hide_index=True, column_config={
+        "seconds": st.column_config.NumberColumn(format="%.1f"),
+        "score (0-1)": st.column_config.NumberColumn(format="%.2f")})
 
 
 # ---------------------------------------------------------------- export
@@ -466,10 +458,7 @@ def export_section(chosen: study.Study) -> None:
     if study.kind_of(chosen.benchmark).model_results:
         st.write("**Results** (under *Benchmark*) shows this study's answers as they are committed, beside the "
                  "models: model `human:<annotator>` per person and `human` for the pool.")
-    else:
-        st.write("Each row is one answer: `paper_id`, `system`, `question_id`, `level` and `conference` name the "
-                 "(image, question) pair, `response` is the chosen letter, `answer` the key, and `score` 1 for "
-                 "correct, 0 otherwise.")
+    st.write(study.export_description(db, study_id))
 
 
 # ---------------------------------------------------------------- the page

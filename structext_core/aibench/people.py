@@ -74,11 +74,11 @@ def answer_keys(data: Dataset) -> dict[tuple[str, str], str]:
 
 def pairwise_studies(db: sqlite_utils.Database, dataset: str) -> list[dict]:
     """The unarchived pairwise studies over ``dataset`` with their counted votes (``id, name,
-    status, votes``), oldest first."""
-    return list(db.query(
-        "SELECT s.id, s.name, s.status, (SELECT COUNT(*) FROM pairwise_votes v JOIN pairwise_tasks t ON "
-        "t.id = v.task_id JOIN pairwise_pairs p ON p.id = t.pair_id WHERE t.study_id = s.id AND p.kind = 'study') "
-        "AS votes FROM pairwise_studies s WHERE s.dataset = ? AND s.archived_at IS NULL ORDER BY s.id", [dataset]))
+    status, votes``: :func:`structext_core.aibench.pairwise.counted_votes`), oldest first."""
+    from structext_core.aibench.pairwise import counted_votes
+    return [{**row, "votes": counted_votes(db, row["id"])} for row in db.query(
+        "SELECT s.id, s.name, s.status FROM pairwise_studies s WHERE s.dataset = ? AND s.archived_at IS NULL"
+        " ORDER BY s.id", [dataset])]
 
 
 def pairwise_version(db: sqlite_utils.Database, study_id: int) -> tuple[int, int]:

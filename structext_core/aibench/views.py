@@ -34,6 +34,7 @@ from structext_core.aibench import scoring
 from structext_core.aibench.dataset import Dataset
 from structext_core.aibench.model import LETTERS, LEVEL_COLUMNS, LEVELS
 from structext_core.text.words import plural
+from structext_core.views import cells
 
 AXES = ("system", "solver", "level", "conference", "paper_id", "question_id", "kind")
 #: Axes whose every value holds questions of a single level.
@@ -48,7 +49,7 @@ TABLE3_HELP: dict[str, str] = {
     "O": "Overall: the mean of C, T, P, S and A (none without A)",
     "O_interval": "Overall: 95% bootstrap interval over papers",
 }
-UNDEFINED = "—"
+UNDEFINED = cells.DASH
 
 
 def table3_view(scores: list[scoring.SystemScore]) -> pd.DataFrame:
@@ -75,9 +76,16 @@ def table3_view(scores: list[scoring.SystemScore]) -> pd.DataFrame:
 
 def table3_headline(table: pd.DataFrame) -> pd.DataFrame:
     """Table 3's scores as the paper prints them (system, solver, C, T, P, S, A, O) and O's
-    interval: few enough columns to fit the page."""
-    return table[[c for c in ("system", "solver", *LEVEL_COLUMNS.values(), "A", "O", "O_interval")
-                  if c in table.columns]]
+    interval: few enough columns to fit the page. A score the data cannot give (A and O without
+    imported aesthetics, a level with no question) is :data:`UNDEFINED`, its column's numbers then
+    written to one decimal (never None)."""
+    headline = table[[c for c in ("system", "solver", *LEVEL_COLUMNS.values(), "A", "O", "O_interval")
+                      if c in table.columns]]
+    headline = cells.without_missing(headline, [c for c in (*LEVEL_COLUMNS.values(), "A", "O")
+                                                if c in headline.columns], digits=1)
+    if "O_interval" in headline.columns:
+        headline = headline.assign(O_interval=headline["O_interval"].replace("", UNDEFINED))
+    return headline
 
 
 def table3_detail(table: pd.DataFrame) -> pd.DataFrame:
@@ -260,13 +268,15 @@ def _span(low, high, digits: str) -> str:
 
 def human_rank_headline(table: pd.DataFrame) -> pd.DataFrame:
     """The pairwise human rank (``pairwise.human_ranking``'s table) in few enough columns to fit
-    the page: rank and its 95% interval, system, strength and its interval, win rate, comparisons."""
+    the page: rank and its 95% interval in whole ranks (``2 to 5``, :func:`cells.rank_interval`),
+    system, strength and its interval, win rate as text to three decimals (``—`` for a system with no
+    decided vote), comparisons. Every page that shows the rank shows this."""
     return pd.DataFrame({
-        "rank": table["rank"], "rank 95%": [_span(lo, hi, "g") for lo, hi in zip(table["rank_low"],
-                                                                                    table["rank_high"])],
+        "rank": table["rank"], "rank 95%": [cells.rank_interval(lo, hi) for lo, hi in zip(table["rank_low"],
+                                                                                            table["rank_high"])],
         "system": table["system"], "strength": table["strength"],
         "strength 95%": [_span(lo, hi, ".2f") for lo, hi in zip(table["low"], table["high"])],
-        "win_rate": table["win_rate"], "comparisons": table["comparisons"]})
+        "win_rate": [cells.number_text(v, 3) for v in table["win_rate"]], "comparisons": table["comparisons"]})
 
 
 def human_rank_detail(table: pd.DataFrame) -> pd.DataFrame:

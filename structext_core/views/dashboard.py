@@ -4,7 +4,6 @@ and figures it shows as text. The page (``pages/study_admin.py``) only places th
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import altair as alt
@@ -12,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from structext_core.studio import durations
+from structext_core.views import cells
 
 #: Tick positions of the log-seconds axis (1 s to 10,000 s), labelled in seconds.
 _LOG_TICKS = [0, 0.699, 1, 1.477, 2, 2.477, 3, 3.477, 4]
@@ -52,7 +52,7 @@ def time_by_length(df: pd.DataFrame) -> alt.Chart:
         x=alt.X("reference_chars:Q", scale=alt.Scale(type="log"), title="reference length (characters, log)"),
         y=alt.Y("minutes:Q", title="minutes"),
         color="annotator:N",
-        tooltip=["annotator", "sample_id", "minutes", "reference_chars", "score"],
+        tooltip=["annotator", "item", "minutes", "reference_chars", "score"],  # the item as its set names it
     )
 
 
@@ -60,18 +60,61 @@ def time_by_length(df: pd.DataFrame) -> alt.Chart:
 #: columns was cut on the right): who is where, and where their time went.
 PROGRESS_COLUMNS = ["annotator", "answered", "gave_up", "remaining", "total", "done_pct", "last_answer",
                     "rule_accepted", "removed"]
-TIME_COLUMNS = ["annotator", "hours_answering", "hours_paused", "hours_idle", "hours_away"]
+#: The times of answered questions (the second table), each with what it measures.
+TIME_PARTS = {
+    "answering": "Active time: the question on screen in the annotator's tab.",
+    "paused": "Pause button and idle auto-pauses, until Resume.",
+    "idle": "The time without input before each idle auto-pause.",
+    "away": "No heartbeat from the page: tab closed or hidden, connection lost, machine asleep.",
+}
+#: What the progress table says where a person has not answered yet.
+NO_ANSWER_YET = "no answer yet"
 
 
 def progress_tables(progress: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`structext_core.studio.study.progress_table` as two narrower tables: the counts
-    (:data:`PROGRESS_COLUMNS`) and the hours (:data:`TIME_COLUMNS`), one row per annotator each."""
-    return progress[PROGRESS_COLUMNS].copy(), progress[TIME_COLUMNS].copy()
+    (:data:`PROGRESS_COLUMNS`; ``last_answer`` :data:`NO_ANSWER_YET` before a first answer) and the
+    times (``annotator`` and one column per :data:`TIME_PARTS`, named with the unit that fits the
+    largest of them, e.g. ``answering (min)``: seconds, minutes or hours, :func:`cells.duration_unit`)."""
+    where = progress[PROGRESS_COLUMNS].copy()
+    where["last_answer"] = [NO_ANSWER_YET if cells.missing(v) else v for v in where["last_answer"]]
+    where["done_pct"] = where["done_pct"].fillna(0.0)
+    seconds = {part: progress[f"seconds_{part}"] for part in TIME_PARTS}
+    unit = cells.duration_unit(value for column in seconds.values() for value in column)
+    times = pd.DataFrame({"annotator": progress["annotator"]})
+    for part, column in seconds.items():
+        times[time_column(part, unit)] = cells.in_unit(list(column), unit)
+    return where, times
+
+
+def time_column(part: str, unit: tuple[str, str, float]) -> str:
+    """The name of a time column of :func:`progress_tables`: ``answering (min)``."""
+    return f"{part} ({unit[1]})"
+
+
+def fast_table(flagged: pd.DataFrame) -> pd.DataFrame:
+    """The answers :func:`structext_core.studio.study.flag_fast` flags, as the dashboard lists them:
+    who, which question (the item's own id), the seconds it took and the others' median
+    (:data:`cells.DASH` where no one else answered it), why, and the answer."""
+    table = pd.DataFrame({
+        "annotator": flagged["annotator"], "seq": flagged["seq"], "item": flagged["item"],
+        "seconds": flagged["elapsed_seconds"].astype(float),
+        "others' median (s)": [cells.DASH if cells.missing(m) else f"{m:.0f}" for m in flagged["others_median"]],
+        "reason": flagged["reason"], "gave up": flagged["gave_up"].astype(bool),
+        "score (0-1)": flagged["score"].astype(float), "response": flagged["response"].fillna("")})
+    return table.reset_index(drop=True)
 
 
 def statistic_text(value: float) -> str:
-    """An agreement statistic to three decimals, ``n/a`` where it is undefined (NaN)."""
-    return "n/a" if value is None or math.isnan(value) else f"{value:.3f}"
+    """An agreement statistic to three decimals, :data:`cells.DASH` where it is undefined (NaN): the
+    one wording of every page for a figure the data cannot give (the page says why beside it)."""
+    return cells.DASH if cells.missing(value) else f"{value:.3f}"
+
+
+def agreement_table(pairwise: pd.DataFrame) -> pd.DataFrame:
+    """The pairs of annotators' agreement (``agreement_summary``'s ``pairwise``) with Cohen's kappa
+    as text (:func:`statistic_text`: a dash where both gave one verdict only, so it is undefined)."""
+    return pairwise.assign(cohen_kappa=[statistic_text(v) for v in pairwise["cohen_kappa"]])
 
 
 def accounts_table(users: Sequence[dict]) -> pd.DataFrame:
@@ -109,16 +152,21 @@ def gold_table(report: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(["_ok", "annotator"]).drop(columns="_ok").reset_index(drop=True)
 
 
-FLAG_COLUMNS = ["flag", "question", "sample_id", "annotator", "kind", "note", "flagged", "resolved_by",
+#: Who flagged a question, where the account was deleted since.
+DELETED_ACCOUNT = "(deleted account)"
+FLAG_COLUMNS = ["flag", "question", "item", "annotator", "kind", "note", "flagged", "resolved_by",
                 "resolved", "resolution"]
 
 
 def flags_table(flags: Sequence) -> pd.DataFrame:
     """Flags on questions (:func:`structext_core.studio.study.flags`) as rows: the flag's id,
-    the question's position in the study's draw, who flagged it and why, times in UTC."""
+    the question's position in the study's draw, the item's own id (the lab's, not our content hash),
+    who flagged it and why, times in UTC; :data:`cells.DASH` for what an open flag has not yet."""
     return pd.DataFrame(
-        [{"flag": f.id, "question": f.position, "sample_id": f.sample_id, "annotator": f.username,
-          "kind": f.kind, "note": f.note, "flagged": _utc_minutes(f.created_at), "resolved_by": f.resolved_by,
-          "resolved": _utc_minutes(f.resolved_at), "resolution": f.resolution} for f in flags],
+        [{"flag": f.id, "question": f.position, "item": f.name or f.sample_id,
+          "annotator": f.username or DELETED_ACCOUNT, "kind": f.kind, "note": f.note,
+          "flagged": _utc_minutes(f.created_at), "resolved_by": f.resolved_by or cells.DASH,
+          "resolved": _utc_minutes(f.resolved_at) or cells.DASH, "resolution": f.resolution or cells.DASH}
+         for f in flags],
         columns=FLAG_COLUMNS,
     )

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from structext_core.evaluation import aggregate
-from structext_core.views.people_vs_models import is_human
+from structext_core.views.people_vs_models import is_human, people_without_prompt
 from structext_core.views.result_options import DEFAULT_MIN_N, ValueChoice, check_min_n
 
 Z_95 = 1.959963984540054
@@ -128,4 +128,4 @@ def leaderboard_table(board: pd.DataFrame, choice: ValueChoice) -> pd.DataFrame:
     table = table.rename(columns={
         "mean": choice.file_name("mean"), "ci_low": choice.file_name("ci95_low"),
         "ci_high": choice.file_name("ci95_high"), "ci_method": "ci95_method", "below_min": "below_min_n"})
-    return table
+    return people_without_prompt(table)

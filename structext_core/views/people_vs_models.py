@@ -26,6 +26,21 @@ def is_human(model: str) -> bool:
     return model == POOL or model.startswith("human:")
 
 
+#: What a table shows as a person's prompt: people answer the question as it is, with no prompt
+#: setting (their rows carry ``naive`` only so that they sit beside the models' rows).
+NO_PROMPT = "—"
+
+
+def people_without_prompt(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` (with ``model`` and ``prompt``) whose people's rows show
+    :data:`NO_PROMPT` as their prompt: a person has none (regression: ``prompt: naive``)."""
+    if "prompt" not in frame.columns or "model" not in frame.columns or frame.empty:
+        return frame
+    out = frame.copy()
+    out["prompt"] = out["prompt"].astype(object).where(~human_mask(out), NO_PROMPT)
+    return out
+
+
 def human_mask(frame: pd.DataFrame) -> np.ndarray:
     """Which rows of ``frame`` are people's answers."""
     return frame["model"].astype(str).map(is_human).to_numpy(dtype=bool)

@@ -630,6 +630,9 @@ def test_leaderboard_on_the_shared_items_sortable_and_downloadable(env, download
                                    "below_min_n"]
     frame = on_shared_items(people_vs_models.people_as(result_options.with_value(
         results_frame.load_results(storage.open_db()))))
+    # people have no prompt: their rows show none (issue 46)
+    frame = people_vs_models.people_without_prompt(frame)
+    assert set(table.loc[table["who"] != "model", "prompt"]) == {people_vs_models.NO_PROMPT}
     expected = frame.groupby(["model", "prompt"])["value"].agg(["mean", "size"])
     assert len(table) == len(expected)
     for record in table.to_dict("records"):

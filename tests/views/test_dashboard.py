@@ -1,17 +1,19 @@
 """The study dashboard's charts are built from the responses frame, outside Streamlit."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pandas as pd
 
 from structext_core.studio import study
-from structext_core.views import dashboard
+from structext_core.views import cells, dashboard
 
 
 def frame() -> pd.DataFrame:
     return pd.DataFrame({
         "annotator": ["ann1", "ann1", "ann2", "ann2"],
+        "item": ["a", "b", "a", "b"],
         "language": ["json", "yaml", "json", "yaml"],
         "sample_id": ["a", "b", "a", "b"],
         "elapsed_seconds": [0.5, 30.0, 125.0, 4000.0],
@@ -46,6 +48,7 @@ def test_time_charts_bin_on_log_seconds_and_plot_minutes():
     scatter = dashboard.time_by_length(frame()).to_dict()
     assert scatter["encoding"]["y"]["field"] == "minutes"
     assert [v["minutes"] for v in next(iter(scatter["datasets"].values()))][-1] == 4000 / 60
+    assert "item" in [t["field"] for t in scatter["encoding"]["tooltip"]]  # the set's own id, not ours
 
 
 def test_the_study_package_still_offers_its_whole_api():
@@ -57,7 +60,7 @@ def test_the_study_package_still_offers_its_whole_api():
 
 
 def test_statistics_print_to_three_decimals_or_not_available():
-    assert [dashboard.statistic_text(v) for v in (0.12345, -1.0, math.nan)] == ["0.123", "-1.000", "n/a"]
+    assert [dashboard.statistic_text(v) for v in (0.12345, -1.0, math.nan)] == ["0.123", "-1.000", cells.DASH]
 
 
 def test_accounts_and_failed_log_ins_as_tables():
@@ -92,7 +95,11 @@ def test_flags_as_a_table():
     assert list(table.columns) == dashboard.FLAG_COLUMNS
     assert table.iloc[0][["flag", "question", "annotator", "kind", "flagged"]].tolist() == [
         3, 4, "ann1", "broken", "1970-01-01 00:00"]
-    assert pd.isna(table.loc[0, "resolved"]) and pd.isna(table.loc[0, "resolution"])  # still open
+    # still open: a dash, never None (issue 46)
+    assert table.loc[0, ["resolved_by", "resolved", "resolution"]].tolist() == [cells.DASH] * 3
     assert table.iloc[1][["resolved_by", "resolved", "resolution"]].tolist() == ["lead", "1970-01-01 00:02", "fixed"]
-    assert pd.isna(table.loc[1, "annotator"])  # the account was deleted
+    assert table.loc[1, "annotator"] == dashboard.DELETED_ACCOUNT  # the account was deleted
+    assert table.loc[0, "item"] == "s-4"
+    named = dataclasses.replace(open_flag, name="mcq-039")  # a lab set's item: its own id, not our hash
+    assert dashboard.flags_table([named]).loc[0, "item"] == "mcq-039"
     assert dashboard.flags_table([]).empty and list(dashboard.flags_table([]).columns) == dashboard.FLAG_COLUMNS

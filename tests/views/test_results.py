@@ -537,9 +537,12 @@ def test_leaderboard_table_names_the_metric(frame):
                                    "below_min_n"]
     assert set(table["ci95_method"]) == {"percentile bootstrap"}
     expected = values.groupby(["model", "prompt"])["value"].mean()
-    for record in table.to_dict("records"):
-        assert record["mean_rouge_l_paper_t0.75"] == pytest.approx(expected[(record["model"], record["prompt"])],
-                                                                   abs=0.005)
+    for record, prompt in zip(table.to_dict("records"), board["prompt"]):
+        assert record["mean_rouge_l_paper_t0.75"] == pytest.approx(expected[(record["model"], prompt)], abs=0.005)
+    # people have no prompt: their rows show none (regression, issue 46: `prompt: naive`)
+    people = table["who"] != "model"
+    assert people.any() and set(table.loc[people, "prompt"]) == {people_vs_models.NO_PROMPT}
+    assert people_vs_models.NO_PROMPT not in set(table.loc[~people, "prompt"])
     # people have no BLEU: they are not on BLEU's leaderboard
     bleu = result_options.ValueChoice("bleu")
     assert not leaderboards.leaderboard(result_options.with_choice(frame, bleu), bleu, n_boot=20)["who"].ne(

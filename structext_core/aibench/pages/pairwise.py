@@ -185,7 +185,7 @@ first = next((s for s in open_studies if s[2] < s[3]), studies[0])[0]
 if st.session_state.get("pw_study") not in by_id:
     st.session_state["pw_study"] = first
 chosen = by_id[st.selectbox("Study", list(by_id), format_func=lambda i: f"{by_id[i][1]} ({by_id[i][2]} of "
-                            f"{by_id[i][3]} done)", key="pw_study")]
+                            f"{by_id[i][3]} judged)", key="pw_study")]
 if chosen[4] != "open":
     st.info("This study is closed: votes are no longer taken. Thank you.")
     st.stop()
@@ -197,22 +197,24 @@ try:
 except pws.StudyError as error:
     st.error(str(error))
     st.stop()
+mine = pws.person_counts(db, chosen[0], user["id"])[0]
 if view is None:
-    st.success(f"You have judged {'the one pair' if chosen[3] == 1 else f'all {chosen[3]:,} pairs'} of this study. Thank you!")
+    st.success(f"You have judged {'the one pair' if mine.pairs == 1 else f'all {mine.pairs:,} pairs'} of this study. "
+               "Thank you!")
     st.stop()
+st.caption(pws.annotator_summary(mine))
 if not view.held_elsewhere and chosen[0] not in seen:
     seen.append(chosen[0])
 if view.held_elsewhere:
     with st.container(border=True):
         st.subheader("This pair is open in another tab")
-        st.write(f"Pair {view.position} of {view.total} was opened in another tab or window, so it is hidden "
+        st.write(f"{pws.progress_text(view, mine)} was opened in another tab or window, so it is hidden "
                  "here and its clock counts there. Carry on in that tab, or continue here: the other tab then "
                  "hides it.")
         st.button("Continue here", type="primary", on_click=on_continue_here, args=(chosen[0],))
     st.stop()
 
-st.progress(view.done / view.total, text=f"Pair {view.position} of {view.total}"
-            + (" · practice (not counted)" if view.practice else ""))
+st.progress(view.done / view.total, text=pws.progress_text(view, mine))
 if last := st.session_state.pop("pw_last", None):
     st.toast(f"Saved: {last}", icon=":material/check_circle:")
 if view.paused:

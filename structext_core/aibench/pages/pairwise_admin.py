@@ -14,10 +14,10 @@ import streamlit as st
 from structext_core import ui
 from structext_core.aibench import pairwise as pws
 from structext_core.aibench import store as aibench_store
+from structext_core.aibench.ui import people as people_ui
 from structext_core.studio import accounts
 from structext_core.text import safe_text
 from structext_core.text.safe_text import markdown_text
-from structext_core.text.words import plural
 from structext_core.ui.frame import ensure_frame
 
 ensure_frame()
@@ -133,8 +133,8 @@ ids = [s.id for s in studies]
 if st.session_state.get("pwa_study") not in ids:
     st.session_state["pwa_study"] = ids[0]
 study_id = st.selectbox("Study", ids, key="pwa_study",
-                        format_func=lambda i: next(f"{s.name} ({s.status}{', archived' if s.archived else ''}, "
-                                                   f"{plural(s.pairs, 'pair')}, {s.dataset})" for s in studies if s.id == i))
+                        format_func=lambda i: next(pws.lead_label(s.name, s.status, s.archived, s.pairs, s.practice_pairs,
+                                                                  s.dataset) for s in studies if s.id == i))
 study = pws.get_study(db, study_id)
 if study.archived:
     st.info("This study is archived: hidden from its annotators, and no votes are taken. Its votes and results are "
@@ -143,6 +143,8 @@ if study.archived:
 progress_tab, results_tab, flags_tab, manage_tab, history_tab = st.tabs(
     ["Progress", "Results", "Flags", "Manage", "History"])
 with progress_tab:
+    st.caption("**counted votes** of each person's **pairs** (the first vote on each; practice is never counted, "
+               "a repeat only measures consistency); **repeats** and **practice**: done of theirs.")
     st.dataframe(pws.progress(db, study.id), hide_index=True)
 with manage_tab:
     status_col, archive_col = st.columns(2, gap="large")
@@ -181,7 +183,7 @@ with history_tab:
     if not changed:
         st.caption("No change recorded yet.")
     else:
-        st.dataframe(pd.DataFrame([{"when": time.strftime("%Y-%m-%d %H:%M", time.localtime(c.at)), "by": c.by,
+        st.dataframe(pd.DataFrame([{"when": time.strftime("%Y-%m-%d %H:%M", time.localtime(c.at)), "by": c.by or "(no account: a script)",
                                     "action": c.action, "detail": "; ".join(f"{k}: {v}" for k, v in c.detail.items())}
                                    for c in changed]),
                      hide_index=True)
@@ -191,7 +193,7 @@ with flags_tab:
         st.caption("No flags.")
     for flag in flags.itertuples():
         with st.container(border=True):
-            st.markdown(markdown_text(f"**{flag.annotator}** on {flag.paper_id}: {flag.system_a} vs {flag.system_b} "
+            st.markdown(markdown_text(f"**{flag.annotator or '(deleted account)'}** on {flag.paper_id}: {flag.system_a} vs {flag.system_b} "
                                       f"— {pws.FLAG_KINDS.get(flag.kind, flag.kind)}. {flag.note}"))
             if flag.resolution:
                 st.caption(markdown_text(f"Resolved: {flag.resolution}"))
@@ -199,29 +201,11 @@ with flags_tab:
                 st.text_input("Resolution", key=f"pwa_resolution_{flag.id}")
                 st.button("Resolve", key=f"pwa_resolve_{flag.id}", on_click=on_resolve, args=(flag.id,))
 with results_tab:
-    if not len(pws.votes_frame(db, study.id)):
+    if not pws.counted_votes(db, study.id):
         st.info("No counted votes yet.")
     else:
         res = pws.results(db, study.id)
-        st.markdown(f"**{plural(res.votes, 'counted vote')}** (each person's first on a pair) by "
-                    f"**{plural(res.annotators, 'person')}**. "
-                    "Ties count half a win to each side; *both bad* is left out of the strengths and shown apart. "
-                    f"Intervals: {res.ranking.n_boot} bootstrap resamples of the votes (seed {res.ranking.seed}).")
-        st.subheader("Human rank: Bradley-Terry strengths")
-        st.dataframe(res.ranking.table.round(3), hide_index=True)
-        m1, m2, m3 = st.columns(3)
-        m1.metric("Per-pair agreement", "–" if res.agreement["rater_pairs"] == 0 else
-                  f"{res.agreement['agreement']:.0%}", help=f"{plural(res.agreement['pairs'], 'pair')} judged by two or more")
-        m2.metric("Kendall's W", "undefined" if res.kendall_w["w"] is None else f"{res.kendall_w['w']:.2f}",
-                  help=f"over {plural(res.kendall_w['raters'], 'person')} who compared every system")
-        m3.metric("Swap consistency", "–" if res.consistency["repeats"] == 0 else
-                  f"{res.consistency['consistency']:.0%}", help=f"{plural(res.consistency['repeats'], 'repeated pair')}")
-        st.subheader("Table 2 rebuilt: aesthetic metrics and the human rank")
-        if res.table2.shape[1] <= 3:
-            st.caption("This data set has no imported aesthetic metric.")
-        st.dataframe(res.table2.round(3), hide_index=True)
-        st.subheader("Fig. 6b rebuilt: each judge against the human rank")
-        st.dataframe(res.fig6b.round(3), hide_index=True)
+        people_ui.rank_block(res, "pwa", headings=True)
         st.download_button("Votes (CSV)", pws.votes_csv(db, study.id), file_name=f"pairwise-{study.id}-votes.csv",
                            mime="text/csv")
         st.download_button("Human rank (CSV)", safe_text.frame_csv(res.ranking.table),

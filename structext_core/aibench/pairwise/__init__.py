@@ -44,6 +44,14 @@ from structext_core.aibench.pairwise.common import (  # noqa: F401
     MAX_SERVED_WIDTH,
     SIZE_BUCKET,
 )
+from structext_core.aibench.pairwise.counts import (  # noqa: F401
+    PersonCounts,
+    annotator_summary,
+    counted_votes,
+    lead_label,
+    person_counts,
+    progress_text,
+)
 from structext_core.aibench.pairwise.images import (  # noqa: F401
     PAD_OVERHEAD,
     _bucket,

@@ -14,6 +14,7 @@ from structext_core.aibench import scoring as aibench_scoring
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench.pairwise import ranking as pw
 from structext_core.aibench.pairwise.common import DEFAULT_BOOT, LEAD_PAGE
+from structext_core.aibench.pairwise.counts import person_counts
 from structext_core.aibench.pairwise.images import _image_records
 from structext_core.aibench.pairwise.setup import get_study
 from structext_core.studio import access, changes
@@ -21,18 +22,18 @@ from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.quality import _bounded_note
 from structext_core.studio.study.store import StudyError, now
 from structext_core.text import safe_text
+from structext_core.views import cells
 
 # ---------------------------------------------------------------- the lead's side
 
 def progress(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
-    """Per annotator: votes, tasks, median active seconds per vote, pauses (idle ones apart),
-    take-overs by a second tab, open flags, and whether the lead took them off the study."""
+    """Per annotator (:func:`person_counts`): counted votes of the study's pairs, repeats and
+    practice done of theirs, median active seconds per vote, pauses (idle ones apart), take-overs
+    by a second tab, open flags, and whether the lead took them off the study."""
+    counts = {c.annotator: c for c in person_counts(db, study_id)}
     rows = db.execute(
         """
         SELECT u.username,
-               (SELECT COUNT(*) FROM pairwise_tasks t JOIN pairwise_votes v ON v.task_id = t.id
-                 WHERE t.study_id = m.study_id AND t.user_id = m.user_id),
-               (SELECT COUNT(*) FROM pairwise_tasks t WHERE t.study_id = m.study_id AND t.user_id = m.user_id),
                (SELECT SUM(t.pause_count) FROM pairwise_tasks t WHERE t.study_id = m.study_id AND t.user_id = m.user_id),
                (SELECT COUNT(*) FROM pairwise_flags f WHERE f.study_id = m.study_id AND f.user_id = m.user_id
                  AND f.resolved_at IS NULL),
@@ -41,12 +42,15 @@ def progress(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
                m.removed_at IS NOT NULL
         FROM pairwise_members m JOIN users u ON u.id = m.user_id WHERE m.study_id = ? ORDER BY u.username
         """, [study_id]).fetchall()
-    seconds = votes_frame(db, study_id, include_practice=True).groupby("annotator")["active_seconds"].median()
-    columns = ["annotator", "votes", "pairs", "pauses", "idle pauses", "take-overs", "open flags", "median active s",
-               "taken off"]
-    return pd.DataFrame([{"annotator": r[0], "votes": r[1], "pairs": r[2], "pauses": r[3] or 0,
-                          "idle pauses": r[5] or 0, "take-overs": r[6] or 0, "open flags": r[4],
-                          "median active s": round(float(seconds.get(r[0], math.nan)), 1), "taken off": bool(r[7])}
+    seconds = votes_frame(db, study_id).groupby("annotator")["active_seconds"].median()
+    columns = ["annotator", "counted votes", "pairs", "repeats", "practice", "pauses", "idle pauses", "take-overs",
+               "open flags", "median active s", "taken off"]
+    return pd.DataFrame([{"annotator": r[0], "counted votes": counts[r[0]].votes, "pairs": counts[r[0]].pairs,
+                          "repeats": f"{counts[r[0]].repeats_done} of {counts[r[0]].repeats}",
+                          "practice": f"{counts[r[0]].practice_done} of {counts[r[0]].practice}",
+                          "pauses": r[1] or 0, "idle pauses": r[3] or 0, "take-overs": r[4] or 0, "open flags": r[2],
+                          "median active s": cells.number_text(seconds.get(r[0], math.nan), 1),
+                          "taken off": bool(r[5])}
                          for r in rows], columns=columns)
 
 
@@ -67,7 +71,8 @@ def votes_frame(db: sqlite_utils.Database, study_id: int, include_practice: bool
 
 
 def votes_csv(db: sqlite_utils.Database, study_id: int) -> str:
-    """The lead's download: every counted vote (safe CSV)."""
+    """The lead's download: every vote on the study's pairs (safe CSV): practice left out, a repeat
+    kept and marked in ``repeat`` (it measures consistency; the counted votes are the others)."""
     return safe_text.frame_csv(votes_frame(db, study_id))
 
 

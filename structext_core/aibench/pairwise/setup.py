@@ -14,6 +14,7 @@ from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import seal
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench.pairwise.common import MAX_NAME_CHARS, MAX_PAIRS
+from structext_core.aibench.pairwise.counts import person_counts
 from structext_core.studio import changes
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study.store import StudyError, _check_annotators, annotator_order, now
@@ -263,14 +264,12 @@ def has_study(db: sqlite_utils.Database, user: dict) -> bool:
 
 
 def studies_for_annotator(db: sqlite_utils.Database, user_id: int) -> list[tuple[int, str, int, int, str]]:
-    """(study id, name, votes given, tasks, status) of the studies ``user_id`` votes in."""
-    return [tuple(r) for r in db.execute(
-        """
-        SELECT s.id, s.name,
-               (SELECT COUNT(*) FROM pairwise_tasks t JOIN pairwise_votes v ON v.task_id = t.id
-                 WHERE t.study_id = s.id AND t.user_id = m.user_id),
-               (SELECT COUNT(*) FROM pairwise_tasks t WHERE t.study_id = s.id AND t.user_id = m.user_id),
-               s.status
-        FROM pairwise_members m JOIN pairwise_studies s ON s.id = m.study_id
-        WHERE m.user_id = ? AND s.archived_at IS NULL AND m.removed_at IS NULL ORDER BY s.id
-        """, [user_id])]
+    """(study id, name, judged, judgements, status) of the studies ``user_id`` votes in: judged of
+    what counts after practice (:class:`counts.PersonCounts`: the study's pairs and their repeats)."""
+    out = []
+    for study_id, name, status in db.execute(
+            "SELECT s.id, s.name, s.status FROM pairwise_members m JOIN pairwise_studies s ON s.id = m.study_id"
+            " WHERE m.user_id = ? AND s.archived_at IS NULL AND m.removed_at IS NULL ORDER BY s.id", [user_id]):
+        mine = person_counts(db, study_id, user_id)[0]
+        out.append((study_id, name, mine.judged, mine.judgements, status))
+    return out

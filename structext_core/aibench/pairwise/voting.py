@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from structext_core.aibench.pairwise.common import CHOICES, FLAG_KINDS
+from structext_core.aibench.pairwise.counts import person_counts
 from structext_core.studio import clock
 from structext_core.studio.clock import ClockSettings, TakenOverError, clock_settings, shown_seconds
 from structext_core.studio.storage import write_transaction
@@ -20,6 +21,8 @@ class TaskView:
     """What the voting page may know of the current task: an opaque token, never a name."""
 
     token: str
+    #: The pair's number among the practice pairs (``practice``), else among what counts: the study's
+    #: pairs and their repeats (:attr:`counts.PersonCounts.judgements`, ``total``); ``done`` before it.
     position: int
     total: int
     done: int
@@ -92,13 +95,15 @@ def current_task(db: sqlite_utils.Database, study_id: int, user_id: int, at: flo
     at = now() if at is None else at
     settings = settings or clock_settings()
     _membership(db, study_id, user_id)
-    total = db.execute("SELECT COUNT(*) FROM pairwise_tasks WHERE study_id = ? AND user_id = ?",
-                       [study_id, user_id]).fetchone()[0]
     rows = _current_rows(db, study_id, user_id)
     if not rows:
         return None
     row, elsewhere = clock.open_item(db, _ITEMS, rows[0], tab, at, settings, take_over=take_over)
-    return TaskView("" if elsewhere else row["token"], row["position"], total, row["position"] - 1,
+    counts = person_counts(db, study_id, user_id)[0]
+    # numbered apart: the practice pairs, then what counts (the study's pairs and their repeats)
+    position = row["position"] if row["kind"] == "practice" else row["position"] - counts.practice
+    total = counts.practice if row["kind"] == "practice" else counts.judgements
+    return TaskView("" if elsewhere else row["token"], position, total, position - 1,
                     row["kind"] == "practice", row["paused_at"] is not None,
                     shown_seconds(row, settings.grace_seconds, at), elsewhere, row["pause_reason"])
 

@@ -29,6 +29,7 @@ from structext_core.studio.crowd import profiles
 from structext_core.text import safe_text
 from structext_core.text.words import plural
 from structext_core.ui import people_axes
+from structext_core.views import cells
 
 NEXT_CAMPAIGN = 0  # the campaign choice "the next review campaign of this data set"
 
@@ -167,21 +168,30 @@ def pairwise_rank(db, name: str) -> None:
     if not studies:
         st.info("No pairwise study over this data set has counted votes yet.")
         return
-    labels = {s["id"]: f"{s['name']} ({s['status']}, {plural(s['votes'], 'vote')})" for s in studies}
+    labels = {s["id"]: f"{s['name']} ({s['status']}, {plural(s['votes'], 'counted vote')})" for s in studies}
     if st.session_state.get("rs_aib_pw_study") not in labels:
         st.session_state["rs_aib_pw_study"] = studies[-1]["id"]
     study_id = st.selectbox("Pairwise study", list(labels), format_func=labels.get, key="rs_aib_pw_study")
     res = _pairwise(str(settings.db_path()), study_id, aibench_people.pairwise_version(db, study_id))
+    rank_block(res, "rs_aib_pw")
+
+
+def rank_block(res: pws.Results, prefix: str, headings: bool = False) -> None:
+    """A pairwise study's human rank and everything measured about it, as Results and the lead's
+    page both show it (one wording: a figure the votes cannot give is ``—`` with the reason);
+    ``headings``: a subheader over each part (the lead's page, where the rank is the whole tab)."""
+    if headings:
+        st.subheader("Human rank: Bradley-Terry strengths")
     st.caption(f"{plural(res.votes, 'counted vote')} (each person's first on a pair) by "
                f"{plural(res.annotators, 'person')}. Bradley-Terry "
                "strengths (log, mean 0) fitted by Hunter's MM; ties count half a win to each side; *both bad* is "
                f"left out and shown apart. 95% intervals: {res.ranking.n_boot} bootstrap resamples of the votes "
                f"(seed {res.ranking.seed}).")
-    st.dataframe(views.human_rank_headline(res.ranking.table), hide_index=True, key="rs_aib_pw_rank",
+    st.dataframe(views.human_rank_headline(res.ranking.table), hide_index=True, key=f"{prefix}_rank",
                  column_config={"strength": st.column_config.NumberColumn("strength", format="%.3f"),
-                                "win_rate": st.column_config.NumberColumn("win rate", format="%.3f")})
+                                "win_rate": "win rate"})
     with st.expander("Wins, losses, ties and both bad per system"):
-        st.dataframe(views.human_rank_detail(res.ranking.table), hide_index=True, key="rs_aib_pw_rank_detail",
+        st.dataframe(views.human_rank_detail(res.ranking.table), hide_index=True, key=f"{prefix}_rank_detail",
                      column_config={"both_bad_share": st.column_config.NumberColumn("both bad share", format="%.3f")})
     figures = views.rank_agreement_figures(res.agreement, res.kendall_w, res.consistency)
     for place, figure in zip(st.columns(len(figures)), figures):
@@ -189,12 +199,18 @@ def pairwise_rank(db, name: str) -> None:
     missing = [f"{f['label']} ({f['help'].split(': ', 1)[-1]})" for f in figures if f["value"] == views.UNDEFINED]
     if missing:
         st.caption(f"{views.UNDEFINED}: not measured from these votes. " + "; ".join(missing) + ".")
+    if headings:
+        st.subheader("Fig. 6b rebuilt: each judge against the human rank")
     st.caption("Each judge against the human rank: Spearman's rho and Kendall's tau, their exact one-sided p, and "
                "a 95% bootstrap interval of rho that carries the human rank's own uncertainty (the paper's Fig. 6b "
                "values beside, where it printed one).")
-    st.dataframe(views.judges_headline(res.fig6b), hide_index=True, key="rs_aib_pw_corr",
+    st.dataframe(views.judges_headline(res.fig6b), hide_index=True, key=f"{prefix}_corr",
                  column_config={c: st.column_config.NumberColumn(c, format="%.3f")
                                 for c in ("spearman_rho", "kendall_tau", "p_rho_exact", "p_tau_exact")})
-    if res.table2.shape[1] > 3:
+    if headings:
+        st.subheader("Table 2 rebuilt: aesthetic metrics and the human rank")
+        if res.table2.shape[1] <= 3:
+            st.caption("This data set has no imported aesthetic metric.")
+    if res.table2.shape[1] > 3 or headings:
         st.caption("The paper's Table 2 rebuilt: each aesthetic metric's mean per system beside the human rank.")
-        st.dataframe(res.table2, hide_index=True, key="rs_aib_pw_table2")
+        st.dataframe(cells.without_missing(res.table2.round(3)), hide_index=True, key=f"{prefix}_table2")

@@ -108,10 +108,14 @@ def results_section(db, user) -> None:
 def table3(table: pd.DataFrame) -> None:
     """Table 3 as the paper prints it (short columns, each with its full name as help), each
     level's n and interval in a second table below."""
-    config = {c: st.column_config.NumberColumn(c, format="%.1f", width="small", help=views.TABLE3_HELP[c])
-              for c in ("C", "T", "P", "S", "A", "O")}
+    headline = views.table3_headline(table)
+    # a column with a score the data cannot give is text (a dash there), the others numbers
+    config = {c: (st.column_config.NumberColumn(c, format="%.1f", width="small", help=views.TABLE3_HELP[c])
+                  if pd.api.types.is_numeric_dtype(headline[c]) else
+                  st.column_config.TextColumn(c, width="small", help=views.TABLE3_HELP[c]))
+              for c in ("C", "T", "P", "S", "A", "O") if c in headline.columns}
     config["O_interval"] = st.column_config.TextColumn("O 95%", help=views.TABLE3_HELP["O_interval"])
-    st.dataframe(views.table3_headline(table), hide_index=True, key="rs_aib_table3", column_config=config)
+    st.dataframe(headline, hide_index=True, key="rs_aib_table3", column_config=config)
     st.caption(" ".join(f"{label};" for label in views.LEVEL_LABELS.values())
                + " A: aesthetics as imported (none for the synthetic set); O: the mean of the five, with a bootstrap "
                "interval over papers. C, T, P, S: accuracy (%) pooled over the level's questions; a question "

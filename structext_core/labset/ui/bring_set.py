@@ -41,8 +41,15 @@ def bring_set_section(db, user: dict, expanded: bool) -> None:
                                   type=[s.lstrip(".") for s in upload.SUFFIXES], key="lab_up_file",
                                   max_upload_size=math.ceil(upload.MAX_BYTES / 2**20))
         left, middle, right = st.columns(3)
-        rule = left.selectbox("Short answers are scored", dataset.RULES, key="lab_up_rule",
-                              help="Unless a question's metadata.answer_rule says otherwise (--rule).")
+        # A set the check found no short answer in is asked no rule for them (issue 46): the rule it
+        # was checked with is kept, unused.
+        checked_rule = _no_short_answer_rule(chosen)
+        if checked_rule is None:
+            rule = left.selectbox("Short answers are scored", dataset.RULES, key="lab_up_rule",
+                                  help="Unless a question's metadata.answer_rule says otherwise (--rule).")
+        else:
+            rule = checked_rule
+            left.caption("No short answer in this set, so no rule to score them by.")
         strata = middle.text_input("Metadata field of the strata", value="subject", key="lab_up_strata",
                                    help="The field whose values are the strata (--strata); else the mapping's "
                                         "first strata field.")
@@ -50,8 +57,8 @@ def bring_set_section(db, user: dict, expanded: bool) -> None:
                                   placeholder="the mapping's, else 0",
                                   help="GPQA-like sets (a correct answer and incorrect ones): their options are "
                                        "shown in an order drawn from this seed and each question's id (--seed).")
-        own_rule = st.text_input("Or a rule of your own", key="lab_up_own_rule",
-                                 placeholder=r"e.g. pattern(ANSWER: (\w+), match_all=true)")
+        own_rule = "" if checked_rule is not None else st.text_input(
+            "Or a rule of your own", key="lab_up_own_rule", placeholder=r"e.g. pattern(ANSWER: (\w+), match_all=true)")
         mapping_text = st.text_area("Mapping (JSON, optional)", key="lab_up_mapping", height=80,
                                     placeholder='e.g. {"question": "prompt", "options": ["opt1", "opt2", "opt3"], '
                                                 '"key": "gold:letter", "strata": ["subject"]}',
@@ -65,6 +72,8 @@ def bring_set_section(db, user: dict, expanded: bool) -> None:
         signature = _options_signature(chosen, rule, strata, mapping_text, seed)
         if st.button("Check", key="lab_up_check", type="primary"):
             st.session_state[CHECKED] = (signature, _check(chosen, rule, strata, mapping_text, seed))
+            if _no_short_answer_rule(chosen) is not None:
+                st.rerun()  # drawn again without the rule for short answers it has none of
         kept = st.session_state.get(CHECKED)
         if kept is None or kept[0] != signature:
             st.caption("Press **Check** to read the set as the app will.")
@@ -75,6 +84,18 @@ def bring_set_section(db, user: dict, expanded: bool) -> None:
             return
         _report(outcome)
         _import(chosen, outcome, rule, strata, mapping_text, seed)
+
+
+def _no_short_answer_rule(chosen) -> str | None:
+    """The rule the uploaded file was checked with, when that check found no short answer in it
+    (no rule to ask for then); None before a check of this file, or when it has short answers."""
+    kept = st.session_state.get(CHECKED)
+    if chosen is None or kept is None or not isinstance(kept[1], dict):
+        return None
+    signature, report = kept
+    if signature[:3] != (chosen.file_id, chosen.name, chosen.size) or report["formats"]["short answer"]:
+        return None
+    return signature[3]
 
 
 def _check(chosen, rule, strata, mapping_text, seed) -> dict | upload.UploadRefused:

@@ -30,6 +30,7 @@ from structext_core.structext_eval.ui.results_common import (
 from structext_core.studio import access
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+from structext_core.views import cells as shown_cells
 from structext_core.views import (
     charts,
     comparisons,
@@ -86,7 +87,10 @@ def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.D
         return
     st.caption(f"{plural(len(part), 'result')} in this cell; "
                f"{'the 200 lowest-scoring' if len(part) > 200 else 'all'} shown, lowest {chosen.choice.title} first.")
-    summary = samples.drop(columns=["reference", "question", "requirement", "answer", "response"])
+    samples = people_vs_models.people_without_prompt(samples)  # a person has no prompt setting
+    # a metric that does not apply (people's BLEU) reads as a dash, not None
+    summary = shown_cells.without_missing(samples.drop(columns=["reference", "question", "requirement", "answer",
+                                                          "response"]), digits=3)
     st.dataframe(summary, hide_index=True, key=f"rs_{key}_drill_table")
     exports(chosen.choice.file_name(f"drilldown_{name}"), table=chosen.choice.label_table(samples))
     labels = [f"{r.sample_id} · {r.model} · {r.prompt} · {r.value:.1f}" for r in samples.itertuples()]
@@ -373,7 +377,8 @@ def metric_correlation_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     result = comparisons.correlate(table, metrics)
     if result.frame is None:
         st.info(result.reason)
-        st.dataframe(table.round(2), hide_index=True)
+        st.dataframe(shown_cells.without_missing(people_vs_models.people_without_prompt(table.round(2)), digits=2),
+                     hide_index=True)
         return
     corr = result.frame
     chart = charts.subtitled(
@@ -386,7 +391,9 @@ def metric_correlation_view(chosen: Chosen, frame: pd.DataFrame) -> None:
                f"({len(table) - result.n_groups} without, e.g. people have no BLEU).{constant} Human judgements "
                "of model responses are not stored yet; the paper's correlations with them are under Paper tables, "
                "Figure 5.")
-    st.dataframe(table.round(2), hide_index=True)
+    # people have no BLEU (and no prompt): a dash, not None
+    st.dataframe(shown_cells.without_missing(people_vs_models.people_without_prompt(table.round(2)), digits=2),
+                 hide_index=True)
     exports(f"metric_means_t{threshold:g}", table=table)
 
 

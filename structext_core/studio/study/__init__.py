@@ -105,6 +105,7 @@ from structext_core.studio.study.draws import stratified_draw  # noqa: F401
 from structext_core.studio.study.export import (  # noqa: F401
     EXPORT_COLUMNS,
     export_columns,
+    export_description,
     export_rows,
     human_results,
     study_export_columns,

@@ -131,6 +131,8 @@ def progress_table(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
     Practice questions are left out; gold ones are in (to the annotator they are questions). In a
     study that deals k people per item, ``total`` counts the questions a person had and those that
     may still be dealt to them now.
+    The same four times unrounded in seconds: ``seconds_answering``, ``seconds_paused``,
+    ``seconds_idle``, ``seconds_away`` (a page shows them in the unit that fits their size).
     ``removed``: taken off the study by a lead (their answers stay counted).
     """
     rows = list(
@@ -175,9 +177,12 @@ def progress_table(db: sqlite_utils.Database, study_id: int) -> pd.DataFrame:
     )
     df["rule_accepted"] = df["rule_accepted_at"].notna()
     df["removed"] = df["removed"].astype(bool)
+    for name, column in (("answering", "answer_seconds"), ("paused", "paused_seconds"),
+                         ("idle", "idle_seconds"), ("away", "away_seconds")):
+        df[f"seconds_{name}"] = df[column].astype(float)
     return df[["annotator", "answered", "gave_up", "remaining", "total", "done_pct",
                "hours_answering", "hours_paused", "hours_idle", "hours_away", "last_answer",
-               "rule_accepted", "removed"]]
+               "rule_accepted", "removed", "seconds_answering", "seconds_paused", "seconds_idle", "seconds_away"]]
 
 
 def accuracy_by(df: pd.DataFrame, by: Sequence[str], n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:

@@ -57,6 +57,28 @@ def export_columns(benchmark: str | None) -> list[str]:
     return [*EXPORT_COLUMNS[:at], *kind_of(benchmark).item_columns, *EXPORT_COLUMNS[at:]]
 
 
+def _names(columns: Sequence[str]) -> str:
+    quoted = [f"`{c}`" for c in columns]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def export_description(db: sqlite_utils.Database, study_id: int) -> str:
+    """What a row of the study's export holds, in Markdown, from the columns the export has
+    (:func:`study_export_columns`): never a column of another benchmark."""
+    columns = study_export_columns(db, study_id)
+    kind = kind_of(_benchmark(db, study_id))
+    own = columns[columns.index("sample_id") + 1:columns.index("answer")]
+    about = f"; {_names(own)} describe it" if own else ""
+    if kind.score_label:
+        score = (f"`rouge_l` its {kind.score_label} against the key and `score` the same with the pass mark "
+                 "applied (below it counts as 0)")
+    else:
+        score = "`score` 1 when it is right by the set's rule, 0 otherwise"
+    return (f"Each row is one answer: `sample_id` is the item's id in its data set{about}; `response` is the "
+            f"answer given, `answer` the key, and {score}. A lead's override in force is `score`; "
+            "`score_auto` is the automatic one. Times are in seconds (`elapsed_seconds` active), moments in UTC.")
+
+
 def export_rows(db: sqlite_utils.Database, study_id: int, kinds: Sequence[str] = COUNTED_KINDS) -> list[dict]:
     """Every response of the study with timing (ISO-8601 UTC) and scores, for CSV/JSONL.
 

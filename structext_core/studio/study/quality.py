@@ -58,6 +58,8 @@ class Flag:
     resolved_by: str | None
     resolved_at: float | None
     resolution: str | None
+    #: The item's id as its data set gives it (the lab's own id where ours is a content hash).
+    name: str | None = None
 
     @property
     def is_open(self) -> bool:
@@ -117,7 +119,8 @@ def flags(db: sqlite_utils.Database, study_id: int, item_id: int | None = None,
     rows = db.execute(
         f"""
         SELECT f.id, f.study_id, f.item_id, i.position, i.sample_id, u.username, f.kind, f.note,
-               f.created_at, r.username, f.resolved_at, f.resolution
+               f.created_at, r.username, f.resolved_at, f.resolution,
+               COALESCE(json_extract(i.sample_json, '$.kept.name'), i.sample_id)
         FROM study_flags f
         JOIN study_items i ON i.id = f.item_id
         LEFT JOIN users u ON u.id = f.user_id
