@@ -194,7 +194,7 @@ def lead_sets_the_crowd(page, platform, wait_for_app, screenshot) -> str:
     question.get_by_role("button", name="Add the question").click()
     page.get_by_text("Question expertise added.").wait_for()
     wait_for_app(page)
-    page.get_by_role("heading", name="Questionnaire").scroll_into_view_if_needed()
+    page.get_by_role("heading", name="Consent", exact=True).scroll_into_view_if_needed()
     screenshot(page, "crowd-journey-2-crowd-tab")
 
     page.get_by_text("Study link", exact=True).click()
@@ -326,6 +326,8 @@ def lead_reads(page, app_env, study_id, wait_for_app, screenshot) -> None:
         page.get_by_role("button", name="Bonus lines (id,amount)").click()
     assert download.value.path().read_text(encoding="utf-8") == f"{PID},0.50\n"
     page.get_by_role("heading", name="Payments").scroll_into_view_if_needed()
+    page.mouse.move(700, 20)  # no button's help over the table
+    page.get_by_role("tooltip").wait_for(state="detached")
     screenshot(page, "crowd-journey-10-payments")
 
 
