@@ -30,8 +30,10 @@ def none_yet(user: dict) -> str:
 def no_annotators(user: dict) -> str:
     """What the setup form says while there is no annotator account (a lead creates no account)."""
     if access.can_open(access.role_of(user), "accounts"):
-        return "There are no annotator accounts yet: create them on the **Accounts** page (Admin) first."
-    return "There are no annotator accounts yet: ask an admin to create them on the **Accounts** page."
+        return ("There are no annotator accounts yet: create them on the **Accounts** page (Admin), or set up the "
+                "study with nobody in it and make a study link on its **Crowd** tab.")
+    return ("There are no annotator accounts yet: set up the study with nobody in it and make a study link on its "
+            "**Crowd** tab, or ask an admin to create accounts on the **Accounts** page.")
 
 
 def _on_add(study_id: int, user: dict) -> None:

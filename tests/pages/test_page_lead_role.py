@@ -204,9 +204,9 @@ def test_a_preview_of_a_study_the_lead_does_not_lead_is_refused(world):
 def test_the_setup_form_tells_a_lead_who_creates_annotator_accounts(world):
     world["db"].execute("UPDATE users SET role = 'researcher' WHERE username = 'ann1'")  # no annotator account left
     at = run(STUDIES, world["people"]["pi"], sa_section="Set up a study")
-    assert "ask an admin to create them on the **Accounts** page" in at.info[0].value
+    assert "make a study link on its **Crowd** tab, or ask an admin to create accounts" in at.info[0].value
     at = run(STUDIES, world["people"]["boss"], sa_section="Set up a study")
-    assert "create them on the **Accounts** page (Admin) first" in at.info[0].value
+    assert "create them on the **Accounts** page (Admin), or set up the study with nobody" in at.info[0].value
 
 
 def test_the_preview_of_a_crowd_study_shows_consent_questionnaire_and_the_code(world):

@@ -102,6 +102,15 @@ def test_bad_study_setup_is_refused_and_changes_nothing(db, samples, annotators,
     assert (count(db, "studies"), count(db, "study_items"), count(db, "assignments")) == before
 
 
+def test_a_study_with_nobody_in_it_yet_is_made_for_people_who_come_later(db, samples, annotators):
+    """A crowd's study: people come later (a study link, a CSV, the dashboard); its items are there already."""
+    study_id = make_study(db, samples, annotators, annotator_ids=[])
+    saved = study.get_study(db, study_id)
+    assert (saved.n_annotators, count(db, "assignments")) == (0, 0)
+    assert count(db, "study_items") == saved.n_items == 10
+    study.add_annotator(db, study_id, annotators[0]["id"])
+    assert count(db, "assignments") == 10
+
 
 def _one_item(strata):
     return [({"sample_id": "s1", "reference_chars": 1, "sample_json": "{}", "strata": strata}, "study")]
