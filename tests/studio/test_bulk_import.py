@@ -9,6 +9,7 @@ import pytest
 from structext_core.studio import accounts, study
 from structext_core.studio.accounts import bulk, password_links
 from structext_core.studio.storage import open_db
+from structext_core.studio.study import leads
 from tests.studio.study.support import grid_samples, make_study
 
 TABLES = ("users", "password_links", "study_annotators", "assignments", "study_leads", "audit_log")
@@ -23,7 +24,7 @@ def db(monkeypatch):
 
 @pytest.fixture
 def lab(db):
-    """An admin, a lead, an annotator, and three studies: 'pilot' and 'main' open, 'old' closed."""
+    """An admin, a lead of 'pilot', an annotator, and three studies: 'pilot' and 'main' open, 'old' closed."""
     admin = accounts.create_user(db, "boss", "password-123", "admin")
     ann = accounts.create_user(db, "ann0", "password-123", "annotator")
     samples = grid_samples()
@@ -32,6 +33,7 @@ def lab(db):
     db.execute("INSERT INTO users (username, password_hash, role, created_at) VALUES ('lea', '!x', 'lead', 0)")
     lead = {"id": db.execute("SELECT id FROM users WHERE username = 'lea'").fetchone()[0], "username": "lea",
             "role": "lead"}
+    leads.add_lead(db, ids["pilot"], lead["id"], by=admin)  # she leads 'pilot' alone
     return {"admin": admin, "lead": lead, "ann": ann, "studies": ids}
 
 
