@@ -481,22 +481,24 @@ def test_results_of_no_suite_are_refused_with_the_suites_tried(people_on_hard):
 
 
 class Downloads:
-    """Every download button's file name, and its bytes when they are given up front (the
-    chart images are rendered on click: their bytes are not asked for here)."""
+    """Every download button's file name, and what it gives: its bytes, or what makes them on
+    the click (the chart images and the CSV files are made then), called only when a test reads it."""
 
     def __init__(self, monkeypatch):
-        self.files: dict[str, bytes | None] = {}
+        self.files: dict[str, bytes | object] = {}
         original = st_button.marshall_file
 
         def capture(coordinates, data, proto, mimetype, file_name=None, **kwargs):
-            content = None if callable(data) else (data.encode("utf-8") if isinstance(data, str) else bytes(data))
+            content = data if callable(data) else (data.encode("utf-8") if isinstance(data, str) else bytes(data))
             self.files[file_name or ""] = content
             return original(coordinates, data, proto, mimetype, file_name, **kwargs)
 
         monkeypatch.setattr(st_button, "marshall_file", capture)
 
     def csv(self, name) -> pd.DataFrame:
-        return pd.read_csv(io.BytesIO(self.files[name]))
+        content = self.files[name]
+        content = content() if callable(content) else content
+        return pd.read_csv(io.BytesIO(content.encode("utf-8") if isinstance(content, str) else bytes(content)))
 
 
 @pytest.fixture
