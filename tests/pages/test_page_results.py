@@ -863,3 +863,25 @@ def test_the_results_guide_names_the_results_axes_as_the_page_does():
     heatmap = next(line for line in section.splitlines() if line.startswith("- *Heatmap*"))
     assert f"any two of {', '.join(titles.values())} as rows" in heatmap
     assert "format, task," not in section.replace("\n", " ")
+
+
+def test_a_rerun_draws_the_same_heatmap_without_building_it_again(env, monkeypatch):
+    """Building an Altair heatmap and converting it cost every run of Results about 0.2 s (issue 46):
+    a rerun with the same inputs draws the chart built before; other axes build another."""
+    from structext_core.views import charts as chart_module
+
+    built = []
+    original = chart_module.heatmap_chart
+
+    def counting(*args, **kwargs):
+        built.append(args[1:3])
+        return original(*args, **kwargs)
+
+    counting.__qualname__ = "counting_heatmap_chart"  # a name of its own in the cache's key
+    monkeypatch.setattr(chart_module, "heatmap_chart", counting)
+    at = open_page()
+    first = charts(at)
+    at.run()
+    assert len(built) == 1 and charts(at)[0][0] == first[0][0]  # drawn again, alike, not built again
+    at.selectbox(key="rs_row").set_value("prompt").run()
+    assert len(built) == 2 and built[-1][0] == "prompt"
