@@ -46,21 +46,26 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m structext_core",
                                      description=description or "Work with benchmarks from the command line.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    from structext_core.cli import crowd as cli_crowd  # several app processes behind a sticky HAProxy
-    from structext_core.cli import items as cli_items  # any benchmark's replies, scored through the protocol
-    from structext_core.cli import studies as cli_studies  # any benchmark's studies
+
+    def register_shared() -> None:
+        # Loaded only when they may be the verb: a benchmark's verb (`generate`) is not slowed by them.
+        if command not in (None, *SHARED_COMMANDS):
+            return
+        from structext_core.cli import crowd as cli_crowd  # several app processes behind a sticky HAProxy
+        from structext_core.cli import items as cli_items  # any benchmark's replies, scored through the protocol
+        from structext_core.cli import studies as cli_studies  # any benchmark's studies
+
+        cli_items.register(sub)
+        cli_studies.register(sub)
+        cli_crowd.register(sub)
 
     for position, member in enumerate(members):  # each benchmark's own verbs (structext_core.protocol)
         if protocol.option(member, "register_cli"):
             _register(member, sub, command)
         if position == 0:
-            cli_items.register(sub)
-            cli_studies.register(sub)
-            cli_crowd.register(sub)
+            register_shared()
     if not members:
-        cli_items.register(sub)
-        cli_studies.register(sub)
-        cli_crowd.register(sub)
+        register_shared()
     return parser
 
 

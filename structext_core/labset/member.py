@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from structext_core.labset import dataset, inspect_rules, scoring
 from structext_core.protocol import LoggedItem, Place, ShownQuestion, StudyKind
 
 NAME = "labset"
@@ -48,8 +47,11 @@ SANDBOXED = {"labset_image": "structext_core.labset.images:plain_png",
              "labset_image_check": "structext_core.labset.images:decode_check"}
 
 
-def register_cli(subparsers) -> None:
-    """Add ``labset check`` and ``labset import`` (:mod:`structext_core.labset.cli`)."""
+def register_cli(subparsers, command: str | None = None) -> None:
+    """Add ``labset check`` and ``labset import`` (:mod:`structext_core.labset.cli`); left out while
+    another benchmark's verb runs (``command``), as loading them costs a ``generate`` a tenth of a second."""
+    if command is not None and command not in CLI_COMMANDS:
+        return
     from structext_core.labset import cli
     cli.register(subparsers)
 
@@ -67,6 +69,7 @@ def item_names(item: Mapping) -> tuple[str, str]:
 def right_reply(item: Mapping) -> str:
     """A reply its rule scores right: the key's letter, or the first accepted short answer (after
     ``ANSWER:`` for an ``answer(...)`` rule)."""
+    from structext_core.labset import scoring  # its modules load when used: `generate` needs none of them
     if not item["choices"] and scoring.parse_rule(item["rule"]).name == "answer":
         return f"ANSWER: {item['target'][0]}"
     return item["target"][0]
@@ -102,6 +105,7 @@ def load_for_study(path) -> list[dict]:
 
 def load_items(path) -> list[dict]:
     """The checked items of the set at ``path`` (a ``ValueError`` naming each line and field otherwise)."""
+    from structext_core.labset import dataset
     return dataset.load_set(path)  # with its mapping, when one is kept beside it
 
 
@@ -112,11 +116,13 @@ def show_question(item: Mapping) -> ShownQuestion:
 
 def score_answer(item: Mapping, reply: str) -> float:
     """1.0 when the reply is right by the item's rule (:func:`structext_core.labset.scoring.score`), else 0.0."""
+    from structext_core.labset import scoring
     return scoring.score(item, reply)
 
 
 def study_answer(item: Mapping) -> str:
     """The key a person's answer is scored against (:func:`structext_core.labset.scoring.study_key`)."""
+    from structext_core.labset import scoring
     return scoring.study_key(item)
 
 
@@ -137,7 +143,7 @@ def log_item(stored: Mapping, strata: Mapping, source: str = "") -> LoggedItem:
     """A study item in an Inspect log as the set's own Inspect task names it: the set's id, the
     question, the options, the key's letter or the accepted answers, and its image (read from the set
     ``source`` in the sets folder, when it is still the file the study was drawn with)."""
-    from structext_core.labset import images
+    from structext_core.labset import images, inspect_rules
     short = None if stored.get("options") else inspect_rules.split_key(str(stored["answer"]))
     return LoggedItem(id=str((stored.get("kept") or {}).get("source_id", stored["id"])), input=stored["question"],
                       choices=tuple(stored.get("options") or ()),
@@ -147,12 +153,14 @@ def log_item(stored: Mapping, strata: Mapping, source: str = "") -> LoggedItem:
 
 def describe_rules(items) -> list[str]:
     """How the set's answers are scored, one sentence a rule it uses, as the lead is shown it."""
+    from structext_core.labset import scoring
     kinds = {item["format"] for item in items}
     rules = sorted({item["rule"] for item in items if item["format"] == "short"})
     return ([scoring.describe_choice()] if "choice" in kinds else []) + [scoring.describe_rule(r) for r in rules]
 
 
 def _study_score(answer: str | None, response: str | None, gave_up: bool) -> float:
+    from structext_core.labset import scoring
     return 1.0 if not gave_up and bool(answer) and scoring.score_key(str(answer), response or "") else 0.0
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from structext_core.evaluation import scoring
 from structext_core.protocol import Place, ShownQuestion, StudyKind, free_text
 from structext_core.structext_eval import prompts, samples
 from structext_core.structext_eval.tasks import TASKS
@@ -67,6 +66,8 @@ def show_question(item: Mapping, setting: str = "naive") -> ShownQuestion:
 def score_answer(item: Mapping, reply: str) -> float:
     """The sample's score for ``reply``: thresholded ROUGE-L on the extracted answer (``score``
     of the result schema)."""
+    from structext_core.evaluation import scoring  # numpy, sacrebleu, rapidfuzz: not for `generate`
+
     return scoring.score_response(item["answer"], reply).score
 
 
@@ -74,6 +75,8 @@ def _study_score(answer: str | None, response: str | None, gave_up: bool) -> tup
     """ROUGE-L and exact match of one person's answer (a give-up scores 0)."""
     if gave_up:
         return 0.0, 0
+    from structext_core.evaluation import scoring
+
     return scoring.rouge_l(answer or "", response or ""), scoring.exact_match(answer or "", response or "")
 
 

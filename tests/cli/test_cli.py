@@ -321,3 +321,22 @@ def test_score_into_a_closed_pipe_ends_quietly_with_its_out_file_complete(tmp_pa
     assert "status 141" in proc.stderr
     scored = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(scored) == 1500 and all(row["score"] == 1.0 for row in scored)
+
+
+def test_generate_loads_no_scoring_and_no_other_verbs_modules(tmp_path):
+    """`generate` is timed against the original generator as a whole process, imports included: the
+    scorers (numpy, sacrebleu, rapidfuzz), the other benchmarks' verbs and the shared verbs are not
+    loaded for it (they cost it about a third of a second, issue 46)."""
+    out = tmp_path / "small.jsonl"
+    script = ("import sys; from structext_core.cli.main import main; "
+              f"code = main(['generate', '--suite', 'test', '--seed', '0', '--out', {str(out)!r}]); "
+              "print(sorted(m for m in sys.modules if m in {'numpy', 'sacrebleu', 'rapidfuzz', "
+              "'structext_core.evaluation.scoring', 'structext_core.labset.cli', 'structext_core.labset.dataset', "
+              "'structext_core.cli.crowd', 'structext_core.cli.items', 'structext_core.cli.studies'})); sys.exit(code)")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert out.exists()
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
+    help_text = run("--help").stdout  # the whole list still names every verb
+    for verb in ("generate", "items", "study", "crowd", "labset"):
+        assert verb in help_text

@@ -1,5 +1,7 @@
 """AppTest: Home (first start generates the default suites) and Explore (filters, sample, download)."""
 
+import threading
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -27,12 +29,36 @@ def small_defaults(isolated_env, monkeypatch):
     return isolated_env
 
 
-def test_home_generates_missing_default_suites_with_progress(small_defaults):
+def test_home_generates_missing_default_suites_with_progress(small_defaults, monkeypatch):
+    """The first start generates in the background: Home says how long it takes and shows its progress
+    (the run that starts it returns at once), then, once it is done, the suites."""
+    from structext_core.structext_eval import first_start
+
+    release = threading.Event()
+    original = suites.generate_suite
+
+    def held(*args, **kwargs):  # the generation waits until the page has been drawn once
+        release.wait(30)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(suites, "generate_suite", held)
     at = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60).run()
     assert not at.exception
+    info, = [i.value for i in at.info if "First start" in i.value]
+    total = suites.SUITES["test"].size + suites.SUITES["test-hard"].size
+    assert f"generating the default suites (test, test-hard: {total} samples)" in info
+    assert "This takes about 1 s on a quiet machine" in info and "few seconds" not in info
+    assert f"0 of {total} samples generated" in at.get("progress")[0].proto.text
+    assert not at.expander  # no suite yet, and no "no suite files" warning either
+    assert not at.warning
+    release.set()
+    done = first_start.wait(timeout=60)
+    assert done.finished and done.error is None and done.done == total
     data_dir = small_defaults / "suites"
     assert (data_dir / "test.jsonl").exists() and (data_dir / "test-hard.jsonl").exists()
-    assert any("Generated test, test-hard" in s.value for s in at.success)
+    at.run()
+    assert not at.exception
+    assert any("Generated test, test-hard in" in s.value for s in at.success)
     assert [e.label.split(":")[0] for e in at.expander] == ["**test**", "**test-hard**"]
     assert at.metric[0].value == "29"
     # The second visit reads the files instead of generating again.

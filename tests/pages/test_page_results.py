@@ -481,22 +481,24 @@ def test_results_of_no_suite_are_refused_with_the_suites_tried(people_on_hard):
 
 
 class Downloads:
-    """Every download button's file name, and its bytes when they are given up front (the
-    chart images are rendered on click: their bytes are not asked for here)."""
+    """Every download button's file name, and what it gives: its bytes, or what makes them on
+    the click (the chart images and the CSV files are made then), called only when a test reads it."""
 
     def __init__(self, monkeypatch):
-        self.files: dict[str, bytes | None] = {}
+        self.files: dict[str, bytes | object] = {}
         original = st_button.marshall_file
 
         def capture(coordinates, data, proto, mimetype, file_name=None, **kwargs):
-            content = None if callable(data) else (data.encode("utf-8") if isinstance(data, str) else bytes(data))
+            content = data if callable(data) else (data.encode("utf-8") if isinstance(data, str) else bytes(data))
             self.files[file_name or ""] = content
             return original(coordinates, data, proto, mimetype, file_name, **kwargs)
 
         monkeypatch.setattr(st_button, "marshall_file", capture)
 
     def csv(self, name) -> pd.DataFrame:
-        return pd.read_csv(io.BytesIO(self.files[name]))
+        content = self.files[name]
+        content = content() if callable(content) else content
+        return pd.read_csv(io.BytesIO(content.encode("utf-8") if isinstance(content, str) else bytes(content)))
 
 
 @pytest.fixture
@@ -861,3 +863,25 @@ def test_the_results_guide_names_the_results_axes_as_the_page_does():
     heatmap = next(line for line in section.splitlines() if line.startswith("- *Heatmap*"))
     assert f"any two of {', '.join(titles.values())} as rows" in heatmap
     assert "format, task," not in section.replace("\n", " ")
+
+
+def test_a_rerun_draws_the_same_heatmap_without_building_it_again(env, monkeypatch):
+    """Building an Altair heatmap and converting it cost every run of Results about 0.2 s (issue 46):
+    a rerun with the same inputs draws the chart built before; other axes build another."""
+    from structext_core.views import charts as chart_module
+
+    built = []
+    original = chart_module.heatmap_chart
+
+    def counting(*args, **kwargs):
+        built.append(args[1:3])
+        return original(*args, **kwargs)
+
+    counting.__qualname__ = "counting_heatmap_chart"  # a name of its own in the cache's key
+    monkeypatch.setattr(chart_module, "heatmap_chart", counting)
+    at = open_page()
+    first = charts(at)
+    at.run()
+    assert len(built) == 1 and charts(at)[0][0] == first[0][0]  # drawn again, alike, not built again
+    at.selectbox(key="rs_row").set_value("prompt").run()
+    assert len(built) == 2 and built[-1][0] == "prompt"

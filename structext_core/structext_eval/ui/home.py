@@ -2,32 +2,66 @@
 first start, and (admins) generating a suite or serving the authors' released samples."""
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from structext_core import settings
-from structext_core.structext_eval import samples, suites
+from structext_core import settings, ui
+from structext_core.structext_eval import first_start, samples, suites
 from structext_core.structext_eval.ui import suites as ui_suites
 from structext_core.studio import access
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+
+#: Session key: this session saw the first start's generation run (it is told when it ends).
+_WATCHED_KEY = "structext_first_start_watched"
+
+
+@ui.fragment(run_every=1.0)
+def first_start_progress(show_paths: bool) -> None:
+    """The first start's generation, redrawn every second (the rest of the page, and every other
+    page, stays usable); when it ends, the whole page runs again and shows the suites."""
+    state = first_start.progress()
+    if state is None or state.finished:
+        if get_script_run_ctx() is not None and get_script_run_ctx().fragment_ids_this_run:
+            st.rerun()  # the fragment's own run: the page shows the suites
+        return
+    where = f" into `{suites.data_dir()}`" if show_paths else ""
+    st.info(f"First start: generating the default suites ({', '.join(state.names)}: "
+            f"{plural(state.total, 'sample')}){where}. This takes about "
+            f"{duration_words(first_start.expected_seconds(state.names))} on a quiet machine, longer on a busy one; "
+            "the other pages can be used meanwhile.")
+    st.progress(state.fraction, text=f"{state.done:,} of {plural(state.total, 'sample')} generated, "
+                                      f"{duration_words(state.seconds_left())} left")
+
+
+def duration_words(seconds: float) -> str:
+    """``about 3 s``, ``about 2 min``: a time still to go, in words."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    return f"{round(seconds / 60)} min"
 
 
 def home_view(db, user) -> None:
     """The section, for ``user`` (server paths only for those who may see them)."""
     role = access.role_of(user)
     show_paths = access.can(role, "server_paths")  # a server's folders are the admin's business
-    missing = suites.missing_default_suites()
-    if missing:
-        st.info(f"First start: generating the default suites ({', '.join(missing)}). This takes a few seconds.")
-        bar = st.progress(0.0, text="Starting…")
-        for name in missing:
-            suites.load_or_generate(
-                name, progress=lambda done, total, name=name: bar.progress(done / total, text=f"Generating {name}: {done:,} of {plural(total, 'sample')}"))
-        bar.progress(1.0, text="Done")
-        st.success(f"Generated {', '.join(missing)}" + (f" into `{suites.data_dir()}`." if show_paths else "."))
+    generation = first_start.start() if suites.missing_default_suites() else first_start.progress()
+    generating = generation is not None and not generation.finished
+    if generating:
+        st.session_state[_WATCHED_KEY] = True
+        first_start_progress(show_paths)
+    elif generation is not None and st.session_state.pop(_WATCHED_KEY, False):  # this session watched it
+        if generation.error:
+            st.error(f"Generating the default suites ({', '.join(generation.names)}) failed: "
+                     f"{markdown_text(generation.error)}. An admin can generate them below.")
+        else:
+            st.success(f"Generated {', '.join(generation.names)} in {generation.elapsed:,.1f} s"
+                       + (f" into `{suites.data_dir()}`." if show_paths else "."))
 
     st.header("Suites")
     files = suites.suite_files()
-    if not files:
+    if not files and generating:
+        st.caption("The suites show here once they are generated.")
+    elif not files:
         st.warning(f"No suite files in `{suites.data_dir()}`." if show_paths
                    else "No suites yet: an admin generates them on this page.")
     for path in files:

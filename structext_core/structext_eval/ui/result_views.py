@@ -13,6 +13,7 @@ from structext_core.structext_eval import drill_downs, results_charts, results_f
 from structext_core.structext_eval.result_dimensions import DIMENSIONS, ITEM_COLUMNS
 from structext_core.structext_eval.ui.results_common import (
     DIMENSION_TITLES,
+    built_chart,
     drill_key,
     drill_rows,
     exports,
@@ -289,8 +290,9 @@ def heatmap_view(chosen: Chosen, values: pd.DataFrame) -> None:
         title += f", {people_vs_models.WHOSE[whose]}"
     if items.restricted:
         title += f", on {items.label}"
-    chart = charts.heatmap_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col], title=title,
-                                 value_title=chosen.choice.title, selectable=True, min_n=chosen.min_n)
+    chart = built_chart(charts.heatmap_chart, cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col], title=title,
+                        value_title=chosen.choice.title, selectable=True, min_n=chosen.min_n,
+                        subtitle=chosen.choice.description, page_wide=True)
     event = show_chart(chart, f"heatmap_{row}_{col}", heatmaps.cells_table(cells, row, col),
                        select_key=f"rs_heatmap_chart_{row}_{col}", choice=chosen.choice, items=items,
                        page_wide=True)

@@ -2,6 +2,8 @@
 drill-down's keys, the controls kept across views, and the view's state in the URL
 (:mod:`structext_core.structext_eval.url_state`: a copied address opens the same view; what it holds is checked, never trusted)."""
 
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
@@ -91,21 +93,64 @@ def svg_of(spec_json: str) -> bytes:
     return vl_convert.vegalite_to_svg(json.loads(spec_json)).encode("utf-8")
 
 
+# ---------------------------------------------------------------- charts built once
+
+
+try:  # what st.altair_chart draws: Streamlit's own conversion, so a built chart is drawn exactly alike
+    from streamlit.elements.vega_charts import _convert_altair_to_vega_lite_spec
+except ImportError:  # moved in another Streamlit: the chart is drawn by st.altair_chart
+    _convert_altair_to_vega_lite_spec = None
+
+
+@dataclass(frozen=True)
+class BuiltChart:
+    """A chart built and converted once for the same inputs (:func:`built_chart`): what the page
+    draws (Streamlit's Vega-Lite spec, its data as Arrow; or, without Streamlit's converter, the
+    Altair chart) and the exported files' spec."""
+
+    shown: dict | object
+    spec_json: str
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _built(_make: Callable, name: str, args: tuple, kwargs: dict, subtitle: str | None, fit: bool,
+           page_wide: bool) -> BuiltChart:
+    chart = _make(*args, **kwargs)  # the function is known by its ``name`` in the cache's key
+    if subtitle is not None:
+        chart = charts.subtitled(chart, subtitle, fit=fit)
+    shown = charts.container_wide(chart) if page_wide else chart
+    if _convert_altair_to_vega_lite_spec is not None:
+        shown = _convert_altair_to_vega_lite_spec(shown)
+    return BuiltChart(shown=shown, spec_json=chart.to_json())
+
+
+def built_chart(make: Callable, *args, subtitle: str | None = None, fit: bool = False, page_wide: bool = False,
+                **kwargs) -> BuiltChart:
+    """``make(*args, **kwargs)`` (with ``subtitle``: :func:`charts.subtitled`; ``page_wide``:
+    :func:`charts.container_wide` for the page), built and converted once per distinct inputs:
+    building an Altair chart and converting it (Altair checks both against the Vega-Lite schema)
+    cost every Results run about 0.2 s of CPU, for the same chart."""
+    return _built(make, f"{make.__module__}.{make.__qualname__}", args, kwargs, subtitle, fit, page_wide)
+
+
 # ---------------------------------------------------------------- small widgets
 
 
 def exports(name: str, chart=None, table: pd.DataFrame | None = None) -> None:
-    """PNG and SVG of the chart (rendered on click) and CSV of the table."""
+    """PNG and SVG of the chart and CSV of the table, each made when its button is clicked (made on
+    every run, the three cost a Results run a fifth of its CPU)."""
     columns = st.columns(3)
     if chart is not None:
-        spec = chart.to_json()
-        columns[0].download_button("PNG", data=lambda: png_of(spec), file_name=f"{name}.png", mime="image/png",
+        def spec() -> str:
+            return chart.spec_json if isinstance(chart, BuiltChart) else chart.to_json()
+
+        columns[0].download_button("PNG", data=lambda: png_of(spec()), file_name=f"{name}.png", mime="image/png",
                                    key=f"rs_png_{name}", icon=":material/image:", on_click="ignore")
-        columns[1].download_button("SVG", data=lambda: svg_of(spec), file_name=f"{name}.svg",
+        columns[1].download_button("SVG", data=lambda: svg_of(spec()), file_name=f"{name}.svg",
                                    mime="image/svg+xml", key=f"rs_svg_{name}", icon=":material/draw:",
                                    on_click="ignore")
     if table is not None:
-        columns[2].download_button("CSV", data=page_tables.csv_bytes(table), file_name=f"{name}.csv", mime="text/csv",
+        columns[2].download_button("CSV", data=lambda: page_tables.csv_bytes(table), file_name=f"{name}.csv", mime="text/csv",
                                    key=f"rs_csv_{name}", icon=":material/table:", on_click="ignore")
 
 
@@ -116,20 +161,27 @@ def show_chart(chart, name: str, table: pd.DataFrame | None = None, select_key: 
     and the selection state is returned. With ``choice``, the chart's subtitle says how its
     values are computed, and the file names and the CSV's ``metric`` column name the metric;
     with ``items``, the CSV's ``on_items`` column says which items the values rest on. ``page_wide``:
-    the chart takes the page's width (the exported files keep its own)."""
+    the chart takes the page's width (the exported files keep its own). ``chart``: an Altair chart,
+    or one :func:`built_chart` made (its subtitle and width already in it)."""
     if items is not None and table is not None:
         table = items.label_table(table)
+    built = isinstance(chart, BuiltChart)
     if choice is not None:
-        chart = charts.subtitled(chart, choice.description)
+        chart = chart if built else charts.subtitled(chart, choice.description)
         name = choice.file_name(name)
         table = choice.label_table(table) if table is not None else None
-    shown, width = (charts.container_wide(chart), "stretch") if page_wide else (chart, "content")
+    width = "stretch" if page_wide else "content"
+    if built and isinstance(chart.shown, dict):
+        draw, shown = st.vega_lite_chart, chart.shown  # a copy of the cached spec (cache_data), as Streamlit takes its data out
+    elif built:
+        draw, shown = st.altair_chart, chart.shown
+    else:
+        draw, shown = st.altair_chart, charts.container_wide(chart) if page_wide else chart
     if select_key is None:
-        st.altair_chart(shown, width=width)
+        draw(shown, width=width)
         event = None
     else:
-        event = st.altair_chart(shown, width=width, on_select="rerun", key=select_key,
-                                selection_mode=charts.CELL_SELECTION)
+        event = draw(shown, width=width, on_select="rerun", key=select_key, selection_mode=charts.CELL_SELECTION)
     exports(name, chart, table)
     return event
 

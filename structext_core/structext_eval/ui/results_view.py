@@ -24,6 +24,7 @@ from structext_core.structext_eval.result_dimensions import DIMENSIONS
 from structext_core.structext_eval.ui.result_views import imported_page
 from structext_core.structext_eval.ui.results_common import (
     apply_url_state,
+    built_chart,
     load_frame,
     remember,
     scoped_frame,
@@ -161,8 +162,8 @@ def paper_page() -> None:
         return
     cells = paper.heatmap_cells(view.table, view.kind)
     table_info = paper.TABLES[view.table]
-    chart = charts.subtitled(charts.paper_heatmap_chart(cells, table_info.title, view.row_title, view.col_title,
-                                                        view.metric), view.metric, fit=True)
+    chart = built_chart(charts.paper_heatmap_chart, cells, table_info.title, view.row_title, view.col_title,
+                        view.metric, subtitle=view.metric, fit=True)
     st.write(table_info.caption)
     show_chart(chart, view.file_name(), view.label_table(paper.load_table(view.table)))
     st.dataframe(paper.load_table(view.table), hide_index=True)
