@@ -326,7 +326,7 @@ def test_home_tells_an_annotator_without_work_so(small_defaults):
     assert at.info[0].value == "Nothing for you yet: the study lead adds you to a study, and it shows here."
 
 
-def test_the_navigation_lists_only_pages_with_work_for_the_person(small_defaults, monkeypatch):
+def test_the_navigation_lists_only_pages_with_work_for_the_person(small_defaults, monkeypatch, request):
     """A page with nothing for a person ("No rewrite campaign has items for you yet") was in their menu."""
     from structext_core import ui
     from structext_core.studio import access, accounts, storage
@@ -334,6 +334,11 @@ def test_the_navigation_lists_only_pages_with_work_for_the_person(small_defaults
     db = storage.open_db()
     monkeypatch.setattr(ui, "get_db", lambda: db)
     ann = accounts.create_user(db, "ann1", "password-123", "annotator")
+
+    # Outside a script run st.Page makes objects a real run cannot use: the cache of the menu's pages
+    # (per role and mode) is emptied before and after, so no later test in this process gets them.
+    ui._navigation_pages.cache_clear()
+    request.addfinalizer(ui._navigation_pages.cache_clear)
 
     def listed(user):  # (st.Page keeps no title outside a script run: the table's rows, in the menu's order)
         sections = ui.navigation_pages(ROOT / "pages", user["role"], False, user)
