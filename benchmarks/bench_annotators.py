@@ -43,8 +43,9 @@ with its own ``PROLIFIC_PID`` (and ``STUDY_ID``, ``SESSION_ID``) as the platform
 the proxy: its cookie, as above), opens its websocket at that address (the first run asks for the
 page by its path and sends the query string, as a browser's does) and is enrolled in that run (the
 resume code shown); the same websocket, logged in by the enrolment, goes on: "Go on to the study",
-the consent accepted, the questionnaire sent, the rule accepted, each after 2-5 s of reading
-(``--read-min``/``--read-max``); then an answer every ``--pace-min``-``--pace-max`` s with the
+the consent accepted, the questionnaire sent, the rule accepted, each after 5-15 s of reading
+(``--read-min``/``--read-max``: a person reads a consent text, a questionnaire and a rule; 2-5 s puts
+every arrival's five steps into the ramp and is the stress case); then an answer every ``--pace-min``-``--pace-max`` s with the
 clock's heartbeats, as above, until ``--seconds`` after the ramp. Those beyond the places are
 refused in their first run with the page's "This study is full" message: counted as refusals, not
 problems. Each process is warmed first, not counted: the lab's pilot annotator logs in and opens the
@@ -892,8 +893,8 @@ def main() -> None:
     crowd_mode.add_argument("--extra", type=int, default=0,
                             help="more people arriving than that, for the places left (default 0): refused as full")
     crowd_mode.add_argument("--places", type=int, default=None, help="the link's places (default N)")
-    crowd_mode.add_argument("--read-min", type=float, default=2, help="seconds read before each step (min)")
-    crowd_mode.add_argument("--read-max", type=float, default=5, help="seconds read before each step (max)")
+    crowd_mode.add_argument("--read-min", type=float, default=5, help="seconds read before each step (min)")
+    crowd_mode.add_argument("--read-max", type=float, default=15, help="seconds read before each step (max)")
     args = parser.parse_args()
     if args.participants is not None:
         participants_main(parser, args)

@@ -22,6 +22,7 @@ from structext_core.structext_eval import campaign, results_store, sealed, suite
 from structext_core.structext_eval import samples as samples_mod
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
+from structext_core.studio.crowd import links
 from tests.aibench import review_data
 from tests.results_data import result_lines
 
@@ -30,6 +31,9 @@ HARD = suites.SuiteConfig("test-hard", (2,), (1, 2), 1)  # 58 samples: every tas
 TEST = suites.SuiteConfig("test", (1,), (1,), 1)  # 29 samples
 N_ITEMS = 24
 USERS = ("visitor", "ann1", "researcher", "lead", "admin")
+#: A participant who came by the study's link (an annotator account with no password, its external id kept):
+#: the seal's searches run as them too, on every page an annotator may open.
+PARTICIPANT = "participant"
 REVIEW_SET = "review-set"
 ANN2_REVIEW_REASON = "ann2 removes this because zqxj-review-secret"
 
@@ -58,9 +62,13 @@ def world(tmp_path_factory):
     study_id = structext_study.create_study(db, name="hard-pilot", suite="test-hard", samples=hard, n_items=N_ITEMS,
                                   annotator_ids=[people["ann1"]["id"], people["ann2"]["id"]])
     study.add_lead(db, study_id, people["lead"]["id"], by=people["admin"])  # the lead runs the study
-    responses = {"ann1": [], "ann2": []}
+    link = links.create_link(db, study_id, places=3, expires_at=None, id_param="PROLIFIC_PID",
+                             by=people["admin"]["id"])
+    people[PARTICIPANT] = links.enrol(db, link.token, {"PROLIFIC_PID": "5f0a1b2c3d4e5f6a7b8c9d0e",
+                                                       "STUDY_ID": "s-1", "SESSION_ID": "x-1"}).user
+    responses = {"ann1": [], "ann2": [], PARTICIPANT: []}
     clock = 1000.0
-    for who, count in (("ann2", 6), ("ann1", 2)):
+    for who, count in (("ann2", 6), ("ann1", 2), (PARTICIPANT, 2)):
         study.accept_rule(db, study_id, people[who]["id"], at=clock)
         for n in range(count):
             view = study.open_question(db, study_id, people[who]["id"], at=clock)
@@ -102,16 +110,17 @@ def env(world, monkeypatch):
     return world
 
 
-def secrets_of(world) -> dict[str, bytes]:
-    """What ann1 must never receive: the answers (specific enough not to match by chance, and not
-    copied out of a reference they are shown) and rule hints of the study's items, the other
-    annotator's responses and per-person results."""
+def secrets_of(world, viewer: str = "ann1") -> dict[str, bytes]:
+    """What ``viewer`` (ann1, or the participant who came by the link) must never receive: the answers
+    (specific enough not to match by chance, and not copied out of a reference they are shown) and rule
+    hints of the study's items, the other people's responses and per-person results."""
     items = world["items"]
     references = "\n".join(s["reference"] for s in items)
     answers = {f"answer of {s['id']}": s["answer"] for s in items
                if len(s["answer"]) >= 12 and s["answer"] not in references}
     hints = {f"rule hint of task {s['task_id']}": s["rule_hint"] for s in items}
-    others = {f"ann2's response {i}": text for i, text in enumerate(world["responses"]["ann2"])}
+    others = {f"{who}'s response {i}": text for who, texts in world["responses"].items() if who != viewer
+              for i, text in enumerate(texts)}
     secrets = {**answers, **hints, **others, "per-person results of ann2": "human:ann2",
                "ann2's decision on a double-reviewed AIBench paper": ANN2_REVIEW_REASON}
     assert len(answers) >= 8, "too few specific answers to make the search meaningful"
@@ -178,7 +187,8 @@ def leaks(at, downloads: Downloads, secrets: dict[str, list[bytes]]) -> dict[str
     return found
 
 
-CASES = [(p.key, who) for p in access.PAGES for who in USERS]
+CASES = [(p.key, who) for p in access.PAGES for who in USERS] + [
+    (p.key, PARTICIPANT) for p in access.PAGES if access.can_open(access.ANNOTATOR, p.key, True)]
 
 
 @pytest.mark.parametrize("public", [False, True], ids=["public-off", "public-on"])
@@ -199,17 +209,18 @@ def test_page_as_role(env, monkeypatch, page_key, who, public):
         return
     assert at.title, "the page drew no title"
     if role == "annotator":
-        assert leaks(at, downloads, secrets_of(env)) == {}
+        assert leaks(at, downloads, secrets_of(env, who)) == {}
 
 
+@pytest.mark.parametrize("who", ["ann1", PARTICIPANT])
 @pytest.mark.parametrize("public", [False, True], ids=["public-off", "public-on"])
-def test_annotator_finds_nothing_sealed_on_results_views_and_drill_downs(env, monkeypatch, public):
-    """Beyond the default view: each Results view and the drill-down, as ann1."""
+def test_annotator_finds_nothing_sealed_on_results_views_and_drill_downs(env, monkeypatch, public, who):
+    """Beyond the default view: each Results view and the drill-down, as ann1 and as the participant."""
     access.set_public_mode(storage.open_db(), public, env["people"]["admin"])
-    secrets = secrets_of(env)
+    secrets = secrets_of(env, who)
     for view in ("heatmap", "people_vs_models", "paired", "depth_width", "leaderboard"):
         downloads = Downloads(monkeypatch)
-        at = run_page("results", env["people"]["ann1"], rs_view=view, rs_row="suite", rs_col="model")
+        at = run_page("results", env["people"][who], rs_view=view, rs_row="suite", rs_col="model")
         if not public:
             assert not at.get("vega_lite_chart") or at.selectbox(key="rs_paper_view")  # paper tables only
             assert not at.radio  # no choice of data: there is nothing else for them
