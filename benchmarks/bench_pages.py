@@ -157,7 +157,7 @@ def click_time(context, url: str, click) -> float:
         tab.close()
 
 
-def measure(browser, url: str, repeat: int, log_in: bool) -> dict[str, list[float]]:
+def measure(browser, url: str, repeat: int, log_in: bool, only: set[str] | None = None) -> dict[str, list[float]]:
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.add_init_script(WATCH_JS)
     times: dict[str, list[float]] = {}
@@ -178,17 +178,25 @@ def measure(browser, url: str, repeat: int, log_in: bool) -> dict[str, list[floa
                 raise SystemExit("the log-in set no session cookie: every page would be measured logged out")
             tab.wait_for_timeout(100)
         tab.close()
-        for name, path in PAGES.items() if not os.environ.get("BENCH_PAGES_CLICKS_ONLY") else ():
+        for name, path in PAGES.items():
+            if only is not None and name not in only:
+                continue
             open_page(context, f"{url}/{path}")  # the first visit warms the server's caches
             times[name] = [open_page(context, f"{url}/{path}") for _ in range(repeat)]
             print(f"  {name}: {statistics.median(times[name]):.2f} s", file=sys.stderr, flush=True)
-        times["click: Studies, Export tab"] = [click_time(context, f"{url}/study_admin", lambda tab: tab.get_by_role(
-            "tab", name="Export").click()) for _ in range(repeat)]
-        times["click: Results, Paper tables"] = [click_time(context, f"{url}/results", lambda tab: tab.get_by_text(
-            "Paper tables", exact=True).first.click()) for _ in range(repeat)]
+        for name, (path, click) in CLICKS.items():
+            if only is None or name in only:
+                times[name] = [click_time(context, f"{url}/{path}", click) for _ in range(repeat)]
     finally:
         context.close()
     return times
+
+
+#: One click each, that reruns its page: (the page's URL path, the click).
+CLICKS = {
+    "click: Studies, Export tab": ("study_admin", lambda tab: tab.get_by_role("tab", name="Export").click()),
+    "click: Results, Paper tables": ("results", lambda tab: tab.get_by_text("Paper tables", exact=True).first.click()),
+}
 
 
 def run_checkout(checkout: Path, args, browser) -> tuple[dict, dict]:
@@ -209,7 +217,8 @@ def run_checkout(checkout: Path, args, browser) -> tuple[dict, dict]:
         port = free_port()
         app = serve(checkout, "server.py", base, port)
         try:
-            times = measure(browser, f"http://127.0.0.1:{port}", args.repeat, log_in=True)
+            times = measure(browser, f"http://127.0.0.1:{port}", args.repeat, log_in=True,
+                            only=set(args.only) if args.only else None)
         finally:
             app.terminate()
             app.wait()
@@ -236,6 +245,8 @@ def main(argv=None) -> int:
     parser.add_argument("--annotators", type=int, default=300)
     parser.add_argument("--answers", type=int, default=10, help="answers of each annotator (default 10)")
     parser.add_argument("--repeat", type=int, default=5, help="visits of each page (default 5)")
+    parser.add_argument("--only", nargs="+", metavar="NAME",
+                        help=f"measure only these pages and clicks (names as printed: {', '.join([*PAGES, *CLICKS])})")
     parser.add_argument("--compare", metavar="REF", help="also measure this commit, checked out in a git worktree")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
