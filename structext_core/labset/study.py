@@ -7,6 +7,7 @@ more than ten)."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from structext_core.evaluation.choices import LETTERS
@@ -62,6 +63,26 @@ def load_for_study(path, **options) -> list[dict]:
     return read.items
 
 
+def short_answers(path) -> int | None:
+    """How many of the set's questions have a short answer (and so a rule to score them by), read
+    once per version of the file; None when the set cannot be read (its study form then asks the
+    rule, and creating the study says what is wrong with the set)."""
+    path = Path(path)
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return _short_answers(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=32)
+def _short_answers(path: str, _mtime_ns: int, _size: int) -> int | None:
+    from structext_core.labset import dataset
+    try:
+        items = dataset.load_set(path, strata_key=None)
+    except (dataset.LabSetError, OSError, ValueError):
+        return None
+    return sum(1 for item in items if item["format"] == "short")
 
 
 def sets_dir():

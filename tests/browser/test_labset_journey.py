@@ -81,7 +81,7 @@ def lead_opens_the_study(page, base, app_env, wait_for_app, screenshot) -> None:
     wait_for_app(page)
     form = page.get_by_test_id("stForm").filter(has=page.get_by_text("Metadata field of the strata"))
     form.get_by_placeholder("e.g. lab-set-pilot").fill(STUDY_NAME)
-    assert form.get_by_role("combobox", name="Set").input_value() == SET_NAME  # the one set in the folder
+    assert page.get_by_role("combobox", name="Set", exact=True).input_value() == SET_NAME  # the one set in the folder
     form.get_by_label("Number of questions").fill(str(N_ITEMS))
     choose(page, "Short answers are scored", "verbatim")
     form.get_by_label("Metadata field of the strata").fill("subject")

@@ -101,7 +101,7 @@ def lead_brings_the_set(page, base, app_env, wait_for_app, screenshot) -> None:
 
 def lead_opens_the_study(page, wait_for_app, screenshot) -> None:
     form = page.get_by_test_id("stForm").filter(has=page.get_by_text("Metadata field of the strata"))
-    assert form.get_by_role("combobox", name="Set").input_value() == SET_NAME  # the set just brought
+    assert page.get_by_role("combobox", name="Set", exact=True).input_value() == SET_NAME  # the set just brought
     assert form.get_by_label("Metadata field of the strata").input_value() == "Subject"  # as it was checked
     form.get_by_placeholder("e.g. lab-set-pilot").fill(STUDY_NAME)
     form.get_by_label("Number of questions").fill(str(N_ITEMS))

@@ -175,6 +175,23 @@ def test_a_set_with_no_short_answer_is_asked_no_rule_for_them(lab_world):
     assert [s for s in at.selectbox if s.key == "lab_up_rule"]
 
 
+def test_the_study_form_asks_a_rule_for_short_answers_only_of_a_set_that_has_them(lab_world, tmp_path):
+    # regression (issue 46): the study form said "Short answers are scored" for every set
+    folder = tmp_path / "suites" / "labsets"
+    (folder / "choices.jsonl").write_text("".join(json.dumps(s) + "\n" for s in samples() if "choices" in s))
+    at = run_page("study_admin", lab_world["lead"], sa_benchmark="labset", sa_section="Set up a study")
+    form_set = next(s for s in at.selectbox if s.label == "Set")
+    assert form_set.options == ["choices.jsonl", "set.jsonl"]
+    form_set.set_value("choices.jsonl").run()
+    in_form = [s for s in at.selectbox if s.label == "Short answers are scored" and s.key != "lab_up_rule"]
+    assert not in_form  # (the one keyed lab_up_rule is Bring a set's, for a file not uploaded yet)
+    assert not [t for t in at.text_input if t.label == "Or a rule of your own" and t.key != "lab_up_own_rule"]
+    assert any(c.value == "No short answer in choices.jsonl, so no rule to score them by." for c in at.caption)
+    next(s for s in at.selectbox if s.label == "Set").set_value("set.jsonl").run()
+    assert [s for s in at.selectbox if s.label == "Short answers are scored" and s.key != "lab_up_rule"]
+    assert not any("No short answer" in c.value for c in at.caption)
+
+
 @pytest.mark.parametrize("page, who, state", [
     ("adjudication", "lead", {}),
     ("results", "lead", {"rs_benchmark": "labset"}),

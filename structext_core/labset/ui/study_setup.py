@@ -25,22 +25,30 @@ def labset_setup(db, user: dict, annotators: list[dict]) -> None:
         return
     brought = st.session_state.get(IMPORTED) or {}
     brought_rule = brought.get("rule", dataset.RULES[0])
+    # The set is chosen before the form, so a set with no short answer is asked no rule for them. No
+    # key: a set just brought is a new list of names, so a new box, which starts on that set.
+    set_name = st.selectbox("Set", names, help=f"The files in {folder}.",
+                            index=names.index(brought["name"]) if brought.get("name") in names else 0)
+    no_short_answer = lab_study.short_answers(folder / set_name) == 0
     with st.form(form_key("sa_new_labset_study")):
         name = st.text_input("Study name", placeholder="e.g. lab-set-pilot")
-        left, middle, right = st.columns(3)
-        set_name = left.selectbox("Set", names, help=f"The files in {folder}.",
-                                  index=names.index(brought["name"]) if brought.get("name") in names else 0)
-        n_items = middle.number_input("Number of questions", min_value=1, value=40, step=10)
+        left, right = st.columns(2)
+        n_items = left.number_input("Number of questions", min_value=1, value=40, step=10)
         seed = right.number_input("Seed of the draw", min_value=0, value=0, step=1)
-        rule = st.selectbox("Short answers are scored", dataset.RULES,
-                            index=dataset.RULES.index(brought_rule) if brought_rule in dataset.RULES else 0,
-                            help="Unless a question's metadata.answer_rule says otherwise. exact, match, "
-                                 "includes and answer are Inspect AI's scorers of those names, as its "
-                                 "version pinned here scores.")
-        own_rule = st.text_input("Or a rule of your own", placeholder=r"e.g. pattern(ANSWER: (\w+), match_all=true)",
-                                 value="" if brought_rule in dataset.RULES else brought_rule,
-                                 help="Any rule of the syntax (docs/reference/scoring.md); when given, it is "
-                                      "the rule instead of the one chosen above.")
+        if no_short_answer:
+            rule, own_rule = dataset.RULES[0], ""
+            st.caption(f"No short answer in {set_name}, so no rule to score them by.")
+        else:
+            rule = st.selectbox("Short answers are scored", dataset.RULES,
+                                index=dataset.RULES.index(brought_rule) if brought_rule in dataset.RULES else 0,
+                                help="Unless a question's metadata.answer_rule says otherwise. exact, match, "
+                                     "includes and answer are Inspect AI's scorers of those names, as its "
+                                     "version pinned here scores.")
+            own_rule = st.text_input("Or a rule of your own",
+                                     placeholder=r"e.g. pattern(ANSWER: (\w+), match_all=true)",
+                                     value="" if brought_rule in dataset.RULES else brought_rule,
+                                     help="Any rule of the syntax (docs/reference/scoring.md); when given, it is "
+                                          "the rule instead of the one chosen above.")
         strata_key = st.text_input("Metadata field of the strata", value=brought.get("strata", "subject"))
         setup = people_and_rule(annotators)
         submitted = st.form_submit_button("Create study", type="primary")
