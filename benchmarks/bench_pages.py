@@ -7,12 +7,14 @@ studies more. Its app (``streamlit run server.py``, the README's command) is sta
 Streamlit page (a title and a line) beside it, each alone on the machine while it is measured.
 
 Headless Chromium (Debian's, at /usr/bin/chromium; never downloaded) logs in once as the admin, then
-opens each page's address ``--repeat`` times (a new Streamlit session each time, logged in by the
+opens each page's address (and then as one of the annotators, their Home and Human baseline) ``--repeat`` times (a new Streamlit session each time, logged in by the
 session cookie, as a bookmark does). A page's time is from the start of the navigation until the
 page stops changing: the app connected, no script run in progress, and no change to the page for
 ``QUIET_MS``; the time is that of the last change. A click's time is from the click until the page
 stops changing again. Printed: the median and the worst of each page and click, each page's ratio to
-the trivial page, and the checkouts side by side.
+the trivial page, and the checkouts side by side. For reference (``--no-floors`` to skip), what Streamlit's
+own elements cost: bare scripts with the trivial page in a navigation sidebar like the app's, then with one
+st.table, one st.dataframe or one Altair chart more.
 
     .venv/bin/python benchmarks/bench_pages.py                          # this checkout
     .venv/bin/python benchmarks/bench_pages.py --compare db60d0c        # beside db60d0c
@@ -45,7 +47,34 @@ GOAL_RATIO, GOAL_CLICK = 1.3, 0.3
 PAGES = {"Home": "", "Explore": "explore", "Results": "results", "Studies": "study_admin",
          "Adjudication": "adjudication", "Accounts": "accounts", "Rewrite campaigns": "campaign_admin",
          "Pairwise studies": "pairwise_admin", "AIBench review campaigns": "question_review_admin"}
+#: An annotator of the big study (10 of its 20 questions answered, two small studies more): their pages.
+ANNOTATOR, ANNOTATOR_PASSWORD = "ann000", "annotator-password"
+ANNOTATOR_PAGES = {"Home (annotator)": "", "Human baseline (annotator)": "human_baseline"}
 TRIVIAL = 'import streamlit as st\nst.title("A trivial page")\nst.write("One line of text.")\n'
+#: What Streamlit's own elements cost, each a bare script beside the trivial page (printed for reference,
+#: not goals): the trivial page in a navigation sidebar like the app's, then with one element more.
+_NAV = textwrap.dedent('''
+    import streamlit as st, pandas as pd, altair as alt
+    def page():
+        st.title("A trivial page")
+        st.write("One line of text.")
+        {extra}
+    pages = [st.Page(page, title="Home", default=True)] + [
+        st.Page(lambda: None, title=f"Page {{n}}", url_path=f"page{{n}}") for n in range(8)]
+    chosen = st.navigation(pages, expanded=True)
+    with st.sidebar:
+        st.markdown("**An app**")
+    chosen.run()
+''')
+FLOORS = {
+    "floor: + a navigation sidebar": _NAV.format(extra=""),
+    "floor: + navigation, one st.table": _NAV.format(
+        extra='st.table(pd.DataFrame({"n": range(8), "word": list("abcdefgh")}), hide_index=True)'),
+    "floor: + navigation, one st.dataframe": _NAV.format(
+        extra='st.dataframe(pd.DataFrame({"n": range(8), "word": list("abcdefgh")}), hide_index=True)'),
+    "floor: + navigation, one Altair chart": _NAV.format(
+        extra='st.altair_chart(alt.Chart(pd.DataFrame({"n": range(8), "v": range(8)})).mark_bar().encode(x="n:O", y="v"))'),
+}
 
 #: Run by each checkout's own Python code (its PYTHONPATH), so the database is the one its code writes.
 PREPARE = textwrap.dedent('''
@@ -163,21 +192,9 @@ def measure(browser, url: str, repeat: int, log_in: bool, only: set[str] | None 
     times: dict[str, list[float]] = {}
     try:
         if not log_in:
-            times["trivial page"] = [open_page(context, url, logged_in=False) for _ in range(repeat)]
-            return times
-        tab = context.new_page()
-        tab.goto(url)
-        tab.wait_for_selector(SETTLED, state="attached", timeout=120_000)
-        tab.get_by_label("User name", exact=True).fill(ADMIN)
-        tab.get_by_label("Password", exact=True).fill(PASSWORD)
-        tab.get_by_role("button", name="Log in").click()
-        tab.get_by_text(f"Logged in as {ADMIN}").wait_for(timeout=60_000)
-        deadline = time.time() + 30  # the session cookie is written by the page's script after the run
-        while not any(c["name"] == SESSION_COOKIE and c["value"] for c in context.cookies()):
-            if time.time() > deadline:
-                raise SystemExit("the log-in set no session cookie: every page would be measured logged out")
-            tab.wait_for_timeout(100)
-        tab.close()
+            open_page(context, url, logged_in=False)  # the first visit warms the browser's cache
+            return [open_page(context, url, logged_in=False) for _ in range(repeat)]
+        sign_in(context, url, ADMIN, PASSWORD)
         for name, path in PAGES.items():
             if only is not None and name not in only:
                 continue
@@ -189,7 +206,36 @@ def measure(browser, url: str, repeat: int, log_in: bool, only: set[str] | None 
                 times[name] = [click_time(context, f"{url}/{path}", click) for _ in range(repeat)]
     finally:
         context.close()
+    annotator_pages = {name: path for name, path in ANNOTATOR_PAGES.items() if only is None or name in only}
+    if annotator_pages:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        context.add_init_script(WATCH_JS)
+        try:
+            sign_in(context, url, ANNOTATOR, ANNOTATOR_PASSWORD)
+            for name, path in annotator_pages.items():
+                open_page(context, f"{url}/{path}")
+                times[name] = [open_page(context, f"{url}/{path}") for _ in range(repeat)]
+                print(f"  {name}: {statistics.median(times[name]):.2f} s", file=sys.stderr, flush=True)
+        finally:
+            context.close()
     return times
+
+
+def sign_in(context, url: str, name: str, password: str) -> None:
+    """Log in by the sidebar's form; the session cookie then logs in every page opened in ``context``."""
+    tab = context.new_page()
+    tab.goto(url)
+    tab.wait_for_selector(SETTLED, state="attached", timeout=120_000)
+    tab.get_by_label("User name", exact=True).fill(name)
+    tab.get_by_label("Password", exact=True).fill(password)
+    tab.get_by_role("button", name="Log in").click()
+    tab.get_by_text(f"Logged in as {name}").wait_for(timeout=60_000)
+    deadline = time.time() + 30  # the session cookie is written by the page's script after the run
+    while not any(c["name"] == SESSION_COOKIE and c["value"] for c in context.cookies()):
+        if time.time() > deadline:
+            raise SystemExit("the log-in set no session cookie: every page would be measured logged out")
+        tab.wait_for_timeout(100)
+    tab.close()
 
 
 #: One click each, that reruns its page: (the page's URL path, the click).
@@ -206,14 +252,16 @@ def run_checkout(checkout: Path, args, browser) -> tuple[dict, dict]:
               file=sys.stderr, flush=True)
         subprocess.run([sys.executable, "-c", PREPARE, str(base), str(args.annotators), str(args.answers)],
                        cwd=checkout, env={**os.environ, "PYTHONPATH": str(checkout)}, check=True)
-        (base / "trivial.py").write_text(TRIVIAL)
-        trivial_port = free_port()
-        trivial = serve(checkout, str(base / "trivial.py"), base, trivial_port)
-        try:
-            baseline = measure(browser, f"http://127.0.0.1:{trivial_port}", args.repeat, log_in=False)
-        finally:
-            trivial.terminate()
-            trivial.wait()
+        baseline = {}
+        for n, (name, script) in enumerate({"trivial page": TRIVIAL, **(FLOORS if args.floors else {})}.items()):
+            (base / f"bare{n}.py").write_text(script)
+            bare_port = free_port()
+            bare = serve(checkout, str(base / f"bare{n}.py"), base, bare_port)
+            try:
+                baseline[name] = measure(browser, f"http://127.0.0.1:{bare_port}", args.repeat, log_in=False)
+            finally:
+                bare.terminate()
+                bare.wait()
         port = free_port()
         app = serve(checkout, "server.py", base, port)
         try:
@@ -230,12 +278,17 @@ def report(label: str, baseline: dict, times: dict) -> dict[str, float]:
     print(f"\n{label}\n  trivial Streamlit page: median {trivial:.2f} s "
           f"(goal for a page: {GOAL_RATIO} x = {GOAL_RATIO * trivial:.2f} s; for a click: {GOAL_CLICK} s)")
     medians = {"trivial page": trivial}
+    for name, values in baseline.items():
+        if name != "trivial page":
+            medians[name] = statistics.median(values)
+            print(f"  {name:40s} median {medians[name]:5.2f} s  worst {max(values):5.2f} s  "
+                  f"{medians[name] / trivial:.2f} x trivial  (reference: Streamlit's own cost)")
     for name, values in times.items():
         median = statistics.median(values)
         medians[name] = median
         goal = GOAL_CLICK if name.startswith("click") else GOAL_RATIO * trivial
         ratio = "" if name.startswith("click") else f"  {median / trivial:.2f} x trivial"
-        print(f"  {name:34s} median {median:5.2f} s  worst {max(values):5.2f} s{ratio}  "
+        print(f"  {name:40s} median {median:5.2f} s  worst {max(values):5.2f} s{ratio}  "
               f"{'ok' if median <= goal else 'OVER the goal'}")
     return medians
 
@@ -245,8 +298,11 @@ def main(argv=None) -> int:
     parser.add_argument("--annotators", type=int, default=300)
     parser.add_argument("--answers", type=int, default=10, help="answers of each annotator (default 10)")
     parser.add_argument("--repeat", type=int, default=5, help="visits of each page (default 5)")
+    parser.add_argument("--floors", action=argparse.BooleanOptionalAction, default=True,
+                        help="also time bare scripts: the trivial page in a navigation, with one table, "
+                             "data frame or chart more (default: on)")
     parser.add_argument("--only", nargs="+", metavar="NAME",
-                        help=f"measure only these pages and clicks (names as printed: {', '.join([*PAGES, *CLICKS])})")
+                        help=f"measure only these pages and clicks (names as printed: {', '.join([*PAGES, *CLICKS, *ANNOTATOR_PAGES])})")
     parser.add_argument("--compare", metavar="REF", help="also measure this commit, checked out in a git worktree")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -276,7 +332,7 @@ def main(argv=None) -> int:
         print(f"\nside by side (median seconds): {mine} | {theirs}")
         for name in ours:
             if name in old:
-                print(f"  {name:34s} {ours[name]:5.2f} | {old[name]:5.2f}")
+                print(f"  {name:40s} {ours[name]:5.2f} | {old[name]:5.2f}")
     return 0
 
 
