@@ -117,16 +117,18 @@ def build_tree(
     values = names.names_range("value", value_start, n_fields)
     levels, parents = _shape(depth, width)
     tags = names.names_range("tag", 0, total)
-    nodes: list[Node] = []
-    f = 0
-    for idx, n in enumerate(counts):
-        nodes.append(Node(idx, levels[idx], node_names[idx], tags[idx], keys[f:f + n], values[f:f + n], [], None))
-        f += n
+    # One pass in pre-order: a node's parent always comes before it.
+    root = Node(0, 0, node_names[0], tags[0], keys[:counts[0]], values[:counts[0]], [], None)
+    nodes = [root]
+    append = nodes.append
+    f = counts[0]
     for idx in range(1, total):
+        n = counts[idx]
         parent = nodes[parents[idx]]
-        nodes[idx].parent = parent
-        parent.children.append(nodes[idx])
-    root = nodes[0]
+        node = Node(idx, levels[idx], node_names[idx], tags[idx], keys[f:f + n], values[f:f + n], [], parent)
+        parent.children.append(node)
+        append(node)
+        f += n
     root.preorder = nodes
     return root
 

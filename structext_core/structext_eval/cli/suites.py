@@ -87,7 +87,9 @@ def stream_chunks(config: suites.SuiteConfig, seed: int, jobs: int, encode: bool
                   progress: Callable[[int, int], None] | None = None) -> Iterator[list]:
     """The suite's samples (or, with ``encode``, their JSONL lines) in order, a piece at a time.
 
-    With ``jobs`` > 1 and a big enough suite, pieces are built in worker processes, at most a few
+    With ``jobs`` > 1 and a big enough suite, ``jobs`` processes build the pieces: this one builds
+    every ``jobs``-th piece itself and ``jobs - 1`` worker processes the others (what a worker builds
+    crosses a pipe to be written here, a copy this process's own pieces are spared), at most a few
     ahead of the one being written, so memory holds a few pieces whatever the suite's size. The
     order, and so the bytes written, never depend on ``jobs``. ``config`` is validated by the caller."""
     build = _chunk_lines if encode else _chunk_rows
@@ -97,17 +99,19 @@ def stream_chunks(config: suites.SuiteConfig, seed: int, jobs: int, encode: bool
     done = 0
     if jobs > 1 and work >= PARALLEL_MIN_NODES:
         ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(jobs) as pool:
-            pending: deque = deque()
-            for piece in pieces:
-                pending.append(pool.apply_async(build, (piece,)))
+        with ctx.Pool(jobs - 1) as pool:
+            pending: deque = deque()  # a piece to build here (a tuple) or a worker's result, in order
+            for position, piece in enumerate(pieces):
+                pending.append(piece if position % jobs == 0 else pool.apply_async(build, (piece,)))
                 if len(pending) >= 4 * jobs:
-                    chunk = pending.popleft().get()
+                    entry = pending.popleft()
+                    chunk = build(entry) if isinstance(entry, tuple) else entry.get()
                     done += len(chunk)
                     _report(progress, done, config.size)
                     yield chunk
             while pending:
-                chunk = pending.popleft().get()
+                entry = pending.popleft()
+                chunk = build(entry) if isinstance(entry, tuple) else entry.get()
                 done += len(chunk)
                 _report(progress, done, config.size)
                 yield chunk
@@ -273,7 +277,7 @@ def register(sub) -> None:
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--out", required=True, help="output .jsonl file")
     g.add_argument("--official-dir", help="also write the authors' folder layout here")
-    g.add_argument("--jobs", type=int, default=0, help="worker processes (default: up to 2)")
+    g.add_argument("--jobs", type=int, default=0, help="processes that build samples, this one included (default: up to 2)")
     g.add_argument("--allow-large", action="store_true",
                    help="custom: lift the default size limits (nodes per document, --col, --per-task, "
                         "--csv-rows, samples in all, estimated size; see docs/reference/limits.md)")
