@@ -19,8 +19,7 @@ from typing import Callable, Iterator
 
 from structext_core.cli.main import UsageError
 from structext_core.cli.progress import ProgressLine
-from structext_core.structext_eval import audit as audit_mod
-from structext_core.structext_eval import official, samples, suites
+from structext_core.structext_eval import samples, suites
 from structext_core.structext_eval.tasks import TASKS
 from structext_core.text import outputs
 from structext_core.text.words import plural
@@ -184,6 +183,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     try:
         with samples.jsonl_writer(args.out) as fh:
             if args.official_dir:
+                from structext_core.structext_eval import official  # the authors' layout: only when asked for
+
                 def rows_also_written() -> Iterator[dict]:
                     nonlocal written
                     for chunk in stream_chunks(config, args.seed, jobs, progress=progress):
@@ -208,6 +209,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
+    from structext_core.structext_eval import audit as audit_mod  # the solvers: not for `generate`
+
     if args.report:
         try:
             outputs.check_output_file(args.report, "--report")
