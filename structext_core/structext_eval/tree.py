@@ -122,10 +122,10 @@ def build_tree(
     nodes = [root]
     append = nodes.append
     f = counts[0]
-    for idx in range(1, total):
-        n = counts[idx]
-        parent = nodes[parents[idx]]
-        node = Node(idx, levels[idx], node_names[idx], tags[idx], keys[f:f + n], values[f:f + n], [], parent)
+    for idx, level, name, tag, parent_idx, n in zip(range(1, total), levels[1:], node_names[1:], tags[1:],
+                                                   parents[1:], counts[1:]):
+        parent = nodes[parent_idx]
+        node = Node(idx, level, name, tag, keys[f:f + n], values[f:f + n], [], parent)
         parent.children.append(node)
         append(node)
         f += n

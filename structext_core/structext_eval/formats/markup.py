@@ -104,12 +104,11 @@ def generate(syntax: Syntax, rng: random.Random, depth: int, width: int, col: in
         spans[node.index] = (len(lines), 0)
         lines.append(node.name if node.parent is None else syntax.heading(node.level, node.name))
         lines.append(para.text)
-    # A node's block runs from its heading to the end of its last descendant.
-    for node in root.walk():
-        last = node
-        while last.children:
-            last = last.children[-1]
-        spans[node.index] = (spans[node.index][0], spans[last.index][0] + 2)
+    # A node's block runs from its heading to the end of its last descendant: its last child's
+    # block's end, found first by going through the nodes from the last (pre-order: children last).
+    for node in reversed(list(root.walk())):
+        start = spans[node.index][0]
+        spans[node.index] = (start, spans[node.children[-1].index][1] if node.children else start + 2)
     return Document("\n".join(lines), root, {"paragraphs": paragraphs, "spans": spans, "lines": lines})
 
 
