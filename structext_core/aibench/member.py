@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from structext_core.aibench import model
 from structext_core.protocol import Place, ShownQuestion, StudyKind
 
 NAME = "aibench"
@@ -49,8 +48,11 @@ def sealed_datasets(db) -> set[str]:
     return visibility.open_datasets(db)
 
 
-def register_cli(subparsers) -> None:
-    """Add ``aibench`` and its verbs (its modules load when a verb runs)."""
+def register_cli(subparsers, command: str | None = None) -> None:
+    """Add ``aibench`` and its verbs (its modules load when a verb runs); left out while another
+    benchmark's verb runs (``command``), as :mod:`structext_core.labset.member` does."""
+    if command is not None and command not in CLI_COMMANDS:
+        return
     from structext_core.aibench import cli
     cli.register(subparsers)
 
@@ -62,6 +64,8 @@ def item_id(item: Mapping) -> str:
 
 def show_question(item: Mapping) -> ShownQuestion:
     """The paper's prompt: its system prompt, the question with lettered options, the image."""
+    from structext_core.aibench import model  # loaded when an item is shown or scored, not for every command
+
     question: model.Question = item["question"]
     return ShownQuestion(text=model.solver_prompt(question), system=model.SYSTEM_PROMPT,
                          choices=question.options, image=item.get("image"))
@@ -69,12 +73,16 @@ def show_question(item: Mapping) -> ShownQuestion:
 
 def score_answer(item: Mapping, reply: str) -> float:
     """1.0 when the reply's clear letter is the key, else 0.0 (no clear letter counts as wrong)."""
+    from structext_core.aibench import model  # loaded when an item is shown or scored, not for every command
+
     question: model.Question = item["question"]
     return 1.0 if model.parse_letter(reply, len(question.options)) == question.answer else 0.0
 
 
 def _study_score(answer: str | None, response: str | None, gave_up: bool) -> tuple[float, int]:
     """1 when the chosen letter is the key, else 0 (a give-up scores 0), in both places."""
+    from structext_core.aibench import model  # loaded when an item is shown or scored, not for every command
+
     correct = (not gave_up and bool(answer)
                and model.parse_letter(response or "", len(model.LETTERS)) == str(answer).strip().upper())
     return (1.0, 1) if correct else (0.0, 0)
@@ -82,6 +90,8 @@ def _study_score(answer: str | None, response: str | None, gave_up: bool) -> tup
 
 def _one_letter(response: str, n_options: int) -> str | None:
     """Why ``response`` is no option's letter (None when it is one)."""
+    from structext_core.aibench import model  # loaded when an item is shown or scored, not for every command
+
     if model.parse_letter(response, n_options) is None:
         return f"Choose one of the options ({', '.join(model.LETTERS[:n_options])}) before you submit, or use 'Give up'."
     return None

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from structext_core.protocol import Place, ShownQuestion, StudyKind, free_text
-from structext_core.structext_eval import prompts, samples
+from structext_core.structext_eval import samples
 from structext_core.structext_eval.tasks import TASKS
 
 NAME = "structext-eval"
@@ -60,6 +60,8 @@ def load_items(path) -> list[dict]:
 
 def show_question(item: Mapping, setting: str = "naive") -> ShownQuestion:
     """The sample's prompt under ``setting`` (one of the six; no demonstrations), as text only."""
+    from structext_core.structext_eval import prompts  # not for the command line's `generate`
+
     return ShownQuestion(text=prompts.build_prompt(item, setting))
 
 

@@ -29,10 +29,21 @@ def base26(n: int, alphabet: str = LOWER) -> str:
 # Lookup tables for the counters a document can reach (all of 1 to 3 letters);
 # generation spends most of its time naming things, so name once.
 TABLE_SIZE = 26**3
-NODE_NAMES = tuple(base26(i, LOWER) for i in range(TABLE_SIZE))
-TAG_NAMES = tuple(name.upper() for name in NODE_NAMES)
-VALUE_NAMES = tuple(base26(i, REVERSED) for i in range(TABLE_SIZE))
-KEY_NAMES = tuple(name.upper() for name in VALUE_NAMES)
+
+
+def _table(alphabet: str) -> tuple[str, ...]:
+    """``base26(n, alphabet)`` for every n below TABLE_SIZE, built a letter count at a time (as
+    quick to import as can be: every process that generates builds four of these)."""
+    rest = alphabet[1:]  # a leading (most significant) letter is never the zero letter
+    one = list(alphabet)
+    pairs = [low + mid for mid in alphabet for low in alphabet]  # two letters, the zero letter allowed last
+    return (*one, *pairs[26:], *[pair + high for high in rest for pair in pairs])
+
+
+NODE_NAMES = _table(LOWER)
+TAG_NAMES = _table(LOWER.upper())
+VALUE_NAMES = _table(REVERSED)
+KEY_NAMES = _table(REVERSED.upper())
 
 
 def node_name(n: int) -> str:

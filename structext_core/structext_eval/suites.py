@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from structext_core import settings
-from structext_core.structext_eval import official
 from structext_core.structext_eval import samples as samples_mod
 from structext_core.structext_eval.formats import get_module
 from structext_core.structext_eval.tasks import TASKS
@@ -274,6 +273,8 @@ def import_official(folder: str | Path, name: str, data_dir: str | Path | None =
 
     Unreadable files are named in the problems and skipped; nothing is written when
     no file could be read."""
+    from structext_core.structext_eval import official  # the released layout's reader: not for `generate`
+
     check_suite_name(name)
     rows, problems = official.read_folder(folder)
     if rows:

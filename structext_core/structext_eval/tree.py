@@ -117,16 +117,18 @@ def build_tree(
     values = names.names_range("value", value_start, n_fields)
     levels, parents = _shape(depth, width)
     tags = names.names_range("tag", 0, total)
-    nodes: list[Node] = []
-    f = 0
-    for idx, n in enumerate(counts):
-        nodes.append(Node(idx, levels[idx], node_names[idx], tags[idx], keys[f:f + n], values[f:f + n], [], None))
+    # One pass in pre-order: a node's parent always comes before it.
+    root = Node(0, 0, node_names[0], tags[0], keys[:counts[0]], values[:counts[0]], [], None)
+    nodes = [root]
+    append = nodes.append
+    f = counts[0]
+    for idx, level, name, tag, parent_idx, n in zip(range(1, total), levels[1:], node_names[1:], tags[1:],
+                                                   parents[1:], counts[1:]):
+        parent = nodes[parent_idx]
+        node = Node(idx, level, name, tag, keys[f:f + n], values[f:f + n], [], parent)
+        parent.children.append(node)
+        append(node)
         f += n
-    for idx in range(1, total):
-        parent = nodes[parents[idx]]
-        nodes[idx].parent = parent
-        parent.children.append(nodes[idx])
-    root = nodes[0]
     root.preorder = nodes
     return root
 

@@ -151,10 +151,10 @@ def check_text(text: object, what: str = "the text") -> str:
     if len(text) > MAX_INPUT_CHARS:
         refuse("MAX_INPUT_CHARS", len(text), f"{what} has {len(text):,} characters")
     if len(text) > MAX_LINE_CHARS:
-        lengths = [len(line) for line in text.split("\n")]
-        longest = max(lengths)
+        lines = text.split("\n")
+        longest = max(map(len, lines))
         if longest > MAX_LINE_CHARS:
-            n = lengths.index(longest)
+            n = next(i for i, line in enumerate(lines) if len(line) == longest)
             refuse("MAX_LINE_CHARS", longest, f"a line of {longest:,} characters", n + 1)
     check_characters(text, what)
     return text

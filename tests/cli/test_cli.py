@@ -195,7 +195,7 @@ def small_grid():
     return suites.SuiteConfig("custom", depths=(1, 2, 3), widths=(1, 2), per_cell=5, task_ids=(1, 8, 15, 20, 25, 27))
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("jobs", [1, 2, 3])  # 2, 3: this process and one or two workers
 def test_streamed_file_equals_the_in_memory_suite(tmp_path, monkeypatch, jobs):
     monkeypatch.setattr(cli_suites, "CHUNK_SAMPLES", 2)  # cells of 5 go out in pieces of 2, 2 and 1
     monkeypatch.setattr(cli_suites, "PARALLEL_MIN_NODES", 0)  # the worker pool even for a small grid
@@ -340,3 +340,20 @@ def test_generate_loads_no_scoring_and_no_other_verbs_modules(tmp_path):
     help_text = run("--help").stdout  # the whole list still names every verb
     for verb in ("generate", "items", "study", "crowd", "labset"):
         assert verb in help_text
+
+
+def test_generate_builds_with_a_second_process_only_when_a_core_is_idle(tmp_path, monkeypatch):
+    """On a busy machine a second process competes with the first for the same cores (issue 46):
+    the default is two processes only while fewer tasks are runnable than there are cores."""
+    loadavg = tmp_path / "loadavg"
+    monkeypatch.setattr(cli_suites.os, "cpu_count", lambda: 2)
+    loadavg.write_text("0.10 0.20 0.30 1/250 4242\n")  # this process alone
+    assert cli_suites.default_jobs(str(loadavg)) == 2
+    loadavg.write_text("8.10 9.20 7.30 7/259 4242\n")  # six others runnable on two cores
+    assert cli_suites.default_jobs(str(loadavg)) == 1
+    loadavg.write_text("garbled")
+    assert cli_suites.default_jobs(str(loadavg)) == 2
+    assert cli_suites.default_jobs(str(tmp_path / "missing")) == 2
+    monkeypatch.setattr(cli_suites.os, "cpu_count", lambda: 1)
+    loadavg.write_text("0.10 0.20 0.30 1/250 4242\n")
+    assert cli_suites.default_jobs(str(loadavg)) == 1

@@ -58,26 +58,33 @@ class Paragraph:
 
 def make_paragraph(rng: random.Random, syntax: Syntax, rest: str, first: str, image_counter: list[int]) -> Paragraph:
     """``first`` and the shared ``rest`` of the words, with a bold run and an image maybe inserted."""
-    plain = first + rest
+    text = first + rest
     rand = rng.random
     n_vocab = len(VOCABULARY)
-    inserts: list[tuple[int, int, str]] = []  # (position, order, snippet)
+    places = len(text) + 1
     bolds: list[str] = []
     images: list[str] = []
+    bold_at = -1
     if rand() < BOLD_RATE:
         words = VOCABULARY[int(rand() * n_vocab)]
         if rand() < 0.2:
             words += " " + VOCABULARY[int(rand() * n_vocab)]
-        inserts.append((int(rand() * (len(plain) + 1)), 0, syntax.bold(words)))
+        bold_at = int(rand() * places)
         bolds.append(words)
     if rand() < IMAGE_RATE:
         name = f"{node_name(image_counter[0])}.{IMAGE_EXTENSIONS[int(rand() * len(IMAGE_EXTENSIONS))]}"
         image_counter[0] += 1
-        inserts.append((int(rand() * (len(plain) + 1)), 1, syntax.image(name)))
+        image_at = int(rand() * places)
         images.append(name)
-    text = plain
-    for pos, _, snippet in sorted(inserts, reverse=True):
-        text = text[:pos] + snippet + text[pos:]
+        # The later place first, so that the earlier one is not moved; at one place the image
+        # goes in first and the bold run before it.
+        if image_at >= bold_at:
+            text = text[:image_at] + syntax.image(name) + text[image_at:]
+            image_at = -1
+    if bold_at >= 0:
+        text = text[:bold_at] + syntax.bold(bolds[0]) + text[bold_at:]
+    if images and image_at >= 0:
+        text = text[:image_at] + syntax.image(images[0]) + text[image_at:]
     return Paragraph(text, bolds, images)
 
 
@@ -97,12 +104,11 @@ def generate(syntax: Syntax, rng: random.Random, depth: int, width: int, col: in
         spans[node.index] = (len(lines), 0)
         lines.append(node.name if node.parent is None else syntax.heading(node.level, node.name))
         lines.append(para.text)
-    # A node's block runs from its heading to the end of its last descendant.
-    for node in root.walk():
-        last = node
-        while last.children:
-            last = last.children[-1]
-        spans[node.index] = (spans[node.index][0], spans[last.index][0] + 2)
+    # A node's block runs from its heading to the end of its last descendant: its last child's
+    # block's end, found first by going through the nodes from the last (pre-order: children last).
+    for node in reversed(list(root.walk())):
+        start = spans[node.index][0]
+        spans[node.index] = (start, spans[node.children[-1].index][1] if node.children else start + 2)
     return Document("\n".join(lines), root, {"paragraphs": paragraphs, "spans": spans, "lines": lines})
 
 

@@ -26,8 +26,9 @@ def _access_path(doc: Document, value: str) -> str:
 
 
 def _deepest(doc: Document, render_one: Callable) -> str:
-    depth = doc.tree.height()
-    return "\n\n".join(render_one(n) for n in doc.tree.walk() if n.level == depth)
+    nodes = list(doc.tree.walk())
+    depth = max(n.level for n in nodes)  # the root is at level 0: its height, without a recursion
+    return "\n\n".join(render_one(n) for n in nodes if n.level == depth)
 
 
 def _structured_tasks(module, first_id: int, label: str, error_hint: str) -> None:
