@@ -196,7 +196,7 @@ def test_a_long_list_shows_its_first_questions_and_every_one_in_a_lazy_expander(
     study_id = structext_study.create_study(db, name="long", suite="test-hard", samples=grid_samples(), n_items=12,
                                             annotator_ids=[people["ann1"]["id"]])
     at = open_page(people["lead"])
-    assert len(at.table[0].value) == 10 and not at.dataframe and not at.get("arrow_vega_lite_chart")
+    assert len(at.table[0].value) == 10 and not at.dataframe and not at.get("vega_lite_chart")
     [box] = [e for e in at.expander if e.label.startswith("Every question")]
     assert box.label == "Every question in this order (12): a table to sort"
     at = open_page(people["lead"], adj_open_items=True)

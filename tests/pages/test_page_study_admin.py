@@ -682,3 +682,44 @@ def test_a_study_for_a_crowd_is_created_with_no_annotator_yet(db, people, mini_s
     assert ("Study 'crowd' (mini) created with no annotator yet (add people on its dashboard, or make a study link "
             "on its Crowd tab): each answers 20 study questions.") in at.success[0].value
     assert count(db, "studies") == 1 and count(db, "assignments") == 0
+
+
+# ---------------------------------------------------------------- a page that opens fast (issue 46)
+
+
+def test_the_dashboard_first_view_draws_no_grid_nor_chart_and_says_what_each_box_holds(db, people, answered_study):
+    at = open_page(people["lead"])
+    assert not at.exception
+    assert not at.dataframe and not at.get("vega_lite_chart") and not at.table
+    assert {m.label: m.value for m in at.metric if m.label in ("People", "Done", "Not started",
+                                                              "Questions answered")} == {
+        "People": "2", "Done": "2", "Not started": "0", "Questions answered": "12 of 12"}
+    assert metric(at, "Mean annotator") == "75.0" and metric(at, "Fleiss' kappa")  # the state, at once
+    labels = [e.label for e in at.expander]
+    for label in ("Study details and annotators (2): add, take off, close the study",
+                  "Each person's progress and time (2)", "Each person's status (2)",
+                  "Accuracy of each annotator and of each group of questions: table and chart",
+                  "Each pair of annotators: items both answered, same verdict, Cohen's kappa",
+                  "Answers to review: implausibly fast (1 with the thresholds inside)"):
+        assert label in labels, labels
+    at = open_page(people["lead"], opened=("progress",))
+    assert [list(d.value.columns)[:2] for d in at.dataframe] == [["annotator", "answered"],
+                                                                 ["annotator", "answering (min)"]]
+    assert not at.get("vega_lite_chart")
+    at = open_page(people["lead"], opened=("accuracy", "time"))
+    assert len(at.get("vega_lite_chart")) >= 2
+
+
+def test_the_dashboard_reads_its_figures_again_once_the_study_changes(db, people, answered_study):
+    """The figures are cached by the study's data version: a rerun with nothing new reads the same, an
+    override (or an answer) is seen on the next run."""
+    at = open_page(people["lead"], opened=("progress",))
+    assert metric(at, "Mean annotator") == "75.0"
+    before = study.data_version(db, answered_study)
+    assert study.data_version(db, answered_study) == before  # nothing changed: the same key
+    wrong = db.execute("SELECT r.id FROM responses r JOIN users u ON u.id = r.user_id WHERE u.username = 'ann2'"
+                       " AND r.response = 'zzz not it' LIMIT 1").fetchone()[0]
+    study.override_score(db, wrong, 1.0, "right in substance", people["lead"])
+    assert study.data_version(db, answered_study) != before
+    at.run()
+    assert metric(at, "Mean annotator") == f"{(100 + 100 * 4 / 6) / 2:.1f}"  # ann2: 3 of 6, now 4 of 6
