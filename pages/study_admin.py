@@ -246,9 +246,10 @@ def dashboard_section(chosen: study.Study) -> None:
         return
     kind = study.kind_of(chosen.benchmark)
     headline(chosen, version, df, kind)
-    agreement_block(chosen, version)
     accuracy_block(chosen, version, kind)
     people_axes.who_answered_block(db, chosen.id, df)  # accuracy by the questionnaire's answers
+    agreement_block(chosen, version)
+    st.subheader("Time per question")
     time_block(chosen, version, df, kind)
     fast_block(chosen, version, df)
 
@@ -268,7 +269,7 @@ def progress_block(chosen: study.Study, version: tuple) -> None:
     cols[1].metric("Done", f"{summary['done']:,}", help="Every study question they were given answered.")
     cols[2].metric("Answering", f"{summary['answering']:,}", help="Some study questions answered, not all.")
     cols[3].metric("Not started", f"{summary['not_started']:,}", help="No study question answered yet.")
-    cols[4].metric("Questions answered", f"{summary['answered']:,} of {summary['total']:,}",
+    cols[4].metric(f"Answered of {summary['total']:,}", f"{summary['answered']:,}",
                    help="Study questions answered (gold included, practice apart) of those given, everyone "
                         "in the table below summed (people taken off included).")
     box = lazy(f"Each person's progress and time ({len(where):,})", key="sa_open_progress")

@@ -692,8 +692,8 @@ def test_the_dashboard_first_view_draws_no_grid_nor_chart_and_says_what_each_box
     assert not at.exception
     assert not at.dataframe and not at.get("vega_lite_chart") and not at.table
     assert {m.label: m.value for m in at.metric if m.label in ("People", "Done", "Not started",
-                                                              "Questions answered")} == {
-        "People": "2", "Done": "2", "Not started": "0", "Questions answered": "12 of 12"}
+                                                              "Answered of 12")} == {
+        "People": "2", "Done": "2", "Not started": "0", "Answered of 12": "12"}
     assert metric(at, "Mean annotator") == "75.0" and metric(at, "Fleiss' kappa")  # the state, at once
     labels = [e.label for e in at.expander]
     for label in ("Study details and annotators (2): add, take off, close the study",
