@@ -279,10 +279,9 @@ def agreement_summary(df: pd.DataFrame, pairwise: bool = True) -> dict:
     table (the pairs of hundreds of people are tens of thousands: a page asks for them when shown).
     """
     matrix = pass_matrix(df)
-    pairs = (lambda: pairwise_agreement(matrix, shared_only=True)) if pairwise else (
-        lambda: pairwise_agreement(matrix.iloc[:, :0]))
+    pairs = pairwise_agreement(matrix if pairwise else matrix.iloc[:, :0], shared_only=True)  # empty under 2
     if matrix.shape[1] < 2:
-        return {"pairwise": pairwise_agreement(matrix) if pairwise else pairs(), "fleiss_kappa": float("nan"),
+        return {"pairwise": pairs, "fleiss_kappa": float("nan"),
                 "fleiss_items": 0, "fleiss_raters": 0, "fleiss_basis": "everyone",
                 "krippendorff_alpha": float("nan"), "alpha_items": 0}
     complete = matrix.dropna().astype(bool)
@@ -299,7 +298,7 @@ def agreement_summary(df: pd.DataFrame, pairwise: bool = True) -> dict:
               for _, row in complete.iterrows()]
     units = [[bool(v) for v in row if not pd.isna(v)] for row in matrix.itertuples(index=False)]
     return {
-        "pairwise": pairs(),
+        "pairwise": pairs,
         "fleiss_kappa": fleiss_kappa(counts) if counts else float("nan"),
         "fleiss_items": len(counts),
         "fleiss_raters": raters if counts else 0,
