@@ -83,8 +83,8 @@ def item_list(chosen: study.Study) -> study.ItemSummary | None:
                        key="adj_order")
     practice = right.checkbox("Practice questions too", key="adj_practice",
                               help="Practice answers are never counted; study and gold questions are always listed.")
-    items = study.adjudication_items(db, chosen.id, order=order or "disagreement",
-                                     kinds=None if practice else LISTED_KINDS)
+    items = study_dashboard.adjudication_items(db, chosen.id, study_dashboard.version(db, chosen.id),
+                                               order or "disagreement", None if practice else LISTED_KINDS)
     if not items:
         st.info("This study has no questions.")
         return None

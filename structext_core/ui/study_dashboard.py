@@ -94,6 +94,13 @@ def fast(_db: sqlite_utils.Database, study_id: int, version: tuple, min_seconds:
                            fraction_of_median=fraction_of_median)
 
 
+@st.cache_data(**_CACHED)
+def adjudication_items(_db: sqlite_utils.Database, study_id: int, version: tuple, order: str,
+                       kinds: tuple[str, ...] | None) -> list[study.ItemSummary]:
+    """Adjudication's list of the study's questions in ``order`` (:func:`study.adjudication_items`)."""
+    return study.adjudication_items(_db, study_id, order=order, kinds=kinds)
+
+
 def lazy(label: str, key: str, where=st):
     """An expander whose content is drawn only while it is open (opening it reruns the page): the
     expander to draw into, or None while it is closed. ``label`` says what is inside."""

@@ -44,7 +44,7 @@ def study_facets(db: sqlite_utils.Database, study_id: int) -> list[str]:
 
 def data_version(db: sqlite_utils.Database, study_id: int) -> tuple:
     """A cheap fingerprint of everything the study's figures are read from (its row and crowd settings,
-    its people, items, places, answers, their scores and overrides, its people's names), for cache keys:
+    its people, items, places, answers, their scores and overrides, its flags, its people's names), for cache keys:
     it changes whenever any of them does. A few aggregate reads, however many people answered."""
     one = lambda sql: tuple(db.execute(sql, [study_id]).fetchone() or ())  # noqa: E731
     names = db.execute("SELECT group_concat(u.username, char(31)) FROM (SELECT u.username FROM study_annotators sa"
@@ -62,6 +62,7 @@ def data_version(db: sqlite_utils.Database, study_id: int) -> tuple:
             " WHERE study_id = ?"),
         one("SELECT COUNT(*), MAX(o.id) FROM score_overrides o JOIN responses r ON r.id = o.response_id"
             " WHERE r.study_id = ?"),
+        one("SELECT COUNT(*), MAX(id), COUNT(resolved_at) FROM study_flags WHERE study_id = ?"),
         hash(names),
     )
 
