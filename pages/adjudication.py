@@ -11,7 +11,7 @@ from structext_core.evaluation import choices
 from structext_core.studio import access, durations, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import widgets
+from structext_core.ui import study_dashboard, widgets
 from structext_core.ui.frame import ensure_frame
 from structext_core.views import cells
 
@@ -24,6 +24,13 @@ VERDICTS = {"Correct (score 1)": 1.0, "Incorrect (score 0)": 0.0, "The score bel
 SCORE_FORMAT = st.column_config.NumberColumn(format="%.2f")
 #: The kinds of question listed unless practice ones are asked for too.
 LISTED_KINDS = ("study", "gold")
+#: How many questions the page lists at once (a static table); every one in a lazy expander.
+FIRST = 10
+#: The item list's columns as the lead reads them.
+ITEM_COLUMNS = {"position": "#", "n_responses": "answers", "n_gave_up": "gave up", "mean_score": "mean score",
+                "n_overridden": "overridden", "open_flags": "open flags", "name": "item"}
+#: A question's answers drawn at once, each with its override form; more on further pages.
+ANSWERS_PER_PAGE = 20
 
 
 # ---------------------------------------------------------------- callbacks (run before the page is drawn)
@@ -76,25 +83,27 @@ def item_list(chosen: study.Study) -> study.ItemSummary | None:
                        key="adj_order")
     practice = right.checkbox("Practice questions too", key="adj_practice",
                               help="Practice answers are never counted; study and gold questions are always listed.")
-    items = study.adjudication_items(db, chosen.id, order=order or "disagreement",
-                                     kinds=None if practice else LISTED_KINDS)
+    items = study_dashboard.adjudication_items(db, chosen.id, study_dashboard.version(db, chosen.id),
+                                               order or "disagreement", None if practice else LISTED_KINDS)
     if not items:
         st.info("This study has no questions.")
         return None
     answered = sum(1 for s in items if s.n_responses)
-    st.caption(f"{plural(len(items), 'question')}, {answered:,} with answers. Disagreement: the spread of the final scores "
+    shown = f"the first {FIRST} below" if len(items) > FIRST else "all below"
+    st.caption(f"{plural(len(items), 'question')}, {answered:,} with answers ({shown}). Disagreement: the spread of the final scores "
                "(standard deviation, 0 to 0.5) plus the mix of 'gave up' and 'answered' (0 to 0.5).")
-    st.dataframe(
-        # an item no one answered yet has no mean: a dash, not None (issue 46)
-        cells.without_missing(study.items_table(items).assign(
-            mean_score=lambda t: [cells.number_text(v, 2) for v in t["mean_score"]])),
-        hide_index=True, height=min(280, 38 + 35 * len(items)),
-        column_config={
-            "position": "#", "n_responses": "answers", "n_gave_up": "gave up", "mean_score": "mean score",
-            "spread": SCORE_FORMAT, "disagreement": SCORE_FORMAT, "n_overridden": "overridden",
-            "open_flags": "open flags", "name": "item",
-        },
-    )
+    # an item no one answered yet has no mean: a dash, not None (issue 46)
+    table = cells.without_missing(study.items_table(items).assign(
+        mean_score=lambda t: [cells.number_text(v, 2) for v in t["mean_score"]]))
+    first = table.head(FIRST).assign(**{column: [cells.number_text(v, 2) for v in table[column].head(FIRST)]
+                                        for column in ("spread", "disagreement")})
+    st.table(first.rename(columns=ITEM_COLUMNS), hide_index=True)  # static: the first ones, at once
+    if len(items) > FIRST:
+        box = study_dashboard.lazy(f"Every question in this order ({len(items):,}): a table to sort",
+                                   key="adj_open_items")
+        if box is not None:
+            box.dataframe(table, hide_index=True, height=min(420, 38 + 35 * len(items)), column_config={
+                **ITEM_COLUMNS, "spread": SCORE_FORMAT, "disagreement": SCORE_FORMAT})
     by_id = {s.item_id: s for s in items}
     item_id = st.selectbox("Question", list(by_id), format_func=lambda i: by_id[i].label,
                            key=f"adj_item_{chosen.id}")
@@ -208,7 +217,7 @@ def response_panel(response: study.ResponseDetail, options: tuple[str, ...] = ()
         history = study.override_history(db, rid)
         if history:
             with st.expander(f"History of this score ({plural(len(history), 'change')})"):
-                st.dataframe(study.history_table(history), hide_index=True)
+                st.table(study.history_table(history), hide_index=True)
         else:
             st.caption("Never changed by hand.")
 
@@ -255,5 +264,11 @@ if summary is not None:
     st.subheader("Responses")
     if not detail.responses:
         st.info("No annotator has answered this question yet.")
-    for response in detail.responses:
+    every, responses = len(detail.responses), detail.responses
+    if every > ANSWERS_PER_PAGE:  # hundreds of people: their answers a page at a time
+        start = st.selectbox(
+            "Answers shown", list(range(0, every, ANSWERS_PER_PAGE)), key=f"adj_answers_{summary.item_id}",
+            format_func=lambda i: f"{i + 1}-{min(i + ANSWERS_PER_PAGE, every)} of {every:,}")
+        responses = detail.responses[start:start + ANSWERS_PER_PAGE]
+    for response in responses:
         response_panel(response, detail.options, score_label=study.kind_of(detail.summary.benchmark).score_label)

@@ -11,7 +11,7 @@ from structext_core import protocol, ui
 from structext_core.studio import access, accounts, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import crowd_lead, people_axes, study_leads, study_places, widgets
+from structext_core.ui import crowd_lead, people_axes, study_dashboard, study_leads, study_places, widgets
 from structext_core.ui.frame import ensure_frame
 from structext_core.ui.question_screen import preview
 from structext_core.views import dashboard
@@ -22,6 +22,7 @@ db = ui.get_db()
 
 SECTIONS = ["Dashboard", "Set up a study", "Export", "Crowd"]
 PERCENT = st.column_config.NumberColumn(format="%.1f")
+lazy = study_dashboard.lazy  # an expander whose content is drawn only while it is open
 
 
 def pick_study(studies: list[study.Study]) -> study.Study | None:
@@ -80,43 +81,54 @@ def reselect(study_id: int, message: str) -> None:
     st.rerun()
 
 
-def manage_study(chosen: study.Study) -> None:
-    with st.expander("Study details and annotators"):
-        st.markdown(f"**Rule:** {markdown_text(chosen.rule_text)}")
-        st.caption(
-            f"Suite {chosen.suite} · seed {chosen.seed} · correctness shown after each answer: "
-            f"{'yes' if chosen.show_correctness else 'no'}"
-        )
-        members = study.study_members(db, chosen.id)
-        if members:  # a static table: the dashboard's data frames below keep their places
-            st.table(pd.DataFrame([{"annotator": m.username, "status": m.status, "progress": m.progress_words}
-                                   for m in members]).set_index("annotator"))
-        taken = {m.username for m in members}
-        others = [u for u in accounts.list_users(db, role="annotator") if u["username"] not in taken]
-        add_col, status_col = st.columns(2, vertical_alignment="bottom")
-        newcomer = add_col.selectbox("Add an annotator", others, index=None, format_func=lambda u: u["username"],
-                                     placeholder="Choose an annotator", key="sa_add_annotator")
-        if add_col.button("Add to study", disabled=newcomer is None):
-            try:
-                study.add_annotator(db, chosen.id, newcomer["id"], by_user=user["id"])
-            except study.StudyError as error:
-                st.error(f"{newcomer['username']} was not added: {error}")
-            else:
-                ui.flash("success", f"{newcomer['username']} now takes part in {chosen.name}.")
-                st.rerun()
-        target = "closed" if chosen.status == "open" else "open"
-        label = "Close the study (no more answers)" if target == "closed" else "Reopen the study"
-        if status_col.button(label):
-            study.set_study_status(db, chosen.id, target, by_user=user["id"])
+def manage_study(chosen: study.Study, version: tuple) -> None:
+    details = lazy(f"Study details and annotators ({chosen.n_annotators:,}): add, take off, close the study",
+                   key="sa_open_details")
+    if details is not None:
+        with details:
+            study_details(chosen, version)
+    settings = lazy("Rename, archive or copy the study; when Results shows it", key="sa_open_settings")
+    if settings is not None:
+        with settings:
+            results_visibility_block(chosen)
+            rename_col, archive_col = st.columns(2, gap="large")
+            with rename_col:
+                rename_form(chosen)
+            with archive_col:
+                archive_block(chosen)
+            clone_form(chosen)
+
+
+def study_details(chosen: study.Study, version: tuple) -> None:
+    """The rule and settings, everyone in the study, adding or taking off a person, closing it."""
+    st.markdown(f"**Rule:** {markdown_text(chosen.rule_text)}")
+    st.caption(
+        f"Suite {chosen.suite} · seed {chosen.seed} · correctness shown after each answer: "
+        f"{'yes' if chosen.show_correctness else 'no'}"
+    )
+    members = study_dashboard.members(db, chosen.id, version)
+    if members:  # a static table
+        st.table(pd.DataFrame([{"annotator": m.username, "status": m.status, "progress": m.progress_words}
+                               for m in members]).set_index("annotator"))
+    taken = {m.username for m in members}
+    others = [u for u in accounts.list_users(db, role="annotator") if u["username"] not in taken]
+    add_col, status_col = st.columns(2, vertical_alignment="bottom")
+    newcomer = add_col.selectbox("Add an annotator", others, index=None, format_func=lambda u: u["username"],
+                                 placeholder="Choose an annotator", key="sa_add_annotator")
+    if add_col.button("Add to study", disabled=newcomer is None):
+        try:
+            study.add_annotator(db, chosen.id, newcomer["id"], by_user=user["id"])
+        except study.StudyError as error:
+            st.error(f"{newcomer['username']} was not added: {error}")
+        else:
+            ui.flash("success", f"{newcomer['username']} now takes part in {chosen.name}.")
             st.rerun()
-        remove_annotator_form(chosen, [m for m in members if not m.removed], others)
-    with st.expander("Rename, archive or copy the study"):
-        rename_col, archive_col = st.columns(2, gap="large")
-        with rename_col:
-            rename_form(chosen)
-        with archive_col:
-            archive_block(chosen)
-        clone_form(chosen)
+    target = "closed" if chosen.status == "open" else "open"
+    label = "Close the study (no more answers)" if target == "closed" else "Reopen the study"
+    if status_col.button(label):
+        study.set_study_status(db, chosen.id, target, by_user=user["id"])
+        st.rerun()
+    remove_annotator_form(chosen, [m for m in members if not m.removed], others)
 
 
 def remove_annotator_form(chosen: study.Study, active: list[study.StudyMember], others: list[dict]) -> None:
@@ -213,19 +225,63 @@ def clone_form(chosen: study.Study) -> None:
 
 
 def dashboard_section(chosen: study.Study) -> None:
+    """The study's state at once (progress, who is where, scores, agreement); each person's rows,
+    charts and the settings used now and then in lazy expanders (drawn only while open)."""
     if chosen.archived:
         st.info("This study is archived: hidden from its annotators and closed for answering. Its data is kept "
                 "whole.", icon=":material/inventory_2:")
+    released = study_places.release_stale(db, chosen.id, user["id"])  # before the figures are read
+    version = study_dashboard.version(db, chosen.id)
     study_leads.leads_block(db, user, chosen)  # the preview as an annotator, and who leads the study
     study_leads.people_block(db, user)  # a lead: people from a CSV, into the studies they lead
-    manage_study(chosen)
-    results_visibility_block(chosen)
+    manage_study(chosen, version)
+    progress_block(chosen, version)
+    study_places.places_section(db, chosen.id, user["id"], version, released)
+    gold_block(chosen, version)
+    flags_block(chosen)
+    with st.spinner("Scoring new answers…"):
+        df = study_dashboard.responses(db, chosen.id, version)
+    if df.empty:
+        st.info("No answers yet. Figures appear here as soon as annotators submit.")
+        return
+    kind = study.kind_of(chosen.benchmark)
+    headline(chosen, version, df, kind)
+    accuracy_block(chosen, version, kind)
+    people_axes.who_answered_block(db, chosen.id, df)  # accuracy by the questionnaire's answers
+    agreement_block(chosen, version)
+    st.subheader("Time per question")
+    time_block(chosen, version, df, kind)
+    fast_block(chosen, version, df)
+
+
+def progress_block(chosen: study.Study, version: tuple) -> None:
     st.subheader("Progress")
     counts = chosen.counts
     st.caption(f"{chosen.name} asks {counts.breakdown}: **total** below is the {plural(counts.asked, 'study question')} "
                "an annotator is given (gold included, practice apart); the baseline counts "
                f"{plural(counts.counted, 'question')}, its counted answers.")
-    where, hours = dashboard.progress_tables(study.progress_table(db, chosen.id))
+    where, hours = study_dashboard.progress(db, chosen.id, version)
+    summary = dashboard.progress_summary(where)
+    cols = st.columns(5)
+    cols[0].metric("People", f"{summary['people']:,}",
+                   help=f"In the study now; {plural(summary['removed'], 'person', 'people')} taken off "
+                        "(their answers stay in every figure).")
+    cols[1].metric("Done", f"{summary['done']:,}", help="Every study question they were given answered.")
+    cols[2].metric("Answering", f"{summary['answering']:,}", help="Some study questions answered, not all.")
+    cols[3].metric("Not started", f"{summary['not_started']:,}", help="No study question answered yet.")
+    cols[4].metric(f"Answered of {summary['total']:,}", f"{summary['answered']:,}",
+                   help="Study questions answered (gold included, practice apart) of those given, everyone "
+                        "in the table below summed (people taken off included).")
+    box = lazy(f"Each person's progress and time ({len(where):,})", key="sa_open_progress")
+    if box is not None:
+        with box:
+            progress_tables(where, hours)
+    if chosen.practice_items or chosen.gold_items:
+        st.caption(f"Practice ({plural(chosen.practice_items, 'question')}) is left out of every figure; gold "
+                   f"({plural(chosen.gold_items, 'question')}) is in the progress above and out of every other figure.")
+
+
+def progress_tables(where: pd.DataFrame, hours: pd.DataFrame) -> None:
     small = {"width": "small"}
     st.dataframe(
         where, hide_index=True, width="content",
@@ -247,31 +303,13 @@ def dashboard_section(chosen: study.Study) -> None:
         for column, help in zip(hours.columns[1:], dashboard.TIME_PARTS.values())})
     st.caption("Time on answered questions. Answering (active) + paused + idle + away = the time from "
                "each question's first showing to its submission; time per question below is active time.")
-    if chosen.practice_items or chosen.gold_items:
-        st.caption(f"Practice ({plural(chosen.practice_items, 'question')}) is left out of every figure; gold "
-                   f"({plural(chosen.gold_items, 'question')}) is in the progress above and out of every other figure.")
-    study_places.places_section(db, chosen.id, user["id"])
-    gold_block(chosen)
-    flags_block(chosen)
-    with st.spinner("Scoring new answers…"):
-        df = study.responses_frame(db, chosen.id)
-    if df.empty:
-        st.info("No answers yet. Figures appear here as soon as annotators submit.")
-        return
-    kind = study.kind_of(chosen.benchmark)
-    headline(df, kind)
-    accuracy_block(df, kind, study.study_facets(db, chosen.id))
-    people_axes.who_answered_block(db, chosen.id, df)  # accuracy by the questionnaire's answers
-    time_block(df, kind)
-    agreement_block(df)
-    fast_block(df)
 
 
-def gold_block(chosen: study.Study) -> None:
+def gold_block(chosen: study.Study, version: tuple) -> None:
     if not chosen.gold_items:
         return
     st.subheader("Gold items")
-    report = study.gold_report(db, chosen.id)
+    report = study_dashboard.gold(db, chosen.id, version)
     if report.empty:
         mixed = "is" if chosen.gold_items == 1 else "are"
         st.caption(f"{plural(chosen.gold_items, 'gold item')} {mixed} mixed in; no one has answered one yet.")
@@ -281,10 +319,14 @@ def gold_block(chosen: study.Study) -> None:
     if to_check:
         st.warning(f"Below the gold pass mark ({chosen.gold_pass:.0%}): {', '.join(to_check)}. "
                    "Check this person's work.")
-    st.dataframe(table, hide_index=True, column_config={
-        "gold_answered": "gold answered", "gold_passed": "gold passed",
-        "gold_accuracy": st.column_config.NumberColumn("gold accuracy (%)", format="%.1f"),
-    })
+    else:
+        st.caption(f"Everyone who answered a gold item is at or above the gold pass mark ({chosen.gold_pass:.0%}).")
+    box = lazy(f"Gold answers of each person ({len(table):,})", key="sa_open_gold")
+    if box is not None:
+        box.dataframe(table, hide_index=True, column_config={
+            "gold_answered": "gold answered", "gold_passed": "gold passed",
+            "gold_accuracy": st.column_config.NumberColumn("gold accuracy (%)", format="%.1f"),
+        })
 
 
 def on_resolve_flag(study_id: int) -> None:
@@ -307,10 +349,22 @@ def flags_block(chosen: study.Study) -> None:
     everything = study.flags(db, chosen.id)
     still_open = [f for f in everything if f.is_open]
     st.metric("Open flags", len(still_open), help="Questions annotators reported as broken or unclear.")
-    show_all = st.toggle("Show resolved flags too", key=f"sa_flags_all_{chosen.id}") if everything else False
+    if not everything:
+        st.caption("No annotator has flagged a question.")
+        return
+    box = lazy(f"Read and resolve the flags ({len(still_open):,} open, {len(everything) - len(still_open):,} resolved)",
+               key="sa_open_flags")
+    if box is None:
+        return
+    with box:
+        flags_table(chosen, everything, still_open)
+
+
+def flags_table(chosen: study.Study, everything: list, still_open: list) -> None:
+    show_all = st.toggle("Show resolved flags too", key=f"sa_flags_all_{chosen.id}")
     shown = everything if show_all else still_open
     if not shown:
-        st.caption("No open flag." if everything else "No annotator has flagged a question.")
+        st.caption("No open flag.")
         return
     st.dataframe(dashboard.flags_table(shown), hide_index=True,
                  column_config={"flagged": "flagged (UTC)", "resolved": "resolved (UTC)", "resolved_by": "resolved by"})
@@ -327,8 +381,9 @@ def flags_block(chosen: study.Study) -> None:
         st.form_submit_button("Resolve flag", on_click=on_resolve_flag, args=(chosen.id,))
 
 
-def headline(df: pd.DataFrame, kind: study.StudyKind) -> None:
-    summary = study.annotator_summary(df)
+def headline(chosen: study.Study, version: tuple, df: pd.DataFrame, kind: study.StudyKind) -> None:
+    st.subheader("Accuracy")
+    summary = study_dashboard.headline(db, chosen.id, version)
     pool = summary["pool"].iloc[0]
     cols = st.columns(4)
     cols[0].metric("Counted answers", f"{len(df):,}", help="Answers to the counted study questions, give-ups "
@@ -341,41 +396,49 @@ def headline(df: pd.DataFrame, kind: study.StudyKind) -> None:
     st.caption(kind.score_note)
 
 
-def accuracy_block(df: pd.DataFrame, kind: study.StudyKind, facets: list[str]) -> None:
-    st.subheader("Accuracy")
-    by = widgets.axes_picker("Group by", kind.groupings, facets, key=f"sa_group_{kind.benchmark}",
-                             default="Annotator")
-    table = study.accuracy_by(df, by)
-    st.dataframe(table, hide_index=True, column_config={
-        "score": PERCENT, "exact_match": st.column_config.NumberColumn("exact match", format="%.1f"),
-        "score_low": st.column_config.NumberColumn("score CI low", format="%.1f"),
-        "score_high": st.column_config.NumberColumn("score CI high", format="%.1f"),
-        "em_low": st.column_config.NumberColumn("EM CI low", format="%.1f"),
-        "em_high": st.column_config.NumberColumn("EM CI high", format="%.1f"),
-    })
-    st.altair_chart(dashboard.accuracy_chart(table, by), width="stretch")
+def accuracy_block(chosen: study.Study, version: tuple, kind: study.StudyKind) -> None:
+    box = lazy("Accuracy of each annotator and of each group of questions: table and chart",
+               key="sa_open_accuracy")
+    if box is None:
+        return
+    with box:
+        by = widgets.axes_picker("Group by", kind.groupings, study.study_facets(db, chosen.id),
+                                 key=f"sa_group_{kind.benchmark}", default="Annotator")
+        table = study_dashboard.accuracy(db, chosen.id, version, tuple(by))
+        st.dataframe(table, hide_index=True, column_config={
+            "score": PERCENT, "exact_match": st.column_config.NumberColumn("exact match", format="%.1f"),
+            "score_low": st.column_config.NumberColumn("score CI low", format="%.1f"),
+            "score_high": st.column_config.NumberColumn("score CI high", format="%.1f"),
+            "em_low": st.column_config.NumberColumn("EM CI low", format="%.1f"),
+            "em_high": st.column_config.NumberColumn("EM CI high", format="%.1f"),
+        })
+        st.altair_chart(dashboard.accuracy_chart(table, by), width="stretch")
 
 
-def time_block(df: pd.DataFrame, kind: study.StudyKind) -> None:
-    st.subheader("Time per question")
-    times = study.time_summary(df, kind.time_cells)
-    if kind.time_by_length:
+def time_block(chosen: study.Study, version: tuple, df: pd.DataFrame, kind: study.StudyKind) -> None:
+    box = lazy("Time per question: charts, and the times of each person and each group of questions",
+               key="sa_open_time")
+    if box is None:
+        return
+    with box:
+        times = study_dashboard.times(db, chosen.id, version, tuple(kind.time_cells))
+        if kind.time_by_length:
+            left, right = st.columns(2)
+            left.altair_chart(dashboard.time_histogram(df), width="stretch")
+            right.altair_chart(dashboard.time_by_length(df), width="stretch")
+            st.caption(f"Spearman correlation of time with reference length: {times['spearman_length']:.2f}")
+        else:
+            st.altair_chart(dashboard.time_histogram(df), width="stretch")
         left, right = st.columns(2)
-        left.altair_chart(dashboard.time_histogram(df), width="stretch")
-        right.altair_chart(dashboard.time_by_length(df), width="stretch")
-        st.caption(f"Spearman correlation of time with reference length: {times['spearman_length']:.2f}")
-    else:
-        st.altair_chart(dashboard.time_histogram(df), width="stretch")
-    left, right = st.columns(2)
-    time_columns = {"median_s": "median (s)", "p10_s": "10th pct (s)", "p90_s": "90th pct (s)",
-                    "total_h": "total (h)"}
-    left.dataframe(times["per_annotator"], hide_index=True, column_config=time_columns)
-    right.dataframe(times["per_cell"], hide_index=True, column_config=time_columns)
+        time_columns = {"median_s": "median (s)", "p10_s": "10th pct (s)", "p90_s": "90th pct (s)",
+                        "total_h": "total (h)"}
+        left.dataframe(times["per_annotator"], hide_index=True, column_config=time_columns)
+        right.dataframe(times["per_cell"], hide_index=True, column_config=time_columns)
 
 
-def agreement_block(df: pd.DataFrame) -> None:
+def agreement_block(chosen: study.Study, version: tuple) -> None:
     st.subheader("Agreement between annotators (pass/fail)")
-    agreement = study.agreement_summary(df)
+    agreement = study_dashboard.agreement(db, chosen.id, version, pairwise=False)
     cols = st.columns(2)
     cols[0].metric("Fleiss' kappa", dashboard.statistic_text(agreement["fleiss_kappa"]),
                    help=study_places.fleiss_help(agreement))
@@ -385,10 +448,18 @@ def agreement_block(df: pd.DataFrame) -> None:
                                 dashboard.statistic_text(agreement["krippendorff_alpha"])):
         st.caption(f"{dashboard.cells.DASH}: not measured from these answers (it needs two or more annotators' "
                    "answers on the same items, not all of one verdict).")
-    if agreement["pairwise"].empty:
+    if agreement["alpha_items"] == 0:
         st.caption("Agreement needs at least two annotators with answers to the same items.")
-    else:
-        table = dashboard.agreement_table(agreement["pairwise"])
+        return
+    box = lazy("Each pair of annotators: items both answered, same verdict, Cohen's kappa", key="sa_open_pairs")
+    if box is None:
+        return
+    with box:
+        pairs = study_dashboard.agreement(db, chosen.id, version, pairwise=True)["pairwise"]
+        if pairs.empty:
+            st.caption("Agreement needs at least two annotators with answers to the same items.")
+            return
+        table = dashboard.agreement_table(pairs)
         st.dataframe(table, hide_index=True, column_config={
             "annotator_a": "annotator", "annotator_b": "and annotator", "n": "items both answered",
             "agreement_pct": st.column_config.NumberColumn("same verdict (%)", format="%.1f"),
@@ -399,20 +470,27 @@ def agreement_block(df: pd.DataFrame) -> None:
                        "room for chance: every verdict the same).")
 
 
-def fast_block(df: pd.DataFrame) -> None:
-    st.subheader("Answers to review: implausibly fast")
-    left, right = st.columns(2)
-    min_seconds = left.number_input("Faster than (seconds)", min_value=0.0, value=study.FAST_MIN_SECONDS,
-                                    step=1.0, key="sa_fast_seconds")
-    fraction = right.slider("or faster than this share of the others' median time", 0.0, 1.0,
-                            study.FAST_FRACTION_OF_MEDIAN, 0.05, key="sa_fast_fraction")
-    flagged = study.flag_fast(df, min_seconds=min_seconds, fraction_of_median=fraction)
-    if flagged.empty:
-        st.caption("No answer is flagged with these thresholds.")
+def fast_block(chosen: study.Study, version: tuple, df: pd.DataFrame) -> None:
+    min_seconds = st.session_state.get("sa_fast_seconds", study.FAST_MIN_SECONDS)
+    fraction = st.session_state.get("sa_fast_fraction", study.FAST_FRACTION_OF_MEDIAN)
+    flagged = study_dashboard.fast(db, chosen.id, version, float(min_seconds), float(fraction))
+    box = lazy(f"Answers to review: implausibly fast ({len(flagged):,} with the thresholds inside)",
+               key="sa_open_fast")
+    if box is None:
         return
-    st.dataframe(dashboard.fast_table(flagged), hide_index=True, column_config={
-        "seconds": st.column_config.NumberColumn(format="%.1f"),
-        "score (0-1)": st.column_config.NumberColumn(format="%.2f")})
+    with box:
+        left, right = st.columns(2)
+        min_seconds = left.number_input("Faster than (seconds)", min_value=0.0, value=study.FAST_MIN_SECONDS,
+                                        step=1.0, key="sa_fast_seconds")
+        fraction = right.slider("or faster than this share of the others' median time", 0.0, 1.0,
+                                study.FAST_FRACTION_OF_MEDIAN, 0.05, key="sa_fast_fraction")
+        flagged = study_dashboard.fast(db, chosen.id, version, float(min_seconds), float(fraction))
+        if flagged.empty:
+            st.caption("No answer is flagged with these thresholds.")
+            return
+        st.dataframe(dashboard.fast_table(flagged), hide_index=True, column_config={
+            "seconds": st.column_config.NumberColumn(format="%.1f"),
+            "score (0-1)": st.column_config.NumberColumn(format="%.2f")})
 
 
 # ---------------------------------------------------------------- export
@@ -464,25 +542,38 @@ def export_section(chosen: study.Study) -> None:
 # ---------------------------------------------------------------- the page
 
 st.title("Human-baseline studies")
-ui.show_flash()
-if preview.show(db, user):  # the preview as an annotator, in place of the page while it is open
-    st.stop()
-all_studies = study_leads.studies_of(db, user)  # a lead: the studies they lead
-if "sa_study_id" in st.session_state:  # a study just created, renamed, copied: select it
-    created_id = st.session_state.pop("sa_study_id")
-    st.session_state["sa_study"] = next((s for s in all_studies if s.id == created_id), None)
-tabs = st.tabs(SECTIONS, key="sa_section", on_change="rerun",
-               default="Dashboard" if all_studies else "Set up a study")
-for tab, section in zip(tabs, SECTIONS):
-    with tab:
-        if not tab.open:
-            continue
-        if section == "Set up a study":
-            setup_section()
-        elif not all_studies:
-            st.info(study_leads.none_yet(user))
-        else:
-            chosen = pick_study(all_studies)
-            if chosen is not None:
-                {"Dashboard": dashboard_section, "Export": export_section,
-                 "Crowd": crowd_lead.crowd_section}[section](chosen)
+
+
+@ui.fragment
+def studies_page() -> None:
+    """The page under its title, in a fragment: a click on a tab, a study, an expander or a form
+    reruns only this, not the app's frame (the study's figures are cached by its data version)."""
+    global db
+    if ui.current_user() != user:  # logged out meanwhile (another tab): the whole app reruns
+        st.rerun(scope="app")
+    db = ui.get_db()  # this run's connection: a fragment's own run has its own
+    ui.show_flash()
+    if preview.show(db, user):  # the preview as an annotator, in place of the page while it is open
+        return
+    all_studies = study_leads.studies_of(db, user)  # a lead: the studies they lead
+    if "sa_study_id" in st.session_state:  # a study just created, renamed, copied: select it
+        created_id = st.session_state.pop("sa_study_id")
+        st.session_state["sa_study"] = next((s for s in all_studies if s.id == created_id), None)
+    tabs = st.tabs(SECTIONS, key="sa_section", on_change="rerun",
+                   default="Dashboard" if all_studies else "Set up a study")
+    for tab, section in zip(tabs, SECTIONS):
+        with tab:
+            if not tab.open:
+                continue
+            if section == "Set up a study":
+                setup_section()
+            elif not all_studies:
+                st.info(study_leads.none_yet(user))
+            else:
+                chosen = pick_study(all_studies)
+                if chosen is not None:
+                    {"Dashboard": dashboard_section, "Export": export_section,
+                     "Crowd": crowd_lead.crowd_section}[section](chosen)
+
+
+studies_page()

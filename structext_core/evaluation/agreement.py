@@ -8,6 +8,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+import numpy as np
 import pandas as pd
 
 
@@ -29,19 +30,37 @@ def cohen_kappa(a: Sequence, b: Sequence) -> float:
 def pairwise_agreement(matrix: pd.DataFrame, *, shared_only: bool = False) -> pd.DataFrame:
     """For each pair of annotators: items both answered, % same verdict, Cohen's kappa. With
     ``shared_only``, only the pairs who answered at least one item in common (where people answer
-    different items, most pairs share none: hundreds of people make tens of thousands of pairs)."""
-    out = []
-    answered = matrix.notna().astype(int)
-    shared = answered.T.dot(answered) if shared_only else None
-    for first, second in itertools.combinations(matrix.columns, 2):
-        if shared is not None and not shared.loc[first, second]:
-            continue
-        both = matrix[[first, second]].dropna()
-        a, b = both[first].astype(bool).tolist(), both[second].astype(bool).tolist()
-        agree = 100 * sum(x == y for x, y in zip(a, b)) / len(a) if a else float("nan")
-        out.append({"annotator_a": first, "annotator_b": second, "n": len(a),
-                    "agreement_pct": round(agree, 1), "cohen_kappa": round(cohen_kappa(a, b), 3)})
-    return pd.DataFrame(out, columns=["annotator_a", "annotator_b", "n", "agreement_pct", "cohen_kappa"])
+    different items, most pairs share none: hundreds of people make tens of thousands of pairs).
+
+    Counted for every pair at once (the pairs' 2 x 2 tables as matrix products): 300 people's
+    44,850 pairs take a fraction of a second; each figure is the one :func:`cohen_kappa` gives."""
+    columns = ["annotator_a", "annotator_b", "n", "agreement_pct", "cohen_kappa"]
+    names = list(matrix.columns)
+    if len(names) < 2:
+        return pd.DataFrame([], columns=columns)
+    present = matrix.notna().to_numpy()
+    verdict = matrix.where(matrix.notna(), False).astype(bool).to_numpy()
+    yes = (present & verdict).astype(np.int64)
+    no = (present & ~verdict).astype(np.int64)
+    both_yes, both_no, yes_no, no_yes = yes.T @ yes, no.T @ no, yes.T @ no, no.T @ yes
+    first, second = np.triu_indices(len(names), k=1)  # the pairs in itertools.combinations' order
+    n = (both_yes + both_no + yes_no + no_yes)[first, second]
+    if shared_only:
+        keep = n > 0
+        first, second, n = first[keep], second[keep], n[keep]
+    same = (both_yes + both_no)[first, second]
+    a_yes, b_yes = (both_yes + yes_no)[first, second], (both_yes + no_yes)[first, second]
+    rows = []
+    for i, j, count, agreed, ay, by in zip(first.tolist(), second.tolist(), n.tolist(), same.tolist(),
+                                           a_yes.tolist(), b_yes.tolist()):
+        if count:
+            expected = (ay * by + (count - ay) * (count - by)) / (count * count)
+            kappa = float("nan") if expected == 1 else (agreed / count - expected) / (1 - expected)
+            agree = 100 * agreed / count
+        else:
+            kappa = agree = float("nan")
+        rows.append((names[i], names[j], count, round(agree, 1), round(kappa, 3)))
+    return pd.DataFrame(rows, columns=columns)
 
 
 def fleiss_kappa(counts: Sequence[Sequence[int]]) -> float:

@@ -15,7 +15,7 @@ from structext_core.studio import access, study
 from structext_core.studio.crowd import consent, payments, questionnaire, settings
 from structext_core.text.safe_text import frame_csv, markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import study_links
+from structext_core.ui import study_dashboard, study_links
 
 
 def crowd_section(chosen: study.Study) -> None:
@@ -186,7 +186,7 @@ def questionnaire_editor(chosen: study.Study, user: dict) -> None:
 def payments_block(chosen: study.Study) -> None:
     st.subheader("Payments")
     db = ui.get_db()
-    rows = payments.payment_rows(db, chosen.id)
+    rows = payments.payment_rows(db, chosen.id)  # not cached: the minutes of people answering now grow
     if rows.empty:
         st.caption("Nobody takes part yet.")
         return
@@ -195,11 +195,13 @@ def payments_block(chosen: study.Study) -> None:
                f"minutes on the clock, counted answers (each once; gold and practice apart) and the bonus by your "
                f"rule. {plural(len(owed), 'person')} {'is' if len(owed) == 1 else 'are'} owed a bonus. No answer "
                "and no key is in these files.")
-    st.dataframe(rows, hide_index=True, column_config={
-        "external_id": "external id", "active_minutes": st.column_config.NumberColumn("active minutes", format="%.1f"),
-        "accuracy_pct": st.column_config.NumberColumn("accuracy (%)", format="%.1f"),
-        "bonus": st.column_config.NumberColumn("bonus", format="%.2f"),
-    })
+    box = study_dashboard.lazy(f"Each person's minutes, answers and bonus ({len(rows):,})", key="crowd_open_payments")
+    if box is not None:
+        box.dataframe(rows, hide_index=True, column_config={
+            "external_id": "external id", "active_minutes": st.column_config.NumberColumn("active minutes", format="%.1f"),
+            "accuracy_pct": st.column_config.NumberColumn("accuracy (%)", format="%.1f"),
+            "bonus": st.column_config.NumberColumn("bonus", format="%.2f"),
+        })
     study_id, stem = chosen.id, chosen.name
     left, right = st.columns(2)
     left.download_button("Payments (CSV)", ui.built_on_click(lambda db: frame_csv(payments.payment_rows(db, study_id))),

@@ -23,7 +23,16 @@ def who_answered_block(db, study_id: int, frame: pd.DataFrame) -> None:
     axes = profiles.axes(db, study_id)
     if not axes:
         return
-    st.subheader("By who answered")
+    fields = markdown_text(", ".join(axis.name for axis in axes))
+    box = st.expander(f"By who answered: accuracy by the questionnaire's {fields}", key="sa_open_who",
+                      on_change="rerun")
+    if not box.open:  # drawn only while open (opening it reruns the page)
+        return
+    with box:
+        _who_answered(db, study_id, frame, axes)
+
+
+def _who_answered(db, study_id: int, frame: pd.DataFrame, axes: list[profiles.Axis]) -> None:
     by_name = {axis.name: axis for axis in axes}
     chosen = st.segmented_control("Questionnaire field", list(by_name), default=axes[0].name,
                                   key=f"sa_who_{study_id}") or axes[0].name

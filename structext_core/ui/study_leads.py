@@ -10,7 +10,7 @@ import streamlit as st
 from structext_core import ui
 from structext_core.studio import access, accounts, study
 from structext_core.text.safe_text import markdown_text
-from structext_core.ui import people_import
+from structext_core.ui import people_import, study_dashboard
 from structext_core.ui.question_screen import preview
 
 
@@ -61,8 +61,11 @@ def _on_remove(study_id: int, lead: study.Lead, user: dict) -> None:
 def leads_block(db: sqlite_utils.Database, user: dict, chosen: study.Study) -> None:
     """The study's leads, and the preview button. An admin adds and removes leads; a lead reads who they are."""
     preview.preview_button(user, chosen)
-    with st.expander("Leads"):
-        current = study.leads_of(db, chosen.id)
+    current = study.leads_of(db, chosen.id)
+    box = study_dashboard.lazy(f"Leads ({len(current):,})", key="sl_open_leads")
+    if box is None:
+        return
+    with box:
         if current:
             for lead in current:
                 row = st.container(horizontal=True, vertical_alignment="center")
@@ -94,7 +97,10 @@ def people_block(db: sqlite_utils.Database, user: dict) -> None:
     one-time set-password link; an admin does it on Accounts (any role, any study)."""
     if access.role_of(user) != access.LEAD:
         return
-    with st.expander("Bring people in from a CSV"):
+    box = study_dashboard.lazy("Bring people in from a CSV", key="sl_open_people")
+    if box is None:
+        return
+    with box:
         people_import.import_section(db, user, allowed_studies=set(study.studies_run_by(db, user) or ()),
                                      allowed_roles=("annotator",), page_slug=access.page("study_admin").url_path)
 

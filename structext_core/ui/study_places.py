@@ -16,6 +16,7 @@ from structext_core import ui
 from structext_core.studio.crowd import dealing, settings, status
 from structext_core.studio.errors import StudyError
 from structext_core.text.words import plural
+from structext_core.ui import study_dashboard
 
 #: Longest hold time the lead may set (a day), in minutes.
 MAX_HOLD_MINUTES = 24 * 60
@@ -70,6 +71,18 @@ def _save(db: sqlite_utils.Database, study_id: int, by: int, per_item: int | Non
     st.rerun()
 
 
+def _places_words(found) -> str:
+    """The places' settings in a few words, for the label of the expander that changes them."""
+    if found is None or not found.per_item:
+        return "everyone answers every item"
+    words = [plural(found.per_item, "person", "people") + " per item"]
+    if found.per_person:
+        words.append(f"at most {plural(found.per_person, 'question')} each")
+    if found.hold_seconds:
+        words.append(f"held {round(found.hold_seconds / 60):,} min")
+    return ", ".join(words)
+
+
 def _coverage_block(cover: pd.DataFrame) -> None:
     if cover.empty:
         st.caption("The study has no counted items.")
@@ -82,10 +95,13 @@ def _coverage_block(cover: pd.DataFrame) -> None:
                   help="Counted answers, each once (practice and gold apart), against k places per item.")
     right.metric("Questions held now", f"{int(cover['held'].sum()):,}",
                  help="Dealt and shown, not answered yet, by someone still in the study.")
+    box = study_dashboard.lazy("Answers per item: chart", key="sa_open_spread")
+    if box is None:
+        return
     spread = (cover["answers"].value_counts().rename_axis("answers").reset_index(name="items")
               .sort_values("answers"))
     spread["answers"] = spread["answers"].astype(str)
-    st.bar_chart(spread, x="answers", y="items", x_label="answers per item", y_label="items", height=220)
+    box.bar_chart(spread, x="answers", y="items", x_label="answers per item", y_label="items", height=220)
 
 
 def _people_block(people: pd.DataFrame) -> None:
@@ -94,22 +110,39 @@ def _people_block(people: pd.DataFrame) -> None:
         return
     counts = people["status"].value_counts()
     st.caption(" · ".join(f"{name}: {int(counts[name]):,}" for name in status.STATUSES if name in counts))
-    st.dataframe(people[["username", "status", "answers"]], hide_index=True, width="content",
+    box = study_dashboard.lazy(f"Each person's status ({len(people):,})", key="sa_open_statuses")
+    if box is None:
+        return
+    box.dataframe(people[["username", "status", "answers"]], hide_index=True, width="content",
                  column_config={"username": "person", "answers": st.column_config.NumberColumn(
                      "answers", help="Study questions answered (practice apart, gold in).")})
 
 
-def places_section(db: sqlite_utils.Database, study_id: int, by: int) -> None:
-    """The block: questions held too long go back to the pool first, then the settings, the
-    coverage and the people."""
+def release_stale(db: sqlite_utils.Database, study_id: int, by: int) -> list:
+    """Questions held past the hold time go back to the pool (before the dashboard reads its figures)."""
+    return dealing.release_stale(db, study_id, by=by)
+
+
+def places_section(db: sqlite_utils.Database, study_id: int, by: int, version: tuple | None = None,
+                   released: list | None = None) -> None:
+    """The block: the questions held too long that went back to the pool (``released``: by
+    :func:`release_stale`, else released here), then the coverage and the people; the settings
+    and the detail of each item and person in lazy expanders. ``version``: the study's data
+    version (:func:`study_dashboard.version`) its figures are cached by."""
     st.subheader("Places and people")
-    released = dealing.release_stale(db, study_id, by=by)
+    if released is None:
+        released = release_stale(db, study_id, by)
+        version = None
     if released:
         st.info(f"{plural(len(released), 'question')} held past the hold time went back to the pool.")
-    _settings_form(db, study_id, by)
+    version = version or study_dashboard.version(db, study_id)
     found = dealing.places(db, study_id)
-    cover = status.coverage(db, study_id)
+    box = study_dashboard.lazy(f"How places fill: {_places_words(found)}", key="sa_open_places")
+    if box is not None:
+        with box:
+            _settings_form(db, study_id, by)
+    cover = study_dashboard.coverage(db, study_id, version)
     if found is None:
         st.caption("Everyone answers every item: k is the number of people in the study.")
     _coverage_block(cover)
-    _people_block(status.statuses(db, study_id))
+    _people_block(study_dashboard.statuses(db, study_id, version))

@@ -87,6 +87,19 @@ def progress_tables(progress: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]
     return where, times
 
 
+def progress_summary(where: pd.DataFrame) -> dict[str, int]:
+    """The first of :func:`progress_tables` in a few counts: ``people`` in the study (``removed``: taken
+    off), of them ``done`` (every question they were given answered), ``answering`` (some) and
+    ``not_started`` (none); ``answered`` of ``total``: the questions answered of those given, every row
+    summed (people taken off too: their answers count)."""
+    active = where[~where["removed"].astype(bool)]
+    done = (active["total"] > 0) & (active["remaining"] <= 0)
+    return {"people": len(active), "removed": len(where) - len(active), "done": int(done.sum()),
+            "answering": int(((active["answered"] > 0) & ~done).sum()),
+            "not_started": int((active["answered"] == 0).sum()),
+            "answered": int(where["answered"].sum()), "total": int(where["total"].sum())}
+
+
 def time_column(part: str, unit: tuple[str, str, float]) -> str:
     """The name of a time column of :func:`progress_tables`: ``answering (min)``."""
     return f"{part} ({unit[1]})"

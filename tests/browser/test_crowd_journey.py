@@ -292,8 +292,10 @@ def same_id_elsewhere(tab, url, wait_for_app, screenshot) -> None:
 def lead_reads(page, app_env, study_id, wait_for_app, screenshot) -> None:
     go_to(page, "Studies", wait_for_app)
     page.get_by_role("tab", name="Dashboard").click()
-    heading = page.get_by_role("heading", name="By who answered")
+    heading = page.get_by_text("By who answered: accuracy by the questionnaire's")  # a lazy expander: open it
     heading.wait_for()
+    wait_for_app(page)
+    heading.click()
     wait_for_app(page)
     # The chart's bars, by the questionnaire's answer: the participant said "expert" (the group), and
     # answered one of the two questions right.
@@ -325,6 +327,8 @@ def lead_reads(page, app_env, study_id, wait_for_app, screenshot) -> None:
     with page.expect_download() as download:
         page.get_by_role("button", name="Bonus lines (id,amount)").click()
     assert download.value.path().read_text(encoding="utf-8") == f"{PID},0.50\n"
+    page.get_by_text("Each person's minutes, answers and bonus").click()  # the table: a lazy expander
+    wait_for_app(page)
     page.get_by_role("heading", name="Payments").scroll_into_view_if_needed()
     page.mouse.move(700, 20)  # no button's help over the table
     page.get_by_role("tooltip").wait_for(state="detached")

@@ -123,7 +123,7 @@ def test_a_study_is_answered_adjudicated_shown_on_the_dashboard_and_on_results(l
     assert "None" not in shown and "**Reference**" not in shown and "ROUGE-L" not in shown
     assert len(at.code) == 3  # the answer key and the two answers: no reference
     assert "correct (automatic score 1) · **final score 1.00**" in shown  # ann2's right answer
-    at = run_page("study_admin", lead)
+    at = run_page("study_admin", lead, sa_open_accuracy=True)
     assert not at.exception and any("Stratum" in str(g.proto) for g in at.get("button_group"))
     at = run_page("results", lead, rs_benchmark="labset")
     assert not at.exception

@@ -148,7 +148,7 @@ def test_every_metadata_field_and_on_an_image_are_axes_two_at_a_time_over_two_st
     table = next(d.value for d in at.dataframe if "subject x difficulty" in d.value.columns)
     assert table[table["model"] == "human"]["n"].sum() == 24
     assert all(" · " in value for value in table["subject x difficulty"])
-    at = run_page("study_admin", lead)
+    at = run_page("study_admin", lead, sa_open_accuracy=True)
     assert not at.exception
     assert any("difficulty" in str(g.proto) for g in at.get("button_group"))  # a field alone, on the dashboard
 

@@ -290,7 +290,7 @@ def test_accounts_and_study_admin_offer_researcher_accounts_public_mode_and_resu
     assert any(s.value == "Public read-only mode is on." for s in at.success)
     at.toggle(key="ac_public_mode").set_value(False).run()
     assert not access.public_mode(storage.open_db())
-    at = run_page("study_admin", admin, sa_section="Dashboard")
+    at = run_page("study_admin", admin, sa_section="Dashboard", sa_open_settings=True)
     box = at.checkbox(key=f"sa_results_when_closed_{env['study_id']}")
     box.check().run()
     assert study.get_study(storage.open_db(), env["study_id"]).results_when_closed == 1

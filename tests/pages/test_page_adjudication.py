@@ -70,8 +70,9 @@ def test_the_admin_sees_the_disputed_question_first_in_full(db, people, answered
     assert "**ann1**" in shown and "**ann2** · gave up" in shown
     assert "final score 1.00" in shown and "final score 0.00" in shown
     assert at.button(key=f"adj_clear_{response_id}").disabled  # nothing to clear yet
-    table = at.dataframe[0].value
-    assert table["position"].tolist()[0] == detail.summary.position and len(table) == 3
+    table = at.table[0].value  # the list, a static table (issue 46: no data grid before a click)
+    assert table["#"].tolist()[0] == detail.summary.position and len(table) == 3
+    assert not at.dataframe and not [e for e in at.expander if e.label.startswith("Every question")]
 
 
 def test_the_admin_overrides_a_score_sees_it_in_the_history_and_clears_it(db, people, answered):
@@ -84,20 +85,20 @@ def test_the_admin_overrides_a_score_sees_it_in_the_history_and_clears_it(db, pe
     assert [s.value for s in at.success] == ["The score of ann2's answer is now 1 (set by hand)."]
     [override] = study.override_history(db, response_id)
     assert (override.score, override.reason, override.by) == (1.0, "answered on paper, entered as a give-up", "lead")
-    history = [d.value for d in at.dataframe if "reason" in d.value.columns]
+    history = [d.value for d in at.table if "reason" in d.value.columns]
     assert len(history) == 1 and history[0]["reason"].tolist() == ["answered on paper, entered as a give-up"]
     assert any("Set by hand to 1 by lead" in i.value for i in at.info)
     assert at.text_input(key=f"adj_reason_{response_id}").value == ""  # ready for the next change
     frame = study.responses_frame(db, answered)
     assert frame.set_index("response_id").loc[response_id, "score"] == 1.0
-    assert at.dataframe[0].value["n_overridden"].tolist()[0] == 1  # still first: one gave up, one answered
+    assert at.table[0].value["overridden"].tolist()[0] == 1  # still first: one gave up, one answered
     assert "1 overridden" in at.selectbox(key=f"adj_item_{answered}").options[0]
 
     at.text_input(key=f"adj_reason_{response_id}").input("no: it was a give-up")
     at.button(key=f"adj_clear_{response_id}").click().run()
     assert [s.value for s in at.success] == ["ann2's answer is back to its automatic score."]
     assert [o.cleared for o in study.override_history(db, response_id)] == [True, False]
-    history = [d.value for d in at.dataframe if "reason" in d.value.columns]
+    history = [d.value for d in at.table if "reason" in d.value.columns]
     assert history[0]["score"].tolist() == ["back to automatic", "1"]
     assert at.button(key=f"adj_clear_{response_id}").disabled
 
@@ -142,7 +143,7 @@ def test_no_verdict_is_chosen_for_the_lead(db, people, answered):
 def test_the_order_can_be_by_position(db, people, answered):
     at = open_page(people["lead"])
     at.radio(key="adj_order").set_value("position").run()
-    positions = at.dataframe[0].value["position"].tolist()
+    positions = at.table[0].value["#"].tolist()
     assert positions == [1, 2, 3]
 
 
@@ -152,7 +153,7 @@ def test_open_flags_on_the_question_are_shown_and_resolved(db, people, answered)
     at = open_page(people["lead"])
     assert any("the key looks wrong to me" in t.value for t in at.text)
     assert "1 open flag" in at.selectbox(key=f"adj_item_{answered}").options[0]
-    assert at.dataframe[0].value["open_flags"].tolist()[0] == 1
+    assert at.table[0].value["open flags"].tolist()[0] == 1
     [flag] = study.flags(db, answered, item_id=item_id)
     at.text_input(key=f"adj_resolution_{flag.id}").input("key checked: it is right")
     at.button(key=f"adj_resolve_{flag.id}").click().run()
@@ -167,9 +168,9 @@ def test_practice_questions_are_listed_only_when_asked_for(db, people):
     study_id = structext_study.create_study(db, name="with-practice", suite="test-hard", samples=grid_samples(), n_items=3,
                                   annotator_ids=[people["ann1"]["id"]], practice_items=2)
     at = open_page(people["lead"])
-    assert at.dataframe[0].value["kind"].tolist() == ["study"] * 3
+    assert at.table[0].value["kind"].tolist() == ["study"] * 3
     at.checkbox(key="adj_practice").check().run()
-    assert sorted(at.dataframe[0].value["kind"]) == ["practice"] * 2 + ["study"] * 3
+    assert sorted(at.table[0].value["kind"]) == ["practice"] * 2 + ["study"] * 3
     assert sum("[practice]" in label for label in at.selectbox(key=f"adj_item_{study_id}").options) == 2
 
 
@@ -184,3 +185,33 @@ def test_everyone_but_admins_is_refused(db, people, answered, who):
     at = open_page(user)
     assert [e.value for e in at.error] == [access.refusal(user, "adjudication")]
     assert not at.title and not at.code and not at.dataframe and not at.button
+
+
+# ---------------------------------------------------------------- a page that opens fast (issue 46)
+
+
+def test_a_long_list_shows_its_first_questions_and_every_one_in_a_lazy_expander(db, people):
+    """The first view draws no data grid: the first questions as a static table; all of them, to sort,
+    only once their expander is opened."""
+    study_id = structext_study.create_study(db, name="long", suite="test-hard", samples=grid_samples(), n_items=12,
+                                            annotator_ids=[people["ann1"]["id"]])
+    at = open_page(people["lead"])
+    assert len(at.table[0].value) == 10 and not at.dataframe and not at.get("vega_lite_chart")
+    [box] = [e for e in at.expander if e.label.startswith("Every question")]
+    assert box.label == "Every question in this order (12): a table to sort"
+    at = open_page(people["lead"], adj_open_items=True)
+    every = at.dataframe[0].value
+    assert len(every) == 12 and every["position"].tolist()[:10] == at.table[0].value["#"].tolist()
+    assert len(at.selectbox(key=f"adj_item_{study_id}").options) == 12
+
+
+def test_hundreds_of_answers_to_a_question_come_a_page_at_a_time(db, people):
+    crowd = [accounts.create_user(db, f"p{i:02d}", "password-123", "annotator") for i in range(23)]
+    run_study(db, grid_samples(), crowd, lambda username, index, answer: answer, n_items=1)
+    at = open_page(people["lead"])
+    pages = at.selectbox(key=next(s.key for s in at.selectbox if s.label == "Answers shown"))
+    assert pages.options == ["1-20 of 23", "21-23 of 23"]
+    assert len([r for r in at.radio if r.label == "New score"]) == 20
+    at = pages.set_value(20).run()
+    names = [m.value for m in at.markdown if m.value.startswith("**p")]
+    assert names == ["**p20**", "**p21**", "**p22**"] and len([r for r in at.radio if r.label == "New score"]) == 3

@@ -36,10 +36,11 @@ def study_id(db, people):
                                         annotator_ids=[people["ann1"]["id"]])
 
 
-def open_crowd(user) -> AppTest:
+def open_crowd(user, payments_open=False) -> AppTest:
     at = AppTest.from_file(str(PAGE), default_timeout=60)
     at.session_state["user"] = user
     at.session_state["sa_section"] = "Crowd"
+    at.session_state["crowd_open_payments"] = payments_open  # the table of each person's bonus: a lazy expander
     return at.run()
 
 
@@ -158,7 +159,8 @@ def test_payments_are_listed_with_their_downloads(db, people, study_id):
     study.accept_rule(db, study_id, user_id)
     view = study.open_question(db, study_id, user_id)
     study.submit_answer(db, user_id, view.assignment_id, answer_of(db, view.assignment_id))
-    at = open_crowd(people["lead"])
+    at = open_crowd(people["lead"], payments_open=True)
+    assert [e.label for e in at.expander if e.label.startswith("Each person's minutes")]
     table = next(d.value for d in at.dataframe if "bonus" in d.value.columns)
     assert table[["external_id", "status", "answers", "correct", "bonus"]].values.tolist() == \
         [["ann1", "answering", 1, 1, 0.5]]

@@ -146,7 +146,7 @@ def test_the_lead_sets_a_study_up_and_then_leads_it(world):
 
 def test_an_admin_gives_a_study_another_lead_and_creates_lead_accounts(world):
     db, boss = world["db"], world["people"]["boss"]
-    at = run(STUDIES, boss, sa_study=study.get_study(db, world["admins"]))
+    at = run(STUDIES, boss, sa_study=study.get_study(db, world["admins"]), sl_open_leads=True)
     form = next(s for s in at.selectbox if s.label == "Add a lead")
     assert form.options == ["pi", "pi2"]
     form.select(next(u for u in accounts.list_users(db, role="lead") if u["username"] == "pi"))
@@ -154,7 +154,8 @@ def test_an_admin_gives_a_study_another_lead_and_creates_lead_accounts(world):
     assert not at.exception and any("pi now leads this study" in s.value for s in at.success)
     assert study.studies_run_by(db, world["people"]["pi"]) == [world["mine"], world["admins"]]
     # a lead reads who leads but is offered no way to change it
-    at = run(STUDIES, world["people"]["pi"], sa_study=study.get_study(db, world["admins"]))
+    at = run(STUDIES, world["people"]["pi"], sa_study=study.get_study(db, world["admins"]), sl_open_leads=True)
+    assert any("Admins run every study" in c.value for c in at.caption)  # the Leads box is open
     assert not [s for s in at.selectbox if s.label == "Add a lead"] and not [b for b in at.button if b.label == "Take off"]
     # the Accounts page offers the role
     accounts_page = run(ACCOUNTS, boss)
@@ -261,7 +262,7 @@ def test_only_a_lead_of_the_study_changes_its_crowd_texts(world):
 
 def test_a_lead_brings_annotators_into_the_studies_they_lead_from_a_csv(world):
     db, pi = world["db"], world["people"]["pi"]
-    at = run(STUDIES, pi)
+    at = run(STUDIES, pi, sl_open_people=True)
     box = next(t for t in at.text_area if t.label == "Or paste the CSV here")
     at = box.input("name,role,studies\nnewbie,annotator,pi-study\nboss2,admin,\nsneak,annotator,pi2-study\n").run()
     problems = at.error[0].value
@@ -275,4 +276,5 @@ def test_a_lead_brings_annotators_into_the_studies_they_lead_from_a_csv(world):
     assert newbie["role"] == "annotator"
     assert [s.id for s in study.studies_for_annotator(db, newbie["id"])] == [world["mine"]]
     # an admin has no such block here (Accounts has it, with every role)
+    assert [e for e in run(STUDIES, pi).expander if e.label == "Bring people in from a CSV"]  # a lead's, closed
     assert not [e for e in run(STUDIES, world["people"]["boss"]).expander if e.label == "Bring people in from a CSV"]

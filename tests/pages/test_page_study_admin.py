@@ -38,12 +38,22 @@ def mini_suite(tmp_path):
     return rows
 
 
-def open_page(user, section=None) -> AppTest:
+#: The dashboard's lazy expanders (drawn only while open), by what is inside.
+OPEN = {"details": "sa_open_details", "settings": "sa_open_settings", "progress": "sa_open_progress",
+        "gold": "sa_open_gold", "flags": "sa_open_flags", "accuracy": "sa_open_accuracy", "time": "sa_open_time",
+        "pairs": "sa_open_pairs", "fast": "sa_open_fast", "statuses": "sa_open_statuses", "who": "sa_open_who",
+        "places": "sa_open_places", "spread": "sa_open_spread", "leads": "sl_open_leads"}
+
+
+def open_page(user, section=None, opened=()) -> AppTest:
+    """The page as ``user``; ``opened``: the dashboard's lazy expanders open (names of :data:`OPEN`)."""
     at = AppTest.from_file(str(PAGE), default_timeout=60)
     if user is not None:
         at.session_state["user"] = user
     if section is not None:
         at.session_state["sa_section"] = section
+    for name in opened:
+        at.session_state[OPEN[name]] = True
     return at.run()
 
 
@@ -221,7 +231,7 @@ def metric(at, label):
 
 
 def test_dashboard_shows_the_figures(db, people, answered_study):
-    at = open_page(people["lead"])
+    at = open_page(people["lead"], opened=("progress", "accuracy", "fast"))
     assert not at.exception
     assert at.tabs[0].label == "Dashboard"
     progress = at.dataframe[0].value.set_index("annotator")
@@ -239,7 +249,7 @@ def test_dashboard_shows_the_figures(db, people, answered_study):
 
 def test_the_progress_table_fits_two_narrow_tables(db, people, answered_study):
     """Regression (issue item 9g): one progress table of 13 columns was cut on the right."""
-    at = open_page(people["lead"])
+    at = open_page(people["lead"], opened=("progress",))
     progress, hours = at.dataframe[0].value, at.dataframe[1].value
     assert list(progress.columns) == dashboard.PROGRESS_COLUMNS and len(progress.columns) <= 9
     # the times in the unit that fits them (issue 46), one unit for the table
@@ -250,7 +260,7 @@ def test_the_progress_table_fits_two_narrow_tables(db, people, answered_study):
 
 
 def test_dashboard_groups_by_format(db, people, answered_study):
-    at = open_page(people["lead"])
+    at = open_page(people["lead"], opened=("accuracy",))
     at.segmented_control[0].set_value("Format").run()
     accuracy = next(d.value for d in at.dataframe if "score" in d.value.columns)
     assert "language" in accuracy.columns and accuracy["n"].sum() == 12
@@ -264,7 +274,7 @@ def test_dashboard_without_answers(db, people, mini_suite):
 
 
 def test_close_study_from_the_dashboard(db, people, answered_study):
-    at = click(open_page(people["lead"]), "Close the study (no more answers)")
+    at = click(open_page(people["lead"], opened=("details",)), "Close the study (no more answers)")
     assert study.get_study(db, answered_study).status == "closed"
     click(at, "Reopen the study")
     assert study.get_study(db, answered_study).status == "open"
@@ -363,7 +373,7 @@ def test_add_an_annotator_from_the_dashboard(db, people, mini_suite):
     ann3 = accounts.create_user(db, "ann3", "password-123", "annotator")
     study_id = structext_study.create_study(db, name="pilot", suite="mini", samples=mini_suite, n_items=4,
                                   annotator_ids=[people["ann1"]["id"]])
-    at = open_page(people["lead"])
+    at = open_page(people["lead"], opened=("details",))
     chooser = widget(at.selectbox, "Add an annotator")
     assert chooser.options == ["ann2", "ann3"]  # members and admins are not offered
     chooser.select(ann3)
@@ -379,7 +389,7 @@ def test_an_annotator_who_has_seen_answers_of_the_study_is_not_added(db, people,
                                   annotator_ids=[people["ann1"]["id"]])
     # ann2 was given one of its samples to rewrite for Real-Test (the rewriting page shows its answer).
     campaign.create_campaign(db, "Real", [mini_suite[0]], 1, [people["ann2"]["id"]], people["lead"])
-    at = open_page(people["lead"])
+    at = open_page(people["lead"], opened=("details",))
     widget(at.selectbox, "Add an annotator").select(people["ann2"])
     at = click(at.run(), "Add to study")
     assert not at.exception
@@ -446,7 +456,7 @@ def gold_study(db, people, mini_suite):
 
 
 def test_dashboard_counts_no_practice_or_gold_and_flags_the_careless(db, people, gold_study):
-    at = open_page(people["lead"])
+    at = open_page(people["lead"], opened=("progress", "gold"))
     assert not at.exception
     progress = at.dataframe[0].value.set_index("annotator")
     assert progress.loc["ann1", "total"] == 7 and progress.loc["ann1", "answered"] == 7  # 4 + 3 gold
@@ -463,7 +473,7 @@ def test_dashboard_counts_no_practice_or_gold_and_flags_the_careless(db, people,
 
 
 def test_lead_sees_open_flags_and_resolves_one(db, people, gold_study):
-    at = open_page(people["lead"])
+    at = open_page(people["lead"], opened=("flags",))
     assert metric(at, "Open flags") == "2"
     table = next(d.value for d in at.dataframe if "note" in d.value.columns)
     assert table["kind"].tolist() == ["broken", "unclear"] and table["annotator"].tolist() == ["ann2", "ann2"]
@@ -485,7 +495,7 @@ def test_lead_sees_open_flags_and_resolves_one(db, people, gold_study):
 
 
 def test_resolving_a_flag_without_a_note_changes_nothing(db, people, gold_study):
-    at = click(open_page(people["lead"]), "Resolve flag")
+    at = click(open_page(people["lead"], opened=("flags",)), "Resolve flag")
     assert "The flag was not resolved." in at.error[0].value and "Write what was done" in at.error[0].value
     assert len(study.flags(db, gold_study, open_only=True)) == 2
 
@@ -603,7 +613,7 @@ def pilot(db, people, mini_suite):
 def test_rename_a_study_and_keep_it_chosen(db, people, mini_suite, pilot):
     structext_study.create_study(db, name="newer", suite="mini", samples=mini_suite, n_items=2,
                        annotator_ids=[people["ann2"]["id"]])
-    at = open_page(people["lead"])
+    at = open_page(people["lead"], opened=("settings",))
     widget(at.selectbox, "Study").set_value(study.get_study(db, pilot)).run()
     at.text_input(key=f"sa_rename_name_{pilot}").input("newer")
     at = click(at, "Rename")
@@ -616,7 +626,7 @@ def test_rename_a_study_and_keep_it_chosen(db, people, mini_suite, pilot):
 
 
 def test_archive_hides_the_study_until_show_archived_is_on(db, people, pilot):
-    at = click(open_page(people["lead"]), "Archive the study")
+    at = click(open_page(people["lead"], opened=("settings",)), "Archive the study")
     assert "Study 'pilot' is archived." in at.success[0].value
     assert study.get_study(db, pilot).archived and study.studies_for_annotator(db, people["ann1"]["id"]) == []
     assert "Every study is archived" in at.info[0].value
@@ -630,7 +640,7 @@ def test_archive_hides_the_study_until_show_archived_is_on(db, people, pilot):
 
 
 def test_copy_a_study_with_chosen_annotators(db, people, pilot):
-    at = open_page(people["lead"])
+    at = open_page(people["lead"], opened=("settings",))
     chooser = widget(at.multiselect, "Annotators of the copy")
     assert chooser.value == []  # nobody chosen beforehand
     chooser.select(next(u for u in accounts.list_users(db) if u["username"] == "ann2"))
@@ -649,7 +659,7 @@ def test_take_an_annotator_off_needs_a_tick_and_keeps_their_answers(db, people, 
     study.accept_rule(db, pilot, people["ann1"]["id"])
     view = study.open_question(db, pilot, people["ann1"]["id"])
     study.submit_answer(db, people["ann1"]["id"], view.assignment_id, "an answer")
-    at = open_page(people["lead"])
+    at = open_page(people["lead"], opened=("details",))
     assert any("A replacement gets the same questions in the same order" in c.value for c in at.caption)
     widget(at.selectbox, "Replacement (optional)").select(
         next(u for u in accounts.list_users(db) if u["username"] == "ann2"))
@@ -672,3 +682,44 @@ def test_a_study_for_a_crowd_is_created_with_no_annotator_yet(db, people, mini_s
     assert ("Study 'crowd' (mini) created with no annotator yet (add people on its dashboard, or make a study link "
             "on its Crowd tab): each answers 20 study questions.") in at.success[0].value
     assert count(db, "studies") == 1 and count(db, "assignments") == 0
+
+
+# ---------------------------------------------------------------- a page that opens fast (issue 46)
+
+
+def test_the_dashboard_first_view_draws_no_grid_nor_chart_and_says_what_each_box_holds(db, people, answered_study):
+    at = open_page(people["lead"])
+    assert not at.exception
+    assert not at.dataframe and not at.get("vega_lite_chart") and not at.table
+    assert {m.label: m.value for m in at.metric if m.label in ("People", "Done", "Not started",
+                                                              "Answered of 12")} == {
+        "People": "2", "Done": "2", "Not started": "0", "Answered of 12": "12"}
+    assert metric(at, "Mean annotator") == "75.0" and metric(at, "Fleiss' kappa")  # the state, at once
+    labels = [e.label for e in at.expander]
+    for label in ("Study details and annotators (2): add, take off, close the study",
+                  "Each person's progress and time (2)", "Each person's status (2)",
+                  "Accuracy of each annotator and of each group of questions: table and chart",
+                  "Each pair of annotators: items both answered, same verdict, Cohen's kappa",
+                  "Answers to review: implausibly fast (1 with the thresholds inside)"):
+        assert label in labels, labels
+    at = open_page(people["lead"], opened=("progress",))
+    assert [list(d.value.columns)[:2] for d in at.dataframe] == [["annotator", "answered"],
+                                                                 ["annotator", "answering (min)"]]
+    assert not at.get("vega_lite_chart")
+    at = open_page(people["lead"], opened=("accuracy", "time"))
+    assert len(at.get("vega_lite_chart")) >= 2
+
+
+def test_the_dashboard_reads_its_figures_again_once_the_study_changes(db, people, answered_study):
+    """The figures are cached by the study's data version: a rerun with nothing new reads the same, an
+    override (or an answer) is seen on the next run."""
+    at = open_page(people["lead"], opened=("progress",))
+    assert metric(at, "Mean annotator") == "75.0"
+    before = study.data_version(db, answered_study)
+    assert study.data_version(db, answered_study) == before  # nothing changed: the same key
+    wrong = db.execute("SELECT r.id FROM responses r JOIN users u ON u.id = r.user_id WHERE u.username = 'ann2'"
+                       " AND r.response = 'zzz not it' LIMIT 1").fetchone()[0]
+    study.override_score(db, wrong, 1.0, "right in substance", people["lead"])
+    assert study.data_version(db, answered_study) != before
+    at.run()
+    assert metric(at, "Mean annotator") == f"{(100 + 100 * 4 / 6) / 2:.1f}"  # ann2: 3 of 6, now 4 of 6

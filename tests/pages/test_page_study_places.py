@@ -43,6 +43,8 @@ def open_page(user) -> AppTest:
     at = AppTest.from_file(str(PAGE), default_timeout=60)
     at.session_state["user"] = user
     at.session_state["sa_section"] = "Dashboard"
+    for key in ("sa_open_places", "sa_open_statuses"):  # the block's lazy expanders: settings, each person
+        at.session_state[key] = True
     return at.run()
 
 

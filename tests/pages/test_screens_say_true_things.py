@@ -19,6 +19,7 @@ from structext_core.labset.study import create_study
 from structext_core.studio import accounts, storage, study
 from tests.labset.conftest import samples, write_set
 from tests.pages.test_page_access import nodes, run_page
+from tests.pages.test_page_study_admin import OPEN
 
 #: A raw missing value, as a person must never read it.
 RAW = re.compile(r"\b(None|nan|NaN)\b")
@@ -91,7 +92,9 @@ def lab_world(tmp_path, monkeypatch):
 
 
 def open_study_admin(world, section: str):
-    return run_page("study_admin", world["lead"], sa_section=section)  # its one study, chosen
+    """The page on ``section`` with its one study chosen; the dashboard with every lazy expander open."""
+    opened = {key: True for key in OPEN.values()} if section == "Dashboard" else {}
+    return run_page("study_admin", world["lead"], sa_section=section, **opened)
 
 
 def test_the_world_is_a_lab_set_with_hashes_of_ours_and_ids_of_the_lab(lab_world):

@@ -141,7 +141,7 @@ def test_a_study_is_opened_answered_adjudicated_shown_on_the_dashboard_results_a
     at = run_page("adjudication", lead)
     assert not at.exception and any("topic " in c.value for c in at.caption)
     # the dashboard groups by its strata
-    at = run_page("study_admin", lead)
+    at = run_page("study_admin", lead, sa_open_accuracy=True)
     assert not at.exception
     assert any("Topic" in str(g.proto) for g in at.get("button_group"))  # "Group by": the default groupings
     # the export: its strata as columns

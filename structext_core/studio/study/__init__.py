@@ -92,6 +92,7 @@ from structext_core.studio.study.dashboard import (  # noqa: F401
     accuracy_by,
     agreement_summary,
     annotator_summary,
+    data_version,
     flag_fast,
     item_scores,
     pass_matrix,

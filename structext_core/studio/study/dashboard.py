@@ -42,6 +42,31 @@ def study_facets(db: sqlite_utils.Database, study_id: int) -> list[str]:
     return names
 
 
+def data_version(db: sqlite_utils.Database, study_id: int) -> tuple:
+    """A cheap fingerprint of everything the study's figures are read from (its row and crowd settings,
+    its people, items, places, answers, their scores and overrides, its flags, its people's names), for cache keys:
+    it changes whenever any of them does. A few aggregate reads, however many people answered."""
+    one = lambda sql: tuple(db.execute(sql, [study_id]).fetchone() or ())  # noqa: E731
+    names = db.execute("SELECT group_concat(u.username, char(31)) FROM (SELECT u.username FROM study_annotators sa"
+                       " JOIN users u ON u.id = sa.user_id WHERE sa.study_id = ? ORDER BY u.id) u",
+                       [study_id]).fetchone()[0] or ""
+    return (
+        one("SELECT * FROM studies WHERE id = ?"),
+        one("SELECT * FROM study_crowd WHERE study_id = ?"),
+        one("SELECT COUNT(*), MAX(id), TOTAL(id * (kind = 'study')) FROM study_items WHERE study_id = ?"),
+        one("SELECT COUNT(*), TOTAL(user_id), TOTAL(rule_accepted_at), TOTAL(consent_at), COUNT(outcome),"
+            " TOTAL(length(outcome)), TOTAL(removed_at) FROM study_annotators WHERE study_id = ?"),
+        one("SELECT COUNT(*), MAX(id), TOTAL(item_id), TOTAL(seq), TOTAL(first_shown_at), COUNT(first_shown_at)"
+            " FROM assignments WHERE study_id = ?"),
+        one("SELECT COUNT(*), MAX(id), MAX(submitted_at), MAX(scored_at), COUNT(scored_at) FROM responses"
+            " WHERE study_id = ?"),
+        one("SELECT COUNT(*), MAX(o.id) FROM score_overrides o JOIN responses r ON r.id = o.response_id"
+            " WHERE r.study_id = ?"),
+        one("SELECT COUNT(*), MAX(id), COUNT(resolved_at) FROM study_flags WHERE study_id = ?"),
+        hash(names),
+    )
+
+
 def responses_frame(db: sqlite_utils.Database, study_id: int, kinds: Sequence[str] = COUNTED_KINDS) -> pd.DataFrame:
     """One row per committed response, with item metadata, timing and scores.
 
@@ -242,7 +267,7 @@ def pass_matrix(df: pd.DataFrame) -> pd.DataFrame:
 
 
 
-def agreement_summary(df: pd.DataFrame) -> dict:
+def agreement_summary(df: pd.DataFrame, pairwise: bool = True) -> dict:
     """Agreement on pass/fail: pairwise table, Fleiss' kappa and Krippendorff's alpha.
 
     Fleiss' kappa needs the same number of answers on every item it uses, not the same people: it
@@ -251,11 +276,13 @@ def agreement_summary(df: pd.DataFrame) -> dict:
     item), the items with the most common number of answers, at least two (``fleiss_basis``
     ``"same number"``, that number in ``fleiss_raters``). Krippendorff's alpha uses every item with
     at least two answers (``alpha_items``). The pairwise table lists the pairs who answered an item
-    in common (all pairs when everyone answered the same items).
+    in common (all pairs when everyone answered the same items); without ``pairwise``, an empty
+    table (the pairs of hundreds of people are tens of thousands: a page asks for them when shown).
     """
     matrix = pass_matrix(df)
+    pairs = pairwise_agreement(matrix if pairwise else matrix.iloc[:, :0], shared_only=True)  # empty under 2
     if matrix.shape[1] < 2:
-        return {"pairwise": pairwise_agreement(matrix), "fleiss_kappa": float("nan"),
+        return {"pairwise": pairs, "fleiss_kappa": float("nan"),
                 "fleiss_items": 0, "fleiss_raters": 0, "fleiss_basis": "everyone",
                 "krippendorff_alpha": float("nan"), "alpha_items": 0}
     complete = matrix.dropna().astype(bool)
@@ -272,7 +299,7 @@ def agreement_summary(df: pd.DataFrame) -> dict:
               for _, row in complete.iterrows()]
     units = [[bool(v) for v in row if not pd.isna(v)] for row in matrix.itertuples(index=False)]
     return {
-        "pairwise": pairwise_agreement(matrix, shared_only=True),
+        "pairwise": pairs,
         "fleiss_kappa": fleiss_kappa(counts) if counts else float("nan"),
         "fleiss_items": len(counts),
         "fleiss_raters": raters if counts else 0,

@@ -174,3 +174,50 @@ def test_time_summary(db, samples, annotators):
     assert per.loc["ann1", "total_h"] == round(210 / 3600, 2)
     assert summary["per_cell"]["n"].sum() == 12
     assert -1 <= summary["spearman_length"] <= 1
+
+
+def test_the_data_version_changes_with_everything_the_figures_read_and_only_then(db, samples, annotators, admin):
+    """The dashboard caches its figures under ``data_version``: it must change whenever an answer, a
+    score override, a person, a place setting or a person's name does, and stay put on a read."""
+    from structext_core.studio.crowd import settings
+
+    study_id = make_study(db, samples, annotators[:2], n_items=3)
+    other = make_study(db, samples, annotators[:2], n_items=3, name="other")
+    seen = [study.data_version(db, study_id)]
+
+    def changed() -> bool:
+        now = study.data_version(db, study_id)
+        fresh = now not in seen
+        seen.append(now)
+        return fresh
+
+    study.progress_table(db, study_id)
+    study.responses_frame(db, study_id)
+    assert not changed()  # reading changes nothing
+    study.accept_rule(db, study_id, annotators[0]["id"])
+    assert changed()
+    view = study.open_question(db, study_id, annotators[0]["id"], at=10.0)
+    assert changed()  # a question shown
+    study.submit_answer(db, annotators[0]["id"], view.assignment_id, "an answer", at=20.0)
+    assert changed()
+    [response_id] = [r for (r,) in db.execute("SELECT id FROM responses WHERE study_id = ?", [study_id])]
+    study.override_score(db, response_id, 1.0, "right in substance", admin)
+    assert changed()
+    study.add_annotator(db, study_id, annotators[2]["id"], by_user=admin["id"])
+    assert changed()
+    study.remove_annotator(db, study_id, annotators[1]["id"], by_user=admin["id"])
+    assert changed()
+    settings.save_settings(db, study_id, admin["id"], bonus_per_correct=0.5)
+    assert changed()
+    study.flag_question(db, study_id, annotators[0]["id"], view.item_id, "unclear", "")
+    assert changed()
+    [flag] = study.flags(db, study_id)
+    study.resolve_flag(db, flag.id, admin, "the key is right")
+    assert changed()
+    db.execute("UPDATE users SET username = 'renamed' WHERE id = ?", [annotators[2]["id"]])
+    assert changed()
+    before = study.data_version(db, study_id)
+    study.accept_rule(db, other, annotators[0]["id"])  # another study's people and answers
+    view = study.open_question(db, other, annotators[0]["id"], at=30.0)
+    study.submit_answer(db, annotators[0]["id"], view.assignment_id, "an answer", at=40.0)
+    assert study.data_version(db, study_id) == before
