@@ -207,15 +207,22 @@ _FRAGMENT_SIGNATURE = inspect.Signature([
 
 
 def fragment(func=None, *, run_every=None):
-    """``st.fragment`` whose own runs close their connection when they end. Called inline (in a
-    full run) the function leaves the run's connection to the run."""
+    """``st.fragment`` whose own runs close their connection when they end, and re-check the log-in
+    first as app.py's full run does (:func:`session_holds`): a session ended meanwhile (a log-out in
+    another tab, a password change, an admin's change of the role) reruns the whole app, which logs
+    it out or re-reads the role, before the fragment draws anything. Called inline (in a full run)
+    the function leaves the run's connection and the check to the run."""
     def wrap(body):
         @functools.wraps(body)
         def run(*args, **kwargs):
+            ctx = get_script_run_ctx(suppress_warning=True)
+            own_run = ctx is not None and bool(ctx.fragment_ids_this_run)
             # A fragment's own run takes a slot of the process's gate (run_gate); called inline,
             # its full run holds one already.
             try:
                 with run_gate.process_gate().slot():
+                    if own_run and not session_holds():
+                        st.rerun(scope="app")
                     return body(*args, **kwargs)
             finally:
                 ctx = get_script_run_ctx(suppress_warning=True)
@@ -254,6 +261,15 @@ def navigation_pages(pages_dir: Path, role: str, public_mode_on: bool, user: dic
             shown._visibility = "hidden"
         sections.setdefault(section, []).append(shown)
     return sections
+
+
+def session_holds() -> bool:
+    """Whether this session's log-in is still the one its token says (not ended, expired or
+    revoked; the same user and role). A session without a token (a visitor, AppTest) holds."""
+    token = st.session_state.get(TOKEN_KEY)
+    if not token:
+        return True
+    return accounts.verify_session(get_db(), token).user == current_user()
 
 
 def current_user() -> dict | None:

@@ -140,3 +140,31 @@ def test_an_account_with_no_password_is_told_how_to_go_on_not_asked_for_a_passwo
     assert not at.exception and not at.sidebar.text_input
     assert "you came in by a link" in at.sidebar.caption[-1].value
     assert accounts.has_password(db, people["lead"]["id"]) and not accounts.has_password(db, people["ann1"]["id"])
+
+
+def holds():
+    """What a fragment's own run asks before it draws (``ui.fragment``): does the log-in still hold?"""
+    import streamlit as st
+
+    from structext_core import ui
+
+    st.write(f"holds: {ui.session_holds()}")
+
+
+@pytest.mark.parametrize("change", ["log out elsewhere", "disabled", "role changed"])
+def test_a_fragment_run_sees_a_log_in_ended_or_changed_since_the_full_run(db, people, change):
+    # A fragment's own run skips app.py's restore_session: it re-checks the session itself and, when the
+    # log-in no longer holds, reruns the whole app (which logs out or re-reads the role).
+    at = logged_in(open_account=False)
+    check = AppTest.from_function(holds, default_timeout=30)
+    for key in ("user", "session_token"):
+        check.session_state[key] = at.session_state[key]
+    assert check.run().markdown[0].value == "holds: True"
+    if change == "log out elsewhere":
+        accounts.revoke_user_sessions(db, people["ann1"]["id"], "logged out")
+    elif change == "disabled":
+        accounts.disable_user(db, people["ann1"]["id"], by_user=people["lead"]["id"])
+    else:
+        db.execute("UPDATE users SET role = 'researcher' WHERE id = ?", [people["ann1"]["id"]])
+        db.conn.commit()
+    assert check.run().markdown[0].value == "holds: False"
