@@ -982,3 +982,23 @@ def test_the_papers_table_as_printed_is_a_box_under_its_heatmap(empty_env):
     at.session_state["rs_paper_table_open_table3_format"] = True
     at.run()
     assert at.dataframe[0].value.astype(str).equals(paper.load_table("table3"))
+
+
+def test_the_loading_panel_is_open_on_a_fresh_install_and_the_first_import_shows(tmp_path, monkeypatch):
+    """With no results the loading panel is open at once (nothing to click); after the first import
+    the view shows the results and the panel closes to its label."""
+    from structext_core.structext_eval import samples as samples_mod
+    from structext_core.studio import accounts
+
+    hard = hard_samples()
+    samples_mod.write_jsonl(tmp_path / "suites" / "test-hard.jsonl", hard)
+    admin = accounts.create_user(storage.open_db(tmp_path / "structext.db"), "lead", "password-123", "admin")
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "structext.db"))
+    monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
+    monkeypatch.setenv("STRUCTEXT_RESULTS_DIR", str(tmp_path / "incoming"))
+    at = open_page(admin)
+    assert at.get("file_uploader") and at.radio(key="rs_source").value == "paper"
+    at = upload(at, "first.jsonl", "\n".join(result_lines(hard, models=("first",))).encode())
+    assert any("Imported" in s.value and "first.jsonl" in s.value for s in at.success)
+    assert at.radio(key="rs_source").value == "imported" and "first" in set(charts(at)[0][1][0]["row_label"])
+    assert not at.get("file_uploader") and "Load results (admin)" in [e.label for e in at.expander]

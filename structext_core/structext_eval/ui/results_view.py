@@ -49,13 +49,13 @@ AUTO_SUITE = "(worked out from each file)"
 LOAD_OPEN = "rs_load_open"
 
 
-def admin_panel(db, user, expanded: bool) -> None:
+def admin_panel(db, user) -> None:
     """Loading and deleting results, for admins: first on the page (open while there are none).
     Its uploader and list are drawn only while it is open (opening it reruns the page): the browser
     does not load them for a page whose admin came to read results."""
     if not access.can(access.role_of(user), "load_data"):
         return
-    box = st.expander("Load results (admin)", expanded=expanded, icon=":material/upload_file:", key=LOAD_OPEN,
+    box = st.expander("Load results (admin)", expanded=not has_data(db, user)[3], icon=":material/upload_file:", key=LOAD_OPEN,
                       on_change="rerun")
     if not box.open:
         return
@@ -191,7 +191,7 @@ def results_page(db, user) -> None:
     """StrucText-Eval's Results view: imported model results and the human baseline, and the
     paper's tables."""
     ui.show_flash()
-    admin_panel(db, user, expanded=not has_data(db, user)[3])
+    admin_panel(db, user)
     data_view(user)
 
 
