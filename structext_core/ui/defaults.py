@@ -181,18 +181,26 @@ def _results_view(db, user, *, benchmark: str) -> None:
     st.caption(safe_text.markdown_text(scope.sentence(frame)) + " Accuracy in percent with a 95% bootstrap "
                "interval; n: answers (people) or items (models; a model's epochs on an item averaged).")
     label = " x ".join(by) if by else "overall"
-    st.dataframe(table.rename(columns={"group_of": label}), hide_index=True, key=_key(benchmark, "table"),
-                 column_config=PERCENT)
     chart = charts.interval_bars_chart(table, "group_of", "model", f"People beside models: {label}",
                                        "accuracy (%)", label)
     st.altair_chart(chart, width="content", key=_key(benchmark, "chart"))  # its own width: the legend stays in view
+    # The chart's figures as a table, drawn only while its box is open (opening it reruns the page): a grid
+    # costs the page about 0.6 s in the browser. Its label stays the same, so it stays open across breakdowns.
+    box = st.expander("The chart's figures: mean, 95% interval and n of each row", key=_key(benchmark, "table_open"),
+                      on_change="rerun", icon=":material/table:")
+    if box.open:
+        box.dataframe(table.rename(columns={"group_of": label}), hide_index=True, key=_key(benchmark, "table"),
+                      column_config=PERCENT)
     if len(models.logged):
         items, _ = _scored(benchmark, file_name, item_sets.files_signature(benchmark, file_name))
         logged = benchmark_results.logged_beside(benchmark, models, items, set(people["sample_id"]))
         st.markdown("**The models' own Inspect scores beside ours**")
         st.caption("On the items people answered: each model's score as its own Inspect log records it (its "
-                   "scorer), beside the score by this benchmark's rule; the items where the two differ are named.")
-        st.dataframe(logged, hide_index=True, key=_key(benchmark, "logged"))
+                   "scorer), beside the score by this benchmark's rule (percent); the items where the two differ "
+                   "are named.")
+        # one row a model: a plain table (a grid costs the page about 0.6 s)
+        st.table(logged.assign(**{c: logged[c].map("{:.1f}".format) for c in ("rescored", "in its log")}),
+                 hide_index=True)
 
 
 def add_models_answers(benchmark: str, file_name: str) -> None:
@@ -200,7 +208,11 @@ def add_models_answers(benchmark: str, file_name: str) -> None:
     readers this view reads them with, and kept with it (:func:`item_sets.store_predictions`); its
     problems (the first 20) shown and nothing kept when it has any. Stored before the view reads
     the models' answers, so the table below has the new model at once."""
-    with st.expander("Add models' answers", icon=":material/upload_file:"):
+    box = st.expander("Add models' answers", icon=":material/upload_file:", key=_key(benchmark, "answers_open"),
+                      on_change="rerun")
+    if not box.open:  # its uploader is drawn only while it is open (opening it reruns the page)
+        return
+    with box:
         turn = st.session_state.get(_key(benchmark, "answers_turn"), 0)  # a new uploader after each file kept
         chosen = st.file_uploader(
             f"Models' answers to {file_name}: JSON lines, one {{id, model, answer}} a line, or an Inspect AI log "

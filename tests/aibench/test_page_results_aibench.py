@@ -36,10 +36,17 @@ def env(tmp_path, monkeypatch, aibench_dir):
     return aibench_dir
 
 
-def open_aibench(user) -> AppTest:
+#: The keys of the boxes drawn only while open (opening one reruns the page).
+DRILL, DETAIL, UPLOAD = "rs_aib_drill_open", "rs_aib_table3_detail_open", "rs_aib_upload_open"
+
+
+def open_aibench(user, boxes=()) -> AppTest:
+    """AIBench on Results as ``user`` opens it, with the lazy ``boxes`` open (as a click on each does)."""
     at = AppTest.from_file(str(PAGE), default_timeout=60)
     if user is not None:
         at.session_state["user"] = user
+    for box in boxes:
+        at.session_state[box] = True
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     at.selectbox(key="rs_benchmark").set_value("aibench").run()
@@ -64,14 +71,14 @@ def test_visitors_see_the_papers_tables_exactly_as_printed(env):
     at = open_aibench(None)
     for key in aibench_paper.TABLES:
         at.selectbox(key="rs_aib_paper").set_value(key).run()
-        shown = at.dataframe[0].value
+        shown = at.table[0].value
         assert shown.astype(str).equals(aibench_paper.load_table(key)), key
     assert "Model results on AIBench data sets are shown to researchers and admins." in [c.value for c in at.caption]
     assert not any("O_interval" in d.value.columns or "C n" in d.value.columns for d in at.dataframe)
 
 
 def test_researchers_see_table3_heatmaps_and_the_drill_down(env):
-    at = open_aibench(RESEARCHER)
+    at = open_aibench(RESEARCHER, boxes=[DRILL])
     assert at.selectbox(key="rs_aib_data").value == "synthetic"
     table = frame(at, "O_interval")
     expected = json.loads((env / "synthetic" / "expected.json").read_text())["perfect_solver"]
@@ -97,7 +104,7 @@ def test_researchers_see_table3_heatmaps_and_the_drill_down(env):
 def test_table3_and_the_heatmap_fit_the_page_and_name_levels_alike(env):
     # regression (issue 32, item 8): Table 3 wider than the page, the heatmap's levels 1-4 against
     # the table's C/T/P/S, no n in its cells, solver names cut at 180 px
-    at = open_aibench(RESEARCHER)
+    at = open_aibench(RESEARCHER, boxes=[DRILL, DETAIL])
     table = frame(at, "O_interval")
     assert list(table.columns) == ["system", "solver", "C", "T", "P", "S", "A", "O", "O_interval"]
     detail = frame(at, "C 95%")
@@ -140,6 +147,9 @@ def truth_lines(folder, solver="uploaded", system="Blank Image") -> list[str]:
 
 
 def store(at, name: str, data: bytes, label: str = "") -> AppTest:
+    if not at.get("file_uploader"):  # the upload box is drawn only while open
+        at.session_state[UPLOAD] = True
+        at.run()
     at.file_uploader(key="rs_aib_upload").set_value((name, data, "application/json"))
     at.run()
     if label:
@@ -152,7 +162,7 @@ def store(at, name: str, data: bytes, label: str = "") -> AppTest:
 def test_only_admins_may_upload_predictions(env):
     at = open_aibench(RESEARCHER)
     assert at.get("file_uploader") == [] and at.selectbox(key="rs_aib_data").value == "synthetic"
-    at = open_aibench(ADMIN)
+    at = open_aibench(ADMIN, boxes=[UPLOAD])
     assert len(at.get("file_uploader")) == 1
 
 
@@ -197,7 +207,7 @@ def test_a_bad_upload_names_line_and_field_and_stores_nothing(own_copy, case, wh
 # ---------------------------------------------------------------- the view's state in the URL
 
 def test_the_url_follows_the_aibench_controls_and_reopens_the_same_view(env):
-    at = open_aibench(RESEARCHER)
+    at = open_aibench(RESEARCHER, boxes=[DRILL])
     at.selectbox(key="rs_aib_paper").set_value("table2").run()
     at.selectbox(key="rs_aib_heatmap").set_value("solver x system").run()
     at.selectbox(key="rs_aib_system").set_value("Blank Image").run()
@@ -251,3 +261,23 @@ def test_a_visitors_link_opens_the_papers_table_and_back_to_structext_clears_it(
     assert not at.exception
     assert "benchmark" not in at.query_params and "table" not in at.query_params
     assert not any(c.value.startswith("Ignored in this link") for c in at.caption)
+
+
+def test_the_first_view_draws_table3_and_the_heatmap_and_no_other_grid(env):
+    """Issue 46: a grid (st.dataframe) costs the page about 0.6 s in the browser. The paper's few rows are
+    plain tables; Table 3 and the heatmap are drawn; its detail, the questions behind a cell and the
+    admin's upload are boxes whose content comes when one is opened."""
+    at = open_aibench(ADMIN)
+    assert [d for d in at.dataframe] == [d for d in at.dataframe if "O_interval" in d.value.columns] != []
+    assert len(at.get("vega_lite_chart")) == 1 and not at.get("file_uploader") and not at.get("image")
+    assert {"n and Wilson 95% interval of each level", "Questions behind a cell",
+            "Upload predictions (admin)"} <= {e.label for e in at.expander}
+    assert at.table[0].value.astype(str).equals(aibench_paper.load_table(next(iter(aibench_paper.TABLES))))
+    for box in (DRILL, DETAIL, UPLOAD):
+        at.session_state[box] = True  # as a click on the box does
+    at.run()
+    assert frame(at, "reply") is not None and frame(at, "C 95%") is not None and at.get("file_uploader")
+    at.selectbox(key="rs_aib_paper").set_value("table2").run()
+    correlations = at.table[1].value
+    assert list(correlations["metric"]) == list(aibench_paper.metric_rank_correlations()["metric"])
+    assert not correlations.isna().any().any() and "0.9000" in set(correlations["spearman_rho"])

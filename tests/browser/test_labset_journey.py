@@ -203,7 +203,7 @@ def test_a_lab_set_from_the_folder_to_people_beside_models(page, app_server, app
     wait_for_app(page)
     page.get_by_role("heading", name="The lab's own: people beside models").wait_for()
     no_exception(page)
-    page.get_by_test_id("stDataFrame").first.wait_for(state="visible")
+    page.get_by_test_id("stVegaLiteChart").first.wait_for(state="visible")  # the table is in a box, opened on a click
     page.get_by_text("Models' answers from").wait_for()
     caption = page.get_by_text("Models' answers from").inner_text()
     assert all(f"{model}.jsonl" in caption for model in MODELS), caption

@@ -104,6 +104,8 @@ def test_imported_heatmap_and_drill_down(page, results_url, wait_for_app, screen
     charts_drawn(page, 1)
     no_exception(page)
     shoot(page, screenshot, "results_heatmap_task_depth")
+    page.get_by_text("Samples behind a cell").click()  # a box drawn when opened (or when a cell is clicked)
+    settle(page, wait_for_app)
     page.get_by_text("Full response").click()
     page.get_by_text("Reference (").click()
     time.sleep(0.5)

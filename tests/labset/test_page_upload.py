@@ -118,7 +118,8 @@ def test_a_set_naming_images_is_refused_pointing_to_the_command_line(lead_world)
 
 def test_an_admin_adds_a_models_answers_on_results_and_the_model_shows_beside_the_people(lab_world):  # noqa: F811
     db, lead, _, items = lab_world
-    at = run_page("results", lead, rs_benchmark="labset")
+    at = run_page("results", lead, rs_benchmark="labset", default_labset_table_open=True,
+                  default_labset_answers_open=True)
     table = next(d.value for d in at.dataframe if "overall" in d.value.columns)
     assert "uploaded-model" not in set(table["model"])
     lines = "".join(json.dumps({"id": i["source_id"], "model": "uploaded-model", "answer": i["target"][0]}) + "\n"
@@ -140,7 +141,8 @@ def test_a_bad_predictions_file_shows_its_problems_and_writes_nothing(lab_world)
     db, lead, _, _ = lab_world
     kept = item_sets.predictions_dir("labset", "set.jsonl")
     before = sorted(p.name for p in kept.iterdir())
-    at = run_page("results", lead, rs_benchmark="labset")
+    at = run_page("results", lead, rs_benchmark="labset", default_labset_table_open=True,
+                  default_labset_answers_open=True)
     bad = b"".join(json.dumps({"id": f"nope{n}", "model": "m", "answer": "A"}).encode() + b"\n" for n in range(30))
     next(u for u in at.file_uploader if u.label.startswith("Models' answers")).set_value(
         ("bad.jsonl", bad, "application/jsonl")).run()

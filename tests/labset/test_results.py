@@ -82,7 +82,7 @@ def test_people_and_models_on_the_same_items_with_intervals_and_strata(lab_world
 def test_the_results_section_shows_people_beside_the_models(lab_world):
     from tests.pages.test_page_access import run_page
     db, lead, _, _ = lab_world
-    at = run_page("results", lead, rs_benchmark="labset")
+    at = run_page("results", lead, rs_benchmark="labset", default_labset_table_open=True)
     assert not at.exception
     assert any("people beside models" in h.value for h in at.subheader)
     assert any("broken.jsonl" in w.value and "no item of the set" in w.value for w in at.warning)
@@ -140,7 +140,7 @@ def test_every_metadata_field_and_on_an_image_are_axes_two_at_a_time_over_two_st
     people_rows = lab_results.people_rows(db, "labset", "set.jsonl", ["first", "second"])
     assert len(people_rows) == 24  # each answer once, from either study
     assert {"subject", "difficulty", "on an image"} <= set(people_rows.columns)
-    at = run_page("results", lead, rs_benchmark="labset")
+    at = run_page("results", lead, rs_benchmark="labset", default_labset_table_open=True)
     assert not at.exception
     pair = next(m for m in at.multiselect if m.label == "Two fields together")
     assert {"subject", "difficulty", "on an image", "format", "stratum"} <= set(pair.options)
@@ -195,7 +195,7 @@ def test_the_results_address_records_the_benchmark_and_its_view(lab_world):
     from structext_core.studio import access
     from tests.pages.test_page_access import ROOT, run_page
     db, lead, _, _ = lab_world
-    at = run_page("results", lead, rs_benchmark="labset")
+    at = run_page("results", lead, rs_benchmark="labset", default_labset_table_open=True)
     next(s for s in at.get("button_group")).set_value("Stratum").run()
     at.toggle(key="default_labset_each").set_value(True).run()
     address = dict(at.query_params)
@@ -204,6 +204,7 @@ def test_the_results_address_records_the_benchmark_and_its_view(lab_world):
 
     reloaded = AppTest.from_file(str(ROOT / "pages" / access.page("results").file), default_timeout=90)
     reloaded.session_state["user"] = lead
+    reloaded.session_state["default_labset_table_open"] = True  # the figures' box open, as a click does
     for key, values in address.items():
         reloaded.query_params[key] = values
     reloaded.run()
@@ -212,3 +213,21 @@ def test_the_results_address_records_the_benchmark_and_its_view(lab_world):
     assert next(s for s in reloaded.get("button_group")).value == "Stratum"
     assert reloaded.toggle(key="default_labset_each").value is True
     assert any("stratum" in d.value.columns for d in reloaded.dataframe)
+
+
+def test_the_first_view_draws_the_chart_and_no_grid_until_asked(lab_world):
+    """Issue 46: a grid costs the page about 0.6 s in the browser. The lab set's Results draws its chart; the
+    chart's figures as a table and the admin's uploader are boxes whose content comes when one is opened."""
+    from tests.pages.test_page_access import run_page
+    _, lead, _, _ = lab_world
+    at = run_page("results", lead, rs_benchmark="labset")
+    assert at.get("vega_lite_chart") and not at.dataframe and not at.file_uploader
+    labels = [e.label for e in at.expander]
+    assert "Add models' answers" in labels and "The chart's figures: mean, 95% interval and n of each row" in labels
+    at.session_state["default_labset_table_open"] = True  # as a click on the box does
+    at.run()
+    table = next(d.value for d in at.dataframe if "overall" in d.value.columns)
+    assert list(table["model"]) == ["human", "always-a", "strong"]
+    at.session_state["default_labset_answers_open"] = True
+    at.run()
+    assert next(u for u in at.file_uploader if u.label.startswith("Models' answers to set.jsonl"))

@@ -220,7 +220,8 @@ def test_annotator_finds_nothing_sealed_on_results_views_and_drill_downs(env, mo
     secrets = secrets_of(env, who)
     for view in ("heatmap", "people_vs_models", "paired", "depth_width", "leaderboard"):
         downloads = Downloads(monkeypatch)
-        at = run_page("results", env["people"][who], rs_view=view, rs_row="suite", rs_col="model")
+        at = run_page("results", env["people"][who], rs_view=view, rs_row="suite", rs_col="model",
+                      rs_drill_open=True)  # the drill-down open: the search reads it too
         if not public:
             assert not at.get("vega_lite_chart") or at.selectbox(key="rs_paper_view")  # paper tables only
             assert not at.radio  # no choice of data: there is nothing else for them
@@ -235,7 +236,8 @@ def test_annotator_in_public_mode_sees_only_suites_in_no_open_study(env, monkeyp
     sample = next(s for s in env["test"] if s["id"] == at.selectbox(key="explore_sample").value)
     hint = [i.value for i in at.info]
     assert hint == [sealed.HINT_WITHHELD if sample["task_id"] in tasks_in_study else sample["rule_hint"]]
-    at = run_page("results", env["people"]["ann1"], rs_view="heatmap", rs_row="suite", rs_col="model")
+    at = run_page("results", env["people"]["ann1"], rs_view="heatmap", rs_row="suite", rs_col="model",
+                  rs_drill_open=True)
     suites_shown = {c for c in at.selectbox(key="rs_heatmap_suite_model_drill_row").options}
     assert suites_shown == {"test"}
     assert set(at.selectbox(key="rs_heatmap_suite_model_drill_col").options) == {"good", "weak"}
@@ -254,7 +256,7 @@ def test_researcher_does_see_them_so_the_search_finds_leaks(env, monkeypatch, pu
     assert any(label.startswith("rule hint") for label in found)
     downloads = Downloads(monkeypatch)
     results = run_page("results", env["people"]["researcher"], rs_view="heatmap", rs_row="model", rs_col="suite",
-                       rs_people_as="each")
+                       rs_drill_open=True, rs_people_as="each")
     assert "human:ann2" in results.selectbox(key="rs_heatmap_model_suite_drill_row").options
     found = leaks(results, downloads, secrets)
     assert "per-person results of ann2" in found
@@ -265,13 +267,15 @@ def test_a_study_shown_only_when_closed_is_off_results_until_then(env, monkeypat
     db = storage.open_db()
     access.set_results_when_closed(db, env["study_id"], True, admin)
     try:
-        at = run_page("results", env["people"]["researcher"], rs_view="heatmap", rs_row="model", rs_col="suite")
+        at = run_page("results", env["people"]["researcher"], rs_view="heatmap", rs_row="model", rs_col="suite",
+                      rs_drill_open=True)
         assert not any(m.startswith("human") for m in at.selectbox(key="rs_heatmap_model_suite_drill_row").options)
         study.set_study_status(db, env["study_id"], "closed")
-        at = run_page("results", env["people"]["researcher"], rs_view="heatmap", rs_row="model", rs_col="suite")
+        at = run_page("results", env["people"]["researcher"], rs_view="heatmap", rs_row="model", rs_col="suite",
+                      rs_drill_open=True)
         assert "human" in set(at.selectbox(key="rs_heatmap_model_suite_drill_row").options)  # pooled by default
         at = run_page("results", env["people"]["researcher"], rs_view="heatmap", rs_row="model", rs_col="suite",
-                      rs_people_as="each")
+                      rs_drill_open=True, rs_people_as="each")
         shown = set(at.selectbox(key="rs_heatmap_model_suite_drill_row").options)
         assert {"human:ann1", "human:ann2"} <= shown and "human" not in shown  # never the pool beside its people
     finally:

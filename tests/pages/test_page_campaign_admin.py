@@ -186,6 +186,17 @@ def test_admin_adds_scenarios(env):
     assert len(campaign.scenario_catalogue(storage.open_db())) == before + 1
 
 
+def test_the_catalogue_is_a_box_drawn_when_opened(env):
+    """Issue 46: a grid costs the page about 0.6 s in the browser; the catalogue's comes when its box is opened."""
+    at = run_as(env["admin"])
+    catalogue = campaign.scenario_catalogue(storage.open_db())
+    assert f"Browse the catalogue ({len(catalogue):,})" in [e.label for e in at.expander]
+    assert not [d for d in at.dataframe if "scenario" in d.value.columns]
+    at = run_as(env["admin"], ca_catalogue_open=True)  # as a click on the box does
+    shown, = [d.value for d in at.dataframe if "scenario" in d.value.columns]
+    assert list(shown["scenario"]) == list(catalogue)
+
+
 def test_export_into_a_folder_of_someone_else_is_refused_with_a_message(env):
     """Issue 11: the export never deletes files it did not write (once: 116 shipped samples became 1)."""
     cid = submitted_campaign(env, n=1)

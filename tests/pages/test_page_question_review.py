@@ -132,6 +132,10 @@ def test_lead_creates_approves_adjudicates_and_exports(env, tmp_path):
     db, lead, (r1, r2) = env["db"], env["lead"], env["reviewers"]
     at = run_as(ADMIN_PAGE, lead)
     assert not at.exception
+    # a campaign exists: the new campaign's form is drawn once its box is opened (issue 46)
+    assert "New review campaign" in [e.label for e in at.expander]
+    assert not [t for t in at.text_input if t.label == "Campaign name"]
+    at = run_as(ADMIN_PAGE, lead, qra_new_open=True)  # as a click on the box does
     next(t for t in at.text_input if t.label == "Campaign name").set_value("Second")
     next(m for m in at.multiselect if m.label == "Reviewers").set_value([r1["id"]])
     next(b for b in at.button if b.label == "Create campaign").click().run()

@@ -42,10 +42,17 @@ def empty_env(tmp_path, monkeypatch):
 RESEARCHER = {"id": 98, "username": "reader", "role": "researcher"}  # sees every result
 
 
-def open_page(user=RESEARCHER) -> AppTest:
+#: The keys of the boxes whose content is drawn only while they are open (opening one reruns the page).
+DRILL, FILTERS, SOURCES, LOADING = "rs_drill_open", "rs_filters_open", "rs_sources_open", "rs_load_open"
+
+
+def open_page(user=RESEARCHER, boxes=()) -> AppTest:
+    """The page as ``user`` opens it, with the lazy ``boxes`` open (as a click on each does)."""
     at = AppTest.from_file(str(PAGE), default_timeout=60)
     if user is not None:
         at.session_state["user"] = user
+    for box in boxes:
+        at.session_state[box] = True
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -91,7 +98,7 @@ def on_shared_items(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_fresh_install_shows_the_paper_tables(empty_env):
-    at = open_page()
+    at = open_page(boxes=["rs_paper_table_open_table3_format"])
     assert at.radio(key="rs_source").value == "paper"
     (spec, frames), = charts(at)
     data = frames[0]
@@ -139,7 +146,7 @@ def assert_cells(data: pd.DataFrame, frame: pd.DataFrame, row="model", col="form
 def test_heatmap_of_imported_results(env):
     """With people's results, the default heatmap compares people and models on the items people
     answered; “All items” shows every result."""
-    at = open_page()
+    at = open_page(boxes=[SOURCES])
     assert at.radio(key="rs_source").value == "imported"
     assert at.toggle(key="rs_all_items").value is False
     (spec, frames), = charts(at)[:1]
@@ -163,7 +170,7 @@ def test_heatmap_of_imported_results(env):
 
 
 def test_heatmap_rows_columns_filters_and_raw_switch(env):
-    at = all_items(open_page())
+    at = all_items(open_page(boxes=[FILTERS]))
     at.selectbox(key="rs_row").set_value("task")
     at.selectbox(key="rs_col").set_value("depth")
     at.run()
@@ -210,7 +217,7 @@ def test_same_dimension_for_rows_and_columns_is_explained(env):
 
 
 def test_drill_down_from_a_cell(env):
-    at = open_page()
+    at = open_page(boxes=[DRILL])
     select(at, "rs_heatmap_model_format_drill_row", "weak")
     select(at, "rs_heatmap_model_format_drill_col", "yaml")
     table = drill_table(at)
@@ -229,7 +236,7 @@ def test_drill_down_from_a_cell(env):
 
 
 def test_drill_down_sample_box_follows_the_cell(env):
-    at = open_page()
+    at = open_page(boxes=[DRILL])
     select(at, "rs_heatmap_model_format_drill_row", "good")
     first = [b for b in at.selectbox if b.label == "Sample"][0]
     assert all(" · good · " in option for option in first.options)
@@ -241,7 +248,7 @@ def test_drill_down_sample_box_follows_the_cell(env):
 def test_the_drill_down_belongs_to_the_axes_it_was_picked_on(env):
     """Issue 19: after the heatmap's axes changed, the drill-down kept the old axes' labels over
     the new cell's rows. Each pair of axes has its own boxes: new axes start afresh."""
-    at = open_page()
+    at = open_page(boxes=[DRILL])
     select(at, "rs_heatmap_model_format_drill_row", "weak")
     select(at, "rs_row", "depth")
     row_box = at.selectbox(key="rs_heatmap_depth_format_drill_row")
@@ -339,6 +346,8 @@ def test_compare_two_models_marks_significant_cells_and_drills_down(env):
     expected = comparisons.paired_frame(frame, "good", "weak", "format", "depth")
     assert sorted(data["text"]) == sorted(expected.apply(lambda r: f"{r['diff']:+.1f}{r['mark']}", axis=1))
     assert any(t.endswith("*") for t in data["text"])
+    at.session_state[DRILL] = True  # as a click on a cell does
+    at.run()
     select(at, "rs_paired_format_depth_drill_row", "json")
     table = drill_table(at)
     assert set(table["model"]) == {"good", "weak"} and set(table["format"]) == {"json"}
@@ -363,6 +372,9 @@ def admin_env(tmp_path, monkeypatch):
 
 
 def upload(at, name, data) -> AppTest:
+    if not at.get("file_uploader"):  # the loading panel is closed while there are results
+        at.session_state[LOADING] = True
+        at.run()
     at.file_uploader(key="rs_upload").set_value((name, data, "application/json"))
     at.run()
     button = [b for b in at.button if b.label == "Import uploaded files"][0]
@@ -406,7 +418,7 @@ def test_folder_import_and_delete(admin_env):
     (folder / "extra.jsonl").write_text("\n".join(result_lines(admin_env["hard"][:5], models=("extra",))),
                                         encoding="utf-8")
     (folder / "broken.jsonl").write_text("{nope\n", encoding="utf-8")
-    at = open_page(admin_env["admin"])
+    at = open_page(admin_env["admin"], boxes=[LOADING])
     [b for b in at.button if b.label.startswith("Import new files from")][0].click().run()
     assert any("Imported 5 results from **extra.jsonl**" in s.value for s in at.success)
     assert any("**broken.jsonl** was not imported" in e.value and "- line 1: " in e.value for e in at.error)
@@ -436,15 +448,25 @@ def people_on_hard(tmp_path, monkeypatch):
     return {"admin": admin, "db": db, "test": test, "hard": hard}
 
 
+def in_order(node):
+    """Every block and element below ``node``, as the page shows them (depth first)."""
+    for child in getattr(node, "children", {}).values():
+        yield child
+        if getattr(child, "type", "") != "expander":
+            yield from in_order(child)
+
+
 def test_loading_comes_first_works_out_the_suite_and_shows_the_import(people_on_hard):
     """Issue 32, items 2 and 3: the loading panel is the page's first control for an admin; Test
     results import with its default (the suite is worked out from the file's sample ids; on
     820246e it was test-hard.jsonl, and the upload failed with one "unknown sample_id" per line);
     and the view then shows them, though no person answered their items."""
     at = open_page(people_on_hard["admin"])
-    kinds = [(getattr(e, "type", ""), getattr(e, "label", "")) for e in at.main.children.values()]
+    kinds = [(getattr(e, "type", ""), getattr(e, "label", "")) for e in in_order(at.main)]
     panel = kinds.index(("expander", "Load results (admin)"))
     assert panel < kinds.index(("radio", "Data"))  # above the data and the views, not below a long page
+    at.session_state[LOADING] = True  # closed, as people's results are there: opened by a click
+    at.run()
     assert at.selectbox(key="rs_samples_file").value == "(worked out from each file)"
     lines = result_lines(people_on_hard["test"], models=("newcomer",))
     at = upload(at, "test-results.jsonl", "\n".join(lines).encode())
@@ -559,7 +581,7 @@ def test_switching_to_the_papers_metric_changes_the_heatmap(env):
 
 
 def test_exports_name_the_metric(env, downloads):
-    at = open_page()
+    at = open_page(boxes=[DRILL])
     names = set(downloads.files)
     for ext in ("png", "svg", "csv"):
         assert f"heatmap_model_format_rouge_l_strict_t0.75.{ext}" in names
@@ -707,7 +729,7 @@ def test_correlation_over_two_groups_is_refused(env):
 
 
 def test_the_url_follows_the_controls_and_reopens_the_same_view(env):
-    at = select(open_page(), "rs_view", "heatmap")
+    at = select(open_page(boxes=[FILTERS]), "rs_view", "heatmap")
     at.selectbox(key="rs_row").set_value("task")
     at.selectbox(key="rs_col").set_value("depth")
     at.radio(key="rs_rouge_heatmap").set_value("paper")
@@ -885,3 +907,98 @@ def test_a_rerun_draws_the_same_heatmap_without_building_it_again(env, monkeypat
     assert len(built) == 1 and charts(at)[0][0] == first[0][0]  # drawn again, alike, not built again
     at.selectbox(key="rs_row").set_value("prompt").run()
     assert len(built) == 2 and built[-1][0] == "prompt"
+
+
+# ---------------------------------------------------------------- what the first view sends (issue 46)
+
+
+def test_the_first_view_draws_the_heatmap_and_no_grid_until_asked(env):
+    """Issue 46: a grid (st.dataframe) costs the page about 0.6 s in the browser. The first view draws
+    the heatmap, its purpose, and no grid: the sources, the filters and the samples behind a cell are
+    boxes whose content comes when one is opened."""
+    at = open_page()
+    assert len(charts(at)) == 1 and not at.dataframe and not at.multiselect
+    labels = [e.label for e in at.expander]
+    sources = results_frame.describe_sources(results_frame.load_results(storage.open_db()))
+    assert f"Sources ({len(sources)})" in labels and "Filters" in labels and "Samples behind a cell" in labels
+    assert not [b for b in at.selectbox if b.label == "Sample"]
+    at.session_state[SOURCES] = True  # as a click on the box does
+    at.run()
+    assert len(at.dataframe) == 1 and "CSV" in download_labels(at)
+    at.session_state[DRILL] = True
+    at.run()
+    assert len(drill_table(at)) and [b for b in at.selectbox if b.label == "Sample"]
+    at.session_state[FILTERS] = True
+    at.run()
+    assert at.multiselect(key="rs_filter_prompt")
+
+
+def test_a_filter_stays_on_in_the_closed_box_and_says_so(env):
+    at = open_page(boxes=[FILTERS])
+    at.multiselect(key="rs_filter_prompt").set_value(["naive"]).run()
+    on = charts(at)[0][1][0]["n"].sum()
+    at.session_state[FILTERS] = False  # closed: its boxes are not drawn, the filter stays on
+    at.run()
+    assert not at.multiselect and charts(at)[0][1][0]["n"].sum() == on
+    assert any(c.value == "Filters on: prompt naive." for c in at.caption)
+    assert at.query_params["prompt"] == "naive"
+    at.session_state[FILTERS] = True
+    at.run()
+    assert at.multiselect(key="rs_filter_prompt").value == ["naive"]
+
+
+def test_a_click_on_a_cell_opens_the_samples_behind_it():
+    """The heatmap's click (its selection event) points the drill-down at the cell and opens its box."""
+    def page():
+        import streamlit as st
+
+        from structext_core.structext_eval.ui.results_common import DRILL_OPEN, follow_click
+        from structext_core.views import charts
+
+        class Event:
+            selection = {charts.CELL_SELECTION: [{"row_label": "weak", "col_label": "yaml"}]}
+
+        follow_click(Event(), "heatmap_model_format")
+        st.write(st.session_state.get(DRILL_OPEN), st.session_state["rs_heatmap_model_format_drill_row"])
+
+    at = AppTest.from_function(page).run()
+    assert at.session_state["rs_drill_open"] is True
+    assert at.session_state["rs_heatmap_model_format_drill_col"] == "yaml"
+
+
+def test_an_admin_with_results_gets_the_loading_panel_closed_and_empty(admin_env):
+    at = open_page(admin_env["admin"])
+    assert [e.label for e in at.expander][0] == "Load results (admin)"
+    assert not at.get("file_uploader") and not at.dataframe
+    at.session_state[LOADING] = True
+    at.run()
+    assert at.get("file_uploader") and [d for d in at.dataframe if "filename" in d.value.columns]
+
+
+def test_the_papers_table_as_printed_is_a_box_under_its_heatmap(empty_env):
+    at = open_page()
+    assert len(charts(at)) == 1 and not at.dataframe
+    box, = [e for e in at.expander if e.label.endswith("as printed (24 rows)")]
+    at.session_state["rs_paper_table_open_table3_format"] = True
+    at.run()
+    assert at.dataframe[0].value.astype(str).equals(paper.load_table("table3"))
+
+
+def test_the_loading_panel_is_open_on_a_fresh_install_and_the_first_import_shows(tmp_path, monkeypatch):
+    """With no results the loading panel is open at once (nothing to click); after the first import
+    the view shows the results and the panel closes to its label."""
+    from structext_core.structext_eval import samples as samples_mod
+    from structext_core.studio import accounts
+
+    hard = hard_samples()
+    samples_mod.write_jsonl(tmp_path / "suites" / "test-hard.jsonl", hard)
+    admin = accounts.create_user(storage.open_db(tmp_path / "structext.db"), "lead", "password-123", "admin")
+    monkeypatch.setenv("STRUCTEXT_DB", str(tmp_path / "structext.db"))
+    monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
+    monkeypatch.setenv("STRUCTEXT_RESULTS_DIR", str(tmp_path / "incoming"))
+    at = open_page(admin)
+    assert at.get("file_uploader") and at.radio(key="rs_source").value == "paper"
+    at = upload(at, "first.jsonl", "\n".join(result_lines(hard, models=("first",))).encode())
+    assert any("Imported" in s.value and "first.jsonl" in s.value for s in at.success)
+    assert at.radio(key="rs_source").value == "imported" and "first" in set(charts(at)[0][1][0]["row_label"])
+    assert not at.get("file_uploader") and "Load results (admin)" in [e.label for e in at.expander]

@@ -121,6 +121,10 @@ def test_lead_creates_a_study_and_reads_the_results(world):
     assert not at.exception and any("Created" in s.value for s in at.success), [e.value for e in at.error]
     study = pws.list_studies(world["db"])[0]
     assert study.name == "from the page" and study.pairs == 5
+    # a study exists: the new study's form is drawn once its box is opened (issue 46)
+    again = open_page("pairwise_admin.py", p["lead"])
+    assert "New pairwise study" in [e.label for e in again.expander] and not again.get("text_input")
+    assert open_page("pairwise_admin.py", p["lead"], pwa_new_open=True).text_input(key="pwa_name")
     assert any("No counted votes" in i.value for i in at.info)
     clock = 100.0
     for who in ("ann1", "ann2"):

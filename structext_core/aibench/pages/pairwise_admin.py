@@ -89,33 +89,37 @@ def on_resolve(flag_id: int) -> None:
 st.title("Pairwise studies")
 ui.show_flash()
 
-with st.expander("New pairwise study", expanded=not pws.list_studies(db)):
-    datasets = aibench_store.stored_datasets()
-    annotators = accounts.list_users(db, role="annotator")
-    if not datasets:
-        st.info("No AIBench data set is stored yet: open Results → AIBench once (it makes the synthetic set) or "
-                "import one with `python -m structext_core aibench import`.")
-    elif not annotators:
-        st.info("There are no annotator accounts yet: create them on the **Accounts** page (Admin) first.")
-    else:
-        dataset = st.selectbox("AIBench data set", datasets, key="pwa_dataset")
-        systems = pws.dataset_systems(dataset)
-        st.multiselect("Systems (all when none chosen)", systems, key="pwa_systems")
-        with st.form("pwa_create"):
-            st.text_input("Name", key="pwa_name", max_chars=pws.MAX_NAME_CHARS)
-            st.multiselect("Annotators", annotators, format_func=lambda u: u["username"], key="pwa_people",
-                           help="Every annotator judges every pair, each in an own order with own sides.")
-            c1, c2, c3, c4 = st.columns(4)
-            c1.number_input("Counted pairs", 1, pws.MAX_PAIRS, 30, key="pwa_pairs")
-            c2.number_input("Practice pairs", 0, 10, 2, key="pwa_practice")
-            c3.number_input("Share repeated, sides swapped", 0.0, 0.5, 0.1, 0.05, key="pwa_repeat")
-            c4.number_input("Seed", 0, 2**31 - 1, 0, key="pwa_seed")
-            st.form_submit_button("Create study", type="primary", on_click=on_create)
-        st.caption(f"Blinding: both images of a pair are served on one {pws.CANVAS[0]} x {pws.CANVAS[1]} canvas "
-                   "(scaled down to fit when larger, the rest white) and padded to one byte size, so neither size, "
-                   "shape nor file names a system; each annotator gets files and addresses of their own, which "
-                   "stop answering when their page moves on. Papers an annotator opened in the question review "
-                   "are left out of the pairs.")
+# Its form is drawn only while the box is open (open while there is no study; opening it reruns the page).
+new_study_box = st.expander("New pairwise study", expanded=not pws.list_studies(db), key="pwa_new_open",
+                            on_change="rerun")
+if new_study_box.open:
+    with new_study_box:
+        datasets = aibench_store.stored_datasets()
+        annotators = accounts.list_users(db, role="annotator")
+        if not datasets:
+            st.info("No AIBench data set is stored yet: open Results → AIBench once (it makes the synthetic set) or "
+                    "import one with `python -m structext_core aibench import`.")
+        elif not annotators:
+            st.info("There are no annotator accounts yet: create them on the **Accounts** page (Admin) first.")
+        else:
+            dataset = st.selectbox("AIBench data set", datasets, key="pwa_dataset")
+            systems = pws.dataset_systems(dataset)
+            st.multiselect("Systems (all when none chosen)", systems, key="pwa_systems")
+            with st.form("pwa_create"):
+                st.text_input("Name", key="pwa_name", max_chars=pws.MAX_NAME_CHARS)
+                st.multiselect("Annotators", annotators, format_func=lambda u: u["username"], key="pwa_people",
+                               help="Every annotator judges every pair, each in an own order with own sides.")
+                c1, c2, c3, c4 = st.columns(4)
+                c1.number_input("Counted pairs", 1, pws.MAX_PAIRS, 30, key="pwa_pairs")
+                c2.number_input("Practice pairs", 0, 10, 2, key="pwa_practice")
+                c3.number_input("Share repeated, sides swapped", 0.0, 0.5, 0.1, 0.05, key="pwa_repeat")
+                c4.number_input("Seed", 0, 2**31 - 1, 0, key="pwa_seed")
+                st.form_submit_button("Create study", type="primary", on_click=on_create)
+            st.caption(f"Blinding: both images of a pair are served on one {pws.CANVAS[0]} x {pws.CANVAS[1]} canvas "
+                       "(scaled down to fit when larger, the rest white) and padded to one byte size, so neither size, "
+                       "shape nor file names a system; each annotator gets files and addresses of their own, which "
+                       "stop answering when their page moves on. Papers an annotator opened in the question review "
+                       "are left out of the pairs.")
 
 every_study = pws.list_studies(db)
 if not every_study:

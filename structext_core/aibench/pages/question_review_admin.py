@@ -143,8 +143,12 @@ def new_campaign() -> None:
             st.rerun(scope="app")
 
 
-with st.expander("New review campaign", expanded=not qr.list_campaigns(db)):
-    new_campaign()
+# Its form is drawn only while the box is open (open while there is no campaign; opening it reruns the page).
+new_campaign_box = st.expander("New review campaign", expanded=not qr.list_campaigns(db), key="qra_new_open",
+                               on_change="rerun")
+if new_campaign_box.open:
+    with new_campaign_box:
+        new_campaign()
 
 every_campaign = qr.list_campaigns(db)
 if not every_campaign:

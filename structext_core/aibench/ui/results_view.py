@@ -28,10 +28,15 @@ from structext_core.studio import access
 from structext_core.text import safe_text
 from structext_core.text.words import plural
 from structext_core.ui import benchmark_choice
+from structext_core.views import cells as shown_cells
 
 HEATMAPS = {"system x level": ("system", "level"), "system x conference": ("system", "conference"),
             "solver x system": ("solver", "system"), "system x kind of question": ("system", "kind")}
 
+
+#: The session keys of the open state of the boxes drawn only while open (opening one reruns the page):
+#: a grid (st.dataframe) costs the page about 0.6 s in the browser, an uploader its own code.
+DRILL_OPEN, DETAIL_OPEN, UPLOAD_OPEN = "rs_aib_drill_open", "rs_aib_table3_detail_open", "rs_aib_upload_open"
 
 URL_WIDGETS = {"table": "rs_aib_paper", "data": "rs_aib_data", "heatmap": "rs_aib_heatmap",
                "system": "rs_aib_system", "solver": "rs_aib_solver", "level": "rs_aib_level"}
@@ -43,14 +48,25 @@ def paper_tables() -> None:
                        format_func=lambda k: aibench_paper.TABLES[k].title)
     info = aibench_paper.TABLES[key]
     st.caption(info.caption + " Shown exactly as printed.")
-    st.dataframe(aibench_paper.load_table(key), hide_index=True, key="rs_aib_paper_table")
+    st.table(aibench_paper.load_table(key), hide_index=True)  # a few rows as printed (text): a plain table
     if key == "table2":
         st.caption("Each metric against the human rank. With 5 systems Spearman's rho takes only 21 values "
                    "(0.9 is one swap of neighbours from 1.0), so three metrics tie at 0.9; p is the exact "
                    "one-sided permutation p over all 120 orderings.")
-        st.dataframe(aibench_paper.metric_rank_correlations(), hide_index=True, key="rs_aib_rank_corr")
+        st.table(plain(aibench_paper.metric_rank_correlations(), digits=4), hide_index=True)
     with st.expander("Where these figures come from"):
         st.markdown(aibench_paper.source_note())
+
+
+def plain(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
+    """``frame`` for ``st.table``: its decimal columns as text to ``digits`` decimals, a dash where a value is
+    missing (a plain table formats nothing itself)."""
+    out = frame.copy()
+    for column in out.columns:
+        if pd.api.types.is_float_dtype(out[column]):
+            out[column] = [shown_cells.DASH if shown_cells.missing(v) else shown_cells.number_text(v, digits)
+                           for v in out[column]]
+    return out
 
 
 def _signature(name: str) -> tuple:
@@ -100,7 +116,7 @@ def results_section(db, user) -> None:
     agreement = views.solver_rank_agreement(rows)
     if not agreement.empty:
         st.caption("Does the ranking of systems change with the solver? Kendall's tau between solvers.")
-        st.dataframe(agreement, hide_index=True, key="rs_aib_agreement")
+        st.table(plain(agreement, digits=3), hide_index=True)  # a row a pair of solvers: a plain table
     drill(data, rows)
     aibench_people.people_section(db, user, name, data, rows)
 
@@ -120,14 +136,18 @@ def table3(table: pd.DataFrame) -> None:
                + " A: aesthetics as imported (none for the synthetic set); O: the mean of the five, with a bootstrap "
                "interval over papers. C, T, P, S: accuracy (%) pooled over the level's questions; a question "
                "without a clear letter counts as not correct.")
-    with st.expander("n and Wilson 95% interval of each level"):
-        st.dataframe(views.table3_detail(table), hide_index=True, key="rs_aib_table3_detail")
+    box = st.expander("n and Wilson 95% interval of each level", key=DETAIL_OPEN, on_change="rerun")
+    if box.open:
+        box.dataframe(views.table3_detail(table), hide_index=True, key="rs_aib_table3_detail")
 
 
 def upload_panel(name: str) -> None:
     """Admins: store a predictions file with the chosen data set (every problem named, nothing
     stored on any)."""
-    with st.expander("Upload predictions (admin)", expanded=False):
+    box = st.expander("Upload predictions (admin)", key=UPLOAD_OPEN, on_change="rerun")
+    if not box.open:
+        return
+    with box:
         upload = st.file_uploader(
             "Predictions (JSONL, one a line: paper_id, question_id, system, solver, prediction)",
             type=["jsonl"], key="rs_aib_upload", max_upload_size=aibench_store.MAX_UPLOAD_MB)
@@ -160,7 +180,15 @@ def synthetic_failed(status) -> None:
 
 
 def drill(data, rows: pd.DataFrame) -> None:
-    st.subheader("Questions behind a cell")
+    """The questions of one system, solver and level, with the image of one: in a box drawn only while
+    open (opening it reruns the page)."""
+    box = st.expander("Questions behind a cell", key=DRILL_OPEN, on_change="rerun", icon=":material/table_rows:")
+    if box.open:
+        with box:
+            drill_questions(data, rows)
+
+
+def drill_questions(data, rows: pd.DataFrame) -> None:
     left, middle, right = st.columns(3)
     system = left.selectbox("System", data.systems, key="rs_aib_system")
     solver = middle.selectbox("Solver", sorted(rows["solver"].unique()), key="rs_aib_solver")
@@ -223,6 +251,8 @@ def apply_url(db, user, can_see: bool):
     read = url_state.read_url(current, options)
     for key in (*URL_WIDGETS.values(), "rs_aib_pick"):
         state.pop(key, None)
+    if can_see and {"system", "solver", "level"} & set(current):  # a link into the drill-down opens it
+        state[DRILL_OPEN] = True
     for key, value in read.values.items():
         if key in URL_WIDGETS:
             state[URL_WIDGETS[key]] = value

@@ -13,6 +13,7 @@ from structext_core.structext_eval import drill_downs, results_charts, results_f
 from structext_core.structext_eval.result_dimensions import DIMENSIONS, ITEM_COLUMNS
 from structext_core.structext_eval.ui.results_common import (
     DIMENSION_TITLES,
+    DRILL_OPEN,
     built_chart,
     drill_key,
     drill_rows,
@@ -44,19 +45,39 @@ from structext_core.views import (
 # ---------------------------------------------------------------- imported results
 
 
+#: The session key of the open state of the filters' box.
+FILTERS_OPEN = "rs_filters_open"
+
+
 def choose_filters(frame: pd.DataFrame, dimensions) -> dict:
+    """The filters of ``dimensions`` (those with more than one value), in a box whose boxes are drawn only
+    while it is open (opening it reruns the view); closed, the filters chosen stay on (its label counts
+    them). A filter's value is kept under ``rs_filter_<dimension>_kept``, as Streamlit forgets a widget
+    it did not draw."""
     options = result_options.filter_options(frame, DIMENSIONS)
-    chosen = {}
-    with st.expander("Filters", expanded=bool(any(st.session_state.get(f"rs_filter_{d}") for d in dimensions))):
-        columns = st.columns(3)
-        for i, dimension in enumerate(dimensions):
-            values = options.get(dimension, [])
-            if len(values) > 1:
-                key = f"rs_filter_{dimension}"
-                if key in st.session_state:  # values no longer offered (a URL, other filters) drop out
-                    st.session_state[key] = [v for v in st.session_state[key] if v in values]
-                chosen[dimension] = tuple(columns[i % 3].multiselect(
-                    DIMENSION_TITLES[dimension], values, key=key, placeholder="all"))
+    offered = [d for d in dimensions if len(options.get(d, [])) > 1]
+    state = st.session_state
+    for dimension in offered:
+        key = f"rs_filter_{dimension}"
+        if key not in state and f"{key}_kept" in state:
+            state[key] = state[f"{key}_kept"]
+        if key in state:  # values no longer offered (a URL, other filters) drop out
+            state[key] = [v for v in state[key] if v in options[dimension]]
+    chosen = {d: tuple(state.get(f"rs_filter_{d}") or ()) for d in offered}
+    on = sum(bool(v) for v in chosen.values())
+    if on and FILTERS_OPEN not in state:  # a link with filters opens on them
+        state[FILTERS_OPEN] = True
+    box = st.expander("Filters", key=FILTERS_OPEN, on_change="rerun", icon=":material/filter_list:")
+    if box.open:
+        columns = box.columns(3)
+        for i, dimension in enumerate(offered):
+            key = f"rs_filter_{dimension}"
+            chosen[dimension] = tuple(columns[i % 3].multiselect(
+                DIMENSION_TITLES[dimension], options[dimension], key=key, placeholder="all"))
+            state[f"{key}_kept"] = list(chosen[dimension])
+    elif on:  # what the closed box keeps on
+        st.caption(markdown_text("Filters on: " + "; ".join(f"{DIMENSION_TITLES[d]} {', '.join(map(str, v))}"
+                                                            for d, v in chosen.items() if v)) + ".")
     chosen = {k: v for k, v in chosen.items() if v}
     for dimension, values in chosen.items():
         remember(dimension, values)
@@ -67,8 +88,17 @@ def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.D
     """The samples behind one cell of the ``name`` chart (heatmap, paired). Its boxes are keyed by
     the chart's axes (:func:`drill_key`): after the axes change, they start afresh instead of
     showing the old axes' labels over the new cell's rows."""
+    # Drawn only while open (opening it, or clicking a cell, reruns the view): its grid and boxes cost the
+    # page about 0.7 s in the browser.
+    box = st.expander("Samples behind a cell", key=DRILL_OPEN, on_change="rerun", icon=":material/table_rows:")
+    if box.open:
+        with box:
+            drill_cell(frame, chosen, row, col, cells, name)
+
+
+def drill_cell(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.DataFrame, name: str) -> None:
+    """The drill-down's boxes, its table and the sample picked (:func:`drill`)."""
     key = drill_key(name, row, col)
-    st.subheader("Samples behind a cell")
     rows_available = heatmaps.axis_order(cells, "row")
     cols_available = heatmaps.axis_order(cells, "col")
     for widget, options in ((f"rs_{key}_drill_row", rows_available), (f"rs_{key}_drill_col", cols_available)):
@@ -242,9 +272,12 @@ def sources_block(frame_all: pd.DataFrame, user) -> None:
         st.caption(f"{plural(len(frame_all), 'scored result')} from {plural(len(sources), 'source')}: imported files (kept in "
                    "the database) and the human baseline studies (models `human:<annotator>` and the pool "
                    "`human`).")
-    with st.expander("Sources"):
-        st.dataframe(sources, hide_index=True)
-        exports("sources", table=sources)
+    # drawn only while open (opening it reruns the view): a grid costs the page about 0.6 s
+    box = st.expander(f"Sources ({len(sources):,})", key="rs_sources_open", on_change="rerun")
+    if box.open:
+        with box:
+            st.dataframe(sources, hide_index=True)
+            exports("sources", table=sources)
 
 
 @dataclass(frozen=True)

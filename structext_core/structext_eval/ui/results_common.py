@@ -191,11 +191,16 @@ def drill_key(name: str, row: str, col: str) -> str:
     return f"{name}_{row}_{col}"
 
 
+#: The session key of the open state of the drill-down's box (one for every chart).
+DRILL_OPEN = "rs_drill_open"
+
+
 def follow_click(event, key: str) -> None:
-    """Point the drill-down's row and column boxes at the heatmap cell just clicked."""
+    """Point the drill-down's row and column boxes at the heatmap cell just clicked, and open it."""
     picked = charts.picked_cell(event.selection if event is not None else None)
     if picked is not None and picked != st.session_state.get(f"rs_{key}_picked"):
         st.session_state[f"rs_{key}_picked"] = picked
+        st.session_state[DRILL_OPEN] = True
         st.session_state[f"rs_{key}_drill_row"], st.session_state[f"rs_{key}_drill_col"] = picked
 
 
@@ -266,7 +271,8 @@ def apply_url_state(options: dict, only: tuple[str, ...] | None = None) -> None:
     state = url_state.read_url(params, options)
     values = state.values
     managed = [*URL_WIDGETS.values(), "rs_all_items", *(f"rs_rouge_{v}" for v in result_options.VIEWS),
-               *(f"rs_filter_{d}" for d in DIMENSIONS), *(f"{k}_kept" for k in KEPT_ACROSS_VIEWS)]
+               *(f"rs_filter_{d}" for d in DIMENSIONS), *(f"rs_filter_{d}_kept" for d in DIMENSIONS),
+               *(f"{k}_kept" for k in KEPT_ACROSS_VIEWS)]
     for key in managed:
         st.session_state.pop(key, None)
     view = values.get("view", "heatmap")

@@ -45,11 +45,21 @@ from structext_core.views import (
 AUTO_SUITE = "(worked out from each file)"
 
 
-def admin_panel(db, user, expanded: bool) -> None:
-    """Loading and deleting results, for admins: first on the page (open while there are none)."""
+#: The session key of the open state of the admin's loading panel.
+LOAD_OPEN = "rs_load_open"
+
+
+def admin_panel(db, user) -> None:
+    """Loading and deleting results, for admins: first on the page (open while there are none).
+    Its uploader and list are drawn only while it is open (opening it reruns the page): the browser
+    does not load them for a page whose admin came to read results."""
     if not access.can(access.role_of(user), "load_data"):
         return
-    with st.expander("Load results (admin)", expanded=expanded, icon=":material/upload_file:"):
+    box = st.expander("Load results (admin)", expanded=not has_data(db, user)[3], icon=":material/upload_file:", key=LOAD_OPEN,
+                      on_change="rerun")
+    if not box.open:
+        return
+    with box:
         files = suites.suite_files()
         if not files:
             st.info("No sample files found in the suites folder: generate Test / Test-Hard on the Home page "
@@ -165,8 +175,13 @@ def paper_page() -> None:
     chart = built_chart(charts.paper_heatmap_chart, cells, table_info.title, view.row_title, view.col_title,
                         view.metric, subtitle=view.metric, fit=True)
     st.write(table_info.caption)
-    show_chart(chart, view.file_name(), view.label_table(paper.load_table(view.table)))
-    st.dataframe(paper.load_table(view.table), hide_index=True)
+    table = paper.load_table(view.table)
+    show_chart(chart, view.file_name(), view.label_table(table))
+    # The heatmap is the table; the table as printed is there for who asks (its grid costs the page ~0.6 s).
+    box = st.expander(f"{table_info.title} as printed ({plural(len(table), 'row')})", key=f"rs_paper_table_open_{key}",
+                      on_change="rerun", icon=":material/table:")
+    if box.open:
+        box.dataframe(table, hide_index=True)
 
 
 # ---------------------------------------------------------------- the view
@@ -175,13 +190,27 @@ def paper_page() -> None:
 def results_page(db, user) -> None:
     """StrucText-Eval's Results view: imported model results and the human baseline, and the
     paper's tables."""
-    start_run()
+    ui.show_flash()
+    admin_panel(db, user)
+    data_view(user)
+
+
+def has_data(db, user) -> tuple[str, tuple, access.ResultsScope, bool]:
+    """(database path, data version, what ``user`` may see, whether any of it is there)."""
     db_path = str(storage.default_db_path())
     version = results_frame.data_version(db)
     scope = access.results_scope(db, user, load_frame(db_path, version)["suite"].unique())
-    has_results = results_frame.has_results(version) and not scoped_frame(db_path, version, scope).empty
-    ui.show_flash()
-    admin_panel(db, user, expanded=not has_results)
+    return db_path, version, scope, results_frame.has_results(version) and not scoped_frame(db_path, version,
+                                                                                             scope).empty
+
+
+@ui.fragment
+def data_view(user) -> None:
+    """Everything below the loading panel: a click here (the data, a view, a control, a heatmap cell)
+    reruns this part only, not the page around it."""
+    start_run()
+    db = ui.get_db()
+    db_path, version, scope, has_results = has_data(db, user)
     if scope == access.ResultsScope():  # the paper's tables only
         apply_url_state({}, only=("paper",))  # the rest of a shared link waits for a log-in that can see it
         st.caption("Model and human results are shown to researchers and admins; here are the paper's tables.")
