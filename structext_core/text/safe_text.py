@@ -142,3 +142,29 @@ def markdown_text(text: str) -> str:
     if escaped[len(text)]:
         out.append("\\")  # a trailing lone backslash escapes nothing of what follows
     return "".join(out)
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    """``frame`` as a Markdown table (a small static table costs the browser nothing more than the
+    Markdown it already draws, where ``st.table``/``st.dataframe`` load an element of their own):
+    whole numbers with thousands separators and numeric columns aligned right, every text cell made
+    safe (:func:`markdown_text`, ``|`` escaped, on one line), an empty cell for a missing value."""
+    def cell(value) -> str:
+        if value is None or (isinstance(value, float) and value != value):
+            return ""
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, int | float):
+            return f"{value:,}"
+        text = " ".join(str(value).split())
+        return markdown_text(text).replace("|", "\\|")
+
+    def numeric(column) -> bool:
+        return pd.api.types.is_numeric_dtype(frame[column]) and not pd.api.types.is_bool_dtype(frame[column])
+
+    columns = list(frame.columns)
+    lines = ["| " + " | ".join(cell(str(c)) for c in columns) + " |",
+             "|" + "|".join("---:" if numeric(c) else "---" for c in columns) + "|"]
+    for row in frame.itertuples(index=False):
+        lines.append("| " + " | ".join(cell(v.item() if hasattr(v, "item") else v) for v in row) + " |")
+    return "\n".join(lines)

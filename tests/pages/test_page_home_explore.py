@@ -10,6 +10,7 @@ from structext_core.structext_eval import study as structext_study
 from structext_core.studio import sandbox
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 from structext_core.text.safe_text import markdown_text
+from tests.pages.first_view import heavy
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 RESEARCHER = {"id": 7, "username": "reader", "role": "researcher"}  # Explore is for researchers and admins
@@ -71,6 +72,7 @@ def test_home_generation_form_is_admin_only_and_validates(small_defaults):
     assert not at.button  # no form for visitors
     at = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60)
     at.session_state["user"] = {"id": 1, "username": "lead", "role": "admin"}
+    at.session_state["home_generate_open"] = True  # its section, opened (drawn only while open)
     at.run()
     # Form values are sent together with the submit, as in the browser.
     at.selectbox(key="home_kind").select("custom")
@@ -104,6 +106,37 @@ def test_home_shows_server_paths_to_admins_only(small_defaults, user):
     admin.session_state["user"] = {"id": 1, "username": "lead", "role": "admin"}
     admin.run()
     assert any(f"File: `{small_defaults / 'suites' / 'test.jsonl'}`" in c.value for c in admin.caption)
+
+
+ADMIN = {"id": 1, "username": "lead", "role": "admin"}
+
+
+@pytest.mark.parametrize("user", [None, RESEARCHER, ADMIN])
+def test_home_first_view_sends_no_table_element_nor_form(small_defaults, user):
+    """Issue 46: Home drew 4 dataframes and the admin's two forms (selectbox, number inputs, text inputs,
+    multiselects) on every visit, 2 s in the browser. Now its suite tables are Markdown and the forms
+    are sections drawn once opened; the figures a person reads first are all there."""
+    for name in ("test", "test-hard"):
+        suites.load_or_generate(name, data_dir=small_defaults / "suites")
+    at = _home(user)
+    assert not at.exception
+    assert heavy(at) == {}
+    assert [m.value for m in at.metric][::4] == ["29", "58"]  # each default suite's figures, at once
+    tables = [m.value for m in at.markdown if m.value.startswith("| format |")]
+    rows = samples.read_jsonl(small_defaults / "suites" / "test.jsonl")
+    csv = [r for r in rows if r["language"] == "csv"]  # the by-format row of csv, counted from the file
+    mean_ref = round(sum(len(r["reference"]) for r in csv) / len(csv))
+    assert len(tables) == 2 and f"| csv | {len(csv)} | {mean_ref:,} |" in tables[0]
+    hard = samples.read_jsonl(small_defaults / "suites" / "test-hard.jsonl")
+    cell = sum(r["depth"] == 2 and r["width"] == 2 for r in hard)
+    assert any(m.value.startswith("| depth | width |") and f"| 2 | 2 | {cell} |" in m.value for m in at.markdown)
+    sections = [e.label for e in at.expander]
+    assert ("Generate a suite" in sections) == (user is ADMIN)
+    if user is ADMIN:  # the form, once its section is opened
+        at.session_state["home_generate_open"] = True
+        at.run()
+        assert at.selectbox(key="home_kind").value == "test" and at.number_input(key="home_seed").value == 0
+        assert "dataframe" not in heavy(at) and heavy(at)["selectbox"] == 1
 
 
 def _explore(env):
@@ -154,6 +187,7 @@ def test_explore_without_suites_points_to_home(isolated_env):
 def test_home_admin_imports_released_samples_for_explore(small_defaults, official_dir):
     at = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60)
     at.session_state["user"] = {"id": 1, "username": "lead", "role": "admin"}
+    at.session_state["home_import_open"] = True  # its section, opened (drawn only while open)
     at.run()
     at.text_input(key="home_import_folder").input(str(official_dir))
     at.text_input(key="home_import_name").input("released")
