@@ -286,7 +286,7 @@ def test_a_study_shown_only_when_closed_is_off_results_until_then(env, monkeypat
 def test_accounts_and_study_admin_offer_researcher_accounts_public_mode_and_results_visibility(env):
     admin = env["people"]["admin"]
     access.set_public_mode(storage.open_db(), False, admin)
-    at = run_page("accounts", admin)
+    at = run_page("accounts", admin, ac_create_open=True, ac_public_open=True)  # its sections, opened
     assert at.radio(key="ac_new_role").options == ["annotator", "researcher", "lead", "admin"]
     assert at.toggle(key="ac_public_mode").value is False
     at.toggle(key="ac_public_mode").set_value(True).run()
