@@ -176,3 +176,13 @@ def test_a_markdown_table_keeps_numbers_as_read_and_its_cells_safe():
     html = MarkdownIt().enable("table").render(text)
     assert html.count("<tr>") == 4 and html.count("<td") == 9  # the "|" of a cell split no row
     assert "<img" not in html and "<a " not in html and "evil.example" in html
+
+
+@pytest.mark.parametrize("cell", ["a*b*c", "_x_ `y` ~z~ $1+2$", "[l](http://e.example) <b>bold</b> &amp;", "# h", "- 1",
+                                  "x\\|y", "=SUM(A1)"])
+def test_a_markdown_tables_cell_reads_exactly_as_it_is(cell):
+    """A reference's table in Explore: no character of a cell may turn into markup (issue 46)."""
+    html = MarkdownIt().enable("table").render(markdown_table(pd.DataFrame({"cell": [cell]})))
+    body = re.search(r"<td>(.*)</td>", html).group(1)
+    assert "<" not in body.replace("&lt;", "") and body.replace("&lt;", "<").replace("&gt;", ">").replace(
+        "&quot;", '"').replace("&amp;", "&") == cell
