@@ -412,3 +412,26 @@ def test_home_presents_both_benchmarks_and_where_to_go(small_defaults):
     text = "\n".join(m.value for m in at.markdown)
     assert "[**Explore**](explore?benchmark=aibench): its data sets" in text
     assert "(pairwise)" not in text and "(human_baseline)" not in text
+
+
+def test_explore_first_view_draws_a_small_table_as_markdown_and_a_long_one_in_a_grid(isolated_env):
+    """Issue 46: a CSV sample's two tables of a few rows were two st.dataframe (the page's slowest part in
+    the browser); now they are Markdown tables, each cell as the file has it. A long table keeps its grid."""
+    from structext_core.structext_eval.ui import explore as explore_view
+
+    small = suites.generate_cell(1, 1, 1, 1, suite="tables")[0]  # csv: two tables of one row
+    long = dict(small, id="tables-long")
+    rows = explore_view.MARKDOWN_TABLE_ROWS + 1
+    long["reference"] = "primeKey,name\n" + "\n".join(f"k{i},*n{i}*" for i in range(rows))
+    samples.write_jsonl(isolated_env / "suites" / "tables.jsonl", [small, long])
+    at = explore_page().run()
+    assert not at.exception and small["language"] == "csv"
+    assert "dataframe" not in heavy(at)
+    tables = [m.value for m in at.markdown if m.value.startswith("| primeKey |")]
+    header, body = small["reference"].split("\n\n")[0].split("\n")[:2]
+    assert len(tables) == 2 and tables[0].split("\n")[0] == "| " + " | ".join(header.split(",")) + " |"
+    assert tables[0].split("\n")[2] == "| " + " | ".join(body.split(",")) + " |"  # each cell as written
+    at.selectbox(key="explore_sample").select("tables-long").run()
+    assert not at.exception
+    [grid] = at.dataframe
+    assert len(grid.value) == rows and grid.value["name"].iloc[0] == "*n0*"
