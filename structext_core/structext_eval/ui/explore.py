@@ -132,8 +132,11 @@ def explore_view(db, user) -> None:
         answer_lines = sample["answer"].count("\n") + 1
         st.markdown("**Answer**" + (f" ({answer_lines:,} lines)" if answer_lines > 1 else ""))
         # A long answer scrolls in a frame of its own, so it never pushes the reference off the screen.
-        with st.container(height=ANSWER_FRAME if answer_lines > ANSWER_LINES_IN_FULL else "content", key="explore_answer"):
-            st.code(sample["answer"], language=None)
+        # Plain text, every character and space as it is (st.code would first load the browser's code
+        # highlighter, half a second; the Raw text tab still highlights the reference).
+        with st.container(height=ANSWER_FRAME if answer_lines > ANSWER_LINES_IN_FULL else "content", border=True,
+                          key="explore_answer"):
+            st.text(sample["answer"])
         st.markdown("**Rule hint**")
         st.info(markdown_text(sample["rule_hint"]))
 
