@@ -162,12 +162,12 @@ def markdown_table(frame: pd.DataFrame) -> str:
             return f"{value:,}"
         return "".join("\\" + c if c in _PUNCTUATION else c for c in " ".join(str(value).split()))
 
-    def numeric(column) -> bool:
+    def of_numbers(column) -> bool:
         return pd.api.types.is_numeric_dtype(frame[column]) and not pd.api.types.is_bool_dtype(frame[column])
 
     columns = list(frame.columns)
     lines = ["| " + " | ".join(cell(str(c)) for c in columns) + " |",
-             "|" + "|".join("---:" if numeric(c) else "---" for c in columns) + "|"]
+             "|" + "|".join("---:" if of_numbers(c) else "---" for c in columns) + "|"]
     for row in frame.itertuples(index=False):
         lines.append("| " + " | ".join(cell(v.item() if hasattr(v, "item") else v) for v in row) + " |")
     return "\n".join(lines)
