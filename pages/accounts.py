@@ -20,19 +20,70 @@ user = ui.require_page("accounts")
 db = ui.get_db()
 
 
+def section(label: str, key: str, icon: str | None = None):
+    """A section drawn only while it is open (opening it reruns the page): the page's first view sends
+    the browser no table and no form, only what each section holds and how many."""
+    box = st.expander(label, key=key, icon=icon, on_change="rerun")
+    return box if box.open else None
+
+
 def accounts_section() -> None:
     everyone = accounts.list_users(db, include_inactive=True)
     users = [u for u in everyone if u["status"] != "deleted"]
-    st.dataframe(
-        dashboard.accounts_table(everyone),
-        hide_index=True,
-        column_config={"username": "user name", "role": st.column_config.TextColumn("role", width="small"),
-                       "status": st.column_config.TextColumn("status", width="small"),
-                       "created_at": "created (UTC)"},
-    )
+    st.markdown(f"**{dashboard.accounts_summary(everyone, accounts.ROLES)}**")
+    if box := section(f"Every account, with its role and status ({len(everyone):,})", "ac_list_open",
+                      ":material/group:"):
+        box.dataframe(
+            dashboard.accounts_table(everyone),
+            hide_index=True,
+            column_config={"username": "user name", "role": st.column_config.TextColumn("role", width="small"),
+                           "status": st.column_config.TextColumn("status", width="small"),
+                           "created_at": "created (UTC)"},
+        )
     create_col, reset_col = st.columns(2, gap="large")
-    with create_col, st.form("ac_new_account", clear_on_submit=True):
-        st.markdown("**Create an account**")
+    with create_col:
+        if box := section("Create an account", "ac_create_open", ":material/person_add:"):
+            with box:
+                create_account_form()
+    with reset_col:
+        if box := section("Set a new password", "ac_reset_open", ":material/password:"):
+            with box:
+                reset_password_form(users)
+    link_col, import_col = st.columns(2, gap="large")
+    with link_col:
+        if box := section("New set-password link", "ac_link_open", ":material/link:"):
+            with box:
+                people_import.new_link_block(db, user, [u for u in users if u["status"] == "active"], heading=False)
+    with import_col:
+        # Links of an import are shown only once: while they wait, the section says so and stays open.
+        waiting = bool(st.session_state.get(people_import.DONE_KEY))
+        if waiting:
+            st.session_state["ac_import_open"] = True
+        if box := section("Import people from CSV" + (": links to hand out" if waiting else ""), "ac_import_open",
+                          ":material/upload_file:"):
+            with box:
+                people_import.import_section(db, user, heading=False)  # an admin: any role, any study
+    if box := section("Disable, enable or delete an account", "ac_life_open", ":material/manage_accounts:"):
+        with box:
+            account_lifecycle_block(users)
+    failures = accounts.login_failures(db)
+    locked = sum(1 for f in failures if f["locked_seconds"])
+    locks_label = ("Failed log-ins and locks: none" if not failures else
+                   f"Failed log-ins and locks: {plural(len(failures), 'account')}, {locked:,} locked now")
+    locks_col, public_col = st.columns(2, gap="large")
+    with locks_col:
+        if box := section(locks_label, "ac_locks_open", ":material/lock:"):
+            with box:
+                login_locks_block(failures)
+    with public_col:
+        if box := section(f"Public read-only mode: {'on' if access.public_mode(db) else 'off'}", "ac_public_open",
+                          ":material/public:"):
+            with box:
+                public_mode_block()
+
+
+def create_account_form() -> None:
+    with st.form("ac_new_account", clear_on_submit=True):
         username = st.text_input("User name", key="ac_new_username")
         password = st.text_input("Password", type="password", key="ac_new_password",
                                  help=f"At least {accounts.MIN_PASSWORD_LENGTH} characters.")
@@ -45,8 +96,10 @@ def accounts_section() -> None:
             else:
                 ui.flash("success", f"Account {created['username']!r} ({created['role']}) created.")
                 st.rerun()
-    with reset_col, st.form("ac_reset_password", clear_on_submit=True):
-        st.markdown("**Set a new password**")
+
+
+def reset_password_form(users: list[dict]) -> None:
+    with st.form("ac_reset_password", clear_on_submit=True):
         who = st.selectbox("Account", [u["username"] for u in users], key="ac_reset_user")
         new_password = st.text_input("New password", type="password", key="ac_reset_password")
         if st.form_submit_button("Set password"):
@@ -57,11 +110,6 @@ def accounts_section() -> None:
             else:
                 ui.flash("success", f"New password set for {who!r}. Their open sessions have ended.")
                 st.rerun()
-    people_import.new_link_block(db, user, [u for u in users if u["status"] == "active"])
-    people_import.import_section(db, user)  # an admin: any role, any study
-    account_lifecycle_block(users)
-    login_locks_block()
-    public_mode_block()
 
 
 def _md(text: str) -> str:
@@ -74,7 +122,6 @@ def _bullets(lines: list[str]) -> str:
 
 
 def account_lifecycle_block(users: list[dict]) -> None:
-    st.markdown("**Disable, enable or delete an account**")
     by_id = {u["id"]: u for u in users}
     # No account is chosen for the admin: a button must never act on whichever came first.
     picked = st.selectbox(
@@ -166,9 +213,7 @@ def delete_account_block(account: dict) -> None:
         st.rerun()
 
 
-def login_locks_block() -> None:
-    st.markdown("**Failed log-ins and locks**")
-    failures = accounts.login_failures(db)
+def login_locks_block(failures: list[dict]) -> None:
     if not failures:
         st.caption(f"No account has failed log-ins on record. After {accounts.MAX_FAILED_LOGINS} failed "
                    "attempts a user name is locked for a minute, then longer with each further failure.")
@@ -189,10 +234,10 @@ def on_public_mode() -> None:
     on = bool(st.session_state["ac_public_mode"])
     access.set_public_mode(ui.get_db(), on, user)
     ui.flash("success", f"Public read-only mode is {'on' if on else 'off'}.")
+    st.session_state["ac_public_open"] = True  # its label changes with the mode: the section stays open
 
 
 def public_mode_block() -> None:
-    st.markdown("**Public read-only mode**")
     st.toggle(
         "Let visitors and annotators browse Explore and the model results of suites in no open study",
         value=access.public_mode(db), key="ac_public_mode", on_change=on_public_mode,

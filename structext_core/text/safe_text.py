@@ -21,12 +21,15 @@ from __future__ import annotations
 import csv
 import io
 import re
+import string
 from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
 #: The first characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: What Markdown may read as markup; each is escaped in a table's cell (CommonMark escapes any of them).
+_PUNCTUATION = frozenset(string.punctuation)
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
@@ -142,3 +145,29 @@ def markdown_text(text: str) -> str:
     if escaped[len(text)]:
         out.append("\\")  # a trailing lone backslash escapes nothing of what follows
     return "".join(out)
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    """``frame`` as a Markdown table (a small static table costs the browser nothing more than the
+    Markdown it already draws, where ``st.table``/``st.dataframe`` load an element of their own):
+    numbers with thousands separators and numeric columns aligned right, every text cell shown
+    exactly as it is (each ASCII punctuation mark escaped: no emphasis, link, image, HTML or formula;
+    white space runs as one space, on one line), an empty cell for a missing value."""
+    def cell(value) -> str:
+        if value is None or (isinstance(value, float) and value != value):
+            return ""
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, int | float):
+            return f"{value:,}"
+        return "".join("\\" + c if c in _PUNCTUATION else c for c in " ".join(str(value).split()))
+
+    def of_numbers(column) -> bool:
+        return pd.api.types.is_numeric_dtype(frame[column]) and not pd.api.types.is_bool_dtype(frame[column])
+
+    columns = list(frame.columns)
+    lines = ["| " + " | ".join(cell(str(c)) for c in columns) + " |",
+             "|" + "|".join("---:" if of_numbers(c) else "---" for c in columns) + "|"]
+    for row in frame.itertuples(index=False):
+        lines.append("| " + " | ".join(cell(v.item() if hasattr(v, "item") else v) for v in row) + " |")
+    return "\n".join(lines)

@@ -84,10 +84,11 @@ def ui_text(text: str) -> str:
 
 
 def import_section(db, user: dict, *, allowed_studies: set[int] | None = None,
-                   allowed_roles=bulk.IMPORT_ROLES, page_slug: str = "accounts") -> None:
+                   allowed_roles=bulk.IMPORT_ROLES, page_slug: str = "accounts", heading: bool = True) -> None:
     """The *Import people from CSV* section for ``user`` (an admin: everything; a lead: the caller
-    gives the studies they run and ``("annotator",)``)."""
-    st.markdown("**Import people from CSV**")
+    gives the studies they run and ``("annotator",)``); ``heading=False`` when the caller's box names it."""
+    if heading:
+        st.markdown("**Import people from CSV**")
     st.caption("One line per person under a header line `name,role,studies`; each new account gets a one-time "
                "link to choose a password. No email is sent by the workbench: you hand out the links.")
     created = st.session_state.get(DONE_KEY)
@@ -137,10 +138,12 @@ def _show_links(created: list[dict]) -> None:
         st.rerun()
 
 
-def new_link_block(db, user: dict, users: list[dict], *, page_slug: str = "accounts") -> None:
-    """*New set-password link* for one account (a lost or expired link): its earlier links stop working."""
+def new_link_block(db, user: dict, users: list[dict], *, page_slug: str = "accounts", heading: bool = True) -> None:
+    """*New set-password link* for one account (a lost or expired link): its earlier links stop working;
+    ``heading=False`` when the caller's box names it."""
     with st.form("pi_link_form"):
-        st.markdown("**New set-password link**")
+        if heading:
+            st.markdown("**New set-password link**")
         by_id = {u["id"]: u for u in users}
         who = st.selectbox("Account for the link", list(by_id), key="pi_link_user", index=None, placeholder="Choose an account",
                            format_func=lambda i: by_id[i]["username"])

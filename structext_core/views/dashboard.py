@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from structext_core.studio import durations
+from structext_core.text.words import plural
 from structext_core.views import cells
 
 #: Tick positions of the log-seconds axis (1 s to 10,000 s), labelled in seconds.
@@ -136,6 +137,23 @@ def accounts_table(users: Sequence[dict]) -> pd.DataFrame:
     table = pd.DataFrame(list(users), columns=["username", "role", "status", "created_at"])
     table["created_at"] = pd.to_datetime(table["created_at"], unit="s").dt.strftime("%Y-%m-%d %H:%M")
     return table
+
+
+def accounts_summary(users: Sequence[dict], roles: Sequence[str]) -> str:
+    """One line over the accounts (:func:`structext_core.studio.accounts.list_users` with the inactive
+    ones): the active ones by role (in the order of ``roles``, none left out of the total), then how many
+    are disabled and deleted. ``3 active accounts: 2 annotators, 1 admin · 1 disabled · 1 deleted``."""
+    active = [u for u in users if u["status"] == "active"]
+    by_role = [(role, sum(u["role"] == role for u in active)) for role in roles]
+    by_role += [(role, sum(u["role"] == role for u in active)) for role in sorted({u["role"] for u in active} - set(roles))]
+    line = f"{plural(len(active), 'active account')}"
+    if active:
+        line += ": " + ", ".join(plural(n, role) for role, n in by_role if n)
+    for status in ("disabled", "deleted"):
+        n = sum(u["status"] == status for u in users)
+        if n:
+            line += f" · {n:,} {status}"
+    return line
 
 
 def login_failures_table(failures: Sequence[dict]) -> pd.DataFrame:

@@ -82,7 +82,10 @@ def choose(page, label, option):
 
 
 def create_account(page, name):
-    form = page.get_by_test_id("stForm").filter(has_text="Create an account")
+    # Accounts draws a section only once it is opened (issue 46): open "Create an account" unless it is.
+    if not page.get_by_test_id("stForm").filter(has_text="Create account").count():
+        page.get_by_test_id("stExpander").filter(has_text="Create an account").locator("summary").click()
+    form = page.get_by_test_id("stForm").filter(has_text="Create account")
     form.get_by_label("User name", exact=True).fill(name)
     form.get_by_label("Password", exact=True).fill(PASSWORD)
     form.get_by_role("button", name="Create account").click()

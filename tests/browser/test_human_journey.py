@@ -85,7 +85,10 @@ def recorded_tab(browser):
 def admin_sets_up(page, base_url, app_env, wait_for_app, screenshot):
     log_in(page, base_url, app_env["admin_user"], app_env["admin_password"], wait_for_app)
     go_to(page, "Accounts", wait_for_app)
-    form = page.get_by_test_id("stForm").filter(has_text="Create an account")
+    # Accounts draws a section only once it is opened (issue 46): open "Create an account" unless it is.
+    if not page.get_by_test_id("stForm").filter(has_text="Create account").count():
+        page.get_by_test_id("stExpander").filter(has_text="Create an account").locator("summary").click()
+    form = page.get_by_test_id("stForm").filter(has_text="Create account")
     form.get_by_label("User name", exact=True).fill(ANNOTATOR)
     form.get_by_label("Password", exact=True).fill(ANNOTATOR_PASSWORD)
     form.get_by_role("button", name="Create account").click()

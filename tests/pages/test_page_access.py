@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import string
 from pathlib import Path
 
 import pytest
@@ -128,8 +129,10 @@ def secrets_of(world, viewer: str = "ann1") -> dict[str, bytes]:
 
 
 def forms(text: str) -> list[bytes]:
-    """The bytes a text takes raw (page, Arrow, protobuf), inside JSON and inside CSV."""
-    variants = {text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1], text.replace('"', '""')}
+    """The bytes a text takes raw (page, Arrow, protobuf), inside JSON, inside CSV and in a Markdown
+    table's cell (safe_text.markdown_table: each punctuation mark escaped, white space as one space)."""
+    cell = "".join("\\" + c if c in string.punctuation else c for c in " ".join(text.split()))
+    variants = {text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1], text.replace('"', '""'), cell}
     return [v.encode("utf-8") for v in variants]
 
 
@@ -286,7 +289,7 @@ def test_a_study_shown_only_when_closed_is_off_results_until_then(env, monkeypat
 def test_accounts_and_study_admin_offer_researcher_accounts_public_mode_and_results_visibility(env):
     admin = env["people"]["admin"]
     access.set_public_mode(storage.open_db(), False, admin)
-    at = run_page("accounts", admin)
+    at = run_page("accounts", admin, ac_create_open=True, ac_public_open=True)  # its sections, opened
     assert at.radio(key="ac_new_role").options == ["annotator", "researcher", "lead", "admin"]
     assert at.toggle(key="ac_public_mode").value is False
     at.toggle(key="ac_public_mode").set_value(True).run()

@@ -10,6 +10,7 @@ from structext_core.structext_eval import study as structext_study
 from structext_core.studio import sandbox
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 from structext_core.text.safe_text import markdown_text
+from tests.pages.first_view import heavy
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 RESEARCHER = {"id": 7, "username": "reader", "role": "researcher"}  # Explore is for researchers and admins
@@ -71,6 +72,7 @@ def test_home_generation_form_is_admin_only_and_validates(small_defaults):
     assert not at.button  # no form for visitors
     at = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60)
     at.session_state["user"] = {"id": 1, "username": "lead", "role": "admin"}
+    at.session_state["home_generate_open"] = True  # its section, opened (drawn only while open)
     at.run()
     # Form values are sent together with the submit, as in the browser.
     at.selectbox(key="home_kind").select("custom")
@@ -106,6 +108,37 @@ def test_home_shows_server_paths_to_admins_only(small_defaults, user):
     assert any(f"File: `{small_defaults / 'suites' / 'test.jsonl'}`" in c.value for c in admin.caption)
 
 
+ADMIN = {"id": 1, "username": "lead", "role": "admin"}
+
+
+@pytest.mark.parametrize("user", [None, RESEARCHER, ADMIN])
+def test_home_first_view_sends_no_table_element_nor_form(small_defaults, user):
+    """Issue 46: Home drew 4 dataframes and the admin's two forms (selectbox, number inputs, text inputs,
+    multiselects) on every visit, 2 s in the browser. Now its suite tables are Markdown and the forms
+    are sections drawn once opened; the figures a person reads first are all there."""
+    for name in ("test", "test-hard"):
+        suites.load_or_generate(name, data_dir=small_defaults / "suites")
+    at = _home(user)
+    assert not at.exception
+    assert heavy(at) == {}
+    assert [m.value for m in at.metric][::4] == ["29", "58"]  # each default suite's figures, at once
+    tables = [m.value for m in at.markdown if m.value.startswith("| format |")]
+    rows = samples.read_jsonl(small_defaults / "suites" / "test.jsonl")
+    csv = [r for r in rows if r["language"] == "csv"]  # the by-format row of csv, counted from the file
+    mean_ref = round(sum(len(r["reference"]) for r in csv) / len(csv))
+    assert len(tables) == 2 and f"| csv | {len(csv)} | {mean_ref:,} |" in tables[0]
+    hard = samples.read_jsonl(small_defaults / "suites" / "test-hard.jsonl")
+    cell = sum(r["depth"] == 2 and r["width"] == 2 for r in hard)
+    assert any(m.value.startswith("| depth | width |") and f"| 2 | 2 | {cell} |" in m.value for m in at.markdown)
+    sections = [e.label for e in at.expander]
+    assert ("Generate a suite" in sections) == (user is ADMIN)
+    if user is ADMIN:  # the form, once its section is opened
+        at.session_state["home_generate_open"] = True
+        at.run()
+        assert at.selectbox(key="home_kind").value == "test" and at.number_input(key="home_seed").value == 0
+        assert "dataframe" not in heavy(at) and heavy(at)["selectbox"] == 1
+
+
 def _explore(env):
     suites.load_or_generate("test", data_dir=env / "suites")
     suites.load_or_generate("test-hard", data_dir=env / "suites")
@@ -123,8 +156,8 @@ def test_explore_filters_and_shows_one_sample(small_defaults):
     sample = samples.read_jsonl(small_defaults / "suites" / "test.jsonl")
     want = next(s for s in sample if s["task_id"] == 11)
     assert at.selectbox(key="explore_sample").value == want["id"]
-    codes = [c.value for c in at.code]
-    assert want["answer"] in codes and want["reference"] not in codes  # the Rendered tab opens first
+    assert want["answer"] in [t.value for t in at.text]  # as plain text, every character as it is
+    assert want["reference"] not in [c.value for c in at.code]  # the Rendered tab opens first
     assert len(at.json) == 2  # "Built from" and the rendered reference
     # Shown as Markdown that loads nothing: its brackets escaped, the text as it reads the same.
     assert any(markdown_text(want["rule_hint"]) == i.value for i in at.info)
@@ -154,6 +187,7 @@ def test_explore_without_suites_points_to_home(isolated_env):
 def test_home_admin_imports_released_samples_for_explore(small_defaults, official_dir):
     at = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60)
     at.session_state["user"] = {"id": 1, "username": "lead", "role": "admin"}
+    at.session_state["home_import_open"] = True  # its section, opened (drawn only while open)
     at.run()
     at.text_input(key="home_import_folder").input(str(official_dir))
     at.text_input(key="home_import_name").input("released")
@@ -203,7 +237,7 @@ def test_explore_long_answer_scrolls_in_its_frame_and_long_raw_text_pages(isolat
     samples.write_jsonl(isolated_env / "suites" / "big.jsonl", [sample, short])
     at = explore_page().run()
     assert not at.exception
-    answer = next(c for c in at.code if c.value == sample["answer"])
+    answer = next(t for t in at.text if t.value == sample["answer"])
     assert _block_holding(at._tree, answer).proto.height_config.pixel_height == 300
     assert "**Answer** (141 lines)" in [m.value for m in at.markdown]
     at.session_state["explore_view"] = "Raw text"
@@ -218,7 +252,7 @@ def test_explore_long_answer_scrolls_in_its_frame_and_long_raw_text_pages(isolat
     assert page.split("\n")[-1] == f" 1200  {lines[1199]}"
     # A short answer takes the space it needs; a short reference is shown whole, highlighted.
     at.selectbox(key="explore_sample").select(short["id"]).run()
-    answer = next(c for c in at.code if c.value == short["answer"])
+    answer = next(t for t in at.text if t.value == short["answer"])
     assert not _block_holding(at._tree, answer).proto.height_config.HasField("pixel_height")
     assert short["reference"] in [c.value for c in at.code] and not at.number_input
 
@@ -378,3 +412,26 @@ def test_home_presents_both_benchmarks_and_where_to_go(small_defaults):
     text = "\n".join(m.value for m in at.markdown)
     assert "[**Explore**](explore?benchmark=aibench): its data sets" in text
     assert "(pairwise)" not in text and "(human_baseline)" not in text
+
+
+def test_explore_first_view_draws_a_small_table_as_markdown_and_a_long_one_in_a_grid(isolated_env):
+    """Issue 46: a CSV sample's two tables of a few rows were two st.dataframe (the page's slowest part in
+    the browser); now they are Markdown tables, each cell as the file has it. A long table keeps its grid."""
+    from structext_core.structext_eval.ui import explore as explore_view
+
+    small = suites.generate_cell(1, 1, 1, 1, suite="tables")[0]  # csv: two tables of one row
+    long = dict(small, id="tables-long")
+    rows = explore_view.MARKDOWN_TABLE_ROWS + 1
+    long["reference"] = "primeKey,name\n" + "\n".join(f"k{i},*n{i}*" for i in range(rows))
+    samples.write_jsonl(isolated_env / "suites" / "tables.jsonl", [small, long])
+    at = explore_page().run()
+    assert not at.exception and small["language"] == "csv"
+    assert not {"dataframe", "code"} & set(heavy(at))  # the answer is plain text: no code highlighter to load
+    tables = [m.value for m in at.markdown if m.value.startswith("| primeKey |")]
+    header, body = small["reference"].split("\n\n")[0].split("\n")[:2]
+    assert len(tables) == 2 and tables[0].split("\n")[0] == "| " + " | ".join(header.split(",")) + " |"
+    assert tables[0].split("\n")[2] == "| " + " | ".join(body.split(",")) + " |"  # each cell as written
+    at.selectbox(key="explore_sample").select("tables-long").run()
+    assert not at.exception
+    [grid] = at.dataframe
+    assert len(grid.value) == rows and grid.value["name"].iloc[0] == "*n0*"

@@ -158,7 +158,7 @@ def test_an_admin_gives_a_study_another_lead_and_creates_lead_accounts(world):
     assert any("Admins run every study" in c.value for c in at.caption)  # the Leads box is open
     assert not [s for s in at.selectbox if s.label == "Add a lead"] and not [b for b in at.button if b.label == "Take off"]
     # the Accounts page offers the role
-    accounts_page = run(ACCOUNTS, boss)
+    accounts_page = run(ACCOUNTS, boss, ac_create_open=True)
     assert "lead" in next(r for r in accounts_page.radio if r.label == "Role").options
     refused = run(ACCOUNTS, world["people"]["pi"])
     assert refused.error[0].value == "This page is for admins only. You are logged in as pi (lead)."

@@ -14,6 +14,8 @@ from streamlit.testing.v1 import AppTest
 from structext_core.studio import accounts, storage
 from structext_core.studio.accounts import password_links
 from structext_core.ui import people_import
+from tests.pages.accounts_page import open_sections
+from tests.pages.first_view import heavy
 
 ROOT = Path(__file__).resolve().parents[2]
 ACCOUNTS_PAGE = ROOT / "pages" / "accounts.py"
@@ -43,7 +45,7 @@ def open_accounts(user) -> AppTest:
     at = AppTest.from_file(str(ACCOUNTS_PAGE), default_timeout=60)
     at.session_state["user"] = user
     at.context["url"] = URL
-    return at.run()
+    return open_sections(at).run()  # every section open, as an admin who clicked them
 
 
 def paste(at: AppTest, text: str) -> AppTest:
@@ -233,3 +235,33 @@ def test_links_start_with_the_public_address_when_one_is_set(db, boss, monkeypat
     at = click(at, "Import 1 person")
     [link] = list(at.dataframe[-1].value["link"])
     assert link.startswith("https://lab.example.org/studio/?set_password=")  # this browser's address
+
+
+def test_accounts_first_view_is_one_line_and_its_sections_named_with_their_counts(db, boss):
+    """Issue 46: Accounts drew the table of every account and every form on each visit (1.9 s in the
+    browser with 300 people). Now it sends one line and closed sections, each named with what it holds;
+    a section's content appears once it is opened, and the import's links, once made, keep theirs open."""
+    for i in range(3):
+        accounts.create_user(db, f"ann{i}", "password-123", "annotator")
+    for _ in range(accounts.MAX_FAILED_LOGINS):
+        accounts.log_in(db, "ann0", "a wrong password")
+    at = AppTest.from_file(str(ACCOUNTS_PAGE), default_timeout=60)
+    at.session_state["user"] = boss
+    at.context["url"] = URL
+    at.run()
+    assert not at.exception and heavy(at) == {}
+    assert at.markdown[0].value == "**4 active accounts: 3 annotators, 1 admin**"
+    assert [e.label for e in at.expander] == [
+        "Every account, with its role and status (4)", "Create an account", "Set a new password",
+        "New set-password link", "Import people from CSV", "Disable, enable or delete an account",
+        "Failed log-ins and locks: 1 account, 1 locked now", "Public read-only mode: off"]
+    at.session_state["ac_list_open"] = True
+    at.run()
+    assert at.dataframe[0].value["username"].tolist() == ["ann0", "ann1", "ann2", "boss"]
+    assert set(heavy(at)) == {"dataframe"}  # that section's table alone
+    at.session_state["ac_import_open"] = True
+    at = click(paste(at.run(), "name\nada\n"), "Import 1 person")
+    at.session_state["ac_import_open"] = False  # closed by the admin before the links were handed out
+    at.run()
+    label = next(e.label for e in at.expander if e.label.startswith("Import people"))
+    assert label == "Import people from CSV: links to hand out" and "?set_password=" in at.dataframe[-1].value["link"][0]

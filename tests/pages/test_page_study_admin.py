@@ -9,6 +9,7 @@ from structext_core.structext_eval import samples, suites
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 from structext_core.views import dashboard
+from tests.pages.accounts_page import open_sections
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "study_admin.py"
 ACCOUNTS_PAGE = Path(__file__).resolve().parents[2] / "pages" / "accounts.py"
@@ -61,7 +62,7 @@ def open_accounts(user) -> AppTest:
     """The Accounts page (Admin), where accounts are managed (once a tab of this page)."""
     at = AppTest.from_file(str(ACCOUNTS_PAGE), default_timeout=60)
     at.session_state["user"] = user
-    return at.run()
+    return open_sections(at).run()  # every section open, as a lead who clicked them
 
 
 def click(at, label) -> AppTest:

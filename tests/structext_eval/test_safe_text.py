@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from markdown_it import MarkdownIt
 
-from structext_core.text.safe_text import csv_cell, csv_rows, frame_csv, markdown_text
+from structext_core.text.safe_text import csv_cell, csv_rows, frame_csv, markdown_table, markdown_text
 
 # ---------------------------------------------------------------- CSV
 
@@ -160,3 +160,29 @@ def test_long_hostile_text_is_sanitised():
     text = "![" * 50_000 + "](" * 50_000 + "[" * 100_000 + "\\" * 100_001
     out = markdown_text(text)
     assert out.count("\\[") >= 150_000 and "<img" not in _render(out[:20_000])
+
+
+# ---------------------------------------------------------------- Markdown tables (issue 46)
+
+
+def test_a_markdown_table_keeps_numbers_as_read_and_its_cells_safe():
+    frame = pd.DataFrame({"format": ["csv", "x|![i](http://evil.example/a.png)", None],
+                          "samples": [1234, 5, 0], "mean": [0.5, 1.25, float("nan")]})
+    text = markdown_table(frame)
+    lines = text.split("\n")
+    assert lines[0] == "| format | samples | mean |" and lines[1] == "|---|---:|---:|"  # numbers aligned right
+    assert lines[2] == "| csv | 1,234 | 0.5 |"
+    assert lines[4] == "|  | 0 |  |"  # a missing value is an empty cell, never None or nan
+    html = MarkdownIt().enable("table").render(text)
+    assert html.count("<tr>") == 4 and html.count("<td") == 9  # the "|" of a cell split no row
+    assert "<img" not in html and "<a " not in html and "evil.example" in html
+
+
+@pytest.mark.parametrize("cell", ["a*b*c", "_x_ `y` ~z~ $1+2$", "[l](http://e.example) <b>bold</b> &amp;", "# h", "- 1",
+                                  "x\\|y", "=SUM(A1)"])
+def test_a_markdown_tables_cell_reads_exactly_as_it_is(cell):
+    """A reference's table in Explore: no character of a cell may turn into markup (issue 46)."""
+    html = MarkdownIt().enable("table").render(markdown_table(pd.DataFrame({"cell": [cell]})))
+    body = re.search(r"<td>(.*)</td>", html).group(1)
+    assert "<" not in body.replace("&lt;", "") and body.replace("&lt;", "<").replace("&gt;", ">").replace(
+        "&quot;", '"').replace("&amp;", "&") == cell

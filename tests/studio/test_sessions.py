@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from structext_core.studio import accounts, storage
+from tests.pages.accounts_page import open_sections
 
 ACCOUNTS_PAGE = Path(__file__).resolve().parents[2] / "pages" / "accounts.py"
 HOUR = 3600.0
@@ -352,7 +353,7 @@ def test_the_admin_sees_and_unlocks_a_locked_account(db, people):
     fail(db, "ann1", 5, time.time())
     at = AppTest.from_file(str(ACCOUNTS_PAGE), default_timeout=60)
     at.session_state["user"] = people["lead"]
-    at = at.run()
+    at = open_sections(at, "ac_locks_open").run()
     table = [df for df in at.dataframe if "failed attempts" in df.value.columns][0].value
     assert table.to_dict("records")[0]["user name"] == "ann1"
     assert table.to_dict("records")[0]["failed attempts"] == 5

@@ -11,12 +11,14 @@ from structext_core.structext_eval import explore, samples, sealed, suites
 from structext_core.structext_eval.formats import HIGHLIGHT, Preview
 from structext_core.structext_eval.tasks import TASKS
 from structext_core.studio import access, sandbox
-from structext_core.text.safe_text import markdown_text
+from structext_core.text.safe_text import markdown_table, markdown_text
 from structext_core.text.words import plural
 
 #: An answer longer than this many lines scrolls in a frame this many pixels high.
 ANSWER_LINES_IN_FULL = 12
 ANSWER_FRAME = 300
+#: A reference's table of at most this many rows is drawn as Markdown, a longer one as a scrolling grid.
+MARKDOWN_TABLE_ROWS = 25
 
 
 
@@ -39,8 +41,14 @@ def rendered_view(language: str, reference: str) -> Preview:
 
 
 def show_tables(tables) -> None:
+    """A reference's tables: a small one as a Markdown table, each cell exactly as the file has it (the
+    browser draws it at once, where a table element first loads half a second of code); a long one in a
+    scrolling grid."""
     for table in tables:
-        st.dataframe(table, hide_index=True, width="stretch")
+        if len(table) <= MARKDOWN_TABLE_ROWS:
+            st.markdown(markdown_table(table))
+        else:
+            st.dataframe(table, hide_index=True, width="stretch")
 
 
 # How each kind of preview is drawn (structext_core.structext_eval.formats.Preview); "none" draws nothing.
@@ -124,8 +132,11 @@ def explore_view(db, user) -> None:
         answer_lines = sample["answer"].count("\n") + 1
         st.markdown("**Answer**" + (f" ({answer_lines:,} lines)" if answer_lines > 1 else ""))
         # A long answer scrolls in a frame of its own, so it never pushes the reference off the screen.
-        with st.container(height=ANSWER_FRAME if answer_lines > ANSWER_LINES_IN_FULL else "content", key="explore_answer"):
-            st.code(sample["answer"], language=None)
+        # Plain text, every character and space as it is (st.code would first load the browser's code
+        # highlighter, half a second; the Raw text tab still highlights the reference).
+        with st.container(height=ANSWER_FRAME if answer_lines > ANSWER_LINES_IN_FULL else "content", border=True,
+                          key="explore_answer"):
+            st.text(sample["answer"])
         st.markdown("**Rule hint**")
         st.info(markdown_text(sample["rule_hint"]))
 

@@ -8,7 +8,7 @@ from structext_core import settings, ui
 from structext_core.structext_eval import first_start, samples, suites
 from structext_core.structext_eval.ui import suites as ui_suites
 from structext_core.studio import access
-from structext_core.text.safe_text import markdown_text
+from structext_core.text.safe_text import markdown_table, markdown_text
 from structext_core.text.words import plural
 
 #: Session key: this session saw the first start's generation run (it is told when it ends).
@@ -66,8 +66,13 @@ def home_view(db, user) -> None:
                    else "No suites yet: an admin generates them on this page.")
     for path in files:
         stats = ui_suites.load_summary(path)
-        with st.expander(f"**{markdown_text(path.stem)}**: {plural(stats['samples'], 'sample')}",
-                         expanded=path.stem in suites.SUITES):
+        # Drawn only while open (the default suites open first); its tables are Markdown, which costs
+        # the browser nothing more, where a table element (st.dataframe) took it half a second to load.
+        box = st.expander(f"**{markdown_text(path.stem)}**: {plural(stats['samples'], 'sample')}",
+                          expanded=path.stem in suites.SUITES, key=f"home_suite_{path.stem}", on_change="rerun")
+        if not box.open:
+            continue
+        with box:
             m = st.columns(4)
             m[0].metric("Samples", f"{stats['samples']:,}")
             m[1].metric("Formats", stats["formats"])
@@ -75,14 +80,24 @@ def home_view(db, user) -> None:
             m[3].metric("Mean reference", f"{stats['mean_reference']:,.0f} chars")
             left, right = st.columns(2)
             left.caption("By format")
-            left.dataframe(stats["format"], hide_index=True, width="stretch")
+            left.markdown(markdown_table(stats["format"]))
             right.caption("By depth and width")
-            right.dataframe(stats["grid"], hide_index=True, width="stretch")
+            right.markdown(markdown_table(stats["grid"]))
             where = f"File: `{path}`" if show_paths else f"Suite: **{markdown_text(path.stem)}**"
             st.caption(f"{where} ({path.stat().st_size / 1e6:,.1f} MB)")
 
     if access.can(role, "load_data"):
-        st.header("Generate a suite")
+        st.header("Add a suite")
+        generate_form()
+        import_form()
+
+
+def generate_form() -> None:
+    """Generate a suite (an admin's, now and then): drawn only while its section is open."""
+    box = st.expander("Generate a suite", icon=":material/add_circle:", key="home_generate_open", on_change="rerun")
+    if not box.open:
+        return
+    with box:
         with st.form("home_generate"):
             c = st.columns(3)
             kind = c[0].selectbox("Suite", ["test", "test-hard", "custom"], key="home_kind")
@@ -109,7 +124,14 @@ def home_view(db, user) -> None:
                 samples.write_jsonl(suites.suite_path(name), rows)
                 st.success(f"Wrote {plural(len(rows), 'sample')} to `{suites.suite_path(name)}`.")
 
-        st.header("Serve the authors' released samples")
+
+def import_form() -> None:
+    """Serve the authors' released samples (an admin's, once): drawn only while its section is open."""
+    box = st.expander("Serve the authors' released samples", icon=":material/folder_open:", key="home_import_open",
+                      on_change="rerun")
+    if not box.open:
+        return
+    with box:
         st.caption("Reads a folder in the authors' layout (`0Shotbenchmark/<format>/<Category>/*.json`) into a "
                    "suite file that Explore and the studies can use.")
         with st.form("home_import"):
