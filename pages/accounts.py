@@ -11,7 +11,7 @@ import streamlit as st
 from structext_core import ui
 from structext_core.studio import access, accounts
 from structext_core.text.words import plural
-from structext_core.ui import people_import
+from structext_core.ui import people_import, widgets
 from structext_core.ui.frame import ensure_frame
 from structext_core.views import dashboard
 
@@ -20,11 +20,7 @@ user = ui.require_page("accounts")
 db = ui.get_db()
 
 
-def section(label: str, key: str, icon: str | None = None):
-    """A section drawn only while it is open (opening it reruns the page): the page's first view sends
-    the browser no table and no form, only what each section holds and how many."""
-    box = st.expander(label, key=key, icon=icon, on_change="rerun")
-    return box if box.open else None
+section = widgets.lazy_section  # the first view sends no table and no form: what each section holds, how many
 
 
 def accounts_section() -> None:

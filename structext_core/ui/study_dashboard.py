@@ -15,6 +15,7 @@ import streamlit as st
 
 from structext_core.studio import study
 from structext_core.studio.crowd import status
+from structext_core.ui import widgets
 from structext_core.views import dashboard
 
 _CACHED = {"max_entries": 8, "show_spinner": False}
@@ -101,8 +102,4 @@ def adjudication_items(_db: sqlite_utils.Database, study_id: int, version: tuple
     return study.adjudication_items(_db, study_id, order=order, kinds=kinds)
 
 
-def lazy(label: str, key: str, where=st):
-    """An expander whose content is drawn only while it is open (opening it reruns the page): the
-    expander to draw into, or None while it is closed. ``label`` says what is inside."""
-    box = where.expander(label, key=key, on_change="rerun")
-    return box if box.open else None
+lazy = widgets.lazy_section  # an expander whose content is drawn only while it is open

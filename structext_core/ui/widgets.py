@@ -25,3 +25,12 @@ def axes_picker(label: str, presets: dict[str, list[str]], fields: list[str], ke
     if len(pair) == 2:
         return pair
     return list(presets.get(chosen, [chosen]))
+
+
+def lazy_section(label: str, key: str, icon: str | None = None, where=st):
+    """An expander whose content is drawn only while it is open (opening it reruns the page), so a
+    page's first view sends the browser none of it: the expander to draw into, or None while it is
+    closed. ``label`` says what is inside (with its count); a label that changes is a new expander,
+    which starts closed."""
+    box = where.expander(label, key=key, icon=icon, on_change="rerun")
+    return box if box.open else None
