@@ -659,6 +659,9 @@ def test_results_page_imports_an_uploaded_inspect_log_and_refuses_a_bomb(inspect
     assert {".eval", ".json", ".jsonl"} <= set(at.file_uploader(key="rs_upload").proto.type)
 
     def upload(name: str, data: bytes) -> None:
+        if "rs_upload" not in [u.key for u in at.get("file_uploader")]:  # closed once results are in: open it
+            at.session_state["rs_load_open"] = True
+            at.run()
         at.file_uploader(key="rs_upload").set_value((name, data, "application/octet-stream"))
         at.run()
         next(b for b in at.button if b.label == "Import uploaded files").click().run()

@@ -125,7 +125,7 @@ def test_a_study_is_answered_adjudicated_shown_on_the_dashboard_and_on_results(l
     assert "correct (automatic score 1) · **final score 1.00**" in shown  # ann2's right answer
     at = run_page("study_admin", lead, sa_open_accuracy=True)
     assert not at.exception and any("Stratum" in str(g.proto) for g in at.get("button_group"))
-    at = run_page("results", lead, rs_benchmark="labset")
+    at = run_page("results", lead, rs_benchmark="labset", default_labset_table_open=True)  # the figures' box open
     assert not at.exception
     assert any("The lab's own: people beside models" in h.value for h in at.subheader)
     next(s for s in at.get("button_group") if "Format" in str(s.proto)).set_value("Format").run()

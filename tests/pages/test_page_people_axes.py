@@ -75,7 +75,7 @@ def test_results_split_people_by_a_questionnaire_field(lab_world):  # noqa: F811
     lab_db, lead, study_id, _ = lab_world
     set_questionnaire(lab_db, study_id)
     answer(lab_db, study_id, accounts.get_user(lab_db, "ann1")["id"], expertise="expert", years=3)
-    at = run_page("results", lead, rs_benchmark="labset")
+    at = run_page("results", lead, rs_benchmark="labset", default_labset_table_open=True)  # the figures' box open
     split = next(s for s in at.selectbox if s.label == "Split people by")
     assert split.options == ["nothing", "expertise", "years"]
     table = next(d.value for d in at.dataframe if "overall" in d.value.columns)
@@ -93,6 +93,7 @@ def test_results_split_people_by_a_questionnaire_field(lab_world):  # noqa: F811
     assert address["split"] == "expertise"
     reloaded = AppTest.from_file(str(ROOT / "pages" / access.page("results").file), default_timeout=90)
     reloaded.session_state["user"] = lead
+    reloaded.session_state["default_labset_table_open"] = True  # the figures' box open, as a click does
     for key, values in address.items():
         reloaded.query_params[key] = values
     reloaded.run()

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from structext_core.views import people_vs_models
-from tests.pages.test_page_results import dataset_root, drill_table, env, open_page, select  # noqa: F401
+from tests.pages.test_page_results import DRILL, dataset_root, drill_table, env, open_page, select  # noqa: F401
 from tests.pages.test_screens_say_true_things import raw_missing
 
 
 def test_a_drill_down_into_the_peoples_row_shows_no_prompt_and_no_none(env):  # noqa: F811
-    at = open_page()
+    at = open_page(boxes=(DRILL,))  # the samples behind a cell: their box open, as a click does
     rows = at.selectbox(key="rs_heatmap_model_format_drill_row").options
     person = next(r for r in rows if people_vs_models.is_human(r))
     select(at, "rs_heatmap_model_format_drill_row", person)

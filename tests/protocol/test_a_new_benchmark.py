@@ -149,7 +149,7 @@ def test_a_study_is_opened_answered_adjudicated_shown_on_the_dashboard_results_a
     assert len(rows) == 12 and list(rows[0])[:7] == ["study", "suite", "annotator", "seq", "sample_id", "topic",
                                                      "answer"]
     # Results: the default section, people beside the model kept with the file
-    at = run_page("results", lead, rs_benchmark=NAME)
+    at = run_page("results", lead, rs_benchmark=NAME, **{f"default_{NAME}_table_open": True})  # the figures' box open
     assert not at.exception
     assert any("Tiny MC: people beside models" in h.value for h in at.subheader)
     table = next(d.value for d in at.dataframe if "overall" in d.value.columns)

@@ -150,7 +150,8 @@ def test_a_study_goes_from_the_leads_form_to_results_and_the_inspect_log(member,
                         ("explore", {"explore_benchmark": member.NAME})):
         at = run_page(page, people["lead"], **state)
         assert not at.exception, page
-    at = run_page("results", people["lead"], rs_benchmark=member.NAME)
+    at = run_page("results", people["lead"], rs_benchmark=member.NAME,  # the chart's figures' box open
+                  **{f"default_{member.NAME}_table_open": True})
     table = next(d.value for d in at.dataframe if "overall" in d.value.columns)
     assert set(table["model"]) == {"human", "half-right"}
     assert table.set_index("model").loc["human", "n"] == 2 * n_items
