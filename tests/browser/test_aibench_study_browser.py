@@ -139,7 +139,8 @@ def test_the_lead_reads_the_dashboard_and_adjudicates(page, app_server, app_env,
     page.get_by_role("heading", name="Human-baseline studies").wait_for()
     wait_for_app(page, timeout=60_000)
     page.get_by_text("Accuracy", exact=True).wait_for(timeout=60_000)
-    page.get_by_test_id("stButtonGroup").get_by_text("System", exact=True).click()
+    page.get_by_text("Accuracy of each annotator and of each group of questions", exact=False).click()  # its box
+    page.get_by_test_id("stButtonGroup").get_by_text("System", exact=True).click(timeout=60_000)
     wait_for_app(page, timeout=60_000)
     no_exception(page)
     page.get_by_text("Accuracy", exact=True).scroll_into_view_if_needed()

@@ -11,6 +11,7 @@ ground truth and the rule hints.
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from structext_core.structext_eval import samples, suites
 from structext_core.studio import storage
@@ -60,8 +61,18 @@ def go_to(page, link_name, wait_for_app):
 
 
 def choose(page, label, option):
-    page.get_by_role("combobox", name=label).click()
-    page.get_by_role("option", name=option, exact=True).click()
+    """Pick ``option`` in the box ``label``. A click that lands while the menu of the box chosen before
+    is still closing opens nothing (seen on a loaded machine): the box is clicked again then."""
+    target = page.get_by_role("option", name=option, exact=True)
+    for attempt in range(3):
+        page.get_by_role("combobox", name=label).click()
+        try:
+            target.wait_for(timeout=10_000)
+            break
+        except PlaywrightTimeoutError:
+            if attempt == 2:
+                raise
+    target.click()
 
 
 def question_number(page) -> int:

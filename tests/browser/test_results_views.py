@@ -173,7 +173,9 @@ def test_admin_bad_upload_names_the_line_and_imports_nothing(page, app_env, resu
     sidebar.get_by_label("Password", exact=True).fill(app_env["admin_password"])
     sidebar.get_by_role("button", name="Log in").click()
     sidebar.get_by_text(f"Logged in as {app_env['admin_user']}").wait_for()
+    wait_for_app(page)  # the log-in's run ends before the link is followed (a click during it can be lost)
     sidebar.get_by_role("link", name="Results", exact=True).click()
+    page.get_by_role("heading", name="Results").wait_for()
     wait_for_app(page)
     before = storage.open_db(app_env["db_path"]).execute("SELECT COUNT(*) FROM results").fetchone()[0]
     page.get_by_text("Load results (admin)").click()
