@@ -197,10 +197,9 @@ def beside(frame: pd.DataFrame, by: list[str] = (), each_person: bool = False, n
     where it names them (the groups of a split, :func:`split_order`), else by name."""
     by = list(by)
     shown = people_vs_models.people_as(frame, "each" if each_person else "pool")
-    keyed = shown.assign(task=shown[by].astype(str).agg(" · ".join, axis=1) if by else "all")
+    keyed = shown.assign(group_of=shown[by].astype(str).agg(" · ".join, axis=1) if by else "all")
     items = people_vs_models.answered_items(keyed)
-    cells = people_vs_models.people_vs_models_frame(keyed, n_boot=n_boot, items=items)
-    cells = cells.rename(columns={"task": "group_of"})
+    cells = people_vs_models.people_vs_models_frame(keyed, "group_of", n_boot=n_boot, items=items)
     rank = {model: n for n, model in enumerate(people_order)}
     people_first = cells.assign(_p=cells["group"] != "people", _rank=cells["model"].map(rank).fillna(len(rank)))
     people_first = people_first.sort_values(["_p", "_rank", "model", "group_of"])

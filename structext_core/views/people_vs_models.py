@@ -202,25 +202,27 @@ def item_scope(frame: pd.DataFrame, people: str | None) -> ItemScope:
 
 def people_vs_models_frame(
     frame: pd.DataFrame,
+    by: str,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = 0,
     people: str = "human",
     same_items: bool = True,
     items: Iterable[str] | None = None,
 ) -> pd.DataFrame:
-    """Per model (people included) and task category, on the items people answered.
+    """Per model (people included) and value of the column ``by`` (a benchmark's stratum, named by its
+    view), on the items people answered.
 
     ``people`` is the model name that defines the item set (``human``: the pool), unless
     ``items`` gives the set (a person's items in a frame where people are pooled). Returns
-    mean, n, ci_low, ci_high per (model, task) and ``items``, the number of items used (the
+    mean, n, ci_low, ci_high per (model, ``by``) and ``items``, the number of items used (the
     shared items; with ``same_items=False``, every item of ``frame``: models then answer items
     people never saw, which the page says).
     """
     items = answered_items(frame, people) if items is None else frozenset(map(str, items))
     if not items:
-        return pd.DataFrame(columns=["model", "task", "mean", "n", "ci_low", "ci_high", "items", "group"])
+        return pd.DataFrame(columns=["model", by, "mean", "n", "ci_low", "ci_high", "items", "group"])
     shared = on_items(frame, items) if same_items else frame
-    cells = aggregate.aggregate(shared, ["model", "task"], value="value", n_boot=n_boot, seed=seed)
+    cells = aggregate.aggregate(shared, ["model", by], value="value", n_boot=n_boot, seed=seed)
     cells["items"] = len(items) if same_items else shared["sample_id"].nunique()
     cells["group"] = ["people" if is_human(str(m)) else "model" for m in cells["model"]]
     return cells

@@ -130,7 +130,7 @@ def test_depth_width_grid_and_spread(frame):
 
 def test_people_vs_models_on_the_same_items(frame):
     values = result_options.with_value(frame)
-    cells = people_vs_models.people_vs_models_frame(values, n_boot=50)
+    cells = people_vs_models.people_vs_models_frame(values, "task", n_boot=50)
     items = people_vs_models.answered_items(frame)
     assert len(items) == 12 and set(cells["items"]) == {12}
     good = values[(values["model"] == "good") & values["sample_id"].isin(items)]
@@ -141,7 +141,7 @@ def test_people_vs_models_on_the_same_items(frame):
     assert set(cells.loc[cells["group"] == "people", "model"]) == {"human:ann1", "human:ann2"}
     ann1 = cells[cells["model"] == "human:ann1"]
     assert (ann1["mean"] == 100).all()
-    pooled = people_vs_models.people_vs_models_frame(people_vs_models.people_as(values, "pool"), n_boot=50)
+    pooled = people_vs_models.people_vs_models_frame(people_vs_models.people_as(values, "pool"), "task", n_boot=50)
     assert set(pooled.loc[pooled["group"] == "people", "model"]) == {"human"}
     people = cells.loc[cells["group"] == "people", "n"].sum()
     assert pooled.loc[pooled["group"] == "people", "n"].sum() == people == 24  # each answer once
@@ -149,7 +149,7 @@ def test_people_vs_models_on_the_same_items(frame):
 
 
 def test_people_vs_models_without_people_is_empty(frame):
-    assert people_vs_models.people_vs_models_frame(result_options.with_value(frame[~frame["model"].str.startswith("human")])).empty
+    assert people_vs_models.people_vs_models_frame(result_options.with_value(frame[~frame["model"].str.startswith("human")]), "task").empty
 
 
 def test_test_vs_real_test(frame, dataset):
@@ -427,8 +427,8 @@ def test_item_scope_says_what_it_rests_on(frame):
 
 def test_people_vs_models_on_all_items_is_available_but_not_the_default(frame):
     values = result_options.with_value(frame)
-    same = people_vs_models.people_vs_models_frame(values, n_boot=20)
-    everything = people_vs_models.people_vs_models_frame(values, n_boot=20, same_items=False)
+    same = people_vs_models.people_vs_models_frame(values, "task", n_boot=20)
+    everything = people_vs_models.people_vs_models_frame(values, "task", n_boot=20, same_items=False)
     assert set(same["items"]) == {12} and set(everything["items"]) == {values["sample_id"].nunique()}
     good_same = same[same["model"] == "good"]["n"].sum()
     good_all = everything[everything["model"] == "good"]["n"].sum()

@@ -375,7 +375,7 @@ def people_vs_models_view(chosen: Chosen, frame: pd.DataFrame) -> None:
         return
     items = chosen.items
     reference = items.people or people_vs_models.POOL
-    cells = people_vs_models.people_vs_models_frame(frame, people=reference, same_items=items.restricted,
+    cells = people_vs_models.people_vs_models_frame(frame, "task", people=reference, same_items=items.restricted,
                                                 items=items.items if items.restricted else None)
     if items.restricted:
         st.caption(markdown_text(f"{plural(int(cells['items'].iloc[0]), 'item')} answered by {reference}; "
