@@ -548,7 +548,9 @@ st.title("Human-baseline studies")
 def studies_page() -> None:
     """The page under its title, in a fragment: a click on a tab, a study, an expander or a form
     reruns only this, not the app's frame (the study's figures are cached by its data version)."""
-    global db  # (a log-in ended meanwhile reruns the whole app first: ui.fragment)
+    global db
+    if ui.current_user() != user:  # logged out meanwhile (another tab): the whole app reruns
+        st.rerun(scope="app")
     db = ui.get_db()  # this run's connection: a fragment's own run has its own
     ui.show_flash()
     if preview.show(db, user):  # the preview as an annotator, in place of the page while it is open
