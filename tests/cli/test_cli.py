@@ -1,6 +1,7 @@
 """The command line: generate, audit, stats, with their errors."""
 
 import json
+import multiprocessing.pool
 import subprocess
 import sys
 import time
@@ -195,7 +196,7 @@ def small_grid():
     return suites.SuiteConfig("custom", depths=(1, 2, 3), widths=(1, 2), per_cell=5, task_ids=(1, 8, 15, 20, 25, 27))
 
 
-@pytest.mark.parametrize("jobs", [1, 2, 3])  # 2, 3: this process and one or two workers
+@pytest.mark.parametrize("jobs", [1, 2, 3])  # 2, 3: two or three workers build, this process writes
 def test_streamed_file_equals_the_in_memory_suite(tmp_path, monkeypatch, jobs):
     monkeypatch.setattr(cli_suites, "CHUNK_SAMPLES", 2)  # cells of 5 go out in pieces of 2, 2 and 1
     monkeypatch.setattr(cli_suites, "PARALLEL_MIN_NODES", 0)  # the worker pool even for a small grid
@@ -205,6 +206,22 @@ def test_streamed_file_equals_the_in_memory_suite(tmp_path, monkeypatch, jobs):
                  "--tasks", "1,8,15,20,25,27", "--seed", "4", "--jobs", str(jobs), "--out", str(out)]) == 0
     assert out.read_text(encoding="utf-8") == reference
     assert reference.count("\n") == 6 * 3 * 2 * 5
+
+
+def test_workers_hold_at_most_the_pieces_and_characters_allowed_in_flight(monkeypatch):
+    monkeypatch.setattr(cli_suites, "CHUNK_SAMPLES", 2)
+    monkeypatch.setattr(cli_suites, "PARALLEL_MIN_NODES", 0)
+    monkeypatch.setattr(cli_suites, "IN_FLIGHT_PIECES", 3)
+    monkeypatch.setattr(cli_suites, "IN_FLIGHT_CHARS", 1)  # each piece alone is over: one at a time
+    handed_out = []
+    real_apply = multiprocessing.pool.Pool.apply_async
+    monkeypatch.setattr(multiprocessing.pool.Pool, "apply_async",
+                        lambda pool, *a, **k: handed_out.append(k) or real_apply(pool, *a, **k))
+    stream = cli_suites.stream_chunks(small_grid(), seed=4, jobs=2, encode=True)
+    first = next(stream)
+    assert len(first) == 2 and len(handed_out) == 1  # the next piece is handed out only once this one is taken
+    lines = first + [line for chunk in stream for line in chunk]
+    assert "".join(lines) == "".join(samples.to_jsonl_line(row) for row in suites.generate_suite(small_grid(), seed=4))
 
 
 def test_generation_is_a_stream_not_a_list(monkeypatch):

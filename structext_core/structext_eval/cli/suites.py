@@ -27,6 +27,11 @@ from structext_core.text.words import plural
 PARALLEL_MIN_NODES = 100_000  # Test: about 17,000 nodes in all; Test-Hard: about 280,000
 CHUNK_CHARS = 4_000_000  # a worker hands back at most about this many characters at a time
 CHUNK_SAMPLES = 64
+#: Pieces handed to the workers and not yet written: at most this many, and at most about this many
+#: characters. Pieces differ a hundredfold in cost (a Test-Hard cell of depth 1 against one of depth 3),
+#: so the workers need many queued to stay busy; the characters keep memory bounded for big pieces.
+IN_FLIGHT_PIECES = 64
+IN_FLIGHT_CHARS = 16_000_000
 MAX_JOBS = 64
 ALLOW_LARGE_HINT = "add --allow-large to go beyond it deliberately"
 
@@ -75,48 +80,58 @@ def _chunk_rows(job: tuple) -> list[dict]:
 
 def _chunks(config: suites.SuiteConfig) -> Iterator[tuple[int, int, int, int, int]]:
     """(task, depth, width, first index, count): the suite in order, in pieces small enough to hold."""
+    for piece, _chars in _sized_chunks(config):
+        yield piece
+
+
+def _sized_chunks(config: suites.SuiteConfig) -> Iterator[tuple[tuple[int, int, int, int, int], int]]:
+    """:func:`_chunks`' pieces, each with its estimated size in characters."""
     for task_id, depth, width in config.cells():
         chars = suites.estimate_sample_chars(TASKS[task_id].language, depth, width, config.col, config.csv_rows)
         size = max(1, min(CHUNK_SAMPLES, CHUNK_CHARS // chars))
         for start in range(0, config.per_cell, size):
-            yield task_id, depth, width, start, min(size, config.per_cell - start)
+            count = min(size, config.per_cell - start)
+            yield (task_id, depth, width, start, count), count * chars
 
 
 def stream_chunks(config: suites.SuiteConfig, seed: int, jobs: int, encode: bool = False,
                   progress: Callable[[int, int], None] | None = None) -> Iterator[list]:
     """The suite's samples (or, with ``encode``, their JSONL lines) in order, a piece at a time.
 
-    With ``jobs`` > 1 and a big enough suite, ``jobs`` processes build the pieces: this one builds
-    every ``jobs``-th piece itself and ``jobs - 1`` worker processes the others (what a worker builds
-    crosses a pipe to be written here, a copy this process's own pieces are spared), at most a few
-    ahead of the one being written, so memory holds a few pieces whatever the suite's size. The
-    order, and so the bytes written, never depend on ``jobs``. ``config`` is validated by the caller."""
+    With ``jobs`` > 1 and a big enough suite, ``jobs`` worker processes build the pieces and this one
+    only writes them. It builds none itself: while it builds, the pool's threads that hand pieces out
+    and results back wait for the interpreter lock, and the workers wait on them (Test-Hard: 2.9 s
+    with this process building every second piece, 1.8 s without; issue 46). Pieces not yet written
+    are at most :data:`IN_FLIGHT_PIECES` and about :data:`IN_FLIGHT_CHARS` characters, so memory
+    holds a bounded amount whatever the suite's size. The order, and so the bytes written, never
+    depend on ``jobs``. ``config`` is validated by the caller."""
     build = _chunk_lines if encode else _chunk_rows
     work = config.per_cell * len(config.task_ids) * sum(
         suites.capped_node_count(d, w, PARALLEL_MIN_NODES) for d in config.depths for w in config.widths)
-    pieces = ((config, seed, chunk) for chunk in _chunks(config))
     done = 0
     if jobs > 1 and work >= PARALLEL_MIN_NODES:
         ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(jobs - 1) as pool:
-            pending: deque = deque()  # a piece to build here (a tuple) or a worker's result, in order
-            for position, piece in enumerate(pieces):
-                pending.append(piece if position % jobs == 0 else pool.apply_async(build, (piece,)))
-                if len(pending) >= 4 * jobs:
-                    entry = pending.popleft()
-                    chunk = build(entry) if isinstance(entry, tuple) else entry.get()
+        with ctx.Pool(jobs) as pool:
+            pending: deque = deque()  # (a worker's result, its estimated characters), in order
+            in_flight = 0
+            for piece, chars in _sized_chunks(config):
+                while pending and (len(pending) >= IN_FLIGHT_PIECES or in_flight + chars > IN_FLIGHT_CHARS):
+                    result, written = pending.popleft()
+                    in_flight -= written
+                    chunk = result.get()
                     done += len(chunk)
                     _report(progress, done, config.size)
                     yield chunk
+                pending.append((pool.apply_async(build, ((config, seed, piece),)), chars))
+                in_flight += chars
             while pending:
-                entry = pending.popleft()
-                chunk = build(entry) if isinstance(entry, tuple) else entry.get()
+                chunk = pending.popleft()[0].get()
                 done += len(chunk)
                 _report(progress, done, config.size)
                 yield chunk
     else:
-        for piece in pieces:
-            chunk = build(piece)
+        for piece in _chunks(config):
+            chunk = build((config, seed, piece))
             done += len(chunk)
             _report(progress, done, config.size)
             yield chunk
@@ -296,7 +311,7 @@ def register(sub) -> None:
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--out", required=True, help="output .jsonl file")
     g.add_argument("--official-dir", help="also write the authors' folder layout here")
-    g.add_argument("--jobs", type=int, default=0, help="processes that build samples, this one included (default: 2 when a core is idle, else 1)")
+    g.add_argument("--jobs", type=int, default=0, help="processes that build samples: 1, this one; more, that many workers while this one writes (default: 2 when a core is idle, else 1)")
     g.add_argument("--allow-large", action="store_true",
                    help="custom: lift the default size limits (nodes per document, --col, --per-task, "
                         "--csv-rows, samples in all, estimated size; see docs/reference/limits.md)")
