@@ -47,8 +47,10 @@ def main(argv=None) -> int:
         base = Path(tmp)
         print(f"filling a database ({args.annotators} people x {args.answers} answers)…", file=sys.stderr, flush=True)
         subprocess.run([sys.executable, "-c", PREPARE, str(base), str(args.annotators), str(args.answers)],
-                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
+                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), "STRUCTEXT_AIBENCH_DIR": str(base / "aibench")},
+                       check=True)
         os.environ.update(STRUCTEXT_DB=str(base / "structext.db"), STRUCTEXT_DATA_DIR=str(base / "suites"),
+                          STRUCTEXT_AIBENCH_DIR=str(base / "aibench"),
                           STRUCTEXT_ADMIN_USER=ADMIN, STRUCTEXT_ADMIN_PASSWORD=PASSWORD)
         measure(args)
     return 0

@@ -2,8 +2,9 @@
 
 For each checkout (this one, and with ``--compare REF`` another commit, checked out beside in a git
 worktree), a private database is filled by that checkout's own code: an admin, ``--annotators``
-annotators (300) who each answered ``--answers`` questions (10) of one Test-Hard study, and two small
-studies more. Its app (``streamlit run server.py``, the README's command) is started, and a trivial
+annotators (300) who each answered ``--answers`` questions (10) of one Test-Hard study, two small
+studies more, and what a first start makes in the background (Test, Test-Hard, AIBench's synthetic
+set), so that no page is measured while the server makes them. Its app (``streamlit run server.py``, the README's command) is started, and a trivial
 Streamlit page (a title and a line) beside it, each alone on the machine while it is measured.
 
 Headless Chromium (Debian's, at /usr/bin/chromium; never downloaded) logs in once as the admin, then
@@ -13,8 +14,10 @@ page stops changing: the app connected, no script run in progress, and no change
 ``QUIET_MS``; the time is that of the last change. A click's time is from the click until the page
 stops changing again. Printed: the median and the worst of each page and click, each page's ratio to
 the trivial page, and the checkouts side by side. For reference (``--no-floors`` to skip), what Streamlit's
-own elements cost: bare scripts with the trivial page in a navigation sidebar like the app's, then with one
-st.table, one st.dataframe or one Altair chart more.
+own elements cost: bare scripts with the trivial page in a navigation sidebar like the app's, opened at the
+root and at a page's own address (every page but Home is opened there: the browser first asks that
+address's /_stcore/health, then the root's), then with one st.button (every logged-in page has one: Log out),
+one st.selectbox, one st.table, one st.dataframe or one Altair chart more.
 
     .venv/bin/python benchmarks/bench_pages.py                          # this checkout
     .venv/bin/python benchmarks/bench_pages.py --compare db60d0c        # beside db60d0c
@@ -59,21 +62,26 @@ _NAV = textwrap.dedent('''
         st.title("A trivial page")
         st.write("One line of text.")
         {extra}
-    pages = [st.Page(page, title="Home", default=True)] + [
-        st.Page(lambda: None, title=f"Page {{n}}", url_path=f"page{{n}}") for n in range(8)]
+    pages = [st.Page(page, title="Home", default=True), st.Page(page, title="A page", url_path="a_page")] + [
+        st.Page(lambda: None, title=f"Page {{n}}", url_path=f"page{{n}}") for n in range(7)]
     chosen = st.navigation(pages, expanded=True)
     with st.sidebar:
         st.markdown("**An app**")
     chosen.run()
 ''')
+#: name: (script, the address opened under the server's root).
 FLOORS = {
-    "floor: + a navigation sidebar": _NAV.format(extra=""),
-    "floor: + navigation, one st.table": _NAV.format(
-        extra='st.table(pd.DataFrame({"n": range(8), "word": list("abcdefgh")}), hide_index=True)'),
-    "floor: + navigation, one st.dataframe": _NAV.format(
-        extra='st.dataframe(pd.DataFrame({"n": range(8), "word": list("abcdefgh")}), hide_index=True)'),
-    "floor: + navigation, one Altair chart": _NAV.format(
+    "floor: + a navigation sidebar": (_NAV.format(extra=""), ""),
+    "floor: + navigation, at a page's own address": (_NAV.format(extra=""), "a_page"),
+    "floor: + navigation, one st.button": (_NAV.format(extra='st.button("A button")'), ""),
+    "floor: + navigation, one st.selectbox": (_NAV.format(extra='st.selectbox("A choice", ["one", "two"])'), ""),
+    "floor: + navigation, one st.table": (_NAV.format(
+        extra='st.table(pd.DataFrame({"n": range(8), "word": list("abcdefgh")}), hide_index=True)'), ""),
+    "floor: + navigation, one st.dataframe": (_NAV.format(
+        extra='st.dataframe(pd.DataFrame({"n": range(8), "word": list("abcdefgh")}), hide_index=True)'), ""),
+    "floor: + navigation, one Altair chart": (_NAV.format(
         extra='st.altair_chart(alt.Chart(pd.DataFrame({"n": range(8), "v": range(8)})).mark_bar().encode(x="n:O", y="v"))'),
+        ""),
 }
 
 #: Run by each checkout's own Python code (its PYTHONPATH), so the database is the one its code writes.
@@ -85,9 +93,14 @@ PREPARE = textwrap.dedent('''
     from structext_core.studio import accounts, storage, study
     base, n_people, n_answers = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     accounts.credentials.SCRYPT_N = 2 ** 4  # the annotators never log in here: a cheap hash
-    rows = suites.generate_suite("test-hard", seed=0)
+    # What the app makes in the background on its first start (Test, Test-Hard, AIBench's synthetic set),
+    # made here first: left to the server, it runs during the first pages measured.
     (base / "suites").mkdir()
+    samples.write_jsonl(base / "suites" / "test.jsonl", suites.generate_suite("test", seed=0))
+    rows = suites.generate_suite("test-hard", seed=0)
     samples.write_jsonl(base / "suites" / "test-hard.jsonl", rows)
+    from structext_core.aibench import store as aibench_store  # its folder: STRUCTEXT_AIBENCH_DIR (base / "aibench")
+    aibench_store.add_reference_predictions(in_child=True)
     db = storage.open_db(base / "structext.db")
     people = [accounts.create_user(db, f"ann{i:03d}", "annotator-password", "annotator")["id"] for i in range(n_people)]
     big = structext_study.create_study(db, name="crowd-300", suite="test-hard", samples=rows, n_items=n_answers * 2,
@@ -125,6 +138,7 @@ def free_port() -> int:
 
 def serve(checkout: Path, script: str, base: Path, port: int) -> subprocess.Popen:
     env = {**os.environ, "STRUCTEXT_DB": str(base / "structext.db"), "STRUCTEXT_DATA_DIR": str(base / "suites"),
+           "STRUCTEXT_AIBENCH_DIR": str(base / "aibench"),
            "STRUCTEXT_ADMIN_USER": ADMIN, "STRUCTEXT_ADMIN_PASSWORD": PASSWORD, "PYTHONPATH": str(checkout),
            "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     log = open(base / f"server-{port}.log", "w")
@@ -251,14 +265,15 @@ def run_checkout(checkout: Path, args, browser) -> tuple[dict, dict]:
         print(f"{checkout}: filling a database ({args.annotators} people x {args.answers} answers)…",
               file=sys.stderr, flush=True)
         subprocess.run([sys.executable, "-c", PREPARE, str(base), str(args.annotators), str(args.answers)],
-                       cwd=checkout, env={**os.environ, "PYTHONPATH": str(checkout)}, check=True)
+                       cwd=checkout, env={**os.environ, "PYTHONPATH": str(checkout),
+                                          "STRUCTEXT_AIBENCH_DIR": str(base / "aibench")}, check=True)
         baseline = {}
-        for n, (name, script) in enumerate({"trivial page": TRIVIAL, **(FLOORS if args.floors else {})}.items()):
+        for n, (name, (script, path)) in enumerate({"trivial page": (TRIVIAL, ""), **(FLOORS if args.floors else {})}.items()):
             (base / f"bare{n}.py").write_text(script)
             bare_port = free_port()
             bare = serve(checkout, str(base / f"bare{n}.py"), base, bare_port)
             try:
-                baseline[name] = measure(browser, f"http://127.0.0.1:{bare_port}", args.repeat, log_in=False)
+                baseline[name] = measure(browser, f"http://127.0.0.1:{bare_port}/{path}", args.repeat, log_in=False)
             finally:
                 bare.terminate()
                 bare.wait()
