@@ -69,6 +69,7 @@ def test_explore_shows_a_json_sample(readme_server, page, wait_for_app, screensh
     page.goto(url + "/explore")
     wait_for_app(page)
     page.get_by_text("3,712 of 3,712 samples match").wait_for()
+    page.get_by_text("Filters: format, task, depth, width").click()  # the filters' box: drawn once opened
     page.locator('[data-testid="stMultiSelect"]').first.click()
     page.get_by_role("option", name="json", exact=True).click()
     page.keyboard.press("Escape")

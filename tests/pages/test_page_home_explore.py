@@ -5,7 +5,7 @@ import threading
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from structext_core.structext_eval import samples, suites
+from structext_core.structext_eval import explore, samples, suites
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import sandbox
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
@@ -16,9 +16,12 @@ ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 RESEARCHER = {"id": 7, "username": "reader", "role": "researcher"}  # Explore is for researchers and admins
 
 
-def explore_page(timeout: int = 60) -> AppTest:
+def explore_page(timeout: int = 60, filters_open: bool = True) -> AppTest:
+    """Explore as a researcher, its Filters box open (a click on it) unless ``filters_open`` is False."""
     at = AppTest.from_file(str(ROOT / "pages" / "explore.py"), default_timeout=timeout)
     at.session_state["user"] = RESEARCHER
+    if filters_open:
+        at.session_state["explore_filters_open"] = True
     return at
 
 
@@ -164,6 +167,28 @@ def test_explore_filters_and_shows_one_sample(small_defaults):
     at.session_state["explore_view"] = "Raw text"  # the tab a click opens (AppTest cannot click tabs)
     at.run()
     assert want["reference"] in [c.value for c in at.code] and len(at.json) == 1  # only the open tab is drawn
+
+
+def test_explore_filters_wait_in_a_closed_box_and_stay_on_when_it_closes(small_defaults):
+    """Issue 46: four multiselects in Explore's first view cost the browser about a third of a second."""
+    suites.load_or_generate("test", data_dir=small_defaults / "suites")
+    at = explore_page(filters_open=False).run()
+    assert not at.exception and not at.multiselect and "29 of 29 samples match" in at.caption[0].value
+    at.session_state["explore_filters_open"] = True  # a click on the box
+    at.run()
+    at.multiselect(key="explore_formats").select("json").run()
+    at.multiselect(key="explore_tasks").select(11).run()
+    assert "1 of 29 samples match" in at.caption[0].value
+    at.session_state["explore_filters_open"] = False  # closed again: nothing drawn, the filters still on
+    at.run()
+    assert not at.multiselect
+    assert at.caption[0].value == markdown_text(f"Filters on: format json; task {explore.task_label(11)}.")
+    assert "1 of 29 samples match" in at.caption[1].value
+    at.run()  # a second run with the box closed: still on
+    assert "1 of 29 samples match" in at.caption[1].value
+    at.session_state["explore_filters_open"] = True  # opened: the boxes show what is on
+    at.run()
+    assert at.multiselect(key="explore_formats").value == ["json"] and at.multiselect(key="explore_tasks").value == [11]
 
 
 def test_explore_switches_suite_and_narrows_to_one(small_defaults):

@@ -60,6 +60,52 @@ SHOW_PREVIEW = {
 }
 
 
+#: The filters' box (open: drawn; closed: not, its filters kept on) and each filter's key.
+FILTERS_OPEN = "explore_filters_open"
+FILTER_KEYS = ("explore_formats", "explore_tasks", "explore_depths", "explore_widths")
+
+
+def choose_filters(index) -> tuple[list, list, list, list]:
+    """The formats, tasks, depths and widths chosen, in a box whose boxes are drawn only while it is
+    open (its four multiselects cost a first view about a third of a second in the browser); closed,
+    the filters chosen stay on and a caption says which. A filter's value is kept under
+    ``<key>_kept``, as Streamlit forgets a widget it did not draw; values the suite does not have
+    (another suite chosen meanwhile) drop out."""
+    state = st.session_state
+    options = {"explore_formats": explore.format_choices(index),
+               "explore_depths": sorted(index["depth"].unique().tolist()),
+               "explore_widths": sorted(index["width"].unique().tolist())}
+    for key in FILTER_KEYS:
+        if key not in state and f"{key}_kept" in state:
+            state[key] = state[f"{key}_kept"]
+    for key, offered in options.items():
+        if key in state:
+            state[key] = [v for v in state[key] if v in offered]
+    tasks = explore.task_choices(index, state.get("explore_formats") or [])
+    if "explore_tasks" in state:
+        state["explore_tasks"] = [t for t in state["explore_tasks"] if t in tasks]
+    box = st.expander("Filters: format, task, depth, width", key=FILTERS_OPEN, on_change="rerun",
+                      icon=":material/filter_list:")
+    if box.open:
+        c = box.columns([2, 3, 1, 1])
+        c[0].multiselect("Format", options["explore_formats"], key="explore_formats", placeholder="Any")
+        c[1].multiselect("Task", explore.task_choices(index, state.get("explore_formats") or []),
+                         format_func=explore.task_label, key="explore_tasks", placeholder="Any")
+        c[2].multiselect("Depth", options["explore_depths"], key="explore_depths", placeholder="Any")
+        c[3].multiselect("Width", options["explore_widths"], key="explore_widths", placeholder="Any")
+        for key in FILTER_KEYS:
+            state[f"{key}_kept"] = list(state.get(key) or [])
+    chosen = [list(state.get(key) or []) for key in FILTER_KEYS]
+    if not box.open and any(chosen):
+        formats, task_ids, depths, widths = chosen
+        parts = ([f"format {', '.join(formats)}"] if formats else []) + \
+                ([f"task {', '.join(explore.task_label(t) for t in task_ids)}"] if task_ids else []) + \
+                ([f"depth {', '.join(map(str, depths))}"] if depths else []) + \
+                ([f"width {', '.join(map(str, widths))}"] if widths else [])
+        st.caption(markdown_text("Filters on: " + "; ".join(parts) + "."))
+    return tuple(chosen)
+
+
 def explore_view(db, user) -> None:
     """The view, for ``user`` (its page has checked that they may open Explore)."""
     files = suites.suite_files()
@@ -88,13 +134,7 @@ def explore_view(db, user) -> None:
         view = view.keep(hidden.keep(view.rows))
     index, by_id = view.index, view.by_id
 
-    c = st.columns([2, 3, 1, 1])
-    formats = c[0].multiselect("Format", explore.format_choices(index), key="explore_formats", placeholder="Any")
-    task_ids = c[1].multiselect("Task", explore.task_choices(index, formats), format_func=explore.task_label,
-                                key="explore_tasks", placeholder="Any")
-    depths = c[2].multiselect("Depth", sorted(index["depth"].unique().tolist()), key="explore_depths", placeholder="Any")
-    widths = c[3].multiselect("Width", sorted(index["width"].unique().tolist()), key="explore_widths", placeholder="Any")
-
+    formats, task_ids, depths, widths = choose_filters(index)
     selected = explore.filter_index(index, formats, task_ids, depths, widths)
     st.caption(f"{len(selected):,} of {plural(len(index), 'sample')} match.")
     if selected.empty:
