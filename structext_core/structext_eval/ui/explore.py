@@ -5,6 +5,8 @@ Researchers and admins see every suite; visitors and annotators only in public r
 and then only suites in no open study, without any sample of an open study (``access``).
 """
 
+import json
+
 import streamlit as st
 
 from structext_core.structext_eval import explore, samples, sealed, suites
@@ -167,7 +169,8 @@ def explore_view(db, user) -> None:
         st.markdown(markdown_text(sample["requirement"]))
         if sample.get("params"):
             st.markdown("**Built from**")
-            st.json(sample["params"], expanded=True)
+            # Plain text: the JSON viewer (st.json) is a script of its own for the browser to load first.
+            st.text(json.dumps(sample["params"], indent=2, ensure_ascii=False))
     with a:
         answer_lines = sample["answer"].count("\n") + 1
         st.markdown("**Answer**" + (f" ({answer_lines:,} lines)" if answer_lines > 1 else ""))
