@@ -75,6 +75,7 @@ def time_changes(page: Path, rounds: int, before_each=None) -> list[float]:
 
     at = AppTest.from_file(str(page), default_timeout=300)
     at.session_state["user"] = RESEARCHER
+    at.session_state["explore_filters_open"] = True  # the filters' box, open (a click on it; the old page has none)
     at.run()
     at.selectbox(key="explore_suite").select("test-hard").run()  # the first read is not a filter change
     assert not at.exception, at.exception
