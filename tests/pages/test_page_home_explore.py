@@ -65,7 +65,7 @@ def test_home_generates_missing_default_suites_with_progress(small_defaults, mon
     assert not at.exception
     assert any("Generated test, test-hard in" in s.value for s in at.success)
     assert [e.label.split(":")[0] for e in at.expander] == ["**test**", "**test-hard**"]
-    assert any(m.value.startswith("**29** samples · ") for m in at.markdown)
+    assert any(m.value.startswith("**29 samples** · ") for m in at.markdown)
     # The second visit reads the files instead of generating again.
     again = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60).run()
     assert not again.exception and not again.success
@@ -125,8 +125,8 @@ def test_home_first_view_sends_no_table_element_nor_form(small_defaults, user):
     at = _home(user)
     assert not at.exception
     assert heavy(at) == {} and not at.metric  # st.metric loads a number formatter and a chart library
-    figures = [m.value for m in at.markdown if " samples · " in m.value]  # each default suite's figures, at once
-    assert [f.split(" samples")[0] for f in figures] == ["**29**", "**58**"] and "**8** formats" in figures[0]
+    figures = [m.value for m in at.markdown if " samples** · " in m.value]  # each default suite's figures, at once
+    assert [f.split(" samples")[0] for f in figures] == ["**29", "**58"] and "**8 formats**" in figures[0]
     tables = [m.value for m in at.markdown if m.value.startswith("| format |")]
     rows = samples.read_jsonl(small_defaults / "suites" / "test.jsonl")
     csv = [r for r in rows if r["language"] == "csv"]  # the by-format row of csv, counted from the file

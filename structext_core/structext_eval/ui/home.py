@@ -92,8 +92,8 @@ def home_view(db, user) -> None:
 
 def suite_figures(stats: dict) -> str:
     """A suite's headline figures as one Markdown line."""
-    return (f"**{stats['samples']:,}** samples · **{stats['formats']:,}** formats · **{stats['tasks']:,}** tasks · "
-            f"mean reference **{stats['mean_reference']:,.0f}** characters")
+    return (f"**{plural(stats['samples'], 'sample')}** · **{plural(stats['formats'], 'format')}** · "
+            f"**{plural(stats['tasks'], 'task')}** · mean reference **{stats['mean_reference']:,.0f}** characters")
 
 
 def generate_form() -> None:
