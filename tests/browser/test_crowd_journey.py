@@ -153,10 +153,13 @@ def lead_sets_up(page, base, app_env, wait_for_app, screenshot) -> int:
 
 def lead_previews(page, app_env, study_id, wait_for_app, screenshot) -> None:
     page.get_by_role("tab", name="Dashboard").click()
+    wait_for_app(page)  # a click while the page still runs can be lost (its fragment replaced by the run)
     page.get_by_role("button", name="Preview as an annotator").click()
     page.get_by_text(f"Preview of {STUDY}").wait_for()
+    wait_for_app(page)
     page.get_by_role("button", name="I have read the rule: start").click()
-    page.get_by_text("Practice question").first.wait_for()
+    # The answer box, not "practice question": the rule's own text says "1 practice question".
+    page.get_by_label("Your answer").wait_for()
     wait_for_app(page)
     page.get_by_label("Your answer").fill("a practice answer, kept nowhere")
     page.get_by_role("button", name="Submit answer").click()
