@@ -77,6 +77,7 @@ def time_changes(page: Path, rounds: int, before_each=None) -> list[float]:
     at.session_state["user"] = RESEARCHER
     at.session_state["explore_filters_open"] = True  # the filters' box, open (a click on it; the old page has none)
     at.run()
+    assert not at.exception, at.exception
     at.selectbox(key="explore_suite").select("test-hard").run()  # the first read is not a filter change
     assert not at.exception, at.exception
     times = []
@@ -123,7 +124,13 @@ def main() -> None:
         try:
             results = {}
             for label, page, before_each in ways:
-                times = time_changes(page, args.rounds, before_each)
+                try:
+                    times = time_changes(page, args.rounds, before_each)
+                except AssertionError as failed:
+                    if page == ROOT / "pages" / "explore.py":
+                        raise
+                    print(f"{label:44} skipped: the old page no longer runs against today's modules ({failed})"[:200])
+                    continue
                 results[label] = times
                 print(f"{label:44} {len(times):>4} {statistics.median(times):>7.3f} {percentile(times, 0.95):>7.3f} "
                       f"{max(times):>7.3f}", flush=True)
