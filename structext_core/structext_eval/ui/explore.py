@@ -99,12 +99,9 @@ def choose_filters(index) -> tuple[list, list, list, list]:
             state[f"{key}_kept"] = list(state.get(key) or [])
     chosen = [list(state.get(key) or []) for key in FILTER_KEYS]
     if not box.open and any(chosen):
-        formats, task_ids, depths, widths = chosen
-        parts = ([f"format {', '.join(formats)}"] if formats else []) + \
-                ([f"task {', '.join(explore.task_label(t) for t in task_ids)}"] if task_ids else []) + \
-                ([f"depth {', '.join(map(str, depths))}"] if depths else []) + \
-                ([f"width {', '.join(map(str, widths))}"] if widths else [])
-        st.caption(markdown_text("Filters on: " + "; ".join(parts) + "."))
+        named = zip(("format", "task", "depth", "width"), chosen, (str, explore.task_label, str, str))
+        st.caption(markdown_text("Filters on: " + "; ".join(f"{name} {', '.join(map(label, values))}"
+                                                            for name, values, label in named if values) + "."))
     return tuple(chosen)
 
 
