@@ -82,8 +82,8 @@ def min_n_note(min_n: int, cells: pd.DataFrame | None = None, rows: bool = False
     flagged), and how many of ``cells`` (flagged by :func:`flag_small_cells`)."""
     things, done = ("rows", "ticked under “n below minimum” (below_min_n)") if rows else ("cells", "greyed out")
     if min_n <= 1:
-        return f"Raise “Minimum n” to grey out {things} with few results." if not rows else \
-            f"Raise “Minimum n” to flag {things} with few results."
+        return f"Raise “Minimum n” (in Settings) to grey out {things} with few results." if not rows else \
+            f"Raise “Minimum n” (in Settings) to flag {things} with few results."
     count = "" if cells is None or "below_min" not in cells else f" ({int(cells['below_min'].sum())} of {len(cells)})"
     return (f"{things.capitalize()} with n below {min_n} are {done}{count}, not hidden: their means rest on "
             "few results.")

@@ -124,6 +124,22 @@ class ValueChoice:
         return out
 
 
+def settings_line(choice: ValueChoice, people: str | None = None, min_n: int | None = None,
+                  axes: tuple[str, str, str] | None = None) -> str:
+    """What a closed Settings box keeps on, in one line: the values (``choice``), how people are shown
+    (``people``: a label of ``PEOPLE_AS``, None when not offered), the minimum n (None when not
+    offered) and a heatmap's ``axes`` (rows, columns, order: labels)."""
+    parts = [choice.title.removesuffix(" (%)")]
+    if people is not None:
+        parts.append(f"people {people}")
+    if min_n is not None:
+        parts.append(f"minimum n {min_n:,}")
+    if axes is not None:
+        rows, columns, order = axes
+        parts.append(f"rows {rows} × columns {columns} ({order})")
+    return "Settings: " + " · ".join(parts) + "."
+
+
 @dataclass(frozen=True)
 class View:
     """One view of imported results: its label, and whether it redraws one of the paper's

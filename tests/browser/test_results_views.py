@@ -55,6 +55,13 @@ def choose(page, wait_for_app, label: str, option: str):
     settle(page, wait_for_app)
 
 
+def open_settings(page, wait_for_app):
+    """Open the view's Settings box (its controls are drawn when it opens)."""
+    page.get_by_test_id("stExpander").filter(has=page.get_by_text("Settings", exact=True)).locator("summary").click()
+    page.get_by_text("Threshold", exact=True).wait_for()
+    settle(page, wait_for_app)
+
+
 def shoot(page, screenshot, name):
     """Screenshot the whole page: Streamlit scrolls inside its main block, so the window is
     made as tall as the content first."""
@@ -90,6 +97,10 @@ def test_imported_heatmap_and_drill_down(page, results_url, wait_for_app, screen
         # (the Sources expander, still closed, holds another CSV button)
         assert page.locator('[data-testid="stDownloadButton"]:visible', has_text=label).count() >= 1, label
     shoot(page, screenshot, "results_heatmap_model_format")
+    # the settings wait in a closed box, one line saying what they are
+    assert page.get_by_text("Settings: strict ROUGE-L ≥ 0.75 · people pooled as").is_visible()
+    assert page.get_by_text("Threshold", exact=True).count() == 0
+    open_settings(page, wait_for_app)
     # the paper's ROUGE-L instead of ours: the title says so
     page.get_by_text("paper (the authors': the whole response)", exact=True).click()
     settle(page, wait_for_app)
@@ -251,6 +262,8 @@ def test_a_shared_address_reopens_the_view_after_logging_in(page, results_url, w
     no_exception(page)
     page.get_by_text("Leaderboard: Exact match (%)", exact=True).wait_for()
     assert page.get_by_text("unknown parameter 'view_typo'").count() == 1  # a small note, no crash
+    assert "minimum n 20" in page.get_by_text("Settings: Exact match · ").inner_text()
+    open_settings(page, wait_for_app)
     expect(page.get_by_label("Minimum n", exact=True)).to_have_value("20")
     assert "min_n=20" in page.url and "view_typo" not in page.url  # the address now holds what was understood
     shoot(page, screenshot, "results_shared_address")

@@ -44,14 +44,16 @@ RESEARCHER = {"id": 98, "username": "reader", "role": "researcher"}  # sees ever
 
 #: The keys of the boxes whose content is drawn only while they are open (opening one reruns the page).
 DRILL, FILTERS, SOURCES, LOADING = "rs_drill_open", "rs_filters_open", "rs_sources_open", "rs_load_open"
+SETTINGS = "rs_settings_open"
 
 
-def open_page(user=RESEARCHER, boxes=()) -> AppTest:
-    """The page as ``user`` opens it, with the lazy ``boxes`` open (as a click on each does)."""
+def open_page(user=RESEARCHER, boxes=(), settings_open=True) -> AppTest:
+    """The page as ``user`` opens it, with the lazy ``boxes`` open (as a click on each does), and the
+    Settings box too unless ``settings_open`` is False (a first view has it closed)."""
     at = AppTest.from_file(str(PAGE), default_timeout=60)
     if user is not None:
         at.session_state["user"] = user
-    for box in boxes:
+    for box in (*boxes, *((SETTINGS,) if settings_open else ())):
         at.session_state[box] = True
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -207,6 +209,33 @@ def test_threshold_control_defaults_to_075_and_changes_values(env):
     at.slider(key="rs_threshold").set_value(0.0).run()
     after = charts(at)[0][1][0]["mean"].sum()
     assert after > before
+
+
+def test_settings_wait_in_a_closed_box_and_stay_on_when_it_closes(env):
+    """The first view draws the chart, not the dozen controls of its settings: they are in a closed box,
+    with one line saying what they are; what was chosen in it stays on once it closes, across views too."""
+    at = open_page(settings_open=False)
+    assert not at.slider and not at.number_input and not at.toggle
+    assert [s.key for s in at.selectbox] == ["rs_benchmark", "rs_view"]  # rows, columns, order: in the box
+    line = "Settings: strict ROUGE-L ≥ 0.75 · people pooled as `human` · minimum n 1 · rows model × columns format"
+    assert any(c.value.startswith(line) for c in at.caption)
+    default = charts(at)[0][1][0]
+    at.session_state[SETTINGS] = True  # opened
+    at.run()
+    at.slider(key="rs_threshold").set_value(0.0)
+    at.selectbox(key="rs_row").set_value("task")
+    at.run()
+    opened = charts(at)[0]
+    assert opened[0]["title"]["text"].startswith("strict ROUGE-L ≥ 0 (%) by task category and format")
+    at.session_state[SETTINGS] = False  # closed again: the threshold and the rows stay
+    at.run()
+    assert not at.slider and charts(at)[0][1][0].equals(opened[1][0]) and not opened[1][0].equals(default)
+    assert any(c.value.startswith("Settings: strict ROUGE-L ≥ 0 · ") and "rows task category" in c.value
+               for c in at.caption)
+    assert at.query_params["threshold"] == "0" and at.query_params["rows"] == "task"
+    select(at, "rs_view", "leaderboard")
+    select(at, "rs_view", "heatmap")
+    assert charts(at)[0][1][0].equals(opened[1][0])  # a view without them in between forgets nothing
 
 
 def test_same_dimension_for_rows_and_columns_is_explained(env):
@@ -742,26 +771,33 @@ def test_the_url_follows_the_controls_and_reopens_the_same_view(env):
     assert url["rouge"] == "paper" and url["min_n"] == "3" and url["items"] == "shared" and url["people"] == "human"
     assert url["model"] == ["good", "human"]
     before = charts(at)[0]
-    # a new session opening that address
+    # a new session opening that address: the same chart, its settings said under the closed box
     again = AppTest.from_file(str(PAGE), default_timeout=60)
     again.session_state["user"] = RESEARCHER
     again.query_params.update(url)
     again.run()
     assert not again.exception
-    assert again.selectbox(key="rs_row").value == "task" and again.selectbox(key="rs_col").value == "depth"
-    assert again.radio(key="rs_rouge_heatmap").value == "paper" and again.number_input(key="rs_min_n").value == 3
-    assert again.multiselect(key="rs_filter_model").value == ["good", "human"]
     after = charts(again)[0]
     assert after[0]["title"] == before[0]["title"]
     assert after[1][0].equals(before[1][0])
     assert dict(again.query_params) == url  # nothing to note, nothing rewritten
     assert not any(c.value.startswith("Ignored in this link") for c in again.caption)
+    assert [c.value for c in again.caption if c.value.startswith("Settings:")] == [
+        "Settings: paper ROUGE-L ≥ 0.75 · people pooled as `human` · minimum n 3 · "
+        "rows task category × columns depth (natural: depth, width in order)."]
+    again.session_state[SETTINGS] = True  # the box opened: its controls hold the link's values
+    again.run()
+    assert again.selectbox(key="rs_row").value == "task" and again.selectbox(key="rs_col").value == "depth"
+    assert again.radio(key="rs_rouge_heatmap").value == "paper" and again.number_input(key="rs_min_n").value == 3
+    assert again.multiselect(key="rs_filter_model").value == ["good", "human"]
+    assert charts(again)[0][1][0].equals(before[1][0]) and dict(again.query_params) == url
 
 
 def open_with(params: dict, user=RESEARCHER) -> AppTest:
     at = AppTest.from_file(str(PAGE), default_timeout=60)
     if user is not None:
         at.session_state["user"] = user
+    at.session_state[SETTINGS] = True
     at.query_params.update(params)
     at.run()
     assert not at.exception, [e.value for e in at.exception]

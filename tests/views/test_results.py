@@ -685,3 +685,11 @@ def test_results_csvs_write_no_formula():
     assert not [c for c in cells if c.startswith(("=", "+", "@"))]
     back = pd.read_csv(io.BytesIO(page_tables.csv_bytes(table)))
     assert back["rank"].tolist() == table["rank"].tolist()  # numbers stay numbers
+
+
+def test_a_closed_settings_box_says_what_it_keeps_on():
+    choice = result_options.ValueChoice(rouge="paper", threshold=0.5)
+    assert result_options.settings_line(choice, "each person", 3, ("task category", "depth", "all by mean")) == (
+        "Settings: paper ROUGE-L ≥ 0.5 · people each person · minimum n 3 · rows task category × columns depth "
+        "(all by mean).")
+    assert result_options.settings_line(result_options.ValueChoice(metric="bleu")) == "Settings: BLEU."

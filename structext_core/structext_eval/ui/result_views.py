@@ -22,8 +22,8 @@ from structext_core.structext_eval.ui.results_common import (
     heatmap_cells,
     keep_valid,
     leaderboard_rows,
-    note_kept,
     remember,
+    KEPT_ACROSS_VIEWS,
     restore_kept,
     scoped_frame,
     show_chart,
@@ -47,6 +47,38 @@ from structext_core.views import (
 
 #: The session key of the open state of the filters' box.
 FILTERS_OPEN = "rs_filters_open"
+#: The session key of the open state of the Settings box.
+SETTINGS_OPEN = "rs_settings_open"
+
+
+class Settings:
+    """The view's settings (metric, people, minimum n, a heatmap's axes) in one box whose controls are
+    drawn only while it is open (opening it reruns the view), so the first view shows the chart, not a
+    dozen controls. Closed, the values chosen stay on (kept under ``<key>_kept``, see
+    :data:`KEPT_ACROSS_VIEWS`) and one line under the box says what they are."""
+
+    def __init__(self) -> None:
+        box = st.expander("Settings", key=SETTINGS_OPEN, on_change="rerun", icon=":material/tune:")
+        self.box = box if box.open else None  #: where the controls go; None: the box is closed
+        self._line = None if box.open else st.empty()
+        self._said: dict = {}
+        if self.box is None:  # the values last drawn: a control not drawn may hold a stale value
+            state = st.session_state
+            for key in KEPT_ACROSS_VIEWS:
+                if f"{key}_kept" in state:
+                    state[key] = state[f"{key}_kept"]
+
+    @staticmethod
+    def kept(**values) -> None:
+        """Keep the values of controls just drawn (by session key), for the runs that do not draw them."""
+        for key, value in values.items():
+            st.session_state[f"{key}_kept"] = value
+
+    def say(self, **parts) -> None:
+        """Note values for the closed box's line (the arguments of ``result_options.settings_line``)."""
+        self._said.update(parts)
+        if self._line is not None and "choice" in self._said:
+            self._line.caption(result_options.settings_line(**self._said))
 
 
 def choose_filters(frame: pd.DataFrame, dimensions) -> dict:
@@ -151,21 +183,30 @@ def frame_height(text: str) -> int | str:
     return "content" if lines <= 20 else 420
 
 
-def choose_values(view: str) -> result_options.ValueChoice:
+def choose_values(view: str, settings: Settings) -> result_options.ValueChoice:
     """The metric controls. The ROUGE-L version is remembered per view, and a view that redraws
     one of the paper's figures opens on the paper's metric."""
-    c1, c2, c3, c4 = st.columns([2, 3, 2, 2])
-    metric = c1.selectbox("Metric", list(result_options.METRICS), format_func=result_options.METRICS.get, key="rs_metric")
-    rouge_options = list(result_options.ROUGE_METRICS)
-    st.session_state.setdefault(f"rs_rouge_{view}", result_options.VIEWS[view].default_rouge)
-    rouge = c2.radio("ROUGE-L", rouge_options, format_func=result_options.ROUGE_METRICS.get, key=f"rs_rouge_{view}",
-                     disabled=metric != "rouge_l" or view == "metric_correlation",
-                     help="; ".join(result_options.ROUGE_DESCRIPTIONS.values()))
-    mode = c3.radio("Scores", result_options.MODES, horizontal=True, key="rs_mode", disabled=metric != "rouge_l",
-                    help="thresholded: a ROUGE-L below the threshold counts as 0 (the paper's rule)")
-    st.session_state.setdefault("rs_threshold", 0.75)
-    threshold = c4.slider("Threshold", 0.0, 1.0, step=url_state.THRESHOLD_STEP, key="rs_threshold",
-                          disabled=metric != "rouge_l" or mode != "thresholded")
+    state = st.session_state
+    state.setdefault(f"rs_rouge_{view}", result_options.VIEWS[view].default_rouge)
+    state.setdefault("rs_threshold", 0.75)
+    if settings.box is None:  # closed: the values kept
+        keep_valid("rs_metric", result_options.METRICS, next(iter(result_options.METRICS)))
+        keep_valid(f"rs_rouge_{view}", result_options.ROUGE_METRICS, result_options.VIEWS[view].default_rouge)
+        keep_valid("rs_mode", result_options.MODES, result_options.MODES[0])
+        metric, rouge, mode = state["rs_metric"], state[f"rs_rouge_{view}"], state["rs_mode"]
+        threshold = state["rs_threshold"]
+    else:
+        c1, c2, c3, c4 = settings.box.columns([2, 3, 2, 2])
+        metric = c1.selectbox("Metric", list(result_options.METRICS), format_func=result_options.METRICS.get,
+                              key="rs_metric")
+        rouge = c2.radio("ROUGE-L", list(result_options.ROUGE_METRICS), format_func=result_options.ROUGE_METRICS.get,
+                         key=f"rs_rouge_{view}", disabled=metric != "rouge_l" or view == "metric_correlation",
+                         help="; ".join(result_options.ROUGE_DESCRIPTIONS.values()))
+        mode = c3.radio("Scores", result_options.MODES, horizontal=True, key="rs_mode", disabled=metric != "rouge_l",
+                        help="thresholded: a ROUGE-L below the threshold counts as 0 (the paper's rule)")
+        threshold = c4.slider("Threshold", 0.0, 1.0, step=url_state.THRESHOLD_STEP, key="rs_threshold",
+                              disabled=metric != "rouge_l" or mode != "thresholded")
+        settings.kept(rs_metric=metric, rs_mode=mode, rs_threshold=threshold, **{f"rs_rouge_{view}": rouge})
     remember("metric", metric)
     if metric == "rouge_l":
         remember("rouge", rouge)
@@ -175,7 +216,7 @@ def choose_values(view: str) -> result_options.ValueChoice:
     return result_options.ValueChoice(metric, rouge, mode, threshold)
 
 
-def choose_scope(values: pd.DataFrame, view: str) -> tuple[people_vs_models.ItemScope, int, str]:
+def choose_scope(values: pd.DataFrame, view: str, settings: Settings) -> tuple[people_vs_models.ItemScope, int, str]:
     """Which items the view uses, its minimum n and how it shows people (pooled or each person;
     each answer is counted once either way). When people answered items, the views of
     :data:`result_options.ITEM_VIEWS` compare them with models on those items unless “All items”
@@ -184,22 +225,25 @@ def choose_scope(values: pd.DataFrame, view: str) -> tuple[people_vs_models.Item
     people = people_vs_models.people_of(values)
     offers_items = view in result_options.ITEM_VIEWS and bool(people)
     offers_min_n = view in result_options.MIN_N_VIEWS
-    restore_kept()
-    how = choose_people_as(people)
+    how = choose_people_as(people, settings)
     if not (offers_items or offers_min_n):
         return people_vs_models.ItemScope(), result_options.DEFAULT_MIN_N, how
-    a, b, c = st.columns([2, 3, 2])
+    a, b, c = settings.box.columns([2, 3, 2]) if settings.box is not None else (None, None, None)
     scope = people_vs_models.ItemScope()
     if offers_items:
         if "rs_all_items" not in st.session_state and not people_vs_models.models_on_people_items(values):
             # restricted to people's items, the view would show people alone
             st.session_state["rs_all_items"] = bool((~people_vs_models.human_mask(values)).any())
-        everything = a.toggle("All items", key="rs_all_items",
-                              help="Off: people and models on the same items, those people answered. On: every "
-                                   "item, so models are also scored on items no person answered.")
         keep_valid("rs_people", people, people[0])
-        who = b.selectbox("Items answered by", people, key="rs_people", disabled=everything,
-                          help="`human` is the pool of everyone's answers; `human:<name>` one person's.")
+        if a is None:
+            everything, who = bool(st.session_state.get("rs_all_items", False)), st.session_state["rs_people"]
+        else:
+            everything = a.toggle("All items", key="rs_all_items",
+                                  help="Off: people and models on the same items, those people answered. On: "
+                                       "every item, so models are also scored on items no person answered.")
+            who = b.selectbox("Items answered by", people, key="rs_people", disabled=everything,
+                              help="`human` is the pool of everyone's answers; `human:<name>` one person's.")
+            settings.kept(rs_all_items=everything, rs_people=who)
         remember("items", "all" if everything else "shared")
         if not everything:
             remember("people", who)
@@ -207,9 +251,14 @@ def choose_scope(values: pd.DataFrame, view: str) -> tuple[people_vs_models.Item
     min_n = result_options.DEFAULT_MIN_N
     if offers_min_n:
         st.session_state.setdefault("rs_min_n", result_options.DEFAULT_MIN_N)
-        min_n = int(c.number_input("Minimum n", min_value=1, max_value=result_options.MAX_MIN_N, step=1,
-                                   key="rs_min_n", help="Cells (leaderboard rows) with fewer results are greyed "
-                                                        "out (flagged), not hidden."))
+        if c is None:
+            min_n = min(max(int(st.session_state["rs_min_n"]), 1), result_options.MAX_MIN_N)
+        else:
+            min_n = int(c.number_input("Minimum n", min_value=1, max_value=result_options.MAX_MIN_N, step=1,
+                                       key="rs_min_n", help="Cells (leaderboard rows) with fewer results are "
+                                                            "greyed out (flagged), not hidden."))
+            settings.kept(rs_min_n=min_n)
+        settings.say(min_n=min_n)
         remember("min_n", min_n)
     if offers_items:
         st.caption(scope.sentence(values) + ("" if scope.restricted else
@@ -219,19 +268,24 @@ def choose_scope(values: pd.DataFrame, view: str) -> tuple[people_vs_models.Item
         if scope.restricted and not people_vs_models.models_on_people_items(values):
             st.info("No model result is on the items people answered: turn on **All items** to see the models.",
                     icon=":material/info:")
-    note_kept()
     return scope, min_n, how
 
 
-def choose_people_as(people: list[str]) -> str:
+def choose_people_as(people: list[str], settings: Settings) -> str:
     """Pooled (``human``) or each person (``human:<name>``): offered when there are persons."""
     if len(people) < 2:
         return "pool"
     st.session_state.setdefault("rs_people_as", "pool")
-    how = st.radio("People", list(people_vs_models.PEOPLE_AS), horizontal=True, key="rs_people_as",
-                   format_func=people_vs_models.PEOPLE_AS.get,
-                   help="Each answer is counted once: in the pool `human` (everyone together) or under its "
-                        "person `human:<name>`.")
+    if settings.box is None:
+        keep_valid("rs_people_as", people_vs_models.PEOPLE_AS, "pool")
+        how = st.session_state["rs_people_as"]
+    else:
+        how = settings.box.radio("People", list(people_vs_models.PEOPLE_AS), horizontal=True, key="rs_people_as",
+                                 format_func=people_vs_models.PEOPLE_AS.get,
+                                 help="Each answer is counted once: in the pool `human` (everyone together) or "
+                                      "under its person `human:<name>`.")
+        settings.kept(rs_people_as=how)
+    settings.say(people=people_vs_models.PEOPLE_AS[how])
     remember("people_as", how)
     return how
 
@@ -242,8 +296,11 @@ def imported_page(db, user, db_path: str, version: tuple, scope: access.ResultsS
     view = st.selectbox("View", list(result_options.VIEWS), format_func=lambda key: result_options.VIEWS[key].label,
                         key="rs_view")
     remember("view", view)
-    choice = choose_values(view)
-    items, min_n, people_as = choose_scope(value_frame(db_path, version, scope, choice), view)
+    restore_kept()
+    settings = Settings()
+    choice = choose_values(view, settings)
+    settings.say(choice=choice)
+    items, min_n, people_as = choose_scope(value_frame(db_path, version, scope, choice), view, settings)
     values = value_frame(db_path, version, scope, choice, people_as)
     chosen = Chosen(db, db_path, version, scope, choice, items, min_n, people_as=people_as, user=user)
     if note := results_frame.scored_otherwise(results_store.list_uploads(db), choice):
@@ -253,7 +310,7 @@ def imported_page(db, user, db_path: str, version: tuple, scope: access.ResultsS
         st.caption(f"{missing:,} model results have no {choice.title.removesuffix(' (%)')} (stored before the "
                    "paper's metric was); they are left out. Re-import their files to score them.")
     if view == "heatmap":
-        heatmap_view(chosen, values)
+        heatmap_view(chosen, values, settings)
         return
     filters = choose_filters(values, DIMENSIONS)
     frame = result_options.apply_filters(items.apply(values), filters)
@@ -296,13 +353,21 @@ class Chosen:
     user: object = None  # who looks: the drill-down hides the samples of studies open to them
 
 
-def heatmap_view(chosen: Chosen, values: pd.DataFrame) -> None:
-    a, b, c = st.columns(3)
+def heatmap_view(chosen: Chosen, values: pd.DataFrame, settings: Settings) -> None:
     st.session_state.setdefault("rs_col", "format")
-    row = a.selectbox("Rows", DIMENSIONS, key="rs_row", format_func=DIMENSION_TITLES.get)
-    col = b.selectbox("Columns", DIMENSIONS, key="rs_col", format_func=DIMENSION_TITLES.get)
-    sort = c.selectbox("Order rows and columns", list(result_options.HEATMAP_SORTS), key="rs_sort",
-                       format_func=result_options.HEATMAP_SORTS.get)
+    if settings.box is None:
+        keep_valid("rs_row", DIMENSIONS, DIMENSIONS[0])
+        keep_valid("rs_col", DIMENSIONS, "format")
+        keep_valid("rs_sort", result_options.HEATMAP_SORTS, next(iter(result_options.HEATMAP_SORTS)))
+        row, col, sort = (st.session_state[key] for key in ("rs_row", "rs_col", "rs_sort"))
+    else:
+        a, b, c = settings.box.columns(3)
+        row = a.selectbox("Rows", DIMENSIONS, key="rs_row", format_func=DIMENSION_TITLES.get)
+        col = b.selectbox("Columns", DIMENSIONS, key="rs_col", format_func=DIMENSION_TITLES.get)
+        sort = c.selectbox("Order rows and columns", list(result_options.HEATMAP_SORTS), key="rs_sort",
+                           format_func=result_options.HEATMAP_SORTS.get)
+        settings.kept(rs_row=row, rs_col=col, rs_sort=sort)
+    settings.say(axes=(DIMENSION_TITLES[row], DIMENSION_TITLES[col], result_options.HEATMAP_SORTS[sort]))
     remember("rows", row)
     remember("cols", col)
     remember("sort", sort)

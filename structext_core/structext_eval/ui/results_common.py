@@ -204,9 +204,12 @@ def follow_click(event, key: str) -> None:
         st.session_state[f"rs_{key}_drill_row"], st.session_state[f"rs_{key}_drill_col"] = picked
 
 
-#: Controls only some views draw. Streamlit forgets a widget's value in a run that does not draw
-#: it; these keep theirs across views (a copy under ``<key>_kept``).
-KEPT_ACROSS_VIEWS = ("rs_all_items", "rs_people", "rs_min_n", "rs_people_as")
+#: Controls some runs do not draw: those only some views draw, and those of the Settings box, drawn
+#: only while it is open. Streamlit forgets a widget's value in a run that does not draw it; these keep
+#: theirs (a copy under ``<key>_kept``).
+KEPT_ACROSS_VIEWS = ("rs_all_items", "rs_people", "rs_min_n", "rs_people_as", "rs_metric", "rs_mode",
+                     "rs_threshold", "rs_row", "rs_col", "rs_sort",
+                     *(f"rs_rouge_{view}" for view in result_options.VIEWS))
 
 
 def restore_kept() -> None:
@@ -214,13 +217,6 @@ def restore_kept() -> None:
     for key in KEPT_ACROSS_VIEWS:
         if key not in st.session_state and f"{key}_kept" in st.session_state:
             st.session_state[key] = st.session_state[f"{key}_kept"]
-
-
-def note_kept() -> None:
-    """Copy the values of :data:`KEPT_ACROSS_VIEWS` drawn in this run."""
-    for key in KEPT_ACROSS_VIEWS:
-        if key in st.session_state:
-            st.session_state[f"{key}_kept"] = st.session_state[key]
 
 
 def keep_valid(key: str, options, default) -> None:
