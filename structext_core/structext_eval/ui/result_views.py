@@ -14,6 +14,7 @@ from structext_core.structext_eval.result_dimensions import DIMENSIONS, ITEM_COL
 from structext_core.structext_eval.ui.results_common import (
     DIMENSION_TITLES,
     DRILL_OPEN,
+    KEPT_ACROSS_VIEWS,
     built_chart,
     drill_key,
     drill_rows,
@@ -23,7 +24,6 @@ from structext_core.structext_eval.ui.results_common import (
     keep_valid,
     leaderboard_rows,
     remember,
-    KEPT_ACROSS_VIEWS,
     restore_kept,
     scoped_frame,
     show_chart,
