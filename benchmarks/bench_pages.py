@@ -11,8 +11,8 @@ Headless Chromium (Debian's, at /usr/bin/chromium; never downloaded) logs in onc
 opens each page's address (and then as one of the annotators, their Home and Human baseline) ``--repeat`` times (a new Streamlit session each time, logged in by the
 session cookie, as a bookmark does). A page's time is from the start of the navigation until the
 page stops changing: the app connected, no script run in progress, and no change to the page for
-``QUIET_MS``; the time is that of the last change. A click's time is from the click until the page
-stops changing again. Printed: the median and the worst of each page and click, each page's ratio to
+``QUIET_MS``; the time is that of the last change. A click's time is from the press of the mouse
+(the page's own pointerdown event) until the page stops changing again. Printed: the median and the worst of each page and click, each page's ratio to
 the trivial page, and the checkouts side by side. For reference (``--no-floors`` to skip), what Streamlit's
 own elements cost: bare scripts with the trivial page in a navigation sidebar like the app's, opened at the
 root and at a page's own address (every page but Home is opened there: the browser first asks that
@@ -120,11 +120,14 @@ PREPARE = textwrap.dedent('''
             print(f"  {index + 1} of {n_people} people answered", file=sys.stderr, flush=True)
 ''')
 
-#: Installed in every page before its scripts: the time (ms since the navigation began) of the page's last change.
+#: Installed in every page before its scripts: the time (ms since the navigation began) of the page's last
+#: change, and of the last press of the mouse (the click a person makes; Playwright first spends 40-90 ms
+#: finding the element and waiting for it to hold still, which no person waits for).
 WATCH_JS = """
 window.__lastChange = performance.now();
 new MutationObserver(() => { window.__lastChange = performance.now(); })
   .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+document.addEventListener("pointerdown", () => { window.__pressedAt = performance.now(); }, true);
 """
 SETTLED = ('[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
            '[data-test-script-state="notRunning"]')
@@ -181,7 +184,8 @@ def open_page(context, url: str, logged_in: bool = True) -> float:
 
 
 def click_time(context, url: str, click) -> float:
-    """Open ``url``, wait for it to settle, then time ``click(tab)`` until the page settles again."""
+    """Open ``url``, wait for it to settle, then time ``click(tab)`` from the press of the mouse until the
+    page settles again."""
     tab = context.new_page()
     try:
         tab.goto(url, wait_until="commit")
@@ -195,7 +199,10 @@ def click_time(context, url: str, click) -> float:
             print(f"the click failed on {url}: the page as it was is in {shot}", file=sys.stderr)
             raise
         tab.wait_for_timeout(50)  # the rerun begins
-        return settle(tab, started)
+        pressed = tab.evaluate("() => window.__pressedAt")
+        if pressed is None or pressed < started:
+            raise SystemExit(f"the click on {url} pressed no mouse button: its time would not be a click's")
+        return settle(tab, pressed)
     finally:
         tab.close()
 
