@@ -24,7 +24,6 @@ from structext_core.structext_eval.ui.results_common import (
     keep_valid,
     leaderboard_rows,
     remember,
-    restore_kept,
     scoped_frame,
     show_chart,
     value_frame,
@@ -62,11 +61,18 @@ class Settings:
         self.box = box if box.open else None  #: where the controls go; None: the box is closed
         self._line = None if box.open else st.empty()
         self._said: dict = {}
-        if self.box is None:  # the values last drawn: a control not drawn may hold a stale value
-            state = st.session_state
-            for key in KEPT_ACROSS_VIEWS:
-                if f"{key}_kept" in state:
-                    state[key] = state[f"{key}_kept"]
+        state = st.session_state
+        # The values last drawn: closed, every one (a control not drawn may hold a stale value); open,
+        # those Streamlit forgot (a control the view draws now holds the person's last choice).
+        for key in KEPT_ACROSS_VIEWS:
+            if f"{key}_kept" in state and (self.box is None or key not in state):
+                state[key] = state[f"{key}_kept"]
+
+    @staticmethod
+    def value(key: str, options, default):
+        """The value a control not drawn holds, ``default`` unless it is one of ``options``."""
+        keep_valid(key, options, default)
+        return st.session_state[key]
 
     @staticmethod
     def kept(**values) -> None:
@@ -190,10 +196,10 @@ def choose_values(view: str, settings: Settings) -> result_options.ValueChoice:
     state.setdefault(f"rs_rouge_{view}", result_options.VIEWS[view].default_rouge)
     state.setdefault("rs_threshold", 0.75)
     if settings.box is None:  # closed: the values kept
-        keep_valid("rs_metric", result_options.METRICS, next(iter(result_options.METRICS)))
-        keep_valid(f"rs_rouge_{view}", result_options.ROUGE_METRICS, result_options.VIEWS[view].default_rouge)
-        keep_valid("rs_mode", result_options.MODES, result_options.MODES[0])
-        metric, rouge, mode = state["rs_metric"], state[f"rs_rouge_{view}"], state["rs_mode"]
+        metric = settings.value("rs_metric", result_options.METRICS, next(iter(result_options.METRICS)))
+        rouge = settings.value(f"rs_rouge_{view}", result_options.ROUGE_METRICS,
+                               result_options.VIEWS[view].default_rouge)
+        mode = settings.value("rs_mode", result_options.MODES, result_options.MODES[0])
         threshold = state["rs_threshold"]
     else:
         c1, c2, c3, c4 = settings.box.columns([2, 3, 2, 2])
@@ -277,8 +283,7 @@ def choose_people_as(people: list[str], settings: Settings) -> str:
         return "pool"
     st.session_state.setdefault("rs_people_as", "pool")
     if settings.box is None:
-        keep_valid("rs_people_as", people_vs_models.PEOPLE_AS, "pool")
-        how = st.session_state["rs_people_as"]
+        how = settings.value("rs_people_as", people_vs_models.PEOPLE_AS, "pool")
     else:
         how = settings.box.radio("People", list(people_vs_models.PEOPLE_AS), horizontal=True, key="rs_people_as",
                                  format_func=people_vs_models.PEOPLE_AS.get,
@@ -296,7 +301,6 @@ def imported_page(db, user, db_path: str, version: tuple, scope: access.ResultsS
     view = st.selectbox("View", list(result_options.VIEWS), format_func=lambda key: result_options.VIEWS[key].label,
                         key="rs_view")
     remember("view", view)
-    restore_kept()
     settings = Settings()
     choice = choose_values(view, settings)
     settings.say(choice=choice)
@@ -356,10 +360,8 @@ class Chosen:
 def heatmap_view(chosen: Chosen, values: pd.DataFrame, settings: Settings) -> None:
     st.session_state.setdefault("rs_col", "format")
     if settings.box is None:
-        keep_valid("rs_row", DIMENSIONS, DIMENSIONS[0])
-        keep_valid("rs_col", DIMENSIONS, "format")
-        keep_valid("rs_sort", result_options.HEATMAP_SORTS, next(iter(result_options.HEATMAP_SORTS)))
-        row, col, sort = (st.session_state[key] for key in ("rs_row", "rs_col", "rs_sort"))
+        row, col = settings.value("rs_row", DIMENSIONS, DIMENSIONS[0]), settings.value("rs_col", DIMENSIONS, "format")
+        sort = settings.value("rs_sort", result_options.HEATMAP_SORTS, next(iter(result_options.HEATMAP_SORTS)))
     else:
         a, b, c = settings.box.columns(3)
         row = a.selectbox("Rows", DIMENSIONS, key="rs_row", format_func=DIMENSION_TITLES.get)

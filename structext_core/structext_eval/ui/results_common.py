@@ -212,13 +212,6 @@ KEPT_ACROSS_VIEWS = ("rs_all_items", "rs_people", "rs_min_n", "rs_people_as", "r
                      *(f"rs_rouge_{view}" for view in result_options.VIEWS))
 
 
-def restore_kept() -> None:
-    """Give each of :data:`KEPT_ACROSS_VIEWS` that Streamlit forgot its value from before."""
-    for key in KEPT_ACROSS_VIEWS:
-        if key not in st.session_state and f"{key}_kept" in st.session_state:
-            st.session_state[key] = st.session_state[f"{key}_kept"]
-
-
 def keep_valid(key: str, options, default) -> None:
     """Give the control ``key`` the value ``default`` unless it holds one of ``options`` (a
     value from an earlier run, or from a URL, may no longer be offered once filters change)."""
