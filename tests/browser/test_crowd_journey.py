@@ -26,7 +26,6 @@ import re
 import threading
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from structext_core.structext_eval import samples, suites
 from structext_core.studio import storage
@@ -154,16 +153,9 @@ def lead_sets_up(page, base, app_env, wait_for_app, screenshot) -> int:
 
 def lead_previews(page, app_env, study_id, wait_for_app, screenshot) -> None:
     page.get_by_role("tab", name="Dashboard").click()
-    preview = page.get_by_text(f"Preview of {STUDY}")
-    for attempt in range(3):  # a click while the tab's run is still on can be lost (its fragment replaced by
-        wait_for_app(page)    # the run, Streamlit: "fragment ... does not exist anymore"): the run may not
-        page.get_by_role("button", name="Preview as an annotator").click()  # have begun when the wait ended
-        try:
-            preview.wait_for(timeout=10_000)
-            break
-        except PlaywrightTimeout:
-            if attempt == 2:
-                raise
+    wait_for_app(page)
+    page.get_by_role("button", name="Preview as an annotator").click()
+    page.get_by_text(f"Preview of {STUDY}").wait_for()
     wait_for_app(page)
     page.get_by_role("button", name="I have read the rule: start").click()
     # The answer box, not "practice question": the rule's own text says "1 practice question".
