@@ -126,9 +126,10 @@ def test_reload_mid_answer_keeps_the_question_the_clock_and_the_typed_text(
     answer.press_sequentially("The path is q->w->z", delay=40)
     wait_until(lambda: current(world["db_path"], user_id)["draft"] == "The path is q->w->z", 10,
                "the text typed so far was not saved as a draft within 10 s")
-    wait_until(lambda: clock_seconds(page) >= 4, 15, "the clock did not run")
+    wait_until(lambda: clock_seconds(page) >= 6, 15, "the clock did not run")
     screenshot(page, "clock-1-typed-before-reload")
     before = clock_seconds(page)
+    booked = current(world["db_path"], user_id)["active_seconds"]  # what the server holds at the reload
     reloaded_at = time.monotonic()
     page.reload()
     open_question_page(page, server, "ann1", wait_for_app)
@@ -136,7 +137,10 @@ def test_reload_mid_answer_keeps_the_question_the_clock_and_the_typed_text(
     assert shown_question(page) == question
     assert page.get_by_label("Your answer").input_value() == "The path is q->w->z"
     after = clock_seconds(page)
-    assert before <= after <= before + (time.monotonic() - reloaded_at) + 2  # the same clock, not restarted
+    # The same clock, not restarted: what was booked stays. The seconds the page showed beyond it
+    # (up to the grace after the last heartbeat) are active only if the reloaded page is heard from
+    # within the grace; a slower reload (a loaded machine) books that gap as away.
+    assert booked >= 3 and int(booked) <= after <= before + (time.monotonic() - reloaded_at) + 2, (booked, before, after)
     screenshot(page, "clock-2-after-reload")
     # And it still ticks.
     wait_until(lambda: clock_seconds(page) >= after + 2, 10, "the clock stopped after the reload")
