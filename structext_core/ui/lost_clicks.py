@@ -34,8 +34,8 @@ def rerun_state(client_state: ClientState | None, holds: Callable[[str], bool]) 
         return client_state
     if holds(client_state.fragment_id):
         return client_state
-    _LOGGER.info("A click in fragment %s, which this session no longer holds, runs the whole app.",
-                 client_state.fragment_id)
+    _LOGGER.info("Fragment %s is no longer held by this session: its rerun (a click, a form, a component's "
+                 "state) runs the whole app.", client_state.fragment_id)
     whole = ClientState()
     whole.CopyFrom(client_state)
     whole.fragment_id = ""
