@@ -17,7 +17,8 @@ the trivial page, and the checkouts side by side. For reference (``--no-floors``
 own elements cost: bare scripts with the trivial page in a navigation sidebar like the app's, opened at the
 root and at a page's own address (every page but Home is opened there: the browser first asks that
 address's /_stcore/health, then the root's), then with one st.button (every logged-in page has one: Log out),
-one st.selectbox, one st.table, one st.dataframe or one Altair chart more.
+one st.selectbox, one st.table, one st.dataframe or one Altair chart more; and two clicks in that page, on
+a button (the whole script reruns) and on a tab of st.tabs in a fragment (only the fragment reruns).
 
     .venv/bin/python benchmarks/bench_pages.py                          # this checkout
     .venv/bin/python benchmarks/bench_pages.py --compare db60d0c        # beside db60d0c
@@ -82,6 +83,18 @@ FLOORS = {
     "floor: + navigation, one Altair chart": (_NAV.format(
         extra='st.altair_chart(alt.Chart(pd.DataFrame({"n": range(8), "v": range(8)})).mark_bar().encode(x="n:O", y="v"))'),
         ""),
+}
+
+#: What Streamlit itself needs for a click, to read the click goal by: name: (script, the click). In the
+#: trivial page in a navigation: a button (its click reruns the whole script) and a tab of st.tabs in a
+#: fragment (its click reruns only the fragment, as Studies' tabs do).
+FLOOR_CLICKS = {
+    "floor click: one st.button, the whole page reruns": (
+        _NAV.format(extra='st.button("A button")'), lambda tab: tab.get_by_role("button", name="A button").click()),
+    "floor click: a tab in a fragment, the fragment reruns": (
+        _NAV.format(extra='st.fragment(lambda: [t.write(f"What tab {i + 1} shows.") for i, t in enumerate('
+                          'st.tabs(["One", "Two"], key="t", on_change="rerun")) if t.open])()'),
+        lambda tab: tab.get_by_role("tab", name="Two").click()),
 }
 
 #: Run by each checkout's own Python code (its PYTHONPATH), so the database is the one its code writes.
@@ -242,6 +255,17 @@ def measure(browser, url: str, repeat: int, log_in: bool, only: set[str] | None 
     return times
 
 
+def measure_clicks(browser, url: str, repeat: int, click) -> list[float]:
+    """A click's times on a page that needs no log-in (a floor), the first visit warming the browser's cache."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.add_init_script(WATCH_JS)
+    try:
+        open_page(context, url, logged_in=False)
+        return [click_time(context, url, click) for _ in range(repeat)]
+    finally:
+        context.close()
+
+
 def sign_in(context, url: str, name: str, password: str) -> None:
     """Log in by the sidebar's form; the session cookie then logs in every page opened in ``context``."""
     tab = context.new_page()
@@ -284,6 +308,15 @@ def run_checkout(checkout: Path, args, browser) -> tuple[dict, dict]:
             finally:
                 bare.terminate()
                 bare.wait()
+        for n, (name, (script, click)) in enumerate(FLOOR_CLICKS.items() if args.floors else ()):
+            (base / f"bare-click{n}.py").write_text(script)
+            bare_port = free_port()
+            bare = serve(checkout, str(base / f"bare-click{n}.py"), base, bare_port)
+            try:
+                baseline[name] = measure_clicks(browser, f"http://127.0.0.1:{bare_port}", args.repeat, click)
+            finally:
+                bare.terminate()
+                bare.wait()
         port = free_port()
         app = serve(checkout, "server.py", base, port)
         try:
@@ -303,8 +336,9 @@ def report(label: str, baseline: dict, times: dict) -> dict[str, float]:
     for name, values in baseline.items():
         if name != "trivial page":
             medians[name] = statistics.median(values)
-            print(f"  {name:40s} median {medians[name]:5.2f} s  worst {max(values):5.2f} s  "
-                  f"{medians[name] / trivial:.2f} x trivial  (reference: Streamlit's own cost)")
+            ratio = "" if name in FLOOR_CLICKS else f"  {medians[name] / trivial:.2f} x trivial"
+            print(f"  {name:40s} median {medians[name]:5.2f} s  worst {max(values):5.2f} s{ratio}  "
+                  "(reference: Streamlit's own cost)")
     for name, values in times.items():
         median = statistics.median(values)
         medians[name] = median
@@ -322,7 +356,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="visits of each page (default 5)")
     parser.add_argument("--floors", action=argparse.BooleanOptionalAction, default=True,
                         help="also time bare scripts: the trivial page in a navigation, with one table, "
-                             "data frame or chart more (default: on)")
+                             "data frame or chart more, and a click on a button and on a tab (default: on)")
     parser.add_argument("--only", nargs="+", metavar="NAME",
                         help=f"measure only these pages and clicks (names as printed: {', '.join([*PAGES, *CLICKS, *ANNOTATOR_PAGES])})")
     parser.add_argument("--compare", metavar="REF", help="also measure this commit, checked out in a git worktree")
