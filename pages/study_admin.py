@@ -536,7 +536,7 @@ def export_section(chosen: study.Study) -> None:
     if study.kind_of(chosen.benchmark).model_results:
         st.write("**Results** (under *Benchmark*) shows this study's answers as they are committed, beside the "
                  "models: model `human:<annotator>` per person and `human` for the pool.")
-    st.write(study.export_description(db, study_id))
+    st.write(study.export_description(db, study_id, columns))
 
 
 # ---------------------------------------------------------------- the page

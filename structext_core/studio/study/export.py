@@ -62,10 +62,11 @@ def _names(columns: Sequence[str]) -> str:
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
-def export_description(db: sqlite_utils.Database, study_id: int) -> str:
+def export_description(db: sqlite_utils.Database, study_id: int, columns: Sequence[str] | None = None) -> str:
     """What a row of the study's export holds, in Markdown, from the columns the export has
-    (:func:`study_export_columns`): never a column of another benchmark."""
-    columns = study_export_columns(db, study_id)
+    (:func:`study_export_columns`, or ``columns`` when the caller has them already): never a column of
+    another benchmark."""
+    columns = list(columns) if columns is not None else study_export_columns(db, study_id)
     kind = kind_of(_benchmark(db, study_id))
     own = columns[columns.index("sample_id") + 1:columns.index("answer")]
     about = f"; {_names(own)} describe it" if own else ""
