@@ -245,6 +245,29 @@ def _wait_for_app(page, timeout: float = 30_000) -> None:
     )
 
 
+def wait_until_still(page, quiet_ms: int = 300, timeout_ms: int = 15_000) -> None:
+    """Wait until nothing on the page has changed for ``quiet_ms``: a widget a run has just drawn
+    may still be mounted again by the browser (its code loaded late) after the run has ended, and
+    a click on it meanwhile is lost (Explore's filters: the menu closed at once, the choice never
+    sent)."""
+    page.evaluate("""([quiet, timeout]) => new Promise((resolve, reject) => {
+        const started = performance.now();
+        let timer;
+        const done = () => { observer.disconnect(); resolve(); };
+        const observer = new MutationObserver(() => {
+            clearTimeout(timer);
+            if (performance.now() - started > timeout) {
+                observer.disconnect();
+                reject(new Error(`the page was still changing after ${timeout} ms`));
+            } else {
+                timer = setTimeout(done, quiet);
+            }
+        });
+        observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+        timer = setTimeout(done, quiet);
+    })""", [quiet_ms, timeout_ms])
+
+
 @pytest.fixture
 def wait_for_app():
     """``wait_for_app(page)``: block until the app's current script run has finished."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import serving
+from tests.browser.conftest import serving, wait_until_still
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,7 +70,11 @@ def test_explore_shows_a_json_sample(readme_server, page, wait_for_app, screensh
     wait_for_app(page)
     page.get_by_text("3,712 of 3,712 samples match").wait_for()
     page.get_by_text("Filters: format, task, depth, width").click()  # the filters' box: drawn once opened
-    page.locator('[data-testid="stMultiSelect"]').first.click()
+    formats = page.get_by_role("combobox", name="Format")
+    formats.wait_for()
+    wait_for_app(page)
+    wait_until_still(page)  # the box's widgets mounted for good (a click before: the menu closed at once)
+    formats.click()
     page.get_by_role("option", name="json", exact=True).click()
     page.keyboard.press("Escape")
     page.get_by_text("640 of 3,712 samples match").wait_for()
