@@ -152,16 +152,15 @@ def sample_panel(detail: study.ItemDetail) -> None:
     else:
         left, right = st.columns([3, 2], gap="large")
         with left:
-            name, highlight = reference_view(dict(item.strata))
+            name, _highlight = reference_view(dict(item.strata))
             st.markdown(f"**Reference** · {markdown_text(name)}" if name else "**Reference**")
-            st.code(detail.reference, language=highlight or "text", line_numbers=True,
-                    height=420)
+            widgets.text_block(detail.reference, line_numbers=True, wrap=False, max_height=420)
     with right:
         st.markdown(f"**Question:** {markdown_text(detail.question)}")
         if detail.requirement:
             st.caption(markdown_text(detail.requirement))
         st.markdown("**Answer key**")
-        st.code(detail.answer, language="text", wrap_lines=True)
+        widgets.text_block(detail.answer)
     cols = st.columns(4)
     cols[0].metric("Answers", item.n_responses, help=f"{item.n_gave_up} gave up")
     cols[1].metric("Mean score", "–" if item.mean_score is None else f"{item.mean_score:.2f}")
@@ -185,7 +184,7 @@ def response_panel(response: study.ResponseDetail, options: tuple[str, ...] = ()
             chosen = options[index] if 0 <= index < len(options) else ""
             st.markdown(f"Chose **{markdown_text(response.response)}** · {markdown_text(chosen)}")
         elif not response.gave_up:
-            st.code(response.response, language="text", wrap_lines=True)
+            widgets.text_block(response.response)
         override = response.override
         if options or score_label is None:
             score_line = (f"{'correct' if response.exact_match else 'not correct'} (automatic score "

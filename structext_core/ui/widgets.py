@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from structext_core.studio import study
+from structext_core.text.safe_text import preformatted_html
 
 
 def pick_study(studies: list[study.Study], key: str, label: str = "Study") -> study.Study:
@@ -34,3 +35,11 @@ def lazy_section(label: str, key: str, icon: str | None = None, where=st):
     which starts closed."""
     box = where.expander(label, key=key, icon=icon, on_change="rerun")
     return box if box.open else None
+
+
+def text_block(text: str, *, line_numbers: bool = False, wrap: bool = True, max_height: int | None = None,
+               where=st) -> None:
+    """``text`` shown exactly as it is, monospace, in a frame (``safe_text.preformatted_html``): what
+    ``st.code`` shows without a copy button or syntax colours, and without making the browser load
+    Streamlit's code highlighter (1.5 MB, about half a second of a page's first view)."""
+    where.html(preformatted_html(text, line_numbers=line_numbers, wrap=wrap, max_height=max_height))

@@ -9,6 +9,7 @@ through the study API, a rewrite campaign.
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import string
@@ -129,10 +130,12 @@ def secrets_of(world, viewer: str = "ann1") -> dict[str, bytes]:
 
 
 def forms(text: str) -> list[bytes]:
-    """The bytes a text takes raw (page, Arrow, protobuf), inside JSON, inside CSV and in a Markdown
-    table's cell (safe_text.markdown_table: each punctuation mark escaped, white space as one space)."""
+    """The bytes a text takes raw (page, Arrow, protobuf), inside JSON, inside CSV, in a Markdown
+    table's cell (safe_text.markdown_table: each punctuation mark escaped, white space as one space)
+    and in a text block's HTML (safe_text.preformatted_html: ``<``, ``>`` and ``&`` escaped)."""
     cell = "".join("\\" + c if c in string.punctuation else c for c in " ".join(text.split()))
-    variants = {text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1], text.replace('"', '""'), cell}
+    variants = {text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1], text.replace('"', '""'), cell,
+                html.escape(text, quote=False)}
     return [v.encode("utf-8") for v in variants]
 
 

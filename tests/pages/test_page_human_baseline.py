@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
+from tests.pages.text_blocks import shown_texts, text_blocks
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "human_baseline.py"
 
@@ -414,7 +415,7 @@ def test_practice_feedback_comes_after_submitting_and_not_before(db, people):
     truth = _truth(db, assignment_id)
     assert "Practice question **1** of 2" in at.get("progress")[0].proto.text
     assert not any("answer key" in m.value for m in at.markdown)  # not before answering
-    assert truth not in [c.value for c in at.code]
+    assert truth not in shown_texts(at)
     answer_box(at).input("draft")
     at = click(at, "Pause")  # a practice question is named as such everywhere
     assert at.subheader[0].value == "Paused: practice question 1 of 2"
@@ -425,7 +426,7 @@ def test_practice_feedback_comes_after_submitting_and_not_before(db, people):
     assert "Saved your answer to practice question 1" in at.toast[0].value
     assert any("Practice question 1 of 2: how you did" in s.value for s in at.subheader)
     assert any("Your answer **passed**: ROUGE-L 1.00" in s.value for s in at.success)
-    assert [c.value for c in at.code] == [truth, truth]  # their answer and the key
+    assert text_blocks(at) == [truth, truth]  # their answer and the key
     assert not at.text_area  # no question while the feedback is on screen ...
     assert current_row(db, people["ann1"]["id"])[1] is None  # ... so the next one's clock has not started
     at = click(at, "Next practice question")
@@ -434,7 +435,7 @@ def test_practice_feedback_comes_after_submitting_and_not_before(db, people):
     at = click(at, "Give up")
     at = click(at, "Yes, give up")
     assert any("You gave up on this one" in w.value for w in at.warning)
-    assert [c.value for c in at.code] == [_truth(db, second)]
+    assert text_blocks(at) == [_truth(db, second)]
     at = click(at, "Start the study")
     assert "Question **1** of 4" in at.get("progress")[0].proto.text
     answer_box(at).input("a guess")
@@ -770,7 +771,7 @@ def test_a_practice_key_open_in_another_study_is_never_sent(db, people, sent_mes
     assert any("Your answer **did not pass**" in s.value for s in at.warning)  # the score is given (it said "not passed")
     assert study.KEY_WITHHELD in [i.value for i in at.info]
     assert not any("The answer key" in m.value for m in at.markdown)
-    assert [c.value for c in at.code] == ["a guess"]
+    assert text_blocks(at) == ["a guess"]
     sent_messages.clear()
     at = click(at, "Start the study")
     assert not at.exception and "Question **1** of 4" in at.get("progress")[0].proto.text

@@ -11,7 +11,14 @@ import pandas as pd
 import pytest
 from markdown_it import MarkdownIt
 
-from structext_core.text.safe_text import csv_cell, csv_rows, frame_csv, markdown_table, markdown_text
+from structext_core.text.safe_text import (
+    csv_cell,
+    csv_rows,
+    frame_csv,
+    markdown_table,
+    markdown_text,
+    preformatted_html,
+)
 
 # ---------------------------------------------------------------- CSV
 
@@ -186,3 +193,23 @@ def test_a_markdown_tables_cell_reads_exactly_as_it_is(cell):
     body = re.search(r"<td>(.*)</td>", html).group(1)
     assert "<" not in body.replace("&lt;", "") and body.replace("&lt;", "<").replace("&gt;", ">").replace(
         "&quot;", '"').replace("&amp;", "&") == cell
+
+
+def test_a_text_block_shows_hostile_text_as_it_is_and_numbers_its_lines():
+    from lxml import html as lxml_html
+
+    text = 'a </pre><script>alert(1)</script> &amp; <b>b</b>\n\n  indented "q"\r\nlast'
+    plain = preformatted_html(text)
+    numbered = preformatted_html(text, line_numbers=True, wrap=False, max_height=420)
+    for page in (plain, numbered):
+        tree = lxml_html.fromstring(f"<div>{page}</div>")
+        assert not tree.xpath("//script") and not tree.xpath("//b")  # no markup of the text reaches the page
+        pre = tree.xpath("//pre[@data-testid='sxPreformatted']")
+        assert len(pre) == 1
+    # every character as it is (an HTML parser, as a browser's, reads a CR LF as one line break)
+    assert lxml_html.fromstring(f"<div>{plain}</div>").xpath("//pre")[0].text_content() == text.replace("\r\n", "\n")
+    lines = lxml_html.fromstring(f"<div>{numbered}</div>").xpath("//span[@class='sx-l']")
+    assert [line.text_content() for line in lines] == text.splitlines()  # one numbered line each, blanks kept
+    assert "white-space:pre;" in numbered and "max-height:420px;" in numbered
+    assert "white-space:pre-wrap;" in plain and "max-height" not in plain and "<style>" not in plain
+    assert preformatted_html("", line_numbers=True).count('class="sx-l"') == 1  # an empty text: one empty line

@@ -31,6 +31,7 @@ from structext_core.structext_eval.ui.results_common import (
 from structext_core.studio import access
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+from structext_core.ui import widgets
 from structext_core.views import cells as shown_cells
 from structext_core.views import (
     charts,
@@ -173,20 +174,18 @@ def drill_cell(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells:
     a, b = st.columns(2)
     a.markdown("**Answer**")
     # long texts scroll in a frame of their own: a 20,000-character response would fill pages
-    a.code(item["answer"], language=None, wrap_lines=True, height=frame_height(item["answer"]))
+    widgets.text_block(item["answer"], max_height=FRAME_HEIGHT, where=a)
     b.markdown(f"**Response** (extracted answer; strict ROUGE-L {item['rouge_l']:.3f}, paper ROUGE-L "
                f"{item['rouge_l_paper']:.3f}, exact match {int(item['exact_match'])})")
-    b.code(item["answer_extracted"], language=None, wrap_lines=True, height=frame_height(item["answer_extracted"]))
+    widgets.text_block(item["answer_extracted"], max_height=FRAME_HEIGHT, where=b)
     with st.expander(f"Full response ({plural(len(item['response']), 'character')})"):
-        st.code(item["response"], language=None, wrap_lines=True, height=frame_height(item["response"]))
+        widgets.text_block(item["response"], max_height=FRAME_HEIGHT)
     with st.expander(f"Reference ({plural(len(item['reference']), 'character')})"):
-        st.code(item["reference"][:200_000], language=None, height=400)
+        widgets.text_block(item["reference"][:200_000], wrap=False, max_height=400)
 
 
-def frame_height(text: str) -> int | str:
-    """A code block's height: its content's up to about 20 lines, then it scrolls in its frame."""
-    lines = text.count("\n") + 1 + len(text) // 100
-    return "content" if lines <= 20 else 420
+#: The most a text of a sample takes on the page, in pixels (about 20 lines); a longer one scrolls.
+FRAME_HEIGHT = 420
 
 
 def choose_values(view: str, settings: Settings) -> result_options.ValueChoice:

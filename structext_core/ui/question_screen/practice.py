@@ -9,6 +9,7 @@ import streamlit as st
 from structext_core.evaluation import choices
 from structext_core.studio import study
 from structext_core.text.safe_text import markdown_text
+from structext_core.ui import widgets
 from structext_core.ui.question_screen.choice_answer import image_box
 from structext_core.ui.question_screen.common import Screen
 
@@ -35,12 +36,12 @@ def _text_feedback(screen: Screen, feedback: study.PracticeFeedback) -> None:
             f"Your answer **{verdict}**: ROUGE-L {feedback.rouge_l:.2f} (the pass mark is "
             f"{study.PASS_THRESHOLD:.2f}), exact match {'yes' if feedback.exact_match else 'no'}.")
         st.markdown("**Your answer**")
-        st.code(feedback.response, language=None)
+        widgets.text_block(feedback.response)
     if feedback.key_withheld:
         st.info(study.KEY_WITHHELD, icon=":material/lock:")
     else:
         st.markdown("**The answer key**")
-        st.code(feedback.answer, language=None)
+        widgets.text_block(feedback.answer)
 
 
 def _letter_feedback(screen: Screen, feedback: study.PracticeFeedback) -> None:
