@@ -200,19 +200,23 @@ def response_panel(response: study.ResponseDetail, options: tuple[str, ...] = ()
                    f" · idle {_seconds(response.idle_seconds)} · away {_seconds(response.away_seconds)}"
                    f" · wall {_seconds(response.wall_seconds)} · submitted "
                    f"{study.moment_text(response.submitted_at)}")
-        with st.form(f"adj_form_{rid}"):
-            left, right = st.columns([2, 1])
-            left.radio("New score", list(VERDICTS), key=f"adj_verdict_{rid}", horizontal=True, index=None,
-                       help="Nothing is chosen for you: pick the verdict this answer deserves.")
-            right.number_input("Score (0 to 1)", min_value=0.0, max_value=1.0, step=0.05, value=response.score,
-                               key=f"adj_score_{rid}", help="Used when 'The score below' is chosen.")
-            st.text_input("Reason", key=f"adj_reason_{rid}", max_chars=study.MAX_REASON_CHARS,
-                          placeholder="e.g. right in substance, worded differently")
-            save, clear = st.columns(2)
-            save.form_submit_button("Override the score", type="primary", on_click=on_override,
-                                    args=(rid, response.annotator), key=f"adj_save_{rid}")
-            clear.form_submit_button("Back to the automatic score", disabled=override is None,
-                                     on_click=on_clear, args=(rid, response.annotator), key=f"adj_clear_{rid}")
+        # the form drawn only while its box is open: twenty forms at once made the page's first view
+        # about half a second slower (issue 46), and a lead overrides one answer at a time
+        box = widgets.lazy_section("Change this score", key=f"adj_change_{rid}", icon=":material/edit:")
+        if box is not None:
+            with box, st.form(f"adj_form_{rid}"):
+                left, right = st.columns([2, 1])
+                left.radio("New score", list(VERDICTS), key=f"adj_verdict_{rid}", horizontal=True, index=None,
+                           help="Nothing is chosen for you: pick the verdict this answer deserves.")
+                right.number_input("Score (0 to 1)", min_value=0.0, max_value=1.0, step=0.05, value=response.score,
+                                   key=f"adj_score_{rid}", help="Used when 'The score below' is chosen.")
+                st.text_input("Reason", key=f"adj_reason_{rid}", max_chars=study.MAX_REASON_CHARS,
+                              placeholder="e.g. right in substance, worded differently")
+                save, clear = st.columns(2)
+                save.form_submit_button("Override the score", type="primary", on_click=on_override,
+                                        args=(rid, response.annotator), key=f"adj_save_{rid}")
+                clear.form_submit_button("Back to the automatic score", disabled=override is None,
+                                         on_click=on_clear, args=(rid, response.annotator), key=f"adj_clear_{rid}")
         history = study.override_history(db, rid)
         if history:
             with st.expander(f"History of this score ({plural(len(history), 'change')})"):

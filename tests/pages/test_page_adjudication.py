@@ -70,7 +70,12 @@ def test_the_admin_sees_the_disputed_question_first_in_full(db, people, answered
     shown = " ".join(m.value for m in at.markdown)
     assert "**ann1**" in shown and "**ann2** · gave up" in shown
     assert "final score 1.00" in shown and "final score 0.00" in shown
+    # each answer's override form is drawn only once its box is opened (issue 46: twenty forms at once)
+    assert not [r for r in at.radio if r.label == "New score"] and not [b for b in at.button if b.key.startswith("adj_save")]
+    assert at.expander(key=f"adj_change_{response_id}").label == "Change this score"
+    at = open_page(people["lead"], **{f"adj_change_{response_id}": True})
     assert at.button(key=f"adj_clear_{response_id}").disabled  # nothing to clear yet
+    assert [r.key for r in at.radio if r.key.startswith("adj_verdict")] == [f"adj_verdict_{response_id}"]
     table = at.table[0].value  # the list, a static table (issue 46: no data grid before a click)
     assert table["#"].tolist()[0] == detail.summary.position and len(table) == 3
     assert not at.dataframe and not [e for e in at.expander if e.label.startswith("Every question")]
@@ -78,7 +83,7 @@ def test_the_admin_sees_the_disputed_question_first_in_full(db, people, answered
 
 def test_the_admin_overrides_a_score_sees_it_in_the_history_and_clears_it(db, people, answered):
     response_id, item_id = gave_up_response(db, answered)
-    at = open_page(people["lead"])
+    at = open_page(people["lead"], **{f"adj_change_{response_id}": True})
     at.radio(key=f"adj_verdict_{response_id}").set_value("Correct (score 1)")
     at.text_input(key=f"adj_reason_{response_id}").input("answered on paper, entered as a give-up")
     at.button(key=f"adj_save_{response_id}").click().run()
@@ -106,7 +111,7 @@ def test_the_admin_overrides_a_score_sees_it_in_the_history_and_clears_it(db, pe
 
 def test_a_typed_score_is_used_when_chosen(db, people, answered):
     response_id, _ = gave_up_response(db, answered)
-    at = open_page(people["lead"])
+    at = open_page(people["lead"], **{f"adj_change_{response_id}": True})
     at.radio(key=f"adj_verdict_{response_id}").set_value("The score below")
     at.number_input(key=f"adj_score_{response_id}").set_value(0.4)
     at.text_input(key=f"adj_reason_{response_id}").input("half of the path")
@@ -117,7 +122,7 @@ def test_a_typed_score_is_used_when_chosen(db, people, answered):
 
 def test_an_override_without_a_reason_is_refused_and_nothing_is_written(db, people, answered):
     response_id, _ = gave_up_response(db, answered)
-    at = open_page(people["lead"])
+    at = open_page(people["lead"], **{f"adj_change_{response_id}": True})
     at.radio(key=f"adj_verdict_{response_id}").set_value("Correct (score 1)")
     at.button(key=f"adj_save_{response_id}").click().run()
     assert not at.success
@@ -130,7 +135,7 @@ def test_an_override_without_a_reason_is_refused_and_nothing_is_written(db, peop
 def test_no_verdict_is_chosen_for_the_lead(db, people, answered):
     """Issue 19: "Correct (score 1)" was preselected; a save with a reason alone set the score to 1."""
     response_id, _ = gave_up_response(db, answered)
-    at = open_page(people["lead"])
+    at = open_page(people["lead"], **{f"adj_change_{response_id}": True})
     assert at.radio(key=f"adj_verdict_{response_id}").value is None
     at.text_input(key=f"adj_reason_{response_id}").input("looked at it")
     at.button(key=f"adj_save_{response_id}").click().run()
@@ -212,7 +217,7 @@ def test_hundreds_of_answers_to_a_question_come_a_page_at_a_time(db, people):
     at = open_page(people["lead"])
     pages = at.selectbox(key=next(s.key for s in at.selectbox if s.label == "Answers shown"))
     assert pages.options == ["1-20 of 23", "21-23 of 23"]
-    assert len([r for r in at.radio if r.label == "New score"]) == 20
+    assert len([e for e in at.expander if e.label == "Change this score"]) == 20  # one box each, drawn when opened
     at = pages.set_value(20).run()
     names = [m.value for m in at.markdown if m.value.startswith("**p")]
-    assert names == ["**p20**", "**p21**", "**p22**"] and len([r for r in at.radio if r.label == "New score"]) == 3
+    assert names == ["**p20**", "**p21**", "**p22**"] and len([e for e in at.expander if e.label == "Change this score"]) == 3
