@@ -213,8 +213,10 @@ class StudyKind:
     #: How the lead's "Benchmark" choice names a study of this kind. None: its display name.
     setup_label: str | None = None
     #: ``(the item's strata) -> (how the question screen and adjudication name the item's reference
-    #: text, the code highlighting it is shown with or None)``. None: its items have no reference
-    #: panel (the question, options and image are all a person reads).
+    #: text, a code highlighting for it or None)``. Both pages show the reference as plain monospace
+    #: text with line numbers, as the annotators read it, so no page uses the highlighting now (the
+    #: pair stays, for members outside this repository). None: its items have no reference panel (the
+    #: question, options and image are all a person reads).
     reference_view: Callable[[Mapping], tuple[str, str | None]] | None = None
     #: The name of the graded score a text answer gets (shown beside each answer in adjudication, as
     #: "ROUGE-L 0.812"). None: answers are right or wrong by the benchmark's rule.

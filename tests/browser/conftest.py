@@ -268,6 +268,26 @@ def wait_until_still(page, quiet_ms: int = 300, timeout_ms: int = 15_000) -> Non
     })""", [quiet_ms, timeout_ms])
 
 
+def pick_option(page, box, option) -> None:
+    """Open the menu of ``box`` (a select box's locator) and click ``option`` (a locator in the page),
+    once the page has stopped changing. A click that lands while the menu of the box chosen before is
+    still closing opens nothing, and a menu open while its box is mounted again closes by itself with
+    the option never clicked (both seen on a loaded machine; the second failed CI at 6a2e504): the box
+    is opened and the option clicked again then, three times at most."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    for attempt in range(3):
+        wait_until_still(page)
+        box.click()
+        try:
+            option.click(timeout=10_000)
+            return
+        except PlaywrightTimeoutError:
+            if attempt == 2:
+                raise
+            page.keyboard.press("Escape")  # a menu still open closes: the next click opens it
+
+
 @pytest.fixture
 def wait_for_app():
     """``wait_for_app(page)``: block until the app's current script run has finished."""

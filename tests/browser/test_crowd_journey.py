@@ -29,6 +29,7 @@ import pytest
 
 from structext_core.structext_eval import samples, suites
 from structext_core.studio import storage
+from tests.browser.conftest import pick_option
 from tests.browser.test_human_journey import go_to, log_in, sidebar
 
 pytestmark = pytest.mark.browser
@@ -138,8 +139,7 @@ def lead_sets_up(page, base, app_env, wait_for_app, screenshot) -> int:
     page.get_by_role("tab", name="Set up a study").click()
     form = page.get_by_test_id("stForm").filter(has=page.get_by_role("button", name="Create study"))
     form.get_by_label("Study name").fill(STUDY)
-    page.get_by_role("combobox", name="Suite").click()
-    page.get_by_role("option", name="crowd", exact=True).click()
+    pick_option(page, page.get_by_role("combobox", name="Suite"), page.get_by_role("option", name="crowd", exact=True))
     form.get_by_label("Number of questions").fill("2")
     form.get_by_role("spinbutton", name="Practice items").fill("1")
     form.get_by_role("button", name="Create study").click()

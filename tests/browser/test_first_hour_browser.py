@@ -21,7 +21,7 @@ import pytest
 from playwright.sync_api import expect
 
 from structext_core.structext_eval import samples, suites
-from tests.browser.conftest import stored_synthetic_aibench
+from tests.browser.conftest import pick_option, stored_synthetic_aibench
 
 pytestmark = pytest.mark.browser
 
@@ -77,8 +77,7 @@ def log_out(page):
 
 
 def choose(page, label, option):
-    page.get_by_role("combobox", name=label).click()
-    page.get_by_role("option", name=option, exact=True).click()
+    pick_option(page, page.get_by_role("combobox", name=label), page.get_by_role("option", name=option, exact=True))
 
 
 def create_account(page, name):
@@ -172,8 +171,7 @@ def test_a_newcomers_first_hour(app_server, app_env, page, browser, wait_for_app
     # 5. The lead's table says it too
     log_in(page, base, app_env["admin_user"], app_env["admin_password"], wait_for_app)
     go_to(page, "Studies", wait_for_app, heading="Human-baseline studies")
-    page.get_by_role("combobox", name="Study").click()
-    page.get_by_role("option", name=re.compile(r"^study-one")).click()
+    pick_option(page, page.get_by_role("combobox", name="Study"), page.get_by_role("option", name=re.compile(r"^study-one")))
     wait_for_app(page)
     page.get_by_text("Study details and annotators").click()
     row = page.get_by_role("row").filter(has_text=ANN_A).first

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import serving, wait_until_still
+from tests.browser.conftest import pick_option, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,9 +73,8 @@ def test_explore_shows_a_json_sample(readme_server, page, wait_for_app, screensh
     formats = page.get_by_role("combobox", name="Format")
     formats.wait_for()
     wait_for_app(page)
-    wait_until_still(page)  # the box's widgets mounted for good (a click before: the menu closed at once)
-    formats.click()
-    page.get_by_role("option", name="json", exact=True).click()
+    # once the box's widgets are mounted for good (a click before: the menu closed at once)
+    pick_option(page, formats, page.get_by_role("option", name="json", exact=True))
     page.keyboard.press("Escape")
     page.get_by_text("640 of 3,712 samples match").wait_for()
     wait_for_app(page)

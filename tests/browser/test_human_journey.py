@@ -11,11 +11,10 @@ ground truth and the rule hints.
 import re
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from structext_core.structext_eval import samples, suites
 from structext_core.studio import storage
-from tests.browser.conftest import clock_seconds, wait_until_still
+from tests.browser.conftest import clock_seconds, pick_option
 
 pytestmark = pytest.mark.browser
 
@@ -61,21 +60,8 @@ def go_to(page, link_name, wait_for_app):
 
 
 def choose(page, label, option):
-    """Pick ``option`` in the box ``label``, once the page has stopped changing. A click that lands
-    while the menu of the box chosen before is still closing opens nothing, and a menu open while
-    the box is mounted again closes by itself with the option never clicked (both seen on a loaded
-    machine, the second in CI at 6a2e504): the box is opened and the option clicked again then."""
-    target = page.get_by_role("option", name=option, exact=True)
-    for attempt in range(3):
-        wait_until_still(page)
-        page.get_by_role("combobox", name=label).click()
-        try:
-            target.click(timeout=10_000)
-            return
-        except PlaywrightTimeoutError:
-            if attempt == 2:
-                raise
-            page.keyboard.press("Escape")  # a menu still open closes: the next click opens it
+    """Pick ``option`` in the box ``label`` (conftest.pick_option: again when the menu closed by itself)."""
+    pick_option(page, page.get_by_role("combobox", name=label), page.get_by_role("option", name=option, exact=True))
 
 
 def question_number(page) -> int:

@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage
+from tests.browser.conftest import pick_option
 from tests.browser.test_human_journey import go_to, log_in
 
 pytestmark = pytest.mark.browser
@@ -55,8 +56,7 @@ def test_search_choose_and_add_lines_on_the_largest_item(long_study, app_server,
     page.get_by_text(f"{total:,} matches").first.wait_for()
     assert box.input_value() == "My answer:"  # a rerun outside the form keeps what is typed
 
-    page.get_by_role("combobox", name=f"{total:,} matches").click()
-    page.get_by_role("option").nth(4).click()
+    pick_option(page, page.get_by_role("combobox", name=f"{total:,} matches"), page.get_by_role("option").nth(4))
     wait_for_app(page)
     line = [n for n, text in enumerate(ref.split("\n"), 1) if '"id":"' in text][4]
     page.get_by_text(f"around line {line:,}").wait_for()

@@ -15,6 +15,7 @@ from structext_core.aibench import question_review as qr
 from structext_core.aibench.model import INSUFFICIENT, LETTERS
 from structext_core.studio import accounts, storage
 from tests.aibench import review_data
+from tests.browser.conftest import pick_option
 from tests.browser.test_clock_browser import wait_until
 from tests.browser.test_results_views import no_exception, settle, shoot
 from tests.browser.test_rewrite_journey import go_to, log_in
@@ -55,8 +56,7 @@ def card(page, question_id):
 
 
 def pick(page, wait_for_app, scope, label, option):
-    scope.get_by_label(label, exact=True).click()
-    page.get_by_role("option", name=option, exact=True).click()
+    pick_option(page, scope.get_by_label(label, exact=True), page.get_by_role("option", name=option, exact=True))
     settle(page, wait_for_app)
 
 

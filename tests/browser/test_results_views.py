@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import pick_option
 from tests.results_data import build_dataset
 
 READER, READER_PASSWORD = "reader", "reader-password-1"  # a researcher: sees every result
@@ -50,8 +51,7 @@ def charts_drawn(page, count: int | None = None):
 
 
 def choose(page, wait_for_app, label: str, option: str):
-    page.get_by_label(label, exact=True).click()
-    page.get_by_role("option", name=option, exact=True).click()
+    pick_option(page, page.get_by_label(label, exact=True), page.get_by_role("option", name=option, exact=True))
     settle(page, wait_for_app)
 
 

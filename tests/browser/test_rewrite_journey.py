@@ -15,6 +15,7 @@ import pytest
 
 from structext_core.structext_eval import campaign, rewrite, samples, suites
 from structext_core.studio import accounts, storage
+from tests.browser.conftest import pick_option
 
 pytestmark = pytest.mark.browser
 
@@ -145,8 +146,8 @@ def test_rewrite_by_mapping_submit_approve_export_audit(app_server, app_env, jou
     samples_box = page.get_by_role("spinbutton", name="Samples")
     samples_box.fill("2")
     samples_box.press("Tab")
-    page.get_by_role("combobox", name="Annotators").click()  # nobody is chosen until the admin chooses
-    page.get_by_role("option", name=ANNOTATOR, exact=True).click()  # the set-up form lists names only
+    # nobody is chosen until the admin chooses; the set-up form lists names only
+    pick_option(page, page.get_by_role("combobox", name="Annotators"), page.get_by_role("option", name=ANNOTATOR, exact=True))
     page.keyboard.press("Escape")
     page.get_by_role("button", name="Create campaign").click()
     page.get_by_text(f"Campaign '{CAMPAIGN}' created with 2 items.").wait_for()
