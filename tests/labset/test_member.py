@@ -12,6 +12,7 @@ from structext_core.evaluation.matching import ResultsImportError
 from structext_core.labset import member
 from structext_core.labset.dataset import load_set
 from structext_core.labset.study import create_study, studyable
+from tests.pages.text_blocks import text_blocks
 
 
 @pytest.fixture
@@ -121,7 +122,7 @@ def test_a_study_is_answered_adjudicated_shown_on_the_dashboard_and_on_results(l
     shown = " ".join(e.value for e in [*at.caption, *at.markdown])
     assert f"format short · stratum {by_id[short]['stratum']}" in shown
     assert "None" not in shown and "**Reference**" not in shown and "ROUGE-L" not in shown
-    assert len(at.code) == 3  # the answer key and the two answers: no reference
+    assert len(text_blocks(at)) == 3 and not at.code  # the answer key and the two answers: no reference
     assert "correct (automatic score 1) · **final score 1.00**" in shown  # ann2's right answer
     at = run_page("study_admin", lead, sa_open_accuracy=True)
     assert not at.exception and any("Stratum" in str(g.proto) for g in at.get("button_group"))
