@@ -108,7 +108,7 @@ def wait_until(condition, timeout: float, message: str):
 
 def reads_the_question(page, question: str) -> bool:
     """The reference or the question is on the page."""
-    return page.get_by_test_id("stCode").count() > 0 or question in page.get_by_test_id("stMain").inner_text()
+    return page.get_by_test_id("sxPreformatted").count() > 0 or question in page.get_by_test_id("stMain").inner_text()
 
 
 # ---------------------------------------------------------------- tests
@@ -154,8 +154,8 @@ def test_a_second_tab_takes_over_and_the_first_stops_showing_the_question(
     assert reads_the_question(page, question)
     second = page.context.new_page()  # the same browser: another tab of the same annotator
     open_question_page(second, server, "ann2", wait_for_app)
-    second.get_by_test_id("stCode").wait_for()  # the reference may land a moment after the question
-    assert shown_question(second) == question and second.get_by_test_id("stCode").count() == 1
+    second.get_by_test_id("sxPreformatted").wait_for()  # the reference may land a moment after the question
+    assert shown_question(second) == question and second.get_by_test_id("sxPreformatted").count() == 1
     page.get_by_text("This question is open in another tab").wait_for(timeout=10_000)
     wait_for_app(page)
     assert not reads_the_question(page, question)

@@ -100,7 +100,7 @@ def current_row(db, user_id):
 def test_logged_out_visitor_is_refused(db):
     at = open_page(None)
     assert "not logged in" in at.error[0].value
-    assert not at.title and not at.code
+    assert not at.title and not shown_texts(at)
 
 
 def test_annotator_without_a_study_is_told_so(db, people):
@@ -112,19 +112,19 @@ def test_admin_is_pointed_to_the_studies_page(db, people):
     new_study(db, people)
     at = open_page(people["lead"])
     assert "Admins do not answer in studies" in at.info[0].value
-    assert not at.text_area and not at.code  # no question, no reference
+    assert not at.text_area and not shown_texts(at)  # no question, no reference
 
 
 def test_rule_is_shown_and_recorded_before_the_first_question(db, people):
     new_study(db, people, rule_text="No tools. No web. **Really.**")
     at = open_page(people["ann1"])
     assert any("No tools. No web." in m.value for m in at.markdown)
-    assert not at.code and not at.text_area  # no question before the rule is accepted
+    assert not shown_texts(at) and not at.text_area  # no question before the rule is accepted
     at = click(at, "I have read the rule: start")
     accepted = db.execute("SELECT rule_accepted_at FROM study_annotators WHERE user_id = ?",
                           [people["ann1"]["id"]]).fetchone()[0]
     assert accepted is not None
-    assert at.code[0].value == current_reference(db, people["ann1"]["id"])
+    assert text_blocks(at)[0] == current_reference(db, people["ann1"]["id"])
     shown = clock(at)
     assert shown["label"] == "Time on this question" and shown["running"] and shown["show"]
     assert 0 <= shown["seconds"] < 5 and shown["beat_ms"] == 5000  # the default heartbeat
@@ -168,7 +168,7 @@ def test_pause_hides_the_question_and_resume_restores_the_draft(db, people):
     answer_box(at).input("half done")
     at = click(at, "Pause")
     assert at.subheader[0].value.startswith("Paused: question 1 of 4")
-    assert not at.code and not at.text_area and not at.text  # nothing of the question is shown
+    assert not shown_texts(at) and not at.text_area and not at.text  # nothing of the question is shown
     assert db.execute("SELECT paused_at IS NOT NULL, draft FROM assignments WHERE id = ?",
                       [assignment_id]).fetchone() == (1, "half done")
     # A reload while paused stays paused.
@@ -235,7 +235,7 @@ def test_give_up_asks_first_and_records_the_time(db, people):
 
 def shows_nothing_of_the_question(at, question) -> bool:
     texts = [t.value for t in at.text] + [m.value for m in at.markdown]
-    return not at.code and not at.text_area and not any(question in t for t in texts)
+    return not shown_texts(at) and not at.text_area and not any(question in t for t in texts)
 
 
 def test_a_second_tab_takes_the_question_over(db, people):
@@ -298,7 +298,7 @@ def test_the_question_page_shows_no_figure_that_identifies_the_sample(db, people
     sample_id, reference = db.execute(
         "SELECT i.sample_id, json_extract(i.sample_json, '$.reference') FROM assignments a"
         " JOIN study_items i ON i.id = a.item_id WHERE a.id = ?", [assignment_id]).fetchone()
-    assert at.code[0].value == reference  # the page is the question page
+    assert text_blocks(at)[0] == reference  # the page is the question page
     # The size of the annotator's own answer is theirs to see; it says nothing of the sample.
     own = [c.value for c in at.caption if c.value.startswith("Your answer: ")]
     assert own == ["Your answer: 0 lines · 0 characters"]
@@ -335,7 +335,7 @@ def test_closed_study_is_not_offered(db, people):
     study.set_study_status(db, study_id, "closed")
     at = open_page(people["ann1"])
     assert "do not take part in an open study" in at.info[0].value
-    assert not at.code
+    assert not shown_texts(at)
 
 
 # ---------------------------------------------------------------- blinding
@@ -571,7 +571,7 @@ def test_search_shows_the_count_and_a_chosen_match_shows_its_lines_marked(db, pe
     assert expected > 3
     matches = widget(at.selectbox, f"{expected} matches")  # the count, case-insensitive by default
     assert len(matches.options) == expected and matches.value is None
-    assert at.code[0].value == ref  # nothing chosen yet: the whole reference
+    assert text_blocks(at)[0] == ref  # nothing chosen yet: the whole reference
     # Match case: the reference writes "id", so no match.
     at = widget(at.toggle, "Match case").set_value(True).run()
     assert [c.value for c in at.caption if c.value == "No match"] == ["No match"]
@@ -584,11 +584,11 @@ def test_search_shows_the_count_and_a_chosen_match_shows_its_lines_marked(db, pe
     marked = [(text, mark) for _, text, mark, _, _ in shown["rows"] if mark]
     assert len(marked) == 1 and marked[0][0][slice(*marked[0][1])] == '"id"'
     assert shown["target"] == line and not at.html  # no raw HTML: the component puts text as text
-    assert not at.code  # the window replaces the whole reference (nothing large is resent)
+    assert not shown_texts(at)  # the window replaces the whole reference (nothing large is resent)
     assert (widget(at.number_input, "From line").value, widget(at.number_input, "To line").value) == (line, line)
     assert add_button(at).label == f"Add lines {line}–{line} to the answer"
     at = click(at, "Whole reference")
-    assert at.code[0].value == ref and not components(at, "structext_reference_window")
+    assert text_blocks(at)[0] == ref and not components(at, "structext_reference_window")
 
 
 def test_go_to_line_shows_the_window_and_a_missing_line_is_named(db, people):
@@ -600,7 +600,7 @@ def test_go_to_line_shows_the_window_and_a_missing_line_is_named(db, people):
     assert [40, ref.split(chr(10))[39], None, 0, 0] in rows
     at = widget(at.number_input, "Go to line").set_value(n_lines + 5).run()
     assert f"'Go to line' is {n_lines + 5}, past the end: the reference has {n_lines} lines." in at.error[0].value
-    assert at.code[0].value == ref  # the whole reference stays readable
+    assert text_blocks(at)[0] == ref  # the whole reference stays readable
 
 
 @pytest.mark.parametrize("forged", [float("nan"), float("inf"), -float("inf")])
@@ -611,7 +611,7 @@ def test_a_forged_line_number_is_no_error(db, people, forged):
         at = widget(at.number_input, label).set_value(forged).run()
         assert not at.exception, at.exception[0].value if at.exception else None
         assert widget(at.number_input, label).value is None  # the box is empty again
-    assert at.code[0].value == ref  # the whole reference, as before
+    assert text_blocks(at)[0] == ref  # the whole reference, as before
     at = widget(at.number_input, "Go to line").set_value(7626 if ref.count("\n") > 7626 else 40).run()
     assert not at.exception and any("around line" in c.value for c in at.caption)
     assert "Add lines 40–40 to the answer" in [b.label for b in at.button] or any(

@@ -12,6 +12,7 @@ from structext_core.structext_eval import samples, suites
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 from structext_core.ui.question_screen import preview as preview_ui
+from tests.pages.text_blocks import text_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDIES = ROOT / "pages" / "study_admin.py"
@@ -177,7 +178,7 @@ def test_the_preview_shows_the_study_as_an_annotator_sees_it_and_writes_nothing(
     first = shown.questions[0]
     assert first.practice  # practice comes first
     assert [t.value for t in at.text][:1] == [first.question]
-    assert any(c.value == first.reference for c in at.code)  # the reference panel, as the annotator's
+    assert first.reference in text_blocks(at)  # the reference panel, as the annotator's
     answers = [r[0] for r in db.execute("SELECT json_extract(sample_json, '$.answer') FROM study_items"
                                         " WHERE study_id = ?", [world["mine"]])]
     drawn = " ".join(str(e.value) for e in [*at.text, *at.markdown, *at.caption] if hasattr(e, "value"))

@@ -10,6 +10,7 @@ import streamlit as st
 
 from structext_core import ui
 from structext_core.studio import study
+from structext_core.ui import widgets
 from structext_core.ui.question_screen.common import Screen, answer_text, key, note, remember_answer, text_key
 from structext_core.views import reference as viewer
 
@@ -205,6 +206,8 @@ def reference_view(screen: Screen, view: study.QuestionView, lines: viewer.Lines
             screen.window(key=key("window", aid),
                           data={**viewer.window_data(around), "wrap": wrap, "max_height": REFERENCE_HEIGHT})
             return
-    # A fixed, scrolling height for long references; short ones take their own height.
-    height = REFERENCE_HEIGHT if len(lines) > REFERENCE_FIT_LINES else "content"
-    st.code(view.reference, language=None, line_numbers=True, wrap_lines=wrap, height=height)
+    # A scrolling frame for long references; short ones take their own height. A text block, not
+    # st.code: the question would wait for the browser to load and parse Streamlit's 1.5 MB code
+    # highlighter (0.5-1 s after each page load, counted on the question's clock).
+    widgets.text_block(view.reference, line_numbers=True, wrap=wrap,
+                       max_height=REFERENCE_HEIGHT if len(lines) > REFERENCE_FIT_LINES else None)
