@@ -152,7 +152,7 @@ def sample_panel(detail: study.ItemDetail) -> None:
     else:
         left, right = st.columns([3, 2], gap="large")
         with left:
-            name, _highlight = reference_view(dict(item.strata))
+            name = reference_view(dict(item.strata))[0]
             st.markdown(f"**Reference** · {markdown_text(name)}" if name else "**Reference**")
             widgets.text_block(detail.reference, line_numbers=True, wrap=False, max_height=420)
     with right:

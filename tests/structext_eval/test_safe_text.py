@@ -213,3 +213,11 @@ def test_a_text_block_shows_hostile_text_as_it_is_and_numbers_its_lines():
     assert "white-space:pre;" in numbered and "max-height:420px;" in numbered
     assert "white-space:pre-wrap;" in plain and "max-height" not in plain and "<style>" not in plain
     assert preformatted_html("", line_numbers=True).count('class="sx-l"') == 1  # an empty text: one empty line
+
+
+def test_a_text_block_of_the_largest_reference_is_one_pass_of_escaped_lines():
+    """The question page's limit (1,000,000 characters): each line once, escaped, nothing nested."""
+    text = "<x>&\n" * 200_000
+    page = preformatted_html(text, line_numbers=True)
+    assert page.count('<span class="sx-l">') == 200_001 and page.count("&lt;x&gt;&amp;") == 200_000
+    assert "<x>" not in page

@@ -15,7 +15,6 @@ from structext_core.ui.question_screen.common import Screen, answer_text, key, n
 from structext_core.views import reference as viewer
 
 REFERENCE_HEIGHT = 560
-REFERENCE_FIT_LINES = 24
 GO_TO_WIDTH = 160  # px: the Go to line box beside the search box
 
 # The lines around a match or a line of the reference, the match marked. Every text of the
@@ -206,8 +205,7 @@ def reference_view(screen: Screen, view: study.QuestionView, lines: viewer.Lines
             screen.window(key=key("window", aid),
                           data={**viewer.window_data(around), "wrap": wrap, "max_height": REFERENCE_HEIGHT})
             return
-    # A scrolling frame for long references; short ones take their own height. A text block, not
-    # st.code: the question would wait for the browser to load and parse Streamlit's 1.5 MB code
-    # highlighter (0.5-1 s after each page load, counted on the question's clock).
-    widgets.text_block(view.reference, line_numbers=True, wrap=wrap,
-                       max_height=REFERENCE_HEIGHT if len(lines) > REFERENCE_FIT_LINES else None)
+    # A frame that scrolls beyond REFERENCE_HEIGHT (a short reference takes its own height). A text
+    # block, not st.code: the question would wait for the browser to load and parse Streamlit's
+    # 1.5 MB code highlighter (0.5-1 s after each page load, counted on the question's clock).
+    widgets.text_block(view.reference, line_numbers=True, wrap=wrap, max_height=REFERENCE_HEIGHT)
