@@ -92,11 +92,27 @@ def open_db(path: str | Path | None = None, *, check_same_thread: bool = True) -
     db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     db.execute("PRAGMA foreign_keys = ON")
     if str(path) != ":memory:":
-        db.enable_wal()
+        _enable_wal(db)
         # FULL: a commit is on disk when it returns (costs ~0.3 ms per commit here).
         db.execute("PRAGMA synchronous = FULL")
     migrate(db)
     return db
+
+
+def _enable_wal(db: sqlite_utils.Database) -> None:
+    """Write-ahead logging on ``db``'s file. Switching a new file to WAL takes an exclusive lock, and
+    SQLite may answer "database is locked" at once, without waiting the busy timeout, while another
+    process switches or migrates the same new file (seen in CI: twelve processes opening one new
+    file): tried again every 20 ms until BUSY_TIMEOUT_MS has passed, then the error is raised."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            db.enable_wal()
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 @contextlib.contextmanager

@@ -217,3 +217,29 @@ def test_every_migration_is_a_module_of_its_own_with_its_number_in_its_name():
         module = migration.apply.__module__
         assert module.startswith(f"structext_core.studio.migrations.m{migration.version:04d}_")
         assert sys.modules[module].__doc__.startswith(f"Migration {migration.version}: ")
+
+
+def test_switching_to_wal_waits_out_a_lock_and_raises_anything_else(tmp_path, monkeypatch):
+    """SQLite may refuse the switch to WAL at once ("database is locked") while another process switches
+    the same new file (CI at 7775211): the switch is tried again; any other error is raised."""
+    import sqlite_utils
+
+    calls = []
+    original = sqlite_utils.Database.enable_wal
+
+    def locked_twice(self):
+        calls.append(1)
+        if len(calls) <= 2:
+            raise sqlite3.OperationalError("database is locked")
+        original(self)
+
+    monkeypatch.setattr(sqlite_utils.Database, "enable_wal", locked_twice)
+    db = storage.open_db(tmp_path / "wal.db")
+    assert len(calls) == 3 and db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+    def broken(self):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(sqlite_utils.Database, "enable_wal", broken)
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O error"):
+        storage.open_db(tmp_path / "other.db")
