@@ -29,7 +29,7 @@ import pytest
 
 from structext_core.structext_eval import samples, suites
 from structext_core.studio import storage
-from tests.browser.conftest import pick_option
+from tests.browser.conftest import pick_option, wait_until_still
 from tests.browser.test_human_journey import go_to, log_in, sidebar
 
 pytestmark = pytest.mark.browser
@@ -204,6 +204,10 @@ def lead_sets_the_crowd(page, platform, wait_for_app, screenshot) -> str:
     screenshot(page, "crowd-journey-2-crowd-tab")
 
     page.get_by_text("Study link", exact=True).click()
+    # the box's form filled once the page has stopped changing: filled and sent while the rerun that
+    # opened it still mounted it again, the click was lost (CI at ab7f275: no link made)
+    wait_for_app(page)
+    wait_until_still(page)
     maker = page.get_by_test_id("stForm").filter(has=page.get_by_role("button", name="Make the link"))
     maker.get_by_role("spinbutton", name="Places").fill("5")
     assert maker.get_by_role("textbox", name="Participant id parameter").input_value() == "PROLIFIC_PID"
