@@ -8,11 +8,12 @@ about ten times the server's CPU per heartbeat.
 """
 
 import streamlit as st
+from starlette.middleware import Middleware
 from streamlit.runtime.pages_manager import PagesManager
 
 from structext_core import settings
 from structext_core.studio import clock_beat, run_gate
-from structext_core.ui import lost_clicks
+from structext_core.ui import lost_clicks, page_base
 
 # Not a legacy pages/ app: app.py's st.navigation lists every page. Left on, a fresh server's first
 # runs go through Streamlit's legacy runner, which knows only the files in pages/: a first visit to
@@ -26,4 +27,6 @@ lost_clicks.install()  # a click in a fragment Streamlit no longer holds runs th
 
 run_gate.log_stacks_on_signal()  # `kill -USR1 <pid>`: every thread's stack in the log
 
-app = st.App("app.py", routes=clock_beat.routes())
+# A page opened at its own address (/explore) is told where the server is, and connects at once:
+# structext_core/ui/page_base.py.
+app = st.App("app.py", routes=clock_beat.routes(), middleware=[Middleware(page_base.PageBase)])

@@ -18,7 +18,8 @@ that of the last change. A click's time is from the press of the mouse
 the trivial page, and the checkouts side by side. For reference (``--no-floors`` to skip), what Streamlit's
 own elements cost: bare scripts with the trivial page in a navigation sidebar like the app's, opened at the
 root and at a page's own address (every page but Home is opened there: the browser first asks that
-address's /_stcore/health, then the root's), then with one st.button (every logged-in page has one: Log out),
+address's /_stcore/health, then the root's; and once more served as server.py serves app.py, whose
+HTML page tells the browser where the server is), then with one st.button (every logged-in page has one: Log out),
 one st.selectbox, one st.table, one st.dataframe or one Altair chart more; and two clicks in that page, on
 a button (the whole script reruns) and on a tab of st.tabs in a fragment (only the fragment reruns).
 
@@ -76,6 +77,7 @@ _NAV = textwrap.dedent('''
 FLOORS = {
     "floor: + a navigation sidebar": (_NAV.format(extra=""), ""),
     "floor: + navigation, at a page's own address": (_NAV.format(extra=""), "a_page"),
+    "floor: + navigation, at a page's own address, told where the server is": (_NAV.format(extra=""), "a_page"),
     "floor: + navigation, one st.button": (_NAV.format(extra='st.button("A button")'), ""),
     "floor: + navigation, one st.selectbox": (_NAV.format(extra='st.selectbox("A choice", ["one", "two"])'), ""),
     "floor: + navigation, one st.table": (_NAV.format(
@@ -86,6 +88,15 @@ FLOORS = {
         extra='st.altair_chart(alt.Chart(pd.DataFrame({"n": range(8), "v": range(8)})).mark_bar().encode(x="n:O", y="v"))'),
         ""),
 }
+
+#: A bare script served as server.py serves app.py, its HTML page telling where the server is
+#: (structext_core/ui/page_base.py): Streamlit's page opened at /a_page asks the root at once.
+TOLD = textwrap.dedent('''
+    import streamlit as st
+    from starlette.middleware import Middleware
+    from structext_core.ui import page_base
+    app = st.App({script!r}, middleware=[Middleware(page_base.PageBase)])
+''')
 
 #: What Streamlit itself needs for a click, to read the click goal by: name: (script, the click). In the
 #: trivial page in a navigation: a button (its click reruns the whole script) and a tab of st.tabs in a
@@ -310,8 +321,14 @@ def run_checkout(checkout: Path, args, browser) -> tuple[dict, dict]:
         baseline = {}
         for n, (name, (script, path)) in enumerate({"trivial page": (TRIVIAL, ""), **(FLOORS if args.floors else {})}.items()):
             (base / f"bare{n}.py").write_text(script)
+            served = base / f"bare{n}.py"
+            if "told where the server is" in name:  # served as server.py serves app.py: with its middleware
+                if not (checkout / "structext_core" / "ui" / "page_base.py").exists():
+                    continue
+                served = base / f"bare{n}_server.py"
+                served.write_text(TOLD.format(script=str(base / f"bare{n}.py")))
             bare_port = free_port()
-            bare = serve(checkout, str(base / f"bare{n}.py"), base, bare_port)
+            bare = serve(checkout, str(served), base, bare_port)
             try:
                 baseline[name] = measure(browser, f"http://127.0.0.1:{bare_port}/{path}", args.repeat, log_in=False)
             finally:

@@ -6,8 +6,15 @@ import pytest
 
 @pytest.mark.browser
 def test_first_visit_on_a_page_url_gets_the_frame(app_server, page, wait_for_app, screenshot):
+    asked = []
+    page.on("request", lambda request: asked.append(request.url))
     page.goto(app_server + "/explore")  # this module's server has served nothing before
     wait_for_app(page)
+    # Told where the server is (structext_core/ui/page_base.py), the page asks the root's health
+    # check at once, not /explore/_stcore/health first (a 404, then 0.1 s of Streamlit's retry delay).
+    health = [url.removeprefix(app_server) for url in asked if url.endswith("/_stcore/health")]
+    assert health == ["/_stcore/health"], health
+    assert page.evaluate("window.__streamlit.BACKEND_BASE_URL") == app_server + "/"
     page.get_by_text("Benchmark", exact=True).wait_for()  # app.py's navigation section
     # The page's own guard ran inside the frame: Explore is for researchers and admins.
     page.get_by_text("You are not logged in: log in with the form in the sidebar").wait_for()
