@@ -13,8 +13,9 @@ import streamlit as st
 
 from structext_core import settings, ui
 from structext_core.studio import access, accounts, study
-from structext_core.studio.crowd import links
+from structext_core.studio.crowd import links, outcomes
 from structext_core.text.safe_text import markdown_text
+from structext_core.ui import crowd_end
 from structext_core.ui.frame import ensure_frame
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
@@ -82,13 +83,15 @@ def resume_form(token: str, params: dict[str, str]) -> None:
         st.rerun()
 
 
-def enrol(token: str, params: dict[str, str]) -> None:
+def enrol(token: str, params: dict[str, str], study_id: int) -> None:
     try:
         joined = links.enrol(db, token, params)
     except links.EnrolmentRefused as refusal:
         st.error(str(refusal))
         if refusal.reason == "taken":
             resume_form(token, params)
+        elif refusal.reason in links.TURNED_AWAY:  # the platform is told, as for a person screened out
+            crowd_end.end_screen(outcomes.turned_away(db, study_id))
         return
     st.session_state[JOINED_KEY] = {"user_id": joined.user["id"], "study_id": joined.study_id,
                                     "code": joined.resume_code}
@@ -104,11 +107,11 @@ def visitor_with_link(token: str, params: dict[str, str]) -> None:
         st.error(links.NOT_VALID)
         return
     if link.id_param is not None:
-        enrol(token, params)
+        enrol(token, params, link.study_id)
         return
     st.write("Start the study here, or go on where you left off with the resume code you were shown.")
     if st.button("Start the study", type="primary", key="join_start"):
-        enrol(token, params)
+        enrol(token, params, link.study_id)
         return
     resume_form(token, params)
 

@@ -37,6 +37,7 @@ WORDS = {
     "gold": ("Thank you for your time", "You cannot continue with this study. Your answers so far are saved."),
     "declined": ("You did not agree to take part", "No question will be shown, and nothing more is asked of you."),
     "timed_out": ("Your time in this study has run out", "There are no more questions for you."),
+    "turned_away": ("You cannot take part in this study", "Nothing about you was recorded."),
 }
 CODE_LABELS = {"completed": "Your completion code", "screened_out": "Your code", "declined": "Your code"}
 
@@ -63,5 +64,8 @@ def end_screen(end: EndScreen) -> None:
         redirect(end.url)
     elif end.code:
         st.info("Enter the code on the study platform; then you are done and can close this tab.")
+    elif end.reason == "turned_away":
+        st.info("Return the study on the platform you came from, so that your place goes to someone else; "
+                "then you can close this tab.")
     else:
         st.info("You are done: you can close this tab.")

@@ -16,7 +16,7 @@ from structext_core import ui
 from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import access, accounts, storage, study
-from structext_core.studio.crowd import links
+from structext_core.studio.crowd import links, settings
 
 ROOT = Path(__file__).resolve().parents[2]
 JOIN = ROOT / "pages" / "join.py"
@@ -194,6 +194,28 @@ def test_every_refusal_is_shown_plainly_and_makes_nothing(db, people, study_id, 
     assert not at.exception and len(errors(at)) == 1 and errors(at)[0].startswith(expected)
     assert "user" not in at.session_state and count(db, "users") == before
     assert not [t for t in at.text_input if t.label == "Resume code"]  # only a taken id gets the resume form
+
+
+def test_a_person_the_full_study_turns_away_is_sent_back_to_the_platform(db, people, study_id):
+    """Places all taken (or the link closed or expired) when they came: nothing of theirs is kept, and
+    they get what a person screened out gets (the study's screen-out code and address), or the words
+    to return the study on the platform when the lead set neither."""
+    link = make_link(db, study_id, people, places=1)
+    links.enrol(db, link.token, {"PROLIFIC_PID": "someone"})
+    at = open_join({"join": link.token, **PROLIFIC})
+    assert errors(at) == ["This study is full: its one place is taken."]
+    assert at.subheader[0].value == "You cannot take part in this study"
+    assert not at.metric and "Return the study on the platform you came from" in at.info[0].value
+    settings.save_settings(db, study_id, people["lead"]["id"], screenout_code="SCR33N",
+                           screenout_url="https://platform.example/screened-out")
+    before = count(db, "users")
+    at = open_join({"join": link.token, **PROLIFIC})
+    assert [(m.label, m.value) for m in at.metric] == [("Your code", "SCR33N")]
+    assert [b.url for b in at.get("link_button")] == ["https://platform.example/screened-out"]
+    assert count(db, "users") == before and "user" not in at.session_state
+    # An id that took part already is not turned away: it is offered the resume form, and no code.
+    taken = open_join({"join": link.token, "PROLIFIC_PID": "someone"})
+    assert not taken.metric and [t.label for t in taken.text_input] == ["Resume code"]
 
 
 def test_a_link_without_an_id_asks_first_start_or_resume(db, people, study_id):

@@ -74,6 +74,10 @@ STUDY_CLOSED = "This study is closed: it takes nobody more."
 ID_TAKEN = ("This id already took part in this study from another browser: open the study from that browser, "
             "or enter the resume code you were shown.")
 WRONG_CODE = "That resume code is not right: check it and type it again."
+#: Refusals of a person who could not take part through nothing of theirs (the link or the study took
+#: nobody more when they came): they are sent back to the platform as people screened out are
+#: (:func:`structext_core.studio.crowd.outcomes.turned_away`), not left with an error alone.
+TURNED_AWAY = ("expired", "link_closed", "study_closed", "full")
 
 
 class LinkError(ValueError):

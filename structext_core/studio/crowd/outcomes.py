@@ -68,6 +68,14 @@ def _screen(settings: CrowdSettings, outcome: str, reason: str, participant: boo
     return EndScreen(outcome, code, url, reason, participant)
 
 
+def turned_away(db: sqlite_utils.Database, study_id: int) -> EndScreen:
+    """The end of a visit the study's link refused (:data:`links.TURNED_AWAY <structext_core.studio.crowd.links.TURNED_AWAY>`:
+    full, closed or expired when the person came): the study's screen-out code and address, as for a
+    person screened out, since the platform must be told they could not take part. Nothing is recorded:
+    no account was made."""
+    return _screen(crowd_settings(db, study_id), "screened_out", "turned_away", participant=True)
+
+
 def queue_done(db: sqlite_utils.Database, study_id: int, user_id: int) -> bool:
     """True when the person has answered (or given up on) every question dealt to them, at least one,
     and nothing more may be dealt to them (a study dealing k per item deals one question at a time:
