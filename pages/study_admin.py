@@ -206,8 +206,10 @@ def clone_form(chosen: study.Study) -> None:
     with st.form(f"sa_clone_{chosen.id}"):
         st.markdown("**Copy the study**")
         st.caption("A new open study with the same suite, settings, rule and questions (practice and gold "
-                   "included), and no answers. Only the annotators chosen here take part (none is fine: add "
-                   "them later), each in an own new order.")
+                   "included), and no answers. Its crowd settings come too (consent text, questionnaire, the "
+                   "platform's codes and addresses: change the codes if the platform gave the copy its own); "
+                   "its study link does not: make one on the copy. Only the annotators chosen here take part "
+                   "(none is fine: add them later), each in an own new order.")
         copy_name = st.text_input("Name of the copy", key=f"sa_clone_name_{chosen.id}",
                                   placeholder=f"e.g. {chosen.name}-2")
         copy_annotators = st.multiselect("Annotators of the copy", accounts.list_users(db, role="annotator"),

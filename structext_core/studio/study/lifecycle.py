@@ -14,6 +14,7 @@ import sqlite_utils
 
 from structext_core.studio import changes
 from structext_core.studio.crowd import dealing
+from structext_core.studio.crowd import settings as crowd_settings
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study import leads
 from structext_core.studio.study.store import (
@@ -73,8 +74,9 @@ def clone_study(
     db: sqlite_utils.Database, study_id: int, *, name: str, annotator_ids: Sequence[int] = (),
     by_user: int | None,
 ) -> int:
-    """A new open study with the same suite, settings, rule and items (practice and gold
-    included, same positions) as ``study_id``, under a new ``name``; no answers, and only the
+    """A new open study with the same suite, settings (the crowd's too: consent text, questionnaire,
+    platform codes and addresses, time budget, bonus, dealing), rule and items (practice and gold
+    included, same positions) as ``study_id``, under a new ``name``; no answers, no study link, and only the
     annotators chosen here (none is fine: add them later), each with an own new order.
     Returns its id. The copy is led by the source's leads and by ``by_user`` when a lead."""
     leads.check_runs(db, by_user, study_id, "copy the study")
@@ -101,6 +103,7 @@ def clone_study(
             _assign(db, new_id, source.seed, user_id, created)
         leads.copy_leads(db, study_id, new_id, by_user, created)
         leads.add_creator(db, new_id, by_user, created)
+        crowd_settings.copy_settings(db, study_id, new_id, by_user, created)
         changes.record(db, by_user, "study.clone", f"study:{new_id}", source=study_id,
                        annotators=list(dict.fromkeys(annotator_ids)))
     return new_id

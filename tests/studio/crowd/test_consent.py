@@ -172,3 +172,30 @@ def test_consent_added_after_the_rule_still_comes_before_the_first_question(db, 
     consent.set_consent(db, study_id, "Consent, added late.", by=admin["id"])
     with pytest.raises(study.StudyError, match="consent"):
         study.open_question(db, study_id, ann)
+
+
+def test_a_copy_of_the_study_takes_its_crowd_settings_and_its_consent_as_version_one(db, annotators, admin):
+    """Copying a pilot for the main run keeps what people are asked and told (Studies says "the same
+    settings"): the consent text in force, the questionnaire, codes, addresses, budget, bonus, dealing."""
+    from structext_core.studio.crowd import questionnaire, settings
+
+    study_id = small_study(db, annotators)
+    consent.set_consent(db, study_id, "Old text.", by=admin["id"])
+    consent.set_consent(db, study_id, "Text in force.", by=admin["id"])
+    fields = questionnaire.set_questionnaire(db, study_id, [{"name": "years", "label": "Years", "kind": "number",
+                                                             "min": 0, "max": 60}], by=admin["id"])
+    chosen = {"completion_code": "C0DE", "completion_url": "https://platform.example/done", "screenout_code": "SCR",
+              "time_budget_seconds": 900.0, "bonus_per_correct": 0.1, "bonus_cap": 2.0, "currency": "USD",
+              "per_item": 3, "hold_seconds": 600.0}
+    settings.save_settings(db, study_id, admin["id"], **chosen)
+    copy = study.clone_study(db, study_id, name="main run", by_user=admin["id"])
+    copied = settings.crowd_settings(db, copy)
+    assert {name: getattr(copied, name) for name in chosen} == chosen
+    assert list(copied.questionnaire) == fields
+    assert [(c.version, c.text) for c in consent.versions(db, copy)] == [(1, "Text in force.")]
+    # The copy's settings are its own: changing them leaves the source as it was.
+    settings.save_settings(db, copy, admin["id"], completion_code="NEW")
+    assert settings.crowd_settings(db, study_id).completion_code == "C0DE"
+    # A study without crowd settings gives its copy none.
+    plain = study.clone_study(db, small_study(db, annotators, name="no crowd"), name="plain copy", by_user=admin["id"])
+    assert settings.crowd_settings(db, plain) == settings.CrowdSettings(study_id=plain)
