@@ -24,7 +24,7 @@ def benchmark_blurbs() -> None:
                 "studies and answer keys kept sealed serves them all.")
     for column, section in zip(st.columns(len(sections)), sections):
         with column.container(border=True, key=f"home_benchmark_{section.title}"):
-            st.subheader(section.title)
+            st.subheader(section.title, anchor=False)  # no link icon: in a narrow card it wrapped to a blank line
             st.markdown(section.summary)
             st.markdown("\n".join(f"- {line}" for line in section.places))
 
