@@ -292,6 +292,21 @@ def test_second_tab_cannot_answer_an_answered_question(db, people):
     assert any("Question 2 of 4" in m.value for m in first_tab.markdown)
 
 
+def test_an_answer_sent_after_the_visit_ended_says_so_and_shows_the_end(db, people):
+    """The visit ended while the question was on screen (another tab reached the time budget's end):
+    the answer sent from this page is not recorded, the page says why and shows the end."""
+    from structext_core.studio.crowd import outcomes
+
+    study_id, at = started_page(db, people)
+    outcomes.record_outcome(db, study_id, people["ann1"]["id"], "completed")
+    answer_box(at).input("too late")
+    at = click(at, "Submit answer")
+    assert not at.exception
+    assert any("Your part in this study has ended" in e.value for e in at.error)
+    assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 0
+    assert not [t for t in at.text_area if t.label == "Your answer"]  # the end, not the question again
+
+
 def test_the_question_page_shows_no_figure_that_identifies_the_sample(db, people):
     _, at = started_page(db, people)
     assignment_id = current_row(db, people["ann1"]["id"])[0]

@@ -168,7 +168,7 @@ _CURRENT_SQL = f"""
 """
 
 _ASSIGNMENT_SQL = f"""
-    SELECT {_CLOCK_COLUMNS}, r.id AS response_id,
+    SELECT {_CLOCK_COLUMNS}, r.id AS response_id, sa.outcome,
            -- archived, or taken off the study: closed for this annotator
            CASE WHEN s.archived_at IS NOT NULL OR sa.removed_at IS NOT NULL THEN 'closed' ELSE s.status END AS status
     FROM assignments a

@@ -26,6 +26,11 @@ class Submission:
     gave_up: bool
 
 
+#: An answer sent after the person's visit ended (their outcome is recorded: every question answered,
+#: the time budget used up, screened out by gold): the outcome stands, and so do their answers and pay.
+ENDED = "Your part in this study has ended, so this answer was not recorded: your earlier answers are kept."
+
+
 def submit_answer(
     db: sqlite_utils.Database,
     user_id: int,
@@ -99,6 +104,8 @@ def _record(
     rouge, exact = _score(answer, response, gave_up, benchmark, item)
     with write_transaction(db):
         row = _open_assignment(db, user_id, assignment_id)
+        if row["outcome"] is not None:  # the end screen was shown (a stale tab, or a crafted submit)
+            raise StudyError(ENDED)
         if clock.held_elsewhere(row, tab):
             raise TakenOverError(
                 "This question is open in another tab, so it was not submitted here. "

@@ -74,6 +74,29 @@ def test_the_open_question_counts_toward_the_budget(db, annotators, admin):
     assert outcomes.end_state(db, study_id, ann, at=1036.0).reason == "time_up"
 
 
+def test_an_answer_sent_after_the_visit_ended_is_not_recorded(db, annotators, admin):
+    """The end screen is shown (time is up, with a question open in another tab): an answer or a 'give
+    up' sent from that tab, or crafted, changes nothing: the outcome, the answers and the pay stand."""
+    study_id, ann = started(db, annotators, admin)
+    settings.save_settings(db, study_id, admin["id"], time_budget_seconds=30)
+    view = study.open_question(db, study_id, ann, at=1000.0)
+    for moment in range(1005, 1040, 5):
+        study.heartbeat(db, ann, view.assignment_id, None, at=float(moment))
+    assert outcomes.settle(db, study_id, ann, at=1036.0).reason == "time_up"
+    for send in (lambda: study.submit_answer(db, ann, view.assignment_id, "an answer", at=1040.0),
+                 lambda: study.give_up(db, ann, view.assignment_id, at=1040.0)):
+        with pytest.raises(study.StudyError, match="Your part in this study has ended"):
+            send()
+    assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 0
+    assert outcomes.end_state(db, study_id, ann).reason == "time_up"
+    # Before the end is recorded, the open question is answered as ever (the page checks on each run).
+    other = annotators[1]["id"]
+    study.accept_rule(db, study_id, other)
+    second = study.open_question(db, study_id, other, at=1000.0)
+    study.submit_answer(db, other, second.assignment_id, "an answer", at=1010.0)
+    assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 1
+
+
 def gold_study(db, annotators, admin, gold_items=3, **codes):
     study_id = small_study(db, annotators, n_items=4, gold_items=gold_items, gold_pass=0.6)
     settings.save_settings(db, study_id, admin["id"], **codes)
