@@ -65,23 +65,25 @@ def test_the_time_budget_spent_completes_the_visit_and_no_question_opens_after(d
     assert outcomes.end_state(db, study_id, ann).reason == "time_up"
 
 
-def test_the_open_question_counts_toward_the_budget(db, annotators, admin):
+def budget_spent_on_an_open_question(db, annotators, admin):
+    """A 30 s budget, and one question kept open (heartbeats) from 1000 s to 1035 s: (study, person, view)."""
     study_id, ann = started(db, annotators, admin)
     settings.save_settings(db, study_id, admin["id"], time_budget_seconds=30)
     view = study.open_question(db, study_id, ann, at=1000.0)
     for moment in range(1005, 1040, 5):
         study.heartbeat(db, ann, view.assignment_id, None, at=float(moment))
+    return study_id, ann, view
+
+
+def test_the_open_question_counts_toward_the_budget(db, annotators, admin):
+    study_id, ann, _view = budget_spent_on_an_open_question(db, annotators, admin)
     assert outcomes.end_state(db, study_id, ann, at=1036.0).reason == "time_up"
 
 
 def test_an_answer_sent_after_the_visit_ended_is_not_recorded(db, annotators, admin):
     """The end screen is shown (time is up, with a question open in another tab): an answer or a 'give
     up' sent from that tab, or crafted, changes nothing: the outcome, the answers and the pay stand."""
-    study_id, ann = started(db, annotators, admin)
-    settings.save_settings(db, study_id, admin["id"], time_budget_seconds=30)
-    view = study.open_question(db, study_id, ann, at=1000.0)
-    for moment in range(1005, 1040, 5):
-        study.heartbeat(db, ann, view.assignment_id, None, at=float(moment))
+    study_id, ann, view = budget_spent_on_an_open_question(db, annotators, admin)
     assert outcomes.settle(db, study_id, ann, at=1036.0).reason == "time_up"
     for send in (lambda: study.submit_answer(db, ann, view.assignment_id, "an answer", at=1040.0),
                  lambda: study.give_up(db, ann, view.assignment_id, at=1040.0)):
