@@ -21,7 +21,7 @@ import pytest
 from playwright.sync_api import expect
 
 from structext_core.structext_eval import samples, suites
-from tests.browser.conftest import pick_option, stored_synthetic_aibench
+from tests.browser.conftest import click_until, pick_option, stored_synthetic_aibench
 
 pytestmark = pytest.mark.browser
 
@@ -173,9 +173,8 @@ def test_a_newcomers_first_hour(app_server, app_env, page, browser, wait_for_app
     go_to(page, "Studies", wait_for_app, heading="Human-baseline studies")
     pick_option(page, page.get_by_role("combobox", name="Study"), page.get_by_role("option", name=re.compile(r"^study-one")))
     wait_for_app(page)
-    page.get_by_text("Study details and annotators").click()
     row = page.get_by_role("row").filter(has_text=ANN_A).first
-    row.wait_for()
+    click_until(page, page.get_by_text("Study details and annotators"), row)
     assert words in row.inner_text()  # the lead's table
     screenshot(page, "first-hour-6-lead-table")
 

@@ -11,6 +11,7 @@ import io
 import pytest
 
 from structext_core.studio import accounts, storage
+from tests.browser.conftest import click_until
 
 pytestmark = pytest.mark.browser
 
@@ -35,8 +36,7 @@ def test_an_imported_person_sets_their_password_by_link_and_is_logged_in(app_ser
     page.get_by_label("Or paste the CSV here").fill("name,role\r\nada,annotator\r\n\"bo\",researcher\r\n")
     page.keyboard.press("Control+Enter")
     wait_for_app(page)
-    page.get_by_role("button", name="Import 2 people").click(timeout=60_000)
-    page.get_by_text("shown only now").first.wait_for(timeout=60_000)
+    click_until(page, page.get_by_role("button", name="Import 2 people"), page.get_by_text("shown only now").first)
     with page.expect_download() as download:
         page.get_by_role("button", name="Download name,link (CSV)").click()
     with open(download.value.path(), encoding="utf-8") as file:
