@@ -88,6 +88,7 @@ class StreamlitClient:
         self._status = ""
         self._lock = asyncio.Lock()  # one run at a time, as the frontend does
         self._fragment_tasks: dict[str, asyncio.Task] = {}
+        self._auto_this_run: set[str] | None = None  # fragments with a timer drawn by the current whole-app run
         self.fragment_latencies: list[float] = []
         self.fragment_latencies_by_interval: dict[float | str, list[float]] = {}  # interval (s) -> run times
         self.errors: list[str] = []
@@ -140,11 +141,15 @@ class StreamlitClient:
             self._handle_delta(message.delta)
         elif kind == "auto_rerun":
             fragment, interval = message.auto_rerun.fragment_id, message.auto_rerun.interval
+            if fragment and self._auto_this_run is not None:
+                self._auto_this_run.add(fragment)
             if fragment and fragment not in self._fragment_tasks:
                 self.fragments[fragment] = interval
                 self._fragment_tasks[fragment] = asyncio.create_task(self._auto_rerun(fragment, interval))
         elif kind == "new_session":
             self.session_id = message.new_session.initialize.session_id
+            if not message.metadata.run.fragment_ids:  # a run of the whole app: it says which timers stay
+                self._auto_this_run = set()
         elif kind == "backend_operation_response":
             future = self._operations.pop(message.backend_operation_response.request_id, None)
             if future is not None and not future.done():
@@ -152,8 +157,20 @@ class StreamlitClient:
         elif kind == "script_finished":
             # A run that ended in st.rerun() is followed by the rerun: wait for that one.
             if message.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                if not message.metadata.run.fragment_ids and self._auto_this_run is not None:
+                    self._stop_timers_not_drawn(self._auto_this_run)
+                    self._auto_this_run = None
                 self._status = ForwardMsg.ScriptFinishedStatus.Name(message.script_finished)
                 self._finished.set()
+
+    def _stop_timers_not_drawn(self, kept: set[str]) -> None:
+        """As the browser does after a run of the whole app: the timers of fragments that run did not
+        draw stop (a screen replaced by another). Left running, each asked the server for a fragment it
+        no longer holds, which it drops without an answer, and the client waited out the run's timeout
+        holding the lock every run needs (60 s in the stale-fragment journey)."""
+        for fragment in [f for f in self._fragment_tasks if f not in kept]:
+            self._fragment_tasks.pop(fragment).cancel()
+            self.fragments.pop(fragment, None)
 
     def _handle_delta(self, delta) -> None:
         self.delta_fragments.append(delta.fragment_id)
