@@ -73,11 +73,13 @@ _NAV = textwrap.dedent('''
         st.markdown("**An app**")
     chosen.run()
 ''')
+#: The floor served as server.py serves app.py (:data:`TOLD`), not by ``streamlit run`` of the bare script.
+FLOOR_TOLD = "floor: + navigation, at a page's own address, told where the server is"
 #: name: (script, the address opened under the server's root).
 FLOORS = {
     "floor: + a navigation sidebar": (_NAV.format(extra=""), ""),
     "floor: + navigation, at a page's own address": (_NAV.format(extra=""), "a_page"),
-    "floor: + navigation, at a page's own address, told where the server is": (_NAV.format(extra=""), "a_page"),
+    FLOOR_TOLD: (_NAV.format(extra=""), "a_page"),
     "floor: + navigation, one st.button": (_NAV.format(extra='st.button("A button")'), ""),
     "floor: + navigation, one st.selectbox": (_NAV.format(extra='st.selectbox("A choice", ["one", "two"])'), ""),
     "floor: + navigation, one st.table": (_NAV.format(
@@ -322,7 +324,7 @@ def run_checkout(checkout: Path, args, browser) -> tuple[dict, dict]:
         for n, (name, (script, path)) in enumerate({"trivial page": (TRIVIAL, ""), **(FLOORS if args.floors else {})}.items()):
             (base / f"bare{n}.py").write_text(script)
             served = base / f"bare{n}.py"
-            if "told where the server is" in name:  # served as server.py serves app.py: with its middleware
+            if name == FLOOR_TOLD:  # served as server.py serves app.py: with its middleware
                 if not (checkout / "structext_core" / "ui" / "page_base.py").exists():
                     continue
                 served = base / f"bare{n}_server.py"

@@ -39,6 +39,9 @@ WORDS = {
     "timed_out": ("Your time in this study has run out", "There are no more questions for you."),
     "turned_away": ("You cannot take part in this study", "Nothing about you was recorded."),
 }
+#: The last words of a visit that ends with no code and no address, where "you are done" is not true.
+CLOSING = {"turned_away": "Return the study on the platform you came from, so that your place goes to someone "
+                          "else; then you can close this tab."}
 CODE_LABELS = {"completed": "Your completion code", "screened_out": "Your code", "declined": "Your code"}
 
 
@@ -64,8 +67,5 @@ def end_screen(end: EndScreen) -> None:
         redirect(end.url)
     elif end.code:
         st.info("Enter the code on the study platform; then you are done and can close this tab.")
-    elif end.reason == "turned_away":
-        st.info("Return the study on the platform you came from, so that your place goes to someone else; "
-                "then you can close this tab.")
     else:
-        st.info("You are done: you can close this tab.")
+        st.info(CLOSING.get(end.reason, "You are done: you can close this tab."))

@@ -106,6 +106,18 @@ def _current(db: sqlite_utils.Database, study_id: int) -> Consent | None:
     return None if row is None else Consent(*row)
 
 
+def copy_consent(db: sqlite_utils.Database, source_id: int, copy_id: int, by: int | None, at: float) -> None:
+    """Give the study ``copy_id`` (a copy being made) the consent text in force of ``source_id``, as its
+    version 1; nothing when the source asks for no consent. Inside the caller's transaction."""
+    current = _current(db, source_id)
+    if current is None:
+        return
+    db.execute("INSERT INTO consent_texts (study_id, version, text, created_by, created_at) VALUES (?, 1, ?, ?, ?)",
+               [copy_id, current.text, by, at])
+    ensure_row(db, copy_id, by)
+    db.execute("UPDATE study_crowd SET consent_version = 1 WHERE study_id = ?", [copy_id])
+
+
 def current_consent(db: sqlite_utils.Database, study_id: int) -> Consent | None:
     """The version in force of the study's consent text; None when the study asks for no consent."""
     return _current(db, study_id)

@@ -132,20 +132,12 @@ def ensure_row(db: sqlite_utils.Database, study_id: int, by: int | None) -> None
 
 def copy_settings(db: sqlite_utils.Database, source_id: int, copy_id: int, by: int | None, at: float) -> None:
     """Give the study ``copy_id`` (a copy being made: :func:`structext_core.studio.study.clone_study`) every
-    crowd setting of ``source_id``: the consent text in force (as the copy's version 1), the questionnaire,
-    the platform's codes and addresses, the time budget, the bonus and the dealing. Inside the caller's
-    transaction; a source with no settings gives none."""
-    if db.execute("SELECT 1 FROM study_crowd WHERE study_id = ?", [source_id]).fetchone() is None:
-        return
+    crowd setting of ``source_id`` but its consent text (:func:`.consent.copy_consent` gives that): the
+    questionnaire, the platform's codes and addresses, the time budget, the bonus and the dealing. Inside
+    the caller's transaction; a source with no settings gives none."""
     kept = [name for name in _COLUMNS if name not in ("study_id", "consent_version")]
     db.execute(f"INSERT INTO study_crowd (study_id, {', '.join(kept)}, updated_by, updated_at)"
                f" SELECT ?, {', '.join(kept)}, ?, ? FROM study_crowd WHERE study_id = ?", [copy_id, by, at, source_id])
-    text = db.execute("SELECT t.text FROM study_crowd c JOIN consent_texts t ON t.study_id = c.study_id"
-                      " AND t.version = c.consent_version WHERE c.study_id = ?", [source_id]).fetchone()
-    if text is not None:
-        db.execute("INSERT INTO consent_texts (study_id, version, text, created_by, created_at) VALUES (?, 1, ?, ?, ?)",
-                   [copy_id, text[0], by, at])
-        db.execute("UPDATE study_crowd SET consent_version = 1 WHERE study_id = ?", [copy_id])
 
 
 def save_settings(db: sqlite_utils.Database, study_id: int, by: int | None, **changes) -> CrowdSettings:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from structext_core.studio import changes
+from structext_core.studio.crowd import consent as crowd_consent
 from structext_core.studio.crowd import dealing
 from structext_core.studio.crowd import settings as crowd_settings
 from structext_core.studio.storage import write_transaction
@@ -104,6 +105,7 @@ def clone_study(
         leads.copy_leads(db, study_id, new_id, by_user, created)
         leads.add_creator(db, new_id, by_user, created)
         crowd_settings.copy_settings(db, study_id, new_id, by_user, created)
+        crowd_consent.copy_consent(db, study_id, new_id, by_user, created)
         changes.record(db, by_user, "study.clone", f"study:{new_id}", source=study_id,
                        annotators=list(dict.fromkeys(annotator_ids)))
     return new_id
