@@ -11,6 +11,7 @@ ground truth and the rule hints.
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from structext_core.structext_eval import samples, suites
 from structext_core.studio import storage
@@ -165,6 +166,7 @@ def annotator_journey(tab, base_url, wait_for_app, screenshot):
     tab.get_by_role("button", name="Submit answer").click()
     tab.get_by_text("Question 2 of").wait_for()
     wait_for_app(tab)
+    expect(tab.get_by_label("Your answer")).to_have_count(1)  # the answered question's box gone (CI at 1e92ca0)
 
     # Ctrl+Enter in the answer box submits the form.
     answer = tab.get_by_label("Your answer")

@@ -75,6 +75,10 @@ def test_search_choose_and_add_lines_on_the_largest_item(long_study, app_server,
     wait_for_app(page)
     expected = "My answer: first part\n" + "\n".join(ref.split("\n")[line - 1:line + 4])
     expect(box).to_have_value(expected)  # the click's rerun may start after wait_for_app looked
+    for _ in range(100):  # the draft is saved by the click's run, which may end after the box shows it
+        if draft(long_study["db"], long_study["user"]["id"]) == expected:
+            break
+        page.wait_for_timeout(100)
     assert draft(long_study["db"], long_study["user"]["id"]) == expected
     page.wait_for_timeout(4_000)  # past the input report's throttle: no older text comes back
     assert draft(long_study["db"], long_study["user"]["id"]) == expected
