@@ -9,8 +9,9 @@ import streamlit as st
 
 from structext_core import protocol, ui
 from structext_core.studio import access, accounts, study
+from structext_core.studio.crowd import outcomes
 from structext_core.text.safe_text import markdown_text
-from structext_core.text.words import plural
+from structext_core.text.words import noun, plural
 from structext_core.ui import crowd_lead, people_axes, study_dashboard, study_leads, study_places, widgets
 from structext_core.ui.frame import ensure_frame
 from structext_core.ui.question_screen import preview
@@ -233,6 +234,10 @@ def dashboard_section(chosen: study.Study) -> None:
         st.info("This study is archived: hidden from its annotators and closed for answering. Its data is kept "
                 "whole.", icon=":material/inventory_2:")
     released = study_places.release_stale(db, chosen.id, user["id"])  # before the figures are read
+    timed_out = outcomes.time_out_overdue(db, chosen.id)
+    if timed_out:
+        st.info(f"{plural(len(timed_out), 'person', 'people')} from a study link passed the time-out before "
+                f"finishing: timed out, their {noun(len(timed_out), 'place')} reopened.", icon=":material/timer_off:")
     version = study_dashboard.version(db, chosen.id)
     study_leads.leads_block(db, user, chosen)  # the preview as an annotator, and who leads the study
     study_leads.people_block(db, user)  # a lead: people from a CSV, into the studies they lead

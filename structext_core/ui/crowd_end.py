@@ -36,7 +36,9 @@ WORDS = {
                                           "there are no more questions for you."),
     "gold": ("Thank you for your time", "You cannot continue with this study. Your answers so far are saved."),
     "declined": ("You did not agree to take part", "No question will be shown, and nothing more is asked of you."),
-    "timed_out": ("Your time in this study has run out", "There are no more questions for you."),
+    "timed_out": ("Your time in this study has run out", "The study's time limit passed before you finished, so "
+                                                         "there are no more questions for you and your place "
+                                                         "went to someone else. Your answers so far are kept."),
     "turned_away": ("You cannot take part in this study", "Nothing about you was recorded."),
 }
 #: The last words of a visit that ends with no code and no address, where "you are done" is not true.

@@ -9,12 +9,17 @@ screens are the way through, not the lock.
 
 from __future__ import annotations
 
+import datetime as dt
+import math
+import time
+
 import streamlit as st
 
 from structext_core import ui
 from structext_core.studio import study
 from structext_core.studio.crowd import consent, outcomes, questionnaire
 from structext_core.text.safe_text import markdown_text
+from structext_core.text.words import plural
 from structext_core.ui import crowd_end
 from structext_core.ui.question_screen.common import Screen, show_messages
 
@@ -41,7 +46,28 @@ def before_questions(screen: Screen, chosen: study.AnnotatorStudy) -> bool:
         show_messages()
         questionnaire_screen(screen, chosen, questionnaire.questionnaire(db, chosen.id))
         return True
+    time_out_notice(outcomes.deadline(db, chosen.id, screen.user_id))
     return False
+
+
+#: Minutes before the time-out from which its notice is a warning.
+WARN_MINUTES = 5
+
+
+def time_out_notice(deadline: float | None, now: float | None = None) -> None:
+    """The time the person has left before the study's time-out (none: nothing drawn)."""
+    if deadline is None:
+        return
+    now = time.time() if now is None else now
+    minutes = max(0, math.ceil((deadline - now) / 60))
+    left = f"about {plural(minutes, 'minute')}" if minutes > 1 else "less than a minute"
+    at = dt.datetime.fromtimestamp(deadline, dt.UTC).strftime("%H:%M UTC")
+    words = (f"Time left in this study: {left} (until {at}). After that it takes no more answers from you "
+             "and your place goes to someone else; your answers so far are kept.")
+    if minutes <= WARN_MINUTES:
+        st.warning(words, icon=":material/timer:")
+    else:
+        st.caption(words)
 
 
 # ---------------------------------------------------------------- consent

@@ -1,5 +1,5 @@
 """The lead's *Crowd* section of a study on the Studies page: the platform's codes and addresses, the
-time budget and the bonus rule; the consent text and the questionnaire; the payment export.
+time budget, the time-out and the bonus rule; the consent text and the questionnaire; the payment export.
 
 UI only: every value is checked and kept by :mod:`structext_core.studio.crowd` (settings, consent,
 questionnaire, payments); an error is shown where it happened and nothing is written.
@@ -57,6 +57,13 @@ def settings_form(chosen: study.Study, user: dict) -> None:
                                   value=None if budget is None else round(budget / 60, 2), step=5.0,
                                   help="Counted on the honest clock, practice included. When it is used up the "
                                        "person sees \"time is up\" and the completion code.")
+        timeout = now.timeout_seconds
+        timeout_minutes = st.number_input(
+            "Time-out for people from a study link (minutes after they arrive; empty: none)", min_value=0.0,
+            value=None if timeout is None else round(timeout / 60, 2), step=5.0,
+            help="The platform's maximum time allowed: a person who has not finished this long after opening "
+                 "the link is timed out (wall time, as the platform counts it), and their place goes to the "
+                 "next person who opens the link. What they answered is kept.")
         left, middle, right = st.columns(3)
         per_correct = left.number_input("Bonus per correct answer", min_value=0.0, value=float(now.bonus_per_correct),
                                         step=0.05, format="%.2f")
@@ -66,7 +73,8 @@ def settings_form(chosen: study.Study, user: dict) -> None:
         sent = st.form_submit_button("Save the settings")
     if not sent:
         return
-    given.update(time_budget_seconds=None if not minutes else minutes * 60, bonus_per_correct=per_correct,
+    given.update(time_budget_seconds=None if not minutes else minutes * 60,
+                 timeout_seconds=None if not timeout_minutes else timeout_minutes * 60, bonus_per_correct=per_correct,
                  bonus_cap=cap, currency=currency)
     try:
         settings.save_settings(ui.get_db(), chosen.id, user["id"] if user else None, **given)

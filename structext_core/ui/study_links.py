@@ -15,8 +15,8 @@ from streamlit.navigation.page import StreamlitPage
 
 from structext_core import settings, ui
 from structext_core.studio import access
-from structext_core.studio.crowd import links
-from structext_core.text.words import plural
+from structext_core.studio.crowd import links, outcomes
+from structext_core.text.words import noun, plural
 
 #: Used when neither the setting nor the browser gives an address (a test run): said on the page.
 FALLBACK_URL = "http://localhost:8501"
@@ -67,7 +67,9 @@ def _link_block(link: links.Link, url: str, user: dict, now: float) -> None:
         expiry = "no expiry" if link.expires_at is None else (
             f"{'expired' if state == 'expired' else 'expires'} {_when(link.expires_at)}")
         who = f"participant id from {link.id_param}" if link.id_param else "no participant id"
-        st.markdown(f"**{link.filled:,} of {plural(link.places, 'place')} filled** · {STATE_WORDS[state]} · "
+        gone = (f" ({link.timed_out:,} more timed out: their {noun(link.timed_out, 'place')} reopened)"
+                if link.timed_out else "")
+        st.markdown(f"**{link.filled:,} of {plural(link.places, 'place')} filled**{gone} · {STATE_WORDS[state]} · "
                     f"{expiry} · {who}")
         st.code(links.link_url(url, link.token, link.id_param), language=None, wrap_lines=True)
         if link.id_param and link.id_param != links.PROLIFIC_ID_PARAM:
@@ -114,6 +116,7 @@ def link_section(db: sqlite_utils.Database, user: dict, study_id: int) -> None:
         if note:
             st.warning(note)
         now = dt.datetime.now(dt.UTC).timestamp()
+        outcomes.time_out_overdue(db, study_id, now)  # before the places are counted
         for link in links.links_of(db, study_id):
             _link_block(link, url, user, now)
         _create_form(db, study_id, user)

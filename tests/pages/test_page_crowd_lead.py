@@ -1,6 +1,7 @@
-"""The lead's Crowd section of a study on the Studies page (issue 45): codes, addresses, time budget
-and bonus; the consent and questionnaire editors; the payment table and its downloads."""
+"""The lead's Crowd section of a study on the Studies page (issue 45): codes, addresses, time budget,
+time-out and bonus; places a time-out frees; the consent and questionnaire editors; the payment table and its downloads."""
 
+import time
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
-from structext_core.studio.crowd import consent, questionnaire, settings
+from structext_core.studio.crowd import consent, links, questionnaire, settings
 from tests.studio.study.support import answer_of
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "study_admin.py"
@@ -70,15 +71,40 @@ def test_the_lead_sets_codes_addresses_budget_and_bonus(db, people, study_id):
     widget(at.text_input, "Completed: code").input("C0MPL3TE")
     widget(at.text_input, "Completed: address").input("https://app.prolific.com/submissions/complete?cc=C0MPL3TE")
     widget(at.number_input, "Time budget per person (minutes of active time; empty: none)").set_value(30)
+    widget(at.number_input, "Time-out for people from a study link (minutes after they arrive; empty: none)").set_value(45)
     widget(at.number_input, "Bonus per correct answer").set_value(0.25)
     widget(at.number_input, "Bonus cap (empty: none)").set_value(2)
     widget(at.selectbox, "Currency").select("USD")
     at = click(at, "Save the settings")
     assert not at.exception and "The crowd settings are saved." in at.success[0].value
     saved = settings.crowd_settings(db, study_id)
-    assert (saved.completion_code, saved.completion_url, saved.time_budget_seconds, saved.bonus_per_correct,
-            saved.bonus_cap, saved.currency) == ("C0MPL3TE", "https://app.prolific.com/submissions/complete?cc=C0MPL3TE",
-                                                 1800, 0.25, 2, "USD")
+    assert (saved.completion_code, saved.completion_url, saved.time_budget_seconds, saved.timeout_seconds,
+            saved.bonus_per_correct, saved.bonus_cap, saved.currency) == (
+        "C0MPL3TE", "https://app.prolific.com/submissions/complete?cc=C0MPL3TE", 1800, 2700, 0.25, 2, "USD")
+    at = open_crowd(people["lead"])  # shown as saved, in minutes
+    assert widget(at.number_input, "Time-out for people from a study link (minutes after they arrive; "
+                                   "empty: none)").value == 45
+
+
+def test_a_person_past_the_time_out_frees_their_place_when_the_lead_looks(db, people, study_id):
+    made = links.create_link(db, study_id, places=3, expires_at=None, id_param="PROLIFIC_PID", by=people["lead"]["id"])
+    links.enrol(db, made.token, {"PROLIFIC_PID": "pid-1"}, now=time.time() - 3600)
+    links.enrol(db, made.token, {"PROLIFIC_PID": "pid-2"})
+    at = open_crowd(people["lead"])
+    assert "**2 of 3 places filled** · open" in " ".join(m.value for m in at.markdown)  # no time-out set yet
+    settings.save_settings(db, study_id, people["lead"]["id"], timeout_seconds=1800)
+    at = AppTest.from_file(str(PAGE), default_timeout=60)  # the study's dashboard, first
+    at.session_state["user"] = people["lead"]
+    at.run()
+    assert [i.value for i in at.info if "time-out" in i.value] == [
+        "1 person from a study link passed the time-out before finishing: timed out, their place reopened."]
+    at.run()  # recorded once: not said again
+    assert not [i.value for i in at.info if "time-out" in i.value]
+    at = open_crowd(people["lead"])
+    shown = " ".join(m.value for m in at.markdown)
+    assert "**1 of 3 places filled** (1 more timed out: their place reopened) · open" in shown, shown
+    assert [row[0] for row in db.execute("SELECT outcome FROM study_annotators sa JOIN participants p"
+                                         " USING (study_id, user_id) ORDER BY p.enrolled_at")] == ["timed_out", None]
 
 
 def test_a_bad_address_is_refused_and_nothing_is_saved(db, people, study_id):

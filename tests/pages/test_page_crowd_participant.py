@@ -188,3 +188,28 @@ def test_screened_out_by_gold_gets_the_screen_out_code(db, people):
     assert [(m.label, m.value) for m in at.metric] == [("Your code", "SCR33N")]
     assert not at.text_area and not redirects(at)  # no question; no address, so no redirect
     assert person(db, study_id, user_id)[4] == "screened_out"
+
+
+def test_a_person_from_a_link_sees_the_time_left_then_the_time_out(db, people, study_id):
+    from structext_core.studio.crowd import links
+
+    settings.save_settings(db, study_id, people["lead"]["id"], timeout_seconds=1800)
+    made = links.create_link(db, study_id, places=5, expires_at=None, id_param=None, by=people["lead"]["id"])
+    arrived = links.enrol(db, made.token, {}).user
+    user_id = arrived["id"]
+    study.accept_rule(db, study_id, user_id)
+    at = open_page(arrived)
+    assert not at.exception and at.text_area  # a question, and under it how long is left
+    left = [c.value for c in at.caption if c.value.startswith("Time left in this study")]
+    assert len(left) == 1 and "about 30 minutes (until" in left[0] and "your place goes to someone else" in left[0]
+    assert not at.warning
+    db.execute("UPDATE participants SET enrolled_at = enrolled_at - 1560 WHERE user_id = ?", [user_id])
+    db.conn.commit()
+    at = open_page(arrived)  # 4 minutes left: a warning
+    assert [w.value for w in at.warning if "Time left" in w.value][0].startswith("Time left in this study: about 4 minutes")
+    db.execute("UPDATE participants SET enrolled_at = enrolled_at - 300 WHERE user_id = ?", [user_id])
+    db.conn.commit()
+    at = open_page(arrived)
+    assert at.subheader[0].value == "Your time in this study has run out" and not at.text_area and not at.metric
+    assert "your place went to someone else" in " ".join(m.value for m in at.markdown)
+    assert person(db, study_id, user_id)[4] == "timed_out"

@@ -292,3 +292,53 @@ def test_places_are_exact_when_320_arrive_at_once_for_300(db_path, db, study_id,
     assert db.execute("SELECT COUNT(*) FROM study_annotators WHERE study_id = ?", [study_id]).fetchone()[0] == 301
     assert len({e.user["username"] for e in enrolled}) == 300
     assert links.links_of(db, study_id)[0].filled == 300
+
+
+# ---------------------------------------------------------------- the time-out
+
+
+def test_a_person_past_the_time_out_gives_their_place_to_the_next_and_one_who_finished_does_not(db, study_id, lead):
+    from structext_core.studio.crowd import outcomes, settings
+
+    settings.save_settings(db, study_id, lead["id"], timeout_seconds=600)
+    made = link(db, study_id, lead, places=2)
+    quiet = links.enrol(db, made.token, {**PROLIFIC, "PROLIFIC_PID": "pid-quiet"}, now=1000.0)
+    done = links.enrol(db, made.token, {**PROLIFIC, "PROLIFIC_PID": "pid-done"}, now=1000.0)
+    done_id = done.user["id"]
+    study.accept_rule(db, study_id, quiet.user["id"], at=1001.0)  # then they left
+    study.accept_rule(db, study_id, done_id, at=1001.0)
+    while (view := study.open_question(db, study_id, done_id, at=1010.0)) is not None:  # every question answered
+        study.submit_answer(db, done_id, view.assignment_id, "an answer", at=1020.0)
+    refused("full", links.enrol, db, made.token, {**PROLIFIC, "PROLIFIC_PID": "pid-early"}, now=1599.0)
+    # At 600 s the quiet one is timed out and their place taken at once; the one who finished completed.
+    late = links.enrol(db, made.token, {**PROLIFIC, "PROLIFIC_PID": "pid-late"}, now=1600.0)
+    outcome = "SELECT outcome FROM study_annotators WHERE study_id = ? AND user_id = ?"
+    assert db.execute(outcome, [study_id, quiet.user["id"]]).fetchone()[0] == "timed_out"
+    assert db.execute(outcome, [study_id, done_id]).fetchone()[0] == "completed"
+    assert db.execute(outcome, [study_id, late.user["id"]]).fetchone()[0] is None
+    shown = links.links_of(db, study_id)[0]
+    assert (shown.filled, shown.timed_out, shown.state(now=1600.0)) == (2, 1, "full")
+    # Back with their resume code, the timed-out person gets their end and no question.
+    back = links.resume(db, made.token, quiet.resume_code, {**PROLIFIC, "PROLIFIC_PID": "pid-quiet"})
+    end = outcomes.end_state(db, study_id, back["id"])
+    assert (end.outcome, end.reason, end.participant) == ("timed_out", "timed_out", True)
+    with pytest.raises(study.StudyError, match="has ended"):
+        study.open_question(db, study_id, back["id"], at=1700.0)
+    # The late one's own time-out runs from their own arrival; nobody is timed out twice.
+    assert outcomes.deadline(db, study_id, late.user["id"]) == 2200.0
+    assert outcomes.time_out_overdue(db, study_id, at=2199.0) == []
+    assert outcomes.time_out_overdue(db, study_id, at=2200.0) == [late.user["id"]]
+    assert outcomes.time_out_overdue(db, study_id, at=9999.0) == []
+
+
+def test_without_a_time_out_nobody_times_out_and_a_lab_annotator_never_does(db, study_id, lead):
+    from structext_core.studio.crowd import outcomes, settings
+
+    made = link(db, study_id, lead, places=1)
+    person = links.enrol(db, made.token, {**PROLIFIC, "PROLIFIC_PID": "pid-1"}, now=1000.0)
+    assert outcomes.time_out_overdue(db, study_id, at=10**9) == [] and outcomes.deadline(db, study_id, person.user["id"]) is None
+    assert outcomes.end_state(db, study_id, person.user["id"], at=10**9) is None
+    settings.save_settings(db, study_id, lead["id"], timeout_seconds=60)
+    ann = db.execute("SELECT id FROM users WHERE username = 'ann1'").fetchone()[0]  # added by the lead, no link
+    assert outcomes.deadline(db, study_id, ann) is None and outcomes.end_state(db, study_id, ann, at=10**9) is None
+    assert outcomes.time_out_overdue(db, study_id, at=10**9) == [person.user["id"]]

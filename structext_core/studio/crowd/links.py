@@ -12,6 +12,9 @@ and only its sha256 is kept.
 - Places are exact under a race: the count of the link's participants, the new account, its
   participant row and its place in the study (``study.add_annotator``) are one ``BEGIN IMMEDIATE``
   transaction, so 320 people arriving for 300 places make 300 accounts and 20 refusals.
+- A person timed out (the study's time-out passed before they finished:
+  :func:`structext_core.studio.crowd.outcomes.time_out_overdue`, run first in that transaction) holds
+  no place: their place goes to the next person, as on the platform.
 - An external id is not a secret: the same id again (another browser) gets no account, only the
   resume form. A refusal (:class:`EnrolmentRefused`) says nothing of anyone but what the person
   brought: the link, their own id.
@@ -40,6 +43,7 @@ import sqlite_utils
 
 from structext_core.studio import accounts, changes, durations
 from structext_core.studio.accounts import logins
+from structext_core.studio.crowd import outcomes
 from structext_core.studio.storage import write_transaction
 from structext_core.studio.study import leads, store
 from structext_core.text.words import plural
@@ -96,7 +100,8 @@ class EnrolmentRefused(Exception):
 
 @dataclass(frozen=True)
 class Link:
-    """A study link: ``filled`` of ``places`` taken; ``expires_at``/``closed_at`` None when not set."""
+    """A study link: ``filled`` of ``places`` taken (a person timed out holds none: ``timed_out`` counts
+    them); ``expires_at``/``closed_at`` None when not set."""
 
     id: int
     study_id: int
@@ -107,6 +112,7 @@ class Link:
     id_param: str | None
     closed_at: float | None
     created_at: float
+    timed_out: int = 0
 
     def state(self, now: float | None = None) -> str:
         """``open``, ``closed``, ``expired`` or ``full``."""
@@ -139,9 +145,13 @@ class Participant:
     enrolled_at: float = 0.0
 
 
+_TIMED_OUT = ("EXISTS (SELECT 1 FROM study_annotators sa WHERE sa.study_id = p.study_id AND sa.user_id = p.user_id"
+              " AND sa.outcome = 'timed_out')")
 _LINK_SQL = ("SELECT l.id, l.study_id, l.token, l.places,"
-             " (SELECT COUNT(*) FROM participants p WHERE p.link_id = l.id) AS filled,"
-             " l.expires_at, l.id_param, l.closed_at, l.created_at FROM enrolment_links l")
+             f" (SELECT COUNT(*) FROM participants p WHERE p.link_id = l.id AND NOT {_TIMED_OUT}) AS filled,"
+             " l.expires_at, l.id_param, l.closed_at, l.created_at,"
+             f" (SELECT COUNT(*) FROM participants p WHERE p.link_id = l.id AND {_TIMED_OUT}) AS timed_out"
+             " FROM enrolment_links l")
 
 
 def _link(row) -> Link:
@@ -320,6 +330,7 @@ def enrol(db: sqlite_utils.Database, token: object, params: Mapping[str, str], *
     code = new_resume_code()
     try:
         with write_transaction(db, enclosing=True):
+            outcomes.time_out_overdue(db, link.study_id, now)  # their places go to whoever comes now
             link = _check_open(db, link.id, now)
             if external_id is not None and db.execute(
                     "SELECT 1 FROM participants WHERE study_id = ? AND external_id = ?",

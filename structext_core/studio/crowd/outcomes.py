@@ -18,7 +18,15 @@ What ends a visit (:func:`end_state`, asked on every run of the annotator's page
   :data:`MIN_GOLD_ANSWERS` gold questions (or every gold question dealt to them, when they have
   fewer), and after each gold answer from then on, their share of gold answers passed (a lead's
   override counts, as in :func:`structext_core.studio.study.gold_report`) below the study's gold pass
-  mark -> ``screened_out``. A screen-out is checked before the other two.
+  mark -> ``screened_out``. A screen-out is checked before the other two;
+- **timed out**: the lead set a time-out (``study_crowd.timeout_seconds``, the platform's "maximum
+  time allowed") and a person who came by a study link has not finished that long after arriving
+  (``participants.enrolled_at``; wall time, as the platform counts it) -> ``timed_out``. Checked
+  last: a person whose queue is done or whose budget is used up has completed, however late. A
+  person timed out no longer holds a place of the link (:mod:`.links`), so the place goes to someone
+  else; what they answered stays. There is no background thread: :func:`time_out_overdue` records
+  every time-out due when someone opens a study link (before the places are counted) and when the
+  lead opens the study; the person's own page records theirs on its next run.
 """
 
 from __future__ import annotations
@@ -127,9 +135,19 @@ def screened_out(db: sqlite_utils.Database, study_id: int, user_id: int,
     return passed / answered < float(gold_pass)
 
 
-def _is_participant(db: sqlite_utils.Database, study_id: int, user_id: int) -> bool:
-    return db.execute("SELECT 1 FROM participants WHERE user_id = ? AND study_id = ?",
-                      [user_id, study_id]).fetchone() is not None
+def _enrolled_at(db: sqlite_utils.Database, study_id: int, user_id: int) -> float | None:
+    """When the person arrived by a study link; None for someone who did not come by one."""
+    row = db.execute("SELECT enrolled_at FROM participants WHERE user_id = ? AND study_id = ?",
+                     [user_id, study_id]).fetchone()
+    return None if row is None else row[0]
+
+
+def deadline(db: sqlite_utils.Database, study_id: int, user_id: int) -> float | None:
+    """When the person's time-out falls (seconds since the epoch): None without a time-out or for someone
+    who did not come by a study link."""
+    timeout = crowd_settings(db, study_id).timeout_seconds
+    enrolled_at = _enrolled_at(db, study_id, user_id) if timeout else None
+    return None if enrolled_at is None else enrolled_at + timeout
 
 
 def end_state(db: sqlite_utils.Database, study_id: int, user_id: int, at: float | None = None) -> EndScreen | None:
@@ -142,7 +160,8 @@ def end_state(db: sqlite_utils.Database, study_id: int, user_id: int, at: float 
         return None
     outcome, removed_at = row
     settings = crowd_settings(db, study_id)
-    participant = _is_participant(db, study_id, user_id)
+    enrolled_at = _enrolled_at(db, study_id, user_id)
+    participant = enrolled_at is not None
     if outcome is not None:
         reason = {"screened_out": "gold", "declined": "declined", "timed_out": "timed_out"}.get(outcome)
         if reason is None:
@@ -156,6 +175,8 @@ def end_state(db: sqlite_utils.Database, study_id: int, user_id: int, at: float 
         return _screen(settings, "completed", "done", participant)
     if settings.time_budget_seconds and active_seconds(db, study_id, user_id, at) >= settings.time_budget_seconds:
         return _screen(settings, "completed", "time_up", participant)
+    if participant and settings.timeout_seconds and (time.time() if at is None else at) >= enrolled_at + settings.timeout_seconds:
+        return _screen(settings, "timed_out", "timed_out", participant)
     return None
 
 
@@ -186,3 +207,24 @@ def settle(db: sqlite_utils.Database, study_id: int, user_id: int, at: float | N
     if record_outcome(db, study_id, user_id, end.outcome, at) != end.outcome:  # another run recorded first
         return end_state(db, study_id, user_id, at)
     return end
+
+
+def time_out_overdue(db: sqlite_utils.Database, study_id: int, at: float | None = None) -> list[int]:
+    """Record the end of every person who came by a study link and is past the study's time-out with no
+    outcome yet (:func:`settle`: ``timed_out``, or ``completed`` for one who had finished); the ids of
+    those timed out. Nothing when the study has no time-out. Inside the caller's transaction when it
+    holds one opened with ``enclosing=True`` (a link counting its places)."""
+    timeout = crowd_settings(db, study_id).timeout_seconds
+    if not timeout:
+        return []
+    at = time.time() if at is None else at
+    overdue = db.execute(
+        "SELECT p.user_id FROM participants p JOIN study_annotators sa ON sa.study_id = p.study_id"
+        " AND sa.user_id = p.user_id WHERE p.study_id = ? AND sa.outcome IS NULL AND sa.removed_at IS NULL"
+        " AND p.enrolled_at + ? <= ? ORDER BY p.enrolled_at", [study_id, timeout, at]).fetchall()
+    timed_out = []
+    for (user_id,) in overdue:
+        end = settle(db, study_id, user_id, at)
+        if end is not None and end.outcome == "timed_out":
+            timed_out.append(user_id)
+    return timed_out

@@ -28,7 +28,9 @@ class CrowdSettingsError(ValueError):
 @dataclass(frozen=True)
 class CrowdSettings:
     """What a study does with the people it takes. ``None`` means "not set" (no code, no budget,
-    everyone answers every item, a question is held until answered)."""
+    no time-out, everyone answers every item, a question is held until answered). ``timeout_seconds``:
+    how long after arriving by a study link a person may take to finish (the platform's "maximum time
+    allowed"; :func:`structext_core.studio.crowd.outcomes.time_out_overdue`)."""
 
     study_id: int
     consent_version: int | None = None
@@ -46,6 +48,7 @@ class CrowdSettings:
     per_item: int | None = None
     per_person: int | None = None
     hold_seconds: float | None = None
+    timeout_seconds: float | None = None
 
 
 #: The columns :func:`save_settings` may change (``consent_version`` and ``questionnaire`` are kept by
@@ -113,7 +116,7 @@ def checked(changes: dict) -> dict:
             out[name] = _url(name, value)
         elif name in ("per_item", "per_person"):
             out[name] = _positive(name, value, whole=True)
-        elif name in ("time_budget_seconds", "hold_seconds", "bonus_cap"):
+        elif name in ("time_budget_seconds", "hold_seconds", "timeout_seconds", "bonus_cap"):
             out[name] = _positive(name, value, zero=name == "bonus_cap")
         elif name == "bonus_per_correct":
             out[name] = _positive(name, value, zero=True) or 0.0
@@ -133,7 +136,7 @@ def ensure_row(db: sqlite_utils.Database, study_id: int, by: int | None) -> None
 def copy_settings(db: sqlite_utils.Database, source_id: int, copy_id: int, by: int | None, at: float) -> None:
     """Give the study ``copy_id`` (a copy being made: :func:`structext_core.studio.study.clone_study`) every
     crowd setting of ``source_id`` but its consent text (:func:`.consent.copy_consent` gives that): the
-    questionnaire, the platform's codes and addresses, the time budget, the bonus and the dealing. Inside
+    questionnaire, the platform's codes and addresses, the time budget and time-out, the bonus and the dealing. Inside
     the caller's transaction; a source with no settings gives none."""
     kept = [name for name in _COLUMNS if name not in ("study_id", "consent_version")]
     db.execute(f"INSERT INTO study_crowd (study_id, {', '.join(kept)}, updated_by, updated_at)"
