@@ -175,7 +175,8 @@ def end_state(db: sqlite_utils.Database, study_id: int, user_id: int, at: float 
         return _screen(settings, "completed", "done", participant)
     if settings.time_budget_seconds and active_seconds(db, study_id, user_id, at) >= settings.time_budget_seconds:
         return _screen(settings, "completed", "time_up", participant)
-    if participant and settings.timeout_seconds and (time.time() if at is None else at) >= enrolled_at + settings.timeout_seconds:
+    moment = time.time() if at is None else at
+    if participant and settings.timeout_seconds and moment >= enrolled_at + settings.timeout_seconds:
         return _screen(settings, "timed_out", "timed_out", participant)
     return None
 
