@@ -9,7 +9,7 @@ import streamlit as st
 from structext_core import ui
 from structext_core.evaluation import choices
 from structext_core.studio import access, durations, study
-from structext_core.text.safe_text import markdown_table, markdown_text
+from structext_core.text.safe_text import html_table, markdown_text
 from structext_core.text.words import plural
 from structext_core.ui import study_dashboard, widgets
 from structext_core.ui.frame import ensure_frame
@@ -97,7 +97,7 @@ def item_list(chosen: study.Study) -> study.ItemSummary | None:
         mean_score=lambda t: [cells.number_text(v, 2) for v in t["mean_score"]]))
     first = table.head(FIRST).assign(**{column: [cells.number_text(v, 2) for v in table[column].head(FIRST)]
                                         for column in ("spread", "disagreement")})
-    st.markdown(markdown_table(first.rename(columns=ITEM_COLUMNS)))  # static: the first ones, at once
+    st.html(html_table(first.rename(columns=ITEM_COLUMNS)))  # static: the first ones, at once
     if len(items) > FIRST:
         box = study_dashboard.lazy(f"Every question in this order ({len(items):,}): a table to sort",
                                    key="adj_open_items")

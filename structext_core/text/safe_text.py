@@ -176,6 +176,38 @@ def markdown_table(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+#: The style of :func:`html_table`: Streamlit's table look (a hairline under each row, the header in
+#: bold), one line a row, the frame scrolling sideways when the table is wider than the page.
+_TABLE_STYLE = ("<style>.sx-table{overflow-x:auto;margin:0 0 1rem 0}.sx-table table{border-collapse:collapse;"
+                "font-size:0.875rem}.sx-table th,.sx-table td{padding:0.3rem 0.75rem;white-space:nowrap;"
+                "text-align:left;border-bottom:1px solid rgba(128,132,149,0.25)}.sx-table th{font-weight:600}"
+                ".sx-table .sx-n{text-align:right;font-variant-numeric:tabular-nums}</style>")
+
+
+def html_table(frame: pd.DataFrame) -> str:
+    """``frame`` as an HTML table (for ``st.html``, on a page that draws HTML already: no file of its own
+    for the browser to load, where ``st.table`` loads Arrow's reader and formatting files): each row on
+    one line, the table scrolling sideways when wider than the page; numbers with thousands separators
+    and aligned right, every text cell escaped (shown exactly as it is), an empty cell for a missing value."""
+    def cell(value) -> str:
+        if value is None or (isinstance(value, float) and value != value):
+            return ""
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, int | float):
+            return f"{value:,}"
+        return html.escape(" ".join(str(value).split()))
+
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
+               for c in frame.columns]
+    kind = ['<td class="sx-n">' if n else "<td>" for n in numeric]
+    head = "".join(('<th class="sx-n">' if n else "<th>") + f"{cell(str(c))}</th>"
+                   for c, n in zip(frame.columns, numeric, strict=True))
+    rows = "".join("<tr>" + "".join(f"{k}{cell(v.item() if hasattr(v, 'item') else v)}</td>" for k, v in
+                                    zip(kind, row, strict=True)) + "</tr>" for row in frame.itertuples(index=False))
+    return f'{_TABLE_STYLE}<div class="sx-table"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>'
+
+
 #: The frame of :func:`preformatted_html`, in the block's own style attribute (no style sheet repeated
 #: in each of a page's blocks): Streamlit's code font, a code block's tint (light and dark themes alike).
 _PRE_STYLE = ('font-family:"Source Code Pro",monospace;font-size:0.875rem;line-height:1.6;margin:0 0 1rem 0;'

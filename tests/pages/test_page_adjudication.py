@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
-from tests.pages.markdown_tables import markdown_tables
+from tests.pages.html_tables import html_tables
 from tests.pages.text_blocks import text_blocks
 from tests.studio.study.support import grid_samples, run_study
 
@@ -77,7 +77,7 @@ def test_the_admin_sees_the_disputed_question_first_in_full(db, people, answered
     at = open_page(people["lead"], **{f"adj_change_{response_id}": True})
     assert at.button(key=f"adj_clear_{response_id}").disabled  # nothing to clear yet
     assert [r.key for r in at.radio if r.key.startswith("adj_verdict")] == [f"adj_verdict_{response_id}"]
-    table = markdown_tables(at)[0]  # the list, a Markdown table (issue 46: no grid nor Arrow table before a click)
+    table = html_tables(at)[0]  # the list, an HTML table (issue 46: no grid nor Arrow table before a click)
     assert table["#"].tolist()[0] == detail.summary.position and len(table) == 3
     assert not at.dataframe and not [e for e in at.expander if e.label.startswith("Every question")]
 
@@ -98,7 +98,7 @@ def test_the_admin_overrides_a_score_sees_it_in_the_history_and_clears_it(db, pe
     assert at.text_input(key=f"adj_reason_{response_id}").value == ""  # ready for the next change
     frame = study.responses_frame(db, answered)
     assert frame.set_index("response_id").loc[response_id, "score"] == 1.0
-    assert markdown_tables(at)[0]["overridden"].tolist()[0] == 1  # still first: one gave up, one answered
+    assert html_tables(at)[0]["overridden"].tolist()[0] == 1  # still first: one gave up, one answered
     assert "1 overridden" in at.selectbox(key=f"adj_item_{answered}").options[0]
 
     at.text_input(key=f"adj_reason_{response_id}").input("no: it was a give-up")
@@ -150,7 +150,7 @@ def test_no_verdict_is_chosen_for_the_lead(db, people, answered):
 def test_the_order_can_be_by_position(db, people, answered):
     at = open_page(people["lead"])
     at.radio(key="adj_order").set_value("position").run()
-    positions = markdown_tables(at)[0]["#"].tolist()
+    positions = html_tables(at)[0]["#"].tolist()
     assert positions == [1, 2, 3]
 
 
@@ -160,7 +160,7 @@ def test_open_flags_on_the_question_are_shown_and_resolved(db, people, answered)
     at = open_page(people["lead"])
     assert any("the key looks wrong to me" in t.value for t in at.text)
     assert "1 open flag" in at.selectbox(key=f"adj_item_{answered}").options[0]
-    assert markdown_tables(at)[0]["open flags"].tolist()[0] == 1
+    assert html_tables(at)[0]["open flags"].tolist()[0] == 1
     [flag] = study.flags(db, answered, item_id=item_id)
     at.text_input(key=f"adj_resolution_{flag.id}").input("key checked: it is right")
     at.button(key=f"adj_resolve_{flag.id}").click().run()
@@ -175,9 +175,9 @@ def test_practice_questions_are_listed_only_when_asked_for(db, people):
     study_id = structext_study.create_study(db, name="with-practice", suite="test-hard", samples=grid_samples(), n_items=3,
                                   annotator_ids=[people["ann1"]["id"]], practice_items=2)
     at = open_page(people["lead"])
-    assert markdown_tables(at)[0]["kind"].tolist() == ["study"] * 3
+    assert html_tables(at)[0]["kind"].tolist() == ["study"] * 3
     at.checkbox(key="adj_practice").check().run()
-    assert sorted(markdown_tables(at)[0]["kind"]) == ["practice"] * 2 + ["study"] * 3
+    assert sorted(html_tables(at)[0]["kind"]) == ["practice"] * 2 + ["study"] * 3
     assert sum("[practice]" in label for label in at.selectbox(key=f"adj_item_{study_id}").options) == 2
 
 
@@ -203,12 +203,12 @@ def test_a_long_list_shows_its_first_questions_and_every_one_in_a_lazy_expander(
     study_id = structext_study.create_study(db, name="long", suite="test-hard", samples=grid_samples(), n_items=12,
                                             annotator_ids=[people["ann1"]["id"]])
     at = open_page(people["lead"])
-    assert len(markdown_tables(at)[0]) == 10 and not at.dataframe and not at.table and not at.get("vega_lite_chart")
+    assert len(html_tables(at)[0]) == 10 and not at.dataframe and not at.table and not at.get("vega_lite_chart")
     [box] = [e for e in at.expander if e.label.startswith("Every question")]
     assert box.label == "Every question in this order (12): a table to sort"
     at = open_page(people["lead"], adj_open_items=True)
     every = at.dataframe[0].value
-    assert len(every) == 12 and every["position"].tolist()[:10] == markdown_tables(at)[0]["#"].tolist()
+    assert len(every) == 12 and every["position"].tolist()[:10] == html_tables(at)[0]["#"].tolist()
     assert len(at.selectbox(key=f"adj_item_{study_id}").options) == 12
 
 

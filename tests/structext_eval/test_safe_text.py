@@ -15,6 +15,7 @@ from structext_core.text.safe_text import (
     csv_cell,
     csv_rows,
     frame_csv,
+    html_table,
     markdown_table,
     markdown_text,
     preformatted_html,
@@ -193,6 +194,20 @@ def test_a_markdown_tables_cell_reads_exactly_as_it_is(cell):
     body = re.search(r"<td>(.*)</td>", html).group(1)
     assert "<" not in body.replace("&lt;", "") and body.replace("&lt;", "<").replace("&gt;", ">").replace(
         "&quot;", '"').replace("&amp;", "&") == cell
+
+
+def test_an_html_table_shows_each_cell_as_it_is_numbers_right_and_a_row_on_one_line():
+    from lxml import html as lxml_html
+
+    frame = pd.DataFrame({"item": ["<img src=x onerror=alert(1)> & co", "a\n  b", None],
+                          "answers": [1234, 5, 0], "mean": [0.5, 1.25, float("nan")]})
+    made = html_table(frame)
+    assert "<img" not in made and "white-space:nowrap" in made and "overflow-x:auto" in made
+    tree = lxml_html.fromstring(made.split("</style>", 1)[1])
+    assert [th.text_content() for th in tree.iter("th")] == ["item", "answers", "mean"]
+    rows = [[td.text_content() for td in tr.iter("td")] for tr in tree.iter("tr")][1:]
+    assert rows == [["<img src=x onerror=alert(1)> & co", "1,234", "0.5"], ["a b", "5", "1.25"], ["", "0", ""]]
+    assert [td.get("class") for td in next(tree.iter("tbody")).iter("td")][:3] == [None, "sx-n", "sx-n"]
 
 
 def test_a_text_block_shows_hostile_text_as_it_is_and_numbers_its_lines():

@@ -1,0 +1,34 @@
+"""The tables a page draws as HTML (``safe_text.html_table``, drawn with ``st.html``), read back as a
+person reads them: the tests' one reader, so that a table moved from ``st.table`` to HTML is still
+checked cell by cell."""
+
+import html
+import re
+
+import pandas as pd
+
+_TABLE = re.compile(r'<div class="sx-table"><table>(.*?)</table></div>', re.S)
+_ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
+_CELL = re.compile(r'<t[hd]( class="sx-n")?>(.*?)</t[hd]>', re.S)
+
+
+def _number(text: str):
+    if text == "":
+        return None
+    plain = text.replace(",", "")
+    return int(plain) if plain.lstrip("-").isdigit() else float(plain)
+
+
+def html_tables(at) -> list[pd.DataFrame]:
+    """The run ``at``'s HTML tables, in order: text as shown, right-aligned columns as numbers."""
+    tables = []
+    for element in at.html:
+        for body in _TABLE.findall(element.value):
+            head, *rows = [_CELL.findall(row) for row in _ROW.findall(body)]
+            frame = pd.DataFrame([[html.unescape(text) for _, text in row] for row in rows],
+                                 columns=[html.unescape(text) for _, text in head])
+            for column, (numeric, _) in zip(frame.columns, head, strict=True):
+                if numeric:
+                    frame[column] = [_number(v) for v in frame[column]]
+            tables.append(frame)
+    return tables
