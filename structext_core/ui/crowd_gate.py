@@ -62,8 +62,8 @@ def time_out_notice(deadline: float | None, now: float | None = None) -> None:
     minutes = max(0, math.ceil((deadline - now) / 60))
     left = f"about {plural(minutes, 'minute')}" if minutes > 1 else "less than a minute"
     at = dt.datetime.fromtimestamp(deadline, dt.UTC).strftime("%H:%M UTC")
-    words = (f"Time left in this study: {left} (until {at}). After that it takes no more answers from you "
-             "and your place goes to someone else; your answers so far are kept.")
+    words = (f"Time left in this study: {left} (until {at}). After that no new question is shown and your "
+             "place goes to someone else; your answers so far are kept.")
     if minutes <= WARN_MINUTES:
         st.warning(words, icon=":material/timer:")
     else:

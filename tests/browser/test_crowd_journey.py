@@ -182,6 +182,8 @@ def lead_sets_the_crowd(page, platform, wait_for_app, screenshot) -> str:
     codes = page.get_by_test_id("stForm").filter(has=page.get_by_role("button", name="Save the settings"))
     codes.get_by_label("Completed: code").fill(COMPLETION_CODE)
     codes.get_by_label("Completed: address").fill(platform["url"])
+    codes.get_by_role("spinbutton", name="Time-out for people from a study link (minutes after they arrive; "
+                                        "empty: none)").fill("60")
     codes.get_by_role("spinbutton", name="Bonus per correct answer").fill("0.50")
     codes.get_by_role("spinbutton", name="Bonus cap (empty: none)").fill("5")
     codes.get_by_role("button", name="Save the settings").click()
@@ -264,6 +266,9 @@ def participant_arrives(tab, url, app_env, study_id, wait_for_app, screenshot) -
 
 
 def participant_answers(tab, app_env, user_id, platform, wait_for_app, screenshot) -> None:
+    time_left = tab.get_by_text("Time left in this study: about")  # the lead's 60-minute time-out
+    time_left.wait_for()
+    assert "minutes (until" in time_left.inner_text()
     tab.get_by_role("button", name="I have read the rule: start").click()
     tab.get_by_text("Practice question").first.wait_for()
     wait_for_app(tab)
