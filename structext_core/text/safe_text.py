@@ -150,6 +150,23 @@ def markdown_text(text: str) -> str:
     return "".join(out)
 
 
+def _cell_text(value, escape) -> str:
+    """A table cell as shown: empty for a missing value, yes or no, a number with thousands separators,
+    else the text on one line (white space runs as one space) passed through ``escape``."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float):
+        return f"{value:,}"
+    return escape(" ".join(str(value).split()))
+
+
+def _of_numbers(frame: pd.DataFrame, column) -> bool:
+    """Whether the column holds numbers (shown aligned right); yes/no columns do not."""
+    return pd.api.types.is_numeric_dtype(frame[column]) and not pd.api.types.is_bool_dtype(frame[column])
+
+
 def markdown_table(frame: pd.DataFrame) -> str:
     """``frame`` as a Markdown table (a small static table costs the browser nothing more than the
     Markdown it already draws, where ``st.table``/``st.dataframe`` load an element of their own):
@@ -157,20 +174,11 @@ def markdown_table(frame: pd.DataFrame) -> str:
     exactly as it is (each ASCII punctuation mark escaped: no emphasis, link, image, HTML or formula;
     white space runs as one space, on one line), an empty cell for a missing value."""
     def cell(value) -> str:
-        if value is None or (isinstance(value, float) and value != value):
-            return ""
-        if isinstance(value, bool):
-            return "yes" if value else "no"
-        if isinstance(value, int | float):
-            return f"{value:,}"
-        return "".join("\\" + c if c in _PUNCTUATION else c for c in " ".join(str(value).split()))
-
-    def of_numbers(column) -> bool:
-        return pd.api.types.is_numeric_dtype(frame[column]) and not pd.api.types.is_bool_dtype(frame[column])
+        return _cell_text(value, lambda text: "".join("\\" + c if c in _PUNCTUATION else c for c in text))
 
     columns = list(frame.columns)
     lines = ["| " + " | ".join(cell(str(c)) for c in columns) + " |",
-             "|" + "|".join("---:" if of_numbers(c) else "---" for c in columns) + "|"]
+             "|" + "|".join("---:" if _of_numbers(frame, c) else "---" for c in columns) + "|"]
     for row in frame.itertuples(index=False):
         lines.append("| " + " | ".join(cell(v.item() if hasattr(v, "item") else v) for v in row) + " |")
     return "\n".join(lines)
@@ -190,16 +198,9 @@ def html_table(frame: pd.DataFrame) -> str:
     one line, the table scrolling sideways when wider than the page; numbers with thousands separators
     and aligned right, every text cell escaped (shown exactly as it is), an empty cell for a missing value."""
     def cell(value) -> str:
-        if value is None or (isinstance(value, float) and value != value):
-            return ""
-        if isinstance(value, bool):
-            return "yes" if value else "no"
-        if isinstance(value, int | float):
-            return f"{value:,}"
-        return html.escape(" ".join(str(value).split()))
+        return _cell_text(value, html.escape)
 
-    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
-               for c in frame.columns]
+    numeric = [_of_numbers(frame, c) for c in frame.columns]
     kind = ['<td class="sx-n">' if n else "<td>" for n in numeric]
     head = "".join(('<th class="sx-n">' if n else "<th>") + f"{cell(str(c))}</th>"
                    for c, n in zip(frame.columns, numeric, strict=True))
