@@ -301,10 +301,12 @@ def override_history(db: sqlite_utils.Database, response_id: int) -> list[Overri
 
 
 def items_table(items: Sequence[ItemSummary]) -> pd.DataFrame:
-    """The item list as a table for the page (one row per item, in the given order)."""
+    """The item list as a table for the page (one row per item, in the given order): what the lead
+    adjudicates by first (the item, its answers, scores, overrides and open flags), then its kind and
+    its benchmark's strata, so that a table wider than the page shows the first at once."""
     strata = list(dict.fromkeys(key for s in items for key, _ in s.strata))  # its benchmark's, in order
-    columns = ["position", "kind", *strata, "n_responses", "n_gave_up",
-               "mean_score", "spread", "disagreement", "n_overridden", "open_flags", "name"]
+    columns = ["position", "name", "n_responses", "n_gave_up", "mean_score", "spread", "disagreement",
+               "n_overridden", "open_flags", "kind", *strata]
     return pd.DataFrame([{c: dict(s.strata).get(c, getattr(s, c, None)) for c in columns} for s in items],
                         columns=columns)
 

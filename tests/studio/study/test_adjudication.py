@@ -264,7 +264,10 @@ def test_items_without_answers_come_last_and_an_unknown_order_is_refused(db, sam
                                   annotator_ids=[annotators[0]["id"]])
     items = study.adjudication_items(db, study_id, order="lowest_mean")
     assert [s.n_responses for s in items] == [0, 0, 0] and all(s.mean_score is None for s in items)
-    assert study.items_table(items)["position"].tolist() == [1, 2, 3]
+    table = study.items_table(items)
+    assert table["position"].tolist() == [1, 2, 3]
+    assert list(table.columns)[:9] == ["position", "name", "n_responses", "n_gave_up", "mean_score", "spread",
+                                       "disagreement", "n_overridden", "open_flags"]  # then kind and strata
     with pytest.raises(study.AdjudicationError, match="Unknown order 'random'"):
         study.adjudication_items(db, study_id, order="random")
     with pytest.raises(study.StudyError, match="no study with id 999"):
