@@ -161,11 +161,12 @@ def sample_panel(detail: study.ItemDetail) -> None:
             st.caption(markdown_text(detail.requirement))
         st.markdown("**Answer key**")
         widgets.text_block(detail.answer)
-    cols = st.columns(4)
-    cols[0].metric("Answers", item.n_responses, help=f"{item.n_gave_up} gave up")
-    cols[1].metric("Mean score", "–" if item.mean_score is None else f"{item.mean_score:.2f}")
-    cols[2].metric("Spread", f"{item.spread:.2f}", help="Standard deviation of the final scores.")
-    cols[3].metric("Overridden", item.n_overridden)
+    widgets.figures([
+        ("Answers", f"{item.n_responses:,}", f"{item.n_gave_up:,} gave up"),
+        ("Mean score", "–" if item.mean_score is None else f"{item.mean_score:.2f}"),
+        ("Spread", f"{item.spread:.2f}", "Standard deviation of the final scores."),
+        ("Overridden", f"{item.n_overridden:,}"),
+    ])
 
 
 def _seconds(value: float | None) -> str:

@@ -269,16 +269,16 @@ def progress_block(chosen: study.Study, version: tuple) -> None:
                f"{plural(counts.counted, 'question')}, its counted answers.")
     where, hours = study_dashboard.progress(db, chosen.id, version)
     summary = dashboard.progress_summary(where)
-    cols = st.columns(5)
-    cols[0].metric("People", f"{summary['people']:,}",
-                   help=f"In the study now; {plural(summary['removed'], 'person', 'people')} taken off "
-                        "(their answers stay in every figure).")
-    cols[1].metric("Done", f"{summary['done']:,}", help="Every study question they were given answered.")
-    cols[2].metric("Answering", f"{summary['answering']:,}", help="Some study questions answered, not all.")
-    cols[3].metric("Not started", f"{summary['not_started']:,}", help="No study question answered yet.")
-    cols[4].metric(f"Answered of {summary['total']:,}", f"{summary['answered']:,}",
-                   help="Study questions answered (gold included, practice apart) of those given, everyone "
-                        "in the table below summed (people taken off included).")
+    widgets.figures([
+        ("People", f"{summary['people']:,}", f"In the study now; {plural(summary['removed'], 'person', 'people')} "
+                                              "taken off (their answers stay in every figure)."),
+        ("Done", f"{summary['done']:,}", "Every study question they were given answered."),
+        ("Answering", f"{summary['answering']:,}", "Some study questions answered, not all."),
+        ("Not started", f"{summary['not_started']:,}", "No study question answered yet."),
+        (f"Answered of {summary['total']:,}", f"{summary['answered']:,}",
+         "Study questions answered (gold included, practice apart) of those given, everyone in the table below "
+         "summed (people taken off included)."),
+    ])
     box = lazy(f"Each person's progress and time ({len(where):,})", key="sa_open_progress")
     if box is not None:
         with box:
@@ -355,7 +355,8 @@ def flags_block(chosen: study.Study) -> None:
     st.subheader("Flags on questions")
     everything = study.flags(db, chosen.id)
     still_open = [f for f in everything if f.is_open]
-    st.metric("Open flags", len(still_open), help="Questions annotators reported as broken or unclear.")
+    widgets.figures([("Open flags", f"{len(still_open):,}", "Questions annotators reported as broken or unclear.")],
+                    columns=5)
     if not everything:
         st.caption("No annotator has flagged a question.")
         return
@@ -392,14 +393,15 @@ def headline(chosen: study.Study, version: tuple, df: pd.DataFrame, kind: study.
     st.subheader("Accuracy")
     summary = study_dashboard.headline(db, chosen.id, version)
     pool = summary["pool"].iloc[0]
-    cols = st.columns(4)
-    cols[0].metric("Counted answers", f"{len(df):,}", help="Answers to the counted study questions, give-ups "
-                   "included; gold and practice answers apart (a person's study questions answered, less gold).")
-    cols[1].metric("Mean annotator", f"{summary['mean_annotator']:.1f}",
-                   help="Mean of the annotators' scores: the paper's human figure (92.6 on Test-Hard).")
-    cols[2].metric("Best annotator", f"{summary['best_score']:.1f}", help=summary["best_annotator"])
-    cols[3].metric("All answers pooled", f"{pool['score']:.1f}",
-                   help=f"95% CI {pool['score_low']:.1f}-{pool['score_high']:.1f}, n = {pool['n']}")
+    widgets.figures([
+        ("Counted answers", f"{len(df):,}", "Answers to the counted study questions, give-ups included; gold and "
+                                             "practice answers apart (a person's study questions answered, less gold)."),
+        ("Mean annotator", f"{summary['mean_annotator']:.1f}",
+         "Mean of the annotators' scores: the paper's human figure (92.6 on Test-Hard)."),
+        ("Best annotator", f"{summary['best_score']:.1f}", summary["best_annotator"]),
+        ("All answers pooled", f"{pool['score']:.1f}",
+         f"95% CI {pool['score_low']:.1f}-{pool['score_high']:.1f}, n = {pool['n']}"),
+    ])
     st.caption(kind.score_note)
 
 
@@ -446,11 +448,11 @@ def time_block(chosen: study.Study, version: tuple, df: pd.DataFrame, kind: stud
 def agreement_block(chosen: study.Study, version: tuple) -> None:
     st.subheader("Agreement between annotators (pass/fail)")
     agreement = study_dashboard.agreement(db, chosen.id, version, pairwise=False)
-    cols = st.columns(2)
-    cols[0].metric("Fleiss' kappa", dashboard.statistic_text(agreement["fleiss_kappa"]),
-                   help=study_places.fleiss_help(agreement))
-    cols[1].metric("Krippendorff's alpha", dashboard.statistic_text(agreement["krippendorff_alpha"]),
-                   help=f"Over the {plural(agreement['alpha_items'], 'item')} with at least two answers.")
+    widgets.figures([
+        ("Fleiss' kappa", dashboard.statistic_text(agreement["fleiss_kappa"]), study_places.fleiss_help(agreement)),
+        ("Krippendorff's alpha", dashboard.statistic_text(agreement["krippendorff_alpha"]),
+         f"Over the {plural(agreement['alpha_items'], 'item')} with at least two answers."),
+    ], columns=4)
     if dashboard.cells.DASH in (dashboard.statistic_text(agreement["fleiss_kappa"]),
                                 dashboard.statistic_text(agreement["krippendorff_alpha"])):
         st.caption(f"{dashboard.cells.DASH}: not measured from these answers (it needs two or more annotators' "

@@ -239,3 +239,32 @@ def preformatted_html(text: str, *, line_numbers: bool = False, wrap: bool = Tru
     lines = (line.removesuffix("\r") for line in text.split("\n"))
     body = "".join(f'<span class="sx-l">{html.escape(line, quote=False)}</span>' for line in lines)
     return f'{_LINES_STYLE}<pre class="sx-lines" data-testid="sxPreformatted" style=\'{style}\'>{body}</pre>'
+
+
+#: A row of figures drawn as st.metric draws them (a label, a large value under it), in one HTML block of
+#: the page's own grid: st.metric makes the browser load a file of its own and costs it about 13 ms a figure
+#: (15 figures: +0.2 s to a page, 0.04 s as one block; benchmarks/bench_pages.py's floors, issue 46). A label
+#: with a definition is underlined with dots and shows it on hover; the values line up in columns.
+_FIGURES_STYLE = (
+    "<style>.sx-figures{display:grid;gap:0.5rem 1rem;margin:0 0 1rem 0}"
+    ".sx-figure{min-width:0}.sx-figure-label{font-size:0.875rem;line-height:1.6;overflow-wrap:anywhere}"
+    ".sx-figure-label[title]{text-decoration:underline dotted;text-underline-offset:0.2em;cursor:help}"
+    ".sx-figure-value{font-size:2.25rem;line-height:1.3;font-variant-numeric:tabular-nums;"
+    "overflow-wrap:anywhere}"
+    "@media (max-width:640px){.sx-figures{grid-template-columns:repeat(2,minmax(0,1fr))!important}}</style>")
+
+
+def figures_html(figures: Iterable[tuple], columns: int | None = None) -> str:
+    """``figures`` (each ``(label, value)`` or ``(label, value, definition)``; a definition of None is
+    none) as one row of figures in ``columns`` equal columns (default: one a figure; more figures wrap onto
+    further rows), every text escaped: what a row of ``st.metric`` in ``st.columns`` shows, for ``st.html``.
+    Each figure carries ``data-testid="sxFigure"`` and its label and value as the page shows them."""
+    cells = []
+    for label, value, *rest in figures:
+        definition = rest[0] if rest else None
+        title = f' title="{html.escape(str(definition))}"' if definition else ""
+        cells.append(f'<div class="sx-figure" data-testid="sxFigure"><div class="sx-figure-label"{title}>'
+                     f'{html.escape(str(label))}</div><div class="sx-figure-value">{html.escape(str(value))}</div></div>')
+    width = max(1, columns or len(cells))
+    return (f'{_FIGURES_STYLE}<div class="sx-figures" style="grid-template-columns:repeat({width},minmax(0,1fr))">'
+            f'{"".join(cells)}</div>')

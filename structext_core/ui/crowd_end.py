@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from structext_core.studio.crowd.outcomes import EndScreen
+from structext_core.ui import widgets
 
 #: Seconds the end screen waits before it sends the person back to the platform.
 REDIRECT_SECONDS = 5
@@ -60,7 +61,7 @@ def end_screen(end: EndScreen) -> None:
     st.write(words)
     if end.code:
         label = CODE_LABELS.get(end.outcome, "Your code")
-        st.metric(label, end.code)
+        widgets.figures([(label, end.code)])
         st.caption("Copy the code into the study platform:")
         st.code(end.code, language=None)
     if end.url:

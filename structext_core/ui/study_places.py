@@ -16,7 +16,7 @@ from structext_core import ui
 from structext_core.studio.crowd import dealing, settings, status
 from structext_core.studio.errors import StudyError
 from structext_core.text.words import plural
-from structext_core.ui import study_dashboard
+from structext_core.ui import study_dashboard, widgets
 
 #: Longest hold time the lead may set (a day), in minutes.
 MAX_HOLD_MINUTES = 24 * 60
@@ -89,12 +89,13 @@ def _coverage_block(cover: pd.DataFrame) -> None:
         return
     k = int(cover["k"].iloc[0])
     full = int((cover["answers"] >= k).sum())
-    left, middle, right = st.columns(3)
-    left.metric(f"Items with {plural(k, 'answer')}", f"{full:,} of {len(cover):,}")
-    middle.metric("Answers", f"{int(cover['answers'].sum()):,} of {k * len(cover):,}",
-                  help="Counted answers, each once (practice and gold apart), against k places per item.")
-    right.metric("Questions held now", f"{int(cover['held'].sum()):,}",
-                 help="Dealt and shown, not answered yet, by someone still in the study.")
+    widgets.figures([
+        (f"Items with {plural(k, 'answer')}", f"{full:,} of {len(cover):,}"),
+        ("Answers", f"{int(cover['answers'].sum()):,} of {k * len(cover):,}",
+         "Counted answers, each once (practice and gold apart), against k places per item."),
+        ("Questions held now", f"{int(cover['held'].sum()):,}",
+         "Dealt and shown, not answered yet, by someone still in the study."),
+    ])
     box = study_dashboard.lazy("Answers per item: chart", key="sa_open_spread")
     if box is None:
         return

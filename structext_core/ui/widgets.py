@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from structext_core.studio import study
-from structext_core.text.safe_text import preformatted_html
+from structext_core.text.safe_text import figures_html, preformatted_html
 
 
 def pick_study(studies: list[study.Study], key: str, label: str = "Study") -> study.Study:
@@ -43,3 +43,10 @@ def text_block(text: str, *, line_numbers: bool = False, wrap: bool = True, max_
     ``st.code`` shows without a copy button or syntax colours, and without making the browser load
     Streamlit's code highlighter (1.5 MB, about half a second of a page's first view)."""
     where.html(preformatted_html(text, line_numbers=line_numbers, wrap=wrap, max_height=max_height))
+
+
+def figures(row, columns: int | None = None, where=st) -> None:
+    """A row of figures, each ``(label, value)`` or ``(label, value, definition)``, as a row of ``st.metric``
+    shows them, in one HTML block (``safe_text.figures_html``): the page's one way to show figures, without
+    the browser loading st.metric's own file and drawing each figure as an element (issue 46)."""
+    where.html(figures_html(row, columns))

@@ -12,6 +12,7 @@ from structext_core.aibench import store as aibench_store
 from structext_core.studio import access, accounts, changes, storage
 from tests.aibench import people_data
 from tests.aibench.test_page_results_aibench import PAGE, aibench_dir, env, own_copy  # noqa: F401 (fixtures)
+from tests.pages.html_tables import html_figures
 
 SOLVER = "vlm-test"
 DATASET = aibench_store.SYNTHETIC
@@ -80,7 +81,7 @@ def test_admin_sees_people_beside_solvers_and_sends_a_question_back(world):
                                   "comparisons"]
     assert [d for d in at.dataframe if "both_bad_share" in d.value.columns]  # the vote counts, apart
     assert "paper rho" in table(at, "correlations").columns and "rho_low" not in table(at, "correlations").columns
-    figures = {m.label: m.value for m in at.metric}
+    figures = {m.label: m.value for m in html_figures(at)}
     assert set(figures) == {"Per-pair agreement", "Kendall's W", "Swap consistency"}
     assert not any(word in value for value in figures.values() for word in ("undefined", "None", "nan"))
     if figures["Kendall's W"] == "—":

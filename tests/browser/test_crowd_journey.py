@@ -284,7 +284,7 @@ def participant_answers(tab, app_env, user_id, platform, wait_for_app, screensho
         tab.get_by_role("button", name="Submit answer").click()
 
     tab.get_by_text("You have finished the study. Thank you!").wait_for()
-    assert tab.get_by_test_id("stMetricValue").inner_text() == COMPLETION_CODE
+    assert tab.get_by_test_id("sxFigure").inner_text().split("\n")[-1] == COMPLETION_CODE
     screenshot(tab, "crowd-journey-7-end")
     tab.wait_for_url(platform["url"], timeout=20_000)  # sent back after a few seconds
     assert "completed" in tab.locator("body").inner_text()

@@ -77,9 +77,7 @@ def lead_brings_the_set(page, base, app_env, wait_for_app, screenshot) -> None:
     page.get_by_text("gpqa-diamond-sample.csv can be imported: 12 questions.").wait_for()
     wait_for_app(page)
     no_exception(page)
-    # The figures are st.metric, drawn once the browser has loaded the metric's own script (after the run
-    # has ended): on a slow machine the text was read before them.
-    bring.get_by_test_id("stMetricValue").first.wait_for()
+    bring.get_by_test_id("sxFigure").first.wait_for()
     report = bring.inner_text()
     assert "Multiple choice\n\n12" in report or "Multiple choice\n12" in report, report[:800]
     assert "Strata (Subject): Biology 4 · Chemistry 4 · Physics 4" in report

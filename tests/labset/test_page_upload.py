@@ -12,6 +12,7 @@ from structext_core.evaluation import item_sets
 from structext_core.labset import study as lab_study
 from tests.labset.test_results import lab_world  # noqa: F401 - the fixture
 from tests.labset.test_upload import csv_bytes, gpqa_bytes
+from tests.pages.html_tables import html_figures
 from tests.pages.test_page_access import run_page
 
 
@@ -47,7 +48,7 @@ def test_the_lead_brings_a_gpqa_csv_checks_it_reads_the_report_and_imports_it(le
     assert not at.exception and not at.error
     shown = text_of(at)
     assert "gpqa.csv can be imported: 12 questions." in shown
-    assert {m.label: m.value for m in at.metric} == {"Multiple choice": "12", "Short answer": "0", "Strata": "3"}
+    assert {m.label: m.value for m in html_figures(at)} == {"Multiple choice": "12", "Short answer": "0", "Strata": "3"}
     assert "**Strata** (Subject): Biology **4** · Chemistry **4** · Physics **4**" in shown
     assert "**Layout recognised**: gpqa (question Question; options Correct Answer, " in shown
     assert "  12 questions: 12 multiple choice, 0 short answer; 0 on an image" in shown  # the command's own lines

@@ -4,7 +4,7 @@ an st.dataframe or a chart costs it half a second or more, each further widget k
 #: AppTest's names of those elements (st.dataframe is "dataframe", st.vega_lite_chart/st.altair_chart
 #: "vega_lite_chart", st.table "table"; st.code "code" loads the 1.5 MB code highlighter).
 HEAVY = ("dataframe", "vega_lite_chart", "table", "code", "selectbox", "multiselect", "text_input", "number_input",
-         "text_area", "file_uploader", "radio", "toggle")
+         "text_area", "file_uploader", "radio", "toggle", "metric")
 
 
 def heavy(at, kinds=HEAVY) -> dict[str, int]:

@@ -1,9 +1,10 @@
-"""The tables a page draws as HTML (``safe_text.html_table``, drawn with ``st.html``), read back as a
-person reads them: the tests' one reader, so that a table moved from ``st.table`` to HTML is still
-checked cell by cell."""
+"""The tables and figures a page draws as HTML (``safe_text.html_table`` and ``figures_html``, drawn with
+``st.html``), read back as a person reads them: the tests' one reader, so that a table moved from
+``st.table`` to HTML is still checked cell by cell, and a figure moved from ``st.metric`` label by value."""
 
 import html
 import re
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -32,3 +33,20 @@ def html_tables(at) -> list[pd.DataFrame]:
                     frame[column] = [_number(v) for v in frame[column]]
             tables.append(frame)
     return tables
+
+
+_FIGURE = re.compile(r'<div class="sx-figure" data-testid="sxFigure"><div class="sx-figure-label"(?: title="([^"]*)")?>'
+                     r"(.*?)</div><div class=\"sx-figure-value\">(.*?)</div></div>", re.S)
+
+
+class Figure(NamedTuple):
+    """A figure as a person reads it (what ``st.metric``'s element gave a test: label, value, help)."""
+    label: str
+    value: str
+    help: str | None
+
+
+def html_figures(at) -> list[Figure]:
+    """The run ``at``'s figures (``widgets.figures``), in order."""
+    return [Figure(html.unescape(label), html.unescape(value), html.unescape(definition) if definition else None)
+            for element in at.html for definition, label, value in _FIGURE.findall(element.value)]

@@ -11,6 +11,7 @@ from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
 from structext_core.studio.crowd import consent, outcomes, questionnaire, settings
 from structext_core.ui import crowd_end
+from tests.pages.html_tables import html_figures
 from tests.studio.study.support import answer_of
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "human_baseline.py"
@@ -99,11 +100,11 @@ def test_declining_ends_the_visit_with_the_no_consent_code_and_address(db, peopl
     row = person(db, study_id, people["ann1"]["id"])
     assert row[2] > 0 and row[4] == "declined" and row[0] is None
     assert at.subheader[0].value == "You did not agree to take part"
-    assert [m.value for m in at.metric] == ["N0C0NSENT"]
+    assert [m.value for m in html_figures(at)] == ["N0C0NSENT"]
     assert [c.value for c in at.code] == ["N0C0NSENT"]
     assert redirects(at)[0]["url"] == "https://platform.example/no-consent"
     again = open_page(people["ann1"])  # a later visit: the same end, no way back in
-    assert [m.value for m in again.metric] == ["N0C0NSENT"] and RULE_BUTTON not in labels(again)
+    assert [m.value for m in html_figures(again)] == ["N0C0NSENT"] and RULE_BUTTON not in labels(again)
 
 
 def test_the_questionnaire_says_what_is_missing_and_keeps_the_answers(db, people, study_id):
@@ -142,7 +143,7 @@ def test_the_end_screen_shows_the_code_and_sends_back_to_the_platform(db, people
     at = open_page(people["ann1"])
     assert not at.exception
     assert at.subheader[0].value == "You have finished the study. Thank you!"
-    assert [(m.label, m.value) for m in at.metric] == [("Your completion code", "C0MPL3TE")]
+    assert [(m.label, m.value) for m in html_figures(at)] == [("Your completion code", "C0MPL3TE")]
     assert [c.value for c in at.code] == ["C0MPL3TE"]
     assert redirects(at) == [{"url": "https://platform.example/done?cc=C0MPL3TE",
                               "seconds": crowd_end.REDIRECT_SECONDS}]
@@ -158,7 +159,7 @@ def test_time_is_up_says_so_and_no_address_means_close_the_tab(db, people, study
     study.submit_answer(db, user_id, view.assignment_id, "x", at=1005.0)
     at = open_page(people["ann1"])
     assert at.subheader[0].value == "Time is up. Thank you!"
-    assert [m.value for m in at.metric] == ["C0MPL3TE"] and not redirects(at)
+    assert [m.value for m in html_figures(at)] == ["C0MPL3TE"] and not redirects(at)
     assert "Enter the code on the study platform" in at.info[0].value
     assert outcomes.end_state(db, study_id, user_id).reason == "time_up"
 
@@ -168,7 +169,7 @@ def test_a_plain_study_finished_keeps_its_own_screen_and_records_the_outcome(db,
     answer_all(db, study_id, people["ann1"]["id"])
     at = open_page(people["ann1"])
     assert "You have answered all 2 study questions of pilot" in at.success[0].value
-    assert not at.metric
+    assert not html_figures(at)
     assert person(db, study_id, people["ann1"]["id"])[4] == "completed"
 
 
@@ -185,7 +186,7 @@ def test_screened_out_by_gold_gets_the_screen_out_code(db, people):
         study.submit_answer(db, user_id, view.assignment_id, "zzz nothing alike")
     at = open_page(people["ann1"])
     assert at.subheader[0].value == "Thank you for your time"
-    assert [(m.label, m.value) for m in at.metric] == [("Your code", "SCR33N")]
+    assert [(m.label, m.value) for m in html_figures(at)] == [("Your code", "SCR33N")]
     assert not at.text_area and not redirects(at)  # no question; no address, so no redirect
     assert person(db, study_id, user_id)[4] == "screened_out"
 
@@ -210,6 +211,6 @@ def test_a_person_from_a_link_sees_the_time_left_then_the_time_out(db, people, s
     db.execute("UPDATE participants SET enrolled_at = enrolled_at - 300 WHERE user_id = ?", [user_id])
     db.conn.commit()
     at = open_page(arrived)
-    assert at.subheader[0].value == "Your time in this study has run out" and not at.text_area and not at.metric
+    assert at.subheader[0].value == "Your time in this study has run out" and not at.text_area and not html_figures(at)
     assert "your place went to someone else" in " ".join(m.value for m in at.markdown)
     assert person(db, study_id, user_id)[4] == "timed_out"

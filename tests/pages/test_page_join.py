@@ -17,6 +17,7 @@ from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import access, accounts, storage, study
 from structext_core.studio.crowd import links, settings
+from tests.pages.html_tables import html_figures
 
 ROOT = Path(__file__).resolve().parents[2]
 JOIN = ROOT / "pages" / "join.py"
@@ -205,17 +206,17 @@ def test_a_person_the_full_study_turns_away_is_sent_back_to_the_platform(db, peo
     at = open_join({"join": link.token, **PROLIFIC})
     assert errors(at) == ["This study is full: its one place is taken."]
     assert at.subheader[0].value == "You cannot take part in this study"
-    assert not at.metric and "Return the study on the platform you came from" in at.info[0].value
+    assert not html_figures(at) and "Return the study on the platform you came from" in at.info[0].value
     settings.save_settings(db, study_id, people["lead"]["id"], screenout_code="SCR33N",
                            screenout_url="https://platform.example/screened-out")
     before = count(db, "users")
     at = open_join({"join": link.token, **PROLIFIC})
-    assert [(m.label, m.value) for m in at.metric] == [("Your code", "SCR33N")]
+    assert [(m.label, m.value) for m in html_figures(at)] == [("Your code", "SCR33N")]
     assert [b.url for b in at.get("link_button")] == ["https://platform.example/screened-out"]
     assert count(db, "users") == before and "user" not in at.session_state
     # An id that took part already is not turned away: it is offered the resume form, and no code.
     taken = open_join({"join": link.token, "PROLIFIC_PID": "someone"})
-    assert not taken.metric and [t.label for t in taken.text_input] == ["Resume code"]
+    assert not html_figures(taken) and [t.label for t in taken.text_input] == ["Resume code"]
 
 
 def test_a_link_without_an_id_asks_first_start_or_resume(db, people, study_id):

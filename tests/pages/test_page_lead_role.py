@@ -12,6 +12,7 @@ from structext_core.structext_eval import samples, suites
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 from structext_core.ui.question_screen import preview as preview_ui
+from tests.pages.html_tables import html_figures
 from tests.pages.text_blocks import text_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -226,7 +227,7 @@ def test_the_preview_of_a_crowd_study_shows_consent_questionnaire_and_the_code(w
     at = click(run(STUDIES, pi), "Preview as an annotator")
     assert any("zqx-consent" in m.value for m in at.markdown)  # first, as on the annotator's page
     at = click(at, "I do not agree")
-    assert [m.value for m in at.metric] == ["NOPE7"]  # the end a person who declines reaches, with its code
+    assert [m.value for m in html_figures(at)] == ["NOPE7"]  # the end a person who declines reaches, with its code
     at = click(at, "Back to the consent text")
     at = click(at, "I agree: continue")
     assert [r.label for r in at.radio] == ["How expert are you?"]
@@ -237,7 +238,7 @@ def test_the_preview_of_a_crowd_study_shows_consent_questionnaire_and_the_code(w
     assert any("Before you start: the rule of pi-study" in s.value for s in at.subheader)
     chooser = next(s for s in at.selectbox if s.key == "pv_jump")
     at = chooser.set_value(len(chooser.options) - 1).run()
-    assert [m.value for m in at.metric] == ["DONE42"]
+    assert [m.value for m in html_figures(at)] == ["DONE42"]
     assert [b.proto.url for b in at.get("link_button")] == ["https://example.org/done"]
     assert not [c for c in at.get("bidi_component") if "redirect" in str(c.proto)]  # this tab stays
     after = counts(db) | {"answers": db.execute("SELECT COUNT(*) FROM questionnaire_answers").fetchone()[0],

@@ -10,6 +10,7 @@ from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 from structext_core.views import dashboard
 from tests.pages.accounts_page import open_sections
+from tests.pages.html_tables import html_figures
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "study_admin.py"
 ACCOUNTS_PAGE = Path(__file__).resolve().parents[2] / "pages" / "accounts.py"
@@ -228,7 +229,7 @@ def answered_study(db, people, mini_suite):
 
 
 def metric(at, label):
-    return widget(at.metric, label).value
+    return widget(html_figures(at), label).value
 
 
 def test_dashboard_shows_the_figures(db, people, answered_study):
@@ -692,7 +693,7 @@ def test_the_dashboard_first_view_draws_no_grid_nor_chart_and_says_what_each_box
     at = open_page(people["lead"])
     assert not at.exception
     assert not at.dataframe and not at.get("vega_lite_chart") and not at.table
-    assert {m.label: m.value for m in at.metric if m.label in ("People", "Done", "Not started",
+    assert {m.label: m.value for m in html_figures(at) if m.label in ("People", "Done", "Not started",
                                                               "Answered of 12")} == {
         "People": "2", "Done": "2", "Not started": "0", "Answered of 12": "12"}
     assert metric(at, "Mean annotator") == "75.0" and metric(at, "Fleiss' kappa")  # the state, at once

@@ -10,6 +10,7 @@ from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
 from structext_core.studio.crowd import dealing, settings
+from tests.pages.html_tables import html_figures
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "study_admin.py"
 
@@ -68,7 +69,7 @@ def test_a_study_without_k_shows_everyone_answering_every_item(db, people, study
     at = open_page(people["lead"])
     assert not at.exception
     assert any("Everyone answers every item" in c.value for c in at.caption)
-    assert one(at.metric, "Items with 1 answer").value == "0 of 4"
+    assert one(html_figures(at), "Items with 1 answer").value == "0 of 4"
     assert people_table(at).to_dict("records") == [{"username": "ann1", "status": "consented", "answers": 0}]
 
 
@@ -88,8 +89,8 @@ def test_the_lead_sets_k_and_people_are_dealt_and_counted(db, people, study_id):
         answer(db, study_id, people[name]["id"], 10.0 * moment)
     at = open_page(people["lead"])
     # Four answers over four items at k = 2, dealt to the fewest answered first: one each.
-    assert one(at.metric, "Items with 2 answers").value == "0 of 4"
-    assert one(at.metric, "Answers").value == "4 of 8"
+    assert one(html_figures(at), "Items with 2 answers").value == "0 of 4"
+    assert one(html_figures(at), "Answers").value == "4 of 8"
     statuses = people_table(at).set_index("username")["status"].to_dict()
     assert statuses == {"ann1": "answering", "ann2": "answering", "ann3": "answering"}
     assert one(at.number_input, "People per item (k)").value == 2
@@ -121,7 +122,7 @@ def test_opening_the_dashboard_sends_questions_held_too_long_back(db, people, st
     study.open_question(db, study_id, people["ann2"]["id"], at=1.0)  # held since 1970, long past the hold
     at = open_page(people["lead"])
     assert "1 question held past the hold time went back to the pool." in at.info[0].value
-    assert one(at.metric, "Questions held now").value == "0"
+    assert one(html_figures(at), "Questions held now").value == "0"
     assert dealing.release_notice(db, study_id, people["ann2"]["id"]) is not None
 
 

@@ -18,6 +18,7 @@ from structext_core.labset.dataset import load_set
 from structext_core.labset.study import create_study
 from structext_core.studio import accounts, storage, study
 from tests.labset.conftest import samples, write_set
+from tests.pages.html_tables import html_figures
 from tests.pages.test_page_access import nodes, run_page
 from tests.pages.test_page_study_admin import OPEN
 
@@ -166,7 +167,7 @@ def test_a_set_with_no_short_answer_is_asked_no_rule_for_them(lab_world):
     at.file_uploader(key="lab_up_file").set_value(("gpqa.csv", gpqa_bytes(), "text/csv")).run()
     assert [s for s in at.selectbox if s.key == "lab_up_rule"]  # before the check, the set is not known
     _bring(at, "gpqa.csv", gpqa_bytes(), "text/csv")
-    assert {m.label: m.value for m in at.metric}["Short answer"] == "0"
+    assert {m.label: m.value for m in html_figures(at)}["Short answer"] == "0"
     assert not [s for s in at.selectbox if s.key == "lab_up_rule"]
     assert not [t for t in at.text_input if t.key == "lab_up_own_rule"]
     assert any("No short answer in this set" in c.value for c in at.caption)
@@ -174,7 +175,7 @@ def test_a_set_with_no_short_answer_is_asked_no_rule_for_them(lab_world):
     # a set with short answers is asked its rule
     short = "".join(json.dumps(s) + "\n" for s in samples() if "choices" not in s).encode()
     _bring(at, "short.jsonl", short, "application/jsonl")
-    assert int({m.label: m.value for m in at.metric}["Short answer"]) > 0
+    assert int({m.label: m.value for m in html_figures(at)}["Short answer"]) > 0
     assert [s for s in at.selectbox if s.key == "lab_up_rule"]
 
 

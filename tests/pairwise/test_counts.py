@@ -12,6 +12,7 @@ import pytest
 
 from structext_core.aibench import pairwise as pws
 from structext_core.aibench import people as aibench_people
+from tests.pages.html_tables import html_figures
 from tests.pages.test_screens_say_true_things import raw_missing
 from tests.pairwise.test_pages import open_page
 
@@ -86,7 +87,7 @@ def test_every_page_says_the_same_numbers(voted, monkeypatch):
 def test_kendalls_w_and_the_rank_interval_read_alike_on_the_lead_page(voted):
     # regression: "undefined" here, "—" with a reason on Results; a rank interval "2.125-5"
     lead = open_page("pairwise_admin.py", voted["people"]["lead"], pwa_study=voted["study"])
-    figures = {m.label: m.value for m in lead.metric}
+    figures = {m.label: m.value for m in html_figures(lead)}
     assert figures["Kendall's W"] == "—"  # one person voted: W needs two
     assert any("Kendall's W (needs two or more such people" in c.value for c in lead.caption)
     assert not any("undefined" in str(v) for v in figures.values())

@@ -14,6 +14,7 @@ from markdown_it import MarkdownIt
 from structext_core.text.safe_text import (
     csv_cell,
     csv_rows,
+    figures_html,
     frame_csv,
     html_table,
     markdown_table,
@@ -208,6 +209,22 @@ def test_an_html_table_shows_each_cell_as_it_is_numbers_right_and_a_row_on_one_l
     rows = [[td.text_content() for td in tr.iter("td")] for tr in tree.iter("tr")][1:]
     assert rows == [["<img src=x onerror=alert(1)> & co", "1,234", "0.5"], ["a b", "5", "1.25"], ["", "0", ""]]
     assert [td.get("class") for td in next(tree.iter("tbody")).iter("td")][:3] == [None, "sx-n", "sx-n"]
+
+
+def test_figures_show_each_label_value_and_definition_as_they_are_in_columns():
+    from lxml import html as lxml_html
+
+    made = figures_html([("People <b>", "1,234", 'taken off: 2 "people" & more'), ("Code", "<script>x</script>"),
+                         ("None", "–", None)], columns=4)
+    assert "<script>" not in made and "<b>" not in made
+    grid = lxml_html.fromstring(made.split("</style>", 1)[1])
+    assert "repeat(4," in grid.get("style")
+    figures = grid.find_class("sx-figure")
+    assert [(f.find_class("sx-figure-label")[0].text_content(), f.find_class("sx-figure-value")[0].text_content(),
+             f.find_class("sx-figure-label")[0].get("title")) for f in figures] == [
+        ("People <b>", "1,234", 'taken off: 2 "people" & more'), ("Code", "<script>x</script>", None),
+        ("None", "–", None)]
+    assert "repeat(2," in figures_html([("A", "1"), ("B", "2")])  # a column a figure by default
 
 
 def test_a_text_block_shows_hostile_text_as_it_is_and_numbers_its_lines():

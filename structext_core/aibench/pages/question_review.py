@@ -23,7 +23,7 @@ from structext_core.studio.clock import ActivityReport, clock_settings
 from structext_core.studio.study.store import StudyError
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import activity, option_keys
+from structext_core.ui import activity, option_keys, widgets
 from structext_core.ui.frame import ensure_frame
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
@@ -195,9 +195,9 @@ def clock(item_id: int) -> None:
                          visible=st.session_state.get("qr_visible", True))
     if state["is_paused"]:
         st.rerun(scope="app")
-    st.metric("Time on this paper", durations.clock(state["active"]),
-              help="Counts while this paper is on screen; stops when the tab is closed or hidden, and while paused. "
-                   f"After {durations.words(settings.idle_pause_seconds)} without input it pauses by itself.")
+    widgets.figures([("Time on this paper", durations.clock(state["active"]),
+                      "Counts while this paper is on screen; stops when the tab is closed or hidden, and while "
+                      f"paused. After {durations.words(settings.idle_pause_seconds)} without input it pauses by itself.")])
 
 
 def question_editor(item_id: int, row: qr.Row) -> None:

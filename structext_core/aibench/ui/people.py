@@ -28,7 +28,7 @@ from structext_core.studio import access, storage
 from structext_core.studio.crowd import profiles
 from structext_core.text import safe_text
 from structext_core.text.words import plural
-from structext_core.ui import people_axes
+from structext_core.ui import people_axes, widgets
 from structext_core.views import cells
 
 NEXT_CAMPAIGN = 0  # the campaign choice "the next review campaign of this data set"
@@ -194,8 +194,7 @@ def rank_block(res: pws.Results, prefix: str, headings: bool = False) -> None:
         st.dataframe(views.human_rank_detail(res.ranking.table), hide_index=True, key=f"{prefix}_rank_detail",
                      column_config={"both_bad_share": st.column_config.NumberColumn("both bad share", format="%.3f")})
     figures = views.rank_agreement_figures(res.agreement, res.kendall_w, res.consistency)
-    for place, figure in zip(st.columns(len(figures)), figures):
-        place.metric(figure["label"], figure["value"], help=figure["help"])
+    widgets.figures([(figure["label"], figure["value"], figure["help"]) for figure in figures])
     missing = [f"{f['label']} ({f['help'].split(': ', 1)[-1]})" for f in figures if f["value"] == views.UNDEFINED]
     if missing:
         st.caption(f"{views.UNDEFINED}: not measured from these votes. " + "; ".join(missing) + ".")

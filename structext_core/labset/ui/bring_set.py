@@ -16,6 +16,7 @@ from structext_core.labset import cli, dataset, upload
 from structext_core.studio import access
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+from structext_core.ui import widgets
 from structext_core.ui.question_screen.choice_answer import option_label
 from structext_core.ui.question_screen.common import ANSWER_LABEL
 
@@ -128,10 +129,8 @@ def _refusal(error: upload.UploadRefused) -> None:
 def _report(report: dict) -> None:
     formats = report["formats"]
     st.success(markdown_text(f"{report['file_name']} can be imported: {plural(report['count'], 'question')}."))
-    first, second, third = st.columns(3)
-    first.metric("Multiple choice", formats["multiple choice"])
-    second.metric("Short answer", formats["short answer"])
-    third.metric("Strata", len(report["strata"]))
+    widgets.figures([("Multiple choice", f"{formats['multiple choice']:,}"),
+                     ("Short answer", f"{formats['short answer']:,}"), ("Strata", f"{len(report['strata']):,}")])
     if report["strata"]:
         shown = " · ".join(f"{value} **{count}**" for value, count in
                            ((markdown_text(v), c) for v, c in report["strata"][:30]))
