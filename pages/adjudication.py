@@ -8,12 +8,12 @@ import streamlit as st
 
 from structext_core import ui
 from structext_core.evaluation import choices
-from structext_core.studio import access, durations, study
+from structext_core.studio import access, study
 from structext_core.text.safe_text import html_table, markdown_text
 from structext_core.text.words import plural
 from structext_core.ui import study_dashboard, widgets
 from structext_core.ui.frame import ensure_frame
-from structext_core.views import cells
+from structext_core.views import answer_card, cells
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page("adjudication")
@@ -169,38 +169,18 @@ def sample_panel(detail: study.ItemDetail) -> None:
     ])
 
 
-def _seconds(value: float | None) -> str:
-    return "–" if value is None else durations.clock(value)
-
-
 def response_panel(response: study.ResponseDetail, options: tuple[str, ...] = (), score_label: str | None = None) -> None:
     """One answer with its scores and the override form; ``score_label``: the name of the graded
     score its benchmark gives a free text (its kind's ``score_label``), None: right or wrong by its rule."""
     rid = response.response_id
+    history = study.override_history(db, rid)
     with st.container(border=True):
-        head = f"**{response.annotator}**" + (" · gave up" if response.gave_up else "")
-        st.markdown(head)
-        if options and not response.gave_up:
-            index = choices.LETTERS.find(response.response) if response.response else -1
-            chosen = options[index] if 0 <= index < len(options) else ""
-            st.markdown(f"Chose **{markdown_text(response.response)}** · {markdown_text(chosen)}")
-        elif not response.gave_up:
-            widgets.text_block(response.response)
+        # one block, not six elements (issue 46)
+        st.html(answer_card.answer_html(response, options, score_label, changed_by_hand=bool(history)))
         override = response.override
-        if options or score_label is None:
-            score_line = (f"{'correct' if response.exact_match else 'not correct'} (automatic score "
-                          f"{response.score_auto:.0f}) · **final score {response.score:.2f}**")
-        else:
-            score_line = (f"{score_label} {response.rouge_l:.3f} · exact match {response.exact_match} · "
-                          f"automatic score {response.score_auto:.2f} · **final score {response.score:.2f}**")
-        st.markdown(score_line)
         if override is not None:
             st.info(f"Set by hand to {override.score:g} by {override.by or '(deleted account)'} on "
                     f"{study.moment_text(override.at)}: {markdown_text(override.reason)}")
-        st.caption(f"Time: active {_seconds(response.elapsed_seconds)} · paused {_seconds(response.paused_seconds)}"
-                   f" · idle {_seconds(response.idle_seconds)} · away {_seconds(response.away_seconds)}"
-                   f" · wall {_seconds(response.wall_seconds)} · submitted "
-                   f"{study.moment_text(response.submitted_at)}")
         # the form drawn only while its box is open: twenty forms at once made the page's first view
         # about half a second slower (issue 46), and a lead overrides one answer at a time
         box = widgets.lazy_section("Change this score", key=f"adj_change_{rid}", icon=":material/edit:")
@@ -218,12 +198,9 @@ def response_panel(response: study.ResponseDetail, options: tuple[str, ...] = ()
                                         args=(rid, response.annotator), key=f"adj_save_{rid}")
                 clear.form_submit_button("Back to the automatic score", disabled=override is None,
                                          on_click=on_clear, args=(rid, response.annotator), key=f"adj_clear_{rid}")
-        history = study.override_history(db, rid)
         if history:
             with st.expander(f"History of this score ({plural(len(history), 'change')})"):
                 st.table(study.history_table(history), hide_index=True)
-        else:
-            st.caption("Never changed by hand.")
 
 
 def flags_panel(detail: study.ItemDetail) -> None:

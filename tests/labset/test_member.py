@@ -12,6 +12,7 @@ from structext_core.evaluation.matching import ResultsImportError
 from structext_core.labset import member
 from structext_core.labset.dataset import load_set
 from structext_core.labset.study import create_study, studyable
+from tests.pages.html_tables import html_text
 from tests.pages.text_blocks import text_blocks
 
 
@@ -123,7 +124,7 @@ def test_a_study_is_answered_adjudicated_shown_on_the_dashboard_and_on_results(l
     assert f"format short · stratum {by_id[short]['stratum']}" in shown
     assert "None" not in shown and "**Reference**" not in shown and "ROUGE-L" not in shown
     assert len(text_blocks(at)) == 3 and not at.code  # the answer key and the two answers: no reference
-    assert "correct (automatic score 1) · **final score 1.00**" in shown  # ann2's right answer
+    assert "correct (automatic score 1) · final score 1.00" in html_text(at)  # ann2's right answer
     at = run_page("study_admin", lead, sa_open_accuracy=True)
     assert not at.exception and any("Stratum" in str(g.proto) for g in at.get("button_group"))
     at = run_page("results", lead, rs_benchmark="labset", default_labset_table_open=True)  # the figures' box open

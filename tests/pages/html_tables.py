@@ -50,3 +50,12 @@ def html_figures(at) -> list[Figure]:
     """The run ``at``'s figures (``widgets.figures``), in order."""
     return [Figure(html.unescape(label), html.unescape(value), html.unescape(definition) if definition else None)
             for element in at.html for definition, label, value in _FIGURE.findall(element.value)]
+
+
+_TAG = re.compile(r"<style>.*?</style>|<[^>]+>", re.S)
+
+
+def html_text(at) -> str:
+    """The text of the run ``at``'s HTML blocks as a person reads it: tags dropped, entities read, blocks
+    joined by a space (markup such as bold shows as its text)."""
+    return " ".join(" ".join(html.unescape(_TAG.sub(" ", element.value)).split()) for element in at.html)

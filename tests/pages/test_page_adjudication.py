@@ -2,6 +2,7 @@
 admin overriding and clearing a score (seen in the history and the dashboard), the errors, the
 flags on a question, and everyone but admins refused."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
-from tests.pages.html_tables import html_tables
+from tests.pages.html_tables import html_tables, html_text
 from tests.pages.text_blocks import text_blocks
 from tests.studio.study.support import grid_samples, run_study
 
@@ -68,9 +69,10 @@ def test_the_admin_sees_the_disputed_question_first_in_full(db, people, answered
     codes = text_blocks(at)
     assert detail.reference in codes and detail.answer in codes and not at.code  # no highlighter to load
     assert any(detail.question in m.value for m in at.markdown)
-    shown = " ".join(m.value for m in at.markdown)
-    assert "**ann1**" in shown and "**ann2** · gave up" in shown
-    assert "final score 1.00" in shown and "final score 0.00" in shown
+    shown = html_text(at)  # each answer one HTML block (issue 46: six elements each before)
+    assert "ROUGE-L 1.000 · exact match 1 · automatic score 1.00 · final score 1.00" in shown and "ann2 · gave up" in shown
+    assert "final score 0.00" in shown and "Never changed by hand." in shown
+    assert "<strong>ann2</strong> · gave up" in "".join(h.value for h in at.html)
     # each answer's override form is drawn only once its box is opened (issue 46: twenty forms at once)
     assert not [r for r in at.radio if r.label == "New score"] and not [b for b in at.button if b.key.startswith("adj_save")]
     assert at.expander(key=f"adj_change_{response_id}").label == "Change this score"
@@ -118,7 +120,7 @@ def test_a_typed_score_is_used_when_chosen(db, people, answered):
     at.text_input(key=f"adj_reason_{response_id}").input("half of the path")
     at.button(key=f"adj_save_{response_id}").click().run()
     assert study.override_history(db, response_id)[0].score == 0.4
-    assert "final score 0.40" in " ".join(m.value for m in at.markdown)
+    assert "final score 0.40" in html_text(at)
 
 
 def test_an_override_without_a_reason_is_refused_and_nothing_is_written(db, people, answered):
@@ -220,5 +222,5 @@ def test_hundreds_of_answers_to_a_question_come_a_page_at_a_time(db, people):
     assert pages.options == ["1-20 of 23", "21-23 of 23"]
     assert len([e for e in at.expander if e.label == "Change this score"]) == 20  # one box each, drawn when opened
     at = pages.set_value(20).run()
-    names = [m.value for m in at.markdown if m.value.startswith("**p")]
-    assert names == ["**p20**", "**p21**", "**p22**"] and len([e for e in at.expander if e.label == "Change this score"]) == 3
+    names = re.findall(r"<strong>(p\d+)</strong>", "".join(h.value for h in at.html))
+    assert names == ["p20", "p21", "p22"] and len([e for e in at.expander if e.label == "Change this score"]) == 3
