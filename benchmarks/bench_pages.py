@@ -20,7 +20,8 @@ own elements cost: bare scripts with the trivial page in a navigation sidebar li
 root and at a page's own address (every page but Home is opened there: the browser first asks that
 address's /_stcore/health, then the root's; and once more served as server.py serves app.py, whose
 HTML page tells the browser where the server is), then with one st.button (every logged-in page has one: Log out),
-one st.selectbox, one st.table, one st.dataframe or one Altair chart more; and two clicks in that page, on
+one st.selectbox, st.radio or st.segmented_control (three ways to choose one of a few), one st.table,
+one st.dataframe or one Altair chart more; and two clicks in that page, on
 a button (the whole script reruns) and on a tab of st.tabs in a fragment (only the fragment reruns).
 
     .venv/bin/python benchmarks/bench_pages.py                          # this checkout
@@ -82,6 +83,9 @@ FLOORS = {
     FLOOR_TOLD: (_NAV.format(extra=""), "a_page"),
     "floor: + navigation, one st.button": (_NAV.format(extra='st.button("A button")'), ""),
     "floor: + navigation, one st.selectbox": (_NAV.format(extra='st.selectbox("A choice", ["one", "two"])'), ""),
+    "floor: + navigation, one st.radio": (_NAV.format(extra='st.radio("A choice", ["one", "two"])'), ""),
+    "floor: + navigation, one st.segmented_control": (_NAV.format(
+        extra='st.segmented_control("A choice", ["one", "two"], default="one")'), ""),
     "floor: + navigation, one st.table": (_NAV.format(
         extra='st.table(pd.DataFrame({"n": range(8), "word": list("abcdefgh")}), hide_index=True)'), ""),
     "floor: + navigation, one st.dataframe": (_NAV.format(
