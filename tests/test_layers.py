@@ -22,6 +22,7 @@ ones inside functions) and any core module longer than :data:`MAX_MODULE_LINES`.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -224,3 +225,24 @@ def test_the_ui_layer_imports_no_page_and_comes_last():
     # a shared layer before it may not reach it
     assert violations("structext_core/views/example.py", "from structext_core import ui\n") == [
         "structext_core/views/example.py:1: views imports structext_core.ui (ui comes after it)"]
+
+
+#: What an ``st.html`` block may be given: HTML built by the builders that escape every text from people or
+#: files (docs/reference/security.md), or a constant of the module (a style sheet).
+HTML_BUILDERS = ("preformatted_html(", "figures_html(", "html_table(", "answer_card.answer_html(")
+_HTML_CALL = re.compile(r"\b(?:st|where|box|place)\.html\(\s*([^\n]*)")
+
+
+def html_calls(source: str) -> list[str]:
+    """The first line of what each ``.html(`` call of ``source`` is given."""
+    return _HTML_CALL.findall(source)
+
+
+def test_every_html_block_is_built_by_an_escaping_builder_or_is_a_constant():
+    sources = [*core_files(), *sorted((ROOT / "pages").rglob("*.py")), ROOT / "app.py"]
+    calls = {path.relative_to(ROOT).as_posix(): html_calls(path.read_text(encoding="utf-8")) for path in sources}
+    assert sum(map(len, calls.values())) >= 5  # the check sees the calls
+    for path, arguments in calls.items():
+        for argument in arguments:
+            assert argument.startswith(HTML_BUILDERS) or re.match(r"[A-Z_]+\)", argument), (path, argument)
+    assert not html_calls('st.html(f"<b>{name}</b>")')[0].startswith(HTML_BUILDERS)  # and would refuse this
