@@ -4,8 +4,10 @@ For each checkout (this one, and with ``--compare REF`` another commit, checked 
 worktree), a private database is filled by that checkout's own code: an admin, ``--annotators``
 annotators (300) who each answered ``--answers`` questions (10) of one Test-Hard study, two small
 studies more, and what a first start makes in the background (Test, Test-Hard, AIBench's synthetic
-set), so that no page is measured while the server makes them. Its app (``streamlit run server.py``, the README's command) is started, and a trivial
-Streamlit page (a title and a line) beside it, each alone on the machine while it is measured.
+set), so that no page is measured while the server makes them. A trivial Streamlit page (a title and a
+line) is measured first, alone; then each checkout's app (``streamlit run server.py``, the README's
+command) is started, both at once with ``--compare``, and each page's visits alternate between them
+(one checkout's visit, then the other's), so that a machine slowing down for a minute weighs on both alike.
 
 Headless Chromium (Debian's, at /usr/bin/chromium; never downloaded) logs in once as the admin, then
 opens each page's address (and then as one of the annotators, their Home and Human baseline) ``--repeat`` times (a new Streamlit session each time, logged in by the
@@ -246,38 +248,62 @@ def click_time(context, url: str, click) -> float:
         tab.close()
 
 
-def measure(browser, url: str, repeat: int, log_in: bool, only: set[str] | None = None) -> dict[str, list[float]]:
+def measure_bare(browser, url: str, repeat: int) -> list[float]:
+    """A bare script's times (no log-in), the first visit warming the browser's cache."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.add_init_script(WATCH_JS)
-    times: dict[str, list[float]] = {}
     try:
-        if not log_in:
-            open_page(context, url, logged_in=False)  # the first visit warms the browser's cache
-            return [open_page(context, url, logged_in=False) for _ in range(repeat)]
-        sign_in(context, url, ADMIN, PASSWORD)
-        for name, path in PAGES.items():
-            if only is not None and name not in only:
-                continue
-            open_page(context, f"{url}/{path}")  # the first visit warms the server's caches
-            times[name] = [open_page(context, f"{url}/{path}") for _ in range(repeat)]
-            print(f"  {name}: {statistics.median(times[name]):.2f} s", file=sys.stderr, flush=True)
-        for name, (path, click) in CLICKS.items():
-            if only is None or name in only:
-                times[name] = [click_time(context, f"{url}/{path}", click) for _ in range(repeat)]
+        open_page(context, url, logged_in=False)
+        return [open_page(context, url, logged_in=False) for _ in range(repeat)]
     finally:
         context.close()
-    annotator_pages = {name: path for name, path in ANNOTATOR_PAGES.items() if only is None or name in only}
-    if annotator_pages:
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        context.add_init_script(WATCH_JS)
+
+
+def measure_apps(browser, apps: dict[str, str], repeat: int, only: set[str] | None = None) -> dict[str, dict]:
+    """Each page and click of each app in ``apps`` (label: the app's root URL), ``repeat`` visits each, as the
+    admin and then as an annotator: label -> name -> times. With two apps each page's visits alternate
+    between them (A, B, A, B, ...): a machine that slows down for a minute weighs on both alike (measured
+    one after the other, the halves of a run differed by up to 0.23 s on pages neither changed)."""
+    times: dict[str, dict[str, list[float]]] = {label: {} for label in apps}
+
+    def contexts(user: str, password: str) -> dict:
+        made = {}
+        for label, url in apps.items():
+            made[label] = browser.new_context(viewport={"width": 1400, "height": 1000})
+            made[label].add_init_script(WATCH_JS)
+            sign_in(made[label], url, user, password)
+        return made
+
+    def visits(made: dict, name: str, visit) -> None:
+        for label, url in apps.items():
+            visit(made[label], url, True)  # the first visit warms the server's caches
+        for _ in range(repeat):
+            for label, url in apps.items():
+                times[label].setdefault(name, []).append(visit(made[label], url, False))
+        print(f"  {name}: " + " | ".join(f"{statistics.median(times[label][name]):.2f} s" for label in apps),
+              file=sys.stderr, flush=True)
+
+    def page_visit(path: str):
+        return lambda context, url, warming: open_page(context, f"{url}/{path}")
+
+    def click_visit(path: str, click):
+        return lambda context, url, warming: 0.0 if warming else click_time(context, f"{url}/{path}", click)
+
+    for user, password, pages, clicks in ((ADMIN, PASSWORD, PAGES, CLICKS),
+                                          (ANNOTATOR, ANNOTATOR_PASSWORD, ANNOTATOR_PAGES, {})):
+        chosen = {name: path for name, path in pages.items() if only is None or name in only}
+        chosen_clicks = {name: c for name, c in clicks.items() if only is None or name in only}
+        if not chosen and not chosen_clicks:
+            continue
+        made = contexts(user, password)
         try:
-            sign_in(context, url, ANNOTATOR, ANNOTATOR_PASSWORD)
-            for name, path in annotator_pages.items():
-                open_page(context, f"{url}/{path}")
-                times[name] = [open_page(context, f"{url}/{path}") for _ in range(repeat)]
-                print(f"  {name}: {statistics.median(times[name]):.2f} s", file=sys.stderr, flush=True)
+            for name, path in chosen.items():
+                visits(made, name, page_visit(path))
+            for name, (path, click) in chosen_clicks.items():
+                visits(made, name, click_visit(path, click))
         finally:
-            context.close()
+            for context in made.values():
+                context.close()
     return times
 
 
@@ -316,48 +342,42 @@ CLICKS = {
 }
 
 
-def run_checkout(checkout: Path, args, browser) -> tuple[dict, dict]:
-    with tempfile.TemporaryDirectory(prefix="bench-pages-") as tmp:
-        base = Path(tmp)
-        print(f"{checkout}: filling a database ({args.annotators} people x {args.answers} answers)…",
-              file=sys.stderr, flush=True)
-        subprocess.run([sys.executable, "-c", PREPARE, str(base), str(args.annotators), str(args.answers)],
-                       cwd=checkout, env={**os.environ, "PYTHONPATH": str(checkout),
-                                          "STRUCTEXT_AIBENCH_DIR": str(base / "aibench")}, check=True)
-        baseline = {}
-        for n, (name, (script, path)) in enumerate({"trivial page": (TRIVIAL, ""), **(FLOORS if args.floors else {})}.items()):
-            (base / f"bare{n}.py").write_text(script)
-            served = base / f"bare{n}.py"
-            if name == FLOOR_TOLD:  # served as server.py serves app.py: with its middleware
-                if not (checkout / "structext_core" / "ui" / "page_base.py").exists():
-                    continue
-                served = base / f"bare{n}_server.py"
-                served.write_text(TOLD.format(script=str(base / f"bare{n}.py")))
-            bare_port = free_port()
-            bare = serve(checkout, str(served), base, bare_port)
-            try:
-                baseline[name] = measure(browser, f"http://127.0.0.1:{bare_port}/{path}", args.repeat, log_in=False)
-            finally:
-                bare.terminate()
-                bare.wait()
-        for n, (name, (script, click)) in enumerate(FLOOR_CLICKS.items() if args.floors else ()):
-            (base / f"bare-click{n}.py").write_text(script)
-            bare_port = free_port()
-            bare = serve(checkout, str(base / f"bare-click{n}.py"), base, bare_port)
-            try:
-                baseline[name] = measure_clicks(browser, f"http://127.0.0.1:{bare_port}", args.repeat, click)
-            finally:
-                bare.terminate()
-                bare.wait()
-        port = free_port()
-        app = serve(checkout, "server.py", base, port)
+def prepare(checkout: Path, base: Path, args) -> None:
+    """Fill ``base``'s database with ``checkout``'s own code (the database its code writes)."""
+    print(f"{checkout}: filling a database ({args.annotators} people x {args.answers} answers)…",
+          file=sys.stderr, flush=True)
+    subprocess.run([sys.executable, "-c", PREPARE, str(base), str(args.annotators), str(args.answers)],
+                   cwd=checkout, env={**os.environ, "PYTHONPATH": str(checkout),
+                                      "STRUCTEXT_AIBENCH_DIR": str(base / "aibench")}, check=True)
+
+
+def measure_floors(browser, base: Path, args) -> dict[str, list[float]]:
+    """The trivial page, and (``--floors``) the bare scripts and their clicks, each served alone. Streamlit's
+    own cost: the same for every checkout run by this Python, so measured once."""
+    baseline = {}
+    for n, (name, (script, path)) in enumerate({"trivial page": (TRIVIAL, ""), **(FLOORS if args.floors else {})}.items()):
+        (base / f"bare{n}.py").write_text(script)
+        served = base / f"bare{n}.py"
+        if name == FLOOR_TOLD:  # served as server.py serves app.py: with its middleware
+            served = base / f"bare{n}_server.py"
+            served.write_text(TOLD.format(script=str(base / f"bare{n}.py")))
+        bare_port = free_port()
+        bare = serve(ROOT, str(served), base, bare_port)
         try:
-            times = measure(browser, f"http://127.0.0.1:{port}", args.repeat, log_in=True,
-                            only=set(args.only) if args.only else None)
+            baseline[name] = measure_bare(browser, f"http://127.0.0.1:{bare_port}/{path}", args.repeat)
         finally:
-            app.terminate()
-            app.wait()
-        return baseline, times
+            bare.terminate()
+            bare.wait()
+    for n, (name, (script, click)) in enumerate(FLOOR_CLICKS.items() if args.floors else ()):
+        (base / f"bare-click{n}.py").write_text(script)
+        bare_port = free_port()
+        bare = serve(ROOT, str(base / f"bare-click{n}.py"), base, bare_port)
+        try:
+            baseline[name] = measure_clicks(browser, f"http://127.0.0.1:{bare_port}", args.repeat, click)
+        finally:
+            bare.terminate()
+            bare.wait()
+    return baseline
 
 
 def report(label: str, baseline: dict, times: dict) -> dict[str, float]:
@@ -404,20 +424,35 @@ def main(argv=None) -> int:
         checkouts.append((args.compare, worktree))
     results = {}
     try:
-        with sync_playwright() as playwright:
+        with tempfile.TemporaryDirectory(prefix="bench-pages-") as tmp, sync_playwright() as playwright:
+            bases = {label: Path(tmp) / f"app{n}" for n, (label, _) in enumerate(checkouts)}
+            for (_label, checkout), base in zip(checkouts, bases.values(), strict=True):
+                base.mkdir()
+                prepare(checkout, base, args)
             browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            servers = []
             try:
+                (Path(tmp) / "bare").mkdir()
+                baseline = measure_floors(browser, Path(tmp) / "bare", args)
+                apps = {}
+                for (label, checkout), base in zip(checkouts, bases.values(), strict=True):
+                    port = free_port()
+                    servers.append(serve(checkout, "server.py", base, port))
+                    apps[label] = f"http://127.0.0.1:{port}"
+                times = measure_apps(browser, apps, args.repeat, only=set(args.only) if args.only else None)
                 for label, checkout in checkouts:
-                    baseline, times = run_checkout(checkout, args, browser)
-                    results[label] = report(f"{label} ({checkout})", baseline, times)
+                    results[label] = report(f"{label} ({checkout})", baseline, times[label])
             finally:
+                for server in servers:
+                    server.terminate()
+                    server.wait()
                 browser.close()
     finally:
         if worktree is not None:
             subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=ROOT, check=False)
     if len(results) == 2:
         (mine, ours), (theirs, old) = results.items()
-        print(f"\nside by side (median seconds): {mine} | {theirs}")
+        print(f"\nside by side (median seconds; each page's visits alternated between the two): {mine} | {theirs}")
         for name in ours:
             if name in old:
                 print(f"  {name:40s} {ours[name]:5.2f} | {old[name]:5.2f}")
