@@ -454,7 +454,7 @@ def main(argv=None) -> int:
         (mine, ours), (theirs, old) = results.items()
         print(f"\nside by side (median seconds; each page's visits alternated between the two): {mine} | {theirs}")
         for name in ours:
-            if name in old:
+            if name in old and name not in {**FLOORS, **FLOOR_CLICKS}:  # the floors: measured once, for both
                 print(f"  {name:40s} {ours[name]:5.2f} | {old[name]:5.2f}")
     return 0
 
