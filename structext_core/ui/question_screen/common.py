@@ -48,6 +48,11 @@ def key(name: str, assignment_id: int) -> str:
     return f"hb_{name}_{assignment_id}"
 
 
+#: The session key of (assignment, the text "Add lines" appended to): an input report still holding that
+#: text was sent before the click and is older than the answer now.
+ADDED_FROM_KEY = "hb_added_from"
+
+
 def remember_answer(assignment_id: int, text: str | None = None) -> None:
     """The answer as this page last knew it (the form's text, an input report's text, or
     the text after "Add lines"): what the answer box's height and the size note follow."""

@@ -11,7 +11,15 @@ import streamlit as st
 from structext_core import ui
 from structext_core.studio import study
 from structext_core.ui import widgets
-from structext_core.ui.question_screen.common import Screen, answer_text, key, note, remember_answer, text_key
+from structext_core.ui.question_screen.common import (
+    ADDED_FROM_KEY,
+    Screen,
+    answer_text,
+    key,
+    note,
+    remember_answer,
+    text_key,
+)
 from structext_core.views import reference as viewer
 
 REFERENCE_HEIGHT = 560
@@ -119,6 +127,9 @@ def on_add_lines(screen: Screen, assignment_id: int, reference: str) -> None:
         return
     st.session_state[text_key(assignment_id)] = combined
     remember_answer(assignment_id, combined)
+    # An input report the page's script sent before this click still holds ``text``: arriving after this
+    # run, it must not put that older text back as the draft (watches._take_report).
+    st.session_state[ADDED_FROM_KEY] = (assignment_id, text)
     try:
         status = study.record_activity(ui.get_db(), screen.user_id, assignment_id, screen.tab, draft=combined,
                                        settings=screen.settings)

@@ -12,12 +12,20 @@ on the pause screen sends the same heartbeats.
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from structext_core import ui
 from structext_core.studio import study
 from structext_core.ui import clock as clock_widget
-from structext_core.ui.question_screen.common import ANSWER_LABEL, Screen, known_answer, remember_answer
+from structext_core.ui.question_screen.common import (
+    ADDED_FROM_KEY,
+    ANSWER_LABEL,
+    Screen,
+    known_answer,
+    remember_answer,
+)
 from structext_core.views import reference as viewer
 
 #: The activity component reports typed text at most this often, other input less often.
@@ -105,6 +113,12 @@ def activity_watch(screen: Screen, assignment_id: int, answer_size: bool = True)
 
 def _take_report(screen: Screen, assignment_id: int, report: study.ActivityReport) -> None:
     st.session_state["hb_report_seq"] = report.seq
+    if report.text is not None and st.session_state.get(ADDED_FROM_KEY) == (assignment_id, report.text):
+        # the text as it was before "Add lines" appended to it, sent before that click and arriving after
+        # it (under load): not the answer now, so it is neither remembered nor saved as the draft
+        report = dataclasses.replace(report, text=None)
+    elif report.text is not None:
+        st.session_state.pop(ADDED_FROM_KEY, None)
     if report.text is not None:
         remember_answer(assignment_id, report.text)
     st.session_state["hb_visible"] = report.visible
