@@ -633,6 +633,37 @@ def test_a_forged_line_number_is_no_error(db, people, forged):
         "7,626–7,626" in b.label for b in at.button)
 
 
+def with_input_report(at, report: dict) -> AppTest:
+    """Run ``at`` as the browser does when the page's activity script reports input (its text so far)."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    [component] = [e for e in at.get("bidi_component") if e.proto.component_name == "structext_answer_activity"]
+    states = at._tree.get_widget_states()
+    state = WidgetState(id=component.proto.id)
+    state.json_value = json.dumps({"report": report})
+    states.widgets.append(state)
+    return at._run(widget_state=states)
+
+
+def test_an_input_report_sent_before_add_lines_does_not_take_the_lines_out_of_the_draft(db, people):
+    """CI, under load: the page's script sent the text typed so far, the annotator pressed "Add lines", and the
+    report reached the server after the click's run: the draft went back to the text without the lines."""
+    at, assignment_id, ref = long_page(db, people)
+    at = take_lines(at, 3, 5, typed="My answer")
+    expected = "My answer\n" + "\n".join(ref.split("\n")[2:5])
+    assert saved_draft(db, assignment_id) == expected
+    at = with_input_report(at, {"assignment": assignment_id, "seq": 101, "visible": True, "idle_ms": 300,
+                                "text": "My answer"})  # late: sent before the click
+    assert not at.exception and saved_draft(db, assignment_id) == expected
+    assert answer_box(at).value == expected
+    at = with_input_report(at, {"assignment": assignment_id, "seq": 102, "visible": True, "idle_ms": 0,
+                                "text": expected + " and more"})  # typed after: saved as ever
+    assert saved_draft(db, assignment_id) == expected + " and more"
+    at = with_input_report(at, {"assignment": assignment_id, "seq": 103, "visible": True, "idle_ms": 0,
+                                "text": "My answer"})  # the lines taken out by hand, later: saved
+    assert saved_draft(db, assignment_id) == "My answer"
+
+
 def test_add_lines_puts_exactly_those_lines_into_the_answer_box_and_the_draft(db, people):
     at, assignment_id, ref = long_page(db, people)
     at = take_lines(at, 3, 5, typed="My answer starts here")  # typed, not yet sent: the click sends it
