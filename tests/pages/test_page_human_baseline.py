@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
+from tests.pages.input_reports import with_input_report
 from tests.pages.text_blocks import shown_texts, text_blocks
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "human_baseline.py"
@@ -631,18 +632,6 @@ def test_a_forged_line_number_is_no_error(db, people, forged):
     assert not at.exception and any("around line" in c.value for c in at.caption)
     assert "Add lines 40–40 to the answer" in [b.label for b in at.button] or any(
         "7,626–7,626" in b.label for b in at.button)
-
-
-def with_input_report(at, report: dict) -> AppTest:
-    """Run ``at`` as the browser does when the page's activity script reports input (its text so far)."""
-    from streamlit.proto.WidgetStates_pb2 import WidgetState
-
-    [component] = [e for e in at.get("bidi_component") if e.proto.component_name == "structext_answer_activity"]
-    states = at._tree.get_widget_states()
-    state = WidgetState(id=component.proto.id)
-    state.json_value = json.dumps({"report": report})
-    states.widgets.append(state)
-    return at._run(widget_state=states)
 
 
 def test_an_input_report_sent_before_add_lines_does_not_take_the_lines_out_of_the_draft(db, people):

@@ -14,6 +14,7 @@ from structext_core.aibench import pairwise as pws
 from structext_core.aibench import store as aibench_store
 from structext_core.studio import storage
 from tests.pages.html_tables import html_figures
+from tests.pages.input_reports import with_input_report
 from tests.pages.test_page_access import Downloads, leaks, run_page
 
 
@@ -186,19 +187,6 @@ def test_a_second_tab_takes_the_pair_over_and_continue_here_takes_it_back(world)
     assert first_tab.get("progress")[0].proto.text == "Judgement 2 of 4"  # 3 pairs, one shown again
 
 
-def _with_report(at, report: dict):
-    """Run ``at`` as the browser does when the activity component reports input: its state
-    (``{"report": ...}``) goes with the page's other widget values."""
-    from streamlit.proto.WidgetStates_pb2 import WidgetState
-
-    [component] = [e for e in at.get("bidi_component") if e.proto.component_name == "structext_answer_activity"]
-    states = at._tree.get_widget_states()
-    state = WidgetState(id=component.proto.id)
-    state.json_value = json.dumps({"report": report})
-    states.widgets.append(state)
-    return at._run(widget_state=states)
-
-
 def test_input_reports_keep_the_idle_pause_away_and_no_input_pauses_the_pair(world, monkeypatch):
     monkeypatch.setenv("STRUCTEXT_IDLE_PAUSE_SECONDS", "10")
     _study(world, n_pairs=3, practice=0)
@@ -216,12 +204,12 @@ def test_input_reports_keep_the_idle_pause_away_and_no_input_pauses_the_pair(wor
                        [time.time() - seconds, time.time() - 0.5, task["id"]])
     no_input_for(30)
     # input a second ago, reported by the page: the pair stays on screen, the last input is now
-    at = _with_report(at, {"assignment": task["token"], "seq": 1, "visible": True, "idle_ms": 1000})
+    at = with_input_report(at, {"assignment": task["token"], "seq": 1, "visible": True, "idle_ms": 1000})
     assert not at.exception and len(at.get("image")) == 2
     assert _open_task(ann["id"])["last_input_at"] == pytest.approx(time.time() - 1, abs=3)
     # a report about another pair, or one already handled, is not input
     no_input_for(30)
-    at = _with_report(at, {"assignment": "someone-else", "seq": 2, "visible": True, "idle_ms": 0})
+    at = with_input_report(at, {"assignment": "someone-else", "seq": 2, "visible": True, "idle_ms": 0})
     assert not at.get("image") and any("paused by itself after 10 s without any input" in i.value for i in at.info)
     got = _open_task(ann["id"])
     assert got["pause_reason"] == "idle" and got["idle_pauses"] == 1
