@@ -8,6 +8,7 @@ can show the paper's own digits.
 
 from __future__ import annotations
 
+import functools
 import io
 from dataclasses import dataclass
 from importlib import resources
@@ -62,9 +63,15 @@ def raw_text(name: str) -> str:
     return resources.files("structext_core").joinpath("data", "paper", table.filename).read_text(encoding="utf-8")
 
 
+@functools.cache
+def _parsed(name: str) -> pd.DataFrame:
+    """The table read once (three files shipped with the package, never changing): callers get copies."""
+    return pd.read_csv(io.StringIO(raw_text(name)), dtype=str, keep_default_na=False)
+
+
 def load_table(name: str) -> pd.DataFrame:
     """A table as printed: every cell a string (empty cells are ``""``)."""
-    return pd.read_csv(io.StringIO(raw_text(name)), dtype=str, keep_default_na=False)
+    return _parsed(name).copy()
 
 
 def column_kind(name: str, column: str) -> str:
@@ -86,6 +93,12 @@ def long_table(name: str) -> pd.DataFrame:
     for Table 6), ``kind`` (see :func:`column_kind`), ``column`` (the printed header),
     ``value`` (float) and ``label`` (the printed text). Empty cells are left out.
     """
+    return _long(name).copy()
+
+
+@functools.cache
+def _long(name: str) -> pd.DataFrame:
+    """:func:`long_table`, made once a table (melting it cost each Results run about 30 ms)."""
     table = TABLES[name]
     wide = load_table(name)
     value_columns = [c for c in wide.columns if c not in table.id_columns]
@@ -114,6 +127,23 @@ def metric_correlations(method: str = "pearson") -> pd.DataFrame:
     long.columns = ["metric_a", "metric_b", "r"]
     long["n"] = len(wide)
     return long
+
+
+def printed_cut(name: str, kind: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The table as printed, with only the value columns of ``kind`` (Table 3's ``format``,
+    ``task`` or ``overall`` columns; every value column when None), in the printed order; and
+    beside it each printed number's shade, from 0 (the lowest number of the cut) to 1 (the
+    highest), missing where the cell is empty: the heatmap the table is."""
+    table = TABLES[name]
+    wide = load_table(name)
+    keep = [c for c in wide.columns
+            if c in table.id_columns or kind is None or column_kind(name, c) == kind]
+    cut = wide[keep].reset_index(drop=True)
+    values = cut.drop(columns=list(table.id_columns)).apply(
+        lambda column: pd.to_numeric(column.where(column.str.strip() != ""), errors="raise"))
+    low, high = values.min().min(), values.max().max()
+    shade = (values - low) / (high - low) if high > low else values * 0 + 1.0
+    return cut, shade
 
 
 def heatmap_cells(name: str, kind: str | None = None) -> pd.DataFrame:

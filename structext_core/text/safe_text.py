@@ -192,20 +192,39 @@ _TABLE_STYLE = ("<style>.sx-table{overflow-x:auto;margin:0 0 1rem 0}.sx-table ta
                 ".sx-table .sx-n{text-align:right;font-variant-numeric:tabular-nums}</style>")
 
 
-def html_table(frame: pd.DataFrame) -> str:
+#: A shaded cell's tint (Streamlit's blue; light and dark themes alike): its opacity grows with the shade,
+#: from a faint tint for the lowest value to one under which dark and light text both stay legible.
+_SHADE_RGB, _SHADE_LOW, _SHADE_HIGH = "28,131,225", 0.06, 0.5
+
+
+def html_table(frame: pd.DataFrame, shade: pd.DataFrame | None = None) -> str:
     """``frame`` as an HTML table (for ``st.html``, on a page that draws HTML already: no file of its own
     for the browser to load, where ``st.table`` loads Arrow's reader and formatting files): each row on
     one line, the table scrolling sideways when wider than the page; numbers with thousands separators
-    and aligned right, every text cell escaped (shown exactly as it is), an empty cell for a missing value."""
+    and aligned right, every text cell escaped (shown exactly as it is), an empty cell for a missing value.
+    ``shade`` (the same rows, some of the columns, each value from 0 to 1 or missing): those cells tinted
+    by their value and aligned right, a heatmap that is still the table (its text selectable, copied as
+    it reads)."""
     def cell(value) -> str:
         return _cell_text(value, html.escape)
 
-    numeric = [_of_numbers(frame, c) for c in frame.columns]
-    kind = ['<td class="sx-n">' if n else "<td>" for n in numeric]
+    def tint(row: int, column) -> str:
+        value = shade.iat[row, shade.columns.get_loc(column)] if shade is not None and column in shade else None
+        if value is None or value != value:
+            return ""
+        alpha = _SHADE_LOW + (_SHADE_HIGH - _SHADE_LOW) * min(max(float(value), 0.0), 1.0)
+        return f' style="background:rgba({_SHADE_RGB},{alpha:.3f})"'
+
+    columns = list(frame.columns)
+    numeric = [_of_numbers(frame, c) or (shade is not None and c in shade) for c in columns]
     head = "".join(('<th class="sx-n">' if n else "<th>") + f"{cell(str(c))}</th>"
-                   for c, n in zip(frame.columns, numeric, strict=True))
-    rows = "".join("<tr>" + "".join(f"{k}{cell(v.item() if hasattr(v, 'item') else v)}</td>" for k, v in
-                                    zip(kind, row, strict=True)) + "</tr>" for row in frame.itertuples(index=False))
+                   for c, n in zip(columns, numeric, strict=True))
+    def td(row: int, column, number: bool, value) -> str:
+        attributes = (' class="sx-n"' if number else "") + tint(row, column)
+        return f"<td{attributes}>{cell(value.item() if hasattr(value, 'item') else value)}</td>"
+
+    rows = "".join("<tr>" + "".join(td(i, c, n, v) for c, n, v in zip(columns, numeric, row, strict=True)) + "</tr>"
+                   for i, row in enumerate(frame.itertuples(index=False)))
     return f'{_TABLE_STYLE}<div class="sx-table"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>'
 
 

@@ -104,3 +104,23 @@ def test_metric_correlations_from_table6():
     got = corr[(corr["metric_a"] == "Human judge") & (corr["metric_b"] == "RougeL")]["r"].item()
     assert got == pytest.approx(r, abs=1e-12)
     assert set(corr["metric_a"]) == set(metrics)
+
+
+def test_a_printed_cut_keeps_its_columns_in_order_and_shades_from_lowest_to_highest():
+    cut, shade = paper.printed_cut("table3", "task")
+    assert list(cut.columns) == ["model", "prompt", *paper.CATEGORY_COLUMNS]
+    assert cut.equals(paper.load_table("table3")[list(cut.columns)])
+    values = cut[list(paper.CATEGORY_COLUMNS)].astype(float)
+    low, high = values.stack().idxmin(), values.stack().idxmax()
+    assert shade.stack()[low] == 0.0 and shade.stack()[high] == 1.0
+    four, four_shade = paper.printed_cut("table4")
+    assert list(four.columns) == list(paper.load_table("table4").columns)
+    assert (four_shade.isna() == (four.drop(columns="model") == "")).all().all()  # humans' empty cells: no shade
+
+
+def test_the_tables_are_read_once_and_each_caller_gets_its_own_copy():
+    first = paper.load_table("table6")
+    first.iloc[0, 1] = "changed"
+    long = paper.long_table("table6")
+    long["value"] = 0.0
+    assert paper.load_table("table6").iloc[0, 1] != "changed" and paper.long_table("table6")["value"].max() > 0

@@ -10,7 +10,7 @@ import pandas as pd
 
 _TABLE = re.compile(r'<div class="sx-table"><table>(.*?)</table></div>', re.S)
 _ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
-_CELL = re.compile(r'<t[hd]( class="sx-n")?>(.*?)</t[hd]>', re.S)
+_CELL = re.compile(r'<t[hd]( class="sx-n")?(?: style="background:rgba\([\d,]+,([\d.]+)\)")?>(.*?)</t[hd]>', re.S)
 
 
 def _number(text: str):
@@ -20,19 +20,32 @@ def _number(text: str):
     return int(plain) if plain.lstrip("-").isdigit() else float(plain)
 
 
-def html_tables(at) -> list[pd.DataFrame]:
-    """The run ``at``'s HTML tables, in order: text as shown, right-aligned columns as numbers."""
-    tables = []
+def _cells(at):
+    """Each HTML table of the run ``at``: its header and its rows, each cell (right-aligned, tint, text)."""
     for element in at.html:
         for body in _TABLE.findall(element.value):
             head, *rows = [_CELL.findall(row) for row in _ROW.findall(body)]
-            frame = pd.DataFrame([[html.unescape(text) for _, text in row] for row in rows],
-                                 columns=[html.unescape(text) for _, text in head])
-            for column, (numeric, _) in zip(frame.columns, head, strict=True):
-                if numeric:
-                    frame[column] = [_number(v) for v in frame[column]]
-            tables.append(frame)
+            yield head, rows
+
+
+def html_tables(at, numbers: bool = True) -> list[pd.DataFrame]:
+    """The run ``at``'s HTML tables, in order: text as shown, right-aligned columns as numbers (with
+    ``numbers``; else every cell the text shown)."""
+    tables = []
+    for head, rows in _cells(at):
+        frame = pd.DataFrame([[html.unescape(text) for _, _, text in row] for row in rows],
+                             columns=[html.unescape(text) for _, _, text in head])
+        for column, (numeric, _, _) in zip(frame.columns, head, strict=True):
+            if numeric and numbers:
+                frame[column] = [_number(v) for v in frame[column]]
+        tables.append(frame)
     return tables
+
+
+def html_table_tints(at) -> list[pd.DataFrame]:
+    """The run ``at``'s HTML tables' tints: each cell's opacity (a shaded table's heat), None where untinted."""
+    return [pd.DataFrame([[float(tint) if tint else None for _, tint, _ in row] for row in rows],
+                         columns=[html.unescape(text) for _, _, text in head]) for head, rows in _cells(at)]
 
 
 _FIGURE = re.compile(r'<div class="sx-figure" data-testid="sxFigure"><div class="sx-figure-label"(?: title="([^"]*)")?>'

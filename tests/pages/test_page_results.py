@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from structext_core.structext_eval import paper, results_frame, results_store
 from structext_core.studio import storage
 from structext_core.views import comparisons, leaderboards, people_vs_models, result_options
+from tests.pages.html_tables import html_table_tints, html_tables
 from tests.pages.text_blocks import text_blocks
 from tests.results_data import build_dataset, hard_samples, make_test_and_real_samples, result_lines
 
@@ -100,20 +101,28 @@ def on_shared_items(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["sample_id"].isin(people_vs_models.answered_items(frame))]
 
 
+def paper_cut(at) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The paper view's table (every cell the text shown) and its cells' tints."""
+    (table,), (tints,) = html_tables(at, numbers=False), html_table_tints(at)
+    return table, tints
+
+
 def test_fresh_install_shows_the_paper_tables(empty_env):
     at = open_page(boxes=["rs_paper_table_open_table3_format"])
     assert at.radio(key="rs_source").value == "paper"
-    (spec, frames), = charts(at)
-    data = frames[0]
-    long = paper.long_table("table3")
-    expected = long[long["kind"] == "format"]
-    assert len(data) == len(expected)
-    shown = dict(zip(zip(data["row_label"], data["col_label"]), data["label"]))
-    for record in expected.to_dict("records"):
-        assert shown[(f"{record['model']} / {record['prompt']}", record["column"])] == record["label"]
-    table = at.dataframe[0].value
-    assert table.astype(str).equals(paper.load_table("table3"))
+    # Table 3's format columns, as printed, each number tinted by its value (the heatmap is the table)
+    table, tints = paper_cut(at)
+    printed = paper.load_table("table3")
+    assert table.equals(printed[["model", "prompt", *paper.FORMAT_COLUMNS]])
+    assert tints[["model", "prompt"]].isna().all().all()
+    values = table[list(paper.FORMAT_COLUMNS)].astype(float).to_numpy().ravel()
+    alphas = tints[list(paper.FORMAT_COLUMNS)].to_numpy(dtype=float).ravel()
+    assert (alphas[values.argsort()] == sorted(alphas)).all() and alphas.min() < alphas.max()  # darker is higher
+    assert any("the darker the cell, the higher the value" in c.value for c in at.caption)
+    # the whole table, every column, in its box
+    assert at.dataframe[0].value.astype(str).equals(printed)
     assert download_labels(at) == ["PNG", "SVG", "CSV"]
+    assert not charts(at)  # the chart is drawn only into its files
     assert any("Results are loaded by an admin" in c.value for c in at.caption)
 
 
@@ -122,18 +131,25 @@ def test_fresh_install_shows_the_paper_tables(empty_env):
     ("table6", "table6", None), ("figure5", None, None)])
 def test_every_paper_view_reproduces_its_table(empty_env, view, name, kind):
     at = select(open_page(), "rs_paper_view", view)
-    (spec, frames), = charts(at)
-    data = frames[0]
     if name is None:
+        (spec, frames), = charts(at)
         corr = paper.metric_correlations()
-        assert len(data) == 36
-        assert data["r"].round(12).tolist() == corr["r"].round(12).tolist()
+        assert len(frames[0]) == 36
+        assert frames[0]["r"].round(12).tolist() == corr["r"].round(12).tolist()
         return
+    table, tints = paper_cut(at)
     long = paper.long_table(name)
     if kind:
         long = long[long["kind"] == kind]
-    assert sorted(data["label"]) == sorted(long["label"])
-    assert sorted(data["mean"]) == sorted(long["value"])
+    ids = list(paper.TABLES[name].id_columns)
+    shown = table.melt(id_vars=ids, var_name="column", value_name="label")
+    shown = shown[shown["label"] != ""]
+    assert sorted(shown["label"]) == sorted(long["label"]) and list(table.columns[len(ids):]) == list(
+        dict.fromkeys(long["column"]))
+    # a cell is tinted exactly when it holds a number
+    assert (tints.drop(columns=ids).notna() == (table.drop(columns=ids) != "")).all().all()
+    # a cut of Table 3 keeps the whole table in a box; Tables 4 and 6 are shown whole
+    assert any("every column as printed" in box.label for box in at.expander) == (kind is not None)
 
 
 def assert_cells(data: pd.DataFrame, frame: pd.DataFrame, row="model", col="format"):
@@ -630,13 +646,15 @@ def test_exports_name_the_metric(env, downloads):
 
 def test_paper_tables_name_their_metric(empty_env, downloads):
     at = open_page()
-    text, subtitle = titles(charts(at)[0][0])
-    assert subtitle == "paper ROUGE-L ≥ 0.75 (%), as printed"
+    assert any(c.value.startswith("Values: paper ROUGE-L ≥ 0.75 (%), as printed;") for c in at.caption)
     table = downloads.csv("paper_table3_format_rouge_l_paper.csv")
     assert set(table["metric"]) == {"rouge_l_paper"}
     assert table.drop(columns="metric").astype(str).equals(paper.load_table("table3"))
+    # the chart, made for its files when one is asked for, names the metric too
+    svg = downloads.files["paper_table3_format_rouge_l_paper.svg"]()
+    assert b"Table 3: Test, open models" in svg and "paper ROUGE-L ≥ 0.75 (%), as printed".encode() in svg
     select(at, "rs_paper_view", "table6")
-    assert titles(charts(at)[0][0])[1] == "six metrics (%), as printed"
+    assert any(c.value.startswith("Values: six metrics (%), as printed;") for c in at.caption)
     assert "paper_table6_all_table6_metrics.csv" in downloads.files
 
 
@@ -1012,13 +1030,17 @@ def test_an_admin_with_results_gets_the_loading_panel_closed_and_empty(admin_env
     assert at.get("file_uploader") and [d for d in at.dataframe if "filename" in d.value.columns]
 
 
-def test_the_papers_table_as_printed_is_a_box_under_its_heatmap(empty_env):
+def test_the_papers_whole_table_and_its_source_are_boxes_drawn_when_opened(empty_env):
     at = open_page()
-    assert len(charts(at)) == 1 and not at.dataframe
-    box, = [e for e in at.expander if e.label.endswith("as printed (24 rows)")]
+    assert len(html_tables(at)) == 1 and not at.dataframe and not charts(at)
+    box, = [e for e in at.expander if e.label.endswith("every column as printed (24 rows)")]
+    source, = [e for e in at.expander if e.label == "Where these figures come from"]
+    assert not any("Known oddities" in m.value for m in at.markdown)
     at.session_state["rs_paper_table_open_table3_format"] = True
+    at.session_state["rs_paper_source_open"] = True
     at.run()
     assert at.dataframe[0].value.astype(str).equals(paper.load_table("table3"))
+    assert any("Known oddities" in m.value for m in at.markdown)
 
 
 def test_the_loading_panel_is_open_on_a_fresh_install_and_the_first_import_shows(tmp_path, monkeypatch):

@@ -211,6 +211,25 @@ def test_an_html_table_shows_each_cell_as_it_is_numbers_right_and_a_row_on_one_l
     assert [td.get("class") for td in next(tree.iter("tbody")).iter("td")][:3] == [None, "sx-n", "sx-n"]
 
 
+def test_a_shaded_table_tints_each_given_cell_by_its_value_and_nothing_else():
+    from lxml import html as lxml_html
+
+    frame = pd.DataFrame({"model": ["<b>m</b>", "n", "o"], "x": ["10.0", "", "3.5"], "y": ["7", "8", "9"]})
+    shade = pd.DataFrame({"x": [1.0, float("nan"), 0.0], "y": [0.5, 2.0, -1.0]})  # out of range: held to 0..1
+    made = html_table(frame, shade)
+    tree = lxml_html.fromstring(made.split("</style>", 1)[1])
+    cells = [list(tr.iter("td")) for tr in tree.iter("tr")][1:]
+    assert [[td.text_content() for td in row] for row in cells] == [["<b>m</b>", "10.0", "7"], ["n", "", "8"],
+                                                                      ["o", "3.5", "9"]]
+    tints = [[td.get("style") for td in row] for row in cells]
+    assert [row[0] for row in tints] == [None, None, None] and tints[1][1] is None  # text, and an empty cell
+    alpha = {(r, c): float(tints[r][c].rsplit(",", 1)[1].rstrip(")")) for r in range(3) for c in (1, 2)
+             if tints[r][c]}
+    assert alpha[(0, 1)] == alpha[(1, 2)] > alpha[(0, 2)] > alpha[(2, 1)] == alpha[(2, 2)]
+    assert [td.get("class") for td in cells[0]] == [None, "sx-n", "sx-n"]  # shaded columns align right
+    assert html_table(frame) == html_table(frame, None) and "background" not in html_table(frame)
+
+
 def test_figures_show_each_label_value_and_definition_as_they_are_in_columns():
     from lxml import html as lxml_html
 

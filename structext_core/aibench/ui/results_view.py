@@ -27,7 +27,7 @@ from structext_core.aibench.ui import widgets as aibench_widgets
 from structext_core.studio import access
 from structext_core.text import safe_text
 from structext_core.text.words import plural
-from structext_core.ui import benchmark_choice
+from structext_core.ui import benchmark_choice, widgets
 from structext_core.views import cells as shown_cells
 
 HEATMAPS = {"system x level": ("system", "level"), "system x conference": ("system", "conference"),
@@ -54,8 +54,9 @@ def paper_tables() -> None:
                    "(0.9 is one swap of neighbours from 1.0), so three metrics tie at 0.9; p is the exact "
                    "one-sided permutation p over all 120 orderings.")
         st.table(plain(aibench_paper.metric_rank_correlations(), digits=4), hide_index=True)
-    with st.expander("Where these figures come from"):
-        st.markdown(aibench_paper.source_note())
+    source = widgets.lazy_section("Where these figures come from", key="rs_ab_paper_source_open")
+    if source is not None:
+        source.markdown(aibench_paper.source_note())
 
 
 def plain(frame: pd.DataFrame, digits: int) -> pd.DataFrame:

@@ -138,11 +138,14 @@ def built_chart(make: Callable, *args, subtitle: str | None = None, fit: bool = 
 
 def exports(name: str, chart=None, table: pd.DataFrame | None = None) -> None:
     """PNG and SVG of the chart and CSV of the table, each made when its button is clicked (made on
-    every run, the three cost a Results run a fifth of its CPU)."""
+    every run, the three cost a Results run a fifth of its CPU). ``chart``: an Altair chart, one
+    :func:`built_chart` made, or a function making either (a chart the page does not draw, made only
+    for its files)."""
     columns = st.columns(3)
     if chart is not None:
         def spec() -> str:
-            return chart.spec_json if isinstance(chart, BuiltChart) else chart.to_json()
+            made = chart() if callable(chart) else chart
+            return made.spec_json if isinstance(made, BuiltChart) else made.to_json()
 
         columns[0].download_button("PNG", data=lambda: png_of(spec()), file_name=f"{name}.png", mime="image/png",
                                    key=f"rs_png_{name}", icon=":material/image:", on_click="ignore")
