@@ -7,6 +7,7 @@ import streamlit as st
 from structext_core import protocol, ui
 from structext_core.studio import access, study
 from structext_core.text.safe_text import markdown_text
+from structext_core.ui import widgets
 from structext_core.ui.frame import ensure_frame
 
 ensure_frame()
@@ -38,7 +39,7 @@ def your_work() -> None:
         with st.container(border=True):
             st.markdown(f"**{markdown_text(item.name)}**: "
                         + ("done, thank you." if item.finished else f"[go to the questions]({link})"))
-            st.progress(min(1.0, item.answered / max(1, item.n_items)), text=item.progress_words)
+            widgets.progress(item.answered / max(1, item.n_items), item.progress_words)
     others = [p for p in access.pages() if p.section == access.page("human_baseline").section
               and p.key != "human_baseline" and p.listed and access.can_open(role, p.key) and access.has_work(p.key, db, user)]
     if others:
@@ -50,8 +51,10 @@ def your_work() -> None:
 
 if role == access.ANNOTATOR:  # the people who take part: their work first, the benchmarks below
     your_work()
-    with st.expander("About the benchmarks"):
-        benchmark_blurbs()
+    about = widgets.lazy_section("About the benchmarks", key="home_about_open")  # drawn when opened
+    if about is not None:
+        with about:
+            benchmark_blurbs()
     st.stop()
 
 benchmark_blurbs()

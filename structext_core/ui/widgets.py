@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from structext_core.studio import study
-from structext_core.text.safe_text import figures_html, preformatted_html
+from structext_core.text.safe_text import figures_html, preformatted_html, progress_html
 
 
 def pick_study(studies: list[study.Study], key: str, label: str = "Study") -> study.Study:
@@ -50,3 +50,9 @@ def figures(row, columns: int | None = None, where=st) -> None:
     shows them, in one HTML block (``safe_text.figures_html``): the page's one way to show figures, without
     the browser loading st.metric's own file and drawing each figure as an element (issue 46)."""
     where.html(figures_html(row, columns))
+
+
+def progress(fraction: float, text: str, where=st) -> None:
+    """A progress bar with its text, as ``st.progress`` draws it, in one HTML block
+    (``safe_text.progress_html``): without the browser loading st.progress's own file (issue 46)."""
+    where.html(progress_html(text, fraction))

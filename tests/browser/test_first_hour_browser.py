@@ -165,7 +165,7 @@ def test_a_newcomers_first_hour(app_server, app_env, page, browser, wait_for_app
     assert f"Progress: {words}" in sidebar(page).inner_text()  # the sidebar
     screenshot(page, "first-hour-5-question-3")
     go_to(page, "Home", wait_for_app, heading="StrucText Studio")
-    page.get_by_test_id("stProgress").filter(has_text=words).wait_for()  # Home
+    page.get_by_test_id("sxProgress").filter(has_text=words).wait_for()  # Home
     log_out(page)
 
     # 5. The lead's table says it too

@@ -20,6 +20,7 @@ from structext_core.text.safe_text import (
     markdown_table,
     markdown_text,
     preformatted_html,
+    progress_html,
 )
 
 # ---------------------------------------------------------------- CSV
@@ -228,6 +229,19 @@ def test_a_shaded_table_tints_each_given_cell_by_its_value_and_nothing_else():
     assert alpha[(0, 1)] == alpha[(1, 2)] > alpha[(0, 2)] > alpha[(2, 1)] == alpha[(2, 2)]
     assert [td.get("class") for td in cells[0]] == [None, "sx-n", "sx-n"]  # shaded columns align right
     assert html_table(frame) == html_table(frame, None) and "background" not in html_table(frame)
+
+
+def test_a_progress_bar_shows_its_text_as_it_is_and_holds_its_fill_to_the_bar():
+    from lxml import html as lxml_html
+
+    for fraction, width, now in ((0.5, "50.0%", "50"), (1.7, "100.0%", "100"), (-1, "0.0%", "0"),
+                                 (float("nan"), "0.0%", "0")):
+        made = progress_html('<img src=x onerror=alert(1)> "3 of 6"', fraction)
+        tree = lxml_html.fromstring(made)
+        assert tree.text_content() == '<img src=x onerror=alert(1)> "3 of 6"' and not tree.findall(".//img")
+        bar, = [element for element in tree.iter() if element.get("role") == "progressbar"]
+        assert bar.get("aria-valuenow") == now and bar.get("aria-label") == '<img src=x onerror=alert(1)> "3 of 6"'
+        assert f"width:{width}" in bar[0].get("style")
 
 
 def test_figures_show_each_label_value_and_definition_as_they_are_in_columns():
