@@ -215,14 +215,14 @@ def html_table(frame: pd.DataFrame, shade: pd.DataFrame | None = None) -> str:
         alpha = _SHADE_LOW + (_SHADE_HIGH - _SHADE_LOW) * min(max(float(value), 0.0), 1.0)
         return f' style="background:rgba({_SHADE_RGB},{alpha:.3f})"'
 
-    columns = list(frame.columns)
-    numeric = [_of_numbers(frame, c) or (shade is not None and c in shade) for c in columns]
-    head = "".join(('<th class="sx-n">' if n else "<th>") + f"{cell(str(c))}</th>"
-                   for c, n in zip(columns, numeric, strict=True))
     def td(row: int, column, number: bool, value) -> str:
         attributes = (' class="sx-n"' if number else "") + tint(row, column)
         return f"<td{attributes}>{cell(value.item() if hasattr(value, 'item') else value)}</td>"
 
+    columns = list(frame.columns)
+    numeric = [_of_numbers(frame, c) or (shade is not None and c in shade) for c in columns]
+    head = "".join(('<th class="sx-n">' if n else "<th>") + f"{cell(str(c))}</th>"
+                   for c, n in zip(columns, numeric, strict=True))
     rows = "".join("<tr>" + "".join(td(i, c, n, v) for c, n, v in zip(columns, numeric, row, strict=True)) + "</tr>"
                    for i, row in enumerate(frame.itertuples(index=False)))
     return f'{_TABLE_STYLE}<div class="sx-table"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>'
