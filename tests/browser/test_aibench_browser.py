@@ -60,7 +60,7 @@ def test_aibench_results_render(page, app_server, wait_for_app, screenshot):
     page.get_by_role("heading", name="The AIBench paper's tables").wait_for()
     page.get_by_role("heading", name="Results on stored data sets").wait_for()
     charts_drawn(page, 1)
-    page.locator('[data-testid="stTable"]').first.wait_for()  # the paper's table (a few rows: a plain table)
+    page.locator('.sx-table table').first.wait_for()  # the paper's table (a few rows: a plain HTML table)
     page.locator('[data-testid="stDataFrame"]').first.wait_for()  # Table 3
     shoot(page, screenshot, "aibench_results")
     choose(page, wait_for_app, "Heatmap", "system x kind of question")

@@ -215,7 +215,10 @@ def click_every_download(page, wait_for_app, evidence, where: str) -> int:
     for summary in page.locator('[data-testid="stExpander"] summary').all():
         if summary.is_visible():
             summary.click()
-    time.sleep(0.3)
+    # A box drawn when opened reruns the page. Clicked 0.3 s after the boxes, while such a run was under way
+    # on a loaded machine, Explore's download turned its spinner for 60 s and no file came (CI at 2ab16ab;
+    # it passed alone): each download is clicked once the page has settled, as a person sees it.
+    settle(page, wait_for_app)
     buttons = page.get_by_test_id("stDownloadButton")
     for i in range(buttons.count()):
         button = buttons.nth(i)

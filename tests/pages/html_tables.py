@@ -72,3 +72,12 @@ def html_text(at) -> str:
     """The text of the run ``at``'s HTML blocks as a person reads it: tags dropped, entities read, blocks
     joined by a space (markup such as bold shows as its text)."""
     return " ".join(" ".join(html.unescape(_TAG.sub(" ", element.value)).split()) for element in at.html)
+
+
+_PROGRESS = re.compile(r'<div data-testid="sxProgress"><div style="[^"]*">(.*?)</div><div role="progressbar"[^>]*'
+                       r'aria-valuenow="(\d+)"', re.S)
+
+
+def html_progress(at) -> list[tuple[str, int]]:
+    """The run ``at``'s progress bars (``widgets.progress``), in order: (text as shown, percent full)."""
+    return [(html.unescape(text), int(now)) for element in at.html for text, now in _PROGRESS.findall(element.value)]

@@ -12,7 +12,7 @@ from structext_core.studio import sandbox
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 from structext_core.text.safe_text import markdown_text
 from tests.pages.first_view import heavy
-from tests.pages.html_tables import html_text
+from tests.pages.html_tables import html_progress
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 RESEARCHER = {"id": 7, "username": "reader", "role": "researcher"}  # Explore is for researchers and admins
@@ -378,8 +378,7 @@ def test_home_shows_an_annotator_their_open_studies(small_defaults):
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
     assert "**pilot**: [go to the questions](human_baseline)" in text
-    bar, = [block.value for block in at.html if "sxProgress" in block.value]
-    assert "0 of 5 study questions answered · practice 0 of 1" in html_text(at) and 'aria-valuenow="0"' in bar
+    assert html_progress(at) == [("0 of 5 study questions answered · practice 0 of 1", 0)]
     # their studies first, the benchmarks folded below, no suite's statistics (a researcher's business)
     assert [h.value for h in at.subheader][0] == "Your studies" and at.expander[0].label == "About the benchmarks"
     assert not any(h.value == "Suites" for h in at.header) and not any("Suite:" in c.value for c in at.caption)

@@ -48,20 +48,22 @@ def paper_tables() -> None:
                        format_func=lambda k: aibench_paper.TABLES[k].title)
     info = aibench_paper.TABLES[key]
     st.caption(info.caption + " Shown exactly as printed.")
-    st.table(aibench_paper.load_table(key), hide_index=True)  # a few rows as printed (text): a plain table
+    # A few rows as printed (text): an HTML table (st.table makes the browser load Arrow's reader and its
+    # formatting files: about 0.15 s of Adjudication's first view when its list was one, issue 46).
+    st.html(safe_text.html_table(aibench_paper.load_table(key)))
     if key == "table2":
         st.caption("Each metric against the human rank. With 5 systems Spearman's rho takes only 21 values "
                    "(0.9 is one swap of neighbours from 1.0), so three metrics tie at 0.9; p is the exact "
                    "one-sided permutation p over all 120 orderings.")
-        st.table(plain(aibench_paper.metric_rank_correlations(), digits=4), hide_index=True)
+        st.html(safe_text.html_table(plain(aibench_paper.metric_rank_correlations(), digits=4)))
     source = widgets.lazy_section("Where these figures come from", key="rs_ab_paper_source_open")
     if source is not None:
         source.markdown(aibench_paper.source_note())
 
 
 def plain(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
-    """``frame`` for ``st.table``: its decimal columns as text to ``digits`` decimals, a dash where a value is
-    missing (a plain table formats nothing itself)."""
+    """``frame`` for a plain table (``safe_text.html_table``): its decimal columns as text to ``digits``
+    decimals, a dash where a value is missing."""
     out = frame.copy()
     for column in out.columns:
         if pd.api.types.is_float_dtype(out[column]):
