@@ -267,7 +267,7 @@ def bare_expressions(source: str) -> list[int]:
 
 
 def test_magic_is_off_and_no_page_leans_on_it():
-    """Magic made Streamlit's compile of a page 4 to 13 times slower (issue 46); off, a bare expression
+    """Magic made Streamlit's compile of a page 4 to 30 times slower (issue 46); off, a bare expression
     in a page would show nothing, so none is written: every page draws with st.* calls."""
     import tomllib
 
