@@ -29,7 +29,7 @@ FIRST = 10
 #: The item list's columns as the lead reads them.
 ITEM_COLUMNS = {"position": "#", "n_responses": "answers", "n_gave_up": "gave up", "mean_score": "mean score",
                 "n_overridden": "overridden", "open_flags": "open flags", "name": "item"}
-#: A question's answers drawn at once, each with its override form; more on further pages.
+#: A question's answers drawn at once; more on further pages.
 ANSWERS_PER_PAGE = 20
 
 
@@ -169,38 +169,47 @@ def sample_panel(detail: study.ItemDetail) -> None:
     ])
 
 
-def response_panel(response: study.ResponseDetail, options: tuple[str, ...] = (), score_label: str | None = None) -> None:
-    """One answer with its scores and the override form; ``score_label``: the name of the graded
-    score its benchmark gives a free text (its kind's ``score_label``), None: right or wrong by its rule."""
-    rid = response.response_id
-    history = study.override_history(db, rid)
-    with st.container(border=True):
-        # one block, not six elements (issue 46)
-        st.html(answer_card.answer_html(response, options, score_label, changed_by_hand=bool(history)))
-        override = response.override
-        if override is not None:
-            st.info(f"Set by hand to {override.score:g} by {override.by or '(deleted account)'} on "
-                    f"{study.moment_text(override.at)}: {markdown_text(override.reason)}")
-        # the form drawn only while its box is open: twenty forms at once made the page's first view
-        # about half a second slower (issue 46), and a lead overrides one answer at a time
-        box = widgets.lazy_section("Change this score", key=f"adj_change_{rid}", icon=":material/edit:")
-        if box is not None:
-            with box, st.form(f"adj_form_{rid}"):
-                left, right = st.columns([2, 1])
-                left.radio("New score", list(VERDICTS), key=f"adj_verdict_{rid}", horizontal=True, index=None,
-                           help="Nothing is chosen for you: pick the verdict this answer deserves.")
-                right.number_input("Score (0 to 1)", min_value=0.0, max_value=1.0, step=0.05, value=response.score,
-                                   key=f"adj_score_{rid}", help="Used when 'The score below' is chosen.")
-                st.text_input("Reason", key=f"adj_reason_{rid}", max_chars=study.MAX_REASON_CHARS,
-                              placeholder="e.g. right in substance, worded differently")
-                save, clear = st.columns(2)
-                save.form_submit_button("Override the score", type="primary", on_click=on_override,
-                                        args=(rid, response.annotator), key=f"adj_save_{rid}")
-                clear.form_submit_button("Back to the automatic score", disabled=override is None,
-                                         on_click=on_clear, args=(rid, response.annotator), key=f"adj_clear_{rid}")
-        if history:
-            with st.expander(f"History of this score ({plural(len(history), 'change')})"):
-                st.table(study.history_table(history), hide_index=True)
+def answers_panel(responses: list[study.ResponseDetail], item_id: str, options: tuple[str, ...] = (),
+                  score_label: str | None = None) -> None:
+    """A page of answers: the form to change one's score, then every answer with its scores, the note of
+    a score set by hand and its history, as one HTML block (``answer_card.answers_html``: twenty framed
+    boxes of elements, each with a closed box for its form, made the page's first view 0.2 s slower in
+    the browser; issue 46). ``score_label``: the name of the graded score its benchmark gives a free text
+    (its kind's ``score_label``), None: right or wrong by its rule."""
+    histories = study.override_histories(db, [r.response_id for r in responses])
+    change_form(responses, item_id, options)
+    st.html(answer_card.answers_html([(r, histories[r.response_id]) for r in responses], options, score_label))
+
+
+def change_form(responses: list[study.ResponseDetail], item_id: str, options: tuple[str, ...] = ()) -> None:
+    """One answer's override form, the answer chosen among those shown; drawn only while its box is open
+    (a lead overrides one answer at a time). The form's fields are keyed by the answer, so what is typed
+    for one never shows under another."""
+    box = widgets.lazy_section("Change a score", key=f"adj_change_{item_id}", icon=":material/edit:")
+    if box is None or not responses:
+        return
+    shown = {r.response_id: r for r in responses}
+    pick_key = f"adj_pick_{item_id}"
+    if st.session_state.get(pick_key) not in shown:  # an answer of another page of answers
+        st.session_state.pop(pick_key, None)
+    with box:
+        rid = st.selectbox("Answer", list(shown), key=pick_key,
+                           format_func=lambda i: answer_card.answer_label(shown[i], options),
+                           help="The answers shown below, by annotator.")
+        response = shown[rid]
+        with st.form(f"adj_form_{rid}"):
+            left, right = st.columns([2, 1])
+            left.radio("New score", list(VERDICTS), key=f"adj_verdict_{rid}", horizontal=True, index=None,
+                       help="Nothing is chosen for you: pick the verdict this answer deserves.")
+            right.number_input("Score (0 to 1)", min_value=0.0, max_value=1.0, step=0.05, value=response.score,
+                               key=f"adj_score_{rid}", help="Used when 'The score below' is chosen.")
+            st.text_input("Reason", key=f"adj_reason_{rid}", max_chars=study.MAX_REASON_CHARS,
+                          placeholder="e.g. right in substance, worded differently")
+            save, clear = st.columns(2)
+            save.form_submit_button("Override the score", type="primary", on_click=on_override,
+                                    args=(rid, response.annotator), key=f"adj_save_{rid}")
+            clear.form_submit_button("Back to the automatic score", disabled=response.override is None,
+                                     on_click=on_clear, args=(rid, response.annotator), key=f"adj_clear_{rid}")
 
 
 def flags_panel(detail: study.ItemDetail) -> None:
@@ -251,5 +260,4 @@ if summary is not None:
             "Answers shown", list(range(0, every, ANSWERS_PER_PAGE)), key=f"adj_answers_{summary.item_id}",
             format_func=lambda i: f"{i + 1}-{min(i + ANSWERS_PER_PAGE, every)} of {every:,}")
         responses = detail.responses[start:start + ANSWERS_PER_PAGE]
-    for response in responses:
-        response_panel(response, detail.options, score_label=study.kind_of(detail.summary.benchmark).score_label)
+    answers_panel(responses, summary.item_id, detail.options, score_label=study.kind_of(detail.summary.benchmark).score_label)

@@ -229,7 +229,7 @@ def test_the_ui_layer_imports_no_page_and_comes_last():
 
 #: What an ``st.html`` block may be given: HTML built by the builders that escape every text from people or
 #: files (docs/reference/security.md), or a constant of the module (a style sheet).
-HTML_BUILDERS = ("preformatted_html(", "figures_html(", "html_table(", "answer_card.answer_html(", "progress_html(")
+HTML_BUILDERS = ("preformatted_html(", "figures_html(", "html_table(", "answer_card.answers_html(", "progress_html(")
 _HTML_CALL = re.compile(r"\b(?:st|where|box|place)\.html\(\s*([^\n]*)")
 
 

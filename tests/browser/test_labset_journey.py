@@ -158,14 +158,18 @@ def lead_adjudicates(page, base, app_env, db, wait_for_app, screenshot) -> None:
     no_exception(page)
     wrong = [r[0] for r in db.execute("SELECT id FROM responses WHERE user_id = ? AND exact_match = 0",
                                       [app_env["ann_ids"][ANN_2]])]
-    shown = [rid for rid in wrong if page.locator(f".st-key-adj_change_{rid}").count()]
-    assert len(shown) == 1, (wrong, shown)  # the question most in dispute is one ann2 got wrong
-    rid = shown[0]
     page.get_by_role("heading", name="Question #").scroll_into_view_if_needed()
     assert "None" not in page.get_by_text("format short · stratum").first.inner_text()  # its strata, no empty cell
     screenshot(page, "labset-3-lead-question")
-    page.locator(f".st-key-adj_change_{rid} summary").click()  # the form is drawn once its box is open
+    # the form is drawn once its box is open, for the answer chosen in it
+    page.get_by_test_id("stExpander").filter(has_text="Change a score").locator("summary").click()
     wait_for_app(page)
+    page.get_by_role("combobox", name="Answer", exact=True).click()
+    page.get_by_role("option").filter(has_text=f"{ANN_2} · ").click()
+    wait_for_app(page)
+    shown = [rid for rid in wrong if page.locator(f".st-key-adj_verdict_{rid}").count()]
+    assert len(shown) == 1, (wrong, shown)  # the question most in dispute is one ann2 got wrong
+    rid = shown[0]
     page.locator(f".st-key-adj_verdict_{rid}").get_by_text("Correct (score 1)").click()
     page.locator(f".st-key-adj_reason_{rid} input").fill("right in substance: only the case differs")
     page.locator(f".st-key-adj_reason_{rid}").scroll_into_view_if_needed()

@@ -4,7 +4,7 @@ the option chosen with its letter, the score that counts in bold, the times."""
 from lxml import html as lxml_html
 
 from structext_core.studio import study
-from structext_core.views.answer_card import answer_html
+from structext_core.views.answer_card import answer_html, answer_label, answers_html
 
 
 def response(text: str, **changes) -> study.ResponseDetail:
@@ -39,3 +39,29 @@ def test_a_choice_shows_its_letter_and_option_and_a_give_up_nothing_answered():
     assert "correct (automatic score 1) · final score 1.00" in text
     text, _ = read(answer_html(response("", gave_up=True), options=("yes", "no")))
     assert text.startswith("ann<1> · gave up not correct (automatic score 0)") and "Chose" not in text
+
+
+def test_a_page_of_answers_frames_each_with_its_note_and_history_escaped():
+    hostile = "<script>alert(1)</script> **x**"
+    set_by_hand = study.Override(id=2, response_id=1, score=1.0, reason=hostile, by=None, at=3600.0)
+    history = [set_by_hand, study.Override(id=1, response_id=1, score=None, reason="first look", by="lead", at=60.0)]
+    made = answers_html([(response("a", override=set_by_hand, score=1.0), history), (response("b"), [])],
+                        score_label="ROUGE-L")
+    assert "<script>" not in made and made.count('class="sx-card"') == 2
+    tree = lxml_html.fromstring(f"<div>{made}</div>")
+    first, second = tree.find_class("sx-card")
+    text = " ".join(" ".join(first.itertext()).split())
+    assert f"Set by hand to 1 by (deleted account) on 1970-01-01 01:00 UTC: {hostile}" in text
+    [folded] = first.iter("details")
+    assert folded.find("summary").text_content() == "History of this score (2 changes)"
+    rows = [[c.text_content() for c in row] for row in folded.iter("tr")]
+    assert rows == [["when", "by", "score", "reason"], ["1970-01-01 01:00 UTC", "(deleted account)", "1", hostile],
+                    ["1970-01-01 00:01 UTC", "lead", "back to automatic", "first look"]]
+    assert "Never changed by hand." in second.text_content() and not list(second.iter("details"))
+    assert "Set by hand" not in second.text_content()
+
+
+def test_a_chooser_names_an_answer_by_who_what_and_its_final_score():
+    assert answer_label(response("x" * 50 + "\n<b>")) == f"ann<1> · “{'x' * 40}…” · final score 0.25"
+    assert answer_label(response("B", score=1.0), options=("yes", "no")) == "ann<1> · chose B · final score 1.00"
+    assert answer_label(response("", gave_up=True)) == "ann<1> · gave up · final score 0.25"

@@ -73,6 +73,7 @@ from structext_core.studio.study.adjudication import (  # noqa: F401
     history_table,
     items_table,
     moment_text,
+    override_histories,
     override_history,
     override_score,
 )

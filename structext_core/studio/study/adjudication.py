@@ -292,12 +292,25 @@ def adjudication_item(db: sqlite_utils.Database, item_id: int) -> ItemDetail:
 
 def override_history(db: sqlite_utils.Database, response_id: int) -> list[Override]:
     """Every override of a response, newest first (clears included): who set what, when and why."""
-    rows = db.execute(
-        "SELECT o.id, o.response_id, o.score, o.reason, u.username, o.at FROM score_overrides o"
-        " LEFT JOIN users u ON u.id = o.by_user WHERE o.response_id = ? ORDER BY o.id DESC",
-        [response_id],
-    ).fetchall()
-    return [Override(*row) for row in rows]
+    return override_histories(db, [response_id])[response_id]
+
+
+def override_histories(db: sqlite_utils.Database, response_ids: Sequence[int]) -> dict[int, list[Override]]:
+    """:func:`override_history` of each of ``response_ids`` (a page of answers) in one query: each id's
+    list, empty for a score never changed by hand."""
+    ids = list(dict.fromkeys(int(i) for i in response_ids))
+    histories: dict[int, list[Override]] = {i: [] for i in ids}
+    for start in range(0, len(ids), 500):  # under SQLite's bound on a statement's parameters
+        part = ids[start:start + 500]
+        rows = db.execute(
+            "SELECT o.id, o.response_id, o.score, o.reason, u.username, o.at FROM score_overrides o"
+            f" LEFT JOIN users u ON u.id = o.by_user WHERE o.response_id IN ({', '.join('?' * len(part))})"
+            " ORDER BY o.id DESC",
+            part,
+        ).fetchall()
+        for row in rows:
+            histories[row[1]].append(Override(*row))
+    return histories
 
 
 def items_table(items: Sequence[ItemSummary]) -> pd.DataFrame:
