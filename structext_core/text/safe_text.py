@@ -25,7 +25,7 @@ import html
 import io
 import re
 import string
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 import pandas as pd
 
@@ -197,14 +197,30 @@ _TABLE_STYLE = ("<style>.sx-table{overflow-x:auto;margin:0 0 1rem 0}.sx-table ta
 _SHADE_RGB, _SHADE_LOW, _SHADE_HIGH = "28,131,225", 0.06, 0.5
 
 
-def html_table(frame: pd.DataFrame, shade: pd.DataFrame | None = None) -> str:
+#: A number as a table prints it (``82.65``, ``-0.3``, ``1,024``): what :func:`printed_number_columns` looks for.
+_PRINTED_NUMBER = re.compile(r"[-+−]?\d[\d,]*(?:\.\d+)?%?")
+#: A cell a printed table leaves without a number: empty, or a dash.
+_NO_NUMBER = {"", "-", "–", "—"}
+
+
+def printed_number_columns(frame: pd.DataFrame) -> list:
+    """The columns of ``frame`` (a table as printed: every value text) that hold numbers: each cell a number
+    or empty or a dash, at least one a number. :func:`html_table` aligns them right (``right``)."""
+    def numbers(column) -> bool:
+        texts = [str(v).strip() for v in frame[column]]
+        return any(t not in _NO_NUMBER for t in texts) and all(
+            t in _NO_NUMBER or _PRINTED_NUMBER.fullmatch(t) for t in texts)
+    return [c for c in frame.columns if numbers(c)]
+
+
+def html_table(frame: pd.DataFrame, shade: pd.DataFrame | None = None, right: Collection = ()) -> str:
     """``frame`` as an HTML table (for ``st.html``, on a page that draws HTML already: no file of its own
     for the browser to load, where ``st.table`` loads Arrow's reader and formatting files): each row on
     one line, the table scrolling sideways when wider than the page; numbers with thousands separators
     and aligned right, every text cell escaped (shown exactly as it is), an empty cell for a missing value.
     ``shade`` (the same rows, some of the columns, each value from 0 to 1 or missing): those cells tinted
     by their value and aligned right, a heatmap that is still the table (its text selectable, copied as
-    it reads)."""
+    it reads). ``right``: more columns aligned right (numbers printed as text: :func:`printed_number_columns`)."""
     def cell(value) -> str:
         return _cell_text(value, html.escape)
 
@@ -220,7 +236,7 @@ def html_table(frame: pd.DataFrame, shade: pd.DataFrame | None = None) -> str:
         return f"<td{attributes}>{cell(value.item() if hasattr(value, 'item') else value)}</td>"
 
     columns = list(frame.columns)
-    numeric = [_of_numbers(frame, c) or (shade is not None and c in shade) for c in columns]
+    numeric = [_of_numbers(frame, c) or (shade is not None and c in shade) or c in right for c in columns]
     head = "".join(('<th class="sx-n">' if n else "<th>") + f"{cell(str(c))}</th>"
                    for c, n in zip(columns, numeric, strict=True))
     rows = "".join("<tr>" + "".join(td(i, c, n, v) for c, n, v in zip(columns, numeric, row, strict=True)) + "</tr>"

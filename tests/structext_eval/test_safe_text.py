@@ -20,6 +20,7 @@ from structext_core.text.safe_text import (
     markdown_table,
     markdown_text,
     preformatted_html,
+    printed_number_columns,
     progress_html,
 )
 
@@ -286,3 +287,12 @@ def test_a_text_block_of_the_largest_reference_is_one_pass_of_escaped_lines():
     page = preformatted_html(text, line_numbers=True)
     assert page.count('<span class="sx-l">') == 200_001 and page.count("&lt;x&gt;&amp;") == 200_000
     assert "<x>" not in page
+
+
+def test_numbers_printed_as_text_are_found_and_aligned_right():
+    printed = pd.DataFrame({"system": ["Original Image", "7B model", "Wan 2.6"], "size": ["-", "7B", "–"],
+                            "C": ["82.65", "-0.5", "1,024"], "rank": ["3", "", "1"], "note": ["-", "", "–"]})
+    assert printed_number_columns(printed) == ["C", "rank"]  # "7B" is no number; a column of dashes has none
+    made = html_table(printed, right=printed_number_columns(printed))
+    assert '<th class="sx-n">C</th>' in made and '<td class="sx-n">82.65</td>' in made and "<td>7B</td>" in made
+    assert '<td class="sx-n">3</td>' in made and "<th>system</th>" in made
