@@ -173,8 +173,8 @@ def answers_panel(responses: list[study.ResponseDetail], item_id: str, options: 
                   score_label: str | None = None) -> None:
     """A page of answers: the form to change one's score, then every answer with its scores, the note of
     a score set by hand and its history, as one HTML block (``answer_card.answers_html``: twenty framed
-    boxes of elements, each with a closed box for its form, made the page's first view 0.2 s slower in
-    the browser; issue 46). ``score_label``: the name of the graded score its benchmark gives a free text
+    boxes of elements, each with a closed box for its form, made the page's first view 0.05 to 0.15 s
+    slower in the browser; issue 46). ``score_label``: the name of the graded score its benchmark gives a free text
     (its kind's ``score_label``), None: right or wrong by its rule."""
     histories = study.override_histories(db, [r.response_id for r in responses])
     change_form(responses, item_id, options)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from structext_core.evaluation import choices
 from structext_core.studio import durations, study
 from structext_core.text.safe_text import html_table, preformatted_html
+from structext_core.text.words import plural
 
 #: A paragraph of the block, and a caption's (Streamlit's caption: smaller, fainter; light and dark themes).
 _LINE = '<p style="margin:0 0 0.5rem 0">'
@@ -85,8 +86,7 @@ def card_html(response: study.ResponseDetail, history: Sequence[study.Override],
     note = "" if response.override is None else f'<p class="sx-note">{html.escape(override_note(response.override))}</p>'
     folded = ""
     if history:
-        count = f"{len(history)} change" + ("" if len(history) == 1 else "s")
-        folded = (f"<details><summary>History of this score ({count})</summary>"
+        folded = (f"<details><summary>History of this score ({plural(len(history), 'change')})</summary>"
                   f"{html_table(study.history_table(history))}</details>")
     return (f'<div class="sx-card">{answer_html(response, options, score_label, changed_by_hand=bool(history))}'
             f"{note}{folded}</div>")
