@@ -185,8 +185,10 @@ def change_form(responses: list[study.ResponseDetail], item_id: str, options: tu
     """One answer's override form, the answer chosen among those shown; drawn only while its box is open
     (a lead overrides one answer at a time). The form's fields are keyed by the answer, so what is typed
     for one never shows under another."""
+    if not responses:  # nothing to change yet
+        return
     box = widgets.lazy_section("Change a score", key=f"adj_change_{item_id}", icon=":material/edit:")
-    if box is None or not responses:
+    if box is None:
         return
     shown = {r.response_id: r for r in responses}
     pick_key = f"adj_pick_{item_id}"

@@ -58,6 +58,10 @@ def gave_up_response(db, study_id):
     return db.execute("SELECT id, item_id FROM responses WHERE study_id = ? AND gave_up = 1", [study_id]).fetchone()
 
 
+def html_text_of(at) -> str:
+    return "".join(h.value for h in at.html)
+
+
 def changing(db, response_id) -> dict:
     """The page's state with its "Change a score" box open on ``response_id``'s answer."""
     item_id = db.execute("SELECT item_id FROM responses WHERE id = ?", [response_id]).fetchone()[0]
@@ -220,6 +224,9 @@ def test_a_long_list_shows_its_first_questions_and_every_one_in_a_lazy_expander(
                                             annotator_ids=[people["ann1"]["id"]])
     at = open_page(people["lead"])
     assert len(html_tables(at)[0]) == 10 and not at.dataframe and not at.table and not at.get("vega_lite_chart")
+    # nobody has answered yet: said so, and no box to change a score in
+    assert "No annotator has answered this question yet." in [i.value for i in at.info]
+    assert not [e for e in at.expander if e.label == "Change a score"] and "sxAnswer" not in html_text_of(at)
     [box] = [e for e in at.expander if e.label.startswith("Every question")]
     assert box.label == "Every question in this order (12): a table to sort"
     at = open_page(people["lead"], adj_open_items=True)
