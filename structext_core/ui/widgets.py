@@ -37,22 +37,43 @@ def lazy_section(label: str, key: str, icon: str | None = None, where=st):
     return box if box.open else None
 
 
+class _Markup:
+    """HTML made by our own builders (``safe_text``: escaped, no space around it), handed to ``st.html``
+    as an object with ``_repr_html_``, which it sends as it is: a plain string it first dedents and
+    strips (``textwrap.dedent`` runs two regular expressions over every character, about a millisecond
+    of the server's time on each run of a question with a long reference; issue 46) and looks up as a
+    file name."""
+
+    __slots__ = ("markup",)
+
+    def __init__(self, markup: str) -> None:
+        self.markup = markup
+
+    def _repr_html_(self) -> str:
+        return self.markup
+
+
+def html_block(markup: str, where=st) -> None:
+    """``markup`` from one of ``safe_text``'s builders, drawn with ``st.html`` as it is."""
+    where.html(_Markup(markup))
+
+
 def text_block(text: str, *, line_numbers: bool = False, wrap: bool = True, max_height: int | None = None,
                where=st) -> None:
     """``text`` shown exactly as it is, monospace, in a frame (``safe_text.preformatted_html``): what
     ``st.code`` shows without a copy button or syntax colours, and without making the browser load
     Streamlit's code highlighter (1.5 MB, about half a second of a page's first view)."""
-    where.html(preformatted_html(text, line_numbers=line_numbers, wrap=wrap, max_height=max_height))
+    html_block(preformatted_html(text, line_numbers=line_numbers, wrap=wrap, max_height=max_height), where)
 
 
 def figures(row, columns: int | None = None, where=st) -> None:
     """A row of figures, each ``(label, value)`` or ``(label, value, definition)``, as a row of ``st.metric``
     shows them, in one HTML block (``safe_text.figures_html``): the page's one way to show figures, without
     the browser loading st.metric's own file and drawing each figure as an element (issue 46)."""
-    where.html(figures_html(row, columns))
+    html_block(figures_html(row, columns), where)
 
 
 def progress(fraction: float, text: str, where=st) -> None:
     """A progress bar with its text, as ``st.progress`` draws it, in one HTML block
     (``safe_text.progress_html``): without the browser loading st.progress's own file (issue 46)."""
-    where.html(progress_html(text, fraction))
+    html_block(progress_html(text, fraction), where)
