@@ -476,10 +476,14 @@ def _cookie(token: str | None, max_age: float) -> str:
 
 def _write_cookie() -> None:
     """Mount the cookie writer while this session has a cookie to set or delete. It is
-    mounted again on every run (idempotent), so a run cut short by a rerun loses nothing."""
+    mounted again on every run (idempotent), so a run cut short by a rerun loses nothing.
+    Without a key: known by its cookie line (a new line is a new element, whose script runs),
+    and left out of the session state that Streamlit builds for each text or number box
+    drawn, which presents every keyed component's state (a third of those presentations on
+    the question page, each defining a class; issue 46)."""
     line = st.session_state.get(COOKIE_WRITE_KEY)
     if line:
-        _cookie_writer(data={"cookie": line}, key="session_cookie_writer")
+        _cookie_writer(data={"cookie": line})
 
 
 # ---------------------------------------------------------------- errors
