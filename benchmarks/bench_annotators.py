@@ -431,6 +431,24 @@ def database_checks(db_path: Path, acked: dict[str, int]) -> tuple[dict[str, int
     return rows, integrity
 
 
+#: The fixed work of :func:`machine_pace`.
+PACE_LOOP = 3_000_000
+
+
+def machine_pace() -> float:
+    """Milliseconds of a fixed pure-Python loop (the median of five), timed with nothing of the benchmark
+    running. This project's machine is shared, and its pace changes by the hour with nothing of ours
+    running (4 December 2026, Python 3.11: 25 ms at 12:17 UTC, 52 to 66 ms at 12:45), and the figures
+    with it (one checkout: p95 0.58 s and 1.12 s within the hour): a run's figures are compared with
+    another's at the same pace."""
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        sum(range(PACE_LOOP))
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
 def report(args: argparse.Namespace, n: int, processes: int, seconds: float, out: dict, rows: dict[str, int],
            integrity: str) -> dict:
     tally: Tally = out["tally"]
@@ -442,6 +460,10 @@ def report(args: argparse.Namespace, n: int, processes: int, seconds: float, out
           f"one database; an answer every "
           f"{args.pace_min:g}-{args.pace_max:g} s; {seconds:g} s measured after everyone logged in; "
           f"{os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    if "pace" in out:
+        before, after = out["pace"]
+        print(f"the machine's pace: a fixed Python loop took {before:.1f} ms before the run and {after:.1f} ms "
+              f"after it (less is faster; compare runs at the same pace)")
     print(describe("submit -> next question", tally.submits))
     slow = sum(1 for x in tally.submits if x > 1.0)
     print(f"  submits over 1 s: {slow:,}")
@@ -546,6 +568,7 @@ def run_once(args: argparse.Namespace, n: int, processes: int, seconds: float) -
         base = Path(tmp)
         print(f"preparing the study ({n} annotators, {items} questions) ...", file=sys.stderr)
         paths = prepare(base, n, items)
+        pace_before = machine_pace()
         with servers_up(base, paths, processes, args.entry, getattr(args, "via_proxy", False)) as (urls, servers,
                                                                                                   proxy, _):
             proxy_cpu = cpu_seconds(proxy.pid) if proxy is not None else 0.0
@@ -553,6 +576,7 @@ def run_once(args: argparse.Namespace, n: int, processes: int, seconds: float) -
                                        paths["db"]))
             if proxy is not None:
                 out["proxy_cpu"] = cpu_seconds(proxy.pid) - proxy_cpu  # from the start: logins included
+        out["pace"] = (pace_before, machine_pace())
         rows, integrity = database_checks(paths["db"], out["tally"].acked)
         return report(args, n, processes, seconds, out, rows, integrity)
 

@@ -5,7 +5,8 @@ clone to compare side by side) on a private database with one Test-Hard study of
 questions (the paper's human baseline answers 500), logs one simulated annotator in over the
 browser's websocket protocol (benchmarks/st_client.py), answers a few questions to warm up, then
 ``--answers`` more, and prints the server's CPU per submit (callback and page run), the wall
-time per submit and the messages the server sends per submit. The crowd benchmark
+time per submit and the messages the server sends per submit, with the machine's pace before each
+run (the checkouts are measured in turn). The crowd benchmark
 (bench_annotators.py) adds contention on top of this figure; this one moves only when the run
 itself gets cheaper or dearer.
 
@@ -118,15 +119,20 @@ def main() -> None:
         parser.error("--items must be at least --warm + --answers")
     print(f"\n== one annotator, {args.answers} submits after {args.warm} to warm up, a study of {args.items} "
           f"questions; 2 CPUs")
-    for root in roots:
-        template = Path(tempfile.mkdtemp(prefix="submit-cpu-template-"))
-        try:
+    templates = {root: Path(tempfile.mkdtemp(prefix="submit-cpu-template-")) for root in roots}
+    try:
+        for root, template in templates.items():
             prepare(root, template, args.items)
-            for _ in range(args.repeat):
+        # The checkouts in turn, run after run: the shared machine's pace drifts within minutes, and
+        # each figure is printed beside it (bench_annotators.machine_pace: less is faster).
+        for _ in range(args.repeat):
+            for root, template in templates.items():
+                pace = crowd.machine_pace()
                 cpu, wall, messages = asyncio.run(measure(root, template, args.warm, args.answers))
                 print(f"{root}: server CPU {cpu * 1000:5.1f} ms per submit, wall {wall * 1000:5.0f} ms, "
-                      f"{messages:.0f} messages sent per submit", flush=True)
-        finally:
+                      f"{messages:.0f} messages sent per submit (machine's pace {pace:.0f} ms)", flush=True)
+    finally:
+        for template in templates.values():
             shutil.rmtree(template, ignore_errors=True)
 
 
