@@ -166,6 +166,9 @@ def lead_adjudicates(page, base, app_env, db, wait_for_app, screenshot) -> None:
     wait_for_app(page)
     page.get_by_role("combobox", name="Answer", exact=True).click()
     page.get_by_role("option").filter(has_text=f"{ANN_2} · ").click()
+    # the form of the answer chosen: waited for, not only the run (on a loaded machine the run the
+    # choice starts may not have begun when wait_for_app looks; CI saw the form drawn a moment later)
+    page.locator(", ".join(f".st-key-adj_verdict_{rid}" for rid in wrong)).first.wait_for(timeout=30_000)
     wait_for_app(page)
     shown = [rid for rid in wrong if page.locator(f".st-key-adj_verdict_{rid}").count()]
     assert len(shown) == 1, (wrong, shown)  # the question most in dispute is one ann2 got wrong
