@@ -97,7 +97,7 @@ def item_list(chosen: study.Study) -> study.ItemSummary | None:
         mean_score=lambda t: [cells.number_text(v, 2) for v in t["mean_score"]]))
     first = table.head(FIRST).assign(**{column: [cells.number_text(v, 2) for v in table[column].head(FIRST)]
                                         for column in ("spread", "disagreement")})
-    st.html(html_table(first.rename(columns=ITEM_COLUMNS)))  # static: the first ones, at once
+    widgets.html_block(html_table(first.rename(columns=ITEM_COLUMNS)))  # static: the first ones, at once
     if len(items) > FIRST:
         box = study_dashboard.lazy(f"Every question in this order ({len(items):,}): a table to sort",
                                    key="adj_open_items")
@@ -178,7 +178,7 @@ def answers_panel(responses: list[study.ResponseDetail], item_id: str, options: 
     (its kind's ``score_label``), None: right or wrong by its rule."""
     histories = study.override_histories(db, [r.response_id for r in responses])
     change_form(responses, item_id, options)
-    st.html(answer_card.answers_html([(r, histories[r.response_id]) for r in responses], options, score_label))
+    widgets.html_block(answer_card.answers_html([(r, histories[r.response_id]) for r in responses], options, score_label))
 
 
 def change_form(responses: list[study.ResponseDetail], item_id: str, options: tuple[str, ...] = ()) -> None:

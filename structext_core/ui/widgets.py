@@ -54,7 +54,8 @@ class _Markup:
 
 
 def html_block(markup: str, where=st) -> None:
-    """``markup`` from one of ``safe_text``'s builders, drawn with ``st.html`` as it is."""
+    """``markup`` from one of ``safe_text``'s builders, drawn with ``st.html`` as it is: every page's
+    way to draw a built HTML block (``st.html`` itself only for a constant style sheet)."""
     where.html(_Markup(markup))
 
 

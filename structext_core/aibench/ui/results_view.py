@@ -51,13 +51,13 @@ def paper_tables() -> None:
     # A few rows as printed (text): an HTML table (st.table makes the browser load Arrow's reader and its
     # formatting files: about 0.15 s of Adjudication's first view when its list was one, issue 46).
     printed = aibench_paper.load_table(key)
-    st.html(safe_text.html_table(printed, right=safe_text.printed_number_columns(printed)))
+    widgets.html_block(safe_text.html_table(printed, right=safe_text.printed_number_columns(printed)))
     if key == "table2":
         st.caption("Each metric against the human rank. With 5 systems Spearman's rho takes only 21 values "
                    "(0.9 is one swap of neighbours from 1.0), so three metrics tie at 0.9; p is the exact "
                    "one-sided permutation p over all 120 orderings.")
         correlations = plain(aibench_paper.metric_rank_correlations(), digits=4)
-        st.html(safe_text.html_table(correlations, right=safe_text.printed_number_columns(correlations)))
+        widgets.html_block(safe_text.html_table(correlations, right=safe_text.printed_number_columns(correlations)))
     source = widgets.lazy_section("Where these figures come from", key="rs_ab_paper_source_open")
     if source is not None:
         source.markdown(aibench_paper.source_note())

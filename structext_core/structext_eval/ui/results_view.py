@@ -180,7 +180,7 @@ def paper_page() -> None:
     # The table is the heatmap: its printed numbers, each cell tinted by its value (an HTML table, where a
     # chart made a click on "Paper tables" wait for the browser to draw it); the chart is in its PNG and SVG.
     cut, shade = paper.printed_cut(view.table, view.kind)
-    st.html(html_table(cut, shade))
+    widgets.html_block(html_table(cut, shade))
     st.caption(f"Values: {view.metric}; the darker the cell, the higher the value.")
 
     def chart():
