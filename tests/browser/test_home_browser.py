@@ -79,6 +79,13 @@ def test_explore_shows_a_json_sample(readme_server, page, wait_for_app, screensh
     page.get_by_text("640 of 3,712 samples match").wait_for()
     wait_for_app(page)
     assert page.get_by_text("8 · json TR: json-object-by-id").count() == 1
+    # The sample is a number among the 640 (with steps), not a list of their ids; the caption names it.
+    about = page.get_by_test_id("stCaptionContainer").filter(has_text="· format json ·")
+    first = about.inner_text()
+    page.get_by_test_id("stNumberInputStepUp").click()
+    page.get_by_label("Sample (1 to 640)").and_(page.locator("[value='2']")).wait_for()
+    wait_for_app(page)
+    assert about.inner_text() != first and about.inner_text().split(" · ")[0].startswith("test-t")
     page.get_by_role("tab", name="Raw text").click()
     assert page.locator('[data-testid="stException"]').count() == 0
     screenshot(page, "explore-json")

@@ -239,7 +239,7 @@ def test_annotator_in_public_mode_sees_only_suites_in_no_open_study(env, monkeyp
     at = run_page("explore", env["people"]["ann1"])
     assert at.selectbox(key="explore_suite").options == ["test"]
     tasks_in_study = {s["task_id"] for s in env["items"]}
-    sample = next(s for s in env["test"] if s["id"] == at.selectbox(key="explore_sample").value)
+    sample = next(s for s in env["test"] if s["id"] == at.session_state["explore_sample"])
     hint = [i.value for i in at.info]
     assert hint == [sealed.HINT_WITHHELD if sample["task_id"] in tasks_in_study else sample["rule_hint"]]
     at = run_page("results", env["people"]["ann1"], rs_view="heatmap", rs_row="suite", rs_col="model",

@@ -161,7 +161,9 @@ def test_explore_filters_and_shows_one_sample(small_defaults):
     assert "1 of 29 samples match" in at.caption[0].value
     sample = samples.read_jsonl(small_defaults / "suites" / "test.jsonl")
     want = next(s for s in sample if s["task_id"] == 11)
-    assert at.selectbox(key="explore_sample").value == want["id"]
+    assert at.session_state["explore_sample"] == want["id"]
+    assert at.number_input(key="explore_sample_number").value == 1
+    assert at.caption[1].value.startswith(f"**{want['id']}** · format **json**")  # the sample's own id
     assert want["answer"] in [t.value for t in at.text]  # as plain text, every character as it is
     assert want["reference"] not in [c.value for c in at.code]  # the Rendered tab opens first
     assert len(at.json) == 1  # the rendered reference ("Built from" is plain text: no JSON viewer to load)
@@ -205,7 +207,43 @@ def test_explore_switches_suite_and_narrows_to_one(small_defaults):
     at.multiselect(key="explore_formats").select("csv").run()
     at.multiselect(key="explore_tasks").select(1).run()
     assert "1 of 58 samples match" in at.caption[0].value
-    assert at.selectbox(key="explore_sample").value == "test-hard-t01-d2w2-000"
+    assert at.session_state["explore_sample"] == "test-hard-t01-d2w2-000"
+
+
+def _choose(at, sample_id: str) -> None:
+    """Step Explore's sample number until it shows ``sample_id`` (as a person clicks +)."""
+    box = at.number_input(key="explore_sample_number")
+    for number in range(1, int(box.max) + 1):
+        box.set_value(number).run()
+        if at.session_state["explore_sample"] == sample_id:
+            return
+        box = at.number_input(key="explore_sample_number")
+    raise AssertionError(f"{sample_id} is not among the samples Explore offers")
+
+
+def test_explore_chooses_a_sample_by_its_place_and_keeps_it_while_the_filters_match_it(small_defaults):
+    """Issue 46: the sample is a number among those that match (a list of Test's 3,712 ids cost the
+    browser about a quarter of a second a visit); it stays while the filters match it."""
+    at = _explore(small_defaults)
+    rows = samples.read_jsonl(small_defaults / "suites" / "test.jsonl")
+    ids = [s["id"] for s in rows]
+    box = at.number_input(key="explore_sample_number")
+    assert (box.label, box.min, box.max, box.value) == ("Sample (1 to 29)", 1, 29, 1)
+    assert not [b for b in at.selectbox if b.label == "Sample"]  # no list of every id
+    box.increment().run()
+    assert at.session_state["explore_sample"] == ids[1]
+    assert any(c.value.startswith(f"**{ids[1]}** ·") for c in at.caption)
+    third = next(s for s in rows if s["id"] == ids[2])
+    at.number_input(key="explore_sample_number").set_value(3).run()
+    at.multiselect(key="explore_formats").select(third["language"]).run()  # still matches: still shown
+    kept = [s["id"] for s in rows if s["language"] == third["language"]]
+    assert at.session_state["explore_sample"] == third["id"]
+    assert at.number_input(key="explore_sample_number").value == kept.index(third["id"]) + 1
+    assert at.number_input(key="explore_sample_number").max == len(kept)
+    other = next(s for s in rows if s["language"] != third["language"])
+    at.multiselect(key="explore_formats").unselect(third["language"]).select(other["language"]).run()
+    first = next(s["id"] for s in rows if s["language"] == other["language"])
+    assert at.session_state["explore_sample"] == first and at.number_input(key="explore_sample_number").value == 1
 
 
 def test_explore_without_suites_points_to_home(isolated_env):
@@ -280,10 +318,11 @@ def test_explore_long_answer_scrolls_in_its_frame_and_long_raw_text_pages(isolat
     page = next(c.value for c in at.code if c.value.startswith("  801  "))
     assert page.split("\n")[-1] == f" 1200  {lines[1199]}"
     # A short answer takes the space it needs; a short reference is shown whole, highlighted.
-    at.selectbox(key="explore_sample").select(short["id"]).run()
+    _choose(at, short["id"])
     answer = next(t for t in at.text if t.value == short["answer"])
     assert not _block_holding(at._tree, answer).proto.height_config.HasField("pixel_height")
-    assert short["reference"] in [c.value for c in at.code] and not at.number_input
+    assert short["reference"] in [c.value for c in at.code]
+    assert [n.key for n in at.number_input] == ["explore_sample_number"]  # no pages of raw text
 
 
 def test_explore_names_a_suite_file_that_does_not_read(isolated_env):
@@ -468,7 +507,7 @@ def test_explore_first_view_draws_a_small_table_as_markdown_and_a_long_one_in_a_
     header, body = small["reference"].split("\n\n")[0].split("\n")[:2]
     assert len(tables) == 2 and tables[0].split("\n")[0] == "| " + " | ".join(header.split(",")) + " |"
     assert tables[0].split("\n")[2] == "| " + " | ".join(body.split(",")) + " |"  # each cell as written
-    at.selectbox(key="explore_sample").select("tables-long").run()
+    _choose(at, "tables-long")
     assert not at.exception
     [grid] = at.dataframe
     assert len(grid.value) == rows and grid.value["name"].iloc[0] == "*n0*"

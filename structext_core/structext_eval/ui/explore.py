@@ -21,6 +21,8 @@ ANSWER_LINES_IN_FULL = 12
 ANSWER_FRAME = 300
 #: A reference's table of at most this many rows is drawn as Markdown, a longer one as a scrolling grid.
 MARKDOWN_TABLE_ROWS = 25
+#: The sample shown (its id) and its place among the samples that match (the number a person sets).
+SAMPLE_KEY, SAMPLE_NUMBER_KEY = "explore_sample", "explore_sample_number"
 
 
 
@@ -105,6 +107,28 @@ def choose_filters(index) -> tuple[list, list, list, list]:
     return tuple(chosen)
 
 
+def _follow_number(ids: list[str]) -> None:
+    """The number typed or stepped to (:func:`choose_sample`) names the sample: the one at that place
+    among the ``ids`` the person saw when they changed it."""
+    number = st.session_state.get(SAMPLE_NUMBER_KEY) or 1
+    st.session_state[SAMPLE_KEY] = ids[min(max(int(number), 1), len(ids)) - 1]
+
+
+def choose_sample(ids: list[str], where=st) -> str:
+    """The sample shown, chosen by its place among ``ids`` (the samples that match, in order): a number
+    with steps to the next and the one before, not a list of every id (a Test suite's 3,712 options
+    cost the browser about a quarter of a second on each visit; issue 46). The sample stays when the
+    filters change and still match it; otherwise the first that matches is shown."""
+    state = st.session_state
+    if state.get(SAMPLE_KEY) not in ids:
+        state[SAMPLE_KEY] = ids[0]
+    state[SAMPLE_NUMBER_KEY] = ids.index(state[SAMPLE_KEY]) + 1
+    where.number_input(f"Sample (1 to {len(ids):,})", min_value=1, max_value=len(ids), step=1,
+                       key=SAMPLE_NUMBER_KEY, on_change=_follow_number, args=(ids,),
+                       help="Its place among the samples that match the filters, in the order of their ids.")
+    return state[SAMPLE_KEY]
+
+
 def explore_view(db, user) -> None:
     """The view, for ``user`` (its page has checked that they may open Explore)."""
     files = suites.suite_files()
@@ -145,16 +169,12 @@ def explore_view(db, user) -> None:
     right.download_button(
         f"Download {len(ids):,} as JSONL", data=lambda: explore.selection_jsonl(by_id[i] for i in ids),
         file_name=f"{suite_name}-selection.jsonl", mime="application/jsonl", key="explore_download")
-    current = st.session_state.get("explore_sample")
-    if current not in ids:
-        st.session_state["explore_sample"] = ids[0]
-    sample_id = left.selectbox("Sample", ids, key="explore_sample",
-                               format_func=lambda i: f"{i}  ({by_id[i]['language']}, {len(by_id[i]['reference']):,} chars)")
+    sample_id = choose_sample(ids, left)
     sample = by_id[sample_id]
     task = TASKS[sample["task_id"]]
 
     st.subheader(explore.task_label(task.task_id))
-    st.caption(markdown_text(f"format **{sample['language']}** · category **{sample['task']}** · depth "
+    st.caption(markdown_text(f"**{sample_id}** · format **{sample['language']}** · category **{sample['task']}** · depth "
                              f"**{sample['depth']}** · width **{sample['width']}** · col **{sample['col']}** · seed "
                              f"**{sample['seed']}** · {len(sample['reference']):,} characters"))
 
