@@ -102,6 +102,12 @@ def _typed(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+def source_count(frame: pd.DataFrame) -> int:
+    """How many rows :func:`describe_sources` has, without making them (the page's note counts the
+    sources on every run; the table is made when its box is opened)."""
+    return int(frame["source"].nunique()) if len(frame) else 0
+
+
 def describe_sources(frame: pd.DataFrame) -> pd.DataFrame:
     """Per source (file or study): rows, models, prompts and suites, for the page's data note."""
     if frame.empty:

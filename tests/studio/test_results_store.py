@@ -222,6 +222,8 @@ def test_describe_sources(frame):
     sources = results_frame.describe_sources(frame)
     assert set(sources["source"]) == {"upload:hard.jsonl", "upload:test.jsonl", "human-study:pilot"}
     assert sources["rows"].sum() == len(frame)
+    assert results_frame.source_count(frame) == len(sources) == 3  # the note's count, without the table
+    assert results_frame.source_count(frame.iloc[:0]) == len(results_frame.describe_sources(frame.iloc[:0])) == 0
 
 
 # ---------------------------------------------------------------- both ROUGE-L metrics, typed uploads

@@ -693,3 +693,11 @@ def test_a_closed_settings_box_says_what_it_keeps_on():
         "Settings: paper ROUGE-L ≥ 0.5 · people each person · minimum n 3 · rows task category × columns depth "
         "(all by mean).")
     assert result_options.settings_line(result_options.ValueChoice(metric="bleu")) == "Settings: BLEU."
+
+
+@pytest.mark.parametrize("dtype", ["string", "str", "object", "category"])
+def test_human_mask_finds_people_in_every_kind_of_model_column(dtype):
+    """People's rows (``human`` and ``human:<name>``), whatever the column's type, a missing model none."""
+    models = ["gpt-4o", "human", "human:ann1", None, "humanoid", "x-human:y", "human:"]
+    frame = pd.DataFrame({"model": pd.Series(models, dtype=dtype)})
+    assert people_vs_models.human_mask(frame).tolist() == [False, True, True, False, False, False, True]

@@ -324,17 +324,18 @@ def imported_page(db, user, db_path: str, version: tuple, scope: access.ResultsS
 
 
 def sources_block(frame_all: pd.DataFrame, user) -> None:
-    sources = results_frame.describe_sources(frame_all)
+    n_sources = results_frame.source_count(frame_all)  # the table itself is made once its box is opened
     if access.restricted(access.role_of(user)):
         st.caption(f"{len(frame_all):,} scored model results of the suites in no open study (public read-only "
                    "mode); samples of open studies and human results are left out.")
     else:
-        st.caption(f"{plural(len(frame_all), 'scored result')} from {plural(len(sources), 'source')}: imported files (kept in "
+        st.caption(f"{plural(len(frame_all), 'scored result')} from {plural(n_sources, 'source')}: imported files (kept in "
                    "the database) and the human baseline studies (models `human:<annotator>` and the pool "
                    "`human`).")
     # drawn only while open (opening it reruns the view): a grid costs the page about 0.6 s
-    box = st.expander(f"Sources ({len(sources):,})", key="rs_sources_open", on_change="rerun")
+    box = st.expander(f"Sources ({n_sources:,})", key="rs_sources_open", on_change="rerun")
     if box.open:
+        sources = results_frame.describe_sources(frame_all)
         with box:
             st.dataframe(sources, hide_index=True)
             exports("sources", table=sources)
