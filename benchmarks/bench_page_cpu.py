@@ -5,7 +5,8 @@ this one finds where time goes on a busy one. The database is the one ``bench_pa
 (its ``PREPARE``: an admin, ``--annotators`` annotators who each answered ``--answers`` questions of a
 Test-Hard study, two small studies more). Each page is opened through app.py in Streamlit's AppTest
 as the admin, in a new session each time (as a page opened from its address), after one visit that
-fills the server's caches; printed: the CPU time of the script run's thread (the median and the least
+fills the server's caches (the pages of ``pages/``: a benchmark's own page, opened this way, runs Home,
+and the script stops saying so); printed: the CPU time of the script run's thread (the median and the least
 of ``--repeat``), and with ``--profile PAGE`` that page's cProfile, the slowest functions first.
 
     .venv/bin/python benchmarks/bench_page_cpu.py
@@ -32,6 +33,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_pages import ADMIN, PASSWORD, PREPARE  # noqa: E402 - the same database as the page times
 
+#: What Home draws as its title (pages/home.py): a visit that draws it ran Home, not the page asked for.
+HOME_TITLE = "StrucText Studio"
 PAGES = ("home", "explore", "results", "study_admin", "adjudication", "accounts")
 
 
@@ -93,7 +96,8 @@ def measure(args) -> None:
     print(f"{'page':<24} {'median ms':>9} {'least ms':>8}  (CPU of the run's thread; load {os.getloadavg()[0]:.1f})")
     for key in args.pages:
         page = access.page(key).file
-        page = page if os.path.isabs(page) else str(ROOT / "pages" / page)
+        # AppTest finds a page by its path from app.py's folder (given another, it runs Home instead)
+        page = os.path.relpath(page, ROOT) if os.path.isabs(page) else f"pages/{page}"
         times = []
         for visit in range(args.repeat + 1 + (key == args.profile)):
             at = session()
@@ -104,6 +108,10 @@ def measure(args) -> None:
             at.run()
             if at.exception:
                 raise SystemExit(f"{key}: {at.exception[0].value}")
+            if not visit and key != "home" and HOME_TITLE in [title.value for title in at.title]:
+                raise SystemExit(f"{key}: AppTest ran Home, not {page} (a benchmark's own page, in its package, "
+                                 "is not opened through app.py by AppTest's switch_page): its time in the browser "
+                                 "is bench_pages.py's")
             if profiled:
                 pstats.Stats(profiler[0]).sort_stats("cumulative").print_stats(40)
                 profiler[0] = None
