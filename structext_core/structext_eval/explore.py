@@ -57,12 +57,16 @@ def task_choices(index: pd.DataFrame, formats: Iterable[str] | None = None) -> l
     return [t for t in sorted(TASKS) if t in present and (not chosen or TASKS[t].language in chosen)]
 
 
-def filter_index(index: pd.DataFrame, formats=None, task_ids=None, depths=None, widths=None) -> pd.DataFrame:
-    """Rows matching every given filter (an empty or None filter keeps everything)."""
+def filter_index(index: pd.DataFrame, formats=None, task_ids=None, depths=None, widths=None,
+                 id_contains: str | None = None) -> pd.DataFrame:
+    """Rows matching every given filter (an empty or None filter keeps everything); ``id_contains``:
+    the text the id must contain, as written (no pattern)."""
     mask = pd.Series(True, index=index.index)
     for column, wanted in (("format", formats), ("task_id", task_ids), ("depth", depths), ("width", widths)):
         if wanted:
             mask &= index[column].isin(list(wanted))
+    if id_contains:
+        mask &= index["id"].astype(str).str.contains(id_contains, regex=False).to_numpy(dtype=bool)
     return index[mask]
 
 

@@ -246,6 +246,26 @@ def test_explore_chooses_a_sample_by_its_place_and_keeps_it_while_the_filters_ma
     assert at.session_state["explore_sample"] == first and at.number_input(key="explore_sample_number").value == 1
 
 
+def test_explore_finds_samples_by_a_part_of_their_id_and_keeps_the_filter_with_the_box_closed(small_defaults):
+    """The sample's number has no list of ids to type into: the filters' box keeps the samples whose id
+    contains a text (drawn, like the other filters, only while the box is open)."""
+    suites.load_or_generate("test", data_dir=small_defaults / "suites")
+    rows = samples.read_jsonl(small_defaults / "suites" / "test.jsonl")
+    at = explore_page(filters_open=True).run()
+    want = rows[7]["id"]
+    at.text_input(key="explore_id_text").input(want[5:]).run()  # the id without its "test-" start
+    assert "1 of 29 samples match" in at.caption[0].value
+    assert at.session_state["explore_sample"] == want
+    at.session_state["explore_filters_open"] = False  # closed: nothing drawn, the filter still on
+    at.run()
+    assert not at.text_input and at.caption[0].value == markdown_text(f"Filters on: id contains “{want[5:]}”.")
+    assert "1 of 29 samples match" in at.caption[1].value and at.session_state["explore_sample"] == want
+    at.session_state["explore_filters_open"] = True
+    at.run()
+    at.text_input(key="explore_id_text").input("no such id").run()
+    assert "0 of 29 samples match" in at.caption[0].value and any("No sample matches" in i.value for i in at.info)
+
+
 def test_explore_without_suites_points_to_home(isolated_env):
     at = explore_page(30).run()
     assert any("open Home" in w.value for w in at.warning)

@@ -19,6 +19,17 @@ def test_filters_combine_and_empty_filters_keep_all(rows):
     assert explore.filter_index(index, task_ids=[8], widths=[3]).empty
 
 
+def test_the_id_filter_keeps_ids_containing_the_text_as_written(rows):
+    index = explore.index_frame(rows)
+    part = rows[4]["id"][-8:]  # e.g. "d2w1-001": the end of one id, shared by others of its cell
+    kept = explore.filter_index(index, id_contains=part)
+    assert list(kept["id"]) == [r["id"] for r in rows if part in r["id"]] and len(kept) >= 1
+    assert explore.filter_index(index, id_contains=".*").empty  # text, not a pattern
+    assert len(explore.filter_index(index, id_contains="")) == len(rows)
+    both = explore.filter_index(index, formats=[rows[4]["language"]], id_contains=part)
+    assert set(both["format"]) == {rows[4]["language"]} and set(both["id"]) <= set(kept["id"])
+
+
 def test_choices_follow_the_suite_and_the_chosen_formats(rows):
     index = explore.index_frame(rows)
     assert explore.format_choices(index) == ["tree", "csv", "json", "yaml", "xml", "markdown", "latex", "org"]

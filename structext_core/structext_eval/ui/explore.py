@@ -67,15 +67,19 @@ SHOW_PREVIEW = {
 #: The filters' box (open: drawn; closed: not, its filters kept on) and each filter's key.
 FILTERS_OPEN = "explore_filters_open"
 FILTER_KEYS = ("explore_formats", "explore_tasks", "explore_depths", "explore_widths")
+#: The text a sample's id must contain (a filter in the same box).
+ID_KEY = "explore_id_text"
 
 
-def choose_filters(index) -> tuple[list, list, list, list]:
-    """The formats, tasks, depths and widths chosen, in a box whose boxes are drawn only while it is
-    open (its four multiselects cost a first view about a third of a second in the browser); closed,
-    the filters chosen stay on and a caption says which. A filter's value is kept under
-    ``<key>_kept``, as Streamlit forgets a widget it did not draw; values the suite does not have
-    (another suite chosen meanwhile) drop out."""
+def choose_filters(index) -> tuple[list, list, list, list, str]:
+    """The formats, tasks, depths and widths chosen, and the text the ids must contain, in a box whose
+    boxes are drawn only while it is open (its four multiselects cost a first view about a third of a
+    second in the browser); closed, the filters chosen stay on and a caption says which. A filter's
+    value is kept under ``<key>_kept``, as Streamlit forgets a widget it did not draw; values the suite
+    does not have (another suite chosen meanwhile) drop out."""
     state = st.session_state
+    if ID_KEY not in state and f"{ID_KEY}_kept" in state:
+        state[ID_KEY] = state[f"{ID_KEY}_kept"]
     options = {"explore_formats": explore.format_choices(index),
                "explore_depths": sorted(index["depth"].unique().tolist()),
                "explore_widths": sorted(index["width"].unique().tolist())}
@@ -88,9 +92,13 @@ def choose_filters(index) -> tuple[list, list, list, list]:
     tasks = explore.task_choices(index, state.get("explore_formats") or [])
     if "explore_tasks" in state:
         state["explore_tasks"] = [t for t in state["explore_tasks"] if t in tasks]
-    box = st.expander("Filters: format, task, depth, width", key=FILTERS_OPEN, on_change="rerun",
+    box = st.expander("Filters: format, task, depth, width, id", key=FILTERS_OPEN, on_change="rerun",
                       icon=":material/filter_list:")
     if box.open:
+        box.text_input("Id contains", key=ID_KEY, max_chars=200, placeholder="Any (e.g. t05-d2w1)",
+                       help="Keeps the samples whose id contains this text, as written. An id reads suite, task, "
+                            "depth and width, then a number: test-t05-d2w1-003.")
+        state[f"{ID_KEY}_kept"] = state.get(ID_KEY) or ""
         c = box.columns([2, 3, 1, 1])
         c[0].multiselect("Format", options["explore_formats"], key="explore_formats", placeholder="Any")
         c[1].multiselect("Task", explore.task_choices(index, state.get("explore_formats") or []),
@@ -100,11 +108,13 @@ def choose_filters(index) -> tuple[list, list, list, list]:
         for key in FILTER_KEYS:
             state[f"{key}_kept"] = list(state.get(key) or [])
     chosen = [list(state.get(key) or []) for key in FILTER_KEYS]
-    if not box.open and any(chosen):
+    id_text = str(state.get(ID_KEY) or "")
+    if not box.open and (any(chosen) or id_text):
         named = zip(("format", "task", "depth", "width"), chosen, (str, explore.task_label, str, str))
-        st.caption(markdown_text("Filters on: " + "; ".join(f"{name} {', '.join(map(label, values))}"
-                                                            for name, values, label in named if values) + "."))
-    return tuple(chosen)
+        on = [f"{name} {', '.join(map(label, values))}" for name, values, label in named if values]
+        on += [f"id contains “{id_text}”"] if id_text else []
+        st.caption(markdown_text("Filters on: " + "; ".join(on) + "."))
+    return (*chosen, id_text)
 
 
 def _follow_number(ids: list[str]) -> None:
@@ -157,8 +167,8 @@ def explore_view(db, user) -> None:
         view = view.keep(hidden.keep(view.rows))
     index, by_id = view.index, view.by_id
 
-    formats, task_ids, depths, widths = choose_filters(index)
-    selected = explore.filter_index(index, formats, task_ids, depths, widths)
+    formats, task_ids, depths, widths, id_text = choose_filters(index)
+    selected = explore.filter_index(index, formats, task_ids, depths, widths, id_contains=id_text)
     st.caption(f"{len(selected):,} of {plural(len(index), 'sample')} match.")
     if selected.empty:
         st.info("No sample matches these filters.")
