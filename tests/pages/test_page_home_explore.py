@@ -264,6 +264,10 @@ def test_explore_finds_samples_by_a_part_of_their_id_and_keeps_the_filter_with_t
     at.run()
     at.text_input(key="explore_id_text").input("no such id").run()
     assert "0 of 29 samples match" in at.caption[0].value and any("No sample matches" in i.value for i in at.info)
+    at.session_state["explore_id_text"] = "x" * 10_000  # past the box's limit (a message not from the box)
+    at.session_state["explore_filters_open"] = False
+    at.run()
+    assert at.caption[0].value == markdown_text(f"Filters on: id contains “{'x' * 200}”.")
 
 
 def test_explore_without_suites_points_to_home(isolated_env):

@@ -67,8 +67,8 @@ SHOW_PREVIEW = {
 #: The filters' box (open: drawn; closed: not, its filters kept on) and each filter's key.
 FILTERS_OPEN = "explore_filters_open"
 FILTER_KEYS = ("explore_formats", "explore_tasks", "explore_depths", "explore_widths")
-#: The text a sample's id must contain (a filter in the same box).
-ID_KEY = "explore_id_text"
+#: The text a sample's id must contain (a filter in the same box), at most this many characters.
+ID_KEY, ID_MAX_CHARS = "explore_id_text", 200
 
 
 def choose_filters(index) -> tuple[list, list, list, list, str]:
@@ -95,7 +95,7 @@ def choose_filters(index) -> tuple[list, list, list, list, str]:
     box = st.expander("Filters: format, task, depth, width, id", key=FILTERS_OPEN, on_change="rerun",
                       icon=":material/filter_list:")
     if box.open:
-        box.text_input("Id contains", key=ID_KEY, max_chars=200, placeholder="Any (e.g. t05-d2w1)",
+        box.text_input("Id contains", key=ID_KEY, max_chars=ID_MAX_CHARS, placeholder="Any (e.g. t05-d2w1)",
                        help="Keeps the samples whose id contains this text, as written. An id reads suite, task, "
                             "depth and width, then a number: test-t05-d2w1-003.")
         state[f"{ID_KEY}_kept"] = state.get(ID_KEY) or ""
@@ -108,7 +108,7 @@ def choose_filters(index) -> tuple[list, list, list, list, str]:
         for key in FILTER_KEYS:
             state[f"{key}_kept"] = list(state.get(key) or [])
     chosen = [list(state.get(key) or []) for key in FILTER_KEYS]
-    id_text = str(state.get(ID_KEY) or "")
+    id_text = str(state.get(ID_KEY) or "")[:ID_MAX_CHARS]  # the box's limit, kept by a forged message too
     if not box.open and (any(chosen) or id_text):
         named = zip(("format", "task", "depth", "width"), chosen, (str, explore.task_label, str, str))
         on = [f"{name} {', '.join(map(label, values))}" for name, values, label in named if values]
