@@ -5,6 +5,7 @@ Researchers and admins see every suite; visitors and annotators only in public r
 and then only suites in no open study, without any sample of an open study (``access``).
 """
 
+import copy
 import json
 
 import streamlit as st
@@ -69,6 +70,8 @@ FILTERS_OPEN = "explore_filters_open"
 FILTER_KEYS = ("explore_formats", "explore_tasks", "explore_depths", "explore_widths")
 #: The text a sample's id must contain (a filter in the same box), at most this many characters.
 ID_KEY, ID_MAX_CHARS = "explore_id_text", 200
+#: Every filter of the box, each kept under ``<key>_kept`` while the box is closed.
+KEPT_KEYS = (*FILTER_KEYS, ID_KEY)
 
 
 def choose_filters(index) -> tuple[list, list, list, list, str]:
@@ -78,12 +81,10 @@ def choose_filters(index) -> tuple[list, list, list, list, str]:
     value is kept under ``<key>_kept``, as Streamlit forgets a widget it did not draw; values the suite
     does not have (another suite chosen meanwhile) drop out."""
     state = st.session_state
-    if ID_KEY not in state and f"{ID_KEY}_kept" in state:
-        state[ID_KEY] = state[f"{ID_KEY}_kept"]
     options = {"explore_formats": explore.format_choices(index),
                "explore_depths": sorted(index["depth"].unique().tolist()),
                "explore_widths": sorted(index["width"].unique().tolist())}
-    for key in FILTER_KEYS:
+    for key in KEPT_KEYS:
         if key not in state and f"{key}_kept" in state:
             state[key] = state[f"{key}_kept"]
     for key, offered in options.items():
@@ -98,15 +99,14 @@ def choose_filters(index) -> tuple[list, list, list, list, str]:
         box.text_input("Id contains", key=ID_KEY, max_chars=ID_MAX_CHARS, placeholder="Any (e.g. t05-d2w1)",
                        help="Keeps the samples whose id contains this text, as written. An id reads suite, task, "
                             "depth and width, then a number: test-t05-d2w1-003.")
-        state[f"{ID_KEY}_kept"] = state.get(ID_KEY) or ""
         c = box.columns([2, 3, 1, 1])
         c[0].multiselect("Format", options["explore_formats"], key="explore_formats", placeholder="Any")
         c[1].multiselect("Task", explore.task_choices(index, state.get("explore_formats") or []),
                          format_func=explore.task_label, key="explore_tasks", placeholder="Any")
         c[2].multiselect("Depth", options["explore_depths"], key="explore_depths", placeholder="Any")
         c[3].multiselect("Width", options["explore_widths"], key="explore_widths", placeholder="Any")
-        for key in FILTER_KEYS:
-            state[f"{key}_kept"] = list(state.get(key) or [])
+        for key in KEPT_KEYS:
+            state[f"{key}_kept"] = copy.copy(state.get(key))  # a list of choices, or the id's text
     chosen = [list(state.get(key) or []) for key in FILTER_KEYS]
     id_text = str(state.get(ID_KEY) or "")[:ID_MAX_CHARS]  # the box's limit, kept by a forged message too
     if not box.open and (any(chosen) or id_text):
