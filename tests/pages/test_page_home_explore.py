@@ -66,7 +66,7 @@ def test_home_generates_missing_default_suites_with_progress(small_defaults, mon
     assert not at.exception
     assert any("Generated test, test-hard in" in s.value for s in at.success)
     assert [e.label.split(":")[0] for e in at.expander] == ["**test**", "**test-hard**"]
-    assert any(m.value.startswith("**29 samples** · ") for m in at.markdown)
+    assert at.expander[0].label.startswith("**test**: 29 samples · ")
     # The second visit reads the files instead of generating again.
     again = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60).run()
     assert not again.exception and not again.success
@@ -102,6 +102,7 @@ def test_home_shows_server_paths_to_admins_only(small_defaults, user):
     at = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60)
     if user:
         at.session_state["user"] = user
+    at.session_state["home_suite_test"] = True  # its box, opened (drawn only while open)
     at.run()
     assert not at.exception
     shown = " ".join(c.value for c in at.caption) + " ".join(s.value for s in at.success)
@@ -109,6 +110,7 @@ def test_home_shows_server_paths_to_admins_only(small_defaults, user):
     assert "Suite: **test**" in [c.value.split(" (")[0] for c in at.caption]
     admin = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60)
     admin.session_state["user"] = {"id": 1, "username": "lead", "role": "admin"}
+    admin.session_state["home_suite_test"] = True
     admin.run()
     assert any(f"File: `{small_defaults / 'suites' / 'test.jsonl'}`" in c.value for c in admin.caption)
 
@@ -120,14 +122,19 @@ ADMIN = {"id": 1, "username": "lead", "role": "admin"}
 def test_home_first_view_sends_no_table_element_nor_form(small_defaults, user):
     """Issue 46: Home drew 4 dataframes and the admin's two forms (selectbox, number inputs, text inputs,
     multiselects) on every visit, 2 s in the browser. Now its suite tables are Markdown and the forms
-    are sections drawn once opened; the figures a person reads first are all there."""
+    are sections drawn once opened; the figures a person reads first are all there, in the suites' labels,
+    whose tables are drawn once opened (open, they were ten elements of every visit)."""
     for name in ("test", "test-hard"):
         suites.load_or_generate(name, data_dir=small_defaults / "suites")
     at = _home(user)
     assert not at.exception
     assert heavy(at) == {} and not at.metric  # st.metric loads a number formatter and a chart library
-    figures = [m.value for m in at.markdown if " samples** · " in m.value]  # each default suite's figures, at once
-    assert [f.split(" samples")[0] for f in figures] == ["**29", "**58"] and "**8 formats**" in figures[0]
+    figures = [e.label for e in at.expander if " samples · " in e.label]  # each default suite's figures, at once
+    assert [f.split(" samples")[0] for f in figures] == ["**test**: 29", "**test-hard**: 58"]
+    assert "· 8 formats ·" in figures[0]
+    assert not any(m.value.startswith("| format |") for m in at.markdown)  # the tables: once opened
+    at.session_state["home_suite_test"] = at.session_state["home_suite_test-hard"] = True
+    at.run()
     tables = [m.value for m in at.markdown if m.value.startswith("| format |")]
     rows = samples.read_jsonl(small_defaults / "suites" / "test.jsonl")
     csv = [r for r in rows if r["language"] == "csv"]  # the by-format row of csv, counted from the file
@@ -446,10 +453,10 @@ def test_home_shows_an_annotator_their_open_studies(small_defaults):
     assert [h.value for h in at.subheader][0] == "Your studies" and at.expander[0].label == "About the benchmarks"
     assert not any(h.value == "Suites" for h in at.header) and not any("Suite:" in c.value for c in at.caption)
     # the benchmarks are drawn once the box is opened (closed, the browser drew them on every visit)
-    assert "StrucText-Eval" not in [h.value for h in at.subheader]
+    assert "StrucText-Eval" not in card_titles(at)
     at.session_state["home_about_open"] = True
     at.run()
-    assert not at.exception and "StrucText-Eval" in [h.value for h in at.subheader]
+    assert not at.exception and "StrucText-Eval" in card_titles(at)
 
 
 def test_home_tells_an_annotator_without_work_so(small_defaults):
@@ -486,6 +493,11 @@ def test_the_navigation_lists_only_pages_with_work_for_the_person(small_defaults
     assert "Human baseline" not in listed(admin) and {"Studies", "Accounts", "Explore"} <= listed(admin)
 
 
+def card_titles(at) -> list[str]:
+    """The benchmarks' cards on Home, by their titles (each card is one Markdown block, headed ``#### ``)."""
+    return [m.value.split("\n", 1)[0].removeprefix("#### ") for m in at.markdown if m.value.startswith("#### ")]
+
+
 def _home(user=None):
     """Home as ``user`` sees it, an annotator's *About the benchmarks* opened."""
     at = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60)
@@ -499,7 +511,7 @@ def test_home_presents_both_benchmarks_and_where_to_go(small_defaults):
     """Issue 32, item 6 (failed on 820246e: Home never mentioned AIBench)."""
     at = _home()
     assert not at.exception
-    assert [h.value for h in at.subheader][:2] == ["StrucText-Eval", "AIBench"]
+    assert card_titles(at)[:2] == ["StrucText-Eval", "AIBench"]
     text = "\n".join(m.value for m in at.markdown)
     assert "[**Results**](results?benchmark=aibench)" in text  # Results opened on AIBench
     assert "question_review" not in text and "explore" not in text  # a visitor cannot open them

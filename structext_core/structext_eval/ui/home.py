@@ -66,16 +66,15 @@ def home_view(db, user) -> None:
                    else "No suites yet: an admin generates them on this page.")
     for path in files:
         stats = ui_suites.load_summary(path)
-        # Drawn only while open (the default suites open first); its tables are Markdown, which costs
-        # the browser nothing more, where a table element (st.dataframe) took it half a second to load.
-        box = st.expander(f"**{markdown_text(path.stem)}**: {plural(stats['samples'], 'sample')}",
-                          expanded=path.stem in suites.SUITES, key=f"home_suite_{path.stem}", on_change="rerun")
+        # The figures in the label, its tables drawn only while it is open (opening it reruns the page): open
+        # on every visit, the default suites' boxes were ten of Home's elements. The tables are Markdown, where
+        # a table element (st.dataframe) took it half a second to load; the figures are one line, where
+        # four st.metric loaded a number formatter and a chart library of their own.
+        box = st.expander(f"**{markdown_text(path.stem)}**: {suite_figures(stats)}", key=f"home_suite_{path.stem}",
+                          on_change="rerun")
         if not box.open:
             continue
         with box:
-            # One line of figures, not four st.metric: those load the browser a number formatter and a chart
-            # library of their own, about 0.2 s of Home's first view.
-            st.markdown(suite_figures(stats))
             left, right = st.columns(2)
             left.caption("By format")
             left.markdown(markdown_table(stats["format"]))
@@ -91,9 +90,9 @@ def home_view(db, user) -> None:
 
 
 def suite_figures(stats: dict) -> str:
-    """A suite's headline figures as one Markdown line."""
-    return (f"**{plural(stats['samples'], 'sample')}** · **{plural(stats['formats'], 'format')}** · "
-            f"**{plural(stats['tasks'], 'task')}** · mean reference **{stats['mean_reference']:,.0f}** characters")
+    """A suite's headline figures in a few words (its box's label)."""
+    return (f"{plural(stats['samples'], 'sample')} · {plural(stats['formats'], 'format')} · "
+            f"{plural(stats['tasks'], 'task')} · mean reference {stats['mean_reference']:,.0f} characters")
 
 
 def generate_form() -> None:
