@@ -195,7 +195,7 @@ def test_a_newcomers_first_hour(app_server, app_env, page, browser, wait_for_app
     page.get_by_text("All items:").first.wait_for()
     caption = page.get_by_text("All items:").first.inner_text()
     assert "3 results of people" in caption and "6 of models" in caption  # each answer once
-    marks = page.locator('[data-testid="stVegaLiteChart"] path[aria-roledescription="rect mark"]')
+    marks = page.locator(".sx-hm td[data-cell]")  # the heatmap's cells (a tinted table), each describing itself
     marks.first.wait_for()
     labels = [marks.nth(i).get_attribute("aria-label") or "" for i in range(marks.count())]
     assert any("model: newcomer" in label for label in labels) and any("model: human" in label for label in labels)

@@ -50,6 +50,14 @@ def charts_drawn(page, count: int | None = None):
     return n
 
 
+def heatmap_drawn(page):
+    """Wait until the heatmap, a tinted table, has drawn its cells (and no chart library drew it); its cells."""
+    cells = page.locator(".sx-hm td[data-cell]")
+    cells.first.wait_for(state="visible")
+    assert page.locator('[data-testid="stVegaLiteChart"]').count() == 0
+    return cells
+
+
 def choose(page, wait_for_app, label: str, option: str):
     pick_option(page, page.get_by_label(label, exact=True), page.get_by_role("option", name=option, exact=True))
     settle(page, wait_for_app)
@@ -91,7 +99,7 @@ def open_results(page, url, wait_for_app):
 
 def test_imported_heatmap_and_drill_down(page, results_url, wait_for_app, screenshot):
     open_results(page, results_url, wait_for_app)
-    charts_drawn(page, 1)
+    heatmap_drawn(page)
     assert page.get_by_text("Samples behind a cell").is_visible()
     for label in ("PNG", "SVG", "CSV"):
         # (the Sources expander, still closed, holds another CSV button)
@@ -104,15 +112,15 @@ def test_imported_heatmap_and_drill_down(page, results_url, wait_for_app, screen
     # the paper's ROUGE-L instead of ours: the title says so
     page.get_by_text("paper (the authors': the whole response)", exact=True).click()
     settle(page, wait_for_app)
-    charts_drawn(page, 1)
+    heatmap_drawn(page)
     no_exception(page)
-    assert page.locator('[data-testid="stVegaLiteChart"]').get_by_text("paper ROUGE-L ≥ 0.75 (%) by model and format").count()
+    assert page.locator(".sx-hm").get_by_text("paper ROUGE-L ≥ 0.75 (%) by model and format").count()
     shoot(page, screenshot, "results_heatmap_paper_metric")
     page.get_by_text("strict (ours: the extracted answer)", exact=True).click()
     settle(page, wait_for_app)
     choose(page, wait_for_app, "Rows", "task category")
     choose(page, wait_for_app, "Columns", "depth")
-    charts_drawn(page, 1)
+    heatmap_drawn(page)
     no_exception(page)
     shoot(page, screenshot, "results_heatmap_task_depth")
     page.get_by_text("Samples behind a cell").click()  # a box drawn when opened (or when a cell is clicked)
@@ -168,8 +176,9 @@ def test_each_view_and_each_paper_table_renders(page, results_url, wait_for_app,
 
 
 def test_chart_downloads_are_png_and_svg(page, results_url, wait_for_app, tmp_path):
+    """The heatmap is a table on the page and the Vega-Lite chart in its files."""
     open_results(page, results_url, wait_for_app)
-    charts_drawn(page, 1)
+    heatmap_drawn(page)
     for label, magic in (("PNG", b"\x89PNG\r\n\x1a\n"), ("SVG", b"<svg")):
         with page.expect_download(timeout=60_000) as info:
             # (not the chart toolbar's own "Download as PNG": our buttons under the chart)
@@ -214,13 +223,13 @@ def test_admin_bad_upload_names_the_line_and_imports_nothing(page, app_env, resu
 
 def test_clicking_a_heatmap_cell_drills_into_it(page, results_url, wait_for_app, screenshot):
     open_results(page, results_url, wait_for_app)
-    charts_drawn(page, 1)
-    cells = page.locator('[data-testid="stVegaLiteChart"] path[aria-roledescription="rect mark"]')
+    cells = heatmap_drawn(page)
     target = cells.nth(cells.count() - 1)  # the bottom-right cell: not the drill-down's default
-    label = target.get_attribute("aria-label")  # Vega describes each mark: "model: weak; format: json; ..."
+    label = target.get_attribute("aria-label")  # each cell describes itself: "model: weak; format: json; ..."
     described = dict(part.split(": ", 1) for part in label.split("; "))
-    target.click(position={"x": 4, "y": 4})  # a corner: the printed number is a separate mark
+    target.click()
     settle(page, wait_for_app)
+    expect(cells.nth(cells.count() - 1)).to_have_class("sx-hm-picked")  # outlined: the cell shown below
     no_exception(page)
     boxes = page.get_by_test_id("stSelectbox")
     row_box = boxes.filter(has=page.get_by_text("model", exact=True)).last

@@ -12,7 +12,9 @@ from streamlit.testing.v1 import AppTest
 
 from structext_core.structext_eval import paper, results_frame, results_store
 from structext_core.studio import storage
+from structext_core.ui import heatmap_table as heatmap_widget
 from structext_core.views import comparisons, leaderboards, people_vs_models, result_options
+from structext_core.views import heatmap_table as heatmap_data
 from tests.pages.html_tables import html_table_tints, html_tables
 from tests.pages.text_blocks import text_blocks
 from tests.results_data import build_dataset, hard_samples, make_test_and_real_samples, result_lines
@@ -63,8 +65,13 @@ def open_page(user=RESEARCHER, boxes=(), settings_open=True) -> AppTest:
 
 
 def charts(at):
-    """(spec, [datasets as DataFrames]) of every Altair chart on the page."""
+    """(spec, [datasets as DataFrames]) of every chart on the page: first the heatmap drawn as a table (its
+    data: titles, rows and columns in order, and its cells as the frame), then every Altair chart."""
     out = []
+    for element in at.get("bidi_component"):
+        if element.proto.component_name.endswith(heatmap_widget.COMPONENT_NAME):
+            data = json.loads(element.proto.json)
+            out.append((data, [pd.DataFrame(data["cells"])]))
     for element in at.get("vega_lite_chart"):
         spec = json.loads(element.proto.spec)
         frames = [convert_arrow_bytes_to_pandas_df(d.data.data) for d in element.proto.datasets]
@@ -178,13 +185,14 @@ def test_heatmap_of_imported_results(env):
     assert each["n"].sum() == frames[0]["n"].sum()
     at.radio(key="rs_people_as").set_value("pool").run()
     assert any("n = 12 shared items" in c.value for c in at.caption)
-    assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0, 100]
-    assert spec["title"]["text"].endswith(", on the 12 items answered by human")
+    for cell in spec["cells"]:  # on the fixed 0-100 scale: a colour is its mean's wherever the rest lies
+        assert cell["background"] == heatmap_data.colour(cell["mean"])
+    assert spec["title"].endswith(", on the 12 items answered by human")
     assert download_labels(at)[:3] == ["CSV", "PNG", "SVG"]  # sources CSV, then the heatmap's PNG / SVG
     all_items(at)
     (spec, frames), = charts(at)[:1]
     assert_cells(frames[0], frame)
-    assert "items answered" not in spec["title"]["text"]
+    assert "items answered" not in spec["title"]
     assert any(c.value.startswith("All items: ") for c in at.caption)
 
 
@@ -215,8 +223,7 @@ def test_sort_by_name_orders_depths_naturally(env):
     at.selectbox(key="rs_row").set_value("depth")
     at.selectbox(key="rs_sort").set_value("name")
     at.run()
-    spec = charts(at)[0][0]
-    assert spec["layer"][0]["encoding"]["y"]["sort"] == ["1", "2"]
+    assert charts(at)[0][0]["rows"] == ["1", "2"]
 
 
 def test_threshold_control_defaults_to_075_and_changes_values(env):
@@ -243,7 +250,7 @@ def test_settings_wait_in_a_closed_box_and_stay_on_when_it_closes(env):
     at.selectbox(key="rs_row").set_value("task")
     at.run()
     opened = charts(at)[0]
-    assert opened[0]["title"]["text"].startswith("strict ROUGE-L ≥ 0 (%) by task category and format")
+    assert titles(opened[0])[0].startswith("strict ROUGE-L ≥ 0 (%) by task category and format")
     at.session_state[SETTINGS] = False  # closed again: the threshold and the rows stay
     at.run()
     assert not at.slider and charts(at)[0][1][0].equals(opened[1][0]) and not opened[1][0].equals(default)
@@ -264,6 +271,16 @@ def test_same_dimension_for_rows_and_columns_is_explained(env):
 
 def test_drill_down_from_a_cell(env):
     at = open_page(boxes=[DRILL])
+    heatmap = charts(at)[0][0]
+    assert heatmap["picked"] == [heatmap["rows"][0], heatmap["cols"][0]]  # the cell the open box shows: outlined
+    select(at, "rs_heatmap_model_format_drill_row", "weak")
+    select(at, "rs_heatmap_model_format_drill_col", "yaml")
+    assert charts(at)[0][0]["picked"] == ["weak", "yaml"]  # a choice in the boxes: its cell outlined
+    at.session_state[DRILL] = False
+    at.run()
+    assert charts(at)[0][0]["picked"] is None  # no samples shown: no cell outlined
+    at.session_state[DRILL] = True
+    at.run()
     select(at, "rs_heatmap_model_format_drill_row", "weak")
     select(at, "rs_heatmap_model_format_drill_col", "yaml")
     table = drill_table(at)
@@ -310,8 +327,7 @@ def test_depth_and_width_keep_their_order_by_default(env):
     select(at, "rs_row", "width")
     select(at, "rs_col", "depth")
     spec = charts(at)[0][0]
-    assert spec["layer"][0]["encoding"]["y"]["sort"] == ["1", "2"]
-    assert spec["layer"][0]["encoding"]["x"]["sort"] == ["1", "2"]
+    assert spec["rows"] == ["1", "2"] and spec["cols"] == ["1", "2"]
     assert any("depth and width keep their order" in c.value for c in at.caption)
 
 
@@ -340,12 +356,23 @@ def test_a_restricted_leaderboard_says_what_it_leaves_out(env):
     assert not [w for w in at.warning if "left out" in w.value]
 
 
-def test_the_heatmap_takes_the_page_width_and_its_legend_title_is_whole(env):
+def test_the_heatmap_is_a_table_whose_cells_say_what_the_chart_said(env, downloads):
+    """Issue 46: the heatmap's Vega-Lite chart cost Results about 0.2 s in the browser; it is a tinted
+    table now, with the chart's words (its legend is the metric's whole title; each cell's tooltip its
+    row, column, mean, n and 95% interval), and the chart is still the PNG and SVG files."""
     at = open_page()
-    spec = charts(at)[0][0]
-    assert spec["width"] == "container"
-    color = json.dumps(spec["layer"][0]["encoding"]["color"])
-    assert '"titleLimit": 1000' in color and '"orient": "top"' in color
+    spec, [cells] = charts(at)[0]
+    assert spec["value_title"] == "strict ROUGE-L ≥ 0.75 (%)" and spec["row_title"] == "model"
+    assert spec["col_title"] == "format" and set(cells["col_label"]) <= set(spec["cols"])
+    first = cells.iloc[0]
+    assert first["tip"].split("\n") == [
+        f"model: {first['row_label']}", f"format: {first['col_label']}",
+        f"strict ROUGE-L ≥ 0.75 (%): {first['mean']:.1f}", f"n: {first['n']:,}",
+        f"95% CI: {first['ci_low']:.1f} to {first['ci_high']:.1f}"]
+    assert not at.get("vega_lite_chart")
+    png = downloads.files["heatmap_model_format_rouge_l_strict_t0.75.png"]
+    svg = downloads.files["heatmap_model_format_rouge_l_strict_t0.75.svg"]
+    assert png().startswith(b"\x89PNG") and b"strict ROUGE-L" in svg()
 
 
 @pytest.mark.parametrize("view, n_charts", [("depth_width", 2), ("people_vs_models", 1),
@@ -401,7 +428,7 @@ def test_compare_two_models_marks_significant_cells_and_drills_down(env):
 
 def test_upload_needs_an_admin(env):
     at = open_page()  # a researcher sees every result, but loads none
-    assert at.radio(key="rs_source").value != "paper" and at.get("vega_lite_chart")
+    assert at.radio(key="rs_source").value != "paper" and charts(at)
     assert not at.get("file_uploader")
     assert any("loaded by an admin" in c.value for c in at.caption)
 
@@ -575,7 +602,9 @@ def downloads(monkeypatch):
 
 
 def titles(spec) -> tuple[str, str]:
-    """A chart's title and subtitle (its lines joined)."""
+    """A chart's title and subtitle (its lines joined); or the heatmap table's."""
+    if "cells" in spec:
+        return spec["title"], "; ".join(spec["subtitle"])
     title = spec["title"]
     subtitle = title.get("subtitle", "")
     return title["text"], "; ".join(subtitle) if isinstance(subtitle, list) else subtitle
@@ -666,8 +695,8 @@ def test_minimum_n_greys_out_thin_cells_and_says_so(env, downloads):
     assert at.number_input(key="rs_min_n").value == 1
     (spec, frames), = charts(at)[:1]
     assert not frames[0]["below_min"].any()
-    assert len(spec["layer"]) == 3  # the cell, its mean, its n
-    assert [layer["encoding"]["text"]["field"] for layer in spec["layer"][1:]] == ["mean", "n_label"]
+    assert (frames[0]["text"] == frames[0]["mean"].map("{:.1f}".format)).all()  # each cell: its mean, its n
+    assert (frames[0]["n_label"] == frames[0]["n"].map("n={:,}".format)).all()
     at.number_input(key="rs_min_n").set_value(5).run()
     assert not at.exception
     (spec, frames), = charts(at)[:1]
@@ -675,8 +704,8 @@ def test_minimum_n_greys_out_thin_cells_and_says_so(env, downloads):
     thin = data["n"] < 5
     assert thin.any() and (~thin).any()  # people's cells are thin, models' are not
     assert (data["below_min"] == thin).all()  # greyed out, not hidden: every cell is still there
-    assert spec["layer"][0]["encoding"]["color"]["condition"] == {"test": "datum.below_min", "value": "#e4e4e4"}
-    assert "n below 5" in [t.get("title") for t in spec["layer"][0]["encoding"]["tooltip"]]
+    assert set(data[thin]["background"]) == {heatmap_data.GREY}
+    assert (data[thin]["tip"].str.endswith("\nn below 5")).all() and not data[~thin]["tip"].str.contains("below").any()
     assert any(f"Cells with n below 5 are greyed out ({int(thin.sum())} of {len(data)})" in c.value
                for c in at.caption)
     table = downloads.csv("heatmap_model_format_rouge_l_strict_t0.75.csv")
@@ -942,9 +971,10 @@ def test_the_results_guide_names_the_results_axes_as_the_page_does():
     assert "format, task," not in section.replace("\n", " ")
 
 
-def test_a_rerun_draws_the_same_heatmap_without_building_it_again(env, monkeypatch):
+def test_the_heatmap_chart_is_built_only_for_its_files(env, monkeypatch, downloads):
     """Building an Altair heatmap and converting it cost every run of Results about 0.2 s (issue 46):
-    a rerun with the same inputs draws the chart built before; other axes build another."""
+    the page draws a table, and builds the chart only when its PNG or SVG is made, once for the same
+    inputs; other axes build another."""
     from structext_core.views import charts as chart_module
 
     built = []
@@ -959,8 +989,13 @@ def test_a_rerun_draws_the_same_heatmap_without_building_it_again(env, monkeypat
     at = open_page()
     first = charts(at)
     at.run()
-    assert len(built) == 1 and charts(at)[0][0] == first[0][0]  # drawn again, alike, not built again
+    assert not built and charts(at)[0][0] == first[0][0]  # drawn again, alike, no chart built
+    name = "heatmap_model_format_rouge_l_strict_t0.75"
+    svg = downloads.files[f"{name}.svg"]()
+    png = downloads.files[f"{name}.png"]()
+    assert len(built) == 1 and svg.startswith(b"<svg") and png.startswith(b"\x89PNG")  # built once for both
     at.selectbox(key="rs_row").set_value("prompt").run()
+    downloads.files["heatmap_prompt_format_rouge_l_strict_t0.75.svg"]()
     assert len(built) == 2 and built[-1][0] == "prompt"
 
 

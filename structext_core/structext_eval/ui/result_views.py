@@ -15,7 +15,6 @@ from structext_core.structext_eval.ui.results_common import (
     DIMENSION_TITLES,
     DRILL_OPEN,
     KEPT_ACROSS_VIEWS,
-    built_chart,
     drill_key,
     drill_rows,
     exports,
@@ -26,6 +25,7 @@ from structext_core.structext_eval.ui.results_common import (
     remember,
     scoped_frame,
     show_chart,
+    show_heatmap,
     value_frame,
 )
 from structext_core.studio import access
@@ -390,13 +390,9 @@ def heatmap_view(chosen: Chosen, values: pd.DataFrame, settings: Settings) -> No
         title += f", {people_vs_models.WHOSE[whose]}"
     if items.restricted:
         title += f", on {items.label}"
-    chart = built_chart(charts.heatmap_chart, cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col], title=title,
-                        value_title=chosen.choice.title, selectable=True, min_n=chosen.min_n,
-                        subtitle=chosen.choice.description, page_wide=True)
-    event = show_chart(chart, f"heatmap_{row}_{col}", heatmaps.cells_table(cells, row, col),
-                       select_key=f"rs_heatmap_chart_{row}_{col}", choice=chosen.choice, items=items,
-                       page_wide=True)
-    follow_click(event, drill_key("heatmap", row, col))  # a pick belongs to these axes
+    show_heatmap(cells, f"heatmap_{row}_{col}", heatmaps.cells_table(cells, row, col), key=f"rs_heatmap_table_{row}_{col}",
+                 drill=drill_key("heatmap", row, col), row_title=DIMENSION_TITLES[row], col_title=DIMENSION_TITLES[col],
+                 title=title, choice=chosen.choice, items=items, min_n=chosen.min_n)  # a pick belongs to these axes
     order = {"auto": "depth and width keep their order (1, 2, 3...) and the other dimensions are sorted by "
                      "their mean, best first",
              "mean": "rows and columns are sorted by their mean, best first",

@@ -12,8 +12,10 @@ from structext_core.structext_eval import drill_downs, results_frame, url_state
 from structext_core.structext_eval.result_dimensions import DIMENSIONS, ORDERED_DIMENSIONS
 from structext_core.studio import access, storage
 from structext_core.ui import benchmark_choice
+from structext_core.ui import heatmap_table as heatmap_widget
 from structext_core.views import (
     charts,
+    heatmap_table,
     heatmaps,
     leaderboards,
     page_tables,
@@ -189,6 +191,40 @@ def show_chart(chart, name: str, table: pd.DataFrame | None = None, select_key: 
     return event
 
 
+def show_heatmap(cells: pd.DataFrame, name: str, table: pd.DataFrame, *, key: str, drill: str, row_title: str,
+                 col_title: str, title: str, choice: result_options.ValueChoice, items: people_vs_models.ItemScope,
+                 min_n: int) -> None:
+    """The heatmap of ``cells`` as a tinted table (:mod:`structext_core.ui.heatmap_table`), with the files
+    of :func:`show_chart` (its PNG and SVG are the Vega-Lite chart, built when one is clicked). A click on
+    a cell points the drill-down ``drill`` at it (:func:`follow_pick`); the cell the open drill-down shows
+    (clicked, or chosen in its boxes) is outlined."""
+    picked = None
+    if st.session_state.get(DRILL_OPEN):  # the cell its boxes show: each box's value, else its first option
+        picked = tuple(_shown(st.session_state.get(f"rs_{drill}_drill_{axis}"), heatmaps.axis_order(cells, axis))
+                       for axis in ("row", "col"))
+    data = heatmap_table.table_data(cells, row_title, col_title, title=title, subtitle=choice.description,
+                                    value_title=choice.title, min_n=min_n, picked=picked)
+    heatmap_widget.draw(data, key, on_pick=lambda cell: follow_pick(cell, drill))
+
+    def chart() -> BuiltChart:
+        return built_chart(charts.heatmap_chart, cells, row_title, col_title, title=title, value_title=choice.title,
+                           min_n=min_n, subtitle=choice.description)
+
+    exports(choice.file_name(name), chart, choice.label_table(items.label_table(table)))
+
+
+def _shown(value, labels: list[str]) -> str:
+    """What a drill-down box holding ``value`` shows among ``labels`` (a value no longer offered: the first)."""
+    return value if value in labels else labels[0]
+
+
+def follow_pick(cell: tuple[str, str], key: str) -> None:
+    """Point the drill-down ``key``'s row and column boxes at ``cell`` (row, column) and open it."""
+    st.session_state[f"rs_{key}_picked"] = cell
+    st.session_state[DRILL_OPEN] = True
+    st.session_state[f"rs_{key}_drill_row"], st.session_state[f"rs_{key}_drill_col"] = cell
+
+
 def drill_key(name: str, row: str, col: str) -> str:
     """The state key of the drill-down under the ``name`` chart with these axes."""
     return f"{name}_{row}_{col}"
@@ -202,9 +238,7 @@ def follow_click(event, key: str) -> None:
     """Point the drill-down's row and column boxes at the heatmap cell just clicked, and open it."""
     picked = charts.picked_cell(event.selection if event is not None else None)
     if picked is not None and picked != st.session_state.get(f"rs_{key}_picked"):
-        st.session_state[f"rs_{key}_picked"] = picked
-        st.session_state[DRILL_OPEN] = True
-        st.session_state[f"rs_{key}_drill_row"], st.session_state[f"rs_{key}_drill_col"] = picked
+        follow_pick(picked, key)
 
 
 #: Controls some runs do not draw: those only some views draw, and those of the Settings box, drawn
