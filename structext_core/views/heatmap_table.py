@@ -4,7 +4,7 @@ of the Vega-Lite chart, which it keeps for the exported PNG and SVG (:func:`char
 The same cells, order, colours and words as the chart: a cell per (row, column) holding its mean and,
 under it, n; colour on a fixed 0-100 viridis scale (grey below the minimum n); rows and columns in
 :func:`heatmaps.axis_order`'s order; the 95 % interval in the cell's tooltip. Drawn by the browser as a
-table (one element, no chart library), it costs the page about a fifth of a second less than the chart
+table (one element, no chart library), it opens the page about 0.1 s sooner than the chart did
 (``benchmarks/bench_pages.py``, Results).
 
 :func:`table_data` is plain data for the browser, which writes every label as text (never as markup):
