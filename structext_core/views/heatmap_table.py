@@ -19,7 +19,7 @@ import pandas as pd
 
 from structext_core.views.heatmaps import axis_order
 
-#: Vega's viridis scheme (the chart's), sampled at 0, 1/9, ..., 1.
+#: The viridis scheme (the chart's: Vega's, as matplotlib's), sampled at 0, 1/9, ..., 1.
 VIRIDIS = ("#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779", "#6ece58", "#b5de2b",
            "#fde725")
 GREY, GREY_TEXT = "#e4e4e4", "#555555"  # a cell below the minimum n (as charts.GREY, charts.GREY_TEXT)
@@ -51,10 +51,11 @@ def table_data(cells: pd.DataFrame, row_title: str, col_title: str, *, title: st
     below = cells["below_min"].astype(bool) if "below_min" in cells.columns else pd.Series(False, index=cells.index)
     out = []
     for record, small in zip(cells.to_dict("records"), below.tolist(), strict=True):
-        mean, n = float(record["mean"]), int(record["n"])
+        mean, n = _number(record["mean"]), int(record["n"])
         low, high = _number(record.get("ci_low")), _number(record.get("ci_high"))
+        value = "no value" if mean is None else f"{mean:.1f}"
         tip = [f"{row_title}: {record['row_label']}", f"{col_title}: {record['col_label']}",
-               f"{value_title}: {mean:.1f}", f"n: {n:,}"]
+               f"{value_title}: {value}", f"n: {n:,}"]
         if low is not None and high is not None:
             tip.append(f"95% CI: {low:.1f} to {high:.1f}")
         if small:
@@ -62,11 +63,11 @@ def table_data(cells: pd.DataFrame, row_title: str, col_title: str, *, title: st
         out.append({
             "row_label": str(record["row_label"]), "col_label": str(record["col_label"]), "mean": mean, "n": n,
             "ci_low": low, "ci_high": high, "below_min": bool(small),
-            "text": f"{mean:.1f}", "n_label": f"n={n:,}", "tip": "\n".join(tip),
-            "background": GREY if small else colour(mean),
-            "colour": GREY_TEXT if small else ("white" if mean < DARK_BELOW else "black"),
+            "text": "" if mean is None else value, "n_label": f"n={n:,}", "tip": "\n".join(tip),
+            "background": GREY if small or mean is None else colour(mean),
+            "colour": GREY_TEXT if small or mean is None else ("white" if mean < DARK_BELOW else "black"),
         })
-    return {"title": title, "subtitle": [part for part in subtitle.split("; ") if part], "row_title": row_title, "col_title": col_title,
-            "value_title": value_title, "rows": rows, "cols": cols, "cells": out,
+    return {"title": title, "subtitle": [part for part in subtitle.split("; ") if part], "row_title": row_title,
+            "col_title": col_title, "value_title": value_title, "rows": rows, "cols": cols, "cells": out,
             "picked": list(picked) if picked else None,
             "legend": [colour(v) for v in range(0, 101, 10)]}

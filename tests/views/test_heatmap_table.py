@@ -51,6 +51,13 @@ def test_thin_cells_are_grey_and_say_why_and_the_picked_cell_is_named():
     assert data["picked"] == ["weak", "yaml"]
 
 
+def test_a_cell_without_a_value_says_so_and_is_grey():
+    data = heatmap_table.table_data(cells(mean=[90.0, float("nan"), 20.0, 10.0]), "model", "format")
+    empty = data["cells"][1]
+    assert empty["mean"] is None and empty["text"] == "" and "nan" not in str(empty).lower()
+    assert empty["background"] == heatmap_table.GREY and "format: yaml\nscore (%): no value\nn: 3" in empty["tip"]
+
+
 @pytest.mark.parametrize("label", ["<img src=x onerror=alert(1)>", "a\"b'c&d", "</table><script>x</script>"])
 def test_a_hostile_label_is_data_and_the_browser_writes_it_as_text(label):
     """Labels come from imported files: the table's data carries them as they are, and its script
