@@ -57,7 +57,8 @@ GOAL_RATIO, GOAL_CLICK = 1.3, 0.3
 #: The admin's pages, by URL path ("" is Home).
 PAGES = {"Home": "", "Explore": "explore", "Results": "results", "Studies": "study_admin",
          "Adjudication": "adjudication", "Accounts": "accounts", "Rewrite campaigns": "campaign_admin",
-         "Pairwise studies": "pairwise_admin", "AIBench review campaigns": "question_review_admin"}
+         "Pairwise studies": "pairwise_admin", "AIBench review campaigns": "question_review_admin",
+         "Results, AIBench": "results?benchmark=aibench"}
 #: An annotator of the big study (10 of its 20 questions answered, two small studies more): their pages.
 ANNOTATOR, ANNOTATOR_PASSWORD = "ann000", "annotator-password"
 ANNOTATOR_PAGES = {"Home (annotator)": "", "Human baseline (annotator)": "human_baseline"}

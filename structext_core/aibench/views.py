@@ -12,9 +12,9 @@
   paper's failure modes show where the synthetic damage makes them known;
 - :func:`drill_down`: the questions behind a cell, each with its image, the key (only when the
   viewer may see keys), the letter read and the reply;
-- :func:`heatmap_chart`: a heatmap's cells as an Altair chart (value and n in each cell and its
-  tooltip, levels named as Table 3 names them: :data:`LEVEL_LABELS`), :func:`heatmap_table` the
-  same cells for a CSV;
+- :func:`heatmap_data`: a heatmap's cells as the page draws them, a tinted table (value and n in each
+  cell and its tooltip, levels named as Table 3 names them: :data:`LEVEL_LABELS`), :func:`heatmap_table`
+  the same cells for a CSV;
 - :func:`table3_headline` and :func:`table3_detail`: Table 3 split to fit the page (the scores,
   then each level's n and interval), :data:`TABLE3_HELP` the full name of each short column;
 - :func:`human_rank_headline`, :func:`human_rank_detail` and :func:`rank_agreement_figures`: the
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 
-import altair as alt
 import pandas as pd
 
 from structext_core.aibench import paper as aibench_paper
@@ -35,6 +34,7 @@ from structext_core.aibench.dataset import Dataset
 from structext_core.aibench.model import LETTERS, LEVEL_COLUMNS, LEVELS
 from structext_core.text.words import plural
 from structext_core.views import cells
+from structext_core.views import heatmap_table as tinted_table
 
 AXES = ("system", "solver", "level", "conference", "paper_id", "question_id", "kind")
 #: Axes whose every value holds questions of a single level.
@@ -192,9 +192,6 @@ AXIS_TITLES = {"system": "system", "solver": "solver", "level": "level", "confer
                "paper_id": "paper", "question_id": "question", "kind": "kind of question"}
 
 
-#: The longest axis label drawn in full, in pixels (Vega's default, 180, cut solver names).
-LABEL_LIMIT = 400
-CELL_HEIGHT = 38  # room for the value and, under it, n
 
 
 def level_label(level) -> str:
@@ -227,37 +224,22 @@ def heatmap_table(cells: pd.DataFrame, row_axis: str, column_axis: str) -> pd.Da
     return table
 
 
-def heatmap_chart(cells: pd.DataFrame, row_axis: str, column_axis: str) -> alt.LayerChart:
-    """The cells of :func:`heatmap` drawn: colour = the value (0-100), the value and its n
-    written in each cell and in its tooltip; levels named as in Table 3, labels never cut."""
+def heatmap_data(cells: pd.DataFrame, row_axis: str, column_axis: str) -> dict:
+    """The cells of :func:`heatmap` as the page draws them (:mod:`structext_core.views.heatmap_table`, a
+    tinted table): colour = the value (0-100, blues), the value and its n written in each cell and its
+    tooltip; levels named as in Table 3; labels never cut (a table's cells wrap them)."""
+    labelled = _labelled(cells)
+    rows, columns = _order(cells, row_axis), _order(cells, column_axis)
+    frame = pd.DataFrame({
+        "row_label": labelled[row_axis].astype(str).to_numpy(), "col_label": labelled[column_axis].astype(str).to_numpy(),
+        "mean": cells["value"].astype(float).to_numpy(), "n": cells["n"].astype(int).to_numpy()})
+    frame["row_rank"] = frame["row_label"].map({label: i for i, label in enumerate(rows)})
+    frame["col_rank"] = frame["col_label"].map({label: i for i, label in enumerate(columns)})
     title = value_title(row_axis, column_axis)
-    frame = _labelled(cells).astype({row_axis: str, column_axis: str}).assign(
-        label=cells["value"].map(lambda v: "" if pd.isna(v) else f"{v:.1f}").to_numpy(),
-        n_label=[f"n={int(n):,}" for n in cells["n"]])
-    columns, rows = _order(cells, column_axis), _order(cells, row_axis)
-    slant = 0 if max((len(c) for c in columns), default=0) <= 6 else -30
-    base = alt.Chart(frame).encode(
-        x=alt.X(f"{column_axis}:N", title=AXIS_TITLES.get(column_axis, column_axis), sort=columns,
-                axis=alt.Axis(labelLimit=LABEL_LIMIT, labelAngle=slant)),
-        y=alt.Y(f"{row_axis}:N", title=AXIS_TITLES.get(row_axis, row_axis), sort=rows,
-                axis=alt.Axis(labelLimit=LABEL_LIMIT)))
-    tooltip = [alt.Tooltip(f"{row_axis}:N", title=AXIS_TITLES.get(row_axis, row_axis)),
-               alt.Tooltip(f"{column_axis}:N", title=AXIS_TITLES.get(column_axis, column_axis)),
-               alt.Tooltip("value:Q", format=".1f", title=title), alt.Tooltip("n:Q", title="n")]
-    legend = alt.Legend(orient="top", direction="horizontal", titleLimit=1000, gradientLength=240)
-    rects = base.mark_rect().encode(
-        color=alt.Color("value:Q", title=title, legend=legend, scale=alt.Scale(domain=[0, 100], scheme="blues")),
-        tooltip=tooltip)
-    colour = alt.condition("datum.value > 60", alt.value("white"), alt.value("black"))
-    value = base.mark_text(dy=-6).encode(text="label:N", color=colour, tooltip=tooltip)
-    n = base.mark_text(dy=8, fontSize=10).encode(text="n_label:N", color=colour, tooltip=tooltip)
-    # As wide as the page; the height is the cells' alone (with Streamlit's default "fit" the
-    # legend, title and slanted labels were squeezed into it and the rows collapsed).
-    return alt.layer(rects, value, n).properties(
-        width="container", height=max(CELL_HEIGHT * len(rows), 60),
-        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
-        title=alt.TitleParams(f"AIBench: {AXIS_TITLES.get(row_axis, row_axis)} x "
-                              f"{AXIS_TITLES.get(column_axis, column_axis)}, {title}", limit=2000))
+    row_title, column_title = AXIS_TITLES.get(row_axis, row_axis), AXIS_TITLES.get(column_axis, column_axis)
+    return tinted_table.table_data(
+        frame, row_title, column_title, title=f"AIBench: {row_title} x {column_title}, {title}", value_title=title,
+        scheme=tinted_table.BLUES, white_text=lambda value: value > 60, clickable=False)
 
 
 def _span(low, high, digits: str) -> str:

@@ -1,7 +1,7 @@
 """The heatmap drawn as a tinted table in the page (:mod:`structext_core.views.heatmap_table` makes its
 data): one element the browser builds from plain data, where the Vega-Lite chart first loaded and ran a
-chart library. A click on a cell (or Enter on it, each cell can take the focus) calls ``on_pick`` with the
-cell's (row, column) before the page runs again, so that what the page draws next follows the pick."""
+chart library. With ``on_pick``, a click on a cell (or Enter on it, each cell can take the focus) calls it
+with the cell's (row, column) before the page runs again, so that what the page draws next follows the pick."""
 
 from __future__ import annotations
 
@@ -69,16 +69,20 @@ export default function ({ data, parentElement, setTriggerValue }) {
       td.style.background = cell.background;
       td.style.color = cell.colour;
       td.title = cell.tip;
-      td.tabIndex = 0;
-      td.setAttribute("role", "button");
       td.setAttribute("aria-label", cell.tip.split("\n").join("; "));
       td.dataset.cell = id;
+      if (data.clickable) {
+        td.tabIndex = 0;
+        td.setAttribute("role", "button");
+      }
       if (id === picked) td.classList.add("sx-hm-picked");
     }
   }
   const scroll = el("div", "sx-hm-scroll");
   scroll.appendChild(table);
   root.appendChild(scroll);
+  if (!data.clickable) return;
+  table.className = "sx-hm-click";
 
   const pick = (target) => {
     const td = target.closest("td[data-cell]");
@@ -109,12 +113,12 @@ TABLE_CSS = """
 .sx-hm tbody th { text-align: right; max-width: 16rem; }
 .sx-hm th.sx-hm-corner { text-align: right; opacity: 0.7; white-space: nowrap; }
 .sx-hm td { text-align: center; border: 1px solid white; height: 38px; min-width: 3.2rem; padding: 0 2px;
-            line-height: 1.15; cursor: pointer; }
+            line-height: 1.15; }
+.sx-hm table.sx-hm-click td[data-cell] { cursor: pointer; }
 .sx-hm td span { display: block; }
 .sx-hm td .sx-hm-n { font-size: 0.68rem; }
-.sx-hm td:hover, .sx-hm td:focus-visible { outline: 2px solid #888888; outline-offset: -2px; }
+.sx-hm table.sx-hm-click td[data-cell]:hover, .sx-hm td:focus-visible { outline: 2px solid #888888; outline-offset: -2px; }
 .sx-hm td.sx-hm-picked { outline: 3px solid #ff4b4b; outline-offset: -3px; }
-.sx-hm td.sx-hm-empty { cursor: default; }
 """
 
 COMPONENT_NAME = "structext_heatmap_table"
@@ -125,9 +129,12 @@ def component():
     return st.components.v2.component(COMPONENT_NAME, css=TABLE_CSS, js=TABLE_JS)
 
 
-def draw(data: dict, key: str, on_pick: Callable[[tuple[str, str]], None]) -> None:
+def draw(data: dict, key: str, on_pick: Callable[[tuple[str, str]], None] | None = None) -> None:
     """Draw the heatmap ``data`` (:func:`structext_core.views.heatmap_table.table_data`); a click on a cell
-    calls ``on_pick((row, column))`` before the next run."""
+    calls ``on_pick((row, column))`` before the next run (its cells take clicks when ``data["clickable"]``)."""
+    if on_pick is None:
+        component()(data=data, key=key)
+        return
 
     def picked() -> None:
         state = st.session_state.get(key)

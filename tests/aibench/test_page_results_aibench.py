@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
 from structext_core import protocol
 from structext_core.aibench import config as aibench_config
 from structext_core.aibench import paper as aibench_paper
 from structext_core.aibench import store as aibench_store
+from tests.pages.heatmap_tables import heatmap_tables
 from tests.pages.html_tables import html_tables
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "results.py"
@@ -86,14 +86,13 @@ def test_researchers_see_table3_heatmaps_and_the_drill_down(env):
     for _, row in table.iterrows():
         assert [row["C"], row["T"], row["P"], row["S"]] == pytest.approx(
             [expected[row["system"]][level] for level in "1234"])
-    assert len(at.get("vega_lite_chart")) == 1
+    assert len(heatmap_tables(at)) == 1 and not at.get("vega_lite_chart")
     for choice in ("system x conference", "solver x system", "system x kind of question"):
         at.selectbox(key="rs_aib_heatmap").set_value(choice).run()
-        assert not at.exception and len(at.get("vega_lite_chart")) == 1
-        chart = at.get("vega_lite_chart")[0].proto
-        assert json.loads(chart.spec)["layer"][0]["mark"]["type"] == "rect"
-        cells = convert_arrow_bytes_to_pandas_df(chart.datasets[0].data.data)
-        assert len(cells) and cells["value"].notna().all(), choice  # every cell has a value
+        assert not at.exception and len(heatmap_tables(at)) == 1
+        (data, cells), = heatmap_tables(at)
+        assert data["title"].startswith(f"AIBench: {choice}, ") and not data["clickable"]
+        assert len(cells) and cells["mean"].notna().all(), choice  # every cell has a value
     at.selectbox(key="rs_aib_system").set_value("Blank Image").run()
     at.selectbox(key="rs_aib_level").set_value(2).run()
     drill = frame(at, "reply")
@@ -113,14 +112,13 @@ def test_table3_and_the_heatmap_fit_the_page_and_name_levels_alike(env):
     config = json.loads([d for d in at.dataframe if "O_interval" in d.value.columns][0].proto.columns)
     assert config["C"]["help"].startswith("C · Component Existence") and config["O"]["help"].startswith("Overall")
     labels = ["C · Component Existence", "T · Local Topology", "P · Phase Architecture", "S · Global Semantics"]
-    chart = at.get("vega_lite_chart")[0].proto
-    spec = json.loads(chart.spec)
-    cells = convert_arrow_bytes_to_pandas_df(chart.datasets[0].data.data)
-    assert set(cells["level"]) == set(labels) and (cells["n_label"] == [f"n={n:,}" for n in cells["n"]]).all()
-    assert [layer["encoding"]["text"]["field"] for layer in spec["layer"][1:]] == ["label", "n_label"]
+    (data, cells), = heatmap_tables(at)
+    assert data["cols"] == labels and set(cells["col_label"]) == set(labels)  # levels in Table 3's order
+    assert (cells["n_label"] == [f"n={n:,}" for n in cells["n"]]).all()
+    assert (cells["text"] == cells["mean"].map("{:.1f}".format)).all()  # each cell: its value, then its n
     at.selectbox(key="rs_aib_heatmap").set_value("solver x system").run()
-    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
-    assert spec["layer"][0]["encoding"]["y"]["axis"]["labelLimit"] >= 400  # "perfect reader (synthetic truth)"
+    (data, cells), = heatmap_tables(at)
+    assert "perfect reader (synthetic truth)" in data["rows"]  # a table's labels are whole (a chart cut them)
     assert at.selectbox(key="rs_aib_level").options == labels
     at.selectbox(key="rs_aib_level").set_value(3).run()
     assert set(frame(at, "reply")["level"]) == {labels[2]}
@@ -270,7 +268,7 @@ def test_the_first_view_draws_table3_and_the_heatmap_and_no_other_grid(env):
     admin's upload are boxes whose content comes when one is opened."""
     at = open_aibench(ADMIN)
     assert [d for d in at.dataframe] == [d for d in at.dataframe if "O_interval" in d.value.columns] != []
-    assert len(at.get("vega_lite_chart")) == 1 and not at.get("file_uploader") and not at.get("image")
+    assert len(heatmap_tables(at)) == 1 and not at.get("file_uploader") and not at.get("image")
     assert {"n and Wilson 95% interval of each level", "Questions behind a cell",
             "Upload predictions (admin)"} <= {e.label for e in at.expander}
     assert html_tables(at, numbers=False)[0].equals(aibench_paper.load_table(next(iter(aibench_paper.TABLES))))

@@ -3,7 +3,6 @@ the original figure with the send-back action (admins), the pairwise human rank;
 from __future__ import annotations
 
 import pytest
-from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
 from structext_core.aibench import pairwise as pws
@@ -12,6 +11,7 @@ from structext_core.aibench import store as aibench_store
 from structext_core.studio import access, accounts, changes, storage
 from tests.aibench import people_data
 from tests.aibench.test_page_results_aibench import PAGE, aibench_dir, env, own_copy  # noqa: F401 (fixtures)
+from tests.pages.heatmap_tables import heatmap_tables
 from tests.pages.html_tables import html_figures
 
 SOLVER = "vlm-test"
@@ -61,10 +61,9 @@ def test_admin_sees_people_beside_solvers_and_sends_a_question_back(world):
     accuracy = table(at, "accuracy").set_index(["who", "level"])
     assert accuracy.loc[("People", "all"), "n"] == 5 and accuracy.loc[("People", "all"), "correct"] == 2
     assert accuracy.loc[(SOLVER, "all"), "pairs"] == 2 and accuracy.loc[(SOLVER, "all"), "correct"] == 1
-    (chart,) = [c for c in at.get("vega_lite_chart") if "solver x level" in c.proto.spec]
-    cells = convert_arrow_bytes_to_pandas_df(chart.proto.datasets[0].data.data)
-    assert set(cells["solver"]) == {"People", SOLVER, aibench_store.REFERENCE_SOLVER}
-    assert cells.set_index(["solver", "level"])["n"].loc["People"].sum() == 5
+    (cells,) = [frame for data, frame in heatmap_tables(at) if "solver x level" in data["title"]]
+    assert set(cells["row_label"]) == {"People", SOLVER, aibench_store.REFERENCE_SOLVER}
+    assert cells.set_index(["row_label", "col_label"])["n"].loc["People"].sum() == 5
     persons = table(at, "persons")
     assert sorted(persons["annotator"]) == ["ann1", "ann2", "ann3"]
     found = table(at, "disagreements")

@@ -12,6 +12,7 @@ from structext_core.aibench.dataset import Dataset, ImageRecord
 from structext_core.aibench.model import ORIGINAL_SYSTEM
 from structext_core.aibench.papers import parse_paper
 from structext_core.aibench.synthetic import build
+from structext_core.views import heatmap_table
 
 
 @pytest.fixture(scope="module")
@@ -167,41 +168,34 @@ def test_table3_headline_fits_the_page_and_the_detail_keeps_each_levels_n(scored
     assert views.TABLE3_HELP["A"].startswith("Aesthetics") and views.TABLE3_HELP["O"].startswith("Overall")
 
 
-def _spec_layers(chart) -> list[dict]:
-    return chart.to_dict()["layer"]
-
-
 def test_the_heatmap_names_levels_as_table3_does_and_prints_n_in_each_cell(scored):
     # regression: the heatmap said levels 1-4 while Table 3 says C/T/P/S, and its cells had no n
     _, _, rows = scored
     cells = views.heatmap(rows, "system", "level")
-    layers = _spec_layers(views.heatmap_chart(cells, "system", "level"))
+    data = views.heatmap_data(cells, "system", "level")
     labels = [f"{column} · {LEVELS[level]}" for level, column in LEVEL_COLUMNS.items()]
-    assert layers[0]["encoding"]["x"]["sort"] == labels  # in the table's order, not alphabetical
+    assert data["cols"] == labels  # in the table's order, not alphabetical
     assert views.LEVEL_LABELS == dict(zip(LEVEL_COLUMNS, labels))
-    texts = [layer["encoding"]["text"]["field"] for layer in layers if layer["mark"]["type"] == "text"]
-    assert texts == ["label", "n_label"]
-    for layer in layers:
-        assert "n" in [t["field"] for t in layer["encoding"]["tooltip"]]
-    chart = views.heatmap_chart(cells, "system", "level")
-    drawn = chart.data
-    assert set(drawn["level"]) == set(labels)
-    assert (drawn["n_label"] == [f"n={n:,}" for n in cells["n"]]).all()
+    drawn = data["cells"]
+    assert {c["col_label"] for c in drawn} == set(labels)
+    assert [c["n_label"] for c in drawn] == [f"n={n:,}" for n in cells["n"]]
+    assert all(f"\nn: {c['n']:,}" in c["tip"] for c in drawn)  # n in each tooltip too
+    assert data["title"] == "AIBench: system x level, accuracy (%)" and not data["clickable"]
 
 
 @pytest.mark.parametrize("row_axis, column_axis", [("system", "level"), ("solver", "system"), ("system", "kind")])
-def test_heatmap_labels_are_never_cut(scored, row_axis, column_axis):
-    # regression: "perfect reader (sy..." (Vega's default labelLimit is 180 px)
+def test_heatmap_labels_are_whole_and_colours_blue(scored, row_axis, column_axis):
+    # regression: "perfect reader (sy..." (Vega's default labelLimit is 180 px): a table's labels are whole
     data, _, rows = scored
     rows = views.with_kinds(rows, data)
-    spec = views.heatmap_chart(views.heatmap(rows, row_axis, column_axis), row_axis, column_axis).to_dict()
-    encoding = spec["layer"][0]["encoding"]
-    assert encoding["x"]["axis"]["labelLimit"] >= 400 and encoding["y"]["axis"]["labelLimit"] >= 400
-    assert encoding["color"]["legend"]["titleLimit"] >= 1000
-    assert spec["title"]["limit"] >= 1000
-    # the height is the cells' own, not squeezed with the legend and labels into a fixed box
-    assert spec["autosize"] == {"type": "fit-x", "contains": "padding"}
-    assert spec["height"] == views.CELL_HEIGHT * spec["layer"][0]["encoding"]["y"]["sort"].__len__()
+    cells = views.heatmap(rows, row_axis, column_axis)
+    shown = views.heatmap_data(cells, row_axis, column_axis)
+    labelled = cells.assign(level=cells["level"].map(views.level_label)) if "level" in cells else cells
+    assert set(shown["rows"]) == set(labelled[row_axis].astype(str))
+    assert set(shown["cols"]) == set(labelled[column_axis].astype(str))
+    for cell in shown["cells"]:  # the chart's blues, white text on the dark end
+        assert cell["background"] == heatmap_table.colour(cell["mean"], heatmap_table.BLUES)
+        assert cell["colour"] == ("white" if cell["mean"] > 60 else "black")
 
 
 def test_the_heatmap_csv_has_the_charts_level_labels_and_n(scored):

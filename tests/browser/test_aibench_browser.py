@@ -5,9 +5,10 @@ from __future__ import annotations
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.aibench import people_data
-from tests.browser.test_results_views import charts_drawn, choose, no_exception, settle, shoot
+from tests.browser.test_results_views import choose, heatmap_drawn, no_exception, settle, shoot
 
 READER, READER_PASSWORD = "aib-reader", "reader-password-1"  # a researcher
 
@@ -59,12 +60,13 @@ def test_aibench_results_render(page, app_server, wait_for_app, screenshot):
     open_aibench(page, app_server, wait_for_app)
     page.get_by_role("heading", name="The AIBench paper's tables").wait_for()
     page.get_by_role("heading", name="Results on stored data sets").wait_for()
-    charts_drawn(page, 1)
+    heatmap_drawn(page)  # a tinted table
     page.locator('.sx-table table').first.wait_for()  # the paper's table (a few rows: a plain HTML table)
     page.locator('[data-testid="stDataFrame"]').first.wait_for()  # Table 3
     shoot(page, screenshot, "aibench_results")
     choose(page, wait_for_app, "Heatmap", "system x kind of question")
-    charts_drawn(page, 1)
+    expect(page.locator(".sx-hm-title")).to_contain_text("system x kind of question")
+    heatmap_drawn(page)
     page.get_by_text("Questions behind a cell").click()  # a box drawn when opened
     wait_for_app(page)
     choose(page, wait_for_app, "System", "Garbled Label")

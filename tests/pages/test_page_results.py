@@ -12,9 +12,9 @@ from streamlit.testing.v1 import AppTest
 
 from structext_core.structext_eval import paper, results_frame, results_store
 from structext_core.studio import storage
-from structext_core.ui import heatmap_table as heatmap_widget
 from structext_core.views import comparisons, leaderboards, people_vs_models, result_options
 from structext_core.views import heatmap_table as heatmap_data
+from tests.pages.heatmap_tables import heatmap_tables
 from tests.pages.html_tables import html_table_tints, html_tables
 from tests.pages.text_blocks import text_blocks
 from tests.results_data import build_dataset, hard_samples, make_test_and_real_samples, result_lines
@@ -67,11 +67,7 @@ def open_page(user=RESEARCHER, boxes=(), settings_open=True) -> AppTest:
 def charts(at):
     """(spec, [datasets as DataFrames]) of every chart on the page: first the heatmap drawn as a table (its
     data: titles, rows and columns in order, and its cells as the frame), then every Altair chart."""
-    out = []
-    for element in at.get("bidi_component"):
-        if element.proto.component_name.endswith(heatmap_widget.COMPONENT_NAME):
-            data = json.loads(element.proto.json)
-            out.append((data, [pd.DataFrame(data["cells"])]))
+    out = [(data, [frame]) for data, frame in heatmap_tables(at)]
     for element in at.get("vega_lite_chart"):
         spec = json.loads(element.proto.spec)
         frames = [convert_arrow_bytes_to_pandas_df(d.data.data) for d in element.proto.datasets]

@@ -6,13 +6,14 @@ import pandas as pd
 import streamlit as st
 
 from structext_core.aibench import views as aibench_views
+from structext_core.ui import heatmap_table as heatmap_widget
 from structext_core.views import page_tables
 
 
 def heatmap(rows: pd.DataFrame, row_axis: str, column_axis: str, file_name: str) -> None:
-    """One heatmap of the answer rows, with its cells (value and n) as a CSV."""
+    """One heatmap of the answer rows (a tinted table), with its cells (value and n) as a CSV."""
     cells = aibench_views.heatmap(rows, row_axis, column_axis)
-    st.altair_chart(aibench_views.heatmap_chart(cells, row_axis, column_axis), width="stretch")
+    heatmap_widget.draw(aibench_views.heatmap_data(cells, row_axis, column_axis), key=f"rs_aib_table_{file_name}")
     st.download_button("CSV", data=page_tables.csv_bytes(aibench_views.heatmap_table(cells, row_axis, column_axis)),
                        file_name=f"{file_name}.csv", mime="text/csv", key=f"rs_aib_csv_{file_name}",
                        icon=":material/table:", on_click="ignore")
