@@ -353,7 +353,7 @@ def test_a_restricted_leaderboard_says_what_it_leaves_out(env):
 
 
 def test_the_heatmap_is_a_table_whose_cells_say_what_the_chart_said(env, downloads):
-    """Issue 46: the heatmap's Vega-Lite chart cost Results about 0.2 s in the browser; it is a tinted
+    """Issue 46: the heatmap's Vega-Lite chart cost Results about 0.1 s in the browser; it is a tinted
     table now, with the chart's words (its legend is the metric's whole title; each cell's tooltip its
     row, column, mean, n and 95% interval), and the chart is still the PNG and SVG files."""
     at = open_page()
@@ -1034,7 +1034,8 @@ def test_a_filter_stays_on_in_the_closed_box_and_says_so(env):
 
 
 def test_a_click_on_a_cell_opens_the_samples_behind_it():
-    """The heatmap's click (its selection event) points the drill-down at the cell and opens its box."""
+    """A chart's click (its selection event: Compare two models' heatmap; the heatmap view's table calls
+    follow_pick itself) points the drill-down at the cell and opens its box."""
     def page():
         import streamlit as st
 

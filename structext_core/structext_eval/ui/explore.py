@@ -180,7 +180,7 @@ def explore_view(db, user) -> None:
     left, right = st.columns([4, 1])
     right.download_button(
         f"Download {len(ids):,} as JSONL", data=lambda: explore.selection_jsonl(by_id[i] for i in ids),
-        file_name=f"{suite_name}-selection.jsonl", mime="application/jsonl", key="explore_download")
+        file_name=f"{suite_name}-selection.jsonl", mime="application/jsonl", key="explore_download", on_click="ignore")
     sample_id = choose_sample(ids, left)
     sample = by_id[sample_id]
     task = TASKS[sample["task_id"]]
