@@ -192,8 +192,6 @@ AXIS_TITLES = {"system": "system", "solver": "solver", "level": "level", "confer
                "paper_id": "paper", "question_id": "question", "kind": "kind of question"}
 
 
-
-
 def level_label(level) -> str:
     """``C · Component Existence`` for level 1 (or "1")."""
     return LEVEL_LABELS[int(level)]
