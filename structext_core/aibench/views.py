@@ -227,17 +227,15 @@ def heatmap_data(cells: pd.DataFrame, row_axis: str, column_axis: str) -> dict:
     tinted table): colour = the value (0-100, blues), the value and its n written in each cell and its
     tooltip; levels named as in Table 3; labels never cut (a table's cells wrap them)."""
     labelled = _labelled(cells)
-    rows, columns = _order(cells, row_axis), _order(cells, column_axis)
     frame = pd.DataFrame({
         "row_label": labelled[row_axis].astype(str).to_numpy(), "col_label": labelled[column_axis].astype(str).to_numpy(),
         "mean": cells["value"].astype(float).to_numpy(), "n": cells["n"].astype(int).to_numpy()})
-    frame["row_rank"] = frame["row_label"].map({label: i for i, label in enumerate(rows)})
-    frame["col_rank"] = frame["col_label"].map({label: i for i, label in enumerate(columns)})
     title = value_title(row_axis, column_axis)
     row_title, column_title = AXIS_TITLES.get(row_axis, row_axis), AXIS_TITLES.get(column_axis, column_axis)
     return tinted_table.table_data(
         frame, row_title, column_title, title=f"AIBench: {row_title} x {column_title}, {title}", value_title=title,
-        scheme=tinted_table.BLUES, white_text=lambda value: value > 60, clickable=False)
+        scheme=tinted_table.BLUES, white_text=lambda value: value > 60, clickable=False,
+        order=(_order(cells, row_axis), _order(cells, column_axis)))
 
 
 def _span(low, high, digits: str) -> str:

@@ -48,14 +48,15 @@ def _number(value) -> float | None:
 def table_data(cells: pd.DataFrame, row_title: str, col_title: str, *, title: str = "", subtitle: str = "",
                value_title: str = "score (%)", min_n: int = 1, picked: tuple[str, str] | None = None,
                scheme: tuple[str, ...] = VIRIDIS, white_text: Callable[[float], bool] = lambda mean: mean < DARK_BELOW,
-               clickable: bool = True) -> dict:
+               clickable: bool = True, order: tuple[list[str], list[str]] | None = None) -> dict:
     """What the browser needs to draw the heatmap of ``cells`` (``row_label``, ``col_label``, ``mean``,
-    ``n``, ``ci_low``, ``ci_high``, ``row_rank``, ``col_rank``; ``below_min`` when flagged): the titles,
+    ``n``; ``ci_low``, ``ci_high`` and ``below_min`` when it has them; ``row_rank`` and ``col_rank``, the
+    order of :func:`heatmaps.axis_order`, unless ``order`` gives the rows and columns in order): the titles,
     the rows and columns in order, and each cell with its words, colours and tooltip. ``picked``: the
     cell outlined (the one whose samples are shown below). ``subtitle``: a line a ``"; "``-separated part,
     as the chart's (:func:`charts.subtitled`). ``scheme`` and ``white_text`` (whether a cell's mean is on
     the scheme's dark end): the colours; ``clickable``: whether a click on a cell picks it."""
-    rows, cols = axis_order(cells, "row"), axis_order(cells, "col")
+    rows, cols = order if order is not None else (axis_order(cells, "row"), axis_order(cells, "col"))
     below = cells["below_min"].astype(bool) if "below_min" in cells.columns else pd.Series(False, index=cells.index)
     out = []
     for record, small in zip(cells.to_dict("records"), below.tolist(), strict=True):
