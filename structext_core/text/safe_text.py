@@ -25,7 +25,7 @@ import html
 import io
 import re
 import string
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -189,7 +189,8 @@ def markdown_table(frame: pd.DataFrame) -> str:
 _TABLE_STYLE = ("<style>.sx-table{overflow-x:auto;margin:0 0 1rem 0}.sx-table table{border-collapse:collapse;"
                 "font-size:0.875rem}.sx-table th,.sx-table td{padding:0.3rem 0.75rem;white-space:nowrap;"
                 "text-align:left;border-bottom:1px solid rgba(128,132,149,0.25)}.sx-table th{font-weight:600}"
-                ".sx-table .sx-n{text-align:right;font-variant-numeric:tabular-nums}</style>")
+                ".sx-table .sx-n{text-align:right;font-variant-numeric:tabular-nums}"
+                ".sx-table th[title]{text-decoration:underline dotted;text-underline-offset:0.2em;cursor:help}</style>")
 
 
 #: A shaded cell's tint (Streamlit's blue; light and dark themes alike): its opacity grows with the shade,
@@ -213,14 +214,16 @@ def printed_number_columns(frame: pd.DataFrame) -> list:
     return [c for c in frame.columns if numbers(c)]
 
 
-def html_table(frame: pd.DataFrame, shade: pd.DataFrame | None = None, right: Collection = ()) -> str:
+def html_table(frame: pd.DataFrame, shade: pd.DataFrame | None = None, right: Collection = (),
+               column_help: Mapping | None = None) -> str:
     """``frame`` as an HTML table (for ``st.html``, on a page that draws HTML already: no file of its own
     for the browser to load, where ``st.table`` loads Arrow's reader and formatting files): each row on
     one line, the table scrolling sideways when wider than the page; numbers with thousands separators
     and aligned right, every text cell escaped (shown exactly as it is), an empty cell for a missing value.
     ``shade`` (the same rows, some of the columns, each value from 0 to 1 or missing): those cells tinted
     by their value and aligned right, a heatmap that is still the table (its text selectable, copied as
-    it reads). ``right``: more columns aligned right (numbers printed as text: :func:`printed_number_columns`)."""
+    it reads). ``right``: more columns aligned right (numbers printed as text: :func:`printed_number_columns`).
+    ``column_help``: a column's explanation, shown when the pointer rests on its heading (underlined dotted)."""
     def cell(value) -> str:
         return _cell_text(value, html.escape)
 
@@ -237,8 +240,13 @@ def html_table(frame: pd.DataFrame, shade: pd.DataFrame | None = None, right: Co
 
     columns = list(frame.columns)
     numeric = [_of_numbers(frame, c) or (shade is not None and c in shade) or c in right for c in columns]
-    head = "".join(('<th class="sx-n">' if n else "<th>") + f"{cell(str(c))}</th>"
-                   for c, n in zip(columns, numeric, strict=True))
+
+    def th(column, number: bool) -> str:
+        title = (column_help or {}).get(column)
+        attributes = (' class="sx-n"' if number else "") + (f' title="{html.escape(title, quote=True)}"' if title else "")
+        return f"<th{attributes}>{cell(str(column))}</th>"
+
+    head = "".join(th(c, n) for c, n in zip(columns, numeric, strict=True))
     rows = "".join("<tr>" + "".join(td(i, c, n, v) for c, n, v in zip(columns, numeric, row, strict=True)) + "</tr>"
                    for i, row in enumerate(frame.itertuples(index=False)))
     return f'{_TABLE_STYLE}<div class="sx-table"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>'

@@ -10,7 +10,9 @@ import pandas as pd
 
 _TABLE = re.compile(r'<div class="sx-table"><table>(.*?)</table></div>', re.S)
 _ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
-_CELL = re.compile(r'<t[hd]( class="sx-n")?(?: style="background:rgba\([\d,]+,([\d.]+)\)")?>(.*?)</t[hd]>', re.S)
+_CELL = re.compile(r'<t[hd]( class="sx-n")?(?: style="background:rgba\([\d,]+,([\d.]+)\)")?(?: title="[^"]*")?>(.*?)</t[hd]>',
+                   re.S)
+_HEADING = re.compile(r'<th(?: class="sx-n")?(?: title="([^"]*)")?>(.*?)</th>', re.S)
 
 
 def _number(text: str):
@@ -40,6 +42,12 @@ def html_tables(at, numbers: bool = True) -> list[pd.DataFrame]:
                 frame[column] = [_number(v) for v in frame[column]]
         tables.append(frame)
     return tables
+
+
+def html_table_help(at) -> list[dict[str, str]]:
+    """The run ``at``'s HTML tables' column help (``column_help``): heading -> help, for headings that have one."""
+    return [{html.unescape(text): html.unescape(title) for title, text in _HEADING.findall(body) if title}
+            for element in at.html for body in _TABLE.findall(element.value)]
 
 
 def html_table_tints(at) -> list[pd.DataFrame]:

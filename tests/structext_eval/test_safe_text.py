@@ -213,6 +213,17 @@ def test_an_html_table_shows_each_cell_as_it_is_numbers_right_and_a_row_on_one_l
     assert [td.get("class") for td in next(tree.iter("tbody")).iter("td")][:3] == [None, "sx-n", "sx-n"]
 
 
+def test_a_tables_column_help_is_its_headings_title_as_text():
+    from lxml import html as lxml_html
+
+    frame = pd.DataFrame({"C": ["1.0"], "O 95%": ["0.5-0.7"], "system": ["x"]})
+    made = html_table(frame, column_help={"C": 'C · "Component" <b>Existence</b> & more', "gone": "not a column"})
+    assert "<b>" not in made
+    tree = lxml_html.fromstring(made.split("</style>", 1)[1])
+    assert [th.get("title") for th in tree.iter("th")] == ['C · "Component" <b>Existence</b> & more', None, None]
+    assert [th.text_content() for th in tree.iter("th")] == ["C", "O 95%", "system"]
+
+
 def test_a_shaded_table_tints_each_given_cell_by_its_value_and_nothing_else():
     from lxml import html as lxml_html
 

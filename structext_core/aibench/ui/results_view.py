@@ -38,6 +38,9 @@ HEATMAPS = {"system x level": ("system", "level"), "system x conference": ("syst
 #: a grid (st.dataframe) costs the page about 0.6 s in the browser, an uploader its own code.
 DRILL_OPEN, DETAIL_OPEN, UPLOAD_OPEN = "rs_aib_drill_open", "rs_aib_table3_detail_open", "rs_aib_upload_open"
 
+#: Table 3's heading over O's interval.
+TABLE3_INTERVAL = "O 95%"
+
 URL_WIDGETS = {"table": "rs_aib_paper", "data": "rs_aib_data", "heatmap": "rs_aib_heatmap",
                "system": "rs_aib_system", "solver": "rs_aib_solver", "level": "rs_aib_level"}
 
@@ -51,13 +54,13 @@ def paper_tables() -> None:
     # A few rows as printed (text): an HTML table (st.table makes the browser load Arrow's reader and its
     # formatting files: about 0.15 s of Adjudication's first view when its list was one, issue 46).
     printed = aibench_paper.load_table(key)
-    widgets.html_block(safe_text.html_table(printed, right=safe_text.printed_number_columns(printed)))
+    printed_table(printed)
     if key == "table2":
         st.caption("Each metric against the human rank. With 5 systems Spearman's rho takes only 21 values "
                    "(0.9 is one swap of neighbours from 1.0), so three metrics tie at 0.9; p is the exact "
                    "one-sided permutation p over all 120 orderings.")
         correlations = plain(aibench_paper.metric_rank_correlations(), digits=4)
-        widgets.html_block(safe_text.html_table(correlations, right=safe_text.printed_number_columns(correlations)))
+        printed_table(correlations)
     source = widgets.lazy_section("Where these figures come from", key="rs_ab_paper_source_open")
     if source is not None:
         source.markdown(aibench_paper.source_note())
@@ -121,29 +124,31 @@ def results_section(db, user) -> None:
     agreement = views.solver_rank_agreement(rows)
     if not agreement.empty:
         st.caption("Does the ranking of systems change with the solver? Kendall's tau between solvers.")
-        st.table(plain(agreement, digits=3), hide_index=True)  # a row a pair of solvers: a plain table
+        printed_table(plain(agreement, digits=3))  # a row a pair of solvers
     drill(data, rows)
     aibench_people.people_section(db, user, name, data, rows)
 
 
 def table3(table: pd.DataFrame) -> None:
     """Table 3 as the paper prints it (short columns, each with its full name as help), each
-    level's n and interval in a second table below."""
-    headline = views.table3_headline(table)
-    # a column with a score the data cannot give is text (a dash there), the others numbers
-    config = {c: (st.column_config.NumberColumn(c, format="%.1f", width="small", help=views.TABLE3_HELP[c])
-                  if pd.api.types.is_numeric_dtype(headline[c]) else
-                  st.column_config.TextColumn(c, width="small", help=views.TABLE3_HELP[c]))
-              for c in ("C", "T", "P", "S", "A", "O") if c in headline.columns}
-    config["O_interval"] = st.column_config.TextColumn("O 95%", help=views.TABLE3_HELP["O_interval"])
-    st.dataframe(headline, hide_index=True, key="rs_aib_table3", column_config=config)
+    level's n and interval in a second table below. A plain table, as the paper's own above it: a
+    grid cost the page 0.42 s in the browser (1.34 against 0.92 s, issue 46), for sorting a few rows."""
+    headline = plain(views.table3_headline(table), digits=1).rename(columns={"O_interval": TABLE3_INTERVAL})
+    column_help = {**views.TABLE3_HELP, TABLE3_INTERVAL: views.TABLE3_HELP["O_interval"]}
+    printed_table(headline, column_help)
     st.caption(" ".join(f"{label};" for label in views.LEVEL_LABELS.values())
                + " A: aesthetics as imported (none for the synthetic set); O: the mean of the five, with a bootstrap "
                "interval over papers. C, T, P, S: accuracy (%) pooled over the level's questions; a question "
                "without a clear letter counts as not correct.")
     box = st.expander("n and Wilson 95% interval of each level", key=DETAIL_OPEN, on_change="rerun")
     if box.open:
-        box.dataframe(views.table3_detail(table), hide_index=True, key="rs_aib_table3_detail")
+        with box:
+            printed_table(views.table3_detail(table))
+
+
+def printed_table(frame: pd.DataFrame, column_help: dict[str, str] | None = None) -> None:
+    """``frame`` (its numbers as text: :func:`plain`) as a plain table, its numbers aligned right."""
+    widgets.html_block(safe_text.html_table(frame, right=safe_text.printed_number_columns(frame), column_help=column_help))
 
 
 def upload_panel(name: str) -> None:
