@@ -12,6 +12,7 @@ from structext_core.structext_eval.samples import write_jsonl
 from structext_core.structext_eval.suites import SuiteConfig, generate_suite
 from structext_core.studio import accounts, sandbox, storage
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
+from tests.pages import light_forms
 from tests.pages.test_page_access import Downloads
 
 PAGE = str(Path(__file__).resolve().parents[2] / "structext_core" / "structext_eval" / "pages" / "campaign_admin.py")
@@ -51,13 +52,11 @@ def test_setup_creates_a_balanced_campaign(env):
     at = run_as(env["admin"])
     assert not at.exception
     assert "Create a campaign first." in [i.value for i in at.info]
-    at.text_input[0].input("Pilot")
-    at.number_input[0].set_value(58)
-    assert at.multiselect[0].value == []  # as the study form: nobody is chosen until the admin chooses
-    at.multiselect[0].select(env["ann1"]["id"]).select(env["ann2"]["id"])
-    at.button[0].click().run()  # the form's submit button
+    assert light_forms.fields(at, "ca_setup")["annotators"]["value"] == []  # as the study form: nobody is chosen
+    at = light_forms.submit(at, "ca_setup", name="Pilot", n=58, annotators=[env["ann1"]["id"], env["ann2"]["id"]])
     assert not at.exception
     assert "Campaign 'Pilot' created with 58 items." in [s.value for s in at.success]
+    assert light_forms.light_forms(at)["ca_setup"]["generation"] == 1  # the form is emptied for the next one
     assert at.selectbox(key="ca_campaign").value is not None
     items = campaign.list_items(storage.open_db(), campaign.list_campaigns(storage.open_db())[0]["id"])
     assert len(items) == 58 and len({i["scenario"] for i in items}) == 58
@@ -66,14 +65,19 @@ def test_setup_creates_a_balanced_campaign(env):
 
 def test_setup_refusal_is_a_message_and_writes_nothing(env):
     at = run_as(env["admin"])
-    at.number_input[0].set_value(10)
-    at.button[0].click().run()  # no name
+    at = light_forms.submit(at, "ca_setup", n=10)  # no name
     assert "The campaign needs a name" in at.error[0].value
     assert campaign.list_campaigns(storage.open_db()) == []
-    at.text_input[0].input("Pilot")
-    at.button[0].click().run()  # a name, but no annotator chosen
+    at = light_forms.submit(at, "ca_setup", name="Pilot", n=10)  # a name, but no annotator chosen
     assert "Choose at least one annotator." in at.error[0].value
     assert campaign.list_campaigns(storage.open_db()) == []
+    for forged, message in ((dict(n=10**6), "Number of samples: 1,000,000 is not between 1 and "),
+                            (dict(n=2.5), "Number of samples: a whole number is needed"),
+                            (dict(annotators=[999_999]), "Annotators: 1 of the chosen are not among the options")):
+        at = light_forms.submit(at, "ca_setup", name="Pilot", **forged)  # what no browser sends
+        assert at.error[0].value.startswith(message), at.error[0].value
+    assert campaign.list_campaigns(storage.open_db()) == []
+    assert light_forms.light_forms(at)["ca_setup"]["generation"] == 0  # what was typed stays, to be corrected
 
 
 def submitted_campaign(env, n=2):
@@ -268,14 +272,19 @@ def test_both_set_up_forms_have_the_same_shared_fields_and_defaults(env):
     studies = run_study_page(env["admin"], sa_section="Set up a study")
     campaigns = run_as(env["admin"])
     assert not studies.exception and not campaigns.exception
-    for at in (studies, campaigns):
-        labels = [w.label for w in (*at.text_input, *at.number_input, *at.multiselect)]
-        assert [label for label in labels if label in ("Seed of the draw", "Annotators")] == \
-            ["Seed of the draw", "Annotators"]  # the same labels, in the same order
-        assert next(n for n in at.number_input if n.label == "Seed of the draw").value == 0
-        chooser = next(m for m in at.multiselect if m.label == "Annotators")
-        assert chooser.value == []  # nobody chosen beforehand
-        assert chooser.options == ["ann0", "ann1"]  # enabled annotators by name: no admin, no disabled account
+    labels = [w.label for w in (*studies.text_input, *studies.number_input, *studies.multiselect)]
+    assert [label for label in labels if label in ("Seed of the draw", "Annotators")] == \
+        ["Seed of the draw", "Annotators"]  # the same labels, in the same order
+    assert next(n for n in studies.number_input if n.label == "Seed of the draw").value == 0
+    chooser = next(m for m in studies.multiselect if m.label == "Annotators")
+    assert chooser.value == []  # nobody chosen beforehand
+    assert chooser.options == ["ann0", "ann1"]  # enabled annotators by name: no admin, no disabled account
+    fields = list(light_forms.fields(campaigns, "ca_setup").values())  # the campaign's form: one element
+    assert [f["label"] for f in fields if f["label"] in ("Seed of the draw", "Annotators")] == \
+        ["Seed of the draw", "Annotators"]
+    seed, chooser = [f for f in fields if f["label"] in ("Seed of the draw", "Annotators")]
+    assert seed["value"] == 0 and chooser["value"] == []
+    assert [label for _, label in chooser["options"]] == ["ann0", "ann1"]
 
 
 def test_rename_a_campaign_from_the_manage_tab(env):

@@ -13,6 +13,7 @@ from structext_core.structext_eval.ui.rewrite_widgets import original_and_rewrit
 from structext_core.studio import accounts, sandbox
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+from structext_core.ui import light_form
 from structext_core.ui.frame import ensure_frame
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
@@ -62,17 +63,17 @@ def setup_tab() -> None:
         st.info("There are no annotator accounts yet: create them on the **Accounts** page (Admin) first.")
     # The same fields, labels, order and defaults as the study set-up form: name, number, seed of
     # the draw, annotators (enabled annotator accounts by name, nobody chosen beforehand).
-    with st.form("ca_setup"):
-        name = st.text_input("Campaign name", placeholder="e.g. Real-Test 2026")
-        left, right = st.columns(2)
-        n = left.number_input("Number of samples", min_value=1, max_value=suites.SUITES["test"].size, value=928,
-                              step=1, help="928 is the paper's size; any number is drawn as evenly as possible.")
-        seed = right.number_input("Seed of the draw", min_value=0, value=0, step=1)
-        chosen = st.multiselect("Annotators", list(labels), format_func=labels.get,
-                                help="The samples are dealt evenly to the annotators chosen here.")
-        submitted = st.form_submit_button("Create campaign", type="primary")
-    if not submitted:
+    sent = light_form.form("ca_setup", [
+        light_form.Text("name", "Campaign name", placeholder="e.g. Real-Test 2026"),
+        (light_form.Number("n", "Number of samples", 928, min_value=1, max_value=suites.SUITES["test"].size,
+                           help="928 is the paper's size; any number is drawn as evenly as possible."),
+         light_form.Number("seed", "Seed of the draw", 0, min_value=0)),
+        light_form.Choices("annotators", "Annotators", labels,
+                           help="The samples are dealt evenly to the annotators chosen here."),
+    ], submit="Create campaign")
+    if sent is None:
         return
+    name, n, seed, chosen = sent["name"], sent["n"], sent["seed"], sent["annotators"]
     with st.spinner("Loading Test and drawing samples…"):
         try:
             samples = suites.load_or_generate("test")
@@ -81,6 +82,7 @@ def setup_tab() -> None:
             st.error(str(error))
             return
     st.session_state["ca_select_next"] = cid  # the selector is drawn already: select it on the rerun
+    light_form.clear("ca_setup")
     ui.flash("success", f"Campaign {name.strip()!r} created with {plural(int(n), 'item')}.")
     st.rerun()
 

@@ -1,0 +1,394 @@
+"""A set-up form the browser builds from plain data: native inputs in one page element, where
+``st.form`` drew one of Streamlit's widgets per field (issue 46: pages that answer).
+
+Measured bare beside a trivial page (0.52 s): a form of a name, two numbers, 300 annotators to
+choose and a button took 0.67 s as ``st.form``, 0.54 s as this element. The fields are the browser's
+own (``<input>``, ``<select>``, check boxes), each with its ``<label>``, help text tied to it
+(``aria-describedby``), the browser's own checks of a number's bounds and a required name before the
+form is sent; Enter in a text field sends it, as in ``st.form``. Nothing is sent to the server
+before the button: a click on it (or Enter) sends every value at once and the page runs again.
+
+The server trusts none of it: :func:`form` checks what arrives against the declaration (text
+length, number bounds and type, choices among the options) and returns the values, typed, on the
+run the button started (``None`` on every other run). A value that fails is shown as an error
+naming its field, and nothing is returned. ``clear(key)`` empties the form to its defaults (after
+a create that worked); otherwise what a person typed stays, also after an error.
+
+Labels and options come from the lab's files and people's names: the browser writes every one of
+them with textContent (a test holds the script to that).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import streamlit as st
+
+COMPONENT_NAME = "structext_light_form"
+
+
+@dataclass(frozen=True)
+class Text:
+    """One line of text."""
+    name: str
+    label: str
+    value: str = ""
+    placeholder: str = ""
+    help: str = ""
+    max_chars: int = 200
+    required: bool = False
+    kind: str = field(default="text", init=False)
+
+
+@dataclass(frozen=True)
+class Number:
+    """A whole number (``step`` 1) or a decimal one, within ``min_value`` and ``max_value``."""
+    name: str
+    label: str
+    value: float
+    min_value: float | None = None
+    max_value: float | None = None
+    step: float = 1
+    help: str = ""
+    kind: str = field(default="number", init=False)
+
+
+@dataclass(frozen=True)
+class Choices:
+    """Any of ``options`` (value -> label, in the order shown; a value of any kind, sent to the browser as
+    text and given back as it was), as check boxes; a filter box above them when there are more than 8."""
+    name: str
+    label: str
+    options: Mapping
+    value: Sequence = ()
+    help: str = ""
+    kind: str = field(default="choices", init=False)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of ``options`` (value -> label, as :class:`Choices`), as the browser's select box."""
+    name: str
+    label: str
+    options: Mapping
+    value: object = None
+    help: str = ""
+    kind: str = field(default="choice", init=False)
+
+
+Field = Text | Number | Choices | Choice
+#: A row of the form: one field, or several side by side.
+Row = Field | tuple[Field, ...]
+
+
+class FormError(ValueError):
+    """What arrived does not fit the form (only a changed page or a forged request sends it)."""
+
+
+FORM_JS = r"""
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined && text !== null && text !== "") node.textContent = text;
+  return node;
+}
+
+function build(form, data, keep) {
+  form.replaceChildren();
+  const readers = [];
+  const uid = "sxf-" + data.key + "-";
+  const fieldBox = (f) => {
+    const box = el("div", "sxf-field");
+    const label = el("label", "sxf-label", f.label);
+    label.htmlFor = uid + f.name;
+    box.appendChild(label);
+    return box;
+  };
+  const helpLine = (box, f, input) => {
+    if (!f.help) return;
+    const help = el("div", "sxf-help", f.help);
+    help.id = uid + f.name + "-help";
+    input.setAttribute("aria-describedby", help.id);
+    box.appendChild(help);
+  };
+  const make = (f) => {
+    const old = keep[f.name];
+    if (f.kind === "text" || f.kind === "number") {
+      const box = fieldBox(f);
+      const input = el("input", "sxf-input");
+      input.id = uid + f.name;
+      input.name = f.name;
+      if (f.kind === "text") {
+        input.type = "text";
+        input.maxLength = f.max_chars;
+        input.placeholder = f.placeholder || "";
+        input.required = !!f.required;
+        input.value = old !== undefined ? old : f.value;
+        readers.push(() => [f.name, input.value]);
+      } else {
+        input.type = "number";
+        if (f.min_value !== null) input.min = String(f.min_value);
+        if (f.max_value !== null) input.max = String(f.max_value);
+        input.step = String(f.step);
+        input.required = true;
+        input.value = String(old !== undefined ? old : f.value);
+        readers.push(() => [f.name, input.value === "" ? null : Number(input.value)]);
+      }
+      box.appendChild(input);
+      helpLine(box, f, input);
+      return box;
+    }
+    if (f.kind === "choice") {
+      const box = fieldBox(f);
+      const select = el("select", "sxf-input");
+      select.id = uid + f.name;
+      select.name = f.name;
+      for (const [value, text] of f.options) {
+        const option = el("option", null, text);
+        option.value = value;
+        select.appendChild(option);
+      }
+      const chosen = old !== undefined ? old : f.value;
+      if (chosen !== null && chosen !== undefined) select.value = chosen;
+      box.appendChild(select);
+      helpLine(box, f, select);
+      readers.push(() => [f.name, select.value]);
+      return box;
+    }
+    // choices: check boxes in a fieldset, a filter above more than a few
+    const box = el("fieldset", "sxf-field sxf-choices");
+    box.appendChild(el("legend", "sxf-label", f.label));
+    if (f.help) {
+      const help = el("div", "sxf-help", f.help);
+      help.id = uid + f.name + "-help";
+      box.setAttribute("aria-describedby", help.id);
+      box.appendChild(help);
+    }
+    const chosen = new Set(old !== undefined ? old : f.value);
+    const count = el("span", "sxf-count");
+    const list = el("div", "sxf-list");
+    list.id = uid + f.name;
+    const boxes = [];
+    const recount = () => { count.textContent = boxes.filter((b) => b.checked).length + " of " + boxes.length + " chosen"; };
+    for (const [value, text] of f.options) {
+      const item = el("label", "sxf-option");
+      const check = el("input");
+      check.type = "checkbox";
+      check.value = value;
+      check.checked = chosen.has(value);
+      check.addEventListener("change", recount);
+      item.appendChild(check);
+      item.appendChild(el("span", null, text));
+      list.appendChild(item);
+      boxes.push(check);
+    }
+    const tools = el("div", "sxf-tools");
+    if (f.options.length > 8) {
+      const filter = el("input", "sxf-input sxf-filter");
+      filter.type = "search";
+      filter.placeholder = "Filter " + f.options.length + " names";
+      filter.setAttribute("aria-label", "Filter " + f.label);
+      filter.setAttribute("aria-controls", list.id);
+      filter.addEventListener("keydown", (e) => { if (e.key === "Enter") e.preventDefault(); });
+      filter.addEventListener("input", () => {
+        const needle = filter.value.trim().toLowerCase();
+        for (const b of boxes) b.parentElement.hidden = needle !== "" && !b.parentElement.textContent.toLowerCase().includes(needle);
+      });
+      tools.appendChild(filter);
+    }
+    const all = el("button", "sxf-small", "Choose all shown");
+    all.type = "button";
+    all.addEventListener("click", () => { for (const b of boxes) if (!b.parentElement.hidden) b.checked = true; recount(); });
+    const none = el("button", "sxf-small", "Clear");
+    none.type = "button";
+    none.addEventListener("click", () => { for (const b of boxes) b.checked = false; recount(); });
+    tools.append(all, none, count);
+    box.appendChild(tools);
+    box.appendChild(list);
+    if (!f.options.length) box.appendChild(el("div", "sxf-help", data.no_options || "Nothing to choose yet."));
+    recount();
+    readers.push(() => [f.name, boxes.filter((b) => b.checked).map((b) => b.value)]);
+    return box;
+  };
+  for (const row of data.rows) {
+    if (row.length === 1) { form.appendChild(make(row[0])); continue; }
+    const line = el("div", "sxf-row");
+    for (const f of row) line.appendChild(make(f));
+    form.appendChild(line);
+  }
+  const submit = el("button", "sxf-submit", data.submit);
+  submit.type = "submit";
+  form.appendChild(submit);
+  return () => Object.fromEntries(readers.map((read) => read()));
+}
+
+export default function ({ data, parentElement, setTriggerValue }) {
+  let form = parentElement.querySelector("form.sxf");
+  const shape = JSON.stringify([data.rows, data.submit, data.generation]);
+  if (!form) {
+    form = el("form", "sxf");
+    form.noValidate = false;
+    parentElement.appendChild(form);
+  }
+  if (form.dataset.shape !== shape) {
+    // a new generation (cleared after a create) starts from the defaults; a changed list keeps what was typed
+    const keep = form.__read && form.dataset.generation === String(data.generation) ? form.__read() : {};
+    form.__read = build(form, data, keep);
+    form.dataset.shape = shape;
+    form.dataset.generation = String(data.generation);
+  }
+  // sent once: the button waits for the page's answer (a draw with a new count of answers) before it
+  // takes another click
+  const button = form.querySelector(".sxf-submit");
+  if (form.dataset.answers !== String(data.answers)) button.disabled = false;
+  form.dataset.answers = String(data.answers);
+  form.onsubmit = (event) => {
+    event.preventDefault();
+    if (button.disabled) return;
+    button.disabled = true;
+    setTriggerValue("submit", form.__read());
+  };
+}
+"""
+
+FORM_CSS = """
+.sxf { display: flex; flex-direction: column; gap: 1rem; padding: 1rem; border-radius: 0.5rem;
+  border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); font-family: var(--st-font, inherit);
+  color: var(--st-text-color, inherit); font-size: 1rem; }
+.sxf-row { display: flex; gap: 1rem; flex-wrap: wrap; }
+.sxf-row > .sxf-field { flex: 1 1 12rem; }
+.sxf-field { display: flex; flex-direction: column; gap: 0.25rem; min-width: 0; margin: 0; padding: 0; border: 0; }
+.sxf-label { font-size: 0.875rem; padding: 0; }
+.sxf-help { font-size: 0.8rem; opacity: 0.7; }
+.sxf-input { font: inherit; color: inherit; padding: 0.5rem 0.75rem; border-radius: 0.5rem; min-width: 0;
+  border: 1px solid transparent; background: var(--st-secondary-background-color, #f0f2f6); }
+.sxf-input:focus, .sxf-option input:focus-visible, .sxf button:focus-visible {
+  outline: 2px solid var(--st-primary-color, #ff4b4b); outline-offset: 1px; }
+.sxf-tools { display: flex; align-items: center; gap: 0.5rem; flex-wrap: wrap; }
+.sxf-filter { flex: 1 1 12rem; padding: 0.35rem 0.75rem; }
+.sxf-count { font-size: 0.8rem; opacity: 0.7; }
+.sxf-list { max-height: 11rem; overflow-y: auto; display: grid; gap: 0.1rem 1rem; padding: 0.25rem 0;
+  grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); }
+.sxf-option { display: flex; align-items: center; gap: 0.4rem; font-size: 0.9rem; overflow-wrap: anywhere; }
+.sxf-option[hidden] { display: none; }
+.sxf-option input { accent-color: var(--st-primary-color, #ff4b4b); }
+.sxf button { font: inherit; cursor: pointer; border-radius: 0.5rem; }
+.sxf button:disabled { cursor: wait; opacity: 0.6; }
+.sxf .sxf-small { font-size: 0.8rem; padding: 0.2rem 0.6rem; color: inherit; background: transparent;
+  border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); }
+.sxf-submit { align-self: flex-start; padding: 0.4rem 0.9rem; border: 0; color: #ffffff;
+  background: var(--st-primary-color, #ff4b4b); }
+"""
+
+
+def component():
+    """The component, registered as the page runs (as the other components are)."""
+    return st.components.v2.component(COMPONENT_NAME, css=FORM_CSS, js=FORM_JS)
+
+
+def _generation_key(key: str) -> str:
+    return f"{key}__generation"
+
+
+def _answers_key(key: str) -> str:
+    return f"{key}__answers"
+
+
+def _answered(key: str) -> None:
+    """The button's click arrived: the form's next draw differs (``answers``), which frees its button."""
+    st.session_state[_answers_key(key)] = st.session_state.get(_answers_key(key), 0) + 1
+
+
+def clear(key: str) -> None:
+    """Empty the form ``key`` to its defaults on its next draw (after what it sent was done)."""
+    st.session_state[_generation_key(key)] = st.session_state.get(_generation_key(key), 0) + 1
+
+
+def _declared(field_: Field) -> dict:
+    out = {"kind": field_.kind, "name": field_.name, "label": field_.label, "help": field_.help}
+    if isinstance(field_, Text):
+        out |= {"value": field_.value, "placeholder": field_.placeholder, "max_chars": field_.max_chars,
+                "required": field_.required}
+    elif isinstance(field_, Number):
+        out |= {"value": field_.value, "min_value": field_.min_value, "max_value": field_.max_value,
+                "step": field_.step}
+    elif isinstance(field_, Choices):
+        out |= {"options": [[str(v), str(t)] for v, t in field_.options.items()],
+                "value": [str(v) for v in field_.value]}
+    else:
+        out |= {"options": [[str(v), str(t)] for v, t in field_.options.items()],
+                "value": None if field_.value is None else str(field_.value)}
+    return out
+
+
+def form_data(key: str, rows: Sequence[Row], submit: str, generation: int = 0, answers: int = 0) -> dict:
+    """What the browser is sent: the rows of declared fields, the button's words, the generation (a new
+    one empties the form) and the count of clicks answered (a new one frees the button)."""
+    rows = [row if isinstance(row, tuple) else (row,) for row in rows]
+    names = [f.name for row in rows for f in row]
+    if len(set(names)) != len(names):
+        raise ValueError(f"form {key!r}: two fields named alike in {names}")
+    return {"key": key, "rows": [[_declared(f) for f in row] for row in rows], "submit": submit,
+            "generation": generation, "answers": answers}
+
+
+def checked(rows: Sequence[Row], sent: object) -> dict:
+    """``sent`` (what the browser sent) checked against the form's ``rows`` and typed: text stripped of
+    nothing (the page decides), numbers as int when their step is whole, choices in the options' order.
+    Raises :class:`FormError` naming the field that does not fit."""
+    if not isinstance(sent, Mapping):
+        raise FormError("The form sent nothing readable: reload the page and fill it again.")
+    out: dict = {}
+    for f in (f for row in rows for f in (row if isinstance(row, tuple) else (row,))):
+        value = sent.get(f.name)
+        if isinstance(f, Text):
+            if not isinstance(value, str) or len(value) > f.max_chars:
+                raise FormError(f"{f.label}: at most {f.max_chars:,} characters of text.")
+            out[f.name] = value
+        elif isinstance(f, Number):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise FormError(f"{f.label}: a number is needed.")
+            if (f.min_value is not None and value < f.min_value) or (f.max_value is not None and value > f.max_value):
+                bounds = " and ".join(f"{b:,}" for b in (f.min_value, f.max_value) if b is not None)
+                raise FormError(f"{f.label}: {value:,} is not between {bounds}." if f.min_value is not None and
+                                f.max_value is not None else f"{f.label}: {value:,} is out of bounds ({bounds}).")
+            whole = float(f.step).is_integer()
+            if whole and not float(value).is_integer():
+                raise FormError(f"{f.label}: a whole number is needed, not {value}.")
+            out[f.name] = int(value) if whole else float(value)
+        elif isinstance(f, Choices):
+            options = [str(v) for v in f.options]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise FormError(f"{f.label}: the choice sent is not a list of names.")
+            unknown = [v for v in value if v not in options]
+            if unknown:
+                raise FormError(f"{f.label}: {len(unknown)} of the chosen are not among the options "
+                                "(the list changed meanwhile: reload the page).")
+            chosen = set(value)
+            out[f.name] = [v for v in f.options if str(v) in chosen]
+        else:
+            by_text = {str(v): v for v in f.options}
+            if not isinstance(value, str) or value not in by_text:
+                raise FormError(f"{f.label}: choose one of the options.")
+            out[f.name] = by_text[value]
+    return out
+
+
+def form(key: str, rows: Sequence[Row], submit: str) -> dict | None:
+    """Draw the form ``key`` and return what it sent, checked and typed (:func:`checked`), on the run
+    its button started; ``None`` on every other run, and when what it sent does not fit (an error
+    on the page names the field)."""
+    data = form_data(key, rows, submit, st.session_state.get(_generation_key(key), 0),
+                     st.session_state.get(_answers_key(key), 0))
+    result = component()(data=data, key=key, on_submit_change=lambda: _answered(key))
+    sent = result.get("submit") if hasattr(result, "get") else getattr(result, "submit", None)
+    if sent is None:
+        return None
+    try:
+        return checked(rows, sent)
+    except FormError as error:
+        st.error(str(error))
+        return None
