@@ -20,7 +20,6 @@ them with textContent (a test holds the script to that).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
