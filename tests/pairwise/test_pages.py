@@ -13,6 +13,7 @@ from structext_core.aibench import dataset as aibench_dataset
 from structext_core.aibench import pairwise as pws
 from structext_core.aibench import store as aibench_store
 from structext_core.studio import storage
+from tests.pages import light_forms
 from tests.pages.html_tables import html_figures
 from tests.pages.input_reports import with_input_report
 from tests.pages.test_page_access import Downloads, leaks, run_page
@@ -116,17 +117,18 @@ def test_lead_creates_a_study_and_reads_the_results(world):
     p = world["people"]
     at = open_page("pairwise_admin.py", p["lead"])
     at.selectbox(key="pwa_dataset").set_value("synthetic").run()
-    at.text_input(key="pwa_name").input("from the page")
-    at.multiselect(key="pwa_people").select(p["ann1"]).select(p["ann2"])
-    at.number_input(key="pwa_pairs").set_value(5)
-    [b for b in at.button if b.label == "Create study"][0].click().run()
+    refused = light_forms.submit(at, "pwa_create", name="", people=[p["ann1"]["id"]], pairs=5)
+    assert refused.error and not pws.list_studies(world["db"])  # no name: said, nothing written
+    assert light_forms.light_forms(refused)["pwa_create"]["generation"] == 0  # what was typed stays
+    at = light_forms.submit(refused, "pwa_create", name="from the page", people=[p["ann1"]["id"], p["ann2"]["id"]],
+                            pairs=5)
     assert not at.exception and any("Created" in s.value for s in at.success), [e.value for e in at.error]
     study = pws.list_studies(world["db"])[0]
     assert study.name == "from the page" and study.pairs == 5
     # a study exists: the new study's form is drawn once its box is opened (issue 46)
     again = open_page("pairwise_admin.py", p["lead"])
-    assert "New pairwise study" in [e.label for e in again.expander] and not again.get("text_input")
-    assert open_page("pairwise_admin.py", p["lead"], pwa_new_open=True).text_input(key="pwa_name")
+    assert "New pairwise study" in [e.label for e in again.expander] and not light_forms.light_forms(again)
+    assert "pwa_create" in light_forms.light_forms(open_page("pairwise_admin.py", p["lead"], pwa_new_open=True))
     assert any("No counted votes" in i.value for i in at.info)
     clock = 100.0
     for who in ("ann1", "ann2"):

@@ -18,6 +18,7 @@ from structext_core.aibench.ui import people as people_ui
 from structext_core.studio import accounts
 from structext_core.text import safe_text
 from structext_core.text.safe_text import markdown_text
+from structext_core.ui import light_form
 from structext_core.ui.frame import ensure_frame
 
 ensure_frame()
@@ -25,18 +26,19 @@ admin = ui.require_page("pairwise_admin")
 db = ui.get_db()
 
 
-def on_create() -> None:
-    s = st.session_state
+def create(dataset: str, sent: dict) -> None:
+    """Create the study the set-up form sent; its error (nothing written) or the study chosen on the rerun."""
     try:
         study_id = pws.create_study(
-            ui.get_db(), s.get("pwa_name", ""), s.get("pwa_dataset") or "", [u["id"] for u in s.get("pwa_people", [])],
-            n_pairs=int(s.get("pwa_pairs", 30)), systems=s.get("pwa_systems") or None,
-            practice=int(s.get("pwa_practice", 2)), repeat_share=float(s.get("pwa_repeat", 0.1)),
-            seed=int(s.get("pwa_seed", 0)), by_user=admin["id"])
-        s["pwa_study"] = study_id
-        ui.flash("success", f"Created the pairwise study {s.get('pwa_name', '')!r}.")
+            ui.get_db(), sent["name"], dataset, sent["people"], n_pairs=sent["pairs"], systems=sent["systems"] or None,
+            practice=sent["practice"], repeat_share=sent["repeat"], seed=sent["seed"], by_user=admin["id"])
     except pws.StudyError as error:
-        ui.flash("error", str(error))
+        st.error(str(error))
+        return
+    st.session_state["pwa_study"] = study_id
+    light_form.clear("pwa_create")
+    ui.flash("success", f"Created the pairwise study {sent['name']!r}.")
+    st.rerun()
 
 
 def _lead_act(success: str, function, *args, **kwargs) -> bool:
@@ -104,17 +106,19 @@ if new_study_box.open:
         else:
             dataset = st.selectbox("AIBench data set", datasets, key="pwa_dataset")
             systems = pws.dataset_systems(dataset)
-            st.multiselect("Systems (all when none chosen)", systems, key="pwa_systems")
-            with st.form("pwa_create"):
-                st.text_input("Name", key="pwa_name", max_chars=pws.MAX_NAME_CHARS)
-                st.multiselect("Annotators", annotators, format_func=lambda u: u["username"], key="pwa_people",
-                               help="Every annotator judges every pair, each in an own order with own sides.")
-                c1, c2, c3, c4 = st.columns(4)
-                c1.number_input("Counted pairs", 1, pws.MAX_PAIRS, 30, key="pwa_pairs")
-                c2.number_input("Practice pairs", 0, 10, 2, key="pwa_practice")
-                c3.number_input("Share repeated, sides swapped", 0.0, 0.5, 0.1, 0.05, key="pwa_repeat")
-                c4.number_input("Seed", 0, 2**31 - 1, 0, key="pwa_seed")
-                st.form_submit_button("Create study", type="primary", on_click=on_create)
+            sent = light_form.form("pwa_create", [
+                light_form.Choices("systems", "Systems (all when none chosen)", {name: name for name in systems}),
+                light_form.Text("name", "Name", max_chars=pws.MAX_NAME_CHARS),
+                light_form.Choices("people", "Annotators", {u["id"]: u["username"] for u in annotators},
+                                   help="Every annotator judges every pair, each in an own order with own sides."),
+                (light_form.Number("pairs", "Counted pairs", 30, min_value=1, max_value=pws.MAX_PAIRS),
+                 light_form.Number("practice", "Practice pairs", 2, min_value=0, max_value=10),
+                 light_form.Number("repeat", "Share repeated, sides swapped", 0.1, min_value=0.0, max_value=0.5,
+                                   step=0.05),
+                 light_form.Number("seed", "Seed", 0, min_value=0, max_value=2**31 - 1)),
+            ], submit="Create study")
+            if sent is not None:
+                create(dataset, sent)
             st.caption(f"Blinding: both images of a pair are served on one {pws.CANVAS[0]} x {pws.CANVAS[1]} canvas "
                        "(scaled down to fit when larger, the rest white) and padded to one byte size, so neither size, "
                        "shape nor file names a system; each annotator gets files and addresses of their own, which "
