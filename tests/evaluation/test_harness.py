@@ -735,7 +735,7 @@ def test_the_campaign_page_export_adds_the_suite(request):
     cid = submitted_campaign(env, n=2)
     for row in campaign.list_items(env["db"], cid):
         campaign.review(env["db"], row["id"], env["admin"], "approved")
-    at = run_as(env["admin"])
+    at = run_as(env["admin"], ca_section="Progress & export")
     at.text_input(key=f"ca_export_dir_{cid}").input(str(env["tmp"] / "export")).run()
     button(at, "Write approved rewrites to the server folder").click().run()
     assert not at.exception

@@ -51,12 +51,15 @@ def test_annotators_are_refused(env):
 def test_setup_creates_a_balanced_campaign(env):
     at = run_as(env["admin"])
     assert not at.exception
-    assert "Create a campaign first." in [i.value for i in at.info]
+    assert [t.label for t in at.tabs] == ["Set up", "Review queue", "Flags", "Progress & export", "Manage", "Scenarios"]
+    assert "Create a campaign first." in [i.value for i in run_as(env["admin"], ca_section="Flags").info]
     assert light_forms.fields(at, "ca_setup")["annotators"]["value"] == []  # as the study form: nobody is chosen
     at = light_forms.submit(at, "ca_setup", name="Pilot", n=58, annotators=[env["ann1"]["id"], env["ann2"]["id"]])
     assert not at.exception
     assert "Campaign 'Pilot' created with 58 items." in [s.value for s in at.success]
-    assert light_forms.light_forms(at)["ca_setup"]["generation"] == 1  # the form is emptied for the next one
+    assert at.session_state["ca_section"] == "Review queue"  # the new campaign's queue: it is chosen above
+    at.session_state["ca_section"] = "Set up"  # as a click on the tab does
+    assert light_forms.light_forms(at.run())["ca_setup"]["generation"] == 1  # the form is emptied for the next one
     assert at.selectbox(key="ca_campaign").value is not None
     items = campaign.list_items(storage.open_db(), campaign.list_campaigns(storage.open_db())[0]["id"])
     assert len(items) == 58 and len({i["scenario"] for i in items}) == 58
@@ -129,7 +132,7 @@ def test_flags_are_shown_and_resolved(env):
     cid = submitted_campaign(env, n=1)
     item = campaign.list_items(env["db"], cid)[0]
     flag_id = campaign.flag_sample(env["db"], item["id"], env["ann1"], "The question names a missing node.")
-    at = run_as(env["admin"])
+    at = run_as(env["admin"], ca_section="Flags")
     flags_table = at.dataframe[0].value
     assert list(flags_table["reason"]) == ["The question names a missing node."]
     at.text_input(key=f"ca_resolution_{flag_id}").input("Sample replaced in the next draw.").run()
@@ -142,7 +145,7 @@ def test_export_writes_both_layouts_and_shows_the_audit(env):
     for row in campaign.list_items(env["db"], cid):
         campaign.review(env["db"], row["id"], env["admin"], "approved")
     out = env["tmp"] / "export"
-    at = run_as(env["admin"])
+    at = run_as(env["admin"], ca_section="Progress & export")
     at.text_input(key=f"ca_export_dir_{cid}").input(str(out)).run()
     button(at, "Write approved rewrites to the server folder").click().run()
     assert not at.exception
@@ -161,7 +164,7 @@ def test_approved_rewrites_download_to_the_browser_and_the_server_write_says_so(
     for row in campaign.list_items(env["db"], cid):
         campaign.review(env["db"], row["id"], env["admin"], "approved")
     downloads = Downloads(monkeypatch)
-    at = run_as(env["admin"])
+    at = run_as(env["admin"], ca_section="Progress & export")
     files = dict(downloads.files)
     assert "real-test.jsonl" in files  # to the browser, nothing written on the server
     out = env["tmp"] / "export"
@@ -176,13 +179,13 @@ def test_approved_rewrites_download_to_the_browser_and_the_server_write_says_so(
 
 def test_default_export_folder_sits_beside_the_database(env):
     cid = submitted_campaign(env, n=1)
-    at = run_as(env["admin"])
+    at = run_as(env["admin"], ca_section="Progress & export")
     folder = Path(at.text_input(key=f"ca_export_dir_{cid}").value)
     assert folder.parent == env["tmp"] / "exports"  # STRUCTEXT_DB lives in env["tmp"]
 
 
 def test_admin_adds_scenarios(env):
-    at = run_as(env["admin"])
+    at = run_as(env["admin"], ca_section="Scenarios")
     before = len(campaign.scenario_catalogue(storage.open_db()))
     at.text_area(key="ca_new_scenarios").input("bee keeping: hive inspections\nathletics: sprint results").run()
     button(at, "Add to the catalogue").click().run()
@@ -192,11 +195,11 @@ def test_admin_adds_scenarios(env):
 
 def test_the_catalogue_is_a_box_drawn_when_opened(env):
     """Issue 46: a grid costs the page about 0.6 s in the browser; the catalogue's comes when its box is opened."""
-    at = run_as(env["admin"])
+    at = run_as(env["admin"], ca_section="Scenarios")
     catalogue = campaign.scenario_catalogue(storage.open_db())
     assert f"Browse the catalogue ({len(catalogue):,})" in [e.label for e in at.expander]
     assert not [d for d in at.dataframe if "scenario" in d.value.columns]
-    at = run_as(env["admin"], ca_catalogue_open=True)  # as a click on the box does
+    at = run_as(env["admin"], ca_section="Scenarios", ca_catalogue_open=True)  # as a click on the box does
     shown, = [d.value for d in at.dataframe if "scenario" in d.value.columns]
     assert list(shown["scenario"]) == list(catalogue)
 
@@ -209,7 +212,7 @@ def test_export_into_a_folder_of_someone_else_is_refused_with_a_message(env):
     theirs = env["tmp"] / "theirs"
     (theirs / "official" / "0Shotbenchmark").mkdir(parents=True)
     (theirs / "official" / "0Shotbenchmark" / "sample.json").write_text('{"keep": true}')
-    at = run_as(env["admin"])
+    at = run_as(env["admin"], ca_section="Progress & export")
     at.text_input(key=f"ca_export_dir_{cid}").input(str(theirs)).run()
     button(at, "Write approved rewrites to the server folder").click().run()
     assert not at.exception
@@ -291,7 +294,7 @@ def test_rename_a_campaign_from_the_manage_tab(env):
     db = env["db"]
     cid = campaign.create_campaign(db, "Pilot", env["suite"], 2, [env["ann1"]["id"]], env["admin"])
     campaign.create_campaign(db, "Other", env["suite"], 2, [env["ann1"]["id"]], env["admin"])
-    at = run_as(env["admin"], ca_campaign=cid)
+    at = run_as(env["admin"], ca_section="Manage", ca_campaign=cid)
     at.text_input(key=f"ca_rename_name_{cid}").input("other")
     at = click(at, "Rename")
     assert "The campaign was not renamed. A campaign named 'other' exists already" in at.error[0].value
@@ -305,7 +308,7 @@ def test_rename_a_campaign_from_the_manage_tab(env):
 def test_archive_hides_the_campaign_until_show_archived_is_on(env):
     db = env["db"]
     cid = campaign.create_campaign(db, "Pilot", env["suite"], 2, [env["ann1"]["id"]], env["admin"])
-    at = click(run_as(env["admin"]), "Archive the campaign")
+    at = click(run_as(env["admin"], ca_section="Manage"), "Archive the campaign")
     assert "Campaign 'Pilot' is archived. Turn on Show archived campaigns to see it." in [s.value for s in at.success]
     assert campaign.campaigns_for(db, env["ann1"]) == []
     assert any("Every campaign is archived" in i.value for i in at.info)
@@ -319,7 +322,7 @@ def test_archive_hides_the_campaign_until_show_archived_is_on(env):
 def test_clone_a_campaign_for_chosen_annotators(env):
     db = env["db"]
     cid = campaign.create_campaign(db, "Pilot", env["suite"], 4, [env["ann1"]["id"]], env["admin"])
-    at = run_as(env["admin"])
+    at = run_as(env["admin"], ca_section="Manage")
     at.text_input(key=f"ca_clone_name_{cid}").input("Pilot (2)")
     at = click(at, "Create the copy")
     assert "No copy was made. Choose at least one annotator." in at.error[0].value

@@ -283,15 +283,18 @@ if campaigns:
                                help="The campaign the review queue, flags and export tabs show.")
     chosen_campaign = next(c for c in campaigns if c["id"] == campaign_id)
     plain_name = chosen_campaign["name"]
-setup, review, flags, export, manage, scenarios = st.tabs(["Set up", "Review queue", "Flags", "Progress & export",
-                                                           "Manage", "Scenarios"])
-with setup:
-    setup_tab()
-with scenarios:
-    scenarios_tab()
-for tab, show in ((review, review_tab), (flags, flags_tab), (export, export_tab), (manage, manage_tab)):
+# Only the open tab is drawn (a click on another runs the page again): each tab's widgets cost the browser
+# its code and drawing, and the set-up's first view was all six tabs' (issue 46).
+SECTIONS = {"Set up": setup_tab, "Review queue": review_tab, "Flags": flags_tab, "Progress & export": export_tab,
+            "Manage": manage_tab, "Scenarios": scenarios_tab}
+tabs = st.tabs(list(SECTIONS), key="ca_section", on_change="rerun", default="Review queue" if campaigns else "Set up")
+for tab, show in zip(tabs, SECTIONS.values(), strict=True):
     with tab:
-        if campaign_id is None:
+        if not tab.open:
+            continue
+        if show in (setup_tab, scenarios_tab):
+            show()
+        elif campaign_id is None:
             st.info("Every campaign is archived: turn on **Show archived campaigns** to see them."
                     if every_campaign else "Create a campaign first.", icon=":material/info:")
         elif show is export_tab:
