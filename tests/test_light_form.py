@@ -21,6 +21,9 @@ def test_the_browser_is_sent_the_fields_in_rows_with_options_as_text():
     assert people["options"] == [["7", "ann<7>"], ["3", "ann3"], ["12", "ann12"]] and people["value"] == []
     assert data["rows"][0][0]["placeholder"] == "e.g. <b>Real</b>"  # data: the browser writes it as text
     assert (data["submit"], data["generation"], data["answers"]) == ("Create", 2, 5)
+    assert data["rows"][3][0]["value"] == "test"
+    unset = lf.form_data("k", [lf.Choice("c", "C", {"a": "A", "b": "B"})], "Go")["rows"][0][0]
+    assert unset["value"] == "a"  # as the browser's select box shows it: its first option
     with pytest.raises(ValueError, match="two fields named alike"):
         lf.form_data("k", [lf.Text("a", "A"), lf.Text("a", "B")], "Go")
 

@@ -317,9 +317,11 @@ def _declared(field_: Field) -> dict:
     elif isinstance(field_, Choices):
         out |= {"options": [[str(v), str(t)] for v, t in field_.options.items()],
                 "value": [str(v) for v in field_.value]}
-    else:
+    else:  # the browser's select box shows its first option when none is chosen: so does the declaration
+        first = next(iter(field_.options), None)
+        chosen = field_.value if field_.value is not None else first
         out |= {"options": [[str(v), str(t)] for v, t in field_.options.items()],
-                "value": None if field_.value is None else str(field_.value)}
+                "value": None if chosen is None else str(chosen)}
     return out
 
 

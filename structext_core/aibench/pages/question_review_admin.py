@@ -20,6 +20,7 @@ from structext_core.aibench.model import LETTERS, LEVELS
 from structext_core.studio import access, accounts
 from structext_core.text.safe_text import frame_csv, markdown_text
 from structext_core.text.words import plural
+from structext_core.ui import light_form
 from structext_core.ui.frame import ensure_frame
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
@@ -106,41 +107,41 @@ def on_export(cid: int) -> None:
 
 @ui.fragment
 def new_campaign() -> None:
-    """The creation form, a fragment: choosing reviewers redraws only this (the share of double review
-    adapts to them), not the whole page."""
+    """The creation form (a light form: one element of the browser's own inputs), in a fragment: its
+    answer redraws only this, a created campaign the whole page."""
     sets = aibench_store.stored_datasets()
     people = {u["id"]: f"{u['username']} ({u['role']})" for u in accounts.list_users(ui.get_db())
               if u["role"] in ("annotator", "admin")}
     if not sets:
         st.info("No AIBench data set is stored yet: import one (aibench import), or open Results with the "
                 "AIBench benchmark once to make the synthetic set.")
-    name = st.text_input("Campaign name", placeholder="e.g. AIBench review 2026", key="qra_new_name")
-    dataset = st.selectbox("Data set", sets, key="qra_new_dataset")
-    reviewers = st.multiselect("Reviewers", list(people), format_func=people.get, key="qra_new_reviewers")
-    left, right = st.columns(2)
-    label = "Share of papers reviewed twice"
-    if len(reviewers) >= 2:
-        share = left.slider(label, 0.0, 1.0, qr.default_double_share(len(reviewers)), step=0.05, key="qra_new_share",
-                            help="Drawn with the seed; each goes to two different reviewers, who do not see each "
-                                 "other's work. Agreement (kappa) is measured on them.")
-    else:
-        share = left.slider(label, 0.0, 1.0, 0.0, disabled=True, key="qra_new_share_single")
-        left.caption("Double review needs at least two reviewers: with "
-                     f"{'one' if reviewers else 'none chosen'}, each paper is reviewed once. Choose a second "
-                     "reviewer to have a share of the papers reviewed twice.")
-    seed = right.number_input("Seed", min_value=0, value=0, step=1, key="qra_new_seed")
-    if st.button("Create campaign", type="primary"):
-        try:
-            new = qr.create_campaign(ui.get_db(), name, dataset or "", reviewers, user, double_share=share,
-                                     seed=int(seed))
-        except qr.ReviewError as error:
-            st.error(f"No campaign was created. {error}")
-        else:
-            st.session_state["qra_campaign"] = new
-            for key in ("qra_new_name", "qra_new_reviewers", "qra_new_share"):
-                st.session_state.pop(key, None)
-            ui.flash("success", f"Campaign {name.strip()!r} created.")
-            st.rerun(scope="app")
+        return
+    sent = light_form.form("qra_new", [
+        light_form.Text("name", "Campaign name", placeholder="e.g. AIBench review 2026"),
+        light_form.Choice("dataset", "Data set", {name: name for name in sets}),
+        light_form.Choices("reviewers", "Reviewers", people),
+        (light_form.Number("share", "Share of papers reviewed twice", qr.DEFAULT_DOUBLE_SHARE, min_value=0.0,
+                           max_value=1.0, step=0.05,
+                           help="Drawn with the seed; each goes to two different reviewers, who do not see each "
+                                "other's work. Agreement (kappa) is measured on them. Needs two reviewers or "
+                                "more: with one, each paper is reviewed once."),
+         light_form.Number("seed", "Seed", 0, min_value=0, max_value=2**31 - 1)),
+    ], submit="Create campaign")
+    if sent is None:
+        return
+    reviewers = sent["reviewers"]
+    share = sent["share"] if len(reviewers) >= 2 else qr.default_double_share(len(reviewers))
+    try:
+        new = qr.create_campaign(ui.get_db(), sent["name"], sent["dataset"], reviewers, user, double_share=share,
+                                 seed=sent["seed"])
+    except qr.ReviewError as error:
+        st.error(f"No campaign was created. {error}")
+        return
+    st.session_state["qra_campaign"] = new
+    light_form.clear("qra_new")
+    once = " With one reviewer each paper is reviewed once." if len(reviewers) == 1 else ""
+    ui.flash("success", f"Campaign {sent['name'].strip()!r} created.{once}")
+    st.rerun(scope="app")
 
 
 # Its form is drawn only while the box is open (open while there is no campaign; opening it reruns the page).

@@ -1,0 +1,103 @@
+"""The light form (structext_core/ui/light_form.py) in Chromium: every kind of field, what it sends, what
+the browser refuses before sending, an error that keeps what was typed, a create that empties it, the
+filter over a long list, and labels from people that stay text. The set-up pages that use it
+(Rewrite campaigns, Pairwise studies, AIBench review campaigns) are AppTest-tested with what it sends;
+this is the element itself, on a page of its own."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import ROOT, serving
+
+SCRIPT = textwrap.dedent('''
+    import json
+    import streamlit as st
+    from structext_core.ui import light_form as lf
+
+    people = {i: f"ann{i:03d}" for i in range(1, 13)} | {99: "<img src=x onerror=alert(1)>"}
+    sent = lf.form("demo", [
+        lf.Text("name", "Name", placeholder="e.g. Pilot"),
+        (lf.Number("count", "Count", 5, min_value=1, max_value=10),
+         lf.Number("share", "Share", 0.2, min_value=0.0, max_value=1.0, step=0.05)),
+        lf.Choice("suite", "Suite", {"test": "Test", "test-hard": "Test-Hard"}),
+        lf.Choices("people", "People", people, help="Who answers."),
+    ], submit="Create")
+    if sent is not None:
+        if sent["name"] == "refuse":
+            st.error("Refused: try another name.")
+        else:
+            lf.clear("demo")
+            st.session_state["last"] = json.dumps(sent)
+            st.rerun()
+    st.write("Sent:", st.session_state.get("last", "nothing yet"))
+''')
+
+
+@pytest.fixture(scope="module")
+def form_page(tmp_path_factory, app_env):
+    folder = tmp_path_factory.mktemp("light_form")
+    (folder / "form_page.py").write_text(SCRIPT, encoding="utf-8")
+    command = [sys.executable, "-m", "streamlit", "run", str(folder / "form_page.py"), "--server.headless=true",
+               "--server.address=127.0.0.1", "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"]
+    env = {**app_env["env"], "PYTHONPATH": str(ROOT)}
+    with serving(command, env, folder / "streamlit.log") as url:
+        yield url
+
+
+@pytest.mark.browser
+def test_the_light_form_sends_once_keeps_after_an_error_and_empties_after_a_create(form_page, page, wait_for_app,
+                                                                                  screenshot):
+    page.goto(form_page)
+    wait_for_app(page)
+    name = page.get_by_label("Name", exact=True)
+    name.wait_for()
+    count = page.get_by_role("spinbutton", name="Count")
+    expect(count).to_have_value("5")
+    expect(page.get_by_label("Suite")).to_have_value("test")
+    expect(page.get_by_text("0 of 13 chosen")).to_be_visible()
+    # a label from a person is text, never markup
+    expect(page.get_by_role("checkbox", name="<img src=x onerror=alert(1)>")).to_have_count(1)
+    assert page.locator("img[src=x]").count() == 0
+
+    # the browser refuses a count out of bounds: nothing is sent
+    count.fill("11")
+    page.get_by_role("button", name="Create").click()
+    assert count.evaluate("input => input.validity.valid") is False
+    page.wait_for_timeout(500)
+    expect(page.get_by_text("Sent: nothing yet")).to_be_visible()
+
+    # an error from the page: what was typed stays, the button takes a click again
+    count.fill("3")
+    page.get_by_role("checkbox", name="ann002", exact=True).check()
+    name.fill("refuse")
+    name.press("Enter")  # Enter in a text field sends the form, as st.form
+    expect(page.get_by_text("Refused: try another name.")).to_be_visible()
+    wait_for_app(page)
+    expect(name).to_have_value("refuse")
+    expect(count).to_have_value("3")
+    expect(page.get_by_role("checkbox", name="ann002", exact=True)).to_be_checked()
+    expect(page.get_by_role("button", name="Create")).to_be_enabled()
+
+    # the filter over a long list: choose all shown, then what is sent is exactly what is checked
+    page.get_by_role("searchbox", name="Filter People").fill("ann01")
+    expect(page.get_by_role("checkbox", name="ann005", exact=True)).to_be_hidden()
+    page.get_by_role("button", name="Choose all shown").click()
+    expect(page.get_by_text("4 of 13 chosen")).to_be_visible()  # ann002 and ann010-ann012
+    page.get_by_label("Suite").select_option("test-hard")
+    name.fill("Pilot")
+    screenshot(page, "light-form-filled")
+    page.get_by_role("button", name="Create").click()
+    expect(page.get_by_text('"name": "Pilot"')).to_be_visible()
+    wait_for_app(page)
+    said = page.locator('[data-testid="stMarkdownContainer"]', has_text='"name": "Pilot"').inner_text()
+    assert '"count": 3' in said and '"share": 0.2' in said and '"suite": "test-hard"' in said
+    assert '"people": [2, 10, 11, 12]' in said  # the options' own values (numbers), in the options' order
+    # the create emptied the form for the next one
+    expect(name).to_have_value("")
+    expect(count).to_have_value("5")
+    expect(page.get_by_text("0 of 13 chosen")).to_be_visible()
