@@ -4,9 +4,10 @@
 Measured bare beside a trivial page (0.52 s): a form of a name, two numbers, 300 annotators to
 choose and a button took 0.67 s as ``st.form``, 0.54 s as this element. The fields are the browser's
 own (``<input>``, ``<select>``, check boxes), each with its ``<label>``, help text tied to it
-(``aria-describedby``), the browser's own checks of a number's bounds and a required name before the
-form is sent; Enter in a text field sends it, as in ``st.form``. Nothing is sent to the server
-before the button: a click on it (or Enter) sends every value at once and the page runs again.
+(``aria-describedby``), the browser's own checks of a number's bounds and step (and of a text marked
+``required``) before the form is sent; Enter in a text field sends it, as in ``st.form``. Nothing is
+sent to the server before the button: a click on it (or Enter) sends every value at once, the page
+runs again, and the button takes no other click until the page has answered (no second create).
 
 The server trusts none of it: :func:`form` checks what arrives against the declaration (text
 length, number bounds and type, choices among the options) and returns the values, typed, on the
@@ -229,21 +230,20 @@ export default function ({ data, parentElement, setTriggerValue }) {
   const shape = JSON.stringify([data.rows, data.submit, data.generation]);
   if (!form) {
     form = el("form", "sxf");
-    form.noValidate = false;
     parentElement.appendChild(form);
   }
-  if (form.dataset.shape !== shape) {
+  if (form.__shape !== shape) {
     // a new generation (cleared after a create) starts from the defaults; a changed list keeps what was typed
-    const keep = form.__read && form.dataset.generation === String(data.generation) ? form.__read() : {};
+    const keep = form.__read && form.__generation === data.generation ? form.__read() : {};
     form.__read = build(form, data, keep);
-    form.dataset.shape = shape;
-    form.dataset.generation = String(data.generation);
+    form.__shape = shape;
+    form.__generation = data.generation;
   }
   // sent once: the button waits for the page's answer (a draw with a new count of answers) before it
   // takes another click
   const button = form.querySelector(".sxf-submit");
-  if (form.dataset.answers !== String(data.answers)) button.disabled = false;
-  form.dataset.answers = String(data.answers);
+  if (form.__answers !== data.answers) button.disabled = false;
+  form.__answers = data.answers;
   form.onsubmit = (event) => {
     event.preventDefault();
     if (button.disabled) return;

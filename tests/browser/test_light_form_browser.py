@@ -33,8 +33,10 @@ SCRIPT = textwrap.dedent('''
         else:
             lf.clear("demo")
             st.session_state["last"] = json.dumps(sent)
+            st.session_state["creates"] = st.session_state.get("creates", 0) + 1
             st.rerun()
     st.write("Sent:", st.session_state.get("last", "nothing yet"))
+    st.write(f"Created {st.session_state.get('creates', 0)} time(s).")
 ''')
 
 
@@ -97,6 +99,7 @@ def test_the_light_form_sends_once_keeps_after_an_error_and_empties_after_a_crea
     said = page.locator('[data-testid="stMarkdownContainer"]', has_text='"name": "Pilot"').inner_text()
     assert '"count": 3' in said and '"share": 0.2' in said and '"suite": "test-hard"' in said
     assert '"people": [2, 10, 11, 12]' in said  # the options' own values (numbers), in the options' order
+    expect(page.get_by_text("Created 1 time(s).")).to_be_visible()  # once: the rerun after it sends nothing
     # the create emptied the form for the next one
     expect(name).to_have_value("")
     expect(count).to_have_value("5")
