@@ -65,3 +65,16 @@ def test_the_script_writes_every_label_as_text_and_sends_only_on_the_button():
     assert "innerHTML" not in lf.FORM_JS and "insertAdjacentHTML" not in lf.FORM_JS
     assert "outerHTML" not in lf.FORM_JS and "textContent" in lf.FORM_JS
     assert lf.FORM_JS.count("setTriggerValue(") == 1  # one event: the button's (or Enter's) submit
+
+
+def test_choices_that_follow_a_select_box_offer_and_accept_that_choices_options():
+    rows = [lf.Choice("set", "Data set", {"a": "A", "b": "B"}),
+            lf.Choices("systems", "Systems", {}, follows="set", options_by={"a": {"x": "X", "y": "Y"}, "b": {"z": "Z"}})]
+    declared = lf.form_data("k", rows, "Go")["rows"][1][0]
+    assert declared["follows"] == "set"
+    assert declared["options_by"] == [["a", [["x", "X"], ["y", "Y"]]], ["b", [["z", "Z"]]]]
+    assert lf.checked(rows, {"set": "a", "systems": ["y", "x"]}) == {"set": "a", "systems": ["x", "y"]}
+    with pytest.raises(lf.FormError, match="Systems: 1 of the chosen are not among the options"):
+        lf.checked(rows, {"set": "b", "systems": ["x"]})  # x is a's, not b's
+    with pytest.raises(ValueError, match="follows 'set', which is no select box above it"):
+        lf.form_data("k", list(reversed(rows)), "Go")

@@ -59,12 +59,16 @@ class Number:
 @dataclass(frozen=True)
 class Choices:
     """Any of ``options`` (value -> label, in the order shown; a value of any kind, sent to the browser as
-    text and given back as it was), as check boxes; a filter box above them when there are more than 8."""
+    text and given back as it was), as check boxes; a filter box above them when there are more than 8.
+    With ``follows`` (the name of a :class:`Choice` above it), the options are ``options_by`` of the value
+    chosen there, shown anew when that choice changes (``options`` is then not used)."""
     name: str
     label: str
     options: Mapping
     value: Sequence = ()
     help: str = ""
+    follows: str | None = None
+    options_by: Mapping | None = None
     kind: str = field(default="choices", init=False)
 
 
@@ -99,6 +103,7 @@ function el(tag, cls, text) {
 function build(form, data, keep) {
   form.replaceChildren();
   const readers = [];
+  const selects = {};  // the select boxes by name, for the choices that follow one
   const uid = "sxf-" + data.key + "-";
   const fieldBox = (f) => {
     const box = el("div", "sxf-field");
@@ -155,10 +160,12 @@ function build(form, data, keep) {
       if (chosen !== null && chosen !== undefined) select.value = chosen;
       box.appendChild(select);
       helpLine(box, f, select);
+      selects[f.name] = select;
       readers.push(() => [f.name, select.value]);
       return box;
     }
-    // choices: check boxes in a fieldset, a filter above more than a few
+    // choices: check boxes in a fieldset, a filter above more than a few; with ``follows``, the options
+    // of the choice made in that select box (filled again when it changes, what is still there kept)
     const box = el("fieldset", "sxf-field sxf-choices");
     box.appendChild(el("legend", "sxf-label", f.label));
     if (f.help) {
@@ -167,49 +174,61 @@ function build(form, data, keep) {
       box.setAttribute("aria-describedby", help.id);
       box.appendChild(help);
     }
-    const chosen = new Set(old !== undefined ? old : f.value);
     const count = el("span", "sxf-count");
     const list = el("div", "sxf-list");
     list.id = uid + f.name;
-    const boxes = [];
+    const empty = el("div", "sxf-help", "Nothing to choose here.");
+    let boxes = [];
     const recount = () => { count.textContent = boxes.filter((b) => b.checked).length + " of " + boxes.length + " chosen"; };
-    for (const [value, text] of f.options) {
-      const item = el("label", "sxf-option");
-      const check = el("input");
-      check.type = "checkbox";
-      check.value = value;
-      check.checked = chosen.has(value);
-      check.addEventListener("change", recount);
-      item.appendChild(check);
-      item.appendChild(el("span", null, text));
-      list.appendChild(item);
-      boxes.push(check);
-    }
+    const filter = el("input", "sxf-input sxf-filter");
+    filter.type = "search";
+    filter.setAttribute("aria-label", "Filter " + f.label);
+    filter.setAttribute("aria-controls", list.id);
+    filter.addEventListener("keydown", (e) => { if (e.key === "Enter") e.preventDefault(); });
+    filter.addEventListener("input", () => {
+      const needle = filter.value.trim().toLowerCase();
+      for (const b of boxes) b.parentElement.hidden = needle !== "" && !b.parentElement.textContent.toLowerCase().includes(needle);
+    });
+    const fill = (options, chosen) => {
+      list.replaceChildren();
+      boxes = [];
+      for (const [value, text] of options) {
+        const item = el("label", "sxf-option");
+        const check = el("input");
+        check.type = "checkbox";
+        check.value = value;
+        check.checked = chosen.has(value);
+        check.addEventListener("change", recount);
+        item.appendChild(check);
+        item.appendChild(el("span", null, text));
+        list.appendChild(item);
+        boxes.push(check);
+      }
+      filter.value = "";
+      filter.hidden = options.length <= 8;
+      filter.placeholder = "Filter " + options.length + " names";
+      empty.hidden = options.length > 0;
+      recount();
+    };
     const tools = el("div", "sxf-tools");
-    if (f.options.length > 8) {
-      const filter = el("input", "sxf-input sxf-filter");
-      filter.type = "search";
-      filter.placeholder = "Filter " + f.options.length + " names";
-      filter.setAttribute("aria-label", "Filter " + f.label);
-      filter.setAttribute("aria-controls", list.id);
-      filter.addEventListener("keydown", (e) => { if (e.key === "Enter") e.preventDefault(); });
-      filter.addEventListener("input", () => {
-        const needle = filter.value.trim().toLowerCase();
-        for (const b of boxes) b.parentElement.hidden = needle !== "" && !b.parentElement.textContent.toLowerCase().includes(needle);
-      });
-      tools.appendChild(filter);
-    }
     const all = el("button", "sxf-small", "Choose all shown");
     all.type = "button";
+    all.setAttribute("aria-label", "Choose all shown: " + f.label);
     all.addEventListener("click", () => { for (const b of boxes) if (!b.parentElement.hidden) b.checked = true; recount(); });
     const none = el("button", "sxf-small", "Clear");
     none.type = "button";
+    none.setAttribute("aria-label", "Clear: " + f.label);
     none.addEventListener("click", () => { for (const b of boxes) b.checked = false; recount(); });
-    tools.append(all, none, count);
-    box.appendChild(tools);
-    box.appendChild(list);
-    if (!f.options.length) box.appendChild(el("div", "sxf-help", data.no_options || "Nothing to choose yet."));
-    recount();
+    tools.append(filter, all, none, count);
+    box.append(tools, list, empty);
+    const leader = f.follows ? selects[f.follows] : null;
+    const optionsNow = () => (leader ? (new Map(f.options_by).get(leader.value) || []) : f.options);
+    fill(optionsNow(), new Set(old !== undefined ? old : f.value));
+    if (leader) {
+      leader.addEventListener("change", () => {
+        fill(optionsNow(), new Set(boxes.filter((b) => b.checked).map((b) => b.value)));
+      });
+    }
     readers.push(() => [f.name, boxes.filter((b) => b.checked).map((b) => b.value)]);
     return box;
   };
@@ -316,7 +335,10 @@ def _declared(field_: Field) -> dict:
                 "step": field_.step}
     elif isinstance(field_, Choices):
         out |= {"options": [[str(v), str(t)] for v, t in field_.options.items()],
-                "value": [str(v) for v in field_.value]}
+                "value": [str(v) for v in field_.value], "follows": field_.follows}
+        if field_.follows is not None:
+            out["options_by"] = [[str(k), [[str(v), str(t)] for v, t in options.items()]]
+                                 for k, options in (field_.options_by or {}).items()]
     else:  # the browser's select box shows its first option when none is chosen: so does the declaration
         first = next(iter(field_.options), None)
         chosen = field_.value if field_.value is not None else first
@@ -332,6 +354,11 @@ def form_data(key: str, rows: Sequence[Row], submit: str, generation: int = 0, a
     names = [f.name for row in rows for f in row]
     if len(set(names)) != len(names):
         raise ValueError(f"form {key!r}: two fields named alike in {names}")
+    fields = [f for row in rows for f in row]
+    for at, f in enumerate(fields):
+        if isinstance(f, Choices) and f.follows is not None and not any(
+                isinstance(g, Choice) and g.name == f.follows for g in fields[:at]):
+            raise ValueError(f"form {key!r}: {f.name!r} follows {f.follows!r}, which is no select box above it")
     return {"key": key, "rows": [[_declared(f) for f in row] for row in rows], "submit": submit,
             "generation": generation, "answers": answers}
 
@@ -361,7 +388,8 @@ def checked(rows: Sequence[Row], sent: object) -> dict:
                 raise FormError(f"{f.label}: a whole number is needed, not {value}.")
             out[f.name] = int(value) if whole else float(value)
         elif isinstance(f, Choices):
-            options = [str(v) for v in f.options]
+            offered = f.options if f.follows is None else (f.options_by or {}).get(out.get(f.follows), {})
+            options = [str(v) for v in offered]
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise FormError(f"{f.label}: the choice sent is not a list of names.")
             unknown = [v for v in value if v not in options]
@@ -369,7 +397,7 @@ def checked(rows: Sequence[Row], sent: object) -> dict:
                 raise FormError(f"{f.label}: {len(unknown)} of the chosen are not among the options "
                                 "(the list changed meanwhile: reload the page).")
             chosen = set(value)
-            out[f.name] = [v for v in f.options if str(v) in chosen]
+            out[f.name] = [v for v in offered if str(v) in chosen]
         else:
             by_text = {str(v): v for v in f.options}
             if not isinstance(value, str) or value not in by_text:

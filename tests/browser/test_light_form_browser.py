@@ -25,6 +25,8 @@ SCRIPT = textwrap.dedent('''
         (lf.Number("count", "Count", 5, min_value=1, max_value=10),
          lf.Number("share", "Share", 0.2, min_value=0.0, max_value=1.0, step=0.05)),
         lf.Choice("suite", "Suite", {"test": "Test", "test-hard": "Test-Hard"}),
+        lf.Choices("formats", "Formats", {}, follows="suite",
+                   options_by={"test": {"json": "JSON", "yaml": "YAML"}, "test-hard": {"json": "JSON", "xml": "XML"}}),
         lf.Choices("people", "People", people, help="Who answers."),
     ], submit="Create")
     if sent is not None:
@@ -88,9 +90,15 @@ def test_the_light_form_sends_once_keeps_after_an_error_and_empties_after_a_crea
     # the filter over a long list: choose all shown, then what is sent is exactly what is checked
     page.get_by_role("searchbox", name="Filter People").fill("ann01")
     expect(page.get_by_role("checkbox", name="ann005", exact=True)).to_be_hidden()
-    page.get_by_role("button", name="Choose all shown").click()
+    page.get_by_role("button", name="Choose all shown: People").click()  # each list's buttons named by it
     expect(page.get_by_text("4 of 13 chosen")).to_be_visible()  # ann002 and ann010-ann012
+    # a list that follows a select box: filled anew when it changes, what is still offered kept
+    page.get_by_role("checkbox", name="JSON", exact=True).check()
+    page.get_by_role("checkbox", name="YAML", exact=True).check()
     page.get_by_label("Suite").select_option("test-hard")
+    expect(page.get_by_role("checkbox", name="YAML", exact=True)).to_have_count(0)
+    expect(page.get_by_role("checkbox", name="JSON", exact=True)).to_be_checked()
+    expect(page.get_by_role("checkbox", name="XML", exact=True)).not_to_be_checked()
     name.fill("Pilot")
     screenshot(page, "light-form-filled")
     page.get_by_role("button", name="Create").click()
@@ -98,6 +106,7 @@ def test_the_light_form_sends_once_keeps_after_an_error_and_empties_after_a_crea
     wait_for_app(page)
     said = page.locator('[data-testid="stMarkdownContainer"]', has_text='"name": "Pilot"').inner_text()
     assert '"count": 3' in said and '"share": 0.2' in said and '"suite": "test-hard"' in said
+    assert '"formats": ["json"]' in said
     assert '"people": [2, 10, 11, 12]' in said  # the options' own values (numbers), in the options' order
     expect(page.get_by_text("Created 1 time(s).")).to_be_visible()  # once: the rerun after it sends nothing
     # the create emptied the form for the next one

@@ -116,15 +116,21 @@ def test_annotator_never_gets_system_names_paper_ids_or_other_votes(world, monke
 def test_lead_creates_a_study_and_reads_the_results(world):
     p = world["people"]
     at = open_page("pairwise_admin.py", p["lead"])
-    at.selectbox(key="pwa_dataset").set_value("synthetic").run()
+    form = light_forms.fields(at, "pwa_create")
+    assert form["dataset"]["value"] == "synthetic" and form["systems"]["follows"] == "dataset"
+    systems = dict(form["systems"]["options_by"])["synthetic"]  # the data set's own systems, by name
+    assert [name for name, _ in systems] == pws.dataset_systems("synthetic") and len(systems) >= 3
     refused = light_forms.submit(at, "pwa_create", name="", people=[p["ann1"]["id"]], pairs=5)
     assert refused.error and not pws.list_studies(world["db"])  # no name: said, nothing written
     assert light_forms.light_forms(refused)["pwa_create"]["generation"] == 0  # what was typed stays
     at = light_forms.submit(refused, "pwa_create", name="from the page", people=[p["ann1"]["id"], p["ann2"]["id"]],
-                            pairs=5)
+                            pairs=5, systems=[systems[0][0], "no such system"])
+    assert "Systems (all when none chosen): 1 of the chosen are not among the options" in at.error[0].value
+    at = light_forms.submit(at, "pwa_create", name="from the page", people=[p["ann1"]["id"], p["ann2"]["id"]],
+                            pairs=5, systems=[name for name, _ in systems[:3]])
     assert not at.exception and any("Created" in s.value for s in at.success), [e.value for e in at.error]
     study = pws.list_studies(world["db"])[0]
-    assert study.name == "from the page" and study.pairs == 5
+    assert study.name == "from the page" and study.pairs == 5 and study.dataset == "synthetic"
     # a study exists: the new study's form is drawn once its box is opened (issue 46)
     again = open_page("pairwise_admin.py", p["lead"])
     assert "New pairwise study" in [e.label for e in again.expander] and not light_forms.light_forms(again)

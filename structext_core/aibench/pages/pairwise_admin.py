@@ -26,11 +26,11 @@ admin = ui.require_page("pairwise_admin")
 db = ui.get_db()
 
 
-def create(dataset: str, sent: dict) -> None:
+def create(sent: dict) -> None:
     """Create the study the set-up form sent; its error (nothing written) or the study chosen on the rerun."""
     try:
         study_id = pws.create_study(
-            ui.get_db(), sent["name"], dataset, sent["people"], n_pairs=sent["pairs"], systems=sent["systems"] or None,
+            ui.get_db(), sent["name"], sent["dataset"], sent["people"], n_pairs=sent["pairs"], systems=sent["systems"] or None,
             practice=sent["practice"], repeat_share=sent["repeat"], seed=sent["seed"], by_user=admin["id"])
     except pws.StudyError as error:
         st.error(str(error))
@@ -104,10 +104,10 @@ if new_study_box.open:
         elif not annotators:
             st.info("There are no annotator accounts yet: create them on the **Accounts** page (Admin) first.")
         else:
-            dataset = st.selectbox("AIBench data set", datasets, key="pwa_dataset")
-            systems = pws.dataset_systems(dataset)
             sent = light_form.form("pwa_create", [
-                light_form.Choices("systems", "Systems (all when none chosen)", {name: name for name in systems}),
+                light_form.Choice("dataset", "AIBench data set", {name: name for name in datasets}),
+                light_form.Choices("systems", "Systems (all when none chosen)", {}, follows="dataset",
+                                   options_by={d: {name: name for name in pws.dataset_systems(d)} for d in datasets}),
                 light_form.Text("name", "Name", max_chars=pws.MAX_NAME_CHARS),
                 light_form.Choices("people", "Annotators", {u["id"]: u["username"] for u in annotators},
                                    help="Every annotator judges every pair, each in an own order with own sides."),
@@ -118,7 +118,7 @@ if new_study_box.open:
                  light_form.Number("seed", "Seed", 0, min_value=0, max_value=2**31 - 1)),
             ], submit="Create study")
             if sent is not None:
-                create(dataset, sent)
+                create(sent)
             st.caption(f"Blinding: both images of a pair are served on one {pws.CANVAS[0]} x {pws.CANVAS[1]} canvas "
                        "(scaled down to fit when larger, the rest white) and padded to one byte size, so neither size, "
                        "shape nor file names a system; each annotator gets files and addresses of their own, which "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,8 +174,16 @@ def resolve_flag(db: sqlite_utils.Database, flag_id: int, admin: dict | None, re
 
 
 def dataset_systems(dataset: str) -> list[str]:
-    """The systems with images in the stored data set ``dataset`` (empty when it cannot be read)."""
+    """The systems with images in the stored data set ``dataset`` (empty when it cannot be read), read once
+    per version of its files (the new study's form lists those of every stored set)."""
     try:
-        return aibench_dataset.load_dataset(aibench_store.dataset_path(dataset)).systems
+        folder = aibench_store.dataset_path(dataset)
+        stamps = tuple((folder / name).stat().st_mtime_ns for name in (aibench_dataset.STORED_MARKER, "images.jsonl"))
+        return list(_systems(str(folder), stamps))
     except (ValueError, OSError):
         return []
+
+
+@functools.lru_cache(maxsize=64)
+def _systems(folder: str, stamps: tuple) -> tuple[str, ...]:
+    return tuple(aibench_dataset.load_dataset(folder).systems)
