@@ -44,6 +44,8 @@ def test_what_comes_back_is_typed_and_choices_keep_their_values_and_order():
     ({"n": "58"}, "Number of samples: a number is needed."),
     ({"n": True}, "Number of samples: a number is needed."),
     ({"n": None}, "Number of samples: a number is needed."),
+    ({"n": 10**400}, "Number of samples: this number is not between 1 and 3,712."),  # forged: no float holds it
+    ({"n": float("inf")}, "Number of samples: a number is needed."),
     ({"share": 1.5}, "Share: 1.5 is not between 0.0 and 1.0."),
     ({"people": ["7", "99"]}, "Annotators: 1 of the chosen are not among the options"),
     ({"people": "7"}, "Annotators: the choice sent is not a list of names."),

@@ -377,14 +377,16 @@ def checked(rows: Sequence[Row], sent: object) -> dict:
                 raise FormError(f"{f.label}: at most {f.max_chars:,} characters of text.")
             out[f.name] = value
         elif isinstance(f, Number):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                    isinstance(value, float) and not math.isfinite(value)):  # an int of any size compares exactly
                 raise FormError(f"{f.label}: a number is needed.")
             if (f.min_value is not None and value < f.min_value) or (f.max_value is not None and value > f.max_value):
                 bounds = " and ".join(f"{b:,}" for b in (f.min_value, f.max_value) if b is not None)
-                raise FormError(f"{f.label}: {value:,} is not between {bounds}." if f.min_value is not None and
-                                f.max_value is not None else f"{f.label}: {value:,} is out of bounds ({bounds}).")
+                shown = f"{value:,}" if abs(value) < 1e15 else "this number"
+                raise FormError(f"{f.label}: {shown} is not between {bounds}." if f.min_value is not None and
+                                f.max_value is not None else f"{f.label}: {shown} is out of bounds ({bounds}).")
             whole = float(f.step).is_integer()
-            if whole and not float(value).is_integer():
+            if whole and isinstance(value, float) and not value.is_integer():
                 raise FormError(f"{f.label}: a whole number is needed, not {value}.")
             out[f.name] = int(value) if whole else float(value)
         elif isinstance(f, Choices):

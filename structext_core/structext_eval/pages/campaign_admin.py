@@ -67,7 +67,7 @@ def setup_tab() -> None:
         light_form.Text("name", "Campaign name", placeholder="e.g. Real-Test 2026"),
         (light_form.Number("n", "Number of samples", 928, min_value=1, max_value=suites.SUITES["test"].size,
                            help="928 is the paper's size; any number is drawn as evenly as possible."),
-         light_form.Number("seed", "Seed of the draw", 0, min_value=0)),
+         light_form.Number("seed", "Seed of the draw", 0, min_value=0, max_value=2**31 - 1)),
         light_form.Choices("annotators", "Annotators", labels,
                            help="The samples are dealt evenly to the annotators chosen here."),
     ], submit="Create campaign")
