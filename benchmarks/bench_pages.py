@@ -357,6 +357,8 @@ TRIVIAL_IN_TURN = "trivial page, in turn"
 #: One click each, that reruns its page: (the page's URL path, the click).
 CLICKS = {
     "click: Studies, Export tab": ("study_admin", lambda tab: tab.get_by_role("tab", name="Export").click()),
+    # the heaviest tab a lead opens on Studies: the set-up form of the first benchmark
+    "click: Studies, Set up a study tab": ("study_admin", lambda tab: tab.get_by_role("tab", name="Set up a study").click()),
     "click: Results, Paper tables": ("results", lambda tab: tab.get_by_text("Paper tables", exact=True).first.click()),
 }
 
