@@ -51,6 +51,10 @@ def test_what_comes_back_is_typed_and_choices_keep_their_values_and_order():
     ({"people": "7"}, "Annotators: the choice sent is not a list of names."),
     ({"people": [7]}, "Annotators: the choice sent is not a list of names."),
     ({"suite": "train"}, "Suite: choose one of the options."),
+    ({"name": {"a": [[["deep"]]]}}, "Campaign name: at most 20 characters of text."),  # hostile: nested, huge
+    ({"people": [[["7"]]]}, "Annotators: the choice sent is not a list of names."),
+    ({"people": [str(n) for n in range(100_000)]}, "Annotators: 99,997 of the chosen are not among the options"),
+    ({"name": "x" * 10_000_000}, "Campaign name: at most 20 characters of text."),
 ])
 def test_what_no_browser_sends_is_refused_naming_the_field(change, message):
     sent = {"name": "Pilot", "n": 58, "share": 0.5, "people": [], "suite": "test", **change}
@@ -67,6 +71,14 @@ def test_the_script_writes_every_label_as_text_and_sends_only_on_the_button():
     assert "innerHTML" not in lf.FORM_JS and "insertAdjacentHTML" not in lf.FORM_JS
     assert "outerHTML" not in lf.FORM_JS and "textContent" in lf.FORM_JS
     assert lf.FORM_JS.count("setTriggerValue(") == 1  # one event: the button's (or Enter's) submit
+
+
+def test_a_number_with_one_bound_says_which():
+    rows = [lf.Number("seed", "Seed", 0, min_value=0), lf.Number("cap", "Cap", 1, max_value=5)]
+    with pytest.raises(lf.FormError, match=r"^Seed: -1, where it must be at least 0\.$"):
+        lf.checked(rows, {"seed": -1, "cap": 1})
+    with pytest.raises(lf.FormError, match=r"^Cap: 6, where it must be at most 5\.$"):
+        lf.checked(rows, {"seed": 0, "cap": 6})
 
 
 def test_choices_that_follow_a_select_box_offer_and_accept_that_choices_options():

@@ -168,12 +168,7 @@ function build(form, data, keep) {
     // of the choice made in that select box (filled again when it changes, what is still there kept)
     const box = el("fieldset", "sxf-field sxf-choices");
     box.appendChild(el("legend", "sxf-label", f.label));
-    if (f.help) {
-      const help = el("div", "sxf-help", f.help);
-      help.id = uid + f.name + "-help";
-      box.setAttribute("aria-describedby", help.id);
-      box.appendChild(help);
-    }
+    helpLine(box, f, box);  // under the legend, describing the whole list
     const count = el("span", "sxf-count");
     const list = el("div", "sxf-list");
     list.id = uid + f.name;
@@ -381,10 +376,11 @@ def checked(rows: Sequence[Row], sent: object) -> dict:
                     isinstance(value, float) and not math.isfinite(value)):  # an int of any size compares exactly
                 raise FormError(f"{f.label}: a number is needed.")
             if (f.min_value is not None and value < f.min_value) or (f.max_value is not None and value > f.max_value):
-                bounds = " and ".join(f"{b:,}" for b in (f.min_value, f.max_value) if b is not None)
                 shown = f"{value:,}" if abs(value) < 1e15 else "this number"
-                raise FormError(f"{f.label}: {shown} is not between {bounds}." if f.min_value is not None and
-                                f.max_value is not None else f"{f.label}: {shown} is out of bounds ({bounds}).")
+                if f.min_value is not None and f.max_value is not None:
+                    raise FormError(f"{f.label}: {shown} is not between {f.min_value:,} and {f.max_value:,}.")
+                bound = f"at least {f.min_value:,}" if f.min_value is not None else f"at most {f.max_value:,}"
+                raise FormError(f"{f.label}: {shown}, where it must be {bound}.")
             whole = float(f.step).is_integer()
             if whole and isinstance(value, float) and not value.is_integer():
                 raise FormError(f"{f.label}: a whole number is needed, not {value}.")
@@ -396,7 +392,7 @@ def checked(rows: Sequence[Row], sent: object) -> dict:
                 raise FormError(f"{f.label}: the choice sent is not a list of names.")
             unknown = [v for v in value if v not in options]
             if unknown:
-                raise FormError(f"{f.label}: {len(unknown)} of the chosen are not among the options "
+                raise FormError(f"{f.label}: {len(unknown):,} of the chosen are not among the options "
                                 "(the list changed meanwhile: reload the page).")
             chosen = set(value)
             out[f.name] = [v for v in offered if str(v) in chosen]

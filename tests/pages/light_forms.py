@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 
 from streamlit.components.v2.bidi_component.main import _make_trigger_id
-from streamlit.proto.WidgetStates_pb2 import WidgetStates
 
 from structext_core.ui import light_form
 
@@ -46,4 +45,4 @@ def submit(at, key: str, **values):
     trigger = states.widgets.add()
     trigger.id = _make_trigger_id(element.proto.id, "events")
     trigger.json_trigger_value = json.dumps([{"event": "submit", "value": sent}])
-    return at._run(WidgetStates(widgets=states.widgets))
+    return at._run(states)
