@@ -11,7 +11,7 @@ from structext_core.evaluation import choices
 from structext_core.studio import access, study
 from structext_core.text.safe_text import html_table, markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import study_dashboard, widgets
+from structext_core.ui import light_choice, study_dashboard, widgets
 from structext_core.ui.frame import ensure_frame
 from structext_core.views import answer_card, cells
 
@@ -79,8 +79,8 @@ def on_resolve(flag_id: int) -> None:
 
 def item_list(chosen: study.Study) -> study.ItemSummary | None:
     left, right = st.columns([3, 1], vertical_alignment="bottom")
-    order = left.radio("Order", list(study.ITEM_ORDERS), format_func=study.ITEM_ORDERS.get, horizontal=True,
-                       key="adj_order")
+    order = light_choice.choose("Order", list(study.ITEM_ORDERS), format_func=study.ITEM_ORDERS.get, buttons=True,
+                                key="adj_order", where=left)
     practice = right.checkbox("Practice questions too", key="adj_practice",
                               help="Practice answers are never counted; study and gold questions are always listed.")
     items = study_dashboard.adjudication_items(db, chosen.id, study_dashboard.version(db, chosen.id),
@@ -105,8 +105,8 @@ def item_list(chosen: study.Study) -> study.ItemSummary | None:
             box.dataframe(table, hide_index=True, height=min(420, 38 + 35 * len(items)), column_config={
                 **ITEM_COLUMNS, "spread": SCORE_FORMAT, "disagreement": SCORE_FORMAT})
     by_id = {s.item_id: s for s in items}
-    item_id = st.selectbox("Question", list(by_id), format_func=lambda i: by_id[i].label,
-                           key=f"adj_item_{chosen.id}")
+    item_id = light_choice.choose("Question", list(by_id), format_func=lambda i: by_id[i].label,
+                                  key=f"adj_item_{chosen.id}")
     return by_id.get(item_id)
 
 
@@ -258,7 +258,7 @@ if summary is not None:
         st.info("No annotator has answered this question yet.")
     every, responses = len(detail.responses), detail.responses
     if every > ANSWERS_PER_PAGE:  # hundreds of people: their answers a page at a time
-        start = st.selectbox(
+        start = light_choice.choose(
             "Answers shown", list(range(0, every, ANSWERS_PER_PAGE)), key=f"adj_answers_{summary.item_id}",
             format_func=lambda i: f"{i + 1}-{min(i + ANSWERS_PER_PAGE, every)} of {every:,}")
         responses = detail.responses[start:start + ANSWERS_PER_PAGE]

@@ -8,6 +8,7 @@ import streamlit as st
 
 from structext_core import protocol
 from structext_core.text import safe_text
+from structext_core.ui import light_choice
 
 #: The session key a member's Results view keeps the URL it wrote last under (so the choice can
 #: tell a pasted link from the view's own).
@@ -26,8 +27,8 @@ def explore_benchmark() -> str:
         st.session_state["explore_bench_url_read"] = wanted
         if wanted in protocol.names():
             st.session_state["explore_benchmark"] = wanted
-    return st.radio("Benchmark", protocol.names(), key="explore_benchmark", horizontal=True,
-                    format_func=protocol.display_name)
+    return light_choice.choose("Benchmark", protocol.names(), key="explore_benchmark", buttons=True,
+                               format_func=protocol.display_name)
 
 
 def written_by_page(current: dict) -> bool:
@@ -51,7 +52,7 @@ def results_benchmark() -> str:
     elif current and current == state.get(RESULTS_URL_WRITTEN) and state.get(
             "rs_benchmark", names[0]) not in current.get("benchmark", ()):
         st.query_params.clear()  # another benchmark's view wrote this URL: the one chosen now starts from its defaults
-    return st.selectbox("Benchmark", names, key="rs_benchmark", format_func=protocol.display_name)
+    return light_choice.choose("Benchmark", names, key="rs_benchmark", format_func=protocol.display_name)
 
 
 def own_view(benchmark: str, attr: str, db, user) -> bool:

@@ -6,11 +6,13 @@ import streamlit as st
 
 from structext_core.studio import study
 from structext_core.text.safe_text import figures_html, preformatted_html, progress_html
+from structext_core.ui import light_choice
 
 
 def pick_study(studies: list[study.Study], key: str, label: str = "Study") -> study.Study:
-    """A chooser of ``studies`` (name, suite, size, annotators, status); its choice is kept under ``key``."""
-    return st.selectbox(label, studies, key=key, format_func=lambda s: s.label)
+    """A chooser of ``studies`` (name, suite, size, annotators, status); its choice is kept under ``key``
+    (the study, found again by its id once the list is read anew)."""
+    return light_choice.choose(label, studies, key=key, format_func=lambda s: s.label, ident=lambda s: str(s.id))
 
 
 def axes_picker(label: str, presets: dict[str, list[str]], fields: list[str], key: str,

@@ -15,6 +15,7 @@ from structext_core.aibench import store as aibench_store
 from structext_core.aibench import views
 from tests.pages.heatmap_tables import heatmap_tables
 from tests.pages.html_tables import html_table_help, html_tables
+from tests.pages.light_choices import choice, choose
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "results.py"
 RESEARCHER = {"id": 98, "username": "reader", "role": "researcher"}
@@ -51,7 +52,7 @@ def open_aibench(user, boxes=()) -> AppTest:
         at.session_state[box] = True
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    at.selectbox(key="rs_benchmark").set_value("aibench").run()
+    choose(at, "rs_benchmark", "aibench")
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -65,14 +66,14 @@ def frame(at, column):
 def test_structext_stays_the_default(env):
     at = AppTest.from_file(str(PAGE), default_timeout=60)
     at.run()
-    assert at.selectbox(key="rs_benchmark").value == "structext-eval"
-    assert at.selectbox(key="rs_benchmark").options == [b.display_name for b in protocol.REGISTRY.values()]  # every member, in order
+    assert choice(at, "rs_benchmark").value == "structext-eval"
+    assert choice(at, "rs_benchmark").options == [b.display_name for b in protocol.REGISTRY.values()]  # every member, in order
 
 
 def test_visitors_see_the_papers_tables_exactly_as_printed(env):
     at = open_aibench(None)
     for key in aibench_paper.TABLES:
-        at.selectbox(key="rs_aib_paper").set_value(key).run()
+        choose(at, "rs_aib_paper", key)
         shown = html_tables(at, numbers=False)[0]
         assert shown.equals(aibench_paper.load_table(key)), key
     assert "Model results on AIBench data sets are shown to researchers and admins." in [c.value for c in at.caption]
@@ -81,18 +82,18 @@ def test_visitors_see_the_papers_tables_exactly_as_printed(env):
 
 def test_researchers_see_table3_heatmaps_and_the_drill_down(env):
     at = open_aibench(RESEARCHER, boxes=[DRILL])
-    assert at.selectbox(key="rs_aib_data").value == "synthetic"
+    assert choice(at, "rs_aib_data").value == "synthetic"
     table = frame(at, "O 95%")
     expected = json.loads((env / "synthetic" / "expected.json").read_text())["perfect_solver"]
     for _, row in table.iterrows():  # to one decimal, as the paper prints it
         assert [row["C"], row["T"], row["P"], row["S"]] == [float(f"{expected[row['system']][level]:.1f}")
                                                             for level in "1234"]
     assert len(heatmap_tables(at)) == 1 and not at.get("vega_lite_chart")
-    for choice in ("system x conference", "solver x system", "system x kind of question"):
-        at.selectbox(key="rs_aib_heatmap").set_value(choice).run()
+    for heatmap in ("system x conference", "solver x system", "system x kind of question"):
+        choose(at, "rs_aib_heatmap", heatmap)
         assert not at.exception and len(heatmap_tables(at)) == 1
         (data, cells), = heatmap_tables(at)
-        assert data["title"].startswith(f"AIBench: {choice}, ") and not data["clickable"]
+        assert data["title"].startswith(f"AIBench: {heatmap}, ") and not data["clickable"]
         assert len(cells) and cells["mean"].notna().all(), choice  # every cell has a value
     at.selectbox(key="rs_aib_system").set_value("Blank Image").run()
     at.selectbox(key="rs_aib_level").set_value(2).run()
@@ -118,7 +119,7 @@ def test_table3_and_the_heatmap_fit_the_page_and_name_levels_alike(env):
     assert data["cols"] == labels and set(cells["col_label"]) == set(labels)  # levels in Table 3's order
     assert (cells["n_label"] == [f"n={n:,}" for n in cells["n"]]).all()
     assert (cells["text"] == cells["mean"].map("{:.1f}".format)).all()  # each cell: its value, then its n
-    at.selectbox(key="rs_aib_heatmap").set_value("solver x system").run()
+    choose(at, "rs_aib_heatmap", "solver x system")
     (data, cells), = heatmap_tables(at)
     assert "perfect reader (synthetic truth)" in data["rows"]  # a table's labels are whole (a chart cut them)
     assert at.selectbox(key="rs_aib_level").options == labels
@@ -162,7 +163,7 @@ def store(at, name: str, data: bytes, label: str = "") -> AppTest:
 
 def test_only_admins_may_upload_predictions(env):
     at = open_aibench(RESEARCHER)
-    assert at.get("file_uploader") == [] and at.selectbox(key="rs_aib_data").value == "synthetic"
+    assert at.get("file_uploader") == [] and choice(at, "rs_aib_data").value == "synthetic"
     at = open_aibench(ADMIN, boxes=[UPLOAD])
     assert len(at.get("file_uploader")) == 1
 
@@ -209,8 +210,8 @@ def test_a_bad_upload_names_line_and_field_and_stores_nothing(own_copy, case, wh
 
 def test_the_url_follows_the_aibench_controls_and_reopens_the_same_view(env):
     at = open_aibench(RESEARCHER, boxes=[DRILL])
-    at.selectbox(key="rs_aib_paper").set_value("table2").run()
-    at.selectbox(key="rs_aib_heatmap").set_value("solver x system").run()
+    choose(at, "rs_aib_paper", "table2")
+    choose(at, "rs_aib_heatmap", "solver x system")
     at.selectbox(key="rs_aib_system").set_value("Blank Image").run()
     at.selectbox(key="rs_aib_level").set_value(3).run()
     assert not at.exception
@@ -222,9 +223,9 @@ def test_the_url_follows_the_aibench_controls_and_reopens_the_same_view(env):
     again.query_params.update(url)
     again.run()
     assert not again.exception, [e.value for e in again.exception]
-    assert again.selectbox(key="rs_benchmark").value == "aibench"
-    assert again.selectbox(key="rs_aib_paper").value == "table2"
-    assert again.selectbox(key="rs_aib_heatmap").value == "solver x system"
+    assert choice(again, "rs_benchmark").value == "aibench"
+    assert choice(again, "rs_aib_paper").value == "table2"
+    assert choice(again, "rs_aib_heatmap").value == "solver x system"
     assert again.selectbox(key="rs_aib_system").value == "Blank Image" and again.selectbox(key="rs_aib_level").value == 3
     assert frame(again, "reply").equals(frame(at, "reply"))
     assert dict(again.query_params) == url
@@ -238,8 +239,8 @@ def test_a_hostile_aibench_link_is_ignored_with_a_note(env):
                             "colour": "red", "heatmap": "system x level"})
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert at.selectbox(key="rs_aib_heatmap").value == "system x level"
-    assert at.selectbox(key="rs_aib_level").value == 1 and at.selectbox(key="rs_aib_data").value == "synthetic"
+    assert choice(at, "rs_aib_heatmap").value == "system x level"
+    assert at.selectbox(key="rs_aib_level").value == 1 and choice(at, "rs_aib_data").value == "synthetic"
     (note,) = [c.value for c in at.caption if c.value.startswith("Ignored in this link")]
     for part in ("is not a valid choice", "level='9'", "data='../x'", "unknown parameter 'colour'"):
         assert part in note.replace("\\", "")
@@ -256,9 +257,9 @@ def test_a_visitors_link_opens_the_papers_table_and_back_to_structext_clears_it(
     at.query_params.update({"benchmark": "aibench", "table": "table2", "system": "Blank Image"})
     at.run()
     assert not at.exception
-    assert at.selectbox(key="rs_aib_paper").value == "table2"
+    assert choice(at, "rs_aib_paper").value == "table2"
     assert dict(at.query_params) == {"benchmark": "aibench", "table": "table2"}
-    at.selectbox(key="rs_benchmark").set_value("structext-eval").run()
+    choose(at, "rs_benchmark", "structext-eval")
     assert not at.exception
     assert "benchmark" not in at.query_params and "table" not in at.query_params
     assert not any(c.value.startswith("Ignored in this link") for c in at.caption)
@@ -278,7 +279,7 @@ def test_the_first_view_draws_table3_and_the_heatmap_and_no_grid(env):
         at.session_state[box] = True  # as a click on the box does
     at.run()
     assert frame(at, "reply") is not None and frame(at, "C 95%") is not None and at.get("file_uploader")
-    at.selectbox(key="rs_aib_paper").set_value("table2").run()
+    choose(at, "rs_aib_paper", "table2")
     correlations = html_tables(at, numbers=False)[1]
     assert list(correlations["metric"]) == list(aibench_paper.metric_rank_correlations()["metric"])
     assert not correlations.isna().any().any() and "0.9000" in set(correlations["spearman_rho"])

@@ -13,6 +13,7 @@ from tests.aibench import people_data
 from tests.aibench.test_page_results_aibench import PAGE, aibench_dir, env, own_copy  # noqa: F401 (fixtures)
 from tests.pages.heatmap_tables import heatmap_tables
 from tests.pages.html_tables import html_figures
+from tests.pages.light_choices import choose
 
 SOLVER = "vlm-test"
 DATASET = aibench_store.SYNTHETIC
@@ -34,7 +35,7 @@ def open_people(user) -> AppTest:
     at = AppTest.from_file(str(PAGE), default_timeout=120)
     at.session_state["user"] = user
     at.run()
-    at.selectbox(key="rs_benchmark").set_value("aibench").run()
+    choose(at, "rs_benchmark", "aibench")
     assert not at.exception, [e.value for e in at.exception]
     return at
 

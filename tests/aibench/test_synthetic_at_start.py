@@ -14,6 +14,7 @@ from structext_core.aibench import config as aibench_config
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench.synthetic import build
 from structext_core.studio import sandbox
+from tests.pages.light_choices import choice, choose
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
@@ -96,7 +97,7 @@ def test_first_start_of_the_app_makes_it_in_the_background(env):
         page = AppTest.from_file(str(RESULTS), default_timeout=60)
         page.session_state["user"] = RESEARCHER
         page.run()
-        page.selectbox(key="rs_benchmark").set_value("aibench").run()
+        choose(page, "rs_benchmark", "aibench")
         assert not page.exception, [e.value for e in page.exception]
         (bar,) = page.get("progress")
         assert "Making the synthetic AIBench set (once, in the background): Drawing the papers' figures, 1 of 2" \
@@ -108,7 +109,7 @@ def test_first_start_of_the_app_makes_it_in_the_background(env):
     assert aibench_store.wait_for_synthetic(120).state == "ready"
     page.run()
     assert not page.exception, [e.value for e in page.exception]
-    assert page.selectbox(key="rs_aib_data").value == "synthetic"
+    assert choice(page, "rs_aib_data").value == "synthetic"
     assert not page.get("progress")
 
 
@@ -130,7 +131,7 @@ def test_the_view_shows_a_failure(env):
     page = AppTest.from_file(str(RESULTS), default_timeout=60)
     page.session_state["user"] = RESEARCHER
     page.run()
-    page.selectbox(key="rs_benchmark").set_value("aibench").run()
+    choose(page, "rs_benchmark", "aibench")
     assert not page.exception
     (error,) = page.error
     assert error.value.startswith("The synthetic AIBench set could not be made: ")

@@ -16,6 +16,7 @@ from structext_core.aibench import explore as aibench_explore
 from structext_core.aibench import pairwise as pws
 from structext_core.aibench import study as aibench_study
 from structext_core.studio import access, study
+from tests.pages.light_choices import choice, choose
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,14 +38,14 @@ def explore_page(user) -> AppTest:
 
 
 def _aibench(at: AppTest) -> AppTest:
-    return at.radio(key="explore_benchmark").set_value("aibench").run()
+    return choose(at, "explore_benchmark", "aibench")
 
 
 def test_explore_lists_an_aibench_set_and_shows_a_paper(copied):
     p = copied["people"]
     at = explore_page(p["reader"])
     assert not at.exception
-    assert at.radio(key="explore_benchmark").options == [b.display_name for b in protocol.REGISTRY.values()]  # every member, in order
+    assert choice(at, "explore_benchmark").options == [b.display_name for b in protocol.REGISTRY.values()]  # every member, in order
     at = _aibench(at)
     assert not at.exception
     assert at.selectbox(key="explore_aib_data").options == ["curated", "synthetic"]

@@ -270,12 +270,16 @@ def wait_until_still(page, quiet_ms: int = 300, timeout_ms: int = 15_000) -> Non
 
 def pick_option(page, box, option) -> None:
     """Open the menu of ``box`` (a select box's locator) and click ``option`` (a locator in the page),
-    once the page has stopped changing. A click that lands while the menu of the box chosen before is
+    once the page has stopped changing; in the browser's own select box (a light chooser's), choose it. A click that lands while the menu of the box chosen before is
     still closing opens nothing, and a menu open while its box is mounted again closes by itself with
     the option never clicked (both seen on a loaded machine; the second failed CI at 6a2e504): the box
     is opened and the option clicked again then, three times at most."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+    wait_until_still(page)
+    if box.evaluate("node => node.tagName") == "SELECT":  # the browser's own select box (a light chooser)
+        box.select_option(value=option.and_(box.locator("option")).get_attribute("value"))
+        return
     for attempt in range(3):
         wait_until_still(page)
         box.click()

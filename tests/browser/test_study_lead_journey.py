@@ -148,10 +148,9 @@ def lead_day(page, base_url, app_env, wait_for_app, screenshot):
     wait_for_app(page)
     # The question chooser says which question holds an open flag.
     chooser = page.get_by_role("combobox", name="Question")
-    chooser.click()
-    flagged = page.get_by_role("option").filter(has_text="1 open flag")
+    flagged = chooser.locator("option").filter(has_text="1 open flag")
     assert flagged.count() == 1
-    flagged.click()
+    chooser.select_option(value=flagged.get_attribute("value"))
     wait_for_app(page)
     page.get_by_text("two readings of 'child'").wait_for()
     screenshot(page, "lead-5-adjudication-flag")

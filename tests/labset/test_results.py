@@ -11,6 +11,7 @@ from structext_core.labset.dataset import load_set
 from structext_core.labset.study import create_study
 from structext_core.views import benchmark_results as lab_results
 from tests.labset.conftest import samples, write_set
+from tests.pages.light_choices import choice
 
 
 @pytest.fixture
@@ -209,7 +210,7 @@ def test_the_results_address_records_the_benchmark_and_its_view(lab_world):
         reloaded.query_params[key] = values
     reloaded.run()
     assert not reloaded.exception
-    assert next(s for s in reloaded.selectbox if s.label == "Benchmark").value == "labset"
+    assert choice(reloaded, "rs_benchmark").value == "labset"
     assert next(s for s in reloaded.get("button_group")).value == "Stratum"
     assert reloaded.toggle(key="default_labset_each").value is True
     assert any("stratum" in d.value.columns for d in reloaded.dataframe)

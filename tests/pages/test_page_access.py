@@ -26,6 +26,7 @@ from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 from structext_core.studio.crowd import links
 from tests.aibench import review_data
+from tests.pages.light_choices import choice
 from tests.results_data import result_lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -239,7 +240,7 @@ def test_annotator_finds_nothing_sealed_on_results_views_and_drill_downs(env, mo
 def test_annotator_in_public_mode_sees_only_suites_in_no_open_study(env, monkeypatch):
     access.set_public_mode(storage.open_db(), True, env["people"]["admin"])
     at = run_page("explore", env["people"]["ann1"])
-    assert at.radio(key="explore_suite").options == ["test"]
+    assert choice(at, "explore_suite").options == ["test"]
     tasks_in_study = {s["task_id"] for s in env["items"]}
     sample = next(s for s in env["test"] if s["id"] == at.session_state["explore_sample"])
     hint = [i.value for i in at.info]
@@ -336,8 +337,8 @@ def test_a_suite_chosen_before_its_study_opened_is_not_shown(env):
     """The session still names test-hard (chosen earlier, or forged): Explore falls back to a visible suite."""
     access.set_public_mode(storage.open_db(), True, env["people"]["admin"])
     at = run_page("explore", env["people"]["ann1"], explore_suite="test-hard")
-    assert at.radio(key="explore_suite").value == "test"
-    assert at.radio(key="explore_suite").options == ["test"]
+    assert choice(at, "explore_suite").value == "test"
+    assert choice(at, "explore_suite").options == ["test"]
 
 
 def test_the_lead_does_see_a_reviewers_decision_so_the_search_finds_review_leaks(env, monkeypatch):

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 from tests.pages.html_tables import html_tables, html_text
+from tests.pages.light_choices import choice, choices, choose
 from tests.pages.text_blocks import text_blocks
 from tests.studio.study.support import grid_samples, run_study
 
@@ -72,8 +73,8 @@ def test_the_admin_sees_the_disputed_question_first_in_full(db, people, answered
     at = open_page(people["lead"])
     assert at.title[0].value == "Adjudication"
     response_id, item_id = gave_up_response(db, answered)
-    question = at.selectbox(key=f"adj_item_{answered}")
-    assert question.value == item_id  # the disagreement: one right, one gave up
+    question = choice(at, f"adj_item_{answered}")
+    assert question.value == str(item_id)  # the disagreement: one right, one gave up
     assert len(question.options) == 3
     detail = study.adjudication_item(db, item_id)
     codes = text_blocks(at)
@@ -119,7 +120,7 @@ def test_the_admin_overrides_a_score_sees_it_in_the_history_and_clears_it(db, pe
     frame = study.responses_frame(db, answered)
     assert frame.set_index("response_id").loc[response_id, "score"] == 1.0
     assert html_tables(at)[0]["overridden"].tolist()[0] == 1  # still first: one gave up, one answered
-    assert "1 overridden" in at.selectbox(key=f"adj_item_{answered}").options[0]
+    assert "1 overridden" in choice(at, f"adj_item_{answered}").options[0]
 
     at.text_input(key=f"adj_reason_{response_id}").input("no: it was a give-up")
     at.button(key=f"adj_clear_{response_id}").click().run()
@@ -169,7 +170,7 @@ def test_no_verdict_is_chosen_for_the_lead(db, people, answered):
 
 def test_the_order_can_be_by_position(db, people, answered):
     at = open_page(people["lead"])
-    at.radio(key="adj_order").set_value("position").run()
+    choose(at, "adj_order", "position")
     positions = html_tables(at)[0]["#"].tolist()
     assert positions == [1, 2, 3]
 
@@ -179,7 +180,7 @@ def test_open_flags_on_the_question_are_shown_and_resolved(db, people, answered)
     study.flag_question(db, answered, people["ann2"]["id"], item_id, "broken", "the key looks wrong to me")
     at = open_page(people["lead"])
     assert any("the key looks wrong to me" in t.value for t in at.text)
-    assert "1 open flag" in at.selectbox(key=f"adj_item_{answered}").options[0]
+    assert "1 open flag" in choice(at, f"adj_item_{answered}").options[0]
     assert html_tables(at)[0]["open flags"].tolist()[0] == 1
     [flag] = study.flags(db, answered, item_id=item_id)
     at.text_input(key=f"adj_resolution_{flag.id}").input("key checked: it is right")
@@ -198,7 +199,7 @@ def test_practice_questions_are_listed_only_when_asked_for(db, people):
     assert html_tables(at)[0]["kind"].tolist() == ["study"] * 3
     at.checkbox(key="adj_practice").check().run()
     assert sorted(html_tables(at)[0]["kind"]) == ["practice"] * 2 + ["study"] * 3
-    assert sum("[practice]" in label for label in at.selectbox(key=f"adj_item_{study_id}").options) == 2
+    assert sum("[practice]" in label for label in choice(at, f"adj_item_{study_id}").options) == 2
 
 
 def test_without_a_study_the_page_says_where_to_create_one(db, people):
@@ -232,24 +233,23 @@ def test_a_long_list_shows_its_first_questions_and_every_one_in_a_lazy_expander(
     at = open_page(people["lead"], adj_open_items=True)
     every = at.dataframe[0].value
     assert len(every) == 12 and every["position"].tolist()[:10] == html_tables(at)[0]["#"].tolist()
-    assert len(at.selectbox(key=f"adj_item_{study_id}").options) == 12
+    assert len(choice(at, f"adj_item_{study_id}").options) == 12
 
 
 def test_hundreds_of_answers_to_a_question_come_a_page_at_a_time(db, people):
     crowd = [accounts.create_user(db, f"p{i:02d}", "password-123", "annotator") for i in range(23)]
     run_study(db, grid_samples(), crowd, lambda username, index, answer: answer, n_items=1)
     at = open_page(people["lead"])
-    pages = at.selectbox(key=next(s.key for s in at.selectbox if s.label == "Answers shown"))
-    assert pages.options == ["1-20 of 23", "21-23 of 23"]
+    [pages] = [key for key, data in choices(at).items() if data["label"] == "Answers shown"]
+    assert choice(at, pages).options == ["1-20 of 23", "21-23 of 23"]
     names = re.findall(r"<strong>(p\d+)</strong>", "".join(h.value for h in at.html))
     assert names == [f"p{i:02d}" for i in range(20)]
     [box] = [e for e in at.expander if e.label == "Change a score"]
     at = open_page(people["lead"], **{box.key: True})
-    pages = at.selectbox(key=next(s.key for s in at.selectbox if s.label == "Answers shown"))
     [answers] = [s for s in at.selectbox if s.label == "Answer"]
     assert [o.split(" · ")[0] for o in answers.options] == names  # the answers shown, to change one
     at = answers.select_index(1).run()  # p01's answer chosen on the first page of answers...
-    at = at.selectbox(key=pages.key).set_value(20).run()  # ...then the next page's
+    at = choose(at, pages, 20)  # ...then the next page's
     names = re.findall(r"<strong>(p\d+)</strong>", "".join(h.value for h in at.html))
     [answers] = [s for s in at.selectbox if s.label == "Answer"]
     assert names == ["p20", "p21", "p22"] and [o.split(" · ")[0] for o in answers.options] == names

@@ -13,6 +13,7 @@ from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 from structext_core.text.safe_text import markdown_text
 from tests.pages.first_view import heavy
 from tests.pages.html_tables import html_progress
+from tests.pages.light_choices import choose
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 RESEARCHER = {"id": 7, "username": "reader", "role": "researcher"}  # Explore is for researchers and admins
@@ -206,7 +207,7 @@ def test_explore_filters_wait_in_a_closed_box_and_stay_on_when_it_closes(small_d
 
 def test_explore_switches_suite_and_narrows_to_one(small_defaults):
     at = _explore(small_defaults)
-    at.radio(key="explore_suite").set_value("test-hard").run()
+    choose(at, "explore_suite", "test-hard")
     assert "58 of 58 samples match" in at.caption[0].value
     at.multiselect(key="explore_widths").select(2)
     at.multiselect(key="explore_depths").select(2).run()
@@ -293,7 +294,7 @@ def test_home_admin_imports_released_samples_for_explore(small_defaults, officia
     assert not at.exception
     assert any("Imported 116 samples" in s.value for s in at.success)
     explore = explore_page().run()
-    explore.radio(key="explore_suite").set_value("released").run()
+    choose(explore, "explore_suite", "released")
     assert "116 of 116 samples match" in explore.caption[0].value
 
 
@@ -307,7 +308,7 @@ def test_explore_preview_that_crashes_its_worker_is_a_note_and_the_raw_text_show
         samples.write_jsonl(small_defaults / "suites" / "hostile.jsonl", [sample])
         suites.load_or_generate("test", data_dir=small_defaults / "suites")
         at = explore_page().run()
-        at.radio(key="explore_suite").set_value("hostile").run()
+        choose(at, "explore_suite", "hostile")
         assert not at.exception
         assert ("This text is too large or too deeply nested to preview: the preview crashed (segmentation fault)."
                 in [c.value for c in at.caption])

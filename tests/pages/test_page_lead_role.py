@@ -13,6 +13,7 @@ from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 from structext_core.ui.question_screen import preview as preview_ui
 from tests.pages.html_tables import html_figures
+from tests.pages.light_choices import choice, choices
 from tests.pages.text_blocks import text_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,8 +63,7 @@ def click(at, label) -> AppTest:
 
 
 def study_choices(at, key) -> list[str]:
-    chooser = next(s for s in at.selectbox if s.key == key)
-    return [option.split(" ·")[0] for option in chooser.options]
+    return [option.split(" ·")[0] for option in choice(at, key).options]
 
 
 def counts(db) -> dict[str, int]:
@@ -98,7 +98,7 @@ def test_a_researcher_is_told_why_the_study_pages_are_refused(world, page, key):
     at = run(page, reader)
     assert [e.value for e in at.error] == [access.refusal(reader, key)]
     assert at.error[0].value == "This page is for leads or admins only. You are logged in as reader (researcher)."
-    assert not at.title and not at.selectbox
+    assert not at.title and not at.selectbox and not choices(at)
 
 
 def _navigation_script():

@@ -16,6 +16,7 @@ from structext_core.views import comparisons, leaderboards, people_vs_models, re
 from structext_core.views import heatmap_table as heatmap_data
 from tests.pages.heatmap_tables import heatmap_tables
 from tests.pages.html_tables import html_table_tints, html_tables
+from tests.pages.light_choices import choice, choice_label, choices, choose
 from tests.pages.text_blocks import text_blocks
 from tests.results_data import build_dataset, hard_samples, make_test_and_real_samples, result_lines
 
@@ -87,7 +88,11 @@ def download_labels(at):
 
 
 def select(at, key, value) -> AppTest:
-    at.selectbox(key=key).set_value(value).run()
+    """Choose ``value`` under ``key``: in a light chooser (the view) or one of Streamlit's select boxes."""
+    if key in choices(at):
+        choose(at, key, value)
+    else:
+        at.selectbox(key=key).set_value(value).run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -112,7 +117,7 @@ def paper_cut(at) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def test_fresh_install_shows_the_paper_tables(empty_env):
     at = open_page(boxes=["rs_paper_table_open_table3_format"])
-    assert at.radio(key="rs_source").value == "paper"
+    assert choice(at, "rs_source").value == "paper"
     # Table 3's format columns, as printed, each number tinted by its value (the heatmap is the table)
     table, tints = paper_cut(at)
     printed = paper.load_table("table3")
@@ -169,7 +174,7 @@ def test_heatmap_of_imported_results(env):
     """With people's results, the default heatmap compares people and models on the items people
     answered; “All items” shows every result."""
     at = open_page(boxes=[SOURCES])
-    assert at.radio(key="rs_source").value == "imported"
+    assert choice(at, "rs_source").value == "imported"
     assert at.toggle(key="rs_all_items").value is False
     (spec, frames), = charts(at)[:1]
     frame = people_vs_models.people_as(result_options.with_value(results_frame.load_results(storage.open_db())))
@@ -236,7 +241,8 @@ def test_settings_wait_in_a_closed_box_and_stay_on_when_it_closes(env):
     with one line saying what they are; what was chosen in it stays on once it closes, across views too."""
     at = open_page(settings_open=False)
     assert not at.slider and not at.number_input and not at.toggle
-    assert [s.key for s in at.selectbox] == ["rs_benchmark", "rs_view"]  # rows, columns, order: in the box
+    assert not at.selectbox and not at.radio  # rows, columns, order: in the box
+    assert list(choices(at)) == ["rs_benchmark", "rs_source", "rs_view"]
     line = "Settings: strict ROUGE-L ≥ 0.75 · people pooled as `human` · minimum n 1 · rows model × columns format"
     assert any(c.value.startswith(line) for c in at.caption)
     default = charts(at)[0][1][0]
@@ -424,7 +430,7 @@ def test_compare_two_models_marks_significant_cells_and_drills_down(env):
 
 def test_upload_needs_an_admin(env):
     at = open_page()  # a researcher sees every result, but loads none
-    assert at.radio(key="rs_source").value != "paper" and charts(at)
+    assert choice(at, "rs_source").value != "paper" and charts(at)
     assert not at.get("file_uploader")
     assert any("loaded by an admin" in c.value for c in at.caption)
 
@@ -531,9 +537,9 @@ def test_loading_comes_first_works_out_the_suite_and_shows_the_import(people_on_
     820246e it was test-hard.jsonl, and the upload failed with one "unknown sample_id" per line);
     and the view then shows them, though no person answered their items."""
     at = open_page(people_on_hard["admin"])
-    kinds = [(getattr(e, "type", ""), getattr(e, "label", "")) for e in in_order(at.main)]
+    kinds = [(getattr(e, "type", ""), getattr(e, "label", "") or choice_label(e)) for e in in_order(at.main)]
     panel = kinds.index(("expander", "Load results (admin)"))
-    assert panel < kinds.index(("radio", "Data"))  # above the data and the views, not below a long page
+    assert panel < kinds.index(("bidi_component", "Data"))  # above the data and the views, not below a long page
     at.session_state[LOADING] = True  # closed, as people's results are there: opened by a click
     at.run()
     assert at.selectbox(key="rs_samples_file").value == "(worked out from each file)"
@@ -851,7 +857,7 @@ def open_with(params: dict, user=RESEARCHER) -> AppTest:
 def test_opening_a_shared_leaderboard_link(env):
     at = open_with({"view": "leaderboard", "metric": "exact_match", "items": "all", "min_n": "40",
                     "board": "ci_low", "prompt": "hint"})
-    assert at.selectbox(key="rs_view").value == "leaderboard" and at.selectbox(key="rs_metric").value == "exact_match"
+    assert choice(at, "rs_view").value == "leaderboard" and at.selectbox(key="rs_metric").value == "exact_match"
     assert at.toggle(key="rs_all_items").value is True and at.radio(key="rs_board_sort").value == "ci_low"
     table = board(at)
     assert set(table["prompt"]) == {"hint"}
@@ -877,7 +883,7 @@ def test_bad_values_in_the_url_are_ignored_with_a_note(env, params, notes):
         assert expected in note, note
     assert "x" * 100 not in note  # a long value is not echoed
     # the defaults stand in for what was ignored, and the page works
-    assert at.selectbox(key="rs_view").value == "heatmap" and at.slider(key="rs_threshold").value == 0.75
+    assert choice(at, "rs_view").value == "heatmap" and at.slider(key="rs_threshold").value == 0.75
     assert at.number_input(key="rs_min_n").value == 1 and at.selectbox(key="rs_row").value == "model"
     assert charts(at)
     if "prompt" in params:  # the valid part of a list is kept
@@ -1088,8 +1094,8 @@ def test_the_loading_panel_is_open_on_a_fresh_install_and_the_first_import_shows
     monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
     monkeypatch.setenv("STRUCTEXT_RESULTS_DIR", str(tmp_path / "incoming"))
     at = open_page(admin)
-    assert at.get("file_uploader") and at.radio(key="rs_source").value == "paper"
+    assert at.get("file_uploader") and choice(at, "rs_source").value == "paper"
     at = upload(at, "first.jsonl", "\n".join(result_lines(hard, models=("first",))).encode())
     assert any("Imported" in s.value and "first.jsonl" in s.value for s in at.success)
-    assert at.radio(key="rs_source").value == "imported" and "first" in set(charts(at)[0][1][0]["row_label"])
+    assert choice(at, "rs_source").value == "imported" and "first" in set(charts(at)[0][1][0]["row_label"])
     assert not at.get("file_uploader") and "Load results (admin)" in [e.label for e in at.expander]

@@ -11,6 +11,7 @@ from structext_core.studio import access, accounts, storage, study
 from structext_core.views import dashboard
 from tests.pages.accounts_page import open_sections
 from tests.pages.html_tables import html_figures
+from tests.pages.light_choices import choice, choices, choose
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "study_admin.py"
 ACCOUNTS_PAGE = Path(__file__).resolve().parents[2] / "pages" / "accounts.py"
@@ -463,7 +464,7 @@ def test_dashboard_counts_no_practice_or_gold_and_flags_the_careless(db, people,
     progress = at.dataframe[0].value.set_index("annotator")
     assert progress.loc["ann1", "total"] == 7 and progress.loc["ann1", "answered"] == 7  # 4 + 3 gold
     # Issue 19: the chooser said 4 beside this total of 7; both now come from one count, broken down.
-    assert "4 counted + 3 gold" in at.selectbox(key="sa_study").value.label
+    assert "4 counted + 3 gold" in choice(at, "sa_study").shown
     assert any("asks 7 study questions (4 counted + 3 gold) and 2 practice questions first: **total** below is "
                "the 7 study questions" in c.value for c in at.caption)
     assert metric(at, "Counted answers") == "8"  # the study's own 4 items of each; practice and gold left out
@@ -616,7 +617,7 @@ def test_rename_a_study_and_keep_it_chosen(db, people, mini_suite, pilot):
     structext_study.create_study(db, name="newer", suite="mini", samples=mini_suite, n_items=2,
                        annotator_ids=[people["ann2"]["id"]])
     at = open_page(people["lead"], opened=("settings",))
-    widget(at.selectbox, "Study").set_value(study.get_study(db, pilot)).run()
+    choose(at, "sa_study", study.get_study(db, pilot))
     at.text_input(key=f"sa_rename_name_{pilot}").input("newer")
     at = click(at, "Rename")
     assert "The study was not renamed. A study named 'newer' already exists" in at.error[0].value
@@ -624,7 +625,7 @@ def test_rename_a_study_and_keep_it_chosen(db, people, mini_suite, pilot):
     at = click(at, "Rename")
     assert "Study 'pilot' is now called 'pilot spring'." in at.success[0].value
     assert study.get_study(db, pilot).name == "pilot spring"
-    assert widget(at.selectbox, "Study").value.id == pilot  # still the chosen study
+    assert choice(at, "sa_study").value == str(pilot)  # still the chosen study
 
 
 def test_archive_hides_the_study_until_show_archived_is_on(db, people, pilot):
@@ -632,9 +633,9 @@ def test_archive_hides_the_study_until_show_archived_is_on(db, people, pilot):
     assert "Study 'pilot' is archived." in at.success[0].value
     assert study.get_study(db, pilot).archived and study.studies_for_annotator(db, people["ann1"]["id"]) == []
     assert "Every study is archived" in at.info[0].value
-    assert not [s for s in at.selectbox if s.label == "Study"]
+    assert "sa_study" not in choices(at)
     at = widget(at.toggle, "Show archived studies").set_value(True).run()
-    assert widget(at.selectbox, "Study").value.id == pilot
+    assert choice(at, "sa_study").value == str(pilot)
     assert any("This study is archived" in i.value for i in at.info)
     at = click(at, "Bring back from the archive")
     assert not study.get_study(db, pilot).archived
@@ -652,7 +653,7 @@ def test_copy_a_study_with_chosen_annotators(db, people, pilot):
     at.text_input(key=f"sa_clone_name_{pilot}").input("pilot again")
     at = click(at, "Create the copy")
     assert "Study 'pilot again' created as a copy of 'pilot' with 1 annotator." in at.success[0].value
-    copy = widget(at.selectbox, "Study").value
+    copy = at.session_state["sa_study"]  # the study chosen: the copy
     assert (copy.name, copy.n_items, copy.n_annotators) == ("pilot again", 4, 1)
     assert study.annotator_names(db, copy.id) == ["ann2"]
 

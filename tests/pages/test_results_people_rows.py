@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from structext_core.views import people_vs_models
+from tests.pages.light_choices import choice, choose
 from tests.pages.test_page_results import DRILL, dataset_root, drill_table, env, open_page, select  # noqa: F401
 from tests.pages.test_screens_say_true_things import raw_missing
 
@@ -22,10 +23,10 @@ def test_a_drill_down_into_the_peoples_row_shows_no_prompt_and_no_none(env):  # 
 
 def test_every_view_of_the_results_page_shows_no_raw_missing_value(env):  # noqa: F811
     at = open_page()
-    views = at.selectbox(key="rs_view").options
+    views = choice(at, "rs_view").options
     found = {}
     for view in views:
-        at.selectbox(key="rs_view").set_value(view).run()
+        choose(at, "rs_view", view)
         assert not at.exception, (view, [e.value for e in at.exception])
         if missing := raw_missing(at):
             found[view] = missing

@@ -27,7 +27,7 @@ from structext_core.aibench.ui import widgets as aibench_widgets
 from structext_core.studio import access
 from structext_core.text import safe_text
 from structext_core.text.words import plural
-from structext_core.ui import benchmark_choice, widgets
+from structext_core.ui import benchmark_choice, light_choice, widgets
 from structext_core.views import cells as shown_cells
 
 HEATMAPS = {"system x level": ("system", "level"), "system x conference": ("system", "conference"),
@@ -47,8 +47,8 @@ URL_WIDGETS = {"table": "rs_aib_paper", "data": "rs_aib_data", "heatmap": "rs_ai
 
 def paper_tables() -> None:
     st.subheader("The AIBench paper's tables")
-    key = st.selectbox("Table", list(aibench_paper.TABLES), key="rs_aib_paper",
-                       format_func=lambda k: aibench_paper.TABLES[k].title)
+    key = light_choice.choose("Table", list(aibench_paper.TABLES), key="rs_aib_paper",
+                              format_func=lambda k: aibench_paper.TABLES[k].title)
     info = aibench_paper.TABLES[key]
     st.caption(info.caption + " Shown exactly as printed.")
     # A few rows as printed (text): an HTML table (st.table makes the browser load Arrow's reader and its
@@ -105,7 +105,7 @@ def results_section(db, user) -> None:
         if access.restricted(access.role_of(user)):
             st.caption("Every stored data set is in an open study: its results show once the study is closed.")
         return
-    name = st.selectbox("Data set", names, key="rs_aib_data")
+    name = light_choice.choose("Data set", names, key="rs_aib_data")
     if access.can(access.role_of(user), "load_data", access.public_mode(db)):
         upload_panel(name)
     data, rows, table = _scored(name, _signature(name))
@@ -118,7 +118,7 @@ def results_section(db, user) -> None:
         aibench_people.people_section(db, user, name, data, None)
         return
     table3(table)
-    choice = st.selectbox("Heatmap", list(HEATMAPS), key="rs_aib_heatmap")
+    choice = light_choice.choose("Heatmap", list(HEATMAPS), key="rs_aib_heatmap")
     row_axis, column_axis = HEATMAPS[choice]
     aibench_widgets.heatmap(rows, row_axis, column_axis, f"aibench_{name}_{row_axis}_x_{column_axis}")
     agreement = views.solver_rank_agreement(rows)

@@ -16,6 +16,7 @@ from structext_core.structext_eval.tasks import TASKS
 from structext_core.studio import access, sandbox
 from structext_core.text.safe_text import markdown_table, markdown_text
 from structext_core.text.words import plural
+from structext_core.ui import light_choice
 
 #: An answer longer than this many lines scrolls in a frame this many pixels high.
 ANSWER_LINES_IN_FULL = 12
@@ -155,9 +156,7 @@ def explore_view(db, user) -> None:
     hidden = sealed.hidden_samples(db, user)
 
     names = [f.stem for f in files]
-    # A row of choices, as the benchmark's above: a select box would be the only one of Explore's first view,
-    # and the first one a page draws costs the browser about 0.06 s (loading its code).
-    suite_name = st.radio("Suite", names, key="explore_suite", horizontal=True)
+    suite_name = light_choice.choose("Suite", names, key="explore_suite", buttons=True)
     suite_file = files[names.index(suite_name)]
     try:  # read once per version of the file, shared by every session (not copied per run)
         with st.spinner("Loading samples…"):

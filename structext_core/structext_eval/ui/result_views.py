@@ -31,7 +31,7 @@ from structext_core.structext_eval.ui.results_common import (
 from structext_core.studio import access
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import widgets
+from structext_core.ui import light_choice, widgets
 from structext_core.views import cells as shown_cells
 from structext_core.views import (
     charts,
@@ -297,8 +297,8 @@ def choose_people_as(people: list[str], settings: Settings) -> str:
 def imported_page(db, user, db_path: str, version: tuple, scope: access.ResultsScope) -> None:
     frame_all = scoped_frame(db_path, version, scope)
     sources_block(frame_all, user)
-    view = st.selectbox("View", list(result_options.VIEWS), format_func=lambda key: result_options.VIEWS[key].label,
-                        key="rs_view")
+    view = light_choice.choose("View", list(result_options.VIEWS), key="rs_view",
+                               format_func=lambda key: result_options.VIEWS[key].label)
     remember("view", view)
     settings = Settings()
     choice = choose_values(view, settings)

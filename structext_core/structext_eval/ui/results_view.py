@@ -36,7 +36,7 @@ from structext_core.structext_eval.ui.results_common import (
 from structext_core.studio import access, storage
 from structext_core.text.safe_text import html_table
 from structext_core.text.words import plural
-from structext_core.ui import widgets
+from structext_core.ui import light_choice, widgets
 from structext_core.views import (
     charts,
     result_options,
@@ -230,8 +230,8 @@ def data_view(user) -> None:
         return
     apply_url_state(result_options.filter_options(scoped_frame(db_path, version, scope), DIMENSIONS) if has_results else {})
     st.session_state.setdefault("rs_source", "imported" if has_results else "paper")
-    source = st.radio("Data", list(result_options.SOURCES), horizontal=True,
-                      format_func=result_options.SOURCES.get, key="rs_source")
+    source = light_choice.choose("Data", list(result_options.SOURCES), buttons=True,
+                                 format_func=result_options.SOURCES.get, key="rs_source")
     remember("source", source)
     paper_label = result_options.SOURCES["paper"]
     if source == "paper":

@@ -1,0 +1,244 @@
+"""A chooser the browser builds from plain data: its own ``<select>`` (or a row of radio buttons) in one
+page element, where ``st.selectbox`` / ``st.radio`` make the browser load and run Streamlit's widget code
+on the page's first view (issue 46: pages that answer).
+
+Measured bare beside a trivial page (0.52 s, 9 visits): the page with one ``st.selectbox`` 0.57 s, with
+this element 0.51 s. A choice reruns the page at once, as Streamlit's widgets do.
+
+The value chosen is kept in ``st.session_state[key]`` (the option itself, as ``st.selectbox`` keeps it), so
+a page or a test chooses by setting it, and a link's choice is written there before the chooser is
+drawn. What the browser sends is an option's id (``ident``, text), looked up among the options it was
+shown: anything else is ignored. Labels and options are written with textContent.
+
+A list longer than :data:`FILTER_OVER` has a box above it to type in: the options that contain what is
+typed stay in the list, Enter takes the first of them (typing to search, as ``st.selectbox`` offers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+
+COMPONENT_NAME = "structext_light_choice"
+#: Above this many options, a box to type in narrows the list.
+FILTER_OVER = 12
+_UNSET = object()
+
+CHOICE_JS = r"""
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined && text !== null && text !== "") node.textContent = text;
+  return node;
+}
+
+function build(root, data) {
+  root.replaceChildren();
+  const uid = "sxc-" + data.key;
+  const send = (value) => root.__send && root.__send(value);
+  let set;
+  if (data.kind === "buttons") {
+    const box = el("fieldset", "sxc-field sxc-buttons");
+    const legend = el("legend", "sxc-label", data.label);
+    if (data.collapsed) legend.classList.add("sxc-hidden");
+    box.appendChild(legend);
+    const row = el("div", "sxc-row");
+    const inputs = [];
+    for (const [value, text] of data.options) {
+      const item = el("label", "sxc-option");
+      const input = el("input");
+      input.type = "radio";
+      input.name = uid;
+      input.value = value;
+      input.disabled = !!data.disabled;
+      input.addEventListener("change", () => { if (input.checked) send(value); });
+      item.append(input, el("span", null, text));
+      row.appendChild(item);
+      inputs.push(input);
+    }
+    box.appendChild(row);
+    if (data.help) box.appendChild(el("div", "sxc-help", data.help));
+    root.appendChild(box);
+    set = (value) => { for (const input of inputs) input.checked = input.value === value; };
+  } else {
+    const box = el("div", "sxc-field");
+    const label = el("label", "sxc-label", data.label);
+    label.htmlFor = uid;
+    if (data.collapsed) label.classList.add("sxc-hidden");
+    box.appendChild(label);
+    const select = el("select", "sxc-input");
+    select.id = uid;
+    select.disabled = !!data.disabled;
+    if (data.placeholder !== null) {
+      const none = el("option", null, data.placeholder);
+      none.value = "";
+      none.disabled = true;
+      select.appendChild(none);
+    }
+    for (const [value, text] of data.options) {
+      const option = el("option", null, text);
+      option.value = value;
+      select.appendChild(option);
+    }
+    select.addEventListener("change", () => { if (select.value !== "") send(select.value); });
+    const line = el("div", "sxc-line");
+    line.appendChild(select);
+    if (data.options.length > data.filter_over) {
+      const tools = el("div", "sxc-tools");
+      const filter = el("input", "sxc-input sxc-filter");
+      filter.type = "search";
+      filter.placeholder = "Find among " + data.options.length.toLocaleString("en");
+      filter.setAttribute("aria-label", "Find: " + data.label);
+      filter.setAttribute("aria-controls", uid);
+      filter.disabled = !!data.disabled;
+      const count = el("span", "sxc-count");
+      const shown = () => [...select.options].filter((o) => o.value !== "" && !o.hidden);
+      filter.addEventListener("input", () => {
+        const needle = filter.value.trim().toLowerCase();
+        for (const o of select.options) if (o.value !== "") o.hidden = needle !== "" && !o.textContent.toLowerCase().includes(needle);
+        count.textContent = needle === "" ? "" : shown().length.toLocaleString("en") + " found";
+      });
+      filter.addEventListener("keydown", (event) => {
+        if (event.key !== "Enter") return;
+        event.preventDefault();
+        const first = shown()[0];
+        if (first && first.value !== select.value) { select.value = first.value; send(first.value); }
+      });
+      tools.append(filter, count);
+      line.appendChild(tools);
+    }
+    box.appendChild(line);
+    if (data.help) {
+      const help = el("div", "sxc-help", data.help);
+      help.id = uid + "-help";
+      select.setAttribute("aria-describedby", help.id);
+      box.appendChild(help);
+    }
+    root.appendChild(box);
+    set = (value) => { select.value = value === null ? "" : value; };
+  }
+  return set;
+}
+
+export default function ({ data, parentElement, setTriggerValue }) {
+  let root = parentElement.querySelector("div.sxc");
+  if (!root) {
+    root = el("div", "sxc");
+    parentElement.appendChild(root);
+  }
+  root.__send = (value) => setTriggerValue("choose", value);
+  const shape = JSON.stringify([data.kind, data.label, data.options, data.help, data.disabled,
+                                data.placeholder, data.collapsed]);
+  if (root.__shape !== shape) {
+    root.__set = build(root, data);
+    root.__shape = shape;
+  }
+  root.__set(data.value);
+}
+"""
+
+CHOICE_CSS = r"""
+.sxc { font-family: var(--st-font, "Source Sans Pro", sans-serif); color: var(--st-text-color, #31333f); }
+.sxc-field { display: flex; flex-direction: column; gap: 0.25rem; border: 0; margin: 0; padding: 0; min-width: 0; }
+.sxc-label { font-size: 0.875rem; padding: 0; }
+.sxc-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+.sxc-help { font-size: 0.8rem; opacity: 0.7; }
+.sxc-input { font: inherit; color: inherit; width: 100%; box-sizing: border-box; padding: 0.45rem 0.6rem;
+  border-radius: 0.5rem; border: 1px solid transparent; background: var(--st-secondary-background-color, #f0f2f6); }
+.sxc-input:focus, .sxc-option input:focus-visible { outline: 2px solid var(--st-primary-color, #ff4b4b);
+  outline-offset: 1px; }
+.sxc-input:disabled { opacity: 0.6; }
+.sxc-line { display: flex; align-items: center; gap: 0.5rem; flex-wrap: wrap; }
+.sxc-line > select { flex: 1 1 20rem; width: auto; min-width: 0; }
+.sxc-tools { display: flex; align-items: center; gap: 0.5rem; flex: 0 1 16rem; }
+.sxc-filter { flex: 1 1 8rem; min-width: 0; }
+.sxc-count { font-size: 0.8rem; opacity: 0.7; white-space: nowrap; }
+.sxc-row { display: flex; flex-wrap: wrap; gap: 0.25rem 1.25rem; padding: 0.2rem 0; }
+.sxc-option { display: flex; align-items: center; gap: 0.4rem; cursor: pointer; }
+.sxc-option input { accent-color: var(--st-primary-color, #ff4b4b); margin: 0; }
+"""
+
+
+def component():
+    """The component, registered as the page runs (as the other components are)."""
+    return st.components.v2.component(COMPONENT_NAME, css=CHOICE_CSS, js=CHOICE_JS)
+
+
+def element_key(key: str) -> str:
+    """The key of the element that draws the choice kept under ``key``."""
+    return f"{key}:choice"  # no "__": Streamlit keeps it for the ids it derives
+
+
+def _default_ident(option) -> str:
+    return str(option)
+
+
+def current(options: Sequence, key: str, *, ident: Callable[[object], str] = _default_ident,
+            index: int | None = 0):
+    """The option chosen under ``key``: the one kept there (found by its id, so a list read anew still
+    finds it), else ``options[index]`` (``None`` with ``index=None`` or no options)."""
+    kept = st.session_state.get(key, _UNSET)
+    if kept is not _UNSET and kept is not None:
+        wanted = ident(kept)
+        for option in options:
+            if ident(option) == wanted:
+                return option
+    if index is None or not options:
+        return None
+    return options[min(index, len(options) - 1)]
+
+
+def sent(key: str):
+    """What the element under ``key`` sent on this run (an option's id), or ``None``."""
+    state = st.session_state.get(element_key(key))
+    if state is None:
+        return None
+    return state.get("choose") if hasattr(state, "get") else getattr(state, "choose", None)
+
+
+def _take(key: str, by_id: dict, on_change: Callable[[], None] | None) -> None:
+    """The browser chose: keep the option it named (one of those it was shown; anything else is ignored)."""
+    chosen = sent(key)
+    if isinstance(chosen, str) and chosen in by_id:
+        st.session_state[key] = by_id[chosen]
+        if on_change is not None:
+            on_change()
+
+
+def choice_data(key: str, label: str, options: Sequence, chosen, *, format_func: Callable[[object], object],
+                ident: Callable[[object], str], kind: str = "select", help: str | None = None,
+                disabled: bool = False, placeholder: str | None = None, label_visibility: str = "visible",
+                filter_over: int = FILTER_OVER) -> dict:
+    """What the browser is sent: the options as (id, label) pairs, the id chosen, the label and help."""
+    pairs = [[ident(option), str(format_func(option))] for option in options]
+    if len({i for i, _ in pairs}) != len(pairs):
+        raise ValueError(f"choice {key!r}: two options with one id")
+    return {"key": key, "kind": kind, "label": label, "options": pairs,
+            "value": None if chosen is None else ident(chosen), "help": help or "", "disabled": disabled,
+            "placeholder": placeholder if chosen is None else None,
+            "collapsed": label_visibility != "visible", "filter_over": filter_over}
+
+
+def choose(label: str, options: Sequence, *, key: str, format_func: Callable[[object], object] = str,
+           ident: Callable[[object], str] = _default_ident, index: int | None = 0, help: str | None = None,
+           buttons: bool = False, disabled: bool = False, placeholder: str = "Choose an option",
+           on_change: Callable[[], None] | None = None, label_visibility: str = "visible", where=None):
+    """Draw a choice of one of ``options`` (a select box, or with ``buttons`` a row of radio buttons) and
+    return the option chosen (kept under ``key``; see :func:`current`). ``where`` is a column or container
+    to draw it in."""
+    options = list(options)
+    chosen = current(options, key, ident=ident, index=index)
+    st.session_state[key] = chosen
+    data = choice_data(key, label, options, chosen, format_func=format_func, ident=ident,
+                       kind="buttons" if buttons else "select", help=help, disabled=disabled,
+                       placeholder=placeholder, label_visibility=label_visibility)
+    by_id = {ident(option): option for option in options}
+    mount = component()
+    call = {"data": data, "key": element_key(key), "on_choose_change": lambda: _take(key, by_id, on_change)}
+    if where is None or where is st:
+        mount(**call)
+    else:
+        with where:
+            mount(**call)
+    return chosen

@@ -1,0 +1,79 @@
+"""The light chooser (structext_core/ui/light_choice.py) in Chromium: a choice reruns the page at once (only
+its fragment, inside one), a long list narrows as one types and Enter takes the first found, a row of
+radio buttons, a label from a person that stays text. The pages that use it are AppTest-tested with what
+it sends; this is the element itself, on a page of its own."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import ROOT, serving
+
+SCRIPT = textwrap.dedent('''
+    import streamlit as st
+    from structext_core.ui import light_choice as lc
+
+    st.session_state["page_runs"] = st.session_state.get("page_runs", 0) + 1
+    names = [f"question {i:03d}" for i in range(1, 41)] + ["<img src=x onerror=alert(1)>"]
+    picked = lc.choose("Question", names, key="question", help="Forty of them.")
+    order = lc.choose("Order", ["most disagreement first", "position"], key="order", buttons=True)
+    st.write(f"Chosen: {picked} · {order}")
+
+    @st.fragment
+    def part():
+        view = lc.choose("View", ["heatmap", "leaderboard"], key="view")
+        st.write(f"View: {view} · page runs {st.session_state['page_runs']}")
+
+    part()
+''')
+
+
+@pytest.fixture(scope="module")
+def choice_page(tmp_path_factory, app_env):
+    folder = tmp_path_factory.mktemp("light_choice")
+    (folder / "choice_page.py").write_text(SCRIPT, encoding="utf-8")
+    command = [sys.executable, "-m", "streamlit", "run", str(folder / "choice_page.py"), "--server.headless=true",
+               "--server.address=127.0.0.1", "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"]
+    env = {**app_env["env"], "PYTHONPATH": str(ROOT)}
+    with serving(command, env, folder / "streamlit.log") as url:
+        yield url
+
+
+@pytest.mark.browser
+def test_a_choice_reruns_a_long_list_narrows_as_one_types_and_labels_stay_text(choice_page, page, wait_for_app,
+                                                                               screenshot):
+    page.goto(choice_page)
+    wait_for_app(page)
+    question = page.get_by_role("combobox", name="Question")
+    expect(question).to_have_value("question 001")
+    expect(page.get_by_text("Chosen: question 001 · most disagreement first")).to_be_visible()
+    # a label from a person is text, never markup
+    expect(question.locator("option", has_text="<img src=x onerror=alert(1)>")).to_have_count(1)
+    assert page.locator("img[src=x]").count() == 0
+
+    question.select_option(label="question 007")
+    expect(page.get_by_text("Chosen: question 007 · most disagreement first")).to_be_visible()
+    page.get_by_role("radio", name="position").check()
+    expect(page.get_by_text("Chosen: question 007 · position")).to_be_visible()
+    wait_for_app(page)
+    expect(page.get_by_role("radio", name="position")).to_be_checked()
+
+    # typing narrows the list; Enter takes the first one found
+    find = page.get_by_role("searchbox", name="Find: Question")
+    find.fill("03")
+    expect(page.get_by_text("11 found")).to_be_visible()  # 003, 013, 023, 030-039
+    find.press("Enter")
+    expect(page.get_by_text("Chosen: question 003 · position")).to_be_visible()
+    wait_for_app(page)
+    expect(question).to_have_value("question 003")
+    screenshot(page, "light-choice")
+
+    # inside a fragment, a choice reruns the fragment only
+    runs = page.get_by_text("page runs", exact=False).inner_text().rsplit(" ", 1)[1]
+    page.get_by_role("combobox", name="View").select_option("leaderboard")
+    expect(page.get_by_text(f"View: leaderboard · page runs {runs}")).to_be_visible()
+    expect(page.get_by_text("Chosen: question 003 · position")).to_be_visible()

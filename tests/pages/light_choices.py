@@ -1,0 +1,66 @@
+"""The choosers a page drew as one element each (structext_core/ui/light_choice.py): what AppTest sees of
+them, and a person's choice in them.
+
+AppTest has no element for a components-v2 element, so :func:`choose` does what the browser does: it
+sends the option's id as the element's ``choose`` event (the widget state the browser's
+``setTriggerValue`` sends) with the page's other widgets as they are, and runs the page once.
+"""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+from streamlit.components.v2.bidi_component.main import _make_trigger_id
+
+from structext_core.ui import light_choice
+
+
+def _elements(at) -> list:
+    return [e for e in at.get("bidi_component") if e.proto.component_name.endswith(light_choice.COMPONENT_NAME)]
+
+
+def choice_label(element) -> str:
+    """The label of ``element`` when it is a chooser ("" for any other element)."""
+    if getattr(element, "type", "") != "bidi_component" or not element.proto.component_name.endswith(
+            light_choice.COMPONENT_NAME):
+        return ""
+    return json.loads(element.proto.json)["label"]
+
+
+def choices(at) -> dict[str, dict]:
+    """Each chooser on the page: its key -> the data the browser was sent (label, options, value)."""
+    return {data["key"]: data for data in (json.loads(e.proto.json) for e in _elements(at))}
+
+
+def choice(at, key: str) -> SimpleNamespace:
+    """The chooser ``key`` as a person sees it: ``label``, ``options`` (their labels, in order), ``ids``,
+    ``value`` (the id chosen) and ``shown`` (the label of the option chosen; None when none is)."""
+    data = choices(at)[key]
+    ids = [i for i, _ in data["options"]]
+    labels = [text for _, text in data["options"]]
+    shown = labels[ids.index(data["value"])] if data["value"] in ids else None
+    return SimpleNamespace(label=data["label"], options=labels, ids=ids, value=data["value"], shown=shown,
+                           disabled=data["disabled"], help=data["help"], buttons=data["kind"] == "buttons")
+
+
+def choose(at, key: str, option):
+    """Choose ``option`` (an option's id, as ``str(option)`` or an object's ``id``, or the label a person
+    reads) in the chooser ``key``: the page runs once with the choice sent."""
+    now = choice(at, key)
+    wanted = str(getattr(option, "id", option))
+    if wanted not in now.ids:
+        assert str(option) in now.options, f"chooser {key!r} offers no {option!r}: {now.options}"
+        wanted = now.ids[now.options.index(str(option))]
+    return send(at, key, wanted)
+
+
+def send(at, key: str, value):
+    """Send ``value`` as the chooser ``key``'s event, whatever it is (as a forged request may): the page
+    runs once."""
+    (element,) = [e for e in _elements(at) if json.loads(e.proto.json)["key"] == key]
+    states = at._tree.get_widget_states()
+    trigger = states.widgets.add()
+    trigger.id = _make_trigger_id(element.proto.id, "events")
+    trigger.json_trigger_value = json.dumps([{"event": "choose", "value": value}])
+    return at._run(states)

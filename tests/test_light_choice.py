@@ -1,0 +1,100 @@
+"""The light chooser (structext_core/ui/light_choice.py): what the browser is sent, the choice kept under its
+key, what a forged or stale id does. In Chromium: tests/browser/test_light_choice_browser.py."""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from structext_core.ui import light_choice as lc
+from tests.pages.light_choices import choice, choose, send
+
+
+@dataclass(frozen=True)
+class Thing:
+    id: int
+    name: str
+    count: int = 0
+
+
+def test_the_browser_is_sent_ids_and_labels_and_a_placeholder_only_when_nothing_is_chosen():
+    things = [Thing(1, "one"), Thing(2, "two")]
+    data = lc.choice_data("k", "Thing", things, things[1], format_func=lambda t: t.name.title(),
+                          ident=lambda t: str(t.id), help="Which one.")
+    assert data["options"] == [["1", "One"], ["2", "Two"]] and data["value"] == "2"
+    assert data["placeholder"] is None and data["help"] == "Which one." and data["kind"] == "select"
+    none = lc.choice_data("k", "Thing", things, None, format_func=str, ident=lambda t: str(t.id),
+                          placeholder="Choose a thing")
+    assert none["value"] is None and none["placeholder"] == "Choose a thing"
+    with pytest.raises(ValueError, match="two options with one id"):
+        lc.choice_data("k", "Thing", [Thing(1, "a"), Thing(1, "b")], None, format_func=str,
+                       ident=lambda t: str(t.id))
+
+
+SCRIPT = textwrap.dedent('''
+    from dataclasses import dataclass
+    import streamlit as st
+    from structext_core.ui import light_choice as lc
+
+    @dataclass(frozen=True)
+    class Thing:
+        id: int
+        name: str
+        count: int
+
+    n = st.session_state.get("n", 3)
+    things = [Thing(i, f"thing {i}", n) for i in range(1, 4)]  # read anew each run: new objects, same ids
+    chosen = lc.choose("Thing", things, key="thing", format_func=lambda t: f"{t.name} ({t.count})",
+                       ident=lambda t: str(t.id), on_change=lambda: st.session_state.update(changes=st.session_state.get("changes", 0) + 1))
+    order = lc.choose("Order", ["a", "b"], key="order", buttons=True, format_func=str.upper)
+    st.write(f"chosen {chosen.id} of count {chosen.count}; order {order}")
+''')
+
+
+def run_script(**state) -> AppTest:
+    at = AppTest.from_string(SCRIPT, default_timeout=30)
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def said(at) -> str:
+    return at.markdown[-1].value
+
+
+def test_a_choice_reruns_with_the_option_kept_found_again_by_its_id():
+    at = run_script()
+    assert said(at) == "chosen 1 of count 3; order a"  # the first option of each, as st.selectbox
+    assert choice(at, "thing").options == ["thing 1 (3)", "thing 2 (3)", "thing 3 (3)"]
+    assert choice(at, "order").buttons and choice(at, "order").options == ["A", "B"]
+    choose(at, "thing", "thing 3 (3)")  # by the label a person reads
+    assert said(at) == "chosen 3 of count 3; order a" and at.session_state["changes"] == 1
+    at.session_state["n"] = 7  # the list read again: other objects, other labels
+    at.run()
+    assert said(at) == "chosen 3 of count 7; order a"  # the same option, as it is now
+    assert choice(at, "thing").shown == "thing 3 (7)"
+    choose(at, "order", "b")
+    assert said(at) == "chosen 3 of count 7; order b" and at.session_state["changes"] == 1
+
+
+def test_a_page_chooses_by_setting_the_key_and_a_forged_id_changes_nothing():
+    at = run_script(thing=Thing(2, "set by the page"))
+    assert said(at) == "chosen 2 of count 3; order a" and choice(at, "thing").value == "2"
+    at = run_script(thing=Thing(9, "gone"))  # a choice no longer offered: the first one
+    assert said(at) == "chosen 1 of count 3; order a"
+    with pytest.raises(AssertionError, match="offers no"):
+        choose(at, "thing", "thing 9")
+    for forged in ("9", 2, None, ["1"], {"id": "1"}, "x" * 100_000):  # never offered, or not an id at all
+        at = send(at, "thing", forged)
+        assert not at.exception and said(at) == "chosen 1 of count 3; order a" and "changes" not in at.session_state
+
+
+def test_the_script_writes_every_label_as_text_and_sends_only_an_id():
+    """Labels and options come from the lab's files and people's names: the browser never parses them as
+    markup, and what it sends is one option's id."""
+    assert "innerHTML" not in lc.CHOICE_JS and "insertAdjacentHTML" not in lc.CHOICE_JS
+    assert "outerHTML" not in lc.CHOICE_JS and "textContent" in lc.CHOICE_JS
+    assert lc.CHOICE_JS.count("setTriggerValue(") == 1
