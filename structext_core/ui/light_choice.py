@@ -38,7 +38,34 @@ function build(root, data) {
   const uid = "sxc-" + data.key;
   const send = (value) => root.__send && root.__send(value);
   let set;
-  if (data.kind === "buttons") {
+  if (data.kind === "number") {
+    const box = el("div", "sxc-field");
+    const label = el("label", "sxc-label", data.label);
+    label.htmlFor = uid;
+    box.appendChild(label);
+    const input = el("input", "sxc-input sxc-number");
+    input.id = uid;
+    input.type = "number";
+    input.min = String(data.min_value);
+    input.max = String(data.max_value);
+    input.step = String(data.step);
+    input.required = true;
+    input.disabled = !!data.disabled;
+    // sent when it changes (Enter, leaving the box, the arrows): the browser's own bounds checked first
+    input.addEventListener("change", () => {
+      if (input.value !== "" && input.checkValidity()) send(Number(input.value));
+      else input.reportValidity();
+    });
+    box.appendChild(input);
+    if (data.help) {
+      const help = el("div", "sxc-help", data.help);
+      help.id = uid + "-help";
+      input.setAttribute("aria-describedby", help.id);
+      box.appendChild(help);
+    }
+    root.appendChild(box);
+    set = (value) => { if (document.activeElement !== input || input.value === "") input.value = String(value); };
+  } else if (data.kind === "buttons") {
     const box = el("fieldset", "sxc-field sxc-buttons");
     const legend = el("legend", "sxc-label", data.label);
     if (data.collapsed) legend.classList.add("sxc-hidden");
@@ -129,7 +156,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   }
   root.__send = (value) => setTriggerValue("choose", value);
   const shape = JSON.stringify([data.kind, data.label, data.options, data.help, data.disabled,
-                                data.placeholder, data.collapsed]);
+                                data.placeholder, data.collapsed, data.min_value, data.max_value, data.step]);
   if (root.__shape !== shape) {
     root.__set = build(root, data);
     root.__shape = shape;
@@ -149,6 +176,7 @@ CHOICE_CSS = r"""
 .sxc-input:focus, .sxc-option input:focus-visible { outline: 2px solid var(--st-primary-color, #ff4b4b);
   outline-offset: 1px; }
 .sxc-input:disabled { opacity: 0.6; }
+.sxc-input:invalid { outline: 2px solid var(--st-red-color, #ff2b2b); }
 .sxc-line { display: flex; align-items: center; gap: 0.5rem; flex-wrap: wrap; }
 .sxc-line > select { flex: 1 1 20rem; width: auto; min-width: 0; }
 .sxc-tools { display: flex; align-items: center; gap: 0.5rem; flex: 0 1 16rem; }
@@ -206,6 +234,17 @@ def _take(key: str, by_id: dict, on_change: Callable[[], None] | None) -> None:
             on_change()
 
 
+def _mount(key: str, data: dict, take: Callable[[], None], where) -> None:
+    """Draw the element of ``key`` (in ``where``, a column or container, when given); ``take`` keeps what
+    it sends."""
+    call = {"data": data, "key": element_key(key), "on_choose_change": take}
+    if where is None or where is st:
+        component()(**call)
+    else:
+        with where:
+            component()(**call)
+
+
 def choice_data(key: str, label: str, options: Sequence, chosen, *, format_func: Callable[[object], object],
                 ident: Callable[[object], str], kind: str = "select", help: str | None = None,
                 disabled: bool = False, placeholder: str | None = None, label_visibility: str = "visible",
@@ -234,11 +273,36 @@ def choose(label: str, options: Sequence, *, key: str, format_func: Callable[[ob
                        kind="buttons" if buttons else "select", help=help, disabled=disabled,
                        placeholder=placeholder, label_visibility=label_visibility)
     by_id = {ident(option): option for option in options}
-    mount = component()
-    call = {"data": data, "key": element_key(key), "on_choose_change": lambda: _take(key, by_id, on_change)}
-    if where is None or where is st:
-        mount(**call)
-    else:
-        with where:
-            mount(**call)
+    _mount(key, data, lambda: _take(key, by_id, on_change), where)
     return chosen
+
+
+def _take_number(key: str, min_value: int, max_value: int, on_change: Callable[[], None] | None) -> None:
+    """The browser sent a number: keep it when it is a whole number within the bounds (anything else is
+    ignored: only a changed page or a forged request sends it)."""
+    value = sent(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return
+    if isinstance(value, float) and not value.is_integer():  # nan and infinity are not integers either
+        return
+    if min_value <= value <= max_value:
+        st.session_state[key] = int(value)
+        if on_change is not None:
+            on_change()
+
+
+def number(label: str, *, key: str, min_value: int, max_value: int, value: int | None = None,
+           help: str | None = None, disabled: bool = False, on_change: Callable[[], None] | None = None,
+           where=None) -> int:
+    """Draw a whole number between ``min_value`` and ``max_value`` (the browser's own number box, with its
+    arrows; a change reruns the page at once) and return it. Kept under ``key`` as :func:`choose` keeps a
+    choice (``value``, else ``min_value``, when nothing is kept or what is kept is out of bounds)."""
+    kept = st.session_state.get(key)
+    if isinstance(kept, bool) or not isinstance(kept, int) or not min_value <= kept <= max_value:
+        kept = min_value if value is None else min(max(int(value), min_value), max_value)
+    st.session_state[key] = kept
+    data = {"key": key, "kind": "number", "label": label, "options": [], "value": kept, "help": help or "",
+            "disabled": disabled, "placeholder": None, "collapsed": False, "filter_over": FILTER_OVER,
+            "min_value": min_value, "max_value": max_value, "step": 1}
+    _mount(key, data, lambda: _take_number(key, min_value, max_value, on_change), where)
+    return kept

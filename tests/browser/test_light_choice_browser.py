@@ -1,6 +1,6 @@
 """The light chooser (structext_core/ui/light_choice.py) in Chromium: a choice reruns the page at once (only
 its fragment, inside one), a long list narrows as one types and Enter takes the first found, a row of
-radio buttons, a label from a person that stays text. The pages that use it are AppTest-tested with what
+radio buttons, a number box whose bounds the browser checks, a label from a person that stays text. The pages that use it are AppTest-tested with what
 it sends; this is the element itself, on a page of its own."""
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ SCRIPT = textwrap.dedent('''
     names = [f"question {i:03d}" for i in range(1, 41)] + ["<img src=x onerror=alert(1)>"]
     picked = lc.choose("Question", names, key="question", help="Forty of them.")
     order = lc.choose("Order", ["most disagreement first", "position"], key="order", buttons=True)
-    st.write(f"Chosen: {picked} · {order}")
+    number = lc.number("Sample (1 to 40)", key="number", min_value=1, max_value=40)
+    st.write(f"Chosen: {picked} · {order} · sample {number}")
 
     @st.fragment
     def part():
@@ -50,15 +51,15 @@ def test_a_choice_reruns_a_long_list_narrows_as_one_types_and_labels_stay_text(c
     wait_for_app(page)
     question = page.get_by_role("combobox", name="Question")
     expect(question).to_have_value("question 001")
-    expect(page.get_by_text("Chosen: question 001 · most disagreement first")).to_be_visible()
+    expect(page.get_by_text("Chosen: question 001 · most disagreement first · sample 1")).to_be_visible()
     # a label from a person is text, never markup
     expect(question.locator("option", has_text="<img src=x onerror=alert(1)>")).to_have_count(1)
     assert page.locator("img[src=x]").count() == 0
 
     question.select_option(label="question 007")
-    expect(page.get_by_text("Chosen: question 007 · most disagreement first")).to_be_visible()
+    expect(page.get_by_text("Chosen: question 007 · most disagreement first · sample 1")).to_be_visible()
     page.get_by_role("radio", name="position").check()
-    expect(page.get_by_text("Chosen: question 007 · position")).to_be_visible()
+    expect(page.get_by_text("Chosen: question 007 · position · sample 1")).to_be_visible()
     wait_for_app(page)
     expect(page.get_by_role("radio", name="position")).to_be_checked()
 
@@ -67,13 +68,25 @@ def test_a_choice_reruns_a_long_list_narrows_as_one_types_and_labels_stay_text(c
     find.fill("03")
     expect(page.get_by_text("11 found")).to_be_visible()  # 003, 013, 023, 030-039
     find.press("Enter")
-    expect(page.get_by_text("Chosen: question 003 · position")).to_be_visible()
+    expect(page.get_by_text("Chosen: question 003 · position · sample 1")).to_be_visible()
     wait_for_app(page)
     expect(question).to_have_value("question 003")
+    # a number: a step of the arrows, a number typed, one out of bounds the browser refuses
+    sample = page.get_by_role("spinbutton", name="Sample (1 to 40)")
+    sample.press("ArrowUp")
+    expect(page.get_by_text("Chosen: question 003 · position · sample 2")).to_be_visible()
+    wait_for_app(page)
+    sample.fill("41")
+    sample.press("Tab")
+    assert sample.evaluate("input => input.validity.valid") is False
+    sample.fill("12")
+    sample.press("Tab")
+    expect(page.get_by_text("Chosen: question 003 · position · sample 12")).to_be_visible()
+    wait_for_app(page)
     screenshot(page, "light-choice")
 
     # inside a fragment, a choice reruns the fragment only
     runs = page.get_by_text("page runs", exact=False).inner_text().rsplit(" ", 1)[1]
     page.get_by_role("combobox", name="View").select_option("leaderboard")
     expect(page.get_by_text(f"View: leaderboard · page runs {runs}")).to_be_visible()
-    expect(page.get_by_text("Chosen: question 003 · position")).to_be_visible()
+    expect(page.get_by_text("Chosen: question 003 · position · sample 12", exact=True)).to_be_visible()

@@ -64,3 +64,12 @@ def send(at, key: str, value):
     trigger.id = _make_trigger_id(element.proto.id, "events")
     trigger.json_trigger_value = json.dumps([{"event": "choose", "value": value}])
     return at._run(states)
+
+
+def number_box(at, key: str) -> SimpleNamespace:
+    """The number box ``key`` (light_choice.number) as a person sees it: ``label``, ``min``, ``max``,
+    ``value``. Set it with ``send(at, key, number)``, as the browser sends it."""
+    data = choices(at)[key]
+    assert data["kind"] == "number", f"{key!r} is a {data['kind']}, not a number box"
+    return SimpleNamespace(label=data["label"], min=data["min_value"], max=data["max_value"], value=data["value"],
+                           help=data["help"])

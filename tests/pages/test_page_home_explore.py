@@ -13,7 +13,7 @@ from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 from structext_core.text.safe_text import markdown_text
 from tests.pages.first_view import heavy
 from tests.pages.html_tables import html_progress
-from tests.pages.light_choices import choose
+from tests.pages.light_choices import choose, number_box, send
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 RESEARCHER = {"id": 7, "username": "reader", "role": "researcher"}  # Explore is for researchers and admins
@@ -170,7 +170,7 @@ def test_explore_filters_and_shows_one_sample(small_defaults):
     sample = samples.read_jsonl(small_defaults / "suites" / "test.jsonl")
     want = next(s for s in sample if s["task_id"] == 11)
     assert at.session_state["explore_sample"] == want["id"]
-    assert at.number_input(key="explore_sample_number").value == 1
+    assert number_box(at, "explore_sample_number").value == 1
     assert at.caption[1].value.startswith(f"**{want['id']}** · format **json**")  # the sample's own id
     assert want["answer"] in [t.value for t in at.text]  # as plain text, every character as it is
     assert want["reference"] not in [c.value for c in at.code]  # the Rendered tab opens first
@@ -220,12 +220,10 @@ def test_explore_switches_suite_and_narrows_to_one(small_defaults):
 
 def _choose(at, sample_id: str) -> None:
     """Step Explore's sample number until it shows ``sample_id`` (as a person clicks +)."""
-    box = at.number_input(key="explore_sample_number")
-    for number in range(1, int(box.max) + 1):
-        box.set_value(number).run()
+    for number in range(1, number_box(at, "explore_sample_number").max + 1):
+        send(at, "explore_sample_number", number)
         if at.session_state["explore_sample"] == sample_id:
             return
-        box = at.number_input(key="explore_sample_number")
     raise AssertionError(f"{sample_id} is not among the samples Explore offers")
 
 
@@ -235,23 +233,26 @@ def test_explore_chooses_a_sample_by_its_place_and_keeps_it_while_the_filters_ma
     at = _explore(small_defaults)
     rows = samples.read_jsonl(small_defaults / "suites" / "test.jsonl")
     ids = [s["id"] for s in rows]
-    box = at.number_input(key="explore_sample_number")
+    box = number_box(at, "explore_sample_number")
     assert (box.label, box.min, box.max, box.value) == ("Sample (1 to 29)", 1, 29, 1)
     assert not [b for b in at.selectbox if b.label == "Sample"]  # no list of every id
-    box.increment().run()
+    send(at, "explore_sample_number", 2)  # the box's up arrow
     assert at.session_state["explore_sample"] == ids[1]
     assert any(c.value.startswith(f"**{ids[1]}** ·") for c in at.caption)
     third = next(s for s in rows if s["id"] == ids[2])
-    at.number_input(key="explore_sample_number").set_value(3).run()
+    send(at, "explore_sample_number", 3)
+    for forged in (0, 30, 2.5, "3", True, None):  # out of bounds, not a whole number: nothing changes
+        send(at, "explore_sample_number", forged)
+        assert at.session_state["explore_sample"] == third["id"] and not at.exception
     at.multiselect(key="explore_formats").select(third["language"]).run()  # still matches: still shown
     kept = [s["id"] for s in rows if s["language"] == third["language"]]
     assert at.session_state["explore_sample"] == third["id"]
-    assert at.number_input(key="explore_sample_number").value == kept.index(third["id"]) + 1
-    assert at.number_input(key="explore_sample_number").max == len(kept)
+    assert number_box(at, "explore_sample_number").value == kept.index(third["id"]) + 1
+    assert number_box(at, "explore_sample_number").max == len(kept)
     other = next(s for s in rows if s["language"] != third["language"])
     at.multiselect(key="explore_formats").unselect(third["language"]).select(other["language"]).run()
     first = next(s["id"] for s in rows if s["language"] == other["language"])
-    assert at.session_state["explore_sample"] == first and at.number_input(key="explore_sample_number").value == 1
+    assert at.session_state["explore_sample"] == first and number_box(at, "explore_sample_number").value == 1
 
 
 def test_explore_finds_samples_by_a_part_of_their_id_and_keeps_the_filter_with_the_box_closed(small_defaults):
@@ -354,7 +355,7 @@ def test_explore_long_answer_scrolls_in_its_frame_and_long_raw_text_pages(isolat
     answer = next(t for t in at.text if t.value == short["answer"])
     assert not _block_holding(at._tree, answer).proto.height_config.HasField("pixel_height")
     assert short["reference"] in [c.value for c in at.code]
-    assert [n.key for n in at.number_input] == ["explore_sample_number"]  # no pages of raw text
+    assert not at.number_input  # no pages of raw text
 
 
 def test_explore_names_a_suite_file_that_does_not_read(isolated_env):
