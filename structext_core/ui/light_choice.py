@@ -38,7 +38,20 @@ function build(root, data) {
   const uid = "sxc-" + data.key;
   const send = (value) => root.__send && root.__send(value);
   let set;
-  if (data.kind === "number") {
+  if (data.kind === "actions") {
+    // buttons in a row, each sending its name; one that opens a box says whether it is open
+    const row = el("div", "sxc-actions");
+    for (const [name, text] of data.options) {
+      const button = el("button", "sxc-button", text);
+      button.type = "button";
+      button.disabled = !!data.disabled;
+      if (name in data.expanded) button.setAttribute("aria-expanded", String(!!data.expanded[name]));
+      button.addEventListener("click", () => send(name));
+      row.appendChild(button);
+    }
+    root.appendChild(row);
+    set = () => {};
+  } else if (data.kind === "number") {
     const box = el("div", "sxc-field");
     const label = el("label", "sxc-label", data.label);
     label.htmlFor = uid;
@@ -156,7 +169,8 @@ export default function ({ data, parentElement, setTriggerValue }) {
   }
   root.__send = (value) => setTriggerValue("choose", value);
   const shape = JSON.stringify([data.kind, data.label, data.options, data.help, data.disabled,
-                                data.placeholder, data.collapsed, data.min_value, data.max_value, data.step]);
+                                data.placeholder, data.collapsed, data.min_value, data.max_value, data.step,
+                                data.expanded]);
   if (root.__shape !== shape) {
     root.__set = build(root, data);
     root.__shape = shape;
@@ -182,6 +196,14 @@ CHOICE_CSS = r"""
 .sxc-tools { display: flex; align-items: center; gap: 0.5rem; flex: 0 1 16rem; }
 .sxc-filter { flex: 1 1 8rem; min-width: 0; }
 .sxc-count { font-size: 0.8rem; opacity: 0.7; white-space: nowrap; }
+.sxc-actions { display: flex; flex-wrap: wrap; gap: 0.5rem; }
+.sxc-button { font: inherit; color: inherit; cursor: pointer; padding: 0.25rem 0.75rem; min-height: 2.5rem;
+  border-radius: 0.5rem; border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2));
+  background: var(--st-background-color, #ffffff); }
+.sxc-button:hover { border-color: var(--st-primary-color, #ff4b4b); color: var(--st-primary-color, #ff4b4b); }
+.sxc-button:focus-visible { outline: 2px solid var(--st-primary-color, #ff4b4b); outline-offset: 1px; }
+.sxc-button[aria-expanded]::after { content: " ▸"; }
+.sxc-button[aria-expanded="true"]::after { content: " ▾"; }
 .sxc-row { display: flex; flex-wrap: wrap; gap: 0.25rem 1.25rem; padding: 0.2rem 0; }
 .sxc-option { display: flex; align-items: center; gap: 0.4rem; cursor: pointer; }
 .sxc-option input { accent-color: var(--st-primary-color, #ff4b4b); margin: 0; }
@@ -306,3 +328,22 @@ def number(label: str, *, key: str, min_value: int, max_value: int, value: int |
             "min_value": min_value, "max_value": max_value, "step": 1}
     _mount(key, data, lambda: _take_number(key, min_value, max_value, on_change), where)
     return kept
+
+
+def _press(key: str, handlers: dict[str, Callable[[], None]]) -> None:
+    """A button of the row ``key`` was clicked: run what its name calls for (any other name is ignored)."""
+    name = sent(key)
+    if isinstance(name, str) and name in handlers:
+        handlers[name]()
+
+
+def actions(key: str, buttons: Sequence[tuple[str, str, Callable[[], None]]], *,
+            expanded: dict[str, bool] | None = None, label: str = "Actions", where=None) -> None:
+    """A row of buttons, each ``(name, label, callback)``: a click runs its callback before the page runs
+    again (as ``st.button``'s ``on_click``). ``expanded`` names the buttons that open and close a box, with
+    whether it is open now (the button shows it: ``aria-expanded`` and an arrow)."""
+    data = {"key": key, "kind": "actions", "label": label, "options": [[name, text] for name, text, _ in buttons],
+            "value": None, "help": "", "disabled": False, "placeholder": None, "collapsed": True,
+            "filter_over": FILTER_OVER, "expanded": expanded or {}}
+    handlers = {name: callback for name, _, callback in buttons}
+    _mount(key, data, lambda: _press(key, handlers), where)
