@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from structext_core.ui import light_choice as lc
-from tests.pages.light_choices import choice, choose, send
+from tests.pages.light_choices import choice, choices, choose, press, send
 
 
 @dataclass(frozen=True)
@@ -98,3 +98,30 @@ def test_the_script_writes_every_label_as_text_and_sends_only_an_id():
     assert "innerHTML" not in lc.CHOICE_JS and "insertAdjacentHTML" not in lc.CHOICE_JS
     assert "outerHTML" not in lc.CHOICE_JS and "textContent" in lc.CHOICE_JS
     assert lc.CHOICE_JS.count("setTriggerValue(") == 1
+
+
+CHECK_AND_BUTTONS = textwrap.dedent('''
+    import streamlit as st
+    from structext_core.ui import light_choice as lc
+
+    ticked = lc.check("Practice too", key="practice", help="Never counted.")
+    lc.actions("row", [("add", "Add one", lambda: st.session_state.update(n=st.session_state.get("n", 0) + 1)),
+                       ("box", "Box", lambda: st.session_state.update(box=not st.session_state.get("box", False)))],
+               expanded={"box": bool(st.session_state.get("box"))}, tips={"add": "Adds one."})
+    st.write(f"ticked {ticked}; n {st.session_state.get('n', 0)}; box {st.session_state.get('box', False)}")
+''')
+
+
+def test_a_check_box_and_a_row_of_buttons_act_on_what_the_browser_sends_and_nothing_else():
+    at = AppTest.from_string(CHECK_AND_BUTTONS, default_timeout=30).run()
+    assert said(at) == "ticked False; n 0; box False"
+    assert choice(at, "row").options == ["Add one", "Box"] and choices(at)["row"]["tips"] == {"add": "Adds one."}
+    send(at, "practice", True)
+    press(at, "Add one")
+    press(at, "Box")
+    assert said(at) == "ticked True; n 1; box True" and choices(at)["row"]["expanded"] == {"box": True}
+    for forged in ("yes", 1, None, ["add"]):  # not a bool; not a button's name
+        send(at, "practice", forged)
+        send(at, "row", forged)
+    send(at, "row", "delete")
+    assert not at.exception and said(at) == "ticked True; n 1; box True"

@@ -393,7 +393,7 @@ def account_box() -> None:
     # open. With the report boxes, 6% less CPU per answer (bench_annotators.py).
     if not st.session_state.get(ACCOUNT_OPEN_KEY):
         return
-    box = st.container(border=True, key="own_account_box")
+    box = st.container(key="own_account_box")
     if not accounts.has_password(get_db(), user["id"]):
         box.caption("Your account has no password: you came in by a link. To go on in another browser, open "
                     "your link there (a study link asks for the resume code you were shown).")

@@ -18,7 +18,7 @@ from structext_core.evaluation import item_sets
 from structext_core.studio import access, study
 from structext_core.text import safe_text
 from structext_core.text.words import plural
-from structext_core.ui import benchmark_choice, people_axes, widgets
+from structext_core.ui import benchmark_choice, light_choice, people_axes, widgets
 from structext_core.ui.study_setup import created, form_key, people_and_rule
 from structext_core.views import benchmark_results, charts, people_vs_models
 
@@ -139,7 +139,7 @@ def _results_view(db, user, *, benchmark: str) -> None:
         st.info(f"No study of {display} has answers yet (or none you may see).")
         return
     _read_url(benchmark, files)
-    file_name = st.selectbox("Item file", files, key=_key(benchmark, "file"))
+    file_name = light_choice.choose("Item file", files, key=_key(benchmark, "file"))
     if access.can(access.role_of(user), "load_data", access.public_mode(db)):
         add_models_answers(benchmark, file_name)
     people = benchmark_results.people_rows(db, benchmark, file_name, visible)
@@ -247,7 +247,7 @@ def explore_view(db, user, *, benchmark: str) -> None:
     if not files:
         st.info(f"{member.DISPLAY_NAME} has no item file yet.")
         return
-    file_name = st.selectbox("Item file", files, key=_key(benchmark, "explore_file"))
+    file_name = light_choice.choose("Item file", files, key=_key(benchmark, "explore_file"))
     try:
         items = item_sets.load(benchmark, file_name)
     except ValueError as error:

@@ -38,7 +38,27 @@ function build(root, data) {
   const uid = "sxc-" + data.key;
   const send = (value) => root.__send && root.__send(value);
   let set;
-  if (data.kind === "actions") {
+  if (data.kind === "check") {
+    const box = el("div", "sxc-field");
+    const item = el("label", "sxc-option sxc-check" + (data.toggle ? " sxc-toggle" : ""));
+    const input = el("input");
+    input.type = "checkbox";
+    input.id = uid;
+    input.disabled = !!data.disabled;
+    if (data.toggle) input.setAttribute("role", "switch");
+    input.addEventListener("change", () => send(input.checked));
+    item.append(input, el("span", null, data.label));
+    box.appendChild(item);
+    if (data.help) {  // under the pointer, as st.checkbox's help, and read out with the box
+      item.title = data.help;
+      const help = el("div", "sxc-hidden", data.help);
+      help.id = uid + "-help";
+      input.setAttribute("aria-describedby", help.id);
+      box.appendChild(help);
+    }
+    root.appendChild(box);
+    set = (value) => { input.checked = !!value; };
+  } else if (data.kind === "actions") {
     // buttons in a row, each sending its name; one that opens a box says whether it is open
     const row = el("div", "sxc-actions");
     for (const [name, text] of data.options) {
@@ -46,6 +66,7 @@ function build(root, data) {
       button.type = "button";
       button.disabled = !!data.disabled;
       if (name in data.expanded) button.setAttribute("aria-expanded", String(!!data.expanded[name]));
+      if (data.tips[name]) button.title = data.tips[name];
       button.addEventListener("click", () => send(name));
       row.appendChild(button);
     }
@@ -170,7 +191,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   root.__send = (value) => setTriggerValue("choose", value);
   const shape = JSON.stringify([data.kind, data.label, data.options, data.help, data.disabled,
                                 data.placeholder, data.collapsed, data.min_value, data.max_value, data.step,
-                                data.expanded]);
+                                data.expanded, data.toggle, data.tips]);
   if (root.__shape !== shape) {
     root.__set = build(root, data);
     root.__shape = shape;
@@ -207,6 +228,14 @@ CHOICE_CSS = r"""
 .sxc-row { display: flex; flex-wrap: wrap; gap: 0.25rem 1.25rem; padding: 0.2rem 0; }
 .sxc-option { display: flex; align-items: center; gap: 0.4rem; cursor: pointer; }
 .sxc-option input { accent-color: var(--st-primary-color, #ff4b4b); margin: 0; }
+.sxc-check { align-self: flex-start; }
+.sxc-check input { width: 1rem; height: 1rem; }
+.sxc-toggle input { appearance: none; width: 2rem; height: 1.1rem; border-radius: 1rem; position: relative;
+  background: var(--st-border-color, rgba(49, 51, 63, 0.3)); transition: background 0.15s; flex: none; }
+.sxc-toggle input::after { content: ""; position: absolute; top: 0.15rem; left: 0.15rem; width: 0.8rem; height: 0.8rem;
+  border-radius: 50%; background: #ffffff; transition: left 0.15s; }
+.sxc-toggle input:checked { background: var(--st-primary-color, #ff4b4b); }
+.sxc-toggle input:checked::after { left: 1.05rem; }
 """
 
 
@@ -338,12 +367,38 @@ def _press(key: str, handlers: dict[str, Callable[[], None]]) -> None:
 
 
 def actions(key: str, buttons: Sequence[tuple[str, str, Callable[[], None]]], *,
-            expanded: dict[str, bool] | None = None, label: str = "Actions", where=None) -> None:
+            expanded: dict[str, bool] | None = None, tips: dict[str, str] | None = None, label: str = "Actions",
+            where=None) -> None:
     """A row of buttons, each ``(name, label, callback)``: a click runs its callback before the page runs
     again (as ``st.button``'s ``on_click``). ``expanded`` names the buttons that open and close a box, with
-    whether it is open now (the button shows it: ``aria-expanded`` and an arrow)."""
+    whether it is open now (the button shows it: ``aria-expanded`` and an arrow); ``tips``, the text a
+    button shows under the pointer (as ``st.button``'s ``help``)."""
     data = {"key": key, "kind": "actions", "label": label, "options": [[name, text] for name, text, _ in buttons],
             "value": None, "help": "", "disabled": False, "placeholder": None, "collapsed": True,
-            "filter_over": FILTER_OVER, "expanded": expanded or {}}
+            "filter_over": FILTER_OVER, "expanded": expanded or {}, "tips": tips or {}}
     handlers = {name: callback for name, _, callback in buttons}
     _mount(key, data, lambda: _press(key, handlers), where)
+
+
+def _take_check(key: str, on_change: Callable[[], None] | None) -> None:
+    """The box was ticked or cleared: keep it (anything but true or false is ignored)."""
+    value = sent(key)
+    if isinstance(value, bool):
+        st.session_state[key] = value
+        if on_change is not None:
+            on_change()
+
+
+def check(label: str, *, key: str, value: bool = False, help: str | None = None, toggle: bool = False,
+          disabled: bool = False, on_change: Callable[[], None] | None = None, where=None) -> bool:
+    """Draw a check box (with ``toggle``, drawn as a switch) and return whether it is ticked; a click
+    reruns the page at once. ``help`` shows under the pointer (and is read out with the box). Kept under ``key`` as :func:`choose` keeps a choice (``value`` until then)."""
+    kept = st.session_state.get(key)
+    if not isinstance(kept, bool):
+        kept = bool(value)
+    st.session_state[key] = kept
+    data = {"key": key, "kind": "check", "label": label, "options": [], "value": kept, "help": help or "",
+            "disabled": disabled, "placeholder": None, "collapsed": False, "filter_over": FILTER_OVER,
+            "toggle": toggle}
+    _mount(key, data, lambda: _take_check(key, on_change), where)
+    return kept

@@ -13,7 +13,7 @@ from tests.aibench import people_data
 from tests.aibench.test_page_results_aibench import PAGE, aibench_dir, env, own_copy  # noqa: F401 (fixtures)
 from tests.pages.heatmap_tables import heatmap_tables
 from tests.pages.html_tables import html_figures
-from tests.pages.light_choices import choose
+from tests.pages.light_choices import choices, choose, send
 
 SOLVER = "vlm-test"
 DATASET = aibench_store.SYNTHETIC
@@ -57,7 +57,7 @@ def table(at, name):
 def test_admin_sees_people_beside_solvers_and_sends_a_question_back(world):
     at = open_people(world["lead"])
     assert not shown(at, "accuracy")  # closed until asked for
-    at.toggle(key="rs_aib_people").set_value(True).run()
+    send(at, "rs_aib_people", True)
     assert not at.exception, [e.value for e in at.exception]
     accuracy = table(at, "accuracy").set_index(["who", "level"])
     assert accuracy.loc[("People", "all"), "n"] == 5 and accuracy.loc[("People", "all"), "correct"] == 2
@@ -107,7 +107,7 @@ def test_admin_sees_people_beside_solvers_and_sends_a_question_back(world):
 
 def test_researchers_see_the_aggregates_but_no_ones_answers(world):
     at = open_people(world["reader"])
-    at.toggle(key="rs_aib_people").set_value(True).run()
+    send(at, "rs_aib_people", True)
     assert not at.exception
     assert shown(at, "accuracy") and shown(at, "rank")
     assert not shown(at, "persons") and not shown(at, "disagreements")
@@ -121,7 +121,7 @@ def test_annotators_get_none_of_it(world, public):
     if public:
         access.set_public_mode(world["db"], True, world["lead"])
     at = open_people(world["people"][0])
-    assert not [t for t in at.toggle if t.key == "rs_aib_people"]
+    assert "rs_aib_people" not in choices(at)
     assert not any(shown(at, name) for name in TABLES)
     # the data set is in an open image study the annotator takes part in: none of its keys either
     assert not [s for s in at.selectbox if s.key == "rs_aib_data"]

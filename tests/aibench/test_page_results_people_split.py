@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tests.aibench.test_page_results_aibench import aibench_dir, env, own_copy  # noqa: F401 (fixtures)
 from tests.aibench.test_page_results_people import SOLVER, open_people, table, world  # noqa: F401
+from tests.pages.light_choices import send
 from tests.studio.study.crowd_answers import answer, set_questionnaire
 
 
@@ -15,7 +16,7 @@ def test_people_beside_the_solvers_split_by_expertise(world):  # noqa: F811
     for person, level in zip(world["people"], ("expert", "novice", "expert")):
         answer(db, study_id, person["id"], expertise=level)
     at = open_people(world["lead"])
-    at.toggle(key="rs_aib_people").set_value(True).run()
+    send(at, "rs_aib_people", True)
     assert table(at, "accuracy")["who"].iloc[0] == "People"  # pooled until a split is chosen
     at.selectbox(key="rs_aib_people_split").set_value("expertise").run()
     assert not at.exception, [e.value for e in at.exception]

@@ -7,12 +7,13 @@ import re
 from structext_core.aibench import pairwise as pws
 from tests.aibench.test_page_results_aibench import aibench_dir, env, own_copy  # noqa: F401 (fixtures)
 from tests.aibench.test_page_results_people import open_people, world  # noqa: F401 (fixtures)
+from tests.pages.light_choices import send
 from tests.pages.test_screens_say_true_things import raw_missing
 
 
 def test_the_people_section_counts_as_the_lead_does_and_shows_no_raw_missing_value(world):  # noqa: F811
     at = open_people(world["lead"])
-    at.toggle(key="rs_aib_people").set_value(True).run()
+    send(at, "rs_aib_people", True)
     assert not at.exception
     counted = pws.counted_votes(world["db"], world["study"])
     assert counted == sum(c.votes for c in pws.person_counts(world["db"], world["study"]))

@@ -11,6 +11,7 @@ from structext_core.aibench import study as aibench_study
 from structext_core.aibench.pairwise import SIZE_BUCKET
 from structext_core.studio import access, accounts, study
 from structext_core.ui.question_screen.choice_answer import option_label
+from tests.pages.light_choices import press
 
 STUDIES = Path(__file__).resolve().parents[2] / "pages" / "study_admin.py"
 TABLES = ("study_annotators", "assignments", "responses", "pauses", "audit_log", "study_leads")
@@ -57,7 +58,7 @@ def test_the_preview_page_draws_the_image_and_the_options(world, led):
     at = AppTest.from_file(str(STUDIES), default_timeout=90)
     at.session_state["user"] = pi
     at.run()
-    next(b for b in at.button if b.label == "Preview as an annotator").click().run()
+    press(at, "Preview as an annotator")
     next(b for b in at.button if b.label == "I have read the rule: start").click().run()
     assert not at.exception and not at.error
     assert len(at.get("image")) == 1 and "Practice question **1** of 1" in at.get("progress")[0].proto.text

@@ -73,3 +73,13 @@ def number_box(at, key: str) -> SimpleNamespace:
     assert data["kind"] == "number", f"{key!r} is a {data['kind']}, not a number box"
     return SimpleNamespace(label=data["label"], min=data["min_value"], max=data["max_value"], value=data["value"],
                            help=data["help"])
+
+
+def press(at, label: str):
+    """Click the light button that reads ``label`` (light_choice.actions; one on the page): the page runs
+    once."""
+    found = [(key, name) for key, data in choices(at).items() if data["kind"] == "actions"
+             for name, text in data["options"] if text == label]
+    assert len(found) == 1, f"{len(found)} light buttons read {label!r}"
+    (key, name), = found
+    return send(at, key, name)

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 from tests.pages.html_tables import html_tables, html_text
-from tests.pages.light_choices import choice, choices, choose
+from tests.pages.light_choices import choice, choices, choose, send
 from tests.pages.text_blocks import text_blocks
 from tests.studio.study.support import grid_samples, run_study
 
@@ -197,7 +197,7 @@ def test_practice_questions_are_listed_only_when_asked_for(db, people):
                                   annotator_ids=[people["ann1"]["id"]], practice_items=2)
     at = open_page(people["lead"])
     assert html_tables(at)[0]["kind"].tolist() == ["study"] * 3
-    at.checkbox(key="adj_practice").check().run()
+    send(at, "adj_practice", True)
     assert sorted(html_tables(at)[0]["kind"]) == ["practice"] * 2 + ["study"] * 3
     assert sum("[practice]" in label for label in choice(at, f"adj_item_{study_id}").options) == 2
 

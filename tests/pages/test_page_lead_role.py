@@ -13,7 +13,7 @@ from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 from structext_core.ui.question_screen import preview as preview_ui
 from tests.pages.html_tables import html_figures
-from tests.pages.light_choices import choice, choices
+from tests.pages.light_choices import choice, choices, press
 from tests.pages.text_blocks import text_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -170,7 +170,7 @@ def test_the_preview_shows_the_study_as_an_annotator_sees_it_and_writes_nothing(
     db, pi = world["db"], world["people"]["pi"]
     before = counts(db)
     at = run(STUDIES, pi)
-    at = click(at, "Preview as an annotator")
+    at = press(at, "Preview as an annotator")
     assert not at.exception
     assert any("Preview of pi-study" in m.value for m in at.markdown)
     assert any("zqx-rule" in m.value for m in at.markdown)  # the rule, as the annotator reads it first
@@ -224,7 +224,7 @@ def test_the_preview_of_a_crowd_study_shows_consent_questionnaire_and_the_code(w
     before = counts(db) | {"answers": db.execute("SELECT COUNT(*) FROM questionnaire_answers").fetchone()[0],
                            "consented": db.execute("SELECT COUNT(*) FROM study_annotators WHERE consent_at IS NOT NULL"
                                                    " OR declined_at IS NOT NULL").fetchone()[0]}
-    at = click(run(STUDIES, pi), "Preview as an annotator")
+    at = press(run(STUDIES, pi), "Preview as an annotator")
     assert any("zqx-consent" in m.value for m in at.markdown)  # first, as on the annotator's page
     at = click(at, "I do not agree")
     assert [m.value for m in html_figures(at)] == ["NOPE7"]  # the end a person who declines reaches, with its code

@@ -28,7 +28,7 @@ from structext_core.studio import access, storage
 from structext_core.studio.crowd import profiles
 from structext_core.text import safe_text
 from structext_core.text.words import plural
-from structext_core.ui import people_axes, widgets
+from structext_core.ui import light_choice, people_axes, widgets
 from structext_core.views import cells
 
 NEXT_CAMPAIGN = 0  # the campaign choice "the next review campaign of this data set"
@@ -47,7 +47,8 @@ def people_section(db, user, name: str, data, rows: pd.DataFrame | None) -> None
     if not access.can(role, "aibench_people"):
         return
     st.subheader("AIBench's human side")
-    if not st.toggle("Show people beside the solvers and the pairwise human rank", key="rs_aib_people"):
+    if not light_choice.check("Show people beside the solvers and the pairwise human rank", key="rs_aib_people",
+                              toggle=True):
         st.caption("People answering from the image alone (image studies), the questions where they and a solver "
                    "part on the original figure, and the human rank from blind pairwise votes.")
         return

@@ -26,7 +26,7 @@ from structext_core.evaluation import choices
 from structext_core.studio import access, study
 from structext_core.studio.crowd import questionnaire
 from structext_core.text.safe_text import markdown_text
-from structext_core.ui import crowd_end, crowd_gate
+from structext_core.ui import crowd_end, crowd_gate, light_choice
 from structext_core.ui.question_screen.choice_answer import IMAGE_LAYOUTS, option_label
 from structext_core.ui.question_screen.common import ANSWER_LABEL, Screen, question_name
 from structext_core.ui.question_screen.reference_viewer import reference_panel, window_component
@@ -92,10 +92,12 @@ def _jump() -> None:
 
 def preview_button(user: dict, chosen) -> None:
     """The button that opens the preview of ``chosen`` (a study the user runs)."""
-    st.button("Preview as an annotator", key=f"pv_start_{chosen.id}", icon=":material/visibility:",
-              on_click=start, args=(chosen.id,),
-              help="See the study exactly as its annotators do: the rule, practice, the questions and the end. "
-                   "Nothing is recorded: no answer, no clock, no place in the study.")
+    # The browser's own button (light_choice.actions): Streamlit's made the browser load its code on the
+    # Studies dashboard's first view (issue 46).
+    light_choice.actions(f"pv_start_{chosen.id}", [("preview", "Preview as an annotator", lambda: start(chosen.id))],
+                         label="Preview", tips={"preview": "See the study exactly as its annotators do: the rule, "
+                                                "practice, the questions and the end. Nothing is recorded: no "
+                                                "answer, no clock, no place in the study."})
 
 
 # ---------------------------------------------------------------- the steps
