@@ -81,8 +81,8 @@ def item_list(chosen: study.Study) -> study.ItemSummary | None:
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     order = light_choice.choose("Order", list(study.ITEM_ORDERS), format_func=study.ITEM_ORDERS.get, buttons=True,
                                 key="adj_order", where=left)
-    practice = right.checkbox("Practice questions too", key="adj_practice",
-                              help="Practice answers are never counted; study and gold questions are always listed.")
+    practice = light_choice.check("Practice questions too", key="adj_practice", where=right,
+                                  help="Practice answers are never counted; study and gold questions are always listed.")
     items = study_dashboard.adjudication_items(db, chosen.id, study_dashboard.version(db, chosen.id),
                                                order or "disagreement", None if practice else LISTED_KINDS)
     if not items:

@@ -12,7 +12,7 @@ from structext_core.studio import access, accounts, study
 from structext_core.studio.crowd import outcomes
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import noun, plural
-from structext_core.ui import crowd_lead, people_axes, study_dashboard, study_leads, study_places, widgets
+from structext_core.ui import crowd_lead, light_choice, people_axes, study_dashboard, study_leads, study_places, widgets
 from structext_core.ui.frame import ensure_frame
 from structext_core.ui.question_screen import preview
 from structext_core.views import dashboard
@@ -568,21 +568,17 @@ def studies_page() -> None:
     if "sa_study_id" in st.session_state:  # a study just created, renamed, copied: select it
         created_id = st.session_state.pop("sa_study_id")
         st.session_state["sa_study"] = next((s for s in all_studies if s.id == created_id), None)
-    tabs = st.tabs(SECTIONS, key="sa_section", on_change="rerun",
-                   default="Dashboard" if all_studies else "Set up a study")
-    for tab, section in zip(tabs, SECTIONS):
-        with tab:
-            if not tab.open:
-                continue
-            if section == "Set up a study":
-                setup_section()
-            elif not all_studies:
-                st.info(study_leads.none_yet(user))
-            else:
-                chosen = pick_study(all_studies)
-                if chosen is not None:
-                    {"Dashboard": dashboard_section, "Export": export_section,
-                     "Crowd": crowd_lead.crowd_section}[section](chosen)
+    # The open tab only is drawn (a click reruns the page)
+    section = light_choice.tabs(SECTIONS, key="sa_section", default="Dashboard" if all_studies else "Set up a study")
+    if section == "Set up a study":
+        setup_section()
+    elif not all_studies:
+        st.info(study_leads.none_yet(user))
+    else:
+        chosen = pick_study(all_studies)
+        if chosen is not None:
+            {"Dashboard": dashboard_section, "Export": export_section,
+             "Crowd": crowd_lead.crowd_section}[section](chosen)
 
 
 studies_page()

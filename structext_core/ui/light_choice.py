@@ -38,7 +38,37 @@ function build(root, data) {
   const uid = "sxc-" + data.key;
   const send = (value) => root.__send && root.__send(value);
   let set;
-  if (data.kind === "check") {
+  if (data.kind === "tabs") {
+    // a tab list: each tab a button; the open one marked (aria-selected), arrows move between them
+    const bar = el("div", "sxc-tabs");
+    bar.setAttribute("role", "tablist");
+    bar.setAttribute("aria-label", data.label);
+    const tabs = [];
+    for (const [value, text] of data.options) {
+      const tab = el("button", "sxc-tab", text);
+      tab.type = "button";
+      tab.setAttribute("role", "tab");
+      tab.value = value;
+      tab.disabled = !!data.disabled;
+      tab.addEventListener("click", () => { if (tab.getAttribute("aria-selected") !== "true") send(value); });
+      tab.addEventListener("keydown", (event) => {
+        const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+        if (!step) return;
+        event.preventDefault();
+        tabs[(tabs.indexOf(tab) + step + tabs.length) % tabs.length].focus();
+      });
+      bar.appendChild(tab);
+      tabs.push(tab);
+    }
+    root.appendChild(bar);
+    set = (value) => {
+      for (const tab of tabs) {
+        const open = tab.value === value;
+        tab.setAttribute("aria-selected", String(open));
+        tab.tabIndex = open ? 0 : -1;
+      }
+    };
+  } else if (data.kind === "check") {
     const box = el("div", "sxc-field");
     const item = el("label", "sxc-option sxc-check" + (data.toggle ? " sxc-toggle" : ""));
     const input = el("input");
@@ -217,6 +247,14 @@ CHOICE_CSS = r"""
 .sxc-tools { display: flex; align-items: center; gap: 0.5rem; flex: 0 1 16rem; }
 .sxc-filter { flex: 1 1 8rem; min-width: 0; }
 .sxc-count { font-size: 0.8rem; opacity: 0.7; white-space: nowrap; }
+.sxc-tabs { display: flex; flex-wrap: wrap; gap: 0 1.5rem; margin-bottom: 0.25rem;
+  border-bottom: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); }
+.sxc-tab { font: inherit; font-size: 0.875rem; color: inherit; cursor: pointer; background: none; border: 0;
+  padding: 0.5rem 0 0.6rem 0; margin-bottom: -1px; border-bottom: 2px solid transparent; }
+.sxc-tab:hover { color: var(--st-primary-color, #ff4b4b); }
+.sxc-tab[aria-selected="true"] { color: var(--st-primary-color, #ff4b4b);
+  border-bottom-color: var(--st-primary-color, #ff4b4b); }
+.sxc-tab:focus-visible { outline: 2px solid var(--st-primary-color, #ff4b4b); outline-offset: 2px; }
 .sxc-actions { display: flex; flex-wrap: wrap; gap: 0.5rem; }
 .sxc-button { font: inherit; color: inherit; cursor: pointer; padding: 0.25rem 0.75rem; min-height: 2.5rem;
   border-radius: 0.5rem; border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2));
@@ -313,7 +351,8 @@ def choice_data(key: str, label: str, options: Sequence, chosen, *, format_func:
 def choose(label: str, options: Sequence, *, key: str, format_func: Callable[[object], object] = str,
            ident: Callable[[object], str] = _default_ident, index: int | None = 0, help: str | None = None,
            buttons: bool = False, disabled: bool = False, placeholder: str = "Choose an option",
-           on_change: Callable[[], None] | None = None, label_visibility: str = "visible", where=None):
+           on_change: Callable[[], None] | None = None, label_visibility: str = "visible", where=None,
+           _kind: str | None = None):
     """Draw a choice of one of ``options`` (a select box, or with ``buttons`` a row of radio buttons) and
     return the option chosen (kept under ``key``; see :func:`current`). ``where`` is a column or container
     to draw it in."""
@@ -321,11 +360,21 @@ def choose(label: str, options: Sequence, *, key: str, format_func: Callable[[ob
     chosen = current(options, key, ident=ident, index=index)
     st.session_state[key] = chosen
     data = choice_data(key, label, options, chosen, format_func=format_func, ident=ident,
-                       kind="buttons" if buttons else "select", help=help, disabled=disabled,
+                       kind=_kind or ("buttons" if buttons else "select"), help=help, disabled=disabled,
                        placeholder=placeholder, label_visibility=label_visibility)
     by_id = {ident(option): option for option in options}
     _mount(key, data, lambda: _take(key, by_id, on_change), where)
     return chosen
+
+
+def tabs(sections: Sequence[str], *, key: str, default: str | None = None, label: str = "Sections") -> str:
+    """A row of tabs over ``sections`` (their names): the name of the open one, kept under ``key``
+    (``default`` until one is clicked, else the first). Only the open section is drawn by the page, after
+    the row (a click reruns the page, as ``st.tabs(..., on_change="rerun")``); the browser's own buttons,
+    where Streamlit's tabs made it load their code."""
+    sections = list(sections)
+    return choose(label, sections, key=key, index=sections.index(default) if default in sections else 0,
+                  label_visibility="collapsed", _kind="tabs")
 
 
 def _take_number(key: str, min_value: int, max_value: int, on_change: Callable[[], None] | None) -> None:

@@ -13,6 +13,7 @@ from structext_core.structext_eval.suites import SuiteConfig, generate_suite
 from structext_core.studio import accounts, sandbox, storage
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 from tests.pages import light_forms
+from tests.pages.light_choices import choice, choose
 from tests.pages.test_page_access import Downloads
 
 PAGE = str(Path(__file__).resolve().parents[2] / "structext_core" / "structext_eval" / "pages" / "campaign_admin.py")
@@ -51,16 +52,17 @@ def test_annotators_are_refused(env):
 def test_setup_creates_a_balanced_campaign(env):
     at = run_as(env["admin"])
     assert not at.exception
-    assert [t.label for t in at.tabs] == ["Set up", "Review queue", "Flags", "Progress & export", "Manage", "Scenarios"]
+    assert choice(at, "ca_section").options == ["Set up", "Review queue", "Flags", "Progress & export", "Manage",
+                                                "Scenarios"]
     assert "Create a campaign first." in [i.value for i in run_as(env["admin"], ca_section="Flags").info]
     assert light_forms.fields(at, "ca_setup")["annotators"]["value"] == []  # as the study form: nobody is chosen
     at = light_forms.submit(at, "ca_setup", name="Pilot", n=58, annotators=[env["ann1"]["id"], env["ann2"]["id"]])
     assert not at.exception
     assert "Campaign 'Pilot' created with 58 items." in [s.value for s in at.success]
     assert at.session_state["ca_section"] == "Review queue"  # the new campaign's queue: it is chosen above
-    at.session_state["ca_section"] = "Set up"  # as a click on the tab does
-    assert light_forms.light_forms(at.run())["ca_setup"]["generation"] == 1  # the form is emptied for the next one
-    assert at.selectbox(key="ca_campaign").value is not None
+    choose(at, "ca_section", "Set up")  # a click on the tab
+    assert light_forms.light_forms(at)["ca_setup"]["generation"] == 1  # the form is emptied for the next one
+    assert choice(at, "ca_campaign").value is not None
     (made,) = campaign.list_campaigns(storage.open_db())  # one: the rerun after the create sends nothing
     items = campaign.list_items(storage.open_db(), made["id"])
     assert len(items) == 58 and len({i["scenario"] for i in items}) == 58
@@ -302,7 +304,7 @@ def test_rename_a_campaign_from_the_manage_tab(env):
     at.text_input(key=f"ca_rename_name_{cid}").input("Real-Test 2026")
     at = click(at, "Rename")
     assert "Campaign 'Pilot' is now called 'Real-Test 2026'." in [s.value for s in at.success]
-    assert at.selectbox(key="ca_campaign").value == cid  # still the chosen one
+    assert at.session_state["ca_campaign"] == cid  # still the chosen one
     assert next(c for c in campaign.list_campaigns(db) if c["id"] == cid)["name"] == "Real-Test 2026"
 
 
@@ -314,7 +316,7 @@ def test_archive_hides_the_campaign_until_show_archived_is_on(env):
     assert campaign.campaigns_for(db, env["ann1"]) == []
     assert any("Every campaign is archived" in i.value for i in at.info)
     at = at.toggle(key="ca_show_archived").set_value(True).run()
-    assert at.selectbox(key="ca_campaign").value == cid
+    assert at.session_state["ca_campaign"] == cid
     assert any("This campaign is archived" in i.value for i in at.info)
     at = click(at, "Bring back from the archive")
     assert [c["id"] for c in campaign.campaigns_for(db, env["ann1"])] == [cid]
@@ -331,7 +333,7 @@ def test_clone_a_campaign_for_chosen_annotators(env):
     at.multiselect(key=f"ca_clone_annotators_{cid}").select(env["ann2"]["id"])
     at = click(at, "Create the copy")
     assert "Campaign 'Pilot (2)' created as a copy of 'Pilot' for 1 annotator." in [s.value for s in at.success]
-    copy = at.selectbox(key="ca_campaign").value
+    copy = at.session_state["ca_campaign"]
     assert copy != cid
     assert [i["sample_id"] for i in campaign.list_items(db, copy)] == [i["sample_id"] for i in campaign.list_items(db, cid)]
     assert {i["annotator"] for i in campaign.list_items(db, copy)} == {"ann2"}

@@ -13,7 +13,7 @@ from structext_core.structext_eval.ui.rewrite_widgets import original_and_rewrit
 from structext_core.studio import accounts, sandbox
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import light_form
+from structext_core.ui import light_choice, light_form
 from structext_core.ui.frame import ensure_frame
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
@@ -82,6 +82,7 @@ def setup_tab() -> None:
             st.error(str(error))
             return
     st.session_state["ca_select_next"] = cid  # the selector is drawn already: select it on the rerun
+    st.session_state["ca_section"] = "Review queue"  # and open its queue
     light_form.clear("ca_setup")
     ui.flash("success", f"Campaign {name.strip()!r} created with {plural(int(n), 'item')}.")
     st.rerun()
@@ -277,29 +278,23 @@ if campaigns:
                       + (" · archived" if c["archived_at"] is not None else "") for c in campaigns}
     if "ca_select_next" in st.session_state:
         st.session_state["ca_campaign"] = st.session_state.pop("ca_select_next")
-    if st.session_state.get("ca_campaign") not in names:
-        st.session_state["ca_campaign"] = campaigns[0]["id"]
-    campaign_id = st.selectbox("Campaign", list(names), format_func=names.get, key="ca_campaign",
-                               help="The campaign the review queue, flags and export tabs show.")
+    campaign_id = light_choice.choose("Campaign", list(names), format_func=names.get, key="ca_campaign",
+                                      help="The campaign the review queue, flags and export tabs show.")
     chosen_campaign = next(c for c in campaigns if c["id"] == campaign_id)
     plain_name = chosen_campaign["name"]
 # Only the open tab is drawn (a click on another runs the page again): each tab's widgets cost the browser
 # its code and drawing, and the set-up's first view was all six tabs' (issue 46).
 SECTIONS = {"Set up": setup_tab, "Review queue": review_tab, "Flags": flags_tab, "Progress & export": export_tab,
             "Manage": manage_tab, "Scenarios": scenarios_tab}
-tabs = st.tabs(list(SECTIONS), key="ca_section", on_change="rerun", default="Review queue" if campaigns else "Set up")
-for tab, show in zip(tabs, SECTIONS.values(), strict=True):
-    with tab:
-        if not tab.open:
-            continue
-        if show in (setup_tab, scenarios_tab):
-            show()
-        elif campaign_id is None:
-            st.info("Every campaign is archived: turn on **Show archived campaigns** to see them."
-                    if every_campaign else "Create a campaign first.", icon=":material/info:")
-        elif show is export_tab:
-            export_tab(campaign_id, plain_name)
-        elif show is manage_tab:
-            manage_tab(chosen_campaign)
-        else:
-            show(campaign_id)
+show = SECTIONS[light_choice.tabs(list(SECTIONS), key="ca_section", default="Review queue" if campaigns else "Set up")]
+if show in (setup_tab, scenarios_tab):
+    show()
+elif campaign_id is None:
+    st.info("Every campaign is archived: turn on **Show archived campaigns** to see them."
+            if every_campaign else "Create a campaign first.", icon=":material/info:")
+elif show is export_tab:
+    export_tab(campaign_id, plain_name)
+elif show is manage_tab:
+    manage_tab(chosen_campaign)
+else:
+    show(campaign_id)

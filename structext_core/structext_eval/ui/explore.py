@@ -216,30 +216,27 @@ def explore_view(db, user) -> None:
     # Long references scroll inside a fixed frame; short ones take the space they need.
     frame_height = 560 if sample["reference"].count("\n") > 24 else "content"
     # Only the open tab is drawn: each view of a long reference costs the browser a second or more.
-    rendered, raw = st.tabs(["Rendered", "Raw text"], key="explore_view", on_change="rerun")
-    if rendered.open:
-        with rendered:
-            try:
-                preview = rendered_view(sample["language"], sample["reference"])
-            except PreviewNotNow as busy:
-                preview = Preview("none", note=str(busy))
-            if preview.note:
-                st.caption(preview.note)
-            if preview.kind in SHOW_PREVIEW:  # "none" (too large to draw, busy): the note alone, no empty frame
-                with st.container(height=frame_height):
-                    SHOW_PREVIEW[preview.kind](preview.data)
-    if raw.open:
-        with raw:
-            lang = HIGHLIGHT.get(sample["language"])
-            first = explore.raw_page(sample["reference"])
-            if first.whole:
-                with st.container(height=frame_height):
-                    st.code(sample["reference"], language=lang, line_numbers=True)
-            else:
-                number = st.number_input(f"Page (of {first.pages:,})", min_value=1, max_value=first.pages, step=1,
-                                         key=f"explore_raw_page_{sample_id}")
-                page = explore.raw_page(sample["reference"], number)
-                st.caption(f"Lines {page.first:,}–{page.last:,} of {page.total:,}, {explore.RAW_PAGE_LINES} a page "
-                           "(the download above holds the whole file).")
-                with st.container(height=frame_height):
-                    st.code(page.numbered(), language=lang)
+    if light_choice.tabs(["Rendered", "Raw text"], key="explore_view", label="Reference") == "Rendered":
+        try:
+            preview = rendered_view(sample["language"], sample["reference"])
+        except PreviewNotNow as busy:
+            preview = Preview("none", note=str(busy))
+        if preview.note:
+            st.caption(preview.note)
+        if preview.kind in SHOW_PREVIEW:  # "none" (too large to draw, busy): the note alone, no empty frame
+            with st.container(height=frame_height):
+                SHOW_PREVIEW[preview.kind](preview.data)
+    else:
+        lang = HIGHLIGHT.get(sample["language"])
+        first = explore.raw_page(sample["reference"])
+        if first.whole:
+            with st.container(height=frame_height):
+                st.code(sample["reference"], language=lang, line_numbers=True)
+        else:
+            number = st.number_input(f"Page (of {first.pages:,})", min_value=1, max_value=first.pages, step=1,
+                                     key=f"explore_raw_page_{sample_id}")
+            page = explore.raw_page(sample["reference"], number)
+            st.caption(f"Lines {page.first:,}–{page.last:,} of {page.total:,}, {explore.RAW_PAGE_LINES} a page "
+                       "(the download above holds the whole file).")
+            with st.container(height=frame_height):
+                st.code(page.numbered(), language=lang)
