@@ -32,7 +32,6 @@ from structext_core import settings
 from structext_core.studio import access, accounts, run_gate, storage
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import light_choice
 
 USER_KEY = "user"
 TOKEN_KEY = "session_token"
@@ -358,16 +357,10 @@ def logout_button() -> None:
         return
     _write_cookie()
     st.caption(f"Logged in as **{user['username']}** ({user['role']})")
-    # Callbacks, not a test of the click in the page's body: a click that reaches the server while a
-    # fragment of the page is running (the question page's clock) is then still acted on. One light
-    # element (the browser's own buttons), not st.button and st.expander: every page draws it, and on a
-    # page with no button or box of its own Streamlit's made the browser load their code (0.04-0.05 s of
-    # Home's and Accounts' first view; issue 46).
-    open_now = bool(st.session_state.get(ACCOUNT_OPEN_KEY))
-    light_choice.actions(FRAME_ACTIONS_KEY, [
-        ("logout", "Log out", lambda: _log_out(user["id"])),
-        ("account", "Account", lambda: st.session_state.update({ACCOUNT_OPEN_KEY: not open_now})),
-    ], expanded={"account": open_now}, label="Your session")
+    # A callback, not ``if st.button(...)``: a click that reaches the server while a fragment
+    # of the page is running (the question page's clock) is then still acted on; the body's
+    # test of the button would only be seen by a full run.
+    st.button("Log out", key="logout_button", on_click=_log_out, args=(user["id"],))
 
 
 def _log_out(user_id: int) -> None:
@@ -377,8 +370,6 @@ def _log_out(user_id: int) -> None:
 
 #: Session key of the Account box's open state (its form is built only while it is open).
 ACCOUNT_OPEN_KEY = "own_account_open"
-#: Key of the sidebar's row of buttons (Log out, Account).
-FRAME_ACTIONS_KEY = "frame_actions"
 
 
 def account_box() -> None:
@@ -389,11 +380,11 @@ def account_box() -> None:
     user = current_user()
     if user is None:
         return
-    # Opened by the Account button beside Log out (logout_button), so its form is built only while it is
-    # open. With the report boxes, 6% less CPU per answer (bench_annotators.py).
-    if not st.session_state.get(ACCOUNT_OPEN_KEY):
+    # Drawn by every run of every page, so its form is built only while it is open (opening it
+    # reruns the page). With the report boxes, 6% less CPU per answer (bench_annotators.py).
+    box = st.expander("Account", icon=":material/manage_accounts:", key=ACCOUNT_OPEN_KEY, on_change="rerun")
+    if not box.open:
         return
-    box = st.container(key="own_account_box")
     if not accounts.has_password(get_db(), user["id"]):
         box.caption("Your account has no password: you came in by a link. To go on in another browser, open "
                     "your link there (a study link asks for the resume code you were shown).")

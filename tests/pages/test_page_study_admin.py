@@ -328,7 +328,7 @@ def test_log_in_and_out(db, people):
     at = log_in(frame_app(), "ann1", "password-123")
     assert at.session_state["user"] == {"id": people["ann1"]["id"], "username": "ann1", "role": "annotator"}
     assert any("Welcome ann1" in m.value for m in at.markdown)
-    at = choose(at, "frame_actions", "Log out")
+    at = click(at, "Log out")
     assert "user" not in at.session_state and "hb_notice" not in at.session_state
     assert widget(at.text_input, "User name")
 

@@ -13,7 +13,6 @@ from streamlit.testing.v1 import AppTest
 
 from structext_core.studio import accounts, storage
 from tests.pages.accounts_page import open_sections
-from tests.pages.light_choices import choose
 
 ACCOUNTS_PAGE = Path(__file__).resolve().parents[2] / "pages" / "accounts.py"
 HOUR = 3600.0
@@ -303,7 +302,7 @@ def test_log_in_starts_a_session_and_log_out_ends_it(db, people):
     assert accounts.verify_session(db, token).user == people["ann1"]
     assert "structext_session=" + token in at.session_state["session_cookie_write"]
     assert "Max-Age=43200" in at.session_state["session_cookie_write"]
-    at = choose(at, "frame_actions", "Log out")
+    at = widget(at.sidebar.button, "Log out").click().run()
     assert accounts.verify_session(db, token).reason == "revoked"
     assert "user" not in at.session_state and "page_state" not in at.session_state
     assert at.session_state["session_cookie_write"].startswith("structext_session=; Path=/; Max-Age=0")
