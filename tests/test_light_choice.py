@@ -85,6 +85,7 @@ def test_a_page_chooses_by_setting_the_key_and_a_forged_id_changes_nothing():
     assert said(at) == "chosen 2 of count 3; order a" and choice(at, "thing").value == "2"
     at = run_script(thing=Thing(9, "gone"))  # a choice no longer offered: the first one
     assert said(at) == "chosen 1 of count 3; order a"
+    assert said(run_script(thing="a name, not a thing")) == "chosen 1 of count 3; order a"  # no id: the first
     with pytest.raises(AssertionError, match="offers no"):
         choose(at, "thing", "thing 9")
     for forged in ("9", 2, None, ["1"], {"id": "1"}, "x" * 100_000):  # never offered, or not an id at all

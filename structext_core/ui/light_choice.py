@@ -1,16 +1,20 @@
-"""A chooser the browser builds from plain data: its own ``<select>`` (or a row of radio buttons) in one
-page element, where ``st.selectbox`` / ``st.radio`` make the browser load and run Streamlit's widget code
-on the page's first view (issue 46: pages that answer).
+"""Choosers the browser builds from plain data, each one page element of its own inputs: a select box or a
+row of radio buttons (:func:`choose`), a row of tabs (:func:`tabs`), a whole number (:func:`number`), a
+check box or switch (:func:`check`) and a row of buttons (:func:`actions`). Streamlit's own widgets make
+the browser load and run each widget's code on the page's first view (issue 46: pages that answer).
 
 Measured bare beside a trivial page (0.52 s, 9 visits): the page with one ``st.selectbox`` 0.57 s, with
-this element 0.51 s. A choice reruns the page at once, as Streamlit's widgets do.
+this element 0.51 s. A choice reruns the page at once, as Streamlit's widgets do. The element's own code
+is loaded once per page too (with Arrow's reader): a page gains only when no Streamlit widget of the
+kind it replaces is left on the first view (the sidebar's log-out button stays Streamlit's for that).
 
 The value chosen is kept in ``st.session_state[key]`` (the option itself, as ``st.selectbox`` keeps it), so
 a page or a test chooses by setting it, and a link's choice is written there before the chooser is
 drawn. What the browser sends is an option's id (``ident``, text), looked up among the options it was
-shown: anything else is ignored. Labels and options are written with textContent.
+shown; a number within its bounds, true or false, a button's name: anything else is ignored. Labels and
+options are written with textContent.
 
-A list longer than :data:`FILTER_OVER` has a box above it to type in: the options that contain what is
+A list longer than :data:`FILTER_OVER` has a box beside it to type in: the options that contain what is
 typed stay in the list, Enter takes the first of them (typing to search, as ``st.selectbox`` offers).
 """
 
@@ -297,7 +301,10 @@ def current(options: Sequence, key: str, *, ident: Callable[[object], str] = _de
     finds it), else ``options[index]`` (``None`` with ``index=None`` or no options)."""
     kept = st.session_state.get(key, _UNSET)
     if kept is not _UNSET and kept is not None:
-        wanted = ident(kept)
+        try:
+            wanted = ident(kept)
+        except (AttributeError, TypeError, ValueError):  # something else kept there: as if nothing were
+            wanted = None
         for option in options:
             if ident(option) == wanted:
                 return option
