@@ -121,6 +121,17 @@ PORT_TAKEN = b"is not available"
 
 
 @contextlib.contextmanager
+def serving_script(folder: Path, name: str, script: str, app_env: dict):
+    """Serve ``script`` (a page of its own, written to ``folder/name``) with the app's code importable; yield
+    its URL (see :func:`serving`)."""
+    (folder / name).write_text(script, encoding="utf-8")
+    command = [sys.executable, "-m", "streamlit", "run", str(folder / name), "--server.headless=true",
+               "--server.address=127.0.0.1", "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"]
+    with serving(command, {**app_env["env"], "PYTHONPATH": str(ROOT)}, folder / "streamlit.log") as url:
+        yield url
+
+
+@contextlib.contextmanager
 def serving(command: list[str], env: dict, log_path: Path):
     """Run the streamlit ``command`` with ``--server.port=<a free port>`` appended, output to
     ``log_path``; yield the base URL once it answers its health check; stop it on exit.

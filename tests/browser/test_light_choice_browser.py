@@ -5,13 +5,12 @@ it sends; this is the element itself, on a page of its own."""
 
 from __future__ import annotations
 
-import sys
 import textwrap
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import ROOT, serving
+from tests.browser.conftest import serving_script
 
 SCRIPT = textwrap.dedent('''
     import streamlit as st
@@ -35,12 +34,7 @@ SCRIPT = textwrap.dedent('''
 
 @pytest.fixture(scope="module")
 def choice_page(tmp_path_factory, app_env):
-    folder = tmp_path_factory.mktemp("light_choice")
-    (folder / "choice_page.py").write_text(SCRIPT, encoding="utf-8")
-    command = [sys.executable, "-m", "streamlit", "run", str(folder / "choice_page.py"), "--server.headless=true",
-               "--server.address=127.0.0.1", "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"]
-    env = {**app_env["env"], "PYTHONPATH": str(ROOT)}
-    with serving(command, env, folder / "streamlit.log") as url:
+    with serving_script(tmp_path_factory.mktemp("light_choice"), "choice_page.py", SCRIPT, app_env) as url:
         yield url
 
 

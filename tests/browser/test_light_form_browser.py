@@ -6,13 +6,12 @@ this is the element itself, on a page of its own."""
 
 from __future__ import annotations
 
-import sys
 import textwrap
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import ROOT, serving
+from tests.browser.conftest import serving_script
 
 SCRIPT = textwrap.dedent('''
     import json
@@ -44,12 +43,7 @@ SCRIPT = textwrap.dedent('''
 
 @pytest.fixture(scope="module")
 def form_page(tmp_path_factory, app_env):
-    folder = tmp_path_factory.mktemp("light_form")
-    (folder / "form_page.py").write_text(SCRIPT, encoding="utf-8")
-    command = [sys.executable, "-m", "streamlit", "run", str(folder / "form_page.py"), "--server.headless=true",
-               "--server.address=127.0.0.1", "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"]
-    env = {**app_env["env"], "PYTHONPATH": str(ROOT)}
-    with serving(command, env, folder / "streamlit.log") as url:
+    with serving_script(tmp_path_factory.mktemp("light_form"), "form_page.py", SCRIPT, app_env) as url:
         yield url
 
 
