@@ -37,6 +37,15 @@ function el(tag, cls, text) {
   return node;
 }
 
+// ``text`` under ``input`` in ``box``, read out with it (aria-describedby); nothing when there is none
+function helpLine(box, input, text, uid) {
+  if (!text) return;
+  const help = el("div", "sxc-help", text);
+  help.id = uid + "-help";
+  input.setAttribute("aria-describedby", help.id);
+  box.appendChild(help);
+}
+
 function build(root, data) {
   root.replaceChildren();
   const uid = "sxc-" + data.key;
@@ -125,12 +134,7 @@ function build(root, data) {
       else input.reportValidity();
     });
     box.appendChild(input);
-    if (data.help) {
-      const help = el("div", "sxc-help", data.help);
-      help.id = uid + "-help";
-      input.setAttribute("aria-describedby", help.id);
-      box.appendChild(help);
-    }
+    helpLine(box, input, data.help, uid);
     root.appendChild(box);
     set = (value) => { if (document.activeElement !== input || input.value === "") input.value = String(value); };
   } else if (data.kind === "buttons") {
@@ -204,12 +208,7 @@ function build(root, data) {
       line.appendChild(tools);
     }
     box.appendChild(line);
-    if (data.help) {
-      const help = el("div", "sxc-help", data.help);
-      help.id = uid + "-help";
-      select.setAttribute("aria-describedby", help.id);
-      box.appendChild(help);
-    }
+    helpLine(box, select, data.help, uid);
     root.appendChild(box);
     set = (value) => { select.value = value === null ? "" : value; };
   }

@@ -45,6 +45,8 @@ def test_a_choice_reruns_a_long_list_narrows_as_one_types_and_labels_stay_text(c
     wait_for_app(page)
     question = page.get_by_role("combobox", name="Question")
     expect(question).to_have_value("question 001")
+    help_id = question.get_attribute("aria-describedby")  # its help under it, read out with it
+    expect(page.locator(f"[id='{help_id}']")).to_have_text("Forty of them.")
     expect(page.get_by_text("Chosen: question 001 · most disagreement first · sample 1")).to_be_visible()
     # a label from a person is text, never markup
     expect(question.locator("option", has_text="<img src=x onerror=alert(1)>")).to_have_count(1)
