@@ -24,19 +24,14 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
+from structext_core.ui import light_form
+
 COMPONENT_NAME = "structext_light_choice"
 #: Above this many options, a box to type in narrows the list.
 FILTER_OVER = 12
 _UNSET = object()
 
-CHOICE_JS = r"""
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined && text !== null && text !== "") node.textContent = text;
-  return node;
-}
-
+CHOICE_JS = light_form.ELEMENT_JS + r"""
 // ``text`` under ``input`` in ``box``, read out with it (aria-describedby); nothing when there is none
 function helpLine(box, input, text, uid) {
   if (!text) return;

@@ -92,14 +92,17 @@ class FormError(ValueError):
     """What arrived does not fit the form (only a changed page or a forged request sends it)."""
 
 
-FORM_JS = r"""
+#: The one way the light elements' scripts make a node: text is written with textContent, never parsed.
+ELEMENT_JS = r"""
 function el(tag, cls, text) {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
   if (text !== undefined && text !== null && text !== "") node.textContent = text;
   return node;
 }
+"""
 
+FORM_JS = ELEMENT_JS + r"""
 function build(form, data, keep) {
   form.replaceChildren();
   const readers = [];
