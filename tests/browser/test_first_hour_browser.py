@@ -18,7 +18,6 @@ import re
 import time
 
 import pytest
-from playwright.sync_api import expect
 
 from structext_core.structext_eval import samples, suites
 from tests.browser.conftest import click_until, pick_option, stored_synthetic_aibench
@@ -108,10 +107,12 @@ def create_study(page, name, n_questions, annotators, wait_for_app):
 def answer(page, text, wait_for_app):
     # The next question's box, once the last question's box (kept on screen, faded, until the
     # rerun that replaces it ends) is gone: one box, empty.
-    box = page.get_by_label("Your answer")
-    expect(box).to_have_count(1, timeout=30_000)
-    expect(box).to_have_value("", timeout=30_000)
+    # Both at once, polled together: on a loaded machine the old box came back between two separate
+    # waits (CI at d31ca6f and a390fd2: one box, then two again).
+    page.wait_for_function("""() => { const boxes = document.querySelectorAll('textarea[aria-label="Your answer"]');
+                                      return boxes.length === 1 && boxes[0].value === ""; }""", timeout=30_000)
     wait_for_app(page)
+    box = page.get_by_label("Your answer")
     box.fill(text)
     page.get_by_role("button", name="Submit answer").click()
     wait_for_app(page)
