@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from structext_core.ui import light_choice as lc
-from tests.pages.light_choices import choice, choices, choose, press, send
+from tests.pages.light_choices import choice, choices, choose, press, save, send
 
 
 @dataclass(frozen=True)
@@ -126,3 +126,49 @@ def test_a_check_box_and_a_row_of_buttons_act_on_what_the_browser_sends_and_noth
         send(at, "row", forged)
     send(at, "row", "delete")
     assert not at.exception and said(at) == "ticked True; n 1; box True"
+
+
+DOWNLOADS = textwrap.dedent('''
+    import streamlit as st
+    from structext_core.ui import light_choice as lc
+
+    def made(name):
+        st.session_state[name] = st.session_state.get(name, 0) + 1
+        return "a,b\\n1,2\\n"
+
+    def broken():
+        raise RuntimeError("no such table")
+
+    lc.downloads("files", [lc.Download("CSV", "table.csv", lambda: made("csv"), "text/csv", "The table"),
+                           lc.Download("Broken", "broken.png", broken, "image/png")])
+    st.write(f"made {st.session_state.get('csv', 0)}")
+''')
+
+
+def test_a_download_is_made_on_its_click_only_and_saved_once_each_click():
+    at = AppTest.from_string(DOWNLOADS, default_timeout=30).run()
+    row = choices(at)["files"]
+    assert row["kind"] == "downloads" and row["options"] == [["table.csv", "CSV"], ["broken.png", "Broken"]]
+    assert row["tips"] == {"table.csv": "The table"} and row["file"] is None and said(at) == "made 0"
+    at, first = save(at, "CSV")
+    assert said(at) == "made 1" and first["name"] == "table.csv"
+    assert first["url"].startswith("/") and "/media/" in first["url"] and first["url"].endswith(".csv")
+    at.run()  # a run the click did not start: nothing made, nothing to save
+    assert said(at) == "made 1" and choices(at)["files"]["file"] is None
+    at, second = save(at, "CSV")
+    assert said(at) == "made 2" and second["nonce"] != first["nonce"]  # saved again: a new number
+    for forged in ("../table.csv", 1, None, ["table.csv"]):
+        send(at, "files", forged)
+        assert said(at) == "made 2" and choices(at)["files"]["file"] is None
+
+
+def test_a_file_that_cannot_be_made_says_so_and_saves_nothing():
+    at, file = save(AppTest.from_string(DOWNLOADS, default_timeout=30).run(), "Broken")
+    assert file["url"] == "" and not at.exception
+    assert [e.value for e in at.error] == ["broken.png could not be made; nothing was saved. The server's log says why."]
+    assert "no such table" not in str([e.value for e in at.error])
+
+
+def test_two_files_of_one_name_in_a_row_are_refused():
+    with pytest.raises(ValueError, match="two files of one name"):
+        lc.downloads("files", [lc.Download("A", "a.csv", lambda: b""), lc.Download("B", "a.csv", lambda: b"")])

@@ -1,6 +1,7 @@
 """Choosers the browser builds from plain data, each one page element of its own inputs: a select box or a
 row of radio buttons (:func:`choose`), a row of tabs (:func:`tabs`), a whole number (:func:`number`), a
-check box or switch (:func:`check`) and a row of buttons (:func:`actions`). Streamlit's own widgets make
+check box or switch (:func:`check`), a row of buttons (:func:`actions`) and a row of download buttons
+(:func:`downloads`). Streamlit's own widgets make
 the browser load and run each widget's code on the page's first view (issue 46: pages that answer).
 
 Measured bare beside a trivial page (0.52 s, 9 visits): the page with one ``st.selectbox`` 0.57 s, with
@@ -20,9 +21,13 @@ typed stay in the list, Enter takes the first of them (typing to search, as ``st
 
 from __future__ import annotations
 
+import itertools
+import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import streamlit as st
+from streamlit import runtime
 
 from structext_core.ui import light_form
 
@@ -104,6 +109,19 @@ function build(root, data) {
       button.type = "button";
       button.disabled = !!data.disabled;
       if (name in data.expanded) button.setAttribute("aria-expanded", String(!!data.expanded[name]));
+      if (data.tips[name]) button.title = data.tips[name];
+      button.addEventListener("click", () => send(name));
+      row.appendChild(button);
+    }
+    root.appendChild(row);
+    set = () => {};
+  } else if (data.kind === "downloads") {
+    // buttons in a row, each asking for its file (the page runs again and sends where to fetch it)
+    const row = el("div", "sxc-actions");
+    for (const [name, text] of data.options) {
+      const button = el("button", "sxc-button sxc-download", text);
+      button.type = "button";
+      button.disabled = !!data.disabled;
       if (data.tips[name]) button.title = data.tips[name];
       button.addEventListener("click", () => send(name));
       row.appendChild(button);
@@ -225,6 +243,18 @@ export default function ({ data, parentElement, setTriggerValue }) {
     root.__shape = shape;
   }
   root.__set(data.value);
+  // a file asked for on this run: saved once (a later draw of the same data saves nothing)
+  const file = data.file;
+  if (file && root.__saved !== file.nonce) {
+    root.__saved = file.nonce;
+    if (file.url) {
+      const link = document.createElement("a");
+      link.href = file.url;
+      link.download = file.name;
+      link.rel = "noopener";
+      link.click();
+    }
+  }
 }
 """
 
@@ -259,6 +289,7 @@ CHOICE_CSS = r"""
   background: var(--st-background-color, #ffffff); }
 .sxc-button:hover { border-color: var(--st-primary-color, #ff4b4b); color: var(--st-primary-color, #ff4b4b); }
 .sxc-button:focus-visible { outline: 2px solid var(--st-primary-color, #ff4b4b); outline-offset: 1px; }
+.sxc-download::before { content: "\2193" / ""; margin-right: 0.4rem; opacity: 0.7; }
 .sxc-button[aria-expanded]::after { content: " ▸"; }
 .sxc-button[aria-expanded="true"]::after { content: " ▾"; }
 .sxc-row { display: flex; flex-wrap: wrap; gap: 0.25rem 1.25rem; padding: 0.2rem 0; }
@@ -452,3 +483,77 @@ def check(label: str, *, key: str, value: bool = False, help: str | None = None,
             "toggle": toggle}
     _mount(key, data, lambda: _take_check(key, on_change), where)
     return kept
+
+
+@dataclass(frozen=True)
+class Download:
+    """A file a download button gives: ``make()`` returns its content (text or bytes), called on the click
+    (as ``st.download_button``'s ``data`` given a function). ``file_name`` names the button in its row."""
+
+    label: str
+    file_name: str
+    make: Callable[[], bytes | str]
+    mime: str = "application/octet-stream"
+    tip: str | None = None
+
+
+_LOG = logging.getLogger(__name__)
+_SAVES = itertools.count(1)  # each file served, numbered: the browser saves a number once
+
+
+def _asked_key(key: str) -> str:
+    return f"{key}:asked"
+
+
+def _ask(key: str, names: frozenset[str]) -> None:
+    """A download button was clicked: note its file for the run this click starts (any other name is
+    ignored)."""
+    name = sent(key)
+    if isinstance(name, str) and name in names:
+        st.session_state[_asked_key(key)] = name
+
+
+def media_url(content: bytes, mime: str, file_name: str, where: str) -> str:
+    """Where the browser fetches ``content`` as the file ``file_name``: Streamlit's own media route, as
+    ``st.download_button`` serves its files (kept while the session needs it). Empty without Streamlit's
+    server (AppTest, a bare script)."""
+    if not runtime.exists():
+        return ""
+    url = runtime.get_instance().media_file_mgr.add(content, mime, where, file_name=file_name,
+                                                    is_for_static_download=True)
+    base = (st.get_option("server.baseUrlPath") or "").strip("/")
+    return f"/{base}{url}" if base and url.startswith("/") else url
+
+
+def _served(key: str, download: Download) -> dict:
+    """The file asked for, made now and served: what the element is sent to save it."""
+    try:
+        content = download.make()
+    except Exception:  # noqa: BLE001 - the person reads what failed; the server's log has why
+        _LOG.exception("download %s of %s could not be made", download.file_name, key)
+        st.error(f"{download.file_name} could not be made; nothing was saved. The server's log says why.",
+                 icon=":material/error:")
+        return {"nonce": next(_SAVES), "url": "", "name": download.file_name}
+    if isinstance(content, str):
+        content = content.encode("utf-8")
+    url = media_url(bytes(content), download.mime, download.file_name, f"{element_key(key)}:{download.file_name}")
+    return {"nonce": next(_SAVES), "url": url, "name": download.file_name}
+
+
+def downloads(key: str, files: Sequence[Download], *, label: str = "Downloads", disabled: bool = False,
+              where=None) -> None:
+    """A row of download buttons, one a file (:class:`Download`): a click runs the page (or the fragment
+    it is in) again, the file is made then and the browser saves it. What ``st.download_button`` with
+    ``data`` made on the click does, without the browser loading that button's code on the page's
+    first view."""
+    files = list(files)
+    by_name = {download.file_name: download for download in files}
+    if len(by_name) != len(files):
+        raise ValueError(f"downloads {key!r}: two files of one name")
+    asked = st.session_state.pop(_asked_key(key), None)
+    data = {"key": key, "kind": "downloads", "label": label,
+            "options": [[download.file_name, download.label] for download in files], "value": None, "help": "",
+            "disabled": disabled, "placeholder": None, "collapsed": True, "filter_over": FILTER_OVER,
+            "tips": {download.file_name: download.tip for download in files if download.tip},
+            "file": _served(key, by_name[asked]) if asked in by_name and not disabled else None}
+    _mount(key, data, lambda: _ask(key, frozenset(by_name)), where)

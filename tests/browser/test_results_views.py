@@ -103,7 +103,7 @@ def test_imported_heatmap_and_drill_down(page, results_url, wait_for_app, screen
     assert page.get_by_text("Samples behind a cell").is_visible()
     for label in ("PNG", "SVG", "CSV"):
         # (the Sources expander, still closed, holds another CSV button)
-        assert page.locator('[data-testid="stDownloadButton"]:visible', has_text=label).count() >= 1, label
+        assert page.locator("button.sxc-download:visible", has_text=label).count() >= 1, label
     shoot(page, screenshot, "results_heatmap_model_format")
     # the settings wait in a closed box, one line saying what they are
     assert page.get_by_text("Settings: strict ROUGE-L ≥ 0.75 · people pooled as").is_visible()
@@ -182,7 +182,7 @@ def test_chart_downloads_are_png_and_svg(page, results_url, wait_for_app, tmp_pa
     for label, magic in (("PNG", b"\x89PNG\r\n\x1a\n"), ("SVG", b"<svg")):
         with page.expect_download(timeout=60_000) as info:
             # (not the chart toolbar's own "Download as PNG": our buttons under the chart)
-            page.get_by_test_id("stDownloadButton").filter(has_text=label).first.click()
+            page.locator("button.sxc-download", has_text=label).first.click()
         path = tmp_path / info.value.suggested_filename
         info.value.save_as(path)
         assert path.read_bytes().lstrip().startswith(magic), label
@@ -253,7 +253,7 @@ def test_leaderboard_renders_and_downloads_its_csv(page, results_url, wait_for_a
     assert "view=leaderboard" in page.url  # the address carries the view
     shoot(page, screenshot, "results_leaderboard")
     with page.expect_download(timeout=60_000) as info:
-        page.get_by_test_id("stDownloadButton").filter(has_text="CSV").last.click()
+        page.locator("button.sxc-download", has_text="CSV").last.click()
     assert info.value.suggested_filename == "leaderboard_rouge_l_strict_t0.75.csv"
     path = tmp_path / info.value.suggested_filename
     info.value.save_as(path)

@@ -219,13 +219,14 @@ def click_every_download(page, wait_for_app, evidence, where: str) -> int:
     # on a loaded machine, Explore's download turned its spinner for 60 s and no file came (CI at 2ab16ab;
     # it passed alone): each download is clicked once the page has settled, as a person sees it.
     settle(page, wait_for_app)
-    buttons = page.get_by_test_id("stDownloadButton")
+    # Streamlit's download buttons and the light rows' (structext_core/ui/light_choice.py)
+    buttons = page.locator('[data-testid="stDownloadButton"] button, button.sxc-download')
     for i in range(buttons.count()):
         button = buttons.nth(i)
         if not button.is_visible():
             continue
         with page.expect_download(timeout=60_000) as info:
-            button.locator("button").click()
+            button.click()
         download = info.value
         evidence.downloads.append((f"{where}: {download.suggested_filename}", open(download.path(), "rb").read()))
         settle(page, wait_for_app)

@@ -83,3 +83,36 @@ def press(at, label: str):
     assert len(found) == 1, f"{len(found)} light buttons read {label!r}"
     (key, name), = found
     return send(at, key, name)
+
+
+def download_buttons(at) -> list[str]:
+    """The labels of the light download buttons (light_choice.downloads) on the page, in its order."""
+    return [text for data in choices(at).values() if data["kind"] == "downloads" for _, text in data["options"]]
+
+
+def save(at, label: str, row: str | None = None):
+    """Click the light download button that reads ``label`` (in the row ``row``, when given; one such button
+    on the page): the page runs once; returns it and what its element was sent to save (``nonce``,
+    ``url``: empty without Streamlit's server, ``name``)."""
+    found = [(key, name) for key, data in choices(at).items() if data["kind"] == "downloads"
+             and (row is None or key == row) for name, text in data["options"] if text == label]
+    assert len(found) == 1, f"{len(found)} light download buttons read {label!r}"
+    (key, name), = found
+    at = send(at, key, name)
+    return at, choices(at)[key]["file"]
+
+
+class LightDownloads:
+    """Every file the page's light download rows offer (light_choice.downloads), as their makers are handed
+    to the row: ``files`` maps a file name to what makes it (called when a test reads it)."""
+
+    def __init__(self, monkeypatch):
+        self.files: dict[str, object] = {}
+        original = light_choice.downloads
+
+        def capture(key, files, **kwargs):
+            for download in files:
+                self.files[download.file_name] = download.make
+            return original(key, files, **kwargs)
+
+        monkeypatch.setattr(light_choice, "downloads", capture)

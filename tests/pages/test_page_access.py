@@ -26,7 +26,7 @@ from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 from structext_core.studio.crowd import links
 from tests.aibench import review_data
-from tests.pages.light_choices import choice
+from tests.pages.light_choices import LightDownloads, choice
 from tests.results_data import result_lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,20 +141,27 @@ def forms(text: str) -> list[bytes]:
 
 
 class Downloads:
-    """The bytes of every download button a run builds (callables included: a click calls them)."""
+    """The bytes of every download a run builds: Streamlit's buttons' and the light download rows'
+    (light_choice.downloads), files made on the click included (a click calls what makes them)."""
 
     def __init__(self, monkeypatch):
-        self.files: list[tuple[str, bytes]] = []
+        self._files: list[tuple[str, bytes]] = []
+        self._light = LightDownloads(monkeypatch)
         original = st_button.marshall_file
 
         def capture(coordinates, data, proto, mimetype, file_name=None, **kwargs):
-            content = data() if callable(data) else data
-            if isinstance(content, str):
-                content = content.encode("utf-8")
-            self.files.append((file_name or "", bytes(content)))
+            self._files.append((file_name or "", _bytes(data() if callable(data) else data)))
             return original(coordinates, data, proto, mimetype, file_name, **kwargs)
 
         monkeypatch.setattr(st_button, "marshall_file", capture)
+
+    @property
+    def files(self) -> list[tuple[str, bytes]]:
+        return self._files + [(name, _bytes(make())) for name, make in self._light.files.items()]
+
+
+def _bytes(content) -> bytes:
+    return content.encode("utf-8") if isinstance(content, str) else bytes(content)
 
 
 def nodes(node):

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import streamlit.elements.widgets.button as st_button
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
@@ -16,7 +15,7 @@ from structext_core.views import comparisons, leaderboards, people_vs_models, re
 from structext_core.views import heatmap_table as heatmap_data
 from tests.pages.heatmap_tables import heatmap_tables
 from tests.pages.html_tables import html_table_tints, html_tables
-from tests.pages.light_choices import choice, choice_label, choices, choose
+from tests.pages.light_choices import LightDownloads, choice, choice_label, choices, choose, download_buttons, save
 from tests.pages.text_blocks import text_blocks
 from tests.results_data import build_dataset, hard_samples, make_test_and_real_samples, result_lines
 
@@ -84,7 +83,7 @@ def drill_table(at) -> pd.DataFrame:
 
 
 def download_labels(at):
-    return [b.label for b in at.get("download_button")]
+    return download_buttons(at)
 
 
 def select(at, key, value) -> AppTest:
@@ -242,7 +241,7 @@ def test_settings_wait_in_a_closed_box_and_stay_on_when_it_closes(env):
     at = open_page(settings_open=False)
     assert not at.slider and not at.number_input and not at.toggle
     assert not at.selectbox and not at.radio  # rows, columns, order: in the box
-    assert list(choices(at)) == ["rs_benchmark", "rs_source", "rs_view"]
+    assert [k for k, c in choices(at).items() if c["kind"] != "downloads"] == ["rs_benchmark", "rs_source", "rs_view"]
     line = "Settings: strict ROUGE-L ≥ 0.75 · people pooled as `human` · minimum n 1 · rows model × columns format"
     assert any(c.value.startswith(line) for c in at.caption)
     default = charts(at)[0][1][0]
@@ -577,24 +576,12 @@ def test_results_of_no_suite_are_refused_with_the_suites_tried(people_on_hard):
 # ---------------------------------------------------------------- strict or the paper's ROUGE-L
 
 
-class Downloads:
-    """Every download button's file name, and what it gives: its bytes, or what makes them on
-    the click (the chart images and the CSV files are made then), called only when a test reads it."""
-
-    def __init__(self, monkeypatch):
-        self.files: dict[str, bytes | object] = {}
-        original = st_button.marshall_file
-
-        def capture(coordinates, data, proto, mimetype, file_name=None, **kwargs):
-            content = data if callable(data) else (data.encode("utf-8") if isinstance(data, str) else bytes(data))
-            self.files[file_name or ""] = content
-            return original(coordinates, data, proto, mimetype, file_name, **kwargs)
-
-        monkeypatch.setattr(st_button, "marshall_file", capture)
+class Downloads(LightDownloads):
+    """Every download button's file name, and what makes it on the click (the chart images and the CSV
+    files are made then), called only when a test reads it."""
 
     def csv(self, name) -> pd.DataFrame:
-        content = self.files[name]
-        content = content() if callable(content) else content
+        content = self.files[name]()
         return pd.read_csv(io.BytesIO(content.encode("utf-8") if isinstance(content, str) else bytes(content)))
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pandas as pd
-import streamlit as st
 
 from structext_core.aibench import views as aibench_views
 from structext_core.ui import heatmap_table as heatmap_widget
+from structext_core.ui import light_choice
 from structext_core.views import page_tables
 
 
@@ -14,6 +14,6 @@ def heatmap(rows: pd.DataFrame, row_axis: str, column_axis: str, file_name: str)
     """One heatmap of the answer rows (a tinted table), with its cells (value and n) as a CSV."""
     cells = aibench_views.heatmap(rows, row_axis, column_axis)
     heatmap_widget.draw(aibench_views.heatmap_data(cells, row_axis, column_axis), key=f"rs_aib_table_{file_name}")
-    st.download_button("CSV", data=page_tables.csv_bytes(aibench_views.heatmap_table(cells, row_axis, column_axis)),
-                       file_name=f"{file_name}.csv", mime="text/csv", key=f"rs_aib_csv_{file_name}",
-                       icon=":material/table:", on_click="ignore")
+    light_choice.downloads(f"rs_aib_files_{file_name}", [light_choice.Download(
+        "CSV", f"{file_name}.csv", lambda: page_tables.csv_bytes(aibench_views.heatmap_table(cells, row_axis, column_axis)),
+        "text/csv", "The heatmap's cells (value and n) as a CSV table")], label=f"Download {file_name}")

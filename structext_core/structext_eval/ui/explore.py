@@ -177,9 +177,10 @@ def explore_view(db, user) -> None:
 
     ids = selected["id"].tolist()
     left, right = st.columns([4, 1])
-    right.download_button(
-        f"Download {len(ids):,} as JSONL", data=lambda: explore.selection_jsonl(by_id[i] for i in ids),
-        file_name=f"{suite_name}-selection.jsonl", mime="application/jsonl", key="explore_download", on_click="ignore")
+    light_choice.downloads("explore_download", [light_choice.Download(
+        f"Download {len(ids):,} as JSONL", f"{suite_name}-selection.jsonl", lambda: explore.selection_jsonl(by_id[i] for i in ids),
+        "application/jsonl", "The samples that match the filters, one JSON object a line")],
+        label="Download the samples shown", where=right)
     sample_id = choose_sample(ids, left)
     sample = by_id[sample_id]
     task = TASKS[sample["task_id"]]

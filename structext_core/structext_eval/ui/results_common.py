@@ -11,7 +11,7 @@ import streamlit as st
 from structext_core.structext_eval import drill_downs, results_frame, url_state
 from structext_core.structext_eval.result_dimensions import DIMENSIONS, ORDERED_DIMENSIONS
 from structext_core.studio import access, storage
-from structext_core.ui import benchmark_choice
+from structext_core.ui import benchmark_choice, light_choice
 from structext_core.ui import heatmap_table as heatmap_widget
 from structext_core.views import (
     charts,
@@ -143,20 +143,21 @@ def exports(name: str, chart=None, table: pd.DataFrame | None = None) -> None:
     every run, the three cost a Results run a fifth of its CPU). ``chart``: an Altair chart, one
     :func:`built_chart` made, or a function making either (a chart the page does not draw, made only
     for its files)."""
-    columns = st.columns(3)
+    files = []
     if chart is not None:
         def spec() -> str:
             made = chart() if callable(chart) else chart
             return made.spec_json if isinstance(made, BuiltChart) else made.to_json()
 
-        columns[0].download_button("PNG", data=lambda: png_of(spec()), file_name=f"{name}.png", mime="image/png",
-                                   key=f"rs_png_{name}", icon=":material/image:", on_click="ignore")
-        columns[1].download_button("SVG", data=lambda: svg_of(spec()), file_name=f"{name}.svg",
-                                   mime="image/svg+xml", key=f"rs_svg_{name}", icon=":material/draw:",
-                                   on_click="ignore")
+        files += [light_choice.Download("PNG", f"{name}.png", lambda: png_of(spec()), "image/png",
+                                        "The chart as a PNG image"),
+                  light_choice.Download("SVG", f"{name}.svg", lambda: svg_of(spec()), "image/svg+xml",
+                                        "The chart as an SVG drawing")]
     if table is not None:
-        columns[2].download_button("CSV", data=lambda: page_tables.csv_bytes(table), file_name=f"{name}.csv", mime="text/csv",
-                                   key=f"rs_csv_{name}", icon=":material/table:", on_click="ignore")
+        files.append(light_choice.Download("CSV", f"{name}.csv", lambda: page_tables.csv_bytes(table), "text/csv",
+                                           "The chart's values as a CSV table" if chart is not None
+                                           else "The table as a CSV file"))
+    light_choice.downloads(f"rs_files_{name}", files, label=f"Download {name}")
 
 
 def show_chart(chart, name: str, table: pd.DataFrame | None = None, select_key: str | None = None,
