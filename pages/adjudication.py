@@ -11,12 +11,13 @@ from structext_core.evaluation import choices
 from structext_core.studio import access, study
 from structext_core.text.safe_text import html_table, markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import light_choice, study_dashboard, widgets
+from structext_core.ui import light_choice, light_html, study_dashboard, widgets
 from structext_core.ui.frame import ensure_frame
 from structext_core.views import answer_card, cells
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page("adjudication")
+light_html.page_draws_light()  # its choosers are light elements: its HTML blocks are drawn as one too
 db = ui.get_db()
 
 #: The override form's choices: a verdict, or a score typed in (None).

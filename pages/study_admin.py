@@ -12,13 +12,23 @@ from structext_core.studio import access, accounts, study
 from structext_core.studio.crowd import outcomes
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import noun, plural
-from structext_core.ui import crowd_lead, light_choice, people_axes, study_dashboard, study_leads, study_places, widgets
+from structext_core.ui import (
+    crowd_lead,
+    light_choice,
+    light_html,
+    people_axes,
+    study_dashboard,
+    study_leads,
+    study_places,
+    widgets,
+)
 from structext_core.ui.frame import ensure_frame
 from structext_core.ui.question_screen import preview
 from structext_core.views import dashboard
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page("study_admin")
+light_html.page_draws_light()  # its choosers are light elements: its HTML blocks are drawn as one too
 db = ui.get_db()
 
 SECTIONS = ["Dashboard", "Set up a study", "Export", "Crowd"]

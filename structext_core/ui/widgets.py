@@ -6,7 +6,7 @@ import streamlit as st
 
 from structext_core.studio import study
 from structext_core.text.safe_text import figures_html, preformatted_html, progress_html
-from structext_core.ui import light_choice
+from structext_core.ui import light_choice, light_html
 
 
 def pick_study(studies: list[study.Study], key: str, label: str = "Study") -> study.Study:
@@ -57,8 +57,12 @@ class _Markup:
 
 def html_block(markup: str, where=st) -> None:
     """``markup`` from one of ``safe_text``'s builders, drawn with ``st.html`` as it is: every page's
-    way to draw a built HTML block (``st.html`` itself only for a constant style sheet)."""
-    where.html(_Markup(markup))
+    way to draw a built HTML block (``st.html`` itself only for a constant style sheet). On a page that
+    draws light elements (``light_html.page_draws_light``), one of them."""
+    if light_html.here():
+        light_html.draw(markup, where)
+    else:
+        where.html(_Markup(markup))
 
 
 def text_block(text: str, *, line_numbers: bool = False, wrap: bool = True, max_height: int | None = None,

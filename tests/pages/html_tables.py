@@ -1,18 +1,40 @@
 """The tables and figures a page draws as HTML (``safe_text.html_table`` and ``figures_html``, drawn with
-``st.html``), read back as a person reads them: the tests' one reader, so that a table moved from
+``st.html`` or as a light element, ``structext_core/ui/light_html.py``), read back as a person reads them: the tests' one reader, so that a table moved from
 ``st.table`` to HTML is still checked cell by cell, and a figure moved from ``st.metric`` label by value."""
 
 import html
+import json
 import re
 from typing import NamedTuple
 
 import pandas as pd
+
+from structext_core.ui import light_html
 
 _TABLE = re.compile(r'<div class="sx-table"><table>(.*?)</table></div>', re.S)
 _ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
 _CELL = re.compile(r'<t[hd]( class="sx-n")?(?: style="background:rgba\([\d,]+,([\d.]+)\)")?(?: title="[^"]*")?>(.*?)</t[hd]>',
                    re.S)
 _HEADING = re.compile(r'<th(?: class="sx-n")?(?: title="([^"]*)")?>(.*?)</th>', re.S)
+
+
+def _nodes(node):
+    for child in getattr(node, "children", {}).values():
+        yield child
+        yield from _nodes(child)
+
+
+def html_blocks(at) -> list[str]:
+    """The markup of each HTML block of the run ``at``, in page order: ``st.html``'s and the light blocks'
+    (``widgets.html_block`` draws one or the other)."""
+    blocks = []
+    for node in _nodes(at._tree):
+        kind = getattr(node, "type", "")
+        if kind == "html":
+            blocks.append(node.value)
+        elif kind == "bidi_component" and node.proto.component_name.endswith(light_html.COMPONENT_NAME):
+            blocks.append(json.loads(node.proto.json)["html"])
+    return blocks
 
 
 def _number(text: str):
@@ -24,8 +46,8 @@ def _number(text: str):
 
 def _cells(at):
     """Each HTML table of the run ``at``: its header and its rows, each cell (right-aligned, tint, text)."""
-    for element in at.html:
-        for body in _TABLE.findall(element.value):
+    for block in html_blocks(at):
+        for body in _TABLE.findall(block):
             head, *rows = [_CELL.findall(row) for row in _ROW.findall(body)]
             yield head, rows
 
@@ -47,7 +69,7 @@ def html_tables(at, numbers: bool = True) -> list[pd.DataFrame]:
 def html_table_help(at) -> list[dict[str, str]]:
     """The run ``at``'s HTML tables' column help (``column_help``): heading -> help, for headings that have one."""
     return [{html.unescape(text): html.unescape(title) for title, text in _HEADING.findall(body) if title}
-            for element in at.html for body in _TABLE.findall(element.value)]
+            for block in html_blocks(at) for body in _TABLE.findall(block)]
 
 
 def html_table_tints(at) -> list[pd.DataFrame]:
@@ -70,7 +92,7 @@ class Figure(NamedTuple):
 def html_figures(at) -> list[Figure]:
     """The run ``at``'s figures (``widgets.figures``), in order."""
     return [Figure(html.unescape(label), html.unescape(value), html.unescape(definition) if definition else None)
-            for element in at.html for definition, label, value in _FIGURE.findall(element.value)]
+            for block in html_blocks(at) for definition, label, value in _FIGURE.findall(block)]
 
 
 _TAG = re.compile(r"<style>.*?</style>|<[^>]+>", re.S)
@@ -79,7 +101,7 @@ _TAG = re.compile(r"<style>.*?</style>|<[^>]+>", re.S)
 def html_text(at) -> str:
     """The text of the run ``at``'s HTML blocks as a person reads it: tags dropped, entities read, blocks
     joined by a space (markup such as bold shows as its text)."""
-    return " ".join(" ".join(html.unescape(_TAG.sub(" ", element.value)).split()) for element in at.html)
+    return " ".join(" ".join(html.unescape(_TAG.sub(" ", block)).split()) for block in html_blocks(at))
 
 
 _PROGRESS = re.compile(r'<div data-testid="sxProgress"><div style="[^"]*">(.*?)</div><div role="progressbar"[^>]*'
@@ -88,4 +110,4 @@ _PROGRESS = re.compile(r'<div data-testid="sxProgress"><div style="[^"]*">(.*?)<
 
 def html_progress(at) -> list[tuple[str, int]]:
     """The run ``at``'s progress bars (``widgets.progress``), in order: (text as shown, percent full)."""
-    return [(html.unescape(text), int(now)) for element in at.html for text, now in _PROGRESS.findall(element.value)]
+    return [(html.unescape(text), int(now)) for block in html_blocks(at) for text, now in _PROGRESS.findall(block)]

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
-from tests.pages.html_tables import html_tables, html_text
+from tests.pages.html_tables import html_blocks, html_tables, html_text
 from tests.pages.light_choices import choice, choices, choose, send
 from tests.pages.text_blocks import text_blocks
 from tests.studio.study.support import grid_samples, run_study
@@ -60,7 +60,7 @@ def gave_up_response(db, study_id):
 
 
 def html_text_of(at) -> str:
-    return "".join(h.value for h in at.html)
+    return "".join(html_blocks(at))
 
 
 def changing(db, response_id) -> dict:
@@ -83,10 +83,10 @@ def test_the_admin_sees_the_disputed_question_first_in_full(db, people, answered
     shown = html_text(at)  # each answer one HTML block (issue 46: six elements each before)
     assert "ROUGE-L 1.000 · exact match 1 · automatic score 1.00 · final score 1.00" in shown and "ann2 · gave up" in shown
     assert "final score 0.00" in shown and "Never changed by hand." in shown
-    assert "<strong>ann2</strong> · gave up" in "".join(h.value for h in at.html)
+    assert "<strong>ann2</strong> · gave up" in "".join(html_blocks(at))
     # every answer in one HTML block, no element of its own (issue 46: a framed box and a closed box each)
-    assert at.html[-1].value.count('data-testid="sxAnswer"') == at.html[-1].value.count('class="sx-card"') == 2
-    assert sum(h.value.count("sxAnswer") for h in at.html) == 2 and not at.info  # no note: nothing set by hand
+    assert html_blocks(at)[-1].count('data-testid="sxAnswer"') == html_blocks(at)[-1].count('class="sx-card"') == 2
+    assert sum(h.count("sxAnswer") for h in html_blocks(at)) == 2 and not at.info  # no note: nothing set by hand
     # the override form is drawn only once its box is opened, for the answer chosen in it
     assert not [r for r in at.radio if r.label == "New score"] and not [b for b in at.button if b.key.startswith("adj_save")]
     assert at.expander(key=f"adj_change_{item_id}").label == "Change a score"
@@ -242,7 +242,7 @@ def test_hundreds_of_answers_to_a_question_come_a_page_at_a_time(db, people):
     at = open_page(people["lead"])
     [pages] = [key for key, data in choices(at).items() if data["label"] == "Answers shown"]
     assert choice(at, pages).options == ["1-20 of 23", "21-23 of 23"]
-    names = re.findall(r"<strong>(p\d+)</strong>", "".join(h.value for h in at.html))
+    names = re.findall(r"<strong>(p\d+)</strong>", "".join(html_blocks(at)))
     assert names == [f"p{i:02d}" for i in range(20)]
     [box] = [e for e in at.expander if e.label == "Change a score"]
     at = open_page(people["lead"], **{box.key: True})
@@ -250,7 +250,7 @@ def test_hundreds_of_answers_to_a_question_come_a_page_at_a_time(db, people):
     assert [o.split(" · ")[0] for o in answers.options] == names  # the answers shown, to change one
     at = answers.select_index(1).run()  # p01's answer chosen on the first page of answers...
     at = choose(at, pages, 20)  # ...then the next page's
-    names = re.findall(r"<strong>(p\d+)</strong>", "".join(h.value for h in at.html))
+    names = re.findall(r"<strong>(p\d+)</strong>", "".join(html_blocks(at)))
     [answers] = [s for s in at.selectbox if s.label == "Answer"]
     assert names == ["p20", "p21", "p22"] and [o.split(" · ")[0] for o in answers.options] == names
     assert answers.index == 0  # p01's is not among them: the first shown is chosen

@@ -15,7 +15,7 @@ from structext_core.views import comparisons, leaderboards, people_vs_models, re
 from structext_core.views import heatmap_table as heatmap_data
 from tests.pages.heatmap_tables import heatmap_tables
 from tests.pages.html_tables import html_table_tints, html_tables
-from tests.pages.light_choices import LightDownloads, choice, choice_label, choices, choose, download_buttons, save
+from tests.pages.light_choices import LightDownloads, choice, choice_label, choices, choose, download_buttons
 from tests.pages.text_blocks import text_blocks
 from tests.results_data import build_dataset, hard_samples, make_test_and_real_samples, result_lines
 
