@@ -13,7 +13,8 @@ by the server), the address's query string (sent with every run as the browser d
 opened with, then as the app changes it: ``st.query_params``, ``st.switch_page``), fragments, and components v2 (their data, and a state value
 sent as the browser's script would: :meth:`StreamlitClient.set_component_state`, e.g. the
 question page's clock heartbeat), the URLs of the images and download buttons drawn (a
-deferred download is asked for as the browser does: :meth:`StreamlitClient.download_url`).
+deferred download is asked for as the browser does: :meth:`StreamlitClient.download_url`; so is a file
+of a light download row, ``structext_core/ui/light_choice.py``, by its button's event).
 File uploads are not.
 """
 
@@ -26,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 
 import websockets
+from streamlit.components.v2.bidi_component.main import _make_trigger_id
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -78,6 +80,9 @@ class StreamlitClient:
         self.components: dict[str, Component] = {}  # by component name, the latest drawn
         self.images: list[str] = []  # the URLs of the images drawn (/media/...), in order
         self.downloads: dict[str, tuple[str, str]] = {}  # by label: (url, deferred file id), one of them set
+        # a light download row's buttons by label: (the row's key, the file's name); the rows by key
+        self.light_downloads: dict[str, tuple[str, str]] = {}
+        self.light_rows: dict[str, Component] = {}
         self._operations: dict[str, asyncio.Future] = {}  # backend operations asked for, by request id
         self._operation_ids = itertools.count(1)
         self.session_id = ""  # the server's id of this session (new_session), which backend operations name
@@ -183,6 +188,11 @@ class StreamlitClient:
             data = json.loads(inner.json) if inner.json else None
             self.components[inner.component_name] = Component(inner.id, delta.fragment_id, data)
             self._drawn.add(inner.id)
+            if isinstance(data, dict) and data.get("kind") == "downloads":
+                self.light_rows[data["key"]] = Component(inner.id, delta.fragment_id, data)
+                for name, label in data["options"]:
+                    self.downloads[label] = ("", "")
+                    self.light_downloads[label] = (data["key"], name)
             return
         if kind == "imgs":
             self.images.extend(image.url for image in inner.imgs)
@@ -320,6 +330,8 @@ class StreamlitClient:
         """The URL of the file behind the download button ``label``: its own, or for a button whose
         file is made on click (``data=`` a callable), the one the server answers a deferred-file
         request with (the file is made in the process that holds this session)."""
+        if label in self.light_downloads:
+            return await self._light_download_url(label, timeout)
         url, deferred = self.downloads[label]
         if url or not deferred:
             return url
@@ -335,6 +347,24 @@ class StreamlitClient:
         if response.error_msg:
             raise RuntimeError(f"download {label!r}: {response.error_msg}")
         return response.deferred_file.url
+
+    async def _light_download_url(self, label: str, timeout: float) -> str:
+        """As the browser does for a light download button: its event (the file's name), one run of the
+        row's fragment or page, and the URL the row is then sent to save."""
+        key, name = self.light_downloads[label]
+        row = self.light_rows[key]
+        async with self._lock:
+            message = self._rerun_message(row.fragment_id, (), False)
+            trigger = message.rerun_script.widget_states.widgets.add()
+            trigger.id = _make_trigger_id(row.id, "events")
+            trigger.json_trigger_value = json.dumps([{"event": "choose", "value": name}])
+            self._finished.clear()
+            await self.ws.send(message.SerializeToString())
+            await asyncio.wait_for(self._finished.wait(), timeout)
+        file = (self.light_rows[key].data or {}).get("file") or {}
+        if not file.get("url"):
+            raise RuntimeError(f"download {label!r}: the row was sent no file ({self.errors[-1:] or 'no error'})")
+        return file["url"]
 
     async def click(self, label: str) -> RunResult:
         """Press a button or form submit button (a trigger, sent once)."""
