@@ -176,7 +176,7 @@ def explore_view(db, user) -> None:
         return
 
     ids = selected["id"].tolist()
-    left, right = st.columns([4, 1])
+    left, right = st.columns([3, 1], vertical_alignment="center")
     light_choice.downloads("explore_download", [light_choice.Download(
         f"Download {len(ids):,} as JSONL", f"{suite_name}-selection.jsonl", lambda: explore.selection_jsonl(by_id[i] for i in ids),
         "application/jsonl", "The samples that match the filters, one JSON object a line")],
