@@ -172,3 +172,21 @@ def test_a_file_that_cannot_be_made_says_so_and_saves_nothing():
 def test_two_files_of_one_name_in_a_row_are_refused():
     with pytest.raises(ValueError, match="two files of one name"):
         lc.downloads("files", [lc.Download("A", "a.csv", lambda: b""), lc.Download("B", "a.csv", lambda: b"")])
+
+
+def test_a_files_address_keeps_the_servers_base_path(monkeypatch):
+    """Served under a path (``server.baseUrlPath``, a proxy's prefix), the file is fetched under it, as
+    Streamlit's own download button builds its address."""
+    added = []
+
+    class Files:
+        def add(self, content, mime, where, file_name=None, is_for_static_download=False):
+            added.append((content, mime, where, file_name, is_for_static_download))
+            return "/media/abc.csv"
+
+    monkeypatch.setattr(lc.runtime, "exists", lambda: True)
+    monkeypatch.setattr(lc.runtime, "get_instance", lambda: type("Runtime", (), {"media_file_mgr": Files()})())
+    for base, url in (("", "/media/abc.csv"), ("/studio/", "/studio/media/abc.csv"), ("a/b", "/a/b/media/abc.csv")):
+        monkeypatch.setattr(lc.st, "get_option", lambda name, base=base: base)
+        assert lc.media_url(b"a,b\n", "text/csv", "t.csv", "k:choice:t.csv") == url
+    assert added[0] == (b"a,b\n", "text/csv", "k:choice:t.csv", "t.csv", True)
