@@ -104,15 +104,19 @@ def save(at, label: str, row: str | None = None):
 
 class LightDownloads:
     """Every file the page's light download rows offer (light_choice.downloads), as their makers are handed
-    to the row: ``files`` maps a file name to what makes it (called when a test reads it)."""
+    to the row: ``offered`` lists each (file name, what makes it), in order; ``files`` maps a file name to
+    the last offered under it (called when a test reads it)."""
 
     def __init__(self, monkeypatch):
-        self.files: dict[str, object] = {}
+        self.offered: list[tuple[str, object]] = []
         original = light_choice.downloads
 
         def capture(key, files, **kwargs):
-            for download in files:
-                self.files[download.file_name] = download.make
+            self.offered += [(download.file_name, download.make) for download in files]
             return original(key, files, **kwargs)
 
         monkeypatch.setattr(light_choice, "downloads", capture)
+
+    @property
+    def files(self) -> dict[str, object]:
+        return dict(self.offered)

@@ -157,7 +157,7 @@ class Downloads:
 
     @property
     def files(self) -> list[tuple[str, bytes]]:
-        return self._files + [(name, _bytes(make())) for name, make in self._light.files.items()]
+        return self._files + [(name, _bytes(make())) for name, make in self._light.offered]
 
 
 def _bytes(content) -> bytes:

@@ -653,7 +653,7 @@ def test_exports_name_the_metric(env, downloads):
     assert list(table.columns[:2]) == ["metric", "threshold"]
     assert set(table["metric"]) == {"rouge_l_strict"} and set(table["threshold"]) == {0.75}
     assert any(n.startswith("drilldown_heatmap_rouge_l_strict_t0.75") for n in names)
-    downloads.files.clear()
+    downloads.offered.clear()
     at.radio(key="rs_rouge_heatmap").set_value("paper").run()
     at.radio(key="rs_mode").set_value("raw").run()
     table = downloads.csv("heatmap_model_format_rouge_l_paper_raw.csv")
