@@ -542,18 +542,27 @@ def _served(key: str, download: Download) -> dict:
 
 def downloads(key: str, files: Sequence[Download], *, label: str = "Downloads", disabled: bool = False,
               where=None) -> None:
-    """A row of download buttons, one a file (:class:`Download`): a click runs the page (or the fragment
-    it is in) again, the file is made then and the browser saves it. What ``st.download_button`` with
-    ``data`` made on the click does, without the browser loading that button's code on the page's
-    first view."""
+    """A row of download buttons, one a file (:class:`Download`): a click runs the row alone again (a
+    fragment of its own: the page is not run), the file is made then and the browser saves it. What
+    ``st.download_button`` with ``data`` made on the click does, without the browser loading that button's
+    code on the page's first view."""
     files = list(files)
     by_name = {download.file_name: download for download in files}
     if len(by_name) != len(files):
         raise ValueError(f"downloads {key!r}: two files of one name")
-    asked = st.session_state.pop(_asked_key(key), None)
-    data = {"key": key, "kind": "downloads", "label": label,
-            "options": [[download.file_name, download.label] for download in files], "value": None, "help": "",
-            "disabled": disabled, "placeholder": None, "collapsed": True, "filter_over": FILTER_OVER,
-            "tips": {download.file_name: download.tip for download in files if download.tip},
-            "file": _served(key, by_name[asked]) if asked in by_name and not disabled else None}
-    _mount(key, data, lambda: _ask(key, frozenset(by_name)), where)
+
+    @st.fragment
+    def row() -> None:
+        asked = st.session_state.pop(_asked_key(key), None)
+        data = {"key": key, "kind": "downloads", "label": label,
+                "options": [[download.file_name, download.label] for download in files], "value": None, "help": "",
+                "disabled": disabled, "placeholder": None, "collapsed": True, "filter_over": FILTER_OVER,
+                "tips": {download.file_name: download.tip for download in files if download.tip},
+                "file": _served(key, by_name[asked]) if asked in by_name and not disabled else None}
+        _mount(key, data, lambda: _ask(key, frozenset(by_name)), None)
+
+    if where is None or where is st:
+        row()
+    else:
+        with where:
+            row()

@@ -1,7 +1,7 @@
 """The light chooser (structext_core/ui/light_choice.py) in Chromium: a choice reruns the page at once (only
 its fragment, inside one), a long list narrows as one types and Enter takes the first found, a row of
 radio buttons, a number box whose bounds the browser checks, a label from a person that stays text, a
-download made on its click and saved on each click. The pages that use it are AppTest-tested with what
+download made on its click (the row alone runs) and saved on each click. The pages that use it are AppTest-tested with what
 it sends; this is the element itself, on a page of its own."""
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ SCRIPT = textwrap.dedent('''
     def part():
         view = lc.choose("View", ["heatmap", "leaderboard"], key="view")
         st.write(f"View: {view} · page runs {st.session_state['page_runs']}")
+        st.session_state["part_runs"] = st.session_state.get("part_runs", 0) + 1
+        st.write(f"Its runs: {st.session_state['part_runs']}")
         lc.downloads("files", [lc.Download("CSV", f"{view}.csv", lambda: f"view\\n{view}\\n", "text/csv")])
 
     part()
@@ -95,6 +97,7 @@ def test_a_download_is_made_on_the_click_and_saved_each_time(choice_page, page, 
     page.goto(choice_page)
     wait_for_app(page)
     runs = page.get_by_text("View: heatmap · page runs").inner_text()
+    part_runs = page.get_by_text("Its runs:").inner_text()
     button = page.get_by_role("button", name="CSV", exact=True)  # the arrow before it is not read out
     for _ in range(2):  # each click saves the file again
         with page.expect_download(timeout=30_000) as info:
@@ -103,4 +106,5 @@ def test_a_download_is_made_on_the_click_and_saved_each_time(choice_page, page, 
         info.value.save_as(tmp_path / "heatmap.csv")
         assert (tmp_path / "heatmap.csv").read_text(encoding="utf-8") == "view\nheatmap\n"
     wait_for_app(page)
-    expect(page.get_by_text(runs, exact=True)).to_be_visible()  # only the fragment ran
+    expect(page.get_by_text(runs, exact=True)).to_be_visible()  # neither the page
+    expect(page.get_by_text(part_runs, exact=True)).to_be_visible()  # nor the fragment it is in ran: the row alone
