@@ -358,12 +358,8 @@ def _take(key: str, by_id: dict, on_change: Callable[[], None] | None) -> None:
 def _mount(key: str, data: dict, take: Callable[[], None], where) -> None:
     """Draw the element of ``key`` (in ``where``, a column or container, when given); ``take`` keeps what
     it sends."""
-    call = {"data": data, "key": element_key(key), "on_choose_change": take}
-    if where is None or where is st:
-        component()(**call)
-    else:
-        with where:
-            component()(**call)
+    with light_form.inside(where):
+        component()(data=data, key=element_key(key), on_choose_change=take)
 
 
 def choice_data(key: str, label: str, options: Sequence, chosen, *, format_func: Callable[[object], object],
@@ -561,8 +557,5 @@ def downloads(key: str, files: Sequence[Download], *, label: str = "Downloads", 
                 "file": _served(key, by_name[asked]) if asked in by_name and not disabled else None}
         _mount(key, data, lambda: _ask(key, frozenset(by_name)), None)
 
-    if where is None or where is st:
+    with light_form.inside(where):
         row()
-    else:
-        with where:
-            row()

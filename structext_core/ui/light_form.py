@@ -21,6 +21,7 @@ them with textContent (a test holds the script to that).
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -298,6 +299,12 @@ FORM_CSS = """
 .sxf-submit { align-self: flex-start; padding: 0.4rem 0.9rem; border: 0; color: #ffffff;
   background: var(--st-primary-color, #ff4b4b); }
 """
+
+
+def inside(where):
+    """What to draw a light element in: ``where`` (a column or container), or the page's place when it is
+    ``None`` or ``st`` itself."""
+    return contextlib.nullcontext() if where is None or where is st else where
 
 
 def component():

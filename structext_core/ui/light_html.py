@@ -17,6 +17,8 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
 
+from structext_core.ui import light_form
+
 COMPONENT_NAME = "structext_light_html"
 #: The elements a block may hold: what the builders write (anything else is dropped with its content).
 TAGS = ("div", "span", "p", "strong", "em", "b", "i", "code", "pre", "small", "br", "abbr", "sub", "sup",
@@ -109,8 +111,5 @@ def _key() -> str:
 
 def draw(markup: str, where=st) -> None:
     """``markup`` (from one of the builders) as one element, in ``where`` (a column or container)."""
-    if where is None or where is st:
+    with light_form.inside(where):
         component()(data={"html": markup}, key=_key())
-    else:
-        with where:
-            component()(data={"html": markup}, key=_key())
