@@ -186,9 +186,9 @@ def _results_view(db, user, *, benchmark: str) -> None:
     st.altair_chart(chart, width="content", key=_key(benchmark, "chart"))  # its own width: the legend stays in view
     # The chart's figures as a table, drawn only while its box is open (opening it reruns the page): a grid
     # costs the page about 0.6 s in the browser. Its label stays the same, so it stays open across breakdowns.
-    box = st.expander("The chart's figures: mean, 95% interval and n of each row", key=_key(benchmark, "table_open"),
-                      on_change="rerun", icon=":material/table:")
-    if box.open:
+    box = widgets.lazy_section("The chart's figures: mean, 95% interval and n of each row",
+                               key=_key(benchmark, "table_open"), icon=":material/table:")
+    if box:
         box.dataframe(table.rename(columns={"group_of": label}), hide_index=True, key=_key(benchmark, "table"),
                       column_config=PERCENT)
     if len(models.logged):
@@ -208,9 +208,8 @@ def add_models_answers(benchmark: str, file_name: str) -> None:
     readers this view reads them with, and kept with it (:func:`item_sets.store_predictions`); its
     problems (the first 20) shown and nothing kept when it has any. Stored before the view reads
     the models' answers, so the table below has the new model at once."""
-    box = st.expander("Add models' answers", icon=":material/upload_file:", key=_key(benchmark, "answers_open"),
-                      on_change="rerun")
-    if not box.open:  # its uploader is drawn only while it is open (opening it reruns the page)
+    box = widgets.lazy_section("Add models' answers", key=_key(benchmark, "answers_open"), icon=":material/upload_file:")
+    if not box:  # its uploader is drawn only while it is open (opening it reruns the page)
         return
     with box:
         turn = st.session_state.get(_key(benchmark, "answers_turn"), 0)  # a new uploader after each file kept

@@ -6,7 +6,7 @@ import streamlit as st
 
 from structext_core.studio import study
 from structext_core.text.safe_text import figures_html, preformatted_html, progress_html
-from structext_core.ui import light_choice, light_html
+from structext_core.ui import light_choice, light_html, light_section
 
 
 def pick_study(studies: list[study.Study], key: str, label: str = "Study") -> study.Study:
@@ -34,7 +34,13 @@ def lazy_section(label: str, key: str, icon: str | None = None, where=st):
     """An expander whose content is drawn only while it is open (opening it reruns the page), so a
     page's first view sends the browser none of it: the expander to draw into, or None while it is
     closed. ``label`` says what is inside (with its count); a label that changes is a new expander,
-    which starts closed."""
+    which starts closed. On a page that draws light elements (``light_html.page_draws_light``), a closed
+    one's header is a light element (:mod:`light_section`)."""
+    if light_html.here() and not st.session_state.get(key):
+        if key in st.session_state:  # the expander's last state, which Streamlit would hand back to a later run
+            del st.session_state[key]
+        light_section.section(label, key=key, icon=icon, where=None if where is st else where)
+        return None
     box = where.expander(label, key=key, icon=icon, on_change="rerun")
     return box if box.open else None
 

@@ -15,7 +15,7 @@ from structext_core.aibench import store as aibench_store
 from structext_core.aibench import views
 from tests.pages.heatmap_tables import heatmap_tables
 from tests.pages.html_tables import html_table_help, html_tables
-from tests.pages.light_choices import choice, choose
+from tests.pages.light_choices import choice, choose, sections
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "results.py"
 RESEARCHER = {"id": 98, "username": "reader", "role": "researcher"}
@@ -273,7 +273,7 @@ def test_the_first_view_draws_table3_and_the_heatmap_and_no_grid(env):
     assert not at.dataframe and not at.table and len(frame(at, "O 95%")) > 0
     assert len(heatmap_tables(at)) == 1 and not at.get("file_uploader") and not at.get("image")
     assert {"n and Wilson 95% interval of each level", "Questions behind a cell",
-            "Upload predictions (admin)"} <= {e.label for e in at.expander}
+            "Upload predictions (admin)"} <= set(sections(at))
     assert html_tables(at, numbers=False)[0].equals(aibench_paper.load_table(next(iter(aibench_paper.TABLES))))
     for box in (DRILL, DETAIL, UPLOAD):
         at.session_state[box] = True  # as a click on the box does

@@ -162,7 +162,7 @@ def lead_adjudicates(page, base, app_env, db, wait_for_app, screenshot) -> None:
     assert "None" not in page.get_by_text("format short · stratum").first.inner_text()  # its strata, no empty cell
     screenshot(page, "labset-3-lead-question")
     # the form is drawn once its box is open, for the answer chosen in it
-    page.get_by_test_id("stExpander").filter(has_text="Change a score").locator("summary").click()
+    page.get_by_role("button", name="Change a score", exact=True).click()  # the closed box's header
     wait_for_app(page)
     page.get_by_role("combobox", name="Answer", exact=True).click()
     page.get_by_role("option").filter(has_text=f"{ANN_2} · ").click()

@@ -65,7 +65,7 @@ def choose(page, wait_for_app, label: str, option: str):
 
 def open_settings(page, wait_for_app):
     """Open the view's Settings box (its controls are drawn when it opens)."""
-    page.get_by_test_id("stExpander").filter(has=page.get_by_text("Settings", exact=True)).locator("summary").click()
+    page.get_by_role("button", name="Settings", exact=True).click()  # the closed box's header
     page.get_by_text("Threshold", exact=True).wait_for()
     settle(page, wait_for_app)
 

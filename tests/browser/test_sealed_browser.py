@@ -215,6 +215,16 @@ def click_every_download(page, wait_for_app, evidence, where: str) -> int:
     for summary in page.locator('[data-testid="stExpander"] summary').all():
         if summary.is_visible():
             summary.click()
+    # Closed sections drawn as light headers (structext_core/ui/light_section.py): a click reruns the page,
+    # which draws the section open in Streamlit's expander; the next header is looked for once it has settled.
+    for _ in range(40):
+        headers = page.locator("button.sxs")
+        if not headers.count():
+            break
+        settle(page, wait_for_app)
+        headers.first.click()
+        settle(page, wait_for_app)
+    assert not page.locator("button.sxs").count(), f"{where}: a closed section stayed closed"
     # A box drawn when opened reruns the page. Clicked 0.3 s after the boxes, while such a run was under way
     # on a loaded machine, Explore's download turned its spinner for 60 s and no file came (CI at 2ab16ab;
     # it passed alone): each download is clicked once the page has settled, as a person sees it.

@@ -155,7 +155,7 @@ def lead_day(page, base_url, app_env, wait_for_app, screenshot):
     page.get_by_text("two readings of 'child'").wait_for()
     screenshot(page, "lead-5-adjudication-flag")
 
-    page.get_by_test_id("stExpander").filter(has_text="Change a score").locator("summary").click()
+    page.get_by_role("button", name="Change a score", exact=True).click()  # the closed box's header
     wait_for_app(page)  # the override form of the first answer (chosen in the box), drawn once its box is open
     form = page.get_by_test_id("stForm").filter(has=page.get_by_role("button", name="Override the score")).first
     form.get_by_text("Correct (score 1)").click()

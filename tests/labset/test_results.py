@@ -11,7 +11,7 @@ from structext_core.labset.dataset import load_set
 from structext_core.labset.study import create_study
 from structext_core.views import benchmark_results as lab_results
 from tests.labset.conftest import samples, write_set
-from tests.pages.light_choices import choice
+from tests.pages.light_choices import choice, open_section, sections
 
 
 @pytest.fixture
@@ -223,10 +223,9 @@ def test_the_first_view_draws_the_chart_and_no_grid_until_asked(lab_world):
     _, lead, _, _ = lab_world
     at = run_page("results", lead, rs_benchmark="labset")
     assert at.get("vega_lite_chart") and not at.dataframe and not at.file_uploader
-    labels = [e.label for e in at.expander]
+    labels = sections(at)
     assert "Add models' answers" in labels and "The chart's figures: mean, 95% interval and n of each row" in labels
-    at.session_state["default_labset_table_open"] = True  # as a click on the box does
-    at.run()
+    at = open_section(at, "The chart's figures: mean, 95% interval and n of each row")  # a click on its header
     table = next(d.value for d in at.dataframe if "overall" in d.value.columns)
     assert list(table["model"]) == ["human", "always-a", "strong"]
     at.session_state["default_labset_answers_open"] = True

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 from streamlit.components.v2.bidi_component.main import _make_trigger_id
 
-from structext_core.ui import light_choice
+from structext_core.ui import light_choice, light_section
 
 
 def _elements(at) -> list:
@@ -55,10 +55,10 @@ def choose(at, key: str, option):
     return send(at, key, wanted)
 
 
-def send(at, key: str, value):
+def send(at, key: str, value, elements=_elements):
     """Send ``value`` as the chooser ``key``'s event, whatever it is (as a forged request may): the page
     runs once."""
-    (element,) = [e for e in _elements(at) if json.loads(e.proto.json)["key"] == key]
+    (element,) = [e for e in elements(at) if json.loads(e.proto.json)["key"] == key]
     states = at._tree.get_widget_states()
     trigger = states.widgets.add()
     trigger.id = _make_trigger_id(element.proto.id, "events")
@@ -120,3 +120,28 @@ class LightDownloads:
     @property
     def files(self) -> dict[str, object]:
         return dict(self.offered)
+
+
+def _section_elements(at) -> list:
+    return [e for e in at.get("bidi_component") if e.proto.component_name.endswith(light_section.COMPONENT_NAME)]
+
+
+def sections(at) -> list[str]:
+    """The label of every section on the page, in its order, as a person reads them: Streamlit's expanders
+    (open or closed) and the headers of closed sections drawn as light elements (light_section)."""
+    labels = []
+    for node in at._tree:
+        if getattr(node, "type", "") == "expander":
+            labels.append(node.label)
+        elif getattr(node, "type", "") == "bidi_component" and node.proto.component_name.endswith(
+                light_section.COMPONENT_NAME):
+            labels.append(json.loads(node.proto.json)["label"])
+    return labels
+
+
+def open_section(at, label: str):
+    """Click the header of the closed section that reads ``label`` (light_section; one on the page): the page
+    runs once, and draws it open."""
+    found = [data["key"] for data in (json.loads(e.proto.json) for e in _section_elements(at)) if data["label"] == label]
+    assert len(found) == 1, f"{len(found)} closed sections read {label!r}: {sections(at)}"
+    return send(at, found[0], "open", elements=_section_elements)

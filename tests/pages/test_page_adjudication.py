@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 from tests.pages.html_tables import html_blocks, html_tables, html_text
-from tests.pages.light_choices import choice, choices, choose, send
+from tests.pages.light_choices import choice, choices, choose, open_section, sections, send
 from tests.pages.text_blocks import text_blocks
 from tests.studio.study.support import grid_samples, run_study
 
@@ -89,8 +89,9 @@ def test_the_admin_sees_the_disputed_question_first_in_full(db, people, answered
     assert sum(h.count("sxAnswer") for h in html_blocks(at)) == 2 and not at.info  # no note: nothing set by hand
     # the override form is drawn only once its box is opened, for the answer chosen in it
     assert not [r for r in at.radio if r.label == "New score"] and not [b for b in at.button if b.key.startswith("adj_save")]
+    assert "Change a score" in sections(at) and not at.expander  # closed: a light header
+    at = open_section(at, "Change a score")  # a click on it
     assert at.expander(key=f"adj_change_{item_id}").label == "Change a score"
-    at = open_page(people["lead"], **{f"adj_change_{item_id}": True})
     answers = at.selectbox(key=f"adj_pick_{item_id}")
     assert answers.options == ["ann1 · “" + detail.answer[:40] + ("…”" if len(detail.answer) > 40 else "”")
                                + " · final score 1.00", "ann2 · gave up · final score 0.00"]
@@ -99,7 +100,7 @@ def test_the_admin_sees_the_disputed_question_first_in_full(db, people, answered
     assert [r.key for r in at.radio if r.key.startswith("adj_verdict")] == [f"adj_verdict_{response_id}"]
     table = html_tables(at)[0]  # the list, an HTML table (issue 46: no grid nor Arrow table before a click)
     assert table["#"].tolist()[0] == detail.summary.position and len(table) == 3
-    assert not at.dataframe and not [e for e in at.expander if e.label.startswith("Every question")]
+    assert not at.dataframe and not [label for label in sections(at) if label.startswith("Every question")]
 
 
 def test_the_admin_overrides_a_score_sees_it_in_the_history_and_clears_it(db, people, answered):
@@ -227,10 +228,10 @@ def test_a_long_list_shows_its_first_questions_and_every_one_in_a_lazy_expander(
     assert len(html_tables(at)[0]) == 10 and not at.dataframe and not at.table and not at.get("vega_lite_chart")
     # nobody has answered yet: said so, and no box to change a score in
     assert "No annotator has answered this question yet." in [i.value for i in at.info]
-    assert not [e for e in at.expander if e.label == "Change a score"] and "sxAnswer" not in html_text_of(at)
-    [box] = [e for e in at.expander if e.label.startswith("Every question")]
-    assert box.label == "Every question in this order (12): a table to sort"
-    at = open_page(people["lead"], adj_open_items=True)
+    assert "Change a score" not in sections(at) and "sxAnswer" not in html_text_of(at)
+    [box] = [label for label in sections(at) if label.startswith("Every question")]
+    assert box == "Every question in this order (12): a table to sort"
+    at = open_section(at, box)
     every = at.dataframe[0].value
     assert len(every) == 12 and every["position"].tolist()[:10] == html_tables(at)[0]["#"].tolist()
     assert len(choice(at, f"adj_item_{study_id}").options) == 12
@@ -244,8 +245,7 @@ def test_hundreds_of_answers_to_a_question_come_a_page_at_a_time(db, people):
     assert choice(at, pages).options == ["1-20 of 23", "21-23 of 23"]
     names = re.findall(r"<strong>(p\d+)</strong>", "".join(html_blocks(at)))
     assert names == [f"p{i:02d}" for i in range(20)]
-    [box] = [e for e in at.expander if e.label == "Change a score"]
-    at = open_page(people["lead"], **{box.key: True})
+    at = open_section(at, "Change a score")
     [answers] = [s for s in at.selectbox if s.label == "Answer"]
     assert [o.split(" · ")[0] for o in answers.options] == names  # the answers shown, to change one
     at = answers.select_index(1).run()  # p01's answer chosen on the first page of answers...

@@ -15,7 +15,16 @@ from structext_core.views import comparisons, leaderboards, people_vs_models, re
 from structext_core.views import heatmap_table as heatmap_data
 from tests.pages.heatmap_tables import heatmap_tables
 from tests.pages.html_tables import html_table_tints, html_tables
-from tests.pages.light_choices import LightDownloads, choice, choice_label, choices, choose, download_buttons
+from tests.pages.light_choices import (
+    LightDownloads,
+    choice,
+    choice_label,
+    choices,
+    choose,
+    download_buttons,
+    open_section,
+    sections,
+)
 from tests.pages.text_blocks import text_blocks
 from tests.results_data import build_dataset, hard_samples, make_test_and_real_samples, result_lines
 
@@ -156,7 +165,7 @@ def test_every_paper_view_reproduces_its_table(empty_env, view, name, kind):
     # a cell is tinted exactly when it holds a number
     assert (tints.drop(columns=ids).notna() == (table.drop(columns=ids) != "")).all().all()
     # a cut of Table 3 keeps the whole table in a box; Tables 4 and 6 are shown whole
-    assert any("every column as printed" in box.label for box in at.expander) == (kind is not None)
+    assert any("every column as printed" in label for label in sections(at)) == (kind is not None)
 
 
 def assert_cells(data: pd.DataFrame, frame: pd.DataFrame, row="model", col="format"):
@@ -997,12 +1006,11 @@ def test_the_first_view_draws_the_heatmap_and_no_grid_until_asked(env):
     boxes whose content comes when one is opened."""
     at = open_page()
     assert len(charts(at)) == 1 and not at.dataframe and not at.multiselect
-    labels = [e.label for e in at.expander]
+    labels = sections(at)
     sources = results_frame.describe_sources(results_frame.load_results(storage.open_db()))
     assert f"Sources ({len(sources)})" in labels and "Filters" in labels and "Samples behind a cell" in labels
     assert not [b for b in at.selectbox if b.label == "Sample"]
-    at.session_state[SOURCES] = True  # as a click on the box does
-    at.run()
+    at = open_section(at, f"Sources ({len(sources)})")  # a click on its header
     assert len(at.dataframe) == 1 and "CSV" in download_labels(at)
     at.session_state[DRILL] = True
     at.run()
@@ -1058,12 +1066,12 @@ def test_an_admin_with_results_gets_the_loading_panel_closed_and_empty(admin_env
 def test_the_papers_whole_table_and_its_source_are_boxes_drawn_when_opened(empty_env):
     at = open_page()
     assert len(html_tables(at)) == 1 and not at.dataframe and not charts(at)
-    box, = [e for e in at.expander if e.label.endswith("every column as printed (24 rows)")]
-    source, = [e for e in at.expander if e.label == "Where these figures come from"]
+    box, = [label for label in sections(at) if label.endswith("every column as printed (24 rows)")]
+    assert "Where these figures come from" in sections(at)  # closed: a light header
     assert not any("Known oddities" in m.value for m in at.markdown)
     at.session_state["rs_paper_table_open_table3_format"] = True
-    at.session_state["rs_paper_source_open"] = True
-    at.run()
+    at = open_section(at, "Where these figures come from")  # a click on its header opens it
+    assert [e.label for e in at.expander if e.label == "Where these figures come from"]
     assert at.dataframe[0].value.astype(str).equals(paper.load_table("table3"))
     assert any("Known oddities" in m.value for m in at.markdown)
 

@@ -11,7 +11,7 @@ from structext_core.studio import access, accounts, storage, study
 from structext_core.views import dashboard
 from tests.pages.accounts_page import open_sections
 from tests.pages.html_tables import html_figures
-from tests.pages.light_choices import choice, choices, choose
+from tests.pages.light_choices import choice, choices, choose, open_section, sections
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "study_admin.py"
 ACCOUNTS_PAGE = Path(__file__).resolve().parents[2] / "pages" / "accounts.py"
@@ -698,17 +698,22 @@ def test_the_dashboard_first_view_draws_no_grid_nor_chart_and_says_what_each_box
                                                               "Answered of 12")} == {
         "People": "2", "Done": "2", "Not started": "0", "Answered of 12": "12"}
     assert metric(at, "Mean annotator") == "75.0" and metric(at, "Fleiss' kappa")  # the state, at once
-    labels = [e.label for e in at.expander]
+    labels = sections(at)
+    assert not at.expander  # every section closed: a light header each
     for label in ("Study details and annotators (2): add, take off, close the study",
                   "Each person's progress and time (2)", "Each person's status (2)",
                   "Accuracy of each annotator and of each group of questions: table and chart",
                   "Each pair of annotators: items both answered, same verdict, Cohen's kappa",
                   "Answers to review: implausibly fast (1 with the thresholds inside)"):
         assert label in labels, labels
-    at = open_page(people["lead"], opened=("progress",))
+    at = open_section(at, "Each person's progress and time (2)")  # a click on its header
+    assert [e.label for e in at.expander] == ["Each person's progress and time (2)"]  # open, Streamlit's expander
     assert [list(d.value.columns)[:2] for d in at.dataframe] == [["annotator", "answered"],
                                                                  ["annotator", "answering (min)"]]
     assert not at.get("vega_lite_chart")
+    at.session_state["sa_open_progress"] = False  # closed again (as a click on the open expander leaves it)
+    at.run()
+    assert not at.expander and "Each person's progress and time (2)" in sections(at) and not at.dataframe
     at = open_page(people["lead"], opened=("accuracy", "time"))
     assert len(at.get("vega_lite_chart")) >= 2
 

@@ -140,8 +140,8 @@ def table3(table: pd.DataFrame) -> None:
                + " A: aesthetics as imported (none for the synthetic set); O: the mean of the five, with a bootstrap "
                "interval over papers. C, T, P, S: accuracy (%) pooled over the level's questions; a question "
                "without a clear letter counts as not correct.")
-    box = st.expander("n and Wilson 95% interval of each level", key=DETAIL_OPEN, on_change="rerun")
-    if box.open:
+    box = widgets.lazy_section("n and Wilson 95% interval of each level", key=DETAIL_OPEN)
+    if box:
         with box:
             printed_table(views.table3_detail(table))
 
@@ -154,8 +154,8 @@ def printed_table(frame: pd.DataFrame, column_help: dict[str, str] | None = None
 def upload_panel(name: str) -> None:
     """Admins: store a predictions file with the chosen data set (every problem named, nothing
     stored on any)."""
-    box = st.expander("Upload predictions (admin)", key=UPLOAD_OPEN, on_change="rerun")
-    if not box.open:
+    box = widgets.lazy_section("Upload predictions (admin)", key=UPLOAD_OPEN)
+    if not box:
         return
     with box:
         upload = st.file_uploader(
@@ -192,8 +192,8 @@ def synthetic_failed(status) -> None:
 def drill(data, rows: pd.DataFrame) -> None:
     """The questions of one system, solver and level, with the image of one: in a box drawn only while
     open (opening it reruns the page)."""
-    box = st.expander("Questions behind a cell", key=DRILL_OPEN, on_change="rerun", icon=":material/table_rows:")
-    if box.open:
+    box = widgets.lazy_section("Questions behind a cell", key=DRILL_OPEN, icon=":material/table_rows:")
+    if box:
         with box:
             drill_questions(data, rows)
 

@@ -58,9 +58,9 @@ class Settings:
     :data:`KEPT_ACROSS_VIEWS`) and one line under the box says what they are."""
 
     def __init__(self) -> None:
-        box = st.expander("Settings", key=SETTINGS_OPEN, on_change="rerun", icon=":material/tune:")
-        self.box = box if box.open else None  #: where the controls go; None: the box is closed
-        self._line = None if box.open else st.empty()
+        #: where the controls go; None: the box is closed
+        self.box = widgets.lazy_section("Settings", key=SETTINGS_OPEN, icon=":material/tune:")
+        self._line = None if self.box else st.empty()
         self._said: dict = {}
         state = st.session_state
         # The values last drawn: closed, every one (a control not drawn may hold a stale value); open,
@@ -106,8 +106,8 @@ def choose_filters(frame: pd.DataFrame, dimensions) -> dict:
     on = sum(bool(v) for v in chosen.values())
     if on and FILTERS_OPEN not in state:  # a link with filters opens on them
         state[FILTERS_OPEN] = True
-    box = st.expander("Filters", key=FILTERS_OPEN, on_change="rerun", icon=":material/filter_list:")
-    if box.open:
+    box = widgets.lazy_section("Filters", key=FILTERS_OPEN, icon=":material/filter_list:")
+    if box:
         columns = box.columns(3)
         for i, dimension in enumerate(offered):
             key = f"rs_filter_{dimension}"
@@ -129,8 +129,8 @@ def drill(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells: pd.D
     showing the old axes' labels over the new cell's rows."""
     # Drawn only while open (opening it, or clicking a cell, reruns the view): its grid and boxes cost the
     # page about 0.7 s in the browser.
-    box = st.expander("Samples behind a cell", key=DRILL_OPEN, on_change="rerun", icon=":material/table_rows:")
-    if box.open:
+    box = widgets.lazy_section("Samples behind a cell", key=DRILL_OPEN, icon=":material/table_rows:")
+    if box:
         with box:
             drill_cell(frame, chosen, row, col, cells, name)
 
@@ -333,8 +333,8 @@ def sources_block(frame_all: pd.DataFrame, user) -> None:
                    "the database) and the human baseline studies (models `human:<annotator>` and the pool "
                    "`human`).")
     # drawn only while open (opening it reruns the view): a grid costs the page about 0.6 s
-    box = st.expander(f"Sources ({n_sources:,})", key="rs_sources_open", on_change="rerun")
-    if box.open:
+    box = widgets.lazy_section(f"Sources ({n_sources:,})", key="rs_sources_open")
+    if box:
         sources = results_frame.describe_sources(frame_all)
         with box:
             st.dataframe(sources, hide_index=True)

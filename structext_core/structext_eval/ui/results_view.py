@@ -190,9 +190,9 @@ def paper_page() -> None:
     table = paper.load_table(view.table)
     exports(view.file_name(), chart, view.label_table(table))
     if len(cut.columns) < len(table.columns):  # a cut of Table 3: the whole table, every column, for who asks
-        box = st.expander(f"{table_info.title}, every column as printed ({plural(len(table), 'row')})",
-                          key=f"rs_paper_table_open_{key}", on_change="rerun", icon=":material/table:")
-        if box.open:
+        box = widgets.lazy_section(f"{table_info.title}, every column as printed ({plural(len(table), 'row')})",
+                                   key=f"rs_paper_table_open_{key}", icon=":material/table:")
+        if box:
             box.dataframe(table, hide_index=True)
 
 
