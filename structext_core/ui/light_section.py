@@ -2,12 +2,12 @@
 
 ``widgets.lazy_section`` draws a section's content only while it is open; closed, on a page that draws light
 elements anyway (``light_html.page_draws_light``), its header is this element, and a click opens it in
-Streamlit's own expander (the page runs again). Streamlit's expander costs the browser four to five times
-this element's time to draw, closed: Studies, whose eleven sections are closed on its first view, 0.06 s
-(1.44 x to 1.30 x the trivial page, 11 alternated visits) when none was drawn at all.
+Streamlit's own expander (the page runs again). Studies, whose eleven sections are closed on its first view:
+0.665 s with Streamlit's expanders, 0.633 s with these headers, 0.614 s with no header at all (15 alternated
+visits, the trivial page 0.445 s; docs/figures.yml).
 
 An element of its own, not a kind of :mod:`light_choice`'s: each element carries its component's code to
-the browser, and the chooser's (14 KB) eleven times over cost as much as the expanders it replaced.
+the browser, and eleven copies of the chooser's (14 KB) made Studies no faster than the expanders did.
 """
 
 from __future__ import annotations
