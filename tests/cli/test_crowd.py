@@ -50,10 +50,17 @@ def _haproxy() -> str | None:
 HAPROXY = _haproxy()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def _free_ports(n: int) -> list[int]:
+    """``n`` ports free now, all different: each socket is held until every port is chosen (two sockets
+    bound and closed in turn may be given one port, and the proxy's port then reads as an app's)."""
+    sockets = [socket.socket() for _ in range(n)]
+    try:
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
 
 
 def _run(*argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -131,7 +138,8 @@ def test_a_taken_port_is_refused_before_anything_starts(tmp_path, capsys):
 def test_a_configuration_file_we_did_not_write_is_left_alone(tmp_path, capsys):
     _needs_haproxy()
     (tmp_path / "haproxy.cfg").write_text("global\n  # the lab's own\n")
-    err = _refused(capsys, "start", "--port", str(_free_port()), "--app-port", str(_free_port()),
+    port, app_port = _free_ports(2)
+    err = _refused(capsys, "start", "--port", str(port), "--app-port", str(app_port),
                    "--bind", "127.0.0.1", "--run-dir", str(tmp_path))
     assert "was not written by this command" in err
     assert (tmp_path / "haproxy.cfg").read_text() == "global\n  # the lab's own\n"
@@ -165,7 +173,7 @@ def proxy(crowd_env):
     """``crowd start --processes 2`` on free ports: yields the proxy's URL; ``crowd stop`` at the end."""
     _needs_haproxy()
     for _ in range(3):  # a port the OS called free may be taken meanwhile by another test's server
-        port, app_port = _free_port(), _free_port()
+        port, app_port = _free_ports(2)
         log = crowd_env["base"] / "crowd.log"
         with open(log, "wb") as out:
             supervisor = subprocess.Popen(
