@@ -90,6 +90,10 @@ FLOORS = {
     "floor: + navigation, one st.radio": (_NAV.format(extra='st.radio("A choice", ["one", "two"])'), ""),
     "floor: + navigation, one st.segmented_control": (_NAV.format(
         extra='st.segmented_control("A choice", ["one", "two"], default="one")'), ""),
+    # the light elements' own cost (structext_core/ui/light_*.py): Streamlit's code for any components-v2 element
+    "floor: + navigation, one components-v2 element": (_NAV.format(
+        extra='st.components.v2.component("floor_element", js="export default function ({ parentElement }) '
+              '{ parentElement.textContent = \'An element\'; }")(key="element")'), ""),
     "floor: + navigation, one st.table": (_NAV.format(
         extra='st.table(pd.DataFrame({"n": range(8), "word": list("abcdefgh")}), hide_index=True)'), ""),
     "floor: + navigation, one st.dataframe": (_NAV.format(
