@@ -70,9 +70,10 @@ def _open(key: str) -> None:
 
 
 def section(label: str, *, key: str, icon: str | None = None, where=None) -> None:
-    """The header of the closed section ``key``: ``icon`` (a ``:material/name:``; an arrow without one) and
-    ``label``. A click sets ``st.session_state[key]`` and the page runs again, to draw the section open in
-    Streamlit's own expander of that key (``widgets.lazy_section``)."""
+    """The header of the closed section ``key`` (in ``where``, a column or container, when given): ``icon`` (a
+    ``:material/name:``; an arrow without one) and ``label``, as text. A click sets ``st.session_state[key]`` and
+    the page runs again, to draw the section open in Streamlit's own expander of that key
+    (``widgets.lazy_section``)."""
     name = icon[len(":material/"):-1] if icon and icon.startswith(":material/") and icon.endswith(":") else ""
     with light_form.inside(where):
         component()(data={"key": key, "label": label, "icon": name}, key=light_choice.element_key(key),

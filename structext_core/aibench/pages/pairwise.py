@@ -22,7 +22,7 @@ from structext_core.aibench import pairwise as pws
 from structext_core.studio import durations
 from structext_core.studio.study import ActivityReport, clock_settings
 from structext_core.text.safe_text import markdown_text
-from structext_core.ui import activity
+from structext_core.ui import activity, widgets
 from structext_core.ui import clock as clock_widget
 from structext_core.ui.frame import ensure_frame
 
@@ -242,8 +242,8 @@ with a:
 with b:
     # Its form is built only while it is open (opening it reruns the page): every vote draws
     # this page.
-    flag_box = st.expander("Report a problem with this pair", key="pw_flag_open", on_change="rerun")
-    if flag_box.open:
+    flag_box = widgets.lazy_section("Report a problem with this pair", key="pw_flag_open")
+    if flag_box:
         with flag_box, st.form("pw_flag_form", border=False, clear_on_submit=True):
             st.selectbox("What is wrong", list(pws.FLAG_KINDS), format_func=pws.FLAG_KINDS.get, key="pw_flag_kind")
             st.text_area("Note for the study lead (optional)", key="pw_flag_note", height=80, max_chars=2000)

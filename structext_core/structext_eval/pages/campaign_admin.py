@@ -13,7 +13,7 @@ from structext_core.structext_eval.ui.rewrite_widgets import original_and_rewrit
 from structext_core.studio import accounts, sandbox
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import light_choice, light_form
+from structext_core.ui import light_choice, light_form, widgets
 from structext_core.ui.frame import ensure_frame
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
@@ -256,8 +256,8 @@ def scenarios_tab() -> None:
                  placeholder="bee keeping: hive inspections")
     st.button("Add to the catalogue", key="ca_add_scenarios", on_click=on_add_scenarios)
     # drawn only while open (opening it reruns the page): a grid costs the page about 0.6 s in the browser
-    box = st.expander(f"Browse the catalogue ({len(catalogue):,})", key="ca_catalogue_open", on_change="rerun")
-    if box.open:
+    box = widgets.lazy_section(f"Browse the catalogue ({len(catalogue):,})", key="ca_catalogue_open")
+    if box:
         box.dataframe(pd.DataFrame({"scenario": catalogue}), hide_index=True, width="stretch", height=300)
 
 

@@ -16,7 +16,7 @@ from structext_core.structext_eval.tasks import TASKS
 from structext_core.studio import access, sandbox
 from structext_core.text.safe_text import markdown_table, markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import light_choice
+from structext_core.ui import light_choice, widgets
 
 #: An answer longer than this many lines scrolls in a frame this many pixels high.
 ANSWER_LINES_IN_FULL = 12
@@ -94,9 +94,9 @@ def choose_filters(index) -> tuple[list, list, list, list, str]:
     tasks = explore.task_choices(index, state.get("explore_formats") or [])
     if "explore_tasks" in state:
         state["explore_tasks"] = [t for t in state["explore_tasks"] if t in tasks]
-    box = st.expander("Filters: format, task, depth, width, id", key=FILTERS_OPEN, on_change="rerun",
-                      icon=":material/filter_list:")
-    if box.open:
+    box = widgets.lazy_section("Filters: format, task, depth, width, id", key=FILTERS_OPEN,
+                               icon=":material/filter_list:")
+    if box:
         box.text_input("Id contains", key=ID_KEY, max_chars=ID_MAX_CHARS, placeholder="Any (e.g. t05-d2w1)",
                        help="Keeps the samples whose id contains this text, as written. An id reads suite, task, "
                             "depth and width, then a number: test-t05-d2w1-003.")
@@ -110,7 +110,7 @@ def choose_filters(index) -> tuple[list, list, list, list, str]:
             state[f"{key}_kept"] = copy.copy(state.get(key))  # a list of choices, or the id's text
     chosen = [list(state.get(key) or []) for key in FILTER_KEYS]
     id_text = str(state.get(ID_KEY) or "")[:ID_MAX_CHARS]  # the box's limit, kept by a forged message too
-    if not box.open and (any(chosen) or id_text):
+    if not box and (any(chosen) or id_text):
         named = zip(("format", "task", "depth", "width"), chosen, (str, explore.task_label, str, str))
         on = [f"{name} {', '.join(map(label, values))}" for name, values, label in named if values]
         on += [f"id contains “{id_text}”"] if id_text else []

@@ -10,6 +10,7 @@ from structext_core.structext_eval.ui import suites as ui_suites
 from structext_core.studio import access
 from structext_core.text.safe_text import markdown_table, markdown_text
 from structext_core.text.words import plural
+from structext_core.ui import widgets
 
 #: Session key: this session saw the first start's generation run (it is told when it ends).
 _WATCHED_KEY = "structext_first_start_watched"
@@ -97,8 +98,8 @@ def suite_figures(stats: dict) -> str:
 
 def generate_form() -> None:
     """Generate a suite (an admin's, now and then): drawn only while its section is open."""
-    box = st.expander("Generate a suite", icon=":material/add_circle:", key="home_generate_open", on_change="rerun")
-    if not box.open:
+    box = widgets.lazy_section("Generate a suite", key="home_generate_open", icon=":material/add_circle:")
+    if not box:
         return
     with box:
         with st.form("home_generate"):
@@ -130,9 +131,9 @@ def generate_form() -> None:
 
 def import_form() -> None:
     """Serve the authors' released samples (an admin's, once): drawn only while its section is open."""
-    box = st.expander("Serve the authors' released samples", icon=":material/folder_open:", key="home_import_open",
-                      on_change="rerun")
-    if not box.open:
+    box = widgets.lazy_section("Serve the authors' released samples", key="home_import_open",
+                               icon=":material/folder_open:")
+    if not box:
         return
     with box:
         st.caption("Reads a folder in the authors' layout (`0Shotbenchmark/<format>/<Category>/*.json`) into a "

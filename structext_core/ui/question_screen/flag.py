@@ -8,6 +8,7 @@ import streamlit as st
 
 from structext_core import ui
 from structext_core.studio import study
+from structext_core.ui import widgets
 from structext_core.ui.question_screen.common import Screen
 
 
@@ -37,9 +38,8 @@ def flag_box(screen: Screen, view: study.QuestionView) -> None:
     # Its form is built only while it is open (opening it reruns this fragment): every submit
     # draws the question page (benchmarks/bench_annotators.py: with the Account box, 6% less CPU
     # per answer).
-    box = st.expander("Report a problem with this question", key=f"hb_flag_open_{view.assignment_id}",
-                      on_change="rerun")
-    if not box.open:
+    box = widgets.lazy_section("Report a problem with this question", key=f"hb_flag_open_{view.assignment_id}")
+    if not box:
         return
     with box:
         with st.form(f"hb_flag_form_{view.assignment_id}", border=False):
