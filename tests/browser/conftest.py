@@ -325,6 +325,19 @@ def click_until(page, target, expected, attempts: int = 3) -> None:
                 return
 
 
+def open_create_account(page):
+    """Accounts' "Create an account" form, its box opened first when it is closed (a click reruns the page):
+    returned once the page is still and its run over. A name typed while that run still redrew the form
+    could be lost (CI at 6ded306: the human journey waited 30 s for "created", and passed alone)."""
+    form = page.get_by_test_id("stForm").filter(has_text="Create account")
+    if not form.count():
+        click_until(page, page.get_by_test_id("stExpander").filter(has_text="Create an account").locator("summary"),
+                    form)
+    wait_until_still(page)
+    _wait_for_app(page, timeout=60_000)
+    return form
+
+
 @pytest.fixture
 def wait_for_app():
     """``wait_for_app(page)``: block until the app's current script run has finished."""

@@ -29,7 +29,7 @@ import pytest
 
 from structext_core.structext_eval import samples, suites
 from structext_core.studio import storage
-from tests.browser.conftest import pick_option, wait_until_still
+from tests.browser.conftest import open_create_account, pick_option, wait_until_still
 from tests.browser.test_human_journey import go_to, log_in, sidebar
 
 pytestmark = pytest.mark.browser
@@ -119,10 +119,7 @@ def _person(browser):
 def admin_makes_a_lead(page, base, app_env, wait_for_app) -> None:
     log_in(page, base, app_env["admin_user"], app_env["admin_password"], wait_for_app)
     go_to(page, "Accounts", wait_for_app)
-    # Accounts draws a section only once it is opened (issue 46): open "Create an account" unless it is.
-    if not page.get_by_test_id("stForm").filter(has_text="Create account").count():
-        page.get_by_test_id("stExpander").filter(has_text="Create an account").locator("summary").click()
-    form = page.get_by_test_id("stForm").filter(has_text="Create account")
+    form = open_create_account(page)  # Accounts draws a section only once it is opened (issue 46)
     form.get_by_label("User name", exact=True).fill(LEAD)
     form.get_by_label("Password", exact=True).fill(LEAD_PASSWORD)
     form.get_by_text("lead", exact=True).click()

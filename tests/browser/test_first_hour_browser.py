@@ -20,7 +20,7 @@ import time
 import pytest
 
 from structext_core.structext_eval import samples, suites
-from tests.browser.conftest import click_until, pick_option, stored_synthetic_aibench
+from tests.browser.conftest import click_until, open_create_account, pick_option, stored_synthetic_aibench
 
 pytestmark = pytest.mark.browser
 
@@ -80,10 +80,7 @@ def choose(page, label, option):
 
 
 def create_account(page, name):
-    # Accounts draws a section only once it is opened (issue 46): open "Create an account" unless it is.
-    if not page.get_by_test_id("stForm").filter(has_text="Create account").count():
-        page.get_by_test_id("stExpander").filter(has_text="Create an account").locator("summary").click()
-    form = page.get_by_test_id("stForm").filter(has_text="Create account")
+    form = open_create_account(page)  # Accounts draws a section only once it is opened (issue 46)
     form.get_by_label("User name", exact=True).fill(name)
     form.get_by_label("Password", exact=True).fill(PASSWORD)
     form.get_by_role("button", name="Create account").click()

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from structext_core.structext_eval import samples, suites
 from structext_core.studio import storage
-from tests.browser.conftest import clock_seconds, pick_option
+from tests.browser.conftest import clock_seconds, open_create_account, pick_option
 
 pytestmark = pytest.mark.browser
 
@@ -86,10 +86,7 @@ def recorded_tab(browser):
 def admin_sets_up(page, base_url, app_env, wait_for_app, screenshot):
     log_in(page, base_url, app_env["admin_user"], app_env["admin_password"], wait_for_app)
     go_to(page, "Accounts", wait_for_app)
-    # Accounts draws a section only once it is opened (issue 46): open "Create an account" unless it is.
-    if not page.get_by_test_id("stForm").filter(has_text="Create account").count():
-        page.get_by_test_id("stExpander").filter(has_text="Create an account").locator("summary").click()
-    form = page.get_by_test_id("stForm").filter(has_text="Create account")
+    form = open_create_account(page)  # Accounts draws a section only once it is opened (issue 46)
     form.get_by_label("User name", exact=True).fill(ANNOTATOR)
     form.get_by_label("Password", exact=True).fill(ANNOTATOR_PASSWORD)
     form.get_by_role("button", name="Create account").click()
