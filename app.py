@@ -46,11 +46,11 @@ with ui.run_scope():
         elif user is None:
             ui.login_form()
         else:
-            ui.logout_button()
-            ui.account_box()
+            ui.logged_in_line()  # changing the password and logging out: the navigation's last section
 
     pages = ui.navigation_pages(HERE / "pages", access.role_of(user), access.public_mode(db), user)
     # expanded: every page a role may open is listed (collapsed, an admin's Accounts hid under "View 3 more")
     page = st.navigation(pages, expanded=True)
+    ui.note_page(page)  # a click in the navigation, told from an address opened (the log-out page)
     study_links.follow_link_at_root(page, pages)  # /?join=<token>&...: the join page, with the link's parameters
     ui.run_page(page)  # errors: an id, no traceback

@@ -22,7 +22,7 @@ the trivial page, and the checkouts side by side. For reference (``--no-floors``
 own elements cost: bare scripts with the trivial page in a navigation sidebar like the app's, opened at the
 root and at a page's own address (every page but Home is opened there: the browser first asks that
 address's /_stcore/health, then the root's; and once more served as server.py serves app.py, whose
-HTML page tells the browser where the server is), then with one st.button (every logged-in page has one: Log out),
+HTML page tells the browser where the server is), then with one st.button (a page's first one loads its code),
 one st.selectbox, st.radio or st.segmented_control (three ways to choose one of a few), one st.table,
 one st.dataframe or one Altair chart more; and two clicks in that page, on
 a button (the whole script reruns) and on a tab of st.tabs in a fragment (only the fragment reruns).

@@ -152,6 +152,15 @@ SHARED_PAGES: tuple[Page, ...] = (
          shows="leads: the studies they lead; admins: every study", order=20),
     Page("accounts", "accounts.py", "Accounts", ":material/manage_accounts:", "Admin", "accounts", _rule((ADMIN,)),
          order=90),
+    # The navigation's last section: the person's own account (no button in the sidebar, issue 46).
+    Page("account", "account.py", "Change password", ":material/password:", "Your account", "account",
+         _rule((ANNOTATOR, RESEARCHER, LEAD, ADMIN)), work="structext_core.studio.accounts.credentials:has_own_password",
+         shows="anyone logged in: their own password, changed with the current one (listed only for whoever "
+               "has a password; someone who came in by a link is told they have none)", order=10),
+    Page("logout", "logout.py", "Log out", ":material/logout:", "Your account", "logout",
+         _rule((ANNOTATOR, RESEARCHER, LEAD, ADMIN)),
+         shows="anyone logged in: a click in the navigation logs them out (every session of theirs ends); "
+               "opened at its address, the page asks first", order=20),
 )
 
 SHARED_CAPABILITIES: tuple[Capability, ...] = (

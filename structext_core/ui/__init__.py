@@ -349,71 +349,88 @@ def first_run_form() -> None:
     st.rerun()
 
 
-def logout_button() -> None:
-    """Who is logged in, and a button that logs out: every session of this user ends on the
-    server, the whole Streamlit session is cleared and the browser's cookie deleted."""
+def logged_in_line() -> None:
+    """Who is logged in, under the navigation (whose last section, *Your account*, holds the pages that
+    change one's password and log out). No button: Streamlit's button is code the browser loads for
+    each page, after the page, and on pages with no other button it was the last thing drawn (issue 46)."""
     user = current_user()
     if user is None:
         return
     _write_cookie()
-    st.caption(f"Logged in as **{user['username']}** ({user['role']})")
-    # A callback, not ``if st.button(...)``: a click that reaches the server while a fragment
-    # of the page is running (the question page's clock) is then still acted on; the body's
-    # test of the button would only be seen by a full run.
-    st.button("Log out", key="logout_button", on_click=_log_out, args=(user["id"],))
+    st.caption(f"Logged in as **{markdown_text(user['username'])}** ({user['role']})")
 
 
-def _log_out(user_id: int) -> None:
-    accounts.revoke_user_sessions(get_db(), user_id, "logged out")
-    _end_session(notice=None)
-
-
-#: Session key of the Account box's open state (its form is built only while it is open).
-ACCOUNT_OPEN_KEY = "own_account_open"
-
-
-def account_box() -> None:
-    """The logged-in person's own account, under the log-out button: change the password with the
-    current one and the new one twice. This session stays logged in (its token is kept); every
-    other session of the account ends. A wrong current password counts as a failed log-in of
-    the name (the same lock), so the form is no way round it."""
+def log_out() -> None:
+    """Log this person out: every session of theirs ends on the server, the whole Streamlit session
+    is cleared and the browser's cookie deleted."""
     user = current_user()
     if user is None:
         return
-    # Drawn by every run of every page, so its form is built only while it is open (opening it
-    # reruns the page). With the report boxes, 6% less CPU per answer (bench_annotators.py).
-    box = st.expander("Account", icon=":material/manage_accounts:", key=ACCOUNT_OPEN_KEY, on_change="rerun")
-    if not box.open:
+    accounts.revoke_user_sessions(get_db(), user["id"], "logged out")
+    _end_session(notice=None)
+
+
+#: Session key: the page (its URL path) and the person of this session's last full run (:func:`note_page`).
+LAST_PAGE_KEY = "frame_last_page"
+#: Session key: the same, of the run before this one.
+CAME_FROM_KEY = "frame_came_from"
+
+
+def note_page(page: StreamlitPage) -> None:
+    """Keep which page this full run shows, and to whom (app.py, before the page runs), so a page can
+    tell a click in this tab's navigation from an address opened (:func:`arrived_from_another_page`)."""
+    user = current_user()
+    state = st.session_state
+    state[CAME_FROM_KEY] = state.get(LAST_PAGE_KEY)
+    state[LAST_PAGE_KEY] = (page.url_path, user["id"] if user else None)
+
+
+def arrived_from_another_page() -> bool:
+    """Whether this run came from another page of this tab, shown to the same person: a click in the
+    navigation. False for a page opened at its address (a new tab, a reload, a link from elsewhere)
+    and for a log-in on the page itself."""
+    came_from, here = st.session_state.get(CAME_FROM_KEY), st.session_state.get(LAST_PAGE_KEY)
+    if came_from is None or here is None or here[1] is None:
+        return False
+    (page_before, person_before), (page_now, person_now) = came_from, here
+    return page_before != page_now and person_before == person_now
+
+
+def own_password_form() -> None:
+    """The logged-in person's own password: change it with the current one and the new one twice.
+    This session stays logged in (its token is kept); every other session of the account ends. A
+    wrong current password counts as a failed log-in of the name (the same lock), so the form is
+    no way round it. Someone who came in by a link has no password, and is told so."""
+    user = current_user()
+    if user is None:
         return
     if not accounts.has_password(get_db(), user["id"]):
-        box.caption("Your account has no password: you came in by a link. To go on in another browser, open "
-                    "your link there (a study link asks for the resume code you were shown).")
+        st.info("Your account has no password: you came in by a link. To go on in another browser, open "
+                "your link there (a study link asks for the resume code you were shown).")
         return
-    with box:
-        with st.form("own_password_form", clear_on_submit=True):
-            st.markdown("**Change my password**")
-            current = st.text_input("Current password", type="password", key="own_current_password",
-                                    autocomplete="current-password")
-            new = st.text_input("New password", type="password", key="own_new_password",
-                                autocomplete="new-password",
-                                help=f"At least {accounts.MIN_PASSWORD_LENGTH} characters.")
-            repeat = st.text_input("Repeat the new password", type="password", key="own_repeat_password",
-                                   autocomplete="new-password")
-            submitted = st.form_submit_button("Change password")
-        if not submitted:
-            return
-        if new != repeat:
-            st.error("The two new passwords differ: type the same new password in both boxes. "
-                     "Your password was not changed.")
-            return
-        try:
-            ended = accounts.change_own_password(get_db(), user["id"], current, new,
-                                                 keep_token=st.session_state.get(TOKEN_KEY))
-        except accounts.AccountError as error:
-            st.error(str(error))
-            return
-        others = f" {plural(ended, 'other session')} of your account ended." if ended else ""
-        st.success(f"Your password is changed; you stay logged in here.{others}")
+    with st.form("own_password_form", clear_on_submit=True):
+        current = st.text_input("Current password", type="password", key="own_current_password",
+                                autocomplete="current-password")
+        new = st.text_input("New password", type="password", key="own_new_password",
+                            autocomplete="new-password",
+                            help=f"At least {accounts.MIN_PASSWORD_LENGTH} characters.")
+        repeat = st.text_input("Repeat the new password", type="password", key="own_repeat_password",
+                               autocomplete="new-password")
+        submitted = st.form_submit_button("Change password", type="primary")
+    if not submitted:
+        return
+    if new != repeat:
+        st.error("The two new passwords differ: type the same new password in both boxes. "
+                 "Your password was not changed.")
+        return
+    try:
+        ended = accounts.change_own_password(get_db(), user["id"], current, new,
+                                             keep_token=st.session_state.get(TOKEN_KEY))
+    except accounts.AccountError as error:
+        st.error(str(error))
+        return
+    others = f" {plural(ended, 'other session')} of your account ended." if ended else ""
+    st.success(f"Your password is changed; you stay logged in here.{others}")
 
 
 def restore_session() -> None:

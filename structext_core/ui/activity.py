@@ -42,7 +42,7 @@ function makeHub() {
   // input, 10 s) is brought forward when text becomes pending (2.5 s).
   // Never sent from inside an input event: Streamlit's page sends a state change made
   // there together with the click being handled, as one run of this component's fragment
-  // alone, so a button outside it (Log out) would not act. `settle_ms` later, it goes alone.
+  // alone, so a button outside it would not act. `settle_ms` later, it goes alone.
   const schedule = () => {
     if (!sender() || !hub.data || !pending()) return;
     const due = Math.max(hub.lastSent + (hub.dirty || hub.hiddenChanged ? hub.data.text_ms : hub.data.activity_ms),

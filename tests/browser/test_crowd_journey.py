@@ -103,7 +103,7 @@ def _current_answer(app_env, user_id: int) -> str:
 
 
 def _log_out(page) -> None:
-    sidebar(page).get_by_role("button", name="Log out").click()
+    sidebar(page).get_by_role("link", name="Log out").click()
     sidebar(page).get_by_role("button", name="Log in").wait_for()
 
 

@@ -71,7 +71,7 @@ def log_in(page, base_url, username, password, wait_for_app):
 
 
 def log_out(page):
-    sidebar(page).get_by_role("button", name="Log out").click()
+    sidebar(page).get_by_role("link", name="Log out").click()
     sidebar(page).get_by_role("button", name="Log in").wait_for()
 
 

@@ -106,7 +106,7 @@ def admin_sets_up(page, base_url, app_env, wait_for_app, screenshot):
     page.get_by_text(re.compile(rf"Study '{STUDY}' \(.+\) created for 1 annotator: each answers 3 study questions\.")).wait_for()
     wait_for_app(page)
     screenshot(page, "journey-3-admin-dashboard-empty")
-    sidebar(page).get_by_role("button", name="Log out").click()
+    sidebar(page).get_by_role("link", name="Log out").click()
     sidebar(page).get_by_role("button", name="Log in").wait_for()
 
 

@@ -67,7 +67,7 @@ def _current(db, user_id) -> dict:
 
 
 def _log_out(page) -> None:
-    sidebar(page).get_by_role("button", name="Log out").click()
+    sidebar(page).get_by_role("link", name="Log out").click()
     sidebar(page).get_by_role("button", name="Log in").wait_for()
 
 

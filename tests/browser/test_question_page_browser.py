@@ -197,7 +197,7 @@ def test_log_out_on_the_question_page_works_at_the_first_click(server, world, pa
         cookie = session_cookie(page)
         assert cookie is not None
         page.wait_for_timeout(1_500 + 1_000 * round_)  # somewhere between two heartbeats
-        sidebar(page).get_by_role("button", name="Log out").click()  # once
+        sidebar(page).get_by_role("link", name="Log out").click()  # once
         sidebar(page).get_by_role("button", name="Log in").wait_for(timeout=10_000)
         wait_until(lambda: session_cookie(page) is None, 10, f"round {round_}: the cookie is still there")
         assert accounts.verify_session(db, cookie["value"]).reason == "revoked"

@@ -90,9 +90,18 @@ def test_a_reload_keeps_the_log_in(app_server, app_env, page, wait_for_app, scre
 @pytest.mark.browser
 def test_log_out_then_reload_stays_logged_out(app_server, app_env, page, wait_for_app, screenshot):
     cookie = log_in_as_admin(page, app_server, app_env, wait_for_app)
-    page.get_by_role("button", name="Log out").click()
+    page.goto(app_server + "/logout")  # opened at its address (a reload, another site's link): asked first
+    wait_for_app(page)
+    page.get_by_role("button", name="Log out").wait_for()
+    assert "admin" in logged_in_as(page)
+    db = storage.open_db(app_env["db_path"])
+    assert accounts.verify_session(db, cookie["value"]).reason is None
+    page.get_by_role("link", name="Home").click()
+    wait_for_app(page)
+    page.get_by_role("link", name="Log out").click()  # in the navigation: at once, then Home
     wait_for_app(page)
     page.get_by_role("button", name="Log in").wait_for()
+    assert page.get_by_role("heading", name="Log out").count() == 0
     wait_for_cookie(page, present=False)
     check = accounts.verify_session(storage.open_db(app_env["db_path"]), cookie["value"])
     assert check.reason == "revoked"
@@ -105,6 +114,13 @@ def test_log_out_then_reload_stays_logged_out(app_server, app_env, page, wait_fo
     page.context.add_cookies([{k: cookie[k] for k in ("name", "value", "domain", "path")}])
     reload(page, wait_for_app)
     assert logged_in_as(page) is None
+    # Logging in on the log-out page (opened logged out) logs in, and asks before logging out again.
+    page.goto(app_server + "/logout")
+    wait_for_app(page)
+    page.get_by_text("You are not logged in").wait_for()
+    log_in(page, wait_for_app, app_env["admin_user"], app_env["admin_password"])
+    page.get_by_role("button", name="Log out").wait_for()
+    assert "admin" in logged_in_as(page)
 
 
 @pytest.mark.browser

@@ -138,7 +138,7 @@ def annotator_day(tab, base_url, wait_for_app, screenshot, app_env):
     tab.get_by_text("You have answered all").first.wait_for()
     wait_for_app(tab)
     screenshot(tab, "lead-4-finished")
-    sidebar(tab).get_by_role("button", name="Log out").click()
+    sidebar(tab).get_by_role("link", name="Log out").click()
 
 
 def lead_day(page, base_url, app_env, wait_for_app, screenshot):

@@ -471,6 +471,7 @@ def test_the_navigation_lists_only_pages_with_work_for_the_person(small_defaults
     """A page with nothing for a person ("No rewrite campaign has items for you yet") was in their menu."""
     from structext_core import ui
     from structext_core.studio import access, accounts, storage
+    from structext_core.studio.crowd import links
 
     db = storage.open_db()
     monkeypatch.setattr(ui, "get_db", lambda: db)
@@ -487,12 +488,17 @@ def test_the_navigation_lists_only_pages_with_work_for_the_person(small_defaults
         assert len(shown) == len(access.pages())
         return {row.title for row, p in zip(access.pages(), shown, strict=True) if p.visibility == "visible"}
 
-    assert listed(ann) == {"Home", "Results"}
+    own = {"Change password", "Log out"}  # the navigation's last section, Your account
+    assert listed(ann) == {"Home", "Results"} | own
     structext_study.create_study(db, name="pilot", suite="test-hard", samples=suites.load_or_generate("test-hard"),
                                  n_items=2, annotator_ids=[ann["id"]])
-    assert listed(ann) == {"Home", "Results", "Human baseline"}
+    assert listed(ann) == {"Home", "Results", "Human baseline"} | own
     admin = accounts.create_user(db, "lead", "password-123", "admin")
-    assert "Human baseline" not in listed(admin) and {"Studies", "Accounts", "Explore"} <= listed(admin)
+    assert "Human baseline" not in listed(admin) and {"Studies", "Accounts", "Explore"} | own <= listed(admin)
+    # someone who came by a study link has no password to change
+    db.execute("UPDATE users SET password_hash = ? WHERE id = ?", [links.NO_PASSWORD_HASH, ann["id"]])
+    db.conn.commit()
+    assert listed(ann) == {"Home", "Results", "Human baseline", "Log out"}
 
 
 def card_titles(at) -> list[str]:

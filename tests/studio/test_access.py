@@ -62,6 +62,8 @@ EXPECTED_PAGES = {
     "pairwise":       ("-",    "Y",      "-",       "-", "Y"),
     "pairwise_admin": ("-",    "-",      "-",       "-", "Y"),
     "accounts":       ("-",    "-",      "-",       "-", "Y"),
+    "account":        ("-",    "Y",      "Y",       "Y", "Y"),
+    "logout":         ("-",    "Y",      "Y",       "Y", "Y"),
 }
 EXPECTED_CAPABILITIES = {
     "answers":            ("P", "P", "Y", "Y", "Y"),
@@ -124,7 +126,7 @@ def test_the_benchmarks_pages_are_in_their_packages_and_keep_their_place_and_url
     # the navigation's order (by hand): by section, the benchmarks' pages where they always stood
     assert [p.key for p in built_in] == [
         "home", "explore", "results", "human_baseline", "rewrite", "question_review", "pairwise", "join", "study_admin",
-        "adjudication", "pairwise_admin", "campaign_admin", "question_review_admin", "accounts"]
+        "adjudication", "pairwise_admin", "campaign_admin", "question_review_admin", "accounts", "account", "logout"]
     assert {p.key: p.url_path for p in built_in} == {key: "" if key == "home" else key for key in EXPECTED_PAGES}
     # the built-in members' data, then any installed member's (its PUBLIC_DATA), in the registry's order
     data = [protocol.option(module, "PUBLIC_DATA") for module in protocol.members().values()]
@@ -185,7 +187,8 @@ def test_a_benchmarks_own_page_joins_the_table_and_its_rules(tmp_path, monkeypat
     others = installed_rows()[0]  # an installed member's pages, which may stand anywhere
     monkeypatch.setattr(protocol, "_members", {**protocol.members(), "extra": extra})
     table = access.pages()
-    assert [p.key for p in table if p.key not in others][-1] == "mine"  # Admin, order 95: after Accounts (90)
+    # Admin, order 95: after Accounts (90), before the last section (Your account)
+    assert [p.key for p in table if p.key not in others][-3:] == ["mine", "account", "logout"]
     assert access.page("mine").file == str(tmp_path / "extra_pages" / "own.py")
     assert access.can_open("admin", "mine") and not access.can_open("annotator", "mine", True)
     assert access.can("admin", "mine_export") and not access.can("researcher", "mine_export")

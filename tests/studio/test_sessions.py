@@ -273,7 +273,10 @@ def frame():
         if ui.current_user() is None:
             ui.login_form()
         else:
-            ui.logout_button()
+            ui.logged_in_line()
+            if st.button("Log out"):  # as the Log out page does (pages/logout.py)
+                ui.log_out()
+                st.rerun()
     if ui.current_user() is not None:
         st.session_state.setdefault("page_state", "of this user")
         st.write(f"Welcome {ui.current_user()['username']}")

@@ -77,6 +77,12 @@ def has_password(db, user_id: int) -> bool:
     return row is not None and str(row[0]).startswith("scrypt$")
 
 
+def has_own_password(db, user: dict) -> bool:
+    """Whether ``user`` has a password to change: the navigation lists *Change password* only then
+    (:mod:`structext_core.studio.access`, the page's ``work``); someone who came in by a link has none."""
+    return has_password(db, user["id"])
+
+
 def verify_password(password: str, stored: str) -> bool:
     """True when ``password`` matches the stored hash (constant-time comparison); never for a
     password that is not text."""

@@ -48,8 +48,8 @@ def _must_leave(state: str) -> bool:
 
 
 def _check_logged_in() -> None:
-    """In a fragment run: when this session was logged out meanwhile (Log out's callback can
-    run in a fragment's run), the whole page reruns, logged out, instead of this fragment."""
+    """In a fragment run: when this session was logged out meanwhile (its state cleared by a run
+    that came before this one), the whole page reruns, logged out, instead of this fragment."""
     if ui.current_user() is None:
         st.rerun(scope="app")
 
