@@ -162,33 +162,6 @@ def test_log_out_opened_at_its_address_asks_first(db, people):
     logged_out_at_home(db, at, token)
 
 
-def frame():
-    """What app.py does in the sidebar: restore the session, then the log-in form or who is logged in."""
-    import streamlit as st
-
-    from structext_core import ui
-
-    ui.restore_session()
-    with st.sidebar:
-        if ui.current_user() is None:
-            ui.login_form()
-        else:
-            ui.logged_in_line()
-
-
-def test_a_disabled_account_is_logged_out_with_a_notice(db, people):
-    at = logged_in(db, frame).run()
-    assert "Logged in as **ann1** (annotator)" in at.sidebar.caption[0].value
-    accounts.disable_user(db, people["ann1"]["id"], by_user=people["lead"]["id"])
-    at = at.run()
-    assert "user" not in at.session_state
-    assert accounts.DISABLED_MESSAGE in at.sidebar.info[0].value
-    widget(at.sidebar.text_input, "User name").input("ann1")
-    widget(at.sidebar.text_input, "Password").input("password-123")
-    at = widget(at.sidebar.button, "Log in").click().run()
-    assert at.sidebar.error[0].value == accounts.DISABLED_MESSAGE and "user" not in at.session_state
-
-
 def holds():
     """What a fragment's own run asks before it draws (``ui.fragment``): does the log-in still hold?"""
     import streamlit as st

@@ -332,6 +332,16 @@ def test_a_session_ended_elsewhere_shows_the_log_in_form_with_a_notice(db, peopl
     assert at.session_state["user"] == people["ann1"] and not at.sidebar.info
 
 
+def test_a_disabled_account_is_logged_out_with_a_notice(db, people):
+    at = log_in(frame_app(), "ann1", "password-123")
+    accounts.disable_user(db, people["ann1"]["id"], by_user=people["lead"]["id"])
+    at = at.run()
+    assert "user" not in at.session_state
+    assert accounts.DISABLED_MESSAGE in at.sidebar.info[0].value
+    at = log_in(at, "ann1", "password-123")
+    assert at.sidebar.error[0].value == accounts.DISABLED_MESSAGE and "user" not in at.session_state
+
+
 def test_the_log_in_form_shows_the_lock(db, people):
     at = frame_app()
     for _ in range(5):
