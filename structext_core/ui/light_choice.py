@@ -7,7 +7,7 @@ the browser load and run each widget's code on the page's first view (issue 46: 
 Measured bare beside a trivial page (0.52 s, 9 visits): the page with one ``st.selectbox`` 0.57 s, with
 this element 0.51 s. A choice reruns the page at once, as Streamlit's widgets do. The element's own code
 is loaded once per page too (with Arrow's reader): a page gains only when no Streamlit widget of the
-kind it replaces is left on the first view (the sidebar's log-out button stays Streamlit's for that).
+kind it replaces is left on the first view.
 
 The value chosen is kept in ``st.session_state[key]`` (the option itself, as ``st.selectbox`` keeps it), so
 a page or a test chooses by setting it, and a link's choice is written there before the chooser is

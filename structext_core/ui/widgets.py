@@ -37,8 +37,7 @@ def lazy_section(label: str, key: str, icon: str | None = None, where=st):
     which starts closed. On a page that draws light elements (``light_html.page_draws_light``), a closed
     one's header is a light element (:mod:`light_section`), which shows ``label`` as text: there, a label
     holds no Markdown. Every box of this kind is drawn here but where this does not fit: a box open by default,
-    a label in Markdown (Home's suites, Studies' questionnaire box) and the sidebar's Account box (drawn before
-    the page says it draws light elements)."""
+    and a label in Markdown (Home's suites, Studies' questionnaire box)."""
     if light_html.here() and not st.session_state.get(key):
         if key in st.session_state:  # the expander's last state, which Streamlit would hand back to a later run
             del st.session_state[key]

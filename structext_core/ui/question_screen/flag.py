@@ -36,8 +36,8 @@ def flag_box(screen: Screen, view: study.QuestionView) -> None:
     box, so the answer box (and what is typed in it) and the clock are left alone."""
     kind_key, note_key, said_key = _flag_keys(view.assignment_id)
     # Its form is built only while it is open (opening it reruns this fragment): every submit
-    # draws the question page (benchmarks/bench_annotators.py: with the Account box, 6% less CPU
-    # per answer).
+    # draws the question page (benchmarks/bench_annotators.py: with the sidebar's Account box as it
+    # was then, 6% less CPU per answer).
     box = widgets.lazy_section("Report a problem with this question", key=f"hb_flag_open_{view.assignment_id}")
     if not box:
         return
