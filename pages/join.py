@@ -11,8 +11,8 @@ browser with the same id is refused and gets the resume form. Not listed in the 
 
 import streamlit as st
 
-from structext_core import settings, ui
-from structext_core.studio import access, accounts, study
+from structext_core import ui
+from structext_core.studio import accounts, study
 from structext_core.studio.crowd import links, outcomes
 from structext_core.text.safe_text import markdown_text
 from structext_core.ui import crowd_end
@@ -24,7 +24,7 @@ db = ui.get_db()
 #: The new participant's resume code, kept for this browser tab until they go on: ``{user_id, study_id, code}``.
 JOINED_KEY = "join_new_code"
 #: Where the participant goes on (an absolute path: the navigation's pages are registered by theirs).
-HUMAN_BASELINE = settings.PROJECT_ROOT / "pages" / access.page("human_baseline").file
+HUMAN_BASELINE = ui.page_file("human_baseline")
 
 
 def arrived_params() -> dict[str, str]:

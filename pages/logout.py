@@ -7,13 +7,12 @@ a link from another site) the page asks first, so no other site can log a person
 
 import streamlit as st
 
-from structext_core import settings, ui
-from structext_core.studio import access
+from structext_core import ui
 from structext_core.text.safe_text import markdown_text
 from structext_core.ui.frame import ensure_frame
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
-HOME = settings.PROJECT_ROOT / "pages" / access.page("home").file
+HOME = ui.page_file("home")
 #: Set by the button's callback once the session is cleared: the run it starts goes to Home.
 LOGGED_OUT_KEY = "logout_done"
 

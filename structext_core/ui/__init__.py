@@ -247,6 +247,12 @@ def _navigation_pages(pages_dir: Path, role: str, public_mode_on: bool) -> tuple
     return tuple(pages)
 
 
+def page_file(page_key: str) -> Path:
+    """The script of the access table's page ``page_key``, for ``st.switch_page``: a shared page's file in
+    ``pages/``; a benchmark's own page is named by its full path in the table already."""
+    return settings.PROJECT_ROOT / "pages" / access.page(page_key).file
+
+
 def navigation_pages(pages_dir: Path, role: str, public_mode_on: bool, user: dict | None = None) -> dict[str, list]:
     """Every page of ``access.PAGES`` by section, for ``st.navigation``; the ones ``role`` may
     not open, those the table does not list (``Page.listed``) and those with no work for ``user`` now
