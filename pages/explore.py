@@ -5,12 +5,13 @@
 import streamlit as st
 
 from structext_core import protocol, ui
-from structext_core.ui import benchmark_choice
+from structext_core.ui import benchmark_choice, light_html
 from structext_core.ui.frame import ensure_frame
 
 ensure_frame()
 user = ui.require_page("explore")
 db = ui.get_db()
+light_html.page_draws_light()  # its choosers are light elements: its HTML blocks are drawn as one too
 
 st.title("Explore samples")
 

@@ -13,6 +13,8 @@ third of one. A long reference's raw text is shown a page of lines at a time
 from __future__ import annotations
 
 import functools
+import html
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +25,7 @@ import pandas as pd
 from structext_core.structext_eval import samples
 from structext_core.structext_eval.formats import LANGUAGES
 from structext_core.structext_eval.tasks import ABBREVIATIONS, TASKS
+from structext_core.text.safe_text import preformatted_html
 
 
 def task_label(task_id: int) -> str:
@@ -178,3 +181,47 @@ def raw_page(reference: str, page: int = 1, lines: int = RAW_PAGE_LINES) -> RawP
     first = (page - 1) * lines
     chunk = all_lines[first:first + lines]
     return RawPage("\n".join(chunk), first + 1, first + len(chunk), len(all_lines), page, pages)
+
+
+# ---- a sample as one HTML block ---------------------------------------------------------------
+
+#: An answer longer than this many lines scrolls in a frame this many pixels high.
+ANSWER_LINES_IN_FULL = 12
+ANSWER_FRAME = 300
+
+#: The card's style sheet: its heading, a line of the sample's facts, then two columns (what is asked |
+#: what is answered) that stack on a narrow screen; a rule hint tinted as Streamlit's info box.
+_CARD_STYLE = (
+    "<style>.sx-card h3{font-size:1.5rem;font-weight:600;line-height:1.3;margin:1rem 0 0.25rem 0}"
+    ".sx-card h4{font-size:1rem;font-weight:600;margin:0 0 0.25rem 0}"
+    ".sx-card-facts{font-size:0.875rem;opacity:0.7;margin:0 0 1rem 0;overflow-wrap:anywhere}"
+    ".sx-card-columns{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:1rem}"
+    "@media (max-width:640px){.sx-card-columns{grid-template-columns:minmax(0,1fr)}}"
+    ".sx-card-text{white-space:pre-wrap;overflow-wrap:anywhere;margin:0 0 1rem 0}"
+    ".sx-card-hint{white-space:pre-wrap;overflow-wrap:anywhere;padding:0.75rem 1rem;border-radius:0.5rem;"
+    "background:rgba(28,131,225,0.12);margin:0 0 1rem 0}</style>")
+
+
+def sample_html(sample: Mapping) -> str:
+    """``sample`` as Explore shows it, one HTML block: its task as a heading, its facts (id, format,
+    category, depth, width, column, seed, length), the question, the requirement and what it was built
+    from beside the answer (a long one scrolls in its frame) and the rule hint; every text escaped,
+    shown exactly as it is (no Markdown read into a question), white space kept."""
+    def e(value) -> str:
+        return html.escape(str(value), quote=False)
+
+    facts = " · ".join([f"<strong>{e(sample['id'])}</strong>", *(
+        f"{name} <strong>{e(sample[key])}</strong>" for name, key in (
+            ("format", "language"), ("category", "task"), ("depth", "depth"), ("width", "width"), ("col", "col"),
+            ("seed", "seed"))), f"{len(sample['reference']):,} characters"])
+    asked = (f"<h4>Question</h4><p class=\"sx-card-text\">{e(sample['question'])}</p>"
+             f"<h4>Requirement</h4><p class=\"sx-card-text\">{e(sample['requirement'])}</p>")
+    if sample.get("params"):
+        asked += "<h4>Built from</h4>" + preformatted_html(json.dumps(sample["params"], indent=2, ensure_ascii=False))
+    lines = sample["answer"].count("\n") + 1
+    answered = (f"<h4>Answer{f' ({lines:,} lines)' if lines > 1 else ''}</h4>"
+                + preformatted_html(sample["answer"], max_height=ANSWER_FRAME if lines > ANSWER_LINES_IN_FULL else None)
+                + f"<h4>Rule hint</h4><div class=\"sx-card-hint\" role=\"note\">{e(sample['rule_hint'])}</div>")
+    return (f'{_CARD_STYLE}<div class="sx-card" data-testid="sxSample"><h3>{e(task_label(sample["task_id"]))}</h3>'
+            f'<p class="sx-card-facts">{facts}</p><div class="sx-card-columns"><div>{asked}</div>'
+            f'<div>{answered}</div></div><h4>Reference</h4></div>')

@@ -80,8 +80,8 @@ def test_explore_shows_a_json_sample(readme_server, page, wait_for_app, screensh
     page.get_by_text("640 of 3,712 samples match").wait_for()
     wait_for_app(page)
     assert page.get_by_text("8 · json TR: json-object-by-id").count() == 1
-    # The sample is a number among the 640 (with steps), not a list of their ids; the caption names it.
-    about = page.get_by_test_id("stCaptionContainer").filter(has_text="· format json ·")
+    # The sample is a number among the 640 (with steps), not a list of their ids; its facts name it.
+    about = page.locator(".sx-card-facts").filter(has_text="· format json ·")
     first = about.inner_text()
     number = page.get_by_role("spinbutton", name="Sample (1 to 640)")
     number.press("ArrowUp")  # a step up, as the box's arrow does

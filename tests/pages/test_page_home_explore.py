@@ -1,6 +1,8 @@
 """AppTest: Home (first start generates the default suites) and Explore (filters, sample, download)."""
 
+import html
 import json
+import re
 import threading
 
 import pytest
@@ -12,11 +14,22 @@ from structext_core.studio import sandbox
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 from structext_core.text.safe_text import markdown_text
 from tests.pages.first_view import heavy
-from tests.pages.html_tables import html_progress
+from tests.pages.html_tables import html_blocks, html_progress, html_tables
 from tests.pages.light_choices import choice, choose, number_box, send
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 RESEARCHER = {"id": 7, "username": "reader", "role": "researcher"}  # Explore is for researchers and admins
+
+
+def sample_card(at) -> str:
+    """The markup of the sample Explore shows (one HTML block, ``explore.sample_html``)."""
+    card, = [b for b in html_blocks(at) if 'data-testid="sxSample"' in b]
+    return card
+
+
+def shown_as_is(card: str, heading: str, text: str) -> re.Match | None:
+    """``text`` under ``heading`` in a frame that shows it as it is (escaped, every space kept)."""
+    return re.search(f"<h4>{re.escape(heading)}</h4><pre[^>]*>{re.escape(html.escape(text, quote=False))}</pre>", card)
 
 
 def explore_page(timeout: int = 60, filters_open: bool = True) -> AppTest:
@@ -171,13 +184,14 @@ def test_explore_filters_and_shows_one_sample(small_defaults):
     want = next(s for s in sample if s["task_id"] == 11)
     assert at.session_state["explore_sample"] == want["id"]
     assert number_box(at, "explore_sample_number").value == 1
-    assert at.caption[1].value.startswith(f"**{want['id']}** · format **json**")  # the sample's own id
-    assert want["answer"] in [t.value for t in at.text]  # as plain text, every character as it is
+    card = sample_card(at)
+    assert f"<strong>{want['id']}</strong> · format <strong>json</strong>" in card  # the sample's own id
+    assert shown_as_is(card, "Answer", want["answer"])  # as plain text, every character as it is
     assert want["reference"] not in [c.value for c in at.code]  # the Rendered tab opens first
     assert len(at.json) == 1  # the rendered reference ("Built from" is plain text: no JSON viewer to load)
-    assert json.dumps(want["params"], indent=2, ensure_ascii=False) in [t.value for t in at.text]
-    # Shown as Markdown that loads nothing: its brackets escaped, the text as it reads the same.
-    assert any(markdown_text(want["rule_hint"]) == i.value for i in at.info)
+    assert shown_as_is(card, "Built from", json.dumps(want["params"], indent=2, ensure_ascii=False))
+    # Escaped text, not Markdown: nothing in it is read as markup, and it reads as written.
+    assert f'<div class="sx-card-hint" role="note">{html.escape(want["rule_hint"], quote=False)}</div>' in card
     at.session_state["explore_view"] = "Raw text"  # the tab a click opens (AppTest cannot click tabs)
     at.run()
     assert want["reference"] in [c.value for c in at.code] and len(at.json) == 0  # only the open tab is drawn
@@ -238,7 +252,7 @@ def test_explore_chooses_a_sample_by_its_place_and_keeps_it_while_the_filters_ma
     assert not [b for b in at.selectbox if b.label == "Sample"]  # no list of every id
     send(at, "explore_sample_number", 2)  # the box's up arrow
     assert at.session_state["explore_sample"] == ids[1]
-    assert any(c.value.startswith(f"**{ids[1]}** ·") for c in at.caption)
+    assert f"<strong>{ids[1]}</strong> ·" in sample_card(at)
     third = next(s for s in rows if s["id"] == ids[2])
     send(at, "explore_sample_number", 3)
     for forged in (0, 30, 2.5, "3", True, None):  # out of bounds, not a whole number: nothing changes
@@ -320,26 +334,14 @@ def test_explore_preview_that_crashes_its_worker_is_a_note_and_the_raw_text_show
         pool.shutdown()
 
 
-def _block_holding(node, element):
-    """The block whose children include ``element`` (AppTest keeps a container's height there)."""
-    for child in getattr(node, "children", {}).values():
-        if child is element:
-            return node
-        found = _block_holding(child, element)
-        if found is not None:
-            return found
-    return None
-
-
 def test_explore_long_answer_scrolls_in_its_frame_and_long_raw_text_pages(isolated_env):
     sample = suites.generate_cell(8, 3, 3, 1, suite="big")[0]  # 141 answer lines, 11,288 reference lines
     short = suites.generate_cell(11, 1, 1, 1, suite="big", start_index=1)[0]
     samples.write_jsonl(isolated_env / "suites" / "big.jsonl", [sample, short])
     at = explore_page().run()
     assert not at.exception
-    answer = next(t for t in at.text if t.value == sample["answer"])
-    assert _block_holding(at._tree, answer).proto.height_config.pixel_height == 300
-    assert "**Answer** (141 lines)" in [m.value for m in at.markdown]
+    answer = shown_as_is(sample_card(at), "Answer (141 lines)", sample["answer"])
+    assert "max-height:300px" in answer.group(0)  # a long answer scrolls in its frame
     at.session_state["explore_view"] = "Raw text"
     at.run()
     assert at.number_input(key=f"explore_raw_page_{sample['id']}").value == 1
@@ -352,8 +354,8 @@ def test_explore_long_answer_scrolls_in_its_frame_and_long_raw_text_pages(isolat
     assert page.split("\n")[-1] == f" 1200  {lines[1199]}"
     # A short answer takes the space it needs; a short reference is shown whole, highlighted.
     _choose(at, short["id"])
-    answer = next(t for t in at.text if t.value == short["answer"])
-    assert not _block_holding(at._tree, answer).proto.height_config.HasField("pixel_height")
+    answer = shown_as_is(sample_card(at), "Answer", short["answer"])
+    assert "max-height" not in answer.group(0)
     assert short["reference"] in [c.value for c in at.code]
     assert not at.number_input  # no pages of raw text
 
@@ -534,23 +536,23 @@ def test_home_presents_both_benchmarks_and_where_to_go(small_defaults):
     assert "(pairwise)" not in text and "(human_baseline)" not in text
 
 
-def test_explore_first_view_draws_a_small_table_as_markdown_and_a_long_one_in_a_grid(isolated_env):
+def test_explore_first_view_draws_a_small_table_as_html_and_a_long_one_in_a_grid(isolated_env):
     """Issue 46: a CSV sample's two tables of a few rows were two st.dataframe (the page's slowest part in
-    the browser); now they are Markdown tables, each cell as the file has it. A long table keeps its grid."""
+    the browser); now they are HTML tables, each cell as the file has it. A long table keeps its grid."""
     from structext_core.structext_eval.ui import explore as explore_view
 
     small = suites.generate_cell(1, 1, 1, 1, suite="tables")[0]  # csv: two tables of one row
     long = dict(small, id="tables-long")
-    rows = explore_view.MARKDOWN_TABLE_ROWS + 1
+    rows = explore_view.SMALL_TABLE_ROWS + 1
     long["reference"] = "primeKey,name\n" + "\n".join(f"k{i},*n{i}*" for i in range(rows))
     samples.write_jsonl(isolated_env / "suites" / "tables.jsonl", [small, long])
     at = explore_page().run()
     assert not at.exception and small["language"] == "csv"
     assert not {"dataframe", "code"} & set(heavy(at))  # the answer is plain text: no code highlighter to load
-    tables = [m.value for m in at.markdown if m.value.startswith("| primeKey |")]
+    tables = [t for t in html_tables(at, numbers=False) if list(t.columns[:1]) == ["primeKey"]]
     header, body = small["reference"].split("\n\n")[0].split("\n")[:2]
-    assert len(tables) == 2 and tables[0].split("\n")[0] == "| " + " | ".join(header.split(",")) + " |"
-    assert tables[0].split("\n")[2] == "| " + " | ".join(body.split(",")) + " |"  # each cell as written
+    assert len(tables) == 2 and list(tables[0].columns) == header.split(",")
+    assert tables[0].iloc[0].tolist() == body.split(",")  # each cell as written
     _choose(at, "tables-long")
     assert not at.exception
     [grid] = at.dataframe

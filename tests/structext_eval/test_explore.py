@@ -133,3 +133,22 @@ def test_raw_page_of_a_short_reference_is_the_whole_text():
     assert page.whole and page.text == '{"a": 1}\n{"b": 2}' and (page.first, page.last) == (1, 2)
     with pytest.raises(ValueError):
         explore.raw_page("x", 1, lines=0)
+
+
+def test_sample_html_shows_every_text_as_written_and_escaped(rows):
+    """Explore's sample as one HTML block: a question, hint or answer holding markup or Markdown shows as
+    the text it is (nothing of it becomes an element), white space kept; a long answer scrolls in its frame."""
+    hostile = dict(rows[0], question="<script>alert(1)</script> **not bold**\n  second line",
+                   rule_hint="<img src=x onerror=alert(1)> & [a](http://x)", answer="a < b\n" * 20,
+                   params={"field": "</pre><b>"})
+    card = explore.sample_html(hostile)
+    for text in ("<script>", "<img", "<b>", "</pre><b>"):
+        assert text not in card
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; **not bold**\n  second line" in card
+    assert "&lt;img src=x onerror=alert(1)&gt; &amp; [a](http://x)" in card
+    assert '"field": "&lt;/pre&gt;&lt;b&gt;"' in card
+    assert "<h4>Answer (21 lines)</h4><pre data-testid=\"sxPreformatted\"" in card
+    assert f"max-height:{explore.ANSWER_FRAME}px" in card
+    short = explore.sample_html(dict(rows[0], answer="65"))
+    assert "<h4>Answer</h4>" in short and "max-height" not in short
+    assert f"<strong>{rows[0]['id']}</strong> · format <strong>{rows[0]['language']}</strong>" in short

@@ -6,23 +6,18 @@ and then only suites in no open study, without any sample of an open study (``ac
 """
 
 import copy
-import json
 
 import streamlit as st
 
 from structext_core.structext_eval import explore, samples, sealed, suites
 from structext_core.structext_eval.formats import HIGHLIGHT, Preview
-from structext_core.structext_eval.tasks import TASKS
 from structext_core.studio import access, sandbox
-from structext_core.text.safe_text import markdown_table, markdown_text
+from structext_core.text.safe_text import html_table, markdown_text
 from structext_core.text.words import plural
 from structext_core.ui import light_choice, widgets
 
-#: An answer longer than this many lines scrolls in a frame this many pixels high.
-ANSWER_LINES_IN_FULL = 12
-ANSWER_FRAME = 300
-#: A reference's table of at most this many rows is drawn as Markdown, a longer one as a scrolling grid.
-MARKDOWN_TABLE_ROWS = 25
+#: A reference's table of at most this many rows is drawn as an HTML table, a longer one as a scrolling grid.
+SMALL_TABLE_ROWS = 25
 #: The sample shown (its id) and its place among the samples that match (the number a person sets).
 SAMPLE_KEY, SAMPLE_NUMBER_KEY = "explore_sample", "explore_sample_number"
 
@@ -47,12 +42,12 @@ def rendered_view(language: str, reference: str) -> Preview:
 
 
 def show_tables(tables) -> None:
-    """A reference's tables: a small one as a Markdown table, each cell exactly as the file has it (the
+    """A reference's tables: a small one as an HTML table, each cell exactly as the file has it (the
     browser draws it at once, where a table element first loads half a second of code); a long one in a
     scrolling grid."""
     for table in tables:
-        if len(table) <= MARKDOWN_TABLE_ROWS:
-            st.markdown(markdown_table(table))
+        if len(table) <= SMALL_TABLE_ROWS:
+            widgets.html_block(html_table(table))
         else:
             st.dataframe(table, hide_index=True, width="stretch")
 
@@ -183,37 +178,9 @@ def explore_view(db, user) -> None:
         label="Download the samples shown", where=right)
     sample_id = choose_sample(ids, left)
     sample = by_id[sample_id]
-    task = TASKS[sample["task_id"]]
 
-    st.subheader(explore.task_label(task.task_id))
-    st.caption(markdown_text(f"**{sample_id}** · format **{sample['language']}** · category **{sample['task']}** · depth "
-                             f"**{sample['depth']}** · width **{sample['width']}** · col **{sample['col']}** · seed "
-                             f"**{sample['seed']}** · {len(sample['reference']):,} characters"))
-
-    q, a = st.columns(2)
-    with q:
-        st.markdown("**Question**")
-        st.markdown(markdown_text(sample["question"]))
-        st.markdown("**Requirement**")
-        st.markdown(markdown_text(sample["requirement"]))
-        if sample.get("params"):
-            st.markdown("**Built from**")
-            # Plain text: the JSON viewer (st.json) is a script of its own for the browser to load first.
-            st.text(json.dumps(sample["params"], indent=2, ensure_ascii=False))
-    with a:
-        answer_lines = sample["answer"].count("\n") + 1
-        st.markdown("**Answer**" + (f" ({answer_lines:,} lines)" if answer_lines > 1 else ""))
-        # A long answer scrolls in a frame of its own, so it never pushes the reference off the screen.
-        # Plain text, every character and space as it is (st.code would first load the browser's code
-        # highlighter, half a second; the Raw text tab still highlights the reference).
-        with st.container(height=ANSWER_FRAME if answer_lines > ANSWER_LINES_IN_FULL else "content", border=True,
-                          key="explore_answer"):
-            st.text(sample["answer"])
-        st.markdown("**Rule hint**")
-        st.info(markdown_text(sample["rule_hint"]))
-
-
-    st.markdown("**Reference**")
+    # One block (issue 46): its heading, facts, question and answer were seventeen elements for the browser.
+    widgets.html_block(explore.sample_html(sample))
     # Long references scroll inside a fixed frame; short ones take the space they need.
     frame_height = 560 if sample["reference"].count("\n") > 24 else "content"
     # Only the open tab is drawn: each view of a long reference costs the browser a second or more.
