@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import string
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 from structext_core.studio.crowd import links
 from tests.aibench import review_data
+from tests.pages.html_tables import html_blocks
 from tests.pages.light_choices import LightDownloads, choice
 from tests.results_data import result_lines
 
@@ -250,7 +252,7 @@ def test_annotator_in_public_mode_sees_only_suites_in_no_open_study(env, monkeyp
     assert choice(at, "explore_suite").options == ["test"]
     tasks_in_study = {s["task_id"] for s in env["items"]}
     sample = next(s for s in env["test"] if s["id"] == at.session_state["explore_sample"])
-    hint = [i.value for i in at.info]
+    hint = [html.unescape(h) for h in re.findall(r'<div class="sx-card-hint" role="note">(.*?)</div>', " ".join(html_blocks(at)), re.S)]
     assert hint == [sealed.HINT_WITHHELD if sample["task_id"] in tasks_in_study else sample["rule_hint"]]
     at = run_page("results", env["people"]["ann1"], rs_view="heatmap", rs_row="suite", rs_col="model",
                   rs_drill_open=True)
