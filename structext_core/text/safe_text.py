@@ -150,56 +150,6 @@ def markdown_text(text: str) -> str:
     return "".join(out)
 
 
-def inline_html(text: str) -> str:
-    """A line of the app's own inline Markdown (code spans, ``**strong**``, backslash escapes; a person's
-    text in it passed through :func:`markdown_text`) as HTML: every character escaped, so nothing in it
-    becomes an element but ``<code>`` and ``<strong>``; a ``**`` or a run of backticks that nothing closes
-    shows as it is. What ``st.caption`` shows of such a line, for an HTML block (issue 46). One pass,
-    no recursion; linear in the length of the text."""
-    out, at, size, strong = [], 0, len(text), False
-    closes_strong = [False] * (size + 1)  # whether an unescaped ``**`` follows this point
-    seen, escaped = False, _escapes(text)
-    for i in range(size - 1, -1, -1):
-        if text.startswith("**", i) and not escaped[i]:
-            seen = True
-        closes_strong[i] = seen
-    while at < size:
-        char = text[at]
-        if char == "\\" and at + 1 < size and text[at + 1] in _PUNCTUATION:
-            out.append(html.escape(text[at + 1]))
-            at += 2
-        elif char == "`":
-            run = at
-            while run < size and text[run] == "`":
-                run += 1
-            ticks = text[at:run]
-            end = text.find(ticks, run)
-            while end >= 0 and text[end + len(ticks):end + len(ticks) + 1] == "`":  # a longer run: not the close
-                stop = end
-                while stop < size and text[stop] == "`":
-                    stop += 1
-                end = text.find(ticks, stop)
-            if end < 0:
-                out.append(ticks)
-                at = run
-                continue
-            code = text[run:end].replace("\n", " ")
-            if len(code) > 2 and code.startswith(" ") and code.endswith(" ") and code.strip():
-                code = code[1:-1]
-            out.append(f"<code>{html.escape(code, quote=False)}</code>")
-            at = end + len(ticks)
-        elif text.startswith("**", at) and (strong or closes_strong[at + 2]):
-            out.append("</strong>" if strong else "<strong>")
-            strong = not strong
-            at += 2
-        else:
-            out.append(html.escape(char, quote=False))
-            at += 1
-    if strong:
-        out.append("</strong>")
-    return "".join(out)
-
-
 def _cell_text(value, escape) -> str:
     """A table cell as shown: empty for a missing value, yes or no, a number with thousands separators,
     else the text on one line (white space runs as one space) passed through ``escape``."""
