@@ -18,12 +18,18 @@ from structext_core.studio import study
 from structext_core.views.result_options import ROUGE_DESCRIPTIONS, ValueChoice
 
 
+#: Each part of the fingerprint its own scalar query: SQLite reads a lone MAX from an index (migration 17)
+#: and counts on the narrowest one, where several aggregates in one SELECT scan the table's rows.
+_VERSION_SQL = "SELECT " + ", ".join(f"(SELECT {part} FROM {table})" for table, part in (
+    ("results", "COUNT(*)"), ("results", "MAX(id)"), ("results", "MAX(imported_at)"),
+    ("responses", "COUNT(*)"), ("responses", "MAX(id)"), ("responses", "MAX(submitted_at)"),
+    ("responses", "MAX(scored_at)"), ("score_overrides", "COUNT(*)"), ("score_overrides", "MAX(id)")))
+
+
 def data_version(db: sqlite_utils.Database) -> tuple:
-    """A cheap fingerprint of the stored results, human responses and score overrides, for cache keys."""
-    stored = db.execute("SELECT COUNT(*), MAX(id), MAX(imported_at) FROM results").fetchone()
-    human = db.execute("SELECT COUNT(*), MAX(id), MAX(submitted_at), MAX(scored_at) FROM responses").fetchone()
-    overrides = db.execute("SELECT COUNT(*), MAX(id) FROM score_overrides").fetchone()
-    return tuple(stored) + tuple(human) + tuple(overrides)
+    """A cheap fingerprint of the stored results, human responses and score overrides, for cache keys:
+    their counts, latest ids and latest times, read from indexes alone."""
+    return tuple(db.execute(_VERSION_SQL).fetchone())
 
 
 def has_results(version: tuple) -> bool:

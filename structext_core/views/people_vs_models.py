@@ -63,7 +63,7 @@ def people_of(frame: pd.DataFrame) -> list[str]:
 def answered_items(frame: pd.DataFrame, people: str = POOL) -> frozenset[str]:
     """The items (sample ids) that ``people`` answered (``human``: any person)."""
     mask = human_mask(frame) if people == POOL else (frame["model"] == people).to_numpy()
-    return frozenset(frame.loc[mask, "sample_id"].astype(str))
+    return frozenset(map(str, frame.loc[mask, "sample_id"].dropna().unique()))  # each id once, not each row
 
 
 PEOPLE_AS = {

@@ -5,6 +5,7 @@ metrics on every stored row. Real data: see tests/results_data.py."""
 import hashlib
 import json
 import os
+import re
 import tracemalloc
 from collections import Counter
 from pathlib import Path
@@ -81,6 +82,25 @@ def test_data_version_changes_with_imports(fresh):
     results_store.import_results(db, "\n".join(result_lines(samples[:3], models=("good",))).encode(), "a.jsonl", samples)
     assert results_frame.data_version(db) != before
 
+
+
+def test_data_version_reads_indexes_not_rows(dataset):
+    """Each run of Results fingerprints what is stored: every statement reads indexes (migration 17), none
+    walks a table's rows (a response's row holds its answer), and the figures are the counts, latest ids
+    and latest times, as the tables have them."""
+    db = dataset["db"]
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    try:
+        version = results_frame.data_version(db)
+    finally:
+        db.conn.set_trace_callback(None)
+    plans = [row[3] for statement in statements for row in db.execute("EXPLAIN QUERY PLAN " + statement).fetchall()]
+    assert plans and not [p for p in plans if re.fullmatch(r"SCAN (results|responses|score_overrides)", p)], plans
+    expected = (*db.execute("SELECT COUNT(*), MAX(id), MAX(imported_at) FROM results").fetchone(),
+                *db.execute("SELECT COUNT(*), MAX(id), MAX(submitted_at), MAX(scored_at) FROM responses").fetchone(),
+                *db.execute("SELECT COUNT(*), MAX(id) FROM score_overrides").fetchone())
+    assert version == expected and version[3] == 24  # the two annotators' answers are counted
 
 def test_delete_upload_removes_its_rows_only(fresh):
     db, samples = fresh

@@ -224,11 +224,12 @@ def data_view(user) -> None:
     db = ui.get_db()
     db_path, version, scope, has_results = has_data(db, user)
     if scope == access.ResultsScope():  # the paper's tables only
-        apply_url_state({}, only=("paper",))  # the rest of a shared link waits for a log-in that can see it
+        apply_url_state(dict, only=("paper",))  # the rest of a shared link waits for a log-in that can see it
         st.caption("Model and human results are shown to researchers and admins; here are the paper's tables.")
         paper_page()
         return
-    apply_url_state(result_options.filter_options(scoped_frame(db_path, version, scope), DIMENSIONS) if has_results else {})
+    apply_url_state(lambda: result_options.filter_options(scoped_frame(db_path, version, scope), DIMENSIONS)
+                    if has_results else {})
     st.session_state.setdefault("rs_source", "imported" if has_results else "paper")
     source = light_choice.choose("Data", list(result_options.SOURCES), buttons=True,
                                  format_func=result_options.SOURCES.get, key="rs_source")
