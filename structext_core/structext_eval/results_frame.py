@@ -17,7 +17,6 @@ from structext_core.structext_eval.results_store import HUMAN_SOURCE_PREFIX, LOA
 from structext_core.studio import study
 from structext_core.views.result_options import ROUGE_DESCRIPTIONS, ValueChoice
 
-
 #: Each part of the fingerprint its own scalar query: SQLite reads a lone MAX from an index (migration 17)
 #: and counts on the narrowest one, where several aggregates in one SELECT scan the table's rows.
 _VERSION_SQL = "SELECT " + ", ".join(f"(SELECT {part} FROM {table})" for table, part in (

@@ -200,6 +200,39 @@ def models_on_people_items(frame: pd.DataFrame) -> int:
     return int(models.isin(items).sum())
 
 
+@dataclass(frozen=True)
+class PeopleFacts:
+    """What a view's controls ask of the people in a frame (each person apart), read in one pass:
+    whose items a view may be restricted to (:func:`people_of`), how many model results lie on the
+    items people answered (:func:`models_on_people_items`) and whether the frame holds any model's."""
+
+    people: tuple[str, ...] = ()
+    models_on_people_items: int = 0
+    any_model: bool = False
+
+
+def people_facts(frame: pd.DataFrame) -> PeopleFacts:
+    """:class:`PeopleFacts` of ``frame``."""
+    people = human_mask(frame)
+    return PeopleFacts(tuple(people_of(frame)), models_on_people_items(frame), bool((~people).any()))
+
+
+@dataclass(frozen=True)
+class ScopeCaption:
+    """A scope with what a view says of it over ``frame``: :meth:`ItemScope.sentence` and
+    :meth:`ItemScope.left_out_warning` (None: nothing left out)."""
+
+    scope: ItemScope
+    sentence: str
+    warning: str | None
+
+
+def scope_caption(frame: pd.DataFrame, people: str | None) -> ScopeCaption:
+    """The items ``people`` answered in ``frame`` (None: every item), with its sentence and warning."""
+    scope = item_scope(frame, people)
+    return ScopeCaption(scope, scope.sentence(frame), scope.left_out_warning(frame))
+
+
 def item_scope(frame: pd.DataFrame, people: str | None) -> ItemScope:
     """The items ``people`` answered in ``frame`` (an :class:`ItemScope`); None: every item."""
     if people is None:

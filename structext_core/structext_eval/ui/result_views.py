@@ -22,7 +22,9 @@ from structext_core.structext_eval.ui.results_common import (
     heatmap_cells,
     keep_valid,
     leaderboard_rows,
+    people_facts,
     remember,
+    scope_caption,
     scoped_frame,
     show_chart,
     show_heatmap,
@@ -221,24 +223,26 @@ def choose_values(view: str, settings: Settings) -> result_options.ValueChoice:
     return result_options.ValueChoice(metric, rouge, mode, threshold)
 
 
-def choose_scope(values: pd.DataFrame, view: str, settings: Settings) -> tuple[people_vs_models.ItemScope, int, str]:
+def choose_scope(source: tuple, view: str, settings: Settings) -> tuple[people_vs_models.ItemScope, int, str]:
     """Which items the view uses, its minimum n and how it shows people (pooled or each person;
     each answer is counted once either way). When people answered items, the views of
     :data:`result_options.ITEM_VIEWS` compare them with models on those items unless “All items”
     is on (the default when no model answered any of them); the caption gives the number of shared
-    items. ``values``: each person's rows apart."""
-    people = people_vs_models.people_of(values)
+    items. ``source``: the values' (database path, data version, scope, choice), whose people's facts
+    and captions are cached (``results_common.people_facts``, ``scope_caption``)."""
+    facts = people_facts(*source)
+    people = list(facts.people)
     offers_items = view in result_options.ITEM_VIEWS and bool(people)
     offers_min_n = view in result_options.MIN_N_VIEWS
     how = choose_people_as(people, settings)
     if not (offers_items or offers_min_n):
         return people_vs_models.ItemScope(), result_options.DEFAULT_MIN_N, how
     a, b, c = settings.box.columns([2, 3, 2]) if settings.box is not None else (None, None, None)
-    scope = people_vs_models.ItemScope()
+    said = scope_caption(*source, None)
     if offers_items:
-        if "rs_all_items" not in st.session_state and not people_vs_models.models_on_people_items(values):
+        if "rs_all_items" not in st.session_state and not facts.models_on_people_items:
             # restricted to people's items, the view would show people alone
-            st.session_state["rs_all_items"] = bool((~people_vs_models.human_mask(values)).any())
+            st.session_state["rs_all_items"] = facts.any_model
         keep_valid("rs_people", people, people[0])
         if a is None:
             everything, who = bool(st.session_state.get("rs_all_items", False)), st.session_state["rs_people"]
@@ -252,7 +256,8 @@ def choose_scope(values: pd.DataFrame, view: str, settings: Settings) -> tuple[p
         remember("items", "all" if everything else "shared")
         if not everything:
             remember("people", who)
-            scope = people_vs_models.item_scope(values, who)
+            said = scope_caption(*source, who)
+    scope = said.scope
     min_n = result_options.DEFAULT_MIN_N
     if offers_min_n:
         st.session_state.setdefault("rs_min_n", result_options.DEFAULT_MIN_N)
@@ -266,11 +271,10 @@ def choose_scope(values: pd.DataFrame, view: str, settings: Settings) -> tuple[p
         settings.say(min_n=min_n)
         remember("min_n", min_n)
     if offers_items:
-        st.caption(scope.sentence(values) + ("" if scope.restricted else
-                                             " Models are also scored on items no person answered."))
-        if (warning := scope.left_out_warning(values)) is not None:
-            st.warning(warning, icon=":material/info:")
-        if scope.restricted and not people_vs_models.models_on_people_items(values):
+        st.caption(said.sentence + ("" if scope.restricted else " Models are also scored on items no person answered."))
+        if said.warning is not None:
+            st.warning(said.warning, icon=":material/info:")
+        if scope.restricted and not facts.models_on_people_items:
             st.info("No model result is on the items people answered: turn on **All items** to see the models.",
                     icon=":material/info:")
     return scope, min_n, how
@@ -303,7 +307,7 @@ def imported_page(db, user, db_path: str, version: tuple, scope: access.ResultsS
     settings = Settings()
     choice = choose_values(view, settings)
     settings.say(choice=choice)
-    items, min_n, people_as = choose_scope(value_frame(db_path, version, scope, choice), view, settings)
+    items, min_n, people_as = choose_scope((db_path, version, scope, choice), view, settings)
     values = value_frame(db_path, version, scope, choice, people_as)
     chosen = Chosen(db, db_path, version, scope, choice, items, min_n, people_as=people_as, user=user)
     if note := results_frame.scored_otherwise(results_store.list_uploads(db), choice):

@@ -53,6 +53,21 @@ def value_frame(db_path: str, version: tuple, scope: access.ResultsScope,
     return people_vs_models.people_as(result_options.with_choice(scoped_frame(db_path, version, scope), choice), people_as)
 
 
+@st.cache_resource(max_entries=8, show_spinner=False)
+def people_facts(db_path: str, version: tuple, scope: access.ResultsScope,
+                 choice: result_options.ValueChoice) -> people_vs_models.PeopleFacts:
+    """``people_vs_models.people_facts`` of the values of ``choice``, each person apart: read once per
+    data version, not on each run (frozen: shared between sessions)."""
+    return people_vs_models.people_facts(value_frame(db_path, version, scope, choice))
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def scope_caption(db_path: str, version: tuple, scope: access.ResultsScope, choice: result_options.ValueChoice,
+                  people: str | None) -> people_vs_models.ScopeCaption:
+    """The items ``people`` answered (None: every item) in the values of ``choice``, with their caption."""
+    return people_vs_models.scope_caption(value_frame(db_path, version, scope, choice), people)
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def heatmap_cells(db_path, version, scope, choice, filters, row, col, sort, items, whose, people_as) -> pd.DataFrame:
     """The heatmap's cells (``people_vs_models.heatmap_input``: each answer once)."""
