@@ -129,6 +129,24 @@ def test_a_double_reviewer_never_sees_the_other_reviewers_decisions(env):
     assert at.selectbox(key="qr_item").value == items[r2["id"]]["id"]
 
 
+
+def test_with_no_campaign_the_lead_finds_the_form_at_once_and_after_the_first_a_closed_box(tmp_path, monkeypatch):
+    """With no campaign the page is the new campaign's form, drawn at once under one line saying so (not
+    in a box to open, nor with a note pointing "above"); once one exists, the form waits in a closed box."""
+    monkeypatch.setenv("STRUCTEXT_DATA_DIR", str(tmp_path / "suites"))
+    found = review_data.setup(tmp_path, monkeypatch, papers=2)
+    db, lead, (r1, _) = found["db"], found["lead"], found["reviewers"]
+    at = run_as(ADMIN_PAGE, lead)
+    assert not at.exception
+    assert not at.expander and not at.info
+    assert [c.value for c in at.caption] == ["No review campaign yet: create the first one here."]
+    assert light_forms.light_forms(at)
+    at = light_forms.submit(at, "qra_new", name="First", reviewers=[r1["id"]])
+    assert not at.exception
+    assert [c["name"] for c in qr.list_campaigns(db)] == ["First"]
+    at = run_as(ADMIN_PAGE, lead)
+    assert "New review campaign" in [e.label for e in at.expander] and not light_forms.light_forms(at)
+
 def test_lead_creates_approves_adjudicates_and_exports(env, tmp_path):
     db, lead, (r1, r2) = env["db"], env["lead"], env["reviewers"]
     at = run_as(ADMIN_PAGE, lead)

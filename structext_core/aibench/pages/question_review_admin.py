@@ -144,17 +144,16 @@ def new_campaign() -> None:
     st.rerun(scope="app")
 
 
-# Its form is drawn only while the box is open (open while there is no campaign; opening it reruns the page).
-new_campaign_box = st.expander("New review campaign", expanded=not qr.list_campaigns(db), key="qra_new_open",
-                               on_change="rerun")
+every_campaign = qr.list_campaigns(db)
+if not every_campaign:  # the form is all there is to do: drawn at once, not in a box (issue 46)
+    st.caption("No review campaign yet: create the first one here.")
+    new_campaign()
+    st.stop()
+# Its form is drawn only while the box is open (opening it reruns the page).
+new_campaign_box = st.expander("New review campaign", key="qra_new_open", on_change="rerun")
 if new_campaign_box.open:
     with new_campaign_box:
         new_campaign()
-
-every_campaign = qr.list_campaigns(db)
-if not every_campaign:
-    st.info("No review campaign yet: create one above.")
-    st.stop()
 show_archived = False
 if any(c["archived_at"] is not None for c in every_campaign):
     show_archived = st.toggle("Show archived campaigns", key="qra_show_archived",
