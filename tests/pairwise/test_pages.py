@@ -116,6 +116,8 @@ def test_annotator_never_gets_system_names_paper_ids_or_other_votes(world, monke
 def test_lead_creates_a_study_and_reads_the_results(world):
     p = world["people"]
     at = open_page("pairwise_admin.py", p["lead"])
+    # no study yet: the form is the page, drawn at once under a line saying so (not in a box to open)
+    assert not at.expander and "No pairwise study yet: create the first one here." in [c.value for c in at.caption]
     form = light_forms.fields(at, "pwa_create")
     assert form["dataset"]["value"] == "synthetic" and form["systems"]["follows"] == "dataset"
     systems = dict(form["systems"]["options_by"])["synthetic"]  # the data set's own systems, by name

@@ -91,43 +91,50 @@ def on_resolve(flag_id: int) -> None:
 st.title("Pairwise studies")
 ui.show_flash()
 
-# Its form is drawn only while the box is open (open while there is no study; opening it reruns the page).
-new_study_box = st.expander("New pairwise study", expanded=not pws.list_studies(db), key="pwa_new_open",
-                            on_change="rerun")
-if new_study_box.open:
-    with new_study_box:
-        datasets = aibench_store.stored_datasets()
-        annotators = accounts.list_users(db, role="annotator")
-        if not datasets:
-            st.info("No AIBench data set is stored yet: open Results → AIBench once (it makes the synthetic set) or "
-                    "import one with `python -m structext_core aibench import`.")
-        elif not annotators:
-            st.info("There are no annotator accounts yet: create them on the **Accounts** page (Admin) first.")
-        else:
-            sent = light_form.form("pwa_create", [
-                light_form.Choice("dataset", "AIBench data set", {name: name for name in datasets}),
-                light_form.Choices("systems", "Systems (all when none chosen)", {}, follows="dataset",
-                                   options_by={d: {name: name for name in pws.dataset_systems(d)} for d in datasets}),
-                light_form.Text("name", "Name", max_chars=pws.MAX_NAME_CHARS),
-                light_form.Choices("people", "Annotators", {u["id"]: u["username"] for u in annotators},
-                                   help="Every annotator judges every pair, each in an own order with own sides."),
-                (light_form.Number("pairs", "Counted pairs", 30, min_value=1, max_value=pws.MAX_PAIRS),
-                 light_form.Number("practice", "Practice pairs", 2, min_value=0, max_value=10),
-                 light_form.Number("repeat", "Share repeated, sides swapped", 0.1, min_value=0.0, max_value=0.5,
-                                   step=0.05),
-                 light_form.Number("seed", "Seed", 0, min_value=0, max_value=2**31 - 1)),
-            ], submit="Create study")
-            if sent is not None:
-                create(sent)
-            st.caption(f"Blinding: both images of a pair are served on one {pws.CANVAS[0]} x {pws.CANVAS[1]} canvas "
-                       "(scaled down to fit when larger, the rest white) and padded to one byte size, so neither size, "
-                       "shape nor file names a system; each annotator gets files and addresses of their own, which "
-                       "stop answering when their page moves on. Papers an annotator opened in the question review "
-                       "are left out of the pairs.")
+
+def new_study() -> None:
+    """The new study's form (or what is missing for one: a data set, annotators)."""
+    datasets = aibench_store.stored_datasets()
+    annotators = accounts.list_users(db, role="annotator")
+    if not datasets:
+        st.info("No AIBench data set is stored yet: open Results → AIBench once (it makes the synthetic set) or "
+                "import one with `python -m structext_core aibench import`.")
+    elif not annotators:
+        st.info("There are no annotator accounts yet: create them on the **Accounts** page (Admin) first.")
+    else:
+        sent = light_form.form("pwa_create", [
+            light_form.Choice("dataset", "AIBench data set", {name: name for name in datasets}),
+            light_form.Choices("systems", "Systems (all when none chosen)", {}, follows="dataset",
+                               options_by={d: {name: name for name in pws.dataset_systems(d)} for d in datasets}),
+            light_form.Text("name", "Name", max_chars=pws.MAX_NAME_CHARS),
+            light_form.Choices("people", "Annotators", {u["id"]: u["username"] for u in annotators},
+                               help="Every annotator judges every pair, each in an own order with own sides."),
+            (light_form.Number("pairs", "Counted pairs", 30, min_value=1, max_value=pws.MAX_PAIRS),
+             light_form.Number("practice", "Practice pairs", 2, min_value=0, max_value=10),
+             light_form.Number("repeat", "Share repeated, sides swapped", 0.1, min_value=0.0, max_value=0.5,
+                               step=0.05),
+             light_form.Number("seed", "Seed", 0, min_value=0, max_value=2**31 - 1)),
+        ], submit="Create study")
+        if sent is not None:
+            create(sent)
+        st.caption(f"Blinding: both images of a pair are served on one {pws.CANVAS[0]} x {pws.CANVAS[1]} canvas "
+                   "(scaled down to fit when larger, the rest white) and padded to one byte size, so neither size, "
+                   "shape nor file names a system; each annotator gets files and addresses of their own, which "
+                   "stop answering when their page moves on. Papers an annotator opened in the question review "
+                   "are left out of the pairs.")
+
 
 every_study = pws.list_studies(db)
-if not every_study:
+if not every_study:  # the form is all there is to do: drawn at once, not in a box (issue 46)
+    st.caption("No pairwise study yet: create the first one here.")
+    new_study()
     st.stop()
+# Its form is drawn only while the box is open (opening it reruns the page).
+new_study_box = st.expander("New pairwise study", key="pwa_new_open", on_change="rerun")
+if new_study_box.open:
+    with new_study_box:
+        new_study()
+
 show_archived = False
 if any(s.archived for s in every_study):
     show_archived = st.toggle("Show archived studies", key="pwa_show_archived",
