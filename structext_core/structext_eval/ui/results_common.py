@@ -303,8 +303,8 @@ def apply_url_state(options: Callable[[], dict], only: tuple[str, ...] | None = 
     one this page wrote last (a pasted link). Controls the URL does not name go back to their
     defaults; what it gets wrong is ignored, with a small note. ``options`` makes the values each
     key may take, called only when there is a link to read (the filters' values are a pass over every
-    result: 0.02 s of the server's time on each run of Results with 3,000, issue 46). ``only``: the keys
-    to read (the paper tables' viewers read the table and nothing else)."""
+    result, made on each run for a link almost never there: under 1 ms with 3,000, more with more).
+    ``only``: the keys to read (the paper tables' viewers read the table and nothing else)."""
     current = benchmark_choice.url_now()
     mark = (only, current)
     if not current or current == st.session_state.get("rs_url_written") or mark == st.session_state.get("rs_url_read"):

@@ -17,7 +17,7 @@ def migrate(db: sqlite_utils.Database) -> None:
     and latest times) for its caches; without these the latest times were a scan of every row, and a
     response's row holds its answer: about 3 ms a run with 3,000 answers, read again on a new
     connection each run. With them each is one step down an index
-    (``tests/structext_eval/test_results_frame.py``)."""
+    (``tests/studio/test_results_store.py``)."""
     run_script(db, """
         CREATE INDEX results_by_imported ON results (imported_at);
         CREATE INDEX responses_by_submitted ON responses (submitted_at);
