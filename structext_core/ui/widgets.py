@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from structext_core.studio import study
@@ -46,6 +48,21 @@ def lazy_section(label: str, key: str, icon: str | None = None, where=st):
     box = where.expander(label, key=key, icon=icon, on_change="rerun")
     return box if box.open else None
 
+
+
+def new_form_section(label: str, key: str, draw: Callable[[], None], *, first: bool, first_line: str) -> None:
+    """Where a lead page's form for a new campaign or study goes. With nothing created yet (``first``) the
+    form is the page: drawn at once under ``first_line``, and the page stops there (an open box holding it
+    and a note pointing at it were all the page had, issue 46). Else it waits in a closed box (``label``,
+    open state under ``key``), drawn only while the box is open (opening it reruns the page)."""
+    if first:
+        st.caption(first_line)
+        draw()
+        st.stop()
+    box = st.expander(label, key=key, on_change="rerun")
+    if box.open:
+        with box:
+            draw()
 
 class _Markup:
     """HTML made by our own builders (``safe_text``: escaped, no space around it), handed to ``st.html``

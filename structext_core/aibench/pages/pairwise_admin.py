@@ -18,7 +18,7 @@ from structext_core.aibench.ui import people as people_ui
 from structext_core.studio import accounts
 from structext_core.text import safe_text
 from structext_core.text.safe_text import markdown_text
-from structext_core.ui import light_form
+from structext_core.ui import light_form, widgets
 from structext_core.ui.frame import ensure_frame
 
 ensure_frame()
@@ -125,15 +125,8 @@ def new_study() -> None:
 
 
 every_study = pws.list_studies(db)
-if not every_study:  # the form is all there is to do: drawn at once, not in a box (issue 46)
-    st.caption("No pairwise study yet: create the first one here.")
-    new_study()
-    st.stop()
-# Its form is drawn only while the box is open (opening it reruns the page).
-new_study_box = st.expander("New pairwise study", key="pwa_new_open", on_change="rerun")
-if new_study_box.open:
-    with new_study_box:
-        new_study()
+widgets.new_form_section("New pairwise study", "pwa_new_open", new_study, first=not every_study,
+                         first_line="No pairwise study yet: create the first one here.")
 
 show_archived = False
 if any(s.archived for s in every_study):

@@ -20,7 +20,7 @@ from structext_core.aibench.model import LETTERS, LEVELS
 from structext_core.studio import access, accounts
 from structext_core.text.safe_text import frame_csv, markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import light_form
+from structext_core.ui import light_form, widgets
 from structext_core.ui.frame import ensure_frame
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
@@ -145,15 +145,8 @@ def new_campaign() -> None:
 
 
 every_campaign = qr.list_campaigns(db)
-if not every_campaign:  # the form is all there is to do: drawn at once, not in a box (issue 46)
-    st.caption("No review campaign yet: create the first one here.")
-    new_campaign()
-    st.stop()
-# Its form is drawn only while the box is open (opening it reruns the page).
-new_campaign_box = st.expander("New review campaign", key="qra_new_open", on_change="rerun")
-if new_campaign_box.open:
-    with new_campaign_box:
-        new_campaign()
+widgets.new_form_section("New review campaign", "qra_new_open", new_campaign, first=not every_campaign,
+                         first_line="No review campaign yet: create the first one here.")
 show_archived = False
 if any(c["archived_at"] is not None for c in every_campaign):
     show_archived = st.toggle("Show archived campaigns", key="qra_show_archived",
