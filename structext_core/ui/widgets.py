@@ -49,7 +49,6 @@ def lazy_section(label: str, key: str, icon: str | None = None, where=st):
     return box if box.open else None
 
 
-
 def new_form_section(label: str, key: str, draw: Callable[[], None], *, first: bool, first_line: str) -> None:
     """Where a lead page's form for a new campaign or study goes. With nothing created yet (``first``) the
     form is the page: drawn at once under ``first_line``, and the page stops there (an open box holding it
@@ -63,6 +62,7 @@ def new_form_section(label: str, key: str, draw: Callable[[], None], *, first: b
     if box.open:
         with box:
             draw()
+
 
 class _Markup:
     """HTML made by our own builders (``safe_text``: escaped, no space around it), handed to ``st.html``

@@ -129,7 +129,6 @@ def test_a_double_reviewer_never_sees_the_other_reviewers_decisions(env):
     assert at.selectbox(key="qr_item").value == items[r2["id"]]["id"]
 
 
-
 def test_with_no_campaign_the_lead_finds_the_form_at_once_and_after_the_first_a_closed_box(tmp_path, monkeypatch):
     """With no campaign the page is the new campaign's form, drawn at once under one line saying so (not
     in a box to open, nor with a note pointing "above"); once one exists, the form waits in a closed box."""
@@ -146,6 +145,7 @@ def test_with_no_campaign_the_lead_finds_the_form_at_once_and_after_the_first_a_
     assert [c["name"] for c in qr.list_campaigns(db)] == ["First"]
     at = run_as(ADMIN_PAGE, lead)
     assert "New review campaign" in [e.label for e in at.expander] and not light_forms.light_forms(at)
+
 
 def test_lead_creates_approves_adjudicates_and_exports(env, tmp_path):
     db, lead, (r1, r2) = env["db"], env["lead"], env["reviewers"]

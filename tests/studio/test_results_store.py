@@ -83,7 +83,6 @@ def test_data_version_changes_with_imports(fresh):
     assert results_frame.data_version(db) != before
 
 
-
 def test_data_version_reads_indexes_not_rows(dataset):
     """Each run of Results fingerprints what is stored: every statement reads indexes (migration 17), none
     walks a table's rows (a response's row holds its answer), and the figures are the counts, latest ids
@@ -101,6 +100,7 @@ def test_data_version_reads_indexes_not_rows(dataset):
                 *db.execute("SELECT COUNT(*), MAX(id), MAX(submitted_at), MAX(scored_at) FROM responses").fetchone(),
                 *db.execute("SELECT COUNT(*), MAX(id) FROM score_overrides").fetchone())
     assert version == expected and version[3] == 24  # the two annotators' answers are counted
+
 
 def test_delete_upload_removes_its_rows_only(fresh):
     db, samples = fresh

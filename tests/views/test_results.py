@@ -425,7 +425,6 @@ def test_item_scope_says_what_it_rests_on(frame):
     assert list(table.columns) == ["on_items", "model"] and table["on_items"].item() == shared.label
 
 
-
 def test_people_facts_and_scope_captions_read_once_say_what_each_question_says(frame):
     """What Results' controls ask of the people, read once per data version (cached by the page), is
     what each question asked of the frame says; with no person, no one to restrict to."""
@@ -441,6 +440,7 @@ def test_people_facts_and_scope_captions_read_once_say_what_each_question_says(f
     assert "left out" in people_vs_models.scope_caption(frame, "human").warning
     models_only = frame[~people_vs_models.human_mask(frame)]
     assert people_vs_models.people_facts(models_only) == people_vs_models.PeopleFacts((), 0, True)
+
 
 def test_people_vs_models_on_all_items_is_available_but_not_the_default(frame):
     values = result_options.with_value(frame)
