@@ -53,13 +53,13 @@ def new_form_section(label: str, key: str, draw: Callable[[], None], *, first: b
     """Where a lead page's form for a new campaign or study goes. With nothing created yet (``first``) the
     form is the page: drawn at once under ``first_line``, and the page stops there (an open box holding it
     and a note pointing at it were all the page had, issue 46). Else it waits in a closed box (``label``,
-    open state under ``key``), drawn only while the box is open (opening it reruns the page)."""
+    open state under ``key``): a :func:`lazy_section`, drawn only while open."""
     if first:
         st.caption(first_line)
         draw()
         st.stop()
-    box = st.expander(label, key=key, on_change="rerun")
-    if box.open:
+    box = lazy_section(label, key=key)
+    if box is not None:
         with box:
             draw()
 
