@@ -198,7 +198,8 @@ def report(rows: dict, args) -> None:
     print("\nThe browser's main thread after the first message, ms (one traced visit each):")
     print(f"{'page':26s}" + "".join(f"{title:>16s}" for title in KINDS.values()))
     for name, (_, busy) in rows.items():
-        print(f"{name:26s}" + "".join(f"{busy.get(k, 0.0):16.0f}" for k in KINDS))
+        print(f"{name:26s}" + ("".join(f"{busy.get(k, 0.0):16.0f}" for k in KINDS) if busy
+                                else "  the trace holds no message of the page's connection"))
 
 
 if __name__ == "__main__":
