@@ -8,7 +8,7 @@ from pathlib import Path
 
 from structext_core.aibench import model, question_review, seal
 from structext_core.aibench import store as aibench_store
-from structext_core.studio import access
+from structext_core.studio import access, data_scope
 
 
 @dataclass(frozen=True)
@@ -29,10 +29,10 @@ class AibenchPaper:
 
 def aibench_datasets(db, user: dict | None) -> list[str]:
     """The stored AIBench data sets ``user`` may browse here: those whose questions with keys the
-    seal lets them see (:func:`structext_core.studio.access.visible_datasets`: for visitors
+    seal lets them see (:func:`structext_core.studio.data_scope.visible_datasets`: for visitors
     and annotators, only in public read-only mode and none holding a paper, in any copy, of an open
     AIBench or pairwise study)."""
-    return access.visible_datasets(db, user, "aibench", aibench_store.stored_datasets())
+    return data_scope.visible_datasets(db, user, "aibench", aibench_store.stored_datasets())
 
 
 def aibench_paper_ids(db, user: dict | None, dataset: str) -> list[str]:

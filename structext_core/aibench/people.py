@@ -4,7 +4,7 @@ and the data set's blind pairwise studies (:func:`structext_core.aibench.pairwis
 
 Which answers count: the ``study`` items (not practice, not gold) of the AIBench studies whose
 ``suite`` is the data set and which are not archived, limited to the studies the viewer may see
-(:func:`structext_core.studio.access.results_studies`: a study set to show its results only once
+(:func:`structext_core.studio.data_scope.results_studies`: a study set to show its results only once
 closed waits until it is). Each answer counts by its final score (:func:`study.scores.final_score`:
 the newest override of the lead unless cleared, else the automatic correctness stored at commit,
 else the letter against the data set's key); correct means a final score of at least 0.5.

@@ -9,7 +9,7 @@ import sqlite_utils
 
 from structext_core.aibench import seal
 from structext_core.aibench import store as aibench_store
-from structext_core.studio import access
+from structext_core.studio import data_scope
 
 
 def open_datasets(db: sqlite_utils.Database) -> set[str]:
@@ -36,4 +36,4 @@ def visible_datasets(db: sqlite_utils.Database, user: dict | None, names: Iterab
     (Results drill-down): all for researchers and admins; for visitors and annotators none, or
     in public read-only mode none that holds a paper (in any copy) an open AIBench study or an open
     pairwise study draws from, as for StrucText's suites. Order kept."""
-    return access.visible_datasets(db, user, "aibench", names)
+    return data_scope.visible_datasets(db, user, "aibench", names)

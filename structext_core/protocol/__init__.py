@@ -101,7 +101,7 @@ declaration and branches on no benchmark's name, as it branches on no format's n
   study, in words (``"suites"``); the access table's condition names each member's ("" : none).
 - ``sealed_datasets(db) -> set[str]``: the names of its stored data sets that open work (an open
   study, ...) still seals, so that visitors and annotators in public read-only mode do not see
-  their keys (:func:`structext_core.studio.access.visible_datasets`); None: it seals none.
+  their keys (:func:`structext_core.studio.data_scope.visible_datasets`); None: it seals none.
 - ``study_keep(item) -> dict``: what more of an item a study keeps with it for its exports (JSON
   values, stored under ``kept`` in the study item, never shown to an annotator); None: nothing more.
 - ``log_item(stored, strata, source) -> LoggedItem``: how one of its study items reads in an Inspect

@@ -15,7 +15,7 @@ import streamlit as st
 
 from structext_core import protocol
 from structext_core.evaluation import item_sets
-from structext_core.studio import access, study
+from structext_core.studio import access, data_scope, study
 from structext_core.text import safe_text
 from structext_core.text.words import plural
 from structext_core.ui import benchmark_choice, light_choice, people_axes, widgets
@@ -133,7 +133,7 @@ def _results_view(db, user, *, benchmark: str) -> None:
     if not access.can(access.role_of(user), "answers", access.public_mode(db)):
         st.caption("These results are shown to researchers and admins.")
         return
-    visible = access.results_studies(db, user)
+    visible = data_scope.results_studies(db, user)
     files = benchmark_results.files_with_studies(db, benchmark, visible)
     if not files:
         st.info(f"No study of {display} has answers yet (or none you may see).")
@@ -240,7 +240,7 @@ def add_models_answers(benchmark: str, file_name: str) -> None:
 
 def explore_view(db, user, *, benchmark: str) -> None:
     """One item file's items as a table: id, strata, question and options; the key too for those who
-    may see it (:func:`structext_core.studio.access.visible_datasets`)."""
+    may see it (:func:`structext_core.studio.data_scope.visible_datasets`)."""
     member = protocol.get_module(benchmark)
     files = item_sets.item_files(benchmark)
     if not files:
@@ -252,7 +252,7 @@ def explore_view(db, user, *, benchmark: str) -> None:
     except ValueError as error:
         st.error(safe_text.markdown_text(f"{file_name} cannot be read: {str(error)[:2000]}"))
         return
-    with_keys = bool(access.visible_datasets(db, user, benchmark, [file_name]))
+    with_keys = bool(data_scope.visible_datasets(db, user, benchmark, [file_name]))
     answer = protocol.option(member, "study_answer") or (lambda item: item.get("answer", ""))
     rows = []
     for item in items:

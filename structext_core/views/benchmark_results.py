@@ -5,7 +5,7 @@ with intervals, broken down by the benchmark's strata (one or two at a time), th
 :func:`structext_core.views.people_vs_models.people_vs_models_frame`.
 
 **People**: one row per counted answer (study items, not practice or gold) of the unarchived studies
-of the file that the viewer may see (``visible``: :func:`structext_core.studio.access.results_studies`),
+of the file that the viewer may see (``visible``: :func:`structext_core.studio.data_scope.results_studies`),
 as model ``human:<annotator>``, scored by the final score (a lead's override in force counts, a
 give-up 0). Each answer counts once, whichever study it was given in.
 """

@@ -12,7 +12,7 @@ from structext_core.aibench import people as aibench_people
 from structext_core.aibench import question_review as qr
 from structext_core.aibench import store as aibench_store
 from structext_core.aibench.model import ORIGINAL_SYSTEM
-from structext_core.studio import access, changes
+from structext_core.studio import changes, data_scope
 from tests.aibench import people_data, review_data
 
 SOLVER = "vlm-test"
@@ -113,10 +113,10 @@ def test_visible_studies_only(world):
     assert aibench_people.people_answers(world["db"], data, review_data.DATASET, visible=[]).empty
     world["db"].execute("UPDATE studies SET results_when_closed = 1")
     researcher = {"id": 0, "username": "r", "role": "researcher"}
-    visible = access.results_studies(world["db"], researcher)  # open, shown only once closed: not yet
+    visible = data_scope.results_studies(world["db"], researcher)  # open, shown only once closed: not yet
     assert aibench_people.people_answers(world["db"], data, review_data.DATASET, visible).empty
     world["db"].execute("UPDATE studies SET status = 'closed'")
-    visible = access.results_studies(world["db"], researcher)
+    visible = data_scope.results_studies(world["db"], researcher)
     assert len(aibench_people.people_answers(world["db"], data, review_data.DATASET, visible)) == 12
 
 

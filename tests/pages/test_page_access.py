@@ -24,7 +24,7 @@ from structext_core.aibench import question_review as qr
 from structext_core.structext_eval import campaign, results_store, sealed, suites
 from structext_core.structext_eval import samples as samples_mod
 from structext_core.structext_eval import study as structext_study
-from structext_core.studio import access, accounts, storage, study
+from structext_core.studio import access, accounts, data_scope, storage, study
 from structext_core.studio.crowd import links
 from tests.aibench import review_data
 from tests.pages.html_tables import html_blocks
@@ -332,7 +332,7 @@ def test_rewrite_item_that_is_also_an_open_study_question_keeps_its_answer_hidde
     campaign.create_campaign(db, "Pilot", [sample], 1, [ann["id"]], admin)
     downloads = Downloads(monkeypatch)
     at = run_page("rewrite", ann)
-    assert [w.value for w in at.warning] == [access.rewrite_answer_refusal(db, ann, sample)]
+    assert [w.value for w in at.warning] == [data_scope.rewrite_answer_refusal(db, ann, sample)]
     assert "open study 'test-pilot'" in at.warning[0].value
     assert leaks(at, downloads, {"answer": forms(sample["answer"])}) == {}
     assert not at.text_area  # no workspace: nothing to rewrite without the answer

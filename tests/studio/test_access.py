@@ -17,7 +17,7 @@ from structext_core import protocol
 from structext_core.structext_eval import results_store, suites
 from structext_core.structext_eval import sealed as sealed_mod
 from structext_core.structext_eval import study as structext_study
-from structext_core.studio import access, accounts, storage, study
+from structext_core.studio import access, accounts, data_scope, storage, study
 
 ROOT = Path(__file__).resolve().parents[2]
 ROLES = ("visitor", "annotator", "researcher", "lead", "admin")
@@ -277,7 +277,7 @@ def test_visible_suites_with_open_closed_and_when_closed_studies(db, people, who
     make_study(db, people, "test-closed", "test", status="closed")          # closed: free
     make_study(db, people, "custom-later", "custom", when_closed=True, status="closed")
     access.set_public_mode(db, public, people["admin"])
-    shown = access.visible_suites(db, people[who], SUITES)
+    shown = data_scope.visible_suites(db, people[who], SUITES)
     if who in ("researcher", "admin"):
         assert shown == SUITES
     elif public:
@@ -289,11 +289,11 @@ def test_visible_suites_with_open_closed_and_when_closed_studies(db, people, who
 def test_a_study_set_to_show_when_closed_is_sealed_while_open(db, people):
     access.set_public_mode(db, True, people["admin"])
     study_id = make_study(db, people, "custom-later", "custom", when_closed=True)
-    assert access.visible_suites(db, None, SUITES) == ["test", "test-hard"]
-    assert access.results_studies(db, people["researcher"]) == []
+    assert data_scope.visible_suites(db, None, SUITES) == ["test", "test-hard"]
+    assert data_scope.results_studies(db, people["researcher"]) == []
     study.set_study_status(db, study_id, "closed")
-    assert access.visible_suites(db, None, SUITES) == SUITES
-    assert access.results_studies(db, people["researcher"]) == ["custom-later"]
+    assert data_scope.visible_suites(db, None, SUITES) == SUITES
+    assert data_scope.results_studies(db, people["researcher"]) == ["custom-later"]
 
 
 @pytest.mark.parametrize("who, expected", [("visitor", []), ("ann1", []), ("ann2", []),
@@ -305,7 +305,7 @@ def test_human_results_reach_results_for_researchers_and_admins_only(db, people,
     make_study(db, people, "closed-later", "custom", when_closed=True, status="closed")
     make_study(db, people, "closed", "other", status="closed")
     access.set_public_mode(db, True, people["admin"])  # public mode never opens human results
-    assert access.results_studies(db, people[who]) == expected
+    assert data_scope.results_studies(db, people[who]) == expected
 
 
 def test_sealed_references_of_an_annotator(db, people):
@@ -353,9 +353,9 @@ def test_hidden_samples_are_every_open_item_for_visitors_and_annotators(db, peop
     assert len(everything_open) == 4
     for who in ("visitor", "ann1", "ann2"):
         assert sealed_mod.hidden_samples(db, people[who]).sample_ids == everything_open
-        assert access.hidden_sample_ids(db, people[who]) == everything_open  # what Results leaves out
+        assert data_scope.hidden_sample_ids(db, people[who]) == everything_open  # what Results leaves out
     assert not sealed_mod.hidden_samples(db, people["researcher"]) and not sealed_mod.hidden_samples(db, people["admin"])
-    assert not access.hidden_sample_ids(db, people["researcher"]) and not access.hidden_sample_ids(db, people["admin"])
+    assert not data_scope.hidden_sample_ids(db, people["researcher"]) and not data_scope.hidden_sample_ids(db, people["admin"])
 
 
 def test_rewrite_answer_is_refused_only_for_the_annotators_own_open_items(db, people):
@@ -363,17 +363,17 @@ def test_rewrite_answer_is_refused_only_for_the_annotators_own_open_items(db, pe
     study_id = structext_study.create_study(db, name="pilot", suite="test", samples=hard, n_items=2,
                                   annotator_ids=[people["ann1"]["id"]])
     item = access_sample(db, study_id, 1)
-    message = access.rewrite_answer_refusal(db, people["ann1"], item)
+    message = data_scope.rewrite_answer_refusal(db, people["ann1"], item)
     assert "open study 'pilot'" in message and "answer stays hidden" in message
     # Matched by the reference text too (same sample under another id).
-    assert access.rewrite_answer_refusal(db, people["ann1"], dict(item, id="copy")) is not None
+    assert data_scope.rewrite_answer_refusal(db, people["ann1"], dict(item, id="copy")) is not None
     other = next(s for s in hard if s["reference"] != item["reference"] and s["id"] not in
                  sealed_mod.sealed_references(db, people["ann1"]).sample_ids)
-    assert access.rewrite_answer_refusal(db, people["ann1"], other) is None
-    assert access.rewrite_answer_refusal(db, people["ann2"], item) is None
-    assert access.rewrite_answer_refusal(db, people["admin"], item) is None
+    assert data_scope.rewrite_answer_refusal(db, people["ann1"], other) is None
+    assert data_scope.rewrite_answer_refusal(db, people["ann2"], item) is None
+    assert data_scope.rewrite_answer_refusal(db, people["admin"], item) is None
     study.set_study_status(db, study_id, "closed")
-    assert access.rewrite_answer_refusal(db, people["ann1"], item) is None
+    assert data_scope.rewrite_answer_refusal(db, people["ann1"], item) is None
 
 
 def test_only_an_admin_changes_the_settings_and_nothing_is_written_otherwise(db, people):
@@ -409,28 +409,28 @@ def results_frame():
 
 def test_filter_results_per_scope():
     frame = results_frame()
-    assert len(access.filter_results(frame, access.ResultsScope(everything=True))) == 6
-    assert access.filter_results(frame, access.ResultsScope()).empty
-    public = access.ResultsScope(models=True, suites=("test",), hidden_ids=("t-sealed",))
-    assert access.filter_results(frame, public)["sample_id"].tolist() == ["t-1"]
-    reader = access.ResultsScope(models=True, suites=("test", "test-hard"), human_sources=("human-study:closed",),
+    assert len(data_scope.filter_results(frame, data_scope.ResultsScope(everything=True))) == 6
+    assert data_scope.filter_results(frame, data_scope.ResultsScope()).empty
+    public = data_scope.ResultsScope(models=True, suites=("test",), hidden_ids=("t-sealed",))
+    assert data_scope.filter_results(frame, public)["sample_id"].tolist() == ["t-1"]
+    reader = data_scope.ResultsScope(models=True, suites=("test", "test-hard"), human_sources=("human-study:closed",),
                                  per_person=True)
-    assert access.filter_results(frame, reader)["model"].tolist() == ["good"] * 4 + ["human:ann2"]
-    pooled_only = access.ResultsScope(models=True, suites=("test",), human_sources=("human-study:closed",))
-    assert "human:ann2" not in access.filter_results(frame, pooled_only)["model"].tolist()
+    assert data_scope.filter_results(frame, reader)["model"].tolist() == ["good"] * 4 + ["human:ann2"]
+    pooled_only = data_scope.ResultsScope(models=True, suites=("test",), human_sources=("human-study:closed",))
+    assert "human:ann2" not in data_scope.filter_results(frame, pooled_only)["model"].tolist()
 
 
 def test_results_scope_per_role(db, people):
     make_study(db, people, "open-now", "test-hard")
     make_study(db, people, "later", "test", when_closed=True)
     present = ["test-hard", "test", "custom"]
-    assert access.results_scope(db, None, present) == access.ResultsScope()
-    assert access.results_scope(db, people["ann1"], present) == access.ResultsScope()
+    assert data_scope.results_scope(db, None, present) == data_scope.ResultsScope()
+    assert data_scope.results_scope(db, people["ann1"], present) == data_scope.ResultsScope()
     access.set_public_mode(db, True, people["admin"])
-    public = access.results_scope(db, people["ann1"], present)
+    public = data_scope.results_scope(db, people["ann1"], present)
     assert public.models and public.suites == ("custom",) and not public.human_sources
     assert set(public.hidden_ids) == sealed_mod.hidden_samples(db, None).sample_ids
-    reader = access.results_scope(db, people["researcher"], present)
+    reader = data_scope.results_scope(db, people["researcher"], present)
     assert reader.human_sources == ("human-study:open-now",) and set(reader.suites) == set(present)
     assert reader.per_person
 
@@ -516,14 +516,14 @@ def test_aibench_data_sets_on_results_are_sealed_by_open_studies_and_open_pairwi
                " VALUES ('s', 'asked', 1, 0, 'rule', ?, 'aibench')", [now])
     db.execute("INSERT INTO pairwise_studies (name, dataset, seed, created_at) VALUES ('p', 'compared', 0, ?)", [now])
     for who in ("visitor", "ann1"):
-        assert access.visible_datasets(db, people[who], "aibench", names) == []
-    assert access.visible_datasets(db, people["researcher"], "aibench", names) == names
+        assert data_scope.visible_datasets(db, people[who], "aibench", names) == []
+    assert data_scope.visible_datasets(db, people["researcher"], "aibench", names) == names
     access.set_public_mode(db, True, people["admin"])
     for who in ("visitor", "ann1"):
-        assert access.visible_datasets(db, people[who], "aibench", names) == ["free"]
+        assert data_scope.visible_datasets(db, people[who], "aibench", names) == ["free"]
     db.execute("UPDATE pairwise_studies SET status = 'closed'")
     db.execute("UPDATE studies SET status = 'closed'")
-    assert access.visible_datasets(db, people["ann1"], "aibench", names) == names
+    assert data_scope.visible_datasets(db, people["ann1"], "aibench", names) == names
 
 
 @pytest.mark.parametrize("public_on", [False, True])

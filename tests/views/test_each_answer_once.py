@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from structext_core.structext_eval import results_store
-from structext_core.studio import access, study
+from structext_core.studio import data_scope, study
 from structext_core.views import heatmaps, people_vs_models, result_options
 
 AXES = ("model", "prompt", "suite", "format", "task", "depth", "width")
@@ -50,10 +50,10 @@ def test_heatmap_cells_count_each_answer_in_view_once(frame, answers, seed):
     row, col = rnd.sample(AXES, 2)
     whose, how = rnd.choice(list(people_vs_models.WHOSE)), rnd.choice(list(people_vs_models.PEOPLE_AS))
     per_person = rnd.random() < 0.5  # an admin; else a role that sees people pooled only
-    scope = access.ResultsScope(everything=True) if per_person else access.ResultsScope(
+    scope = data_scope.ResultsScope(everything=True) if per_person else data_scope.ResultsScope(
         models=True, suites=tuple(sorted(set(frame["suite"]))),
         human_sources=(results_store.HUMAN_SOURCE_PREFIX + "pilot",))
-    values = result_options.with_value(access.filter_results(frame[frame["model"].isin(kept)], scope))
+    values = result_options.with_value(data_scope.filter_results(frame[frame["model"].isin(kept)], scope))
     restricted = rnd.random() < 0.5
     items = people_vs_models.item_scope(values, people_vs_models.POOL) if restricted else people_vs_models.ItemScope()
     depth = rnd.choice([(1,), (1, 2), (2, 3)])

@@ -24,7 +24,7 @@ from structext_core.aibench import store as aibench_store
 from structext_core.aibench import views as views
 from structext_core.aibench.model import LETTERS, ORIGINAL_SYSTEM
 from structext_core.aibench.ui import widgets as aibench_widgets
-from structext_core.studio import access, storage
+from structext_core.studio import access, data_scope, storage
 from structext_core.studio.crowd import profiles
 from structext_core.text import safe_text
 from structext_core.text.words import plural
@@ -53,7 +53,7 @@ def people_section(db, user, name: str, data, rows: pd.DataFrame | None) -> None
                    "part on the original figure, and the human rank from blind pairwise votes.")
         return
     rows = rows if rows is not None else pd.DataFrame(columns=list(views.AXES))
-    people = aibench_people.people_answers(db, data, name, access.results_studies(db, user))
+    people = aibench_people.people_answers(db, data, name, data_scope.results_studies(db, user))
     people_beside_solvers(people, rows, data)
     if access.can(role, "aibench_people_answers") and not people.empty:
         lead_view(db, user, name, data, people, rows)

@@ -13,7 +13,7 @@ from structext_core import ui
 from structext_core.structext_eval import campaign, rewrite
 from structext_core.structext_eval.formats import DISPLAY_NAMES
 from structext_core.structext_eval.ui.rewrite_widgets import original_and_rewrite, original_panel
-from structext_core.studio import access, sandbox
+from structext_core.studio import data_scope, sandbox
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
 from structext_core.ui.frame import ensure_frame
@@ -293,7 +293,7 @@ def workspace(item: dict) -> None:
     st.caption(f"{DISPLAY_NAMES[item['language']]} · {sample['task']} (task {item['task_id']}) · depth "
                f"{item['depth']} · source {item['sample_id']} · {STATUS_LABELS[item['status']]}"
                + (f" · assigned to {item['annotator']}" if item["annotator_id"] != user["id"] else ""))
-    sealed = access.rewrite_answer_refusal(db, user, sample)
+    sealed = data_scope.rewrite_answer_refusal(db, user, sample)
     if sealed:  # the sample is also a question this annotator may still have to answer
         st.warning(markdown_text(sealed), icon=":material/lock:")
         return

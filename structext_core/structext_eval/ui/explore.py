@@ -11,7 +11,7 @@ import streamlit as st
 
 from structext_core.structext_eval import explore, samples, sealed, suites
 from structext_core.structext_eval.formats import HIGHLIGHT, Preview
-from structext_core.studio import access, sandbox
+from structext_core.studio import access, data_scope, sandbox
 from structext_core.text.safe_text import html_table, markdown_text
 from structext_core.text.words import plural
 from structext_core.ui import light_choice, widgets
@@ -141,7 +141,7 @@ def explore_view(db, user) -> None:
     if not files:
         st.warning("No suites yet: open Home once to generate the default suites.")
         return
-    shown = access.visible_suites(db, user, [f.stem for f in files])
+    shown = data_scope.visible_suites(db, user, [f.stem for f in files])
     if not shown:
         st.info("Every suite is part of an open study, so its answers stay sealed until the study is closed.")
         return

@@ -30,7 +30,7 @@ from structext_core.structext_eval.ui.results_common import (
     show_heatmap,
     value_frame,
 )
-from structext_core.studio import access
+from structext_core.studio import access, data_scope
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
 from structext_core.ui import light_choice, widgets
@@ -298,7 +298,7 @@ def choose_people_as(people: list[str], settings: Settings) -> str:
     return how
 
 
-def imported_page(db, user, db_path: str, version: tuple, scope: access.ResultsScope) -> None:
+def imported_page(db, user, db_path: str, version: tuple, scope: data_scope.ResultsScope) -> None:
     frame_all = scoped_frame(db_path, version, scope)
     sources_block(frame_all, user)
     view = light_choice.choose("View", list(result_options.VIEWS), key="rs_view",
@@ -352,7 +352,7 @@ class Chosen:
     db: object
     db_path: str
     version: tuple
-    scope: access.ResultsScope
+    scope: data_scope.ResultsScope
     choice: result_options.ValueChoice
     items: people_vs_models.ItemScope = people_vs_models.ItemScope()
     min_n: int = result_options.DEFAULT_MIN_N

@@ -10,7 +10,7 @@ import streamlit as st
 
 from structext_core.structext_eval import drill_downs, results_frame, url_state
 from structext_core.structext_eval.result_dimensions import DIMENSIONS, ORDERED_DIMENSIONS
-from structext_core.studio import access, storage
+from structext_core.studio import data_scope, storage
 from structext_core.ui import benchmark_choice, light_choice
 from structext_core.ui import heatmap_table as heatmap_widget
 from structext_core.views import (
@@ -41,20 +41,20 @@ def load_frame(db_path: str, version: tuple) -> pd.DataFrame:
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def scoped_frame(db_path: str, version: tuple, scope: access.ResultsScope) -> pd.DataFrame:
-    """The rows this session's role may see (``scope`` from ``access.results_scope``)."""
-    return access.filter_results(load_frame(db_path, version), scope)
+def scoped_frame(db_path: str, version: tuple, scope: data_scope.ResultsScope) -> pd.DataFrame:
+    """The rows this session's role may see (``scope`` from ``data_scope.results_scope``)."""
+    return data_scope.filter_results(load_frame(db_path, version), scope)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def value_frame(db_path: str, version: tuple, scope: access.ResultsScope,
+def value_frame(db_path: str, version: tuple, scope: data_scope.ResultsScope,
                 choice: result_options.ValueChoice, people_as: str = "each") -> pd.DataFrame:
     """The values of ``choice``, people shown ``people_as`` (``people_vs_models.PEOPLE_AS``)."""
     return people_vs_models.people_as(result_options.with_choice(scoped_frame(db_path, version, scope), choice), people_as)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def people_facts(db_path: str, version: tuple, scope: access.ResultsScope,
+def people_facts(db_path: str, version: tuple, scope: data_scope.ResultsScope,
                  choice: result_options.ValueChoice) -> people_vs_models.PeopleFacts:
     """``people_vs_models.people_facts`` of the values of ``choice``, each person apart: read once per
     data version, not on each run (frozen: shared between sessions)."""
@@ -62,7 +62,7 @@ def people_facts(db_path: str, version: tuple, scope: access.ResultsScope,
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def scope_caption(db_path: str, version: tuple, scope: access.ResultsScope, choice: result_options.ValueChoice,
+def scope_caption(db_path: str, version: tuple, scope: data_scope.ResultsScope, choice: result_options.ValueChoice,
                   people: str | None) -> people_vs_models.ScopeCaption:
     """The items ``people`` answered (None: every item) in the values of ``choice``, with their caption."""
     return people_vs_models.scope_caption(value_frame(db_path, version, scope, choice), people)

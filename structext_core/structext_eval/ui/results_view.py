@@ -33,7 +33,7 @@ from structext_core.structext_eval.ui.results_common import (
     start_run,
     write_url_state,
 )
-from structext_core.studio import access, storage
+from structext_core.studio import access, data_scope, storage
 from structext_core.text.safe_text import html_table
 from structext_core.text.words import plural
 from structext_core.ui import light_choice, widgets
@@ -207,11 +207,11 @@ def results_page(db, user) -> None:
     data_view(user)
 
 
-def has_data(db, user) -> tuple[str, tuple, access.ResultsScope, bool]:
+def has_data(db, user) -> tuple[str, tuple, data_scope.ResultsScope, bool]:
     """(database path, data version, what ``user`` may see, whether any of it is there)."""
     db_path = str(storage.default_db_path())
     version = results_frame.data_version(db)
-    scope = access.results_scope(db, user, load_frame(db_path, version)["suite"].unique())
+    scope = data_scope.results_scope(db, user, load_frame(db_path, version)["suite"].unique())
     return db_path, version, scope, results_frame.has_results(version) and not scoped_frame(db_path, version,
                                                                                              scope).empty
 
@@ -223,7 +223,7 @@ def data_view(user) -> None:
     start_run()
     db = ui.get_db()
     db_path, version, scope, has_results = has_data(db, user)
-    if scope == access.ResultsScope():  # the paper's tables only
+    if scope == data_scope.ResultsScope():  # the paper's tables only
         apply_url_state(dict, only=("paper",))  # the rest of a shared link waits for a log-in that can see it
         st.caption("Model and human results are shown to researchers and admins; here are the paper's tables.")
         paper_page()
