@@ -15,6 +15,7 @@ import pytest
 
 from structext_core.structext_eval import campaign, rewrite, samples, suites
 from structext_core.studio import accounts, storage
+from tests.browser.conftest import click_until
 
 pytestmark = pytest.mark.browser
 
@@ -108,8 +109,8 @@ def refused_then_repaired(page, expected, wait_for_app, screenshot):
 def rewrite_current_item(page, sample, wait_for_app, screenshot, name):
     mapping = realistic_mapping(sample)
     box = page.get_by_label("One `token -> real-world value` a line")
-    if not box.is_visible():
-        page.get_by_text("Paste mapping lines").click()
+    if not box.is_visible():  # its box closed: opened, again if a run still drawing the page closed it (CI at 6bdf8be)
+        click_until(page, page.get_by_text("Paste mapping lines"), box.filter(visible=True))
     box.fill("\n".join(f"{old} -> {new}" for old, new in mapping.items()))
     box.press("Control+Enter")
     wait_for_app(page)
