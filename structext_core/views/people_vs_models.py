@@ -202,7 +202,7 @@ def models_on_people_items(frame: pd.DataFrame) -> int:
 
 @dataclass(frozen=True)
 class PeopleFacts:
-    """What a view's controls ask of the people in a frame (each person apart), read in one pass:
+    """What a view's controls ask of the people in a frame (each person apart), read together:
     whose items a view may be restricted to (:func:`people_of`), how many model results lie on the
     items people answered (:func:`models_on_people_items`) and whether the frame holds any model's."""
 
@@ -213,8 +213,7 @@ class PeopleFacts:
 
 def people_facts(frame: pd.DataFrame) -> PeopleFacts:
     """:class:`PeopleFacts` of ``frame``."""
-    people = human_mask(frame)
-    return PeopleFacts(tuple(people_of(frame)), models_on_people_items(frame), bool((~people).any()))
+    return PeopleFacts(tuple(people_of(frame)), models_on_people_items(frame), bool((~human_mask(frame)).any()))
 
 
 @dataclass(frozen=True)
