@@ -32,6 +32,7 @@ from structext_core import settings
 from structext_core.studio import access, accounts, run_gate, storage
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+from structext_core.ui import light_panel
 
 USER_KEY = "user"
 TOKEN_KEY = "session_token"
@@ -71,14 +72,18 @@ def flash(kind: str, message: str, *, toast: bool = False) -> None:
 
 def show_flash() -> None:
     """Show the kept messages, once, in a container that is always there, so the elements after
-    it keep their place (an open tab or expander stays open)."""
-    box = st.container()
+    it keep their place (an open tab or expander stays open); in a panel (``light_panel``), as its notes
+    (its parts keep their place by their ids)."""
+    box = None if light_panel.drawing() else st.container()
     for kind, message, toast in st.session_state.pop(FLASH_KEY, []):
         message = markdown_text(message)  # it may quote names, notes or file names people gave
         if kind == "toast":
             st.toast(message)
             continue
-        getattr(box, kind)(message)
+        if box is None:
+            light_panel.note(message, kind)
+        else:
+            getattr(box, kind)(message)
         if toast:
             st.toast(message, icon=":material/check_circle:" if kind == "success" else ":material/info:")
 

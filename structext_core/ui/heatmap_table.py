@@ -9,8 +9,11 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from structext_core.ui import light_panel
+
 # The browser writes every label with textContent: none is ever read as markup.
-TABLE_JS = r"""
+#: The heatmap's drawing: ``drawHeatmap(root, data, send)``, in its own element or a panel's part.
+DRAW_JS = r"""
 function el(tag, cls, text) {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
@@ -18,11 +21,11 @@ function el(tag, cls, text) {
   return node;
 }
 
-export default function ({ data, parentElement, setTriggerValue }) {
-  let root = parentElement.querySelector(".sx-hm");
+function drawHeatmap(parent, data, send) {
+  let root = parent.querySelector(".sx-hm");
   if (!root) {
     root = el("div", "sx-hm");
-    parentElement.appendChild(root);
+    parent.appendChild(root);
   }
   root.replaceChildren();
   if (data.title) root.appendChild(el("div", "sx-hm-title", data.title));
@@ -87,13 +90,19 @@ export default function ({ data, parentElement, setTriggerValue }) {
   const pick = (target) => {
     const td = target.closest("td[data-cell]");
     if (!td) return false;
-    setTriggerValue("cell", JSON.parse(td.dataset.cell));
+    send(JSON.parse(td.dataset.cell));
     return true;
   };
   table.onclick = (event) => { pick(event.target); };
   table.onkeydown = (event) => {
     if ((event.key === "Enter" || event.key === " ") && pick(event.target)) event.preventDefault();
   };
+}
+"""
+
+TABLE_JS = DRAW_JS + r"""
+export default function ({ data, parentElement, setTriggerValue }) {
+  drawHeatmap(parentElement, data, (cell) => setTriggerValue("cell", cell));
 }
 """
 
@@ -132,14 +141,14 @@ def component():
 def draw(data: dict, key: str, on_pick: Callable[[tuple[str, str]], None] | None = None) -> None:
     """Draw the heatmap ``data`` (:func:`structext_core.views.heatmap_table.table_data`); a click on a cell
     calls ``on_pick((row, column))`` before the next run (its cells take clicks when ``data["clickable"]``)."""
-    if on_pick is None:
-        component()(data=data, key=key)
-        return
-
     def picked() -> None:
-        state = st.session_state.get(key)
-        cell = state.get("cell") if hasattr(state, "get") else getattr(state, "cell", None)
+        cell = light_panel.sent(key, "cell")
         if isinstance(cell, list) and len(cell) == 2:
             on_pick((str(cell[0]), str(cell[1])))
 
+    if light_panel.add("heatmap", key, data, None if on_pick is None else picked):
+        return
+    if on_pick is None:
+        component()(data=data, key=key)
+        return
     component()(data=data, key=key, on_cell_change=picked)

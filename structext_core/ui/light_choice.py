@@ -29,14 +29,15 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit import runtime
 
-from structext_core.ui import light_form
+from structext_core.ui import light_form, light_panel
 
 COMPONENT_NAME = "structext_light_choice"
 #: Above this many options, a box to type in narrows the list.
 FILTER_OVER = 12
 _UNSET = object()
 
-CHOICE_JS = light_form.ELEMENT_JS + r"""
+#: The chooser's drawing: ``drawChoice(root, data, send)``, in its own element or a panel's part.
+DRAW_JS = light_form.ELEMENT_JS + r"""
 // ``text`` under ``input`` in ``box``, read out with it (aria-describedby); nothing when there is none
 function helpLine(box, input, text, uid) {
   if (!text) return;
@@ -228,13 +229,13 @@ function build(root, data) {
   return set;
 }
 
-export default function ({ data, parentElement, setTriggerValue }) {
-  let root = parentElement.querySelector("div.sxc");
+function drawChoice(parent, data, send) {
+  let root = parent.querySelector("div.sxc");
   if (!root) {
     root = el("div", "sxc");
-    parentElement.appendChild(root);
+    parent.appendChild(root);
   }
-  root.__send = (value) => setTriggerValue("choose", value);
+  root.__send = send;
   const shape = JSON.stringify([data.kind, data.label, data.options, data.help, data.disabled,
                                 data.placeholder, data.collapsed, data.min_value, data.max_value, data.step,
                                 data.expanded, data.toggle, data.tips]);
@@ -255,6 +256,12 @@ export default function ({ data, parentElement, setTriggerValue }) {
       link.click();
     }
   }
+}
+"""
+
+CHOICE_JS = DRAW_JS + r"""
+export default function ({ data, parentElement, setTriggerValue }) {
+  drawChoice(parentElement, data, (value) => setTriggerValue("choose", value));
 }
 """
 
@@ -340,10 +347,7 @@ def current(options: Sequence, key: str, *, ident: Callable[[object], str] = _de
 
 def sent(key: str):
     """What the element under ``key`` sent on this run (an option's id), or ``None``."""
-    state = st.session_state.get(element_key(key))
-    if state is None:
-        return None
-    return state.get("choose") if hasattr(state, "get") else getattr(state, "choose", None)
+    return light_panel.sent(element_key(key), "choose")
 
 
 def _take(key: str, by_id: dict, on_change: Callable[[], None] | None) -> None:
@@ -358,6 +362,8 @@ def _take(key: str, by_id: dict, on_change: Callable[[], None] | None) -> None:
 def _mount(key: str, data: dict, take: Callable[[], None], where) -> None:
     """Draw the element of ``key`` (in ``where``, a column or container, when given); ``take`` keeps what
     it sends."""
+    if light_panel.add("choice", element_key(key), data, take, where):
+        return
     with light_form.inside(where):
         component()(data=data, key=element_key(key), on_choose_change=take)
 
@@ -541,13 +547,13 @@ def downloads(key: str, files: Sequence[Download], *, label: str = "Downloads", 
     """A row of download buttons, one a file (:class:`Download`): a click runs the row alone again (a
     fragment of its own: the page is not run), the file is made then and the browser saves it. What
     ``st.download_button`` with ``data`` made on the click does, without the browser loading that button's
-    code on the page's first view."""
+    code on the page's first view. In a panel (:mod:`light_panel`), a part of it: a click runs again what the
+    panel is drawn by (its fragment, or the page)."""
     files = list(files)
     by_name = {download.file_name: download for download in files}
     if len(by_name) != len(files):
         raise ValueError(f"downloads {key!r}: two files of one name")
 
-    @st.fragment
     def row() -> None:
         asked = st.session_state.pop(_asked_key(key), None)
         data = {"key": key, "kind": "downloads", "label": label,
@@ -557,5 +563,8 @@ def downloads(key: str, files: Sequence[Download], *, label: str = "Downloads", 
                 "file": _served(key, by_name[asked]) if asked in by_name and not disabled else None}
         _mount(key, data, lambda: _ask(key, frozenset(by_name)), None)
 
-    with light_form.inside(where):
+    if light_panel.drawing(where):  # a part of the panel: a click runs what the panel is drawn by again
         row()
+        return
+    with light_form.inside(where):
+        st.fragment(row)()

@@ -17,7 +17,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
 
-from structext_core.ui import light_form
+from structext_core.ui import light_form, light_panel
 
 COMPONENT_NAME = "structext_light_html"
 #: The elements a block may hold: what the builders write (anything else is dropped with its content).
@@ -27,7 +27,8 @@ TAGS = ("div", "span", "p", "strong", "em", "b", "i", "code", "pre", "small", "b
 #: The attributes an element may keep (and any ``aria-``); no event handler, link or source.
 ATTRIBUTES = ("class", "style", "title", "role", "colspan", "rowspan", "scope", "open", "data-testid")
 
-HTML_JS = r"""
+#: The block's drawing: ``drawHtml(root, data)``, in its own element or a panel's part.
+DRAW_JS = r"""
 const TAGS = new Set(%(tags)s);
 const ATTRIBUTES = new Set(%(attributes)s);
 const URL_IN_STYLE = /url\s*\(|@import|expression\s*\(/i;
@@ -51,18 +52,22 @@ function cleaned(markup) {
   return template.content;
 }
 
-export default function ({ data, parentElement }) {
-  let root = parentElement.querySelector("div.sxh");
+function drawHtml(parent, data) {
+  let root = parent.querySelector("div.sxh");
   if (!root) {
     root = document.createElement("div");
     root.className = "sxh";
-    parentElement.appendChild(root);
+    parent.appendChild(root);
   }
   if (root.__markup === data.html) return;
   root.__markup = data.html;
   root.replaceChildren(cleaned(data.html));
 }
 """ % {"tags": list(TAGS).__repr__().replace("'", '"'), "attributes": list(ATTRIBUTES).__repr__().replace("'", '"')}
+
+HTML_JS = DRAW_JS + r"""
+export default function ({ data, parentElement }) { drawHtml(parentElement, data); }
+"""
 
 HTML_CSS = """
 .sxh { font-family: var(--st-font, "Source Sans Pro", sans-serif); color: var(--st-text-color, #31333f); }
@@ -111,5 +116,8 @@ def _key() -> str:
 
 def draw(markup: str, where=st) -> None:
     """``markup`` (from one of the builders) as one element, in ``where`` (a column or container)."""
+    key = _key()
+    if light_panel.add("html", key, {"html": markup}, where=where):
+        return
     with light_form.inside(where):
-        component()(data={"html": markup}, key=_key())
+        component()(data={"html": markup}, key=key)

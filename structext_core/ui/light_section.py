@@ -14,21 +14,23 @@ from __future__ import annotations
 
 import streamlit as st
 
-from structext_core.ui import light_choice, light_form
+from structext_core.ui import light_choice, light_form, light_panel
 
 COMPONENT_NAME = "structext_light_section"
 
-SECTION_JS = r"""
-export default function ({ data, parentElement, setTriggerValue }) {
-  let button = parentElement.querySelector("button.sxs");
+#: The header's drawing: ``drawSection(root, data, send)``, in its own element or a panel's part.
+DRAW_JS = r"""
+function drawSection(parent, data, send) {
+  let button = parent.querySelector("button.sxs");
   if (!button) {
     button = document.createElement("button");
     button.className = "sxs";
     button.type = "button";
     button.setAttribute("aria-expanded", "false");
-    button.addEventListener("click", () => setTriggerValue("choose", "open"));
-    parentElement.appendChild(button);
+    button.addEventListener("click", () => button.__send("open"));
+    parent.appendChild(button);
   }
+  button.__send = send;
   const shape = JSON.stringify([data.label, data.icon]);
   if (button.__shape === shape) return;
   button.__shape = shape;
@@ -41,6 +43,12 @@ export default function ({ data, parentElement, setTriggerValue }) {
     if (cls === "sxs-symbol") part.setAttribute("aria-hidden", "true");
     button.appendChild(part);
   }
+}
+"""
+
+SECTION_JS = DRAW_JS + r"""
+export default function ({ data, parentElement, setTriggerValue }) {
+  drawSection(parentElement, data, (value) => setTriggerValue("choose", value));
 }
 """
 
@@ -75,6 +83,8 @@ def section(label: str, *, key: str, icon: str | None = None, where=None) -> Non
     the page runs again, to draw the section open in Streamlit's own expander of that key
     (``widgets.lazy_section``)."""
     name = icon[len(":material/"):-1] if icon and icon.startswith(":material/") and icon.endswith(":") else ""
+    data = {"key": key, "label": label, "icon": name}
+    if light_panel.add("section", light_choice.element_key(key), data, lambda: _open(key), where):
+        return
     with light_form.inside(where):
-        component()(data={"key": key, "label": label, "icon": name}, key=light_choice.element_key(key),
-                    on_choose_change=lambda: _open(key))
+        component()(data=data, key=light_choice.element_key(key), on_choose_change=lambda: _open(key))

@@ -8,7 +8,7 @@ import streamlit as st
 
 from structext_core.studio import study
 from structext_core.text.safe_text import figures_html, preformatted_html, progress_html
-from structext_core.ui import light_choice, light_html, light_section
+from structext_core.ui import light_choice, light_html, light_panel, light_section
 
 
 def pick_study(studies: list[study.Study], key: str, label: str = "Study") -> study.Study:
@@ -78,6 +78,27 @@ class _Markup:
 
     def _repr_html_(self) -> str:
         return self.markup
+
+
+def caption(text: str) -> None:
+    """A caption (our captions' Markdown: ``light_panel.runs``): a part of the panel being drawn
+    (:mod:`light_panel`), else ``st.caption``."""
+    light_panel.note(text)
+
+
+def info(text: str, icon: str | None = None) -> None:
+    """An info box, as :func:`caption` draws a caption (``st.info`` outside a panel)."""
+    light_panel.note(text, "info", icon)
+
+
+def warning(text: str, icon: str | None = None) -> None:
+    """A warning box, as :func:`caption` draws a caption (``st.warning`` outside a panel)."""
+    light_panel.note(text, "warning", icon)
+
+
+def subheader(text: str) -> None:
+    """A section's heading, as :func:`caption` draws a caption (``st.subheader`` outside a panel)."""
+    light_panel.note(text, "subheader")
 
 
 def html_block(markup: str, where=st) -> None:

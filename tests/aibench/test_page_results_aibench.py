@@ -16,6 +16,7 @@ from structext_core.aibench import views
 from tests.pages.heatmap_tables import heatmap_tables
 from tests.pages.html_tables import html_table_help, html_tables
 from tests.pages.light_choices import choice, choose, sections
+from tests.pages.light_parts import notes
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "results.py"
 RESEARCHER = {"id": 98, "username": "reader", "role": "researcher"}
@@ -76,7 +77,7 @@ def test_visitors_see_the_papers_tables_exactly_as_printed(env):
         choose(at, "rs_aib_paper", key)
         shown = html_tables(at, numbers=False)[0]
         assert shown.equals(aibench_paper.load_table(key)), key
-    assert "Model results on AIBench data sets are shown to researchers and admins." in [c.value for c in at.caption]
+    assert "Model results on AIBench data sets are shown to researchers and admins." in [c.value for c in notes(at, "caption")]
     assert not any("O 95%" in t.columns or "C n" in t.columns for t in [d.value for d in at.dataframe] + html_tables(at))
 
 
@@ -173,7 +174,7 @@ def test_an_admin_uploads_predictions_and_table3_shows_the_new_solver(own_copy):
     lines = truth_lines(own_copy)
     at = store(at, "mine.jsonl", "\n".join(lines).encode())
     assert any(f"Stored {len(lines):,} predictions as 'mine' with the data set 'synthetic'." in s.value
-               for s in at.success)
+               for s in notes(at, "success"))
     table = frame(at, "O 95%")
     assert "uploaded" in set(table["solver"])
     assert (own_copy / "synthetic" / "predictions" / "mine.jsonl").is_file()
@@ -200,7 +201,7 @@ def test_a_bad_upload_names_line_and_field_and_stores_nothing(own_copy, case, wh
     raw = data.encode("latin-1") if case == "Latin-1" else data.encode()
     before = sorted(p.name for p in (own_copy / "synthetic" / "predictions").iterdir())
     at = store(open_aibench(ADMIN), "mine.jsonl", raw, label="perfect-reader" if case == "stored label" else "")
-    (error,) = at.error
+    (error,) = notes(at, "error")
     assert "**mine.jsonl** was not stored, nothing was" in error.value
     assert f"- {where}" in error.value.replace("\\", "")
     assert sorted(p.name for p in (own_copy / "synthetic" / "predictions").iterdir()) == before
@@ -229,7 +230,7 @@ def test_the_url_follows_the_aibench_controls_and_reopens_the_same_view(env):
     assert again.selectbox(key="rs_aib_system").value == "Blank Image" and again.selectbox(key="rs_aib_level").value == 3
     assert frame(again, "reply").equals(frame(at, "reply"))
     assert dict(again.query_params) == url
-    assert not any(c.value.startswith("Ignored in this link") for c in again.caption)
+    assert not any(c.value.startswith("Ignored in this link") for c in notes(again, "caption"))
 
 
 def test_a_hostile_aibench_link_is_ignored_with_a_note(env):
@@ -241,15 +242,15 @@ def test_a_hostile_aibench_link_is_ignored_with_a_note(env):
     assert not at.exception, [e.value for e in at.exception]
     assert choice(at, "rs_aib_heatmap").value == "system x level"
     assert at.selectbox(key="rs_aib_level").value == 1 and choice(at, "rs_aib_data").value == "synthetic"
-    (note,) = [c.value for c in at.caption if c.value.startswith("Ignored in this link")]
+    (note,) = [c.value for c in notes(at, "caption") if c.value.startswith("Ignored in this link")]
     for part in ("is not a valid choice", "level='9'", "data='../x'", "unknown parameter 'colour'"):
         assert part in note.replace("\\", "")
     assert "\\<script>" in note and note.count("<") == note.count("\\<")  # shown as text, never as HTML
     assert "colour" not in at.query_params and at.query_params["level"] == "1"
     at.run()  # a rerun keeps the note; changing the view ends it
-    assert any(c.value.startswith("Ignored in this link") for c in at.caption)
+    assert any(c.value.startswith("Ignored in this link") for c in notes(at, "caption"))
     at.selectbox(key="rs_aib_level").set_value(2).run()
-    assert not any(c.value.startswith("Ignored in this link") for c in at.caption)
+    assert not any(c.value.startswith("Ignored in this link") for c in notes(at, "caption"))
 
 
 def test_a_visitors_link_opens_the_papers_table_and_back_to_structext_clears_it(env):
@@ -262,7 +263,7 @@ def test_a_visitors_link_opens_the_papers_table_and_back_to_structext_clears_it(
     choose(at, "rs_benchmark", "structext-eval")
     assert not at.exception
     assert "benchmark" not in at.query_params and "table" not in at.query_params
-    assert not any(c.value.startswith("Ignored in this link") for c in at.caption)
+    assert not any(c.value.startswith("Ignored in this link") for c in notes(at, "caption"))
 
 
 def test_the_first_view_draws_table3_and_the_heatmap_and_no_grid(env):

@@ -14,6 +14,7 @@ from tests.aibench.test_page_results_aibench import PAGE, aibench_dir, env, own_
 from tests.pages.heatmap_tables import heatmap_tables
 from tests.pages.html_tables import html_figures
 from tests.pages.light_choices import choices, choose, send
+from tests.pages.light_parts import notes
 
 SOLVER = "vlm-test"
 DATASET = aibench_store.SYNTHETIC
@@ -85,14 +86,14 @@ def test_admin_sees_people_beside_solvers_and_sends_a_question_back(world):
     assert set(figures) == {"Per-pair agreement", "Kendall's W", "Swap consistency"}
     assert not any(word in value for value in figures.values() for word in ("undefined", "None", "nan"))
     if figures["Kendall's W"] == "—":
-        assert any("Kendall's W (needs two or more such people" in c.value for c in at.caption)
+        assert any("Kendall's W (needs two or more such people" in c.value for c in notes(at, "caption"))
     # send the question back, to the next review campaign
     pick = at.selectbox(key="rs_aib_sb_pick")
     pick.set_value(next(i for i, label in enumerate(pick.options) if world["q1"] in label and SOLVER in label)).run()
     at.text_input(key="rs_aib_sb_reason").input("people and the solver agree against the key").run()
     at.button(key="rs_aib_sb_go").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert any("sent back to expert review" in s.value for s in at.success)
+    assert any("sent back to expert review" in s.value for s in notes(at, "success"))
     (sent,) = qr.sendbacks(world["db"], dataset=DATASET)
     assert (sent["paper_id"], sent["question_id"], sent["state"]) == (world["paper"], world["q1"], "queued")
     assert sent["evidence"]["letters"] == f"{world['wrong']}×3" and sent["evidence"]["solver_letter"] == world["wrong"]
@@ -101,7 +102,7 @@ def test_admin_sees_people_beside_solvers_and_sends_a_question_back(world):
     # a second time: refused, said so, nothing written
     at.text_input(key="rs_aib_sb_reason").input("once more please").run()
     at.button(key="rs_aib_sb_go").click().run()
-    assert any("already back in review" in e.value for e in at.error)
+    assert any("already back in review" in e.value for e in notes(at, "error"))
     assert len(qr.sendbacks(world["db"], dataset=DATASET)) == 1
 
 
@@ -126,6 +127,6 @@ def test_annotators_get_none_of_it(world, public):
     # the data set is in an open image study the annotator takes part in: none of its keys either
     assert not [s for s in at.selectbox if s.key == "rs_aib_data"]
     assert not [d for d in at.dataframe if "reply" in d.value.columns or "C_interval" in d.value.columns]
-    text = " ".join(c.value for c in at.caption)
+    text = " ".join(c.value for c in notes(at, "caption"))
     if public:
         assert "in an open study" in text

@@ -53,6 +53,8 @@ ADMIN_USER = "admin"
 ADMIN_PASSWORD = "admin-password-1"
 STARTUP_TIMEOUT = 90
 LOCAL_HOSTS = {"127.0.0.1", "localhost", None}  # None: data: and blob: URLs
+#: An error box as a person sees it: Streamlit's, or a note of a panel (structext_core/ui/light_panel.py).
+ERRORS = '[data-testid="stAlertContentError"], .sxp-error'
 #: The servers running now (process, log): a failed journey reports where each of them is.
 _RUNNING: list[tuple[subprocess.Popen, Path]] = []
 

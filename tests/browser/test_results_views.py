@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import pick_option
+from tests.browser.conftest import ERRORS, pick_option
 from tests.results_data import build_dataset
 
 READER, READER_PASSWORD = "reader", "reader-password-1"  # a researcher: sees every result
@@ -212,7 +212,7 @@ def test_admin_bad_upload_names_the_line_and_imports_nothing(page, app_env, resu
     settle(page, wait_for_app)
     page.get_by_role("button", name="Import uploaded files").click()
     settle(page, wait_for_app)
-    alert = page.get_by_test_id("stAlertContentError").first
+    alert = page.locator(ERRORS).first
     alert.wait_for()
     assert "bad.jsonl was not imported, nothing was stored" in alert.inner_text()
     assert "line 2: not valid JSON" in alert.inner_text()
@@ -277,7 +277,9 @@ def test_a_shared_address_reopens_the_view_after_logging_in(page, results_url, w
         wait_for_app(page, timeout=60_000)
     no_exception(page)
     page.get_by_text("Leaderboard: Exact match (%)", exact=True).wait_for()
-    assert page.get_by_text("unknown parameter 'view_typo'").count() == 1  # a small note, no crash
+    note = page.get_by_text("unknown parameter 'view_typo'")
+    note.wait_for()  # in the view's panel, drawn when its run ends: after the leaderboard's heading, maybe
+    assert note.count() == 1  # a small note, no crash
     assert "minimum n 20" in page.get_by_text("Settings: Exact match · ").inner_text()
     open_settings(page, wait_for_app)
     expect(page.get_by_label("Minimum n", exact=True)).to_have_value("20")

@@ -26,6 +26,7 @@ from structext_core.structext_eval import result_files as results
 from structext_core.structext_eval import samples as samples_mod
 from structext_core.studio import storage
 from structext_core.views import comparisons, result_options
+from tests.pages.light_parts import notes
 
 pytest.importorskip("inspect_ai")
 pytest.importorskip("lm_eval")
@@ -669,10 +670,10 @@ def test_results_page_imports_an_uploaded_inspect_log_and_refuses_a_bomb(inspect
 
     upload("run.eval", inspect_logs["eval"].read_bytes())
     assert any(f"Imported {len(suite[1])} results from **run.eval** (inspect-eval format; models mockllm/model"
-               in s.value for s in at.success)
+               in s.value for s in notes(at, "success"))
     bomb = make_zip({"header.json": HEADER, "samples/a_epoch_1.json": b" " * (20 * 1024 * 1024)})
     upload("bomb.eval", bomb)
-    error, = at.error
+    error, = notes(at, "error")
     assert "**bomb.eval** was not imported, nothing was stored" in error.value and "zip bomb" in error.value
     assert storage.open_db(tmp_path / "structext.db").execute("SELECT COUNT(*) FROM results").fetchone()[0] \
         == len(suite[1])

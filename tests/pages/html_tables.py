@@ -10,6 +10,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from structext_core.ui import light_html
+from tests.pages.light_parts import walk
 
 _TABLE = re.compile(r'<div class="sx-table"><table>(.*?)</table></div>', re.S)
 _ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
@@ -19,9 +20,7 @@ _HEADING = re.compile(r'<th(?: class="sx-n")?(?: title="([^"]*)")?>(.*?)</th>', 
 
 
 def _nodes(node):
-    for child in getattr(node, "children", {}).values():
-        yield child
-        yield from _nodes(child)
+    yield from walk(node)
 
 
 def html_blocks(at) -> list[str]:

@@ -11,21 +11,12 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
-from streamlit.components.v2.bidi_component.main import _make_trigger_id
-
 from structext_core.ui import light_choice, light_section
+from tests.pages.light_parts import bidi_elements, send_event, walk
 
 
 def _elements(at) -> list:
-    return [e for e in at.get("bidi_component") if e.proto.component_name.endswith(light_choice.COMPONENT_NAME)]
-
-
-def choice_label(element) -> str:
-    """The label of ``element`` when it is a chooser ("" for any other element)."""
-    if getattr(element, "type", "") != "bidi_component" or not element.proto.component_name.endswith(
-            light_choice.COMPONENT_NAME):
-        return ""
-    return json.loads(element.proto.json)["label"]
+    return [e for e in bidi_elements(at) if e.proto.component_name.endswith(light_choice.COMPONENT_NAME)]
 
 
 def choices(at) -> dict[str, dict]:
@@ -59,11 +50,7 @@ def send(at, key: str, value, elements=_elements):
     """Send ``value`` as the chooser ``key``'s event, whatever it is (as a forged request may): the page
     runs once."""
     (element,) = [e for e in elements(at) if json.loads(e.proto.json)["key"] == key]
-    states = at._tree.get_widget_states()
-    trigger = states.widgets.add()
-    trigger.id = _make_trigger_id(element.proto.id, "events")
-    trigger.json_trigger_value = json.dumps([{"event": "choose", "value": value}])
-    return at._run(states)
+    return send_event(at, element, "choose", value)
 
 
 def number_box(at, key: str) -> SimpleNamespace:
@@ -123,14 +110,14 @@ class LightDownloads:
 
 
 def _section_elements(at) -> list:
-    return [e for e in at.get("bidi_component") if e.proto.component_name.endswith(light_section.COMPONENT_NAME)]
+    return [e for e in bidi_elements(at) if e.proto.component_name.endswith(light_section.COMPONENT_NAME)]
 
 
 def sections(at) -> list[str]:
     """The label of every section on the page, in its order, as a person reads them: Streamlit's expanders
     (open or closed) and the headers of closed sections drawn as light elements (light_section)."""
     labels = []
-    for node in at._tree:
+    for node in walk(at._tree):
         if getattr(node, "type", "") == "expander":
             labels.append(node.label)
         elif getattr(node, "type", "") == "bidi_component" and node.proto.component_name.endswith(

@@ -18,13 +18,14 @@ from tests.pages.html_tables import html_table_tints, html_tables
 from tests.pages.light_choices import (
     LightDownloads,
     choice,
-    choice_label,
     choices,
     choose,
     download_buttons,
     open_section,
     sections,
 )
+from tests.pages.light_parts import expand
+from tests.pages.light_parts import notes as notes_of
 from tests.pages.text_blocks import text_blocks
 from tests.results_data import build_dataset, hard_samples, make_test_and_real_samples, result_lines
 
@@ -134,12 +135,12 @@ def test_fresh_install_shows_the_paper_tables(empty_env):
     values = table[list(paper.FORMAT_COLUMNS)].astype(float).to_numpy().ravel()
     alphas = tints[list(paper.FORMAT_COLUMNS)].to_numpy(dtype=float).ravel()
     assert (alphas[values.argsort()] == sorted(alphas)).all() and alphas.min() < alphas.max()  # darker is higher
-    assert any("the darker the cell, the higher the value" in c.value for c in at.caption)
+    assert any("the darker the cell, the higher the value" in c.value for c in notes_of(at))
     # the whole table, every column, in its box
     assert at.dataframe[0].value.astype(str).equals(printed)
     assert download_labels(at) == ["PNG", "SVG", "CSV"]
     assert not charts(at)  # the chart is drawn only into its files
-    assert any("Results are loaded by an admin" in c.value for c in at.caption)
+    assert any("Results are loaded by an admin" in c.value for c in notes_of(at))
 
 
 @pytest.mark.parametrize("view, name, kind", [
@@ -193,7 +194,7 @@ def test_heatmap_of_imported_results(env):
     assert set(each["row_label"]) == {"human:ann1", "human:ann2", "good", "weak"}
     assert each["n"].sum() == frames[0]["n"].sum()
     at.radio(key="rs_people_as").set_value("pool").run()
-    assert any("n = 12 shared items" in c.value for c in at.caption)
+    assert any("n = 12 shared items" in c.value for c in notes_of(at))
     for cell in spec["cells"]:  # on the fixed 0-100 scale: a colour is its mean's wherever the rest lies
         assert cell["background"] == heatmap_data.colour(cell["mean"])
     assert spec["title"].endswith(", on the 12 items answered by human")
@@ -202,7 +203,7 @@ def test_heatmap_of_imported_results(env):
     (spec, frames), = charts(at)[:1]
     assert_cells(frames[0], frame)
     assert "items answered" not in spec["title"]
-    assert any(c.value.startswith("All items: ") for c in at.caption)
+    assert any(c.value.startswith("All items: ") for c in notes_of(at))
 
 
 def test_heatmap_rows_columns_filters_and_raw_switch(env):
@@ -252,7 +253,7 @@ def test_settings_wait_in_a_closed_box_and_stay_on_when_it_closes(env):
     assert not at.selectbox and not at.radio  # rows, columns, order: in the box
     assert [k for k, c in choices(at).items() if c["kind"] != "downloads"] == ["rs_benchmark", "rs_source", "rs_view"]
     line = "Settings: strict ROUGE-L ≥ 0.75 · people pooled as `human` · minimum n 1 · rows model × columns format"
-    assert any(c.value.startswith(line) for c in at.caption)
+    assert any(c.value.startswith(line) for c in notes_of(at))
     default = charts(at)[0][1][0]
     at.session_state[SETTINGS] = True  # opened
     at.run()
@@ -265,7 +266,7 @@ def test_settings_wait_in_a_closed_box_and_stay_on_when_it_closes(env):
     at.run()
     assert not at.slider and charts(at)[0][1][0].equals(opened[1][0]) and not opened[1][0].equals(default)
     assert any(c.value.startswith("Settings: strict ROUGE-L ≥ 0 · ") and "rows task category" in c.value
-               for c in at.caption)
+               for c in notes_of(at))
     assert at.query_params["threshold"] == "0" and at.query_params["rows"] == "task"
     select(at, "rs_view", "leaderboard")
     select(at, "rs_view", "heatmap")
@@ -275,7 +276,7 @@ def test_settings_wait_in_a_closed_box_and_stay_on_when_it_closes(env):
 def test_same_dimension_for_rows_and_columns_is_explained(env):
     at = open_page()
     at.selectbox(key="rs_col").set_value("model").run()
-    assert any("same dimension" in w.value for w in at.warning)
+    assert any("same dimension" in w.value for w in notes_of(at, "warning"))
     assert not charts(at)
 
 
@@ -338,7 +339,7 @@ def test_depth_and_width_keep_their_order_by_default(env):
     select(at, "rs_col", "depth")
     spec = charts(at)[0][0]
     assert spec["rows"] == ["1", "2"] and spec["cols"] == ["1", "2"]
-    assert any("depth and width keep their order" in c.value for c in at.caption)
+    assert any("depth and width keep their order" in c.value for c in notes_of(at))
 
 
 def test_all_items_stays_on_across_views(env):
@@ -348,7 +349,7 @@ def test_all_items_stays_on_across_views(env):
     assert not at.toggle  # this view does not draw it
     select(at, "rs_view", "leaderboard")
     assert at.toggle(key="rs_all_items").value is True
-    assert not any("n = 12 shared items" in c.value for c in at.caption)
+    assert not any("n = 12 shared items" in c.value for c in notes_of(at))
 
 
 def test_a_restricted_leaderboard_says_what_it_leaves_out(env):
@@ -359,11 +360,11 @@ def test_a_restricted_leaderboard_says_what_it_leaves_out(env):
     frame = results_frame.load_results(storage.open_db())
     models = frame[~frame["model"].str.startswith("human")]
     left_out = int((~models["sample_id"].isin(people_vs_models.answered_items(frame))).sum())
-    warning, = [w.value for w in at.warning if "left out" in w.value]
+    warning, = [w.value for w in notes_of(at, "warning") if "left out" in w.value]
     assert f"the 12 items human answered only: {left_out:,} model results on other items are left out" in warning
     assert "**All items**" in warning
     at = all_items(at)
-    assert not [w for w in at.warning if "left out" in w.value]
+    assert not [w for w in notes_of(at, "warning") if "left out" in w.value]
 
 
 def test_the_heatmap_is_a_table_whose_cells_say_what_the_chart_said(env, downloads):
@@ -399,7 +400,7 @@ def test_people_vs_models_view_uses_the_people_items(env):
     at = select(open_page(), "rs_view", "people_vs_models")
     data = charts(at)[0][1][0]
     assert {"human", "good", "weak"} == set(data["model"])  # people pooled by default
-    assert any("12 items answered by human" in c.value for c in at.caption)
+    assert any("12 items answered by human" in c.value for c in notes_of(at))
     at.radio(key="rs_people_as").set_value("each").run()
     each = charts(at)[0][1][0]
     assert {"human:ann1", "human:ann2", "good", "weak"} == set(each["model"])
@@ -440,7 +441,7 @@ def test_upload_needs_an_admin(env):
     at = open_page()  # a researcher sees every result, but loads none
     assert choice(at, "rs_source").value != "paper" and charts(at)
     assert not at.get("file_uploader")
-    assert any("loaded by an admin" in c.value for c in at.caption)
+    assert any("loaded by an admin" in c.value for c in notes_of(at))
 
 
 @pytest.fixture
@@ -472,7 +473,7 @@ def test_admin_uploads_a_file_and_the_heatmap_shows_it(admin_env):
     samples = admin_env["hard"]
     lines = result_lines(samples, models=("newcomer",))
     at = upload(at, "newcomer.jsonl", "\n".join(lines).encode())
-    assert any(f"Imported {len(samples)} results from **newcomer.jsonl**" in s.value for s in at.success)
+    assert any(f"Imported {len(samples)} results from **newcomer.jsonl**" in s.value for s in notes_of(at, "success"))
     assert "newcomer" in set(charts(at)[0][1][0]["row_label"])
     uploads, = [d.value for d in at.dataframe if "filename" in d.value.columns]
     assert "newcomer.jsonl" in set(uploads["filename"])
@@ -489,7 +490,7 @@ def test_bad_upload_on_the_page_says_what_and_where(admin_env, case, where):
     before = db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
     data = bad_uploads(admin_env["hard"])[case][0]
     at = upload(at, "bad.jsonl", data)
-    error, = at.error
+    error, = notes_of(at, "error")
     assert "**bad.jsonl** was not imported, nothing was stored" in error.value
     assert f"- {where}: " in error.value
     assert db.execute("SELECT COUNT(*) FROM results").fetchone()[0] == before
@@ -503,12 +504,12 @@ def test_folder_import_and_delete(admin_env):
     (folder / "broken.jsonl").write_text("{nope\n", encoding="utf-8")
     at = open_page(admin_env["admin"], boxes=[LOADING])
     [b for b in at.button if b.label.startswith("Import new files from")][0].click().run()
-    assert any("Imported 5 results from **extra.jsonl**" in s.value for s in at.success)
-    assert any("**broken.jsonl** was not imported" in e.value and "- line 1: " in e.value for e in at.error)
+    assert any("Imported 5 results from **extra.jsonl**" in s.value for s in notes_of(at, "success"))
+    assert any("**broken.jsonl** was not imported" in e.value and "- line 1: " in e.value for e in notes_of(at, "error"))
     choice = [o for o in at.selectbox(key="rs_delete_choice").options if "extra.jsonl" in o][0]
     at.selectbox(key="rs_delete_choice").set_value(choice)
     [b for b in at.button if b.label == "Delete this upload and its results"][0].click().run()
-    assert any("5 result rows removed" in s.value for s in at.success)
+    assert any("5 result rows removed" in s.value for s in notes_of(at, "success"))
     assert "extra" not in set(results_frame.load_results(storage.open_db())["model"])
 
 
@@ -533,7 +534,7 @@ def people_on_hard(tmp_path, monkeypatch):
 
 def in_order(node):
     """Every block and element below ``node``, as the page shows them (depth first)."""
-    for child in getattr(node, "children", {}).values():
+    for child in expand(getattr(node, "children", {}).values()):
         yield child
         if getattr(child, "type", "") != "expander":
             yield from in_order(child)
@@ -545,16 +546,16 @@ def test_loading_comes_first_works_out_the_suite_and_shows_the_import(people_on_
     820246e it was test-hard.jsonl, and the upload failed with one "unknown sample_id" per line);
     and the view then shows them, though no person answered their items."""
     at = open_page(people_on_hard["admin"])
-    kinds = [(getattr(e, "type", ""), getattr(e, "label", "") or choice_label(e)) for e in in_order(at.main)]
-    panel = kinds.index(("expander", "Load results (admin)"))
-    assert panel < kinds.index(("bidi_component", "Data"))  # above the data and the views, not below a long page
+    labels = [json.loads(e.proto.json).get("label") if getattr(e, "type", "") == "bidi_component" else
+              getattr(e, "label", "") for e in in_order(at.main)]
+    assert labels.index("Load results (admin)") < labels.index("Data")  # above the data and the views
     at.session_state[LOADING] = True  # closed, as people's results are there: opened by a click
     at.run()
     assert at.selectbox(key="rs_samples_file").value == "(worked out from each file)"
     lines = result_lines(people_on_hard["test"], models=("newcomer",))
     at = upload(at, "test-results.jsonl", "\n".join(lines).encode())
-    assert not at.error, [e.value for e in at.error]
-    message, = [s.value for s in at.success if "test-results.jsonl" in s.value]
+    assert not notes_of(at, "error"), [e.value for e in notes_of(at, "error")]
+    message, = [s.value for s in notes_of(at, "success") if "test-results.jsonl" in s.value]
     assert f"Imported {len(lines)} results" in message and "matched to the samples of test.jsonl" in message
     assert at.toggle(key="rs_all_items").value is True
     assert {"newcomer", "human"} <= set(charts(at)[0][1][0]["row_label"])
@@ -569,14 +570,14 @@ def test_people_items_without_models_open_on_every_item(people_on_hard):
     assert at.toggle(key="rs_all_items").value is True
     assert {"newcomer", "human"} <= set(charts(at)[0][1][0]["row_label"])
     all_items(at).toggle(key="rs_all_items").set_value(False).run()
-    assert any("No model result is on the items people answered" in i.value for i in at.info)
+    assert any("No model result is on the items people answered" in i.value for i in notes_of(at, "info"))
 
 
 def test_results_of_no_suite_are_refused_with_the_suites_tried(people_on_hard):
     at = open_page(people_on_hard["admin"])
     line = json.dumps({"sample_id": "elsewhere-t01-d1w1-000", "model": "m", "prompt": "p", "response": "r"})
     at = upload(at, "stray.jsonl", line.encode())
-    error, = at.error
+    error, = notes_of(at, "error")
     assert "**stray.jsonl** was not imported, nothing was stored" in error.value
     assert "no suite file holds all its samples (tried test.jsonl, test-hard.jsonl)" in error.value
     assert "- line 1: unknown sample_id 'elsewhere-t01-d1w1-000'" in error.value
@@ -673,7 +674,7 @@ def test_exports_name_the_metric(env, downloads):
 
 def test_paper_tables_name_their_metric(empty_env, downloads):
     at = open_page()
-    assert any(c.value.startswith("Values: paper ROUGE-L ≥ 0.75 (%), as printed;") for c in at.caption)
+    assert any(c.value.startswith("Values: paper ROUGE-L ≥ 0.75 (%), as printed;") for c in notes_of(at))
     table = downloads.csv("paper_table3_format_rouge_l_paper.csv")
     assert set(table["metric"]) == {"rouge_l_paper"}
     assert table.drop(columns="metric").astype(str).equals(paper.load_table("table3"))
@@ -681,7 +682,7 @@ def test_paper_tables_name_their_metric(empty_env, downloads):
     svg = downloads.files["paper_table3_format_rouge_l_paper.svg"]()
     assert b"Table 3: Test, open models" in svg and "paper ROUGE-L ≥ 0.75 (%), as printed".encode() in svg
     select(at, "rs_paper_view", "table6")
-    assert any(c.value.startswith("Values: six metrics (%), as printed;") for c in at.caption)
+    assert any(c.value.startswith("Values: six metrics (%), as printed;") for c in notes_of(at))
     assert "paper_table6_all_table6_metrics.csv" in downloads.files
 
 
@@ -705,7 +706,7 @@ def test_minimum_n_greys_out_thin_cells_and_says_so(env, downloads):
     assert set(data[thin]["background"]) == {heatmap_data.GREY}
     assert (data[thin]["tip"].str.endswith("\nn below 5")).all() and not data[~thin]["tip"].str.contains("below").any()
     assert any(f"Cells with n below 5 are greyed out ({int(thin.sum())} of {len(data)})" in c.value
-               for c in at.caption)
+               for c in notes_of(at))
     table = downloads.csv("heatmap_model_format_rouge_l_strict_t0.75.csv")
     assert list(table.columns[:3]) == ["metric", "threshold", "on_items"]
     assert set(table["on_items"]) == {"the 12 items answered by human"}
@@ -780,7 +781,7 @@ def test_leaderboard_flags_rows_below_the_minimum_n(env):
     # on the 12 shared items: 12 answers per model and prompt; 24 of the pool of two people
     assert table["below_min_n"].tolist() == (table["n"] < 20).tolist()
     assert table.loc[~table["below_min_n"], "model"].tolist() == ["human"]
-    assert any("Rows with n below 20 are ticked under “n below minimum” (below_min_n) (4 of 5)" in c.value for c in at.caption)
+    assert any("Rows with n below 20 are ticked under “n below minimum” (below_min_n) (4 of 5)" in c.value for c in notes_of(at))
     at.radio(key="rs_people_as").set_value("each").run()
     each = board(at)  # each person apart: 12 answers each, and no pool beside them
     assert set(each["who"]) == {"model", "person"} and each["below_min_n"].all()
@@ -796,7 +797,7 @@ def test_correlation_over_two_groups_is_refused(env):
     assert not at.exception
     # good and weak have every metric, people have no BLEU: 2 groups, where r would print 1.000
     assert not charts(at)
-    info, = at.info
+    info, = notes_of(at, "info")
     assert "at least 3 groups with every metric; there are 2" in info.value and "±1" in info.value
 
 
@@ -827,8 +828,8 @@ def test_the_url_follows_the_controls_and_reopens_the_same_view(env):
     assert after[0]["title"] == before[0]["title"]
     assert after[1][0].equals(before[1][0])
     assert dict(again.query_params) == url  # nothing to note, nothing rewritten
-    assert not any(c.value.startswith("Ignored in this link") for c in again.caption)
-    assert [c.value for c in again.caption if c.value.startswith("Settings:")] == [
+    assert not any(c.value.startswith("Ignored in this link") for c in notes_of(again))
+    assert [c.value for c in notes_of(again) if c.value.startswith("Settings:")] == [
         "Settings: paper ROUGE-L ≥ 0.75 · people pooled as `human` · minimum n 3 · "
         "rows task category × columns depth (natural: depth, width in order)."]
     again.session_state[SETTINGS] = True  # the box opened: its controls hold the link's values
@@ -874,7 +875,7 @@ def test_opening_a_shared_leaderboard_link(env):
 ])
 def test_bad_values_in_the_url_are_ignored_with_a_note(env, params, notes):
     at = open_with(params)
-    note, = [c.value for c in at.caption if c.value.startswith("Ignored in this link")]
+    note, = [c.value for c in notes_of(at) if c.value.startswith("Ignored in this link")]
     for expected in notes:
         assert expected in note, note
     assert "x" * 100 not in note  # a long value is not echoed
@@ -888,7 +889,7 @@ def test_bad_values_in_the_url_are_ignored_with_a_note(env, params, notes):
 
 def test_many_parameters_are_cut_off(env):
     at = open_with({f"p{i}": str(i) for i in range(200)})
-    note, = [c.value for c in at.caption if c.value.startswith("Ignored in this link")]
+    note, = [c.value for c in notes_of(at) if c.value.startswith("Ignored in this link")]
     assert "only the first 40 of 200 parameters" in note
     assert charts(at)
 
@@ -896,7 +897,7 @@ def test_many_parameters_are_cut_off(env):
 def test_visitor_with_a_shared_link_sees_the_papers_table_it_names(env):
     at = open_with({"source": "paper", "paper": "table4", "view": "leaderboard", "model": "human:ann2"}, user=None)
     assert at.selectbox(key="rs_paper_view").value == "table4"
-    assert not any(c.value.startswith("Ignored in this link") for c in at.caption)  # the rest waits for a log-in
+    assert not any(c.value.startswith("Ignored in this link") for c in notes_of(at))  # the rest waits for a log-in
     assert "human:ann2" not in json.dumps([spec for spec, _ in charts(at)])
 
 
@@ -912,7 +913,7 @@ def test_a_link_naming_people_shows_an_annotator_in_public_mode_nothing_of_them(
         annotator = accounts.get_user(db, "ann1")
         at = open_with({"view": "leaderboard", "items": "shared", "people": "human:ann2", "model": "human:ann2"},
                        user=annotator)
-        note, = [c.value for c in at.caption if c.value.startswith("Ignored in this link")]
+        note, = [c.value for c in notes_of(at) if c.value.startswith("Ignored in this link")]
         assert "people='human:ann2' is not a valid choice" in note
         table = board(at)
         assert set(table["who"]) == {"model"} and not any(str(m).startswith("human") for m in table["model"])
@@ -923,14 +924,14 @@ def test_a_link_naming_people_shows_an_annotator_in_public_mode_nothing_of_them(
 
 def test_the_note_on_a_bad_link_stays_until_the_view_changes(env):
     at = open_with({"view": "leaderboard", "colour": "red"})
-    ignored = [c.value for c in at.caption if c.value.startswith("Ignored in this link")]
+    ignored = [c.value for c in notes_of(at) if c.value.startswith("Ignored in this link")]
     assert ignored == ["Ignored in this link: unknown parameter 'colour'."]
     assert "colour" not in at.query_params  # the address now holds only what was understood
     at.run()  # a rerun (a log-in, a click elsewhere) keeps it
-    assert [c.value for c in at.caption if c.value.startswith("Ignored in this link")] == ignored
+    assert [c.value for c in notes_of(at) if c.value.startswith("Ignored in this link")] == ignored
     at.radio(key="rs_board_sort").set_value("n").run()
     at.run()
-    assert not [c.value for c in at.caption if c.value.startswith("Ignored in this link")]
+    assert not [c.value for c in notes_of(at) if c.value.startswith("Ignored in this link")]
     assert at.query_params["board"] == "n"
 
 
@@ -947,14 +948,14 @@ def test_a_file_scored_with_the_papers_metric_is_named_where_the_view_differs(ad
     assert cli(["score", str(responses), "--samples", str(samples_file), "--metric", "paper", "--out", str(scored),
                 "--n-boot", "0", "--no-bleu"]) == 0
     at = upload(open_page(admin_env["admin"]), "papered.jsonl", scored.read_bytes())
-    assert any("scored with the paper metric before" in s.value for s in at.success)
+    assert any("scored with the paper metric before" in s.value for s in notes_of(at, "success"))
     table, = [d.value for d in at.dataframe if "filename" in d.value.columns]
     assert table.set_index("filename").loc["papered.jsonl", "scored_with"] == "paper"
     assert at.radio(key="rs_rouge_heatmap").value == "strict"
-    notes = [c.value for c in at.caption if "Scored with another metric before import" in c.value]
+    notes = [c.value for c in notes_of(at) if "Scored with another metric before import" in c.value]
     assert len(notes) == 1 and "papered.jsonl (paper)" in notes[0] and "strict ROUGE-L" in notes[0]
     at.radio(key="rs_rouge_heatmap").set_value("paper").run()
-    assert not [c for c in at.caption if "Scored with another metric before import" in c.value]
+    assert not [c for c in notes_of(at) if "Scored with another metric before import" in c.value]
 
 
 def test_the_results_guide_names_the_results_axes_as_the_page_does():
@@ -1027,7 +1028,7 @@ def test_a_filter_stays_on_in_the_closed_box_and_says_so(env):
     at.session_state[FILTERS] = False  # closed: its boxes are not drawn, the filter stays on
     at.run()
     assert not at.multiselect and charts(at)[0][1][0]["n"].sum() == on
-    assert any(c.value == "Filters on: prompt naive." for c in at.caption)
+    assert any(c.value == "Filters on: prompt naive." for c in notes_of(at))
     assert at.query_params["prompt"] == "naive"
     at.session_state[FILTERS] = True
     at.run()
@@ -1056,7 +1057,7 @@ def test_a_click_on_a_cell_opens_the_samples_behind_it():
 
 def test_an_admin_with_results_gets_the_loading_panel_closed_and_empty(admin_env):
     at = open_page(admin_env["admin"])
-    assert [e.label for e in at.expander][0] == "Load results (admin)"
+    assert sections(at)[0] == "Load results (admin)"
     assert not at.get("file_uploader") and not at.dataframe
     at.session_state[LOADING] = True
     at.run()
@@ -1091,6 +1092,6 @@ def test_the_loading_panel_is_open_on_a_fresh_install_and_the_first_import_shows
     at = open_page(admin)
     assert at.get("file_uploader") and choice(at, "rs_source").value == "paper"
     at = upload(at, "first.jsonl", "\n".join(result_lines(hard, models=("first",))).encode())
-    assert any("Imported" in s.value and "first.jsonl" in s.value for s in at.success)
+    assert any("Imported" in s.value and "first.jsonl" in s.value for s in notes_of(at, "success"))
     assert choice(at, "rs_source").value == "imported" and "first" in set(charts(at)[0][1][0]["row_label"])
-    assert not at.get("file_uploader") and "Load results (admin)" in [e.label for e in at.expander]
+    assert not at.get("file_uploader") and "Load results (admin)" in sections(at)

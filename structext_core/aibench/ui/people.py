@@ -46,10 +46,10 @@ def people_section(db, user, name: str, data, rows: pd.DataFrame | None) -> None
     role = access.role_of(user)
     if not access.can(role, "aibench_people"):
         return
-    st.subheader("AIBench's human side")
+    widgets.subheader("AIBench's human side")
     if not light_choice.check("Show people beside the solvers and the pairwise human rank", key="rs_aib_people",
                               toggle=True):
-        st.caption("People answering from the image alone (image studies), the questions where they and a solver "
+        widgets.caption("People answering from the image alone (image studies), the questions where they and a solver "
                    "part on the original figure, and the human rank from blind pairwise votes.")
         return
     rows = rows if rows is not None else pd.DataFrame(columns=list(views.AXES))
@@ -71,10 +71,10 @@ def _numbers(*columns: str) -> dict:
 def people_beside_solvers(people: pd.DataFrame, rows: pd.DataFrame, data) -> None:
     st.markdown("#### People beside the solvers")
     if people.empty:
-        st.info("No counted answers of people on this data set yet (or none you may see): an AIBench image study "
+        widgets.info("No counted answers of people on this data set yet (or none you may see): an AIBench image study "
                 "over it shows here once people answer.")
         return
-    st.caption(f"{plural(len(people), 'counted answer')} by {plural(people['annotator'].nunique(), 'person')} on "
+    widgets.caption(f"{plural(len(people), 'counted answer')} by {plural(people['annotator'].nunique(), 'person')} on "
                f"{plural(len(people[human_solver.PAIR].drop_duplicates()), '(image, question) pair')}. Each solver is scored "
                "on the same pairs only. People: pooled over their answers (n answers; the interval treats answers "
                "as independent, so several people on one pair make it a little narrow); solvers: n pairs. Final "
@@ -91,13 +91,13 @@ def people_beside_solvers(people: pd.DataFrame, rows: pd.DataFrame, data) -> Non
     column = "level" if choice == "solver x level" else "system"
     aibench_widgets.heatmap(beside, "solver", column, f"aibench_people_solver_x_{column}")
     if column == "system":
-        st.caption("A cell is the mean of the four level accuracies; blank where people answered no question of "
+        widgets.caption("A cell is the mean of the four level accuracies; blank where people answered no question of "
                    "some level on that system's images.")
     questions = human_solver.question_table(people, rows, aibench_people.answer_keys(data))
     agreement = human_solver.agreement_with_solvers(questions)
     if not agreement.empty:
         agreement["level"] = agreement["level"].map(_level_name)
-        st.caption("How often each solver chose the people's majority letter (over the pairs where more than half "
+        widgets.caption("How often each solver chose the people's majority letter (over the pairs where more than half "
                    "of the people chose one letter), with a Wilson 95% interval.")
         st.dataframe(agreement, hide_index=True, key="rs_aib_people_agreement",
                      column_config=_numbers("agreement", "low", "high"))
@@ -127,14 +127,14 @@ def lead_view(db, user, name: str, data, people: pd.DataFrame, rows: pd.DataFram
     questions = human_solver.question_table(people, rows, aibench_people.answer_keys(data))
     found = human_solver.disagreements_on_original(questions)
     if found.empty:
-        st.caption(f"No question on the paper's own figure ({ORIGINAL_SYSTEM}) where people and a solver part, or "
+        widgets.caption(f"No question on the paper's own figure ({ORIGINAL_SYSTEM}) where people and a solver part, or "
                    "people miss the key.")
         return
     in_review = {(r["paper_id"], r["question_id"]): r["where"] for r in qr.sendbacks(db, dataset=name)}
     shown = found[["paper_id", "question_id", "level", "key", "people", "letters", "majority", "solver",
                    "solver_letter", "why"]].copy()
     shown["in review"] = [in_review.get((p, q), "") for p, q in zip(found["paper_id"], found["question_id"])]
-    st.caption("Ranked: people and the solver agreeing on another letter than the key first (the key is likely "
+    widgets.caption("Ranked: people and the solver agreeing on another letter than the key first (the key is likely "
                "wrong), then people missing the key, then a solver alone against agreeing people, then split "
                "people; within each, the people's consensus first.")
     st.dataframe(shown, hide_index=True, key="rs_aib_people_disagreements")
@@ -167,7 +167,7 @@ def pairwise_rank(db, name: str) -> None:
     st.markdown("#### The human rank (blind pairwise comparison)")
     studies = [s for s in aibench_people.pairwise_studies(db, name) if s["votes"]]
     if not studies:
-        st.info("No pairwise study over this data set has counted votes yet.")
+        widgets.info("No pairwise study over this data set has counted votes yet.")
         return
     labels = {s["id"]: f"{s['name']} ({s['status']}, {plural(s['votes'], 'counted vote')})" for s in studies}
     if st.session_state.get("rs_aib_pw_study") not in labels:
@@ -182,8 +182,8 @@ def rank_block(res: pws.Results, prefix: str, headings: bool = False) -> None:
     page both show it (one wording: a figure the votes cannot give is ``—`` with the reason);
     ``headings``: a subheader over each part (the lead's page, where the rank is the whole tab)."""
     if headings:
-        st.subheader("Human rank: Bradley-Terry strengths")
-    st.caption(f"{plural(res.votes, 'counted vote')} (each person's first on a pair) by "
+        widgets.subheader("Human rank: Bradley-Terry strengths")
+    widgets.caption(f"{plural(res.votes, 'counted vote')} (each person's first on a pair) by "
                f"{plural(res.annotators, 'person')}. Bradley-Terry "
                "strengths (log, mean 0) fitted by Hunter's MM; ties count half a win to each side; *both bad* is "
                f"left out and shown apart. 95% intervals: {res.ranking.n_boot} bootstrap resamples of the votes "
@@ -198,19 +198,19 @@ def rank_block(res: pws.Results, prefix: str, headings: bool = False) -> None:
     widgets.figures([(figure["label"], figure["value"], figure["help"]) for figure in figures])
     missing = [f"{f['label']} ({f['help'].split(': ', 1)[-1]})" for f in figures if f["value"] == views.UNDEFINED]
     if missing:
-        st.caption(f"{views.UNDEFINED}: not measured from these votes. " + "; ".join(missing) + ".")
+        widgets.caption(f"{views.UNDEFINED}: not measured from these votes. " + "; ".join(missing) + ".")
     if headings:
-        st.subheader("Fig. 6b rebuilt: each judge against the human rank")
-    st.caption("Each judge against the human rank: Spearman's rho and Kendall's tau, their exact one-sided p, and "
+        widgets.subheader("Fig. 6b rebuilt: each judge against the human rank")
+    widgets.caption("Each judge against the human rank: Spearman's rho and Kendall's tau, their exact one-sided p, and "
                "a 95% bootstrap interval of rho that carries the human rank's own uncertainty (the paper's Fig. 6b "
                "values beside, where it printed one).")
     st.dataframe(views.judges_headline(res.fig6b), hide_index=True, key=f"{prefix}_corr",
                  column_config={c: st.column_config.NumberColumn(c, format="%.3f")
                                 for c in ("spearman_rho", "kendall_tau", "p_rho_exact", "p_tau_exact")})
     if headings:
-        st.subheader("Table 2 rebuilt: aesthetic metrics and the human rank")
+        widgets.subheader("Table 2 rebuilt: aesthetic metrics and the human rank")
         if res.table2.shape[1] <= 3:
-            st.caption("This data set has no imported aesthetic metric.")
+            widgets.caption("This data set has no imported aesthetic metric.")
     if res.table2.shape[1] > 3 or headings:
-        st.caption("The paper's Table 2 rebuilt: each aesthetic metric's mean per system beside the human rank.")
+        widgets.caption("The paper's Table 2 rebuilt: each aesthetic metric's mean per system beside the human rank.")
         st.dataframe(cells.without_missing(res.table2.round(3)), hide_index=True, key=f"{prefix}_table2")

@@ -27,7 +27,7 @@ from structext_core.aibench.ui import widgets as aibench_widgets
 from structext_core.studio import access
 from structext_core.text import safe_text
 from structext_core.text.words import plural
-from structext_core.ui import benchmark_choice, light_choice, widgets
+from structext_core.ui import benchmark_choice, light_choice, light_panel, widgets
 from structext_core.views import cells as shown_cells
 
 HEATMAPS = {"system x level": ("system", "level"), "system x conference": ("system", "conference"),
@@ -46,17 +46,17 @@ URL_WIDGETS = {"table": "rs_aib_paper", "data": "rs_aib_data", "heatmap": "rs_ai
 
 
 def paper_tables() -> None:
-    st.subheader("The AIBench paper's tables")
+    widgets.subheader("The AIBench paper's tables")
     key = light_choice.choose("Table", list(aibench_paper.TABLES), key="rs_aib_paper",
                               format_func=lambda k: aibench_paper.TABLES[k].title)
     info = aibench_paper.TABLES[key]
-    st.caption(info.caption + " Shown exactly as printed.")
+    widgets.caption(info.caption + " Shown exactly as printed.")
     # A few rows as printed (text): an HTML table (st.table makes the browser load Arrow's reader and its
     # formatting files: about 0.15 s of Adjudication's first view when its list was one, issue 46).
     printed = aibench_paper.load_table(key)
     printed_table(printed)
     if key == "table2":
-        st.caption("Each metric against the human rank. With 5 systems Spearman's rho takes only 21 values "
+        widgets.caption("Each metric against the human rank. With 5 systems Spearman's rho takes only 21 values "
                    "(0.9 is one swap of neighbours from 1.0), so three metrics tie at 0.9; p is the exact "
                    "one-sided permutation p over all 120 orderings.")
         correlations = plain(aibench_paper.metric_rank_correlations(), digits=4)
@@ -94,7 +94,7 @@ def _scored(name: str, signature: tuple):
 
 
 def results_section(db, user) -> None:
-    st.subheader("Results on stored data sets")
+    widgets.subheader("Results on stored data sets")
     status = aibench_store.start_synthetic()  # at once: ready, or being made in the background
     if status.state == "failed":
         synthetic_failed(status)
@@ -103,17 +103,17 @@ def results_section(db, user) -> None:
     names = _visible_datasets(db, user, status.state == "ready")
     if not names:
         if access.restricted(access.role_of(user)):
-            st.caption("Every stored data set is in an open study: its results show once the study is closed.")
+            widgets.caption("Every stored data set is in an open study: its results show once the study is closed.")
         return
     name = light_choice.choose("Data set", names, key="rs_aib_data")
     if access.can(access.role_of(user), "load_data", access.public_mode(db)):
         upload_panel(name)
     data, rows, table = _scored(name, _signature(name))
-    st.caption(f"{plural(len(data.papers), 'paper')}, "
+    widgets.caption(f"{plural(len(data.papers), 'paper')}, "
                f"{plural(sum(len(p.questions) for p in data.papers.values()), 'question')}, "
                f"{plural(len(data.systems), 'system')}.")
     if rows is None:
-        st.info("No predictions stored for this data set yet: `python -m structext_core aibench run` asks a "
+        widgets.info("No predictions stored for this data set yet: `python -m structext_core aibench run` asks a "
                 "model, `aibench add-predictions` stores a file.")
         aibench_people.people_section(db, user, name, data, None)
         return
@@ -123,7 +123,7 @@ def results_section(db, user) -> None:
     aibench_widgets.heatmap(rows, row_axis, column_axis, f"aibench_{name}_{row_axis}_x_{column_axis}")
     agreement = views.solver_rank_agreement(rows)
     if not agreement.empty:
-        st.caption("Does the ranking of systems change with the solver? Kendall's tau between solvers.")
+        widgets.caption("Does the ranking of systems change with the solver? Kendall's tau between solvers.")
         printed_table(plain(agreement, digits=3))  # a row a pair of solvers
     drill(data, rows)
     aibench_people.people_section(db, user, name, data, rows)
@@ -136,7 +136,7 @@ def table3(table: pd.DataFrame) -> None:
     headline = plain(views.table3_headline(table), digits=1).rename(columns={"O_interval": TABLE3_INTERVAL})
     column_help = {**views.TABLE3_HELP, TABLE3_INTERVAL: views.TABLE3_HELP["O_interval"]}
     printed_table(headline, column_help)
-    st.caption(" ".join(f"{label};" for label in views.LEVEL_LABELS.values())
+    widgets.caption(" ".join(f"{label};" for label in views.LEVEL_LABELS.values())
                + " A: aesthetics as imported (none for the synthetic set); O: the mean of the five, with a bootstrap "
                "interval over papers. C, T, P, S: accuracy (%) pooled over the level's questions; a question "
                "without a clear letter counts as not correct.")
@@ -206,7 +206,7 @@ def drill_questions(data, rows: pd.DataFrame) -> None:
                             format_func=views.level_label)
     items = views.drill_down(rows, data, show_keys=True, system=system, solver=solver, level=level)
     if not items:
-        st.info("No question of this level for this system and solver.")
+        widgets.info("No question of this level for this system and solver.")
         return
     frame = pd.DataFrame(items)
     frame["options"] = frame["options"].map(" | ".join)
@@ -228,7 +228,7 @@ def aibench_page(db, user) -> None:
     notes_place = apply_url(db, user, can_see)
     paper_tables()
     if not can_see:
-        st.caption("Model results on AIBench data sets are shown to researchers and admins.")
+        widgets.caption("Model results on AIBench data sets are shown to researchers and admins.")
         write_url(can_see=False, notes_place=notes_place)
         return
     results_section(db, user)
@@ -273,7 +273,7 @@ def apply_url(db, user, can_see: bool):
 def show_url_notes():
     """What the last link opened got wrong, until the view is changed (a rerun alone keeps it);
     its place on the page, which :func:`write_url` empties when this run changed the view."""
-    place = st.empty()
+    place = light_panel.placeholder()
     notes, _ = st.session_state.get("rs_aib_url_notes", ((), None))
     if notes:
         place.caption("Ignored in this link: " + safe_text.markdown_text("; ".join(notes)) + ".")

@@ -33,7 +33,7 @@ from structext_core.structext_eval.ui.results_common import (
 from structext_core.studio import access, data_scope
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import light_choice, widgets
+from structext_core.ui import light_choice, light_panel, widgets
 from structext_core.views import cells as shown_cells
 from structext_core.views import (
     charts,
@@ -62,7 +62,7 @@ class Settings:
     def __init__(self) -> None:
         #: where the controls go; None: the box is closed
         self.box = widgets.lazy_section("Settings", key=SETTINGS_OPEN, icon=":material/tune:")
-        self._line = None if self.box else st.empty()
+        self._line = None if self.box else light_panel.placeholder()  # written as each setting is known
         self._said: dict = {}
         state = st.session_state
         # The values last drawn: closed, every one (a control not drawn may hold a stale value); open,
@@ -117,7 +117,7 @@ def choose_filters(frame: pd.DataFrame, dimensions) -> dict:
                 DIMENSION_TITLES[dimension], options[dimension], key=key, placeholder="all"))
             state[f"{key}_kept"] = list(chosen[dimension])
     elif on:  # what the closed box keeps on
-        st.caption(markdown_text("Filters on: " + "; ".join(f"{DIMENSION_TITLES[d]} {', '.join(map(str, v))}"
+        widgets.caption(markdown_text("Filters on: " + "; ".join(f"{DIMENSION_TITLES[d]} {', '.join(map(str, v))}"
                                                             for d, v in chosen.items() if v)) + ".")
     chosen = {k: v for k, v in chosen.items() if v}
     for dimension, values in chosen.items():
@@ -150,14 +150,14 @@ def drill_cell(frame: pd.DataFrame, chosen: "Chosen", row: str, col: str, cells:
     col_value = right.selectbox(DIMENSION_TITLES.get(col, col), cols_available, key=f"rs_{key}_drill_col")
     part = drill_downs.cell_rows(frame, row, row_value, col, col_value)
     if part.empty:
-        st.info(f"No results for {row} {row_value} and {col} {col_value}.")
+        widgets.info(f"No results for {row} {row_value} and {col} {col_value}.")
         return
     samples = sealed.drop_hidden_samples(drill_rows(chosen.db_path, chosen.version, part),
                                          sealed.hidden_samples(chosen.db, chosen.user))
     if samples.empty:
-        st.info("The samples behind this cell are in an open study: they stay hidden until it is closed.")
+        widgets.info("The samples behind this cell are in an open study: they stay hidden until it is closed.")
         return
-    st.caption(f"{plural(len(part), 'result')} in this cell; "
+    widgets.caption(f"{plural(len(part), 'result')} in this cell; "
                f"{'the 200 lowest-scoring' if len(part) > 200 else 'all'} shown, lowest {chosen.choice.title} first.")
     samples = people_vs_models.people_without_prompt(samples)  # a person has no prompt setting
     # a metric that does not apply (people's BLEU) reads as a dash, not None
@@ -271,11 +271,11 @@ def choose_scope(source: tuple, view: str, settings: Settings) -> tuple[people_v
         settings.say(min_n=min_n)
         remember("min_n", min_n)
     if offers_items:
-        st.caption(said.sentence + ("" if scope.restricted else " Models are also scored on items no person answered."))
+        widgets.caption(said.sentence + ("" if scope.restricted else " Models are also scored on items no person answered."))
         if said.warning is not None:
-            st.warning(said.warning, icon=":material/info:")
+            widgets.warning(said.warning, icon=":material/info:")
         if scope.restricted and not facts.models_on_people_items:
-            st.info("No model result is on the items people answered: turn on **All items** to see the models.",
+            widgets.info("No model result is on the items people answered: turn on **All items** to see the models.",
                     icon=":material/info:")
     return scope, min_n, how
 
@@ -311,10 +311,10 @@ def imported_page(db, user, db_path: str, version: tuple, scope: data_scope.Resu
     values = value_frame(db_path, version, scope, choice, people_as)
     chosen = Chosen(db, db_path, version, scope, choice, items, min_n, people_as=people_as, user=user)
     if note := results_frame.scored_otherwise(results_store.list_uploads(db), choice):
-        st.caption(note)
+        widgets.caption(note)
     missing = people_vs_models.missing_values(values, choice)
     if missing and view != "metric_correlation":
-        st.caption(f"{missing:,} model results have no {choice.title.removesuffix(' (%)')} (stored before the "
+        widgets.caption(f"{missing:,} model results have no {choice.title.removesuffix(' (%)')} (stored before the "
                    "paper's metric was); they are left out. Re-import their files to score them.")
     if view == "heatmap":
         heatmap_view(chosen, values, settings)
@@ -322,7 +322,7 @@ def imported_page(db, user, db_path: str, version: tuple, scope: data_scope.Resu
     filters = choose_filters(values, DIMENSIONS)
     frame = result_options.apply_filters(items.apply(values), filters)
     if frame.empty:
-        st.info("No results match these filters.")
+        widgets.info("No results match these filters.")
         return
     FRAME_VIEWS[view](dataclasses.replace(chosen, filters=tuple(sorted(filters.items()))), frame)
 
@@ -330,10 +330,10 @@ def imported_page(db, user, db_path: str, version: tuple, scope: data_scope.Resu
 def sources_block(frame_all: pd.DataFrame, user) -> None:
     n_sources = results_frame.source_count(frame_all)  # the table itself is made once its box is opened
     if access.restricted(access.role_of(user)):
-        st.caption(f"{len(frame_all):,} scored model results of the suites in no open study (public read-only "
+        widgets.caption(f"{len(frame_all):,} scored model results of the suites in no open study (public read-only "
                    "mode); samples of open studies and human results are left out.")
     else:
-        st.caption(f"{plural(len(frame_all), 'scored result')} from {plural(n_sources, 'source')}: imported files (kept in "
+        widgets.caption(f"{plural(len(frame_all), 'scored result')} from {plural(n_sources, 'source')}: imported files (kept in "
                    "the database) and the human baseline studies (models `human:<annotator>` and the pool "
                    "`human`).")
     # drawn only while open (opening it reruns the view): a grid costs the page about 0.6 s
@@ -378,7 +378,7 @@ def heatmap_view(chosen: Chosen, values: pd.DataFrame, settings: Settings) -> No
     remember("cols", col)
     remember("sort", sort)
     if row == col:
-        st.warning("Rows and columns show the same dimension: choose two different ones.")
+        widgets.warning("Rows and columns show the same dimension: choose two different ones.")
         return
     filters = choose_filters(values, [d for d in DIMENSIONS if d not in (row, col)])
     items = chosen.items
@@ -386,7 +386,7 @@ def heatmap_view(chosen: Chosen, values: pd.DataFrame, settings: Settings) -> No
     cells = heatmap_cells(chosen.db_path, chosen.version, chosen.scope, chosen.choice,
                           tuple(sorted(filters.items())), row, col, sort, items, whose, chosen.people_as)
     if cells.empty:
-        st.info("No results match these filters.")
+        widgets.info("No results match these filters.")
         return
     cells = heatmaps.flag_small_cells(cells, chosen.min_n)
     title = f"{chosen.choice.title} by {DIMENSION_TITLES[row]} and {DIMENSION_TITLES[col]}"
@@ -401,7 +401,7 @@ def heatmap_view(chosen: Chosen, values: pd.DataFrame, settings: Settings) -> No
                      "their mean, best first",
              "mean": "rows and columns are sorted by their mean, best first",
              "name": "rows and columns are sorted by name (depth and width by number)"}[sort]
-    st.caption(f"Each cell shows the mean and, under it, n (the results it rests on); {order}. Hover a cell for "
+    widgets.caption(f"Each cell shows the mean and, under it, n (the results it rests on); {order}. Hover a cell for "
                "the 95 % bootstrap interval; click it to see its samples below. "
                + heatmaps.min_n_note(chosen.min_n, cells))
     drill(people_vs_models.heatmap_input(values, row, col, items, filters, whose, chosen.people_as), chosen, row, col,
@@ -429,7 +429,7 @@ def depth_width_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     cells = heatmaps.flag_small_cells(results_charts.depth_width_frame(frame), chosen.min_n)
     show_chart(results_charts.depth_width_chart(cells, chosen.choice.title, min_n=chosen.min_n), "depth_width", cells,
                choice=chosen.choice)
-    st.caption("Each model's mean (and n under it) per depth (rows) and width (columns), as the paper's Figure 4. "
+    widgets.caption("Each model's mean (and n under it) per depth (rows) and width (columns), as the paper's Figure 4. "
                + heatmaps.min_n_note(chosen.min_n, cells) + " Below: how much the per-format and per-task "
                "means spread within each cell (standard deviation, points).")
     show_chart(results_charts.spread_chart(cells, chosen.choice.title), "depth_width_spread", choice=chosen.choice)
@@ -438,18 +438,18 @@ def depth_width_view(chosen: Chosen, frame: pd.DataFrame) -> None:
 def people_vs_models_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     people = people_vs_models.people_of(frame)
     if not people:
-        st.info("No human-baseline results yet: they appear here once annotators have answered a study.")
+        widgets.info("No human-baseline results yet: they appear here once annotators have answered a study.")
         return
     items = chosen.items
     reference = items.people or people_vs_models.POOL
     cells = people_vs_models.people_vs_models_frame(frame, "task", people=reference, same_items=items.restricted,
                                                 items=items.items if items.restricted else None)
     if items.restricted:
-        st.caption(markdown_text(f"{plural(int(cells['items'].iloc[0]), 'item')} answered by {reference}; "
+        widgets.caption(markdown_text(f"{plural(int(cells['items'].iloc[0]), 'item')} answered by {reference}; "
                                  "every bar uses only those items."))
         title = f"{chosen.choice.title} by task category, same items"
     else:
-        st.caption(f"All {plural(int(cells['items'].iloc[0]), 'item')}: the models' bars include items no person answered, "
+        widgets.caption(f"All {plural(int(cells['items'].iloc[0]), 'item')}: the models' bars include items no person answered, "
                    "so they do not compare like with like.")
         title = f"{chosen.choice.title} by task category, all items"
     chart = charts.interval_bars_chart(cells, "task", "model", title, chosen.choice.title, "task category")
@@ -459,7 +459,7 @@ def people_vs_models_view(chosen: Chosen, frame: pd.DataFrame) -> None:
 def test_vs_real_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     cells = comparisons.test_vs_real_frame(frame)
     if cells.empty:
-        st.info("This view needs models with results on both Test and Real-Test (suite names `test` and "
+        widgets.info("This view needs models with results on both Test and Real-Test (suite names `test` and "
                 "`real-test`).")
         return
     value_title = chosen.choice.title
@@ -471,14 +471,14 @@ def metric_correlation_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     by = st.multiselect("One point per", ["model", "prompt", "format", "task", "depth", "width"],
                         default=["model", "prompt"], key="rs_corr_by")
     if not by:
-        st.info("Choose at least one grouping.")
+        widgets.info("Choose at least one grouping.")
         return
     threshold = chosen.choice.threshold
     table = comparisons.metric_table(frame, by, threshold)
     metrics = [m for m in comparisons.CORRELATION_METRICS.values() if m in table.columns]
     result = comparisons.correlate(table, metrics)
     if result.frame is None:
-        st.info(result.reason)
+        widgets.info(result.reason)
         st.dataframe(shown_cells.without_missing(people_vs_models.people_without_prompt(table.round(2)), digits=2),
                      hide_index=True)
         return
@@ -489,7 +489,7 @@ def metric_correlation_view(chosen: Chosen, frame: pd.DataFrame) -> None:
         "and raw, exact match and BLEU")
     show_chart(chart, f"metric_correlation_t{threshold:g}", corr)
     constant = f" Left out, the same in every group: {', '.join(result.constant)}." if result.constant else ""
-    st.caption(f"Pearson r over the {plural(result.n_groups, 'group')} that have every metric "
+    widgets.caption(f"Pearson r over the {plural(result.n_groups, 'group')} that have every metric "
                f"({len(table) - result.n_groups} without, e.g. people have no BLEU).{constant} Human judgements "
                "of model responses are not stored yet; the paper's correlations with them are under Paper tables, "
                "Figure 5.")
@@ -502,7 +502,7 @@ def metric_correlation_view(chosen: Chosen, frame: pd.DataFrame) -> None:
 def paired_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     models = sorted(frame["model"].unique())
     if len(models) < 2:
-        st.info("Comparing needs results of at least two models.")
+        widgets.info("Comparing needs results of at least two models.")
         return
     a, b, c, d = st.columns(4)
     dims = list(url_state.PAIR_DIMENSIONS)
@@ -519,11 +519,11 @@ def paired_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     remember("pair_rows", row)
     remember("pair_cols", col)
     if model_a == model_b or row == col:
-        st.warning("Choose two different models and two different dimensions.")
+        widgets.warning("Choose two different models and two different dimensions.")
         return
     cells = comparisons.paired_frame(frame, model_a, model_b, row, col, item_columns=ITEM_COLUMNS)
     if cells.empty:
-        st.info(markdown_text(f"{model_a} and {model_b} share no samples (same sample and prompt)."))
+        widgets.info(markdown_text(f"{model_a} and {model_b} share no samples (same sample and prompt)."))
         return
     cells = heatmaps.flag_small_cells(cells, chosen.min_n)
     chart = charts.paired_chart(cells, DIMENSION_TITLES[row], DIMENSION_TITLES[col],
@@ -532,7 +532,7 @@ def paired_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     event = show_chart(chart, "paired", cells, select_key=f"rs_paired_chart_{model_a}_{model_b}_{row}_{col}",
                        choice=chosen.choice)
     follow_click(event, drill_key("paired", row, col))
-    st.caption(f"{plural(int(cells['n'].sum()), 'shared sample')}. Cells show the mean paired difference in points and, under "
+    widgets.caption(f"{plural(int(cells['n'].sum()), 'shared sample')}. Cells show the mean paired difference in points and, under "
                "it, n (pairs); * marks p < 0.05 (sign-flip permutation test, no correction for the number of cells). "
                + heatmaps.min_n_note(chosen.min_n, cells) + " Click a cell to see its samples below.")
     drill(comparisons.shared_rows(frame, model_a, model_b), chosen, row, col, cells, "paired")
@@ -547,12 +547,12 @@ def leaderboard_view(chosen: Chosen, frame: pd.DataFrame) -> None:
                             chosen.people_as)
     board = leaderboards.arrange_leaderboard(rows, sort, chosen.min_n)
     if board.empty:
-        st.info(f"No results have a {choice.title.removesuffix(' (%)')} (people have no BLEU).")
+        widgets.info(f"No results have a {choice.title.removesuffix(' (%)')} (people have no BLEU).")
         return
     table = leaderboards.leaderboard_table(board, choice)
     st.subheader(markdown_text(f"Leaderboard: {choice.title}"
                                + (f", on {chosen.items.label}" if chosen.items.restricted else "")))
-    st.caption(choice.description + ".")
+    widgets.caption(choice.description + ".")
     # The headers stay short on screen (the subheader names the metric); the CSV's name it in full.
     metric_help = f"{choice.title}: {choice.description}"
     st.dataframe(table, hide_index=True, key="rs_board_table", column_config={
@@ -566,7 +566,7 @@ def leaderboard_view(chosen: Chosen, frame: pd.DataFrame) -> None:
     exports(choice.file_name("leaderboard"), table=choice.label_table(chosen.items.label_table(table)))
     method = leaderboards.CI_DESCRIPTIONS["wilson" if choice.metric == "exact_match" else "bootstrap"]
     people = "; the people pool `human` counts every answer of every person" if (board["who"] != "model").any() else ""
-    st.caption(f"One row per model or person and prompt setting; n = responses with a value{people}. 95 % interval: "
+    widgets.caption(f"One row per model or person and prompt setting; n = responses with a value{people}. 95 % interval: "
                f"{method}. Rank by mean (ties share a rank); click a column header to sort by it. "
                + heatmaps.min_n_note(chosen.min_n, board, rows=True))
 

@@ -11,7 +11,7 @@ import streamlit as st
 from structext_core.structext_eval import drill_downs, results_frame, url_state
 from structext_core.structext_eval.result_dimensions import DIMENSIONS, ORDERED_DIMENSIONS
 from structext_core.studio import data_scope, storage
-from structext_core.ui import benchmark_choice, light_choice
+from structext_core.ui import benchmark_choice, light_choice, widgets
 from structext_core.ui import heatmap_table as heatmap_widget
 from structext_core.views import (
     charts,
@@ -337,7 +337,7 @@ def show_url_notes() -> None:
     """What the last link opened got wrong, until the view is changed (a rerun alone keeps it)."""
     notes, _ = st.session_state.get("rs_url_notes", ((), None))
     if notes:
-        st.caption("Ignored in this link: " + "; ".join(notes) + ".")
+        widgets.caption("Ignored in this link: " + "; ".join(notes) + ".")
 
 
 def write_url_state() -> None:

@@ -36,7 +36,7 @@ from structext_core.structext_eval.ui.results_common import (
 from structext_core.studio import access, data_scope, storage
 from structext_core.text.safe_text import html_table
 from structext_core.text.words import plural
-from structext_core.ui import light_choice, widgets
+from structext_core.ui import light_choice, light_panel, widgets
 from structext_core.views import (
     charts,
     result_options,
@@ -48,8 +48,9 @@ from structext_core.views import (
 AUTO_SUITE = "(worked out from each file)"
 
 
-#: The session key of the open state of the admin's loading panel.
-LOAD_OPEN = "rs_load_open"
+#: The session key of the open state of the admin's loading panel, and of whether it was opened because
+#: nothing was loaded yet (it closes when the first results come in).
+LOAD_OPEN, LOAD_AUTO = "rs_load_open", "rs_load_opened_empty"
 
 
 def admin_panel(db, user) -> None:
@@ -58,14 +59,18 @@ def admin_panel(db, user) -> None:
     does not load them for a page whose admin came to read results."""
     if not access.can(access.role_of(user), "load_data"):
         return
-    box = st.expander("Load results (admin)", expanded=not has_data(db, user)[3], icon=":material/upload_file:", key=LOAD_OPEN,
-                      on_change="rerun")
-    if not box.open:
+    state, empty = st.session_state, not has_data(db, user)[3]
+    if empty and not state.get(LOAD_AUTO):  # nothing loaded yet: open, with nothing to click
+        state[LOAD_OPEN] = state[LOAD_AUTO] = True
+    elif not empty and state.pop(LOAD_AUTO, False):  # the first results came in: closed to its label
+        state[LOAD_OPEN] = False
+    box = widgets.lazy_section("Load results (admin)", key=LOAD_OPEN, icon=":material/upload_file:")
+    if box is None:
         return
     with box:
         files = suites.suite_files()
         if not files:
-            st.info("No sample files found in the suites folder: generate Test / Test-Hard on the Home page "
+            widgets.info("No sample files found in the suites folder: generate Test / Test-Hard on the Home page "
                     "first, so results can be matched to their samples.")
             return
         names = [f.name for f in files]
@@ -156,7 +161,7 @@ def import_from_folder(db, candidates, folder, user) -> None:
 
 
 def paper_page() -> None:
-    st.caption("The paper's published tables (StrucText-Eval, Tables 3, 4 and 6), shipped with the app; "
+    widgets.caption("The paper's published tables (StrucText-Eval, Tables 3, 4 and 6), shipped with the app; "
                "the values are shown exactly as printed.")
     # Drawn when opened: its Markdown table, drawn closed, was a fifth of the browser's work on each run.
     source = widgets.lazy_section("Where these figures come from", key="rs_paper_source_open")
@@ -171,7 +176,7 @@ def paper_page() -> None:
         chart = charts.subtitled(charts.correlation_chart(corr, "Correlation of metrics across the 12 models of "
                                                                 "Table 6"), view.metric)
         show_chart(chart, view.file_name(), view.label_table(corr))
-        st.caption("Pearson r across the 12 models' Table 6 scores. The paper's own figures (ROUGE-L 0.9932, "
+        widgets.caption("Pearson r across the 12 models' Table 6 scores. The paper's own figures (ROUGE-L 0.9932, "
                    "GPT-4o judge 0.9937, exact match 0.9501 against human judgement) were computed on its "
                    "samples, so they differ slightly from these table-level values.")
         return
@@ -181,7 +186,7 @@ def paper_page() -> None:
     # chart made a click on "Paper tables" wait for the browser to draw it); the chart is in its PNG and SVG.
     cut, shade = paper.printed_cut(view.table, view.kind)
     widgets.html_block(html_table(cut, shade))
-    st.caption(f"Values: {view.metric}; the darker the cell, the higher the value.")
+    widgets.caption(f"Values: {view.metric}; the darker the cell, the higher the value.")
 
     def chart():
         return built_chart(charts.paper_heatmap_chart, paper.heatmap_cells(view.table, view.kind), table_info.title,
@@ -219,13 +224,19 @@ def has_data(db, user) -> tuple[str, tuple, data_scope.ResultsScope, bool]:
 @ui.fragment
 def data_view(user) -> None:
     """Everything below the loading panel: a click here (the data, a view, a control, a heatmap cell)
-    reruns this part only, not the page around it."""
+    reruns this part only, not the page around it. Its light elements and notes are drawn as few elements
+    (``light_panel``: the first view as one)."""
+    with light_panel.panel("rs-view"):
+        _data_view(user)
+
+
+def _data_view(user) -> None:
     start_run()
     db = ui.get_db()
     db_path, version, scope, has_results = has_data(db, user)
     if scope == data_scope.ResultsScope():  # the paper's tables only
         apply_url_state(dict, only=("paper",))  # the rest of a shared link waits for a log-in that can see it
-        st.caption("Model and human results are shown to researchers and admins; here are the paper's tables.")
+        widgets.caption("Model and human results are shown to researchers and admins; here are the paper's tables.")
         paper_page()
         return
     apply_url_state(lambda: result_options.filter_options(scoped_frame(db_path, version, scope), DIMENSIONS)
@@ -238,12 +249,12 @@ def data_view(user) -> None:
     if source == "paper":
         paper_page()
     elif not has_results and access.restricted(access.role_of(user)):
-        st.info(f"No model results of suites outside open studies yet; the paper's tables are under “{paper_label}”.")
+        widgets.info(f"No model results of suites outside open studies yet; the paper's tables are under “{paper_label}”.")
     elif not has_results:
-        st.info(f"No results yet. An admin loads result files under “Load results” above; meanwhile the paper's tables are under "
+        widgets.info(f"No results yet. An admin loads result files under “Load results” above; meanwhile the paper's tables are under "
                 f"“{paper_label}”.")
     else:
         imported_page(db, user, db_path, version, scope)
     write_url_state()
     if not access.can(access.role_of(user), "load_data"):
-        st.caption("Results are loaded by an admin (log in as admin to upload or delete result files).")
+        widgets.caption("Results are loaded by an admin (log in as admin to upload or delete result files).")

@@ -1,0 +1,157 @@
+"""Light elements drawn together as one element (structext_core/ui/light_panel.py): the order of a page kept
+whatever of Streamlit's own comes between them, each part's event handed to its own handler (anything else
+ignored), notes in our captions' Markdown written as text, a note written later. The Results page drawn this
+way: tests/pages/test_page_results.py; in Chromium: tests/browser/test_results_views.py."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from structext_core.ui import light_panel
+from tests.pages.light_choices import choice, choose, open_section, save, sections
+from tests.pages.light_parts import is_panel, notes, send_event, walk
+
+SCRIPT = textwrap.dedent('''
+    import streamlit as st
+    from structext_core.ui import light_choice, light_html, light_panel, widgets
+
+    light_html.page_draws_light()
+    calls = st.session_state.setdefault("calls", [])
+    with light_panel.panel("p"):
+        fruit = light_choice.choose("Fruit", ["apple", "pear"], key="fruit", on_change=lambda: calls.append("fruit"))
+        widgets.caption(f"You chose **{fruit}**.")
+        later = light_panel.placeholder()
+        st.markdown("Streamlit's own")
+        widgets.html_block("<p>A block</p>")
+        left, right = st.columns(2)
+        light_choice.choose("Colour", ["red", "blue"], key="colour", where=left)
+        widgets.info("An info box", icon=":material/info:")
+        box = widgets.lazy_section("More", key="more")
+        if box:
+            box.write("Drawn open")
+        light_choice.downloads("files", [light_choice.Download("Fruit list", "fruit.txt", lambda: fruit)])
+        if st.session_state.get("write_later"):
+            later.caption(f"Written later: {fruit}")
+    widgets.caption("Outside the panel")
+''')
+
+
+def run(**state) -> AppTest:
+    at = AppTest.from_string(SCRIPT, default_timeout=30)
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def shown(at) -> list[str]:
+    """What the main area shows in order: each element's type (a part: its kind and label or text)."""
+    out = []
+    for node in walk(at.main):
+        kind = getattr(node, "kind", None)
+        if kind is not None:
+            data = node.data
+            out.append(f"{kind}:{data.get('label') or data.get('text') or data.get('html', '')}")
+        elif getattr(node, "type", "") == "bidi_component":
+            out.append(f"element:{json.loads(node.proto.json).get('label', '')}")
+        elif getattr(node, "type", "") in ("markdown", "caption", "info"):
+            out.append(f"{node.type}:{node.value}")
+    return out
+
+
+def test_the_page_order_is_kept_and_parts_between_streamlits_elements_share_one_element():
+    at = run()
+    assert not at.exception
+    assert shown(at) == ["choice:Fruit", "note:You chose **apple**.", "note:", "markdown:Streamlit's own",
+                         "html:<p>A block</p>", "element:Colour", "note:An info box", "section:More",
+                         "choice:Downloads", "caption:Outside the panel"]
+    panels = [json.loads(e.proto.json) for e in at.get("bidi_component") if is_panel(e)]
+    # one element for what comes before Streamlit's Markdown, one between it and the columns, one after them
+    assert [[p["kind"] for p in panel["parts"]] for panel in panels] == [
+        ["choice", "note", "note"], ["html"], ["note", "section", "choice"]]
+    assert choice(at, "colour").label == "Colour"  # given a column of its own: an element of its own
+    info, = notes(at, "info")
+    assert info.value == "An info box"
+
+
+def test_a_choice_in_a_panel_is_kept_and_its_callback_runs():
+    at = choose(run(), "fruit", "pear")
+    assert not at.exception and at.session_state["fruit"] == "pear" and at.session_state["calls"] == ["fruit"]
+    assert "You chose **pear**." in [n.value for n in notes(at)]
+    assert choice(at, "fruit").shown == "pear"
+
+
+@pytest.mark.parametrize("forged", [{"id": "nobody:choice", "value": "pear"}, {"id": "fruit:choice", "value": "plum"},
+                                    {"value": "pear"}, "fruit:choice", None, [1, 2]])
+def test_anything_but_a_part_drawn_and_one_of_its_values_is_ignored(forged):
+    at = run()
+    panel = next(e for e in at.get("bidi_component") if is_panel(e))
+    at = send_event(at, panel, "part", forged)
+    assert not at.exception and at.session_state["fruit"] == "apple" and at.session_state["calls"] == []
+
+
+def test_a_section_in_a_panel_opens_and_its_content_follows_it():
+    at = open_section(run(), "More")
+    assert not at.exception and [e.label for e in at.expander] == ["More"]
+    assert [m.value for m in at.expander[0].markdown] == ["Drawn open"]
+    assert "More" in sections(at)
+
+
+def test_a_download_in_a_panel_is_made_on_the_click():
+    at = choose(run(), "fruit", "pear")
+    at, file = save(at, "Fruit list")
+    assert not at.exception and file["name"] == "fruit.txt" and file["nonce"] > 0
+
+
+def test_a_note_written_later_shows_what_was_last_written_in_its_place_and_nothing_until_then():
+    at = run(write_later=True)
+    assert [n.value for n in notes(at)][:2] == ["You chose **apple**.", "Written later: apple"]
+    assert "Written later: apple" not in [n.value for n in notes(run())]
+
+
+def test_two_parts_of_one_key_are_refused():
+    at = AppTest.from_string(textwrap.dedent('''
+        import streamlit as st
+        from structext_core.ui import light_choice, light_panel
+        try:
+            with light_panel.panel("p"):
+                light_choice.choose("A", ["x"], key="same")
+                light_choice.choose("B", ["y"], key="same")
+        except ValueError as error:
+            st.session_state["refused"] = str(error)
+    '''), default_timeout=30).run()
+    assert at.session_state["refused"] == "two light elements of one key on this page: 'same:choice'"
+
+
+def test_without_a_panel_notes_are_streamlits_own():
+    at = AppTest.from_string(textwrap.dedent('''
+        from structext_core.ui import widgets
+        widgets.caption("A caption")
+        widgets.warning("A warning", icon=":material/info:")
+    '''), default_timeout=30).run()
+    assert [c.value for c in at.caption] == ["A caption"] and [w.value for w in at.warning] == ["A warning"]
+    assert not at.get("bidi_component")
+
+
+@pytest.mark.parametrize("text, runs", [
+    ("plain", [["", "plain"]]),
+    ("A **bold** and `code`.", [["", "A "], ["b", "bold"], ["", " and "], ["c", "code"], ["", "."]]),
+    ("*em* **b *both* b**", [["i", "em"], ["", " "], ["b", "b "], ["bi", "both"], ["b", " b"]]),
+    ("\\*not em\\* and \\[link\\]", [["", "*not em* and [link]"]]),
+    ("two\nlines", [["", "two"], ["\n", ""], ["", "lines"]]),
+    ("Not imported:\n- line 1: **bad**", [["", "Not imported:"], ["\n", ""], ["", "\u2022 line 1: "], ["b", "bad"]]),
+    ("``a`b`` and `open", [["c", "a`b"], ["", " and `open"]]),
+    ("2 * 3 * 4 and ** spaced **", [["", "2 * 3 * 4 and ** spaced **"]]),
+    ("<script>alert(1)</script>", [["", "<script>alert(1)</script>"]]),  # text, never markup
+])
+def test_our_captions_markdown_becomes_runs_of_text(text, runs):
+    assert light_panel.runs(text) == runs
+
+
+def test_a_hostile_note_is_read_in_one_pass():
+    for text in ("*" * 200_000, "`" * 100_001, "*a" * 100_000, "\\" * 200_001, "**x " * 50_000, "`` ` " * 40_000):
+        out = light_panel.runs(text)
+        assert sum(len(words) for _, words in out) <= len(text)
