@@ -87,11 +87,11 @@ def item_list(chosen: study.Study) -> study.ItemSummary | None:
     items = study_dashboard.adjudication_items(db, chosen.id, study_dashboard.version(db, chosen.id),
                                                order or "disagreement", None if practice else LISTED_KINDS)
     if not items:
-        st.info("This study has no questions.")
+        widgets.info("This study has no questions.")
         return None
     answered = sum(1 for s in items if s.n_responses)
     shown = f"the first {FIRST} below" if len(items) > FIRST else "all below"
-    st.caption(f"{plural(len(items), 'question')}, {answered:,} with answers ({shown}). Disagreement: the spread of the final scores "
+    widgets.caption(f"{plural(len(items), 'question')}, {answered:,} with answers ({shown}). Disagreement: the spread of the final scores "
                "(standard deviation, 0 to 0.5) plus the mix of 'gave up' and 'answered' (0 to 0.5).")
     # an item no one answered yet has no mean: a dash, not None (issue 46)
     table = cells.without_missing(study.items_table(items).assign(
@@ -118,8 +118,8 @@ def image_item_panel(detail: study.ItemDetail) -> None:
     """A multiple-choice item: the image the annotators saw (when it has one), the question, its
     options with the key marked."""
     item = detail.summary
-    st.subheader(f"Question #{item.position}")
-    st.caption(markdown_text(f"{item.describe} · {item.name} · {item.kind} item"))
+    widgets.subheader(f"Question #{item.position}")
+    widgets.caption(markdown_text(f"{item.describe} · {item.name} · {item.kind} item"))
     if detail.has_image:
         left, right = st.columns([3, 2], gap="large")
         with left, st.container(border=True):  # framed: a blank image still shows where it is
@@ -136,7 +136,7 @@ def image_item_panel(detail: study.ItemDetail) -> None:
             + (" *(answer key)*" if letter == detail.answer else "")
             for letter, text in zip(choices.LETTERS, detail.options)))
         if detail.responses:
-            st.caption("Chosen: " + ", ".join(f"{r.annotator} {'gave up' if r.gave_up else r.response}"
+            widgets.caption("Chosen: " + ", ".join(f"{r.annotator} {'gave up' if r.gave_up else r.response}"
                                               for r in detail.responses))
 
 
@@ -145,8 +145,8 @@ def sample_panel(detail: study.ItemDetail) -> None:
     if detail.options:
         image_item_panel(detail)
         return
-    st.subheader(f"Question #{item.position}")
-    st.caption(markdown_text(f"{item.describe} · {item.name} · {item.kind} item"))
+    widgets.subheader(f"Question #{item.position}")
+    widgets.caption(markdown_text(f"{item.describe} · {item.name} · {item.kind} item"))
     reference_view = study.kind_of(item.benchmark).reference_view
     if reference_view is None:  # its items have no reference panel: the question is all there is
         right = st.container()
@@ -159,7 +159,7 @@ def sample_panel(detail: study.ItemDetail) -> None:
     with right:
         st.markdown(f"**Question:** {markdown_text(detail.question)}")
         if detail.requirement:
-            st.caption(markdown_text(detail.requirement))
+            widgets.caption(markdown_text(detail.requirement))
         st.markdown("**Answer key**")
         widgets.text_block(detail.answer)
     widgets.figures([
@@ -219,9 +219,9 @@ def flags_panel(detail: study.ItemDetail) -> None:
     item = detail.summary
     found = study.flags(db, item.study_id, item_id=item.item_id)
     open_flags = [f for f in found if f.is_open]
-    st.subheader("Flags on this question")
+    widgets.subheader("Flags on this question")
     if not found:
-        st.caption("No annotator has flagged this question.")
+        widgets.caption("No annotator has flagged this question.")
         return
     for flag in open_flags:
         with st.container(border=True):
@@ -235,7 +235,7 @@ def flags_panel(detail: study.ItemDetail) -> None:
                 st.form_submit_button("Resolve the flag", on_click=on_resolve, args=(flag.id,), key=f"adj_resolve_{flag.id}")
     resolved = [f for f in found if not f.is_open]
     if resolved:
-        st.caption(markdown_text("Resolved: " + "; ".join(
+        widgets.caption(markdown_text("Resolved: " + "; ".join(
             f"{f.kind} by {f.username or '?'} → {f.resolution} ({f.resolved_by})" for f in resolved)))
 
 
@@ -245,7 +245,7 @@ st.title("Adjudication")
 ui.show_flash()
 all_studies = study.only_run(db, user, study.list_studies(db))  # a lead: the studies they lead
 if not all_studies:
-    st.info("No study to adjudicate: you lead none yet." if user["role"] == "lead" else
+    widgets.info("No study to adjudicate: you lead none yet." if user["role"] == "lead" else
             "No study yet: create one on **Studies**.")
     st.stop()
 chosen = widgets.pick_study(all_studies, key="adj_study")
@@ -254,9 +254,9 @@ if summary is not None:
     detail = study.adjudication_item(db, summary.item_id)
     sample_panel(detail)
     flags_panel(detail)
-    st.subheader("Responses")
+    widgets.subheader("Responses")
     if not detail.responses:
-        st.info("No annotator has answered this question yet.")
+        widgets.info("No annotator has answered this question yet.")
     every, responses = len(detail.responses), detail.responses
     if every > ANSWERS_PER_PAGE:  # hundreds of people: their answers a page at a time
         start = light_choice.choose(

@@ -8,7 +8,7 @@ decides what each role sees through ``structext_core.studio.access``.
 import streamlit as st
 
 from structext_core import protocol, ui
-from structext_core.ui import benchmark_choice, light_html, light_panel
+from structext_core.ui import benchmark_choice, light_html
 from structext_core.ui.frame import ensure_frame
 
 ensure_frame()
@@ -16,7 +16,6 @@ user = ui.require_page("results")
 light_html.page_draws_light()  # its choosers are light elements: its HTML blocks are drawn as one too
 st.title("Results")
 db = ui.get_db()
-with light_panel.panel("results"):  # its choosers, headers and notes: as few elements as their order allows
-    benchmark = benchmark_choice.results_benchmark()
-    if not benchmark_choice.own_view(benchmark, "RESULTS_VIEW", db, user):
-        st.info(f"{protocol.display_name(benchmark)} has no Results view.")
+benchmark = benchmark_choice.results_benchmark()
+if not benchmark_choice.own_view(benchmark, "RESULTS_VIEW", db, user):
+    st.info(f"{protocol.display_name(benchmark)} has no Results view.")

@@ -45,7 +45,7 @@ def pick_study(studies: list[study.Study]) -> study.Study | None:
                                        "they are kept whole.")
     shown = [s for s in studies if show_archived or not s.archived]
     if not shown:
-        st.info("Every study is archived: turn on **Show archived studies** to see them, or set up a new one.")
+        widgets.info("Every study is archived: turn on **Show archived studies** to see them, or set up a new one.")
         return None
     return widgets.pick_study(shown, key="sa_study")
 
@@ -56,7 +56,7 @@ def pick_study(studies: list[study.Study]) -> study.Study | None:
 def setup_section() -> None:
     annotators = accounts.list_users(db, role="annotator")
     if not annotators:
-        st.info(study_leads.no_annotators(user))
+        widgets.info(study_leads.no_annotators(user))
     benchmarks = study.study_benchmarks()
     benchmark = st.segmented_control("Benchmark", benchmarks, format_func=lambda b: study.kind_of(b).setup_label,
                                      default=benchmarks[0], key="sa_benchmark") or benchmarks[0]
@@ -113,7 +113,7 @@ def manage_study(chosen: study.Study, version: tuple) -> None:
 def study_details(chosen: study.Study, version: tuple) -> None:
     """The rule and settings, everyone in the study, adding or taking off a person, closing it."""
     st.markdown(f"**Rule:** {markdown_text(chosen.rule_text)}")
-    st.caption(
+    widgets.caption(
         f"Suite {chosen.suite} · seed {chosen.seed} · correctness shown after each answer: "
         f"{'yes' if chosen.show_correctness else 'no'}"
     )
@@ -152,7 +152,7 @@ def remove_annotator_form(chosen: study.Study, active: list[study.StudyMember], 
                                  format_func=lambda m: f"{m.username} ({m.progress_words})")
         replacement = right.selectbox("Replacement (optional)", others, index=None, key="sa_replacement",
                                       format_func=lambda u: u["username"], placeholder="Nobody: only take them off")
-        st.caption("The annotator no longer sees the study and answers nothing more in it. Their answers so far "
+        widgets.caption("The annotator no longer sees the study and answers nothing more in it. Their answers so far "
                    "are kept: they stay in the dashboard and on Results, and the export marks them "
                    "(annotator_removed). A replacement gets the same questions in the same order as the person "
                    "they replace and answers every one of them afresh; the answers already given stay the "
@@ -194,11 +194,11 @@ def rename_form(chosen: study.Study) -> None:
 
 def archive_block(chosen: study.Study) -> None:
     if chosen.archived:
-        st.caption("Archived: hidden from its annotators and from the study list (unless **Show archived "
+        widgets.caption("Archived: hidden from its annotators and from the study list (unless **Show archived "
                    "studies** is on), closed for answering. Nothing was deleted.")
         label = "Bring back from the archive"
     else:
-        st.caption("Archiving hides the study from its annotators and from the study list, and closes it for "
+        widgets.caption("Archiving hides the study from its annotators and from the study list, and closes it for "
                    "answering. It is kept whole: dashboard, export and Results still have every answer.")
         label = "Archive the study"
     if st.button(label, key=f"sa_archive_{chosen.id}"):
@@ -216,7 +216,7 @@ def archive_block(chosen: study.Study) -> None:
 def clone_form(chosen: study.Study) -> None:
     with st.form(f"sa_clone_{chosen.id}"):
         st.markdown("**Copy the study**")
-        st.caption("A new open study with the same suite, settings, rule and questions (practice and gold "
+        widgets.caption("A new open study with the same suite, settings, rule and questions (practice and gold "
                    "included), and no answers. Its crowd settings come too (consent text, questionnaire, the "
                    "platform's codes and addresses: change the codes if the platform gave the copy its own); "
                    "its study link does not: make one on the copy. Only the annotators chosen here take part "
@@ -241,12 +241,12 @@ def dashboard_section(chosen: study.Study) -> None:
     """The study's state at once (progress, who is where, scores, agreement); each person's rows,
     charts and the settings used now and then in lazy expanders (drawn only while open)."""
     if chosen.archived:
-        st.info("This study is archived: hidden from its annotators and closed for answering. Its data is kept "
+        widgets.info("This study is archived: hidden from its annotators and closed for answering. Its data is kept "
                 "whole.", icon=":material/inventory_2:")
     released = study_places.release_stale(db, chosen.id, user["id"])  # before the figures are read
     timed_out = outcomes.time_out_overdue(db, chosen.id)
     if timed_out:
-        st.info(f"{plural(len(timed_out), 'person', 'people')} from a study link passed the time-out before "
+        widgets.info(f"{plural(len(timed_out), 'person', 'people')} from a study link passed the time-out before "
                 f"finishing: timed out, their {noun(len(timed_out), 'place')} reopened.", icon=":material/timer_off:")
     version = study_dashboard.version(db, chosen.id)
     study_leads.leads_block(db, user, chosen)  # the preview as an annotator, and who leads the study
@@ -259,22 +259,22 @@ def dashboard_section(chosen: study.Study) -> None:
     with st.spinner("Scoring new answers…"):
         df = study_dashboard.responses(db, chosen.id, version)
     if df.empty:
-        st.info("No answers yet. Figures appear here as soon as annotators submit.")
+        widgets.info("No answers yet. Figures appear here as soon as annotators submit.")
         return
     kind = study.kind_of(chosen.benchmark)
     headline(chosen, version, df, kind)
     accuracy_block(chosen, version, kind)
     people_axes.who_answered_block(db, chosen.id, df)  # accuracy by the questionnaire's answers
     agreement_block(chosen, version)
-    st.subheader("Time per question")
+    widgets.subheader("Time per question")
     time_block(chosen, version, df, kind)
     fast_block(chosen, version, df)
 
 
 def progress_block(chosen: study.Study, version: tuple) -> None:
-    st.subheader("Progress")
+    widgets.subheader("Progress")
     counts = chosen.counts
-    st.caption(f"{chosen.name} asks {counts.breakdown}: **total** below is the {plural(counts.asked, 'study question')} "
+    widgets.caption(f"{chosen.name} asks {counts.breakdown}: **total** below is the {plural(counts.asked, 'study question')} "
                "an annotator is given (gold included, practice apart); the baseline counts "
                f"{plural(counts.counted, 'question')}, its counted answers.")
     where, hours = study_dashboard.progress(db, chosen.id, version)
@@ -294,7 +294,7 @@ def progress_block(chosen: study.Study, version: tuple) -> None:
         with box:
             progress_tables(where, hours)
     if chosen.practice_items or chosen.gold_items:
-        st.caption(f"Practice ({plural(chosen.practice_items, 'question')}) is left out of every figure; gold "
+        widgets.caption(f"Practice ({plural(chosen.practice_items, 'question')}) is left out of every figure; gold "
                    f"({plural(chosen.gold_items, 'question')}) is in the progress above and out of every other figure.")
 
 
@@ -318,26 +318,26 @@ def progress_tables(where: pd.DataFrame, hours: pd.DataFrame) -> None:
     st.dataframe(hours, hide_index=True, width="content", column_config={
         column: st.column_config.NumberColumn(help=help, format="%.1f")
         for column, help in zip(hours.columns[1:], dashboard.TIME_PARTS.values())})
-    st.caption("Time on answered questions. Answering (active) + paused + idle + away = the time from "
+    widgets.caption("Time on answered questions. Answering (active) + paused + idle + away = the time from "
                "each question's first showing to its submission; time per question below is active time.")
 
 
 def gold_block(chosen: study.Study, version: tuple) -> None:
     if not chosen.gold_items:
         return
-    st.subheader("Gold items")
+    widgets.subheader("Gold items")
     report = study_dashboard.gold(db, chosen.id, version)
     if report.empty:
         mixed = "is" if chosen.gold_items == 1 else "are"
-        st.caption(f"{plural(chosen.gold_items, 'gold item')} {mixed} mixed in; no one has answered one yet.")
+        widgets.caption(f"{plural(chosen.gold_items, 'gold item')} {mixed} mixed in; no one has answered one yet.")
         return
     table = dashboard.gold_table(report)
     to_check = table.loc[table["check"] == dashboard.CHECK_WORK, "annotator"].tolist()
     if to_check:
-        st.warning(f"Below the gold pass mark ({chosen.gold_pass:.0%}): {', '.join(to_check)}. "
+        widgets.warning(f"Below the gold pass mark ({chosen.gold_pass:.0%}): {', '.join(to_check)}. "
                    "Check this person's work.")
     else:
-        st.caption(f"Everyone who answered a gold item is at or above the gold pass mark ({chosen.gold_pass:.0%}).")
+        widgets.caption(f"Everyone who answered a gold item is at or above the gold pass mark ({chosen.gold_pass:.0%}).")
     box = lazy(f"Gold answers of each person ({len(table):,})", key="sa_open_gold")
     if box is not None:
         box.dataframe(table, hide_index=True, column_config={
@@ -362,13 +362,13 @@ def on_resolve_flag(study_id: int) -> None:
 
 
 def flags_block(chosen: study.Study) -> None:
-    st.subheader("Flags on questions")
+    widgets.subheader("Flags on questions")
     everything = study.flags(db, chosen.id)
     still_open = [f for f in everything if f.is_open]
     widgets.figures([("Open flags", f"{len(still_open):,}", "Questions annotators reported as broken or unclear.")],
                     columns=5)
     if not everything:
-        st.caption("No annotator has flagged a question.")
+        widgets.caption("No annotator has flagged a question.")
         return
     box = lazy(f"Read and resolve the flags ({len(still_open):,} open, {len(everything) - len(still_open):,} resolved)",
                key="sa_open_flags")
@@ -382,7 +382,7 @@ def flags_table(chosen: study.Study, everything: list, still_open: list) -> None
     show_all = st.toggle("Show resolved flags too", key=f"sa_flags_all_{chosen.id}")
     shown = everything if show_all else still_open
     if not shown:
-        st.caption("No open flag.")
+        widgets.caption("No open flag.")
         return
     st.dataframe(dashboard.flags_table(shown), hide_index=True,
                  column_config={"flagged": "flagged (UTC)", "resolved": "resolved (UTC)", "resolved_by": "resolved by"})
@@ -400,7 +400,7 @@ def flags_table(chosen: study.Study, everything: list, still_open: list) -> None
 
 
 def headline(chosen: study.Study, version: tuple, df: pd.DataFrame, kind: study.StudyKind) -> None:
-    st.subheader("Accuracy")
+    widgets.subheader("Accuracy")
     summary = study_dashboard.headline(db, chosen.id, version)
     pool = summary["pool"].iloc[0]
     widgets.figures([
@@ -412,7 +412,7 @@ def headline(chosen: study.Study, version: tuple, df: pd.DataFrame, kind: study.
         ("All answers pooled", f"{pool['score']:.1f}",
          f"95% CI {pool['score_low']:.1f}-{pool['score_high']:.1f}, n = {pool['n']}"),
     ])
-    st.caption(kind.score_note)
+    widgets.caption(kind.score_note)
 
 
 def accuracy_block(chosen: study.Study, version: tuple, kind: study.StudyKind) -> None:
@@ -445,7 +445,7 @@ def time_block(chosen: study.Study, version: tuple, df: pd.DataFrame, kind: stud
             left, right = st.columns(2)
             left.altair_chart(dashboard.time_histogram(df), width="stretch")
             right.altair_chart(dashboard.time_by_length(df), width="stretch")
-            st.caption(f"Spearman correlation of time with reference length: {times['spearman_length']:.2f}")
+            widgets.caption(f"Spearman correlation of time with reference length: {times['spearman_length']:.2f}")
         else:
             st.altair_chart(dashboard.time_histogram(df), width="stretch")
         left, right = st.columns(2)
@@ -456,7 +456,7 @@ def time_block(chosen: study.Study, version: tuple, df: pd.DataFrame, kind: stud
 
 
 def agreement_block(chosen: study.Study, version: tuple) -> None:
-    st.subheader("Agreement between annotators (pass/fail)")
+    widgets.subheader("Agreement between annotators (pass/fail)")
     agreement = study_dashboard.agreement(db, chosen.id, version, pairwise=False)
     widgets.figures([
         ("Fleiss' kappa", dashboard.statistic_text(agreement["fleiss_kappa"]), study_places.fleiss_help(agreement)),
@@ -465,10 +465,10 @@ def agreement_block(chosen: study.Study, version: tuple) -> None:
     ], columns=4)
     if dashboard.cells.DASH in (dashboard.statistic_text(agreement["fleiss_kappa"]),
                                 dashboard.statistic_text(agreement["krippendorff_alpha"])):
-        st.caption(f"{dashboard.cells.DASH}: not measured from these answers (it needs two or more annotators' "
+        widgets.caption(f"{dashboard.cells.DASH}: not measured from these answers (it needs two or more annotators' "
                    "answers on the same items, not all of one verdict).")
     if agreement["alpha_items"] == 0:
-        st.caption("Agreement needs at least two annotators with answers to the same items.")
+        widgets.caption("Agreement needs at least two annotators with answers to the same items.")
         return
     box = lazy("Each pair of annotators: items both answered, same verdict, Cohen's kappa", key="sa_open_pairs")
     if box is None:
@@ -476,7 +476,7 @@ def agreement_block(chosen: study.Study, version: tuple) -> None:
     with box:
         pairs = study_dashboard.agreement(db, chosen.id, version, pairwise=True)["pairwise"]
         if pairs.empty:
-            st.caption("Agreement needs at least two annotators with answers to the same items.")
+            widgets.caption("Agreement needs at least two annotators with answers to the same items.")
             return
         table = dashboard.agreement_table(pairs)
         st.dataframe(table, hide_index=True, column_config={
@@ -485,7 +485,7 @@ def agreement_block(chosen: study.Study, version: tuple) -> None:
             "cohen_kappa": "Cohen's kappa",
         })
         if (table["cohen_kappa"] == dashboard.cells.DASH).any():
-            st.caption(f"{dashboard.cells.DASH}: not measured (a kappa is undefined where the answers leave no "
+            widgets.caption(f"{dashboard.cells.DASH}: not measured (a kappa is undefined where the answers leave no "
                        "room for chance: every verdict the same).")
 
 
@@ -505,7 +505,7 @@ def fast_block(chosen: study.Study, version: tuple, df: pd.DataFrame) -> None:
                                 study.FAST_FRACTION_OF_MEDIAN, 0.05, key="sa_fast_fraction")
         flagged = study_dashboard.fast(db, chosen.id, version, float(min_seconds), float(fraction))
         if flagged.empty:
-            st.caption("No answer is flagged with these thresholds.")
+            widgets.caption("No answer is flagged with these thresholds.")
             return
         st.dataframe(dashboard.fast_table(flagged), hide_index=True, column_config={
             "seconds": st.column_config.NumberColumn(format="%.1f"),
@@ -535,7 +535,7 @@ def export_section(chosen: study.Study) -> None:
             help="One row per answer as model human:<annotator>, and again as model human (the pool).",
         )
     if (problem := study.inspect_log_problem(db, study_id)) is not None:
-        st.caption(problem)
+        widgets.caption(problem)
     else:
         st.download_button(
             "People as an Inspect AI log (.eval)", study_leads.export(user, study_id, lambda db: study.inspect_log_bytes(db, study_id)),
@@ -583,7 +583,7 @@ def studies_page() -> None:
     if section == "Set up a study":
         setup_section()
     elif not all_studies:
-        st.info(study_leads.none_yet(user))
+        widgets.info(study_leads.none_yet(user))
     else:
         chosen = pick_study(all_studies)
         if chosen is not None:

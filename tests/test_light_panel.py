@@ -115,7 +115,8 @@ def test_a_note_written_later_shows_what_was_last_written_in_its_place_and_nothi
 def test_two_parts_of_one_key_are_refused():
     at = AppTest.from_string(textwrap.dedent('''
         import streamlit as st
-        from structext_core.ui import light_choice, light_panel
+        from structext_core.ui import light_choice, light_html, light_panel
+        light_html.page_draws_light()
         try:
             with light_panel.panel("p"):
                 light_choice.choose("A", ["x"], key="same")
@@ -124,6 +125,17 @@ def test_two_parts_of_one_key_are_refused():
             st.session_state["refused"] = str(error)
     '''), default_timeout=30).run()
     assert at.session_state["refused"] == "two light elements of one key on this page: 'same:choice'"
+
+
+def test_a_page_that_does_not_draw_light_elements_draws_each_on_its_own():
+    at = AppTest.from_string(textwrap.dedent('''
+        from structext_core.ui import light_choice, light_panel, widgets
+        with light_panel.panel("p"):
+            light_choice.choose("Fruit", ["apple", "pear"], key="fruit")
+            widgets.caption("A caption")
+    '''), default_timeout=30).run()
+    assert not [e for e in at.get("bidi_component") if is_panel(e)] and choice(at, "fruit").label == "Fruit"
+    assert [c.value for c in at.caption] == ["A caption"]
 
 
 def test_without_a_panel_notes_are_streamlits_own():

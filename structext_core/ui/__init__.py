@@ -27,6 +27,7 @@ from streamlit.errors import FragmentHandledException
 from streamlit.navigation.page import StreamlitPage
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
 
 from structext_core import settings
 from structext_core.studio import access, accounts, run_gate, storage
@@ -228,7 +229,8 @@ def fragment(func=None, *, run_every=None):
                 with run_gate.process_gate().slot():
                     if own_run and not session_holds():
                         st.rerun(scope="app")
-                    return body(*args, **kwargs)
+                    with light_panel.panel(f"fr-{ThreadState.get().fragment_id}"):  # its light elements: as few
+                        return body(*args, **kwargs)
             finally:
                 ctx = get_script_run_ctx(suppress_warning=True)
                 if ctx is not None and ctx.fragment_ids_this_run:
@@ -523,7 +525,8 @@ def run_page(page: StreamlitPage) -> None:
     ``ScriptControlException`` (a ``BaseException``), which passes untouched, as does a
     fragment's error that Streamlit has already shown and logged."""
     try:
-        page.run()
+        with light_panel.panel("pg"):  # a page that draws light elements draws them as few (light_panel)
+            page.run()
     except StopException:
         drop_undrawn_fragments()
         raise

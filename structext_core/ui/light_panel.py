@@ -187,9 +187,17 @@ def _place():
     return cursor if isinstance(cursor, RunningCursor) else None
 
 
+def _page_draws_light() -> bool:
+    """Whether this run's page said it draws light elements (``light_html.page_draws_light``): only such a page
+    draws them as parts (another page's run is as it was, its elements each shown as it is drawn)."""
+    from structext_core.ui import light_html
+    return light_html.here()
+
+
 def drawing(where=None) -> bool:
     """Whether a light element drawn now in ``where`` would be a part of a panel."""
-    return _current() is not None and (where is None or where is st) and _place() is not None
+    return (_current() is not None and (where is None or where is st) and _page_draws_light()
+            and _place() is not None)
 
 
 def add(kind: str, part_id: str, data: dict, handler: Callable[[], None] | None = None, where=None) -> bool:
@@ -197,7 +205,7 @@ def add(kind: str, part_id: str, data: dict, handler: Callable[[], None] | None 
     is open, or ``where`` names a column or container of its own). ``handler`` runs when the browser sends
     something for it (read with :func:`sent`)."""
     now = _current()
-    if now is None or (where is not None and where is not st):
+    if now is None or (where is not None and where is not st) or not _page_draws_light():
         return False
     cursor = _place()
     if cursor is None:

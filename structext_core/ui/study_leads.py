@@ -10,7 +10,7 @@ import streamlit as st
 from structext_core import ui
 from structext_core.studio import access, accounts, study
 from structext_core.text.safe_text import markdown_text
-from structext_core.ui import people_import, study_dashboard
+from structext_core.ui import people_import, study_dashboard, widgets
 from structext_core.ui.question_screen import preview
 
 
@@ -75,14 +75,14 @@ def leads_block(db: sqlite_utils.Database, user: dict, chosen: study.Study) -> N
                     row.button("Take off", key=f"sl_remove_{chosen.id}_{lead.user_id}", on_click=_on_remove,
                                args=(chosen.id, lead, user))
         else:
-            st.caption("No lead: admins run this study.")
+            widgets.caption("No lead: admins run this study.")
         if access.role_of(user) != access.ADMIN:
-            st.caption("Admins run every study; an admin gives a study more leads.")
+            widgets.caption("Admins run every study; an admin gives a study more leads.")
             return
         taken = {lead.user_id for lead in current}
         free = [u for u in accounts.list_users(db, role=access.LEAD) if u["id"] not in taken]
         if not free:
-            st.caption("Every lead account leads this study already, or there is none: create lead accounts "
+            widgets.caption("Every lead account leads this study already, or there is none: create lead accounts "
                        "on **Accounts**.")
             return
         with st.form(f"sl_add_form_{chosen.id}", border=False):

@@ -51,7 +51,7 @@ def _settings_form(db: sqlite_utils.Database, study_id: int, by: int) -> None:
             value=round((found.hold_seconds or 0) / 60), key=f"sa_places_hold_{study_id}",
             help="A dealt question whose person shows no sign of life (tab closed, paused) for this long goes "
                  "back to the pool. 0: held until answered.")
-        st.caption("With k set, each person is dealt one counted question at a time: among the items with the "
+        widgets.caption("With k set, each person is dealt one counted question at a time: among the items with the "
                    "fewest answers, one they have not had. Setting k on a study with people in it deals again "
                    "the questions they were given but never shown.")
         if st.form_submit_button("Save places"):
@@ -85,7 +85,7 @@ def _places_words(found) -> str:
 
 def _coverage_block(cover: pd.DataFrame) -> None:
     if cover.empty:
-        st.caption("The study has no counted items.")
+        widgets.caption("The study has no counted items.")
         return
     k = int(cover["k"].iloc[0])
     full = int((cover["answers"] >= k).sum())
@@ -107,10 +107,10 @@ def _coverage_block(cover: pd.DataFrame) -> None:
 
 def _people_block(people: pd.DataFrame) -> None:
     if people.empty:
-        st.caption("Nobody takes part in the study yet.")
+        widgets.caption("Nobody takes part in the study yet.")
         return
     counts = people["status"].value_counts()
-    st.caption(" · ".join(f"{name}: {int(counts[name]):,}" for name in status.STATUSES if name in counts))
+    widgets.caption(" · ".join(f"{name}: {int(counts[name]):,}" for name in status.STATUSES if name in counts))
     box = study_dashboard.lazy(f"Each person's status ({len(people):,})", key="sa_open_statuses")
     if box is None:
         return
@@ -130,12 +130,12 @@ def places_section(db: sqlite_utils.Database, study_id: int, by: int, version: t
     :func:`release_stale`, else released here), then the coverage and the people; the settings
     and the detail of each item and person in lazy expanders. ``version``: the study's data
     version (:func:`study_dashboard.version`) its figures are cached by."""
-    st.subheader("Places and people")
+    widgets.subheader("Places and people")
     if released is None:
         released = release_stale(db, study_id, by)
         version = None
     if released:
-        st.info(f"{plural(len(released), 'question')} held past the hold time went back to the pool.")
+        widgets.info(f"{plural(len(released), 'question')} held past the hold time went back to the pool.")
     version = version or study_dashboard.version(db, study_id)
     found = dealing.places(db, study_id)
     box = study_dashboard.lazy(f"How places fill: {_places_words(found)}", key="sa_open_places")
@@ -144,6 +144,6 @@ def places_section(db: sqlite_utils.Database, study_id: int, by: int, version: t
             _settings_form(db, study_id, by)
     cover = study_dashboard.coverage(db, study_id, version)
     if found is None:
-        st.caption("Everyone answers every item: k is the number of people in the study.")
+        widgets.caption("Everyone answers every item: k is the number of people in the study.")
     _coverage_block(cover)
     _people_block(study_dashboard.statuses(db, study_id, version))

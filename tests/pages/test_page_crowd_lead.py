@@ -11,6 +11,7 @@ from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
 from structext_core.studio.crowd import consent, links, questionnaire, settings
+from tests.pages.light_parts import notes
 from tests.studio.study.support import answer_of
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "study_admin.py"
@@ -62,7 +63,7 @@ def test_the_crowd_section_is_the_lead_s_only(db, people, study_id):
     at.session_state["user"] = people["ann1"]
     at.session_state["sa_section"] = "Crowd"
     at.run()
-    assert "admins only" in at.error[0].value and not at.text_input
+    assert "admins only" in notes(at, "error")[0].value and not at.text_input
 
 
 def test_the_lead_sets_codes_addresses_budget_and_bonus(db, people, study_id):
@@ -76,7 +77,7 @@ def test_the_lead_sets_codes_addresses_budget_and_bonus(db, people, study_id):
     widget(at.number_input, "Bonus cap (empty: none)").set_value(2)
     widget(at.selectbox, "Currency").select("USD")
     at = click(at, "Save the settings")
-    assert not at.exception and "The crowd settings are saved." in at.success[0].value
+    assert not at.exception and "The crowd settings are saved." in notes(at, "success")[0].value
     saved = settings.crowd_settings(db, study_id)
     assert (saved.completion_code, saved.completion_url, saved.time_budget_seconds, saved.timeout_seconds,
             saved.bonus_per_correct, saved.bonus_cap, saved.currency) == (
@@ -96,10 +97,10 @@ def test_a_person_past_the_time_out_frees_their_place_when_the_lead_looks(db, pe
     at = AppTest.from_file(str(PAGE), default_timeout=60)  # the study's dashboard, first
     at.session_state["user"] = people["lead"]
     at.run()
-    assert [i.value for i in at.info if "time-out" in i.value] == [
+    assert [i.value for i in notes(at, "info") if "time-out" in i.value] == [
         "1 person from a study link passed the time-out before finishing: timed out, their place reopened."]
     at.run()  # recorded once: not said again
-    assert not [i.value for i in at.info if "time-out" in i.value]
+    assert not [i.value for i in notes(at, "info") if "time-out" in i.value]
     at = open_crowd(people["lead"])
     shown = " ".join(m.value for m in at.markdown)
     assert "**1 of 3 places filled** (1 more timed out: their place reopened) · open" in shown, shown
@@ -112,7 +113,7 @@ def test_a_bad_address_is_refused_and_nothing_is_saved(db, people, study_id):
     widget(at.text_input, "Completed: code").input("C0MPL3TE")
     widget(at.text_input, "Screened out: address").input("javascript:alert(1)")
     at = click(at, "Save the settings")
-    assert "Nothing was saved. screenout url must be a web address" in at.error[0].value
+    assert "Nothing was saved. screenout url must be a web address" in notes(at, "error")[0].value
     assert settings.crowd_settings(db, study_id).completion_code is None
 
 
@@ -120,13 +121,13 @@ def test_the_lead_writes_the_consent_and_a_change_is_a_new_version(db, people, s
     at = open_crowd(people["lead"])
     widget(at.text_area, "Consent text (Markdown)").input("## Consent\n\nYou agree.")
     at = click(at, "Save the consent text")
-    assert not at.exception and "Consent text version 1 is in force." in at.success[0].value
-    assert "people already answering keep the version they accepted" in " ".join(c.value for c in at.caption)
+    assert not at.exception and "Consent text version 1 is in force." in notes(at, "success")[0].value
+    assert "people already answering keep the version they accepted" in " ".join(c.value for c in notes(at, "caption"))
     at = click(at, "Save the consent text")  # unchanged
-    assert "unchanged: version 1 stays in force" in at.info[0].value
+    assert "unchanged: version 1 stays in force" in notes(at, "info")[0].value
     widget(at.text_area, "Consent text (Markdown)").input("## Consent\n\nYou agree, again.")
     at = click(at, "Save the consent text")
-    assert "Consent text version 2 is in force." in at.success[0].value
+    assert "Consent text version 2 is in force." in notes(at, "success")[0].value
     assert consent.current_consent(db, study_id).text == "## Consent\n\nYou agree, again."
 
 
@@ -134,7 +135,7 @@ def test_an_empty_consent_is_refused(db, people, study_id):
     at = open_crowd(people["lead"])
     widget(at.text_area, "Consent text (Markdown)").input("   ")
     at = click(at, "Save the consent text")
-    assert "The consent text was not saved. The consent text is empty" in at.error[0].value
+    assert "The consent text was not saved. The consent text is empty" in notes(at, "error")[0].value
     assert consent.current_consent(db, study_id) is None
 
 
@@ -152,7 +153,7 @@ def add_question(at, name, label, kind, options="", low="", high="", required=Tr
 def test_the_lead_builds_the_questionnaire(db, people, study_id):
     at = add_question(open_crowd(people["lead"]), "expertise", "How expert are you?", "choice",
                       options="novice\nsome\nexpert")
-    assert not at.exception and "Question expertise added." in at.success[0].value
+    assert not at.exception and "Question expertise added." in notes(at, "success")[0].value
     assert widget(at.text_input, "Name (the column in exports)").value == ""  # a fresh form for the next one
     at = add_question(at, "years", "Years of experience", "number", low="0", high="60", required=False)
     fields = questionnaire.questionnaire(db, study_id)
@@ -163,7 +164,7 @@ def test_the_lead_builds_the_questionnaire(db, people, study_id):
     assert table["answers"].tolist() == ["novice / some / expert", "0 to 60"]
     at = widget(at.selectbox, "Question to remove").select("expertise").run()  # the button is enabled by the choice
     at = click(at, "Remove")
-    assert "Question expertise removed; answers already given to it are kept." in at.success[0].value
+    assert "Question expertise removed; answers already given to it are kept." in notes(at, "success")[0].value
     assert [f["name"] for f in questionnaire.questionnaire(db, study_id)] == ["years"]
 
 
@@ -174,7 +175,7 @@ def test_the_lead_builds_the_questionnaire(db, people, study_id):
 ])
 def test_a_question_that_cannot_be_kept_says_why(db, people, study_id, name, label, kind, options, message):
     at = add_question(open_crowd(people["lead"]), name, label, kind, options=options)
-    assert "The question was not added." in at.error[0].value and message in at.error[0].value
+    assert "The question was not added." in notes(at, "error")[0].value and message in notes(at, "error")[0].value
     assert widget(at.text_input, "Name (the column in exports)").value == name  # kept as typed, to fix
     assert questionnaire.questionnaire(db, study_id) == []
 

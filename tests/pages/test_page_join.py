@@ -18,6 +18,7 @@ from structext_core.structext_eval import suites
 from structext_core.studio import access, accounts, storage, study
 from structext_core.studio.crowd import links, settings
 from tests.pages.html_tables import html_figures
+from tests.pages.light_parts import notes
 
 ROOT = Path(__file__).resolve().parents[2]
 JOIN = ROOT / "pages" / "join.py"
@@ -87,7 +88,7 @@ def open_app(params: dict) -> AppTest:
 
 
 def errors(at) -> list[str]:
-    return [e.value for e in at.error]
+    return [e.value for e in notes(at, "error")]
 
 
 def shown_text(at) -> str:
@@ -135,7 +136,7 @@ def test_a_visitor_by_the_link_gets_an_account_is_logged_in_and_sees_the_code_on
     assert dict(at.query_params) == {}  # the address carries no token any more
     code = at.code[0].value
     assert links.resume(db, link.token, code, PROLIFIC) == user  # the code shown is the person's
-    assert "crowd pilot" in at.success[0].value
+    assert "crowd pilot" in notes(at, "success")[0].value
     assert any("it is shown only this once" in m.value for m in at.markdown)
     person = links.participant(db, user["id"])
     assert person.external_id == PROLIFIC["PROLIFIC_PID"] and person.params == {"STUDY_ID": "study-77",
@@ -143,7 +144,7 @@ def test_a_visitor_by_the_link_gets_an_account_is_logged_in_and_sees_the_code_on
     button(at, "Go on to the study")
     # the same browser opening the link again: logged in by its session, no second account, no code
     again = open_join({"join": link.token, **PROLIFIC}, {"user": user})
-    assert not errors(again) and not again.code and "already" in again.info[0].value
+    assert not errors(again) and not again.code and "already" in notes(again, "info")[0].value
     assert dict(again.query_params) == {} and count(db, "participants") == 1
 
 
@@ -162,7 +163,7 @@ def test_another_browser_with_the_same_id_is_refused_and_goes_on_with_the_code(d
     box.input(first.resume_code.lower())
     at = button(at, "Go on").click().run()
     assert not errors(at) and at.session_state["user"] == first.user
-    assert dict(at.query_params) == {} and "You are in the study" in at.info[0].value
+    assert dict(at.query_params) == {} and "You are in the study" in notes(at, "info")[0].value
     button(at, "Go on to the study")
 
 
@@ -205,8 +206,8 @@ def test_a_person_the_full_study_turns_away_is_sent_back_to_the_platform(db, peo
     links.enrol(db, link.token, {"PROLIFIC_PID": "someone"})
     at = open_join({"join": link.token, **PROLIFIC})
     assert errors(at) == ["This study is full: its one place is taken."]
-    assert at.subheader[0].value == "You cannot take part in this study"
-    assert not html_figures(at) and "Return the study on the platform you came from" in at.info[0].value
+    assert notes(at, "subheader")[0].value == "You cannot take part in this study"
+    assert not html_figures(at) and "Return the study on the platform you came from" in notes(at, "info")[0].value
     settings.save_settings(db, study_id, people["lead"]["id"], screenout_code="SCR33N",
                            screenout_url="https://platform.example/screened-out")
     before = count(db, "users")
@@ -235,12 +236,12 @@ def test_a_link_without_an_id_asks_first_start_or_resume(db, people, study_id):
 def test_someone_logged_in_with_another_account_is_asked_to_log_out_first(db, people, study_id):
     link = make_link(db, study_id, people)
     at = open_join({"join": link.token, **PROLIFIC}, {"user": people["ann1"]})
-    assert "You are logged in as ann1" in at.warning[0].value and count(db, "participants") == 0
+    assert "You are logged in as ann1" in notes(at, "warning")[0].value and count(db, "participants") == 0
 
 
 def test_without_a_link_the_page_says_what_it_is_for(db, people, study_id):
     at = open_join()
-    assert at.title[0].value == "Join a study" and "opened by a study link" in at.info[0].value
+    assert at.title[0].value == "Join a study" and "opened by a study link" in notes(at, "info")[0].value
 
 
 # ---------------------------------------------------------------- in the app's frame
@@ -286,7 +287,7 @@ def test_the_lead_makes_a_link_copies_it_and_closes_it(db, people, study_id, mon
     assert len(made) == 1 and made[0].places == 300 and made[0].id_param == "PROLIFIC_PID"
     day = dt.date.today() + dt.timedelta(days=2)
     assert made[0].expires_at == dt.datetime.combine(day, dt.time(12, 0), tzinfo=dt.UTC).timestamp()
-    assert "A study link for 300 places is made" in at.success[0].value
+    assert "A study link for 300 places is made" in notes(at, "success")[0].value
     shown = [c.value for c in at.code]
     assert links.link_url("https://lab.example.org/studio", made[0].token, "PROLIFIC_PID") in shown
     assert shown[0].startswith("https://lab.example.org/studio/join?join=") and "{{%PROLIFIC_PID%}}" in shown[0]
@@ -317,5 +318,5 @@ def test_a_link_the_lead_gets_wrong_says_why_and_makes_nothing(db, people, study
 def test_without_the_setting_or_a_browser_address_the_lead_is_told(db, people, study_id):
     make_link(db, study_id, people, id_param=None)
     at = open_studies(people["lead"])
-    assert any("STRUCTEXT_PUBLIC_URL" in w.value for w in at.warning)
+    assert any("STRUCTEXT_PUBLIC_URL" in w.value for w in notes(at, "warning"))
     assert at.code[0].value.startswith("http://localhost:8501/join?join=") and "PROLIFIC" not in at.code[0].value

@@ -14,6 +14,7 @@ from structext_core.studio import access, accounts, storage, study
 from structext_core.ui.question_screen import preview as preview_ui
 from tests.pages.html_tables import html_figures
 from tests.pages.light_choices import choice, choices, press, sections
+from tests.pages.light_parts import notes
 from tests.pages.text_blocks import text_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,7 +74,7 @@ def counts(db) -> dict[str, int]:
 def test_a_lead_sees_only_the_studies_they_lead(world):
     pi = world["people"]["pi"]
     at = run(STUDIES, pi)
-    assert not at.exception and not at.error
+    assert not at.exception and not notes(at, "error")
     assert study_choices(at, "sa_study") == ["pi-study"]
     at = run(ADJUDICATION, pi)
     assert not at.exception and study_choices(at, "adj_study") == ["pi-study"]
@@ -87,17 +88,17 @@ def test_a_lead_who_leads_nothing_is_told_so(world):
     db = world["db"]
     newcomer = accounts.create_user(db, "pi3", "password-123", "lead")
     at = run(STUDIES, newcomer, sa_section="Dashboard")
-    assert not at.exception and any("You lead no study yet" in i.value for i in at.info)
+    assert not at.exception and any("You lead no study yet" in i.value for i in notes(at, "info"))
     at = run(ADJUDICATION, newcomer)
-    assert "you lead none yet" in at.info[0].value
+    assert "you lead none yet" in notes(at, "info")[0].value
 
 
 @pytest.mark.parametrize("page, key", [(STUDIES, "study_admin"), (ADJUDICATION, "adjudication")])
 def test_a_researcher_is_told_why_the_study_pages_are_refused(world, page, key):
     reader = world["people"]["reader"]
     at = run(page, reader)
-    assert [e.value for e in at.error] == [access.refusal(reader, key)]
-    assert at.error[0].value == "This page is for leads or admins only. You are logged in as reader (researcher)."
+    assert [e.value for e in notes(at, "error")] == [access.refusal(reader, key)]
+    assert notes(at, "error")[0].value == "This page is for leads or admins only. You are logged in as reader (researcher)."
     assert not at.title and not at.selectbox and not choices(at)
 
 
@@ -140,7 +141,7 @@ def test_the_lead_sets_a_study_up_and_then_leads_it(world):
     chooser = next(m for m in at.multiselect if m.label == "Annotators")
     chooser.select(next(u for u in accounts.list_users(db) if u["username"] == "ann1"))
     at = click(at, "Create study")
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not at.exception and not notes(at, "error"), [e.value for e in notes(at, "error")]
     created = next(s for s in study.list_studies(db) if s.name == "pi2-second")
     assert [lead.username for lead in study.leads_of(db, created.id)] == ["pi2"]
     assert sorted(study_choices(run(STUDIES, pi2), "sa_study")) == ["pi2-second", "pi2-study"]
@@ -153,17 +154,17 @@ def test_an_admin_gives_a_study_another_lead_and_creates_lead_accounts(world):
     assert form.options == ["pi", "pi2"]
     form.select(next(u for u in accounts.list_users(db, role="lead") if u["username"] == "pi"))
     at = click(at, "Add")
-    assert not at.exception and any("pi now leads this study" in s.value for s in at.success)
+    assert not at.exception and any("pi now leads this study" in s.value for s in notes(at, "success"))
     assert study.studies_run_by(db, world["people"]["pi"]) == [world["mine"], world["admins"]]
     # a lead reads who leads but is offered no way to change it
     at = run(STUDIES, world["people"]["pi"], sa_study=study.get_study(db, world["admins"]), sl_open_leads=True)
-    assert any("Admins run every study" in c.value for c in at.caption)  # the Leads box is open
+    assert any("Admins run every study" in c.value for c in notes(at, "caption"))  # the Leads box is open
     assert not [s for s in at.selectbox if s.label == "Add a lead"] and not [b for b in at.button if b.label == "Take off"]
     # the Accounts page offers the role
     accounts_page = run(ACCOUNTS, boss, ac_create_open=True)
     assert "lead" in next(r for r in accounts_page.radio if r.label == "Role").options
     refused = run(ACCOUNTS, world["people"]["pi"])
-    assert refused.error[0].value == "This page is for admins only. You are logged in as pi (lead)."
+    assert notes(refused, "error")[0].value == "This page is for admins only. You are logged in as pi (lead)."
 
 
 def test_the_preview_shows_the_study_as_an_annotator_sees_it_and_writes_nothing(world):
@@ -182,7 +183,7 @@ def test_the_preview_shows_the_study_as_an_annotator_sees_it_and_writes_nothing(
     assert first.reference in text_blocks(at)  # the reference panel, as the annotator's
     answers = [r[0] for r in db.execute("SELECT json_extract(sample_json, '$.answer') FROM study_items"
                                         " WHERE study_id = ?", [world["mine"]])]
-    drawn = " ".join(str(e.value) for e in [*at.text, *at.markdown, *at.caption] if hasattr(e, "value"))
+    drawn = " ".join(str(e.value) for e in [*at.text, *at.markdown, *notes(at, "caption")] if hasattr(e, "value"))
     assert not [a for a in answers if len(a) >= 12 and a in drawn and a not in first.reference]
     next(t for t in at.text_area if t.label == "Your answer").input("a typed answer")
     at = click(at, "Submit answer")  # on to the study's first question, nothing recorded
@@ -190,7 +191,7 @@ def test_the_preview_shows_the_study_as_an_annotator_sees_it_and_writes_nothing(
     chooser = next(s for s in at.selectbox if s.key == "pv_jump")
     chooser.set_value(len(chooser.options) - 1)
     at = at.run()
-    assert any("You have answered all" in s.value for s in at.success)  # the end screen
+    assert any("You have answered all" in s.value for s in notes(at, "success"))  # the end screen
     assert counts(db) == before
     at = click(at, "End the preview")
     assert preview_ui.PREVIEW_KEY not in at.session_state and study_choices(at, "sa_study") == ["pi-study"]
@@ -200,16 +201,16 @@ def test_the_preview_shows_the_study_as_an_annotator_sees_it_and_writes_nothing(
 def test_a_preview_of_a_study_the_lead_does_not_lead_is_refused(world):
     at = run(STUDIES, world["people"]["pi"], **{preview_ui.PREVIEW_KEY: {"study": world["theirs"], "at": 0}})
     assert not at.exception
-    assert "Only an admin or a lead of the study may preview the study" in at.error[0].value
+    assert "Only an admin or a lead of the study may preview the study" in notes(at, "error")[0].value
     assert study_choices(at, "sa_study") == ["pi-study"]
 
 
 def test_the_setup_form_tells_a_lead_who_creates_annotator_accounts(world):
     world["db"].execute("UPDATE users SET role = 'researcher' WHERE username = 'ann1'")  # no annotator account left
     at = run(STUDIES, world["people"]["pi"], sa_section="Set up a study")
-    assert "make a study link on its **Crowd** tab, or ask an admin to create accounts" in at.info[0].value
+    assert "make a study link on its **Crowd** tab, or ask an admin to create accounts" in notes(at, "info")[0].value
     at = run(STUDIES, world["people"]["boss"], sa_section="Set up a study")
-    assert "create them on the **Accounts** page (Admin), or set up the study with nobody" in at.info[0].value
+    assert "create them on the **Accounts** page (Admin), or set up the study with nobody" in notes(at, "info")[0].value
 
 
 def test_the_preview_of_a_crowd_study_shows_consent_questionnaire_and_the_code(world):
@@ -232,10 +233,10 @@ def test_the_preview_of_a_crowd_study_shows_consent_questionnaire_and_the_code(w
     at = click(at, "I agree: continue")
     assert [r.label for r in at.radio] == ["How expert are you?"]
     at = click(at, "Continue")
-    assert "Please answer" in at.error[0].value  # checked as the core checks it
+    assert "Please answer" in notes(at, "error")[0].value  # checked as the core checks it
     at.radio[0].set_value("expert")
     at = click(at, "Continue")
-    assert any("Before you start: the rule of pi-study" in s.value for s in at.subheader)
+    assert any("Before you start: the rule of pi-study" in s.value for s in notes(at, "subheader"))
     chooser = next(s for s in at.selectbox if s.key == "pv_jump")
     at = chooser.set_value(len(chooser.options) - 1).run()
     assert [m.value for m in html_figures(at)] == ["DONE42"]
@@ -267,7 +268,7 @@ def test_a_lead_brings_annotators_into_the_studies_they_lead_from_a_csv(world):
     at = run(STUDIES, pi, sl_open_people=True)
     box = next(t for t in at.text_area if t.label == "Or paste the CSV here")
     at = box.input("name,role,studies\nnewbie,annotator,pi-study\nboss2,admin,\nsneak,annotator,pi2-study\n").run()
-    problems = at.error[0].value
+    problems = notes(at, "error")[0].value
     assert "Nothing can be imported" in problems and "boss2" not in [u["username"] for u in accounts.list_users(db)]
     assert "line 3" in problems and "line 4" in problems and "line 2" not in problems
     box = next(t for t in at.text_area if t.label == "Or paste the CSV here")

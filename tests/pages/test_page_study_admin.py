@@ -12,6 +12,7 @@ from structext_core.views import dashboard
 from tests.pages.accounts_page import open_sections
 from tests.pages.html_tables import html_figures
 from tests.pages.light_choices import choice, choices, choose, open_section, sections
+from tests.pages.light_parts import notes
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "study_admin.py"
 ACCOUNTS_PAGE = Path(__file__).resolve().parents[2] / "pages" / "accounts.py"
@@ -90,7 +91,7 @@ def count(db, table):
                                           (None, "You are not logged in")])
 def test_page_is_refused_to_annotators_and_visitors(db, people, who, message):
     at = open_page(people.get(who))
-    assert message in at.error[0].value
+    assert message in notes(at, "error")[0].value
     assert not at.title and not choices(at) and not at.text_input  # nothing of the page was drawn
 
 
@@ -122,13 +123,13 @@ def test_setup_form_defaults(db, people):
 def test_admin_creates_a_study(db, people, mini_suite):
     at = fill_setup(open_page(people["lead"]), rule="No tools, no web.")
     at = click(at, "Create study")
-    assert not at.exception and not at.error
-    assert "Study 'pilot' (mini) created for 2 annotators: each answers 20 study questions." in at.success[0].value
+    assert not at.exception and not notes(at, "error")
+    assert "Study 'pilot' (mini) created for 2 annotators: each answers 20 study questions." in notes(at, "success")[0].value
     # a second study, made from the form: the form is a new one after it, empty (it stayed filled,
     # inviting a second Create of the same study)
     at.session_state["sa_section"] = "Set up a study"
     at = click(fill_setup(at.run(), name="pilot-2", annotators=("ann1",)), "Create study")
-    assert "Study 'pilot-2' (mini) created for 1 annotator" in at.success[0].value
+    assert "Study 'pilot-2' (mini) created for 1 annotator" in notes(at, "success")[0].value
     assert widget(at.text_input, "Study name").value == "" and widget(at.multiselect, "Annotators").value == []
     saved = next(s for s in study.list_studies(db) if s.name == "pilot")
     assert (saved.name, saved.suite, saved.n_items, saved.rule_text, saved.show_correctness,
@@ -146,14 +147,14 @@ def test_admin_creates_a_study(db, people, mini_suite):
 )
 def test_bad_setup_shows_a_message_and_creates_nothing(db, people, mini_suite, changes, message):
     at = click(fill_setup(open_page(people["lead"]), **changes), "Create study")
-    assert message in at.error[0].value and "The study was not created." in at.error[0].value
+    assert message in notes(at, "error")[0].value and "The study was not created." in notes(at, "error")[0].value
     assert count(db, "studies") == 0 and count(db, "assignments") == 0
 
 
 def test_duplicate_study_name_is_refused(db, people, mini_suite):
     click(fill_setup(open_page(people["lead"])), "Create study")
     at = click(fill_setup(open_page(people["lead"], section="Set up a study"), name="PILOT"), "Create study")
-    assert "already exists" in at.error[0].value
+    assert "already exists" in notes(at, "error")[0].value
     assert count(db, "studies") == 1
 
 
@@ -179,7 +180,7 @@ def test_accounts_have_their_own_page_in_the_admin_section(db, people):
 
 def test_admin_creates_accounts(db, people):
     at = account_form(open_accounts(people["lead"]), "ann3", "long enough")
-    assert "Account 'ann3' (annotator) created." in at.success[0].value
+    assert "Account 'ann3' (annotator) created." in notes(at, "success")[0].value
     assert accounts.authenticate(db, "ann3", "long enough")["role"] == "annotator"
     assert "ann3" in at.dataframe[0].value["username"].tolist()
 
@@ -191,7 +192,7 @@ def test_admin_creates_accounts(db, people):
 ])
 def test_bad_account_input_shows_a_message_and_changes_nothing(db, people, username, password, message):
     at = account_form(open_accounts(people["lead"]), username, password)
-    assert message in at.error[0].value and "No account was created." in at.error[0].value
+    assert message in notes(at, "error")[0].value and "No account was created." in notes(at, "error")[0].value
     assert count(db, "users") == 3
 
 
@@ -200,7 +201,7 @@ def test_admin_sets_a_new_password(db, people):
     widget(at.selectbox, "Account").select("ann1")
     widget(at.text_input, "New password").input("brand new pw")
     at = click(at, "Set password")
-    assert "New password set for 'ann1'." in at.success[0].value
+    assert "New password set for 'ann1'." in notes(at, "success")[0].value
     assert accounts.authenticate(db, "ann1", "brand new pw") is not None
 
 
@@ -273,7 +274,7 @@ def test_dashboard_without_answers(db, people, mini_suite):
     structext_study.create_study(db, name="fresh", suite="mini", samples=mini_suite, n_items=3,
                        annotator_ids=[people["ann1"]["id"]])
     at = open_page(people["lead"])
-    assert "No answers yet" in at.info[0].value
+    assert "No answers yet" in notes(at, "info")[0].value
 
 
 def test_close_study_from_the_dashboard(db, people, answered_study):
@@ -339,13 +340,13 @@ def test_log_in_and_out(db, people):
 @pytest.mark.parametrize("username, password", [("ann1", "wrong password"), ("nobody", "password-123")])
 def test_failed_log_in_says_so_and_changes_nothing(db, people, username, password):
     at = log_in(frame_app(), username, password)
-    assert at.error[0].value == "Log-in failed: the user name or the password is wrong."
+    assert notes(at, "error")[0].value == "Log-in failed: the user name or the password is wrong."
     assert "user" not in at.session_state
 
 
 def test_first_run_creates_the_admin(db):
     at = frame_app()
-    assert "create the admin account" in at.subheader[0].value
+    assert "create the admin account" in notes(at, "subheader")[0].value
     widget(at.text_input, "Admin user name").input("lead")
     widget(at.text_input, "Password").input("lead password")
     widget(at.text_input, "Repeat the password").input("lead password")
@@ -364,7 +365,7 @@ def test_first_run_errors_change_nothing(db, password, repeat, message):
     widget(at.text_input, "Password").input(password)
     widget(at.text_input, "Repeat the password").input(repeat)
     at = click(at, "Create admin account")
-    assert message in at.error[0].value
+    assert message in notes(at, "error")[0].value
     assert not accounts.has_admin(db) and "user" not in at.session_state
 
 
@@ -384,7 +385,7 @@ def test_add_an_annotator_from_the_dashboard(db, people, mini_suite):
     assert chooser.options == ["ann2", "ann3"]  # members and admins are not offered
     chooser.select(ann3)
     at = click(at.run(), "Add to study")
-    assert "ann3 now takes part in pilot." in at.success[0].value
+    assert "ann3 now takes part in pilot." in notes(at, "success")[0].value
     assert study.annotator_names(db, study_id) == ["ann1", "ann3"]
 
 
@@ -399,7 +400,7 @@ def test_an_annotator_who_has_seen_answers_of_the_study_is_not_added(db, people,
     widget(at.selectbox, "Add an annotator").select(people["ann2"])
     at = click(at.run(), "Add to study")
     assert not at.exception
-    assert at.error[0].value.startswith("ann2 was not added: 'ann2' has already seen answers of this study: they were "
+    assert notes(at, "error")[0].value.startswith("ann2 was not added: 'ann2' has already seen answers of this study: they were "
                                         "given 1 of its questions to rewrite for Real-Test")
     assert study.annotator_names(db, study_id) == ["ann1"]
 
@@ -417,10 +418,10 @@ def test_setup_form_with_practice_and_gold_items(db, people, mini_suite):
     widget(at.number_input, "Gold items").set_value(4)
     widget(at.number_input, "Gold pass mark (%)").set_value(80)
     at = click(at, "Create study")
-    assert not at.exception and not at.error
+    assert not at.exception and not notes(at, "error")
     # Issue 19: one count for every text (the annotator is told of 24, answers 27; the baseline counts 20).
     assert ("created for 2 annotators: each answers 24 study questions (20 counted + 4 gold) and 3 practice "
-            "questions first.") in at.success[0].value
+            "questions first.") in notes(at, "success")[0].value
     saved = study.list_studies(db)[0]
     assert (saved.n_items, saved.practice_items, saved.gold_items, saved.gold_pass) == (20, 3, 4, 0.8)
     kinds = dict(db.execute("SELECT kind, COUNT(*) FROM study_items GROUP BY kind").fetchall())
@@ -432,7 +433,7 @@ def test_too_many_gold_items_is_refused_with_a_message(db, people, mini_suite):
     at = fill_setup(open_page(people["lead"]), n_items=5)
     widget(at.number_input, "Gold items").set_value(6)
     at = click(at, "Create study")
-    assert "The study was not created." in at.error[0].value and "Gold items must be between 0" in at.error[0].value
+    assert "The study was not created." in notes(at, "error")[0].value and "Gold items must be between 0" in notes(at, "error")[0].value
     assert count(db, "studies") == 0
 
 
@@ -469,13 +470,13 @@ def test_dashboard_counts_no_practice_or_gold_and_flags_the_careless(db, people,
     # Issue 19: the chooser said 4 beside this total of 7; both now come from one count, broken down.
     assert "4 counted + 3 gold" in choice(at, "sa_study").shown
     assert any("asks 7 study questions (4 counted + 3 gold) and 2 practice questions first: **total** below is "
-               "the 7 study questions" in c.value for c in at.caption)
+               "the 7 study questions" in c.value for c in notes(at, "caption"))
     assert metric(at, "Counted answers") == "8"  # the study's own 4 items of each; practice and gold left out
     assert metric(at, "Mean annotator") == "100.0"
     gold = next(d.value for d in at.dataframe if "gold_accuracy" in d.value.columns).set_index("annotator")
     assert gold.loc["ann2", "gold_accuracy"] == 0.0 and gold.loc["ann2", "check"] == "check this person's work"
     assert gold.loc["ann1", "gold_accuracy"] == 100.0 and gold.loc["ann1", "check"] == "ok"
-    assert any("Below the gold pass mark (50%): ann2" in w.value for w in at.warning)
+    assert any("Below the gold pass mark (50%): ann2" in w.value for w in notes(at, "warning"))
 
 
 def test_lead_sees_open_flags_and_resolves_one(db, people, gold_study):
@@ -488,7 +489,7 @@ def test_lead_sees_open_flags_and_resolves_one(db, people, gold_study):
     widget(at.selectbox, "Flag to resolve").set_value(first)
     widget(at.text_input, "What was done").input("answer key checked: it is right")
     at = click(at, "Resolve flag")
-    assert not at.exception and f"Flag {first} resolved." in at.success[0].value
+    assert not at.exception and f"Flag {first} resolved." in notes(at, "success")[0].value
     assert metric(at, "Open flags") == "1"
     [left] = study.flags(db, gold_study, open_only=True)
     assert left.kind == "unclear"
@@ -502,7 +503,7 @@ def test_lead_sees_open_flags_and_resolves_one(db, people, gold_study):
 
 def test_resolving_a_flag_without_a_note_changes_nothing(db, people, gold_study):
     at = click(open_page(people["lead"], opened=("flags",)), "Resolve flag")
-    assert "The flag was not resolved." in at.error[0].value and "Write what was done" in at.error[0].value
+    assert "The flag was not resolved." in notes(at, "error")[0].value and "Write what was done" in notes(at, "error")[0].value
     assert len(study.flags(db, gold_study, open_only=True)) == 2
 
 
@@ -525,13 +526,13 @@ def test_admin_disables_and_enables_an_account(db, people):
     at = click(at, "Disable account…")
     assert accounts.account_status(db, people["ann1"]["id"]) == "active"  # not yet: a confirmation first
     at = click(at, "Yes, disable ann1")
-    assert "'ann1' is disabled: it cannot log in, and 1 open session ended." in at.success[0].value
+    assert "'ann1' is disabled: it cannot log in, and 1 open session ended." in notes(at, "success")[0].value
     assert accounts.verify_session(db, token).reason == "disabled"
     assert accounts.log_in(db, "ann1", "password-123").message == accounts.DISABLED_MESSAGE
     table = at.dataframe[0].value.set_index("username")
     assert table.loc["ann1", "status"] == "disabled" and table.loc["ann2", "status"] == "active"
     at = click(choose_account(at, "ann1"), "Enable account")
-    assert "'ann1' is enabled" in at.success[0].value
+    assert "'ann1' is enabled" in notes(at, "success")[0].value
     assert accounts.log_in(db, "ann1", "password-123").user == people["ann1"]
 
 
@@ -545,7 +546,7 @@ def test_no_account_is_preselected_and_disabling_needs_a_confirmation_naming_it(
     assert widget(at.selectbox, "Account to change").value is None
     assert not [b for b in at.button if b.label.startswith(("Disable", "Enable", "Delete"))]
     at = click(choose_account(at, "ann2"), "Disable account…")
-    assert "Disable 'ann2'? It can no longer log in" in at.warning[0].value
+    assert "Disable 'ann2'? It can no longer log in" in notes(at, "warning")[0].value
     at = click(at, "Cancel")
     assert accounts.account_status(db, people["ann2"]["id"]) == "active"
     assert [b.label for b in at.button if b.label.startswith("Disable")] == ["Disable account…"]
@@ -553,11 +554,11 @@ def test_no_account_is_preselected_and_disabling_needs_a_confirmation_naming_it(
 
 def test_disabling_oneself_or_the_last_enabled_admin_is_refused_on_the_page(db, people):
     at = disable(open_accounts(people["lead"]), "lead")
-    assert "'lead' was not disabled. You cannot disable your own account" in at.error[0].value
+    assert "'lead' was not disabled. You cannot disable your own account" in notes(at, "error")[0].value
     boss = accounts.create_user(db, "boss", "password-123", "admin")
     accounts.disable_user(db, people["lead"]["id"], by_user=boss["id"])  # lead's page is still open
     at = disable(open_accounts(people["lead"]), "boss")
-    assert "'boss' is the last enabled admin: it cannot be disabled" in at.error[0].value
+    assert "'boss' is the last enabled admin: it cannot be disabled" in notes(at, "error")[0].value
     assert accounts.account_status(db, boss["id"]) == "active"
 
 
@@ -585,13 +586,13 @@ def test_deleting_an_account_states_the_choice_and_needs_a_confirmation(db, peop
     assert "**Removed:**" in shown and "- 1 study answer with their timing and any score override" in shown
     assert "**Kept, as it cannot be removed:**" in shown and "0 approved rewrites" in shown
     at = click(at, "Delete account…")
-    assert "Delete 'ann1' and remove their data? This cannot be undone." in at.warning[0].value
+    assert "Delete 'ann1' and remove their data? This cannot be undone." in notes(at, "warning")[0].value
     assert accounts.account_status(db, people["ann1"]["id"]) == "active"  # not yet
     at = click(at, "Cancel")
-    assert not at.warning and accounts.account_status(db, people["ann1"]["id"]) == "active"
+    assert not notes(at, "warning") and accounts.account_status(db, people["ann1"]["id"]) == "active"
     at = click(click(at, "Delete account…"), "Yes, delete ann1")
     assert (f"Account 'ann1' is deleted: it is now '{new_name}', and their data is removed as listed."
-            in at.success[0].value)
+            in notes(at, "success")[0].value)
     assert count(db, "responses") == 0 and accounts.get_user(db, "ann1") is None
     assert at.dataframe[0].value.set_index("username").loc[new_name, "status"] == "deleted"
     options = widget(at.selectbox, "Account to change").options
@@ -601,7 +602,7 @@ def test_deleting_an_account_states_the_choice_and_needs_a_confirmation(db, peop
 def test_deleting_and_keeping_the_data_keeps_the_answers_under_the_new_name(db, people, ann1_answered):
     at = choose_account(open_accounts(people["lead"]), "ann1")
     at = click(click(at, "Delete account…"), "Yes, delete ann1")
-    assert "and their data is kept under that name." in at.success[0].value
+    assert "and their data is kept under that name." in notes(at, "success")[0].value
     rows = study.export_rows(db, ann1_answered)
     assert [(r["annotator"], r["annotator_removed"]) for r in rows] == [
         (f"deleted-user-{people['ann1']['id']}", True)]
@@ -623,23 +624,23 @@ def test_rename_a_study_and_keep_it_chosen(db, people, mini_suite, pilot):
     choose(at, "sa_study", study.get_study(db, pilot))
     at.text_input(key=f"sa_rename_name_{pilot}").input("newer")
     at = click(at, "Rename")
-    assert "The study was not renamed. A study named 'newer' already exists" in at.error[0].value
+    assert "The study was not renamed. A study named 'newer' already exists" in notes(at, "error")[0].value
     at.text_input(key=f"sa_rename_name_{pilot}").input("pilot spring")
     at = click(at, "Rename")
-    assert "Study 'pilot' is now called 'pilot spring'." in at.success[0].value
+    assert "Study 'pilot' is now called 'pilot spring'." in notes(at, "success")[0].value
     assert study.get_study(db, pilot).name == "pilot spring"
     assert choice(at, "sa_study").value == str(pilot)  # still the chosen study
 
 
 def test_archive_hides_the_study_until_show_archived_is_on(db, people, pilot):
     at = click(open_page(people["lead"], opened=("settings",)), "Archive the study")
-    assert "Study 'pilot' is archived." in at.success[0].value
+    assert "Study 'pilot' is archived." in notes(at, "success")[0].value
     assert study.get_study(db, pilot).archived and study.studies_for_annotator(db, people["ann1"]["id"]) == []
-    assert "Every study is archived" in at.info[0].value
+    assert "Every study is archived" in notes(at, "info")[0].value
     assert "sa_study" not in choices(at)
     at = widget(at.toggle, "Show archived studies").set_value(True).run()
     assert choice(at, "sa_study").value == str(pilot)
-    assert any("This study is archived" in i.value for i in at.info)
+    assert any("This study is archived" in i.value for i in notes(at, "info"))
     at = click(at, "Bring back from the archive")
     assert not study.get_study(db, pilot).archived
     assert [s.name for s in study.studies_for_annotator(db, people["ann1"]["id"])] == ["pilot"]
@@ -651,11 +652,11 @@ def test_copy_a_study_with_chosen_annotators(db, people, pilot):
     assert chooser.value == []  # nobody chosen beforehand
     chooser.select(next(u for u in accounts.list_users(db) if u["username"] == "ann2"))
     at = click(at, "Create the copy")
-    assert "No copy was made. Study name is empty" in at.error[0].value
+    assert "No copy was made. Study name is empty" in notes(at, "error")[0].value
     assert len(study.list_studies(db)) == 1
     at.text_input(key=f"sa_clone_name_{pilot}").input("pilot again")
     at = click(at, "Create the copy")
-    assert "Study 'pilot again' created as a copy of 'pilot' with 1 annotator." in at.success[0].value
+    assert "Study 'pilot again' created as a copy of 'pilot' with 1 annotator." in notes(at, "success")[0].value
     copy = at.session_state["sa_study"]  # the study chosen: the copy
     assert (copy.name, copy.n_items, copy.n_annotators) == ("pilot again", 4, 1)
     assert study.annotator_names(db, copy.id) == ["ann2"]
@@ -666,16 +667,16 @@ def test_take_an_annotator_off_needs_a_tick_and_keeps_their_answers(db, people, 
     view = study.open_question(db, pilot, people["ann1"]["id"])
     study.submit_answer(db, people["ann1"]["id"], view.assignment_id, "an answer")
     at = open_page(people["lead"], opened=("details",))
-    assert any("A replacement gets the same questions in the same order" in c.value for c in at.caption)
+    assert any("A replacement gets the same questions in the same order" in c.value for c in notes(at, "caption"))
     widget(at.selectbox, "Replacement (optional)").select(
         next(u for u in accounts.list_users(db) if u["username"] == "ann2"))
     at = click(at, "Take off the study")
-    assert "Nothing changed: tick 'Yes, take them off this study'" in at.error[0].value
+    assert "Nothing changed: tick 'Yes, take them off this study'" in notes(at, "error")[0].value
     assert study.annotator_names(db, pilot) == ["ann1"]
     widget(at.checkbox, "Yes, take them off this study").check()
     at = click(at, "Take off the study")
     assert ("ann2 replaces ann1 in pilot with the same 4 questions in the same order; ann1's 1 answer is "
-            "kept as theirs." in at.success[0].value)
+            "kept as theirs." in notes(at, "success")[0].value)
     members = at.table[0].value
     assert members.loc["ann1", "status"] == "removed, replaced by ann2" and members.loc["ann2", "progress"].endswith("of 4 study questions answered")
     assert [r["annotator_removed"] for r in study.export_rows(db, pilot)] == [True]
@@ -684,9 +685,9 @@ def test_take_an_annotator_off_needs_a_tick_and_keeps_their_answers(db, people, 
 def test_a_study_for_a_crowd_is_created_with_no_annotator_yet(db, people, mini_suite):
     # Its people arrive by a study link: a study with nobody in it was refused ("No annotators chosen").
     at = click(fill_setup(open_page(people["lead"]), name="crowd", annotators=()), "Create study")
-    assert not at.exception and not at.error
+    assert not at.exception and not notes(at, "error")
     assert ("Study 'crowd' (mini) created with no annotator yet (add people on its dashboard, or make a study link "
-            "on its Crowd tab): each answers 20 study questions.") in at.success[0].value
+            "on its Crowd tab): each answers 20 study questions.") in notes(at, "success")[0].value
     assert count(db, "studies") == 1 and count(db, "assignments") == 0
 
 

@@ -11,6 +11,7 @@ from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
 from structext_core.studio.crowd import dealing, settings
 from tests.pages.html_tables import html_figures
+from tests.pages.light_parts import notes
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "study_admin.py"
 
@@ -68,7 +69,7 @@ def answer(db, study_id, user_id, at):
 def test_a_study_without_k_shows_everyone_answering_every_item(db, people, study_id):
     at = open_page(people["lead"])
     assert not at.exception
-    assert any("Everyone answers every item" in c.value for c in at.caption)
+    assert any("Everyone answers every item" in c.value for c in notes(at, "caption"))
     assert one(html_figures(at), "Items with 1 answer").value == "0 of 4"
     assert people_table(at).to_dict("records") == [{"username": "ann1", "status": "consented", "answers": 0}]
 
@@ -79,10 +80,10 @@ def test_the_lead_sets_k_and_people_are_dealt_and_counted(db, people, study_id):
     one(at.number_input, "Questions per person").set_value(3)
     one(at.number_input, "Hold time (minutes)").set_value(30)
     at = one(at.button, "Save places").click().run()
-    assert not at.exception and not at.error
+    assert not at.exception and not notes(at, "error")
     found = settings.crowd_settings(db, study_id)
     assert (found.per_item, found.per_person, found.hold_seconds) == (2, 3, 1800.0)
-    assert any("Places saved: 2 people per item." in s.value for s in at.success)
+    assert any("Places saved: 2 people per item." in s.value for s in notes(at, "success"))
     for name in ("ann2", "ann3"):
         study.add_annotator(db, study_id, people[name]["id"])
     for moment, name in enumerate(("ann1", "ann2", "ann2", "ann3"), 1):
@@ -103,7 +104,7 @@ def test_switching_k_off_after_dealing_is_refused_with_a_message(db, people, stu
     at = open_page(people["lead"])
     one(at.number_input, "People per item (k)").set_value(0)
     at = one(at.button, "Save places").click().run()
-    assert "k cannot be switched off" in at.error[0].value
+    assert "k cannot be switched off" in notes(at, "error")[0].value
     assert settings.crowd_settings(db, study_id).per_item == 1
 
 
@@ -112,7 +113,7 @@ def test_lowering_k_says_what_it_does(db, people, study_id):
     at = open_page(people["lead"])
     one(at.number_input, "People per item (k)").set_value(2)
     at = one(at.button, "Save places").click().run()
-    assert any("items that already have more than 2 answers keep them" in s.value for s in at.success)
+    assert any("items that already have more than 2 answers keep them" in s.value for s in notes(at, "success"))
 
 
 def test_opening_the_dashboard_sends_questions_held_too_long_back(db, people, study_id):
@@ -121,7 +122,7 @@ def test_opening_the_dashboard_sends_questions_held_too_long_back(db, people, st
     study.accept_rule(db, study_id, people["ann2"]["id"], at=0.0)
     study.open_question(db, study_id, people["ann2"]["id"], at=1.0)  # held since 1970, long past the hold
     at = open_page(people["lead"])
-    assert "1 question held past the hold time went back to the pool." in at.info[0].value
+    assert "1 question held past the hold time went back to the pool." in notes(at, "info")[0].value
     assert one(html_figures(at), "Questions held now").value == "0"
     assert dealing.release_notice(db, study_id, people["ann2"]["id"]) is not None
 

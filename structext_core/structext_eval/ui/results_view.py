@@ -36,7 +36,7 @@ from structext_core.structext_eval.ui.results_common import (
 from structext_core.studio import access, data_scope, storage
 from structext_core.text.safe_text import html_table
 from structext_core.text.words import plural
-from structext_core.ui import light_choice, light_panel, widgets
+from structext_core.ui import light_choice, widgets
 from structext_core.views import (
     charts,
     result_options,
@@ -224,13 +224,7 @@ def has_data(db, user) -> tuple[str, tuple, data_scope.ResultsScope, bool]:
 @ui.fragment
 def data_view(user) -> None:
     """Everything below the loading panel: a click here (the data, a view, a control, a heatmap cell)
-    reruns this part only, not the page around it. Its light elements and notes are drawn as few elements
-    (``light_panel``: the first view as one)."""
-    with light_panel.panel("rs-view"):
-        _data_view(user)
-
-
-def _data_view(user) -> None:
+    reruns this part only, not the page around it."""
     start_run()
     db = ui.get_db()
     db_path, version, scope, has_results = has_data(db, user)

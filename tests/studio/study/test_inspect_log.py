@@ -10,6 +10,7 @@ import pytest
 
 from structext_core.studio import study
 from structext_core.studio.study import inspect_log
+from tests.pages.light_parts import notes
 from tests.pairwise.conftest import aibench_root, world  # noqa: F401
 from tests.studio.study.support import grid_samples, on_screen
 
@@ -249,7 +250,7 @@ def test_the_dashboard_offers_the_log_only_when_it_can_be_made(tmp_path, monkeyp
 
     def export_page():
         at = run_page("study_admin", lead, sa_section="Export", sa_study=study.get_study(db, study_id))
-        return [b.label for b in at.get("download_button")], [c.value for c in at.caption]
+        return [b.label for b in at.get("download_button")], [c.value for c in notes(at, "caption")]
 
     labels, captions = export_page()
     assert label not in labels and any("once the study has a counted answer" in c for c in captions)
