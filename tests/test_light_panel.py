@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from structext_core.ui import light_panel
 from tests.pages.light_choices import choice, choose, open_section, save, sections
-from tests.pages.light_parts import is_panel, notes, send_event, walk
+from tests.pages.light_parts import is_panel, notes, panels, send_event, walk
 
 SCRIPT = textwrap.dedent('''
     import streamlit as st
@@ -68,9 +68,9 @@ def test_the_page_order_is_kept_and_parts_between_streamlits_elements_share_one_
     assert shown(at) == ["choice:Fruit", "note:You chose **apple**.", "note:", "markdown:Streamlit's own",
                          "html:<p>A block</p>", "element:Colour", "note:An info box", "section:More",
                          "choice:Downloads", "caption:Outside the panel"]
-    panels = [json.loads(e.proto.json) for e in at.get("bidi_component") if is_panel(e)]
+    drawn = [json.loads(e.proto.json) for e in panels(at._tree)]
     # one element for what comes before Streamlit's Markdown, one between it and the columns, one after them
-    assert [[p["kind"] for p in panel["parts"]] for panel in panels] == [
+    assert [[p["kind"] for p in panel["parts"]] for panel in drawn] == [
         ["choice", "note", "note"], ["html"], ["note", "section", "choice"]]
     assert choice(at, "colour").label == "Colour"  # given a column of its own: an element of its own
     info, = notes(at, "info")

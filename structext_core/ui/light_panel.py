@@ -11,8 +11,9 @@ with the same content as one element 0.52 s.
 Nothing changes for the page's code: each light function still returns what was chosen, keeps it under its
 key and runs its callback when the browser sends something. Order is kept whatever else the page draws: a
 part is added to the element being built only while nothing of Streamlit's own was drawn since its last part
-in the same place; else it starts a new element, whose place is kept by an ``st.empty`` made with its first
-part. The elements are drawn in their places when the panel ends (so a note written later,
+in the same place; else it starts a new element, whose place is kept by a container made with its first part
+(which shows the last run's element until the new one replaces it). The elements are drawn in their places when
+the panel ends (so a note written later,
 :func:`placeholder`, shows what was last written). A part given a column or container of its own is drawn as
 its own element, as outside a panel.
 
@@ -212,8 +213,7 @@ def add(kind: str, part_id: str, data: dict, handler: Callable[[], None] | None 
         return False
     segment = now.segments[-1] if now.segments else None
     if segment is None or segment.cursor is not cursor or cursor.index != segment.index:
-        slot = st.empty()
-        segment = _Segment(f"{now.key}:{len(now.segments)}", slot, cursor, cursor.index)
+        segment = _Segment(f"{now.key}:{len(now.segments)}", _slot(), cursor, cursor.index)
         now.segments.append(segment)
     ctx = get_script_run_ctx(suppress_warning=True)
     if not ctx.shared.widget_user_keys_this_run.check_and_add(part_id):  # its key is taken, as a widget's
@@ -222,6 +222,14 @@ def add(kind: str, part_id: str, data: dict, handler: Callable[[], None] | None 
     if handler is not None:
         segment.handlers[part_id] = handler
     return True
+
+
+def _slot():
+    """A place kept for one element at the place the next element goes to: a container, whose element is drawn
+    when the panel ends. Not ``st.empty()``: an empty element blanks the last run's element in that place for
+    the rest of the run (a flash on every click), where a container keeps showing what it held until the new
+    element replaces it; and a place must be sent in its order (the browser refuses an element past the end)."""
+    return st.container()
 
 
 def _close(now: _Panel) -> None:

@@ -97,9 +97,18 @@ def open_results(page, url, wait_for_app):
     no_exception(page)
 
 
+def main_elements(page) -> list[str]:
+    """The kind of each element of the page's main area, in order (Streamlit's test ids)."""
+    return page.evaluate("""() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stElementContainer"]')]
+        .map((box) => (box.querySelector('[data-testid]') || box).getAttribute('data-testid'))""")
+
+
 def test_imported_heatmap_and_drill_down(page, results_url, wait_for_app, screenshot):
     open_results(page, results_url, wait_for_app)
     heatmap_drawn(page)
+    # the first view: the title, then the page's light elements and notes as one element, and the view's (a
+    # fragment of its own) as another (structext_core/ui/light_panel.py; issue 46: each element costs the page)
+    assert main_elements(page) == ["stHeading", "stBidiComponentIsolated", "stBidiComponentIsolated"]
     assert page.get_by_text("Samples behind a cell").is_visible()
     for label in ("PNG", "SVG", "CSV"):
         # (the Sources expander, still closed, holds another CSV button)

@@ -43,9 +43,26 @@ def expand(nodes):
             yield node
 
 
+def children(node) -> list:
+    """The blocks and elements right below ``node`` in the page's order: by their place (a panel is added to
+    AppTest's tree when it is drawn, at the end of its run, in the place kept for it)."""
+    return [child for _, child in sorted(getattr(node, "children", {}).items(), key=lambda item: item[0])]
+
+
+def panels(node) -> list:
+    """The panels below ``node``, in the page's order."""
+    found, todo = [], [node]
+    while todo:  # depth first, in order
+        current = todo.pop()
+        if is_panel(current):
+            found.append(current)
+        todo.extend(reversed(children(current)))
+    return found
+
+
 def walk(node):
     """Every block and element below ``node``, depth first, panels as their parts."""
-    for child in getattr(node, "children", {}).values():
+    for child in children(node):
         if is_panel(child):
             yield from parts(child)
             continue
@@ -55,7 +72,7 @@ def walk(node):
 
 def bidi_elements(at) -> list:
     """Every components-v2 element of the run ``at``, in page order, a panel's parts as elements."""
-    return list(expand(at.get("bidi_component")))
+    return [node for node in walk(at._tree) if getattr(node, "type", "") == "bidi_component"]
 
 
 def send_event(at, element, event: str, value):

@@ -24,7 +24,7 @@ from tests.pages.light_choices import (
     open_section,
     sections,
 )
-from tests.pages.light_parts import expand
+from tests.pages.light_parts import children, expand
 from tests.pages.light_parts import notes as notes_of
 from tests.pages.text_blocks import text_blocks
 from tests.results_data import build_dataset, hard_samples, make_test_and_real_samples, result_lines
@@ -534,7 +534,7 @@ def people_on_hard(tmp_path, monkeypatch):
 
 def in_order(node):
     """Every block and element below ``node``, as the page shows them (depth first)."""
-    for child in expand(getattr(node, "children", {}).values()):
+    for child in expand(children(node)):
         yield child
         if getattr(child, "type", "") != "expander":
             yield from in_order(child)
