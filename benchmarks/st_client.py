@@ -52,6 +52,7 @@ class Component:
     id: str
     fragment_id: str
     data: object = None
+    part_id: str | None = None  # a part of a panel (structext_core/ui/light_panel.py): its id there
 
 
 @dataclass
@@ -188,11 +189,15 @@ class StreamlitClient:
             data = json.loads(inner.json) if inner.json else None
             self.components[inner.component_name] = Component(inner.id, delta.fragment_id, data)
             self._drawn.add(inner.id)
-            if isinstance(data, dict) and data.get("kind") == "downloads":
-                self.light_rows[data["key"]] = Component(inner.id, delta.fragment_id, data)
-                for name, label in data["options"]:
-                    self.downloads[label] = ("", "")
-                    self.light_downloads[label] = (data["key"], name)
+            # a light download row alone, or as a part of a panel (the parts' data are the rows' own)
+            parts = [(None, data)] if not (isinstance(data, dict) and "parts" in data) else [
+                (part["id"], part["data"]) for part in data["parts"] if part["kind"] == "choice"]
+            for part_id, row in parts:
+                if isinstance(row, dict) and row.get("kind") == "downloads":
+                    self.light_rows[row["key"]] = Component(inner.id, delta.fragment_id, row, part_id)
+                    for name, label in row["options"]:
+                        self.downloads[label] = ("", "")
+                        self.light_downloads[label] = (row["key"], name)
             return
         if kind == "imgs":
             self.images.extend(image.url for image in inner.imgs)
@@ -357,7 +362,9 @@ class StreamlitClient:
             message = self._rerun_message(row.fragment_id, (), False)
             trigger = message.rerun_script.widget_states.widgets.add()
             trigger.id = _make_trigger_id(row.id, "events")
-            trigger.json_trigger_value = json.dumps([{"event": "choose", "value": name}])
+            event = ({"event": "choose", "value": name} if row.part_id is None else
+                     {"event": "part", "value": {"id": row.part_id, "value": name}})
+            trigger.json_trigger_value = json.dumps([event])
             self._finished.clear()
             await self.ws.send(message.SerializeToString())
             await asyncio.wait_for(self._finished.wait(), timeout)

@@ -9,6 +9,7 @@ import io
 from structext_core.aibench import study as aibench_study
 from structext_core.studio import study
 from tests.pages.html_tables import html_text
+from tests.pages.light_parts import notes
 from tests.pages.test_page_access import Downloads, run_page
 
 
@@ -36,7 +37,7 @@ def test_the_lead_creates_an_aibench_study(world):
     at.multiselect[0].select(world["people"]["ann1"])
     [n for n in at.number_input if n.label == "Practice items"][0].set_value(2)
     [b for b in at.button if b.label == "Create study"][0].click().run()
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not at.exception and not notes(at, "error"), [e.value for e in notes(at, "error")]
     created = [s for s in study.list_studies(world["db"]) if s.name == "from the page"]
     assert created and created[0].benchmark == "aibench" and created[0].suite == "synthetic"
     assert (created[0].n_items, created[0].practice_items) == (10, 2)
@@ -57,7 +58,7 @@ def test_the_dashboard_breaks_accuracy_down_by_level_and_system(world):
     table = [d.value for d in at.dataframe if "score_low" in d.value.columns][0]
     scores = dict(zip(table["annotator"], table["score"]))
     assert scores["ann1"] == 100.0 and scores["ann2"] < 100.0
-    assert any("accuracy" in c.value.lower() for c in at.caption)
+    assert any("accuracy" in c.value.lower() for c in notes(at, "caption"))
 
 
 def test_adjudication_shows_the_image_the_options_the_key_and_each_letter(world):
@@ -67,8 +68,8 @@ def test_adjudication_shows_the_image_the_options_the_key_and_each_letter(world)
     assert len(at.get("image")) == 1
     said = " ".join(m.value for m in at.markdown)
     assert "(answer key)" in said and "Chose " in html_text(at)
-    assert any("ann1" in c.value and "ann2" in c.value for c in at.caption)
-    assert any("level" in c.value.lower() for c in at.caption)
+    assert any("ann1" in c.value and "ann2" in c.value for c in notes(at, "caption"))
+    assert any("level" in c.value.lower() for c in notes(at, "caption"))
 
 
 def test_export_has_the_item_columns_and_no_structext_results(world, monkeypatch):
