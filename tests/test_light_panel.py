@@ -56,7 +56,8 @@ def shown(at) -> list[str]:
             data = node.data
             out.append(f"{kind}:{data.get('label') or data.get('text') or data.get('html', '')}")
         elif getattr(node, "type", "") == "bidi_component":
-            out.append(f"element:{json.loads(node.proto.json).get('label', '')}")
+            data = json.loads(node.proto.json)
+            out.append(f"element:{data.get('label') or data.get('html', '')}")
         elif getattr(node, "type", "") in ("markdown", "caption", "info"):
             out.append(f"{node.type}:{node.value}")
     return out
@@ -66,12 +67,13 @@ def test_the_page_order_is_kept_and_parts_between_streamlits_elements_share_one_
     at = run()
     assert not at.exception
     assert shown(at) == ["choice:Fruit", "note:You chose **apple**.", "note:", "markdown:Streamlit's own",
-                         "html:<p>A block</p>", "element:Colour", "note:An info box", "section:More",
+                         "element:<p>A block</p>", "element:Colour", "note:An info box", "section:More",
                          "choice:Downloads", "caption:Outside the panel"]
     drawn = [json.loads(e.proto.json) for e in panels(at._tree)]
-    # one element for what comes before Streamlit's Markdown, one between it and the columns, one after them
-    assert [[p["kind"] for p in panel["parts"]] for panel in drawn] == [
-        ["choice", "note", "note"], ["html"], ["note", "section", "choice"]]
+    # one element for what comes before Streamlit's Markdown and one after the columns; the block between them,
+    # alone, is its own element (a panel carries every kind's code)
+    assert [[p["kind"] for p in panel["parts"]] for panel in drawn] == [["choice", "note", "note"], ["note", "section", "choice"]]
+    assert [e for e in at.get("bidi_component") if e.proto.component_name.endswith("structext_light_html")]
     assert choice(at, "colour").label == "Colour"  # given a column of its own: an element of its own
     info, = notes(at, "info")
     assert info.value == "An info box"

@@ -105,6 +105,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   const kept = new Map([...panel.children].map((node) => [node.__id, node]));
   data.parts.forEach((part, n) => {
     let node = kept.get(part.id);
+    if (node && node.__kind !== part.kind) node.remove();  // another kind under that id: drawn anew
     if (!node || node.__kind !== part.kind) {
       node = document.createElement("div");
       node.className = "sxp-part";
@@ -139,15 +140,17 @@ class _Panel:
     segments: list[_Segment] = field(default_factory=list)
 
 
-def _drawers() -> list[tuple[str, str, str, str]]:
-    """(kind, its drawing code, the name of its function, its style sheet) of every kind of part. Imported
-    here, not at the top: the light modules import this one to add their parts."""
+def _drawers() -> list[tuple[str, str, str, str, object, str]]:
+    """(kind, its drawing code, the name of its function, its style sheet, its own element's component and
+    event) of every kind of part (a note has no element of its own: Streamlit's). Imported here, not at the
+    top: the light modules import this one to add their parts."""
     from structext_core.ui import heatmap_table, light_choice, light_html, light_section
-    return [("choice", light_choice.DRAW_JS, "drawChoice", light_choice.CHOICE_CSS),
-            ("html", light_html.DRAW_JS, "drawHtml", light_html.HTML_CSS),
-            ("section", light_section.DRAW_JS, "drawSection", light_section.SECTION_CSS),
-            ("heatmap", heatmap_table.DRAW_JS, "drawHeatmap", heatmap_table.TABLE_CSS),
-            ("note", TEXT_JS, "drawNote", "")]
+    return [("choice", light_choice.DRAW_JS, "drawChoice", light_choice.CHOICE_CSS, light_choice.component, "choose"),
+            ("html", light_html.DRAW_JS, "drawHtml", light_html.HTML_CSS, light_html.component, ""),
+            ("section", light_section.DRAW_JS, "drawSection", light_section.SECTION_CSS, light_section.component,
+             "choose"),
+            ("heatmap", heatmap_table.DRAW_JS, "drawHeatmap", heatmap_table.TABLE_CSS, heatmap_table.component, "cell"),
+            ("note", TEXT_JS, "drawNote", "", None, "")]
 
 
 def component():
@@ -155,8 +158,8 @@ def component():
     of its own (their helpers share names), and a table of them by kind."""
     drawers = _drawers()
     js = "const DRAW = {};\n" + "".join(f'DRAW["{kind}"] = (() => {{\n{code}\nreturn {name};\n}})();\n'
-                                        for kind, code, name, _ in drawers) + PANEL_JS
-    css = PANEL_CSS + "".join(sheet for *_, sheet in drawers)
+                                        for kind, code, name, *_ in drawers) + PANEL_JS
+    css = PANEL_CSS + "".join(sheet for _, _, _, sheet, *_ in drawers)
     return st.components.v2.component(COMPONENT_NAME, css=css, js=js)
 
 
@@ -238,8 +241,27 @@ def _close(now: _Panel) -> None:
     for segment in now.segments:
         handlers = dict(segment.handlers)
         with segment.slot:
+            if len(segment.parts) == 1:  # alone between Streamlit's elements: its own element, as outside a panel
+                _alone(segment.parts[0], handlers.get(segment.parts[0]["id"]))
+                continue
             component()(data={"key": segment.key, "parts": segment.parts}, key=segment.key,
                         on_part_change=lambda key=segment.key, handlers=handlers: _dispatch(key, handlers))
+
+
+def _alone(part: dict, handler: Callable[[], None] | None) -> None:
+    """A part drawn as the element it is outside a panel (under its own id, its handler on its own event): one
+    part costs the browser less so than a panel, whose element carries every kind's code."""
+    data = part["data"]
+    if part["kind"] == "note":
+        if data["runs"]:
+            icon = {"icon": f":material/{data['icon']}:"} if data["icon"] and data["kind"] not in ("caption", "subheader") else {}
+            getattr(st, data["kind"])(data["text"], **icon)
+        return
+    _, _, _, _, own, event = next(drawer for drawer in _drawers() if drawer[0] == part["kind"])
+    taken = get_script_run_ctx(suppress_warning=True).shared.widget_user_keys_this_run
+    with taken._lock:  # noqa: SLF001 - its key, taken for the part (:func:`add`), is now the element's own
+        taken._data.discard(part["id"])  # noqa: SLF001
+    own()(data=data, key=part["id"], **({f"on_{event}_change": handler} if handler is not None else {}))
 
 
 def _dispatch(key: str, handlers: dict[str, Callable[[], None]]) -> None:
