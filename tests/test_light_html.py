@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from structext_core.ui import light_html
 from tests.pages.html_tables import html_blocks
+from tests.pages.light_parts import run_script
 
 SCRIPT = textwrap.dedent('''
     import streamlit as st
@@ -31,10 +32,7 @@ SCRIPT = textwrap.dedent('''
 
 
 def run(**state) -> AppTest:
-    at = AppTest.from_string(SCRIPT, default_timeout=30)
-    for key, value in state.items():
-        at.session_state[key] = value
-    return at.run()
+    return run_script(SCRIPT, **state)
 
 
 def light_blocks(at) -> list[dict]:

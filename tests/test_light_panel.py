@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from structext_core.ui import light_panel
 from tests.pages.light_choices import choice, choose, open_section, save, sections
-from tests.pages.light_parts import is_panel, notes, panels, send_event, walk
+from tests.pages.light_parts import is_panel, notes, panels, run_script, send_event, walk
 
 SCRIPT = textwrap.dedent('''
     import streamlit as st
@@ -41,10 +41,7 @@ SCRIPT = textwrap.dedent('''
 
 
 def run(**state) -> AppTest:
-    at = AppTest.from_string(SCRIPT, default_timeout=30)
-    for key, value in state.items():
-        at.session_state[key] = value
-    return at.run()
+    return run_script(SCRIPT, **state)
 
 
 def shown(at) -> list[str]:

@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.pages.light_choices import _section_elements, open_section, sections, send
+from tests.pages.light_parts import run_script
 
 SCRIPT = textwrap.dedent('''
     import streamlit as st
@@ -24,10 +25,7 @@ SCRIPT = textwrap.dedent('''
 
 
 def run(**state) -> AppTest:
-    at = AppTest.from_string(SCRIPT, default_timeout=30)
-    for key, value in state.items():
-        at.session_state[key] = value
-    return at.run()
+    return run_script(SCRIPT, **state)
 
 
 def test_closed_it_is_a_header_and_open_streamlits_expander_with_its_content():

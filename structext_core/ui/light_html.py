@@ -90,7 +90,8 @@ def _page() -> str | None:
 def page_draws_light() -> None:
     """Called at the top of a page whose first view draws light elements: its HTML blocks are drawn as one
     too, on this run and its fragments' (the page is known by Streamlit's hash of it: another page's
-    blocks stay ``st.html``)."""
+    blocks stay ``st.html``), and its light elements and notes as the parts of as few elements as their
+    order allows (:mod:`light_panel`)."""
     st.session_state[_PAGE_KEY] = _page()
 
 

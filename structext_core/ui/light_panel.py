@@ -1,21 +1,23 @@
 """Light elements drawn together as one page element (issue 46: pages that answer).
 
 Every components-v2 element costs the browser about 2.5 ms of a page's time whatever it draws, a caption
-about 1.3 ms (``benchmarks/page_anatomy.py``, docs/figures.yml). Inside ``with panel("key"):`` the light
-elements a page draws (:mod:`light_choice`'s choosers and buttons, :mod:`light_html`'s blocks,
-:mod:`light_section`'s headers, :mod:`heatmap_table`'s heatmaps) and the notes of :func:`note` (a caption, an
-info or warning box) are parts of one element, drawn in their order: measured bare beside the trivial page
-(0.44 s), the navigation alone 0.52 s, with ten light elements, six Markdown blocks and an info box 0.58 s,
-with the same content as one element 0.52 s.
+about 1.3 ms (``benchmarks/page_anatomy.py``, docs/figures.yml). Inside ``with panel("key"):``, on a page that
+draws light elements (``light_html.page_draws_light``), the light elements it draws (:mod:`light_choice`'s
+choosers and buttons, :mod:`light_html`'s blocks, :mod:`light_section`'s headers, :mod:`heatmap_table`'s
+heatmaps) and the notes of :func:`note` (a caption, a box as ``st.info`` draws one, a section's heading, a
+flash) are parts of one element, drawn in their order: measured bare beside the trivial page (0.44 s), the
+navigation alone 0.52 s, with ten light elements, six Markdown blocks and an info box 0.58 s, with the same
+content as one element 0.52 s. ``ui.run_page`` opens one around the page, ``ui.fragment`` one around each
+fragment.
 
 Nothing changes for the page's code: each light function still returns what was chosen, keeps it under its
 key and runs its callback when the browser sends something. Order is kept whatever else the page draws: a
 part is added to the element being built only while nothing of Streamlit's own was drawn since its last part
 in the same place; else it starts a new element, whose place is kept by a container made with its first part
-(which shows the last run's element until the new one replaces it). The elements are drawn in their places when
-the panel ends (so a note written later,
-:func:`placeholder`, shows what was last written). A part given a column or container of its own is drawn as
-its own element, as outside a panel.
+(which shows the last run's element until the new one replaces it). The elements are drawn in their places
+when the panel ends (so a note written later, :func:`placeholder`, shows what was last written); a part alone
+between Streamlit's elements is drawn as its own element, as outside a panel, and so is a part given a column
+or container of its own.
 
 What the browser sends is one event, ``part``: ``{"id": the part's id, "value": ...}``; it is handed to the
 part's own handler, which reads it with :func:`sent` as it reads its own element's event outside a panel.
@@ -249,8 +251,8 @@ def _close(now: _Panel) -> None:
 
 
 def _alone(part: dict, handler: Callable[[], None] | None) -> None:
-    """A part drawn as the element it is outside a panel (under its own id, its handler on its own event): one
-    part costs the browser less so than a panel, whose element carries every kind's code."""
+    """A part drawn as the element it is outside a panel (under its own id, its handler on its own event): alone,
+    it costs the browser less than a panel of one part would, whose element carries every kind's code."""
     data = part["data"]
     if part["kind"] == "note":
         if data["runs"]:

@@ -12,6 +12,7 @@ import json
 from types import SimpleNamespace
 
 from streamlit.components.v2.bidi_component.main import _make_trigger_id
+from streamlit.testing.v1 import AppTest
 
 from structext_core.ui import heatmap_table, light_choice, light_html, light_panel, light_section
 
@@ -96,3 +97,11 @@ def notes(at, kind: str = "caption") -> list[SimpleNamespace]:
         elif getattr(node, "kind", "") == "note" and node.data["kind"] == kind and node.data["runs"]:
             found.append(SimpleNamespace(value=node.data["text"]))
     return found
+
+
+def run_script(script: str, **state) -> AppTest:
+    """``script`` run once by AppTest with ``state`` in its session state first (the light elements' tests)."""
+    at = AppTest.from_string(script, default_timeout=30)
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at.run()
