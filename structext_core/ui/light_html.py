@@ -104,15 +104,9 @@ def here() -> bool:
 def _key() -> str:
     """The next block's key on this run: its place among the blocks of the page (or of the fragment running),
     so a block whose markup changes is the same element with new data, and two alike are two."""
-    ctx = get_script_run_ctx(suppress_warning=True)
-    if ctx is None:
+    if get_script_run_ctx(suppress_warning=True) is None:
         return "sxh-0"
-    prefix = f"sxh-{ThreadState.get().fragment_id or 'page'}-"  # (Streamlit is pinned: requirements.txt)
-    taken = ctx.shared.widget_user_keys_this_run
-    n = 0
-    while f"{prefix}{n}" in taken:
-        n += 1
-    return f"{prefix}{n}"
+    return light_panel.free_key(f"sxh-{ThreadState.get().fragment_id or 'page'}-")  # (Streamlit is pinned)
 
 
 def draw(markup: str, where=st) -> None:

@@ -32,6 +32,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -142,26 +143,36 @@ class _Panel:
     segments: list[_Segment] = field(default_factory=list)
 
 
-def _drawers() -> list[tuple[str, str, str, str, object, str]]:
-    """(kind, its drawing code, the name of its function, its style sheet, its own element's component and
-    event) of every kind of part (a note has no element of its own: Streamlit's). Imported here, not at the
-    top: the light modules import this one to add their parts."""
+class _Kind(NamedTuple):
+    """A kind of part: its drawing code and the name of its function there, its style sheet, and its own
+    element's component and event (a note has none: alone, it is Streamlit's)."""
+    code: str
+    function: str
+    css: str
+    component: Callable | None
+    event: str
+
+
+def _kinds() -> dict[str, _Kind]:
+    """Every kind of part, by name. Imported here, not at the top: the light modules import this one to add
+    their parts."""
     from structext_core.ui import heatmap_table, light_choice, light_html, light_section
-    return [("choice", light_choice.DRAW_JS, "drawChoice", light_choice.CHOICE_CSS, light_choice.component, "choose"),
-            ("html", light_html.DRAW_JS, "drawHtml", light_html.HTML_CSS, light_html.component, ""),
-            ("section", light_section.DRAW_JS, "drawSection", light_section.SECTION_CSS, light_section.component,
-             "choose"),
-            ("heatmap", heatmap_table.DRAW_JS, "drawHeatmap", heatmap_table.TABLE_CSS, heatmap_table.component, "cell"),
-            ("note", TEXT_JS, "drawNote", "", None, "")]
+    return {"choice": _Kind(light_choice.DRAW_JS, "drawChoice", light_choice.CHOICE_CSS, light_choice.component, "choose"),
+            "html": _Kind(light_html.DRAW_JS, "drawHtml", light_html.HTML_CSS, light_html.component, ""),
+            "section": _Kind(light_section.DRAW_JS, "drawSection", light_section.SECTION_CSS, light_section.component,
+                             "choose"),
+            "heatmap": _Kind(heatmap_table.DRAW_JS, "drawHeatmap", heatmap_table.TABLE_CSS, heatmap_table.component,
+                             "cell"),
+            "note": _Kind(TEXT_JS, "drawNote", "", None, "")}
 
 
 def component():
     """The component, registered as the page runs (as the other components are): each kind's code in a scope
     of its own (their helpers share names), and a table of them by kind."""
-    drawers = _drawers()
-    js = "const DRAW = {};\n" + "".join(f'DRAW["{kind}"] = (() => {{\n{code}\nreturn {name};\n}})();\n'
-                                        for kind, code, name, *_ in drawers) + PANEL_JS
-    css = PANEL_CSS + "".join(sheet for _, _, _, sheet, *_ in drawers)
+    kinds = _kinds()
+    js = "const DRAW = {};\n" + "".join(f'DRAW["{name}"] = (() => {{\n{kind.code}\nreturn {kind.function};\n}})();\n'
+                                        for name, kind in kinds.items()) + PANEL_JS
+    css = PANEL_CSS + "".join(kind.css for kind in kinds.values())
     return st.components.v2.component(COMPONENT_NAME, css=css, js=js)
 
 
@@ -259,11 +270,11 @@ def _alone(part: dict, handler: Callable[[], None] | None) -> None:
             icon = {"icon": f":material/{data['icon']}:"} if data["icon"] and data["kind"] not in ("caption", "subheader") else {}
             getattr(st, data["kind"])(data["text"], **icon)
         return
-    _, _, _, _, own, event = next(drawer for drawer in _drawers() if drawer[0] == part["kind"])
+    kind = _kinds()[part["kind"]]
     taken = get_script_run_ctx(suppress_warning=True).shared.widget_user_keys_this_run
     with taken._lock:  # noqa: SLF001 - its key, taken for the part (:func:`add`), is now the element's own
         taken._data.discard(part["id"])  # noqa: SLF001
-    own()(data=data, key=part["id"], **({f"on_{event}_change": handler} if handler is not None else {}))
+    kind.component()(data=data, key=part["id"], **({f"on_{kind.event}_change": handler} if handler is not None else {}))
 
 
 def _dispatch(key: str, handlers: dict[str, Callable[[], None]]) -> None:
@@ -383,10 +394,9 @@ def note(text: str, kind: str = "caption", icon: str | None = None) -> dict | No
     element of that kind."""
     if kind not in NOTE_KINDS:
         raise ValueError(f"a note is one of {NOTE_KINDS}, not {kind!r}")
-    name = icon[len(":material/"):-1] if icon and icon.startswith(":material/") and icon.endswith(":") else ""
     if drawing():
-        data = {"kind": kind, "text": text, "runs": runs(text), "icon": name}
-        add("note", f"{_current().key}-note-{_next_note()}", data)
+        data = _note_data(text, kind, icon)
+        add("note", free_key(f"{_current().key}-note-"), data)
         return data
     draw = getattr(st, kind)
     draw(text) if kind == "caption" or icon is None else draw(text, icon=icon)
@@ -400,8 +410,7 @@ class _Later:
         self._data = note("")
 
     def _write(self, text: str, kind: str, icon: str | None) -> None:
-        name = icon[len(":material/"):-1] if icon and icon.startswith(":material/") and icon.endswith(":") else ""
-        self._data.update(kind=kind, text=text, runs=runs(text), icon=name)
+        self._data.update(_note_data(text, kind, icon))
 
     def caption(self, text: str) -> None:
         self._write(text, "caption", None)
@@ -422,12 +431,21 @@ def placeholder():
     return _Later() if drawing() else st.empty()
 
 
-def _next_note() -> int:
-    """The next note's number on this run (its part's id: the n-th note of the panel)."""
+def _note_data(text: str, kind: str, icon: str | None) -> dict:
+    """What the browser is sent of a note: its kind, its text (as written, for the tests), its runs and its icon."""
+    return {"kind": kind, "text": text, "runs": runs(text), "icon": material_name(icon)}
+
+
+def material_name(icon: str | None) -> str:
+    """The name in a ``:material/name:`` icon ("" for anything else)."""
+    return icon[len(":material/"):-1] if icon and icon.startswith(":material/") and icon.endswith(":") else ""
+
+
+def free_key(prefix: str) -> str:
+    """``prefix`` and the first number no element of this run has taken as its key yet."""
     ctx = get_script_run_ctx(suppress_warning=True)
-    taken = ctx.shared.widget_user_keys_this_run
-    prefix = f"{_current().key}-note-"
+    taken = () if ctx is None else ctx.shared.widget_user_keys_this_run
     n = 0
     while f"{prefix}{n}" in taken:
         n += 1
-    return n
+    return f"{prefix}{n}"

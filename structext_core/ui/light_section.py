@@ -82,7 +82,7 @@ def section(label: str, *, key: str, icon: str | None = None, where=None) -> Non
     ``:material/name:``; an arrow without one) and ``label``, as text. A click sets ``st.session_state[key]`` and
     the page runs again, to draw the section open in Streamlit's own expander of that key
     (``widgets.lazy_section``)."""
-    name = icon[len(":material/"):-1] if icon and icon.startswith(":material/") and icon.endswith(":") else ""
+    name = light_panel.material_name(icon)
     data = {"key": key, "label": label, "icon": name}
     if light_panel.add("section", light_choice.element_key(key), data, lambda: _open(key), where):
         return
