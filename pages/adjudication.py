@@ -13,7 +13,7 @@ from structext_core.text.safe_text import html_table, markdown_text
 from structext_core.text.words import plural
 from structext_core.ui import light_choice, light_html, study_dashboard, widgets
 from structext_core.ui.frame import ensure_frame
-from structext_core.views import answer_card, cells
+from structext_core.views import answer_card, cells, question_card
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
 user = ui.require_page("adjudication")
@@ -79,10 +79,10 @@ def on_resolve(flag_id: int) -> None:
 
 
 def item_list(chosen: study.Study) -> study.ItemSummary | None:
-    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    # one under the other, not in columns: the page's light elements then draw as one (issue 46)
     order = light_choice.choose("Order", list(study.ITEM_ORDERS), format_func=study.ITEM_ORDERS.get, buttons=True,
-                                key="adj_order", where=left)
-    practice = light_choice.check("Practice questions too", key="adj_practice", where=right,
+                                key="adj_order")
+    practice = light_choice.check("Practice questions too", key="adj_practice",
                                   help="Practice answers are never counted; study and gold questions are always listed.")
     items = study_dashboard.adjudication_items(db, chosen.id, study_dashboard.version(db, chosen.id),
                                                order or "disagreement", None if practice else LISTED_KINDS)
@@ -147,21 +147,12 @@ def sample_panel(detail: study.ItemDetail) -> None:
         return
     widgets.subheader(f"Question #{item.position}")
     widgets.caption(markdown_text(f"{item.describe} · {item.name} · {item.kind} item"))
-    reference_view = study.kind_of(item.benchmark).reference_view
-    if reference_view is None:  # its items have no reference panel: the question is all there is
-        right = st.container()
-    else:
-        left, right = st.columns([3, 2], gap="large")
-        with left:
-            name = reference_view(dict(item.strata))[0]
-            st.markdown(f"**Reference** · {markdown_text(name)}" if name else "**Reference**")
-            widgets.text_block(detail.reference, line_numbers=True, wrap=False, max_height=420)
-    with right:
-        st.markdown(f"**Question:** {markdown_text(detail.question)}")
-        if detail.requirement:
-            widgets.caption(markdown_text(detail.requirement))
-        st.markdown("**Answer key**")
-        widgets.text_block(detail.answer)
+    reference_view = study.kind_of(item.benchmark).reference_view  # None: its items have no reference panel
+    name = (reference_view(dict(item.strata))[0] or "") if reference_view is not None else ""
+    # one block, the question beside its reference (not two columns: the page's light elements draw as one)
+    widgets.html_block(question_card.question_html(
+        detail.question, detail.answer, requirement=detail.requirement or "",
+        reference=None if reference_view is None else detail.reference, reference_name=name))
     widgets.figures([
         ("Answers", f"{item.n_responses:,}", f"{item.n_gave_up:,} gave up"),
         ("Mean score", "–" if item.mean_score is None else f"{item.mean_score:.2f}"),

@@ -79,7 +79,10 @@ def test_the_admin_sees_the_disputed_question_first_in_full(db, people, answered
     detail = study.adjudication_item(db, item_id)
     codes = text_blocks(at)
     assert detail.reference in codes and detail.answer in codes and not at.code  # no highlighter to load
-    assert any(detail.question in m.value for m in at.markdown)
+    shown = html_text(at)  # the question beside its reference, one block (issue 46: columns of elements before)
+    name = study.kind_of(detail.summary.benchmark).reference_view(dict(detail.summary.strata))[0]
+    assert f"Reference · {name}" in shown and f"Question: {' '.join(detail.question.split())}" in shown
+    assert not at.columns and not at.markdown
     shown = html_text(at)  # each answer one HTML block (issue 46: six elements each before)
     assert "ROUGE-L 1.000 · exact match 1 · automatic score 1.00 · final score 1.00" in shown and "ann2 · gave up" in shown
     assert "final score 0.00" in shown and "Never changed by hand." in shown
