@@ -13,7 +13,7 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from structext_core import settings
 from structext_core.studio import clock_beat, run_gate
-from structext_core.ui import lost_clicks, page_base
+from structext_core.ui import compiled_pages, lost_clicks, page_base
 
 # Not a legacy pages/ app: app.py's st.navigation lists every page. Left on, a fresh server's first
 # runs go through Streamlit's legacy runner, which knows only the files in pages/: a first visit to
@@ -24,6 +24,8 @@ PagesManager.uses_pages_directory = False
 settings.run_slots()  # a bad STRUCTEXT_RUN_SLOTS stops the start here, with its name and what it must be
 
 lost_clicks.install()  # a click in a fragment Streamlit no longer holds runs the whole app, not nothing
+
+compiled_pages.install()  # a page is compiled again when its file changes, not on every visit of a lone lead
 
 run_gate.log_stacks_on_signal()  # `kill -USR1 <pid>`: every thread's stack in the log
 

@@ -257,7 +257,7 @@ def dashboard_section(chosen: study.Study) -> None:
     gold_block(chosen, version)
     flags_block(chosen)
     with st.spinner("Scoring new answers…"):
-        df = study_dashboard.responses(db, chosen.id, version)
+        df = study_dashboard.answers(db, chosen.id, version)  # the figures' frame: no answer's text
     if df.empty:
         widgets.info("No answers yet. Figures appear here as soon as annotators submit.")
         return

@@ -1,6 +1,7 @@
 """The lead's figures as data: progress, accuracy, agreement on a study, time, flags."""
 
 import math
+import re
 
 import pandas as pd
 import pytest
@@ -221,3 +222,22 @@ def test_the_data_version_changes_with_everything_the_figures_read_and_only_then
     view = study.open_question(db, other, annotators[0]["id"], at=30.0)
     study.submit_answer(db, annotators[0]["id"], view.assignment_id, "an answer", at=40.0)
     assert study.data_version(db, study_id) == before
+
+
+def test_data_version_reads_indexes_not_rows(db, samples, annotators):
+    """Every run of Studies and Adjudication fingerprints its study: no statement reads a row of the study's
+    places or answers from their tables (a response's row holds its answer; migration 18), and the figures are
+    those the tables have."""
+    study_id = run_study(db, samples, annotators[:2], policy_all_half_none, n_items=3)
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    try:
+        version = study.data_version(db, study_id)
+    finally:
+        db.conn.set_trace_callback(None)
+    plans = [row[3] for statement in statements for row in db.execute("EXPLAIN QUERY PLAN " + statement).fetchall()]
+    read = [p for p in plans if re.match(r"(SCAN|SEARCH) (assignments|responses|r)\b", p)]
+    assert len(read) == 3 and all("COVERING INDEX" in p for p in read), plans
+    assert version[4] == tuple(db.execute("SELECT COUNT(*), MAX(id), TOTAL(item_id), TOTAL(seq), TOTAL(first_shown_at),"
+                                          " COUNT(first_shown_at) FROM assignments WHERE study_id = ?", [study_id]).fetchone())
+    assert version[5][0] == 2 * 3 and version[5][2] == db.execute("SELECT MAX(submitted_at) FROM responses").fetchone()[0]
