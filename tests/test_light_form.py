@@ -92,3 +92,15 @@ def test_choices_that_follow_a_select_box_offer_and_accept_that_choices_options(
         lf.checked(rows, {"set": "b", "systems": ["x"]})  # x is a's, not b's
     with pytest.raises(ValueError, match="follows 'set', which is no select box above it"):
         lf.form_data("k", list(reversed(rows)), "Go")
+
+
+def test_a_box_of_lines_and_a_check_box_are_declared_and_read_back():
+    rows = [lf.Text("rule", "Rule", value="Answer alone.", lines=4, max_chars=50), lf.Check("tell", "Tell them", help="Off.")]
+    declared = [f for row in lf.form_data("k", rows, "Go")["rows"] for f in row]
+    assert [(f["kind"], f.get("lines"), f["value"]) for f in declared] == [("text", 4, "Answer alone."), ("check", None, False)]
+    assert lf.checked(rows, {"rule": "Two\nlines", "tell": True}) == {"rule": "Two\nlines", "tell": True}
+    for forged in ("true", 1, None, ["x"]):
+        with pytest.raises(lf.FormError, match=r"^Tell them: yes or no \(a check box\) is needed\.$"):
+            lf.checked(rows, {"rule": "x", "tell": forged})
+    with pytest.raises(lf.FormError, match="^Rule: at most 50 characters"):
+        lf.checked(rows, {"rule": "x" * 51, "tell": False})

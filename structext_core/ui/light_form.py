@@ -3,7 +3,7 @@
 
 Measured bare beside a trivial page (0.52 s): a form of a name, two numbers, 300 annotators to
 choose and a button took 0.67 s as ``st.form``, 0.54 s as this element. The fields are the browser's
-own (``<input>``, ``<select>``, check boxes), each with its ``<label>``, help text tied to it
+own (``<input>``, ``<textarea>``, ``<select>``, check boxes), each with its ``<label>``, help text tied to it
 (``aria-describedby``), the browser's own checks of a number's bounds and step (and of a text marked
 ``required``) before the form is sent; Enter in a text field sends it, as in ``st.form``. Nothing is
 sent to the server before the button: a click on it (or Enter) sends every value at once, the page
@@ -33,7 +33,7 @@ COMPONENT_NAME = "structext_light_form"
 
 @dataclass(frozen=True)
 class Text:
-    """One line of text."""
+    """A line of text, or with ``lines`` above 1 a box of that many lines (Enter there starts a new line)."""
     name: str
     label: str
     value: str = ""
@@ -41,6 +41,7 @@ class Text:
     help: str = ""
     max_chars: int = 200
     required: bool = False
+    lines: int = 1
     kind: str = field(default="text", init=False)
 
 
@@ -84,7 +85,17 @@ class Choice:
     kind: str = field(default="choice", init=False)
 
 
-Field = Text | Number | Choices | Choice
+@dataclass(frozen=True)
+class Check:
+    """Yes or no, as one check box beside its label."""
+    name: str
+    label: str
+    value: bool = False
+    help: str = ""
+    kind: str = field(default="check", init=False)
+
+
+Field = Text | Number | Choices | Choice | Check
 #: A row of the form: one field, or several side by side.
 Row = Field | tuple[Field, ...]
 
@@ -125,13 +136,29 @@ function build(form, data, keep) {
   };
   const make = (f) => {
     const old = keep[f.name];
-    if (f.kind === "text" || f.kind === "number") {
-      const box = fieldBox(f);
-      const input = el("input", "sxf-input");
+    if (f.kind === "check") {
+      const box = el("div", "sxf-field");
+      const label = el("label", "sxf-option");
+      const input = el("input");
+      input.type = "checkbox";
       input.id = uid + f.name;
       input.name = f.name;
+      input.checked = old !== undefined ? old : f.value;
+      label.append(input, el("span", null, f.label));
+      box.appendChild(label);
+      helpLine(box, f, input);
+      readers.push(() => [f.name, input.checked]);
+      return box;
+    }
+    if (f.kind === "text" || f.kind === "number") {
+      const box = fieldBox(f);
+      const area = f.kind === "text" && f.lines > 1;
+      const input = el(area ? "textarea" : "input", "sxf-input");
+      input.id = uid + f.name;
+      input.name = f.name;
+      if (area) input.rows = f.lines;
       if (f.kind === "text") {
-        input.type = "text";
+        if (!area) input.type = "text";
         input.maxLength = f.max_chars;
         input.placeholder = f.placeholder || "";
         input.required = !!f.required;
@@ -282,6 +309,7 @@ FORM_CSS = """
 .sxf-help { font-size: 0.8rem; opacity: 0.7; }
 .sxf-input { font: inherit; color: inherit; padding: 0.5rem 0.75rem; border-radius: 0.5rem; min-width: 0;
   border: 1px solid transparent; background: var(--st-secondary-background-color, #f0f2f6); }
+textarea.sxf-input { resize: vertical; line-height: 1.5; }
 .sxf-input:focus, .sxf-option input:focus-visible, .sxf button:focus-visible {
   outline: 2px solid var(--st-primary-color, #ff4b4b); outline-offset: 1px; }
 .sxf-tools { display: flex; align-items: center; gap: 0.5rem; flex-wrap: wrap; }
@@ -334,7 +362,9 @@ def _declared(field_: Field) -> dict:
     out = {"kind": field_.kind, "name": field_.name, "label": field_.label, "help": field_.help}
     if isinstance(field_, Text):
         out |= {"value": field_.value, "placeholder": field_.placeholder, "max_chars": field_.max_chars,
-                "required": field_.required}
+                "required": field_.required, "lines": field_.lines}
+    elif isinstance(field_, Check):
+        out |= {"value": bool(field_.value)}
     elif isinstance(field_, Number):
         out |= {"value": field_.value, "min_value": field_.min_value, "max_value": field_.max_value,
                 "step": field_.step}
@@ -380,6 +410,10 @@ def checked(rows: Sequence[Row], sent: object) -> dict:
         if isinstance(f, Text):
             if not isinstance(value, str) or len(value) > f.max_chars:
                 raise FormError(f"{f.label}: at most {f.max_chars:,} characters of text.")
+            out[f.name] = value
+        elif isinstance(f, Check):
+            if not isinstance(value, bool):
+                raise FormError(f"{f.label}: yes or no (a check box) is needed.")
             out[f.name] = value
         elif isinstance(f, Number):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or (

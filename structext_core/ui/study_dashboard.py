@@ -72,7 +72,7 @@ def answers(_db: sqlite_utils.Database, study_id: int, version: tuple) -> pd.Dat
     """The counted answers without their texts (:data:`TEXT_COLUMNS`), as the dashboard's figures read them: each
     run is handed its own copy of a cached frame, and with the texts a study of 3,000 answers was 13 MB to copy
     on every run of Studies (3 ms; issue 46)."""
-    return responses(_db, study_id, version).drop(columns=list(TEXT_COLUMNS))
+    return responses(_db, study_id, version).drop(columns=list(TEXT_COLUMNS), errors="ignore")
 
 
 @st.cache_data(**_CACHED)

@@ -6,23 +6,37 @@ from __future__ import annotations
 import streamlit as st
 
 from structext_core.studio import study
+from structext_core.ui import light_form
 
 
-def quality_inputs(gold_help: str = "Items with short, clear answers mixed in at random places; annotators cannot "
-                                    "tell them apart.") -> dict:
+def quality_fields(gold_help: str = "Items with short, clear answers mixed in at random places; annotators cannot "
+                                    "tell them apart.") -> tuple[light_form.Number, ...]:
+    """Practice round and gold items of a new study, declared once: drawn inside an ``st.form`` by
+    :func:`quality_inputs`, or as a row of a light form (read back with :func:`quality_values`)."""
+    return (
+        light_form.Number("practice_items", "Practice items", 0, min_value=0, max_value=study.MAX_PRACTICE_ITEMS,
+                          help="Answered first by every annotator, who then sees the score and the answer key. "
+                               "Not counted anywhere."),
+        light_form.Number("gold_items", "Gold items", 0, min_value=0,
+                          help=f"{gold_help} Not counted in the baseline: they show whose work to check."),
+        light_form.Number("gold_pass", "Gold pass mark (%)", round(100 * study.DEFAULT_GOLD_PASS), min_value=0,
+                          max_value=100, step=5,
+                          help="An annotator whose share of gold items passed is below this is flagged on the dashboard."),
+    )
+
+
+def quality_values(values: dict) -> dict:
+    """The keyword arguments of ``create_items_study`` that :func:`quality_fields` ask for, from their values."""
+    return {"practice_items": int(values["practice_items"]), "gold_items": int(values["gold_items"]),
+            "gold_pass": values["gold_pass"] / 100}
+
+
+def quality_inputs(gold_help: str | None = None) -> dict:
     """Practice round and gold items of a new study (inside the setup form)."""
-    practice_col, gold_col, pass_col = st.columns(3)
-    practice = practice_col.number_input(
-        "Practice items", min_value=0, max_value=study.MAX_PRACTICE_ITEMS, value=0, step=1,
-        help="Answered first by every annotator, who then sees the score and the answer key. "
-             "Not counted anywhere.")
-    gold = gold_col.number_input(
-        "Gold items", min_value=0, value=0, step=1,
-        help=f"{gold_help} Not counted in the baseline: they show whose work to check.")
-    gold_pass = pass_col.number_input(
-        "Gold pass mark (%)", min_value=0, max_value=100, value=round(100 * study.DEFAULT_GOLD_PASS), step=5,
-        help="An annotator whose share of gold items passed is below this is flagged on the dashboard.")
-    return {"practice_items": int(practice), "gold_items": int(gold), "gold_pass": gold_pass / 100}
+    fields = quality_fields() if gold_help is None else quality_fields(gold_help)
+    return quality_values({f.name: column.number_input(f.label, min_value=f.min_value, max_value=f.max_value,
+                                                       value=f.value, step=f.step, help=f.help)
+                           for column, f in zip(st.columns(3), fields)})
 
 
 def people_and_rule(annotators: list[dict]) -> dict:

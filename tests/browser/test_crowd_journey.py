@@ -29,7 +29,7 @@ import pytest
 
 from structext_core.structext_eval import samples, suites
 from structext_core.studio import storage
-from tests.browser.conftest import open_create_account, pick_option, wait_until_still
+from tests.browser.conftest import open_create_account, wait_until_still
 from tests.browser.test_human_journey import go_to, log_in, sidebar
 
 pytestmark = pytest.mark.browser
@@ -134,12 +134,11 @@ def lead_sets_up(page, base, app_env, wait_for_app, screenshot) -> int:
     assert sidebar(page).get_by_role("link", name="Accounts", exact=True).count() == 0  # administers nothing else
     go_to(page, "Studies", wait_for_app)
     page.get_by_role("tab", name="Set up a study").click()
-    form = page.get_by_test_id("stForm").filter(has=page.get_by_role("button", name="Create study"))
-    form.get_by_label("Study name").fill(STUDY)
-    pick_option(page, page.get_by_role("combobox", name="Suite"), page.get_by_role("option", name="crowd", exact=True))
-    form.get_by_label("Number of questions").fill("2")
-    form.get_by_role("spinbutton", name="Practice items").fill("1")
-    form.get_by_role("button", name="Create study").click()
+    page.get_by_label("Study name").fill(STUDY)  # the set-up form: one light element (light_form)
+    page.get_by_label("Suite", exact=True).select_option("crowd")
+    page.get_by_label("Number of questions").fill("2")
+    page.get_by_role("spinbutton", name="Practice items").fill("1")
+    page.get_by_role("button", name="Create study").click()
     page.get_by_text(re.compile(rf"Study '{STUDY}' \(.+\) created with no annotator yet")).wait_for()
     wait_for_app(page)
     study_id = _one(app_env, "SELECT id FROM studies WHERE name = ?", [STUDY])[0]

@@ -79,10 +79,6 @@ def log_out(page):
     sidebar(page).get_by_role("button", name="Log in").wait_for()
 
 
-def choose(page, label, option):
-    pick_option(page, page.get_by_role("combobox", name=label), page.get_by_role("option", name=option, exact=True))
-
-
 def create_account(page, name):
     form = open_create_account(page)  # Accounts draws a section only once it is opened (issue 46)
     form.get_by_label("User name", exact=True).fill(name)
@@ -93,13 +89,11 @@ def create_account(page, name):
 
 def create_study(page, name, n_questions, annotators, wait_for_app):
     page.get_by_role("tab", name="Set up a study").click()
-    page.get_by_label("Study name").fill(name)
-    choose(page, "Suite", SUITE)
+    page.get_by_label("Study name").fill(name)  # the set-up form: one light element (light_form)
+    page.get_by_label("Suite", exact=True).select_option(SUITE)
     page.get_by_label("Number of questions").fill(str(n_questions))
     for annotator in annotators:
-        choose(page, "Annotators", annotator)
-    page.keyboard.press("Escape")
-    page.get_by_role("heading", name="Human-baseline studies").click()  # close the menu
+        page.get_by_role("checkbox", name=annotator, exact=True).check()
     page.get_by_role("button", name="Create study").click()
     page.get_by_text(re.compile(rf"Study '{name}' \(.+\) created for")).wait_for()
     wait_for_app(page)

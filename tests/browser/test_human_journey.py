@@ -95,12 +95,10 @@ def admin_sets_up(page, base_url, app_env, wait_for_app, screenshot):
 
     go_to(page, "Studies", wait_for_app)
     page.get_by_role("tab", name="Set up a study").click()
-    page.get_by_label("Study name").fill(STUDY)
-    choose(page, "Suite", "journey")
+    page.get_by_label("Study name").fill(STUDY)  # the set-up form: one light element (light_form)
+    page.get_by_label("Suite", exact=True).select_option("journey")
     page.get_by_label("Number of questions").fill("3")
-    choose(page, "Annotators", ANNOTATOR)
-    page.keyboard.press("Escape")
-    page.get_by_role("heading", name="Human-baseline studies").click()  # close the menu
+    page.get_by_role("checkbox", name=ANNOTATOR, exact=True).check()
     screenshot(page, "journey-2-admin-setup")
     page.get_by_role("button", name="Create study").click()
     page.get_by_text(re.compile(rf"Study '{STUDY}' \(.+\) created for 1 annotator: each answers 3 study questions\.")).wait_for()

@@ -9,6 +9,7 @@ from structext_core.structext_eval import samples, suites
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 from structext_core.views import dashboard
+from tests.pages import light_forms
 from tests.pages.accounts_page import open_sections
 from tests.pages.html_tables import html_figures
 from tests.pages.light_choices import choice, choices, choose, open_section, sections
@@ -98,39 +99,51 @@ def test_page_is_refused_to_annotators_and_visitors(db, people, who, message):
 # ---------------------------------------------------------------- set up
 
 
-def fill_setup(at, name="pilot", suite="mini", n_items=20, annotators=("ann1", "ann2"), rule=None):
-    widget(at.text_input, "Study name").input(name)
-    widget(at.selectbox, "Suite").select(suite)
-    widget(at.number_input, "Number of questions").set_value(n_items)
-    chooser = widget(at.multiselect, "Annotators")
-    for option in chooser.options:
-        if option in annotators:
-            chooser.select(next(u for u in accounts.list_users(storage.open_db()) if u["username"] == option))
+def setup_key(at) -> str:
+    """The key of the StrucText set-up form on the page (one light form; a new one after each study created)."""
+    (key,) = [key for key in light_forms.light_forms(at) if key.startswith("sa_new_study")]
+    return key
+
+
+def create(at, name="pilot", suite="mini", n_items=20, annotators=("ann1", "ann2"), rule=None, **more) -> AppTest:
+    """Fill the set-up form (what is not given keeps its default; ``more``: other fields by name) and click
+    Create study."""
+    ids = [u["id"] for u in accounts.list_users(storage.open_db()) if u["username"] in annotators]
+    values = {"name": name, "suite": suite, "n_items": n_items, "annotators": ids, **more}
     if rule is not None:
-        widget(at.text_area, "Rule shown before the first question").input(rule)
+        values["rule_text"] = rule
+    at = light_forms.submit(at, setup_key(at), **values)
+    assert not at.exception, [e.value for e in at.exception]
     return at
 
 
 def test_setup_form_defaults(db, people):
     at = open_page(people["lead"])
     assert choice(at, "sa_section").shown == "Set up a study"  # no study yet: the setup tab is the default
-    assert widget(at.selectbox, "Suite").value == "test-hard"
-    assert widget(at.number_input, "Number of questions").value == 500
-    assert widget(at.text_area, "Rule shown before the first question").value == structext_study.DEFAULT_RULE
-    assert widget(at.checkbox, "Tell annotators after each answer whether it was correct").value is False
+    assert setup_key(at) == "sa_new_study_0" and not at.text_input and not at.number_input  # one element
+    fields = light_forms.fields(at, setup_key(at))
+    assert fields["suite"]["value"] == "test-hard" and fields["n_items"]["value"] == 500
+    assert fields["suite"]["help"].endswith(f"the .jsonl files in {suites.data_dir()}.")  # the admin: where they are
+    assert fields["rule_text"]["value"] == structext_study.DEFAULT_RULE and fields["rule_text"]["lines"] > 1
+    assert fields["show_correctness"] == {**fields["show_correctness"], "kind": "check", "value": False,
+                                          "label": "Tell annotators after each answer whether it was correct"}
+    assert [f["label"] for f in fields.values()][-3:] == ["Practice items", "Gold items", "Gold pass mark (%)"]
+    assert [label for _, label in fields["annotators"]["options"]] == ["ann1", "ann2"]
 
 
 def test_admin_creates_a_study(db, people, mini_suite):
-    at = fill_setup(open_page(people["lead"]), rule="No tools, no web.")
-    at = click(at, "Create study")
-    assert not at.exception and not notes(at, "error")
+    at = create(open_page(people["lead"]), rule="No tools, no web.")
+    assert not notes(at, "error")
     assert "Study 'pilot' (mini) created for 2 annotators: each answers 20 study questions." in notes(at, "success")[0].value
     # a second study, made from the form: the form is a new one after it, empty (it stayed filled,
     # inviting a second Create of the same study)
     at.session_state["sa_section"] = "Set up a study"
-    at = click(fill_setup(at.run(), name="pilot-2", annotators=("ann1",)), "Create study")
+    at = at.run()
+    assert setup_key(at) == "sa_new_study_1"
+    fresh = light_forms.fields(at, setup_key(at))
+    assert fresh["name"]["value"] == "" and fresh["annotators"]["value"] == []
+    at = create(at, name="pilot-2", annotators=("ann1",))
     assert "Study 'pilot-2' (mini) created for 1 annotator" in notes(at, "success")[0].value
-    assert widget(at.text_input, "Study name").value == "" and widget(at.multiselect, "Annotators").value == []
     saved = next(s for s in study.list_studies(db) if s.name == "pilot")
     assert (saved.name, saved.suite, saved.n_items, saved.rule_text, saved.show_correctness,
             saved.n_annotators) == ("pilot", "mini", 20, "No tools, no web.", False, 2)
@@ -146,14 +159,14 @@ def test_admin_creates_a_study(db, people, mini_suite):
     ],
 )
 def test_bad_setup_shows_a_message_and_creates_nothing(db, people, mini_suite, changes, message):
-    at = click(fill_setup(open_page(people["lead"]), **changes), "Create study")
+    at = create(open_page(people["lead"]), **changes)
     assert message in notes(at, "error")[0].value and "The study was not created." in notes(at, "error")[0].value
     assert count(db, "studies") == 0 and count(db, "assignments") == 0
 
 
 def test_duplicate_study_name_is_refused(db, people, mini_suite):
-    click(fill_setup(open_page(people["lead"])), "Create study")
-    at = click(fill_setup(open_page(people["lead"], section="Set up a study"), name="PILOT"), "Create study")
+    create(open_page(people["lead"]))
+    at = create(open_page(people["lead"], section="Set up a study"), name="PILOT")
     assert "already exists" in notes(at, "error")[0].value
     assert count(db, "studies") == 1
 
@@ -410,15 +423,10 @@ def test_an_annotator_who_has_seen_answers_of_the_study_is_not_added(db, people,
 
 def test_setup_form_with_practice_and_gold_items(db, people, mini_suite):
     at = open_page(people["lead"])
-    assert widget(at.number_input, "Practice items").value == 0
-    assert widget(at.number_input, "Gold items").value == 0
-    assert widget(at.number_input, "Gold pass mark (%)").value == 50
-    at = fill_setup(at, n_items=20)
-    widget(at.number_input, "Practice items").set_value(3)
-    widget(at.number_input, "Gold items").set_value(4)
-    widget(at.number_input, "Gold pass mark (%)").set_value(80)
-    at = click(at, "Create study")
-    assert not at.exception and not notes(at, "error")
+    fields = light_forms.fields(at, setup_key(at))
+    assert [fields[name]["value"] for name in ("practice_items", "gold_items", "gold_pass")] == [0, 0, 50]
+    at = create(at, n_items=20, practice_items=3, gold_items=4, gold_pass=80)
+    assert not notes(at, "error")
     # Issue 19: one count for every text (the annotator is told of 24, answers 27; the baseline counts 20).
     assert ("created for 2 annotators: each answers 24 study questions (20 counted + 4 gold) and 3 practice "
             "questions first.") in notes(at, "success")[0].value
@@ -430,9 +438,7 @@ def test_setup_form_with_practice_and_gold_items(db, people, mini_suite):
 
 
 def test_too_many_gold_items_is_refused_with_a_message(db, people, mini_suite):
-    at = fill_setup(open_page(people["lead"]), n_items=5)
-    widget(at.number_input, "Gold items").set_value(6)
-    at = click(at, "Create study")
+    at = create(open_page(people["lead"]), n_items=5, gold_items=6)
     assert "The study was not created." in notes(at, "error")[0].value and "Gold items must be between 0" in notes(at, "error")[0].value
     assert count(db, "studies") == 0
 
@@ -684,8 +690,8 @@ def test_take_an_annotator_off_needs_a_tick_and_keeps_their_answers(db, people, 
 
 def test_a_study_for_a_crowd_is_created_with_no_annotator_yet(db, people, mini_suite):
     # Its people arrive by a study link: a study with nobody in it was refused ("No annotators chosen").
-    at = click(fill_setup(open_page(people["lead"]), name="crowd", annotators=()), "Create study")
-    assert not at.exception and not notes(at, "error")
+    at = create(open_page(people["lead"]), name="crowd", annotators=())
+    assert not notes(at, "error")
     assert ("Study 'crowd' (mini) created with no annotator yet (add people on its dashboard, or make a study link "
             "on its Crowd tab): each answers 20 study questions.") in notes(at, "success")[0].value
     assert count(db, "studies") == 1 and count(db, "assignments") == 0
@@ -735,3 +741,12 @@ def test_the_dashboard_reads_its_figures_again_once_the_study_changes(db, people
     assert study.data_version(db, answered_study) != before
     at.run()
     assert metric(at, "Mean annotator") == f"{(100 + 100 * 4 / 6) / 2:.1f}"  # ann2: 3 of 6, now 4 of 6
+    # the key the figures are cached by is a digest of the fingerprint, changed with it; their frame has no text
+    from structext_core.ui import study_dashboard
+    key = study_dashboard.version(db, answered_study)
+    assert key == study_dashboard.version(db, answered_study) and len(key[1]) == 32
+    whole = study_dashboard.responses(db, answered_study, key)
+    figures = study_dashboard.answers(db, answered_study, key)
+    assert list(figures.columns) == [c for c in whole.columns if c not in ("response", "answer")] and len(figures) == len(whole)
+    study.override_score(db, wrong, 0.0, "not it after all", people["lead"])
+    assert study_dashboard.version(db, answered_study) != key

@@ -7,39 +7,40 @@ import streamlit as st
 
 from structext_core.structext_eval import samples, suites
 from structext_core.structext_eval import study as structext_study
-from structext_core.studio import study
-from structext_core.ui.study_setup import created, form_key, quality_inputs
+from structext_core.studio import access, study
+from structext_core.text import limits
+from structext_core.ui import light_form
+from structext_core.ui.study_setup import created, form_key, quality_fields, quality_values
 
 
 def structext_setup(db, user: dict, annotators: list[dict]) -> None:
-    """A study drawn from a StrucText suite: free-text answers beside the sample's text."""
+    """A study drawn from a StrucText suite: free-text answers beside the sample's text. One light form (one
+    element, where an ``st.form`` of eleven widgets made the lead's click on the tab wait for each widget's
+    code; issue 46)."""
     suite_dir = suites.data_dir()
-    with st.form(form_key("sa_new_study")):
-        name = st.text_input("Study name", placeholder="e.g. hard-500-spring")
-        left, middle, right = st.columns(3)
-        suite_name = left.selectbox(
-            "Suite", structext_study.available_suites(suite_dir),
-            help=f"Test-Hard and Test are generated on first use; other suites are the "
-                 f".jsonl files in {suite_dir}.",
-        )
-        n_items = middle.number_input("Number of questions", min_value=1, value=structext_study.DEFAULT_N_ITEMS, step=10)
-        seed = right.number_input("Seed of the draw", min_value=0, value=0, step=1)
-        chosen = st.multiselect(
-            "Annotators", annotators, format_func=lambda u: u["username"],
-            help="Every annotator gets the same questions, each in an own shuffled order.",
-        )
-        rule_text = st.text_area("Rule shown before the first question", value=structext_study.DEFAULT_RULE, height=110)
-        show_correctness = st.checkbox(
-            "Tell annotators after each answer whether it was correct", value=False,
-            help="Off by default: feedback can change how people answer.",
-        )
-        quality = quality_inputs()
-        st.caption("Questions are drawn in proportion to format x task x (depth, width); practice and gold "
-                   "items come from the rest of the suite.")
-        submitted = st.form_submit_button("Create study", type="primary")
-    if submitted:
-        create_study(db, user, name, suite_name, int(n_items), int(seed), chosen, rule_text, show_correctness,
-                     **quality)
+    available = structext_study.available_suites(suite_dir)
+    sent = light_form.form(form_key("sa_new_study"), [
+        light_form.Text("name", "Study name", placeholder="e.g. hard-500-spring", max_chars=limits.MAX_NAME_CHARS),
+        (light_form.Choice("suite", "Suite", {name: name for name in available},
+                           help="Test-Hard and Test are generated on first use; other suites are the .jsonl files "
+                                + (f"in {suite_dir}." if access.can(access.role_of(user), "server_paths")
+                                   else "an admin adds on Home.")),  # a server's folders: the admin's business
+         light_form.Number("n_items", "Number of questions", structext_study.DEFAULT_N_ITEMS, min_value=1,
+                           help="Drawn in proportion to format x task x (depth, width); practice and gold items come "
+                                "from the rest of the suite."),
+         light_form.Number("seed", "Seed of the draw", 0, min_value=0)),
+        light_form.Choices("annotators", "Annotators", {u["id"]: u["username"] for u in annotators},
+                           help="Every annotator gets the same questions, each in an own shuffled order."),
+        light_form.Text("rule_text", "Rule shown before the first question", value=structext_study.DEFAULT_RULE,
+                        max_chars=limits.MAX_NOTE_CHARS, lines=4),
+        light_form.Check("show_correctness", "Tell annotators after each answer whether it was correct",
+                         help="Off by default: feedback can change how people answer."),
+        quality_fields(),
+    ], "Create study")
+    if sent is not None:
+        chosen = [u for u in annotators if u["id"] in set(sent["annotators"])]
+        create_study(db, user, sent["name"], sent["suite"], sent["n_items"], sent["seed"], chosen, sent["rule_text"],
+                     sent["show_correctness"], **quality_values(sent))
 
 
 def create_study(db, user: dict, name, suite_name, n_items, seed, chosen, rule_text, show_correctness,
