@@ -6,9 +6,9 @@ import streamlit as st
 
 from structext_core import protocol, ui
 from structext_core.studio import access, study
-from structext_core.text.safe_text import markdown_text
 from structext_core.ui import widgets
 from structext_core.ui.frame import ensure_frame
+from structext_core.views import your_studies
 
 ensure_frame()
 user = ui.require_page("home")
@@ -34,11 +34,8 @@ def your_work() -> None:
     own = study.studies_for_annotator(db, user["id"])
     link = access.page("human_baseline").url_path
     st.subheader("Your studies")
-    for item in own:
-        with st.container(border=True):
-            st.markdown(f"**{markdown_text(item.name)}**: "
-                        + ("done, thank you." if item.finished else f"[go to the questions]({link})"))
-            widgets.progress(item.answered / max(1, item.n_items), item.progress_words)
+    if own:  # every study in one block: a frame, a link and a progress bar each (views/your_studies.py)
+        widgets.html_block(your_studies.studies_html(own, link))
     others = [p for p in access.pages() if p.section == access.page("human_baseline").section
               and p.key != "human_baseline" and p.listed and access.can_open(role, p.key) and access.has_work(p.key, db, user)]
     if others:

@@ -1,7 +1,7 @@
 """The light form (structext_core/ui/light_form.py) in Chromium: every kind of field, what it sends, what
 the browser refuses before sending, an error that keeps what was typed, a create that empties it, the
 filter over a long list, and labels from people that stay text. The set-up pages that use it
-(Rewrite campaigns, Pairwise studies, AIBench review campaigns) are AppTest-tested with what it sends;
+(Rewrite campaigns, Pairwise studies, AIBench review campaigns, a StrucText study on Studies) are AppTest-tested with what it sends;
 this is the element itself, on a page of its own."""
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ SCRIPT = textwrap.dedent('''
         lf.Choices("formats", "Formats", {}, follows="suite",
                    options_by={"test": {"json": "JSON", "yaml": "YAML"}, "test-hard": {"json": "JSON", "xml": "XML"}}),
         lf.Choices("people", "People", people, help="Who answers."),
+        lf.Text("rule", "Rule", value="Answer alone.", lines=3),
+        lf.Check("tell", "Tell them", help="Off by default."),
     ], submit="Create")
     if sent is not None:
         if sent["name"] == "refuse":
@@ -94,6 +96,14 @@ def test_the_light_form_sends_once_keeps_after_an_error_and_empties_after_a_crea
     expect(page.get_by_role("checkbox", name="JSON", exact=True)).to_be_checked()
     expect(page.get_by_role("checkbox", name="XML", exact=True)).not_to_be_checked()
     name.fill("Pilot")
+    # a box of lines takes Enter as a new line (it sends nothing: one create below, with both lines); a
+    # check box is sent as yes or no
+    rule = page.get_by_label("Rule", exact=True)
+    rule.fill("Answer alone.")
+    rule.press("End")
+    rule.press("Enter")
+    rule.type("No tools.")
+    page.get_by_role("checkbox", name="Tell them", exact=True).check()
     screenshot(page, "light-form-filled")
     page.get_by_role("button", name="Create").click()
     expect(page.get_by_text('"name": "Pilot"')).to_be_visible()
@@ -102,8 +112,11 @@ def test_the_light_form_sends_once_keeps_after_an_error_and_empties_after_a_crea
     assert '"count": 3' in said and '"share": 0.2' in said and '"suite": "test-hard"' in said
     assert '"formats": ["json"]' in said
     assert '"people": [2, 10, 11, 12]' in said  # the options' own values (numbers), in the options' order
+    assert '"rule": "Answer alone.\\nNo tools."' in said and '"tell": true' in said
     expect(page.get_by_text("Created 1 time(s).")).to_be_visible()  # once: the rerun after it sends nothing
     # the create emptied the form for the next one
     expect(name).to_have_value("")
     expect(count).to_have_value("5")
     expect(page.get_by_text("0 of 13 chosen")).to_be_visible()
+    expect(page.get_by_label("Rule", exact=True)).to_have_value("Answer alone.")
+    expect(page.get_by_role("checkbox", name="Tell them", exact=True)).not_to_be_checked()

@@ -14,7 +14,7 @@ from structext_core.studio import sandbox
 from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 from structext_core.text.safe_text import markdown_text
 from tests.pages.first_view import heavy
-from tests.pages.html_tables import html_blocks, html_progress, html_tables
+from tests.pages.html_tables import html_blocks, html_progress, html_tables, html_text
 from tests.pages.light_choices import choice, choose, number_box, send
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
@@ -450,8 +450,10 @@ def test_home_shows_an_annotator_their_open_studies(small_defaults):
     at.session_state["user"] = ann
     at.run()
     assert not at.exception
-    text = " ".join(m.value for m in at.markdown)
-    assert "**pilot**: [go to the questions](human_baseline)" in text
+    # every study in one block (issue 46: a framed box, a line and a progress bar each): its name, its link
+    assert len(html_blocks(at)) == 1 and not at.markdown  # tags read as spaces: "pilot : go to ..."
+    assert html_text(at).startswith("pilot : go to the questions 0 of 5 study questions answered")
+    assert '<strong>pilot</strong>: <a href="human_baseline">go to the questions</a>' in html_blocks(at)[0]
     assert html_progress(at) == [("0 of 5 study questions answered · practice 0 of 1", 0)]
     # their studies first, the benchmarks folded below, no suite's statistics (a researcher's business)
     assert [h.value for h in at.subheader][0] == "Your studies" and at.expander[0].label == "About the benchmarks"
