@@ -1,5 +1,6 @@
-"""What the lead's forms that open a study share (practice and gold inputs). Each benchmark's form is
-its own (its member's ``STUDY_SETUP_VIEW``, called by Study admin with ``(db, user, annotators)``)."""
+"""What the lead's forms that open a study share (practice and gold fields, for an ``st.form`` or a light
+form). Each benchmark's form is its own (its member's ``STUDY_SETUP_VIEW``, called by Study admin with
+``(db, user, annotators)``)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import streamlit as st
 from structext_core.studio import study
 from structext_core.ui import light_form
 
+#: What gold items are, as a form's help says it (a benchmark may say it in its own words).
+GOLD_HELP = "Items with short, clear answers mixed in at random places; annotators cannot tell them apart."
 
-def quality_fields(gold_help: str = "Items with short, clear answers mixed in at random places; annotators cannot "
-                                    "tell them apart.") -> tuple[light_form.Number, ...]:
+
+def quality_fields(gold_help: str = GOLD_HELP) -> tuple[light_form.Number, ...]:
     """Practice round and gold items of a new study, declared once: drawn inside an ``st.form`` by
     :func:`quality_inputs`, or as a row of a light form (read back with :func:`quality_values`)."""
     return (
@@ -31,12 +34,11 @@ def quality_values(values: dict) -> dict:
             "gold_pass": values["gold_pass"] / 100}
 
 
-def quality_inputs(gold_help: str | None = None) -> dict:
-    """Practice round and gold items of a new study (inside the setup form)."""
-    fields = quality_fields() if gold_help is None else quality_fields(gold_help)
+def quality_inputs(gold_help: str = GOLD_HELP) -> dict:
+    """Practice round and gold items of a new study, as Streamlit's widgets (inside an ``st.form``)."""
     return quality_values({f.name: column.number_input(f.label, min_value=f.min_value, max_value=f.max_value,
                                                        value=f.value, step=f.step, help=f.help)
-                           for column, f in zip(st.columns(3), fields)})
+                           for column, f in zip(st.columns(3), quality_fields(gold_help))})
 
 
 def people_and_rule(annotators: list[dict]) -> dict:
