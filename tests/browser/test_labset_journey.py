@@ -15,6 +15,7 @@ import re
 
 import pytest
 
+from tests.browser.conftest import click_until, pick_option
 from tests.browser.test_human_journey import choose, go_to, log_in, sidebar
 from tests.browser.test_results_views import no_exception
 from tests.labset.conftest import samples, write_set
@@ -162,10 +163,12 @@ def lead_adjudicates(page, base, app_env, db, wait_for_app, screenshot) -> None:
     assert "None" not in page.get_by_text("format short · stratum").first.inner_text()  # its strata, no empty cell
     screenshot(page, "labset-3-lead-question")
     # the form is drawn once its box is open, for the answer chosen in it
-    page.get_by_role("button", name="Change a score", exact=True).click()  # the closed box's header
+    # the closed box's header, clicked again if a run mounting it lost the click
+    answer = page.get_by_role("combobox", name="Answer", exact=True)
+    click_until(page, page.get_by_role("button", name="Change a score", exact=True), answer)
     wait_for_app(page)
-    page.get_by_role("combobox", name="Answer", exact=True).click()
-    page.get_by_role("option").filter(has_text=f"{ANN_2} · ").click()
+    # opened again if a run mounting the box closed its menu before the option was clicked (CI at 7fcf3f0)
+    pick_option(page, answer, page.get_by_role("option").filter(has_text=f"{ANN_2} · "))
     # the form of the answer chosen: waited for, not only the run (on a loaded machine the run the
     # choice starts may not have begun when wait_for_app looks; CI saw the form drawn a moment later)
     page.locator(", ".join(f".st-key-adj_verdict_{rid}" for rid in wrong)).first.wait_for(timeout=30_000)

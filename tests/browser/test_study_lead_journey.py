@@ -22,6 +22,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from structext_core.structext_eval import samples, suites
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import accounts, storage, study
+from tests.browser.conftest import click_until
 from tests.browser.test_human_journey import go_to, log_in, recorded_tab, sidebar
 
 pytestmark = pytest.mark.browser
@@ -155,9 +156,11 @@ def lead_day(page, base_url, app_env, wait_for_app, screenshot):
     page.get_by_text("two readings of 'child'").wait_for()
     screenshot(page, "lead-5-adjudication-flag")
 
-    page.get_by_role("button", name="Change a score", exact=True).click()  # the closed box's header
-    wait_for_app(page)  # the override form of the first answer (chosen in the box), drawn once its box is open
+    # the override form of the first answer (chosen in the box), drawn once its box is open: the closed
+    # box's header clicked again if a run mounting it lost the click
     form = page.get_by_test_id("stForm").filter(has=page.get_by_role("button", name="Override the score")).first
+    click_until(page, page.get_by_role("button", name="Change a score", exact=True), form)
+    wait_for_app(page)
     form.get_by_text("Correct (score 1)").click()
     form.get_by_label("Reason").fill(REASON)
     form.get_by_role("button", name="Override the score").click()
