@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import ERRORS, pick_option
+from tests.browser.conftest import ERRORS, click_until, pick_option
 from tests.results_data import build_dataset
 
 READER, READER_PASSWORD = "reader", "reader-password-1"  # a researcher: sees every result
@@ -65,8 +65,8 @@ def choose(page, wait_for_app, label: str, option: str):
 
 def open_settings(page, wait_for_app):
     """Open the view's Settings box (its controls are drawn when it opens)."""
-    page.get_by_role("button", name="Settings", exact=True).click()  # the closed box's header
-    page.get_by_text("Threshold", exact=True).wait_for()
+    # the closed box's header, clicked again if a run mounting it lost the click
+    click_until(page, page.get_by_role("button", name="Settings", exact=True), page.get_by_text("Threshold", exact=True))
     settle(page, wait_for_app)
 
 
