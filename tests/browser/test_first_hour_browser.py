@@ -149,7 +149,7 @@ def test_a_newcomers_first_hour(app_server, app_env, page, browser, wait_for_app
                        " WHERE u.username = ? AND a.first_shown_at IS NOT NULL", [ANN_A]).fetchone()[0]
     assert shown == 0, "a question of ann-a opened before they chose a study"
     screenshot(page, "first-hour-4-choose-a-study")
-    timed(page, "choose study-one", lambda: page.get_by_role("button", name="Start", exact=True).first.click(),
+    timed(page, "choose study-one", lambda: page.get_by_role("link", name="Start", exact=True).first.click(),
           wait_for_app, page.get_by_text("Before you start: the rule of study-one"))
     page.get_by_role("button", name="I have read the rule: start").click()
     answer(page, "first answer of ann-a", wait_for_app)

@@ -67,6 +67,9 @@ def test_explore_shows_a_json_sample(readme_server, page, wait_for_app, screensh
     # Explore is for researchers and admins; an admin opens it to everyone (public read-only mode).
     db = storage.open_db(base / "db.sqlite")
     access.set_public_mode(db, True, accounts.create_user(db, "lead", "admin-password-1", "admin"))
+    if not (base / "suites" / "test-hard.jsonl").exists():  # run alone (not after the test of Home): Home generates them
+        page.goto(url)
+        page.get_by_text("Generated test, test-hard").wait_for(timeout=120_000)
     page.goto(url + "/explore")
     wait_for_app(page)
     page.get_by_text("3,712 of 3,712 samples match").wait_for()

@@ -220,7 +220,7 @@ def test_an_annotator_in_two_studies_answers_in_the_second_and_stays_there(
     page.get_by_text("Choose a study", exact=True).wait_for()  # in two studies: nothing opens before the choice
     assert page.get_by_label("Your answer").count() == 0
     screenshot(page, "qpage-4-choose-a-study")
-    page.get_by_role("button", name="Start", exact=True).nth(1).click()
+    page.get_by_role("link", name="Start", exact=True).nth(1).click()  # a link naming the study: a new page load
     page.get_by_text("Before you start: the rule of second").wait_for()
     page.get_by_role("button", name="I have read the rule: start").click()
     page.get_by_text("Practice question 1 of 1").first.wait_for()

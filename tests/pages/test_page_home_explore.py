@@ -451,9 +451,10 @@ def test_home_shows_an_annotator_their_open_studies(small_defaults):
     at.run()
     assert not at.exception
     # every study in one block (issue 46: a framed box, a line and a progress bar each): its name, its link
-    assert len(html_blocks(at)) == 1 and not at.markdown  # tags read as spaces: "pilot : go to ..."
-    assert html_text(at).startswith("pilot : go to the questions 0 of 5 study questions answered")
-    assert '<strong>pilot</strong>: <a href="human_baseline">go to the questions</a>' in html_blocks(at)[0]
+    assert len(html_blocks(at)) == 1 and not at.markdown  # tags read as spaces: "pilot Start ..."
+    assert html_text(at).startswith("pilot Start 0 of 5 study questions answered")
+    (study_id,), = storage.open_db().execute("SELECT id FROM studies WHERE name = 'pilot'").fetchall()
+    assert f'<a class="sx-go sx-first" href="human_baseline?study={study_id}">Start</a>' in html_blocks(at)[0]
     assert html_progress(at) == [("0 of 5 study questions answered · practice 0 of 1", 0)]
     # their studies first, the benchmarks folded below, no suite's statistics (a researcher's business)
     assert [h.value for h in at.subheader][0] == "Your studies" and at.expander[0].label == "About the benchmarks"

@@ -1,6 +1,7 @@
 """The answering page, run with Streamlit's AppTest against a temporary database."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
-from tests.pages.html_tables import html_progress
+from tests.pages.html_tables import html_blocks, html_progress
 from tests.pages.input_reports import with_input_report
 from tests.pages.text_blocks import shown_texts, text_blocks
 
@@ -50,6 +51,18 @@ def open_page(user) -> AppTest:
     if user is not None:
         at.session_state["user"] = user
     return at.run()
+
+
+def follow_study_link(at, user, study_id: int) -> AppTest:
+    """Follow the chooser's link to ``study_id`` as the browser does: a new page load of its address (a new
+    session, the study named in its query)."""
+    hrefs = {int(sid): page for page, sid in re.findall(r'<a class="sx-go[^"]*" href="([^"?]*)\?study=(\d+)"',
+                                                        "".join(html_blocks(at)))}
+    assert hrefs.get(study_id) == "human_baseline", f"no link to study {study_id}: {hrefs}"
+    opened = AppTest.from_file(str(PAGE), default_timeout=30)
+    opened.session_state["user"] = user
+    opened.query_params["study"] = str(study_id)
+    return opened.run()
 
 
 def button(at, label):
@@ -794,7 +807,7 @@ def test_a_practice_key_open_in_another_study_is_never_sent(db, people, sent_mes
                                by_user=people["lead"]["id"])
     for study_id in (first, second):  # (the rule screens of two studies are another matter)
         study.accept_rule(db, study_id, people["ann1"]["id"])
-    at = open_page(people["ann1"]).button(key=f"hb_pick_{first}").click().run()  # two studies: chosen first
+    at = follow_study_link(open_page(people["ann1"]), people["ann1"], first)  # two studies: chosen first
     assert at.selectbox(key="hb_study").value == first
     assignment_id = current_row(db, people["ann1"]["id"])[0]
     key = _truth(db, assignment_id)
@@ -856,7 +869,7 @@ def test_an_annotator_in_two_studies_answers_in_the_second_and_stays_there(db, p
     the chosen study, and that study's practice feedback shows."""
     first = new_study(db, people, name="first")
     second = new_study(db, people, name="second", n_items=2, practice_items=1)
-    at = open_page(people["ann1"]).button(key=f"hb_pick_{first}").click().run()
+    at = follow_study_link(open_page(people["ann1"]), people["ann1"], first)
     assert at.subheader[0].value == "Before you start: the rule of first"
     at = at.selectbox(key="hb_study").select_index(1).run()
     assert at.subheader[0].value == "Before you start: the rule of second"
@@ -887,9 +900,9 @@ def test_in_two_studies_nothing_opens_before_the_person_chooses(db, people):
     assert at.subheader[0].value == "Choose a study"
     assert not components(at, "structext_question_clock") and not at.text_area
     assert db.execute("SELECT COUNT(*) FROM assignments WHERE first_shown_at IS NOT NULL").fetchone()[0] == 0
-    labels = [c.value for c in at.caption]
+    labels = [text for text, _ in html_progress(at)]
     assert "0 of 4 study questions answered" in labels and "0 of 2 study questions answered" in labels
-    at = at.button(key=f"hb_pick_{second}").click().run()
+    at = follow_study_link(at, people["ann1"], second)
     assert "Question **1** of 2" in at.get("progress")[0].proto.text
     shown = db.execute("SELECT study_id FROM assignments WHERE first_shown_at IS NOT NULL").fetchall()
     assert shown == [(second,)]  # only the chosen study's question opened

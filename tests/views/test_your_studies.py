@@ -1,23 +1,49 @@
-"""An annotator's studies as their Home lists them, one HTML block (issue 46): names shown as they are, a link
-to the questions while a study is open, "done, thank you." once finished, and each study's progress bar."""
+"""An annotator's studies as their Home and the question page's chooser list them, one HTML block (issue 46):
+names shown as they are, a link naming its study (Start, Continue, Open) while a study is open, "done, thank
+you." on Home once finished, and each study's progress bar."""
 
+import pytest
 from lxml import html as lxml_html
 
 from structext_core.studio import study
-from structext_core.views.your_studies import studies_html
+from structext_core.views.your_studies import studies_html, verb
 
 
-def mine(name: str, answered: int, n_items: int) -> study.AnnotatorStudy:
-    return study.AnnotatorStudy(id=1, name=name, rule_text="r", show_correctness=False, n_items=n_items,
-                                rule_accepted_at=None, answered=answered)
+def mine(study_id: int, name: str, answered: int, n_items: int, accepted: float | None = None) -> study.AnnotatorStudy:
+    return study.AnnotatorStudy(id=study_id, name=name, rule_text="r", show_correctness=False, n_items=n_items,
+                                rule_accepted_at=accepted, answered=answered)
 
 
-def test_each_study_is_framed_with_its_link_or_its_end_and_its_progress():
-    made = studies_html([mine("<b>pilot</b>", 1, 4), mine("done-one", 4, 4)], "human_baseline")
+def cards(made: str) -> list[tuple[str, str | None, str, str]]:
+    """Each card as (its head's text, its link, the link's classes, its progress bar's percentage)."""
     tree = lxml_html.fromstring(f"<div>{made}</div>")
-    cards = tree.xpath('//div[@data-testid="sxStudy"]')
-    assert [" ".join(c.xpath("./p")[0].text_content().split()) for c in cards] == [
-        "<b>pilot</b>: go to the questions", "done-one: done, thank you."]  # a name is text, never markup
-    assert [a.get("href") for a in tree.iter("a")] == ["human_baseline"]  # a finished study links nowhere
-    assert [bar.get("aria-valuenow") for bar in tree.xpath('//*[@role="progressbar"]')] == ["25", "100"]
+    found = []
+    for card in tree.xpath('//div[@data-testid="sxStudy"]'):
+        links = card.xpath(".//a")
+        found.append((" ".join(" ".join(card.xpath('./div[@class="sx-study-head"]//text()')).split()),
+                      links[0].get("href") if links else None, links[0].get("class") if links else "",
+                      card.xpath('.//*[@role="progressbar"]')[0].get("aria-valuenow")))
+    return found
+
+
+STUDIES = [mine(3, "done-one", 4, 4), mine(7, "<b>pilot</b>", 0, 4), mine(9, "went-on", 1, 4)]
+
+
+def test_home_links_each_open_study_by_its_id_and_thanks_for_a_finished_one():
+    assert cards(studies_html(STUDIES, "human_baseline")) == [
+        ("done-one done, thank you.", None, "", "100"),  # a finished study links nowhere on Home
+        ("<b>pilot</b> Start", "human_baseline?study=7", "sx-go sx-first", "0"),  # a name is text, never markup
+        ("went-on Continue", "human_baseline?study=9", "sx-go", "25")]  # the first open one is the primary
+
+
+def test_the_chooser_opens_a_finished_study_too():
+    assert [(head, href) for head, href, _, _ in cards(studies_html(STUDIES, "human_baseline", open_finished=True))] == [
+        ("done-one Open", "human_baseline?study=3"), ("<b>pilot</b> Start", "human_baseline?study=7"),
+        ("went-on Continue", "human_baseline?study=9")]
     assert studies_html([], "human_baseline").startswith("<style>") and "sxStudy" not in studies_html([], "x")
+
+
+@pytest.mark.parametrize(("answered", "accepted", "said"), [(0, None, "Start"), (0, 1.0, "Continue"), (2, None, "Continue"),
+                                                           (4, 1.0, "Open")])
+def test_the_verb_says_what_opening_does(answered, accepted, said):
+    assert verb(mine(1, "s", answered, 4, accepted)) == said

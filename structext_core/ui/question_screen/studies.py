@@ -8,12 +8,13 @@ from __future__ import annotations
 import streamlit as st
 
 from structext_core import ui
-from structext_core.studio import study
+from structext_core.studio import access, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
+from structext_core.ui import widgets
 from structext_core.ui.question_screen.common import Screen, idle_time, report
-
-STUDY_PARAM = "study"
+from structext_core.views import your_studies
+from structext_core.views.your_studies import STUDY_PARAM
 
 
 def on_study_chosen() -> None:
@@ -24,31 +25,19 @@ def on_study_chosen() -> None:
         st.query_params[STUDY_PARAM] = str(chosen)
 
 
-def on_study_picked(study_id: int) -> None:
-    st.session_state["hb_study_id"] = study_id
-    st.query_params[STUDY_PARAM] = str(study_id)
-
-
 def on_accept_rule(screen: Screen, study_id: int) -> None:
     report(screen, lambda db, user_id: study.accept_rule(db, study_id, user_id))
 
 
 def study_picker(studies: list[study.AnnotatorStudy]) -> None:
-    """In two studies or more, the tab starts here: each study with the person's progress and a
-    button. Nothing opens, and no clock starts, until they choose."""
+    """In two studies or more, the tab starts here: each study with the person's progress and a link
+    that opens it (its id in the address). Nothing opens, and no clock starts, until they choose."""
     st.subheader("Choose a study")
     st.caption(f"You take part in {len(studies)} open studies. A question opens, and its clock starts, only "
                "once you choose a study; you can switch between them at the top of the page later.")
-    first = study.first_unfinished(studies)
-    for index, item in enumerate(studies):
-        with st.container(border=True):
-            left, right = st.columns([4, 1], vertical_alignment="center")
-            left.markdown(f"**{markdown_text(item.name)}**")
-            left.caption(item.progress_words + (" · finished" if item.finished else ""))
-            verb = "Start" if not item.answered and item.rule_accepted_at is None else "Continue"
-            right.button(verb if not item.finished else "Open", key=f"hb_pick_{item.id}", width="stretch",
-                         type="primary" if index == first else "secondary",
-                         on_click=on_study_picked, args=(item.id,))
+    # every study in one block: a frame, a link and a progress bar each (views/your_studies.py)
+    widgets.html_block(your_studies.studies_html(studies, access.page("human_baseline").url_path,
+                                                 open_finished=True))
 
 
 def choose_study(studies: list[study.AnnotatorStudy]) -> study.AnnotatorStudy | None:
