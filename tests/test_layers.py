@@ -230,7 +230,8 @@ def test_the_ui_layer_imports_no_page_and_comes_last():
 #: What an ``st.html`` block may be given: HTML built by the builders that escape every text from people or
 #: files (docs/reference/security.md), or a constant of the module (a style sheet).
 HTML_BUILDERS = ("preformatted_html(", "figures_html(", "html_table(", "answer_card.answers_html(", "progress_html(",
-                 "question_card.question_html(", "explore.sample_html(", "your_studies.studies_html(")
+                 "question_card.question_html(", "explore.sample_html(", "your_studies.studies_html(",
+                 "home_cards.benchmark_cards_html(")
 _HTML_CALL = re.compile(r"(?:\b(?:st|where|box|place)\.html|(?<!def )\bhtml_block|\blight_html\.draw)\(\s*([^\n]*)")
 #: The calls given something else: ``widgets.html_block``'s, of what its callers built (with ``st.html``, or
 #: as a light element).

@@ -334,13 +334,22 @@ def can(role: str, capability_key: str, public_mode_on: bool = False) -> bool:
 
 
 @dataclass(frozen=True)
+class HomePlace:
+    """A page where a benchmark's work is done, as Home links it: the page's title, its address (opened on
+    the benchmark when the page chooses one) and what is done there."""
+
+    title: str
+    link: str
+    text: str
+
+
+@dataclass(frozen=True)
 class HomeSection:
-    """What Home says of one benchmark: its name, what it asks, and where to go for it (one
-    Markdown line a page, each linking to the page)."""
+    """What Home says of one benchmark: its name, what it asks, and where to go for it (a place a page)."""
 
     title: str
     summary: str
-    places: tuple[str, ...]
+    places: tuple[HomePlace, ...]
 
 
 def home_sections(role: str, public_mode_on: bool = False) -> list[HomeSection]:
@@ -349,13 +358,13 @@ def home_sections(role: str, public_mode_on: bool = False) -> list[HomeSection]:
     sections = []
     for name in protocol.NAMES:
         member = protocol.get_module(name)
-        lines = []
+        places = []
         for place in member.PLACES:
             if can_open(role, place.page, public_mode_on):
                 target = page(place.page)
                 link = target.url_path + (f"?benchmark={name}" if place.chooses_benchmark else "")
-                lines.append(f"[**{target.title}**]({link}): {place.text}.")
-        sections.append(HomeSection(member.DISPLAY_NAME, member.SUMMARY, tuple(lines)))
+                places.append(HomePlace(target.title, link, place.text))
+        sections.append(HomeSection(member.DISPLAY_NAME, member.SUMMARY, tuple(places)))
     return sections
 
 

@@ -199,21 +199,19 @@ def test_a_newcomers_first_hour(app_server, app_env, page, browser, wait_for_app
 
     # 7. AIBench, found from Home: its box links to its data sets on Explore, a paper with its figure
     go_to(page, "Home", wait_for_app, heading="StrucText Studio")
-    box = page.locator(".st-key-home_benchmark_AIBench")  # the AIBench box (a keyed container)
-    box.get_by_role("heading", name="AIBench").wait_for()
+    box = page.get_by_test_id("sxBenchmark").filter(has=page.get_by_role("heading", name="AIBench"))  # its card
+    box.wait_for()
     box.scroll_into_view_if_needed()
     screenshot(page, "first-hour-8-home-benchmarks")
     start = time.perf_counter()
-    with page.context.expect_page() as opened:  # Markdown links open a tab of their own (logged in by the cookie)
-        box.get_by_role("link", name="Explore").click()
-    explore = opened.value
-    explore.get_by_role("combobox", name="Data set").wait_for(timeout=60_000)
-    explore.get_by_text("Original figure").wait_for()
-    explore.get_by_text("Method text").wait_for()
-    wait_for_app(explore)
+    box.get_by_role("link", name="Explore").click()  # in the same tab (logged in by the cookie)
+    page.get_by_role("combobox", name="Data set").wait_for(timeout=60_000)
+    page.get_by_text("Original figure").wait_for()
+    page.get_by_text("Method text").wait_for()
+    wait_for_app(page)
     READY.append(("Home → AIBench on Explore", time.perf_counter() - start))
-    assert explore.get_by_test_id("stImage").count() >= 1
-    screenshot(explore, "first-hour-9-explore-aibench")
+    assert page.get_by_test_id("stImage").count() >= 1
+    screenshot(page, "first-hour-9-explore-aibench")
 
     print("\npage ready (click to the end of the script run):")
     for name, seconds in READY:

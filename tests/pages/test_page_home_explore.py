@@ -431,11 +431,11 @@ def test_home_advertises_only_the_pages_a_role_may_open(small_defaults):
         at.session_state["home_about_open"] = True  # an annotator's benchmarks: in a box drawn when opened
         at.run()
         assert not at.exception
-        shown[role] = " ".join(m.value for m in at.markdown)
-    assert "**Explore**" not in shown["visitor"] and "**Explore**" not in shown["annotator"]
-    assert "**Explore**" in shown["researcher"] and "**Explore**" in shown["admin"]
-    assert "**Human baseline**" in shown["annotator"] and "**Human baseline**" not in shown["researcher"]
-    assert all("**Results**" in text for text in shown.values())
+        shown[role] = {line.split(":")[0] for _, _, line in card_links(at)}
+    assert "Explore" not in shown["visitor"] and "Explore" not in shown["annotator"]
+    assert "Explore" in shown["researcher"] and "Explore" in shown["admin"]
+    assert "Human baseline" in shown["annotator"] and "Human baseline" not in shown["researcher"]
+    assert all("Results" in pages for pages in shown.values())
 
 
 def test_home_shows_an_annotator_their_open_studies(small_defaults):
@@ -507,8 +507,18 @@ def test_the_navigation_lists_only_pages_with_work_for_the_person(small_defaults
 
 
 def card_titles(at) -> list[str]:
-    """The benchmarks' cards on Home, by their titles (each card is one Markdown block, headed ``#### ``)."""
-    return [m.value.split("\n", 1)[0].removeprefix("#### ") for m in at.markdown if m.value.startswith("#### ")]
+    """The benchmarks' cards on Home, by their titles (all in one HTML block, each headed ``<h4>``)."""
+    return [html.unescape(title) for block in html_blocks(at) for title in re.findall(r'data-testid="sxBenchmark"><h4>(.*?)</h4>', block)]
+
+
+def card_links(at) -> list[tuple[str, str, str]]:
+    """Each card's links as (the card's title, the link's address, its line as a person reads it)."""
+    found = []
+    for block in html_blocks(at):
+        for title, body in re.findall(r'data-testid="sxBenchmark"><h4>(.*?)</h4>(.*?)</div>', block):
+            for href, line in re.findall(r'<li><a href="([^"]*)">(.*?)</li>', body):
+                found.append((html.unescape(title), html.unescape(href), html.unescape(re.sub(r"<[^>]+>", "", line))))
+    return found
 
 
 def _home(user=None):
@@ -525,18 +535,18 @@ def test_home_presents_both_benchmarks_and_where_to_go(small_defaults):
     at = _home()
     assert not at.exception
     assert card_titles(at)[:2] == ["StrucText-Eval", "AIBench"]
-    text = "\n".join(m.value for m in at.markdown)
-    assert "[**Results**](results?benchmark=aibench)" in text  # Results opened on AIBench
-    assert "question_review" not in text and "explore" not in text  # a visitor cannot open them
+    links = {href for _, href, _ in card_links(at)}
+    assert "results?benchmark=aibench" in links  # Results opened on AIBench
+    assert not any(href.startswith(("question_review", "explore")) for href in links)  # a visitor cannot open them
     at = _home({"id": 2, "username": "ann", "role": "annotator"})
-    text = "\n".join(m.value for m in at.markdown)
-    for link in ("(explore", "(question_review)", "(pairwise)"):
-        assert (link in text) == (link != "(explore"), link  # Explore: researchers, or public mode
-    assert "image-only study" in text
+    links = {href.partition("?")[0] for _, href, _ in card_links(at)}
+    for link in ("explore", "question_review", "pairwise"):
+        assert (link in links) == (link != "explore"), link  # Explore: researchers, or public mode
+    assert any("image-only study" in line for _, _, line in card_links(at))
     at = _home(RESEARCHER)
-    text = "\n".join(m.value for m in at.markdown)
-    assert "[**Explore**](explore?benchmark=aibench): its data sets" in text
-    assert "(pairwise)" not in text and "(human_baseline)" not in text
+    assert ("AIBench", "explore?benchmark=aibench", "Explore: its data sets: each paper's method text, original figure "
+            "and questions.") in card_links(at)
+    assert not {"pairwise", "human_baseline"} & {href for _, href, _ in card_links(at)}
 
 
 def test_explore_first_view_draws_a_small_table_as_html_and_a_long_one_in_a_grid(isolated_env):
