@@ -16,10 +16,10 @@ import streamlit as st
 from structext_core import protocol
 from structext_core.evaluation import item_sets
 from structext_core.studio import access, data_scope, study
-from structext_core.text import safe_text
+from structext_core.text import limits, safe_text
 from structext_core.text.words import plural
-from structext_core.ui import benchmark_choice, light_choice, people_axes, widgets
-from structext_core.ui.study_setup import created, form_key, people_and_rule
+from structext_core.ui import benchmark_choice, light_choice, light_form, people_axes, widgets
+from structext_core.ui.study_setup import created, files_help, form_key, people_and_rule_fields, people_and_rule_values
 from structext_core.views import benchmark_results, charts, people_vs_models
 
 PERCENT = {c: st.column_config.NumberColumn(c, format="%.1f") for c in ("mean", "ci_low", "ci_high")}
@@ -30,28 +30,30 @@ def _key(name: str, what: str) -> str:
 
 
 def study_setup(db, user: dict, annotators: list[dict], *, benchmark: str) -> None:
-    """The lead's form: a study's name, one of the benchmark's item files, how many questions (drawn
-    in proportion to its strata), a seed, annotators, the rule, practice and gold."""
+    """The lead's form (one light form): a study's name, one of the benchmark's item files, how many
+    questions (drawn in proportion to its strata), a seed, annotators, the rule, practice and gold."""
     folder, files = item_sets.data_dir(benchmark), item_sets.item_files(benchmark)
     if not files:
-        st.info(safe_text.markdown_text(f"No item file yet: put the benchmark's item files in {folder}."))
+        st.info(safe_text.markdown_text(files_help(user, "No item file yet: put the benchmark's item files", folder,
+                                                   "No item file yet: an admin puts the benchmark's item files on "
+                                                   "the server.")))
         return
-    with st.form(form_key(_key(benchmark, "setup"))):
-        name = st.text_input("Study name", placeholder="e.g. pilot-1")
-        left, middle, right = st.columns(3)
-        file_name = left.selectbox("Item file", files, help=safe_text.markdown_text(f"The files in {folder}."))
-        n_items = middle.number_input("Number of questions", min_value=1, value=min(40, 500), step=10,
-                                      help="Drawn in proportion to the benchmark's strata.")
-        seed = right.number_input("Seed of the draw", min_value=0, value=0, step=1)
-        setup = people_and_rule(annotators)
-        submitted = st.form_submit_button("Create study", type="primary")
-    if not submitted:
+    sent = light_form.form(form_key(_key(benchmark, "setup")), [
+        light_form.Text("name", "Study name", placeholder="e.g. pilot-1", max_chars=limits.MAX_NAME_CHARS),
+        (light_form.Choice("file", "Item file", {name: name for name in files},
+                           help=files_help(user, "The files", folder, "The benchmark's item files on the server.")),
+         light_form.Number("n_items", "Number of questions", 40, min_value=1,
+                           help="Drawn in proportion to the benchmark's strata."),
+         light_form.Number("seed", "Seed of the draw", 0, min_value=0)),
+        *people_and_rule_fields(annotators),
+    ], "Create study")
+    if sent is None:
         return
     try:
-        items = item_sets.load(benchmark, file_name, for_study=True)
+        items = item_sets.load(benchmark, sent["file"], for_study=True)
         study_id = study.create_items_study(
-            db, benchmark=benchmark, name=name, source=file_name, items=items, n_items=int(n_items), seed=int(seed),
-            created_by=user["id"], **setup)
+            db, benchmark=benchmark, name=sent["name"], source=sent["file"], items=items, n_items=sent["n_items"],
+            seed=sent["seed"], created_by=user["id"], **people_and_rule_values(sent))
     except ValueError as error:
         st.error(safe_text.markdown_text(f"The item file was not read, and no study was created. {str(error)[:2000]}"))
         return

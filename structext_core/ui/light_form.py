@@ -47,7 +47,9 @@ class Text:
 
 @dataclass(frozen=True)
 class Number:
-    """A whole number (``step`` 1) or a decimal one, within ``min_value`` and ``max_value``."""
+    """A whole number (``step`` 1) or a decimal one, within ``min_value`` and ``max_value``. The browser takes
+    only ``min_value`` (else 0) plus a multiple of ``step`` (``st.number_input``'s step moves its arrows only):
+    a count any person may type keeps ``step`` 1."""
     name: str
     label: str
     value: float
@@ -278,9 +280,14 @@ export default function ({ data, parentElement, setTriggerValue }) {
     parentElement.appendChild(form);
   }
   if (form.__shape !== shape) {
-    // a new generation (cleared after a create) starts from the defaults; a changed list keeps what was typed
+    // a new generation (cleared after a create) starts from the defaults; a changed declaration keeps what
+    // was typed or chosen, and takes its new defaults where the field was left at its old one
     const keep = form.__read && form.__generation === data.generation ? form.__read() : {};
+    for (const [name, value] of Object.entries(form.__defaults || {})) {
+      if (JSON.stringify(keep[name]) === value) delete keep[name];
+    }
     form.__read = build(form, data, keep);
+    form.__defaults = Object.fromEntries(data.rows.flat().map((f) => [f.name, JSON.stringify(f.value)]));
     form.__shape = shape;
     form.__generation = data.generation;
   }

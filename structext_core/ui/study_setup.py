@@ -1,21 +1,28 @@
-"""What the lead's forms that open a study share (practice and gold fields, for an ``st.form`` or a light
-form). Each benchmark's form is its own (its member's ``STUDY_SETUP_VIEW``, called by Study admin with
-``(db, user, annotators)``)."""
+"""What the lead's forms that open a study share: the fields every form ends with (the annotators, the rule,
+correctness after each answer, practice and gold), declared once as rows of a light form
+(:mod:`structext_core.ui.light_form`) and read back into ``create_items_study``'s keyword arguments; where a
+form's help may name the server's folders; what a created study says. Each benchmark's form is its own (its
+member's ``STUDY_SETUP_VIEW``, called by Study admin with ``(db, user, annotators)``), one light form each."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
-from structext_core.studio import study
+from structext_core.studio import access, study
+from structext_core.text import limits
 from structext_core.ui import light_form
 
 #: What gold items are, as a form's help says it (a benchmark may say it in its own words).
 GOLD_HELP = "Items with short, clear answers mixed in at random places; annotators cannot tell them apart."
+#: The rule shown before the first question, unless a benchmark words its own.
+DEFAULT_RULE = "Answer on your own, without help."
 
 
 def quality_fields(gold_help: str = GOLD_HELP) -> tuple[light_form.Number, ...]:
-    """Practice round and gold items of a new study, declared once: drawn inside an ``st.form`` by
-    :func:`quality_inputs`, or as a row of a light form (read back with :func:`quality_values`)."""
+    """Practice round and gold items of a new study, declared once: a row of a light form (read back with
+    :func:`quality_values`)."""
     return (
         light_form.Number("practice_items", "Practice items", 0, min_value=0, max_value=study.MAX_PRACTICE_ITEMS,
                           help="Answered first by every annotator, who then sees the score and the answer key. "
@@ -34,23 +41,32 @@ def quality_values(values: dict) -> dict:
             "gold_pass": values["gold_pass"] / 100}
 
 
-def quality_inputs(gold_help: str = GOLD_HELP) -> dict:
-    """Practice round and gold items of a new study, as Streamlit's widgets (inside an ``st.form``)."""
-    return quality_values({f.name: column.number_input(f.label, min_value=f.min_value, max_value=f.max_value,
-                                                       value=f.value, step=f.step, help=f.help)
-                           for column, f in zip(st.columns(3), quality_fields(gold_help))})
+def people_and_rule_fields(annotators: list[dict], *, rule: str = DEFAULT_RULE,
+                           gold_help: str = GOLD_HELP) -> list[light_form.Row]:
+    """The rows every study form ends with: the annotators (by user id), the rule shown before the first
+    question (``rule`` to start with), correctness after each answer, practice and gold."""
+    return [
+        light_form.Choices("annotators", "Annotators", {u["id"]: u["username"] for u in annotators},
+                           help="Every annotator gets the same questions, each in an own shuffled order."),
+        light_form.Text("rule_text", "Rule shown before the first question", value=rule,
+                        max_chars=limits.MAX_NOTE_CHARS, lines=4),
+        light_form.Check("show_correctness", "Tell annotators after each answer whether it was correct",
+                         help="Off by default: feedback can change how people answer."),
+        quality_fields(gold_help),
+    ]
 
 
-def people_and_rule(annotators: list[dict]) -> dict:
-    """The inputs every study form ends with (inside the form): the annotators, the rule shown before
-    the first question, correctness after each answer, practice and gold. Keyword arguments of
-    ``create_items_study`` but for ``created_by``."""
-    chosen = st.multiselect("Annotators", annotators, format_func=lambda u: u["username"])
-    rule_text = st.text_area("Rule shown before the first question", value="Answer on your own, without help.",
-                             height=80)
-    show_correctness = st.checkbox("Tell annotators after each answer whether it was correct", value=False)
-    return {"annotator_ids": [u["id"] for u in chosen], "rule_text": rule_text,
-            "show_correctness": show_correctness, **quality_inputs()}
+def people_and_rule_values(sent: dict) -> dict:
+    """The keyword arguments of ``create_items_study`` (but ``created_by``) that :func:`people_and_rule_fields`
+    ask for, from what the form sent."""
+    return {"annotator_ids": list(sent["annotators"]), "rule_text": sent["rule_text"],
+            "show_correctness": sent["show_correctness"], **quality_values(sent)}
+
+
+def files_help(user: dict, what: str, folder: Path, otherwise: str) -> str:
+    """A form's words on where ``what`` (e.g. "the .jsonl files") come from: ``folder`` on the server for those
+    who may see the server's paths (the admin), ``otherwise`` (who adds them, and where) for everyone else."""
+    return f"{what} in {folder}." if access.can(access.role_of(user), "server_paths") else otherwise
 
 
 #: Session key of the study forms' turn: a study created, the next form is a new one (empty, its defaults).

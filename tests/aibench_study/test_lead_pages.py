@@ -8,6 +8,7 @@ import io
 
 from structext_core.aibench import study as aibench_study
 from structext_core.studio import study
+from tests.pages import light_forms
 from tests.pages.html_tables import html_text
 from tests.pages.light_parts import notes
 from tests.pages.test_page_access import Downloads, run_page
@@ -31,12 +32,12 @@ def _answered(world, n_items=6):
 def test_the_lead_creates_an_aibench_study(world):
     at = run_page("study_admin", world["people"]["lead"], sa_section="Set up a study")
     at.segmented_control(key="sa_benchmark").set_value("aibench").run()
-    form_inputs = [t for t in at.text_input if t.label == "Study name"]
-    form_inputs[0].input("from the page")
-    [n for n in at.number_input if n.label == "Number of questions"][0].set_value(10)
-    at.multiselect[0].select(world["people"]["ann1"])
-    [n for n in at.number_input if n.label == "Practice items"][0].set_value(2)
-    [b for b in at.button if b.label == "Create study"][0].click().run()
+    form = light_forms.only(at)  # one element (issue 46), its help in AIBench's own words
+    fields = light_forms.fields(at, form)
+    assert fields["dataset"]["value"] == "synthetic" and fields["gold_items"]["help"].startswith("Level-1 questions")
+    assert fields["rule_text"]["value"] == aibench_study.DEFAULT_AIBENCH_RULE
+    at = light_forms.submit(at, form, name="from the page", n_items=10, annotators=[world["people"]["ann1"]["id"]],
+                            practice_items=2)
     assert not at.exception and not notes(at, "error"), [e.value for e in notes(at, "error")]
     created = [s for s in study.list_studies(world["db"]) if s.name == "from the page"]
     assert created and created[0].benchmark == "aibench" and created[0].suite == "synthetic"

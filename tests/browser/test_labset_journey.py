@@ -80,16 +80,15 @@ def lead_opens_the_study(page, base, app_env, wait_for_app, screenshot) -> None:
     # The rerun replaces the first benchmark's form with the lab's: until it has, both may be on screen.
     page.get_by_placeholder("e.g. hard-500-spring").wait_for(state="detached")
     wait_for_app(page)
-    form = page.get_by_test_id("stForm").filter(has=page.get_by_text("Metadata field of the strata"))
+    # the study's form: one light element (light_form), the browser's own fields
+    form = page.locator("form.sxf").filter(has=page.get_by_text("Metadata field of the strata"))
     form.get_by_placeholder("e.g. lab-set-pilot").fill(STUDY_NAME)
-    assert page.get_by_role("combobox", name="Set", exact=True).input_value() == SET_NAME  # the one set in the folder
+    assert page.get_by_label("Set", exact=True).input_value() == SET_NAME  # the one set in the folder
     form.get_by_label("Number of questions").fill(str(N_ITEMS))
-    choose(page, "Short answers are scored", "verbatim")
+    form.get_by_label("Short answers are scored").select_option("verbatim")
     form.get_by_label("Metadata field of the strata").fill("subject")
     for name in (ANN_1, ANN_2):
-        choose(page, "Annotators", name)
-        page.keyboard.press("Escape")
-    form.get_by_label("Study name").click()  # the menu closed
+        form.get_by_role("checkbox", name=name, exact=True).check()
     screenshot(page, "labset-1-lead-setup")
     form.get_by_role("button", name="Create study").click()
     page.get_by_text(re.compile(rf"Study '{STUDY_NAME}' \(Lab set .+\) created for 2 annotators: each answers")).wait_for()

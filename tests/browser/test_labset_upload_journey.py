@@ -103,26 +103,13 @@ def lead_brings_the_set(page, base, app_env, wait_for_app, screenshot) -> None:
 
 
 def lead_opens_the_study(page, wait_for_app, screenshot) -> None:
-    form = page.get_by_test_id("stForm").filter(has=page.get_by_text("Metadata field of the strata"))
-    assert page.get_by_role("combobox", name="Set", exact=True).input_value() == SET_NAME  # the set just brought
+    # the study's form: one light element (light_form), the browser's own fields
+    form = page.locator("form.sxf").filter(has=page.get_by_text("Metadata field of the strata"))
+    assert page.get_by_label("Set", exact=True).input_value() == SET_NAME  # the set just brought
     assert form.get_by_label("Metadata field of the strata").input_value() == "Subject"  # as it was checked
     form.get_by_placeholder("e.g. lab-set-pilot").fill(STUDY_NAME)
     form.get_by_label("Number of questions").fill(str(N_ITEMS))
-    wait_for_app(page)
-    for _attempt in range(3):  # the menu opens once the select box has its options (it may be redrawn first)
-        page.get_by_role("combobox", name="Annotators").click()
-        option = page.get_by_role("option", name=ANNOTATOR, exact=True)
-        try:
-            option.wait_for(timeout=5_000)
-            option.click(timeout=5_000)  # the menu may be redrawn, its option gone, between the two (CI at 60ee60e)
-        except Exception:  # noqa: BLE001 - not open yet, or redrawn under the click: try again
-            page.keyboard.press("Escape")
-            continue
-        break
-    else:
-        raise AssertionError(f"the Annotators menu never offered {ANNOTATOR}")
-    page.keyboard.press("Escape")
-    form.get_by_label("Study name").click()  # the menu closed
+    form.get_by_role("checkbox", name=ANNOTATOR, exact=True).check()
     form.scroll_into_view_if_needed()
     screenshot(page, "labset-upload-3-form")
     form.get_by_role("button", name="Create study").click()

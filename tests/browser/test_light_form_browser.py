@@ -19,6 +19,9 @@ SCRIPT = textwrap.dedent('''
     from structext_core.ui import light_form as lf
 
     people = {i: f"ann{i:03d}" for i in range(1, 13)} | {99: "<img src=x onerror=alert(1)>"}
+    # a default that changes while the form is open (as a set brought above a study's form names its strata)
+    st.button("Bring a set", on_click=lambda: st.session_state.update(
+        strata="Topic" if st.session_state.get("strata") == "Subject" else "Subject"))
     sent = lf.form("demo", [
         lf.Text("name", "Name", placeholder="e.g. Pilot"),
         (lf.Number("count", "Count", 5, min_value=1, max_value=10),
@@ -29,6 +32,7 @@ SCRIPT = textwrap.dedent('''
         lf.Choices("people", "People", people, help="Who answers."),
         lf.Text("rule", "Rule", value="Answer alone.", lines=3),
         lf.Check("tell", "Tell them", help="Off by default."),
+        lf.Text("strata", "Strata", value=st.session_state.get("strata", "subject")),
     ], submit="Create")
     if sent is not None:
         if sent["name"] == "refuse":
@@ -120,3 +124,25 @@ def test_the_light_form_sends_once_keeps_after_an_error_and_empties_after_a_crea
     expect(page.get_by_text("0 of 13 chosen")).to_be_visible()
     expect(page.get_by_label("Rule", exact=True)).to_have_value("Answer alone.")
     expect(page.get_by_role("checkbox", name="Tell them", exact=True)).not_to_be_checked()
+
+
+@pytest.mark.browser
+def test_a_changed_default_replaces_a_field_left_alone_and_never_what_was_typed(form_page, page, wait_for_app):
+    """A set brought above a study's form changes its fields' defaults (its strata, its rule): a field left
+    at its old default takes the new one, a field typed in keeps what was typed."""
+    page.goto(form_page)
+    wait_for_app(page)
+    name, strata = page.get_by_label("Name", exact=True), page.get_by_label("Strata", exact=True)
+    expect(strata).to_have_value("subject")
+    name.fill("kept")
+    page.get_by_role("button", name="Bring a set").click()
+    expect(strata).to_have_value("Subject")  # left alone: the new default
+    expect(name).to_have_value("kept")  # typed: kept
+    wait_for_app(page)
+    strata.fill("mine")
+    page.get_by_role("button", name="Bring a set").click()  # the default becomes "Topic"
+    wait_for_app(page)
+    expect(page.get_by_role("button", name="Bring a set")).to_be_enabled()
+    page.wait_for_timeout(300)
+    expect(strata).to_have_value("mine")
+    expect(name).to_have_value("kept")

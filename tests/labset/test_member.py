@@ -12,6 +12,7 @@ from structext_core.evaluation.matching import ResultsImportError
 from structext_core.labset import member
 from structext_core.labset.dataset import load_set
 from structext_core.labset.study import create_study, studyable
+from tests.pages import light_forms
 from tests.pages.html_tables import html_text
 from tests.pages.text_blocks import text_blocks
 
@@ -171,10 +172,8 @@ def test_the_lead_opens_a_study_of_a_set_in_the_sets_folder(labset, tmp_path, mo
         records[3] = dict(records[3], target="F")
     write_set(folder, records)
     at = run_page("study_admin", lead, sa_benchmark="labset")
-    next(t for t in at.text_input if t.label == "Study name").input("lab-pilot")
-    annotators = next(m for m in at.multiselect if m.label == "Annotators")
-    annotators.select(annotators.options[0])
-    next(b for b in at.button if b.label == "Create study").click().run()
+    form = light_forms.only(at)
+    at = light_forms.submit(at, form, name="lab-pilot", annotators=light_forms.options(at, form, "annotators")[:1])
     assert not at.exception
     created = [s.name for s in study.list_studies(db)]
     if broken:
@@ -190,7 +189,7 @@ def test_home_names_it_among_the_benchmarks(labset, tmp_path, monkeypatch):
     monkeypatch.setattr(accounts.credentials, "SCRYPT_N", 2**4)
     lead = accounts.create_user(storage.open_db(tmp_path / "db.sqlite"), "lead", "password1", "admin")
     at = run_page("home", lead)
-    shown = " ".join(str(e.value) for e in [*at.markdown, *at.subheader, *at.caption])
+    shown = " ".join([*(str(e.value) for e in [*at.markdown, *at.subheader, *at.caption]), html_text(at)])
     assert "The lab's own" in shown and "short-answer questions" in shown
 
 

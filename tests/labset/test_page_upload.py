@@ -12,6 +12,7 @@ from structext_core.evaluation import item_sets
 from structext_core.labset import study as lab_study
 from tests.labset.test_results import lab_world  # noqa: F401 - the fixture
 from tests.labset.test_upload import csv_bytes, gpqa_bytes
+from tests.pages import light_choices, light_forms
 from tests.pages.html_tables import html_figures
 from tests.pages.test_page_access import run_page
 
@@ -65,9 +66,10 @@ def test_the_lead_brings_a_gpqa_csv_checks_it_reads_the_report_and_imports_it(le
     folder = lab_study.sets_dir()
     assert sorted(p.name for p in folder.iterdir()) == ["lab-gpqa.csv", "lab-gpqa.csv.mapping.json"]
     assert (folder / "lab-gpqa.csv").read_bytes() == gpqa_bytes()
-    form_set = next(s for s in at.selectbox if s.label == "Set")
+    (form_set,) = [c for c in (light_choices.choice(at, key) for key in light_choices.choices(at)) if c.label == "Set"]
     assert form_set.options == ["lab-gpqa.csv"] and form_set.value == "lab-gpqa.csv"
-    assert next(t for t in at.text_input if t.label == "Metadata field of the strata").value == "Subject"
+    form = light_forms.only(at)  # the study's form: one element, its fields as the set was checked
+    assert light_forms.fields(at, form)["strata_key"]["value"] == "Subject"
     # the same name again: refused, nothing replaced
     at.file_uploader(key="lab_up_file").set_value(("lab-gpqa.csv", gpqa_bytes(6), "text/csv")).run()
     button(at, "Check").click().run()
@@ -75,11 +77,9 @@ def test_the_lead_brings_a_gpqa_csv_checks_it_reads_the_report_and_imports_it(le
     assert any("a set of that name is there already" in e.value and "nothing written" in e.value for e in at.error)
     assert (folder / "lab-gpqa.csv").read_bytes() == gpqa_bytes()
     # and a study of it opens from the form below
-    next(t for t in at.text_input if t.label == "Study name").input("gpqa-pilot")
-    annotators = next(m for m in at.multiselect if m.label == "Annotators")
-    annotators.select(annotators.options[0])
-    next(n for n in at.number_input if n.label == "Number of questions").set_value(12)
-    button(at, "Create study").click().run()
+    form = light_forms.only(at)
+    at = light_forms.submit(at, form, name="gpqa-pilot", n_items=12,
+                            annotators=light_forms.options(at, form, "annotators")[:1])
     assert not at.exception
     from structext_core.studio import study
     assert [(s.name, s.suite) for s in study.list_studies(db)] == [("gpqa-pilot", "lab-gpqa.csv")]

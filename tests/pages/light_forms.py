@@ -46,3 +46,14 @@ def submit(at, key: str, **values):
     trigger.id = _make_trigger_id(element.proto.id, "events")
     trigger.json_trigger_value = json.dumps([{"event": "submit", "value": sent}])
     return at._run(states)
+
+
+def only(at) -> str:
+    """The key of the page's one light form (a set-up tab draws one, whichever the benchmark)."""
+    (key,) = light_forms(at)
+    return key
+
+
+def options(at, key: str, name: str) -> list[str]:
+    """The values (as sent to the browser, text) of the options of the field ``name`` of the form ``key``."""
+    return [value for value, _ in fields(at, key)[name]["options"]]

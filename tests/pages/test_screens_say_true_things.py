@@ -18,6 +18,7 @@ from structext_core.labset.dataset import load_set
 from structext_core.labset.study import create_study
 from structext_core.studio import accounts, storage, study
 from tests.labset.conftest import samples, write_set
+from tests.pages import light_choices, light_forms
 from tests.pages.html_tables import html_figures
 from tests.pages.test_page_access import nodes, run_page
 from tests.pages.test_page_study_admin import OPEN
@@ -184,15 +185,15 @@ def test_the_study_form_asks_a_rule_for_short_answers_only_of_a_set_that_has_the
     folder = tmp_path / "suites" / "labsets"
     (folder / "choices.jsonl").write_text("".join(json.dumps(s) + "\n" for s in samples() if "choices" in s))
     at = run_page("study_admin", lab_world["lead"], sa_benchmark="labset", sa_section="Set up a study")
-    form_set = next(s for s in at.selectbox if s.label == "Set")
-    assert form_set.options == ["choices.jsonl", "set.jsonl"]
-    form_set.set_value("choices.jsonl").run()
-    in_form = [s for s in at.selectbox if s.label == "Short answers are scored" and s.key != "lab_up_rule"]
-    assert not in_form  # (the one keyed lab_up_rule is Bring a set's, for a file not uploaded yet)
-    assert not [t for t in at.text_input if t.label == "Or a rule of your own" and t.key != "lab_up_own_rule"]
+    (set_key,) = [key for key in light_choices.choices(at) if light_choices.choice(at, key).label == "Set"]
+    assert light_choices.choice(at, set_key).options == ["choices.jsonl", "set.jsonl"]
+    at = light_choices.choose(at, set_key, "choices.jsonl")
+    labels = [f["label"] for f in light_forms.fields(at, light_forms.only(at)).values()]
+    assert "Short answers are scored" not in labels and "Or a rule of your own" not in labels
     assert any(c.value == "No short answer in choices.jsonl, so no rule to score them by." for c in at.caption)
-    next(s for s in at.selectbox if s.label == "Set").set_value("set.jsonl").run()
-    assert [s for s in at.selectbox if s.label == "Short answers are scored" and s.key != "lab_up_rule"]
+    at = light_choices.choose(at, set_key, "set.jsonl")
+    labels = [f["label"] for f in light_forms.fields(at, light_forms.only(at)).values()]
+    assert "Short answers are scored" in labels and "Or a rule of your own" in labels
     assert not any("No short answer" in c.value for c in at.caption)
 
 

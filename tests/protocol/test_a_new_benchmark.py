@@ -16,6 +16,7 @@ import pytest
 
 from structext_core.evaluation.choices import parse_letter
 from structext_core.protocol import Place, ShownQuestion
+from tests.pages import light_forms
 
 # ---------------------------------------------------------------- the benchmark (its member module)
 
@@ -102,11 +103,9 @@ def test_a_study_is_opened_answered_adjudicated_shown_on_the_dashboard_results_a
                                           for i in items()))
     # the lead opens the study on Study admin's default form (the benchmark declares none)
     at = run_page("study_admin", lead, sa_benchmark=NAME)
-    next(t for t in at.text_input if t.label == "Study name").input("tiny-pilot")
-    next(n for n in at.number_input if n.label == "Number of questions").set_value(6)
-    annotators = next(m for m in at.multiselect if m.label == "Annotators")
-    annotators.select(annotators.options[0]).select(annotators.options[1])
-    next(b for b in at.button if b.label == "Create study").click().run()
+    form = light_forms.only(at)
+    at = light_forms.submit(at, form, name="tiny-pilot", n_items=6,
+                            annotators=light_forms.options(at, form, "annotators")[:2])
     assert not at.exception and not at.error
     (created,) = study.list_studies(db)
     assert (created.name, created.benchmark, created.suite) == ("tiny-pilot", NAME, "tiny.jsonl")

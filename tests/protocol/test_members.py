@@ -17,6 +17,7 @@ import pytest
 
 from structext_core import protocol
 from structext_core.evaluation.choices import LETTERS
+from tests.pages import light_forms
 
 WITH_SAMPLES = [name for name, member in protocol.members().items() if protocol.option(member, "SAMPLE_ITEMS")]
 
@@ -100,11 +101,9 @@ def test_a_study_goes_from_the_leads_form_to_results_and_the_inspect_log(member,
     n_items = min(6, len(items))
     # the lead opens the study on Study admin (the member's own form, or the default one)
     at = run_page("study_admin", people["lead"], sa_benchmark=member.NAME)
-    next(t for t in at.text_input if t.label == "Study name").input("pilot")
-    next(n for n in at.number_input if n.label == "Number of questions").set_value(n_items)
-    annotators = next(m for m in at.multiselect if m.label == "Annotators")
-    annotators.select(annotators.options[0]).select(annotators.options[1])
-    next(b for b in at.button if b.label == "Create study").click().run()
+    form = light_forms.only(at)  # one light form, whichever the benchmark
+    at = light_forms.submit(at, form, name="pilot", n_items=n_items,
+                            annotators=light_forms.options(at, form, "annotators")[:2])
     assert not at.exception and not at.error
     (created,) = study.list_studies(db)
     assert (created.name, created.benchmark, created.suite) == ("pilot", member.NAME, file_name)

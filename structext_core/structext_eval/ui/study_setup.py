@@ -7,10 +7,10 @@ import streamlit as st
 
 from structext_core.structext_eval import samples, suites
 from structext_core.structext_eval import study as structext_study
-from structext_core.studio import access, study
+from structext_core.studio import study
 from structext_core.text import limits
 from structext_core.ui import light_form
-from structext_core.ui.study_setup import created, form_key, quality_fields, quality_values
+from structext_core.ui.study_setup import created, files_help, form_key, people_and_rule_fields, people_and_rule_values
 
 
 def structext_setup(db, user: dict, annotators: list[dict]) -> None:
@@ -22,30 +22,20 @@ def structext_setup(db, user: dict, annotators: list[dict]) -> None:
     sent = light_form.form(form_key("sa_new_study"), [
         light_form.Text("name", "Study name", placeholder="e.g. hard-500-spring", max_chars=limits.MAX_NAME_CHARS),
         (light_form.Choice("suite", "Suite", {name: name for name in available},
-                           help="Test-Hard and Test are generated on first use; other suites are the .jsonl files "
-                                + (f"in {suite_dir}." if access.can(access.role_of(user), "server_paths")
-                                   else "an admin adds on Home.")),  # a server's folders: the admin's business
+                           help="Test-Hard and Test are generated on first use; other suites are "
+                                + files_help(user, "the .jsonl files", suite_dir, "the .jsonl files an admin adds on Home.")),
          light_form.Number("n_items", "Number of questions", structext_study.DEFAULT_N_ITEMS, min_value=1,
                            help="Drawn in proportion to format x task x (depth, width); practice and gold items come "
                                 "from the rest of the suite."),
          light_form.Number("seed", "Seed of the draw", 0, min_value=0)),
-        light_form.Choices("annotators", "Annotators", {u["id"]: u["username"] for u in annotators},
-                           help="Every annotator gets the same questions, each in an own shuffled order."),
-        light_form.Text("rule_text", "Rule shown before the first question", value=structext_study.DEFAULT_RULE,
-                        max_chars=limits.MAX_NOTE_CHARS, lines=4),
-        light_form.Check("show_correctness", "Tell annotators after each answer whether it was correct",
-                         help="Off by default: feedback can change how people answer."),
-        quality_fields(),
+        *people_and_rule_fields(annotators, rule=structext_study.DEFAULT_RULE),
     ], "Create study")
     if sent is not None:
-        chosen = [u for u in annotators if u["id"] in set(sent["annotators"])]
-        create_study(db, user, sent["name"], sent["suite"], sent["n_items"], sent["seed"], chosen, sent["rule_text"],
-                     sent["show_correctness"], **quality_values(sent))
+        create_study(db, user, sent["name"], sent["suite"], sent["n_items"], sent["seed"], **people_and_rule_values(sent))
 
 
-def create_study(db, user: dict, name, suite_name, n_items, seed, chosen, rule_text, show_correctness,
+def create_study(db, user: dict, name, suite_name, n_items, seed, annotator_ids, rule_text, show_correctness,
                  practice_items=0, gold_items=0, gold_pass=study.DEFAULT_GOLD_PASS) -> None:
-    annotator_ids = [u["id"] for u in chosen]
     try:
         study.validate_setup(db, name, rule_text, annotator_ids)
         bar = st.progress(0.0, text=f"Loading {suite_name}…")
