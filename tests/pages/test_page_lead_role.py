@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from structext_core import protocol
 from structext_core.structext_eval import samples, suites
 from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
@@ -16,6 +17,7 @@ from tests.pages import light_forms
 from tests.pages.html_tables import html_figures
 from tests.pages.light_choices import choice, choices, press, sections
 from tests.pages.light_parts import notes
+from tests.pages.test_screens_say_true_things import rendered_texts
 from tests.pages.text_blocks import text_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -145,6 +147,23 @@ def test_the_lead_sets_a_study_up_and_then_leads_it(world):
     created = next(s for s in study.list_studies(db) if s.name == "pi2-second")
     assert [lead.username for lead in study.leads_of(db, created.id)] == ["pi2"]
     assert sorted(study_choices(run(STUDIES, pi2), "sa_study")) == ["pi2-second", "pi2-study"]
+
+
+@pytest.mark.parametrize("benchmark", protocol.NAMES)
+def test_no_set_up_form_tells_a_lead_the_servers_folders(world, tmp_path, benchmark):
+    """Every benchmark's set-up tab (its form, the chooser of its files, what it says with none): where its
+    files lie on the server is the admin's business (the capability ``server_paths``), told to the admin."""
+    from tests.labset.conftest import samples as lab_samples
+    from tests.labset.conftest import write_set
+    folder = tmp_path / "suites" / "labsets"
+    folder.mkdir(parents=True)
+    write_set(folder, lab_samples())
+    said = {who: " ".join(rendered_texts(run(STUDIES, world["people"][who], sa_section="Set up a study",
+                                             sa_benchmark=benchmark)))
+            for who in ("pi2", "boss")}
+    assert str(tmp_path) not in said["pi2"]
+    if benchmark in ("structext", "labset"):  # the forms that name a folder (AIBench's data sets live apart)
+        assert str(tmp_path) in said["boss"]
 
 
 def test_an_admin_gives_a_study_another_lead_and_creates_lead_accounts(world):
