@@ -58,8 +58,9 @@ def setup_section() -> None:
     if not annotators:
         widgets.info(study_leads.no_annotators(user))
     benchmarks = study.study_benchmarks()
-    benchmark = st.segmented_control("Benchmark", benchmarks, format_func=lambda b: study.kind_of(b).setup_label,
-                                     default=benchmarks[0], key="sa_benchmark") or benchmarks[0]
+    # the browser's own radio buttons (a light chooser): the tab's click loads no code of Streamlit's widgets
+    benchmark = light_choice.choose("Benchmark", benchmarks, key="sa_benchmark", buttons=True,
+                                    format_func=lambda b: study.kind_of(b).setup_label)
     protocol.view(benchmark, "STUDY_SETUP_VIEW")(db, user, annotators)  # the benchmark's own form
 
 

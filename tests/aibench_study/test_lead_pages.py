@@ -8,7 +8,7 @@ import io
 
 from structext_core.aibench import study as aibench_study
 from structext_core.studio import study
-from tests.pages import light_forms
+from tests.pages import light_choices, light_forms
 from tests.pages.html_tables import html_text
 from tests.pages.light_parts import notes
 from tests.pages.test_page_access import Downloads, run_page
@@ -31,7 +31,7 @@ def _answered(world, n_items=6):
 
 def test_the_lead_creates_an_aibench_study(world):
     at = run_page("study_admin", world["people"]["lead"], sa_section="Set up a study")
-    at.segmented_control(key="sa_benchmark").set_value("aibench").run()
+    at = light_choices.choose(at, "sa_benchmark", "aibench")  # the benchmark: a light chooser
     form = light_forms.only(at)  # one element (issue 46), its help in AIBench's own words
     fields = light_forms.fields(at, form)
     assert fields["dataset"]["value"] == "synthetic" and fields["gold_items"]["help"].startswith("Level-1 questions")

@@ -76,7 +76,7 @@ def lead_opens_the_study(page, base, app_env, wait_for_app, screenshot) -> None:
     log_in(page, base, app_env["admin_user"], app_env["admin_password"], wait_for_app)
     go_to(page, "Studies", wait_for_app)
     page.get_by_role("tab", name="Set up a study").click()
-    page.get_by_test_id("stButtonGroup").get_by_text("The lab's own", exact=False).click()
+    page.get_by_role("radio", name="The lab's own (multiple choice and short answers)").check()  # a light chooser
     # The rerun replaces the first benchmark's form with the lab's: until it has, both may be on screen.
     page.get_by_placeholder("e.g. hard-500-spring").wait_for(state="detached")
     wait_for_app(page)
