@@ -18,7 +18,8 @@ the page, no file loaded and no long task of the browser's main thread (loading 
 Streamlit's code highlighter is 1.5 MB, parsed for about a second with the page unchanged); the time is
 that of the last change. A click's time is from the press of the mouse
 (the page's own pointerdown event) until the page stops changing again. Printed: the median and the worst of each page and click, each page's ratio to
-the trivial page, and the checkouts side by side. For reference (``--no-floors`` to skip), what Streamlit's
+the trivial page visited in that page's own rounds (and to the trivial page of the whole run: on a machine
+that slows down for a few minutes the two differ), and the checkouts side by side. For reference (``--no-floors`` to skip), what Streamlit's
 own elements cost: bare scripts with the trivial page in a navigation sidebar like the app's, opened at the
 root and at a page's own address (every page but Home is opened there: the browser first asks that
 address's /_stcore/health, then the root's; and once more served as server.py serves app.py, whose
@@ -273,15 +274,19 @@ def measure_apps(browser, apps: dict[str, str], repeat: int, only: set[str] | No
     one after the other, the halves of a run differed by up to 0.23 s on pages neither changed). With
     ``trivial`` (the trivial page's URL), each round of a page's visits ends with a visit of it, kept for
     every app as ``TRIVIAL_IN_TURN``: the ratio's base measured in the same minutes as the pages (the
-    trivial page measured alone, before, took 0.66 to 1.13 s by the hour)."""
+    trivial page measured alone, before, took 0.66 to 1.13 s by the hour). The trivial page's visits made in
+    the rounds of each page are also kept apart (``TRIVIAL_BESIDE``: page name -> times), the base of that
+    page's own ratio: a machine that slows down in the minutes of one page slows its trivial visits too."""
     times: dict[str, dict[str, list[float]]] = {label: {} for label in apps}
     in_turn: list[float] = []
+    beside: dict[str, list[float]] = {}
     bare = browser.new_context(viewport={"width": 1400, "height": 1000})
     bare.add_init_script(WATCH_JS)
     if trivial:
         open_page(bare, trivial, logged_in=False)
         for label in apps:
             times[label][TRIVIAL_IN_TURN] = in_turn
+            times[label][TRIVIAL_BESIDE] = beside
 
     def contexts(user: str, password: str) -> dict:
         made = {}
@@ -299,6 +304,7 @@ def measure_apps(browser, apps: dict[str, str], repeat: int, only: set[str] | No
                 times[label].setdefault(name, []).append(visit(made[label], url, False))
             if trivial and not name.startswith("click"):
                 in_turn.append(open_page(bare, trivial, logged_in=False))
+                beside.setdefault(name, []).append(in_turn[-1])
         print(f"  {name}: " + " | ".join(f"{statistics.median(times[label][name]):.2f} s" for label in apps),
               file=sys.stderr, flush=True)
 
@@ -357,6 +363,8 @@ def sign_in(context, url: str, name: str, password: str) -> None:
 
 #: The trivial page's visits made in turn with the app's pages (:func:`measure_apps`).
 TRIVIAL_IN_TURN = "trivial page, in turn"
+#: The trivial page's visits made in the rounds of each page, by page (:func:`measure_apps`).
+TRIVIAL_BESIDE = "trivial page, beside each page"
 
 #: One click each, that reruns its page: (the page's URL path, the click).
 CLICKS = {
@@ -422,6 +430,7 @@ def report(label: str, baseline: dict, times: dict) -> dict[str, float]:
     alone = statistics.median(baseline["trivial page"])
     times = dict(times)
     beside = times.pop(TRIVIAL_IN_TURN, None)
+    by_page = times.pop(TRIVIAL_BESIDE, {})
     trivial = statistics.median(beside) if beside else alone
     print(f"\n{label}\n  trivial Streamlit page: median {trivial:.2f} s"
           + (f" visited in turn with the pages ({len(beside)} visits; {alone:.2f} s alone, before)" if beside else "")
@@ -436,8 +445,11 @@ def report(label: str, baseline: dict, times: dict) -> dict[str, float]:
     for name, values in times.items():
         median = statistics.median(values)
         medians[name] = median
-        goal = GOAL_CLICK if name.startswith("click") else GOAL_RATIO * trivial
-        ratio = "" if name.startswith("click") else f"  {median / trivial:.2f} x trivial"
+        # a page's ratio: against the trivial page visited in its own rounds (the same minutes), and the run's
+        own = statistics.median(by_page[name]) if by_page.get(name) else trivial
+        goal = GOAL_CLICK if name.startswith("click") else GOAL_RATIO * own
+        ratio = "" if name.startswith("click") else (f"  {median / own:.2f} x trivial (its rounds' {own:.2f} s;"
+                                                     f" {median / trivial:.2f} x the run's)")
         print(f"  {name:40s} median {median:5.2f} s  worst {max(values):5.2f} s{ratio}  "
               f"{'ok' if median <= goal else 'OVER the goal'}")
     return medians

@@ -30,7 +30,8 @@ def _options_signature(upload_file, rule: str, strata: str, mapping_text: str, s
 
 
 def bring_set_section(db, user: dict, expanded: bool) -> None:
-    """The expander: upload, the check's options, **Check**, the report, then **Import** under a name."""
+    """The expander: upload, then (a file chosen) the check's options, **Check**, the report, then **Import**
+    under a name."""
     if not access.can(access.role_of(user), "load_data", access.public_mode(db)):
         return
     with st.expander("Bring a set", expanded=expanded, icon=":material/upload_file:"):
@@ -41,6 +42,11 @@ def bring_set_section(db, user: dict, expanded: bool) -> None:
         chosen = st.file_uploader("The set (.jsonl, .json, .csv, .parquet or .arrow)",
                                   type=[s.lstrip(".") for s in upload.SUFFIXES], key="lab_up_file",
                                   max_upload_size=math.ceil(upload.MAX_BYTES / 2**20))
+        # The check's options once there is a file to check: the tab's first view is the uploader alone, no
+        # other widget's code for the browser to load on the lead's click (issue 46).
+        if chosen is None:
+            st.session_state.pop(CHECKED, None)
+            return
         left, middle, right = st.columns(3)
         # A set the check found no short answer in is asked no rule for them (issue 46): the rule it
         # was checked with is kept, unused.
@@ -67,9 +73,6 @@ def bring_set_section(db, user: dict, expanded: bool) -> None:
                                          "--mapping file holds it); the check says which to write.")
         rule = own_rule.strip() or rule
         seed = None if seed is None else int(seed)
-        if chosen is None:
-            st.session_state.pop(CHECKED, None)
-            return
         signature = _options_signature(chosen, rule, strata, mapping_text, seed)
         if st.button("Check", key="lab_up_check", type="primary"):
             st.session_state[CHECKED] = (signature, _check(chosen, rule, strata, mapping_text, seed))
