@@ -28,7 +28,7 @@ from structext_core.studio import access, accounts, data_scope, storage, study
 from structext_core.studio.crowd import links
 from tests.aibench import review_data
 from tests.pages.html_tables import html_blocks
-from tests.pages.light_choices import LightDownloads, choice
+from tests.pages.light_choices import LightDownloads, choice, choices
 from tests.results_data import result_lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -241,7 +241,7 @@ def test_annotator_finds_nothing_sealed_on_results_views_and_drill_downs(env, mo
         if not public:
             charted = at.get("vega_lite_chart") or [c for c in at.get("bidi_component")
                                                      if c.proto.component_name.endswith("heatmap_table")]
-            assert not charted or at.selectbox(key="rs_paper_view")  # paper tables only
+            assert not charted or "rs_paper_view" in choices(at)  # paper tables only
             assert not at.radio  # no choice of data: there is nothing else for them
         assert leaks(at, downloads, secrets) == {}, view
 

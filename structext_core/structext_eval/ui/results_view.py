@@ -167,8 +167,9 @@ def paper_page() -> None:
     source = widgets.lazy_section("Where these figures come from", key="rs_paper_source_open")
     if source is not None:
         source.markdown(paper.source_note())
-    key = st.selectbox("Table", list(result_options.PAPER_VIEWS), key="rs_paper_view",
-                       format_func=lambda k: result_options.PAPER_VIEWS[k].label)
+    # a light chooser (the browser's own select box): the click on "Paper tables" loads no widget's code
+    key = light_choice.choose("Table", list(result_options.PAPER_VIEWS), key="rs_paper_view",
+                              format_func=lambda k: result_options.PAPER_VIEWS[k].label)
     remember("paper", key)
     view = result_options.PAPER_VIEWS[key]
     if view.table is None:
