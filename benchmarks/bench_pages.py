@@ -434,7 +434,8 @@ def report(label: str, baseline: dict, times: dict) -> dict[str, float]:
     trivial = statistics.median(beside) if beside else alone
     print(f"\n{label}\n  trivial Streamlit page: median {trivial:.2f} s"
           + (f" visited in turn with the pages ({len(beside)} visits; {alone:.2f} s alone, before)" if beside else "")
-          + f" (goal for a page: {GOAL_RATIO} x = {GOAL_RATIO * trivial:.2f} s; for a click: {GOAL_CLICK} s)")
+          + f" (goal for a page: {GOAL_RATIO} x the trivial page of its rounds, {GOAL_RATIO * trivial:.2f} s at the"
+            f" run's; for a click: {GOAL_CLICK} s)")
     medians = {"trivial page": trivial}
     for name, values in baseline.items():
         if name != "trivial page":
