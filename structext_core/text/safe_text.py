@@ -304,6 +304,10 @@ _FIGURES_STYLE = (
 #: A progress bar drawn as st.progress draws it (its text above, a thin rounded bar in the app's red), in
 #: an HTML block: st.progress makes the browser load a file of its own (a Home of three studies opened
 #: 0.13 s sooner with these and its benchmarks drawn when opened; benchmarks/bench_pages.py, issue 46).
+#: A frame as ``st.container(border=True)`` draws one (a hairline that reads in light and dark themes): the CSS
+#: of every framed card the views build (an answer, a study, a benchmark).
+FRAME_CSS = "border:1px solid rgba(128,132,149,0.3);border-radius:0.5rem"
+
 _PROGRESS_STYLE = ("font-size:0.875rem;line-height:1.6;margin:0 0 0.25rem 0;overflow-wrap:anywhere",
                    "height:0.5rem;border-radius:0.25rem;background:rgba(151,166,195,0.25);overflow:hidden",
                    "height:100%;border-radius:0.25rem;background:rgb(197,57,72)")

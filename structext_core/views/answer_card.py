@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from structext_core.evaluation import choices
 from structext_core.studio import durations, study
-from structext_core.text.safe_text import html_table, preformatted_html
+from structext_core.text.safe_text import FRAME_CSS, html_table, preformatted_html
 from structext_core.text.words import plural
 
 #: A paragraph of the block, and a caption's (Streamlit's caption: smaller, fainter; light and dark themes).
@@ -67,7 +67,7 @@ def answer_html(response: study.ResponseDetail, options: tuple[str, ...] = (), s
 
 #: A page of answers: each framed as ``st.container(border=True)`` frames (a hairline that reads in light and
 #: dark themes), a note of a score set by hand tinted as ``st.info`` is, a history folded under its title.
-_CARDS_STYLE = ("<style>.sx-card{border:1px solid rgba(128,132,149,0.3);border-radius:0.5rem;padding:1rem 1rem 0.5rem;"
+_CARDS_STYLE = (f"<style>.sx-card{{{FRAME_CSS};padding:1rem 1rem 0.5rem;"
                 "margin:0 0 1rem 0}.sx-note{margin:0 0 0.5rem 0;padding:0.5rem 0.75rem;border-radius:0.5rem;"
                 "background:rgba(28,131,225,0.1)}.sx-card details{margin:0 0 0.5rem 0}"
                 ".sx-card summary{cursor:pointer;font-size:0.875rem}</style>")

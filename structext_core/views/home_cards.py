@@ -12,14 +12,15 @@ import html
 from collections.abc import Sequence
 
 from structext_core.studio.access import HomeSection
+from structext_core.text.safe_text import FRAME_CSS
 
 #: The cards side by side (as many columns as fit, each at least 13rem wide), each framed as
 #: ``st.container(border=True)`` draws one.
-_STYLE = ("<style>.sx-cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(13rem,1fr));gap:1rem;"
-          "margin:0 0 1rem 0}.sx-card{border:1px solid rgba(128,132,149,0.3);border-radius:0.5rem;"
-          "padding:1rem;overflow-wrap:anywhere}.sx-card h4{font-size:1.25rem;font-weight:600;margin:0 0 0.75rem 0;"
-          "padding:0;line-height:1.2}.sx-card p{margin:0 0 0.75rem 0}.sx-card ul{margin:0;padding-left:1.25rem}"
-          ".sx-card li{margin:0 0 0.25rem 0}</style>")
+_STYLE = ("<style>.sx-benches{display:grid;grid-template-columns:repeat(auto-fit,minmax(13rem,1fr));gap:1rem;"
+          f"margin:0 0 1rem 0}}.sx-bench{{{FRAME_CSS};padding:1rem;overflow-wrap:anywhere}}"
+          ".sx-bench h4{font-size:1.25rem;font-weight:600;margin:0 0 0.75rem 0;padding:0;line-height:1.2}"
+          ".sx-bench p{margin:0 0 0.75rem 0}.sx-bench ul{margin:0;padding-left:1.25rem}"
+          ".sx-bench li{margin:0 0 0.25rem 0}</style>")
 
 
 def benchmark_cards_html(sections: Sequence[HomeSection]) -> str:
@@ -30,6 +31,6 @@ def benchmark_cards_html(sections: Sequence[HomeSection]) -> str:
     for section in sections:
         places = "".join(f'<li><a href="{esc(place.link)}"><strong>{esc(place.title)}</strong></a>: '
                          f"{esc(place.text)}.</li>" for place in section.places)
-        cards.append(f'<div class="sx-card" data-testid="sxBenchmark"><h4>{esc(section.title)}</h4>'
+        cards.append(f'<div class="sx-bench" data-testid="sxBenchmark"><h4>{esc(section.title)}</h4>'
                      f"<p>{esc(section.summary)}</p>" + (f"<ul>{places}</ul>" if places else "") + "</div>")
-    return f'{_STYLE}<div class="sx-cards">{"".join(cards)}</div>'
+    return f'{_STYLE}<div class="sx-benches">{"".join(cards)}</div>'

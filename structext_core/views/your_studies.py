@@ -14,14 +14,14 @@ import html
 from collections.abc import Sequence
 
 from structext_core.studio import study
-from structext_core.text.safe_text import progress_html
+from structext_core.text.safe_text import FRAME_CSS, progress_html
 
 #: The query parameter that names the study a question page opens (read by ``ui/question_screen/studies``).
 STUDY_PARAM = "study"
 
 #: A study's frame, as ``st.container(border=True)`` draws one (a hairline that reads in light and dark themes);
 #: its link drawn as a button, the first study still open as the primary one.
-_STYLE = ("<style>.sx-study{border:1px solid rgba(128,132,149,0.3);border-radius:0.5rem;padding:1rem;"
+_STYLE = (f"<style>.sx-study{{{FRAME_CSS};padding:1rem;"
           "margin:0 0 1rem 0}.sx-study-head{display:flex;align-items:center;justify-content:space-between;"
           "gap:1rem;margin:0 0 0.75rem 0}.sx-study-head p{margin:0;overflow-wrap:anywhere}"
           ".sx-study a.sx-go{flex:none;min-width:6rem;text-align:center;padding:0.4rem 0.75rem;"
