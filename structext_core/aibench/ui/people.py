@@ -89,7 +89,8 @@ def people_beside_solvers(people: pd.DataFrame, rows: pd.DataFrame, data) -> Non
     beside = aibench_people.beside_rows(people, rows, data)
     choice = st.radio("Heatmap", ["solver x level", "solver x system"], horizontal=True, key="rs_aib_people_map")
     column = "level" if choice == "solver x level" else "system"
-    aibench_widgets.heatmap(beside, "solver", column, f"aibench_people_solver_x_{column}")
+    aibench_widgets.heatmap(views.heatmap(beside, "solver", column), "solver", column,
+                            f"aibench_people_solver_x_{column}")
     if column == "system":
         widgets.caption("A cell is the mean of the four level accuracies; blank where people answered no question of "
                    "some level on that system's images.")

@@ -93,6 +93,25 @@ def _scored(name: str, signature: tuple):
     return data, rows, table
 
 
+# What a rerun of the view would compute again from the same scored rows (a heatmap's cells, the solvers'
+# agreement, Table 3 as printed: about 30 ms of each visit's 50 ms on the server, issue 46), kept with them.
+# Read only, as the scored rows they come from.
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _heatmap_cells(name: str, signature: tuple, row_axis: str, column_axis: str) -> pd.DataFrame:
+    return views.heatmap(_scored(name, signature)[1], row_axis, column_axis)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _agreement(name: str, signature: tuple) -> pd.DataFrame:
+    return plain(views.solver_rank_agreement(_scored(name, signature)[1]), digits=3)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _table3_headline(name: str, signature: tuple) -> pd.DataFrame:
+    table = _scored(name, signature)[2]
+    return plain(views.table3_headline(table), digits=1).rename(columns={"O_interval": TABLE3_INTERVAL})
+
+
 def results_section(db, user) -> None:
     widgets.subheader("Results on stored data sets")
     status = aibench_store.start_synthetic()  # at once: ready, or being made in the background
@@ -108,7 +127,8 @@ def results_section(db, user) -> None:
     name = light_choice.choose("Data set", names, key="rs_aib_data")
     if access.can(access.role_of(user), "load_data", access.public_mode(db)):
         upload_panel(name)
-    data, rows, table = _scored(name, _signature(name))
+    signature = _signature(name)
+    data, rows, table = _scored(name, signature)
     widgets.caption(f"{plural(len(data.papers), 'paper')}, "
                f"{plural(sum(len(p.questions) for p in data.papers.values()), 'question')}, "
                f"{plural(len(data.systems), 'system')}.")
@@ -117,23 +137,23 @@ def results_section(db, user) -> None:
                 "model, `aibench add-predictions` stores a file.")
         aibench_people.people_section(db, user, name, data, None)
         return
-    table3(table)
+    table3(table, _table3_headline(name, signature))
     choice = light_choice.choose("Heatmap", list(HEATMAPS), key="rs_aib_heatmap")
     row_axis, column_axis = HEATMAPS[choice]
-    aibench_widgets.heatmap(rows, row_axis, column_axis, f"aibench_{name}_{row_axis}_x_{column_axis}")
-    agreement = views.solver_rank_agreement(rows)
+    aibench_widgets.heatmap(_heatmap_cells(name, signature, row_axis, column_axis), row_axis, column_axis,
+                            f"aibench_{name}_{row_axis}_x_{column_axis}")
+    agreement = _agreement(name, signature)
     if not agreement.empty:
         widgets.caption("Does the ranking of systems change with the solver? Kendall's tau between solvers.")
-        printed_table(plain(agreement, digits=3))  # a row a pair of solvers
+        printed_table(agreement)  # a row a pair of solvers
     drill(data, rows)
     aibench_people.people_section(db, user, name, data, rows)
 
 
-def table3(table: pd.DataFrame) -> None:
+def table3(table: pd.DataFrame, headline: pd.DataFrame) -> None:
     """Table 3 as the paper prints it (short columns, each with its full name as help), each
     level's n and interval in a second table below. A plain table, as the paper's own above it: a
     grid cost the page 0.42 s in the browser (1.34 against 0.92 s, issue 46), for sorting a few rows."""
-    headline = plain(views.table3_headline(table), digits=1).rename(columns={"O_interval": TABLE3_INTERVAL})
     column_help = {**views.TABLE3_HELP, TABLE3_INTERVAL: views.TABLE3_HELP["O_interval"]}
     printed_table(headline, column_help)
     widgets.caption(" ".join(f"{label};" for label in views.LEVEL_LABELS.values())

@@ -10,9 +10,9 @@ from structext_core.ui import light_choice
 from structext_core.views import page_tables
 
 
-def heatmap(rows: pd.DataFrame, row_axis: str, column_axis: str, file_name: str) -> None:
-    """One heatmap of the answer rows (a tinted table), with its cells (value and n) as a CSV."""
-    cells = aibench_views.heatmap(rows, row_axis, column_axis)
+def heatmap(cells: pd.DataFrame, row_axis: str, column_axis: str, file_name: str) -> None:
+    """One heatmap (a tinted table) of its long cells (``aibench.views.heatmap``: computed by the caller, who
+    may keep them between reruns), with the cells (value and n) as a CSV."""
     heatmap_widget.draw(aibench_views.heatmap_data(cells, row_axis, column_axis), key=f"rs_aib_table_{file_name}")
     light_choice.downloads(f"rs_aib_files_{file_name}", [light_choice.Download(
         "CSV", f"{file_name}.csv", lambda: page_tables.csv_bytes(aibench_views.heatmap_table(cells, row_axis, column_axis)),
