@@ -38,9 +38,8 @@ def your_work() -> None:
         widgets.html_block(your_studies.studies_html(own, link))
     others = [p for p in access.pages() if p.section == access.page("human_baseline").section
               and p.key != "human_baseline" and p.listed and access.can_open(role, p.key) and access.has_work(p.key, db, user)]
-    if others:
-        st.markdown("**Also for you**")
-        st.markdown("\n".join(f"- [{p.title}]({p.url_path})" for p in others))
+    if others:  # links in the same tab (a Markdown link opens a tab of its own)
+        widgets.html_block(your_studies.also_html([(p.title, p.url_path) for p in others]))
     if not own and not others:
         st.info("Nothing for you yet: the study lead adds you to a study, and it shows here.")
 

@@ -32,6 +32,13 @@ _STYLE = (f"<style>.sx-study{{{FRAME_CSS};padding:1rem;"
           "border-color:var(--st-primary-color,#ff4b4b);color:#fff}</style>")
 
 
+def also_html(pages: Sequence[tuple[str, str]]) -> str:
+    """The other pages with work for an annotator under "Also for you": each (its title, its address) a link that
+    opens in the same tab (a Markdown link opens a tab of its own), its title escaped."""
+    items = "".join(f'<li><a href="{html.escape(link)}">{html.escape(title)}</a></li>' for title, link in pages)
+    return f'<p style="margin:0 0 0.25rem 0"><strong>Also for you</strong></p><ul data-testid="sxAlso">{items}</ul>'
+
+
 def verb(item: study.AnnotatorStudy) -> str:
     """What opening ``item`` does for its annotator: *Start* (nothing answered, its rule not yet read),
     *Continue*, or *Open* once every question is answered."""

@@ -466,6 +466,25 @@ def test_home_shows_an_annotator_their_open_studies(small_defaults):
     assert not at.exception and "StrucText-Eval" in card_titles(at)
 
 
+def test_home_links_an_annotators_other_work_in_the_same_tab(small_defaults):
+    """*Also for you* was Markdown links, each opening a tab of its own (issue 46): the page with work is linked in
+    the same tab, its title escaped, and a page without work for the person is not there."""
+    from structext_core.structext_eval import campaign
+    from structext_core.studio import accounts, storage
+
+    db = storage.open_db()
+    ann = accounts.create_user(db, "ann1", "password-123", "annotator")
+    admin = accounts.create_user(db, "lead", "password-123", "admin")
+    at = _home(ann)
+    assert not at.exception and "Also for you" not in html_text(at)  # no campaign yet: nothing else for them
+    campaign.create_campaign(db, "Spring 2026", suites.load_or_generate("test"), 3, [ann["id"]], admin)
+    at = _home(ann)
+    assert not at.exception and not any("Also for you" in m.value for m in at.markdown)
+    also = [b for b in html_blocks(at) if 'data-testid="sxAlso"' in b]
+    assert len(also) == 1 and '<li><a href="rewrite">Real-Test rewriting</a></li>' in also[0]
+    assert "target=" not in also[0] and "pairwise" not in also[0]  # same tab; no pairwise study for them
+
+
 def test_home_tells_an_annotator_without_work_so(small_defaults):
     at = _home({"id": 2, "username": "ann", "role": "annotator"})
     assert not at.exception and [h.value for h in at.subheader][0] == "Your studies"

@@ -6,7 +6,7 @@ import pytest
 from lxml import html as lxml_html
 
 from structext_core.studio import study
-from structext_core.views.your_studies import studies_html, verb
+from structext_core.views.your_studies import also_html, studies_html, verb
 
 
 def mine(study_id: int, name: str, answered: int, n_items: int, accepted: float | None = None) -> study.AnnotatorStudy:
@@ -47,3 +47,10 @@ def test_the_chooser_opens_a_finished_study_too():
                                                            (4, 1.0, "Open")])
 def test_the_verb_says_what_opening_does(answered, accepted, said):
     assert verb(mine(1, "s", answered, 4, accepted)) == said
+
+
+def test_also_for_you_links_each_page_in_the_same_tab_its_title_as_text():
+    tree = lxml_html.fromstring(f"<div>{also_html([('<i>Rewriting</i>', 'rewrite'), ('Pairwise', 'pairwise')])}</div>")
+    assert [(a.text_content(), a.get("href"), a.get("target")) for a in tree.xpath('//ul[@data-testid="sxAlso"]/li/a')] == [
+        ("<i>Rewriting</i>", "rewrite", None), ("Pairwise", "pairwise", None)]
+    assert not tree.xpath("//i")
