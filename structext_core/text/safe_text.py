@@ -307,6 +307,9 @@ _FIGURES_STYLE = (
 #: A frame as ``st.container(border=True)`` draws one (a hairline that reads in light and dark themes): the CSS
 #: of every framed card the views build (an answer, a study, a benchmark).
 FRAME_CSS = "border:1px solid rgba(128,132,149,0.3);border-radius:0.5rem"
+#: A link in an HTML block as Streamlit draws a Markdown link in the app's theme (light, .streamlit/config.toml;
+#: read in Chromium): an ``<a>`` of ``st.html`` is otherwise the browser's own blue.
+LINK_CSS = "color:#244fb4;text-decoration:underline"
 
 _PROGRESS_STYLE = ("font-size:0.875rem;line-height:1.6;margin:0 0 0.25rem 0;overflow-wrap:anywhere",
                    "height:0.5rem;border-radius:0.25rem;background:rgba(151,166,195,0.25);overflow:hidden",

@@ -12,7 +12,7 @@ import html
 from collections.abc import Sequence
 
 from structext_core.studio.access import HomeSection
-from structext_core.text.safe_text import FRAME_CSS
+from structext_core.text.safe_text import FRAME_CSS, LINK_CSS
 
 #: The cards side by side (as many columns as fit, each at least 13rem wide), each framed as
 #: ``st.container(border=True)`` draws one.
@@ -20,7 +20,7 @@ _STYLE = ("<style>.sx-benches{display:grid;grid-template-columns:repeat(auto-fit
           f"margin:0 0 1rem 0}}.sx-bench{{{FRAME_CSS};padding:1rem;overflow-wrap:anywhere}}"
           ".sx-bench h4{font-size:1.25rem;font-weight:600;margin:0 0 0.75rem 0;padding:0;line-height:1.2}"
           ".sx-bench p{margin:0 0 0.75rem 0}.sx-bench ul{margin:0;padding-left:1.25rem}"
-          ".sx-bench li{margin:0 0 0.25rem 0}</style>")
+          f".sx-bench li{{margin:0 0 0.25rem 0}}.sx-bench a{{{LINK_CSS}}}</style>")
 
 
 def benchmark_cards_html(sections: Sequence[HomeSection]) -> str:

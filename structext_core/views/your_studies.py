@@ -14,7 +14,7 @@ import html
 from collections.abc import Sequence
 
 from structext_core.studio import study
-from structext_core.text.safe_text import FRAME_CSS, progress_html
+from structext_core.text.safe_text import FRAME_CSS, LINK_CSS, progress_html
 
 #: The query parameter that names the study a question page opens (read by ``ui/question_screen/studies``).
 STUDY_PARAM = "study"
@@ -36,7 +36,8 @@ def also_html(pages: Sequence[tuple[str, str]]) -> str:
     """The other pages with work for an annotator under "Also for you": each (its title, its address) a link that
     opens in the same tab (a Markdown link opens a tab of its own), its title escaped."""
     items = "".join(f'<li><a href="{html.escape(link)}">{html.escape(title)}</a></li>' for title, link in pages)
-    return f'<p style="margin:0 0 0.25rem 0"><strong>Also for you</strong></p><ul data-testid="sxAlso">{items}</ul>'
+    return (f'<style>.sx-also a{{{LINK_CSS}}}</style><p style="margin:0 0 0.25rem 0"><strong>Also for you</strong></p>'
+            f'<ul class="sx-also" data-testid="sxAlso">{items}</ul>')
 
 
 def verb(item: study.AnnotatorStudy) -> str:
