@@ -3,7 +3,7 @@
 For each checkout (this one, and with ``--compare REF`` another commit, checked out beside in a git
 worktree), a private database is filled by that checkout's own code: an admin, ``--annotators``
 annotators (300) who each answered ``--answers`` questions (10) of one Test-Hard study, two small
-studies more, and what a first start makes in the background (Test, Test-Hard, AIBench's synthetic
+studies more and one of the first annotator's own (whose questions their clicks answer), and what a first start makes in the background (Test, Test-Hard, AIBench's synthetic
 set), so that no page is measured while the server makes them. A trivial Streamlit page (a title and a
 line) is measured first, alone; then each checkout's app (``streamlit run server.py``, the README's
 command) is started, both at once with ``--compare``, and each page's visits alternate between them
@@ -11,7 +11,8 @@ command) is started, both at once with ``--compare``, and each page's visits alt
 minute weighs on both alike, and on the trivial page the ratios are read against.
 
 Headless Chromium (Debian's, at /usr/bin/chromium; never downloaded) logs in once as the admin, then
-opens each page's address (and then as one of the annotators, their Home and Human baseline) ``--repeat`` times (a new Streamlit session each time, logged in by the
+opens each page's address (and then as one of the annotators, their Home, Human baseline and a question of
+the big study) ``--repeat`` times (a new Streamlit session each time, logged in by the
 session cookie, as a bookmark does). A page's time is from the start of the navigation until the
 page stops changing: the app connected, no script run in progress, and for ``QUIET_MS`` no change to
 the page, no file loaded and no long task of the browser's main thread (loading an element's code:
@@ -60,9 +61,18 @@ PAGES = {"Home": "", "Explore": "explore", "Results": "results", "Studies": "stu
          "Adjudication": "adjudication", "Accounts": "accounts", "Rewrite campaigns": "campaign_admin",
          "Pairwise studies": "pairwise_admin", "AIBench review campaigns": "question_review_admin",
          "Results, AIBench": "results?benchmark=aibench"}
-#: An annotator of the big study (10 of its 20 questions answered, two small studies more): their pages.
+#: An annotator of the big study (10 of its 20 questions answered, three small studies more): their pages.
 ANNOTATOR, ANNOTATOR_PASSWORD = "ann000", "annotator-password"
-ANNOTATOR_PAGES = {"Home (annotator)": "", "Human baseline (annotator)": "human_baseline"}
+#: The studies' ids in the database :data:`PREPARE` fills (made in this order): the two pilots, the one the
+#: annotator answers in (:data:`ANSWERING_ITEMS` questions, theirs alone, its rule read), the big study.
+ANSWERING_STUDY, BIG_STUDY = 3, 4
+ANSWERING_ITEMS = 40
+#: Human baseline without a study named is the chooser of the annotator's studies; with the big one named,
+#: its question screen (their 11th question, its clock going).
+ANNOTATOR_PAGES = {"Home (annotator)": "", "Human baseline (annotator)": "human_baseline",
+                   "Question page (annotator)": f"human_baseline?study={BIG_STUDY}"}
+#: What must be on a page once it has settled (a label), or its time is not that page's.
+EXPECT = {"Question page (annotator)": "Your answer"}
 TRIVIAL = 'import streamlit as st\nst.title("A trivial page")\nst.write("One line of text.")\n'
 #: What Streamlit's own elements cost, each a bare script beside the trivial page (printed for reference,
 #: not goals): the trivial page in a navigation sidebar like the app's, then with one element more.
@@ -147,6 +157,10 @@ PREPARE = textwrap.dedent('''
     for name, seed in (("pilot-a", 1), ("pilot-b", 2)):
         structext_study.create_study(db, name=name, suite="test-hard", samples=rows, n_items=20,
                                      annotator_ids=people[:3], seed=seed)
+    # the first annotator's own study, its rule read: each click of Submit answer answers one of its questions
+    answering = structext_study.create_study(db, name="answering", suite="test-hard", samples=rows,
+                                             n_items=int(sys.argv[4]), annotator_ids=people[:1], seed=3)
+    study.accept_rule(db, answering, people[0], at=0.0)
     # the newest study, the one each page shows first (Studies, Adjudication, Export): the 300 people's
     big = structext_study.create_study(db, name="crowd-300", suite="test-hard", samples=rows, n_items=n_answers * 2,
                                        annotator_ids=people, seed=0)
@@ -219,13 +233,15 @@ def settle(tab, since_ms: float = 0.0) -> float:
         tab.wait_for_timeout(QUIET_MS - (now - active) + 20)
 
 
-def open_page(context, url: str, logged_in: bool = True) -> float:
+def open_page(context, url: str, logged_in: bool = True, expect: str | None = None) -> float:
     tab = context.new_page()
     try:
         tab.goto(url, wait_until="commit")
         seconds = settle(tab)
         if logged_in and tab.get_by_text("You are not logged in").count():
             raise SystemExit(f"{url} was opened logged out: its time would not be the admin's")
+        if expect is not None and not tab.get_by_label(expect, exact=True).count():
+            raise SystemExit(f"{url} settled without {expect!r}: its time would not be that page's")
         return seconds
     finally:
         tab.close()
@@ -308,14 +324,14 @@ def measure_apps(browser, apps: dict[str, str], repeat: int, only: set[str] | No
         print(f"  {name}: " + " | ".join(f"{statistics.median(times[label][name]):.2f} s" for label in apps),
               file=sys.stderr, flush=True)
 
-    def page_visit(path: str):
-        return lambda context, url, warming: open_page(context, f"{url}/{path}")
+    def page_visit(path: str, expect: str | None = None):
+        return lambda context, url, warming: open_page(context, f"{url}/{path}", expect=expect)
 
     def click_visit(path: str, click):
         return lambda context, url, warming: 0.0 if warming else click_time(context, f"{url}/{path}", click)
 
     for user, password, pages, clicks in ((ADMIN, PASSWORD, PAGES, CLICKS),
-                                          (ANNOTATOR, ANNOTATOR_PASSWORD, ANNOTATOR_PAGES, {})):
+                                          (ANNOTATOR, ANNOTATOR_PASSWORD, ANNOTATOR_PAGES, ANNOTATOR_CLICKS)):
         chosen = {name: path for name, path in pages.items() if only is None or name in only}
         chosen_clicks = {name: c for name, c in clicks.items() if only is None or name in only}
         if not chosen and not chosen_clicks:
@@ -323,7 +339,7 @@ def measure_apps(browser, apps: dict[str, str], repeat: int, only: set[str] | No
         made = contexts(user, password)
         try:
             for name, path in chosen.items():
-                visits(made, name, page_visit(path))
+                visits(made, name, page_visit(path, EXPECT.get(name)))
             for name, (path, click) in chosen_clicks.items():
                 visits(made, name, click_visit(path, click))
         finally:
@@ -379,6 +395,15 @@ CLICKS = {
 }
 
 
+#: The annotator's clicks: Submit answer on their own study's question (its answer typed first, untimed), until
+#: the next question is drawn. Each click answers a question: at most :data:`ANSWERING_ITEMS` a run.
+ANNOTATOR_CLICKS = {
+    "click: Question page, Submit answer": (f"human_baseline?study={ANSWERING_STUDY}", lambda tab: _then(
+        tab, lambda: tab.get_by_label("Your answer", exact=True).fill("an answer"),
+        lambda: tab.get_by_role("button", name="Submit answer").click())),
+}
+
+
 def _then(tab, first, timed) -> None:
     """Do ``first`` and wait until the page has settled, then ``timed``: a click measured on the page the first
     one opened (:func:`click_time` times from the last press of the mouse)."""
@@ -392,7 +417,8 @@ def prepare(checkout: Path, base: Path, args) -> None:
     """Fill ``base``'s database with ``checkout``'s own code (the database its code writes)."""
     print(f"{checkout}: filling a database ({args.annotators} people x {args.answers} answers)…",
           file=sys.stderr, flush=True)
-    subprocess.run([sys.executable, "-c", PREPARE, str(base), str(args.annotators), str(args.answers)],
+    subprocess.run([sys.executable, "-c", PREPARE, str(base), str(args.annotators), str(args.answers),
+                    str(ANSWERING_ITEMS)],
                    cwd=checkout, env={**os.environ, "PYTHONPATH": str(checkout),
                                       "STRUCTEXT_AIBENCH_DIR": str(base / "aibench")}, check=True)
 
@@ -465,9 +491,12 @@ def main(argv=None) -> int:
                         help="also time bare scripts: the trivial page in a navigation, with one table, "
                              "data frame or chart more, and a click on a button and on a tab (default: on)")
     parser.add_argument("--only", nargs="+", metavar="NAME",
-                        help=f"measure only these pages and clicks (names as printed: {', '.join([*PAGES, *CLICKS, *ANNOTATOR_PAGES])})")
+                        help="measure only these pages and clicks (names as printed: "
+                             f"{', '.join([*PAGES, *CLICKS, *ANNOTATOR_PAGES, *ANNOTATOR_CLICKS])})")
     parser.add_argument("--compare", metavar="REF", help="also measure this commit, checked out in a git worktree")
     args = parser.parse_args(argv)
+    if args.repeat >= ANSWERING_ITEMS:
+        parser.error(f"--repeat {args.repeat}: the annotator's study has {ANSWERING_ITEMS} questions to submit")
     from playwright.sync_api import sync_playwright
 
     checkouts = [("this checkout", ROOT)]
