@@ -359,13 +359,13 @@ def _take(key: str, by_id: dict, on_change: Callable[[], None] | None) -> None:
             on_change()
 
 
-def _mount(key: str, data: dict, take: Callable[[], None], where) -> None:
-    """Draw the element of ``key`` (in ``where``, a column or container, when given); ``take`` keeps what
-    it sends."""
+def _mount(key: str, data: dict, take: Callable[[], None], where, width: str = "stretch") -> None:
+    """Draw the element of ``key`` (in ``where``, a column or container, when given; ``width`` "content" to
+    take only its own width in a row); ``take`` keeps what it sends."""
     if light_panel.add("choice", element_key(key), data, take, where):
         return
     with light_form.inside(where):
-        component()(data=data, key=element_key(key), on_choose_change=take)
+        component()(data=data, key=element_key(key), on_choose_change=take, width=width)
 
 
 def choice_data(key: str, label: str, options: Sequence, chosen, *, format_func: Callable[[object], object],
@@ -473,9 +473,12 @@ def _take_check(key: str, on_change: Callable[[], None] | None) -> None:
 
 
 def check(label: str, *, key: str, value: bool = False, help: str | None = None, toggle: bool = False,
-          disabled: bool = False, on_change: Callable[[], None] | None = None, where=None) -> bool:
+          disabled: bool = False, on_change: Callable[[], None] | None = None, where=None,
+          width: str = "stretch") -> bool:
     """Draw a check box (with ``toggle``, drawn as a switch) and return whether it is ticked; a click
-    reruns the page at once. ``help`` shows under the pointer (and is read out with the box). Kept under ``key`` as :func:`choose` keeps a choice (``value`` until then)."""
+    reruns the page at once. ``help`` shows under the pointer (and is read out with the box). Kept under
+    ``key`` as :func:`choose` keeps a choice (``value`` until then). ``width="content"``: beside others in a
+    row, only as wide as itself."""
     kept = st.session_state.get(key)
     if not isinstance(kept, bool):
         kept = bool(value)
@@ -483,7 +486,7 @@ def check(label: str, *, key: str, value: bool = False, help: str | None = None,
     data = {"key": key, "kind": "check", "label": label, "options": [], "value": kept, "help": help or "",
             "disabled": disabled, "placeholder": None, "collapsed": False, "filter_over": FILTER_OVER,
             "toggle": toggle}
-    _mount(key, data, lambda: _take_check(key, on_change), where)
+    _mount(key, data, lambda: _take_check(key, on_change), where, width)
     return kept
 
 

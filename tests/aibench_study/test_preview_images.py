@@ -11,6 +11,7 @@ from structext_core.aibench import study as aibench_study
 from structext_core.aibench.pairwise import SIZE_BUCKET
 from structext_core.studio import access, accounts, study
 from structext_core.ui.question_screen.choice_answer import option_label
+from tests.pages.html_tables import progress_text
 from tests.pages.light_choices import press
 
 STUDIES = Path(__file__).resolve().parents[2] / "pages" / "study_admin.py"
@@ -61,7 +62,7 @@ def test_the_preview_page_draws_the_image_and_the_options(world, led):
     press(at, "Preview as an annotator")
     next(b for b in at.button if b.label == "I have read the rule: start").click().run()
     assert not at.exception and not at.error
-    assert len(at.get("image")) == 1 and "Practice question **1** of 1" in at.get("progress")[0].proto.text
+    assert len(at.get("image")) == 1 and "Practice question 1 of 1" == progress_text(at)
     shown = study.preview(world["db"], pi, study_id)
     labels = [b.label for b in at.button]
     assert [label for label in labels if label.startswith("**")] == [

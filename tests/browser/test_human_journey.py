@@ -66,7 +66,7 @@ def choose(page, label, option):
 
 
 def question_number(page) -> int:
-    text = page.get_by_test_id("stProgress").inner_text()
+    text = page.get_by_test_id("sxProgress").inner_text()
     return int(re.search(r"Question\s+(\d+)\s+of", text).group(1))
 
 

@@ -110,3 +110,9 @@ _PROGRESS = re.compile(r'<div data-testid="sxProgress"><div style="[^"]*">(.*?)<
 def html_progress(at) -> list[tuple[str, int]]:
     """The run ``at``'s progress bars (``widgets.progress``), in order: (text as shown, percent full)."""
     return [(html.unescape(text), int(now)) for block in html_blocks(at) for text, now in _PROGRESS.findall(block)]
+
+
+def progress_text(at) -> str:
+    """The text of the run ``at``'s first progress bar drawn as HTML (the question pages': "Question 2 of 4"), or ""."""
+    bars = html_progress(at)
+    return bars[0][0] if bars else ""

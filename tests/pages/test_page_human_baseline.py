@@ -12,8 +12,9 @@ from streamlit.testing.v1 import AppTest
 from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
-from tests.pages.html_tables import html_blocks, html_progress
+from tests.pages.html_tables import html_blocks, html_progress, progress_text
 from tests.pages.input_reports import with_input_report
+from tests.pages.light_choices import choice, choices, choose, send
 from tests.pages.text_blocks import shown_texts, text_blocks
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "human_baseline.py"
@@ -157,12 +158,12 @@ def test_answering_commits_and_moves_on(db, people):
     _, at = started_page(db, people)
     assignment_id, _, question = current_row(db, people["ann1"]["id"])
     assert shown_question(at) == question
-    assert "Question **1** of 4" in at.get("progress")[0].proto.text
+    assert "Question 1 of 4" == progress_text(at)
     answer_box(at).input("my answer")
     at = click(at, "Submit answer")
     row = db.execute("SELECT assignment_id, response, gave_up FROM responses").fetchone()
     assert row == (assignment_id, "my answer", 0)
-    assert "Question **2** of 4" in at.get("progress")[0].proto.text
+    assert "Question 2 of 4" == progress_text(at)
     assert answer_box(at).value == ""
     assert "Saved your answer to question 1" in at.toast[0].value
 
@@ -245,7 +246,7 @@ def test_give_up_asks_first_and_records_the_time(db, people):
     at = click(click(at, "Give up"), "Yes, give up")
     row = db.execute("SELECT assignment_id, gave_up, elapsed_seconds FROM responses").fetchone()
     assert row[:2] == (assignment_id, 1) and row[2] >= 0
-    assert "Question **2** of 4" in at.get("progress")[0].proto.text
+    assert "Question 2 of 4" == progress_text(at)
 
 
 def shows_nothing_of_the_question(at, question) -> bool:
@@ -443,7 +444,7 @@ def test_practice_feedback_comes_after_submitting_and_not_before(db, people):
     _, at = started_page(db, people, n_items=4, practice_items=2)
     assignment_id = current_row(db, people["ann1"]["id"])[0]
     truth = _truth(db, assignment_id)
-    assert "Practice question **1** of 2" in at.get("progress")[0].proto.text
+    assert "Practice question 1 of 2" == progress_text(at)
     assert not any("answer key" in m.value for m in at.markdown)  # not before answering
     assert truth not in shown_texts(at)
     answer_box(at).input("draft")
@@ -460,17 +461,17 @@ def test_practice_feedback_comes_after_submitting_and_not_before(db, people):
     assert not at.text_area  # no question while the feedback is on screen ...
     assert current_row(db, people["ann1"]["id"])[1] is None  # ... so the next one's clock has not started
     at = click(at, "Next practice question")
-    assert "Practice question **2** of 2" in at.get("progress")[0].proto.text
+    assert "Practice question 2 of 2" == progress_text(at)
     second = current_row(db, people["ann1"]["id"])[0]
     at = click(at, "Give up")
     at = click(at, "Yes, give up")
     assert any("You gave up on this one" in w.value for w in at.warning)
     assert text_blocks(at) == [_truth(db, second)]
     at = click(at, "Start the study")
-    assert "Question **1** of 4" in at.get("progress")[0].proto.text
+    assert "Question 1 of 4" == progress_text(at)
     answer_box(at).input("a guess")
     at = click(at, "Submit answer")
-    assert "Question **2** of 4" in at.get("progress")[0].proto.text  # no feedback on study questions
+    assert "Question 2 of 4" == progress_text(at)  # no feedback on study questions
     assert not any("how you did" in s.value for s in at.subheader)
 
 
@@ -603,9 +604,10 @@ def test_search_shows_the_count_and_a_chosen_match_shows_its_lines_marked(db, pe
     assert len(matches.options) == expected and matches.value is None
     assert text_blocks(at)[0] == ref  # nothing chosen yet: the whole reference
     # Match case: the reference writes "id", so no match.
-    at = widget(at.toggle, "Match case").set_value(True).run()
+    (case_key,) = [key for key, data in choices(at).items() if data["label"] == "Match case"]  # a light switch
+    at = send(at, case_key, True)
     assert [c.value for c in at.caption if c.value == "No match"] == ["No match"]
-    at = widget(at.toggle, "Match case").set_value(False).run()
+    at = send(at, case_key, False)
     # Choose the third match: the lines around it, the match marked, From/To set to its line.
     at = widget(at.selectbox, f"{expected} matches").select_index(2).run()
     line = [n for n, text in enumerate(ref.split("\n"), 1) if '"id"' in text][2]
@@ -613,7 +615,8 @@ def test_search_shows_the_count_and_a_chosen_match_shows_its_lines_marked(db, pe
     shown = components(at, "structext_reference_window")[0]
     marked = [(text, mark) for _, text, mark, _, _ in shown["rows"] if mark]
     assert len(marked) == 1 and marked[0][0][slice(*marked[0][1])] == '"id"'
-    assert shown["target"] == line and not at.html  # no raw HTML: the component puts text as text
+    # no HTML block but the progress bar: the component puts the reference's text as text
+    assert shown["target"] == line and [b for b in html_blocks(at) if 'data-testid="sxProgress"' not in b] == []
     assert not shown_texts(at)  # the window replaces the whole reference (nothing large is resent)
     assert (widget(at.number_input, "From line").value, widget(at.number_input, "To line").value) == (line, line)
     assert add_button(at).label == f"Add lines {line}–{line} to the answer"
@@ -808,7 +811,7 @@ def test_a_practice_key_open_in_another_study_is_never_sent(db, people, sent_mes
     for study_id in (first, second):  # (the rule screens of two studies are another matter)
         study.accept_rule(db, study_id, people["ann1"]["id"])
     at = follow_study_link(open_page(people["ann1"]), people["ann1"], first)  # two studies: chosen first
-    assert at.selectbox(key="hb_study").value == first
+    assert choice(at, "hb_study").value == str(first)
     assignment_id = current_row(db, people["ann1"]["id"])[0]
     key = _truth(db, assignment_id)
     sent_messages.clear()
@@ -823,7 +826,7 @@ def test_a_practice_key_open_in_another_study_is_never_sent(db, people, sent_mes
     assert text_blocks(at) == ["a guess"]
     sent_messages.clear()
     at = click(at, "Start the study")
-    assert not at.exception and "Question **1** of 4" in at.get("progress")[0].proto.text
+    assert not at.exception and "Question 1 of 4" == progress_text(at)
     assert SENTINEL_ANSWER not in b"".join(sent_messages).decode("utf-8", "replace")
 
 
@@ -860,7 +863,7 @@ def test_the_practice_feedback_screen_survives_a_reload(db, people):
     assert any("Practice question 1 of 1: how you did" in s.value for s in reloaded.subheader)
     assert current_row(db, people["ann1"]["id"])[1] is None  # the next question's clock has not started
     reloaded = click(reloaded, "Start the study")
-    assert "Question **1** of 2" in reloaded.get("progress")[0].proto.text
+    assert "Question 1 of 2" == progress_text(reloaded)
     assert not any("how you did" in s.value for s in open_page(people["ann1"]).subheader)
 
 
@@ -871,7 +874,7 @@ def test_an_annotator_in_two_studies_answers_in_the_second_and_stays_there(db, p
     second = new_study(db, people, name="second", n_items=2, practice_items=1)
     at = follow_study_link(open_page(people["ann1"]), people["ann1"], first)
     assert at.subheader[0].value == "Before you start: the rule of first"
-    at = at.selectbox(key="hb_study").select_index(1).run()
+    at = choose(at, "hb_study", choice(at, "hb_study").ids[1])
     assert at.subheader[0].value == "Before you start: the rule of second"
     at = click(at, "I have read the rule: start")
     answer_box(at).input("practice")
@@ -880,8 +883,8 @@ def test_an_annotator_in_two_studies_answers_in_the_second_and_stays_there(db, p
     at = click(at, "Start the study")
     answer_box(at).input("an answer")
     at = click(at, "Submit answer")
-    assert "Question **2** of 2" in at.get("progress")[0].proto.text
-    assert at.selectbox(key="hb_study").value == second
+    assert "Question 2 of 2" == progress_text(at)
+    assert choice(at, "hb_study").value == str(second)
     assert not any("rule of first" in s.value for s in at.subheader)
 
 
@@ -903,7 +906,7 @@ def test_in_two_studies_nothing_opens_before_the_person_chooses(db, people):
     labels = [text for text, _ in html_progress(at)]
     assert "0 of 4 study questions answered" in labels and "0 of 2 study questions answered" in labels
     at = follow_study_link(at, people["ann1"], second)
-    assert "Question **1** of 2" in at.get("progress")[0].proto.text
+    assert "Question 1 of 2" == progress_text(at)
     shown = db.execute("SELECT study_id FROM assignments WHERE first_shown_at IS NOT NULL").fetchall()
     assert shown == [(second,)]  # only the chosen study's question opened
     assert at.query_params["study"] == str(second)  # a reload stays on it

@@ -17,6 +17,7 @@ import pytest
 from structext_core.evaluation.choices import parse_letter
 from structext_core.protocol import Place, ShownQuestion
 from tests.pages import light_forms
+from tests.pages.html_tables import progress_text
 
 # ---------------------------------------------------------------- the benchmark (its member module)
 
@@ -116,7 +117,7 @@ def test_a_study_is_opened_answered_adjudicated_shown_on_the_dashboard_results_a
     at = run_page("human_baseline", ann1)
     next(b for b in at.button if b.label.startswith("I have read the rule")).click().run()
     for n in range(6):
-        assert not at.exception and f"Question **{n + 1}** of 6" in at.get("progress")[0].proto.text
+        assert not at.exception and f"Question {n + 1} of 6" == progress_text(at)
         assert not at.get("image")  # a text question: no image box
         item = db.execute("SELECT a.item_id FROM assignments a LEFT JOIN responses r ON r.assignment_id = a.id"
                           " WHERE a.user_id = ? AND r.id IS NULL ORDER BY a.seq LIMIT 1", [ann1["id"]]).fetchone()[0]

@@ -18,6 +18,7 @@ import pytest
 from structext_core import protocol
 from structext_core.evaluation.choices import LETTERS
 from tests.pages import light_forms
+from tests.pages.html_tables import progress_text
 
 WITH_SAMPLES = [name for name, member in protocol.members().items() if protocol.option(member, "SAMPLE_ITEMS")]
 
@@ -114,7 +115,7 @@ def test_a_study_goes_from_the_leads_form_to_results_and_the_inspect_log(member,
     ann1, ann2 = people["ann1"]["id"], people["ann2"]["id"]
     at = run_page("human_baseline", people["ann1"])
     next(b for b in at.button if b.label.startswith("I have read the rule")).click().run()
-    assert not at.exception and f"Question **1** of {n_items}" in at.get("progress")[0].proto.text
+    assert not at.exception and f"Question 1 of {n_items}" == progress_text(at)
     first = db.execute("SELECT item_id FROM assignments WHERE user_id = ? ORDER BY seq LIMIT 1", [ann1]).fetchone()[0]
     reply = right_reply(member, drawn[first])
     if member.show_question(drawn[first]).choices:

@@ -20,6 +20,7 @@ from structext_core.ui.question_screen.common import (
     confirm_give_up,
     on_give_up_asked,
     question_name,
+    question_progress,
     report,
     show_messages,
 )
@@ -63,8 +64,7 @@ def image_question_screen(screen: Screen, view: study.QuestionView) -> None:
     aid = view.assignment_id
     top_left, top_right = st.columns([4, 1], vertical_alignment="bottom")
     with top_left:
-        st.progress((view.seq - 1) / view.total,
-                    text=f"{'Practice question' if view.practice else 'Question'} **{view.seq}** of {view.total}")
+        question_progress(view)
     with top_right:
         clock(screen, aid)
     show_messages()

@@ -16,6 +16,7 @@ import streamlit as st
 
 from structext_core import ui
 from structext_core.studio import durations, study
+from structext_core.ui import widgets
 
 ANSWER_LABEL = "Your answer"
 
@@ -150,3 +151,10 @@ def confirm_give_up(screen: Screen, assignment_id: int, name: str) -> None:
     yes.button("Yes, give up", type="primary", width="stretch",
                on_click=on_give_up_confirmed, args=(screen, assignment_id, name))
     no.button("No, keep answering", width="stretch", on_click=on_give_up_cancelled)
+
+
+def question_progress(view) -> None:
+    """Where the question stands ("Question 3 of 20", a practice question named so) as a bar: one HTML block
+    (``widgets.progress``), where st.progress made the browser load its code on every question page (issue 46)."""
+    widgets.progress((view.seq - 1) / view.total,
+                     f"{'Practice question' if view.practice else 'Question'} {view.seq} of {view.total}")

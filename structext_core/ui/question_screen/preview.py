@@ -28,7 +28,7 @@ from structext_core.studio.crowd import questionnaire
 from structext_core.text.safe_text import markdown_text
 from structext_core.ui import crowd_end, crowd_gate, light_choice
 from structext_core.ui.question_screen.choice_answer import IMAGE_LAYOUTS, option_label
-from structext_core.ui.question_screen.common import ANSWER_LABEL, Screen, question_name
+from structext_core.ui.question_screen.common import ANSWER_LABEL, Screen, question_name, question_progress
 from structext_core.ui.question_screen.reference_viewer import reference_panel, window_component
 from structext_core.ui.question_screen.screens import finished_screen
 from structext_core.ui.question_screen.studies import rule_text
@@ -255,8 +255,7 @@ def question(run: PreviewRun, view: study.QuestionView) -> None:
     image, the question and the answer's controls."""
     top_left, top_right = st.columns([4, 1], vertical_alignment="bottom")
     with top_left:
-        st.progress((view.seq - 1) / view.total,
-                    text=f"{'Practice question' if view.practice else 'Question'} **{view.seq}** of {view.total}")
+        question_progress(view)
     with top_right:
         st.markdown("**0:00**", help="The question's clock: it runs while the question is on an annotator's "
                                      "screen. Not in a preview.")

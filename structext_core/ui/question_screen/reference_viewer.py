@@ -10,7 +10,7 @@ import streamlit as st
 
 from structext_core import ui
 from structext_core.studio import study
-from structext_core.ui import widgets
+from structext_core.ui import light_choice, widgets
 from structext_core.ui.question_screen.common import (
     ADDED_FROM_KEY,
     Screen,
@@ -156,9 +156,10 @@ def reference_panel(screen: Screen, view: study.QuestionView) -> None:
     head = st.container(horizontal=True, vertical_alignment="center", gap="medium")
     # No length or other figure that would single the sample out elsewhere in the app.
     head.markdown(f"**Reference** · {view.reference_label}")
-    matching = head.toggle("Match case", key=key("case", aid), on_change=on_search_changed, args=(aid,),
-                           width="content")
-    wrap = head.toggle("Wrap lines", key="hb_wrap", width="content")
+    # light switches (st.toggle made the browser load its code on every question page, issue 46)
+    matching = light_choice.check("Match case", key=key("case", aid), toggle=True, where=head, width="content",
+                                  on_change=lambda: on_search_changed(aid))
+    wrap = light_choice.check("Wrap lines", key="hb_wrap", toggle=True, where=head, width="content")
     find_row = st.container(horizontal=True, vertical_alignment="bottom")
     query = find_row.text_input("Search the reference", key=key("find", aid), max_chars=viewer.MAX_QUERY_CHARS,
                                 placeholder="A key or a value, as plain text", on_change=on_search_changed,

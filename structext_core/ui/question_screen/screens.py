@@ -17,6 +17,7 @@ from structext_core.ui.question_screen.common import (
     idle_time,
     note,
     question_name,
+    question_progress,
     report,
     show_messages,
     text_key,
@@ -88,8 +89,7 @@ def question_screen(screen: Screen, view: study.QuestionView) -> None:
         return
     top_left, top_right = st.columns([4, 1], vertical_alignment="bottom")
     with top_left:
-        st.progress((view.seq - 1) / view.total,
-                    text=f"{'Practice question' if view.practice else 'Question'} **{view.seq}** of {view.total}")
+        question_progress(view)
     with top_right:
         clock(screen, view.assignment_id)
     show_messages()

@@ -11,7 +11,7 @@ from structext_core import ui
 from structext_core.studio import access, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
-from structext_core.ui import widgets
+from structext_core.ui import light_choice, widgets
 from structext_core.ui.question_screen.common import Screen, idle_time, report
 from structext_core.views import your_studies
 from structext_core.views.your_studies import STUDY_PARAM
@@ -58,11 +58,12 @@ def choose_study(studies: list[study.AnnotatorStudy]) -> study.AnnotatorStudy | 
     if len(studies) == 1:
         return studies[0]
     ids = list(by_id)
-    # The widget's own value is set from the kept choice on every run: a label that changed
-    # since the last run (a new count of answers) would otherwise reset it to the first study.
+    # The chooser's value is set from the kept choice on every run (by the study's id: its label changes
+    # with every answer). A light element, where st.selectbox made the browser load its code (a score of
+    # files) on every question page of a person in two studies (issue 46).
     st.session_state["hb_study"] = wanted
-    chosen = st.selectbox("Study", ids, key="hb_study", on_change=on_study_chosen,
-                          format_func=lambda sid: by_id[sid].label if sid in by_id else str(sid))
+    chosen = light_choice.choose("Study", ids, key="hb_study", on_change=on_study_chosen, ident=str,
+                                 format_func=lambda sid: by_id[sid].label if sid in by_id else str(sid))
     return by_id.get(chosen, by_id[wanted])
 
 
