@@ -62,3 +62,24 @@ def test_the_browser_script_keeps_only_listed_elements_and_attributes_and_never_
     assert "createTreeWalker" in js and 'createElement("template")' in js
     assert "function cleaned" in js and js.count("cleaned(") == 2  # defined, called once: no recursion
     assert "on" not in light_html.ATTRIBUTES and "href" not in light_html.ATTRIBUTES and "src" not in light_html.ATTRIBUTES
+
+
+LINKS = textwrap.dedent('''
+    import streamlit as st
+    from structext_core.studio import study
+    from structext_core.ui import light_html, widgets
+    from structext_core.views import your_studies
+
+    light_html.page_draws_light()
+    widgets.figures([("People", "3")])
+    widgets.html_block(your_studies.studies_html([study.AnnotatorStudy(
+        id=7, name="pilot", rule_text="r", show_correctness=False, n_items=4, rule_accepted_at=None, answered=0)],
+        "human_baseline"))
+''')
+
+
+def test_a_block_with_a_link_stays_st_html_on_a_page_of_light_blocks():
+    """A light block keeps no link (light_html.ATTRIBUTES): a study's *Start* link drawn as one was a dead word."""
+    at = run_script(LINKS)
+    assert not at.exception and len(light_blocks(at)) == 1  # the figure
+    assert [block.value.count('href="human_baseline?study=7"') for block in at.html] == [1]

@@ -104,8 +104,10 @@ def subheader(text: str) -> None:
 def html_block(markup: str, where=st) -> None:
     """``markup`` from one of ``safe_text``'s builders, drawn with ``st.html`` as it is: every page's
     way to draw a built HTML block (``st.html`` itself only for a constant style sheet). On a page that
-    draws light elements (``light_html.page_draws_light``), one of them."""
-    if light_html.here():
+    draws light elements (``light_html.page_draws_light``), one of them, unless it holds a link (the studies'
+    *Start* links): a light block keeps no link (``light_html.ATTRIBUTES``). A person's text never reads as
+    ``<a`` here: the builders escape it."""
+    if light_html.here() and "<a " not in markup:
         light_html.draw(markup, where)
     else:
         where.html(_Markup(markup))
