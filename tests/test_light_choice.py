@@ -190,3 +190,34 @@ def test_a_files_address_keeps_the_servers_base_path(monkeypatch):
         monkeypatch.setattr(lc.st, "get_option", lambda name, base=base: base)
         assert lc.media_url(b"a,b\n", "text/csv", "t.csv", "k:choice:t.csv") == url
     assert added[0] == (b"a,b\n", "text/csv", "k:choice:t.csv", "t.csv", True)
+
+
+TEXT_AND_LINE = textwrap.dedent('''
+    import streamlit as st
+    from structext_core.ui import light_choice as lc
+
+    seen = st.session_state.setdefault("seen", [])
+    found = lc.text("Search", key="find", max_chars=5, placeholder="a word", on_change=lambda: seen.append("find"))
+    line = lc.number("Line", key="line", min_value=1, max_value=9, optional=True, placeholder="Line",
+                     on_change=lambda: seen.append("line"))
+    st.write(f"find {found!r}; line {line!r}; changes {','.join(seen)}")
+''')
+
+
+def test_a_text_box_and_an_empty_number_box_keep_what_the_browser_sends_within_bounds():
+    """The question page's reference tools (issue 46): a line of text (at most its length), a line number that
+    starts empty and may be emptied again; anything else is ignored, and a change calls its callback once."""
+    at = AppTest.from_string(TEXT_AND_LINE, default_timeout=30).run()
+    assert said(at) == "find ''; line None; changes"  # (Markdown drops the trailing space)
+    assert choices(at)["find"]["max_chars"] == 5 and choices(at)["line"]["optional"] is True
+    send(at, "find", "word")
+    send(at, "line", 4)
+    assert said(at) == "find 'word'; line 4; changes find,line"
+    for forged in ("longer", 7, None, ["w"]):  # over five characters; not text
+        send(at, "find", forged)
+    for forged in (0, 10, 2.5, float("nan"), "3", True):  # out of bounds; not a whole number
+        send(at, "line", forged)
+    assert not at.exception and said(at) == "find 'word'; line 4; changes find,line"
+    send(at, "line", None)  # emptied
+    send(at, "line", None)  # empty already: no change
+    assert said(at) == "find 'word'; line None; changes find,line,line"

@@ -1,7 +1,7 @@
 """Choosers the browser builds from plain data, each one page element of its own inputs: a select box or a
-row of radio buttons (:func:`choose`), a row of tabs (:func:`tabs`), a whole number (:func:`number`), a
-check box or switch (:func:`check`), a row of buttons (:func:`actions`) and a row of download buttons
-(:func:`downloads`). Streamlit's own widgets make
+row of radio buttons (:func:`choose`), a row of tabs (:func:`tabs`), a whole number (:func:`number`), a line
+of text (:func:`text`), a check box or switch (:func:`check`), a row of buttons (:func:`actions`) and a row of
+download buttons (:func:`downloads`). Streamlit's own widgets make
 the browser load and run each widget's code on the page's first view (issue 46: pages that answer).
 
 Measured bare beside a trivial page (0.52 s, 9 visits): the page with one ``st.selectbox`` 0.57 s, with
@@ -140,17 +140,39 @@ function build(root, data) {
     input.min = String(data.min_value);
     input.max = String(data.max_value);
     input.step = String(data.step);
-    input.required = true;
+    input.required = !data.optional;  // an optional box may be left empty (sent as null)
+    if (data.placeholder) input.placeholder = data.placeholder;
     input.disabled = !!data.disabled;
     // sent when it changes (Enter, leaving the box, the arrows): the browser's own bounds checked first
     input.addEventListener("change", () => {
-      if (input.value !== "" && input.checkValidity()) send(Number(input.value));
+      if (input.value === "" && data.optional && input.validity.valid) send(null);
+      else if (input.value !== "" && input.checkValidity()) send(Number(input.value));
       else input.reportValidity();
     });
     box.appendChild(input);
     helpLine(box, input, data.help, uid);
     root.appendChild(box);
-    set = (value) => { if (document.activeElement !== input || input.value === "") input.value = String(value); };
+    set = (value) => {
+      if (document.activeElement !== input || input.value === "") input.value = value === null ? "" : String(value);
+    };
+  } else if (data.kind === "text") {
+    // a line of text, sent when it changes (Enter, or leaving the box), as st.text_input sends it
+    const box = el("div", "sxc-field");
+    const label = el("label", "sxc-label", data.label);
+    label.htmlFor = uid;
+    box.appendChild(label);
+    const input = el("input", "sxc-input");
+    input.id = uid;
+    input.type = "text";
+    input.maxLength = data.max_chars;
+    input.autocomplete = "off";
+    if (data.placeholder) input.placeholder = data.placeholder;
+    input.disabled = !!data.disabled;
+    input.addEventListener("change", () => send(input.value));
+    box.appendChild(input);
+    helpLine(box, input, data.help, uid);
+    root.appendChild(box);
+    set = (value) => { if (document.activeElement !== input) input.value = value || ""; };
   } else if (data.kind === "buttons") {
     const box = el("fieldset", "sxc-field sxc-buttons");
     const legend = el("legend", "sxc-label", data.label);
@@ -238,7 +260,7 @@ function drawChoice(parent, data, send) {
   root.__send = send;
   const shape = JSON.stringify([data.kind, data.label, data.options, data.help, data.disabled,
                                 data.placeholder, data.collapsed, data.min_value, data.max_value, data.step,
-                                data.expanded, data.toggle, data.tips]);
+                                data.expanded, data.toggle, data.tips, data.optional, data.max_chars]);
   if (root.__shape !== shape) {
     root.__set = build(root, data);
     root.__shape = shape;
@@ -359,7 +381,7 @@ def _take(key: str, by_id: dict, on_change: Callable[[], None] | None) -> None:
             on_change()
 
 
-def _mount(key: str, data: dict, take: Callable[[], None], where, width: str = "stretch") -> None:
+def _mount(key: str, data: dict, take: Callable[[], None], where, width: str | int = "stretch") -> None:
     """Draw the element of ``key`` (in ``where``, a column or container, when given; ``width`` "content" to
     take only its own width in a row); ``take`` keeps what it sends."""
     if light_panel.add("choice", element_key(key), data, take, where):
@@ -411,10 +433,16 @@ def tabs(sections: Sequence[str], *, key: str, default: str | None = None, label
                   label_visibility="collapsed", _kind="tabs")
 
 
-def _take_number(key: str, min_value: int, max_value: int, on_change: Callable[[], None] | None) -> None:
-    """The browser sent a number: keep it when it is a whole number within the bounds (anything else is
-    ignored: only a changed page or a forged request sends it)."""
+def _take_number(key: str, min_value: int, max_value: int, on_change: Callable[[], None] | None,
+                 optional: bool = False) -> None:
+    """The browser sent a number: keep it when it is a whole number within the bounds, or an emptied box
+    (``None``) when it may be empty (anything else is ignored: only a changed page or a forged request sends it)."""
     value = sent(key)
+    if value is None and optional and st.session_state.get(key) is not None:
+        st.session_state[key] = None
+        if on_change is not None:
+            on_change()
+        return
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return
     if isinstance(value, float) and not value.is_integer():  # nan and infinity are not integers either
@@ -427,18 +455,52 @@ def _take_number(key: str, min_value: int, max_value: int, on_change: Callable[[
 
 def number(label: str, *, key: str, min_value: int, max_value: int, value: int | None = None,
            help: str | None = None, disabled: bool = False, on_change: Callable[[], None] | None = None,
-           where=None) -> int:
+           where=None, optional: bool = False, placeholder: str | None = None, width: str | int = "stretch"):
     """Draw a whole number between ``min_value`` and ``max_value`` (the browser's own number box, with its
     arrows; a change reruns the page at once) and return it. Kept under ``key`` as :func:`choose` keeps a
-    choice (``value``, else ``min_value``, when nothing is kept or what is kept is out of bounds)."""
+    choice (``value``, else ``min_value``, when nothing is kept or what is kept is out of bounds). With
+    ``optional`` the box may be empty (``None``: it starts so, showing ``placeholder``, unless ``value``), as
+    ``st.number_input(value=None)``; ``width`` a number of pixels, or "content"."""
     kept = st.session_state.get(key)
+    if isinstance(kept, float) and kept.is_integer():  # a whole number set by the page as a float
+        kept = int(kept)
     if isinstance(kept, bool) or not isinstance(kept, int) or not min_value <= kept <= max_value:
-        kept = min_value if value is None else min(max(int(value), min_value), max_value)
+        if optional and (value is None or (kept is None and key in st.session_state)):  # left or made empty
+            kept = None
+        else:
+            kept = min_value if value is None else min(max(int(value), min_value), max_value)
     st.session_state[key] = kept
     data = {"key": key, "kind": "number", "label": label, "options": [], "value": kept, "help": help or "",
-            "disabled": disabled, "placeholder": None, "collapsed": False, "filter_over": FILTER_OVER,
-            "min_value": min_value, "max_value": max_value, "step": 1}
-    _mount(key, data, lambda: _take_number(key, min_value, max_value, on_change), where)
+            "disabled": disabled, "placeholder": placeholder, "collapsed": False, "filter_over": FILTER_OVER,
+            "min_value": min_value, "max_value": max_value, "step": 1, "optional": optional}
+    _mount(key, data, lambda: _take_number(key, min_value, max_value, on_change, optional), where, width)
+    return kept
+
+
+def _take_text(key: str, max_chars: int, on_change: Callable[[], None] | None) -> None:
+    """The browser sent the box's text: keep it when it is text within ``max_chars`` (anything else is
+    ignored: only a changed page or a forged request sends it)."""
+    value = sent(key)
+    if isinstance(value, str) and len(value) <= max_chars and value != st.session_state.get(key):
+        st.session_state[key] = value
+        if on_change is not None:
+            on_change()
+
+
+def text(label: str, *, key: str, max_chars: int, placeholder: str = "", help: str | None = None,
+         disabled: bool = False, on_change: Callable[[], None] | None = None, where=None,
+         width: str | int = "stretch") -> str:
+    """Draw a line of text (the browser's own text box; Enter or leaving it reruns the page, as
+    ``st.text_input``) and return it ("" until something is typed). Kept under ``key`` as :func:`choose` keeps
+    a choice; at most ``max_chars`` characters (the box takes no more, the server keeps no more)."""
+    kept = st.session_state.get(key)
+    if not isinstance(kept, str) or len(kept) > max_chars:
+        kept = ""
+    st.session_state[key] = kept
+    data = {"key": key, "kind": "text", "label": label, "options": [], "value": kept, "help": help or "",
+            "disabled": disabled, "placeholder": placeholder, "collapsed": False, "filter_over": FILTER_OVER,
+            "max_chars": max_chars}
+    _mount(key, data, lambda: _take_text(key, max_chars, on_change), where, width)
     return kept
 
 

@@ -24,6 +24,8 @@ from structext_core.views import reference as viewer
 
 REFERENCE_HEIGHT = 560
 GO_TO_WIDTH = 160  # px: the Go to line box beside the search box
+#: The largest line number a line box takes (the reference's own end is checked on the server, with its message).
+MAX_LINE = 10**9
 
 # The lines around a match or a line of the reference, the match marked. Every text of the
 # reference is put on the page with `textContent`: nothing from it is read as HTML.
@@ -160,14 +162,15 @@ def reference_panel(screen: Screen, view: study.QuestionView) -> None:
     matching = light_choice.check("Match case", key=key("case", aid), toggle=True, where=head, width="content",
                                   on_change=lambda: on_search_changed(aid))
     wrap = light_choice.check("Wrap lines", key="hb_wrap", toggle=True, where=head, width="content")
+    # The browser's own boxes (light elements: st.text_input and st.number_input made the browser load their
+    # code on every question page, issue 46); what they send is checked on the server (text within its
+    # length, a whole line number within its bounds), anything else ignored.
     find_row = st.container(horizontal=True, vertical_alignment="bottom")
-    query = find_row.text_input("Search the reference", key=key("find", aid), max_chars=viewer.MAX_QUERY_CHARS,
-                                placeholder="A key or a value, as plain text", on_change=on_search_changed,
-                                args=(aid,))
-    # Line boxes hold floats shown as whole numbers: Streamlit resets a non-finite value (a forged
-    # NaN) of a float box to its default, where a whole-number box fails before the page runs.
-    find_row.number_input("Go to line", value=None, step=1.0, format="%.0f", key=key("goto", aid),
-                          placeholder="Line", on_change=on_go_to, args=(aid,), width=GO_TO_WIDTH)
+    query = light_choice.text("Search the reference", key=key("find", aid), max_chars=viewer.MAX_QUERY_CHARS,
+                              placeholder="A key or a value, as plain text", where=find_row,
+                              on_change=lambda: on_search_changed(aid))
+    light_choice.number("Go to line", key=key("goto", aid), min_value=1, max_value=MAX_LINE, optional=True,
+                        placeholder="Line", where=find_row, width=GO_TO_WIDTH, on_change=lambda: on_go_to(aid))
     if query:
         search_results(aid, lines, query, matching)
     reference_view(screen, view, lines, wrap)
@@ -177,12 +180,10 @@ def line_range(aid: int) -> None:
     """From / To line, right under the "Add lines" button they set (outside the answer's
     form: Enter in a box of the form would press its first button, Submit)."""
     row = st.container(horizontal=True)
-    row.number_input("From line", value=None, step=1.0, format="%.0f", key=key("from", aid),
-                     placeholder="First line",
-                     help="Lines From to To of the reference go into your answer, exactly as they "
-                          "are, with **Add lines**. Choosing a match or a line fills both.")
-    row.number_input("To line", value=None, step=1.0, format="%.0f", key=key("to", aid),
-                     placeholder="Last line")
+    # side by side (two boxes that stretch would each take the row); what they do: the Add lines button's help
+    for name, label, placeholder in (("from", "From line", "First line"), ("to", "To line", "Last line")):
+        light_choice.number(label, key=key(name, aid), min_value=1, max_value=MAX_LINE, optional=True,
+                            placeholder=placeholder, where=row, width=GO_TO_WIDTH)
 
 
 def search_results(aid: int, lines: viewer.Lines, query: str, matching: bool) -> None:

@@ -80,8 +80,8 @@ def answer_form(screen: Screen, view: study.QuestionView) -> None:
             st.form_submit_button(
                 f"Add lines{span} to the answer", key=key("add", aid), width="stretch", disabled=confirming,
                 on_click=on_add_lines, args=(screen, aid, view.reference),
-                help="Adds lines From to To of the reference (set below), exactly as they are, on a "
-                     "new line at the end of your answer. Saved as your draft.",
+                help="Adds lines From to To of the reference (set below; choosing a match or a line fills "
+                     "both), exactly as they are, on a new line at the end of your answer. Saved as your draft.",
             )
     if view.has_reference_panel:
         line_range(aid)
