@@ -101,24 +101,26 @@ def subheader(text: str) -> None:
     light_panel.note(text, "subheader")
 
 
-def html_block(markup: str, where=st) -> None:
+def html_block(markup: str, where=st, *, light: bool | None = None) -> None:
     """``markup`` from one of ``safe_text``'s builders, drawn with ``st.html`` as it is: every page's
     way to draw a built HTML block (``st.html`` itself only for a constant style sheet). On a page that
-    draws light elements (``light_html.page_draws_light``), one of them, unless it holds a link (the studies'
-    *Start* links): a light block keeps no link (``light_html.ATTRIBUTES``). A person's text never reads as
-    ``<a`` here: the builders escape it."""
-    if light_html.here() and "<a " not in markup:
+    draws light elements (``light_html.page_draws_light``), or with ``light`` (a page whose every block asks
+    for it: the question page's), one of them, unless it holds a link (the studies' *Start* links): a light
+    block keeps no link (``light_html.ATTRIBUTES``). A person's text never reads as ``<a`` here: the builders
+    escape it."""
+    if (light_html.here() if light is None else light) and "<a " not in markup:
         light_html.draw(markup, where)
     else:
         where.html(_Markup(markup))
 
 
 def text_block(text: str, *, line_numbers: bool = False, wrap: bool = True, max_height: int | None = None,
-               where=st) -> None:
+               where=st, light: bool | None = None) -> None:
     """``text`` shown exactly as it is, monospace, in a frame (``safe_text.preformatted_html``): what
     ``st.code`` shows without a copy button or syntax colours, and without making the browser load
     Streamlit's code highlighter (1.5 MB, about half a second of a page's first view)."""
-    html_block(preformatted_html(text, line_numbers=line_numbers, wrap=wrap, max_height=max_height), where)
+    html_block(preformatted_html(text, line_numbers=line_numbers, wrap=wrap, max_height=max_height), where,
+               light=light)
 
 
 def figures(row, columns: int | None = None, where=st) -> None:
@@ -128,7 +130,7 @@ def figures(row, columns: int | None = None, where=st) -> None:
     html_block(figures_html(row, columns), where)
 
 
-def progress(fraction: float, text: str, where=st) -> None:
+def progress(fraction: float, text: str, where=st, light: bool | None = None) -> None:
     """A progress bar with its text, as ``st.progress`` draws it, in one HTML block
     (``safe_text.progress_html``): without the browser loading st.progress's own file (issue 46)."""
-    html_block(progress_html(text, fraction), where)
+    html_block(progress_html(text, fraction), where, light=light)

@@ -154,7 +154,8 @@ def confirm_give_up(screen: Screen, assignment_id: int, name: str) -> None:
 
 
 def question_progress(view) -> None:
-    """Where the question stands ("Question 3 of 20", a practice question named so) as a bar: one HTML block
-    (``widgets.progress``), where st.progress made the browser load its code on every question page (issue 46)."""
+    """Where the question stands ("Question 3 of 20", a practice question named so) as a bar: one light HTML
+    block (``widgets.progress``), where st.progress made the browser load its code on every question page, and
+    ``st.html`` its own and DOMPurify (issue 46)."""
     widgets.progress((view.seq - 1) / view.total,
-                     f"{'Practice question' if view.practice else 'Question'} {view.seq} of {view.total}")
+                     f"{'Practice question' if view.practice else 'Question'} {view.seq} of {view.total}", light=True)

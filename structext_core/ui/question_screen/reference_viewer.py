@@ -221,4 +221,5 @@ def reference_view(screen: Screen, view: study.QuestionView, lines: viewer.Lines
     # A frame that scrolls beyond REFERENCE_HEIGHT (a short reference takes its own height). A text
     # block, not st.code: the question would wait for the browser to load and parse Streamlit's
     # 1.5 MB code highlighter (0.5-1 s after each page load, counted on the question's clock).
-    widgets.text_block(view.reference, line_numbers=True, wrap=wrap, max_height=REFERENCE_HEIGHT)
+    # a light block: with the progress bar's, the question page has no st.html left (its code and DOMPurify)
+    widgets.text_block(view.reference, line_numbers=True, wrap=wrap, max_height=REFERENCE_HEIGHT, light=True)
