@@ -16,6 +16,18 @@ function helpLine(box, input, text, uid) {
   box.appendChild(help);
 }
 
+// a field of ``type`` under its label (the label names it for a screen reader and a click): [field, input]
+function labelledInput(data, uid, type, className) {
+  const box = el("div", "sxc-field");
+  const label = el("label", "sxc-label", data.label);
+  label.htmlFor = uid;
+  const input = el("input", className);
+  input.id = uid;
+  input.type = type;
+  box.append(label, input);
+  return [box, input];
+}
+
 function build(root, data) {
   root.replaceChildren();
   const uid = "sxc-" + data.key;
@@ -71,41 +83,23 @@ function build(root, data) {
     }
     root.appendChild(box);
     set = (value) => { input.checked = !!value; };
-  } else if (data.kind === "actions") {
-    // buttons in a row, each sending its name; one that opens a box says whether it is open
+  } else if (data.kind === "actions" || data.kind === "downloads") {
+    // buttons in a row, each sending its name: an action (one that opens a box says whether it is open), or
+    // a download (the page runs again and sends where to fetch the file)
     const row = el("div", "sxc-actions");
     for (const [name, text] of data.options) {
-      const button = el("button", "sxc-button", text);
+      const button = el("button", data.kind === "downloads" ? "sxc-button sxc-download" : "sxc-button", text);
       button.type = "button";
       button.disabled = !!data.disabled;
-      if (name in data.expanded) button.setAttribute("aria-expanded", String(!!data.expanded[name]));
-      if (data.tips[name]) button.title = data.tips[name];
-      button.addEventListener("click", () => send(name));
-      row.appendChild(button);
-    }
-    root.appendChild(row);
-    set = () => {};
-  } else if (data.kind === "downloads") {
-    // buttons in a row, each asking for its file (the page runs again and sends where to fetch it)
-    const row = el("div", "sxc-actions");
-    for (const [name, text] of data.options) {
-      const button = el("button", "sxc-button sxc-download", text);
-      button.type = "button";
-      button.disabled = !!data.disabled;
-      if (data.tips[name]) button.title = data.tips[name];
+      if (data.expanded && name in data.expanded) button.setAttribute("aria-expanded", String(!!data.expanded[name]));
+      if (data.tips && data.tips[name]) button.title = data.tips[name];
       button.addEventListener("click", () => send(name));
       row.appendChild(button);
     }
     root.appendChild(row);
     set = () => {};
   } else if (data.kind === "number") {
-    const box = el("div", "sxc-field");
-    const label = el("label", "sxc-label", data.label);
-    label.htmlFor = uid;
-    box.appendChild(label);
-    const input = el("input", "sxc-input sxc-number");
-    input.id = uid;
-    input.type = "number";
+    const [box, input] = labelledInput(data, uid, "number", "sxc-input sxc-number");
     input.min = String(data.min_value);
     input.max = String(data.max_value);
     input.step = String(data.step);
@@ -118,7 +112,6 @@ function build(root, data) {
       else if (input.value !== "" && input.checkValidity()) send(Number(input.value));
       else input.reportValidity();
     });
-    box.appendChild(input);
     helpLine(box, input, data.help, uid);
     root.appendChild(box);
     set = (value) => {
@@ -126,19 +119,12 @@ function build(root, data) {
     };
   } else if (data.kind === "text") {
     // a line of text, sent when it changes (Enter, or leaving the box), as st.text_input sends it
-    const box = el("div", "sxc-field");
-    const label = el("label", "sxc-label", data.label);
-    label.htmlFor = uid;
-    box.appendChild(label);
-    const input = el("input", "sxc-input");
-    input.id = uid;
-    input.type = "text";
+    const [box, input] = labelledInput(data, uid, "text", "sxc-input");
     input.maxLength = data.max_chars;
     input.autocomplete = "off";
     if (data.placeholder) input.placeholder = data.placeholder;
     input.disabled = !!data.disabled;
     input.addEventListener("change", () => send(input.value));
-    box.appendChild(input);
     helpLine(box, input, data.help, uid);
     root.appendChild(box);
     set = (value) => { if (document.activeElement !== input) input.value = value || ""; };
