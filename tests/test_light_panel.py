@@ -166,3 +166,24 @@ def test_a_hostile_note_is_read_in_one_pass():
     for text in ("*" * 200_000, "`" * 100_001, "*a" * 100_000, "\\" * 200_001, "**x " * 50_000, "`` ` " * 40_000):
         out = light_panel.runs(text)
         assert sum(len(words) for _, words in out) <= len(text)
+
+
+def test_what_a_panel_holds_is_drawn_when_the_page_stops():
+    """st.stop() makes Streamlit raise again at every element drawn after it: the parts a panel drew at its end
+    were lost, so a light page that stopped after a note showed nothing of it (Adjudication's "No study to
+    adjudicate" for a lead with none, in the app, where ui.run_page draws the page in a panel)."""
+    at = AppTest.from_string(textwrap.dedent('''
+        import streamlit as st
+        from structext_core.ui import light_choice, light_html, light_panel, widgets
+        light_html.page_draws_light()
+        with light_panel.panel("p"):
+            widgets.info("No study yet.")
+            light_choice.choose("Fruit", ["apple", "pear"], key="fruit")
+            st.markdown("Streamlit's own")
+            widgets.caption("The last caption before the stop.")
+            st.stop()
+            widgets.caption("Never drawn.")
+    '''), default_timeout=30).run()
+    assert not at.exception
+    assert shown(at) == ["note:No study yet.", "choice:Fruit", "markdown:Streamlit's own",
+                         "caption:The last caption before the stop."]  # alone: its own element

@@ -36,6 +36,8 @@ from typing import NamedTuple
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 
 COMPONENT_NAME = "structext_light_panel"
 #: The boxes a note is drawn in (a caption's grey line, a box in the colours of ``st.info`` and others, or a
@@ -192,8 +194,35 @@ def panel(key: str):
     stack.append(_Panel(key))
     try:
         yield
+    except StopException:  # st.stop(): what was drawn before it shows
+        with _stop_held():
+            _close(stack.pop())
+        raise
+    except BaseException:  # an error or a rerun: what was drawn before it shows
+        _close(stack.pop())
+        raise
+    else:
+        _close(stack.pop())
+
+
+@contextlib.contextmanager
+def _stop_held():
+    """Hold back this run's stop request while the panel's elements are drawn: after st.stop() Streamlit raises
+    again at every element drawn (its request stays until the run ends), which lost every part a panel drew at
+    its end. The request is put back after, as it was (Streamlit is pinned: requirements.txt)."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    requests = getattr(ctx, "script_requests", None)
+    if requests is None or getattr(requests, "_state", None) is not ScriptRequestType.STOP:
+        yield
+        return
+    with requests._lock:  # noqa: SLF001 - Streamlit's own request state, read and set as request_stop does
+        requests._state = ScriptRequestType.CONTINUE  # noqa: SLF001
+    try:
+        yield
     finally:
-        _close(stack.pop())  # after a stop or an error too: what was drawn before it shows
+        with requests._lock:  # noqa: SLF001
+            if requests._state is ScriptRequestType.CONTINUE:  # noqa: SLF001 - no other request came meanwhile
+                requests._state = ScriptRequestType.STOP  # noqa: SLF001
 
 
 def _place():
