@@ -165,8 +165,6 @@ def number(label: str, *, key: str, min_value: int, max_value: int, value: int |
     ``optional`` the box may be empty (``None``: it starts so, showing ``placeholder``, unless ``value``), as
     ``st.number_input(value=None)``; ``width`` a number of pixels, or "content"."""
     kept = st.session_state.get(key)
-    if isinstance(kept, float) and kept.is_integer():  # a whole number set by the page as a float
-        kept = int(kept)
     if isinstance(kept, bool) or not isinstance(kept, int) or not min_value <= kept <= max_value:
         if optional and (value is None or (kept is None and key in st.session_state)):  # left or made empty
             kept = None

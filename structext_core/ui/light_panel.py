@@ -36,7 +36,6 @@ from typing import NamedTuple
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
-from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 
 COMPONENT_NAME = "structext_light_panel"
@@ -194,15 +193,9 @@ def panel(key: str):
     stack.append(_Panel(key))
     try:
         yield
-    except StopException:  # st.stop(): what was drawn before it shows
-        with _stop_held():
+    finally:
+        with _stop_held():  # after a stop, an error or a rerun too: what was drawn before it shows
             _close(stack.pop())
-        raise
-    except BaseException:  # an error or a rerun: what was drawn before it shows
-        _close(stack.pop())
-        raise
-    else:
-        _close(stack.pop())
 
 
 @contextlib.contextmanager

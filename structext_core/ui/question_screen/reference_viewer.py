@@ -104,9 +104,9 @@ def on_hit_chosen(assignment_id: int, hits: tuple[viewer.Hit, ...]) -> None:
 
 
 def on_go_to(assignment_id: int) -> None:
-    line = st.session_state.get(key("goto", assignment_id))
-    if line is not None:  # checked against the reference when the window is drawn
-        _show_line(assignment_id, int(line) if float(line).is_integer() else line, None)
+    line = st.session_state.get(key("goto", assignment_id))  # a whole number from 1 (light_choice.number)
+    if line is not None:  # checked against the reference's end when the window is drawn
+        _show_line(assignment_id, line, None)
 
 
 def on_whole_reference(assignment_id: int) -> None:
