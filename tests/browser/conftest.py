@@ -305,16 +305,20 @@ def pick_option(page, box, option) -> None:
             page.keyboard.press("Escape")  # a menu still open closes: the next click opens it
 
 
-def click_until(page, target, expected, attempts: int = 3) -> None:
+def click_until(page, target, expected, attempts: int = 3, prepare=None) -> None:
     """Click ``target`` (a button, an expander's title) once the page is still, until ``expected`` (a
     locator) shows. A click that lands while a run mounts the target again is lost (seen on a loaded
     machine: CI at 3f96b54 lost an expander's click on Studies and the *Import* button's on Accounts):
     when ``expected`` has not shown after the run has ended, the target is clicked again, three times
-    at most. A click that did take is never repeated: the run it started is waited for first."""
+    at most. A click that did take is never repeated: the run it started is waited for first.
+    ``prepare()``, if given, runs before each click (a form's fields filled again: a form mounted again
+    shows its values from the server)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
     for attempt in range(attempts):
         wait_until_still(page)
+        if prepare is not None:
+            prepare()
         target.click()
         try:
             expected.wait_for(timeout=15_000)

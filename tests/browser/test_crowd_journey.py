@@ -29,7 +29,7 @@ import pytest
 
 from structext_core.structext_eval import samples, suites
 from structext_core.studio import storage
-from tests.browser.conftest import open_create_account, wait_until_still
+from tests.browser.conftest import click_until, open_create_account, wait_until_still
 from tests.browser.test_human_journey import go_to, log_in, sidebar
 
 pytestmark = pytest.mark.browser
@@ -207,12 +207,19 @@ def lead_sets_the_crowd(page, platform, wait_for_app, screenshot) -> str:
     wait_for_app(page)
     wait_until_still(page)
     maker = page.get_by_test_id("stForm").filter(has=page.get_by_role("button", name="Make the link"))
-    maker.get_by_role("spinbutton", name="Places").fill("5")
-    assert maker.get_by_role("textbox", name="Participant id parameter").input_value() == "PROLIFIC_PID"
-    maker.get_by_role("button", name="Make the link").click()
-    page.get_by_text("A study link for 5 places is made").wait_for()
+
+    def fill() -> None:
+        maker.get_by_role("spinbutton", name="Places").fill("5")
+        assert maker.get_by_role("textbox", name="Participant id parameter").input_value() == "PROLIFIC_PID"
+
+    # the click made once the page is still, again if it was lost (CI at 76b7e1f, on a loaded machine: the
+    # page still and its run over, no link made); never a second link: a click that took is waited for
+    click_until(page, maker.get_by_role("button", name="Make the link"),
+                page.get_by_text("A study link for 5 places is made"), prepare=fill)
     wait_for_app(page)
-    shown = page.get_by_test_id("stExpander").filter(has_text="Make a study link").get_by_test_id("stCode").first
+    codes = page.get_by_test_id("stExpander").filter(has_text="Make a study link").get_by_test_id("stCode")
+    assert codes.count() == 1  # one link: a click that took was not made again
+    shown = codes.first
     link = shown.inner_text().strip()
     assert "0 of 5 places filled" in page.get_by_test_id("stExpander").filter(has_text="Make a study link").inner_text()
     shown.scroll_into_view_if_needed()
