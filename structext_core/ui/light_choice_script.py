@@ -279,7 +279,7 @@ CHOICE_CSS = r"""
 .sxc-row { display: flex; flex-wrap: wrap; gap: 0.25rem 1.25rem; padding: 0.2rem 0; }
 .sxc-option { display: flex; align-items: center; gap: 0.4rem; cursor: pointer; }
 .sxc-option input { accent-color: var(--st-primary-color, #ff4b4b); margin: 0; }
-.sxc-check { align-self: flex-start; }
+.sxc-check { align-self: flex-start; font-size: 0.875rem; }  /* as st.checkbox and st.toggle label them */
 .sxc-check input { width: 1rem; height: 1rem; }
 .sxc-toggle input { appearance: none; width: 2rem; height: 1.1rem; border-radius: 1rem; position: relative;
   background: var(--st-border-color, rgba(49, 51, 63, 0.3)); transition: background 0.15s; flex: none; }
