@@ -275,9 +275,7 @@ def dashboard_section(chosen: study.Study) -> None:
 def progress_block(chosen: study.Study, version: tuple) -> None:
     widgets.subheader("Progress")
     counts = chosen.counts
-    widgets.caption(f"{chosen.name} asks {counts.breakdown}: **total** below is the {plural(counts.asked, 'study question')} "
-               "an annotator is given (gold included, practice apart); the baseline counts "
-               f"{plural(counts.counted, 'question')}, its counted answers.")
+    widgets.caption(counts.progress_terms(markdown_text(chosen.name)))
     where, hours = study_dashboard.progress(db, chosen.id, version)
     summary = dashboard.progress_summary(where)
     widgets.figures([

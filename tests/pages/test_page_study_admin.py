@@ -475,8 +475,8 @@ def test_dashboard_counts_no_practice_or_gold_and_flags_the_careless(db, people,
     assert progress.loc["ann1", "total"] == 7 and progress.loc["ann1", "answered"] == 7  # 4 + 3 gold
     # Issue 19: the chooser said 4 beside this total of 7; both now come from one count, broken down.
     assert "4 counted + 3 gold" in choice(at, "sa_study").shown
-    assert any("asks 7 study questions (4 counted + 3 gold) and 2 practice questions first: **total** below is "
-               "the 7 study questions" in c.value for c in notes(at, "caption"))
+    assert any("asks each annotator 7 study questions (4 counted + 3 gold) and 2 practice questions first. Progress "
+               "counts the 7 study questions" in c.value for c in notes(at, "caption"))
     assert metric(at, "Counted answers") == "8"  # the study's own 4 items of each; practice and gold left out
     assert metric(at, "Mean annotator") == "100.0"
     gold = next(d.value for d in at.dataframe if "gold_accuracy" in d.value.columns).set_index("annotator")

@@ -236,6 +236,21 @@ class QuestionCounts:
             text += f" and {plural(self.practice, 'practice question')} first"
         return text
 
+    def progress_terms(self, name: str) -> str:
+        """For the lead's progress figures: what study ``name`` asks each annotator and what those figures and the
+        baseline count. "pilot asks each annotator 5 study questions (4 counted + 1 gold) and 1 practice question
+        first. Progress counts the 5 study questions (gold included, practice apart); the baseline counts the 4
+        counted ones." With neither gold nor practice, one sentence."""
+        said = f"{name} asks each annotator {self.breakdown}."
+        if not self.gold and not self.practice:
+            return said[:-1] + (", all counted in the baseline." if self.asked > 1 else ", counted in the baseline.")
+        apart = "gold included, practice apart" if self.gold and self.practice else (
+            "gold included" if self.gold else "practice apart")
+        counted = (f"the {self.counted:,} counted ones" if self.gold else
+                   "them all" if self.counted > 1 else "it")
+        return (f"{said} Progress counts the {plural(self.asked, 'study question')} ({apart}); "
+                f"the baseline counts {counted}.")
+
 
 def progress_words(done: int, asked: int, practice_done: int = 0, practice: int = 0,
                    gold_done: int | None = None, gold: int = 0) -> str:

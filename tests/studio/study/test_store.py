@@ -207,6 +207,19 @@ def test_one_count_of_a_studys_questions_for_every_page():
     assert counts.for_annotator == "5 study questions"
     assert counts.breakdown == "5 study questions (4 counted + 1 gold) and 1 practice question first"
     assert study.QuestionCounts(1).breakdown == "1 study question"
+    # the lead's progress says what its figures and the baseline count, from the same counts
+    assert counts.progress_terms("pilot") == (
+        "pilot asks each annotator 5 study questions (4 counted + 1 gold) and 1 practice question first. Progress "
+        "counts the 5 study questions (gold included, practice apart); the baseline counts the 4 counted ones.")
+    assert study.QuestionCounts(20).progress_terms("crowd") == (
+        "crowd asks each annotator 20 study questions, all counted in the baseline.")
+    assert study.QuestionCounts(1).progress_terms("one") == "one asks each annotator 1 study question, counted in the baseline."
+    assert study.QuestionCounts(3, practice=2).progress_terms("p") == (
+        "p asks each annotator 3 study questions and 2 practice questions first. Progress counts the 3 study "
+        "questions (practice apart); the baseline counts them all.")
+    assert study.QuestionCounts(3, gold=2).progress_terms("g") == (
+        "g asks each annotator 5 study questions (3 counted + 2 gold). Progress counts the 5 study questions "
+        "(gold included); the baseline counts the 3 counted ones.")
 
 
 def test_a_study_counts_an_answer_right_from_the_result_schemas_threshold():
