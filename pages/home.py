@@ -7,6 +7,7 @@ import streamlit as st
 from structext_core import protocol, ui
 from structext_core.studio import access, study
 from structext_core.text.safe_text import markdown_text
+from structext_core.text.words import series
 from structext_core.ui import widgets
 from structext_core.ui.frame import ensure_frame
 from structext_core.views import home_cards, your_studies
@@ -22,7 +23,7 @@ sections = access.home_sections(role, access.public_mode(db))
 
 
 def benchmark_blurbs() -> None:
-    st.markdown(f"A workbench for {' and '.join(f'**{markdown_text(s.title)}**' for s in sections)}: one set of "
+    st.markdown(f"A workbench for {series(f'**{markdown_text(s.title)}**' for s in sections)}: one set of "
                 "accounts, studies and answer keys kept sealed serves them all.")
     # every benchmark's card in one block (views/home_cards.py): a column, a frame and a Markdown block each
     # cost the browser a few ms on every visit

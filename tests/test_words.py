@@ -39,3 +39,8 @@ def test_no_text_puts_a_bare_count_before_samples_or_people():
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if _BARE_COUNT.search(line) and (path.name, line.strip()) not in CONTRACTS]
     assert not found, "write plural(n, 'sample') / plural(n, 'person'):\n" + "\n".join(found)
+
+
+def test_a_list_reads_as_a_phrase():
+    from structext_core.text.words import series
+    assert [series([]), series(["A"]), series(["A", "B"]), series(iter(["A", "B", "C"]))] == ["", "A", "A and B", "A, B and C"]

@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import re
 
+from structext_core.text.words import series
+
 #: The letters of options, in order (a question with n options offers the first n).
 LETTERS = "ABCDEFGHIJ"
 
@@ -98,6 +100,6 @@ def absent_option_notes(n_options: int, letters: str = LETTERS) -> dict[str, str
     offered = list(letters[:max(0, n_options)])
     if not offered:
         return {}
-    names = offered[0] if len(offered) == 1 else ", ".join(offered[:-1]) + " and " + offered[-1]
+    names = series(offered)
     has = f"option {names}" if len(offered) == 1 else f"options {names}"
     return {letter: f"This question has {has}; {letter} is not one of them." for letter in letters[len(offered):]}

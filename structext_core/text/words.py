@@ -23,3 +23,12 @@ def noun(n: int, singular: str, plural: str | None = None) -> str:
 def plural(n: int, singular: str, plural: str | None = None) -> str:
     """``n`` (with thousands separators) and the noun in the number it takes: "1 sample", "2,000 samples"."""
     return f"{n:,} {noun(n, singular, plural)}"
+
+
+def series(items) -> str:
+    """``items`` as one phrase: "A", "A and B", "A, B and C" (no comma before the "and", as every text of the app
+    writes a list); empty for none."""
+    items = [str(item) for item in items]
+    if len(items) < 2:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]

@@ -19,6 +19,7 @@ from structext_core.studio.study.dashboard import (
 )
 from structext_core.studio.study.kinds import kind_of
 from structext_core.text import safe_text
+from structext_core.text.words import series
 
 # ---------------------------------------------------------------- export
 
@@ -58,8 +59,7 @@ def export_columns(benchmark: str | None) -> list[str]:
 
 
 def _names(columns: Sequence[str]) -> str:
-    quoted = [f"`{c}`" for c in columns]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+    return series(f"`{c}`" for c in columns)
 
 
 def export_description(db: sqlite_utils.Database, study_id: int, columns: Sequence[str] | None = None) -> str:
