@@ -15,6 +15,7 @@ import sqlite_utils
 from structext_core.evaluation import scoring
 from structext_core.structext_eval.results_store import HUMAN_SOURCE_PREFIX, LOAD_COLUMNS
 from structext_core.studio import study
+from structext_core.text.words import plural, series
 from structext_core.views.result_options import ROUGE_DESCRIPTIONS, ValueChoice
 
 #: Each part of the fingerprint its own scalar query: SQLite reads a lone MAX from an index (migration 17)
@@ -111,6 +112,18 @@ def source_count(frame: pd.DataFrame) -> int:
     """How many rows :func:`describe_sources` has, without making them (the page's note counts the
     sources on every run; the table is made when its box is opened)."""
     return int(frame["source"].nunique()) if len(frame) else 0
+
+
+def sources_said(frame: pd.DataFrame) -> str:
+    """Where the rows of ``frame`` come from, in the page's words: "3,000 scored results from 2 imported files
+    (kept in the database) and 1 human-baseline study (models `human:<annotator>` and the pool `human`)", each
+    kind named only when some row comes from it."""
+    sources = [str(s) for s in frame["source"].dropna().unique()] if len(frame) else []
+    studies = sum(s.startswith(HUMAN_SOURCE_PREFIX) for s in sources)
+    kinds = [f"{plural(len(sources) - studies, 'imported file')} (kept in the database)"] if len(sources) > studies else []
+    if studies:
+        kinds.append(f"{plural(studies, 'human-baseline study')} (models `human:<annotator>` and the pool `human`)")
+    return f"{plural(len(frame), 'scored result')} from {series(kinds)}." if kinds else "No scored result yet."
 
 
 def describe_sources(frame: pd.DataFrame) -> pd.DataFrame:

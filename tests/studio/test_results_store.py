@@ -244,6 +244,16 @@ def test_describe_sources(frame):
     assert sources["rows"].sum() == len(frame)
     assert results_frame.source_count(frame) == len(sources) == 3  # the note's count, without the table
     assert results_frame.source_count(frame.iloc[:0]) == len(results_frame.describe_sources(frame.iloc[:0])) == 0
+    # the page's note names each kind of source from the rows (a study alone was "1 source: imported files and ...")
+    assert results_frame.sources_said(frame) == (
+        f"{len(frame):,} scored results from 2 imported files (kept in the database) and 1 human-baseline study "
+        "(models `human:<annotator>` and the pool `human`).")
+    people = frame[frame["source"] == "human-study:pilot"]
+    assert results_frame.sources_said(people) == (
+        f"{len(people):,} scored results from 1 human-baseline study (models `human:<annotator>` and the pool `human`).")
+    assert results_frame.sources_said(frame[frame["source"] == "upload:hard.jsonl"]).endswith(
+        " from 1 imported file (kept in the database).")
+    assert results_frame.sources_said(frame.iloc[:0]) == "No scored result yet."
 
 
 # ---------------------------------------------------------------- both ROUGE-L metrics, typed uploads

@@ -333,9 +333,7 @@ def sources_block(frame_all: pd.DataFrame, user) -> None:
         widgets.caption(f"{len(frame_all):,} scored model results of the suites in no open study (public read-only "
                    "mode); samples of open studies and human results are left out.")
     else:
-        widgets.caption(f"{plural(len(frame_all), 'scored result')} from {plural(n_sources, 'source')}: imported files (kept in "
-                   "the database) and the human baseline studies (models `human:<annotator>` and the pool "
-                   "`human`).")
+        widgets.caption(results_frame.sources_said(frame_all))
     # drawn only while open (opening it reruns the view): a grid costs the page about 0.6 s
     box = widgets.lazy_section(f"Sources ({n_sources:,})", key="rs_sources_open")
     if box:
