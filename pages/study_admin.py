@@ -221,7 +221,7 @@ def clone_form(chosen: study.Study) -> None:
                    "included), and no answers. Its crowd settings come too (consent text, questionnaire, the "
                    "platform's codes and addresses: change the codes if the platform gave the copy its own); "
                    "its study link does not: make one on the copy. Only the annotators chosen here take part "
-                   "(none is fine: add them later), each in an own new order.")
+                   "(none is fine: add them later), each in a new order of their own.")
         copy_name = st.text_input("Name of the copy", key=f"sa_clone_name_{chosen.id}",
                                   placeholder=f"e.g. {chosen.name}-2")
         copy_annotators = st.multiselect("Annotators of the copy", accounts.list_users(db, role="annotator"),

@@ -47,7 +47,7 @@ def people_and_rule_fields(annotators: list[dict], *, rule: str = DEFAULT_RULE,
     question (``rule`` to start with), correctness after each answer, practice and gold."""
     return [
         light_form.Choices("annotators", "Annotators", {u["id"]: u["username"] for u in annotators},
-                           help="Every annotator gets the same questions, each in an own shuffled order."),
+                           help="Every annotator gets the same questions, each in their own shuffled order."),
         light_form.Text("rule_text", "Rule shown before the first question", value=rule,
                         max_chars=limits.MAX_NOTE_CHARS, lines=4),
         light_form.Check("show_correctness", "Tell annotators after each answer whether it was correct",

@@ -305,7 +305,7 @@ def test_lead_actions_are_audited_and_archive_and_removal_stop_votes(world):
     with pytest.raises(StudyError, match="archived already"):
         pws.set_archived(db, study_id, True, by_user=lead)
     pws.set_archived(db, study_id, False, by_user=lead)
-    # a new annotator: the same pairs, an own order
+    # a new annotator: the same pairs, in their own order
     ann3 = accounts.create_user(db, "ann3", "password1", "annotator")
     pws.add_annotator(db, study_id, ann3["id"], by_user=lead)
     with pytest.raises(StudyError, match="already takes part"):

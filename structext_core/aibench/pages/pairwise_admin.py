@@ -67,7 +67,7 @@ def on_add_person(study_id: int) -> None:
     if person is None:
         ui.flash("error", "Choose the annotator to add.")
         return
-    _lead_act(f"{person['username']} now votes in this study (the same pairs, an own order and sides).",
+    _lead_act(f"{person['username']} now votes in this study (the same pairs, in their own order and with their own sides).",
               pws.add_annotator, study_id, person["id"])
 
 
@@ -108,7 +108,7 @@ def new_study() -> None:
                                options_by={d: {name: name for name in pws.dataset_systems(d)} for d in datasets}),
             light_form.Text("name", "Name", max_chars=pws.MAX_NAME_CHARS),
             light_form.Choices("people", "Annotators", {u["id"]: u["username"] for u in annotators},
-                               help="Every annotator judges every pair, each in an own order with own sides."),
+                               help="Every annotator judges every pair, each in their own order and with their own sides."),
             (light_form.Number("pairs", "Counted pairs", 30, min_value=1, max_value=pws.MAX_PAIRS),
              light_form.Number("practice", "Practice pairs", 2, min_value=0, max_value=10),
              light_form.Number("repeat", "Share repeated, sides swapped", 0.1, min_value=0.0, max_value=0.5,
@@ -178,7 +178,7 @@ with manage_tab:
     with add_col:
         st.selectbox("Add an annotator", addable, index=None, format_func=lambda u: u["username"],
                      key="pwa_add_person", placeholder="Choose an annotator",
-                     help="They judge the same pairs, in an own order with own sides.")
+                     help="They judge the same pairs, in their own order and with their own sides.")
         st.button("Add", key="pwa_add", on_click=on_add_person, args=(study.id,), disabled=not addable)
     removable = [m for m in people if not m["removed"]]
     with remove_col:

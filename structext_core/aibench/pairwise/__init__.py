@@ -3,7 +3,7 @@ annotator's votes with the honest clock, the blinded images, and the lead's resu
 
 A *pairwise study* is drawn from a stored AIBench data set (:mod:`structext_core.aibench.store`):
 pairs of (one paper, two systems' images), a few *practice* pairs first (not counted), and a list
-of annotators. Every annotator judges every pair, each in an own seeded order; which system is on
+of annotators. Every annotator judges every pair, each in their own seeded order; which system is on
 the left is drawn per person and pair from the study's seed and stored. A seeded share of each
 person's pairs (``repeat_share``) comes again later with the sides swapped: the consistency check.
 

@@ -150,7 +150,7 @@ def _assign(db: sqlite_utils.Database, study_id: int, seed: int, repeat_share: f
 
 
 def add_annotator(db: sqlite_utils.Database, study_id: int, user_id: int, *, by_user: int | None) -> None:
-    """Add an annotator to a study (the same pairs, an own order and sides)."""
+    """Add an annotator to a study (the same pairs, in their own order and with their own sides)."""
     study = get_study(db, study_id)
     _check_annotators(db, [user_id])
     taken = db.execute("SELECT removed_at FROM pairwise_members WHERE study_id = ? AND user_id = ?",

@@ -1,7 +1,7 @@
 """Places that fill (issue 45): k people answer each item, dealt so that coverage stays balanced.
 
 A study whose crowd settings (:mod:`.settings`) leave ``per_item`` unset works as before: every
-annotator gets every item when added, in an own shuffled order
+annotator gets every item when added, in their own shuffled order
 (:func:`structext_core.studio.study.store.annotator_order`). With ``per_item`` = k set:
 
 - **Practice and gold items** are given to everyone when they join, as before (they are not

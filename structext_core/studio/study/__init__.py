@@ -7,7 +7,7 @@ the public API of all of them, so callers write ``study.X``. Agreement statistic
 
 A *study* is a fixed draw of samples (stratified over format x task x (depth, width)),
 copied into the database so it is self-contained, and a list of annotators. Every
-annotator answers the same items, each in an own shuffled order, one at a time (unless the study
+annotator answers the same items, each in their own shuffled order, one at a time (unless the study
 deals k people per item: :mod:`structext_core.studio.crowd.dealing`).
 
 Timing is server-side only, and counts only while the question is on screen in a

@@ -78,7 +78,7 @@ def clone_study(
     """A new open study with the same suite, settings (the crowd's too: consent text, questionnaire,
     platform codes and addresses, time budget, bonus, dealing), rule and items (practice and gold
     included, same positions) as ``study_id``, under a new ``name``; no answers, no study link, and only the
-    annotators chosen here (none is fine: add them later), each with an own new order.
+    annotators chosen here (none is fine: add them later), each with a new order of their own.
     Returns its id. The copy is led by the source's leads and by ``by_user`` when a lead."""
     leads.check_runs(db, by_user, study_id, "copy the study")
     with write_transaction(db):

@@ -57,7 +57,7 @@ def insert_study(db: sqlite_utils.Database, study: dict, items: Sequence[tuple[d
     """Write a drawn study in one transaction: the ``studies`` row (``study``: its columns but
     ``n_items``, ``practice_items``, ``gold_items`` and ``created_at``, counted here), its items
     in order (``(study_items columns, kind)``: counted ``study``, ``gold``, ``practice``) and each
-    annotator with an own order. Every benchmark's study is written here. Returns its id.
+    annotator with their own order. Every benchmark's study is written here. Returns its id.
 
     An item's ``strata`` (a mapping) are checked against those its study's benchmark declares
     (:func:`structext_core.protocol.check_strata`) and stored as JSON; a :class:`StudyError`
@@ -171,7 +171,7 @@ def _assign(db: sqlite_utils.Database, study_id: int, seed: int, user_id: int, a
 
 
 def add_annotator(db: sqlite_utils.Database, study_id: int, user_id: int, *, by_user: int | None = None) -> None:
-    """Add an annotator to an existing study with an own shuffled order of all its items (``by_user``:
+    """Add an annotator to an existing study with their own shuffled order of all its items (``by_user``:
     an admin or a lead of the study; None: the workbench itself, e.g. an enrolment by a study link)."""
     study = get_study(db, study_id)
     leads.check_runs(db, by_user, study_id, "add an annotator")

@@ -76,7 +76,7 @@ def test_create_study_copies_samples_and_shuffles_per_annotator(db, samples, ann
         ))
         orders[annotator["username"]] = [r["item_id"] for r in rows]
     assert all(sorted(order) == sorted(i["id"] for i in items) for order in orders.values())
-    assert len({tuple(order) for order in orders.values()}) == 3  # each annotator an own order
+    assert len({tuple(order) for order in orders.values()}) == 3  # each annotator their own order
 
 
 def test_annotator_order_is_reproducible():
