@@ -196,7 +196,12 @@ def interval_bars_chart(cells: pd.DataFrame, x: str, offset: str, title: str, va
     # the rule sits at the start of its band unless told to take the middle
     whiskers = base.mark_rule(color="black", strokeWidth=1.5).encode(
         xOffset=alt.XOffset(f"{offset}:N", bandPosition=0.5), y="ci_low:Q", y2="ci_high:Q", tooltip=tooltip)
-    return (bars + whiskers).properties(autosize=PAD, title=title, width=max(70 * data[x].nunique(), 240), height=300)
+    # each bar's mean written over its whisker: a bar of 0 reads as 0, not as a group nobody answered
+    labels = base.mark_text(baseline="bottom", dy=-3, fontSize=10).encode(
+        xOffset=alt.XOffset(f"{offset}:N", bandPosition=0.5), y="ci_high:Q", text=alt.Text("mean:Q", format=".0f"),
+        tooltip=tooltip)
+    return (bars + whiskers + labels).properties(autosize=PAD, title=title, width=max(70 * data[x].nunique(), 240),
+                                                 height=300)
 
 
 def correlation_chart(corr: pd.DataFrame, title: str) -> alt.LayerChart:

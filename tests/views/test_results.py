@@ -145,7 +145,10 @@ def test_people_vs_models_on_the_same_items(frame):
     assert set(pooled.loc[pooled["group"] == "people", "model"]) == {"human"}
     people = cells.loc[cells["group"] == "people", "n"].sum()
     assert pooled.loc[pooled["group"] == "people", "n"].sum() == people == 24  # each answer once
-    charts.interval_bars_chart(cells, "task", "model", "t").to_dict()
+    spec = charts.interval_bars_chart(cells, "task", "model", "t").to_dict()
+    # every bar carries its mean as text (a bar of 0 has no height: without it, it read as missing)
+    text, = [layer for layer in spec["layer"] if layer["mark"]["type"] == "text"]
+    assert text["encoding"]["text"] == {"field": "mean", "format": ".0f", "type": "quantitative"}
 
 
 def test_people_vs_models_without_people_is_empty(frame):
