@@ -27,7 +27,7 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from structext_core import settings
 
@@ -178,12 +178,25 @@ def all_stacks() -> str:
     return f"{state}\n" + "\n".join(parts)
 
 
+#: What else the signal writes after the stacks: each a function returning a few lines (the last rerun
+#: requests the server received: ``ui/lost_clicks.py``), added once with :func:`add_report`.
+_REPORTS: list[Callable[[], str]] = []
+
+
+def add_report(report: Callable[[], str]) -> None:
+    """Write ``report()`` after the stacks on every signal of :func:`log_stacks_on_signal` (once however
+    often it is added)."""
+    if report not in _REPORTS:
+        _REPORTS.append(report)
+
+
 def log_stacks_on_signal(signum: int = signal.SIGUSR1) -> bool:
     """From now on ``kill -USR1 <pid>`` writes :func:`all_stacks` to stderr (the server's log):
-    where each page run is when the server seems stuck. Only the main thread can set it (False
-    elsewhere, with nothing changed)."""
+    where each page run is when the server seems stuck, then each report added (:func:`add_report`).
+    Only the main thread can set it (False elsewhere, with nothing changed)."""
     def write(_signum, _frame) -> None:
-        sys.stderr.write(f"--- every thread's stack, on signal {_signum} ---\n{all_stacks()}--- end ---\n")
+        reports = "".join(f"{report()}\n" for report in _REPORTS)
+        sys.stderr.write(f"--- every thread's stack, on signal {_signum} ---\n{all_stacks()}{reports}--- end ---\n")
         sys.stderr.flush()
 
     try:

@@ -18,13 +18,24 @@ no longer drawn must not rerun the whole app every second.
 
 from __future__ import annotations
 
+import collections
+import time
 from collections.abc import Callable
 
 from streamlit.logger import get_logger
 from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.runtime.app_session import AppSession
 
+from structext_core.studio import run_gate
+
 _LOGGER = get_logger(__name__)
+
+#: The last rerun requests of this process, written to the server's log with every thread's stack on
+#: ``kill -USR1`` (``run_gate``; the journeys' failure report sends it): whether a click a page seems to have
+#: lost reached the server, and how it ran.
+_RECENT: collections.deque = collections.deque(maxlen=40)
+#: The kinds of a widget's value that say it was clicked or sent something (a button, a form, an element's event).
+_TRIGGERS = ("trigger_value", "string_trigger_value", "json_trigger_value")
 
 
 def rerun_state(client_state: ClientState | None, holds: Callable[[str], bool]) -> ClientState | None:
@@ -42,16 +53,51 @@ def rerun_state(client_state: ClientState | None, holds: Callable[[str], bool]) 
     return whole
 
 
+def _widget_name(widget_id: str) -> str:
+    """A widget as its id names it: its key (``$$ID-<hash>-<key>``), else the start of its hash."""
+    parts = widget_id.split("-", 2)
+    if len(parts) < 3:
+        return widget_id
+    return parts[2] if parts[2] not in ("", "None") else f"#{parts[1][:8]}"
+
+
+def record(session_id: str, sent: ClientState | None, ran: ClientState | None) -> None:
+    """Keep one rerun request for :func:`recent_requests`: the session, what it asked for (the whole app or a
+    fragment, a timer's or a person's), the widgets that sent something and how it ran."""
+    if sent is None:
+        asked = "the whole app (no state)"
+    else:
+        asked = f"fragment {sent.fragment_id[:12]}" if sent.fragment_id else "the whole app"
+        if sent.is_auto_rerun:
+            asked += ", a timer's"
+        if ran is not None and sent.fragment_id and not ran.fragment_id:
+            asked += ", no longer held: ran the whole app"
+        triggers = [_widget_name(w.id) for w in sent.widget_states.widgets if w.WhichOneof("value") in _TRIGGERS]
+        asked += f"; sent by {', '.join(triggers)}" if triggers else ""
+    _RECENT.append((time.time(), session_id[:8], asked))
+
+
+def recent_requests() -> str:
+    """The rerun requests kept by :func:`record`, oldest first, one a line (UTC)."""
+    lines = [f"{time.strftime('%H:%M:%S', time.gmtime(at))}.{int(at * 1000) % 1000:03d} session {session}: {asked}"
+             for at, session, asked in list(_RECENT)]
+    return f"the last {len(lines)} rerun requests:\n" + "".join(f"  {line}\n" for line in lines)
+
+
 def install() -> None:
     """Make every app session of this process rerun the whole app for a click in a fragment it no
-    longer holds (:func:`rerun_state`). Installing again changes nothing."""
+    longer holds (:func:`rerun_state`), keeping each request for the server's log (:func:`record`).
+    Installing again changes nothing."""
     original = AppSession.request_rerun
     if getattr(original, "keeps_lost_clicks", False):
         return
 
     def request_rerun(self: AppSession, client_state: ClientState | None) -> None:
-        return original(self, rerun_state(client_state, self.has_fragment))
+        ran = rerun_state(client_state, self.has_fragment)
+        record(getattr(self, "id", "?"), client_state, ran)
+        return original(self, ran)
 
     request_rerun.keeps_lost_clicks = True
     request_rerun.__doc__ = original.__doc__
     AppSession.request_rerun = request_rerun
+    run_gate.add_report(recent_requests)

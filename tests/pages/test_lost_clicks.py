@@ -15,7 +15,7 @@ def click_in(fragment_id: str, *, auto: bool = False) -> ClientState:
     """What the browser sends for a click on a button drawn by ``fragment_id`` (its trigger set)."""
     state = ClientState(fragment_id=fragment_id, is_auto_rerun=auto, page_script_hash="studies")
     widget = state.widget_states.widgets.add()
-    widget.id = "$$ID-pv_rule_start"
+    widget.id = "$$ID-5e1f0c2a9b7d-pv_rule_start"
     widget.trigger_value = True
     return state
 
@@ -28,7 +28,7 @@ def test_a_click_in_a_fragment_gone_runs_the_whole_app_with_the_click():
     sent = click_in("gone")
     state = lost_clicks.rerun_state(sent, holds)
     assert state.fragment_id == ""  # the whole app
-    assert [(w.id, w.trigger_value) for w in state.widget_states.widgets] == [("$$ID-pv_rule_start", True)]
+    assert [(w.id, w.trigger_value) for w in state.widget_states.widgets] == [("$$ID-5e1f0c2a9b7d-pv_rule_start", True)]
     assert state.page_script_hash == "studies" and not state.is_auto_rerun
     assert sent.fragment_id == "gone"  # what the browser sent is left as it was
 
@@ -51,3 +51,25 @@ def test_installed_once_every_session_reruns_the_whole_app_for_a_lost_click(monk
     AppSession.request_rerun(Session(), click_in("gone"))
     AppSession.request_rerun(Session(), click_in(HELD))
     assert [state.fragment_id for state in asked] == ["", HELD]
+
+
+def test_each_request_is_kept_for_the_servers_log(monkeypatch):
+    """Whether a click a page seems to have lost reached the server: the last requests, with the widgets that
+    sent something (by key), written with the stacks on ``kill -USR1`` (run_gate)."""
+    monkeypatch.setattr(lost_clicks, "_RECENT", lost_clicks.collections.deque(maxlen=2))
+    form = ClientState()
+    submit, typed = form.widget_states.widgets.add(), form.widget_states.widgets.add()
+    submit.id, submit.trigger_value = "$$ID-0a1b2c3d4e5f-FormSubmitter:sl_create_3-Make the link", True
+    typed.id, typed.int_value = "$$ID-99aa88bb77cc-sl_places", 5  # a value, not a click: not named
+    unkeyed = form.widget_states.widgets.add()
+    unkeyed.id, unkeyed.json_trigger_value = "$$ID-77dd66ee55ff44-None", '{"part": 1}'  # no key: its hash
+    lost_clicks.record("f00dcafe-session", click_in("gone"), lost_clicks.rerun_state(click_in("gone"), holds))
+    lost_clicks.record("f00dcafe-session", form, form)
+    lines = lost_clicks.recent_requests().splitlines()
+    assert lines[0] == "the last 2 rerun requests:"
+    assert lines[1].endswith("session f00dcafe: fragment gone, no longer held: ran the whole app; sent by pv_rule_start")
+    assert lines[2].endswith("session f00dcafe: the whole app; sent by FormSubmitter:sl_create_3-Make the link, #77dd66ee")
+    lost_clicks.record("f00dcafe-session", click_in(HELD, auto=True), None)  # the oldest goes
+    assert [line.split(": ", 1)[1] for line in lost_clicks.recent_requests().splitlines()[1:]] == [
+        "the whole app; sent by FormSubmitter:sl_create_3-Make the link, #77dd66ee",
+        "fragment held-fragmen, a timer's; sent by pv_rule_start"]

@@ -147,7 +147,7 @@ def test_all_stacks_says_where_each_thread_is_and_which_hold_a_slot(monkeypatch)
     assert "MainThread" in text and "(holds" not in text.split("MainThread")[1].split("\n")[0]
 
 
-def test_a_signal_writes_every_stack_to_stderr(capfd):
+def test_a_signal_writes_every_stack_to_stderr(capfd, monkeypatch):
     import signal
 
     previous = signal.getsignal(signal.SIGUSR1)
@@ -157,6 +157,13 @@ def test_a_signal_writes_every_stack_to_stderr(capfd):
         time.sleep(0.1)  # the handler runs in the main thread at its next bytecode
         err = capfd.readouterr().err
         assert "every thread's stack, on signal" in err and "test_a_signal_writes_every_stack_to_stderr" in err
+        # and each report added, once however often it was added (the server's last rerun requests)
+        monkeypatch.setattr(run_gate, "_REPORTS", [])
+        run_gate.add_report(lambda: "a report of the server")
+        run_gate.add_report(run_gate._REPORTS[0])
+        os.kill(os.getpid(), signal.SIGUSR1)
+        time.sleep(0.1)
+        assert capfd.readouterr().err.count("a report of the server\n--- end ---") == 1
         # Only the main thread can set a handler: elsewhere nothing changes.
         results: list[bool] = []
         thread = threading.Thread(target=lambda: results.append(run_gate.log_stacks_on_signal()))
