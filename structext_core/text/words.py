@@ -4,6 +4,8 @@ item", ``plural(2, "practice item")`` "2 practice items". One helper, so no page
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 _IRREGULAR = {"study": "studies", "entry": "entries", "person": "people", "match": "matches",
               "index": "indexes", "child": "children", "box": "boxes", "this": "these"}
 
@@ -25,7 +27,7 @@ def plural(n: int, singular: str, plural: str | None = None) -> str:
     return f"{n:,} {noun(n, singular, plural)}"
 
 
-def series(items) -> str:
+def series(items: Iterable[object]) -> str:
     """``items`` as one phrase: "A", "A and B", "A, B and C" (no comma before the "and", as every text of the app
     writes a list); empty for none."""
     items = [str(item) for item in items]

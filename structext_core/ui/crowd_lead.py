@@ -213,8 +213,8 @@ def payments_block(chosen: study.Study) -> None:
     study_id, stem = chosen.id, chosen.name
     row = st.container(horizontal=True)  # the two files side by side, as every page's downloads
     row.download_button("Payments (CSV)", ui.built_on_click(lambda db: frame_csv(payments.payment_rows(db, study_id))),
-                         file_name=f"{stem}-payments.csv", mime="text/csv", on_click="ignore")
+                        file_name=f"{stem}-payments.csv", mime="text/csv", on_click="ignore")
     row.download_button("Bonus lines (id,amount)", ui.built_on_click(lambda db: payments.bonus_lines(db, study_id)),
-                          file_name=f"{stem}-bonuses.txt", mime="text/plain", on_click="ignore",
-                          help="One line per person with an external id and a bonus: paste them into the "
-                               "platform's bulk bonus form.")
+                        file_name=f"{stem}-bonuses.txt", mime="text/plain", on_click="ignore",
+                        help="One line per person with an external id and a bonus: paste them into the "
+                             "platform's bulk bonus form.")
