@@ -518,25 +518,24 @@ def export_section(chosen: study.Study) -> None:
     study_id, stem = chosen.id, chosen.name
     st.write("Downloads are built when you click, from the answers committed at that moment.")
     columns = study.study_export_columns(db, study_id)  # its items' more fields and questionnaire too
-    cols = st.columns(3)
-    cols[0].download_button(
+    row = st.container(horizontal=True)  # every file in one row, wrapping: no button alone in a column
+    problem = study.inspect_log_problem(db, study_id)
+    row.download_button(
         "Responses (CSV)", study_leads.export(user, study_id, lambda db: study.to_csv(study.export_rows(db, study_id), columns)),
         file_name=f"{stem}-responses.csv", mime="text/csv", on_click="ignore",
     )
-    cols[1].download_button(
+    row.download_button(
         "Responses (JSONL)", study_leads.export(user, study_id, lambda db: study.to_jsonl(study.export_rows(db, study_id))),
         file_name=f"{stem}-responses.jsonl", mime="application/jsonl", on_click="ignore",
     )
     if study.kind_of(chosen.benchmark).model_results:
-        cols[2].download_button(
+        row.download_button(
             "Human results (model-result JSONL)", study_leads.export(user, study_id, lambda db: study.to_jsonl(study.human_results(db, study_id))),
             file_name=f"{stem}-human-results.jsonl", mime="application/jsonl", on_click="ignore",
             help="One row per answer as model human:<annotator>, and again as model human (the pool).",
         )
-    if (problem := study.inspect_log_problem(db, study_id)) is not None:
-        widgets.caption(problem)
-    else:
-        st.download_button(
+    if problem is None:
+        row.download_button(
             "People as an Inspect AI log (.eval)", study_leads.export(user, study_id, lambda db: study.inspect_log_bytes(db, study_id)),
             file_name=study.inspect_log_name(stem), mime="application/zip", on_click="ignore",
             help="One sample per question and person (each person an epoch), model human/<study name>, each "
@@ -544,12 +543,14 @@ def export_section(chosen: study.Study) -> None:
                  "samples_df.",
         )
     if chosen.practice_items or chosen.gold_items:
-        st.download_button(
+        row.download_button(
             "Practice and gold answers (CSV)",
             study_leads.export(user, study_id, lambda db: study.to_csv(study.export_rows(db, study_id, kinds=("practice", "gold")), columns)),
             file_name=f"{stem}-practice-and-gold.csv", mime="text/csv", on_click="ignore",
             help="Not counted, so not in the files above; the column kind says which each row is.",
         )
+    if problem is not None:
+        widgets.caption(problem)
     st.divider()
     if study.kind_of(chosen.benchmark).model_results:
         st.write("**Results** (under *Benchmark*) shows this study's answers as they are committed, beside the "
