@@ -293,6 +293,28 @@ def rank_agreement_figures(agreement: dict, kendall_w: dict, consistency: dict) 
     ]
 
 
+def review_progress_table(rows: list[dict]) -> pd.DataFrame:
+    """A review campaign's progress (``question_review.progress``) as the lead reads it: papers per status and
+    reviewer, and the median active time of a submitted paper in minutes (:data:`UNDEFINED` before any)."""
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    minutes = [cells.number_text(value, 1) for value in frame.pop("median_active_min")]
+    return frame.assign(**{"median active (min)": minutes})
+
+
+def review_agreement_table(rows: list[dict]) -> pd.DataFrame:
+    """The double reviews' agreement (``question_review.agreement``) as the lead reads it: questions, agreement
+    in percent, Cohen's kappa to three decimals; :data:`UNDEFINED` where a figure is not defined (no question
+    at a level, or both reviewers one same decision throughout), never ``None``."""
+    return pd.DataFrame({
+        "level": [row["level"] for row in rows],
+        "questions": [row["n"] for row in rows],
+        "agreement (%)": [cells.number_text(row["agreement_pct"], 1) for row in rows],
+        "kappa": [cells.number_text(row["kappa"], 3) for row in rows],
+    })
+
+
 def describe_failure(filename: str, error, limit: int = 20) -> str:
     """A refused predictions upload as Markdown: what was refused, then one bullet per problem
     (its file, line and field), every name escaped."""

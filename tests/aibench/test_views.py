@@ -253,3 +253,22 @@ def test_the_judges_table_fits_and_says_where_the_paper_printed_no_rho():
                                    "rho 95%", "paper rho"]
     assert list(table["paper rho"]) == ["0.886", "—"]
     assert not table.astype(str).isin(["None", "nan", "undefined"]).any().any()
+
+
+def test_a_review_campaigns_tables_say_a_missing_figure_as_a_dash():
+    """Issue 46 (screens that say true things): the lead's agreement table showed ``None`` for kappa at a level
+    both reviewers decided alike, and the progress table ``median_active_min`` and ``None`` before a submission."""
+    agreement = views.review_agreement_table([
+        {"level": "all", "n": 17, "agreement_pct": 88.2, "kappa": 0.0},
+        {"level": "3 Phase Architecture", "n": 4, "agreement_pct": 100.0, "kappa": None},
+        {"level": "4 Global Semantics", "n": 0, "agreement_pct": None, "kappa": None}])
+    assert agreement.to_dict("records") == [
+        {"level": "all", "questions": 17, "agreement (%)": "88.2", "kappa": "0.000"},
+        {"level": "3 Phase Architecture", "questions": 4, "agreement (%)": "100.0", "kappa": views.UNDEFINED},
+        {"level": "4 Global Semantics", "questions": 0, "agreement (%)": views.UNDEFINED, "kappa": views.UNDEFINED}]
+    progress = views.review_progress_table([
+        {"reviewer": "rev1", "todo": 0, "approved": 1, "total": 1, "median_active_min": 0.4},
+        {"reviewer": "rev2", "todo": 1, "approved": 0, "total": 1, "median_active_min": None}])
+    assert list(progress.columns) == ["reviewer", "todo", "approved", "total", "median active (min)"]
+    assert list(progress["median active (min)"]) == ["0.4", views.UNDEFINED]
+    assert views.review_progress_table([]).empty

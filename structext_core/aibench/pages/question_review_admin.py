@@ -16,6 +16,7 @@ import streamlit as st
 from structext_core import settings, ui
 from structext_core.aibench import question_review as qr
 from structext_core.aibench import store as aibench_store
+from structext_core.aibench import views as aibench_views
 from structext_core.aibench.model import LETTERS, LEVELS
 from structext_core.studio import access, accounts
 from structext_core.text.safe_text import frame_csv, markdown_text
@@ -202,7 +203,7 @@ with st.expander("Manage: archive, copy, history", expanded=archived):
                                    for c in changed]), hide_index=True, width="stretch")
 
 st.subheader("Progress")
-st.dataframe(pd.DataFrame(qr.progress(db, cid)), hide_index=True, width="stretch")
+st.dataframe(aibench_views.review_progress_table(qr.progress(db, cid)), hide_index=True, width="stretch")
 items = qr.list_items(db, cid)
 with st.expander("Every paper"):
     st.dataframe(pd.DataFrame([{"paper": i["paper_id"], "reviewer": i["reviewer"], "double": bool(i["double"]),
@@ -231,10 +232,10 @@ for item in waiting:
         b.button("Send back", key=f"qra_return_{item['id']}", on_click=on_review, args=(item["id"], "returned"))
 
 st.subheader("Agreement of double reviews")
-st.caption("Cohen's kappa on accept / edit / remove, over the generated questions of papers two reviewers submitted "
-           "(n questions). Kappa is blank where both reviewers made one same decision throughout (chance agreement "
-           "is 1), and 0 where one of them did and the other did not always agree.")
-st.dataframe(pd.DataFrame(qr.agreement(db, cid)), hide_index=True, width="stretch")
+st.caption("Cohen's kappa on accept / edit / remove, over the generated questions (*questions*) of the papers both "
+           f"their reviewers submitted. Kappa is {aibench_views.UNDEFINED} where both reviewers made one same decision "
+           "throughout (chance agreement is 1), and 0 where one of them did and the other did not always agree.")
+st.dataframe(aibench_views.review_agreement_table(qr.agreement(db, cid)), hide_index=True, width="stretch")
 
 st.subheader("Disagreements")
 found = qr.disagreements(db, cid)
