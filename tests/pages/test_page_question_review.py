@@ -10,6 +10,7 @@ from structext_core.aibench import question_review as qr
 from structext_core.aibench.model import INSUFFICIENT, LETTERS
 from tests.aibench import review_data
 from tests.pages import light_forms
+from tests.pages.test_screens_say_true_things import raw_missing
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "structext_core" / "aibench" / "pages" / "question_review.py")
@@ -175,6 +176,9 @@ def test_lead_creates_approves_adjudicates_and_exports(env, tmp_path):
     assert all(i["status"] == "approved" for i in qr.list_items(db, env["cid"]))
     assert button(at, "Export curated set").disabled is False  # the single paper is ready
     assert "disagreements not adjudicated" in " ".join(str(d.value.to_dict()) for d in at.dataframe)
+    # the agreement's levels both reviewers decided alike have no kappa: a dash, never None (issue 46)
+    agreement = next(d.value for d in at.dataframe if "kappa" in d.value.columns)
+    assert "—" in set(agreement["kappa"]) and raw_missing(at) == []
     double = next(i for i in qr.list_items(db, env["cid"]) if i["double"])
     qid = qr.paper_of(double).questions[0].id
     key = f"qra_adj_{double['paper_id']}_{qid}"

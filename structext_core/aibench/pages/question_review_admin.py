@@ -286,7 +286,7 @@ st.caption("Where people answering from the paper's own figure and a VLM solver 
            "counts; the solver's letter; the key). The reviewer of the paper sees them beside the question.")
 waiting = [b for b in qr.sendbacks(db, dataset=row["dataset"]) if b["campaign_id"] in (None, cid)]
 if not waiting:
-    st.caption("None for this campaign's data set.")
+    st.caption("No question was sent back for this campaign's data set.")
 papers_here = {i["paper_id"] for i in items}
 for b in waiting:
     with st.container(border=True):
