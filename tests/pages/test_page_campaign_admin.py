@@ -15,6 +15,7 @@ from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 from tests.pages import light_forms
 from tests.pages.light_choices import choice, choose
 from tests.pages.test_page_access import Downloads
+from tests.pages.test_screens_say_true_things import raw_missing
 
 PAGE = str(Path(__file__).resolve().parents[2] / "structext_core" / "structext_eval" / "pages" / "campaign_admin.py")
 
@@ -102,6 +103,7 @@ def test_review_approve_and_send_back(env):
     first, second = campaign.list_items(env["db"], cid)
     at = run_as(env["admin"])
     assert "Both checks pass." in [s.value for s in at.success]
+    assert raw_missing(at) == []  # no None, nan or NaN a lead reads (issue 46)
     assert at.selectbox(key="ca_review_item").value == first["id"]
     # The original beside the rewrite: one panel each, reference, question and answer.
     source = campaign.get_item(env["db"], first["id"])["sample"]

@@ -17,6 +17,7 @@ from tests.pages import light_forms
 from tests.pages.html_tables import html_figures
 from tests.pages.input_reports import with_input_report
 from tests.pages.test_page_access import Downloads, leaks, run_page
+from tests.pages.test_screens_say_true_things import raw_missing
 
 
 def open_page(name: str, user, **state) -> AppTest:
@@ -148,6 +149,7 @@ def test_lead_creates_a_study_and_reads_the_results(world):
     assert any("Human rank" in h for h in headers) and any("Table 2" in h for h in headers)
     assert len(at.dataframe) >= 4  # progress, rank, Table 2, Fig. 6b
     assert any(m.label == "Per-pair agreement" for m in html_figures(at))
+    assert raw_missing(at) == []  # no None, nan or NaN a lead reads (issue 46)
     button(at, "Close the study").click().run()
     assert pws.get_study(world["db"], study.id).status == "closed"
 
