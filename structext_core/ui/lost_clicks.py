@@ -36,6 +36,9 @@ _LOGGER = get_logger(__name__)
 _RECENT: collections.deque = collections.deque(maxlen=40)
 #: The kinds of a widget's value that say it was clicked or sent something (a button, a form, an element's event).
 _TRIGGERS = ("trigger_value", "string_trigger_value", "json_trigger_value")
+#: What one request may leave in the list: a widget's name cut to this many characters, this many widgets named
+#: (the browser writes the ids: a forged request must not fill the server's memory or log).
+NAME_CHARS, NAMES = 80, 6
 
 
 def rerun_state(client_state: ClientState | None, holds: Callable[[str], bool]) -> ClientState | None:
@@ -55,10 +58,15 @@ def rerun_state(client_state: ClientState | None, holds: Callable[[str], bool]) 
 
 def _widget_name(widget_id: str) -> str:
     """A widget as its id names it: its key (``$$ID-<hash>-<key>``), else the start of its hash."""
-    parts = widget_id.split("-", 2)
+    head = widget_id[:NAME_CHARS + 60]  # its prefix and hash take 45 characters
+    parts = head.split("-", 2)
     if len(parts) < 3:
-        return widget_id
-    return parts[2] if parts[2] not in ("", "None") else f"#{parts[1][:8]}"
+        name = head
+    elif parts[2] in ("", "None"):
+        name = f"#{parts[1][:8]}"
+    else:
+        name = parts[2]
+    return name if len(name) <= NAME_CHARS else name[:NAME_CHARS - 1] + "…"
 
 
 def record(session_id: str, sent: ClientState | None, ran: ClientState | None) -> None:
@@ -72,8 +80,10 @@ def record(session_id: str, sent: ClientState | None, ran: ClientState | None) -
             asked += ", a timer's"
         if ran is not None and sent.fragment_id and not ran.fragment_id:
             asked += ", no longer held: ran the whole app"
-        triggers = [_widget_name(w.id) for w in sent.widget_states.widgets if w.WhichOneof("value") in _TRIGGERS]
-        asked += f"; sent by {', '.join(triggers)}" if triggers else ""
+        triggers = [w.id for w in sent.widget_states.widgets if w.WhichOneof("value") in _TRIGGERS]
+        named = ", ".join(_widget_name(widget_id) for widget_id in triggers[:NAMES])
+        more = f" and {len(triggers) - NAMES:,} more" if len(triggers) > NAMES else ""
+        asked += f"; sent by {named}{more}" if triggers else ""
     _RECENT.append((time.time(), session_id[:8], asked))
 
 

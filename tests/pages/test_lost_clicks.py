@@ -73,3 +73,18 @@ def test_each_request_is_kept_for_the_servers_log(monkeypatch):
     assert [line.split(": ", 1)[1] for line in lost_clicks.recent_requests().splitlines()[1:]] == [
         "the whole app; sent by FormSubmitter:sl_create_3-Make the link, #77dd66ee",
         "fragment held-fragmen, a timer's; sent by pv_rule_start"]
+
+
+def test_a_forged_request_leaves_a_bounded_line(monkeypatch):
+    """The browser writes the ids: a million widgets, or one id of a megabyte, leave one short line."""
+    monkeypatch.setattr(lost_clicks, "_RECENT", lost_clicks.collections.deque(maxlen=2))
+    forged = ClientState(fragment_id="f" * 1_000_000)
+    for n in range(20_000):
+        widget = forged.widget_states.widgets.add()
+        widget.id, widget.trigger_value = f"$$ID-{n:040x}-k{n}", True
+    forged.widget_states.widgets[0].id = "$$ID-" + "0" * 40 + "-" + "x" * 1_000_000
+    lost_clicks.record("s" * 1_000_000, forged, forged)
+    line = lost_clicks.recent_requests().splitlines()[1]
+    assert len(line) < 1_000
+    assert line.endswith(f"session ssssssss: fragment ffffffffffff; sent by {'x' * (lost_clicks.NAME_CHARS - 1)}…, "
+                         f"k1, k2, k3, k4, k5 and {20_000 - lost_clicks.NAMES:,} more")
