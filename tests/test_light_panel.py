@@ -187,3 +187,44 @@ def test_what_a_panel_holds_is_drawn_when_the_page_stops():
     assert not at.exception
     assert shown(at) == ["note:No study yet.", "choice:Fruit", "markdown:Streamlit's own",
                          "caption:The last caption before the stop."]  # alone: its own element
+
+
+ROW_SCRIPT = textwrap.dedent('''
+    import streamlit as st
+    from structext_core.ui import light_choice, light_html, light_panel
+
+    if st.session_state.get("light", True):
+        light_html.page_draws_light()
+    calls = st.session_state.setdefault("calls", [])
+    with light_panel.panel("p"):
+        light_choice.choose("Before", ["a", "b"], key="before")
+        with light_panel.row(vertical_alignment="bottom"):
+            light_panel.note("**Reference** · JSON", "markdown")
+            light_choice.check("Match case", key="case", toggle=True, width="content",
+                               on_change=lambda: calls.append("case"))
+            light_choice.number("Go to line", key="goto", min_value=1, max_value=9, optional=True, width=160)
+        light_choice.choose("After", ["c", "d"], key="after")
+''')
+
+
+def test_a_row_is_one_part_of_the_panel_whose_parts_answer_as_their_own():
+    at = run_script(ROW_SCRIPT)
+    (panel,) = panels(at._tree)
+    parts = json.loads(panel.proto.json)["parts"]
+    assert [p["kind"] for p in parts] == ["choice", "row", "choice"]  # one element: before, the row, after
+    row = parts[1]["data"]
+    assert (row["align"], [p["kind"] for p in row["parts"]]) == ("bottom", ["note", "choice", "choice"])
+    assert [p["width"] for p in row["parts"]] == [None, "content", 160]
+    assert row["parts"][0]["data"]["runs"] == [["b", "Reference"], ["", " · JSON"]]
+    # a part of the row sends as a part of the panel: its own handler runs
+    (case,) = [node for node in walk(at._tree) if getattr(node, "data", {}).get("label") == "Match case"]
+    at = send_event(at, case, "choose", True)
+    assert at.session_state["calls"] == ["case"] and at.session_state["case"] is True
+
+
+def test_a_row_on_a_page_that_draws_no_light_elements_is_a_row_of_streamlits():
+    at = run_script(ROW_SCRIPT, light=False)
+    assert not panels(at._tree)
+    assert [m.value for m in at.markdown] == ["**Reference** · JSON"]
+    labels = [json.loads(e.proto.json).get("label") for e in at.get("bidi_component")]
+    assert labels == ["Before", "Match case", "Go to line", "After"]  # each its own element, in order

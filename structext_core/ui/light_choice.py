@@ -87,7 +87,7 @@ def _take(key: str, by_id: dict, on_change: Callable[[], None] | None) -> None:
 def _mount(key: str, data: dict, take: Callable[[], None], where, width: str | int = "stretch") -> None:
     """Draw the element of ``key`` (in ``where``, a column or container, when given; ``width`` "content" to
     take only its own width in a row); ``take`` keeps what it sends."""
-    if light_panel.add("choice", element_key(key), data, take, where):
+    if light_panel.add("choice", element_key(key), data, take, where, width=width):
         return
     with light_form.inside(where):
         component()(data=data, key=element_key(key), on_choose_change=take, width=width)

@@ -39,9 +39,9 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 
 COMPONENT_NAME = "structext_light_panel"
-#: The boxes a note is drawn in (a caption's grey line, a box in the colours of ``st.info`` and others, or a
-#: section's heading as ``st.subheader`` draws it).
-NOTE_KINDS = ("caption", "info", "warning", "error", "success", "subheader")
+#: The boxes a note is drawn in (a caption's grey line, a box in the colours of ``st.info`` and others, a
+#: section's heading as ``st.subheader`` draws it, or a line of text as ``st.markdown`` draws it).
+NOTE_KINDS = ("caption", "info", "warning", "error", "success", "subheader", "markdown")
 
 TEXT_JS = r"""
 // a note: its runs of text (plain, strong, emphasis, code), each written with textContent
@@ -55,7 +55,7 @@ function drawNote(root, data) {
   if (data.kind === "subheader") {
     box.setAttribute("role", "heading");
     box.setAttribute("aria-level", "3");
-  } else box.setAttribute("role", data.kind === "caption" ? "note" : "status");
+  } else if (data.kind !== "markdown") box.setAttribute("role", data.kind === "caption" ? "note" : "status");
   if (data.icon) {
     const icon = document.createElement("span");
     icon.className = "sxp-icon";
@@ -81,6 +81,11 @@ function drawNote(root, data) {
 PANEL_CSS = r"""
 .sxp { display: flex; flex-direction: column; gap: 1rem; }
 .sxp-part:empty { display: none; }
+.sxp-row { display: flex; flex-wrap: wrap; gap: 1rem; }
+.sxp-row.sxp-small { gap: 0.5rem; }
+.sxp-row.sxp-center { align-items: center; }
+.sxp-row.sxp-bottom { align-items: flex-end; }
+.sxp-row > .sxp-part { min-width: 0; }
 .sxp-note { font-family: var(--st-font, "Source Sans Pro", sans-serif); display: flex; gap: 0.75rem;
   align-items: flex-start; overflow-wrap: anywhere; }
 .sxp-caption { font-size: 0.875rem; color: var(--st-text-color, #31333f); opacity: 0.65; }
@@ -98,16 +103,11 @@ PANEL_CSS = r"""
 """
 
 PANEL_JS = r"""
-export default function ({ data, parentElement, setTriggerValue }) {
-  let panel = parentElement.querySelector("div.sxp");
-  if (!panel) {
-    panel = document.createElement("div");
-    panel.className = "sxp";
-    parentElement.appendChild(panel);
-  }
-  // each part keeps its node from run to run (by id and kind): a select keeps its focus, a block its scroll
-  const kept = new Map([...panel.children].map((node) => [node.__id, node]));
-  data.parts.forEach((part, n) => {
+// the parts in ``box``, in order; each keeps its node from run to run (by id and kind): a select keeps its focus,
+// a block its scroll. ``post(id, value)`` sends a part's event.
+function drawParts(box, parts, post) {
+  const kept = new Map([...box.children].map((node) => [node.__id, node]));
+  parts.forEach((part, n) => {
     let node = kept.get(part.id);
     if (node && node.__kind !== part.kind) node.remove();  // another kind under that id: drawn anew
     if (!node || node.__kind !== part.kind) {
@@ -117,10 +117,35 @@ export default function ({ data, parentElement, setTriggerValue }) {
       node.__kind = part.kind;
     }
     kept.delete(part.id);
-    if (panel.children[n] !== node) panel.insertBefore(node, panel.children[n] || null);
-    DRAW[part.kind](node, part.data, (value) => setTriggerValue("part", { id: part.id, value }));
+    if (box.children[n] !== node) box.insertBefore(node, box.children[n] || null);
+    // in a row: as wide as asked ("stretch" shares the row, "content" its own width, a number in pixels)
+    const width = part.width;
+    node.style.flex = width === undefined || width === null ? "" : width === "stretch" ? "1 1 0"
+      : width === "content" ? "0 0 auto" : `0 0 ${Number(width)}px`;
+    DRAW[part.kind](node, part.data, (value) => post(part.id, value), post);
   });
   for (const node of kept.values()) node.remove();
+}
+
+// parts side by side (light_panel.row)
+DRAW["row"] = (node, data, send, post) => {
+  let row = node.firstElementChild;
+  if (!row) {
+    row = document.createElement("div");
+    node.appendChild(row);
+  }
+  row.className = "sxp-row sxp-" + data.align + (data.gap === "small" ? " sxp-small" : "");
+  drawParts(row, data.parts, post);
+};
+
+export default function ({ data, parentElement, setTriggerValue }) {
+  let panel = parentElement.querySelector("div.sxp");
+  if (!panel) {
+    panel = document.createElement("div");
+    panel.className = "sxp";
+    parentElement.appendChild(panel);
+  }
+  drawParts(panel, data.parts, (id, value) => setTriggerValue("part", { id, value }));
 }
 """
 
@@ -239,13 +264,24 @@ def drawing(where=None) -> bool:
             and _place() is not None)
 
 
-def add(kind: str, part_id: str, data: dict, handler: Callable[[], None] | None = None, where=None) -> bool:
+def add(kind: str, part_id: str, data: dict, handler: Callable[[], None] | None = None, where=None,
+        width: str | int | None = None) -> bool:
     """Add a part to the panel being drawn: whether it was (else the caller draws its own element: no panel
     is open, or ``where`` names a column or container of its own). ``handler`` runs when the browser sends
-    something for it (read with :func:`sent`)."""
+    something for it (read with :func:`sent`). In a :func:`row`, the part goes into it, ``width`` wide."""
     now = _current()
     if now is None or (where is not None and where is not st) or not _page_draws_light():
         return False
+    rows = getattr(_LOCAL, "rows", None)
+    if rows and rows[-1].panel is now:  # a part of the row being drawn (its place is the row's)
+        into = rows[-1]
+        ctx = get_script_run_ctx(suppress_warning=True)
+        if not ctx.shared.widget_user_keys_this_run.check_and_add(part_id):
+            raise ValueError(f"two light elements of one key on this page: {part_id!r}")
+        into.parts.append({"id": part_id, "kind": kind, "data": data, "width": width})
+        if handler is not None:
+            into.segment.handlers[part_id] = handler
+        return True
     cursor = _place()
     if cursor is None:
         return False
@@ -262,6 +298,35 @@ def add(kind: str, part_id: str, data: dict, handler: Callable[[], None] | None 
     return True
 
 
+@dataclass
+class _Row:
+    """A row being drawn: its panel, the segment its part is in, and its parts."""
+    panel: _Panel
+    segment: _Segment
+    parts: list[dict]
+
+
+@contextlib.contextmanager
+def row(vertical_alignment: str = "center", gap: str = "medium"):
+    """The light elements of the block side by side (each as wide as its ``width``): in a panel, one part of
+    it; elsewhere, a horizontal container of Streamlit's, each its own element as before. Only light
+    elements and notes go in a row (``vertical_alignment`` "center" or "bottom"; ``gap`` "medium" or
+    "small")."""
+    if not drawing():
+        with st.container(horizontal=True, vertical_alignment=vertical_alignment, gap=gap):
+            yield
+        return
+    now = _current()
+    parts: list[dict] = []
+    add("row", free_key(f"{now.key}-row-"), {"parts": parts, "align": vertical_alignment, "gap": gap})
+    stack = _LOCAL.__dict__.setdefault("rows", [])
+    stack.append(_Row(now, now.segments[-1], parts))
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
 def _slot():
     """A place kept for one element at the place the next element goes to: a container, whose element is drawn
     when the panel ends. Not ``st.empty()``: an empty element blanks the last run's element in that place for
@@ -276,7 +341,7 @@ def _close(now: _Panel) -> None:
     for segment in now.segments:
         handlers = dict(segment.handlers)
         with segment.slot:
-            if len(segment.parts) == 1:  # alone between Streamlit's elements: its own element, as outside a panel
+            if len(segment.parts) == 1 and segment.parts[0]["kind"] != "row":  # alone: its own element
                 _alone(segment.parts[0], handlers.get(segment.parts[0]["id"]))
                 continue
             component()(data={"key": segment.key, "parts": segment.parts}, key=segment.key,

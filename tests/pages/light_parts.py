@@ -30,9 +30,19 @@ def parts(node) -> list[SimpleNamespace]:
     """The parts of the panel ``node``, each as the element it would be alone: ``type``, ``proto``
     (``component_name``, ``json``, ``id``: the panel's), and ``part_id``, ``kind``, ``data``."""
     return [SimpleNamespace(type="bidi_component", part_id=part["id"], kind=part["kind"], data=part["data"],
+                            width=part.get("width"),
                             proto=SimpleNamespace(component_name=COMPONENTS.get(part["kind"], part["kind"]),
                                                   json=json.dumps(part["data"]), id=node.proto.id))
-            for part in json.loads(node.proto.json)["parts"]]
+            for part in _flat(json.loads(node.proto.json)["parts"])]
+
+
+def _flat(parts: list[dict]):
+    """``parts`` with each row (light_panel.row) replaced by its parts, in their order."""
+    for part in parts:
+        if part["kind"] == "row":
+            yield from _flat(part["data"]["parts"])
+        else:
+            yield part
 
 
 def expand(nodes):
