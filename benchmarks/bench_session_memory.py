@@ -29,6 +29,9 @@ from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.pages.answer_boxes import answer_box, press  # noqa: E402 - the answer element as AppTest drives it
+
 APP = ROOT / "app.py"
 SKIP = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type)
 MAX_OBJECTS = 200_000
@@ -80,8 +83,8 @@ def main() -> None:
         at.run()
         at = next(b for b in at.button if b.label == "I have read the rule: start").click().run()
         for n in range(args.answers):
-            next(t for t in at.text_area if t.label == "Your answer").input(f"answer {n}")
-            at = next(b for b in at.button if b.label == "Submit answer").click().run()
+            answer_box(at).input(f"answer {n}")
+            at = press(at, "Submit answer")
             assert not at.exception, at.exception
         longest = max(len(r["reference"]) for r in rows[:args.answers + 5])
         state = at.session_state._state._state  # AppTest wraps a SafeSessionState around the SessionState

@@ -33,6 +33,8 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 WIDGET_TYPES = {"text_input", "text_area", "number_input", "button", "selectbox", "checkbox", "toggle", "radio"}
+#: The component of a typed answer's screen drawn as one element (structext_core/ui/light_answer.py's COMPONENT_NAME).
+LIGHT_ANSWER = "structext_light_answer"
 
 
 @dataclass
@@ -84,6 +86,8 @@ class StreamlitClient:
         # a light download row's buttons by label: (the row's key, the file's name); the rows by key
         self.light_downloads: dict[str, tuple[str, str]] = {}
         self.light_rows: dict[str, Component] = {}
+        # a light answer's box (structext_core/ui/light_answer.py) by element id: (the version shown, its text)
+        self.answer_texts: dict[str, tuple[int, str]] = {}
         self._operations: dict[str, asyncio.Future] = {}  # backend operations asked for, by request id
         self._operation_ids = itertools.count(1)
         self.session_id = ""  # the server's id of this session (new_session), which backend operations name
@@ -189,6 +193,9 @@ class StreamlitClient:
             data = json.loads(inner.json) if inner.json else None
             self.components[inner.component_name] = Component(inner.id, delta.fragment_id, data)
             self._drawn.add(inner.id)
+            if inner.component_name.endswith(LIGHT_ANSWER) and isinstance(data, dict):
+                self._light_answer(inner.id, delta.fragment_id, data)
+                return
             # a light download row alone, or as a part of a panel (the parts' data are the rows' own)
             parts = [(None, data)] if not (isinstance(data, dict) and "parts" in data) else [
                 (part["id"], part["data"]) for part in data["parts"] if part["kind"] == "choice"]
@@ -215,6 +222,17 @@ class StreamlitClient:
             if isinstance(value, str) and value:
                 self._texts.append(value)
                 break
+
+    def _light_answer(self, element_id: str, fragment_id: str, data: dict) -> None:
+        """A light answer element: its box and buttons as widgets by their labels; the box keeps what was typed
+        in it until the server writes it anew (a new version), as the browser's does."""
+        self.widgets[data["label"]] = Widget(element_id, "light_answer", data["label"], "", fragment_id)
+        shown = self.answer_texts.get(element_id)
+        if shown is None or shown[0] != data["version"]:
+            self.answer_texts[element_id] = (data["version"], data["text"])
+        for button in data["buttons"]:
+            self.widgets[button["label"]] = Widget(element_id, "light_answer_button", button["label"], "", fragment_id,
+                                                   (button["name"],))
 
     # ------------------------------------------------------------------ runs
     async def run(self, fragment_id: str = "", triggers: tuple[Widget, ...] = (), timeout: float = 60,
@@ -244,6 +262,11 @@ class StreamlitClient:
             state.widget_states.widgets.append(value)
         for widget in triggers:
             trigger = state.widget_states.widgets.add()
+            if widget.kind == "light_answer_button":  # the box's text goes with the click, as the browser sends it
+                trigger.id = _make_trigger_id(widget.id, "events")
+                value = {"action": widget.options[0], "text": self.answer_texts.get(widget.id, (0, ""))[1]}
+                trigger.json_trigger_value = json.dumps([{"event": "action", "value": value}])
+                continue
             trigger.id = widget.id
             trigger.trigger_value = True
         return message
@@ -300,8 +323,12 @@ class StreamlitClient:
         return widget is not None and widget.id in result.drawn
 
     def type_text(self, label: str, text: str) -> None:
-        """Set a text input or area, as typing and leaving the box does."""
+        """Set a text input or area, as typing and leaving the box does (a light answer's box: kept for its
+        buttons' next click)."""
         widget = self.widget(label)
+        if widget.kind == "light_answer":
+            self.answer_texts[widget.id] = (self.answer_texts.get(widget.id, (0, ""))[0], text)
+            return
         value = WidgetState()
         value.id = widget.id
         value.string_value = text

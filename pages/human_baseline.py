@@ -29,7 +29,7 @@ from structext_core import ui
 from structext_core.studio import study
 from structext_core.studio.crowd import dealing
 from structext_core.text.safe_text import markdown_text
-from structext_core.ui import activity, crowd_gate, option_keys
+from structext_core.ui import activity, crowd_gate, light_html, option_keys, widgets
 from structext_core.ui import clock as clock_widget
 from structext_core.ui.frame import ensure_frame
 from structext_core.ui.question_screen.common import Screen, forget_box, show_messages
@@ -39,6 +39,7 @@ from structext_core.ui.question_screen.screens import finished_screen, paused_sc
 from structext_core.ui.question_screen.studies import choose_study, own_progress_panel, rule_screen, study_picker
 
 ensure_frame()  # a first visit to this URL on a fresh server runs app.py first
+light_html.page_draws_light()  # its light elements are drawn as few elements as their order allows
 _activity = activity.component()
 _clock = clock_widget.component()
 _window = window_component()
@@ -116,6 +117,7 @@ elif current.held_elsewhere:
 elif current.paused:
     paused_screen(screen, current)
 else:
-    with st.expander("Study rule"):
-        st.markdown(markdown_text(chosen.rule_text))
+    # drawn only while open (a light header while closed): the question page's first view sends none of it
+    if rule_box := widgets.lazy_section("Study rule", key=f"hb_rule_open_{chosen.id}"):
+        rule_box.markdown(markdown_text(chosen.rule_text))
     question_screen(screen, current)

@@ -19,8 +19,12 @@ ACTIVITY_JS = """
 function makeHub() {
   const hub = { send: null, data: null, seq: 0, lastSent: 0, lastInput: Date.now(), dirty: false,
                 active: false, hiddenChanged: false, timer: null, due: 0 };
-  const box = () => hub.data &&
-    document.querySelector(`textarea[aria-label="${hub.data.label}"]`);
+  // the answer box: the light answer element's (in its shadow root, so it names itself), else one of the page
+  const box = () => {
+    if (!hub.data) return null;
+    const own = window.__structextAnswerBox;
+    return own && own.isConnected ? own : document.querySelector(`textarea[aria-label="${hub.data.label}"]`);
+  };
   const pending = () => hub.active || hub.dirty || hub.hiddenChanged;
   // After a cleanup of Streamlit's that came without a new drawing (send is then null), the
   // element is still on the page and its last drawing's setStateValue still reaches the same
@@ -55,15 +59,16 @@ function makeHub() {
   const onActivity = () => { hub.active = true; hub.lastInput = Date.now(); schedule(); };
   const onInput = (event) => {
     const answer = box();
-    if (answer && event.target === answer) hub.dirty = true;
+    if (answer && event.composedPath()[0] === answer) hub.dirty = true;
     onActivity();
   };
-  // A button of the answer's form (Submit, Pause, Add lines…) sends the text with it; a
+  // A button of the answer's form or light element (Submit, Pause, Add lines…) sends the text with it; a
   // pending text report, read before the page updates the box, would be older than that.
   const onClick = (event) => {
     const answer = box();
     const form = answer && answer.closest('[data-testid="stForm"]');
-    if (form && event.target instanceof Element && event.target.closest("button") && form.contains(event.target)) {
+    const sends = event.composedPath().some((node) => node instanceof HTMLElement && node.dataset.sendsText);
+    if (sends || (form && event.target instanceof Element && event.target.closest("button") && form.contains(event.target))) {
       hub.dirty = false;
     }
     onActivity();

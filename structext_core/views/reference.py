@@ -42,11 +42,11 @@ MAX_WINDOW_RADIUS = 200
 MAX_ROW_CHARS = 1_000
 #: Most lines taken into the answer at once (the longest Test-Hard reference has about 11,000).
 MAX_TAKE_LINES = 20_000
-#: The answer box's height: rows shown at least / at most, and what a row costs in pixels.
+#: The answer box's height (drawn in the browser, structext_core/ui/light_answer.py): one row per line of the
+#: answer and one to type on, at least / at most this many rows, and what a row takes in pixels.
 MIN_BOX_ROWS = 8
 MAX_BOX_ROWS = 26
 BOX_ROW_PX = 24
-BOX_FRAME_PX = 52  # the label above the box and its padding
 
 # ``str.lower`` keeps a string's length except for one character, "İ" (U+0130), which it
 # turns into two. Mapping it to "i" first keeps offsets in the lowered text equal to
@@ -355,10 +355,3 @@ def answer_size(text: str) -> AnswerSize:
     text = text or ""
     lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
     return AnswerSize(lines, len(text))
-
-
-def answer_box_height(text: str) -> int:
-    """Pixels for the answer box: one row per line of the answer (and one to type on),
-    at least :data:`MIN_BOX_ROWS`, at most :data:`MAX_BOX_ROWS` (the box scrolls beyond)."""
-    rows = min(MAX_BOX_ROWS, max(MIN_BOX_ROWS, answer_size(text).lines + 1))
-    return BOX_FRAME_PX + rows * BOX_ROW_PX

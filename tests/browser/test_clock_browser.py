@@ -85,7 +85,7 @@ def open_question_page(page, base_url, username, wait_for_app) -> None:
 
 
 def shown_question(page) -> str:
-    return page.get_by_test_id("stText").first.inner_text()
+    return page.get_by_test_id("sxaText").first.inner_text()
 
 
 def current(db_path, user_id) -> dict:

@@ -104,7 +104,9 @@ def answer(page, text, wait_for_app):
     # rerun that replaces it ends) is gone: one box, empty.
     # Both at once, polled together: on a loaded machine the old box came back between two separate
     # waits (CI at d31ca6f and a390fd2: one box, then two again).
-    page.wait_for_function("""() => { const boxes = document.querySelectorAll('textarea[aria-label="Your answer"]');
+    # (The box is drawn in its element's shadow root: looked for in every open one.)
+    page.wait_for_function("""() => { const boxes = [...document.querySelectorAll("*")].flatMap((e) => e.shadowRoot
+                                        ? [...e.shadowRoot.querySelectorAll('textarea[aria-label="Your answer"]')] : []);
                                       return boxes.length === 1 && boxes[0].value === ""; }""", timeout=30_000)
     wait_for_app(page)
     box = page.get_by_label("Your answer")

@@ -172,7 +172,7 @@ def annotator_journey(tab, base_url, wait_for_app, screenshot):
 
     # Reload mid-question: a new session (logged in again if the log-in was not kept), the
     # same question with its clock going on from where it stood.
-    question_before = tab.get_by_test_id("stText").first.inner_text()
+    question_before = tab.get_by_test_id("sxaText").first.inner_text()
     tab.wait_for_timeout(2000)
     seconds_before = clock_seconds(tab)
     assert seconds_before >= 1
@@ -184,7 +184,7 @@ def annotator_journey(tab, base_url, wait_for_app, screenshot):
         log_in(tab, base_url, ANNOTATOR, ANNOTATOR_PASSWORD, wait_for_app)
         go_to(tab, "Human baseline", wait_for_app)
     tab.get_by_text("Question 3 of").wait_for()
-    assert tab.get_by_test_id("stText").first.inner_text() == question_before
+    assert tab.get_by_test_id("sxaText").first.inner_text() == question_before
     assert clock_seconds(tab) >= seconds_before
     screenshot(tab, "journey-6-after-reload")
 

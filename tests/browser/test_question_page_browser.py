@@ -145,6 +145,14 @@ def test_a_burst_of_typing_is_saved_without_further_input_and_comes_back_after_a
     screenshot(page, "qpage-1-typed-burst")
     reload_question_page(page, wait_for_app)
     assert page.get_by_label("Your answer").input_value() == text
+    # The box grows with the answer as it is typed, a row a line and one to type on, within bounds.
+    box = page.get_by_label("Your answer")
+    heights = []
+    for lines in (1, 15, 100):
+        box.fill("\n".join(["x"] * lines))
+        heights.append(box.evaluate("e => e.offsetHeight"))
+    assert heights == [26 + 8 * 24, 26 + 16 * 24, 26 + 26 * 24]
+    page.get_by_text("Your answer: 100 lines · 199 characters").wait_for()  # the size note as it is typed
 
 
 def test_the_draft_comes_back_after_pause_and_resume_here_and_after_a_pause_in_another_tab(

@@ -181,6 +181,10 @@ class Evidence:
     def snapshot(self, page, where: str) -> None:
         self.pages.append((f"{where} text", page.inner_text("body").encode("utf-8")))
         self.pages.append((f"{where} html", page.content().encode("utf-8")))
+        # the light elements draw in shadow roots, which neither of those enters
+        shadows = page.evaluate("""() => [...document.querySelectorAll("*")].filter((e) => e.shadowRoot)
+                                      .map((e) => e.shadowRoot.innerHTML).join("\\n")""")
+        self.pages.append((f"{where} light elements", shadows.encode("utf-8")))
 
     def leaks(self, secrets) -> dict[str, list[str]]:
         blobs = [(f"websocket frame {i}", f) for i, f in enumerate(self.frames)] + self.pages + [
@@ -322,6 +326,8 @@ def test_annotator_finds_no_sealed_answer_anywhere(base_url, world, page, wait_f
     received = b"".join(evidence.frames)
     assert world["current_question"].encode("utf-8") in received
     assert world["aibench_question"].encode("utf-8") in received
+    # ... and the question page's light elements were read too (the answer box is drawn in one)
+    assert b'aria-label="Your answer"' in dict(evidence.pages)["StrucText question light elements"]
     if public:  # ... and the Test suite's answers are in the downloads they were offered.
         downloaded = b"".join(data for _, data in evidence.downloads)
         assert any(any(v in downloaded for v in forms(s["answer"])) for s in world["test"] if len(s["answer"]) >= 12)

@@ -13,6 +13,7 @@ from structext_core.aibench import config as aibench_config
 from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import access, accounts, storage
+from tests.pages.answer_boxes import answer_box, press
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
@@ -76,10 +77,8 @@ def test_page_loads_and_clicks_of_the_answering_page_leave_no_connection_open(se
     [start] = [b for b in at.button if b.label == "I have read the rule: start"]
     at = start.click().run()
     for n in range(LOADS):
-        [box] = [t for t in at.text_area if t.label == "Your answer"]
-        box.input(f"answer {n}")
-        [pause] = [b for b in at.button if b.label == "Pause"]
-        at = pause.click().run()
+        answer_box(at).input(f"answer {n}")
+        at = press(at, "Pause")
         [resume] = [b for b in at.button if b.label == "Resume"]
         at = resume.click().run()
         assert not at.exception
@@ -133,10 +132,8 @@ def test_a_session_keeps_no_record_of_the_widgets_of_questions_it_answered(setup
     at = start.click().run()
     counts = []
     for n in range(5):
-        [box] = [t for t in at.text_area if t.label == "Your answer"]
-        box.input(f"answer {n}")
-        [submit] = [b for b in at.button if b.label == "Submit answer"]
-        at = submit.click().run()
+        answer_box(at).input(f"answer {n}")
+        at = press(at, "Submit answer")
         assert not at.exception
         counts.append(widget_records(at))
     # Each question draws its own widgets; those of answered questions are not kept, nor the

@@ -11,6 +11,7 @@ from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
 from structext_core.studio.crowd import consent, outcomes, questionnaire, settings
 from structext_core.ui import crowd_end
+from tests.pages.answer_boxes import answer_boxes
 from tests.pages.html_tables import html_figures
 from tests.studio.study.support import answer_of
 
@@ -79,14 +80,14 @@ def test_consent_comes_first_rendered_safely_and_accepting_leads_to_the_rule(db,
     shown = next(m for m in at.markdown if "Taking part" in m.value)
     assert shown.value == "## Taking part\n\nYou **agree**. \\<b>bold\\</b> \\<img src=x onerror=alert(1)>"
     assert not shown.proto.allow_html  # Markdown, with HTML shown as text (escaped), never run
-    assert RULE_BUTTON not in labels(at) and not at.text_area  # no rule, no question before consent
+    assert RULE_BUTTON not in labels(at) and not answer_boxes(at)  # no rule, no question before consent
     at = click(at, "I agree: continue")
     assert not at.exception
     assert RULE_BUTTON in labels(at)
     row = person(db, study_id, people["ann1"]["id"])
     assert row[0] == 1 and row[1] > 0 and row[5] is None
     at = click(at, RULE_BUTTON)
-    assert any(t.label == "Your answer" for t in at.text_area)
+    assert [box.label for box in answer_boxes(at)] == ["Your answer"]
 
 
 def test_declining_ends_the_visit_with_the_no_consent_code_and_address(db, people, study_id):
@@ -187,7 +188,7 @@ def test_screened_out_by_gold_gets_the_screen_out_code(db, people):
     at = open_page(people["ann1"])
     assert at.subheader[0].value == "Thank you for your time"
     assert [(m.label, m.value) for m in html_figures(at)] == [("Your code", "SCR33N")]
-    assert not at.text_area and not redirects(at)  # no question; no address, so no redirect
+    assert not answer_boxes(at) and not redirects(at)  # no question; no address, so no redirect
     assert person(db, study_id, user_id)[4] == "screened_out"
 
 
@@ -200,7 +201,7 @@ def test_a_person_from_a_link_sees_the_time_left_then_the_time_out(db, people, s
     user_id = arrived["id"]
     study.accept_rule(db, study_id, user_id)
     at = open_page(arrived)
-    assert not at.exception and at.text_area  # a question, and under it how long is left
+    assert not at.exception and answer_boxes(at)  # a question, and under it how long is left
     left = [c.value for c in at.caption if c.value.startswith("Time left in this study")]
     assert len(left) == 1 and "about 30 minutes (until" in left[0] and "your place goes to someone else" in left[0]
     assert not at.warning
@@ -211,6 +212,6 @@ def test_a_person_from_a_link_sees_the_time_left_then_the_time_out(db, people, s
     db.execute("UPDATE participants SET enrolled_at = enrolled_at - 300 WHERE user_id = ?", [user_id])
     db.conn.commit()
     at = open_page(arrived)
-    assert at.subheader[0].value == "Your time in this study has run out" and not at.text_area and not html_figures(at)
+    assert at.subheader[0].value == "Your time in this study has run out" and not answer_boxes(at) and not html_figures(at)
     assert "your place went to someone else" in " ".join(m.value for m in at.markdown)
     assert person(db, study_id, user_id)[4] == "timed_out"

@@ -5,16 +5,16 @@ import re
 from pathlib import Path
 
 import pytest
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.testing.v1 import AppTest
 
 from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
+from tests.pages.answer_boxes import answer_box, answer_boxes, has_button, press
 from tests.pages.html_tables import html_blocks, html_progress, progress_text
 from tests.pages.input_reports import with_input_report
-from tests.pages.light_choices import choice, choices, choose, send
+from tests.pages.light_choices import choice, choices, choose, open_section, sections, send
 from tests.pages.text_blocks import shown_texts, text_blocks
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "human_baseline.py"
@@ -73,17 +73,14 @@ def button(at, label):
 
 
 def click(at, label) -> AppTest:
+    """Click the button ``label``: one of the answer's (the text typed so far goes with it), else Streamlit's."""
+    if has_button(at, label):
+        return press(at, label)
     return button(at, label).click().run()
 
 
-def answer_box(at):
-    boxes = [t for t in at.text_area if t.label == "Your answer"]
-    assert len(boxes) == 1
-    return boxes[0]
-
-
 def shown_question(at) -> str:
-    return at.text[0].value
+    return answer_box(at).question
 
 
 def started_page(db, people, **options) -> tuple[int, AppTest]:
@@ -128,14 +125,14 @@ def test_admin_is_pointed_to_the_studies_page(db, people):
     new_study(db, people)
     at = open_page(people["lead"])
     assert "Admins do not answer in studies" in at.info[0].value
-    assert not at.text_area and not shown_texts(at)  # no question, no reference
+    assert not answer_boxes(at) and not shown_texts(at)  # no question, no reference
 
 
 def test_rule_is_shown_and_recorded_before_the_first_question(db, people):
     new_study(db, people, rule_text="No tools. No web. **Really.**")
     at = open_page(people["ann1"])
     assert any("No tools. No web." in m.value for m in at.markdown)
-    assert not shown_texts(at) and not at.text_area  # no question before the rule is accepted
+    assert not shown_texts(at) and not answer_boxes(at)  # no question before the rule is accepted
     at = click(at, "I have read the rule: start")
     accepted = db.execute("SELECT rule_accepted_at FROM study_annotators WHERE user_id = ?",
                           [people["ann1"]["id"]]).fetchone()[0]
@@ -144,6 +141,10 @@ def test_rule_is_shown_and_recorded_before_the_first_question(db, people):
     shown = clock(at)
     assert shown["label"] == "Time on this question" and shown["running"] and shown["show"]
     assert 0 <= shown["seconds"] < 5 and shown["beat_ms"] == 5000  # the default heartbeat
+    # The rule stays a click away above the question, drawn only when opened.
+    assert "Study rule" in sections(at) and not any("No tools. No web." in m.value for m in at.markdown)
+    at = open_section(at, "Study rule")
+    assert any("No tools. No web." in m.value for m in at.markdown) and answer_box(at).question
 
 
 def current_reference(db, user_id):
@@ -184,7 +185,7 @@ def test_pause_hides_the_question_and_resume_restores_the_draft(db, people):
     answer_box(at).input("half done")
     at = click(at, "Pause")
     assert at.subheader[0].value.startswith("Paused: question 1 of 4")
-    assert not shown_texts(at) and not at.text_area and not at.text  # nothing of the question is shown
+    assert not shown_texts(at) and not answer_boxes(at)  # nothing of the question is shown
     assert db.execute("SELECT paused_at IS NOT NULL, draft FROM assignments WHERE id = ?",
                       [assignment_id]).fetchone() == (1, "half done")
     # A reload while paused stays paused.
@@ -251,7 +252,7 @@ def test_give_up_asks_first_and_records_the_time(db, people):
 
 def shows_nothing_of_the_question(at, question) -> bool:
     texts = [t.value for t in at.text] + [m.value for m in at.markdown]
-    return not shown_texts(at) and not at.text_area and not any(question in t for t in texts)
+    return not shown_texts(at) and not answer_boxes(at) and not any(question in t for t in texts)
 
 
 def test_a_second_tab_takes_the_question_over(db, people):
@@ -320,7 +321,7 @@ def test_an_answer_sent_after_the_visit_ended_says_so_and_shows_the_end(db, peop
     assert not at.exception
     assert any("Your part in this study has ended" in e.value for e in at.error)
     assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 0
-    assert not [t for t in at.text_area if t.label == "Your answer"]  # the end, not the question again
+    assert not answer_boxes(at)  # the end, not the question again
 
 
 def test_the_question_page_shows_no_figure_that_identifies_the_sample(db, people):
@@ -330,12 +331,15 @@ def test_the_question_page_shows_no_figure_that_identifies_the_sample(db, people
         "SELECT i.sample_id, json_extract(i.sample_json, '$.reference') FROM assignments a"
         " JOIN study_items i ON i.id = a.item_id WHERE a.id = ?", [assignment_id]).fetchone()
     assert text_blocks(at)[0] == reference  # the page is the question page
-    # The size of the annotator's own answer is theirs to see; it says nothing of the sample.
-    own = [c.value for c in at.caption if c.value.startswith("Your answer: ")]
-    assert own == ["Your answer: 0 lines · 0 characters"]
-    shown = " ".join([m.value for m in at.markdown] + [c.value for c in at.caption if c.value not in own]
-                     + [t.value for t in at.text] + [json.dumps(c) for c in components(at, "structext_question_clock")])
-    assert "characters" not in shown and "lines" not in shown
+    # The size of the annotator's own answer is theirs to see (counted in the browser, as they type); the page
+    # says nothing of the sample's.
+    box = answer_box(at)
+    assert box.data["size"] and box.value == ""
+    words = " ".join([m.value for m in at.markdown] + [c.value for c in at.caption] + [t.value for t in at.text]
+                     + [box.question, box.requirement or "", box.hint, box.label, box.placeholder]
+                     + [json.dumps(c) for c in components(at, "structext_question_clock")])
+    assert "characters" not in words and "lines" not in words  # "Add lines" and its line boxes name no count
+    shown = words + json.dumps(box.data)
     assert f"{len(reference):,}" not in shown and str(len(reference)) not in shown
     assert sample_id not in shown
 
@@ -358,7 +362,7 @@ def test_finishing_the_study(db, people):
         answer_box(at).input("x")
         at = click(at, "Submit answer")
     assert "You have answered all 4 study questions of pilot (0 given up)" in at.success[0].value
-    assert not at.text_area
+    assert not answer_boxes(at)
 
 
 def test_closed_study_is_not_offered(db, people):
@@ -458,7 +462,7 @@ def test_practice_feedback_comes_after_submitting_and_not_before(db, people):
     assert any("Practice question 1 of 2: how you did" in s.value for s in at.subheader)
     assert any("Your answer **passed**: ROUGE-L 1.00" in s.value for s in at.success)
     assert text_blocks(at) == [truth, truth]  # their answer and the key
-    assert not at.text_area  # no question while the feedback is on screen ...
+    assert not answer_boxes(at)  # no question while the feedback is on screen ...
     assert current_row(db, people["ann1"]["id"])[1] is None  # ... so the next one's clock has not started
     at = click(at, "Next practice question")
     assert "Practice question 2 of 2" == progress_text(at)
@@ -492,7 +496,7 @@ def test_practice_round_never_sends_an_unanswered_items_answer(db, people, sent_
         leaked = {key for key in kind_of if key in sent}
         assert leaked <= answered_practice, f"step {step}: sent {leaked - answered_practice}"
         assert SENTINEL_HINT not in sent
-        if not at.text_area:
+        if not answer_boxes(at):
             break
         assignment_id = current_row(db, people["ann1"]["id"])[0]
         key = _truth(db, assignment_id)
@@ -588,19 +592,18 @@ def set_box(at, label, value) -> AppTest:
     return send(at, light_box(at, label)[0], value)
 
 
-def add_button(at):
-    found = [b for b in at.button if b.label.startswith("Add lines")]
+def add_label(at) -> str:
+    found = [label for label in answer_box(at).buttons if label.startswith("Add lines")]
     assert len(found) == 1
     return found[0]
 
 
 def take_lines(at, first, last, typed=None) -> AppTest:
-    """Set From / To line (each change reruns the page), type into the answer box if asked
-    (typed text waits in the form, as in the browser), then press "Add lines"."""
-    at = set_box(set_box(at, "From line", first), "To line", last)
+    """Type From / To line under the answer box, and into the box if asked (nothing is sent before the
+    click, as in the browser), then press "Add lines": the lines and the text go with it."""
     if typed is not None:
         answer_box(at).input(typed)
-    return add_button(at).click().run()
+    return press(at, add_label(at), first=first, last=last)
 
 
 def saved_draft(db, assignment_id):
@@ -630,8 +633,8 @@ def test_search_shows_the_count_and_a_chosen_match_shows_its_lines_marked(db, pe
     # no HTML block but the progress bar: the component puts the reference's text as text
     assert shown["target"] == line and [b for b in html_blocks(at) if 'data-testid="sxProgress"' not in b] == []
     assert not shown_texts(at)  # the window replaces the whole reference (nothing large is resent)
-    assert (light_box(at, "From line")[1]["value"], light_box(at, "To line")[1]["value"]) == (line, line)
-    assert add_button(at).label == f"Add lines {line}–{line} to the answer"
+    assert answer_box(at).lines == (line, line)  # the line boxes under the answer are set to it
+    assert add_label(at) == f"Add lines {line}–{line} to the answer"
     at = click(at, "Whole reference")
     assert text_blocks(at)[0] == ref and not components(at, "structext_reference_window")
 
@@ -651,17 +654,22 @@ def test_go_to_line_shows_the_window_and_a_missing_line_is_named(db, people):
 @pytest.mark.parametrize("forged", [float("nan"), float("inf"), -float("inf"), 2.5, 0, -3, 10**12, "7", True])
 def test_a_forged_line_number_is_no_error(db, people, forged):
     """Issue 19: NaN in "Go to line" failed inside Streamlit, before the page ran (its redacted error). The boxes
-    are the browser's own now: what one sends beyond a whole line number from 1 is ignored, the box left empty."""
-    at, _, ref = long_page(db, people)
-    for label in ("Go to line", "From line", "To line"):
-        at = set_box(at, label, forged)
-        assert not at.exception, at.exception[0].value if at.exception else None
-        assert light_box(at, label)[1]["value"] is None  # the box is empty as before
+    are the browser's own now: what "Go to line" sends beyond a whole line number from 1 is ignored, the box left
+    empty; a click of the answer's buttons with such a line is ignored whole (nothing added, nothing submitted)."""
+    at, assignment_id, ref = long_page(db, people)
+    at = set_box(at, "Go to line", forged)
+    assert not at.exception, at.exception[0].value if at.exception else None
+    assert light_box(at, "Go to line")[1]["value"] is None  # the box is empty as before
+    for first, last in ((forged, 3), (3, forged)):
+        answer_box(at).input("typed")
+        at = press(at, add_label(at), sent={"action": "add", "text": "typed", "first": first, "last": last})
+        assert not at.exception and not at.error and not at.toast
+        assert saved_draft(db, assignment_id) in (None, "")  # nothing added, nothing saved
     assert text_blocks(at)[0] == ref  # the whole reference, as before
     at = set_box(at, "Go to line", 7626 if ref.count("\n") > 7626 else 40)
     assert not at.exception and any("around line" in c.value for c in at.caption)
-    assert "Add lines 40–40 to the answer" in [b.label for b in at.button] or any(
-        "7,626–7,626" in b.label for b in at.button)
+    assert "Add lines 40–40 to the answer" in answer_box(at).buttons or any(
+        "7,626–7,626" in label for label in answer_box(at).buttons)
 
 
 def test_an_input_report_sent_before_add_lines_does_not_take_the_lines_out_of_the_draft(db, people):
@@ -691,8 +699,6 @@ def test_add_lines_puts_exactly_those_lines_into_the_answer_box_and_the_draft(db
     assert answer_box(at).value == expected
     assert saved_draft(db, assignment_id) == expected  # saved as the draft, as typing is
     assert "Added lines 3–5 to your answer." in [t.value for t in at.toast]
-    assert [c.value for c in at.caption if c.value.startswith("Your answer: ")] == \
-        [f"Your answer: 4 lines · {len(expected)} characters"]
     # Again, at the end: on a line of its own, no blank line between.
     at = take_lines(at, 1, 1)
     assert answer_box(at).value == expected + "\n" + ref.split("\n")[0]
@@ -702,28 +708,6 @@ def test_add_lines_puts_exactly_those_lines_into_the_answer_box_and_the_draft(db
     assert db.execute("SELECT response FROM responses").fetchone()[0] == expected + "\n" + ref.split("\n")[0]
 
 
-def answer_box_heights(sent_messages) -> list[int]:
-    """The pixel height of every answer box the page sent (AppTest does not keep it)."""
-    heights = []
-    for raw in sent_messages:
-        msg = ForwardMsg.FromString(raw)
-        element = msg.delta.new_element if msg.HasField("delta") else None
-        if element is not None and element.WhichOneof("type") == "text_area" and element.text_area.label == "Your answer":
-            heights.append(element.height_config.pixel_height)
-    return heights
-
-
-def test_the_answer_box_grows_with_the_answer(db, people, sent_messages):
-    at, _, _ = long_page(db, people)
-    small = answer_box_heights(sent_messages)[-1]
-    at = take_lines(at, 1, 15)
-    middle = answer_box_heights(sent_messages)[-1]
-    at = take_lines(at, 1, 150)
-    large = answer_box_heights(sent_messages)[-1]
-    assert small == 52 + 8 * 24 and middle == 52 + 16 * 24 and large == 52 + 26 * 24  # within bounds
-    assert answer_box(at).value.count("\n") == 15 + 150 - 1  # the same box, text kept
-
-
 @pytest.mark.parametrize("first, last, message", [
     (5, 3, "Nothing was added. 'From line' (5) is after 'To line' (3): give the first line first."),
     (2, 100_000, "Nothing was added. 'To line' is 100,000, past the end: the reference has"),
@@ -731,12 +715,7 @@ def test_the_answer_box_grows_with_the_answer(db, people, sent_messages):
 ])
 def test_a_bad_range_shows_a_clear_error_and_changes_nothing(db, people, first, last, message):
     at, assignment_id, _ = long_page(db, people)
-    if first is None:
-        at = set_box(at, "To line", last)
-        answer_box(at).input("typed so far")
-        at = add_button(at).click().run()
-    else:
-        at = take_lines(at, first, last, typed="typed so far")
+    at = take_lines(at, first, last, typed="typed so far")
     assert at.error[0].value.startswith(message)
     assert answer_box(at).value == "typed so far"
     assert saved_draft(db, assignment_id) in (None, "")  # nothing written
@@ -861,8 +840,6 @@ def test_text_saved_by_the_page_comes_back_after_a_pause_taken_in_another_tab(db
     first_tab.run()  # its next heartbeat: the question is paused
     first_tab = click(first_tab, "Resume")
     assert answer_box(first_tab).value == "typed, then saved"
-    assert [c.value for c in first_tab.caption if c.value.startswith("Your answer: ")] == \
-        ["Your answer: 1 line · 17 characters"]
 
 
 def test_the_practice_feedback_screen_survives_a_reload(db, people):
@@ -914,7 +891,7 @@ def test_in_two_studies_nothing_opens_before_the_person_chooses(db, people):
     at = open_page(people["ann1"])
     assert not at.exception
     assert at.subheader[0].value == "Choose a study"
-    assert not components(at, "structext_question_clock") and not at.text_area
+    assert not components(at, "structext_question_clock") and not answer_boxes(at)
     assert db.execute("SELECT COUNT(*) FROM assignments WHERE first_shown_at IS NOT NULL").fetchone()[0] == 0
     labels = [text for text, _ in html_progress(at)]
     assert "0 of 4 study questions answered" in labels and "0 of 2 study questions answered" in labels

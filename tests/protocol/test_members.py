@@ -18,6 +18,7 @@ import pytest
 from structext_core import protocol
 from structext_core.evaluation.choices import LETTERS
 from tests.pages import light_forms
+from tests.pages.answer_boxes import answer_box, press
 from tests.pages.html_tables import progress_text
 
 WITH_SAMPLES = [name for name, member in protocol.members().items() if protocol.option(member, "SAMPLE_ITEMS")]
@@ -122,8 +123,8 @@ def test_a_study_goes_from_the_leads_form_to_results_and_the_inspect_log(member,
         next(b for b in at.button if b.label.startswith(f"**{reply}**")).click().run()
         next(b for b in at.button if b.label.startswith("Submit")).click().run()
     else:
-        next(t for t in at.text_area if t.label == "Your answer").input(reply)
-        next(b for b in at.button if b.label.startswith("Submit")).click().run()
+        answer_box(at).input(reply)
+        press(at, "Submit answer")
     assert not at.exception and not at.error
     assert db.execute("SELECT COUNT(*) FROM responses WHERE user_id = ?", [ann1]).fetchone()[0] == 1
     study.accept_rule(db, created.id, ann2)

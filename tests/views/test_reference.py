@@ -253,15 +253,6 @@ def test_answer_size_counts_lines_like_the_reference(text, lines, chars, said):
     assert size.lines == len(Lines.of(text))
 
 
-def test_the_answer_box_grows_with_the_answer_within_bounds():
-    low = reference.answer_box_height("")
-    assert low == reference.answer_box_height("one line")
-    assert reference.answer_box_height("\n".join(["x"] * 15)) > low
-    high = reference.answer_box_height("\n".join(["x"] * 5_000))
-    assert high == reference.BOX_FRAME_PX + reference.MAX_BOX_ROWS * reference.BOX_ROW_PX
-    assert low == reference.BOX_FRAME_PX + reference.MIN_BOX_ROWS * reference.BOX_ROW_PX
-
-
 # ---------------------------------------------------------------- cost on a 1 MB reference
 
 

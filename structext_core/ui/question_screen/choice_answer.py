@@ -20,12 +20,11 @@ from structext_core.ui.question_screen.common import (
     confirm_give_up,
     on_give_up_asked,
     question_name,
-    question_progress,
     report,
     show_messages,
 )
 from structext_core.ui.question_screen.flag import flag_box
-from structext_core.ui.question_screen.watches import activity_watch, clock
+from structext_core.ui.question_screen.watches import activity_watch, progress_and_clock
 
 IMAGE_LAYOUTS = {"beside": "Beside the question", "wide": "Full width"}
 
@@ -62,11 +61,7 @@ def image_question_screen(screen: Screen, view: study.QuestionView) -> None:
     its options A-D: nothing names the system, the paper or the image's file. Keys: A-D choose,
     Enter submits."""
     aid = view.assignment_id
-    top_left, top_right = st.columns([4, 1], vertical_alignment="bottom")
-    with top_left:
-        question_progress(view)
-    with top_right:
-        clock(screen, aid)
+    progress_and_clock(screen, view)
     show_messages()
     if not view.has_image:  # a text question with options: the options take the page's width
         options_panel(screen, view)
@@ -130,5 +125,5 @@ def options_panel(screen: Screen, view: study.QuestionView) -> None:
                                                            **({} if confirming else {"Enter": f"hb_submit_{aid}"})},
                                                   "notes": choices.absent_option_notes(
                                                       len(letters), choices.LETTERS[:max(4, len(letters))])})
-    activity_watch(screen, aid, answer_size=False)
+    activity_watch(screen, aid)
     flag_box(screen, view)

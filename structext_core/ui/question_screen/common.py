@@ -44,6 +44,22 @@ def answer_text(assignment_id: int) -> str:
     return st.session_state.get(text_key(assignment_id), "") or ""
 
 
+def _version_key(assignment_id: int) -> str:
+    return f"hb_written_{assignment_id}"
+
+
+def text_version(assignment_id: int) -> int:
+    """How many times the server wrote the answer box (:func:`write_answer`): a box the browser drew keeps
+    its own text until this changes."""
+    return st.session_state.get(_version_key(assignment_id), 0)
+
+
+def write_answer(assignment_id: int, text: str) -> None:
+    """Put ``text`` in the answer box (the box drawn keeps its own text otherwise)."""
+    st.session_state[text_key(assignment_id)] = text
+    st.session_state[_version_key(assignment_id)] = text_version(assignment_id) + 1
+
+
 def key(name: str, assignment_id: int) -> str:
     """A page key of one question's reference tools (a new question starts them afresh)."""
     return f"hb_{name}_{assignment_id}"
@@ -54,25 +70,12 @@ def key(name: str, assignment_id: int) -> str:
 ADDED_FROM_KEY = "hb_added_from"
 
 
-def remember_answer(assignment_id: int, text: str | None = None) -> None:
-    """The answer as this page last knew it (the form's text, an input report's text, or
-    the text after "Add lines"): what the answer box's height and the size note follow."""
-    st.session_state["hb_answer_seen"] = (assignment_id, answer_text(assignment_id) if text is None else text)
-
-
 def forget_box() -> None:
     """The answer box is not on screen (paused, taken over, feedback, finished): forget what
     this session's box held. The draft saved in the database is the text from now on, so the
     box drawn again (Resume, Continue here) shows it, not a text from before the break."""
-    for key in [key for key in st.session_state if str(key).startswith("hb_text_")]:
+    for key in [key for key in st.session_state if str(key).startswith(("hb_text_", "hb_written_"))]:
         del st.session_state[key]
-    for key in ("hb_answer_seen", "hb_answer_drawn"):
-        st.session_state.pop(key, None)
-
-
-def known_answer(assignment_id: int) -> str:
-    seen = st.session_state.get("hb_answer_seen")
-    return seen[1] if seen and seen[0] == assignment_id else answer_text(assignment_id)
 
 
 def note(error: study.StudyError) -> None:

@@ -10,15 +10,14 @@ import streamlit as st
 
 from structext_core import ui
 from structext_core.studio import study
-from structext_core.ui import light_choice, widgets
+from structext_core.ui import light_choice, light_panel, widgets
 from structext_core.ui.question_screen.common import (
     ADDED_FROM_KEY,
     Screen,
     answer_text,
     key,
     note,
-    remember_answer,
-    text_key,
+    write_answer,
 )
 from structext_core.views import reference as viewer
 
@@ -95,6 +94,7 @@ def _show_line(assignment_id: int, line: int, hit: viewer.Hit | None) -> None:
     st.session_state[key("target", assignment_id)] = (line, hit)
     st.session_state[key("from", assignment_id)] = line
     st.session_state[key("to", assignment_id)] = line
+    st.session_state[key("lines_set", assignment_id)] = st.session_state.get(key("lines_set", assignment_id), 0) + 1
 
 
 def on_hit_chosen(assignment_id: int, hits: tuple[viewer.Hit, ...]) -> None:
@@ -118,7 +118,7 @@ def on_whole_reference(assignment_id: int) -> None:
 def on_add_lines(screen: Screen, assignment_id: int, reference: str) -> None:
     """"Add lines X–Y to the answer": the lines verbatim at the end of the answer (the rule of
     :func:`viewer.append`), saved as the draft as typing is. The form sent the text as typed
-    so far with the click, so nothing typed is lost. A bad range changes nothing."""
+    so far and the line boxes with the click, so nothing typed is lost. A bad range changes nothing."""
     text = answer_text(assignment_id)
     first, last = (st.session_state.get(key(name, assignment_id)) for name in ("from", "to"))
     try:
@@ -127,8 +127,7 @@ def on_add_lines(screen: Screen, assignment_id: int, reference: str) -> None:
     except viewer.ReferenceInputError as error:
         st.session_state[key("take_error", assignment_id)] = f"Nothing was added. {error}"
         return
-    st.session_state[text_key(assignment_id)] = combined
-    remember_answer(assignment_id, combined)
+    write_answer(assignment_id, combined)
     # An input report the page's script sent before this click still holds ``text``: arriving after this
     # run, it must not put that older text back as the draft (watches._take_report).
     st.session_state[ADDED_FROM_KEY] = (assignment_id, text)
@@ -149,41 +148,31 @@ def on_add_lines(screen: Screen, assignment_id: int, reference: str) -> None:
 def reference_panel(screen: Screen, view: study.QuestionView) -> None:
     """The reference with line numbers and the tools for long answers: search (the number of
     matches; choosing one shows the lines around it, marked) and go to a line. The lines
-    "Add lines" takes are set beside the answer box (:func:`line_range`). Everything is
+    "Add lines" takes are set under the answer box (its line boxes, which a match or a line chosen fills). Everything is
     computed from the reference alone (:mod:`structext_core.views.reference`)."""
     aid = view.assignment_id
     lines = viewer.Lines.of(view.reference)
-    # Rows are horizontal containers, not columns: one block each instead of one per column
-    # (the page is drawn anew for every question, and each block is a message and a cursor).
-    head = st.container(horizontal=True, vertical_alignment="center", gap="medium")
-    # No length or other figure that would single the sample out elsewhere in the app.
-    head.markdown(f"**Reference** · {view.reference_label}")
-    # light switches (st.toggle made the browser load its code on every question page, issue 46)
-    matching = light_choice.check("Match case", key=key("case", aid), toggle=True, where=head, width="content",
-                                  on_change=lambda: on_search_changed(aid))
-    wrap = light_choice.check("Wrap lines", key="hb_wrap", toggle=True, where=head, width="content")
+    # Two rows of light elements, each one part of the page's element (a row of Streamlit's, its elements each
+    # their own, where the page draws none): the heading and its switches, then the search and the line box.
+    with light_panel.row():
+        # No length or other figure that would single the sample out elsewhere in the app.
+        light_panel.note(f"**Reference** · {view.reference_label}", "markdown")
+        # light switches (st.toggle made the browser load its code on every question page, issue 46)
+        matching = light_choice.check("Match case", key=key("case", aid), toggle=True, width="content",
+                                      on_change=lambda: on_search_changed(aid))
+        wrap = light_choice.check("Wrap lines", key="hb_wrap", toggle=True, width="content")
     # The browser's own boxes (light elements: st.text_input and st.number_input made the browser load their
     # code on every question page, issue 46); what they send is checked on the server (text within its
     # length, a whole line number within its bounds), anything else ignored.
-    find_row = st.container(horizontal=True, vertical_alignment="bottom")
-    query = light_choice.text("Search the reference", key=key("find", aid), max_chars=viewer.MAX_QUERY_CHARS,
-                              placeholder="A key or a value, as plain text", where=find_row,
-                              on_change=lambda: on_search_changed(aid))
-    light_choice.number("Go to line", key=key("goto", aid), min_value=1, max_value=MAX_LINE, optional=True,
-                        placeholder="Line", where=find_row, width=GO_TO_WIDTH, on_change=lambda: on_go_to(aid))
+    with light_panel.row(vertical_alignment="bottom"):
+        query = light_choice.text("Search the reference", key=key("find", aid), max_chars=viewer.MAX_QUERY_CHARS,
+                                  placeholder="A key or a value, as plain text",
+                                  on_change=lambda: on_search_changed(aid))
+        light_choice.number("Go to line", key=key("goto", aid), min_value=1, max_value=MAX_LINE, optional=True,
+                            placeholder="Line", width=GO_TO_WIDTH, on_change=lambda: on_go_to(aid))
     if query:
         search_results(aid, lines, query, matching)
     reference_view(screen, view, lines, wrap)
-
-
-def line_range(aid: int) -> None:
-    """From / To line, right under the "Add lines" button they set (outside the answer's
-    form: Enter in a box of the form would press its first button, Submit)."""
-    row = st.container(horizontal=True)
-    # side by side (two boxes that stretch would each take the row); what they do: the Add lines button's help
-    for name, label, placeholder in (("from", "From line", "First line"), ("to", "To line", "Last line")):
-        light_choice.number(label, key=key(name, aid), min_value=1, max_value=MAX_LINE, optional=True,
-                            placeholder=placeholder, where=row, width=GO_TO_WIDTH)
 
 
 def search_results(aid: int, lines: viewer.Lines, query: str, matching: bool) -> None:

@@ -17,7 +17,6 @@ from structext_core.ui.question_screen.common import (
     idle_time,
     note,
     question_name,
-    question_progress,
     report,
     show_messages,
     text_key,
@@ -25,7 +24,7 @@ from structext_core.ui.question_screen.common import (
 from structext_core.ui.question_screen.flag import flag_box
 from structext_core.ui.question_screen.reference_viewer import reference_panel
 from structext_core.ui.question_screen.text_answer import answer_form
-from structext_core.ui.question_screen.watches import activity_watch, clock, pause_watch
+from structext_core.ui.question_screen.watches import activity_watch, pause_watch, progress_and_clock
 
 
 def on_resume(screen: Screen, assignment_id: int) -> None:
@@ -87,11 +86,7 @@ def question_screen(screen: Screen, view: study.QuestionView) -> None:
     if view.options:
         image_question_screen(screen, view)
         return
-    top_left, top_right = st.columns([4, 1], vertical_alignment="bottom")
-    with top_left:
-        question_progress(view)
-    with top_right:
-        clock(screen, view.assignment_id)
+    progress_and_clock(screen, view)
     show_messages()
 
     if view.has_reference_panel:  # its benchmark declares a reference panel
@@ -105,11 +100,6 @@ def question_screen(screen: Screen, view: study.QuestionView) -> None:
     else:  # a short answer with no reference: no empty reference panel
         answer_column = st.container()
     with answer_column:
-        st.markdown("**Question**")
-        st.text(view.question)
-        if view.requirement:
-            st.markdown("**Requirement**")
-            st.text(view.requirement)
-        answer_form(screen, view)
+        answer_form(screen, view)  # the question's texts, the answer box, its buttons and its size
         activity_watch(screen, view.assignment_id)
         flag_box(screen, view)

@@ -23,10 +23,8 @@ from structext_core.ui.question_screen.common import (
     ADDED_FROM_KEY,
     ANSWER_LABEL,
     Screen,
-    known_answer,
-    remember_answer,
+    question_progress,
 )
-from structext_core.views import reference as viewer
 
 #: The activity component reports typed text at most this often, other input less often.
 TEXT_REPORT_MS = 2500
@@ -92,8 +90,17 @@ def clock(screen: Screen, assignment_id: int) -> None:
                  on_beat_change=_ignore)
 
 
+def progress_and_clock(screen: Screen, view: study.QuestionView) -> None:
+    """Where the question stands (a bar) and its clock, side by side."""
+    top_left, top_right = st.columns([4, 1], vertical_alignment="bottom")
+    with top_left:
+        question_progress(view)
+    with top_right:
+        clock(screen, view.assignment_id)
+
+
 @ui.fragment
-def activity_watch(screen: Screen, assignment_id: int, answer_size: bool = True) -> None:
+def activity_watch(screen: Screen, assignment_id: int) -> None:
     """Input reports from the page: they keep the idle pause away and save the draft."""
     _check_logged_in()
     result = screen.activity(
@@ -106,9 +113,6 @@ def activity_watch(screen: Screen, assignment_id: int, answer_size: bool = True)
     # Not this question's, or already handled (this fragment also runs with every page run).
     if report is not None and report.seq != st.session_state.get("hb_report_seq"):
         _take_report(screen, assignment_id, report)
-    if answer_size:
-        st.caption(f"Your answer: {viewer.answer_size(known_answer(assignment_id))}",
-                   help="As last sent by this page: it follows your typing every few seconds.")
 
 
 def _take_report(screen: Screen, assignment_id: int, report: study.ActivityReport) -> None:
@@ -119,8 +123,6 @@ def _take_report(screen: Screen, assignment_id: int, report: study.ActivityRepor
         report = dataclasses.replace(report, text=None)
     elif report.text is not None:
         st.session_state.pop(ADDED_FROM_KEY, None)
-    if report.text is not None:
-        remember_answer(assignment_id, report.text)
     st.session_state["hb_visible"] = report.visible
     status = study.record_activity(ui.get_db(), screen.user_id, assignment_id, screen.tab, draft=report.text,
                                    visible=report.visible, input_age=report.input_age, settings=screen.settings)
