@@ -148,8 +148,8 @@ def on_add_lines(screen: Screen, assignment_id: int, reference: str) -> None:
 def reference_panel(screen: Screen, view: study.QuestionView) -> None:
     """The reference with line numbers and the tools for long answers: search (the number of
     matches; choosing one shows the lines around it, marked) and go to a line. The lines
-    "Add lines" takes are set under the answer box (its line boxes, which a match or a line chosen fills). Everything is
-    computed from the reference alone (:mod:`structext_core.views.reference`)."""
+    "Add lines" takes are set under the answer box (its line boxes, which a match or a line
+    chosen fills). Everything is computed from the reference alone (:mod:`structext_core.views.reference`)."""
     aid = view.assignment_id
     lines = viewer.Lines.of(view.reference)
     # Two rows of light elements, each one part of the page's element (a row of Streamlit's, its elements each
