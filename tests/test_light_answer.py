@@ -59,7 +59,8 @@ def took(sent):
 la.box("answer", label="Your answer", text=st.session_state.get("text", "draft"),
        version=st.session_state.get("version", 0), on_action=took, max_chars=20,
        rows=la.Rows(8, 26, 24), blocks=[("Question", "How many?")],
-       buttons=[la.Button("submit", "Submit answer", primary=True), la.Button("add", "Add", wide=True)])
+       buttons=[la.Button("submit", "Submit answer", primary=True), la.Button("add", "Add", wide=True),
+                la.Button("pause", "Pause", disabled=True)])
 st.write(f"log: {st.session_state.get('log', [])}")
 """
 
@@ -67,7 +68,9 @@ st.write(f"log: {st.session_state.get('log', [])}")
 def test_a_page_draws_the_box_and_a_click_runs_its_callback_first():
     at = run_script(SCRIPT)
     box = answer_box(at)
-    assert (box.question, box.value, box.buttons) == ("How many?", "draft", ["Submit answer", "Add"])
+    assert (box.question, box.value, box.buttons) == ("How many?", "draft", ["Submit answer", "Add", "Pause"])
+    at = press(at, "Pause")  # a button that takes no click: what a click of it sends is not handed on
+    assert at.markdown[-1].value == "log: []"
     box.input("forty-two")
     at = press(at, "Submit answer")
     assert at.markdown[-1].value == "log: [('submit', 'forty-two')]"  # the callback ran before the page

@@ -33,12 +33,14 @@ COMPONENT_NAME = "structext_light_answer"
 @dataclass(frozen=True)
 class Button:
     """A button of the answer: its ``name`` (what is sent), ``label``, ``help`` (shown under the pointer);
-    ``primary`` in the app's colour; ``wide`` on a row of its own under the others."""
+    ``primary`` in the app's colour; ``wide`` on a row of its own under the others; ``disabled`` takes no click
+    (a click sent anyway is ignored)."""
     name: str
     label: str
     primary: bool = False
     help: str = ""
     wide: bool = False
+    disabled: bool = False
 
 
 @dataclass(frozen=True)
@@ -219,7 +221,7 @@ export default function (component) {
     if (!node) continue;
     node.textContent = b.label;
     node.title = b.help || "";
-    node.disabled = !!data.disabled;
+    node.disabled = !!(data.disabled || b.disabled);
   }
   parts.hint.textContent = data.hint || "";
   if (parts.range) parts.name();
@@ -293,12 +295,12 @@ def box(key: str, *, label: str, text: str, version: int, buttons: Sequence[Butt
     ``version`` differs from the one it showed; ``blocks`` are (heading, text) pairs above the box. A click
     calls ``on_action`` with what it sent, checked (:func:`checked`), before the page runs again, as a form
     button's ``on_click``. ``line_range`` adds the line boxes (written into them when its version is new)."""
-    names = [b.name for b in buttons]
+    names = [] if disabled else [b.name for b in buttons if not b.disabled]  # what a click may name
     data = {"key": key, "label": label, "text": text, "version": version, "placeholder": placeholder,
             "blocks": [[heading, body] for heading, body in blocks], "hint": hint, "disabled": disabled,
             "size": show_size, "min_rows": rows.min_rows, "max_rows": rows.max_rows, "row_px": rows.row_px,
-            "buttons": [{"name": b.name, "label": b.label, "primary": b.primary, "help": b.help, "wide": b.wide}
-                        for b in buttons],
+            "buttons": [{"name": b.name, "label": b.label, "primary": b.primary, "help": b.help, "wide": b.wide,
+                         "disabled": b.disabled} for b in buttons],
             "range": None if line_range is None else {
                 "values": [line_range.first, line_range.last], "version": line_range.version,
                 "max": line_range.max_line, "labels": [list(pair) for pair in line_range.labels],

@@ -3,6 +3,7 @@ the lead leads; a lead who sets a study up leads it; an admin gives a study anot
 accounts; a researcher opening the study pages is told why they are refused; the preview as an annotator
 shows the rule and the questions as an annotator sees them and writes nothing."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,8 @@ from structext_core.structext_eval import study as structext_study
 from structext_core.studio import access, accounts, storage, study
 from structext_core.ui.question_screen import preview as preview_ui
 from tests.pages import light_forms
+from tests.pages.answer_boxes import answer_box
+from tests.pages.answer_boxes import press as press_answer
 from tests.pages.html_tables import html_figures
 from tests.pages.light_choices import choice, choices, press, sections
 from tests.pages.light_parts import notes
@@ -198,15 +201,22 @@ def test_the_preview_shows_the_study_as_an_annotator_sees_it_and_writes_nothing(
     shown = study.preview(db, pi, world["mine"])
     first = shown.questions[0]
     assert first.practice  # practice comes first
-    assert [t.value for t in at.text][:1] == [first.question]
+    box = answer_box(at)  # the annotator's answer element, the question above it
+    assert box.question == first.question
+    assert box.buttons == ["Submit answer", "Pause", "Give up"]
+    assert [b["disabled"] for b in box.data["buttons"]] == [False, True, True]  # nothing is paused or given up
     assert first.reference in text_blocks(at)  # the reference panel, as the annotator's
     answers = [r[0] for r in db.execute("SELECT json_extract(sample_json, '$.answer') FROM study_items"
                                         " WHERE study_id = ?", [world["mine"]])]
-    drawn = " ".join(str(e.value) for e in [*at.text, *at.markdown, *notes(at, "caption")] if hasattr(e, "value"))
+    drawn = " ".join([*(str(e.value) for e in [*at.text, *at.markdown, *notes(at, "caption")] if hasattr(e, "value")),
+                      json.dumps(box.data)])
     assert not [a for a in answers if len(a) >= 12 and a in drawn and a not in first.reference]
-    next(t for t in at.text_area if t.label == "Your answer").input("a typed answer")
-    at = click(at, "Submit answer")  # on to the study's first question, nothing recorded
-    assert [t.value for t in at.text][:1] == [shown.counted[0].question]
+    at = press_answer(at, "Pause", sent={"action": "pause", "text": ""})  # a click it takes none of: ignored
+    assert answer_box(at).question == first.question and counts(db) == before
+    box = answer_box(at)
+    box.input("a typed answer")
+    at = press_answer(at, "Submit answer")  # on to the study's first question, nothing recorded
+    assert answer_box(at).question == shown.counted[0].question
     chooser = next(s for s in at.selectbox if s.key == "pv_jump")
     chooser.set_value(len(chooser.options) - 1)
     at = at.run()

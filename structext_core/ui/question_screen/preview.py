@@ -26,12 +26,14 @@ from structext_core.evaluation import choices
 from structext_core.studio import access, study
 from structext_core.studio.crowd import questionnaire
 from structext_core.text.safe_text import markdown_text
-from structext_core.ui import crowd_end, crowd_gate, light_choice
+from structext_core.ui import crowd_end, crowd_gate, light_answer, light_choice
+from structext_core.ui.question_screen import text_answer
 from structext_core.ui.question_screen.choice_answer import IMAGE_LAYOUTS, option_label
 from structext_core.ui.question_screen.common import ANSWER_LABEL, Screen, question_name, question_progress
 from structext_core.ui.question_screen.reference_viewer import reference_panel, window_component
 from structext_core.ui.question_screen.screens import finished_screen
 from structext_core.ui.question_screen.studies import rule_text
+from structext_core.views import reference as viewer
 
 #: Session key of the open preview: ``{"study": id, "at": the screen's place}``.
 PREVIEW_KEY = "pv_open"
@@ -241,13 +243,18 @@ def _options(run: PreviewRun, view: study.QuestionView) -> None:
 
 
 def _answer_box(view: study.QuestionView) -> None:
-    st.text_area(ANSWER_LABEL, key=f"pv_text_{view.item_id}", placeholder="Type or paste your answer here")
-    buttons = st.container(horizontal=True)
-    buttons.button("Submit answer", type="primary", width="stretch", key=f"pv_submit_{view.item_id}",
-                   on_click=next_screen)
-    buttons.button("Pause", width="stretch", key=f"pv_pause_{view.item_id}", disabled=True, help=NOT_IN_PREVIEW)
-    buttons.button("Give up", width="stretch", key=f"pv_give_up_{view.item_id}", disabled=True, help=NOT_IN_PREVIEW)
-    st.caption("Ctrl+Enter (⌘+Enter on a Mac) submits. Your answer is saved as you type.")
+    """The annotator's answer element (:mod:`light_answer`), its question above: *Submit answer* moves on and
+    records nothing; *Pause* and *Give up* take no click in a preview."""
+    blocks = [("Question", view.question)] + ([("Requirement", view.requirement)] if view.requirement else [])
+    light_answer.box(
+        f"pv_answer_{view.item_id}", label=ANSWER_LABEL, text="", version=0, blocks=blocks,
+        buttons=[light_answer.Button(text_answer.SUBMIT, "Submit answer", primary=True),
+                 light_answer.Button(text_answer.PAUSE, "Pause", help=NOT_IN_PREVIEW, disabled=True),
+                 light_answer.Button(text_answer.GIVE_UP, "Give up", help=NOT_IN_PREVIEW, disabled=True)],
+        on_action=lambda sent: next_screen(), max_chars=text_answer.MAX_ANSWER_CHARS,
+        rows=light_answer.Rows(viewer.MIN_BOX_ROWS, viewer.MAX_BOX_ROWS, viewer.BOX_ROW_PX),
+        placeholder="Type or paste your answer here", hint=text_answer.HINT,
+    )
 
 
 def question(run: PreviewRun, view: study.QuestionView) -> None:
@@ -288,11 +295,6 @@ def question(run: PreviewRun, view: study.QuestionView) -> None:
     else:
         answer_column = st.container()
     with answer_column:
-        st.markdown("**Question**")
-        st.text(view.question)
-        if view.requirement:
-            st.markdown("**Requirement**")
-            st.text(view.requirement)
         _answer_box(view)
     if view.practice:
         st.caption("After a practice answer an annotator sees their score and the answer key (unless another "
