@@ -18,7 +18,7 @@ from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import plural
 from structext_core.ui import widgets
 from structext_core.ui.question_screen.choice_answer import option_label
-from structext_core.ui.question_screen.common import ANSWER_LABEL
+from structext_core.ui.question_screen.common import ANSWER_LABEL, ANSWER_PLACEHOLDER
 
 #: The page's keys: the check kept for the upload and options it was made on, the set just imported.
 CHECKED, IMPORTED = "lab_up_checked", "lab_up_imported"
@@ -164,7 +164,7 @@ def _preview(number: int, question: dict) -> None:
                       wrap=True, help="As the annotator sees it (here it does nothing)")
         if not question["choices"]:
             st.text_area(ANSWER_LABEL, key=f"lab_up_preview_{number}_answer", disabled=True, height=68,
-                         placeholder="Type or paste your answer here")
+                         placeholder=ANSWER_PLACEHOLDER)
 
 
 def _import(chosen, report: dict, rule, strata, mapping_text, seed) -> None:

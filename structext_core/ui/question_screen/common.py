@@ -19,6 +19,7 @@ from structext_core.studio import durations, study
 from structext_core.ui import widgets
 
 ANSWER_LABEL = "Your answer"
+ANSWER_PLACEHOLDER = "Type or paste your answer here"
 
 
 @dataclass(frozen=True)

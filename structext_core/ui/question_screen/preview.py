@@ -29,11 +29,16 @@ from structext_core.text.safe_text import markdown_text
 from structext_core.ui import crowd_end, crowd_gate, light_answer, light_choice
 from structext_core.ui.question_screen import text_answer
 from structext_core.ui.question_screen.choice_answer import IMAGE_LAYOUTS, option_label
-from structext_core.ui.question_screen.common import ANSWER_LABEL, Screen, question_name, question_progress
+from structext_core.ui.question_screen.common import (
+    ANSWER_LABEL,
+    ANSWER_PLACEHOLDER,
+    Screen,
+    question_name,
+    question_progress,
+)
 from structext_core.ui.question_screen.reference_viewer import reference_panel, window_component
 from structext_core.ui.question_screen.screens import finished_screen
 from structext_core.ui.question_screen.studies import rule_text
-from structext_core.views import reference as viewer
 
 #: Session key of the open preview: ``{"study": id, "at": the screen's place}``.
 PREVIEW_KEY = "pv_open"
@@ -245,15 +250,13 @@ def _options(run: PreviewRun, view: study.QuestionView) -> None:
 def _answer_box(view: study.QuestionView) -> None:
     """The annotator's answer element (:mod:`light_answer`), its question above: *Submit answer* moves on and
     records nothing; *Pause* and *Give up* take no click in a preview."""
-    blocks = [("Question", view.question)] + ([("Requirement", view.requirement)] if view.requirement else [])
     light_answer.box(
-        f"pv_answer_{view.item_id}", label=ANSWER_LABEL, text="", version=0, blocks=blocks,
+        f"pv_answer_{view.item_id}", label=ANSWER_LABEL, text="", version=0, blocks=text_answer.question_blocks(view),
         buttons=[light_answer.Button(text_answer.SUBMIT, "Submit answer", primary=True),
                  light_answer.Button(text_answer.PAUSE, "Pause", help=NOT_IN_PREVIEW, disabled=True),
                  light_answer.Button(text_answer.GIVE_UP, "Give up", help=NOT_IN_PREVIEW, disabled=True)],
         on_action=lambda sent: next_screen(), max_chars=text_answer.MAX_ANSWER_CHARS,
-        rows=light_answer.Rows(viewer.MIN_BOX_ROWS, viewer.MAX_BOX_ROWS, viewer.BOX_ROW_PX),
-        placeholder="Type or paste your answer here", hint=text_answer.HINT,
+        rows=text_answer.ROWS, placeholder=ANSWER_PLACEHOLDER, hint=text_answer.HINT,
     )
 
 

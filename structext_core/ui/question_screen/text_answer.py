@@ -13,6 +13,7 @@ from structext_core.studio import study
 from structext_core.ui import light_answer
 from structext_core.ui.question_screen.common import (
     ANSWER_LABEL,
+    ANSWER_PLACEHOLDER,
     Screen,
     after_answer,
     answer_text,
@@ -55,6 +56,15 @@ MAX_ANSWER_CHARS = 4 * study.MAX_RESPONSE_CHARS
 HINT = "Ctrl+Enter (⌘+Enter on a Mac) submits. Your answer is saved as you type."
 
 
+#: The answer box's height in rows, as the browser grows it.
+ROWS = light_answer.Rows(viewer.MIN_BOX_ROWS, viewer.MAX_BOX_ROWS, viewer.BOX_ROW_PX)
+
+
+def question_blocks(view: study.QuestionView) -> list[tuple[str, str]]:
+    """The texts above the answer box: the question, and its requirement when it has one."""
+    return [("Question", view.question)] + ([("Requirement", view.requirement)] if view.requirement else [])
+
+
 def on_action(screen: Screen, view: study.QuestionView, sent: light_answer.Sent) -> None:
     """A button of the answer was clicked: the text as typed (and the line boxes) came with it."""
     aid = view.assignment_id
@@ -88,12 +98,11 @@ def answer_form(screen: Screen, view: study.QuestionView) -> None:
         line_range = light_answer.LineRange(first, last, st.session_state.get(key("lines_set", aid), 0),
                                             (("From line", "First line"), ("To line", "Last line")), ADD,
                                             "Add lines", "to the answer", max_line=MAX_LINE)
-    blocks = [("Question", view.question)] + ([("Requirement", view.requirement)] if view.requirement else [])
     light_answer.box(
         f"hb_answer_{aid}", label=ANSWER_LABEL, text=answer_text(aid), version=text_version(aid), buttons=buttons,
-        on_action=lambda sent: on_action(screen, view, sent), max_chars=MAX_ANSWER_CHARS, blocks=blocks,
-        rows=light_answer.Rows(viewer.MIN_BOX_ROWS, viewer.MAX_BOX_ROWS, viewer.BOX_ROW_PX),
-        placeholder="Type or paste your answer here", hint="" if confirming else HINT, disabled=confirming,
+        on_action=lambda sent: on_action(screen, view, sent), max_chars=MAX_ANSWER_CHARS,
+        blocks=question_blocks(view), rows=ROWS, placeholder=ANSWER_PLACEHOLDER, hint="" if confirming else HINT,
+        disabled=confirming,
         line_range=line_range,
     )
     if take_error := st.session_state.pop(key("take_error", aid), None):
