@@ -11,7 +11,7 @@ import streamlit as st
 
 from structext_core import protocol, ui
 from structext_core.studio import access, accounts
-from structext_core.ui import password_link, study_links
+from structext_core.ui import light_nav, password_link, study_links
 from structext_core.ui.frame import ensure_frame
 
 HERE = Path(__file__).parent
@@ -37,7 +37,12 @@ with ui.run_scope():
     password_link.take_over()  # /?set_password=<token>: the set-password screen alone, listed nowhere
     user = ui.current_user()
 
+    pages = ui.navigation_pages(HERE / "pages", access.role_of(user), access.public_mode(db), user)
+    # Routing only: the menu is a light element (ui/light_nav.py), every page a role may open listed.
+    page = st.navigation(pages, position="hidden")
+
     with st.sidebar:
+        light_nav.menu(pages, page)  # a click in it switches the page on the next run
         # Not a heading (the page's own title is the one heading of that name), and no :material:
         # icon in markdown: the browser would fetch it from a CDN.
         st.markdown("**StrucText Studio**")
@@ -48,9 +53,6 @@ with ui.run_scope():
         else:
             ui.logged_in_line()  # changing the password and logging out: the navigation's last section
 
-    pages = ui.navigation_pages(HERE / "pages", access.role_of(user), access.public_mode(db), user)
-    # expanded: every page a role may open is listed (collapsed, an admin's Accounts hid under "View 3 more")
-    page = st.navigation(pages, expanded=True)
     ui.note_page(page)  # a click in the navigation, told from an address opened (the log-out page)
     study_links.follow_link_at_root(page, pages)  # /?join=<token>&...: the join page, with the link's parameters
     ui.run_page(page)  # errors: an id, no traceback

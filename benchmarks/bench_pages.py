@@ -89,6 +89,25 @@ _NAV = textwrap.dedent('''
         st.markdown("**An app**")
     chosen.run()
 ''')
+#: The same page in the navigation as the app draws it: Streamlit's routing, the menu a light element
+#: (structext_core/ui/light_nav.py).
+_LIGHT_NAV = textwrap.dedent('''
+    import streamlit as st
+    from structext_core.ui import light_nav
+    def page():
+        st.title("A trivial page")
+        st.write("One line of text.")
+        {extra}
+    pages = [st.Page(page, title="Home", default=True), st.Page(page, title="A page", url_path="a_page")] + [
+        st.Page(lambda: None, title=f"Page {{n}}", url_path=f"page{{n}}") for n in range(7)]
+    chosen = st.navigation(pages, position="hidden")
+    with st.sidebar:
+        light_nav.menu({{"": pages}}, chosen)
+        st.markdown("**An app**")
+    chosen.run()
+''')
+_ELEMENT = ('st.components.v2.component("floor_element", js="export default function ({ parentElement }) '
+            '{ parentElement.textContent = \'An element\'; }")(key="element")')
 #: The floor served as server.py serves app.py (:data:`TOLD`), not by ``streamlit run`` of the bare script.
 FLOOR_TOLD = "floor: + navigation, at a page's own address, told where the server is"
 #: name: (script, the address opened under the server's root).
@@ -102,9 +121,9 @@ FLOORS = {
     "floor: + navigation, one st.segmented_control": (_NAV.format(
         extra='st.segmented_control("A choice", ["one", "two"], default="one")'), ""),
     # the light elements' own cost (structext_core/ui/light_*.py): Streamlit's code for any components-v2 element
-    "floor: + navigation, one components-v2 element": (_NAV.format(
-        extra='st.components.v2.component("floor_element", js="export default function ({ parentElement }) '
-              '{ parentElement.textContent = \'An element\'; }")(key="element")'), ""),
+    "floor: + navigation, one components-v2 element": (_NAV.format(extra=_ELEMENT), ""),
+    # the same page with the app's menu (structext_core/ui/light_nav.py) in the place of Streamlit's navigation
+    "floor: + the app's menu, one components-v2 element": (_LIGHT_NAV.format(extra=_ELEMENT), ""),
     "floor: + navigation, one st.table": (_NAV.format(
         extra='st.table(pd.DataFrame({"n": range(8), "word": list("abcdefgh")}), hide_index=True)'), ""),
     "floor: + navigation, one st.dataframe": (_NAV.format(

@@ -20,7 +20,7 @@ def test_first_visit_on_a_page_url_gets_the_frame(app_server, page, wait_for_app
     page.get_by_text("You are not logged in: log in with the form in the sidebar").wait_for()
     assert page.get_by_role("heading", name="Explore samples").count() == 0
     assert page.get_by_text("Log in", exact=True).count() >= 1  # the frame's log-in form
-    sidebar = page.locator('[data-testid="stSidebarNav"]').inner_text()
+    sidebar = page.locator('[data-testid="sxNav"]').inner_text()
     assert "app" not in sidebar.split() and "Results" in sidebar and "Explore" not in sidebar
     screenshot(page, "direct-url-explore")
 
@@ -58,5 +58,5 @@ def test_a_refused_page_says_why_to_someone_logged_in(app_server, app_env, page,
             page.get_by_text(access.refusal({"username": name, "role": role}, key)).wait_for()
             assert page.url.rstrip("/").endswith(f"/{info.url_path}")  # not sent to Home
             assert page.get_by_text("Page not found").count() == 0
-            assert info.title not in page.get_by_test_id("stSidebarNav").inner_text().split("\n")
+            assert info.title not in page.get_by_test_id("sxNav").inner_text().split("\n")
         screenshot(page, f"direct-url-refused-{name}")

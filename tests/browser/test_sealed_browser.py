@@ -261,7 +261,7 @@ def test_annotator_finds_no_sealed_answer_anywhere(base_url, world, page, wait_f
     wait_for_app(page, timeout=60_000)
     log_in_if_needed(page, wait_for_app)
 
-    nav = page.get_by_test_id("stSidebarNav").get_by_role("link")
+    nav = page.get_by_test_id("sxNav").get_by_role("link")
     titles = [nav.nth(i).inner_text().strip().split("\n")[-1] for i in range(nav.count())]  # after the icon
     db = storage.open_db(world["db_path"])  # the menu lists the pages ann1 may open that have work for her now;
     expected = [p.title for p in access.PAGES if p.listed and access.can_open("annotator", p.key, public)

@@ -1,0 +1,138 @@
+"""The navigation as one light element in the sidebar (issue 46: pages that answer).
+
+Streamlit's own sidebar navigation is a React tree of styled links the browser builds on every page's
+first view: measured bare beside a trivial page (0.52 s, 13 visits), a page with a component in
+Streamlit's navigation took 1.20 x the trivial page, the same page with this element in its place 1.14 x
+(`benchmarks/bench_pages.py` measures the app's pages). ``st.navigation(..., position="hidden")`` still
+routes: each page keeps its address, ``st.switch_page`` and the pages' own guards.
+
+The menu lists the pages ``st.navigation`` shows (its sections, titles and icons, in order), the page shown
+marked as the current one. Each entry is a real link to the page's address (opened in a new tab with the
+middle button or a modifier key, as any link); a plain click sends the page's address path, and the next run
+switches to that page (:func:`menu`), as a click in Streamlit's navigation does, with no new page load.
+Only a path of a page the menu listed is followed; anything else a browser sends is ignored. Every text
+is written with ``textContent``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+from streamlit.navigation.page import StreamlitPage
+
+COMPONENT_NAME = "structext_light_nav"
+
+NAV_JS = r"""
+export default function ({ data, parentElement, setTriggerValue }) {
+  const drawn = JSON.stringify(data || {});
+  let nav = parentElement.querySelector("nav");
+  if (nav && nav.dataset.drawn === drawn) return;  // the same menu: nothing to change
+  if (!nav) {
+    nav = document.createElement("nav");
+    nav.className = "sx-nav";
+    nav.setAttribute("aria-label", "Pages");
+    nav.setAttribute("data-testid", "sxNav");
+    parentElement.appendChild(nav);
+  }
+  nav.dataset.drawn = drawn;
+  nav.textContent = "";
+  const here = typeof data.current === "string" ? data.current : "";
+  // the app's root: the address shown, less the page's own segment (a page is one segment under the root)
+  let root = location.pathname.replace(/\/+$/, "");
+  if (here && root.endsWith("/" + here)) root = root.slice(0, root.length - here.length - 1);
+  root += "/";
+  for (const section of Array.isArray(data.sections) ? data.sections : []) {
+    if (section.title) {
+      const head = document.createElement("div");
+      head.className = "sx-nav-head";
+      head.textContent = String(section.title);
+      nav.appendChild(head);
+    }
+    const list = document.createElement("ul");
+    for (const entry of Array.isArray(section.links) ? section.links : []) {
+      const path = String(entry.path || "");
+      const item = document.createElement("li");
+      const link = document.createElement("a");
+      link.href = root + encodeURI(path);
+      if (path === here) link.setAttribute("aria-current", "page");
+      if (entry.icon) {
+        const icon = document.createElement("span");
+        icon.className = "sx-nav-icon";
+        icon.setAttribute("aria-hidden", "true");
+        icon.textContent = String(entry.icon);
+        link.appendChild(icon);
+      }
+      const label = document.createElement("span");
+      label.textContent = String(entry.label || "");
+      link.appendChild(label);
+      link.addEventListener("click", (event) => {
+        if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+        event.preventDefault();  // the page is switched by the next run, not by a new page load
+        if (path === here) return;
+        for (const other of nav.querySelectorAll("a[aria-current]")) other.removeAttribute("aria-current");
+        link.setAttribute("aria-current", "page");
+        setTriggerValue("go", path);
+      });
+      item.appendChild(link);
+      list.appendChild(item);
+    }
+    nav.appendChild(list);
+  }
+}
+"""
+
+NAV_CSS = """
+.sx-nav { font-family: var(--st-font); color: var(--st-text-color); margin: 0 0 1rem 0; }
+.sx-nav ul { list-style: none; margin: 0; padding: 0; }
+.sx-nav li { margin: 0.0625rem 0; }
+.sx-nav-head { font-size: 0.875rem; font-weight: 600; opacity: 0.65; margin: 1rem 0 0.25rem 0; }
+.sx-nav-head:first-child { margin-top: 0; }
+.sx-nav a { display: flex; align-items: center; gap: 0.5rem; padding: 0.125rem 0.5rem; border-radius: 0.5rem;
+            color: inherit; text-decoration: none; line-height: 1.75rem; font-size: 0.875rem; }
+.sx-nav a:hover { background: color-mix(in srgb, var(--st-text-color) 6%, transparent); }
+.sx-nav a:focus-visible { outline: 2px solid var(--st-primary-color); outline-offset: -2px; }
+.sx-nav a[aria-current="page"] { background: color-mix(in srgb, var(--st-text-color) 10%, transparent); font-weight: 600; }
+.sx-nav-icon { font-family: "Material Symbols Rounded"; font-size: 1.125rem; line-height: 1; width: 1.25rem;
+               font-weight: normal; font-feature-settings: "liga"; -webkit-font-feature-settings: "liga";
+               opacity: 0.8; overflow: hidden; }
+"""
+
+
+def component():
+    """The component, registered as the app runs (as the other components are)."""
+    return st.components.v2.component(COMPONENT_NAME, css=NAV_CSS, js=NAV_JS)
+
+
+def icon_name(icon: str | None) -> str:
+    """The Material symbol's name of a page's icon (``":material/home:"`` -> ``"home"``); other icons
+    (an emoji) as they are; none, ``""``."""
+    if not icon:
+        return ""
+    if icon.startswith(":material/") and icon.endswith(":"):
+        return icon[len(":material/"):-1]
+    return icon
+
+
+def menu_data(sections: dict[str, list[StreamlitPage]], current: StreamlitPage) -> dict:
+    """What the browser is sent: the sections with the pages shown in them (title, address path, icon),
+    in order, empty sections left out, and the current page's address path."""
+    out = []
+    for title, pages in sections.items():
+        links = [{"label": page.title, "path": page.url_path, "icon": icon_name(page.icon)}
+                 for page in pages if page.visibility != "hidden"]
+        if links:
+            out.append({"title": title, "links": links})
+    return {"sections": out, "current": current.url_path}
+
+
+def menu(sections: dict[str, list[StreamlitPage]], current: StreamlitPage) -> None:
+    """Draw the menu of ``sections`` (what ``st.navigation`` was given, the page it chose ``current``) where
+    the script is (app.py: the sidebar), and switch to the page a click named: one of those listed."""
+    data = menu_data(sections, current)
+    result = component()(data=data, key="structext_nav", on_go_change=lambda: None)
+    chosen = result.get("go") if hasattr(result, "get") else None
+    if not isinstance(chosen, str) or chosen == current.url_path:
+        return
+    for pages in sections.values():
+        for page in pages:
+            if page.visibility != "hidden" and page.url_path == chosen:
+                st.switch_page(page)
