@@ -257,8 +257,7 @@ def dashboard_section(chosen: study.Study) -> None:
     study_places.places_section(db, chosen.id, user["id"], version, released)
     gold_block(chosen, version)
     flags_block(chosen)
-    with st.spinner("Scoring new answers…"):
-        df = study_dashboard.answers(db, chosen.id, version)  # the figures' frame: no answer's text
+    df = study_dashboard.answers(db, chosen.id, version)  # the figures' frame: no answer's text (a spinner while read)
     if df.empty:
         widgets.info("No answers yet. Figures appear here as soon as annotators submit.")
         return

@@ -67,11 +67,12 @@ def responses(_db: sqlite_utils.Database, study_id: int, version: tuple) -> pd.D
 TEXT_COLUMNS = ("response", "answer")
 
 
-@st.cache_data(**_CACHED)
+@st.cache_data(max_entries=8, show_spinner="Scoring new answers…")
 def answers(_db: sqlite_utils.Database, study_id: int, version: tuple) -> pd.DataFrame:
     """The counted answers without their texts (:data:`TEXT_COLUMNS`), as the dashboard's figures read them: each
     run is handed its own copy of a cached frame, and with the texts a study of 3,000 answers was 13 MB to copy
-    on every run of Studies (3 ms; issue 46)."""
+    on every run of Studies (3 ms; issue 46). The spinner shows only while the frame is read: ``st.spinner``
+    around the call sent the browser its end on every run, the frame read or not."""
     return responses(_db, study_id, version).drop(columns=list(TEXT_COLUMNS), errors="ignore")
 
 
