@@ -22,6 +22,8 @@ def test_first_visit_on_a_page_url_gets_the_frame(app_server, page, wait_for_app
     assert page.get_by_text("Log in", exact=True).count() >= 1  # the frame's log-in form
     sidebar = page.locator('[data-testid="sxNav"]').inner_text()
     assert "app" not in sidebar.split() and "Results" in sidebar and "Explore" not in sidebar
+    # the menu's links are the pages' addresses under the server's root, not under the page opened (/explore)
+    assert page.get_by_test_id("sxNav").get_by_role("link", name="Results", exact=True).get_attribute("href") == "/results"
     screenshot(page, "direct-url-explore")
 
 
