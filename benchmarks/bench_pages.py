@@ -76,7 +76,7 @@ EXPECT = {"Question page (annotator)": "Your answer"}
 TRIVIAL = 'import streamlit as st\nst.title("A trivial page")\nst.write("One line of text.")\n'
 #: What Streamlit's own elements cost, each a bare script beside the trivial page (printed for reference,
 #: not goals): the trivial page in a navigation sidebar like the app's, then with one element more.
-_NAV = textwrap.dedent('''
+_NAV_PAGES = textwrap.dedent('''
     import streamlit as st, pandas as pd, altair as alt
     def page():
         st.title("A trivial page")
@@ -84,6 +84,8 @@ _NAV = textwrap.dedent('''
         {extra}
     pages = [st.Page(page, title="Home", default=True), st.Page(page, title="A page", url_path="a_page")] + [
         st.Page(lambda: None, title=f"Page {{n}}", url_path=f"page{{n}}") for n in range(7)]
+''')
+_NAV = _NAV_PAGES + textwrap.dedent('''\
     chosen = st.navigation(pages, expanded=True)
     with st.sidebar:
         st.markdown("**An app**")
@@ -91,15 +93,8 @@ _NAV = textwrap.dedent('''
 ''')
 #: The same page in the navigation as the app draws it: Streamlit's routing, the menu a light element
 #: (structext_core/ui/light_nav.py).
-_LIGHT_NAV = textwrap.dedent('''
-    import streamlit as st
+_LIGHT_NAV = _NAV_PAGES + textwrap.dedent('''\
     from structext_core.ui import light_nav
-    def page():
-        st.title("A trivial page")
-        st.write("One line of text.")
-        {extra}
-    pages = [st.Page(page, title="Home", default=True), st.Page(page, title="A page", url_path="a_page")] + [
-        st.Page(lambda: None, title=f"Page {{n}}", url_path=f"page{{n}}") for n in range(7)]
     chosen = st.navigation(pages, position="hidden")
     with st.sidebar:
         light_nav.menu({{"": pages}}, chosen)
