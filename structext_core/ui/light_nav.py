@@ -128,12 +128,8 @@ def menu_data(sections: dict[str, list[StreamlitPage]], current: StreamlitPage) 
 def menu(sections: dict[str, list[StreamlitPage]], current: StreamlitPage) -> None:
     """Draw the menu of ``sections`` (what ``st.navigation`` was given, the page it chose ``current``) where
     the script is (app.py: the sidebar), and switch to the page a click named: one of those listed."""
-    data = menu_data(sections, current)
-    result = component()(data=data, key="structext_nav", on_go_change=lambda: None)
-    chosen = result.get("go") if hasattr(result, "get") else None
-    if not isinstance(chosen, str) or chosen == current.url_path:
-        return
-    for pages in sections.values():
-        for page in pages:
-            if page.visibility != "hidden" and page.url_path == chosen:
-                st.switch_page(page)
+    result = component()(data=menu_data(sections, current), key="structext_nav", on_go_change=lambda: None)
+    chosen = result.get("go")  # this run's click, or None
+    listed = {page.url_path: page for pages in sections.values() for page in pages if page.visibility != "hidden"}
+    if isinstance(chosen, str) and chosen != current.url_path and chosen in listed:
+        st.switch_page(listed[chosen])
