@@ -42,16 +42,15 @@ with ui.run_scope():
     page = st.navigation(pages, position="hidden")
 
     with st.sidebar:
-        light_nav.menu(pages, page)  # a click in it switches the page on the next run
-        # Not a heading (the page's own title is the one heading of that name), and no :material:
-        # icon in markdown: the browser would fetch it from a CDN.
-        st.markdown("**StrucText Studio**")
+        # A click in the menu switches the page on the next run. Under it, in the same element, the app's
+        # name (not a heading: the page's own title is the one heading of that name) and who is logged in.
+        light_nav.menu(pages, page, app="StrucText Studio", who=ui.logged_in_as())
         if not has_admin:
             ui.first_run_form()
         elif user is None:
             ui.login_form()
         else:
-            ui.logged_in_line()  # changing the password and logging out: the navigation's last section
+            ui.keep_cookie()  # changing the password and logging out: the menu's last section
 
     ui.note_page(page)  # a click in the navigation, told from an address opened (the log-out page)
     study_links.follow_link_at_root(page, pages)  # /?join=<token>&...: the join page, with the link's parameters

@@ -25,7 +25,7 @@ sections = {"First": [st.Page(one, title="One", icon=":material/home:", default=
             "Empty": [st.Page(secret, title="Hidden", url_path="hidden", visibility="hidden")]}
 page = st.navigation(sections, position="hidden")
 with st.sidebar:
-    light_nav.menu(sections, page)
+    light_nav.menu(sections, page, app="The app", who=st.session_state.get("who"))
 page.run()
 '''
 
@@ -45,7 +45,7 @@ def test_the_menu_lists_the_shown_pages_by_section_and_marks_the_current_one():
     _, data = _menu(at)
     assert data == {"sections": [{"title": "First", "links": [{"label": "One", "path": "", "icon": "home"},
                                                               {"label": "Two", "path": "two", "icon": ""}]}],
-                    "current": ""}  # the hidden page is not listed; its section, left empty, neither
+                    "current": "", "app": "The app", "who": None}  # the hidden page is not listed; its section, left empty, neither
     assert _headings(at) == ["Page one"]
 
 
@@ -63,6 +63,15 @@ def test_a_click_switches_to_the_page_named_and_nothing_else_is_followed():
     element, _ = _menu(at)
     at = send_event(at, element, "go", "")  # the default page, by its empty path
     assert _headings(at) == ["Page one"]
+
+
+def test_under_the_menu_the_app_and_who_is_logged_in_as_plain_strings():
+    at = AppTest.from_string(APP, default_timeout=30)
+    at.session_state["who"] = {"name": "<b>ann</b>", "role": "annotator", "password_hash": "never sent"}
+    at.run()
+    _, data = _menu(at)
+    assert data["app"] == "The app"
+    assert data["who"] == {"name": "<b>ann</b>", "role": "annotator"}  # written as text in the browser; nothing else sent
 
 
 def test_icon_names():

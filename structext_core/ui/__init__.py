@@ -362,15 +362,19 @@ def first_run_form() -> None:
     st.rerun()
 
 
-def logged_in_line() -> None:
-    """Who is logged in, under the navigation (whose last section, *Your account*, holds the pages that
-    change one's password and log out). No button: Streamlit's button is code the browser loads for
-    each page, after the page, and on pages with no other button it was the last thing drawn (issue 46)."""
+def logged_in_as() -> dict | None:
+    """Who is logged in (``{"name", "role"}``), shown under the navigation's menu (``light_nav.menu``, whose
+    last section, *Your account*, holds the pages that change one's password and log out); None for a visitor.
+    Drawn by the menu's element: a caption of Streamlit's was a React tree the browser built on every page's
+    first view, and a log-out button before it code the browser loaded after the page (issue 46)."""
     user = current_user()
-    if user is None:
-        return
+    return None if user is None else {"name": user["username"], "role": user["role"]}
+
+
+def keep_cookie() -> None:
+    """For a logged-in session: mount the cookie writer while a cookie is to be set or deleted
+    (:func:`_write_cookie`; the log-in form mounts it for a visitor)."""
     _write_cookie()
-    st.caption(f"Logged in as **{markdown_text(user['username'])}** ({user['role']})")
 
 
 def log_out() -> None:

@@ -13,6 +13,9 @@ middle button or a modifier key, as any link); a plain click sends the page's ad
 switches to that page (:func:`menu`), as a click in Streamlit's navigation does, with no new page load.
 Only a path of a page the menu listed is followed; anything else a browser sends is ignored. Every text
 is written with ``textContent``.
+
+Under the menu, in the same element, the app's name and who is logged in (``Logged in as name (role)``): two
+Markdown elements of Streamlit's on every page before, each a React tree the browser built on every first view.
 """
 
 from __future__ import annotations
@@ -23,6 +26,32 @@ from streamlit.navigation.page import StreamlitPage
 COMPONENT_NAME = "structext_light_nav"
 
 NAV_JS = r"""
+// under the menu: the app's name, and who is logged in (data.who: {name, role}, or none for a visitor)
+function drawFooter(parentElement, data) {
+  let footer = parentElement.querySelector("div.sx-app");
+  if (!footer) {
+    footer = document.createElement("div");
+    footer.className = "sx-app";
+    parentElement.appendChild(footer);
+  }
+  footer.textContent = "";
+  if (data.app) {
+    const name = document.createElement("div");
+    name.className = "sx-app-name";
+    name.textContent = String(data.app);
+    footer.appendChild(name);
+  }
+  const who = data.who;
+  if (who && typeof who === "object" && who.name) {
+    const line = document.createElement("div");
+    line.className = "sx-app-who";
+    const name = document.createElement("strong");
+    name.textContent = String(who.name);
+    line.append("Logged in as ", name, ` (${String(who.role || "")})`);
+    footer.appendChild(line);
+  }
+}
+
 export default function ({ data, parentElement, setTriggerValue }) {
   const drawn = JSON.stringify(data || {});
   let nav = parentElement.querySelector("nav");
@@ -36,6 +65,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   }
   nav.dataset.drawn = drawn;
   nav.textContent = "";
+  drawFooter(parentElement, data);
   const here = typeof data.current === "string" ? data.current : "";
   // the app's root: the address shown, less the page's own segment (a page is one segment under the root)
   let root = location.pathname.replace(/\/+$/, "");
@@ -92,6 +122,10 @@ NAV_CSS = """
 .sx-nav a:hover { background: color-mix(in srgb, var(--st-text-color) 6%, transparent); }
 .sx-nav a:focus-visible { outline: 2px solid var(--st-primary-color); outline-offset: -2px; }
 .sx-nav a[aria-current="page"] { background: color-mix(in srgb, var(--st-text-color) 10%, transparent); font-weight: 600; }
+.sx-app { font-family: var(--st-font); color: var(--st-text-color); }
+.sx-app-name { font-weight: 700; line-height: 1.6; margin: 0 0 1rem 0; }
+.sx-app-who { font-size: 0.875rem; line-height: 1.6; opacity: 0.6; overflow-wrap: anywhere; }
+.sx-app-who strong { font-weight: 600; }
 .sx-nav-icon { font-family: "Material Symbols Rounded"; font-size: 1.125rem; line-height: 1; width: 1.25rem;
                font-weight: normal; font-feature-settings: "liga"; -webkit-font-feature-settings: "liga";
                opacity: 0.8; overflow: hidden; }
@@ -113,22 +147,27 @@ def icon_name(icon: str | None) -> str:
     return icon
 
 
-def menu_data(sections: dict[str, list[StreamlitPage]], current: StreamlitPage) -> dict:
+def menu_data(sections: dict[str, list[StreamlitPage]], current: StreamlitPage, app: str = "",
+              who: dict | None = None) -> dict:
     """What the browser is sent: the sections with the pages shown in them (title, address path, icon),
-    in order, empty sections left out, and the current page's address path."""
+    in order, empty sections left out, the current page's address path, and what shows under the menu: the
+    app's name and who is logged in (``{"name", "role"}``, None for a visitor)."""
     out = []
     for title, pages in sections.items():
         links = [{"label": page.title, "path": page.url_path, "icon": icon_name(page.icon)}
                  for page in pages if page.visibility != "hidden"]
         if links:
             out.append({"title": title, "links": links})
-    return {"sections": out, "current": current.url_path}
+    return {"sections": out, "current": current.url_path, "app": app,
+            "who": None if who is None else {"name": str(who["name"]), "role": str(who["role"])}}
 
 
-def menu(sections: dict[str, list[StreamlitPage]], current: StreamlitPage) -> None:
+def menu(sections: dict[str, list[StreamlitPage]], current: StreamlitPage, app: str = "",
+         who: dict | None = None) -> None:
     """Draw the menu of ``sections`` (what ``st.navigation`` was given, the page it chose ``current``) where
-    the script is (app.py: the sidebar), and switch to the page a click named: one of those listed."""
-    result = component()(data=menu_data(sections, current), key="structext_nav", on_go_change=lambda: None)
+    the script is (app.py: the sidebar), the app's name and who is logged in under it (:func:`menu_data`), and
+    switch to the page a click named: one of those listed."""
+    result = component()(data=menu_data(sections, current, app, who), key="structext_nav", on_go_change=lambda: None)
     chosen = result.get("go")  # this run's click, or None
     listed = {page.url_path: page for pages in sections.values() for page in pages if page.visibility != "hidden"}
     if isinstance(chosen, str) and chosen != current.url_path and chosen in listed:

@@ -31,6 +31,7 @@ from structext_core.cli import crowd
 from structext_core.cli.main import main as cli_main
 from structext_core.structext_eval import samples, suites
 from structext_core.studio import accounts, storage
+from structext_core.ui import light_nav
 from tests.browser.conftest import stored_synthetic_aibench
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -234,7 +235,9 @@ class Browser:
         self.tab.type_text("User name", user)
         self.tab.type_text("Password", password)
         result = await self.tab.click("Log in")
-        assert any(text.startswith("Logged in as") for text in result.texts), result.texts
+        # who is logged in shows under the menu (ui/light_nav.py)
+        menu = next(c for name, c in self.tab.components.items() if name.endswith(light_nav.COMPONENT_NAME))
+        assert (menu.data["who"] or {}).get("name") == user, (menu.data, result.texts)
         # As the page's script does: the session's cookie, carried by the next websocket handshake.
         cookie = self.tab.components[SESSION_COOKIE_COMPONENT].data["cookie"]
         name, value = cookie.split(";", 1)[0].split("=", 1)

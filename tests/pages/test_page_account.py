@@ -2,6 +2,7 @@
 password) and *Log out* (``pages/logout.py``: at once from the navigation, asked first at its address; in
 Chromium, with a log-in on the page itself: tests/browser/test_sessions_browser.py)."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,8 @@ from structext_core import settings, ui
 from structext_core.aibench import config as aibench_config
 from structext_core.studio import access, accounts, storage
 from structext_core.studio.crowd import links
+from structext_core.ui import light_nav
+from tests.pages.light_parts import bidi_elements
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
@@ -140,7 +143,8 @@ def logged_out_at_home(db, at: AppTest, token: str) -> None:
 def test_log_out_in_the_navigation_logs_out_at_once(db, people):
     at = through_the_app(db, ACCOUNT)
     token = at.session_state["session_token"]
-    assert "Logged in as **ann1** (annotator)" in at.sidebar.caption[0].value
+    menu, = [e for e in bidi_elements(at) if e.proto.component_name.endswith(light_nav.COMPONENT_NAME)]
+    assert json.loads(menu.proto.json)["who"] == {"name": "ann1", "role": "annotator"}  # under the menu
     at.switch_page(LOGOUT)  # a click on Log out in the navigation
     at = at.run()
     assert not at.exception

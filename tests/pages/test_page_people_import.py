@@ -147,7 +147,7 @@ def frame():
         if ui.current_user() is None:
             ui.login_form()
         else:
-            ui.logged_in_line()
+            ui.keep_cookie()
     st.write(f"Home of {ui.current_user()['username']}" if ui.current_user() else "Home")
 
 

@@ -323,7 +323,7 @@ def frame():
     if ui.current_user() is None:
         ui.login_form()
     else:
-        ui.logged_in_line()
+        ui.keep_cookie()
         if st.button("Log out"):  # as the Log out page does (pages/logout.py)
             ui.log_out()
             st.rerun()
