@@ -83,8 +83,7 @@ if chosen.rule_accepted_at is None:
     rule_screen(screen, chosen)
     st.stop()
 
-with st.sidebar:
-    own_progress_panel(screen, chosen.id)
+own_progress_panel(screen, chosen.id)  # in the sidebar
 
 practice = study.pending_practice_feedback(db, chosen.id, user["id"])
 if practice is not None and practice.response_id != st.session_state.get("hb_practice_seen"):

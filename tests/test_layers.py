@@ -231,7 +231,7 @@ def test_the_ui_layer_imports_no_page_and_comes_last():
 #: files (docs/reference/security.md), or a constant of the module (a style sheet).
 HTML_BUILDERS = ("preformatted_html(", "figures_html(", "html_table(", "answer_card.answers_html(", "progress_html(",
                  "question_card.question_html(", "explore.sample_html(", "your_studies.studies_html(",
-                 "your_studies.also_html(", "home_cards.benchmark_cards_html(")
+                 "your_studies.also_html(", "home_cards.benchmark_cards_html(", "box_html(")
 _HTML_CALL = re.compile(r"(?:\b(?:st|where|box|place)\.html|(?<!def )\bhtml_block|\blight_html\.draw)\(\s*([^\n]*)")
 #: The calls given something else: ``widgets.html_block``'s, of what its callers built (with ``st.html``, or
 #: as a light element).

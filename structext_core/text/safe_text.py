@@ -343,3 +343,21 @@ def figures_html(figures: Iterable[tuple], columns: int | None = None) -> str:
     width = max(1, columns or len(cells))
     return (f'{_FIGURES_STYLE}<div class="sx-figures" style="grid-template-columns:repeat({width},minmax(0,1fr))">'
             f'{"".join(cells)}</div>')
+
+
+_BOX_STYLE = ("<style>.sx-box{border:1px solid rgba(49,51,63,0.2);border-radius:0.5rem;padding:1rem;line-height:1.6}"
+              ".sx-box-title{font-weight:600;margin:0 0 0.75rem 0}.sx-box-help{display:inline-block;width:1rem;"
+              "height:1rem;margin-left:0.375rem;border:1px solid currentColor;border-radius:50%;font-size:0.6875rem;"
+              "line-height:0.875rem;text-align:center;opacity:0.6;cursor:help;vertical-align:0.1rem}</style>")
+
+
+def box_html(title: str, rows: Iterable[tuple[str, str]], help: str = "") -> str:
+    """A bordered box (as ``st.container(border=True)`` draws one) with a bold ``title`` and one line per row,
+    ``label: value`` with the value in bold, and a help mark after the last line whose tooltip is ``help``.
+    Every text escaped."""
+    lines = [f"{html.escape(label)}: <strong>{html.escape(str(value))}</strong>" for label, value in rows]
+    if help and lines:
+        lines[-1] += (f'<span class="sx-box-help" role="img" title="{html.escape(help)}" '
+                      f'aria-label="{html.escape(help)}">?</span>')
+    return (f'{_BOX_STYLE}<div class="sx-box" data-testid="sxBox"><div class="sx-box-title">{html.escape(title)}</div>'
+            f'{"<br>".join(lines)}</div>')

@@ -16,15 +16,32 @@ from structext_core.ui import TOKEN_KEY
 # server of less than two seconds never moves the time shown backwards. Every `beat_ms` the
 # component sends a heartbeat (its state `beat`), which reruns only its fragment; nothing else
 # reaches the server from it.
+# Beside the clock, in the same element, where the question stands (a bar with its text, as
+# ``safe_text.progress_html`` draws one) when the page gives it: the two were a row of Streamlit's
+# columns, three blocks and two elements more for the browser to build on every question.
 CLOCK_HTML = """
-<div class="hb-clock" data-testid="hbClock">
-  <div class="hb-clock-label" data-testid="hbClockLabel"></div>
-  <div class="hb-clock-value" data-testid="hbClockValue"></div>
+<div class="hb-top">
+  <div class="hb-progress" data-testid="sxProgress" hidden>
+    <div class="hb-progress-text"></div>
+    <div class="hb-progress-track" role="progressbar" aria-valuemin="0" aria-valuemax="100">
+      <div class="hb-progress-bar"></div>
+    </div>
+  </div>
+  <div class="hb-clock" data-testid="hbClock">
+    <div class="hb-clock-label" data-testid="hbClockLabel"></div>
+    <div class="hb-clock-value" data-testid="hbClockValue"></div>
+  </div>
 </div>
 """
 CLOCK_CSS = """
-.hb-clock { font-family: inherit; color: inherit; }
-.hb-clock[hidden] { display: none; }
+.hb-top { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 1rem; font-family: var(--st-font, inherit);
+          color: var(--st-text-color, inherit); }
+.hb-top[hidden], .hb-progress[hidden], .hb-clock[hidden] { display: none; }
+.hb-progress { flex: 4 1 0; min-width: 0; padding-bottom: 0.75rem; }
+.hb-progress-text { font-size: 0.875rem; line-height: 1.6; margin: 0 0 0.25rem 0; overflow-wrap: anywhere; }
+.hb-progress-track { height: 0.5rem; border-radius: 0.25rem; background: rgba(151, 166, 195, 0.25); overflow: hidden; }
+.hb-progress-bar { height: 100%; border-radius: 0.25rem; background: rgb(197, 57, 72); }
+.hb-clock { flex: 1 1 0; min-width: 8rem; font-family: inherit; color: inherit; }
 .hb-clock-label { font-size: 0.875rem; line-height: 1.6; min-height: 1.5rem; cursor: help; }
 .hb-clock-value { font-size: 2.25rem; line-height: 1.2; padding-bottom: 0.25rem;
                   font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -49,6 +66,21 @@ function format(total) {
 const RECHECK_MS = 1500;
 const ANSWERED_RECHECK_MS = 10000;
 const RECHECK_AGAIN_MS = 3000;
+
+// where the question stands ({text, percent}), or nothing shown
+function drawProgress(root, progress) {
+  const box = root.querySelector(".hb-progress");
+  if (!box) return;
+  box.hidden = !progress;
+  if (!progress) return;
+  const percent = Math.min(100, Math.max(0, Number(progress.percent) || 0));
+  const text = String(progress.text || "");
+  box.querySelector(".hb-progress-text").textContent = text;
+  const track = box.querySelector(".hb-progress-track");
+  track.setAttribute("aria-label", text);
+  track.setAttribute("aria-valuenow", String(Math.round(percent)));
+  box.querySelector(".hb-progress-bar").style.width = `${percent.toFixed(1)}%`;
+}
 
 function makeClock() {
   const clock = { send: null, data: null, root: null, base: 0, baseAt: 0, hiddenAt: null,
@@ -151,8 +183,9 @@ function makeClock() {
       if (document.hidden) clock.hiddenAt = now(); else clock.hiddenAt = null;
     }
     clock.data = data; clock.root = root; clock.send = send; clock.lastSend = send; clock.owner = owner;
-    const box = root.querySelector(".hb-clock");
-    if (box) box.hidden = !data.show;
+    const top = root.querySelector(".hb-top");
+    if (top) top.hidden = !data.show;
+    drawProgress(root, data.progress);
     const label = root.querySelector(".hb-clock-label");
     if (label) { label.textContent = data.label || ""; label.title = data.help || ""; }
     if (!clock.ticker) clock.ticker = setInterval(tick, 250);
@@ -172,21 +205,32 @@ export default function (component) {
 """
 
 
+COMPONENT_NAME = "structext_question_clock"
+
+
 def component():
     """The component, registered as the page runs (as the activity component is)."""
-    return st.components.v2.component("structext_question_clock", html=CLOCK_HTML, css=CLOCK_CSS, js=CLOCK_JS)
+    return st.components.v2.component(COMPONENT_NAME, html=CLOCK_HTML, css=CLOCK_CSS, js=CLOCK_JS)
 
 
 def data(item: int | str, seconds: float, *, running: bool, settings: ClockSettings, stamp_key: str,
-         show: bool = True, label: str = "", help: str = "", beat: dict | None = None) -> dict:
+         show: bool = True, label: str = "", help: str = "", beat: dict | None = None,
+         progress: tuple[str, float] | None = None) -> dict:
     """What the clock component is told: the active time as of now, whether it runs, and how
     often to send a heartbeat. ``stamp`` (counted in the session under ``stamp_key``) tells a new
     reply of the server from a redraw of the same one. ``beat`` (:func:`beat_route`): where to
-    post the heartbeats; without it they are fragment runs."""
+    post the heartbeats; without it they are fragment runs. ``progress`` (text, fraction done): a
+    bar shown beside the clock, as ``widgets.progress`` draws one."""
     stamp = st.session_state[stamp_key] = st.session_state.get(stamp_key, 0) + 1
     return {"assignment": item, "seconds": round(seconds, 3), "running": running,
             "beat_ms": int(settings.heartbeat_seconds * 1000), "grace_s": settings.grace_seconds,
-            "stamp": stamp, "show": show, "label": label, "help": help, "beat": beat}
+            "stamp": stamp, "show": show, "label": label, "help": help, "beat": beat,
+            "progress": None if progress is None else {"text": progress[0], "percent": _percent(progress[1])}}
+
+
+def _percent(fraction: float) -> float:
+    """``fraction`` as a percentage held to 0..100 (0 for NaN), as ``safe_text.progress_html`` holds it."""
+    return round(min(max(float(fraction), 0.0), 1.0) * 100, 1) if fraction == fraction else 0.0
 
 
 def beat_route(db, kind: str, item: int | str, tab: str, stay: tuple[str, ...]) -> dict | None:

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from structext_core.ui import light_html
+from structext_core.ui import clock, light_html
 from tests.pages.light_parts import walk
 
 _TABLE = re.compile(r'<div class="sx-table"><table>(.*?)</table></div>', re.S)
@@ -108,8 +108,19 @@ _PROGRESS = re.compile(r'<div data-testid="sxProgress"><div style="[^"]*">(.*?)<
 
 
 def html_progress(at) -> list[tuple[str, int]]:
-    """The run ``at``'s progress bars (``widgets.progress``), in order: (text as shown, percent full)."""
-    return [(html.unescape(text), int(now)) for block in html_blocks(at) for text, now in _PROGRESS.findall(block)]
+    """The run ``at``'s progress bars, in order: (text as shown, percent full): ``widgets.progress``'s HTML, and
+    the bar the question page's clock shows beside it (``structext_core/ui/clock.py``)."""
+    bars = []
+    for node in _nodes(at._tree):
+        kind = getattr(node, "type", "")
+        if kind == "html" or (kind == "bidi_component" and node.proto.component_name.endswith(light_html.COMPONENT_NAME)):
+            block = node.value if kind == "html" else json.loads(node.proto.json)["html"]
+            bars += [(html.unescape(text), int(now)) for text, now in _PROGRESS.findall(block)]
+        elif kind == "bidi_component" and node.proto.component_name.endswith(clock.COMPONENT_NAME):
+            data = json.loads(node.proto.json)
+            if data.get("show") and data.get("progress"):
+                bars.append((data["progress"]["text"], round(data["progress"]["percent"])))
+    return bars
 
 
 def progress_text(at) -> str:

@@ -1,5 +1,6 @@
 """The answering page, run with Streamlit's AppTest against a temporary database."""
 
+import html
 import json
 import re
 from pathlib import Path
@@ -11,10 +12,12 @@ from streamlit.testing.v1 import AppTest
 from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
+from structext_core.ui import light_html
 from tests.pages.answer_boxes import answer_box, answer_boxes, has_button, press
 from tests.pages.html_tables import html_blocks, html_progress, progress_text
 from tests.pages.input_reports import with_input_report
 from tests.pages.light_choices import choice, choices, choose, open_section, sections, send
+from tests.pages.light_parts import walk
 from tests.pages.text_blocks import shown_texts, text_blocks
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "human_baseline.py"
@@ -630,8 +633,8 @@ def test_search_shows_the_count_and_a_chosen_match_shows_its_lines_marked(db, pe
     shown = components(at, "structext_reference_window")[0]
     marked = [(text, mark) for _, text, mark, _, _ in shown["rows"] if mark]
     assert len(marked) == 1 and marked[0][0][slice(*marked[0][1])] == '"id"'
-    # no HTML block but the progress bar: the component puts the reference's text as text
-    assert shown["target"] == line and [b for b in html_blocks(at) if 'data-testid="sxProgress"' not in b] == []
+    # no HTML block but the sidebar's progress box: the component puts the reference's text as text
+    assert shown["target"] == line and [b for b in html_blocks(at) if 'data-testid="sxBox"' not in b] == []
     assert not shown_texts(at)  # the window replaces the whole reference (nothing large is resent)
     assert answer_box(at).lines == (line, line)  # the line boxes under the answer are set to it
     assert add_label(at) == f"Add lines {line}–{line} to the answer"
@@ -734,7 +737,10 @@ def test_an_overlong_search_is_refused_by_the_page(db, people):
 
 
 def sidebar_progress(at) -> str:
-    return " ".join(m.value for m in at.sidebar.markdown)
+    """The sidebar's light blocks (the *Your progress* box) as a person reads them."""
+    blocks = [json.loads(node.proto.json)["html"] for node in walk(at.sidebar)
+              if getattr(node, "type", "") == "bidi_component" and node.proto.component_name.endswith(light_html.COMPONENT_NAME)]
+    return " ".join(" ".join(html.unescape(re.sub(r"<style>.*?</style>|<[^>]+>", " ", block)).split()) for block in blocks)
 
 
 def test_the_progress_panel_shows_answered_time_and_breaks(db, people):
@@ -752,13 +758,13 @@ def test_the_progress_panel_shows_answered_time_and_breaks(db, people):
     at = open_page(people["ann1"])  # long after: the gap since is away time, not active
     panel = sidebar_progress(at)
     assert "Your progress" in panel
-    assert "Progress: **1 of 4 study questions answered**" in panel
-    assert "Active time: **0:15**" in panel
-    assert "Pauses: **1 · 1:00**" in panel
-    assert "Idle auto-pauses: **1 · 0:20**" in panel
+    assert "Progress: 1 of 4 study questions answered" in panel
+    assert "Active time: 0:15" in panel
+    assert "Pauses: 1 · 1:00" in panel
+    assert "Idle auto-pauses: 1 · 0:20" in panel
     # Giving up counts as answered, and says so.
     at = click(click(at, "Give up"), "Yes, give up")
-    assert "Progress: **2 of 4 study questions answered · 1 given up**" in sidebar_progress(at)
+    assert "Progress: 2 of 4 study questions answered · 1 given up" in sidebar_progress(at)
 
 
 def test_the_progress_panel_is_not_shown_before_the_rule_is_accepted(db, people):
@@ -914,7 +920,7 @@ def test_one_persons_counts_read_the_same_on_every_page(db, people):
         study.submit_answer(db, ann1, view.assignment_id, "an answer")
     words = "2 of 5 study questions answered · practice 1 of 1"
     at = open_page(people["ann1"])
-    assert f"Progress: **{words}**" in sidebar_progress(at)  # the sidebar
+    assert f"Progress: {words}" in sidebar_progress(at)  # the sidebar
     home = AppTest.from_file(str(PAGE.parent / "home.py"), default_timeout=30)
     home.session_state["user"] = people["ann1"]
     home.run()

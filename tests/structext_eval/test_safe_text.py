@@ -12,6 +12,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from structext_core.text.safe_text import (
+    box_html,
     csv_cell,
     csv_rows,
     figures_html,
@@ -254,6 +255,20 @@ def test_a_progress_bar_shows_its_text_as_it_is_and_holds_its_fill_to_the_bar():
         bar, = [element for element in tree.iter() if element.get("role") == "progressbar"]
         assert bar.get("aria-valuenow") == now and bar.get("aria-label") == '<img src=x onerror=alert(1)> "3 of 6"'
         assert f"width:{width}" in bar[0].get("style")
+
+
+def test_a_box_shows_its_title_rows_and_help_as_text():
+    from lxml import html as lxml_html
+
+    made = box_html("Your <b>progress</b>", [("Progress", "<img src=x onerror=alert(1)>"), ("Pauses", 2)],
+                    help='Pauses: "the button" & <idle>')
+    box = lxml_html.fromstring(made).find_class("sx-box")[0]
+    assert not box.findall(".//img") and not box.findall(".//b")
+    assert box.text_content() == "Your <b>progress</b>Progress: <img src=x onerror=alert(1)>Pauses: 2?"
+    assert [strong.text for strong in box.findall(".//strong")] == ["<img src=x onerror=alert(1)>", "2"]
+    mark, = box.find_class("sx-box-help")
+    assert mark.get("title") == mark.get("aria-label") == 'Pauses: "the button" & <idle>'
+    assert not lxml_html.fromstring(box_html("Box", [("A", "1")])).find_class("sx-box-help")  # no help, no mark
 
 
 def test_figures_show_each_label_value_and_definition_as_they_are_in_columns():

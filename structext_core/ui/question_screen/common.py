@@ -157,9 +157,15 @@ def confirm_give_up(screen: Screen, assignment_id: int, name: str) -> None:
     no.button("No, keep answering", width="stretch", on_click=on_give_up_cancelled)
 
 
+def progress_label(view) -> tuple[str, float]:
+    """Where the question stands: its text ("Question 3 of 20", a practice question named so) and the share
+    of questions done before it."""
+    return f"{'Practice question' if view.practice else 'Question'} {view.seq} of {view.total}", (view.seq - 1) / view.total
+
+
 def question_progress(view) -> None:
-    """Where the question stands ("Question 3 of 20", a practice question named so) as a bar: one light HTML
-    block (``widgets.progress``), where st.progress made the browser load its code on every question page, and
-    ``st.html`` its own and DOMPurify (issue 46)."""
-    widgets.progress((view.seq - 1) / view.total,
-                     f"{'Practice question' if view.practice else 'Question'} {view.seq} of {view.total}", light=True)
+    """Where the question stands as a bar: one light HTML block (``widgets.progress``), where st.progress made
+    the browser load its code, and ``st.html`` its own and DOMPurify (issue 46). The lead's preview draws it so;
+    the question page draws it in the clock's element (``watches.progress_and_clock``)."""
+    text, fraction = progress_label(view)
+    widgets.progress(fraction, text, light=True)

@@ -9,7 +9,7 @@ import streamlit as st
 
 from structext_core import ui
 from structext_core.studio import access, study
-from structext_core.text.safe_text import markdown_text
+from structext_core.text.safe_text import box_html, markdown_text
 from structext_core.text.words import plural
 from structext_core.ui import light_choice, widgets
 from structext_core.ui.question_screen.common import Screen, idle_time, report
@@ -96,14 +96,15 @@ def rule_text(settings: study.ClockSettings, chosen: study.AnnotatorStudy) -> No
     )
 
 
+PROGRESS_HELP = ("Active time counts every question of this study so far, the open one up to when this page last "
+                 "changed (a new question, a pause, a resume). Pauses: with the Pause button; idle auto-pauses: "
+                 "after no input.")
+
+
 def own_progress_panel(screen: Screen, study_id: int) -> None:
     """The annotator's own day in the study (sidebar): answered of the counted questions,
     active time, breaks (Pause, and idle auto-pauses apart). Nothing about any item. Drawn
     with each page run (a new question, a pause, a resume): no run of its own."""
     mine = study.own_progress(ui.get_db(), study_id, screen.user_id, grace_seconds=screen.settings.grace_seconds)
-    with st.container(border=True):
-        st.markdown("**Your progress**")
-        st.markdown("  \n".join(f"{label}: **{value}**" for label, value in mine.rows),
-                    help="Active time counts every question of this study so far, the open one up to "
-                         "when this page last changed (a new question, a pause, a resume). "
-                         "Pauses: with the Pause button; idle auto-pauses: after no input.")
+    # one light block, where a bordered container held two Markdown elements (issue 46)
+    widgets.html_block(box_html("Your progress", mine.rows, help=PROGRESS_HELP), st.sidebar, light=True)

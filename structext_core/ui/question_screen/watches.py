@@ -23,7 +23,7 @@ from structext_core.ui.question_screen.common import (
     ADDED_FROM_KEY,
     ANSWER_LABEL,
     Screen,
-    question_progress,
+    progress_label,
 )
 
 #: The activity component reports typed text at most this often, other input less often.
@@ -52,15 +52,16 @@ def _check_logged_in() -> None:
         st.rerun(scope="app")
 
 
-def _clock_data(screen: Screen, assignment_id: int, status: study.ClockStatus, *, show: bool = True) -> dict:
+def _clock_data(screen: Screen, assignment_id: int, status: study.ClockStatus, *, show: bool = True,
+                progress: tuple[str, float] | None = None) -> dict:
     """What the clock component is told: the active time as of now, whether it runs, and how
     often to send a heartbeat. ``stamp`` tells a new reply from a redraw of the same one. The
     heartbeats go to the clock's route; the page stays as it is while the clock is active or
-    hidden (on the question) or paused (on the pause screen)."""
+    hidden (on the question) or paused (on the pause screen). ``progress``: the bar beside it."""
     stay = ("active", "hidden") if show else ("paused",)
     return clock_widget.data(assignment_id, status.seconds, running=status.state == "active",
                              settings=screen.settings, stamp_key="hb_clock_stamp", show=show, label=CLOCK_LABEL,
-                             help=CLOCK_HELP,
+                             help=CLOCK_HELP, progress=progress,
                              beat=clock_widget.beat_route(ui.get_db(), "study", assignment_id, screen.tab, stay))
 
 
@@ -74,8 +75,9 @@ def _beat_visible(key: str) -> bool:
 
 
 @ui.fragment
-def clock(screen: Screen, assignment_id: int) -> None:
-    """The question's active time, ticking in the browser. The component's heartbeat (every
+def clock(screen: Screen, assignment_id: int, progress: tuple[str, float] | None = None) -> None:
+    """The question's active time, ticking in the browser, with where the question stands beside it
+    (``progress``: text, share done). The component's heartbeat (every
     ``heartbeat_seconds``) reruns this fragment alone: a heartbeat of this tab (written when
     due); when the question was taken over, paused or answered elsewhere, the whole page
     reruns so that it hides the question. A page run redraws it too (showing the question
@@ -86,17 +88,14 @@ def clock(screen: Screen, assignment_id: int) -> None:
                              settings=screen.settings)
     if _must_leave(status.state):
         st.rerun(scope="app")
-    screen.clock(key=key, data=_clock_data(screen, assignment_id, status), default={"beat": None},
+    screen.clock(key=key, data=_clock_data(screen, assignment_id, status, progress=progress), default={"beat": None},
                  on_beat_change=_ignore)
 
 
 def progress_and_clock(screen: Screen, view: study.QuestionView) -> None:
-    """Where the question stands (a bar) and its clock, side by side."""
-    top_left, top_right = st.columns([4, 1], vertical_alignment="bottom")
-    with top_left:
-        question_progress(view)
-    with top_right:
-        clock(screen, view.assignment_id)
+    """Where the question stands (a bar) and its clock, side by side: one element (the clock's), where
+    a row of Streamlit's columns held two (issue 46)."""
+    clock(screen, view.assignment_id, progress_label(view))
 
 
 @ui.fragment
