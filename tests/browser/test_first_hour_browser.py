@@ -160,7 +160,7 @@ def test_a_newcomers_first_hour(app_server, app_env, page, browser, wait_for_app
     page.get_by_text("Question 3 of 3").first.wait_for()
     wait_for_app(page)
     words = "2 of 3 study questions answered"
-    assert f"Progress: {words}" in sidebar(page).inner_text()  # the sidebar
+    assert f"Progress: {words}" in sidebar(page).get_by_test_id("sxBox").inner_text()  # the sidebar's Your progress
     screenshot(page, "first-hour-5-question-3")
     go_to(page, "Home", wait_for_app, heading="StrucText Studio")
     page.get_by_test_id("sxProgress").filter(has_text=words).wait_for()  # Home

@@ -18,6 +18,7 @@ import pytest
 from benchmarks.st_client import StreamlitClient
 from structext_core.structext_eval import samples, suites
 from structext_core.studio import accounts, storage
+from structext_core.ui import light_nav
 from tests.browser.conftest import running_app
 
 pytestmark = pytest.mark.browser
@@ -53,8 +54,10 @@ async def _log_in_once(url: str, user: str) -> bool:
         await client.run(timeout=90)
         client.type_text("User name", user)
         client.type_text("Password", PASSWORD)
-        result = await client.click("Log in")
-        return any(text.startswith("Logged in as") for text in result.texts) and not client.errors
+        await client.click("Log in")
+        # who is logged in shows under the menu (ui/light_nav.py)
+        menu = next(c for name, c in client.components.items() if name.endswith(light_nav.COMPONENT_NAME))
+        return (menu.data["who"] or {}).get("name") == user and not client.errors
     finally:
         await client.close()
 

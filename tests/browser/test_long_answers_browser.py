@@ -102,5 +102,5 @@ def test_search_choose_and_add_lines_on_the_largest_item(long_study, app_server,
     wait_for_app(page)
     saved = long_study["db"].execute("SELECT response FROM responses").fetchall()
     assert saved == [(expected,)]
-    assert "Progress: 1 of 2 study questions answered" in page.get_by_test_id("stSidebar").inner_text()
+    assert "Progress: 1 of 2 study questions answered" in page.get_by_test_id("stSidebar").get_by_test_id("sxBox").inner_text()
     screenshot(page, "long-answers-3-next-question")
