@@ -316,11 +316,16 @@ _PROGRESS_STYLE = ("font-size:0.875rem;line-height:1.6;margin:0 0 0.25rem 0;over
                    "height:100%;border-radius:0.25rem;background:rgb(197,57,72)")
 
 
+def progress_share(fraction: float) -> float:
+    """``fraction`` held to 0..1 (0 for NaN): how full a progress bar is drawn."""
+    return min(max(float(fraction), 0.0), 1.0) if fraction == fraction else 0.0
+
+
 def progress_html(text: str, fraction: float) -> str:
     """A progress bar ``fraction`` full (held to 0..1) under ``text`` (escaped: shown as it is), for
     ``st.html``: what ``st.progress(fraction, text=text)`` shows, read by a screen reader as a progress
     bar with its text and percentage."""
-    share = min(max(float(fraction), 0.0), 1.0) if fraction == fraction else 0.0
+    share = progress_share(fraction)
     label = html.escape(text)
     text_style, track_style, bar_style = _PROGRESS_STYLE
     return (f'<div data-testid="sxProgress"><div style="{text_style}">{label}</div>'
@@ -345,7 +350,7 @@ def figures_html(figures: Iterable[tuple], columns: int | None = None) -> str:
             f'{"".join(cells)}</div>')
 
 
-_BOX_STYLE = ("<style>.sx-box{border:1px solid rgba(49,51,63,0.2);border-radius:0.5rem;padding:1rem;line-height:1.6}"
+_BOX_STYLE = (f"<style>.sx-box{{{FRAME_CSS};padding:1rem;line-height:1.6}}"
               ".sx-box-title{font-weight:600;margin:0 0 0.75rem 0}.sx-box-help{display:inline-block;width:1rem;"
               "height:1rem;margin-left:0.375rem;border:1px solid currentColor;border-radius:50%;font-size:0.6875rem;"
               "line-height:0.875rem;text-align:center;opacity:0.6;cursor:help;vertical-align:0.1rem}</style>")

@@ -7,6 +7,7 @@ import streamlit as st
 
 from structext_core.studio import clock_beat
 from structext_core.studio.clock import ClockSettings
+from structext_core.text.safe_text import progress_share
 from structext_core.ui import TOKEN_KEY
 
 # The time on screen: the server sends the question's active seconds as of its reply and
@@ -225,12 +226,8 @@ def data(item: int | str, seconds: float, *, running: bool, settings: ClockSetti
     return {"assignment": item, "seconds": round(seconds, 3), "running": running,
             "beat_ms": int(settings.heartbeat_seconds * 1000), "grace_s": settings.grace_seconds,
             "stamp": stamp, "show": show, "label": label, "help": help, "beat": beat,
-            "progress": None if progress is None else {"text": progress[0], "percent": _percent(progress[1])}}
-
-
-def _percent(fraction: float) -> float:
-    """``fraction`` as a percentage held to 0..100 (0 for NaN), as ``safe_text.progress_html`` holds it."""
-    return round(min(max(float(fraction), 0.0), 1.0) * 100, 1) if fraction == fraction else 0.0
+            "progress": None if progress is None else {"text": progress[0],
+                                                       "percent": round(progress_share(progress[1]) * 100, 1)}}
 
 
 def beat_route(db, kind: str, item: int | str, tab: str, stay: tuple[str, ...]) -> dict | None:

@@ -23,11 +23,11 @@ def _nodes(node):
     yield from walk(node)
 
 
-def html_blocks(at) -> list[str]:
-    """The markup of each HTML block of the run ``at``, in page order: ``st.html``'s and the light blocks'
-    (``widgets.html_block`` draws one or the other)."""
+def html_blocks(at, where=None) -> list[str]:
+    """The markup of each HTML block of the run ``at`` (or only of ``where``: ``at.sidebar``), in page order:
+    ``st.html``'s and the light blocks' (``widgets.html_block`` draws one or the other)."""
     blocks = []
-    for node in _nodes(at._tree):
+    for node in _nodes(at._tree if where is None else where):
         kind = getattr(node, "type", "")
         if kind == "html":
             blocks.append(node.value)
@@ -97,10 +97,10 @@ def html_figures(at) -> list[Figure]:
 _TAG = re.compile(r"<style>.*?</style>|<[^>]+>", re.S)
 
 
-def html_text(at) -> str:
-    """The text of the run ``at``'s HTML blocks as a person reads it: tags dropped, entities read, blocks
-    joined by a space (markup such as bold shows as its text)."""
-    return " ".join(" ".join(html.unescape(_TAG.sub(" ", block)).split()) for block in html_blocks(at))
+def html_text(at, where=None) -> str:
+    """The text of the run ``at``'s HTML blocks (or only of ``where``'s) as a person reads it: tags dropped,
+    entities read, blocks joined by a space (markup such as bold shows as its text)."""
+    return " ".join(" ".join(html.unescape(_TAG.sub(" ", block)).split()) for block in html_blocks(at, where))
 
 
 _PROGRESS = re.compile(r'<div data-testid="sxProgress"><div style="[^"]*">(.*?)</div><div role="progressbar"[^>]*'

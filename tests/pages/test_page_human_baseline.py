@@ -1,6 +1,5 @@
 """The answering page, run with Streamlit's AppTest against a temporary database."""
 
-import html
 import json
 import re
 from pathlib import Path
@@ -12,12 +11,10 @@ from streamlit.testing.v1 import AppTest
 from structext_core.structext_eval import study as structext_study
 from structext_core.structext_eval import suites
 from structext_core.studio import accounts, storage, study
-from structext_core.ui import light_html
 from tests.pages.answer_boxes import answer_box, answer_boxes, has_button, press
-from tests.pages.html_tables import html_blocks, html_progress, progress_text
+from tests.pages.html_tables import html_blocks, html_progress, html_text, progress_text
 from tests.pages.input_reports import with_input_report
 from tests.pages.light_choices import choice, choices, choose, open_section, sections, send
-from tests.pages.light_parts import walk
 from tests.pages.text_blocks import shown_texts, text_blocks
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "human_baseline.py"
@@ -738,9 +735,7 @@ def test_an_overlong_search_is_refused_by_the_page(db, people):
 
 def sidebar_progress(at) -> str:
     """The sidebar's light blocks (the *Your progress* box) as a person reads them."""
-    blocks = [json.loads(node.proto.json)["html"] for node in walk(at.sidebar)
-              if getattr(node, "type", "") == "bidi_component" and node.proto.component_name.endswith(light_html.COMPONENT_NAME)]
-    return " ".join(" ".join(html.unescape(re.sub(r"<style>.*?</style>|<[^>]+>", " ", block)).split()) for block in blocks)
+    return html_text(at, at.sidebar)
 
 
 def test_the_progress_panel_shows_answered_time_and_breaks(db, people):
