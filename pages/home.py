@@ -8,11 +8,14 @@ from structext_core import protocol, ui
 from structext_core.studio import access, study
 from structext_core.text.safe_text import markdown_text
 from structext_core.text.words import series
-from structext_core.ui import widgets
+from structext_core.ui import light_html, widgets
 from structext_core.ui.frame import ensure_frame
 from structext_core.views import home_cards, your_studies
 
 ensure_frame()
+# its blocks as light elements: the cards' and the studies' links are to the app's own pages, which a light
+# block keeps (ui/light_html.py), where st.html made the browser load its code and DOMPurify on every visit
+light_html.page_draws_light()
 user = ui.require_page("home")
 
 st.title("StrucText Studio")

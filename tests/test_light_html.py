@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import textwrap
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from structext_core.ui import light_html
@@ -58,10 +59,24 @@ def test_another_page_keeps_st_html():
 
 def test_the_browser_script_keeps_only_listed_elements_and_attributes_and_never_recurses():
     js = light_html.HTML_JS
-    assert '"script"' not in js and '"img"' not in js and '"a"' not in js and '"iframe"' not in js
+    assert '"script"' not in js and '"img"' not in js and '"iframe"' not in js
     assert "createTreeWalker" in js and 'createElement("template")' in js
     assert "function cleaned" in js and js.count("cleaned(") == 2  # defined, called once: no recursion
     assert "on" not in light_html.ATTRIBUTES and "href" not in light_html.ATTRIBUTES and "src" not in light_html.ATTRIBUTES
+    # a link keeps its address only by the page-link pattern, the same in the browser as on the server
+    assert 'name === "href" && node.localName === "a" && PAGE_LINK.test(attribute.value)' in js
+    assert f"new RegExp({json.dumps(light_html.PAGE_LINK)})" in js
+
+
+@pytest.mark.parametrize(("href", "kept"), [
+    ("results", True), ("human_baseline?study=7", True), ("results?benchmark=aibench&amp;view=paper", True),
+    ("/results", False), ("//evil.example/x", False), ("https://evil.example", False), ("javascript:alert(1)", False),
+    ("results#top", False), ("results?x=%3Cb", False), ("results\n", False), ("", False), (" results", False),
+])
+def test_only_links_to_the_apps_own_pages_keep_a_block_light(href, kept):
+    assert light_html.keeps_links(f'<p>see <a class="x" href="{href}">there</a></p>') is kept
+    assert light_html.keeps_links("<p>no link</p>")
+    assert not light_html.keeps_links('<a class="x">no address</a>')  # a link we cannot read: st.html's
 
 
 LINKS = textwrap.dedent('''
@@ -78,8 +93,11 @@ LINKS = textwrap.dedent('''
 ''')
 
 
-def test_a_block_with_a_link_stays_st_html_on_a_page_of_light_blocks():
-    """A light block keeps no link (light_html.ATTRIBUTES): a study's *Start* link drawn as one was a dead word."""
+def test_a_block_whose_links_are_the_apps_pages_is_light_and_one_with_another_stays_st_html():
+    """A study's *Start* link is to one of the app's pages: a light block keeps it (light_html.PAGE_LINK). A link
+    anywhere else keeps the block ``st.html``."""
     at = run_script(LINKS)
-    assert not at.exception and len(light_blocks(at)) == 1  # the figure
-    assert [block.value.count('href="human_baseline?study=7"') for block in at.html] == [1]
+    assert not at.exception and not at.html and len(light_blocks(at)) == 2  # the figure and the studies
+    assert [block["html"].count('href="human_baseline?study=7"') for block in light_blocks(at)] == [0, 1]
+    at = run_script(LINKS.replace('"human_baseline"))', '"https://elsewhere.example/human_baseline"))'))
+    assert not at.exception and len(light_blocks(at)) == 1 and len(at.html) == 1

@@ -6,12 +6,18 @@ one components-v2 element, on a page whose first view draws such elements anyway
 
 The markup is checked again in the browser, as ``st.html`` has DOMPurify check it: parsed in an inert
 template (nothing runs, nothing loads), then every element not in :data:`TAGS` is dropped with what it holds,
-every attribute not in :data:`ATTRIBUTES` (event handlers, links, sources) is removed, and no style may name
-a URL. The walk is a loop, not a recursion. The element's styles are its own (a shadow root): each builder's
-block carries its style sheet.
+every attribute not in :data:`ATTRIBUTES` (event handlers, sources) is removed, a link keeps its address only
+when it is one of the app's own pages (:data:`PAGE_LINK`: a page's path and a plain query, no scheme, host or
+slash), and no style may name a URL. The walk is a loop, not a recursion. The element's styles are its own (a
+shadow root): each builder's block carries its style sheet. A block with a link to anywhere else is drawn with
+``st.html`` (:func:`keeps_links`).
 """
 
 from __future__ import annotations
+
+import html
+import json
+import re
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -23,14 +29,21 @@ COMPONENT_NAME = "structext_light_html"
 #: The elements a block may hold: what the builders write (anything else is dropped with its content).
 TAGS = ("div", "span", "p", "strong", "em", "b", "i", "code", "pre", "small", "br", "abbr", "sub", "sup",
         "table", "caption", "thead", "tbody", "tfoot", "tr", "th", "td", "details", "summary", "style",
-        "ul", "ol", "li", "h3", "h4")
-#: The attributes an element may keep (and any ``aria-``); no event handler, link or source.
+        "ul", "ol", "li", "h3", "h4", "a")
+#: The attributes an element may keep (and any ``aria-``); no event handler or source, and a link's address only
+#: as :data:`PAGE_LINK` allows.
 ATTRIBUTES = ("class", "style", "title", "role", "colspan", "rowspan", "scope", "open", "data-testid")
+#: The one address a link keeps: a page of this app by its path (``results``, ``human_baseline``), with a plain
+#: query (``?study=3``, ``?benchmark=aibench&view=paper``); no scheme, host, slash or fragment. The same pattern
+#: in the browser's check.
+PAGE_LINK = r"^[A-Za-z0-9_-]+(?:\?[A-Za-z0-9_-]+=[A-Za-z0-9_.-]*(?:&[A-Za-z0-9_-]+=[A-Za-z0-9_.-]*)*)?$"
+_HREF = re.compile(r'\bhref="([^"]*)"')
 
 #: The block's drawing: ``drawHtml(root, data)``, in its own element or a panel's part.
 DRAW_JS = r"""
 const TAGS = new Set(%(tags)s);
 const ATTRIBUTES = new Set(%(attributes)s);
+const PAGE_LINK = new RegExp(%(page_link)s);
 const URL_IN_STYLE = /url\s*\(|@import|expression\s*\(/i;
 
 // ``markup`` as nodes, every element and attribute outside the lists dropped (a loop over the tree)
@@ -43,7 +56,8 @@ function cleaned(markup) {
     if (node.nodeType !== Node.ELEMENT_NODE || !TAGS.has(node.localName)) { dropped.push(node); continue; }
     for (const attribute of [...node.attributes]) {
       const name = attribute.name.toLowerCase();
-      const allowed = ATTRIBUTES.has(name) || /^aria-[a-z]+$/.test(name);
+      const allowed = ATTRIBUTES.has(name) || /^aria-[a-z]+$/.test(name)
+        || (name === "href" && node.localName === "a" && PAGE_LINK.test(attribute.value));
       if (!allowed || URL_IN_STYLE.test(attribute.value)) node.removeAttribute(attribute.name);
     }
     if (node.localName === "style" && URL_IN_STYLE.test(node.textContent)) node.textContent = "";
@@ -63,7 +77,8 @@ function drawHtml(parent, data) {
   root.__markup = data.html;
   root.replaceChildren(cleaned(data.html));
 }
-""" % {"tags": list(TAGS).__repr__().replace("'", '"'), "attributes": list(ATTRIBUTES).__repr__().replace("'", '"')}
+""" % {"tags": list(TAGS).__repr__().replace("'", '"'), "attributes": list(ATTRIBUTES).__repr__().replace("'", '"'),
+       "page_link": json.dumps(PAGE_LINK)}
 
 HTML_JS = DRAW_JS + r"""
 export default function ({ data, parentElement }) { drawHtml(parentElement, data); }
@@ -80,6 +95,15 @@ _PAGE_KEY = "_light_html_page"
 def component():
     """The component, registered as the page runs (as the other components are)."""
     return st.components.v2.component(COMPONENT_NAME, css=HTML_CSS, js=HTML_JS)
+
+
+def keeps_links(markup: str) -> bool:
+    """Whether every link of ``markup`` (a builder's) is to one of the app's pages (:data:`PAGE_LINK`): then a light
+    block shows it as it is; else it is drawn with ``st.html``."""
+    if "<a " not in markup:
+        return True
+    hrefs = _HREF.findall(markup)
+    return markup.count("<a ") == len(hrefs) and all(re.fullmatch(PAGE_LINK, html.unescape(href)) for href in hrefs)
 
 
 def _page() -> str | None:

@@ -105,10 +105,10 @@ def html_block(markup: str, where=st, *, light: bool | None = None) -> None:
     """``markup`` from one of ``safe_text``'s builders, drawn with ``st.html`` as it is: every page's
     way to draw a built HTML block (``st.html`` itself only for a constant style sheet). On a page that
     draws light elements (``light_html.page_draws_light``), or with ``light`` (a page whose every block asks
-    for it: the question page's), one of them, unless it holds a link (the studies' *Start* links): a light
-    block keeps no link (``light_html.ATTRIBUTES``). A person's text never reads as ``<a`` here: the builders
-    escape it."""
-    if (light_html.here() if light is None else light) and "<a " not in markup:
+    for it: the question page's), one of them, unless it holds a link to anywhere but one of the app's pages
+    (a light block keeps only those: ``light_html.keeps_links``). A person's text never reads as ``<a`` here:
+    the builders escape it."""
+    if (light_html.here() if light is None else light) and light_html.keeps_links(markup):
         light_html.draw(markup, where)
     else:
         where.html(_Markup(markup))

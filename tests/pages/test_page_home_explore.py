@@ -15,7 +15,7 @@ from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 from structext_core.text.safe_text import markdown_text
 from tests.pages.first_view import heavy
 from tests.pages.html_tables import html_blocks, html_progress, html_tables, html_text
-from tests.pages.light_choices import choice, choose, number_box, send
+from tests.pages.light_choices import choice, choose, number_box, sections, send
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 RESEARCHER = {"id": 7, "username": "reader", "role": "researcher"}  # Explore is for researchers and admins
@@ -157,8 +157,7 @@ def test_home_first_view_sends_no_table_element_nor_form(small_defaults, user):
     hard = samples.read_jsonl(small_defaults / "suites" / "test-hard.jsonl")
     cell = sum(r["depth"] == 2 and r["width"] == 2 for r in hard)
     assert any(m.value.startswith("| depth | width |") and f"| 2 | 2 | {cell} |" in m.value for m in at.markdown)
-    sections = [e.label for e in at.expander]
-    assert ("Generate a suite" in sections) == (user is ADMIN)
+    assert ("Generate a suite" in sections(at)) == (user is ADMIN)  # an expander, or a light section's header
     if user is ADMIN:  # the form, once its section is opened
         at.session_state["home_generate_open"] = True
         at.run()
@@ -457,7 +456,7 @@ def test_home_shows_an_annotator_their_open_studies(small_defaults):
     assert f'<a class="sx-go sx-first" href="human_baseline?study={study_id}">Start</a>' in html_blocks(at)[0]
     assert html_progress(at) == [("0 of 5 study questions answered · practice 0 of 1", 0)]
     # their studies first, the benchmarks folded below, no suite's statistics (a researcher's business)
-    assert [h.value for h in at.subheader][0] == "Your studies" and at.expander[0].label == "About the benchmarks"
+    assert [h.value for h in at.subheader][0] == "Your studies" and sections(at)[0] == "About the benchmarks"
     assert not any(h.value == "Suites" for h in at.header) and not any("Suite:" in c.value for c in at.caption)
     # the benchmarks are drawn once the box is opened (closed, the browser drew them on every visit)
     assert "StrucText-Eval" not in card_titles(at)
