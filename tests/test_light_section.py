@@ -19,7 +19,8 @@ SCRIPT = textwrap.dedent('''
 
     if st.session_state.get("light"):
         light_html.page_draws_light()
-    if box := widgets.lazy_section("Each person's rows (3)", key="rows", icon=":material/group:"):
+    if box := widgets.lazy_section("Each person's rows (3)", key="rows", icon=":material/group:",
+                                   open_label=st.session_state.get("open_label")):
         box.write("The rows, drawn open")
 ''')
 
@@ -41,6 +42,14 @@ def test_closed_it_is_a_header_and_open_streamlits_expander_with_its_content():
     at.session_state["rows"] = False  # closed, as a click on the open expander leaves it
     at.run()
     assert not at.expander and sections(at) == ["Each person's rows (3)"]
+
+
+def test_an_open_label_is_the_open_expanders_and_the_header_reads_the_label_as_text():
+    # Home's suites: closed, "pilot_a: 29 samples" as text; open, the name in bold (Markdown, escaped)
+    at = run(light=True, open_label="**Each\\_person**'s rows (3)")
+    assert sections(at) == ["Each person's rows (3)"]
+    at = open_section(at, "Each person's rows (3)")
+    assert [e.label for e in at.expander] == ["**Each\\_person**'s rows (3)"]
 
 
 def test_closed_it_stays_closed_on_the_next_runs():

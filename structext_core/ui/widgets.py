@@ -32,20 +32,21 @@ def axes_picker(label: str, presets: dict[str, list[str]], fields: list[str], ke
     return list(presets.get(chosen, [chosen]))
 
 
-def lazy_section(label: str, key: str, icon: str | None = None, where=st):
+def lazy_section(label: str, key: str, icon: str | None = None, where=st, open_label: str | None = None):
     """An expander whose content is drawn only while it is open (opening it reruns the page), so a
     page's first view sends the browser none of it: the expander to draw into, or None while it is
     closed. ``label`` says what is inside (with its count); a label that changes is a new expander,
     which starts closed. On a page that draws light elements (``light_html.page_draws_light``), a closed
     one's header is a light element (:mod:`light_section`), which shows ``label`` as text: there, a label
-    holds no Markdown. Every box of this kind is drawn here but where this does not fit: a box open by default,
-    and a label in Markdown (Home's suites, Studies' questionnaire box)."""
+    holds no Markdown, and ``open_label`` (Markdown, such as a name in bold and escaped) is the open
+    expander's, when it differs. Every box of this kind is drawn here but where this does not fit: a box open
+    by default (Studies' questionnaire box)."""
     if light_html.here() and not st.session_state.get(key):
         if key in st.session_state:  # the expander's last state, which Streamlit would hand back to a later run
             del st.session_state[key]
         light_section.section(label, key=key, icon=icon, where=where)
         return None
-    box = where.expander(label, key=key, icon=icon, on_change="rerun")
+    box = where.expander(label if open_label is None else open_label, key=key, icon=icon, on_change="rerun")
     return box if box.open else None
 
 

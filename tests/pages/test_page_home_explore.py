@@ -79,8 +79,9 @@ def test_home_generates_missing_default_suites_with_progress(small_defaults, mon
     at.run()
     assert not at.exception
     assert any("Generated test, test-hard in" in s.value for s in at.success)
-    assert [e.label.split(":")[0] for e in at.expander] == ["**test**", "**test-hard**"]
-    assert at.expander[0].label.startswith("**test**: 29 samples · ")
+    suite_boxes = [label for label in sections(at) if " samples · " in label]  # closed: light headers
+    assert [label.split(":")[0] for label in suite_boxes] == ["test", "test-hard"]
+    assert suite_boxes[0].startswith("test: 29 samples · ")
     # The second visit reads the files instead of generating again.
     again = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60).run()
     assert not again.exception and not again.success
@@ -143,12 +144,14 @@ def test_home_first_view_sends_no_table_element_nor_form(small_defaults, user):
     at = _home(user)
     assert not at.exception
     assert heavy(at) == {} and not at.metric  # st.metric loads a number formatter and a chart library
-    figures = [e.label for e in at.expander if " samples · " in e.label]  # each default suite's figures, at once
-    assert [f.split(" samples")[0] for f in figures] == ["**test**: 29", "**test-hard**: 58"]
+    figures = [label for label in sections(at) if " samples · " in label]  # each default suite's figures, at once
+    assert [f.split(" samples")[0] for f in figures] == ["test: 29", "test-hard: 58"]  # closed: a light header
     assert "· 8 formats ·" in figures[0]
     assert not any(m.value.startswith("| format |") for m in at.markdown)  # the tables: once opened
     at.session_state["home_suite_test"] = at.session_state["home_suite_test-hard"] = True
     at.run()
+    assert [e.label.split(" samples")[0] for e in at.expander if " samples · " in e.label] == [
+        "**test**: 29", "**test-hard**: 58"]  # open: an expander, the name in bold
     tables = [m.value for m in at.markdown if m.value.startswith("| format |")]
     rows = samples.read_jsonl(small_defaults / "suites" / "test.jsonl")
     csv = [r for r in rows if r["language"] == "csv"]  # the by-format row of csv, counted from the file
