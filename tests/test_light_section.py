@@ -5,11 +5,13 @@ as before. In the browser: tests/browser/test_light_section_browser.py."""
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from structext_core.ui import light_section, widgets
 from tests.pages.light_choices import _section_elements, open_section, sections, send
 from tests.pages.light_parts import run_script
 
@@ -19,8 +21,8 @@ SCRIPT = textwrap.dedent('''
 
     if st.session_state.get("light"):
         light_html.page_draws_light()
-    if box := widgets.lazy_section("Each person's rows (3)", key="rows", icon=":material/group:",
-                                   open_label=st.session_state.get("open_label")):
+    if box := widgets.lazy_section(st.session_state.get("label", "Each person's rows (3)"), key="rows",
+                                   icon=":material/group:", name=st.session_state.get("name", "")):
         box.write("The rows, drawn open")
 ''')
 
@@ -44,12 +46,21 @@ def test_closed_it_is_a_header_and_open_streamlits_expander_with_its_content():
     assert not at.expander and sections(at) == ["Each person's rows (3)"]
 
 
-def test_an_open_label_is_the_open_expanders_and_the_header_reads_the_label_as_text():
-    # Home's suites: closed, "pilot_a: 29 samples" as text; open, the name in bold (Markdown, escaped)
-    at = run(light=True, open_label="**Each\\_person**'s rows (3)")
-    assert sections(at) == ["Each person's rows (3)"]
-    at = open_section(at, "Each person's rows (3)")
-    assert [e.label for e in at.expander] == ["**Each\\_person**'s rows (3)"]
+def test_a_name_is_bold_closed_and_open_and_stays_text():
+    # Home's suites: "pilot_a: 29 samples", the name in bold: closed, the header's data names the bold words
+    # (drawn with textContent); open, the expander's Markdown with the name escaped
+    at = run(light=True, label="Each_person*: rows (3)", name="Each_person*")
+    assert sections(at) == ["Each_person*: rows (3)"]
+    assert [json.loads(e.proto.json)["bold"] for e in _section_elements(at)] == ["Each_person*"]
+    at = open_section(at, "Each_person*: rows (3)")
+    assert [e.label for e in at.expander] == ["**Each\\_person\\***: rows (3)"]
+
+
+def test_a_name_that_is_not_the_start_of_the_label_is_refused():
+    with pytest.raises(ValueError, match="is not the start of the label"):
+        widgets.lazy_section("rows (3)", key="rows", name="Each person")
+    with pytest.raises(ValueError, match="are not the start of the label"):
+        light_section.section("rows (3)", key="rows", bold="Each person")
 
 
 def test_closed_it_stays_closed_on_the_next_runs():

@@ -150,6 +150,12 @@ def markdown_text(text: str) -> str:
     return "".join(out)
 
 
+def markdown_literal(text: str) -> str:
+    """``text`` shown exactly as it is in Markdown: each ASCII punctuation mark escaped (no emphasis, link,
+    image, HTML or formula)."""
+    return "".join("\\" + c if c in _PUNCTUATION else c for c in text)
+
+
 def _cell_text(value, escape) -> str:
     """A table cell as shown: empty for a missing value, yes or no, a number with thousands separators,
     else the text on one line (white space runs as one space) passed through ``escape``."""
@@ -174,7 +180,7 @@ def markdown_table(frame: pd.DataFrame) -> str:
     exactly as it is (each ASCII punctuation mark escaped: no emphasis, link, image, HTML or formula;
     white space runs as one space, on one line), an empty cell for a missing value."""
     def cell(value) -> str:
-        return _cell_text(value, lambda text: "".join("\\" + c if c in _PUNCTUATION else c for c in text))
+        return _cell_text(value, markdown_literal)
 
     columns = list(frame.columns)
     lines = ["| " + " | ".join(cell(str(c)) for c in columns) + " |",

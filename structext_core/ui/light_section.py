@@ -31,18 +31,26 @@ function drawSection(parent, data, send) {
     parent.appendChild(button);
   }
   button.__send = send;
-  const shape = JSON.stringify([data.label, data.icon]);
+  const shape = JSON.stringify([data.label, data.icon, data.bold]);
   if (button.__shape === shape) return;
   button.__shape = shape;
   button.replaceChildren();
   // as Streamlit's expander: its icon when it has one, else an arrow
-  for (const [name, cls] of [[data.icon || "chevron_right", "sxs-symbol"], [data.label, "sxs-label"]]) {
-    const part = document.createElement("span");
-    part.className = cls;
-    part.textContent = name;
-    if (cls === "sxs-symbol") part.setAttribute("aria-hidden", "true");
-    button.appendChild(part);
+  const symbol = document.createElement("span");
+  symbol.className = "sxs-symbol";
+  symbol.setAttribute("aria-hidden", "true");
+  symbol.textContent = data.icon || "chevron_right";
+  const label = document.createElement("span");
+  label.className = "sxs-label";
+  // the label's first words in bold (a name before its figures), written as text as the rest is
+  const bold = typeof data.bold === "string" && data.bold && data.label.startsWith(data.bold) ? data.bold : "";
+  if (bold) {
+    const strong = document.createElement("strong");
+    strong.textContent = bold;
+    label.appendChild(strong);
   }
+  label.appendChild(document.createTextNode(data.label.slice(bold.length)));
+  button.append(symbol, label);
 }
 """
 
@@ -77,13 +85,15 @@ def _open(key: str) -> None:
         st.session_state[key] = True
 
 
-def section(label: str, *, key: str, icon: str | None = None, where=None) -> None:
+def section(label: str, *, key: str, icon: str | None = None, where=None, bold: str = "") -> None:
     """The header of the closed section ``key`` (in ``where``, a column or container, when given): ``icon`` (a
-    ``:material/name:``; an arrow without one) and ``label``, as text. A click sets ``st.session_state[key]`` and
-    the page runs again, to draw the section open in Streamlit's own expander of that key
-    (``widgets.lazy_section``)."""
+    ``:material/name:``; an arrow without one) and ``label``, as text, its first words ``bold`` (what the label
+    starts with) in bold. A click sets ``st.session_state[key]`` and the page runs again, to draw the section
+    open in Streamlit's own expander of that key (``widgets.lazy_section``)."""
+    if bold and not label.startswith(bold):
+        raise ValueError(f"the bold words {bold!r} are not the start of the label {label!r}")
     name = light_panel.material_name(icon)
-    data = {"key": key, "label": label, "icon": name}
+    data = {"key": key, "label": label, "icon": name, "bold": bold}
     if light_panel.add("section", light_choice.element_key(key), data, lambda: _open(key), where):
         return
     with light_form.inside(where):

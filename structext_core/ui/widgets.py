@@ -7,7 +7,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from structext_core.studio import study
-from structext_core.text.safe_text import figures_html, preformatted_html, progress_html
+from structext_core.text.safe_text import figures_html, markdown_literal, preformatted_html, progress_html
 from structext_core.ui import light_choice, light_html, light_panel, light_section
 
 
@@ -32,21 +32,24 @@ def axes_picker(label: str, presets: dict[str, list[str]], fields: list[str], ke
     return list(presets.get(chosen, [chosen]))
 
 
-def lazy_section(label: str, key: str, icon: str | None = None, where=st, open_label: str | None = None):
+def lazy_section(label: str, key: str, icon: str | None = None, where=st, name: str = ""):
     """An expander whose content is drawn only while it is open (opening it reruns the page), so a
     page's first view sends the browser none of it: the expander to draw into, or None while it is
     closed. ``label`` says what is inside (with its count); a label that changes is a new expander,
     which starts closed. On a page that draws light elements (``light_html.page_draws_light``), a closed
     one's header is a light element (:mod:`light_section`), which shows ``label`` as text: there, a label
-    holds no Markdown, and ``open_label`` (Markdown, such as a name in bold and escaped) is the open
-    expander's, when it differs. Every box of this kind is drawn here but where this does not fit: a box open
-    by default (Studies' questionnaire box)."""
+    holds no Markdown. ``name``, what the label starts with (a suite's file name), is drawn in bold, closed
+    and open (as the text it is, in the expander's Markdown). Every box of this kind is drawn here but where this does
+    not fit: a box open by default (Studies' questionnaire box)."""
+    if name and not label.startswith(name):
+        raise ValueError(f"the name {name!r} is not the start of the label {label!r}")
     if light_html.here() and not st.session_state.get(key):
         if key in st.session_state:  # the expander's last state, which Streamlit would hand back to a later run
             del st.session_state[key]
-        light_section.section(label, key=key, icon=icon, where=where)
+        light_section.section(label, key=key, icon=icon, where=where, bold=name)
         return None
-    box = where.expander(label if open_label is None else open_label, key=key, icon=icon, on_change="rerun")
+    shown = f"**{markdown_literal(name)}**{label[len(name):]}" if name else label
+    box = where.expander(shown, key=key, icon=icon, on_change="rerun")
     return box if box.open else None
 
 

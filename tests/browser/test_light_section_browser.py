@@ -25,7 +25,7 @@ SCRIPT = textwrap.dedent('''
     @st.fragment
     def part():
         st.session_state["part_runs"] = st.session_state.get("part_runs", 0) + 1
-        if box := widgets.lazy_section("<img src=x onerror=alert(1)> (3)", key="rows"):
+        if box := widgets.lazy_section("<img src=x onerror=alert(1)> (3)", key="rows", name="<img src=x onerror=alert(1)>"):
             box.write(f"The rows (page runs {st.session_state['page_runs']}, its runs {st.session_state['part_runs']})")
 
     part()
@@ -63,6 +63,7 @@ def test_a_closed_header_opens_its_section_in_streamlits_expander_and_closing_dr
     # in a fragment, by the keyboard: only the fragment runs; a person's label is text, never markup
     rows = page.get_by_role("button", name="<img src=x onerror=alert(1)> (3)")
     assert page.locator("img[src=x]").count() == 0
+    expect(rows.locator("strong")).to_have_text("<img src=x onerror=alert(1)>")  # its name in bold, as text
     rows.focus()
     rows.press("Enter")
     expect(page.get_by_text("The rows (page runs 3, its runs 4)")).to_be_visible()

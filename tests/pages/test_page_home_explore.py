@@ -15,7 +15,7 @@ from structext_core.studio.sandbox_worker import TEST_FUNCTIONS_ENV
 from structext_core.text.safe_text import markdown_text
 from tests.pages.first_view import heavy
 from tests.pages.html_tables import html_blocks, html_progress, html_tables, html_text
-from tests.pages.light_choices import choice, choose, number_box, sections, send
+from tests.pages.light_choices import _section_elements, choice, choose, number_box, sections, send
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 RESEARCHER = {"id": 7, "username": "reader", "role": "researcher"}  # Explore is for researchers and admins
@@ -146,12 +146,14 @@ def test_home_first_view_sends_no_table_element_nor_form(small_defaults, user):
     assert heavy(at) == {} and not at.metric  # st.metric loads a number formatter and a chart library
     figures = [label for label in sections(at) if " samples · " in label]  # each default suite's figures, at once
     assert [f.split(" samples")[0] for f in figures] == ["test: 29", "test-hard: 58"]  # closed: a light header
+    assert [json.loads(e.proto.json)["bold"] for e in _section_elements(at)
+            if " samples · " in json.loads(e.proto.json)["label"]] == ["test", "test-hard"]  # its name in bold
     assert "· 8 formats ·" in figures[0]
     assert not any(m.value.startswith("| format |") for m in at.markdown)  # the tables: once opened
     at.session_state["home_suite_test"] = at.session_state["home_suite_test-hard"] = True
     at.run()
     assert [e.label.split(" samples")[0] for e in at.expander if " samples · " in e.label] == [
-        "**test**: 29", "**test-hard**: 58"]  # open: an expander, the name in bold
+        "**test**: 29", "**test\\-hard**: 58"]  # open: an expander, the name in bold, as the text it is
     tables = [m.value for m in at.markdown if m.value.startswith("| format |")]
     rows = samples.read_jsonl(small_defaults / "suites" / "test.jsonl")
     csv = [r for r in rows if r["language"] == "csv"]  # the by-format row of csv, counted from the file

@@ -70,11 +70,10 @@ def home_view(db, user) -> None:
         # The figures in the label, its tables drawn only while it is open (opening it reruns the page): open
         # on every visit, the default suites' boxes were ten of Home's elements. The tables are Markdown, where
         # a table element (st.dataframe) took it half a second to load; the figures are one line, where
-        # four st.metric loaded a number formatter and a chart library of their own. Closed, a light header
-        # (the label as text); open, an expander (the name in bold).
-        figures = suite_figures(stats)
-        box = widgets.lazy_section(f"{path.stem}: {figures}", key=f"home_suite_{path.stem}",
-                                   open_label=f"**{markdown_text(path.stem)}**: {figures}")
+        # four st.metric loaded a number formatter and a chart library of their own. Closed, a light header;
+        # open, an expander; the name in bold in both.
+        box = widgets.lazy_section(f"{path.stem}: {suite_figures(stats)}", key=f"home_suite_{path.stem}",
+                                   name=path.stem)
         if box is None:
             continue
         with box:
