@@ -39,8 +39,8 @@ def lazy_section(label: str, key: str, icon: str | None = None, where=st, name: 
     which starts closed. On a page that draws light elements (``light_html.page_draws_light``), a closed
     one's header is a light element (:mod:`light_section`), which shows ``label`` as text: there, a label
     holds no Markdown. ``name``, what the label starts with (a suite's file name), is drawn in bold, closed
-    and open (as the text it is, in the expander's Markdown). Every box of this kind is drawn here but where this does
-    not fit: a box open by default (Studies' questionnaire box)."""
+    and open (as the text it is, in the expander's Markdown). Every box of this kind is drawn here but where
+    this does not fit: a box open by default (Studies' questionnaire box)."""
     if name and not label.startswith(name):
         raise ValueError(f"the name {name!r} is not the start of the label {label!r}")
     if light_html.here() and not st.session_state.get(key):

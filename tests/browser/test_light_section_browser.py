@@ -25,7 +25,8 @@ SCRIPT = textwrap.dedent('''
     @st.fragment
     def part():
         st.session_state["part_runs"] = st.session_state.get("part_runs", 0) + 1
-        if box := widgets.lazy_section("<img src=x onerror=alert(1)> (3)", key="rows", name="<img src=x onerror=alert(1)>"):
+        name = "<img src=x onerror=alert(1)>"
+        if box := widgets.lazy_section(f"{name} (3)", key="rows", name=name):
             box.write(f"The rows (page runs {st.session_state['page_runs']}, its runs {st.session_state['part_runs']})")
 
     part()
