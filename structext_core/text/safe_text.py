@@ -317,7 +317,9 @@ FRAME_CSS = "border:1px solid rgba(128,132,149,0.3);border-radius:0.5rem"
 #: read in Chromium): an ``<a>`` of ``st.html`` is otherwise the browser's own blue.
 LINK_CSS = "color:#244fb4;text-decoration:underline"
 
-_PROGRESS_STYLE = ("font-size:0.875rem;line-height:1.6;margin:0 0 0.25rem 0;overflow-wrap:anywhere",
+#: A progress bar's look (its text, track and fill), as ``st.progress`` draws one: :func:`progress_html`'s inline
+#: styles, and the rules of the bar the question's clock draws beside it (``ui/clock.py``).
+PROGRESS_STYLE = ("font-size:0.875rem;line-height:1.6;margin:0 0 0.25rem 0;overflow-wrap:anywhere",
                    "height:0.5rem;border-radius:0.25rem;background:rgba(151,166,195,0.25);overflow:hidden",
                    "height:100%;border-radius:0.25rem;background:rgb(197,57,72)")
 
@@ -333,7 +335,7 @@ def progress_html(text: str, fraction: float) -> str:
     bar with its text and percentage."""
     share = progress_share(fraction)
     label = html.escape(text)
-    text_style, track_style, bar_style = _PROGRESS_STYLE
+    text_style, track_style, bar_style = PROGRESS_STYLE
     return (f'<div data-testid="sxProgress"><div style="{text_style}">{label}</div>'
             f'<div role="progressbar" aria-label="{label}" aria-valuemin="0" aria-valuemax="100" '
             f'aria-valuenow="{share * 100:.0f}" style="{track_style}"><div style="width:{share * 100:.1f}%;'

@@ -7,7 +7,7 @@ import streamlit as st
 
 from structext_core.studio import clock_beat
 from structext_core.studio.clock import ClockSettings
-from structext_core.text.safe_text import progress_share
+from structext_core.text.safe_text import PROGRESS_STYLE, progress_share
 from structext_core.ui import TOKEN_KEY
 
 # The time on screen: the server sends the question's active seconds as of its reply and
@@ -39,14 +39,14 @@ CLOCK_CSS = """
           color: var(--st-text-color, inherit); }
 .hb-top[hidden], .hb-progress[hidden], .hb-clock[hidden] { display: none; }
 .hb-progress { flex: 4 1 0; min-width: 0; padding-bottom: 0.75rem; }
-.hb-progress-text { font-size: 0.875rem; line-height: 1.6; margin: 0 0 0.25rem 0; overflow-wrap: anywhere; }
-.hb-progress-track { height: 0.5rem; border-radius: 0.25rem; background: rgba(151, 166, 195, 0.25); overflow: hidden; }
-.hb-progress-bar { height: 100%; border-radius: 0.25rem; background: rgb(197, 57, 72); }
+.hb-progress-text { %s }
+.hb-progress-track { %s }
+.hb-progress-bar { %s }
 .hb-clock { flex: 1 1 0; min-width: 8rem; font-family: inherit; color: inherit; }
 .hb-clock-label { font-size: 0.875rem; line-height: 1.6; min-height: 1.5rem; cursor: help; }
 .hb-clock-value { font-size: 2.25rem; line-height: 1.2; padding-bottom: 0.25rem;
                   font-variant-numeric: tabular-nums; white-space: nowrap; }
-"""
+""" % PROGRESS_STYLE
 CLOCK_JS = """
 function format(total) {
   const s = Math.max(0, Math.floor(total));
