@@ -305,6 +305,15 @@ def pick_option(page, box, option) -> None:
             page.keyboard.press("Escape")  # a menu still open closes: the next click opens it
 
 
+def go_to_page(page, link_name: str, wait_for_app) -> None:
+    """Follow the menu's link ``link_name`` until the menu marks it as the page shown (``aria-current``): a
+    click landing while the last page runs again can be lost (CI at 4e096bc lost the rewrite journey's click
+    on *Rewrite campaigns* right after Home's), and :func:`click_until` clicks again only then."""
+    link = page.get_by_test_id("stSidebar").get_by_role("link", name=link_name, exact=True)
+    click_until(page, link, link.and_(page.locator('[aria-current="page"]')))
+    wait_for_app(page)
+
+
 def click_until(page, target, expected, attempts: int = 3, prepare=None) -> None:
     """Click ``target`` (a button, an expander's title) once the page is still, until ``expected`` (a
     locator) shows. A click that lands while a run mounts the target again is lost (seen on a loaded

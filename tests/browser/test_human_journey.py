@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from structext_core.structext_eval import samples, suites
 from structext_core.studio import storage
-from tests.browser.conftest import clock_seconds, open_create_account, pick_option
+from tests.browser.conftest import clock_seconds, go_to_page, open_create_account, pick_option
 
 pytestmark = pytest.mark.browser
 
@@ -55,9 +55,6 @@ def log_in(page, base_url, username, password, wait_for_app):
     sidebar(page).get_by_text(f"Logged in as {username}").wait_for()
 
 
-def go_to(page, link_name, wait_for_app):
-    sidebar(page).get_by_role("link", name=link_name, exact=True).click()
-    wait_for_app(page)
 
 
 def choose(page, label, option):
@@ -85,7 +82,7 @@ def recorded_tab(browser):
 
 def admin_sets_up(page, base_url, app_env, wait_for_app, screenshot):
     log_in(page, base_url, app_env["admin_user"], app_env["admin_password"], wait_for_app)
-    go_to(page, "Accounts", wait_for_app)
+    go_to_page(page, "Accounts", wait_for_app)
     form = open_create_account(page)  # Accounts draws a section only once it is opened (issue 46)
     form.get_by_label("User name", exact=True).fill(ANNOTATOR)
     form.get_by_label("Password", exact=True).fill(ANNOTATOR_PASSWORD)
@@ -93,7 +90,7 @@ def admin_sets_up(page, base_url, app_env, wait_for_app, screenshot):
     page.get_by_text(f"Account '{ANNOTATOR}' (annotator) created.").wait_for()
     screenshot(page, "journey-1-admin-accounts")
 
-    go_to(page, "Studies", wait_for_app)
+    go_to_page(page, "Studies", wait_for_app)
     page.get_by_role("tab", name="Set up a study").click()
     page.get_by_label("Study name").fill(STUDY)  # the set-up form: one light element (light_form)
     page.get_by_label("Suite", exact=True).select_option("journey")
@@ -138,7 +135,7 @@ def test_admin_creates_a_study_and_an_annotator_finishes_it(
 
     # The admin's dashboard now has figures.
     log_in(page, app_server, app_env["admin_user"], app_env["admin_password"], wait_for_app)
-    go_to(page, "Studies", wait_for_app)
+    go_to_page(page, "Studies", wait_for_app)
     page.get_by_role("heading", name="Time per question").wait_for()
     assert page.get_by_text("No answers yet").count() == 0
     wait_for_app(page)
@@ -147,7 +144,7 @@ def test_admin_creates_a_study_and_an_annotator_finishes_it(
 
 def annotator_journey(tab, base_url, wait_for_app, screenshot):
     log_in(tab, base_url, ANNOTATOR, ANNOTATOR_PASSWORD, wait_for_app)
-    go_to(tab, "Human baseline", wait_for_app)
+    go_to_page(tab, "Human baseline", wait_for_app)
     tab.get_by_text("Before you start").wait_for()
     screenshot(tab, "journey-4-rule")
     tab.get_by_role("button", name="I have read the rule: start").click()
@@ -182,7 +179,7 @@ def annotator_journey(tab, base_url, wait_for_app, screenshot):
     logged_in.or_(sidebar(tab).get_by_role("button", name="Log in")).first.wait_for()
     if not logged_in.count():
         log_in(tab, base_url, ANNOTATOR, ANNOTATOR_PASSWORD, wait_for_app)
-        go_to(tab, "Human baseline", wait_for_app)
+        go_to_page(tab, "Human baseline", wait_for_app)
     tab.get_by_text("Question 3 of").wait_for()
     assert tab.get_by_test_id("sxaText").first.inner_text() == question_before
     assert clock_seconds(tab) >= seconds_before

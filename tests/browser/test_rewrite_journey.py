@@ -15,7 +15,7 @@ import pytest
 
 from structext_core.structext_eval import campaign, rewrite, samples, suites
 from structext_core.studio import accounts, storage
-from tests.browser.conftest import click_until
+from tests.browser.conftest import click_until, go_to_page
 
 pytestmark = pytest.mark.browser
 
@@ -81,9 +81,6 @@ def log_in(page, base_url, username, password, wait_for_app):
     wait_for_app(page)
 
 
-def go_to(page, link_name, wait_for_app):
-    sidebar(page).get_by_role("link", name=link_name, exact=True).click()
-    wait_for_app(page)
 
 
 def set_text(page, label, value, wait_for_app):
@@ -141,7 +138,7 @@ def test_rewrite_by_mapping_submit_approve_export_audit(app_server, app_env, jou
                                                         wait_for_app, screenshot, tmp_path):
     # --- the admin sets up the campaign
     log_in(page, app_server, app_env["admin_user"], app_env["admin_password"], wait_for_app)
-    go_to(page, "Rewrite campaigns", wait_for_app)
+    go_to_page(page, "Rewrite campaigns", wait_for_app)
     page.get_by_label("Campaign name").fill(CAMPAIGN)
     samples_box = page.get_by_role("spinbutton", name="Samples")
     samples_box.fill("2")
@@ -160,7 +157,7 @@ def test_rewrite_by_mapping_submit_approve_export_audit(app_server, app_env, jou
     context.set_default_timeout(30_000)
     writer = context.new_page()
     log_in(writer, app_server, ANNOTATOR, ANNOTATOR_PASSWORD, wait_for_app)
-    go_to(writer, "Real-Test rewriting", wait_for_app)
+    go_to_page(writer, "Real-Test rewriting", wait_for_app)
     writer.get_by_text("Guidelines").first.wait_for()
     writer.get_by_text("Not rewritten yet:", exact=False).first.wait_for()  # not two green checks on the original
     assert writer.get_by_role("button", name="Submit for review").is_disabled()
@@ -178,8 +175,8 @@ def test_rewrite_by_mapping_submit_approve_export_audit(app_server, app_env, jou
     context.close()
 
     # --- the admin approves both and exports
-    go_to(page, "Home", wait_for_app)  # a reload would start a new session (logged out)
-    go_to(page, "Rewrite campaigns", wait_for_app)
+    go_to_page(page, "Home", wait_for_app)  # a reload would start a new session (logged out)
+    go_to_page(page, "Rewrite campaigns", wait_for_app)
     page.get_by_role("tab", name="Review queue").click()
     for _ in range(2):
         page.get_by_text("Both checks pass.").wait_for()
